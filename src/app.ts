@@ -1,0 +1,140 @@
+// createApp(options): wires the store, keys, limits and routes into {handler, close} for node:http.
+import { randomBytes as cryptoRandomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Router } from './http/router.js';
+import type { Route } from './http/route.js';
+import { CorsPolicy } from './http/cors.js';
+import { ApiError } from './http/errors.js';
+import type { PlainRequest } from './http/types.js';
+import { toNodeListener } from './http/node-adapter.js';
+import { createPipeline, type CoreResponse } from './pipeline.js';
+import { ensureAdminKey, KeyRegistry } from './auth/key-registry.js';
+import { SlidingWindowLimiter } from './limits/sliding-window.js';
+import { AuthFailureThrottle } from './limits/auth-failures.js';
+import { eventRoutes } from './events/handlers.js';
+import type { EventStore } from './store/event-store.js';
+import { MemoryStore } from './store/memory-store.js';
+import { openFileStore } from './store/file-store.js';
+import { openApiDocument } from './openapi/document.js';
+import { silentLogger, type Logger } from './log/logger.js';
+
+/** Options of createApp; every one has a default. */
+export interface AppOptions {
+  /** The data folder (events.jsonl, keys.json, LOCK). Default `./data`. */
+  dataDir?: string;
+  /** Requests per window per key. Default 1000. */
+  rateLimit?: number;
+  /** Window length in seconds. Default 3600. */
+  rateWindow?: number;
+  /** Browser origins allowed by CORS. Default none. */
+  corsOrigins?: readonly string[];
+  /** Where logs go. Default: nowhere. */
+  logger?: Logger;
+  /** `'memory'` keeps events in memory only (for an embedder's own tests). Default `'file'`. */
+  store?: 'file' | 'memory';
+  /** Create an admin key when the folder has none. Default true. */
+  bootstrapAdminKey?: boolean;
+  /** How often keys.json is checked for changes, in ms. Default 1000. */
+  keyPollMs?: number;
+  /** Compact the log once it is over this size and mostly superseded. Default 64 MiB. */
+  compactMinBytes?: number;
+  /** The clock, in ms since the epoch. Default Date.now. */
+  now?: () => number;
+  /** The source of random bytes (ids, keys). Default crypto.randomBytes. */
+  randomBytes?: (size: number) => Uint8Array;
+  /** Test and benchmark only: skip fdatasync. Never in production. */
+  unsafeNoSync?: boolean;
+  /** Benchmark only: skip authentication and rate limiting. Never in production. */
+  unsafeNoAuth?: boolean;
+}
+
+/** A running app: a node:http request listener and a way to stop it. */
+export interface App {
+  /** A node:http request listener: `http.createServer(app.handler)`. */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The pure core: a plain request in, a plain response out. */
+  handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
+  /** The secret of the admin key created on this start, if one was; shown once. */
+  initialAdminKey: string | undefined;
+  /** Answers 503 to new requests while in-flight ones finish (for graceful shutdown). */
+  drain(): void;
+  /** Waits for queued writes, closes the store and releases the data folder. */
+  close(): Promise<void>;
+  /** The event store (for embedders' tests and tools). */
+  store: EventStore;
+}
+
+/** Builds the app over a data folder: takes its lock, replays its log, loads its keys. */
+export async function createApp(options: AppOptions = {}): Promise<App> {
+  const dataDir = path.resolve(options.dataDir ?? './data');
+  const logger = options.logger ?? silentLogger;
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? cryptoRandomBytes;
+  const rateLimit = options.rateLimit ?? 1000;
+  const rateWindow = options.rateWindow ?? 3600;
+
+  const store: EventStore =
+    options.store === 'memory'
+      ? new MemoryStore()
+      : await openFileStore({ dataDir, logger, sync: options.unsafeNoSync !== true, compactMinBytes: options.compactMinBytes ?? 64 * 1024 * 1024 });
+  let keys: KeyRegistry;
+  let initialAdminKey: string | undefined;
+  try {
+    if (options.bootstrapAdminKey !== false) initialAdminKey = await ensureAdminKey(dataDir, { randomBytes, now });
+    keys = await KeyRegistry.open(dataDir, { pollMs: options.keyPollMs ?? 1000 });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+
+  const router = new Router<Route>();
+  for (const { method, pattern, route } of eventRoutes({ store, now, randomBytes })) router.add(method, pattern, route);
+  router.add('GET', '/health', {
+    name: 'health',
+    auth: false,
+    body: false,
+    handle: () => {
+      if (!store.writable) throw new ApiError('unavailable', 'The store cannot write (a write failed, e.g. disk full); reads still work. Restart the server once the cause is fixed.');
+      return { status: 200, body: '{"status":"ok"}' };
+    },
+  });
+  let openApiJson: string | undefined;
+  router.add('GET', '/openapi.json', {
+    name: 'openapi',
+    auth: false,
+    body: false,
+    handle: () => ({ status: 200, body: (openApiJson ??= JSON.stringify(openApiDocument(router.routes(), { rateLimit, rateWindow }))) }),
+  });
+
+  const pipeline = createPipeline({
+    router,
+    keys,
+    limiter: new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 }),
+    authFailures: new AuthFailureThrottle(),
+    cors: new CorsPolicy(options.corsOrigins ?? []),
+    logger,
+    now,
+    rateWindowSeconds: rateWindow,
+    unsafeNoAuth: options.unsafeNoAuth === true,
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    handler: toNodeListener(pipeline.handle, logger),
+    handle: pipeline.handle,
+    initialAdminKey,
+    drain: pipeline.drain,
+    store,
+    close() {
+      closing ??= (async () => {
+        pipeline.drain();
+        keys.close();
+        await store.close();
+        logger.flush();
+      })();
+      return closing;
+    },
+  };
+}
+

@@ -1,0 +1,54 @@
+// API key secrets: `cek_` + 192 random bits in base62 + a CRC-32 checksum; only their SHA-256 is ever stored.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { crc32 } from '../store/crc32.js';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const PREFIX = 'cek_';
+const BODY_LENGTH = 33; // 33 base62 characters carry 196 bits, of which 192 random
+const CHECKSUM_LENGTH = 6; // a CRC-32 in base62
+const KEY_SHAPE = /^cek_[0-9A-Za-z]{39}$/;
+
+/** Writes `bytes` as `length` base62 characters (big-endian, left-padded). */
+export function base62(bytes: Uint8Array, length: number): string {
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    out = ALPHABET[Number(value % 62n)]! + out;
+    value /= 62n;
+  }
+  return out;
+}
+
+function checksum(body: string): string {
+  const sum = crc32(body);
+  return base62(new Uint8Array([sum >>> 24, (sum >>> 16) & 255, (sum >>> 8) & 255, sum & 255]), CHECKSUM_LENGTH);
+}
+
+/** A new secret from 24 random bytes. */
+export function newSecret(randomBytes: (size: number) => Uint8Array): string {
+  const body = base62(randomBytes(24), BODY_LENGTH);
+  return `${PREFIX}${body}${checksum(body)}`;
+}
+
+/** True when a string has the shape and checksum of a key, so typos are caught without a lookup. */
+export function looksLikeKey(secret: string): boolean {
+  if (!KEY_SHAPE.test(secret)) return false;
+  const body = secret.slice(PREFIX.length, PREFIX.length + BODY_LENGTH);
+  return secret.endsWith(checksum(body));
+}
+
+/** The SHA-256 of a secret, in hex: what keys.json keeps. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Compares two hex hashes in constant time. */
+export function sameHash(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
+}
+
+/** A short public id for a key, shown by `keys list` and in logs. */
+export function newKeyId(randomBytes: (size: number) => Uint8Array): string {
+  return `key_${base62(randomBytes(10), 12)}`;
+}

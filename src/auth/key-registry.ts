@@ -1,0 +1,112 @@
+// The server's view of keys.json: a hash → principal map, reloaded when the file changes (polled).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { hashSecret, looksLikeKey, newKeyId, newSecret, sameHash } from './api-key.js';
+import { KEY_FILE, type KeyRecord, readKeys, updateKeys } from './key-file.js';
+import type { Principal } from './principal.js';
+
+interface Entry {
+  hash: string;
+  principal: Principal;
+}
+
+/** Honours keys created and refuses keys revoked by the CLI within `pollMs` (default 1 s). */
+export class KeyRegistry {
+  readonly #dataDir: string;
+  #byHash = new Map<string, Entry>();
+  #fingerprint = '';
+  #timer: NodeJS.Timeout | undefined;
+  #refreshing: Promise<void> | undefined;
+
+  private constructor(dataDir: string) {
+    this.#dataDir = dataDir;
+  }
+
+  /** Loads the keys of a folder and starts watching the file. */
+  static async open(dataDir: string, options: { pollMs?: number } = {}): Promise<KeyRegistry> {
+    const registry = new KeyRegistry(dataDir);
+    await registry.refresh();
+    const pollMs = options.pollMs ?? 1_000;
+    if (pollMs > 0) {
+      registry.#timer = setInterval(() => void registry.refresh().catch(() => undefined), pollMs);
+      registry.#timer.unref();
+    }
+    return registry;
+  }
+
+  /** The principal of a live key, or undefined for an unknown, malformed or revoked one. */
+  lookup(secret: string): Principal | undefined {
+    if (!looksLikeKey(secret)) return undefined;
+    const hash = hashSecret(secret);
+    const entry = this.#byHash.get(hash);
+    return entry !== undefined && sameHash(entry.hash, hash) ? entry.principal : undefined;
+  }
+
+  /** Rereads keys.json when its identity, size or time changed. */
+  refresh(): Promise<void> {
+    this.#refreshing ??= this.#reload().finally(() => (this.#refreshing = undefined));
+    return this.#refreshing;
+  }
+
+  async #reload(): Promise<void> {
+    const stat = await fs.stat(path.join(this.#dataDir, KEY_FILE)).catch(() => undefined);
+    const fingerprint = stat === undefined ? 'none' : `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    if (fingerprint === this.#fingerprint) return;
+    const byHash = new Map<string, Entry>();
+    for (const key of await readKeys(this.#dataDir)) {
+      if (key.revoked_at !== null) continue;
+      byHash.set(key.hash, { hash: key.hash, principal: { keyId: key.id, name: key.name, email: key.email, role: key.role } });
+    }
+    this.#byHash = byHash;
+    this.#fingerprint = fingerprint;
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+  }
+}
+
+/** The new key's record and its secret, which is shown once and never stored. */
+export interface CreatedKey {
+  record: KeyRecord;
+  secret: string;
+}
+
+/** Creates a key in the folder's key file (under its lock). */
+export async function createKey(
+  dataDir: string,
+  owner: { name: string; email: string; role: KeyRecord['role'] },
+  deps: { randomBytes: (size: number) => Uint8Array; now: () => number },
+): Promise<CreatedKey> {
+  const secret = newSecret(deps.randomBytes);
+  const record: KeyRecord = {
+    id: newKeyId(deps.randomBytes),
+    name: owner.name,
+    email: owner.email,
+    role: owner.role,
+    hash: hashSecret(secret),
+    created_at: new Date(deps.now()).toISOString(),
+    revoked_at: null,
+  };
+  await updateKeys(dataDir, (keys) => keys.push(record));
+  return { record, secret };
+}
+
+/** On a folder with no key at all, creates the first admin key; returns its secret, else undefined. */
+export async function ensureAdminKey(dataDir: string, deps: { randomBytes: (size: number) => Uint8Array; now: () => number }): Promise<string | undefined> {
+  const secret = newSecret(deps.randomBytes);
+  const created = await updateKeys(dataDir, (keys) => {
+    if (keys.length > 0) return false;
+    keys.push({
+      id: newKeyId(deps.randomBytes),
+      name: 'Administrator',
+      email: 'admin@campus.local',
+      role: 'admin',
+      hash: hashSecret(secret),
+      created_at: new Date(deps.now()).toISOString(),
+      revoked_at: null,
+    });
+    return true;
+  });
+  return created ? secret : undefined;
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// `node dist/cli.js`: manage API keys and check or back up a data folder. Exit codes: 0 done, 1 failed, 2 usage error.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createKey } from './auth/key-registry.js';
+import { readKeys, updateKeys } from './auth/key-file.js';
+import { ROLES, type Role } from './auth/principal.js';
+import { email as emailCheck, Problem, text } from './events/checks.js';
+
+class UsageError extends Error {}
+class CommandError extends Error {}
+
+const USAGE = `Usage: node dist/cli.js COMMAND [options]
+
+Commands:
+  keys create --name NAME --email EMAIL [--role admin|organizer|reader] [--json]
+                          create a key and print its secret once (default role: organizer)
+  keys list [--json]      list keys without their secrets (revoked ones included)
+  keys revoke ID          revoke a key; a running server refuses it within 2 s
+
+Every command takes --data-dir DIR (or DATA_DIR; default ./data) anywhere after it.
+Exit codes: 0 done, 1 failed, 2 usage error.
+`;
+
+interface Parsed {
+  positional: string[];
+  options: Map<string, string | true>;
+}
+
+const VALUE_FLAGS = new Set(['--name', '--email', '--role', '--data-dir', '--out']);
+const BOOLEAN_FLAGS = new Set(['--json', '--help']);
+
+function parseArgs(argv: readonly string[]): Parsed {
+  const positional: string[] = [];
+  const options = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    if (BOOLEAN_FLAGS.has(flag) && eq === -1) options.set(flag, true);
+    else if (VALUE_FLAGS.has(flag)) {
+      const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+      if (value === undefined) throw new UsageError(`${flag} needs a value`);
+      options.set(flag, value);
+    } else throw new UsageError(`unknown flag "${flag}"`);
+  }
+  return { positional, options };
+}
+
+function allowOnly(parsed: Parsed, allowed: string[], positionals: number): void {
+  for (const flag of parsed.options.keys()) {
+    if (flag !== '--data-dir' && flag !== '--help' && !allowed.includes(flag)) throw new UsageError(`${parsed.positional.slice(0, 2).join(' ')} does not take ${flag}`);
+  }
+  if (parsed.positional.length !== positionals) throw new UsageError(`${parsed.positional.slice(0, 2).join(' ')} takes ${positionals - 2 || 'no'} argument${positionals - 2 === 1 ? '' : 's'}`);
+}
+
+function stringOption(parsed: Parsed, flag: string): string | undefined {
+  const value = parsed.options.get(flag);
+  return typeof value === 'string' ? value : undefined;
+}
+
+async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const parsed = parseArgs(argv);
+  if (parsed.options.has('--help') || parsed.positional.length === 0) {
+    process.stdout.write(USAGE);
+    if (parsed.positional.length === 0 && !parsed.options.has('--help')) throw new UsageError('a command is needed');
+    return;
+  }
+  const dataDir = path.resolve(stringOption(parsed, '--data-dir') ?? env['DATA_DIR'] ?? './data');
+  const json = parsed.options.get('--json') === true;
+  const command = parsed.positional.slice(0, 2).join(' ');
+  switch (command) {
+    case 'keys create': {
+      allowOnly(parsed, ['--name', '--email', '--role', '--json'], 2);
+      const name = text({ min: 1, max: 200, trim: true })(stringOption(parsed, '--name'), '--name');
+      const email = emailCheck(stringOption(parsed, '--email'), '--email');
+      if (name instanceof Problem) throw new UsageError(stringOption(parsed, '--name') === undefined ? '--name is required' : name.message);
+      if (email instanceof Problem) throw new UsageError(stringOption(parsed, '--email') === undefined ? '--email is required' : email.message);
+      const role = stringOption(parsed, '--role') ?? 'organizer';
+      if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}, got "${role}"`);
+      const { record, secret } = await createKey(dataDir, { name, email, role: role as Role }, { randomBytes, now: Date.now });
+      if (json) {
+        const { hash: _hash, ...shown } = record;
+        process.stdout.write(JSON.stringify({ ...shown, key: secret }) + '\n');
+      } else process.stdout.write(secret + '\n');
+      return;
+    }
+    case 'keys list': {
+      allowOnly(parsed, ['--json'], 2);
+      const keys = (await readKeys(dataDir)).map(({ hash: _hash, ...shown }) => shown);
+      if (json) {
+        process.stdout.write(JSON.stringify(keys) + '\n');
+        return;
+      }
+      if (keys.length === 0) process.stdout.write('No keys.\n');
+      for (const key of keys) {
+        const state = key.revoked_at === null ? 'active' : `revoked ${key.revoked_at}`;
+        process.stdout.write(`${key.id}  ${key.role.padEnd(9)}  ${key.name} <${key.email}>  created ${key.created_at}  ${state}\n`);
+      }
+      return;
+    }
+    case 'keys revoke': {
+      allowOnly(parsed, [], 3);
+      const id = parsed.positional[2]!;
+      const outcome = await updateKeys(dataDir, (keys) => {
+        const key = keys.find((candidate) => candidate.id === id);
+        if (key === undefined) return 'unknown';
+        if (key.revoked_at !== null) return 'already';
+        key.revoked_at = new Date().toISOString();
+        return 'revoked';
+      });
+      if (outcome === 'unknown') throw new CommandError(`no key has id "${id}" in ${dataDir}; see: node dist/cli.js keys list`);
+      process.stdout.write(outcome === 'already' ? `${id} was already revoked\n` : `revoked ${id}\n`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+run(process.argv.slice(2), process.env).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`campus-events-cli: ${error.message}; see --help\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`campus-events-cli: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,101 @@
+// Flags and environment parsed once into a frozen, typed config (API.md §1); a bad value is a one-line ConfigError.
+import { LOG_LEVELS, type LogLevel } from './log/logger.js';
+
+/** Everything `node dist/server.js` can be told. */
+export interface ServerConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly rateLimit: number;
+  readonly rateWindow: number;
+  readonly corsOrigins: readonly string[];
+  readonly logLevel: LogLevel;
+  readonly help: boolean;
+}
+
+/** A usage error: the program prints its message on one line and exits 2. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+interface Setting {
+  flag: string;
+  env: string;
+  key: Exclude<keyof ServerConfig, 'help'>;
+  default: string;
+  parse: (value: string, name: string) => ServerConfig[Exclude<keyof ServerConfig, 'help'>];
+  help: string;
+}
+
+const integer = (min: number, max: number) => (value: string, name: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  return Number(value);
+};
+
+const nonEmpty = (value: string, name: string): string => {
+  if (value.trim() === '') throw new ConfigError(`${name} must not be empty`);
+  return value;
+};
+
+const origins = (value: string, name: string): string[] => {
+  const list = value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  for (const origin of list) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new ConfigError(`${name} must be a comma-separated list of origins such as https://events.campus.edu, got "${origin}"`);
+  }
+  return list;
+};
+
+const logLevel = (value: string, name: string): LogLevel => {
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  return value as LogLevel;
+};
+
+/** The settings table: flag, variable, default and parser, in the order `--help` lists them. */
+export const SETTINGS: readonly Setting[] = [
+  { flag: '--port', env: 'PORT', key: 'port', default: '3000', parse: integer(0, 65535), help: 'listen port (0: any free port)' },
+  { flag: '--host', env: 'HOST', key: 'host', default: '127.0.0.1', parse: nonEmpty, help: 'listen address' },
+  { flag: '--data-dir', env: 'DATA_DIR', key: 'dataDir', default: './data', parse: nonEmpty, help: 'data folder' },
+  { flag: '--rate-limit', env: 'RATE_LIMIT', key: 'rateLimit', default: '1000', parse: integer(1, 1_000_000_000), help: 'requests per window per key' },
+  { flag: '--rate-window', env: 'RATE_WINDOW', key: 'rateWindow', default: '3600', parse: integer(1, 31_536_000), help: 'window length in seconds' },
+  { flag: '--cors-origin', env: 'CORS_ORIGIN', key: 'corsOrigins', default: '', parse: origins, help: 'browser origins allowed (CORS), comma-separated' },
+  { flag: '--log-level', env: 'LOG_LEVEL', key: 'logLevel', default: 'info', parse: logLevel, help: `log level: ${LOG_LEVELS.join('|')}` },
+];
+
+/** Parses argv (without node and script) and the environment; flags beat the environment. */
+export function parseServerConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ServerConfig {
+  const given = new Map<Setting, string>();
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') {
+      help = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
+    const setting = SETTINGS.find((candidate) => candidate.flag === flag);
+    if (setting === undefined) throw new ConfigError(`unknown ${arg.startsWith('-') ? 'flag' : 'argument'} "${flag}"; see --help`);
+    let value: string | undefined;
+    if (eq !== -1 && arg.startsWith('--')) value = arg.slice(eq + 1);
+    else {
+      value = argv[++i];
+      if (value === undefined) throw new ConfigError(`${flag} needs a value`);
+    }
+    given.set(setting, value);
+  }
+  const config: Record<string, unknown> = { help };
+  for (const setting of SETTINGS) {
+    const flagValue = given.get(setting);
+    const envValue = env[setting.env];
+    if (flagValue !== undefined) config[setting.key] = setting.parse(flagValue, setting.flag);
+    else if (envValue !== undefined && envValue !== '') config[setting.key] = setting.parse(envValue, setting.env);
+    else config[setting.key] = setting.parse(setting.default, setting.flag);
+  }
+  return Object.freeze(config) as unknown as ServerConfig;
+}
+
+/** The text of `node dist/server.js --help`. */
+export function serverUsage(): string {
+  const rows = SETTINGS.map((s) => `  ${`${s.flag} VALUE`.padEnd(22)} ${s.help} (env ${s.env}, default ${s.default === '' ? 'none' : s.default})`);
+  return ['Usage: node dist/server.js [options]', '', 'Runs the campus-events HTTP service.', '', 'Options (a flag beats its environment variable):', ...rows, '  --help                 print this help and exit', ''].join('\n');
+}

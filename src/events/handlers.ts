@@ -1,0 +1,180 @@
+// The /events endpoints: list, read, create, update, delete, each a small function over the store.
+import { ApiError } from '../http/errors.js';
+import type { HandlerResult, RequestContext, Route } from '../http/route.js';
+import { parseListQuery } from '../http/list-query.js';
+import { mayActOn, type Principal } from '../auth/principal.js';
+import { base62 } from '../auth/api-key.js';
+import type { EventStore } from '../store/event-store.js';
+import { createdJson, etagOf, type EventRecord, type StoredEvent, toRecord } from './event.js';
+import { validateCreate, validateUpdate } from './validate.js';
+
+export interface EventHandlerDeps {
+  store: EventStore;
+  now: () => number;
+  randomBytes: (size: number) => Uint8Array;
+}
+
+/** A new event id: `evt_` + 22 base62 characters carrying 128 random bits. */
+export function newEventId(randomBytes: (size: number) => Uint8Array): string {
+  return `evt_${base62(randomBytes(16), 22)}`;
+}
+
+/** The five event routes, keyed by method and pattern. */
+export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: string; route: Route }[] {
+  const { store } = deps;
+
+  const list: Route = {
+    name: 'listEvents',
+    auth: true,
+    action: 'read',
+    body: false,
+    handle(context) {
+      const query = parseListQuery(context.query);
+      const { events, total } = store.list(query);
+      let body = '{"events":[';
+      for (let i = 0; i < events.length; i++) body += (i === 0 ? '' : ',') + events[i]!.json;
+      body += `],"total":${total},"page":${query.page}}`;
+      const headers: Record<string, string> = {};
+      const links: string[] = [];
+      const base = `${context.prefix}/events?`;
+      const keep = query.filters.map(([name, value]) => `${name}=${encodeURIComponent(value)}&`).join('') + `limit=${query.limit}&page=`;
+      if (query.page * query.limit < total) links.push(`<${base}${keep}${query.page + 1}>; rel="next"`);
+      if (query.page > 1) links.push(`<${base}${keep}${query.page - 1}>; rel="prev"`);
+      if (links.length > 0) headers['Link'] = links.join(', ');
+      return { status: 200, body, headers };
+    },
+  };
+
+  const read: Route = {
+    name: 'getEvent',
+    auth: true,
+    action: 'read',
+    body: false,
+    handle(context) {
+      const id = context.params['id']!;
+      const event = store.get(id);
+      if (event === undefined) throw notFound(id);
+      const etag = etagOf(event);
+      if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
+      return { status: 200, body: event.json, headers: { ETag: etag } };
+    },
+  };
+
+  const create: Route = {
+    name: 'createEvent',
+    auth: true,
+    action: 'create',
+    body: true,
+    async handle(context) {
+      const principal = context.principal!;
+      const input = validateCreate(context.body!, principal);
+      const organizer = principal.role === 'admin' && input.organizer !== undefined ? input.organizer : { name: principal.name, email: principal.email };
+      const record: EventRecord = {
+        id: '',
+        title: input.title,
+        description: input.description,
+        category: input.category,
+        location: input.location,
+        start_time: input.start_time,
+        end_time: input.end_time,
+        capacity: input.capacity,
+        registered_count: 0,
+        organizer,
+        created_at: new Date(deps.now()).toISOString(),
+      };
+      for (let attempt = 0; ; attempt++) {
+        record.id = newEventId(deps.randomBytes);
+        const taken = store.get(record.id) !== undefined;
+        if (!taken || attempt === 3) break;
+      }
+      const stored = await store.write(record.id, (current) => {
+        if (current !== undefined) throw new Error(`event id collision on ${record.id}`);
+        return record;
+      });
+      return {
+        status: 201,
+        body: createdJson(record),
+        headers: { Location: `${context.prefix}/events/${record.id}`, ETag: etagOf(stored!) },
+      };
+    },
+  };
+
+  const update: Route = {
+    name: 'updateEvent',
+    auth: true,
+    action: 'update',
+    body: true,
+    async handle(context) {
+      const id = context.params['id']!;
+      const principal = context.principal!;
+      const stored = await store.write(id, (current) => {
+        const record = checkAccess(current, id, principal, 'update', context);
+        const updated = validateUpdate(context.body!, record, principal);
+        if (updated.capacity < updated.registered_count) {
+          throw new ApiError('conflict', `capacity cannot be ${updated.capacity}: ${updated.registered_count} attendees are already registered for event "${id}".`);
+        }
+        return updated;
+      });
+      return { status: 200, body: stored!.json, headers: { ETag: etagOf(stored!) } };
+    },
+  };
+
+  const remove: Route = {
+    name: 'deleteEvent',
+    auth: true,
+    action: 'delete',
+    body: false,
+    async handle(context) {
+      const id = context.params['id']!;
+      await store.write(id, (current) => {
+        checkAccess(current, id, context.principal!, 'delete', context);
+        return null;
+      });
+      return { status: 204, body: null };
+    },
+  };
+
+  return [
+    { method: 'GET', pattern: '/events', route: list },
+    { method: 'POST', pattern: '/events', route: create },
+    { method: 'GET', pattern: '/events/:id', route: read },
+    { method: 'PUT', pattern: '/events/:id', route: update },
+    { method: 'DELETE', pattern: '/events/:id', route: remove },
+  ];
+}
+
+/** Unknown id (404), then not the owner (403), then If-Match (412): the contract's order. */
+function checkAccess(current: StoredEvent | undefined, id: string, principal: Principal, action: 'update' | 'delete', context: RequestContext): EventRecord {
+  if (current === undefined) throw notFound(id);
+  if (!mayActOn(principal, action, current.organizerEmail)) {
+    throw new ApiError('forbidden', `Your key may ${action} only events you organise; event "${id}" is organised by someone else.`);
+  }
+  const ifMatch = context.request.headers['if-match'];
+  if (ifMatch !== undefined && !matchesIfMatch(ifMatch, etagOf(current))) {
+    throw new ApiError('precondition_failed', `If-Match ${clip(ifMatch)} does not match the current ETag ${etagOf(current)} of event "${id}"; read it again and retry.`);
+  }
+  return toRecord(current);
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('not_found', `No event has id "${clip(id)}".`);
+}
+
+/** If-Match uses the strong comparison: weak tags never match; `*` matches any current event. */
+function matchesIfMatch(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim() === etag);
+}
+
+/** If-None-Match uses the weak comparison: `W/"x"` matches `"x"`. */
+function matchesNoneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+function clip(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+export type { HandlerResult };

@@ -1,0 +1,44 @@
+// The event schema as data: which fields exist, which are required on create, which are read-only, and how each is checked.
+import { CATEGORIES } from './event.js';
+import { type Check, dateTime, integer, oneOf, person, text } from './checks.js';
+
+/** How a client may use a field in a request body. */
+export type FieldAccess = 'writable' | 'read-only' | 'admin-only';
+
+export interface FieldRule {
+  access: FieldAccess;
+  /** Required in a POST body. */
+  required: boolean;
+  /** Checks and normalises a value a client sent. */
+  check?: Check<unknown>;
+  /** The JSON Schema of the field, for the OpenAPI document. */
+  schema: Record<string, unknown>;
+}
+
+const timeSchema = { type: 'string', format: 'date-time', description: 'RFC 3339 with Z or an offset; stored and returned in UTC as YYYY-MM-DDTHH:MM:SS.sssZ, years 1970-9999.' };
+
+/** Every field of an event, in the order responses carry them. */
+export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
+  id: { access: 'read-only', required: false, schema: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16,}$' } },
+  title: { access: 'writable', required: true, check: text({ min: 1, max: 200, trim: true }), schema: { type: 'string', minLength: 1, maxLength: 200, description: 'Stored trimmed; no control characters.' } },
+  description: { access: 'writable', required: false, check: text({ min: 0, max: 5000, multiline: true }), schema: { type: 'string', maxLength: 5000, default: '', description: 'Tab, newline and carriage return allowed; no other control characters.' } },
+  category: { access: 'writable', required: true, check: oneOf(CATEGORIES), schema: { type: 'string', enum: [...CATEGORIES] } },
+  location: { access: 'writable', required: true, check: text({ min: 1, max: 200, trim: true }), schema: { type: 'string', minLength: 1, maxLength: 200, description: 'Stored trimmed; no control characters.' } },
+  start_time: { access: 'writable', required: true, check: dateTime, schema: timeSchema },
+  end_time: { access: 'writable', required: true, check: dateTime, schema: { ...timeSchema, description: `Strictly after start_time. ${timeSchema.description}` } },
+  capacity: { access: 'writable', required: true, check: integer(1, 100_000), schema: { type: 'integer', minimum: 1, maximum: 100_000 } },
+  registered_count: { access: 'read-only', required: false, schema: { type: 'integer', minimum: 0 } },
+  organizer: {
+    access: 'admin-only',
+    required: false,
+    check: person,
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'email'],
+      properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, email: { type: 'string', format: 'email', maxLength: 254 } },
+      description: 'Set by an admin key; otherwise the owner of the key that created the event.',
+    },
+  },
+  created_at: { access: 'read-only', required: false, schema: { type: 'string', format: 'date-time' } },
+});

@@ -1,0 +1,92 @@
+// Validates a create or update body against the schema, collecting every problem, each naming its field.
+import { ApiError, type FieldProblem } from '../http/errors.js';
+import type { Principal } from '../auth/principal.js';
+import { type EventRecord, type Person } from './event.js';
+import { Problem, quote } from './checks.js';
+import { EVENT_FIELDS } from './schema.js';
+
+/** The fields a create body yields, before the service adds id, counts, organizer and created_at. */
+export type EventInput = Pick<EventRecord, 'title' | 'description' | 'category' | 'location' | 'start_time' | 'end_time' | 'capacity'> & {
+  organizer?: Person;
+};
+
+/**
+ * Checks a POST body: required fields present, every field known, of its type and in range,
+ * read-only fields absent (or equal to what the service would set). Throws `validation_failed`.
+ */
+export function validateCreate(body: Record<string, unknown>, principal: Principal): EventInput {
+  const problems: FieldProblem[] = [];
+  const values = checkFields(body, principal, undefined, problems);
+  for (const [field, rule] of Object.entries(EVENT_FIELDS)) {
+    if (rule.required && !Object.hasOwn(body, field)) problems.push({ field, message: `${field} is required` });
+  }
+  values['description'] ??= '';
+  checkTimeOrder(values, problems);
+  throwIfAny(problems);
+  return values as unknown as EventInput;
+}
+
+/**
+ * Applies a partial PUT body to the stored record and validates the result as a whole
+ * (a new end_time before the old start_time fails). Throws `validation_failed`.
+ */
+export function validateUpdate(body: Record<string, unknown>, current: EventRecord, principal: Principal): EventRecord {
+  const problems: FieldProblem[] = [];
+  const values = checkFields(body, principal, current, problems);
+  const merged = { ...current, ...values } as EventRecord;
+  checkTimeOrder(merged as unknown as Record<string, unknown>, problems);
+  throwIfAny(problems);
+  return merged;
+}
+
+function checkFields(body: Record<string, unknown>, principal: Principal, current: EventRecord | undefined, problems: FieldProblem[]): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const field of Object.keys(body)) {
+    const value = body[field];
+    const rule = Object.hasOwn(EVENT_FIELDS, field) ? EVENT_FIELDS[field] : undefined;
+    if (rule === undefined) {
+      problems.push({ field, message: `${quote(field)} is not a field of an event` });
+    } else if (rule.access === 'read-only' || (rule.access === 'admin-only' && principal.role !== 'admin')) {
+      if (!equalsStored(field, value, current, principal)) problems.push({ field, message: readOnlyMessage(field, rule.access, current) });
+    } else if (rule.check !== undefined) {
+      const checked = rule.check(value, field);
+      if (checked instanceof Problem) problems.push({ field: checked.field, message: checked.message });
+      else values[field] = checked;
+    }
+  }
+  return values;
+}
+
+/** A read-only field may be sent back unchanged, so a client can PUT what it read. */
+function equalsStored(field: string, value: unknown, current: EventRecord | undefined, principal: Principal): boolean {
+  if (field === 'organizer') {
+    const stored = current?.organizer ?? { name: principal.name, email: principal.email };
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    const sent = value as Record<string, unknown>;
+    return Object.keys(sent).length === 2 && sent['name'] === stored.name && typeof sent['email'] === 'string' && sent['email'].toLowerCase() === stored.email.toLowerCase();
+  }
+  if (current === undefined) return false;
+  return value === current[field as keyof EventRecord];
+}
+
+function readOnlyMessage(field: string, access: string, current: EventRecord | undefined): string {
+  if (access === 'admin-only') return `${field} may be set only with an admin key; it is the key's owner otherwise`;
+  return current === undefined
+    ? `${field} is set by the service and cannot be sent on create`
+    : `${field} is read-only; it may only be sent with its stored value`;
+}
+
+function checkTimeOrder(values: Record<string, unknown>, problems: FieldProblem[]): void {
+  const start = values['start_time'];
+  const end = values['end_time'];
+  if (typeof start !== 'string' || typeof end !== 'string') return;
+  if (problems.some((p) => p.field === 'start_time' || p.field === 'end_time')) return;
+  if (end <= start) problems.push({ field: 'end_time', message: `end_time must be after start_time (${start}), got ${end}` });
+}
+
+function throwIfAny(problems: FieldProblem[]): void {
+  if (problems.length === 0) return;
+  const first = problems[0]!.message;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} in details)` : '';
+  throw new ApiError('validation_failed', `The event is not valid: ${first}${more}.`, { details: problems });
+}

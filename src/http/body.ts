@@ -1,0 +1,48 @@
+// Reads a JSON object body in the order API.md §3 sets: media type (415), size (413), then JSON (400).
+import { ApiError } from './errors.js';
+import type { PlainRequest } from './types.js';
+
+/** The body cap: 64 KiB. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** True for `application/json`, with any parameters but a charset other than UTF-8. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const [type = '', ...parameters] = contentType.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') return false;
+  return parameters.every((parameter) => {
+    const [name = '', value = ''] = parameter.split('=');
+    return name.trim().toLowerCase() !== 'charset' || value.trim().replace(/"/g, '').toLowerCase() === 'utf-8';
+  });
+}
+
+/** The request body as a plain JSON object, or an ApiError (415, 413, 400) in contract order. */
+export function readJsonObject(request: PlainRequest): Record<string, unknown> {
+  const hasBody = request.body !== null && (request.body.length > 0 || request.bodyTooLarge);
+  const contentType = request.headers['content-type'];
+  if ((hasBody || contentType !== undefined) && !isJsonMediaType(contentType)) {
+    const got = contentType === undefined ? 'none' : `"${contentType.slice(0, 100)}"`;
+    throw new ApiError('unsupported_media_type', `The body must be sent with Content-Type: application/json, got ${got}.`);
+  }
+  if (request.bodyTooLarge) throw new ApiError('payload_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes (64 KiB).`);
+  if (!hasBody) throw new ApiError('bad_request', 'The request needs a JSON object body, and it has none.');
+  let text: string;
+  try {
+    text = utf8.decode(request.body!);
+  } catch {
+    throw new ApiError('bad_request', 'The body is not valid UTF-8.');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ApiError('bad_request', `The body is not valid JSON: ${(error as Error).message}.`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new ApiError('bad_request', `The body must be a JSON object, got ${got}.`);
+  }
+  return value as Record<string, unknown>;
+}

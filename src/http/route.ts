@@ -1,0 +1,39 @@
+// What a route is: its rules for the pipeline (key needed, action for the role table, JSON body) and its handler.
+import type { Action, Principal } from '../auth/principal.js';
+import type { PlainRequest } from './types.js';
+
+/** What a handler sees: the request, its path parameters and query, the caller, the parsed body. */
+export interface RequestContext {
+  request: PlainRequest;
+  params: Record<string, string>;
+  /** The raw query string without `?`, empty when there is none. */
+  query: string;
+  /** `/v1` when the request came in under it, else empty: Location and Link keep it. */
+  prefix: string;
+  /** The caller; undefined only on routes that need no key. */
+  principal: Principal | undefined;
+  /** The JSON object body, on routes that read one. */
+  body: Record<string, unknown> | undefined;
+}
+
+/** What a handler returns; the pipeline adds the common headers. */
+export interface HandlerResult {
+  status: number;
+  body: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface Route {
+  /** A short name for logs and the OpenAPI operationId. */
+  name: string;
+  /** False for /health and /openapi.json. */
+  auth: boolean;
+  /** The role-table action; a role that can never do it gets 403 before the body is read. */
+  action?: Action;
+  /** Reads a JSON object body (415, 413, 400 come from it). */
+  body: boolean;
+  handle(context: RequestContext): HandlerResult | Promise<HandlerResult>;
+}
+
+/** `Content-Type` of every JSON response. */
+export const JSON_TYPE = 'application/json; charset=utf-8';

@@ -1,0 +1,79 @@
+// Routes as data: one table answers "which handler" and "which methods are allowed here".
+
+/** The outcome of matching a path and method against the table. */
+export type RouteMatch<T> =
+  | { kind: 'found'; route: T; params: Record<string, string>; allowed: readonly string[] }
+  | { kind: 'method_not_allowed'; allowed: readonly string[] }
+  | { kind: 'not_found' };
+
+interface PathEntry<T> {
+  segments: readonly string[];
+  byMethod: Map<string, T>;
+  /** Every method of the path, HEAD and OPTIONS included, for `Allow`. */
+  allowed: string[];
+}
+
+/** A router over path patterns such as `/events/:id`; `HEAD` answers wherever `GET` does. */
+export class Router<T> {
+  readonly #paths: PathEntry<T>[] = [];
+
+  /** Adds a route; `pattern` segments starting with `:` capture a parameter. */
+  add(method: string, pattern: string, route: T): this {
+    const segments = pattern.split('/').slice(1);
+    let entry = this.#paths.find((candidate) => candidate.segments.join('/') === segments.join('/'));
+    if (entry === undefined) {
+      entry = { segments, byMethod: new Map(), allowed: [] };
+      this.#paths.push(entry);
+    }
+    entry.byMethod.set(method, route);
+    entry.allowed = allowedMethods(entry.byMethod);
+    return this;
+  }
+
+  /** Finds the route for a path (no query, no prefix) and method. */
+  match(method: string, path: string): RouteMatch<T> {
+    const segments = path.split('/');
+    for (const entry of this.#paths) {
+      const params = matchSegments(entry.segments, segments);
+      if (params === undefined) continue;
+      const route = entry.byMethod.get(method) ?? (method === 'HEAD' ? entry.byMethod.get('GET') : undefined);
+      if (route === undefined) return { kind: 'method_not_allowed', allowed: entry.allowed };
+      return { kind: 'found', route, params, allowed: entry.allowed };
+    }
+    return { kind: 'not_found' };
+  }
+
+  /** Every pattern with its methods, for documentation and its coverage test. */
+  routes(): { pattern: string; methods: string[] }[] {
+    return this.#paths.map((entry) => ({ pattern: '/' + entry.segments.join('/'), methods: [...entry.byMethod.keys()] }));
+  }
+}
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+function allowedMethods(byMethod: Map<string, unknown>): string[] {
+  const methods = new Set(byMethod.keys());
+  if (methods.has('GET')) methods.add('HEAD');
+  methods.add('OPTIONS');
+  return [...methods].sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b));
+}
+
+/** `segments` of the request path start with the empty string before the leading slash. */
+function matchSegments(pattern: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
+  if (segments.length !== pattern.length + 1) return undefined;
+  let params: Record<string, string> | undefined;
+  for (let i = 0; i < pattern.length; i++) {
+    const expected = pattern[i]!;
+    const actual = segments[i + 1]!;
+    if (expected.charCodeAt(0) === 58 /* ':' */) {
+      if (actual === '') return undefined;
+      params ??= {};
+      params[expected.slice(1)] = actual;
+    } else if (expected !== actual) {
+      return undefined;
+    }
+  }
+  return params ?? EMPTY_PARAMS;
+}
+
+const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;

@@ -1,0 +1,172 @@
+// Per-key sliding-window rate limiter: never more than `limit` in any window, bounded memory per key.
+
+/** The outcome of asking the limiter about one key at one instant. */
+export interface LimitDecision {
+  /** Whether the request may proceed (for `take`, it has then been counted). */
+  allowed: boolean;
+  /** The configured number of requests per window. */
+  limit: number;
+  /** Requests left in the current window after this one (0..limit). */
+  remaining: number;
+  /** Whole seconds until a slot frees (at least 1 when refused, 0 when nothing is counted). */
+  resetSeconds: number;
+}
+
+/** Options for {@link SlidingWindowLimiter}. */
+export interface SlidingWindowOptions {
+  /** Requests allowed in any window of `windowMs`; an integer from 1 to 2^32 - 1. */
+  limit: number;
+  /** Length of the window in milliseconds. */
+  windowMs: number;
+  /** Most keys held at once; past it the least recently used key is forgotten. Default 100,000. */
+  maxKeys?: number;
+}
+
+/** Sub-windows per window; one more is counted so that partial buckets at both ends are covered. */
+const BUCKETS_PER_WINDOW = 60;
+const RING_SIZE = BUCKETS_PER_WINDOW + 1;
+const MAX_LIMIT = 0xffff_ffff;
+
+/** Position of an absolute bucket index in the ring (also for negative indices). */
+function slotOf(bucket: number): number {
+  return ((bucket % RING_SIZE) + RING_SIZE) % RING_SIZE;
+}
+
+interface KeyState {
+  counts: Uint32Array;
+  /** Absolute index of the newest bucket the ring has been advanced to. */
+  headBucket: number;
+  /** Sum of `counts`. */
+  total: number;
+}
+
+/**
+ * Counts requests per key in a ring of 61 buckets, each 1/60 of the window wide.
+ * A request is admitted only while the current bucket and the 60 before it hold fewer
+ * than `limit`, so no true window ever sees more than `limit`; a freed slot returns at
+ * most `windowMs / 60` late. Time is passed in and is expected not to go backwards per
+ * key (an earlier time is treated as the latest seen).
+ */
+export class SlidingWindowLimiter {
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly maxKeys: number;
+  readonly #keys = new Map<string, KeyState>();
+
+  constructor(options: SlidingWindowOptions) {
+    const { limit, windowMs, maxKeys = 100_000 } = options;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+      throw new RangeError(`limit must be an integer from 1 to ${MAX_LIMIT}, got ${limit}`);
+    }
+    if (!Number.isFinite(windowMs) || windowMs <= 0) {
+      throw new RangeError(`windowMs must be a positive number of milliseconds, got ${windowMs}`);
+    }
+    if (!Number.isInteger(maxKeys) || maxKeys < 1) {
+      throw new RangeError(`maxKeys must be a positive integer, got ${maxKeys}`);
+    }
+    this.limit = limit;
+    this.windowMs = windowMs;
+    this.maxKeys = maxKeys;
+  }
+
+  /** Number of keys currently held. */
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  /** Counts one request for `key` if it fits in the window; a refused request is not counted. */
+  take(key: string, nowMs: number): LimitDecision {
+    const bucket = this.#bucketOf(nowMs);
+    const state = this.#touch(key, bucket);
+    const allowed = state.total < this.limit;
+    if (allowed) this.#count(state);
+    return this.#decision(state, allowed, nowMs);
+  }
+
+  /** Reports whether a request for `key` would be admitted now, without counting it. */
+  peek(key: string, nowMs: number): LimitDecision {
+    const state = this.#keys.get(key);
+    if (state === undefined) return { allowed: true, limit: this.limit, remaining: this.limit, resetSeconds: 0 };
+    this.#advance(state, this.#bucketOf(nowMs));
+    return this.#decision(state, state.total < this.limit, nowMs);
+  }
+
+  /** Counts one event for `key` without checking the limit (e.g. a failed authentication). */
+  record(key: string, nowMs: number): void {
+    this.#count(this.#touch(key, this.#bucketOf(nowMs)));
+  }
+
+  #bucketOf(nowMs: number): number {
+    return Math.floor((nowMs * BUCKETS_PER_WINDOW) / this.windowMs);
+  }
+
+  /** Finds or creates the state for `key`, marks it most recently used and advances its ring. */
+  #touch(key: string, bucket: number): KeyState {
+    let state = this.#keys.get(key);
+    if (state === undefined) {
+      this.#makeRoom(bucket);
+      state = { counts: new Uint32Array(RING_SIZE), headBucket: bucket, total: 0 };
+    } else {
+      this.#keys.delete(key);
+      this.#advance(state, bucket);
+    }
+    this.#keys.set(key, state);
+    return state;
+  }
+
+  /** Drops idle keys from the least recently used end, then the oldest key if still full. */
+  #makeRoom(bucket: number): void {
+    for (const [oldestKey, oldest] of this.#keys) {
+      if (bucket - oldest.headBucket < RING_SIZE && this.#keys.size < this.maxKeys) break;
+      this.#keys.delete(oldestKey);
+      if (bucket - oldest.headBucket < RING_SIZE) break;
+    }
+  }
+
+  #advance(state: KeyState, bucket: number): void {
+    const steps = bucket - state.headBucket;
+    if (steps <= 0) return;
+    if (steps >= RING_SIZE) {
+      state.counts.fill(0);
+      state.total = 0;
+    } else {
+      for (let b = state.headBucket + 1; b <= bucket; b++) {
+        const slot = slotOf(b);
+        state.total -= state.counts[slot] ?? 0;
+        state.counts[slot] = 0;
+      }
+    }
+    state.headBucket = bucket;
+  }
+
+  #count(state: KeyState): void {
+    const slot = slotOf(state.headBucket);
+    state.counts[slot] = (state.counts[slot] ?? 0) + 1;
+    state.total += 1;
+  }
+
+  #decision(state: KeyState, allowed: boolean, nowMs: number): LimitDecision {
+    const remaining = Math.max(0, this.limit - state.total);
+    const resetSeconds = this.#secondsUntilSlotFrees(state, nowMs);
+    return { allowed, limit: this.limit, remaining, resetSeconds: allowed ? resetSeconds : Math.max(1, resetSeconds) };
+  }
+
+  /**
+   * Seconds until the oldest counted buckets leave the span and free enough for one more
+   * request (more than one bucket when `record` has pushed the total past the limit).
+   */
+  #secondsUntilSlotFrees(state: KeyState, nowMs: number): number {
+    if (state.total === 0) return 0;
+    const needed = Math.max(1, state.total - this.limit + 1);
+    let freed = 0;
+    for (let b = state.headBucket - BUCKETS_PER_WINDOW; b <= state.headBucket; b++) {
+      freed += state.counts[slotOf(b)] ?? 0;
+      if (freed >= needed) {
+        // Bucket b leaves the counted span when bucket b + 61 begins, at (b + 61) * windowMs / 60.
+        const msTimes60 = (b + RING_SIZE) * this.windowMs - nowMs * BUCKETS_PER_WINDOW;
+        return Math.max(0, Math.ceil(msTimes60 / (1000 * BUCKETS_PER_WINDOW)));
+      }
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,156 @@
+// The one place the pipeline order of API.md §3 is written: request → router → key → rate → role → body → handler.
+import { ApiError, errorBody, toApiError } from './http/errors.js';
+import type { Router } from './http/router.js';
+import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from './http/route.js';
+import type { PlainRequest, PlainResponse } from './http/types.js';
+import { readJsonObject } from './http/body.js';
+import type { CorsPolicy } from './http/cors.js';
+import { canEver, type Principal } from './auth/principal.js';
+import type { KeyRegistry } from './auth/key-registry.js';
+import type { SlidingWindowLimiter, LimitDecision } from './limits/sliding-window.js';
+import type { AuthFailureThrottle } from './limits/auth-failures.js';
+import type { Logger } from './log/logger.js';
+
+export interface PipelineDeps {
+  router: Router<Route>;
+  keys: KeyRegistry;
+  limiter: SlidingWindowLimiter;
+  authFailures: AuthFailureThrottle;
+  cors: CorsPolicy;
+  logger: Logger;
+  now: () => number;
+  /** Window length in seconds, for the RateLimit-Policy header. */
+  rateWindowSeconds: number;
+  /** Benchmark-only: skip authentication and rate limiting, acting as an admin. */
+  unsafeNoAuth?: boolean;
+}
+
+/** A response with the key that made it, for the request log. */
+export type CoreResponse = PlainResponse & { keyId?: string };
+
+const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
+const BENCH_PRINCIPAL: Principal = { keyId: 'key_benchmark', name: 'Benchmark', email: 'bench@campus.local', role: 'admin' };
+
+/** Builds `handle(request) → response` over plain data; the node adapter is the only caller that touches sockets. */
+export function createPipeline(deps: PipelineDeps): { handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>; drain: () => void } {
+  const { router, keys, limiter, authFailures, cors, logger, now } = deps;
+  const idPrefix = Math.floor(Math.random() * 2 ** 32).toString(36); // not a secret: only distinguishes processes in logs
+  let requestCount = 0;
+  let draining = false;
+
+  function handle(request: PlainRequest): CoreResponse | Promise<CoreResponse> {
+    const inbound = request.headers['x-request-id'];
+    const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : `${idPrefix}-${(++requestCount).toString(36)}`;
+    const headers: Record<string, string> = { 'API-Version': '1.0', 'X-Request-Id': requestId };
+    cors.apply(headers, request.headers.origin);
+    let keyId: string | undefined;
+    try {
+      if (draining) throw new ApiError('unavailable', 'The server is shutting down; retry in a moment.');
+      if (request.headerFault !== undefined) throw new ApiError('bad_request', request.headerFault);
+      const target = request.target;
+      if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) {
+        throw new ApiError('bad_request', `The request target must be a path starting with a single "/", got "${target.slice(0, 80)}".`);
+      }
+      const queryAt = target.indexOf('?');
+      let path = queryAt === -1 ? target : target.slice(0, queryAt);
+      const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
+      let prefix = '';
+      if (path.startsWith('/v1/')) {
+        prefix = '/v1';
+        path = path.slice(3);
+      }
+      const match = router.match(request.method, path);
+      if (match.kind === 'not_found') throw new ApiError('not_found', `No resource at ${path.slice(0, 100)}; see /openapi.json for the paths this API has.`);
+      if (request.method === 'OPTIONS') {
+        headers['Allow'] = match.allowed.join(', ');
+        if (request.headers['access-control-request-method'] !== undefined) cors.applyPreflight(headers, request.headers.origin, match.allowed);
+        return { status: 204, headers, body: null };
+      }
+      if (match.kind === 'method_not_allowed') {
+        throw new ApiError('method_not_allowed', `${request.method} is not allowed on ${path.slice(0, 100)}; allowed: ${match.allowed.join(', ')}.`, { headers: { Allow: match.allowed.join(', ') } });
+      }
+      const route = match.route;
+      let principal: Principal | undefined;
+      if (route.auth) {
+        principal = deps.unsafeNoAuth === true ? BENCH_PRINCIPAL : authenticate(request);
+        keyId = principal.keyId;
+        if (deps.unsafeNoAuth !== true) takeSlot(principal, headers);
+        if (route.action !== undefined && !canEver(principal.role, route.action)) {
+          throw new ApiError('forbidden', `A ${principal.role} key may not ${route.action} events.`);
+        }
+      }
+      const context: RequestContext = { request, params: match.params, query, prefix, principal, body: route.body ? readJsonObject(request) : undefined };
+      const result = route.handle(context);
+      if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), (error: unknown) => fail(error, headers, keyId, request));
+      return finish(result, headers, keyId);
+    } catch (error) {
+      return fail(error, headers, keyId, request);
+    }
+  }
+
+  function authenticate(request: PlainRequest): Principal {
+    const header = request.headers.authorization;
+    const given = header !== undefined && header.length > 0;
+    const secret = given && header.length > 7 && header.slice(0, 7).toLowerCase() === 'bearer ' ? header.slice(7).trim() : undefined;
+    const principal = secret === undefined ? undefined : keys.lookup(secret);
+    if (principal !== undefined) return principal;
+    const at = now();
+    const blocked = authFailures.isBlocked(request.remoteAddress, at);
+    if (blocked.blocked) {
+      throw new ApiError('rate_limited', `Too many requests without a valid key from this address; retry in ${blocked.retryAfterSeconds} s.`, {
+        headers: { 'Retry-After': String(blocked.retryAfterSeconds), 'Cache-Control': 'no-store' },
+      });
+    }
+    authFailures.recordFailure(request.remoteAddress, at);
+    const challenge = secret === undefined ? 'Bearer realm="campus-events"' : 'Bearer realm="campus-events", error="invalid_token"';
+    const message = secret === undefined
+      ? 'This endpoint needs an API key: send Authorization: Bearer <key>.'
+      : 'The API key is not valid: it is unknown or revoked.';
+    throw new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': challenge } });
+  }
+
+  function takeSlot(principal: Principal, headers: Record<string, string>): void {
+    const decision = limiter.take(principal.keyId, now());
+    addRateHeaders(decision, headers);
+    if (!decision.allowed) {
+      const retry = String(Math.max(1, Math.min(decision.resetSeconds, deps.rateWindowSeconds)));
+      throw new ApiError('rate_limited', `This key has made ${decision.limit} requests in the last ${deps.rateWindowSeconds} s, its limit; retry in ${retry} s.`, {
+        headers: { 'Retry-After': retry, 'Cache-Control': 'no-store' },
+      });
+    }
+  }
+
+  function addRateHeaders(decision: LimitDecision, headers: Record<string, string>): void {
+    // The ring frees a slot up to 1/60 of a window late (API.md §6 allows it); never announce more than a window.
+    const reset = Math.min(decision.resetSeconds, deps.rateWindowSeconds);
+    headers['RateLimit-Limit'] = String(decision.limit);
+    headers['RateLimit-Remaining'] = String(decision.remaining);
+    headers['RateLimit-Reset'] = String(reset);
+    headers['RateLimit-Policy'] = `"default";q=${decision.limit};w=${deps.rateWindowSeconds}`;
+    headers['RateLimit'] = `"default";r=${decision.remaining};t=${reset}`;
+  }
+
+  function finish(result: HandlerResult, headers: Record<string, string>, keyId: string | undefined): CoreResponse {
+    if (result.headers !== undefined) Object.assign(headers, result.headers);
+    if (result.body !== null) headers['Content-Type'] = JSON_TYPE;
+    return { status: result.status, headers, body: result.body, keyId };
+  }
+
+  function fail(thrown: unknown, headers: Record<string, string>, keyId: string | undefined, request: PlainRequest): CoreResponse {
+    const error = toApiError(thrown);
+    if (error.status === 500) {
+      logger.error('request failed', { request_id: headers['X-Request-Id'], method: request.method, path: request.target.slice(0, 200), error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown) });
+    }
+    if (error.headers !== undefined) Object.assign(headers, error.headers);
+    headers['Content-Type'] = JSON_TYPE;
+    const closeConnection = request.bodyTooLarge || draining;
+    return { status: error.status, headers, body: errorBody(error), keyId, closeConnection };
+  }
+
+  return {
+    handle,
+    drain: () => {
+      draining = true;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// `node dist/server.js`: reads flags and environment, starts the service, stops it gracefully on SIGINT/SIGTERM.
+import os from 'node:os';
+import { ConfigError, parseServerConfig, serverUsage, type ServerConfig } from './config.js';
+import { createLogger } from './log/logger.js';
+import { startServer } from './start-server.js';
+
+async function main(): Promise<void> {
+  let config: ServerConfig;
+  try {
+    config = parseServerConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`campus-events: ${error.message}\n`);
+    process.exit(2);
+  }
+  if (config.help) {
+    process.stdout.write(serverUsage());
+    process.exit(0);
+  }
+  // Under `ulimit -f` a write past the limit raises SIGXFSZ; ignoring it turns that into an EFBIG the store handles.
+  process.on('SIGXFSZ', () => undefined);
+  const logger = createLogger({ level: config.logLevel, write: (text) => process.stderr.write(text), pretty: process.stderr.isTTY === true });
+
+  let running;
+  try {
+    running = await startServer({
+      port: config.port,
+      host: config.host,
+      dataDir: config.dataDir,
+      rateLimit: config.rateLimit,
+      rateWindow: config.rateWindow,
+      corsOrigins: config.corsOrigins,
+      logger,
+    });
+  } catch (error) {
+    logger.flush();
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : (error as Error).message;
+    process.stderr.write(`campus-events: cannot start: ${reason}\n`);
+    process.exit(1);
+  }
+
+  if (running.app.initialAdminKey !== undefined) {
+    process.stderr.write(
+      [
+        '',
+        'Created the first API key (role admin, owner Administrator <admin@campus.local>). It is shown only this once:',
+        '',
+        `    ${running.app.initialAdminKey}`,
+        '',
+        `Make more with: node dist/cli.js keys create --name NAME --email EMAIL --role organizer --data-dir ${config.dataDir}`,
+        '',
+      ].join(os.EOL) + os.EOL,
+    );
+  }
+  logger.info('started', { url: running.url, data_dir: config.dataDir, pid: process.pid });
+  process.stdout.write(`listening on ${running.url}\n`);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping', { signal });
+    running.close().then(
+      () => {
+        logger.info('stopped');
+        logger.flush();
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error('stop failed', { error: String(error) });
+        logger.flush();
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+void main();

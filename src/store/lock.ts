@@ -1,0 +1,159 @@
+// DATA_DIR/LOCK: one writer per data folder; a lock left by a process that no longer runs is taken over.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/** What a lock file says about its owner. */
+export interface LockOwner {
+  pid: number;
+  host: string;
+  started_at: string;
+}
+
+/** A held lock. */
+export interface Lock {
+  readonly path: string;
+  readonly owner: LockOwner;
+  /** Removes the lock file (if it is still ours). Safe to call twice. */
+  release(): void;
+}
+
+/** Options of acquireLock; the defaults describe this process. */
+export interface LockOptions {
+  pid?: number;
+  host?: string;
+  /** The clock, ms since the epoch, for `started_at`. */
+  now?: () => number;
+  /** The lock file's name inside the folder. Default `LOCK`. */
+  file?: string;
+  /** Whether a process runs on this host. Default: `process.kill(pid, 0)` does not fail with ESRCH. */
+  isRunning?: (pid: number) => boolean;
+}
+
+/** Thrown when another live process holds the lock; its message names the owner's pid. */
+export class LockHeldError extends Error {
+  readonly owner: LockOwner;
+
+  constructor(lockPath: string, owner: LockOwner) {
+    super(
+      `The data folder ${path.dirname(lockPath)} is in use by process ${owner.pid} on host ${JSON.stringify(owner.host)} ` +
+        `(since ${owner.started_at}): one writer per folder. Stop that process, or delete ${lockPath} if it no longer runs.`,
+    );
+    this.name = 'LockHeldError';
+    this.owner = owner;
+  }
+}
+
+/** Lock files this process holds, so a second open in the same process is refused rather than taken over. */
+const heldHere = new Set<string>();
+
+/** Creates `dataDir/LOCK` (or `options.file`) naming this process, taking over a lock whose owner no longer runs. */
+export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
+  const lockPath = path.resolve(dataDir, options.file ?? 'LOCK');
+  const owner: LockOwner = {
+    pid: options.pid ?? process.pid,
+    host: options.host ?? os.hostname(),
+    started_at: new Date((options.now ?? Date.now)()).toISOString(),
+  };
+  const content = JSON.stringify(owner) + '\n';
+  const isRunning = options.isRunning ?? processIsRunning;
+  // A few tries: another process may take over the same stale lock between our unlink and our create.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (createExclusive(lockPath, content)) {
+      heldHere.add(lockPath);
+      return { path: lockPath, owner, release: () => release(lockPath, content) };
+    }
+    const existing = readOwner(lockPath);
+    if (existing === 'missing') continue;
+    if (existing !== 'unreadable' && ownerIsAlive(existing, owner, lockPath, isRunning)) throw new LockHeldError(lockPath, existing);
+    // Left by a process that no longer runs (kill -9, power cut): take it over.
+    unlinkIfPresent(lockPath);
+  }
+  throw new Error(`Could not take ${lockPath}: other processes keep creating it.`);
+}
+
+function ownerIsAlive(existing: LockOwner, self: LockOwner, lockPath: string, isRunning: (pid: number) => boolean): boolean {
+  // On another host the pid means nothing here, so the lock stands (a shared folder must not get two writers).
+  if (existing.host !== self.host) return true;
+  // Our own pid in a lock we did not take: a previous run that had the same pid (pid 1 in a container).
+  if (existing.pid === self.pid) return heldHere.has(lockPath);
+  return isRunning(existing.pid);
+}
+
+/** Writes the content beside the lock, then links it into place: the lock never exists half-written. */
+function createExclusive(lockPath: string, content: string): boolean {
+  const temporary = `${lockPath}.${randomBytes(6).toString('hex')}.tmp`;
+  fs.writeFileSync(temporary, content, { flag: 'wx', flush: true });
+  try {
+    fs.linkSync(temporary, lockPath);
+    return true;
+  } catch (error) {
+    if (errorCode(error) === 'EEXIST') return false;
+    // A file system without hard links: fall back to an exclusive create.
+    return createWithFlag(lockPath, content);
+  } finally {
+    unlinkIfPresent(temporary);
+  }
+}
+
+function createWithFlag(lockPath: string, content: string): boolean {
+  try {
+    fs.writeFileSync(lockPath, content, { flag: 'wx', flush: true });
+    return true;
+  } catch (error) {
+    if (errorCode(error) === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+function readOwner(lockPath: string): LockOwner | 'missing' | 'unreadable' {
+  let text: string;
+  try {
+    text = fs.readFileSync(lockPath, 'utf8');
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return 'missing';
+    throw error;
+  }
+  try {
+    // Checked field by field below.
+    const parsed = JSON.parse(text) as Partial<LockOwner>;
+    if (Number.isSafeInteger(parsed.pid) && typeof parsed.host === 'string') {
+      return { pid: parsed.pid!, host: parsed.host, started_at: String(parsed.started_at) };
+    }
+  } catch {
+    // Not JSON: handled below.
+  }
+  return 'unreadable';
+}
+
+function release(lockPath: string, content: string): void {
+  if (!heldHere.delete(lockPath)) return;
+  try {
+    if (fs.readFileSync(lockPath, 'utf8') === content) fs.unlinkSync(lockPath);
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error;
+  }
+}
+
+function processIsRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, under another user.
+    return errorCode(error) !== 'ESRCH';
+  }
+}
+
+function unlinkIfPresent(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error;
+  }
+}
+
+function errorCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+}

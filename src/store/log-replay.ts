@@ -1,0 +1,188 @@
+// Reads events.jsonl back into memory in byte chunks, checking every line; finds a torn tail and refuses damage elsewhere.
+import * as path from 'node:path';
+import type { StoredEvent } from '../events/event.js';
+import { nodeFileSystem } from './file-system.js';
+import type { FileSystemSeam } from './file-system.js';
+import { decodeRecord } from './jsonl-record.js';
+
+/** Where replay stopped trusting the log: a torn tail starts here and runs to the end of the file. */
+export interface TornTail {
+  /** 1-based line number of the first line that is not good. */
+  line: number;
+  /** Byte offset of that line (the length of the log once the tail is cut). */
+  offset: number;
+  reason: string;
+}
+
+/** What a replay found. */
+export interface ReplayResult {
+  /** The live events, in the order of their latest seq. */
+  events: Map<string, StoredEvent>;
+  /** Good lines (puts and deletes), superseded ones included. */
+  lines: number;
+  /** The seq of the last good line; 0 for an empty log. */
+  lastSeq: number;
+  /** Bytes up to the end of the last good line. */
+  goodLength: number;
+  /** Bytes in the file. */
+  fileLength: number;
+  /** Set when bytes follow the last good line (a crash mid-write). */
+  torn: TornTail | undefined;
+}
+
+/** Progress of a long replay: lines and bytes read so far, out of `fileLength` bytes. */
+export interface ReplayProgress {
+  lines: number;
+  bytes: number;
+  fileLength: number;
+}
+
+/** Options of replayLog. */
+export interface ReplayOptions {
+  /** The log's path, for messages. */
+  file: string;
+  /** Bytes read at a time. Default 4 MiB. */
+  chunkBytes?: number;
+  /** Called about every `progressMs` (default 1000) while a replay runs. */
+  onProgress?: (progress: ReplayProgress) => void;
+  progressMs?: number;
+  /** The clock for progress, ms. Default Date.now. */
+  now?: () => number;
+}
+
+/** The log is damaged before its last good line: the store refuses to start rather than drop data. */
+export class LogDamageError extends Error {
+  readonly file: string;
+  readonly line: number;
+  readonly offset: number;
+  readonly reason: string;
+
+  constructor(file: string, line: number, offset: number, reason: string) {
+    super(
+      `${file}: line ${line} (byte offset ${offset}) is damaged: ${reason}. The store will not start, so that no data is ` +
+        'dropped silently; restore the file from a backup, or check it with `verify`.',
+    );
+    this.name = 'LogDamageError';
+    this.file = file;
+    this.line = line;
+    this.offset = offset;
+    this.reason = reason;
+  }
+}
+
+/**
+ * Replays the log open on `fd` from its start. Resolves with the live events and where the good
+ * lines end; throws LogDamageError for a damaged line followed by a good one, or for a seq that
+ * does not grow. Changes nothing on disk: cutting a torn tail is the caller's move.
+ */
+export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayOptions): Promise<ReplayResult> {
+  const now = options.now ?? Date.now;
+  const progressMs = options.progressMs ?? 1000;
+  const fileLength = await fs.size(fd);
+  const events = new Map<string, StoredEvent>();
+  const emails = new Map<string, string>();
+  const decodeOptions = { intern: (email: string) => emails.get(email) ?? (emails.set(email, email), email) };
+  let buffer = Buffer.allocUnsafe(options.chunkBytes ?? 4 * 1024 * 1024);
+  let filled = 0;
+  /** File offset of buffer[0]. */
+  let bufferOffset = 0;
+  let lineNumber = 0;
+  let lines = 0;
+  let lastSeq = 0;
+  let goodLength = 0;
+  let firstBad: TornTail | undefined;
+  let nextProgress = now() + progressMs;
+
+  for (;;) {
+    const read = await fs.read(fd, buffer, filled, buffer.length - filled, bufferOffset + filled);
+    filled += read;
+    const view = buffer.subarray(0, filled);
+    let lineStart = 0;
+    for (let newline = view.indexOf(10); newline !== -1; newline = view.indexOf(10, lineStart)) {
+      lineNumber++;
+      const offset = bufferOffset + lineStart;
+      const record = decodeRecord(buffer, lineStart, newline, decodeOptions);
+      lineStart = newline + 1;
+      if (typeof record === 'string') {
+        firstBad ??= { line: lineNumber, offset, reason: record };
+        continue;
+      }
+      if (firstBad !== undefined) {
+        throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is good, so this is not a torn tail`);
+      }
+      if (record.seq <= lastSeq) {
+        throw new LogDamageError(options.file, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);
+      }
+      lastSeq = record.seq;
+      lines++;
+      goodLength = bufferOffset + lineStart;
+      if (record.op === 'put') {
+        // Delete first, so the map keeps the order of each event's latest seq.
+        events.delete(record.stored.id);
+        events.set(record.stored.id, record.stored);
+      } else {
+        events.delete(record.id);
+      }
+    }
+    if (read === 0) {
+      if (lineStart < filled) firstBad ??= { line: lineNumber + 1, offset: bufferOffset + lineStart, reason: 'the last line is incomplete (no newline)' };
+      break;
+    }
+    if (lineStart === 0 && filled === buffer.length) {
+      // One line longer than the buffer: grow it.
+      const larger = Buffer.allocUnsafe(buffer.length * 2);
+      buffer.copy(larger, 0, 0, filled);
+      buffer = larger;
+    } else {
+      buffer.copy(buffer, 0, lineStart, filled);
+      filled -= lineStart;
+      bufferOffset += lineStart;
+    }
+    if (options.onProgress !== undefined && now() >= nextProgress) {
+      nextProgress = now() + progressMs;
+      options.onProgress({ lines: lineNumber, bytes: bufferOffset, fileLength });
+    }
+  }
+  const endOfFile = bufferOffset + filled;
+  return { events, lines, lastSeq, goodLength, fileLength: Math.max(fileLength, endOfFile), torn: firstBad };
+}
+
+/** What `verifyLog` found in a data folder. */
+export interface LogReport {
+  file: string;
+  /** False when the folder has no log yet (an empty store). */
+  exists: boolean;
+  lines: number;
+  liveEvents: number;
+  supersededLines: number;
+  lastSeq: number;
+  /** Bytes of good lines, and of the whole file. */
+  goodLength: number;
+  fileLength: number;
+  /** A torn tail the next start will cut off (and keep aside). */
+  torn: TornTail | undefined;
+}
+
+/**
+ * Checks `dataDir/events.jsonl` offline, changing nothing (works while a server runs: it only reads).
+ * Throws LogDamageError, naming the line, when the log is damaged before its end.
+ */
+export async function verifyLog(dataDir: string, options: { fs?: FileSystemSeam } = {}): Promise<LogReport> {
+  const fs = options.fs ?? nodeFileSystem;
+  const file = path.resolve(dataDir, 'events.jsonl');
+  let fd: number;
+  try {
+    fd = await fs.open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return { file, exists: false, lines: 0, liveEvents: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined };
+  }
+  try {
+    const result = await replayLog(fs, fd, { file });
+    const liveEvents = result.events.size;
+    const { lines, lastSeq, goodLength, fileLength, torn } = result;
+    return { file, exists: true, lines, liveEvents, supersededLines: lines - liveEvents, lastSeq, goodLength, fileLength, torn };
+  } finally {
+    await fs.close(fd);
+  }
+}

@@ -1,0 +1,187 @@
+// Tests for SlidingWindowLimiter: exact counts at chosen instants, bounded memory, and a seeded property check.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { SlidingWindowLimiter } from "../../src/limits/sliding-window.js";
+
+const HOUR = 3_600_000;
+
+test("take() lets the 1000th request inside the window through and refuses the 1001st", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 1000, windowMs: HOUR });
+  for (let i = 0; i < 999; i++) assert.equal(limiter.take("k", i * 3000).allowed, true, `request ${i + 1}`);
+  const thousandth = limiter.take("k", 999 * 3000);
+  assert.deepEqual({ allowed: thousandth.allowed, remaining: thousandth.remaining }, { allowed: true, remaining: 0 });
+  assert.equal(limiter.take("k", HOUR - 1).allowed, false);
+});
+
+test("take() does not count a refused request", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 3, windowMs: 60_000 }); // buckets of 1 s
+  for (let i = 0; i < 3; i++) assert.equal(limiter.take("k", 0).allowed, true);
+  for (let i = 0; i < 50; i++) assert.equal(limiter.take("k", 30_000).allowed, false);
+  // Bucket 0 has left the span; had the refusals at 30 s counted, this would still be refused.
+  for (let i = 0; i < 3; i++) assert.equal(limiter.take("k", 61_000).allowed, true, `request ${i + 1} at 61 s`);
+  assert.equal(limiter.take("k", 61_000).allowed, false);
+});
+
+test("take() admits again at windowMs + windowMs/60 after the first burst, not before", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 5, windowMs: 60_000 });
+  for (let i = 0; i < 5; i++) limiter.take("k", 0);
+  assert.equal(limiter.take("k", 60_000).allowed, false, "a full window later the slot is still held (<= 1/60 late)");
+  assert.equal(limiter.take("k", 60_999).allowed, false);
+  assert.equal(limiter.take("k", 61_000).allowed, true);
+});
+
+test("take() gives exact remaining and resetSeconds at chosen instants", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 3, windowMs: 60_000 });
+  const at = (nowMs: number) => {
+    const { allowed, remaining, resetSeconds } = limiter.take("k", nowMs);
+    return { allowed, remaining, resetSeconds };
+  };
+  // Bucket 0 leaves the counted span when bucket 61 starts, at 61 s.
+  assert.deepEqual(at(0), { allowed: true, remaining: 2, resetSeconds: 61 });
+  assert.deepEqual(at(30_500), { allowed: true, remaining: 1, resetSeconds: 31 });
+  assert.deepEqual(at(30_500), { allowed: true, remaining: 0, resetSeconds: 31 });
+  assert.deepEqual(at(40_000), { allowed: false, remaining: 0, resetSeconds: 21 });
+  assert.deepEqual(at(60_999), { allowed: false, remaining: 0, resetSeconds: 1 });
+  // Bucket 30 (two requests) leaves at 91 s.
+  assert.deepEqual(at(61_000), { allowed: true, remaining: 0, resetSeconds: 30 });
+  assert.equal(limiter.take("k", 61_000).limit, 3);
+});
+
+test("take() reports resetSeconds 0 and full remaining once everything has expired", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
+  limiter.take("k", 0);
+  assert.deepEqual(limiter.peek("k", 10 * 60_000), { allowed: true, limit: 2, remaining: 2, resetSeconds: 0 });
+});
+
+test("peek() neither counts nor creates a key", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 1, windowMs: 1000 });
+  assert.deepEqual(limiter.peek("k", 0), { allowed: true, limit: 1, remaining: 1, resetSeconds: 0 });
+  assert.equal(limiter.size, 0);
+  assert.equal(limiter.take("k", 0).allowed, true);
+  assert.equal(limiter.peek("k", 0).allowed, false);
+  assert.equal(limiter.peek("k", 0).resetSeconds, 2, "1/60 s buckets: bucket 0 leaves at 1016.7 ms");
+});
+
+test("record() counts without checking and resetSeconds waits until enough has freed", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
+  limiter.record("k", 0);
+  limiter.record("k", 10_000);
+  limiter.record("k", 10_000);
+  // Three counted, limit two: bucket 0 leaving (61 s) is not enough, bucket 10 leaving (71 s) is.
+  assert.deepEqual(limiter.peek("k", 20_000), { allowed: false, limit: 2, remaining: 0, resetSeconds: 51 });
+  assert.equal(limiter.take("k", 61_000).allowed, false);
+  assert.equal(limiter.take("k", 71_000).allowed, true);
+});
+
+test("take() keeps keys apart", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 1, windowMs: 60_000 });
+  assert.equal(limiter.take("a", 0).allowed, true);
+  assert.equal(limiter.take("b", 0).allowed, true);
+  assert.equal(limiter.take("a", 0).allowed, false);
+});
+
+test("take() treats a time earlier than the last seen as the last seen", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 1, windowMs: 60_000 });
+  assert.equal(limiter.take("k", 100_000).allowed, true);
+  assert.equal(limiter.take("k", 0).allowed, false);
+});
+
+test("size stays <= maxKeys under 100k distinct keys and the most recent keys survive", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 1, windowMs: HOUR, maxKeys: 1000 });
+  limiter.take("kept", 0);
+  for (let i = 0; i < 100_000; i++) {
+    limiter.take(`key-${i}`, i);
+    if (i % 500 === 0) limiter.take("kept", i);
+    assert.ok(limiter.size <= 1000, `size ${limiter.size} after ${i + 1} keys`);
+  }
+  assert.equal(limiter.size, 1000);
+  assert.equal(limiter.peek("kept", 100_000).allowed, false, "a recently used key is not evicted");
+  assert.equal(limiter.peek("key-0", 100_000).allowed, true, "the oldest key was evicted");
+});
+
+test("take() drops idle keys when a new key arrives", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 1, windowMs: 60_000 });
+  for (let i = 0; i < 10; i++) limiter.take(`key-${i}`, 0);
+  assert.equal(limiter.size, 10);
+  limiter.take("late", 2 * 60_000);
+  assert.equal(limiter.size, 1);
+});
+
+test("SlidingWindowLimiter rejects bad options, naming them", () => {
+  assert.throws(() => new SlidingWindowLimiter({ limit: 0, windowMs: 1000 }), /limit must be .* got 0/);
+  assert.throws(() => new SlidingWindowLimiter({ limit: 1.5, windowMs: 1000 }), /limit must be/);
+  assert.throws(() => new SlidingWindowLimiter({ limit: 1, windowMs: 0 }), /windowMs must be .* got 0/);
+  assert.throws(() => new SlidingWindowLimiter({ limit: 1, windowMs: Number.NaN }), /windowMs must be/);
+  assert.throws(() => new SlidingWindowLimiter({ limit: 1, windowMs: 1000, maxKeys: 0 }), /maxKeys must be/);
+});
+
+/** Tiny seeded PRNG (mulberry32), so a failing schedule can be replayed from its seed. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A non-decreasing list of request times mixing bursts at bucket edges, trickles and random gaps. */
+function schedule(random: () => number, limit: number, windowMs: number, length: number): number[] {
+  const int = (n: number) => Math.floor(random() * n);
+  const bucketMs = windowMs / 60;
+  const times: number[] = [];
+  let now = int(windowMs);
+  while (times.length < length) {
+    const mode = int(4);
+    if (mode === 0) {
+      // A burst just before, on, or just after a bucket edge (edges are fractional when 60 does not divide windowMs).
+      const edge = (Math.floor(now / bucketMs) + 1 + int(61)) * bucketMs;
+      now = Math.max(now, Math.floor(edge) + int(3) - 1);
+      for (let i = int(limit * 2) + 1; i > 0; i--) times.push(now);
+    } else if (mode === 1) {
+      // A steady trickle around the sustainable rate.
+      const gap = Math.max(1, Math.round((windowMs / limit) * (0.5 + random())));
+      for (let i = int(3 * limit) + 1; i > 0; i--) times.push((now += gap));
+    } else if (mode === 2) {
+      times.push((now += int(2 * windowMs)));
+    } else {
+      times.push((now += int(Math.ceil(bucketMs) + 1)));
+    }
+  }
+  return times.slice(0, length);
+}
+
+test("take() never admits more than limit in any window and refuses at most windowMs/60 late (property, seeded)", () => {
+  for (let seed = 1; seed <= 1500; seed++) {
+    const random = mulberry32(seed);
+    const limit = 1 + Math.floor(random() * 20);
+    const windowMs = 600 + Math.floor(random() * 59_401);
+    const limiter = new SlidingWindowLimiter({ limit, windowMs });
+    const admitted: number[] = [];
+    let oldestRecent = 0; // first admitted index inside (t - windowMs - windowMs/60, t]
+    for (const t of schedule(random, limit, windowMs, 400)) {
+      const decision = limiter.take("k", t);
+      // s is inside (t - 61/60 windowMs, t]  <=>  60 (t - s) < 61 windowMs, kept in integers.
+      while (oldestRecent < admitted.length && 60 * (t - (admitted[oldestRecent] ?? 0)) >= 61 * windowMs) oldestRecent++;
+      const recent = admitted.length - oldestRecent;
+      const context = `seed ${seed} (limit ${limit}, windowMs ${windowMs}) at t=${t}`;
+      if (decision.allowed) {
+        admitted.push(t);
+        assert.ok(decision.remaining >= 0 && decision.remaining < limit, `remaining ${decision.remaining}, ${context}`);
+      } else {
+        assert.ok(recent >= limit, `refused with only ${recent} admitted in the last window + 1/60, ${context}`);
+        assert.ok(decision.resetSeconds >= 1, `resetSeconds ${decision.resetSeconds} on refusal, ${context}`);
+      }
+    }
+    // Any interval [t, t + windowMs) holding the most admissions can start at an admitted time.
+    let end = 0;
+    for (let start = 0; start < admitted.length; start++) {
+      const from = admitted[start] ?? 0;
+      while (end < admitted.length && (admitted[end] ?? 0) < from + windowMs) end++;
+      assert.ok(end - start <= limit, `seed ${seed} (limit ${limit}, windowMs ${windowMs}): ${end - start} admitted in [${from}, ${from + windowMs})`);
+    }
+  }
+});
