@@ -41,22 +41,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  if (running.app.initialAdminKey !== undefined) {
-    process.stderr.write(
-      [
-        '',
-        'Created the first API key (role admin, owner Administrator <admin@campus.local>). It is shown only this once:',
-        '',
-        `    ${running.app.initialAdminKey}`,
-        '',
-        `Make more with: node dist/cli.js keys create --name NAME --email EMAIL --role organizer --data-dir ${config.dataDir}`,
-        '',
-      ].join(os.EOL) + os.EOL,
-    );
-  }
-  logger.info('started', { url: running.url, data_dir: config.dataDir, pid: process.pid });
-  process.stdout.write(`listening on ${running.url}\n`);
-
+  // Handlers first: a supervisor may send SIGTERM the moment it reads the listening line.
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -77,6 +62,22 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+
+  if (running.app.initialAdminKey !== undefined) {
+    process.stderr.write(
+      [
+        '',
+        'Created the first API key (role admin, owner Administrator <admin@campus.local>). It is shown only this once:',
+        '',
+        `    ${running.app.initialAdminKey}`,
+        '',
+        `Make more with: node dist/cli.js keys create --name NAME --email EMAIL --role organizer --data-dir ${config.dataDir}`,
+        '',
+      ].join(os.EOL) + os.EOL,
+    );
+  }
+  logger.info('started', { url: running.url, data_dir: config.dataDir, pid: process.pid });
+  process.stdout.write(`listening on ${running.url}\n`);
 }
 
 void main();

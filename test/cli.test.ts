@@ -1,0 +1,103 @@
+// The CLI's key commands: output, --json, exit codes (0 done, 1 failed, 2 usage).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { runCli } from './helpers/spawn.js';
+import { tempDir } from './helpers/harness.js';
+
+test('keys create prints the key alone on stdout, with organizer as the default role', () => {
+  const { dir, remove } = tempDir();
+  try {
+    const result = runCli(['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu', '--data-dir', dir]);
+    assert.equal(result.status, 0);
+    assert.match(result.stdout, /^cek_[A-Za-z0-9_-]{22,}\n$/);
+    const listed = JSON.parse(runCli(['keys', 'list', '--json'], { DATA_DIR: dir }).stdout) as { role: string; name: string }[];
+    assert.deepEqual(listed.map((key) => [key.name, key.role]), [['Olivia', 'organizer']]);
+  } finally {
+    remove();
+  }
+});
+
+test('keys create --json prints one object with id, key, name, email and role', () => {
+  const { dir, remove } = tempDir();
+  try {
+    const result = runCli(['keys', 'create', '--data-dir', dir, '--name', 'Rita', '--email', 'rita@campus.edu', '--role', 'reader', '--json']);
+    assert.equal(result.status, 0);
+    const created = JSON.parse(result.stdout) as Record<string, unknown>;
+    assert.match(String(created['key']), /^cek_/);
+    assert.match(String(created['id']), /^key_/);
+    assert.equal(created['name'], 'Rita');
+    assert.equal(created['email'], 'rita@campus.edu');
+    assert.equal(created['role'], 'reader');
+    assert.equal(created['hash'], undefined);
+  } finally {
+    remove();
+  }
+});
+
+test('keys.json keeps only a hash of each key, never the key itself', () => {
+  const { dir, remove } = tempDir();
+  try {
+    const key = runCli(['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu', '--data-dir', dir]).stdout.trim();
+    const stored = readFileSync(path.join(dir, 'keys.json'), 'utf8');
+    assert.ok(!stored.includes(key));
+    assert.match(stored, /"hash": "[0-9a-f]{64}"/);
+  } finally {
+    remove();
+  }
+});
+
+test('keys list --json includes revoked keys with revoked_at and no secrets', () => {
+  const { dir, remove } = tempDir();
+  try {
+    const created = JSON.parse(runCli(['keys', 'create', '--name', 'A', '--email', 'a@campus.edu', '--json', '--data-dir', dir]).stdout) as { id: string; key: string };
+    assert.equal(runCli(['keys', 'revoke', created.id, '--data-dir', dir]).status, 0);
+    const result = runCli(['keys', 'list', '--json', '--data-dir', dir]);
+    assert.equal(result.status, 0);
+    const listed = JSON.parse(result.stdout) as { id: string; revoked_at: string | null }[];
+    assert.equal(listed.length, 1);
+    assert.equal(listed[0]!.id, created.id);
+    assert.match(String(listed[0]!.revoked_at), /^\d{4}-\d{2}-\d{2}T/);
+    assert.ok(!result.stdout.includes(created.key));
+  } finally {
+    remove();
+  }
+});
+
+test('keys revoke of an unknown id exits 1', () => {
+  const { dir, remove } = tempDir();
+  try {
+    const result = runCli(['keys', 'revoke', 'key_nope', '--data-dir', dir]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /key_nope/);
+  } finally {
+    remove();
+  }
+});
+
+test('usage errors exit 2: unknown command, missing --name, bad role, bad email, unknown flag', () => {
+  const { dir, remove } = tempDir();
+  try {
+    for (const args of [
+      ['frobnicate'],
+      ['keys', 'create', '--email', 'a@campus.edu'],
+      ['keys', 'create', '--name', 'A', '--email', 'a@campus.edu', '--role', 'root'],
+      ['keys', 'create', '--name', 'A', '--email', 'not-an-email'],
+      ['keys', 'list', '--bogus'],
+      [],
+    ]) {
+      const result = runCli([...args, '--data-dir', dir]);
+      assert.equal(result.status, 2, `${args.join(' ')} exits 2`);
+      assert.notEqual(result.stderr, '');
+    }
+  } finally {
+    remove();
+  }
+});
+
+test('cli --help prints usage and exits 0', () => {
+  const result = runCli(['--help']);
+  assert.equal(result.status, 0);
+  assert.match(result.stdout, /keys create/);
+});

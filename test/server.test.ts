@@ -1,0 +1,140 @@
+// The built server as a user runs it: the listening line, config errors, shutdown, restart, keys from the CLI.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { runCli, runServer, spawnServer, waitFor } from './helpers/spawn.js';
+import { tempDir } from './helpers/harness.js';
+
+const event = {
+  title: 'Chess club',
+  category: 'social',
+  location: 'Room 12',
+  start_time: '2026-10-01T18:00:00Z',
+  end_time: '2026-10-01T20:00:00Z',
+  capacity: 30,
+};
+
+async function post(url: string, key: string, body: unknown): Promise<Response> {
+  return fetch(`${url}/events`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+test('server prints only its listening line on stdout and the first admin key once on stderr', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const first = await spawnServer(['--port', '0', '--data-dir', dir]);
+    assert.match(first.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(await first.stop('SIGTERM'), 0);
+    assert.equal(first.stdout(), `listening on ${first.url}\n`);
+    const adminKey = /cek_[A-Za-z0-9]+/.exec(first.stderr())?.[0];
+    assert.ok(adminKey, 'the first start prints an admin key on stderr');
+    const second = await spawnServer(['--port=0', `--data-dir=${dir}`]);
+    const health = await fetch(`${second.url}/events`, { headers: { authorization: `Bearer ${adminKey}` } });
+    assert.equal(health.status, 200);
+    assert.equal(await second.stop('SIGINT'), 0);
+    assert.doesNotMatch(second.stderr(), /cek_/, 'the second start prints no key');
+  } finally {
+    remove();
+  }
+});
+
+test('server exits 2 with one line on stderr for a bad flag or value', () => {
+  for (const [args, env, reason] of [
+    [['--port', 'abc'], {}, /--port/],
+    [['--rate-limit', '0'], {}, /--rate-limit/],
+    [['--bogus'], {}, /--bogus/],
+    [[], { PORT: 'abc' }, /PORT/],
+    [['--port'], {}, /--port/],
+  ] as const) {
+    const result = runServer([...args], { ...env });
+    assert.equal(result.status, 2, `${args.join(' ')} exits 2`);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr.trim().split('\n').length, 1, 'one line on stderr');
+    assert.match(result.stderr, reason);
+  }
+});
+
+test('server --help prints usage and exits 0', () => {
+  const result = runServer(['--help']);
+  assert.equal(result.status, 0);
+  assert.match(result.stdout, /--port/);
+  assert.match(result.stdout, /RATE_WINDOW/);
+});
+
+test('a flag beats the environment', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const server = await spawnServer(['--port', '0', '--data-dir', dir], { PORT: '1', DATA_DIR: '/nonexistent/never' });
+    assert.notEqual(new URL(server.url).port, '1');
+    const code = await server.stop();
+    assert.equal(code, 0, server.stderr());
+  } finally {
+    remove();
+  }
+});
+
+test('server exits 1 when its port is in use', async () => {
+  const { dir, remove } = tempDir();
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (blocker.address() as net.AddressInfo).port;
+    const result = runServer(['--port', String(port), '--data-dir', dir]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /in use/);
+  } finally {
+    blocker.close();
+    remove();
+  }
+});
+
+test('a second server on the same data folder refuses to start, naming the owner', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const first = await spawnServer(['--port', '0', '--data-dir', dir]);
+    const second = runServer(['--port', '0', '--data-dir', dir]);
+    assert.equal(second.status, 1);
+    assert.match(second.stderr, new RegExp(String(first.child.pid)));
+    assert.equal(await first.stop(), 0);
+  } finally {
+    remove();
+  }
+});
+
+test('SIGTERM exits 0 and every acknowledged event is back after a restart', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const key = runCli(['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu', '--data-dir', dir]).stdout.trim();
+    const server = await spawnServer(['--port', '0', '--data-dir', dir]);
+    const created = await Promise.all(Array.from({ length: 20 }, (_, i) => post(server.url, key, { ...event, title: `Event ${i}` })));
+    const ids = await Promise.all(created.map(async (response) => {
+      assert.equal(response.status, 201);
+      return ((await response.json()) as { id: string }).id;
+    }));
+    assert.equal(await server.stop('SIGTERM'), 0);
+    const again = await spawnServer(['--port', '0', '--data-dir', dir]);
+    for (const id of ids) {
+      const response = await fetch(`${again.url}/events/${id}`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(response.status, 200, `event ${id} survived the restart`);
+    }
+    assert.equal(await again.stop(), 0);
+  } finally {
+    remove();
+  }
+});
+
+test('a key created by the CLI while the server runs works within 2 s, and a revoked one is refused within 2 s', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const server = await spawnServer(['--port', '0', '--data-dir', dir]);
+    const created = runCli(['keys', 'create', '--name', 'Late Comer', '--email', 'late@campus.edu', '--json', '--data-dir', dir]);
+    assert.equal(created.status, 0);
+    const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
+    const status = async (): Promise<number> => (await fetch(`${server.url}/events`, { headers: { authorization: `Bearer ${key}` } })).status;
+    assert.ok(await waitFor(async () => (await status()) === 200, 2_000), 'the new key works within 2 s');
+    assert.equal(runCli(['keys', 'revoke', id, '--data-dir', dir]).status, 0);
+    assert.ok(await waitFor(async () => (await status()) === 401, 2_000), 'the revoked key is refused within 2 s');
+    assert.equal(await server.stop(), 0);
+  } finally {
+    remove();
+  }
+});
