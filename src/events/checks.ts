@@ -3,7 +3,8 @@ import { formatTime, parseDateTime } from './time.js';
 
 /** What a checker returns for a bad value. */
 export class Problem {
-  constructor(readonly field: string, readonly message: string) {}
+  /** `also`: further problems found in the same value (an object's other sub-fields), so every one is reported. */
+  constructor(readonly field: string, readonly message: string, readonly also: readonly Problem[] = []) {}
 }
 
 export type Check<T> = (value: unknown, field: string) => T | Problem;
@@ -15,6 +16,7 @@ export function quote(value: unknown): string {
 }
 
 function typeName(value: unknown): string {
+  if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
@@ -90,7 +92,7 @@ const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 
 /** An e-mail address: one `@`, no spaces, a local part, a domain with a dot, at most 254 characters. */
 export const email: Check<string> = (value, field) => {
-  if (typeof value !== 'string' || value.length > 254 || !EMAIL.test(value) || CONTROL.test(value) || LONE_SURROGATE.test(value)) {
+  if (typeof value !== 'string' || codePoints(value) > 254 || !EMAIL.test(value) || CONTROL.test(value) || LONE_SURROGATE.test(value)) {
     return new Problem(field, `${field} must be an e-mail address such as "ada@campus.edu" (at most 254 characters), got ${quote(value)}`);
   }
   return value;
@@ -104,11 +106,14 @@ export const person: Check<{ name: string; email: string }> = (value, field) => 
     return new Problem(field, `${field} must be an object {name, email}, got ${typeName(value)}`);
   }
   const fields = value as Record<string, unknown>;
-  const extra = Object.keys(fields).find((key) => key !== 'name' && key !== 'email');
-  if (extra !== undefined) return new Problem(`${field}.${extra}`, `${field} has no field ${quote(extra)}; it takes only name and email`);
+  const problems = Object.keys(fields)
+    .filter((key) => key !== 'name' && key !== 'email')
+    .map((extra) => new Problem(`${field}.${extra}`, `${field} has no field ${quote(extra)}; it takes only name and email`));
   const name = personName(fields['name'], `${field}.name`);
-  if (name instanceof Problem) return name;
+  if (name instanceof Problem) problems.push(name);
   const address = email(fields['email'], `${field}.email`);
-  if (address instanceof Problem) return address;
-  return { name, email: address };
+  if (address instanceof Problem) problems.push(address);
+  const [first, ...rest] = problems;
+  if (first !== undefined) return new Problem(first.field, first.message, rest);
+  return { name: name as string, email: address as string };
 };

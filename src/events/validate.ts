@@ -50,8 +50,11 @@ function checkFields(body: Record<string, unknown>, principal: Principal, curren
       if (!equalsStored(field, value, current, principal)) problems.push({ field, message: readOnlyMessage(field, rule.access, current) });
     } else if (rule.check !== undefined) {
       const checked = rule.check(value, field);
-      if (checked instanceof Problem) problems.push({ field: checked.field, message: checked.message });
-      else values[field] = checked;
+      if (checked instanceof Problem) {
+        for (const problem of [checked, ...checked.also]) problems.push({ field: problem.field, message: problem.message });
+      } else {
+        values[field] = checked;
+      }
     }
   }
   return values;

@@ -5,6 +5,9 @@ import type { PlainRequest } from './types.js';
 /** The body cap: 64 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Deepest nesting of arrays and objects a body may have; an event needs 2. Deeper values overflow the stack of recursive code such as JSON.stringify. */
+export const MAX_BODY_DEPTH = 32;
+
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** True for `application/json`, with any parameters but a charset other than UTF-8. */
@@ -14,7 +17,7 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
   if (type.trim().toLowerCase() !== 'application/json') return false;
   return parameters.every((parameter) => {
     const [name = '', value = ''] = parameter.split('=');
-    return name.trim().toLowerCase() !== 'charset' || value.trim().replace(/"/g, '').toLowerCase() === 'utf-8';
+    return name.trim().toLowerCase() !== 'charset' || ['utf-8', 'utf8'].includes(value.trim().replace(/"/g, '').toLowerCase());
   });
 }
 
@@ -40,9 +43,32 @@ export function readJsonObject(request: PlainRequest): Record<string, unknown> {
   } catch (error) {
     throw new ApiError('bad_request', `The body is not valid JSON: ${(error as Error).message}.`);
   }
+  if (exceedsDepth(text, MAX_BODY_DEPTH)) {
+    throw new ApiError('bad_request', `The body nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep; send at most ${MAX_BODY_DEPTH}.`);
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
     throw new ApiError('bad_request', `The body must be a JSON object, got ${got}.`);
   }
   return value as Record<string, unknown>;
+}
+
+/** True when valid JSON `text` nests arrays and objects deeper than `max`; a scan, so no recursion. */
+function exceedsDepth(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 92 /* \\ */) i++;
+      else if (code === 34 /* " */) inString = false;
+    } else if (code === 34) {
+      inString = true;
+    } else if (code === 91 /* [ */ || code === 123 /* { */) {
+      if (++depth > max) return true;
+    } else if (code === 93 /* ] */ || code === 125 /* } */) {
+      depth--;
+    }
+  }
+  return false;
 }

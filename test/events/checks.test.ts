@@ -177,3 +177,23 @@ test("email() takes exactly 254 characters and refuses 255", () => {
   assert.equal(email(at254, "email"), at254);
   assertProblem(email(`a${at254}`, "email"), "email", "at most 254 characters");
 });
+
+test("person() reports every problem, not just the first (regression: it stopped at the first)", () => {
+  const result = person({ name: "", email: "nope", phone: "1", role: "x" }, "organizer");
+  assert.ok(result instanceof Problem);
+  assert.deepEqual([result.field, ...result.also.map((p) => p.field)], ["organizer.phone", "organizer.role", "organizer.name", "organizer.email"]);
+});
+
+test("person() reports a missing name as got nothing (regression: it said \"got a undefined\")", () => {
+  assertProblem(person({ email: "ada@campus.edu" }, "organizer"), "organizer.name", "got nothing");
+  const result = person({ email: "ada@campus.edu" }, "organizer");
+  assert.ok(result instanceof Problem && !result.message.includes("a undefined"), JSON.stringify(result));
+});
+
+test("email() counts the 254-character limit in code points (regression: it counted UTF-16 units)", () => {
+  const local = "😀".repeat(244);
+  const address = `${local}@campus.io`;
+  assert.equal([...address].length, 254);
+  assert.equal(email(address, "email"), address);
+  assertProblem(email(`😀${address}`, "email"), "email", "at most 254 characters");
+});

@@ -248,6 +248,11 @@ test("validateCreate() validates an admin's organizer, naming the sub-field", ()
   assertOneProblem(create({ organizer: "grace@campus.edu" }, ADMIN), "organizer", "organizer must be an object");
 });
 
+test("validateCreate() reports both a bad organizer name and a bad organizer email (regression: only the first was reported)", () => {
+  const details = problems(create({ organizer: { name: " ", email: "grace" } }, ADMIN));
+  assert.deepEqual(details.map((d) => d.field), ["organizer.name", "organizer.email"]);
+});
+
 test("validateCreate() reports several problems at once, each naming its field, and counts them in the message", () => {
   let thrown: unknown;
   try {

@@ -1,0 +1,190 @@
+// Tests for parseServerConfig and serverUsage: defaults, flags beating the environment, both flag forms, and one-line ConfigErrors.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ConfigError, parseServerConfig, serverUsage, SETTINGS } from "../src/config.js";
+
+/** Asserts parsing throws a ConfigError on one line whose message contains every part. */
+function assertConfigError(argv: string[], env: Record<string, string>, ...parts: string[]): void {
+  assert.throws(
+    () => parseServerConfig(argv, env),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, String(error));
+      assert.equal(error.name, "ConfigError");
+      assert.ok(!error.message.includes("\n"), "one line");
+      for (const part of parts) assert.ok(error.message.includes(part), `message ${JSON.stringify(error.message)} lacks ${JSON.stringify(part)}`);
+      return true;
+    },
+  );
+}
+
+test("parseServerConfig() gives the documented defaults", () => {
+  assert.deepEqual(parseServerConfig([], {}), {
+    help: false,
+    port: 3000,
+    host: "127.0.0.1",
+    dataDir: "./data",
+    rateLimit: 1000,
+    rateWindow: 3600,
+    corsOrigins: [],
+    logLevel: "info",
+  });
+});
+
+test("parseServerConfig() returns a frozen object", () => {
+  assert.equal(Object.isFrozen(parseServerConfig([], {})), true);
+});
+
+test("parseServerConfig() reads every setting from the environment", () => {
+  const config = parseServerConfig([], {
+    PORT: "8080",
+    HOST: "0.0.0.0",
+    DATA_DIR: "/var/lib/events",
+    RATE_LIMIT: "5",
+    RATE_WINDOW: "60",
+    CORS_ORIGIN: "https://events.campus.edu",
+    LOG_LEVEL: "warn",
+  });
+  assert.deepEqual(config, {
+    help: false,
+    port: 8080,
+    host: "0.0.0.0",
+    dataDir: "/var/lib/events",
+    rateLimit: 5,
+    rateWindow: 60,
+    corsOrigins: ["https://events.campus.edu"],
+    logLevel: "warn",
+  });
+});
+
+test("parseServerConfig() takes --flag value and --flag=value", () => {
+  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug"], {});
+  assert.deepEqual(config, {
+    help: false,
+    port: 8080,
+    host: "::1",
+    dataDir: "/tmp/x",
+    rateLimit: 7,
+    rateWindow: 30,
+    corsOrigins: ["http://localhost:5173"],
+    logLevel: "debug",
+  });
+});
+
+test("parseServerConfig() lets a flag beat the environment, in both forms", () => {
+  assert.equal(parseServerConfig(["--port", "4000"], { PORT: "5000" }).port, 4000);
+  assert.equal(parseServerConfig(["--port=4000"], { PORT: "5000" }).port, 4000);
+  assert.equal(parseServerConfig(["--data-dir", "flag"], { DATA_DIR: "env" }).dataDir, "flag");
+});
+
+test("parseServerConfig() does not parse the environment value a flag overrides", () => {
+  assert.equal(parseServerConfig(["--port", "4000"], { PORT: "abc" }).port, 4000);
+});
+
+test("parseServerConfig() lets the last of a repeated flag win", () => {
+  assert.equal(parseServerConfig(["--port", "1", "--port=2"], {}).port, 2);
+});
+
+test("parseServerConfig() treats an empty environment variable as unset", () => {
+  assert.equal(parseServerConfig([], { PORT: "" }).port, 3000);
+});
+
+test("parseServerConfig() keeps an = inside a --flag=value value", () => {
+  assert.equal(parseServerConfig(["--data-dir=/tmp/a=b"], {}).dataDir, "/tmp/a=b");
+});
+
+test("parseServerConfig() takes port 0 (any free port) and 65535", () => {
+  assert.equal(parseServerConfig(["--port", "0"], {}).port, 0);
+  assert.equal(parseServerConfig(["--port", "65535"], {}).port, 65535);
+});
+
+test("parseServerConfig() refuses an unknown flag, naming it", () => {
+  assertConfigError(["--verbose"], {}, "unknown flag", '"--verbose"', "--help");
+  assertConfigError(["--prot=3000"], {}, "unknown flag", '"--prot"');
+  assertConfigError(["-p", "3000"], {}, "unknown flag", '"-p"');
+});
+
+test("parseServerConfig() refuses a stray argument", () => {
+  assertConfigError(["serve"], {}, "unknown argument", '"serve"');
+});
+
+for (const port of ["abc", "70000", "65536", "-1", "3000.5", "1e3", "", " 80"]) {
+  test(`parseServerConfig() refuses --port ${JSON.stringify(port)}, naming the flag and quoting the value`, () => {
+    assertConfigError(["--port", port], {}, "--port must be an integer from 0 to 65535", `"${port}"`);
+  });
+}
+
+test("parseServerConfig() refuses a bad PORT from the environment, naming the variable", () => {
+  assertConfigError([], { PORT: "abc" }, "PORT must be an integer", '"abc"');
+});
+
+test("parseServerConfig() refuses rate-limit 0 and rate-window 0", () => {
+  assertConfigError(["--rate-limit", "0"], {}, "--rate-limit must be an integer from 1", '"0"');
+  assertConfigError([], { RATE_LIMIT: "0" }, "RATE_LIMIT");
+  assertConfigError(["--rate-window=0"], {}, "--rate-window", '"0"');
+  assertConfigError(["--rate-limit", "ten"], {}, "--rate-limit", '"ten"');
+});
+
+test("parseServerConfig() refuses a flag without its value", () => {
+  assertConfigError(["--port"], {}, "--port needs a value");
+  assertConfigError(["--host", "localhost", "--data-dir"], {}, "--data-dir needs a value");
+});
+
+test("parseServerConfig() refuses an empty host or data folder", () => {
+  assertConfigError(["--host="], {}, "--host must not be empty");
+  assertConfigError(["--data-dir", "  "], {}, "--data-dir must not be empty");
+});
+
+test("parseServerConfig() refuses an unknown log level", () => {
+  assertConfigError(["--log-level", "loud"], {}, "--log-level must be one of", '"loud"');
+});
+
+test("parseServerConfig() sets help for --help and -h, with the other defaults intact", () => {
+  const config = parseServerConfig(["--help"], {});
+  assert.equal(config.help, true);
+  assert.equal(config.port, 3000);
+  assert.equal(parseServerConfig(["-h"], {}).help, true);
+  assert.equal(parseServerConfig(["--port", "1", "--help"], {}).help, true);
+});
+
+test("parseServerConfig() parses a comma-separated origin list, trimming and skipping empties", () => {
+  assert.deepEqual(parseServerConfig(["--cors-origin", " https://a.campus.edu , http://localhost:3000,,https://b.campus.edu:8443 "], {}).corsOrigins, [
+    "https://a.campus.edu",
+    "http://localhost:3000",
+    "https://b.campus.edu:8443",
+  ]);
+  assert.deepEqual(parseServerConfig([], { CORS_ORIGIN: "https://a.campus.edu,https://b.campus.edu" }).corsOrigins, ["https://a.campus.edu", "https://b.campus.edu"]);
+  assert.deepEqual(parseServerConfig(["--cors-origin="], {}).corsOrigins, []);
+});
+
+for (const origin of ["events.campus.edu", "https://events.campus.edu/", "https://events.campus.edu/app", "ftp://events.campus.edu", "*", "https://"]) {
+  test(`parseServerConfig() refuses the CORS origin ${JSON.stringify(origin)}, quoting it`, () => {
+    assertConfigError(["--cors-origin", `https://ok.campus.edu,${origin}`], {}, "--cors-origin must be a comma-separated list of origins", `"${origin}"`);
+  });
+}
+
+test("serverUsage() names every flag, its variable and its default", () => {
+  const usage = serverUsage();
+  assert.match(usage, /^Usage: node dist\/server\.js/);
+  for (const setting of SETTINGS) {
+    assert.ok(usage.includes(setting.flag), setting.flag);
+    assert.ok(usage.includes(`env ${setting.env}`), setting.env);
+  }
+  for (const part of ["--help", "default 3000", "default 127.0.0.1", "default ./data", "default 1000", "default 3600", "default none"]) {
+    assert.ok(usage.includes(part), part);
+  }
+});
+
+test("SETTINGS covers every setting of API.md §1", () => {
+  const rows = SETTINGS.map((s) => [s.flag, s.env, s.default]);
+  for (const row of [
+    ["--port", "PORT", "3000"],
+    ["--host", "HOST", "127.0.0.1"],
+    ["--data-dir", "DATA_DIR", "./data"],
+    ["--rate-limit", "RATE_LIMIT", "1000"],
+    ["--rate-window", "RATE_WINDOW", "3600"],
+    ["--cors-origin", "CORS_ORIGIN", ""],
+  ]) {
+    assert.ok(rows.some((r) => JSON.stringify(r) === JSON.stringify(row)), JSON.stringify(row));
+  }
+});
