@@ -1,18 +1,133 @@
-// The OpenAPI 3.1 document of the whole API, generated from the route table and the event schema.
-import { EVENT_FIELDS } from '../events/schema.js';
+// The OpenAPI 3.1 document of the whole API, generated from the route table, the event schema and the error catalog.
+import { OPERATIONS, ALWAYS_ERRORS, KEY_ERRORS, undescribedOperation, type OperationSpec } from './operations.js';
+import { componentParameters, parameterRef } from './parameters.js';
+import { COMMON_HEADERS, JSON_MEDIA, RATE_LIMIT_HEADERS, componentHeaders, errorResponseRef, errorResponses, headerRefs, type RateLimits } from './responses.js';
+import { componentSchemas, schemaRef } from './schemas.js';
 
-/** Builds the document; `routes` comes from the router so every route is documented. */
-export function openApiDocument(routes: { pattern: string; methods: string[] }[], limits: { rateLimit: number; rateWindow: number }): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
+type JsonObject = Record<string, unknown>;
+
+/** A route as `Router.routes()` lists it: a pattern such as `/events/:id` and its methods. */
+export interface DocumentedRoute {
+  pattern: string;
+  methods: string[];
+}
+
+/** The security scheme every operation needs unless it says `security: []`. */
+const SECURITY_SCHEME = 'apiKey';
+
+/**
+ * Builds the document; `routes` comes from the router, so every route and method it serves is documented
+ * (and nothing else), and `limits` are the app's own rate-limit figures.
+ */
+export function openApiDocument(routes: readonly DocumentedRoute[], limits: RateLimits): JsonObject {
+  const parameters = componentParameters();
+  const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
-    const item: Record<string, unknown> = {};
-    for (const method of route.methods) item[method.toLowerCase()] = { responses: { default: { description: 'See the contract.' } } };
-    paths[route.pattern.replace(/:(\w+)/g, '{$1}')] = item;
+    const path = toTemplate(route.pattern);
+    const item: JsonObject = { parameters: [parameterRef('XRequestId')] };
+    for (const method of route.methods) {
+      const spec = OPERATIONS[`${method} ${path}`] ?? undescribedOperation(method, path);
+      item[method.toLowerCase()] = operation(spec, path, parameters);
+    }
+    paths[path] = item;
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'campus-events', version: '1.0', description: `Rate limit: ${limits.rateLimit} requests per ${limits.rateWindow} s per key.` },
+    info: { title: 'Campus Events API', version: '1.0', description: apiDescription(limits) },
+    servers: [
+      { url: '/', description: 'The paths as listed.' },
+      { url: '/v1', description: 'The same API under /v1: /v1/events is /events. Location and Link keep the prefix the request came in under.' },
+    ],
+    tags: [
+      { name: 'events', description: 'Campus events.' },
+      { name: 'service', description: 'Health and this document; no key needed.' },
+    ],
+    security: [{ [SECURITY_SCHEME]: [] }],
     paths,
-    components: { schemas: { Event: { type: 'object', properties: Object.fromEntries(Object.entries(EVENT_FIELDS).map(([name, rule]) => [name, rule.schema])) } } },
+    components: {
+      schemas: componentSchemas(),
+      parameters,
+      headers: componentHeaders(limits),
+      responses: errorResponses(limits),
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'cek_...',
+          description: `An API key, Authorization: Bearer cek_... (the scheme name is case-insensitive). Keys are made with \`node dist/cli.js keys create\`. Each key may make ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} s.`,
+        },
+      },
+    },
   };
+}
+
+/** `/events/:id` → `/events/{id}`. */
+function toTemplate(pattern: string): string {
+  return pattern.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/** One Operation Object: its parameters, body, success responses and every error it can give. */
+function operation(spec: OperationSpec, path: string, components: Record<string, JsonObject>): JsonObject {
+  const result: JsonObject = {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: spec.description,
+    tags: [spec.tag],
+  };
+  if (!spec.auth) result['security'] = [];
+  const parameters = operationParameters(spec, path, components);
+  if (parameters.length > 0) result['parameters'] = parameters;
+  if (spec.requestBody !== undefined) {
+    result['requestBody'] = {
+      required: true,
+      description: `${spec.requestBody.description} Content-Type: application/json, at most 64 KiB, a JSON object.`,
+      content: { [JSON_MEDIA]: { schema: schemaRef(spec.requestBody.schema), examples: spec.requestBody.examples } },
+    };
+  }
+  result['responses'] = operationResponses(spec);
+  return result;
+}
+
+/** The spec's parameters, plus a plain string one for any path parameter it does not declare. */
+function operationParameters(spec: OperationSpec, path: string, components: Record<string, JsonObject>): JsonObject[] {
+  const names = spec.parameters ?? [];
+  const declared = new Set(names.map((name) => components[name]).filter((p) => p?.['in'] === 'path').map((p) => p!['name']));
+  const parameters = names.map(parameterRef);
+  for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+    if (!declared.has(name)) parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+  }
+  return parameters;
+}
+
+/** Success responses inline (their headers depend on the key), error responses by reference, ordered by status. */
+function operationResponses(spec: OperationSpec): JsonObject {
+  const responses: JsonObject = {};
+  const keyHeaders = spec.auth ? RATE_LIMIT_HEADERS : [];
+  for (const [status, success] of Object.entries(spec.responses)) {
+    const response: JsonObject = {
+      description: success.description,
+      headers: headerRefs([...COMMON_HEADERS, ...keyHeaders, ...(success.headers ?? [])]),
+    };
+    if (success.schema !== undefined) response['content'] = { [JSON_MEDIA]: { schema: schemaRef(success.schema) } };
+    responses[status] = response;
+  }
+  const errors = new Set([...ALWAYS_ERRORS, ...(spec.auth ? KEY_ERRORS : []), ...spec.errors]);
+  for (const status of [...errors].sort((a, b) => a - b)) responses[String(status)] = errorResponseRef(status);
+  return sortByStatus(responses);
+}
+
+function sortByStatus(responses: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The document's introduction: what holds for every path. */
+function apiDescription(limits: RateLimits): string {
+  return [
+    'Create, list, read, update and delete campus events.',
+    'Every path also answers under /v1 (/v1/events is /events; see servers). Every response carries API-Version: 1.0 and X-Request-Id.',
+    'Authentication: Authorization: Bearer cek_... on every endpoint but /health, /openapi.json and OPTIONS. A reader key may GET; an organizer key may also POST, and PUT or DELETE the events it organises; an admin key may do everything and set organizer.',
+    `Rate limit: each key may make ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} seconds; every response to a request with a good key carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy and RateLimit, and a 429 carries Retry-After. After 100 failed authentications within 15 minutes, a client address gets 429 for any request without a good key.`,
+    'HEAD works wherever GET does (no body). OPTIONS answers 204 with Allow on every path, needs no key, and answers CORS preflights for the configured origins. Another method on a known path is a 405 with Allow (components.responses.MethodNotAllowed); an unknown path is a 404.',
+    'Errors are JSON {error, message, details?} (the Error schema); when a request has several faults, the first in the order of API.md §3 answers, so an unauthenticated request never learns whether an event exists.',
+  ].join('\n\n');
 }

@@ -1,0 +1,141 @@
+// What the route table cannot say about each operation: its name, prose, parameters, body and the responses it can give.
+import { CREATE_EXAMPLES, UPDATE_EXAMPLES, type Example } from './examples.js';
+import { LIST_QUERY_PARAMETERS } from './parameters.js';
+
+/** A success (or 304) response of an operation. */
+export interface SuccessSpec {
+  description: string;
+  /** The component schema of the JSON body; none for an empty body. */
+  schema?: string;
+  /** Component headers it carries besides the common and rate-limit ones. */
+  headers?: readonly string[];
+}
+
+/** One operation, keyed in OPERATIONS by `METHOD /openapi/{template}`. */
+export interface OperationSpec {
+  /** Stable: the route's name in the route table where it has one. */
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: 'events' | 'service';
+  /** Needs an API key: 401 and 429, the rate-limit headers, the global security requirement. */
+  auth: boolean;
+  /** Component parameters, by name. */
+  parameters?: readonly string[];
+  /** A JSON object body: its component schema and examples (415, 413 and 400 come with it). */
+  requestBody?: { schema: string; description: string; examples: Readonly<Record<string, Example>> };
+  responses: Readonly<Record<string, SuccessSpec>>;
+  /** Error statuses particular to this operation, beyond those every request (and every keyed request) can get. */
+  errors: readonly number[];
+}
+
+/** Errors any request can get: a request-level fault, a slow client, huge headers, a bug, shutting down. */
+export const ALWAYS_ERRORS: readonly number[] = [400, 408, 431, 500, 503];
+
+/** Errors any request to an endpoint that needs a key can get. */
+export const KEY_ERRORS: readonly number[] = [401, 429];
+
+/** Errors of any request that reads a JSON body. */
+export const BODY_ERRORS: readonly number[] = [413, 415];
+
+const ORDER_NOTE = 'When a request has several faults, the first of API.md §3 answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, If-Match, fields, state.';
+
+/** Every operation of the contract (API.md §5). */
+export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
+  'GET /events': {
+    operationId: 'listEvents',
+    summary: 'List events',
+    description: 'Events ordered by start_time, then id (plain string comparison), stable across pages. total counts every match on all pages. Any other query parameter, a parameter given twice, a bad value or start_date after end_date is a 400 naming the parameter.',
+    tag: 'events',
+    auth: true,
+    parameters: LIST_QUERY_PARAMETERS,
+    responses: { '200': { description: 'One page of the matching events.', schema: 'EventList', headers: ['Link'] } },
+    errors: [],
+  },
+  'POST /events': {
+    operationId: 'createEvent',
+    summary: 'Create an event',
+    description: `Any organizer or admin key; a reader gets 403. The organizer is the key's owner unless an admin sets it. ${ORDER_NOTE}`,
+    tag: 'events',
+    auth: true,
+    requestBody: { schema: 'EventCreate', description: 'The new event.', examples: CREATE_EXAMPLES },
+    responses: { '201': { description: 'Created: the event, every field but organizer.', schema: 'EventCreated', headers: ['Location', 'ETag'] } },
+    errors: [403, ...BODY_ERRORS],
+  },
+  'GET /events/{id}': {
+    operationId: 'getEvent',
+    summary: 'Read one event',
+    description: 'The event, with its ETag; If-None-Match with a current ETag answers 304.',
+    tag: 'events',
+    auth: true,
+    parameters: ['EventId', 'IfNoneMatch'],
+    responses: {
+      '200': { description: 'The event.', schema: 'Event', headers: ['ETag'] },
+      '304': { description: 'Not modified: If-None-Match matched the current ETag. No body.', headers: ['ETag'] },
+    },
+    errors: [404],
+  },
+  'PUT /events/{id}': {
+    operationId: 'updateEvent',
+    summary: 'Update an event (partial)',
+    description: `Fields absent are unchanged; the result is validated as a whole. Admins may update any event, organizers only their own (else 403). capacity below registered_count is a 409. ${ORDER_NOTE}`,
+    tag: 'events',
+    auth: true,
+    parameters: ['EventId', 'IfMatch'],
+    requestBody: { schema: 'EventUpdate', description: 'The fields to change.', examples: UPDATE_EXAMPLES },
+    responses: { '200': { description: 'The updated event, with its new ETag.', schema: 'Event', headers: ['ETag'] } },
+    errors: [403, 404, 409, 412, ...BODY_ERRORS],
+  },
+  'DELETE /events/{id}': {
+    operationId: 'deleteEvent',
+    summary: 'Delete an event',
+    description: `Admins may delete any event, organizers only their own (else 403). ${ORDER_NOTE}`,
+    tag: 'events',
+    auth: true,
+    parameters: ['EventId', 'IfMatch'],
+    responses: { '204': { description: 'Deleted. No body.' } },
+    errors: [403, 404, 412],
+  },
+  'GET /health': {
+    operationId: 'getHealth',
+    summary: 'Health check',
+    description: 'Needs no key. 200 while the store is writable; 503 unavailable once a write has failed (reads still work) or while shutting down.',
+    tag: 'service',
+    auth: false,
+    responses: { '200': { description: 'The service is healthy.', schema: 'Health' } },
+    errors: [],
+  },
+  'GET /openapi.json': {
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI document',
+    description: 'Needs no key. The OpenAPI 3.1 document of the whole API.',
+    tag: 'service',
+    auth: false,
+    responses: { '200': { description: 'The document.', schema: 'OpenApiDocument' } },
+    errors: [],
+  },
+};
+
+/**
+ * The spec of a route the table does not describe yet, so the document still lists every route.
+ * Its operationId is derived from method and path: `POST /events/{id}/registrations` → `postEventsByIdRegistrations`.
+ */
+export function undescribedOperation(method: string, path: string): OperationSpec {
+  const words = path.split('/').filter((segment) => segment !== '').map((segment) => {
+    const parameter = /^\{(.+)\}$/.exec(segment);
+    return (parameter === null ? '' : 'By') + pascalCase(parameter === null ? segment : parameter[1]!);
+  });
+  return {
+    operationId: method.toLowerCase() + words.join(''),
+    summary: `${method} ${path}`,
+    description: 'Not yet described in this document; API.md is the contract.',
+    tag: 'events',
+    auth: true,
+    responses: { default: { description: 'See API.md.' } },
+    errors: [],
+  };
+}
+
+function pascalCase(text: string): string {
+  return text.split(/[^A-Za-z0-9]+/).filter((word) => word !== '').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+}

@@ -1,0 +1,125 @@
+// The component schemas of the OpenAPI document, generated from EVENT_FIELDS and ERROR_CATALOG so they cannot drift from the validators.
+import { EVENT_FIELDS, type FieldRule } from '../events/schema.js';
+import { ERROR_CATALOG } from '../http/errors.js';
+
+type Schema = Record<string, unknown>;
+
+/** `#/components/schemas/NAME`. */
+export function schemaRef(name: string): Schema {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** Every schema of `components.schemas`. */
+export function componentSchemas(): Record<string, Schema> {
+  return {
+    EventCreate: requestSchema('create'),
+    EventUpdate: requestSchema('update'),
+    Event: responseSchema(
+      'An event as a list item, a single read and an update response carry it: every field but created_at.',
+      (field) => field !== 'created_at',
+    ),
+    EventCreated: responseSchema(
+      'The event as the create response carries it: every field but organizer.',
+      (field) => field !== 'organizer',
+    ),
+    EventList: {
+      type: 'object',
+      description: 'One page of events, ordered by start_time then id.',
+      additionalProperties: false,
+      required: ['events', 'total', 'page'],
+      properties: {
+        events: { type: 'array', items: schemaRef('Event'), description: 'Empty past the last page.' },
+        total: { type: 'integer', minimum: 0, description: 'Every match on all pages.' },
+        page: { type: 'integer', minimum: 1, description: 'The page returned.' },
+      },
+    },
+    Error: errorSchema(),
+    FieldProblem: {
+      type: 'object',
+      description: 'One problem with one field of a request body.',
+      additionalProperties: false,
+      required: ['field', 'message'],
+      properties: {
+        field: { type: 'string', description: 'The field at fault.' },
+        message: { type: 'string', description: 'What is wrong with it, quoting the value.' },
+      },
+    },
+    Health: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['status'],
+      properties: { status: { type: 'string', const: 'ok' } },
+    },
+    OpenApiDocument: { type: 'object', description: 'This OpenAPI 3.1 document.', required: ['openapi', 'info', 'paths'] },
+  };
+}
+
+/**
+ * A request body schema: every field of EVENT_FIELDS, unknown fields refused. On create the fields with
+ * `required: true` are required; on update nothing is (a partial update).
+ */
+function requestSchema(kind: 'create' | 'update'): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const [field, rule] of Object.entries(EVENT_FIELDS)) properties[field] = requestProperty(rule, kind);
+  const schema: Schema = {
+    type: 'object',
+    additionalProperties: false,
+    properties,
+  };
+  if (kind === 'create') {
+    schema['description'] = 'A new event. Unknown fields, wrong types (a number as a string, null) and read-only fields fail validation, every problem listed in details.';
+    schema['required'] = Object.entries(EVENT_FIELDS).filter(([, rule]) => rule.required).map(([field]) => field);
+  } else {
+    schema['description'] = 'A partial update: absent fields are unchanged, and the result is validated as a whole (end_time after start_time). An empty object is a valid no-op.';
+  }
+  return schema;
+}
+
+/** One field of a request body, with what its access rule means for this kind of request. */
+function requestProperty(rule: FieldRule, kind: 'create' | 'update'): Schema {
+  const property: Schema = { ...rule.schema };
+  if (rule.access === 'read-only') {
+    property['readOnly'] = true;
+    const note = kind === 'create'
+      ? 'Read-only: set by the service; sending it on create fails validation.'
+      : 'Read-only: may be sent only with its stored value (so a client can send back what it read).';
+    property['description'] = joinSentences(rule.schema['description'], note);
+  } else if (rule.access === 'admin-only') {
+    const stored = kind === 'create' ? "the key's owner" : 'its stored value';
+    property['description'] = joinSentences(rule.schema['description'], `Admin keys only; any other key may send it only with ${stored}.`);
+  }
+  return property;
+}
+
+/** A response schema over the fields `include` keeps, every one of them always present. */
+function responseSchema(description: string, include: (field: string) => boolean): Schema {
+  const fields = Object.keys(EVENT_FIELDS).filter(include);
+  return {
+    type: 'object',
+    description,
+    additionalProperties: false,
+    required: fields,
+    properties: Object.fromEntries(fields.map((field) => [field, { ...EVENT_FIELDS[field]!.schema }])),
+  };
+}
+
+/** `{error, message, details?}`; `error` is one of the catalog's codes, and validation_failed always has details. */
+function errorSchema(): Schema {
+  return {
+    type: 'object',
+    description: 'Every error response. message is a sentence a person can act on, naming the field, parameter, header or id at fault.',
+    additionalProperties: false,
+    required: ['error', 'message'],
+    properties: {
+      error: { type: 'string', enum: Object.keys(ERROR_CATALOG) },
+      message: { type: 'string' },
+      details: { type: 'array', items: schemaRef('FieldProblem'), description: 'One entry per problem found, all of them.' },
+    },
+    if: { properties: { error: { const: 'validation_failed' } }, required: ['error'] },
+    then: { required: ['details'] },
+  };
+}
+
+function joinSentences(first: unknown, second: string): string {
+  return typeof first === 'string' && first.length > 0 ? `${first} ${second}` : second;
+}

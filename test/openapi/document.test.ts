@@ -1,0 +1,257 @@
+// Tests for openApiDocument: the served document covers the real route table and agrees with the validators, serializers and error catalog.
+
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, test } from "node:test";
+import { createApp, type App } from "../../src/app.js";
+import type { Principal } from "../../src/auth/principal.js";
+import { CATEGORIES, createdJson, viewJson, type EventRecord } from "../../src/events/event.js";
+import { eventRoutes } from "../../src/events/handlers.js";
+import { EVENT_FIELDS } from "../../src/events/schema.js";
+import { validateCreate, validateUpdate } from "../../src/events/validate.js";
+import { ERROR_CATALOG } from "../../src/http/errors.js";
+import { parseListQuery } from "../../src/http/list-query.js";
+import { openApiDocument } from "../../src/openapi/document.js";
+import { OPERATIONS } from "../../src/openapi/operations.js";
+import { MemoryStore } from "../../src/store/memory-store.js";
+import { call, tempDir } from "../helpers/harness.js";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is arbitrary JSON
+type Json = any;
+
+/** The contract's routes, API.md §5. */
+const CONTRACT_ROUTES = ["GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /health", "GET /openapi.json"];
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+const ORGANIZER: Principal = { keyId: "key_o", name: "Olivia Organizer", email: "olivia@campus.edu", role: "organizer" };
+const ADMIN: Principal = { keyId: "key_a", name: "Ada Admin", email: "ada@campus.edu", role: "admin" };
+
+let app: App;
+let removeDir: () => void;
+let doc: Json;
+let served: { status: number; headers: Record<string, string>; text: string | null };
+
+before(async () => {
+  const { dir, remove } = tempDir();
+  removeDir = remove;
+  app = await createApp({ store: "memory", dataDir: dir, bootstrapAdminKey: false, keyPollMs: 0, rateLimit: 7, rateWindow: 60 });
+  const response = await call(app, "GET", "/openapi.json");
+  served = response;
+  doc = JSON.parse(response.text!);
+});
+
+after(async () => {
+  await app.close();
+  removeDir();
+});
+
+/** Every documented operation as `METHOD /path` with its Operation Object. */
+function operations(): [string, Json][] {
+  return Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
+    Object.keys(item).filter((key) => HTTP_METHODS.includes(key)).map((method): [string, Json] => [`${method.toUpperCase()} ${path}`, item[method]]));
+}
+
+/** Follows a local `$ref` (JSON Pointer); undefined when it does not resolve. */
+function resolve(ref: string): Json {
+  if (!ref.startsWith("#/")) return undefined;
+  let node: Json = doc;
+  for (const token of ref.slice(2).split("/").map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"))) {
+    if (node === null || typeof node !== "object" || !Object.hasOwn(node, token)) return undefined;
+    node = node[token];
+  }
+  return node;
+}
+
+function deref(node: Json): Json {
+  return typeof node?.$ref === "string" ? resolve(node.$ref) : node;
+}
+
+function concrete(path: string): string {
+  return path.replace(/\{[^}]+\}/g, "evt_0000000000000000");
+}
+
+test("GET /openapi.json answers 200 without a key with valid JSON of OpenAPI 3.1.0", () => {
+  assert.equal(served.status, 200);
+  assert.match(served.headers["Content-Type"]!, /^application\/json/);
+  assert.equal(doc.openapi, "3.1.0");
+  assert.equal(typeof doc.info.title, "string");
+  assert.equal(typeof doc.info.version, "string");
+});
+
+test("openApiDocument documents exactly the contract's routes (API.md §5) from the real route table", () => {
+  assert.deepEqual(operations().map(([key]) => key).sort(), [...CONTRACT_ROUTES].sort());
+});
+
+test("openApiDocument documents every method the real router allows on each path, and no other", async () => {
+  for (const path of Object.keys(doc.paths)) {
+    const response = await call(app, "OPTIONS", concrete(path));
+    assert.equal(response.status, 204, path);
+    const served = response.headers["Allow"]!.split(", ").filter((method) => method !== "HEAD" && method !== "OPTIONS").sort();
+    const documented = Object.keys(doc.paths[path]).filter((key) => HTTP_METHODS.includes(key)).map((m) => m.toUpperCase()).sort();
+    assert.deepEqual(documented, served, path);
+  }
+});
+
+test("openApiDocument describes every operation in OPERATIONS, none by the fallback", () => {
+  const described = new Set(Object.values(OPERATIONS).map((spec) => spec.operationId));
+  for (const [key, operation] of operations()) assert.ok(described.has(operation.operationId), `${key} is ${operation.operationId}`);
+});
+
+test("openApiDocument's operationIds are unique and equal the event routes' names", () => {
+  const ids = operations().map(([, operation]) => operation.operationId);
+  assert.equal(new Set(ids).size, ids.length);
+  for (const { method, pattern, route } of eventRoutes({ store: new MemoryStore(), now: Date.now, randomBytes })) {
+    const path = pattern.replace(/:(\w+)/g, "{$1}");
+    assert.equal(doc.paths[path][method.toLowerCase()].operationId, route.name, `${method} ${path}`);
+  }
+});
+
+test("openApiDocument marks security: [] exactly on the operations that answer without a key", async () => {
+  assert.deepEqual(doc.security, [{ apiKey: [] }]);
+  assert.equal(doc.components.securitySchemes.apiKey.scheme, "bearer");
+  for (const [key, operation] of operations()) {
+    const [method, path] = key.split(" ") as [string, string];
+    const response = await call(app, method, concrete(path));
+    const open = Array.isArray(operation.security) && operation.security.length === 0;
+    assert.equal(response.status === 401, !open, `${key} answered ${response.status}`);
+  }
+});
+
+test("openApiDocument's create examples pass validateCreate", () => {
+  const examples = doc.paths["/events"].post.requestBody.content["application/json"].examples;
+  assert.ok(Object.keys(examples).length >= 1);
+  for (const [name, example] of Object.entries(examples as Record<string, Json>)) {
+    const principal = example.value.organizer === undefined ? ORGANIZER : ADMIN;
+    assert.doesNotThrow(() => validateCreate(example.value, principal), name);
+  }
+});
+
+test("openApiDocument's update examples pass validateUpdate on an event made from the first create example", () => {
+  const createExamples = Object.values(doc.paths["/events"].post.requestBody.content["application/json"].examples as Record<string, Json>);
+  const input = validateCreate(createExamples[0].value, ORGANIZER);
+  const current: EventRecord = { ...input, id: "evt_0000000000000000", registered_count: 0, organizer: { name: ORGANIZER.name, email: ORGANIZER.email }, created_at: "2026-01-01T00:00:00.000Z" };
+  const examples = doc.paths["/events/{id}"].put.requestBody.content["application/json"].examples;
+  for (const [name, example] of Object.entries(examples as Record<string, Json>)) {
+    assert.doesNotThrow(() => validateUpdate(example.value, current, ORGANIZER), name);
+  }
+});
+
+test("EventCreate and EventUpdate list EVENT_FIELDS' keys; EventCreate requires exactly the required fields", () => {
+  const { EventCreate, EventUpdate } = doc.components.schemas;
+  const required = Object.entries(EVENT_FIELDS).filter(([, rule]) => rule.required).map(([field]) => field);
+  assert.deepEqual(Object.keys(EventCreate.properties), Object.keys(EVENT_FIELDS));
+  assert.deepEqual(EventCreate.required, required);
+  assert.equal(EventCreate.additionalProperties, false);
+  assert.deepEqual(Object.keys(EventUpdate.properties), Object.keys(EVENT_FIELDS));
+  assert.equal(EventUpdate.required, undefined);
+  assert.equal(EventUpdate.additionalProperties, false);
+  for (const [field, rule] of Object.entries(EVENT_FIELDS)) {
+    assert.equal(EventCreate.properties[field].readOnly === true, rule.access === "read-only", field);
+    assert.equal(EventCreate.properties[field].type, rule.schema["type"], field);
+  }
+});
+
+test("Event and EventCreated list exactly the fields viewJson and createdJson serve", () => {
+  const record: EventRecord = {
+    id: "evt_0000000000000000", title: "t", description: "", category: "social", location: "l", start_time: "2026-09-01T17:00:00.000Z",
+    end_time: "2026-09-01T18:00:00.000Z", capacity: 1, registered_count: 0, organizer: { name: "n", email: "n@campus.edu" }, created_at: "2026-01-01T00:00:00.000Z",
+  };
+  const { Event, EventCreated } = doc.components.schemas;
+  assert.deepEqual(Object.keys(Event.properties), Object.keys(JSON.parse(viewJson(record))));
+  assert.deepEqual(Event.required, Object.keys(JSON.parse(viewJson(record))));
+  assert.deepEqual(Object.keys(EventCreated.properties), Object.keys(JSON.parse(createdJson(record))));
+  assert.deepEqual(EventCreated.required, Object.keys(JSON.parse(createdJson(record))));
+});
+
+test("the Error schema's error enum is every code of ERROR_CATALOG, and each status has an error response", () => {
+  assert.deepEqual([...doc.components.schemas.Error.properties.error.enum].sort(), Object.keys(ERROR_CATALOG).sort());
+  assert.deepEqual(doc.components.schemas.Error.required, ["error", "message"]);
+  const statuses = new Set(Object.values(ERROR_CATALOG));
+  const documented = new Set(Object.values(doc.components.responses as Record<string, Json>).map((response) => response.content["application/json"].schema.allOf[1].properties.error));
+  assert.equal(Object.keys(doc.components.responses).length, statuses.size);
+  const codes = [...documented].flatMap((narrowed: Json) => narrowed.enum ?? [narrowed.const]).sort();
+  assert.deepEqual(codes, Object.keys(ERROR_CATALOG).sort());
+});
+
+test("every $ref in the document resolves within it", () => {
+  const refs: string[] = [];
+  const walk = (node: Json): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node !== null && typeof node === "object") {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "$ref") refs.push(value as string);
+        else walk(value);
+      }
+    }
+  };
+  walk(doc);
+  assert.ok(refs.length > 20);
+  for (const ref of refs) assert.notEqual(resolve(ref), undefined, ref);
+});
+
+test("every operation declares its path parameters and every response has a description", () => {
+  for (const [key, operation] of operations()) {
+    const path = key.split(" ")[1]!;
+    const declared = (operation.parameters ?? []).map(deref).filter((p: Json) => p.in === "path").map((p: Json) => p.name).sort();
+    const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
+    assert.deepEqual(declared, templated, key);
+    for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+      assert.equal(typeof deref(response).description, "string", `${key} ${status}`);
+    }
+  }
+});
+
+test("each operation documents the errors it can give, with their headers", () => {
+  const statuses = (key: string): string[] => {
+    const [method, path] = key.split(" ") as [string, string];
+    return Object.keys(doc.paths[path][method.toLowerCase()].responses);
+  };
+  for (const key of ["GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}"]) {
+    for (const status of ["400", "401", "429", "503"]) assert.ok(statuses(key).includes(status), `${key} ${status}`);
+  }
+  assert.deepEqual(statuses("GET /health").filter((s) => s === "401" || s === "503"), ["503"]);
+  assert.ok(statuses("GET /events/{id}").includes("304"));
+  for (const status of ["403", "404", "409", "412", "413", "415"]) assert.ok(statuses("PUT /events/{id}").includes(status), status);
+  for (const status of ["403", "413", "415"]) assert.ok(statuses("POST /events").includes(status), status);
+  const responses = doc.components.responses;
+  assert.ok(responses.Unauthorized.headers["WWW-Authenticate"]);
+  assert.ok(responses.RateLimited.headers["Retry-After"]);
+  assert.ok(responses.MethodNotAllowed.headers["Allow"]);
+  const created = doc.paths["/events"].post.responses["201"];
+  assert.ok(created.headers.Location && created.headers.ETag && created.headers["RateLimit-Policy"] && created.headers["X-Request-Id"] && created.headers["API-Version"]);
+  assert.ok(doc.paths["/events"].get.responses["200"].headers.Link);
+});
+
+test("the list query parameters agree with parseListQuery: category enum, defaults and bounds", () => {
+  const parameters = doc.paths["/events"].get.parameters.map(deref);
+  const byName = Object.fromEntries(parameters.map((p: Json) => [p.name, p]));
+  assert.deepEqual(Object.keys(byName).sort(), ["category", "end_date", "limit", "page", "start_date"]);
+  assert.deepEqual(byName.category.schema.enum, [...CATEGORIES]);
+  assert.equal(byName.start_date.schema.format, "date");
+  assert.equal(byName.end_date.schema.format, "date");
+  const defaults = parseListQuery("");
+  for (const name of ["limit", "page"] as const) {
+    const schema = byName[name].schema;
+    assert.equal(schema.type, "integer");
+    assert.equal(schema.default, defaults[name], name);
+    assert.equal(parseListQuery(`${name}=${schema.minimum}`)[name], schema.minimum, name);
+    assert.throws(() => parseListQuery(`${name}=${schema.minimum - 1}`), name);
+    assert.equal(parseListQuery(`${name}=${schema.maximum}`)[name], schema.maximum, name);
+    assert.throws(() => parseListQuery(`${name}=${schema.maximum + 1}`), name);
+  }
+  assert.throws(() => parseListQuery("sort=title"));
+});
+
+test("openApiDocument states the app's rate limit and the /v1 prefix", () => {
+  assert.match(doc.info.description, /7 requests in any sliding window of 60 seconds/);
+  assert.equal(doc.components.headers["RateLimit-Policy"].example, '"default";q=7;w=60');
+  assert.match(doc.info.description, /\/v1/);
+  assert.deepEqual(doc.servers.map((server: Json) => server.url), ["/", "/v1"]);
+});
+
+test("openApiDocument documents a route the table adds before it is described, with a derived operationId", () => {
+  const document: Json = openApiDocument([{ pattern: "/events/:id/registrations/:reg_id", methods: ["DELETE"] }], { rateLimit: 1, rateWindow: 1 });
+  const operation = document.paths["/events/{id}/registrations/{reg_id}"].delete;
+  assert.equal(operation.operationId, "deleteEventsByIdRegistrationsByRegId");
+  assert.deepEqual(operation.parameters.map((p: Json) => p.name), ["id", "reg_id"]);
+});
