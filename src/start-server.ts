@@ -34,6 +34,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       headersTimeout: 10_000,
       requestTimeout: 30_000,
       keepAliveTimeout: 5_000,
+      // Check the two time-outs every second, so a stalled client is cut off on time (default: every 30 s).
+      connectionsCheckingInterval: 1_000,
     },
     app.handler,
   );

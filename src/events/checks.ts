@@ -11,7 +11,8 @@ export type Check<T> = (value: unknown, field: string) => T | Problem;
 
 /** Quotes a client's value for a message, shortened so a 60 KiB string does not come back whole. */
 export function quote(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  // Only scalars are quoted: stringifying a client's deeply nested object could exhaust the stack.
+  const text = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null ? JSON.stringify(value) : typeName(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 

@@ -39,7 +39,8 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
       const base = `${context.prefix}/events?`;
       const keep = query.filters.map(([name, value]) => `${name}=${encodeURIComponent(value)}&`).join('') + `limit=${query.limit}&page=`;
       if (query.page * query.limit < total) links.push(`<${base}${keep}${query.page + 1}>; rel="next"`);
-      if (query.page > 1) links.push(`<${base}${keep}${query.page - 1}>; rel="prev"`);
+      const lastPage = Math.ceil(total / query.limit);
+      if (query.page > 1 && lastPage > 0) links.push(`<${base}${keep}${Math.min(query.page - 1, lastPage)}>; rel="prev"`);
       if (links.length > 0) headers['Link'] = links.join(', ');
       return { status: 200, body, headers };
     },

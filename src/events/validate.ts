@@ -68,7 +68,7 @@ function equalsStored(field: string, value: unknown, current: EventRecord | unde
     const sent = value as Record<string, unknown>;
     return Object.keys(sent).length === 2 && sent['name'] === stored.name && typeof sent['email'] === 'string' && sent['email'].toLowerCase() === stored.email.toLowerCase();
   }
-  if (current === undefined) return false;
+  if (current === undefined) return field === 'registered_count' && value === 0;
   return value === current[field as keyof EventRecord];
 }
 

@@ -1,9 +1,11 @@
 // The one bridge between node:http and the pure core: bytes in (capped at 64 KiB), plain response out.
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { MAX_BODY_BYTES } from './body.js';
 import { errorBody, ApiError, INTERNAL_MESSAGE } from './errors.js';
 import type { PlainRequest } from './types.js';
+import { JSON_TYPE } from './route.js';
 import type { CoreResponse } from '../pipeline.js';
 import type { Logger } from '../log/logger.js';
 
@@ -42,16 +44,31 @@ export function toNodeListener(handle: CoreHandler, logger: Logger): (req: Incom
         result = handle(request);
       } catch (error) {
         logger.error('core threw', { error: String(error) });
-        result = { status: 500, headers: {}, body: errorBody(new ApiError('internal', INTERNAL_MESSAGE)) };
+        result = internalError();
       }
-      if (result instanceof Promise) result.then(respond, () => respond({ status: 500, headers: {}, body: errorBody(new ApiError('internal', INTERNAL_MESSAGE)) }));
-      else respond(result);
+      if (result instanceof Promise) {
+        result.then(respond, (error: unknown) => {
+          logger.error('core threw', { error: String(error) });
+          respond(internalError());
+        });
+      } else {
+        respond(result);
+      }
     };
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
       run();
       return;
     }
     readBody(req, request, run);
+  };
+}
+
+/** The 500 sent if the core itself fails: still a JSON error with the headers every response carries. */
+function internalError(): CoreResponse {
+  return {
+    status: 500,
+    headers: { 'API-Version': '1.0', 'X-Request-Id': randomUUID(), 'Content-Type': JSON_TYPE },
+    body: errorBody(new ApiError('internal', INTERNAL_MESSAGE)),
   };
 }
 
@@ -138,6 +155,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'API-Version: 1.0\r\n' +
+      // Every response carries a request id (API.md §5); the request's own was not parsed, so a new one.
+      `X-Request-Id: ${randomUUID()}\r\n` +
       'Connection: close\r\n\r\n' +
       body,
   );

@@ -27,7 +27,8 @@ test("quote() JSON-quotes a value and shortens a long one to 60 characters", () 
   assert.equal(quote("abc"), '"abc"');
   assert.equal(quote(12), "12");
   assert.equal(quote(null), "null");
-  assert.equal(quote(undefined), "undefined");
+  assert.equal(quote(undefined), "nothing");
+  assert.equal(quote({ a: [1] }), "an object", "objects are named, never stringified (deep nesting could exhaust the stack)");
   const long = quote("x".repeat(1000));
   assert.equal(long.length, 60);
   assert.ok(long.endsWith("..."));

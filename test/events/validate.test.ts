@@ -217,7 +217,12 @@ test("validateCreate() returns a plain object with the ordinary prototype", () =
   assert.equal(Object.getPrototypeOf(input), Object.prototype);
 });
 
-for (const [field, value] of [["id", "evt_0123456789abcdef"], ["registered_count", 0], ["created_at", "2026-08-01T09:00:00.000Z"]] as const) {
+test("validateCreate() accepts registered_count 0, the value the service sets", () => {
+  const input = validateCreate({ ...GOOD, registered_count: 0 }, ORGANIZER);
+  assert.equal(Object.hasOwn(input, "registered_count"), false);
+});
+
+for (const [field, value] of [["id", "evt_0123456789abcdef"], ["registered_count", 3], ["created_at", "2026-08-01T09:00:00.000Z"]] as const) {
   test(`validateCreate() refuses the read-only field ${field}`, () => {
     assertOneProblem(create({ [field]: value }), field, `${field} is set by the service`);
   });

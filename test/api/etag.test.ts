@@ -1,0 +1,147 @@
+// Whole-request tests of ETag, If-Match and If-None-Match (API.md §4).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { assertError, createEvent } from './support.js';
+
+const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/;
+
+describe('ETag', () => {
+  let h: Harness;
+  before(async () => (h = await startHarness()));
+  after(() => h.close());
+
+  async function etagOf(id: string): Promise<string> {
+    const response = await h.request('GET', `/events/${id}`, { key: h.keys.reader });
+    assert.equal(response.status, 200);
+    return response.headers['ETag']!;
+  }
+
+  it('is strong, stable between reads, and the same on the update response as on the next read', async () => {
+    const { id } = await createEvent(h, h.keys.organizer);
+    const first = await etagOf(id);
+    assert.match(first, STRONG_ETAG);
+    assert.equal(await etagOf(id), first);
+    const updated = await h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body: { title: 'New title' } });
+    assert.match(updated.headers['ETag'] ?? '', STRONG_ETAG);
+    assert.equal(await etagOf(id), updated.headers['ETag']);
+  });
+
+  it('changes after every update', async () => {
+    const { id } = await createEvent(h, h.keys.organizer);
+    const seen = new Set([await etagOf(id)]);
+    for (const body of [{ capacity: 7 }, { capacity: 8 }, { title: 'Again' }, { description: 'x' }, { capacity: 7 }]) {
+      const response = await h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body });
+      assert.equal(response.status, 200);
+      const etag = response.headers['ETag']!;
+      assert.ok(!seen.has(etag), `ETag ${etag} reused after ${JSON.stringify(body)}`);
+      seen.add(etag);
+    }
+  });
+
+  it('differs between events', async () => {
+    const a = await createEvent(h, h.keys.organizer);
+    const b = await createEvent(h, h.keys.organizer);
+    assert.notEqual(await etagOf(a.id), await etagOf(b.id));
+  });
+
+  it('is not reused by an event created after a delete', async () => {
+    const a = await createEvent(h, h.keys.organizer);
+    const old = await etagOf(a.id);
+    await h.request('DELETE', `/events/${a.id}`, { key: h.keys.organizer });
+    const b = await createEvent(h, h.keys.organizer);
+    assert.notEqual(await etagOf(b.id), old);
+  });
+});
+
+describe('If-None-Match on GET /events/{id}', () => {
+  let h: Harness;
+  let id: string;
+  let etag: string;
+  before(async () => {
+    h = await startHarness();
+    id = (await createEvent(h, h.keys.organizer)).id;
+    etag = (await h.request('GET', `/events/${id}`, { key: h.keys.reader })).headers['ETag']!;
+  });
+  after(() => h.close());
+
+  it('answers 304 with the ETag and no body when the tag matches', async () => {
+    for (const header of [etag, `"other", ${etag}`, `W/${etag}`, '*']) {
+      const response = await h.request('GET', `/events/${id}`, { key: h.keys.reader, headers: { 'If-None-Match': header } });
+      assert.equal(response.status, 304, header);
+      assert.equal(response.text, null);
+      assert.equal(response.headers['ETag'], etag);
+      assert.equal(response.headers['Content-Type'], undefined);
+    }
+  });
+
+  it('answers 200 with the body when the tag is stale', async () => {
+    const response = await h.request('GET', `/v1/events/${id}`, { key: h.keys.reader, headers: { 'If-None-Match': '"stale"' } });
+    assert.equal(response.status, 200);
+    assert.equal(response.json.id, id);
+  });
+
+  it('answers 200 again once the event changed', async () => {
+    await h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body: { capacity: 99 } });
+    const response = await h.request('GET', `/events/${id}`, { key: h.keys.reader, headers: { 'If-None-Match': etag } });
+    assert.equal(response.status, 200);
+    assert.equal(response.json.capacity, 99);
+  });
+
+  it('does not hide a 404 or a 401', async () => {
+    assertError(await h.request('GET', '/events/evt_nopeNopeNopeNope', { key: h.keys.reader, headers: { 'If-None-Match': '*' } }), 404, 'not_found');
+    assertError(await h.request('GET', `/events/${id}`, { headers: { 'If-None-Match': '*' } }), 401, 'unauthorized');
+  });
+});
+
+describe('If-Match on PUT and DELETE', () => {
+  let h: Harness;
+  before(async () => (h = await startHarness()));
+  after(() => h.close());
+
+  it('lets a PUT through when the tag matches, and refuses the same tag afterwards with 412', async () => {
+    const { id } = await createEvent(h, h.keys.organizer);
+    const etag = (await h.request('GET', `/events/${id}`, { key: h.keys.organizer })).headers['ETag']!;
+    const first = await h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body: { capacity: 50 }, headers: { 'If-Match': etag } });
+    assert.equal(first.status, 200);
+    const second = await h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body: { capacity: 60 }, headers: { 'If-Match': etag } });
+    const body = assertError(second, 412, 'precondition_failed');
+    assert.ok(body.message.includes(id), body.message);
+    const read = await h.request('GET', `/events/${id}`, { key: h.keys.organizer });
+    assert.equal(read.json.capacity, 50, 'a refused PUT changes nothing');
+    const third = await h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body: { capacity: 60 }, headers: { 'If-Match': `"x", ${first.headers['ETag']}` } });
+    assert.equal(third.status, 200, 'a list of tags matches when one does');
+  });
+
+  it('uses the strong comparison: a weak tag never matches; * matches any current event', async () => {
+    const { id } = await createEvent(h, h.keys.organizer);
+    const etag = (await h.request('GET', `/events/${id}`, { key: h.keys.organizer })).headers['ETag']!;
+    assertError(await h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body: {}, headers: { 'If-Match': `W/${etag}` } }), 412, 'precondition_failed');
+    assert.equal((await h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body: {}, headers: { 'If-Match': '*' } })).status, 200);
+  });
+
+  it('guards DELETE: 412 on a stale tag (the event stays), 204 on the current one', async () => {
+    const { id } = await createEvent(h, h.keys.organizer);
+    const etag = (await h.request('GET', `/events/${id}`, { key: h.keys.organizer })).headers['ETag']!;
+    await h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body: { capacity: 3 } });
+    assertError(await h.request('DELETE', `/events/${id}`, { key: h.keys.organizer, headers: { 'If-Match': etag } }), 412, 'precondition_failed');
+    assert.equal((await h.request('GET', `/events/${id}`, { key: h.keys.organizer })).status, 200);
+    const current = (await h.request('GET', `/events/${id}`, { key: h.keys.organizer })).headers['ETag']!;
+    assert.equal((await h.request('DELETE', `/events/${id}`, { key: h.keys.organizer, headers: { 'If-Match': current } })).status, 204);
+  });
+
+  it('lets only one of two racing writes with the same If-Match succeed', async () => {
+    const { id } = await createEvent(h, h.keys.organizer);
+    const etag = (await h.request('GET', `/events/${id}`, { key: h.keys.organizer })).headers['ETag']!;
+    const racers = await Promise.all([
+      h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body: { title: 'Racer one' }, headers: { 'If-Match': etag } }),
+      h.request('PUT', `/events/${id}`, { key: h.keys.admin, body: { title: 'Racer two' }, headers: { 'If-Match': etag } }),
+      h.request('DELETE', `/events/${id}`, { key: h.keys.organizer, headers: { 'If-Match': etag } }),
+    ]);
+    const statuses = racers.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 412, 412]);
+    const winner = racers.find((r) => r.status === 200)!;
+    const read = await h.request('GET', `/events/${id}`, { key: h.keys.organizer });
+    assert.equal(read.json.title, winner.json.title);
+  });
+});

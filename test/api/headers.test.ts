@@ -1,0 +1,241 @@
+// Whole-request tests of the common headers (API.md §5): API-Version, X-Request-Id, Allow, OPTIONS, HEAD and CORS.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eventBody, startHarness, type Harness, type TestResponse } from '../helpers/harness.js';
+import { assertError, createEvent } from './support.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
+
+describe('API-Version and X-Request-Id', () => {
+  let h: Harness;
+  let id: string;
+  before(async () => {
+    h = await startHarness();
+    id = (await createEvent(h, h.keys.organizer)).id;
+  });
+  after(() => h.close());
+
+  /** One response of every kind: success, created, no content, not modified, options and errors. */
+  async function variety(headers: Record<string, string> = {}): Promise<TestResponse[]> {
+    const etag = (await h.request('GET', `/events/${id}`, { key: h.keys.reader })).headers['ETag']!;
+    const created = await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody(), headers });
+    return [
+      await h.request('GET', '/events', { key: h.keys.reader, headers }),
+      created,
+      await h.request('DELETE', `/events/${created.json.id}`, { key: h.keys.organizer, headers }),
+      await h.request('GET', `/events/${id}`, { key: h.keys.reader, headers: { ...headers, 'If-None-Match': etag } }),
+      await h.request('OPTIONS', '/events', { headers }),
+      await h.request('HEAD', '/events', { key: h.keys.reader, headers }),
+      await h.request('GET', '/health', { headers }),
+      await h.request('GET', '/nowhere', { headers }),
+      await h.request('GET', '/events', { headers }),
+      await h.request('PATCH', '/events', { headers }),
+      await h.request('GET', '/events?limit=0', { key: h.keys.reader, headers }),
+      await h.request('GET', '//events', { headers }),
+    ];
+  }
+
+  it('sends API-Version: 1.0 on every response', async () => {
+    const responses = await variety();
+    assert.deepEqual(responses.map((r) => r.status), [200, 201, 204, 304, 204, 200, 200, 404, 401, 405, 400, 400]);
+    for (const response of responses) assert.equal(response.headers['API-Version'], '1.0', `status ${response.status}`);
+  });
+
+  it('echoes a well-formed X-Request-Id on every response', async () => {
+    const requestId = 'abc.DEF_123~:/+=-xyz';
+    for (const response of await variety({ 'X-Request-Id': requestId })) assert.equal(response.headers['X-Request-Id'], requestId, `status ${response.status}`);
+  });
+
+  it('echoes 1 and 128 characters, and replaces 0, 129 and characters outside the set', async () => {
+    for (const requestId of ['a', 'Z'.repeat(128)]) {
+      const response = await h.request('GET', '/events', { key: h.keys.reader, headers: { 'X-Request-Id': requestId } });
+      assert.equal(response.headers['X-Request-Id'], requestId);
+    }
+    for (const requestId of ['', 'Z'.repeat(129), 'has space', 'semi;colon', 'quote"', 'comma,', 'ü', '<script>', 'a\tb']) {
+      const response = await h.request('GET', '/events', { key: h.keys.reader, headers: { 'X-Request-Id': requestId } });
+      const sent = response.headers['X-Request-Id'];
+      assert.notEqual(sent, requestId);
+      assert.match(sent ?? '', REQUEST_ID);
+    }
+  });
+
+  it('makes a new, valid and distinct id when none is sent', async () => {
+    const seen = new Set<string>();
+    for (const response of await variety()) {
+      const sent = response.headers['X-Request-Id'] ?? '';
+      assert.match(sent, REQUEST_ID);
+      assert.ok(!seen.has(sent), `id ${sent} repeated`);
+      seen.add(sent);
+    }
+  });
+});
+
+describe('Allow, OPTIONS and HEAD', () => {
+  let h: Harness;
+  let id: string;
+  before(async () => {
+    h = await startHarness();
+    id = (await createEvent(h, h.keys.organizer)).id;
+  });
+  after(() => h.close());
+
+  const ALLOW: [string, string[]][] = [
+    ['/events', ['GET', 'HEAD', 'POST', 'OPTIONS']],
+    ['/events/evt_anyAnyAnyAnyAnyAny', ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']],
+    ['/health', ['GET', 'HEAD', 'OPTIONS']],
+    ['/openapi.json', ['GET', 'HEAD', 'OPTIONS']],
+  ];
+
+  function methods(header: string | undefined): string[] {
+    return (header ?? '').split(',').map((method) => method.trim()).sort();
+  }
+
+  for (const [path, expected] of ALLOW) {
+    it(`OPTIONS ${path} answers 204 with Allow listing ${expected.join(', ')}, without a key`, async () => {
+      for (const prefix of ['', '/v1']) {
+        const response = await h.request('OPTIONS', prefix + path);
+        assert.equal(response.status, 204);
+        assert.equal(response.text, null);
+        assert.deepEqual(methods(response.headers['Allow']), [...expected].sort());
+      }
+    });
+
+    it(`405 on ${path} sends the same Allow`, async () => {
+      const allowed = new Set(expected);
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.has(m))) {
+        const response = await h.request(method, path, { key: h.keys.admin });
+        const body = assertError(response, 405, 'method_not_allowed');
+        assert.deepEqual(methods(response.headers['Allow']), [...expected].sort());
+        assert.ok(body.message.includes(method), body.message);
+      }
+    });
+  }
+
+  it('OPTIONS on an unknown path is a 404', async () => {
+    assertError(await h.request('OPTIONS', '/nowhere'), 404, 'not_found');
+  });
+
+  it('HEAD answers wherever GET does, with the GET headers and no body', async () => {
+    for (const target of ['/events', '/events?limit=1', `/events/${id}`, `/v1/events/${id}`, '/health', '/openapi.json']) {
+      const get = await h.request('GET', target, { key: h.keys.reader });
+      const head = await h.app.handle({ method: 'HEAD', target, headers: { authorization: `Bearer ${h.keys.reader}` }, body: null, bodyTooLarge: false, remoteAddress: '127.0.0.1' });
+      assert.equal(head.status, get.status, target);
+      assert.equal(head.headers['Content-Type'], get.headers['Content-Type']);
+      assert.equal(head.headers['ETag'], get.headers['ETag']);
+      assert.equal(head.body, get.text, 'the core gives the GET body; the adapter drops it (see socket.test.ts)');
+    }
+  });
+
+  it('HEAD of an unknown id is a 404, and HEAD needs a key where GET does', async () => {
+    assert.equal((await h.request('HEAD', '/events/evt_nopeNopeNopeNope', { key: h.keys.reader })).status, 404);
+    assert.equal((await h.request('HEAD', '/events')).status, 401);
+  });
+});
+
+describe('rate-limit headers', () => {
+  let h: Harness;
+  before(async () => (h = await startHarness({ rateLimit: 5, rateWindow: 600 })));
+  after(() => h.close());
+
+  it('are on every authenticated response, errors included, and not on unauthenticated ones', async () => {
+    const responses = [
+      await h.request('GET', '/events', { key: h.keys.reader }),
+      await h.request('GET', '/events/evt_nopeNopeNopeNope', { key: h.keys.reader }),
+      await h.request('POST', '/events', { key: h.keys.reader, body: eventBody() }),
+      await h.request('GET', '/events?page=0', { key: h.keys.reader }),
+    ];
+    assert.deepEqual(responses.map((r) => r.status), [200, 404, 403, 400]);
+    responses.forEach((response, index) => {
+      const remaining = 5 - index - 1;
+      assert.equal(response.headers['RateLimit-Limit'], '5');
+      assert.equal(response.headers['RateLimit-Remaining'], String(remaining));
+      const reset = Number(response.headers['RateLimit-Reset']);
+      assert.ok(Number.isInteger(reset) && reset >= 0 && reset <= 600, `RateLimit-Reset ${reset}`);
+      assert.equal(response.headers['RateLimit-Policy'], '"default";q=5;w=600');
+      assert.equal(response.headers['RateLimit'], `"default";r=${remaining};t=${reset}`);
+    });
+    for (const response of [await h.request('GET', '/health'), await h.request('GET', '/events')]) {
+      assert.equal(response.headers['RateLimit-Limit'], undefined);
+      assert.equal(response.headers['RateLimit'], undefined);
+    }
+  });
+});
+
+describe('CORS with configured origins', () => {
+  const ORIGIN = 'https://app.campus.edu';
+  let h: Harness;
+  before(async () => (h = await startHarness({ corsOrigins: [ORIGIN, 'http://localhost:5173'] })));
+  after(() => h.close());
+
+  function exposed(response: TestResponse): string[] {
+    return (response.headers['Access-Control-Expose-Headers'] ?? '').split(',').map((name) => name.trim().toLowerCase());
+  }
+
+  it('marks responses to an allowed origin with its name, Vary: Origin and the exposed headers', async () => {
+    const responses = [
+      await h.request('GET', '/events', { key: h.keys.reader, headers: { Origin: ORIGIN } }),
+      await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody(), headers: { Origin: ORIGIN } }),
+      await h.request('GET', '/events', { headers: { Origin: ORIGIN } }),
+      await h.request('GET', '/nowhere', { headers: { Origin: ORIGIN } }),
+    ];
+    assert.deepEqual(responses.map((r) => r.status), [200, 201, 401, 404]);
+    for (const response of responses) {
+      assert.equal(response.headers['Access-Control-Allow-Origin'], ORIGIN);
+      assert.ok((response.headers['Vary'] ?? '').split(',').map((v) => v.trim()).includes('Origin'));
+      const names = exposed(response);
+      for (const name of ['etag', 'location', 'link', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'ratelimit']) {
+        assert.ok(names.includes(name), `${name} exposed`);
+      }
+    }
+  });
+
+  it('gives no Allow-Origin to another origin, nor without Origin, but still Vary: Origin', async () => {
+    const variants: Record<string, string>[] = [{ Origin: 'https://evil.example' }, { Origin: 'https://app.campus.edu.evil.example' }, {}];
+    for (const headers of variants) {
+      const response = await h.request('GET', '/events', { key: h.keys.reader, headers });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers['Access-Control-Allow-Origin'], undefined);
+      assert.equal(response.headers['Access-Control-Expose-Headers'], undefined);
+      assert.equal(response.headers['Vary'], 'Origin');
+    }
+  });
+
+  it('answers a preflight for an allowed origin without a key', async () => {
+    const response = await h.request('OPTIONS', `/v1/events/evt_anyAnyAnyAnyAnyAny`, {
+      headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'authorization, content-type, if-match' },
+    });
+    assert.equal(response.status, 204);
+    assert.equal(response.headers['Access-Control-Allow-Origin'], 'http://localhost:5173');
+    const methods = (response.headers['Access-Control-Allow-Methods'] ?? '').split(',').map((m) => m.trim());
+    for (const method of ['GET', 'PUT', 'DELETE']) assert.ok(methods.includes(method), method);
+    const allowedHeaders = (response.headers['Access-Control-Allow-Headers'] ?? '').split(',').map((name) => name.trim().toLowerCase());
+    for (const name of ['authorization', 'content-type', 'if-match', 'if-none-match']) assert.ok(allowedHeaders.includes(name), name);
+    assert.ok(response.headers['Allow']);
+  });
+
+  it('gives a preflight from another origin no CORS permission', async () => {
+    const response = await h.request('OPTIONS', '/events', { headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
+    assert.equal(response.status, 204);
+    assert.equal(response.headers['Access-Control-Allow-Origin'], undefined);
+    assert.equal(response.headers['Access-Control-Allow-Methods'], undefined);
+    assert.equal(response.headers['Access-Control-Allow-Headers'], undefined);
+  });
+});
+
+describe('CORS with no origin configured', () => {
+  let h: Harness;
+  before(async () => (h = await startHarness()));
+  after(() => h.close());
+
+  it('sends no CORS header at all', async () => {
+    const responses = [
+      await h.request('GET', '/events', { key: h.keys.reader, headers: { Origin: 'https://app.campus.edu' } }),
+      await h.request('GET', '/events', { headers: { Origin: 'https://app.campus.edu' } }),
+      await h.request('OPTIONS', '/events', { headers: { Origin: 'https://app.campus.edu', 'Access-Control-Request-Method': 'POST' } }),
+    ];
+    for (const response of responses) {
+      const cors = Object.keys(response.headers).filter((name) => name.toLowerCase().startsWith('access-control-') || name.toLowerCase() === 'vary');
+      assert.deepEqual(cors, [], `status ${response.status}`);
+    }
+  });
+});

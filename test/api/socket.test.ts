@@ -1,0 +1,221 @@
+// Whole-request tests over a real socket on port 0: what only the node:http bridge decides (HEAD, 413 close, 431, raw faults).
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createKey } from '../../src/auth/key-registry.js';
+import { answerClientError, toNodeListener } from '../../src/http/node-adapter.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { startServer, type RunningServer } from '../../src/start-server.js';
+import { eventBody, startHarness, tempDir, type Harness } from '../helpers/harness.js';
+import { rawExchange } from './support.js';
+
+describe('http.createServer(app.handler)', () => {
+  let h: Harness;
+  let server: http.Server;
+  let port: number;
+  let base: string;
+  before(async () => {
+    h = await startHarness();
+    server = http.createServer(h.app.handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+    base = `http://127.0.0.1:${port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await h.close();
+  });
+
+  function head(target: string, extra = ''): string {
+    return `${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${h.keys.organizer}\r\n${extra}`;
+  }
+
+  it('creates, reads, updates and deletes an event end to end', async () => {
+    const auth = { authorization: `Bearer ${h.keys.organizer}` };
+    const created = await fetch(`${base}/v1/events`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(eventBody()) });
+    assert.equal(created.status, 201);
+    assert.equal(created.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(created.headers.get('api-version'), '1.0');
+    const { id } = (await created.json()) as { id: string };
+    assert.equal(created.headers.get('location'), `/v1/events/${id}`);
+    const read = await fetch(`${base}/events/${id}`, { headers: auth });
+    assert.equal(read.status, 200);
+    const etag = read.headers.get('etag')!;
+    const notModified = await fetch(`${base}/events/${id}`, { headers: { ...auth, 'if-none-match': etag } });
+    assert.equal(notModified.status, 304);
+    assert.equal(await notModified.text(), '');
+    const updated = await fetch(`${base}/events/${id}`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json', 'if-match': etag }, body: '{"capacity":5}' });
+    assert.equal(updated.status, 200);
+    assert.equal(((await updated.json()) as { capacity: number }).capacity, 5);
+    const deleted = await fetch(`${base}/events/${id}`, { method: 'DELETE', headers: auth });
+    assert.equal(deleted.status, 204);
+    assert.equal(await deleted.text(), '');
+    assert.equal((await fetch(`${base}/events/${id}`, { headers: auth })).status, 404);
+  });
+
+  it('HEAD sends Content-Length of the GET body, and no body', async () => {
+    const created = await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody() });
+    for (const target of [`/events/${created.json.id}`, '/events', '/health', '/events/evt_nopeNopeNopeNope']) {
+      const get = await rawExchange(port, [`GET ${head(target, 'Connection: close\r\n')}\r\n`]);
+      const response = await rawExchange(port, [`HEAD ${head(target, 'Connection: close\r\n')}\r\n`]);
+      assert.equal(response.status, get.status, target);
+      assert.equal(response.headers['content-length'], String(Buffer.byteLength(get.body, 'latin1')), target);
+      assert.equal(response.body, '', `${target}: HEAD has no body`);
+      assert.equal(response.headers['content-type'], get.headers['content-type']);
+    }
+  });
+
+  it('answers a declared body over 64 KiB with 413 and closes the connection without reading the rest', async () => {
+    const response = await rawExchange(port, [`POST ${head('/events', 'Content-Type: application/json\r\nContent-Length: 70000\r\n')}\r\n{"title":"`]);
+    assert.equal(response.status, 413);
+    assert.equal(response.headers['connection'], 'close');
+    assert.equal(JSON.parse(response.body).error, 'payload_too_large');
+    assert.equal(response.closed, true, 'the server closed the connection');
+  });
+
+  it('answers a chunked body growing past 64 KiB with 413 and closes the connection', async () => {
+    const chunk = 'a'.repeat(16 * 1024);
+    const chunks = [`POST ${head('/events', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n')}\r\n`];
+    for (let i = 0; i < 5; i++) chunks.push(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    const response = await rawExchange(port, chunks);
+    assert.equal(response.status, 413);
+    assert.equal(response.headers['connection'], 'close');
+    assert.equal(JSON.parse(response.body).error, 'payload_too_large');
+    assert.equal(response.closed, true);
+  });
+
+  it('reads a body of exactly 64 KiB', async () => {
+    const base64k = JSON.stringify(eventBody({ description: '' }));
+    const body = base64k.replace('"description":""', `"description":"${' '.repeat(64 * 1024 - base64k.length)}"`);
+    const response = await rawExchange(port, [`POST ${head('/events', `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n`)}\r\n${body}`]);
+    assert.equal(response.status, 400);
+    assert.equal(JSON.parse(response.body).error, 'validation_failed');
+  });
+
+  it('answers a target starting with // with 400 bad_request', async () => {
+    for (const target of ['//events', '//']) {
+      const response = await rawExchange(port, [`GET ${head(target, 'Connection: close\r\n')}\r\n`]);
+      assert.equal(response.status, 400, target);
+      assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(JSON.parse(response.body).error, 'bad_request');
+    }
+  });
+
+  it('answers two Authorization headers with 400 bad_request, even if both are good', async () => {
+    const response = await rawExchange(port, [`GET ${head('/events', `Authorization: Bearer ${h.keys.organizer}\r\nConnection: close\r\n`)}\r\n`]);
+    assert.equal(response.status, 400);
+    const body = JSON.parse(response.body);
+    assert.equal(body.error, 'bad_request');
+    assert.match(body.message, /Authorization/);
+  });
+
+  it('keeps the connection open after an ordinary response', async () => {
+    const response = await rawExchange(port, [`GET ${head('/health')}\r\n`], { idleMs: 200 });
+    assert.equal(response.status, 200);
+    assert.equal(response.closed, false);
+  });
+});
+
+describe('startServer({port: 0})', () => {
+  let running: RunningServer;
+  let removeDir: () => void;
+  let key: string;
+  before(async () => {
+    const { dir, remove } = tempDir();
+    removeDir = remove;
+    key = (await createKey(dir, { name: 'Rita Reader', email: 'rita@campus.edu', role: 'reader' }, { randomBytes, now: Date.now })).secret;
+    running = await startServer({ dataDir: dir, port: 0, keyPollMs: 0, unsafeNoSync: true });
+  });
+  after(async () => {
+    await running.close(1_000);
+    removeDir();
+  });
+
+  it('listens on the port the system chose', async () => {
+    assert.ok(running.address.port > 0);
+    const response = await fetch(`${running.url}/events`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(response.status, 200);
+  });
+
+  it('answers headers over 16 KiB with a 431 JSON body', async () => {
+    const big = 'a'.repeat(17 * 1024);
+    const response = await rawExchange(running.address.port, [`GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${big}\r\n\r\n`]);
+    assert.equal(response.status, 431);
+    assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(JSON.parse(response.body).error, 'headers_too_large');
+    assert.equal(response.headers['api-version'], '1.0');
+    assert.match(response.headers['x-request-id'] ?? '', /^[A-Za-z0-9._~:/+=-]{1,128}$/, 'every response carries X-Request-Id');
+    assert.equal(response.closed, true);
+  });
+
+  it('answers a request Node cannot parse with a 400 JSON body', async () => {
+    for (const raw of ['GARBAGE\r\n\r\n', 'GET /events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n', 'GET /events HTTP/1.1\r\nBad Header\r\n\r\n']) {
+      const response = await rawExchange(running.address.port, [raw]);
+      assert.equal(response.status, 400, JSON.stringify(raw));
+      assert.equal(JSON.parse(response.body).error, 'bad_request');
+      assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
+      assert.ok(response.headers['x-request-id']);
+    }
+  });
+
+  it('answers //events with 400 and two Authorization headers with 400', async () => {
+    const slashes = await rawExchange(running.address.port, [`GET //events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`]);
+    assert.equal(slashes.status, 400);
+    const twice = await rawExchange(running.address.port, [`GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nauthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`]);
+    assert.equal(twice.status, 400);
+    assert.equal(JSON.parse(twice.body).error, 'bad_request');
+  });
+});
+
+describe('the node:http bridge on its own', () => {
+  async function listen(server: http.Server): Promise<number> {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  }
+  async function stop(server: http.Server): Promise<void> {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  it('answers a stalled client with a 408 JSON body (short time-outs here; startServer uses 10 s and 30 s)', async () => {
+    const h = await startHarness();
+    const server = http.createServer({ headersTimeout: 200, requestTimeout: 300, connectionsCheckingInterval: 25 }, h.app.handler);
+    server.on('clientError', answerClientError);
+    const port = await listen(server);
+    try {
+      const stalledHeaders = await rawExchange(port, ['GET /events HTTP/1.1\r\nHost: x\r\n'], { idleMs: 5_000 });
+      const stalledBody = await rawExchange(port, [`POST /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${h.keys.admin}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title"`], { idleMs: 5_000 });
+      for (const response of [stalledHeaders, stalledBody]) {
+        assert.equal(response.status, 408);
+        assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
+        assert.equal(JSON.parse(response.body).error, 'request_timeout');
+        assert.equal(response.closed, true);
+      }
+    } finally {
+      await stop(server);
+      await h.close();
+    }
+  });
+
+  it('answers a core that throws or rejects with a JSON 500 that reveals nothing', async () => {
+    for (const handle of [() => { throw new Error('secret detail'); }, () => Promise.reject(new Error('secret detail'))]) {
+      const server = http.createServer(toNodeListener(handle, silentLogger));
+      const port = await listen(server);
+      try {
+        const response = await rawExchange(port, ['GET /events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
+        assert.equal(response.status, 500);
+        assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
+        assert.equal(response.headers['api-version'], '1.0');
+        assert.ok(response.headers['x-request-id']);
+        const body = JSON.parse(response.body);
+        assert.equal(body.error, 'internal');
+        assert.ok(!body.message.includes('secret'));
+      } finally {
+        await stop(server);
+      }
+    }
+  });
+});
