@@ -43,6 +43,11 @@ export interface AppOptions {
   now?: () => number;
   /** The source of random bytes (ids, keys). Default crypto.randomBytes. */
   randomBytes?: (size: number) => Uint8Array;
+  /**
+   * Mount the API under this path in a host application (e.g. `/api/campus`): requests
+   * outside it get 404, and Location and Link carry it. Default: none.
+   */
+  basePath?: string;
   /** Test and benchmark only: skip fdatasync. Never in production. */
   unsafeNoSync?: boolean;
   /** Benchmark only: skip authentication and rate limiting. Never in production. */
@@ -82,7 +87,7 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   let initialAdminKey: string | undefined;
   try {
     if (options.bootstrapAdminKey !== false) initialAdminKey = await ensureAdminKey(dataDir, { randomBytes, now });
-    keys = await KeyRegistry.open(dataDir, { pollMs: options.keyPollMs ?? 1000 });
+    keys = await KeyRegistry.open(dataDir, { pollMs: options.keyPollMs ?? 1000, now });
   } catch (error) {
     await store.close();
     throw error;
@@ -117,6 +122,7 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     now,
     rateWindowSeconds: rateWindow,
     unsafeNoAuth: options.unsafeNoAuth === true,
+    basePath: options.basePath ?? '',
   });
 
   let closing: Promise<void> | undefined;

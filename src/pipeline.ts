@@ -23,6 +23,18 @@ export interface PipelineDeps {
   rateWindowSeconds: number;
   /** Benchmark-only: skip authentication and rate limiting, acting as an admin. */
   unsafeNoAuth?: boolean;
+  /** A path prefix the API is mounted under in a host application, e.g. `/api/campus`; '' for none. */
+  basePath?: string;
+}
+
+/** A request that found its route, on its way through the key, rate, role and body steps. */
+interface Pending {
+  request: PlainRequest;
+  route: Route;
+  params: Record<string, string>;
+  query: string;
+  prefix: string;
+  headers: Record<string, string>;
 }
 
 /** A response with the key that made it, for the request log. */
@@ -34,6 +46,7 @@ const BENCH_PRINCIPAL: Principal = { keyId: 'key_benchmark', name: 'Benchmark', 
 /** Builds `handle(request) → response` over plain data; the node adapter is the only caller that touches sockets. */
 export function createPipeline(deps: PipelineDeps): { handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>; drain: () => void } {
   const { router, keys, limiter, authFailures, cors, logger, now } = deps;
+  const basePath = (deps.basePath ?? '').replace(/\/+$/, '');
   const idPrefix = Math.floor(Math.random() * 2 ** 32).toString(36); // not a secret: only distinguishes processes in logs
   let requestCount = 0;
   let draining = false;
@@ -43,7 +56,6 @@ export function createPipeline(deps: PipelineDeps): { handle: (request: PlainReq
     const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : `${idPrefix}-${(++requestCount).toString(36)}`;
     const headers: Record<string, string> = { 'API-Version': '1.0', 'X-Request-Id': requestId };
     cors.apply(headers, request.headers.origin);
-    let keyId: string | undefined;
     try {
       if (draining) throw new ApiError('unavailable', 'The server is shutting down; retry in a moment.');
       if (request.headerFault !== undefined) throw new ApiError('bad_request', request.headerFault);
@@ -54,9 +66,13 @@ export function createPipeline(deps: PipelineDeps): { handle: (request: PlainReq
       const queryAt = target.indexOf('?');
       let path = queryAt === -1 ? target : target.slice(0, queryAt);
       const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
-      let prefix = '';
+      let prefix = basePath;
+      if (basePath !== '') {
+        if (path !== basePath && !path.startsWith(basePath + '/')) throw new ApiError('not_found', `No resource at ${path.slice(0, 100)}; this API is mounted under ${basePath}.`);
+        path = path.slice(basePath.length);
+      }
       if (path.startsWith('/v1/')) {
-        prefix = '/v1';
+        prefix += '/v1';
         path = path.slice(3);
       }
       const match = router.match(request.method, path);
@@ -70,16 +86,37 @@ export function createPipeline(deps: PipelineDeps): { handle: (request: PlainReq
         throw new ApiError('method_not_allowed', `${request.method} is not allowed on ${path.slice(0, 100)}; allowed: ${match.allowed.join(', ')}.`, { headers: { Allow: match.allowed.join(', ') } });
       }
       const route = match.route;
-      let principal: Principal | undefined;
-      if (route.auth) {
-        principal = deps.unsafeNoAuth === true ? BENCH_PRINCIPAL : authenticate(request);
-        keyId = principal.keyId;
+      const pending: Pending = { request, route, params: match.params, query, prefix, headers };
+      if (!route.auth) return proceed(pending, undefined);
+      if (deps.unsafeNoAuth === true) return proceed(pending, BENCH_PRINCIPAL);
+      const secret = bearerSecret(request);
+      const principal = secret === undefined ? undefined : keys.lookup(secret);
+      if (principal !== undefined) return proceed(pending, principal);
+      // A well-formed key we do not know may have just been made by the CLI: look at keys.json once more.
+      if (secret !== undefined && keys.mayBeNew(secret)) {
+        return keys.refresh().then(() => {
+          const found = keys.lookup(secret);
+          return found !== undefined ? proceed(pending, found) : refusal(pending, secret);
+        }, (error: unknown) => fail(error, headers, undefined, request));
+      }
+      return refusal(pending, secret);
+    } catch (error) {
+      return fail(error, headers, undefined, request);
+    }
+  }
+
+  /** The steps after the key: rate (429), role (403), body (415, 413, 400), then the handler. */
+  function proceed(pending: Pending, principal: Principal | undefined): CoreResponse | Promise<CoreResponse> {
+    const { request, route, headers } = pending;
+    const keyId = principal?.keyId;
+    try {
+      if (principal !== undefined) {
         if (deps.unsafeNoAuth !== true) takeSlot(principal, headers);
         if (route.action !== undefined && !canEver(principal.role, route.action)) {
           throw new ApiError('forbidden', `A ${principal.role} key may not ${route.action} events.`);
         }
       }
-      const context: RequestContext = { request, params: match.params, query, prefix, principal, body: route.body ? readJsonObject(request) : undefined };
+      const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body: route.body ? readJsonObject(request) : undefined };
       const result = route.handle(context);
       if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), (error: unknown) => fail(error, headers, keyId, request));
       return finish(result, headers, keyId);
@@ -88,12 +125,22 @@ export function createPipeline(deps: PipelineDeps): { handle: (request: PlainReq
     }
   }
 
-  function authenticate(request: PlainRequest): Principal {
+  function refusal(pending: Pending, secret: string | undefined): CoreResponse {
+    try {
+      return refuse(pending.request, secret);
+    } catch (error) {
+      return fail(error, pending.headers, undefined, pending.request);
+    }
+  }
+
+  /** The key of an `Authorization: Bearer` header (the scheme in any case), or undefined. */
+  function bearerSecret(request: PlainRequest): string | undefined {
     const header = request.headers.authorization;
-    const given = header !== undefined && header.length > 0;
-    const secret = given && header.length > 7 && header.slice(0, 7).toLowerCase() === 'bearer ' ? header.slice(7).trim() : undefined;
-    const principal = secret === undefined ? undefined : keys.lookup(secret);
-    if (principal !== undefined) return principal;
+    return header !== undefined && header.length > 7 && header.slice(0, 7).toLowerCase() === 'bearer ' ? header.slice(7).trim() : undefined;
+  }
+
+  /** Answers a request without a good key: 401, or 429 once its address has failed too often. */
+  function refuse(request: PlainRequest, secret: string | undefined): never {
     const at = now();
     const blocked = authFailures.isBlocked(request.remoteAddress, at);
     if (blocked.blocked) {

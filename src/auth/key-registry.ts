@@ -17,14 +17,17 @@ export class KeyRegistry {
   #fingerprint = '';
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<void> | undefined;
+  readonly #now: () => number;
+  #lastAskedAt = -Infinity;
 
-  private constructor(dataDir: string) {
+  private constructor(dataDir: string, now: () => number) {
     this.#dataDir = dataDir;
+    this.#now = now;
   }
 
   /** Loads the keys of a folder and starts watching the file. */
-  static async open(dataDir: string, options: { pollMs?: number } = {}): Promise<KeyRegistry> {
-    const registry = new KeyRegistry(dataDir);
+  static async open(dataDir: string, options: { pollMs?: number; now?: () => number } = {}): Promise<KeyRegistry> {
+    const registry = new KeyRegistry(dataDir, options.now ?? Date.now);
     await registry.refresh();
     const pollMs = options.pollMs ?? 1_000;
     if (pollMs > 0) {
@@ -40,6 +43,18 @@ export class KeyRegistry {
     const hash = hashSecret(secret);
     const entry = this.#byHash.get(hash);
     return entry !== undefined && sameHash(entry.hash, hash) ? entry.principal : undefined;
+  }
+
+  /**
+   * True when an unknown secret is well-formed and keys.json was not looked at for it in the
+   * last 100 ms: a key the CLI just made then works at once, not only after the next poll.
+   */
+  mayBeNew(secret: string): boolean {
+    if (!looksLikeKey(secret)) return false;
+    const now = this.#now();
+    if (now - this.#lastAskedAt < 100) return false;
+    this.#lastAskedAt = now;
+    return true;
   }
 
   /** Rereads keys.json when its identity, size or time changed. */
