@@ -2,11 +2,9 @@
 import { CATEGORIES } from '../events/event.js';
 import type { Category, StoredEvent } from '../events/event.js';
 import type { ListQuery, ListResult } from './event-store.js';
+import { compareEvents, sortEvents } from './sort-events.js';
 
-/** The list order (API.md §5): start time ascending, then id by plain string comparison. */
-export function compareEvents(a: StoredEvent, b: StoredEvent): number {
-  return a.startMs - b.startMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
+export { compareEvents };
 
 /** Every live event, by id and in list order, overall and per category. */
 export class EventIndex {
@@ -20,7 +18,7 @@ export class EventIndex {
    */
   constructor(byId: Map<string, StoredEvent> = new Map()) {
     this.#byId = byId;
-    this.#all = [...byId.values()].sort(compareEvents);
+    this.#all = sortEvents([...byId.values()]);
     this.#byCategory = new Map(CATEGORIES.map((category) => [category, []]));
     for (const stored of this.#all) this.#categoryList(stored.category).push(stored);
   }

@@ -65,7 +65,7 @@ export class FileStore implements EventStore {
   #lines: number;
   #closing: Promise<void> | undefined;
 
-  /** Use openFileStore. */
+  /** @internal Use openFileStore. */
   constructor(init: { file: string; fs: FileSystemSeam; fd: number; lock: Lock | undefined; sync: boolean; logger: StoreLogger; index: EventIndex; length: number; lines: number; lastSeq: number }) {
     this.file = init.file;
     this.#fs = init.fs;
@@ -107,12 +107,20 @@ export class FileStore implements EventStore {
   /** Refuses new writes, waits for queued ones, closes the log and releases the lock. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      await this.#queue.close();
-      await this.#fs.close(this.#fd);
-      this.#lock?.release();
+      try {
+        await this.#queue.close();
+        await this.#fs.close(this.#fd);
+      } finally {
+        this.#lock?.release();
+      }
     })();
     return this.#closing;
   }
+
+  // Compaction (a later slice) hooks in here: after a batch, when `stats` shows the log over
+  // compactMinBytes and mostly superseded, pause the queue (WriteQueue.pause waits for the batch in
+  // flight), write `encodeStored` of every `index.values()` (already in seq order) to a new file,
+  // fsync it, rename it over events.jsonl, fsync the folder, swap #fd and #length, then resume.
 
   /** One batch: one write (looping on short writes) and one fdatasync. On failure, cut back to the last good length. */
   async #append(text: string, lineCount: number): Promise<void> {

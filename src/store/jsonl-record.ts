@@ -1,7 +1,8 @@
 // The line format of events.jsonl: one JSON object per change, with its sequence number and a CRC-32.
 import { CATEGORIES, viewJson } from '../events/event.js';
 import type { Category, EventRecord, StoredEvent } from '../events/event.js';
-import { crc32, crc32Hex } from './crc32.js';
+import { crc32, crc32Byte, crc32Hex } from './crc32.js';
+import { looksLikeUtcTime, parseUtcTime, scanStoredView } from './view-scan.js';
 
 /** A line that puts (creates or replaces) an event. */
 export interface PutRecord {
@@ -22,7 +23,10 @@ export type LogRecord = PutRecord | DeleteRecord;
 
 /** Options of `decodeRecord`. */
 export interface DecodeOptions {
-  /** Returns one shared copy of equal strings (organizer e-mails repeat across events), to keep replay memory small. */
+  /**
+   * Returns one shared copy of equal strings (organizer e-mails repeat across events), to keep replay
+   * memory small. It gets a string that may point into the event's view: it must keep a copy.
+   */
   intern?: (value: string) => string;
 }
 
@@ -31,6 +35,20 @@ const ID_PATTERN = /^[A-Za-z0-9_]{1,64}$/;
 const EVENT_ID_PATTERN = /^evt_[0-9A-Za-z]{16,}$/;
 /** Bytes of `,"crc":"xxxxxxxx"}` at the end of every line. */
 const CRC_SUFFIX_LENGTH = 18;
+
+/**
+ * Why replay could not read `record` back, or undefined when it can: the store checks this before
+ * logging, so it never writes a line that would stop the next start.
+ */
+export function unloggableReason(record: EventRecord): string | undefined {
+  if (typeof record.id !== 'string' || !EVENT_ID_PATTERN.test(record.id)) return `its id ${JSON.stringify(record.id)} is not evt_ + 16 or more letters and digits`;
+  if (!CATEGORIES.includes(record.category)) return `its category ${JSON.stringify(record.category)} is unknown`;
+  if (Number.isNaN(timeMs(record.start_time)) || Number.isNaN(timeMs(record.end_time))) return 'its start_time and end_time must be YYYY-MM-DDTHH:MM:SS.sssZ';
+  if (typeof record.created_at !== 'string' || !TIME_PATTERN.test(record.created_at)) return 'its created_at must be YYYY-MM-DDTHH:MM:SS.sssZ';
+  if (!Number.isFinite(record.capacity) || !Number.isFinite(record.registered_count)) return 'its capacity and registered_count must be numbers';
+  if (typeof record.organizer?.email !== 'string') return 'it has no organizer e-mail';
+  return undefined;
+}
 
 /** A put line for `record` written at `seq`; `view` is its `viewJson`, passed when the caller already has it. */
 export function encodePut(seq: number, record: EventRecord, view: string = viewJson(record)): string {
@@ -60,7 +78,7 @@ function checkSeq(seq: number): number {
 
 /** Closes the object `head` opened: its CRC covers `head + "}"`, then `,"crc":"…"}` and the newline follow. */
 function seal(head: string): string {
-  return `${head},"crc":"${crc32Hex(crc32('}', crc32(head)))}"}\n`;
+  return `${head},"crc":"${crc32Hex(crc32Byte(crc32(head), CLOSE_BRACE))}"}\n`;
 }
 
 type OpDecoder = (buf: Buffer, pos: number, end: number, seq: number, options: DecodeOptions) => LogRecord | string;
@@ -79,7 +97,7 @@ export function decodeRecord(buf: Buffer, start: number, end: number, options: D
   }
   const written = parseHex(buf, crcStart + CRC_OPEN.length);
   if (written < 0) return 'the checksum is not 8 lowercase hex digits';
-  const actual = crc32('}', crc32(buf.subarray(start, crcStart)));
+  const actual = crc32Byte(crc32(buf.subarray(start, crcStart)), CLOSE_BRACE);
   if (written !== actual) return `the checksum does not match (written ${crc32Hex(written)}, computed ${crc32Hex(actual)})`;
   if (!matches(buf, start, SEQ_OPEN, crcStart)) return 'the line does not start with {"seq":';
   let pos = start + SEQ_OPEN.length;
@@ -89,6 +107,9 @@ export function decodeRecord(buf: Buffer, start: number, end: number, options: D
   if (pos === digitsStart || pos - digitsStart > 15 || seq < 1) return 'the sequence number is not a positive integer';
   if (!matches(buf, pos, OP_OPEN, crcStart)) return 'the "op" field does not follow "seq"';
   pos += OP_OPEN.length;
+  // The common kinds are matched on their bytes, sparing a string per line.
+  if (matches(buf, pos, PUT_OP, crcStart)) return decodePut(buf, pos + PUT_OP.length, crcStart, seq, options);
+  if (matches(buf, pos, DEL_OP, crcStart)) return decodeDelete(buf, pos + DEL_OP.length, crcStart, seq);
   const nameStart = pos;
   while (pos < crcStart && pos - nameStart <= 16 && buf[pos] !== QUOTE) pos++;
   const op = buf.toString('latin1', nameStart, pos);
@@ -100,15 +121,15 @@ export function decodeRecord(buf: Buffer, start: number, end: number, options: D
 function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: DecodeOptions): PutRecord | string {
   if (!matches(buf, pos, CREATED_OPEN, end - 24)) return 'a put line lacks "created_at"';
   pos += CREATED_OPEN.length;
+  if (!looksLikeUtcTime(buf, pos, end)) return `created_at is not a UTC time: ${JSON.stringify(buf.toString('utf8', pos, pos + 24))}`;
   const createdAt = buf.toString('latin1', pos, pos + 24);
-  if (!TIME_PATTERN.test(createdAt)) return `created_at is not a UTC time: ${JSON.stringify(createdAt)}`;
   pos += 24;
   if (!matches(buf, pos, EVENT_OPEN, end - 2)) return 'a put line lacks "event" after "created_at"';
   pos += EVENT_OPEN.length;
   if (buf[pos] !== OPEN_BRACE || buf[end - 1] !== CLOSE_BRACE) return 'the "event" is not a JSON object';
   // toString copies the bytes into a new flat string: nothing keeps the read buffer alive.
   const json = buf.toString('utf8', pos, end);
-  const stored = storedFromView(json, createdAt, seq, options);
+  const stored = scanStoredView(buf, pos, end, json, createdAt, seq, options.intern) ?? storedFromView(json, createdAt, seq, options);
   return typeof stored === 'string' ? stored : { seq, op: 'put', stored };
 }
 
@@ -152,9 +173,15 @@ function storedFromView(json: string, createdAt: string, seq: number, options: D
   };
 }
 
+/** Milliseconds of a `YYYY-MM-DDTHH:MM:SS.sssZ` string, by the same rules as replay's byte parser; NaN otherwise. */
 function timeMs(value: unknown): number {
-  return typeof value === 'string' && TIME_PATTERN.test(value) ? Date.parse(value) : NaN;
+  if (typeof value !== 'string' || !TIME_PATTERN.test(value)) return NaN;
+  // The pattern allows only ASCII, so the latin1 bytes are exact; a scratch buffer spares an allocation per write.
+  TIME_SCRATCH.write(value, 0, 'latin1');
+  return parseUtcTime(TIME_SCRATCH, 0);
 }
+
+const TIME_SCRATCH = Buffer.alloc(24);
 
 function parseHex(buf: Buffer, pos: number): number {
   let value = 0;
@@ -180,6 +207,8 @@ const CREATED_OPEN = Buffer.from(',"created_at":"');
 const EVENT_OPEN = Buffer.from('","event":');
 const ID_OPEN = Buffer.from(',"id":"');
 const CRC_OPEN = Buffer.from(',"crc":"');
+const PUT_OP = Buffer.from('put"');
+const DEL_OP = Buffer.from('del"');
 const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;

@@ -4,6 +4,7 @@ import type { StoredEvent } from '../events/event.js';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
 import { decodeRecord } from './jsonl-record.js';
+import { flatCopy } from './view-scan.js';
 
 /** Where replay stopped trusting the log: a torn tail starts here and runs to the end of the file. */
 export interface TornTail {
@@ -81,7 +82,13 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
   const fileLength = await fs.size(fd);
   const events = new Map<string, StoredEvent>();
   const emails = new Map<string, string>();
-  const decodeOptions = { intern: (email: string) => emails.get(email) ?? (emails.set(email, email), email) };
+  const decodeOptions = {
+    intern(email: string): string {
+      let shared = emails.get(email);
+      if (shared === undefined) emails.set(email, (shared = flatCopy(email)));
+      return shared;
+    },
+  };
   let buffer = Buffer.allocUnsafe(options.chunkBytes ?? 4 * 1024 * 1024);
   let filled = 0;
   /** File offset of buffer[0]. */
@@ -116,12 +123,24 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
       lastSeq = record.seq;
       lines++;
       goodLength = bufferOffset + lineStart;
-      if (record.op === 'put') {
-        // Delete first, so the map keeps the order of each event's latest seq.
-        events.delete(record.stored.id);
-        events.set(record.stored.id, record.stored);
-      } else {
-        events.delete(record.id);
+      switch (record.op) {
+        case 'put': {
+          // Keep the map in the order of each event's latest seq: an update (the size did not grow) moves to the end.
+          const size = events.size;
+          if (events.set(record.stored.id, record.stored).size === size) {
+            events.delete(record.stored.id);
+            events.set(record.stored.id, record.stored);
+          }
+          break;
+        }
+        case 'del':
+          events.delete(record.id);
+          break;
+        default: {
+          // A new record kind (registrations, API.md §8) must say here what it does to the state.
+          const unhandled: never = record;
+          throw new Error(`replay does not handle the record ${JSON.stringify(unhandled)}`);
+        }
       }
     }
     if (read === 0) {

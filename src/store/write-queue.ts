@@ -4,7 +4,7 @@ import type { StoredEvent } from '../events/event.js';
 import { ApiError } from '../http/errors.js';
 import type { EventChange } from './event-store.js';
 import type { EventIndex } from './event-index.js';
-import { encodeDelete, encodeStored } from './jsonl-record.js';
+import { encodeDelete, encodeStored, unloggableReason } from './jsonl-record.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */
 export type PersistBatch = (text: string, lineCount: number) => Promise<void>;
@@ -101,8 +101,9 @@ export class WriteQueue {
         line = encodeDelete(this.#nextSeq, id);
       } else {
         if (next.id !== id) throw new TypeError(`a change to event ${id} returned event ${next.id}`);
+        const unloggable = unloggableReason(next);
+        if (unloggable !== undefined) throw new TypeError(`the store cannot log event ${id}: ${unloggable}`);
         state = toStored(next, this.#nextSeq);
-        if (Number.isNaN(state.startMs) || Number.isNaN(state.endMs)) throw new TypeError(`event ${id} has an unreadable start_time or end_time`);
         line = encodeStored(state);
       }
     } catch (error) {

@@ -9,14 +9,24 @@ import { encodePut } from '../../src/store/jsonl-record.js';
 import { openFileStore } from '../../src/store/file-store.js';
 
 const count = Number(process.argv[2] ?? 1_000_000);
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+let seed = 1;
+/** Deterministic pseudo-random numbers, so runs compare. */
+function random(below: number): number {
+  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+  return Math.floor((seed / 2 ** 32) * below);
+}
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-bench-'));
 try {
   const out = fs.openSync(path.join(dir, 'events.jsonl'), 'w');
   let chunk = '';
   for (let i = 0; i < count; i++) {
-    const start = Date.UTC(2026, 0, 1) + ((i * 7919) % 500_000) * 60_000;
+    // Starts on the half hour over about a year, so many events share a start time, as real ones do.
+    const start = Date.UTC(2026, 0, 1) + random(20_000) * 1_800_000;
+    let id = 'evt_';
+    for (let k = 0; k < 22; k++) id += ALPHABET[random(62)];
     const record: EventRecord = {
-      id: `evt_${i.toString(36).padStart(20, '0')}`,
+      id,
       title: `Event number ${i} with a reasonably long title`,
       description: 'A description of the event that runs to a few dozen words, as most real ones do: where, who, what to bring.',
       category: CATEGORIES[i % 4]!,

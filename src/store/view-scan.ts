@@ -1,0 +1,184 @@
+// Reads the index fields of a logged event view straight from its bytes, for fast replay; JSON.parse remains the fallback.
+import { CATEGORIES } from '../events/event.js';
+import type { Category, StoredEvent } from '../events/event.js';
+
+/**
+ * The compact form of the view in `buf[start, end)` when it has exactly the layout `viewJson` writes
+ * today; `undefined` for any other layout (an older field order, a non-ASCII e-mail), which the
+ * caller then reads with JSON.parse. `json` is that view already decoded; `intern` shares equal
+ * e-mails (and must return a string that does not point into `json`).
+ *
+ * The long free text (title, description) is never scanned: the id is read forward from the start,
+ * everything else backward from the end, where only short strings (e-mail, name, location) lie.
+ */
+export function scanStoredView(
+  buf: Buffer,
+  start: number,
+  end: number,
+  json: string,
+  createdAt: string,
+  seq: number,
+  intern: ((value: string) => string) | undefined,
+): StoredEvent | undefined {
+  const idStart = expect(buf, start, end, ID_KEY);
+  if (idStart < 0 || !startsWith(buf, idStart, EVT_PREFIX)) return undefined;
+  let idEnd = idStart + EVT_PREFIX.length;
+  while (idEnd < end && isAlphanumeric(buf[idEnd]!)) idEnd++;
+  if (idEnd - idStart < 20 || expect(buf, idEnd, end, TITLE_KEY) < 0) return undefined;
+
+  if (!endsWith(buf, end, VIEW_END)) return undefined;
+  const emailEnd = end - VIEW_END.length;
+  let emailStart = emailEnd;
+  while (emailStart > idEnd && buf[emailStart - 1]! >= 0x20 && buf[emailStart - 1]! < 0x7f && buf[emailStart - 1] !== QUOTE && buf[emailStart - 1] !== BACKSLASH) emailStart--;
+  // An e-mail with an escape or a non-ASCII character in it is left to JSON.parse.
+  if (!endsWith(buf, emailStart, EMAIL_KEY)) return undefined;
+  let pos = openingQuote(buf, emailStart - EMAIL_KEY.length, idEnd);
+  pos = digitsBefore(buf, before(buf, pos, ORGANIZER_KEY), idEnd);
+  pos = digitsBefore(buf, before(buf, pos, REGISTERED_KEY), idEnd);
+  pos = before(buf, pos, CAPACITY_KEY) - 24;
+  const endMs = parseUtcTime(buf, pos, end);
+  pos = before(buf, pos, END_KEY) - 24;
+  const startMs = parseUtcTime(buf, pos, end);
+  pos = openingQuote(buf, before(buf, pos, START_KEY), idEnd);
+  const category = categoryBefore(buf, before(buf, pos, LOCATION_KEY));
+  if (category === undefined || Number.isNaN(startMs) || Number.isNaN(endMs)) return undefined;
+  // The e-mail is ASCII here, so its offsets from the end of the view are the same in bytes and in characters.
+  // The slice points into `json`: interned (or copied) below, so no other event's e-mail keeps this view alive.
+  const email = json.slice(json.length - (end - emailStart), json.length - VIEW_END.length).toLowerCase();
+  return {
+    // A copy, not a slice of `json`: a map keyed by this id may outlive the event's view.
+    id: buf.toString('latin1', idStart, idEnd),
+    startMs,
+    endMs,
+    category,
+    organizerEmail: intern === undefined ? flatCopy(email) : intern(email),
+    createdAt,
+    seq,
+    json,
+  };
+}
+
+/** A copy of `text` that shares no memory with the string it was sliced from. */
+export function flatCopy(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
+}
+
+/** True when `buf[pos]` starts the shape of a `YYYY-MM-DDTHH:MM:SS.sssZ` time (separators only: cheap, for `created_at`). */
+export function looksLikeUtcTime(buf: Buffer, pos: number, limit: number): boolean {
+  return pos >= 0 && pos + 24 <= limit && buf[pos + 4] === DASH && buf[pos + 7] === DASH && buf[pos + 10] === T && buf[pos + 13] === COLON && buf[pos + 16] === COLON && buf[pos + 19] === DOT && buf[pos + 23] === Z;
+}
+
+/**
+ * Milliseconds of the `YYYY-MM-DDTHH:MM:SS.sssZ` time at `buf[pos]` (24 bytes, before `limit`);
+ * NaN when it is not one, or not a real date.
+ */
+export function parseUtcTime(buf: Buffer, pos: number, limit: number = buf.length): number {
+  if (!looksLikeUtcTime(buf, pos, limit)) return NaN;
+  const year = digit(buf, pos) * 1000 + digit(buf, pos + 1) * 100 + digit(buf, pos + 2) * 10 + digit(buf, pos + 3);
+  const month = digit(buf, pos + 5) * 10 + digit(buf, pos + 6);
+  const day = digit(buf, pos + 8) * 10 + digit(buf, pos + 9);
+  const hour = digit(buf, pos + 11) * 10 + digit(buf, pos + 12);
+  const minute = digit(buf, pos + 14) * 10 + digit(buf, pos + 15);
+  const second = digit(buf, pos + 17) * 10 + digit(buf, pos + 18);
+  const ms = digit(buf, pos + 20) * 100 + digit(buf, pos + 21) * 10 + digit(buf, pos + 22);
+  // A non-digit is NaN, which fails every comparison below.
+  if (!(year >= 1970 && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59 && ms >= 0)) return NaN;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!)) return NaN;
+  return (((daysSinceEpoch(year, month, day) * 24 + hour) * 60 + minute) * 60 + second) * 1000 + ms;
+}
+
+/** Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil), cheaper than Date.UTC. */
+function daysSinceEpoch(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146097 + dayOfEra - 719468;
+}
+
+/** The decimal digit at `pos`, or NaN. */
+function digit(buf: Buffer, pos: number): number {
+  const value = buf[pos]! - 0x30;
+  return value >= 0 && value <= 9 ? value : NaN;
+}
+
+/** The position after `literal` when it is at `pos` (before `end`), else -1 (which every later step passes on). */
+function expect(buf: Buffer, pos: number, end: number, literal: Buffer): number {
+  if (pos < 0 || pos + literal.length > end) return -1;
+  for (let i = 0; i < literal.length; i++) if (buf[pos + i] !== literal[i]) return -1;
+  return pos + literal.length;
+}
+
+function startsWith(buf: Buffer, pos: number, literal: Buffer): boolean {
+  return expect(buf, pos, buf.length, literal) !== -1;
+}
+
+/** The position where `literal` starts when it ends at `pos`, else -1 (which every later step passes on). */
+function before(buf: Buffer, pos: number, literal: Buffer): number {
+  return endsWith(buf, pos, literal) ? pos - literal.length : -1;
+}
+
+function endsWith(buf: Buffer, pos: number, literal: Buffer): boolean {
+  return pos >= literal.length && expect(buf, pos - literal.length, pos, literal) >= 0;
+}
+
+/**
+ * Given the position just after a JSON string's closing quote, the position of its opening quote
+ * (not after `floor`), or -1. Inside a string every quote is escaped, i.e. preceded by an odd
+ * number of backslashes; the first quote going backward with an even number is the opening one.
+ */
+function openingQuote(buf: Buffer, afterClosing: number, floor: number): number {
+  if (afterClosing < 0 || buf[afterClosing - 1] !== QUOTE) return -1;
+  for (let pos = afterClosing - 2; pos > floor; pos--) {
+    if (buf[pos] !== QUOTE) continue;
+    let backslashes = 0;
+    while (buf[pos - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return pos;
+  }
+  return -1;
+}
+
+/** The position of the first of the digits that end at `pos`, or -1 when none do. */
+function digitsBefore(buf: Buffer, pos: number, floor: number): number {
+  if (pos < 0) return -1;
+  let first = pos;
+  while (first > floor && buf[first - 1]! >= 0x30 && buf[first - 1]! <= 0x39) first--;
+  return first === pos ? -1 : first;
+}
+
+function isAlphanumeric(byte: number): boolean {
+  return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
+}
+
+/** The category whose name ends at `pos` (before its closing quote), as the shared constant (no string per event). */
+function categoryBefore(buf: Buffer, pos: number): Category | undefined {
+  for (let i = 0; i < CATEGORY_KEYS.length; i++) {
+    if (endsWith(buf, pos, CATEGORY_KEYS[i]!)) return CATEGORIES[i];
+  }
+  return undefined;
+}
+
+const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
+const ID_KEY = ascii('{"id":"');
+const EVT_PREFIX = ascii('evt_');
+const TITLE_KEY = ascii('","title":"');
+const LOCATION_KEY = ascii('","location":');
+const START_KEY = ascii(',"start_time":"');
+const END_KEY = ascii('","end_time":"');
+const CAPACITY_KEY = ascii('","capacity":');
+const REGISTERED_KEY = ascii(',"registered_count":');
+const ORGANIZER_KEY = ascii(',"organizer":{"name":');
+const EMAIL_KEY = ascii(',"email":"');
+const VIEW_END = ascii('"}}');
+/** Each category with the keys around it, in the order of CATEGORIES: `","category":"social`. */
+const CATEGORY_KEYS: Buffer[] = CATEGORIES.map((category) => ascii(`","category":"${category}`));
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const DASH = 0x2d;
+const COLON = 0x3a;
+const DOT = 0x2e;
+const T = 0x54;
+const Z = 0x5a;

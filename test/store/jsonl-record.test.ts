@@ -1,0 +1,132 @@
+// The log line format: exact bytes, round trips, and every kind of damage the decoder must catch.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { toStored, viewJson } from '../../src/events/event.js';
+import { crc32, crc32Hex } from '../../src/store/crc32.js';
+import { decodeRecord, encodeDelete, encodePut, encodeStored } from '../../src/store/jsonl-record.js';
+import type { LogRecord } from '../../src/store/jsonl-record.js';
+import { eventId, sampleRecord } from './helpers.js';
+
+function decode(line: string): LogRecord | string {
+  const buf = Buffer.from(line, 'utf8');
+  assert.equal(buf[buf.length - 1], 10, 'a line ends with a newline');
+  return decodeRecord(buf, 0, buf.length - 1);
+}
+
+test('encodePut() writes seq, op, created_at, the exact view and a CRC of the line without it', () => {
+  const record = sampleRecord(1);
+  const line = encodePut(12, record);
+  const head = `{"seq":12,"op":"put","created_at":"2026-08-01T12:00:00.000Z","event":${viewJson(record)}`;
+  assert.equal(line, `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`);
+  const parsed = JSON.parse(line);
+  assert.deepEqual(Object.keys(parsed), ['seq', 'op', 'created_at', 'event', 'crc']);
+  assert.deepEqual(parsed.event, JSON.parse(viewJson(record)));
+});
+
+test('encodeDelete() writes seq, op and id, and is valid JSON', () => {
+  const line = encodeDelete(13, eventId(7));
+  assert.match(line, /^\{"seq":13,"op":"del","id":"evt_0000000000000007","crc":"[0-9a-f]{8}"\}\n$/);
+  assert.deepEqual(JSON.parse(line).id, eventId(7));
+});
+
+test('decodeRecord() round-trips a put: the stored event equals toStored, its json is the view', () => {
+  const record = sampleRecord(3, { category: 'cultural', start_time: '2030-01-02T03:04:05.678Z', end_time: '2030-01-02T04:00:00.000Z' });
+  const decoded = decode(encodePut(5, record));
+  assert.ok(typeof decoded !== 'string' && decoded.op === 'put');
+  assert.equal(decoded.seq, 5);
+  assert.deepEqual(decoded.stored, toStored(record, 5));
+  assert.equal(decoded.stored.json, viewJson(record));
+});
+
+test('decodeRecord() round-trips text that needs escapes and multi-byte characters', () => {
+  const record = sampleRecord(4, {
+    title: 'Say "hi" \\ to Zoë — 日本 🎉',
+    description: 'Line one\nline two\ttabbed\r\n"quoted" \\"tricky\\" end\\',
+    location: '\\',
+    organizer: { name: '"', email: 'O\'Brien@Example.ORG' },
+  });
+  const decoded = decode(encodePut(6, record));
+  assert.ok(typeof decoded !== 'string' && decoded.op === 'put');
+  assert.deepEqual(decoded.stored, toStored(record, 6));
+});
+
+test('decodeRecord() reads an e-mail with an escape in it (the JSON.parse path)', () => {
+  const record = sampleRecord(5, { organizer: { name: 'X', email: 'a"b\\c@Example.org' } });
+  const decoded = decode(encodePut(7, record));
+  assert.ok(typeof decoded !== 'string' && decoded.op === 'put');
+  assert.equal(decoded.stored.organizerEmail, 'a"b\\c@example.org');
+});
+
+test('decodeRecord() reads a view whose fields come in another order (the JSON.parse path)', () => {
+  const record = sampleRecord(6);
+  const view = JSON.stringify({ title: record.title, id: record.id, organizer: record.organizer, description: '', category: 'social', location: 'x', start_time: record.start_time, end_time: record.end_time, capacity: 1, registered_count: 0 });
+  const decoded = decode(encodePut(8, record, view));
+  assert.ok(typeof decoded !== 'string' && decoded.op === 'put');
+  assert.equal(decoded.stored.json, view);
+  assert.equal(decoded.stored.category, 'social');
+  assert.equal(decoded.stored.startMs, Date.parse(record.start_time));
+});
+
+test('decodeRecord() round-trips a delete', () => {
+  assert.deepEqual(decode(encodeDelete(9, eventId(2))), { seq: 9, op: 'del', id: eventId(2) });
+});
+
+test('decodeRecord() reads a line in the middle of a buffer by its byte range', () => {
+  const lines = [encodePut(1, sampleRecord(1, { title: 'Zoë' })), encodeDelete(2, eventId(1)), encodePut(3, sampleRecord(2))];
+  const buf = Buffer.from(lines.join(''), 'utf8');
+  const first = Buffer.byteLength(lines[0]!);
+  const second = first + Buffer.byteLength(lines[1]!);
+  assert.deepEqual(decodeRecord(buf, first, second - 1), { seq: 2, op: 'del', id: eventId(1) });
+  const third = decodeRecord(buf, second, buf.length - 1);
+  assert.ok(typeof third !== 'string' && third.op === 'put' && third.stored.id === eventId(2));
+});
+
+test('decodeRecord() catches a changed byte anywhere in a line', () => {
+  for (const line of [encodePut(1, sampleRecord(1, { title: 'Zoë "x"' })), encodeDelete(2, eventId(1))]) {
+    const original = Buffer.from(line, 'utf8');
+    for (let at = 0; at < original.length - 1; at++) {
+      for (const flip of [0x01, 0x80, 0x20]) {
+        const damaged = Buffer.from(original);
+        damaged[at]! ^= flip;
+        const result = decodeRecord(damaged, 0, damaged.length - 1);
+        assert.equal(typeof result, 'string', `byte ${at} ^ ${flip} went unnoticed`);
+      }
+    }
+  }
+});
+
+test('decodeRecord() calls a line with a good checksum but an unknown op damage, naming the op', () => {
+  const head = '{"seq":3,"op":"reg","id":"reg_0000000000000001"';
+  const line = `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
+  const result = decode(line);
+  assert.equal(typeof result, 'string');
+  assert.match(result as string, /unknown record kind "op":"reg"/);
+});
+
+test('decodeRecord() calls a line with a good checksum but a bad structure damage', () => {
+  const bad = [
+    '{"seq":0,"op":"del","id":"evt_0000000000000001"',
+    '{"seq":1,"op":"put","created_at":"yesterday","event":{}',
+    '{"seq":1,"op":"put","created_at":"2026-08-01T12:00:00.000Z","event":{"id":"evt_0000000000000001"}',
+    '{"seq":1,"op":"put","created_at":"2026-08-01T12:00:00.000Z","event":{not json}',
+    '{"op":"del","seq":1,"id":"evt_0000000000000001"',
+    '{"seq":1,"op":"del","id":"evt_00 1"',
+  ];
+  for (const head of bad) {
+    const result = decode(`${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`);
+    assert.equal(typeof result, 'string', head);
+  }
+  assert.equal(typeof decode('\n'), 'string');
+  assert.equal(typeof decode('{"seq":1}\n'), 'string');
+});
+
+test('encodeStored() writes the same line as encodePut() for the same state', () => {
+  const record = sampleRecord(8);
+  assert.equal(encodeStored(toStored(record, 4)), encodePut(4, record));
+});
+
+test('encodePut() refuses a created_at that is not a UTC time, and a seq below 1', () => {
+  assert.throws(() => encodePut(1, sampleRecord(1, { created_at: '2026-08-01T12:00:00Z' })), TypeError);
+  assert.throws(() => encodePut(0, sampleRecord(1)), TypeError);
+  assert.throws(() => encodeDelete(1, 'evt_"x'), TypeError);
+});

@@ -1,0 +1,91 @@
+// acquireLock: one writer per data folder; a lock whose owner is gone is taken over.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { acquireLock, LockHeldError } from '../../src/store/lock.js';
+import { tempDir } from './helpers.js';
+
+/** The pid of a process that ran and has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '']);
+  assert.equal(child.status, 0);
+  return child.pid;
+}
+
+function writeLock(dir: string, owner: object): void {
+  fs.writeFileSync(path.join(dir, 'LOCK'), JSON.stringify(owner));
+}
+
+test('acquireLock() writes LOCK naming pid, host and start time, and release() removes it', (t) => {
+  const dir = tempDir(t);
+  const lock = acquireLock(dir, { now: () => Date.UTC(2026, 0, 2) });
+  const owner = JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8'));
+  assert.deepEqual(owner, { pid: process.pid, host: os.hostname(), started_at: '2026-01-02T00:00:00.000Z' });
+  assert.deepEqual(fs.readdirSync(dir), ['LOCK'], 'no temporary file is left behind');
+  lock.release();
+  lock.release();
+  assert.deepEqual(fs.readdirSync(dir), []);
+});
+
+test('acquireLock() refuses a second taker in the same process, naming the owner pid', (t) => {
+  const dir = tempDir(t);
+  const lock = acquireLock(dir);
+  assert.throws(() => acquireLock(dir), (error) => error instanceof LockHeldError && error.message.includes(`process ${process.pid}`) && error.owner.pid === process.pid);
+  lock.release();
+  acquireLock(dir).release();
+});
+
+test('acquireLock() refuses a lock held by a live process, naming its pid', (t) => {
+  const dir = tempDir(t);
+  // The parent of this test process is alive and is not this process.
+  writeLock(dir, { pid: process.ppid, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z' });
+  assert.throws(() => acquireLock(dir), new RegExp(`process ${process.ppid} on host`));
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8')).pid, process.ppid, 'the lock is left alone');
+});
+
+test('acquireLock() takes over a lock whose process no longer runs', (t) => {
+  const dir = tempDir(t);
+  const pid = deadPid();
+  writeLock(dir, { pid, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z' });
+  const lock = acquireLock(dir);
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8')).pid, process.pid);
+  lock.release();
+});
+
+test('acquireLock() takes over a lock naming its own pid that it did not take (a restarted container)', (t) => {
+  const dir = tempDir(t);
+  writeLock(dir, { pid: 1, host: 'box', started_at: '2026-01-01T00:00:00.000Z' });
+  const lock = acquireLock(dir, { pid: 1, host: 'box', isRunning: () => true });
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8')).started_at !== '2026-01-01T00:00:00.000Z', true);
+  lock.release();
+});
+
+test('acquireLock() refuses a lock from another host, whose pid it cannot check', (t) => {
+  const dir = tempDir(t);
+  writeLock(dir, { pid: deadPid(), host: 'elsewhere', started_at: '2026-01-01T00:00:00.000Z' });
+  assert.throws(() => acquireLock(dir), /host "elsewhere"/);
+});
+
+test('acquireLock() takes over an unreadable lock file', (t) => {
+  const dir = tempDir(t);
+  fs.writeFileSync(path.join(dir, 'LOCK'), 'garbage');
+  acquireLock(dir).release();
+});
+
+test('release() leaves a lock that another process has taken over since', (t) => {
+  const dir = tempDir(t);
+  const lock = acquireLock(dir);
+  writeLock(dir, { pid: 12345, host: 'other', started_at: '2026-01-01T00:00:00.000Z' });
+  lock.release();
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8')).pid, 12345);
+});
+
+test('acquireLock() takes a lock file of another name', (t) => {
+  const dir = tempDir(t);
+  const lock = acquireLock(dir, { file: 'keys.lock' });
+  assert.ok(fs.existsSync(path.join(dir, 'keys.lock')));
+  lock.release();
+});
