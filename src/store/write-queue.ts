@@ -104,6 +104,10 @@ export class WriteQueue {
         const unloggable = unloggableReason(next);
         if (unloggable !== undefined) throw new TypeError(`the store cannot log event ${id}: ${unloggable}`);
         state = toStored(next, this.#nextSeq);
+        // A change that changes nothing of a committed event writes nothing, so its ETag stays.
+        if (queued === undefined && current !== undefined && state.json === current.json && state.createdAt === current.createdAt) {
+          return Promise.resolve(current);
+        }
         line = encodeStored(state);
       }
     } catch (error) {

@@ -27,6 +27,17 @@ describe('ETag', () => {
     assert.equal(await etagOf(id), updated.headers['ETag']);
   });
 
+  it('stays the same after a PUT that changes nothing (an empty object, or the values it has)', async () => {
+    const { id } = await createEvent(h, h.keys.organizer);
+    const before = await etagOf(id);
+    for (const body of [{}, { capacity: (await h.request('GET', `/events/${id}`, { key: h.keys.reader })).json.capacity }]) {
+      const response = await h.request('PUT', `/events/${id}`, { key: h.keys.organizer, body });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers['ETag'], before, `PUT ${JSON.stringify(body)} kept the ETag`);
+    }
+    assert.equal(await etagOf(id), before);
+  });
+
   it('changes after every update', async () => {
     const { id } = await createEvent(h, h.keys.organizer);
     const seen = new Set([await etagOf(id)]);
