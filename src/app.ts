@@ -15,7 +15,8 @@ import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
 import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/memory-store.js';
-import { openFileStore } from './store/file-store.js';
+import { DEFAULT_COMPACT_MIN_BYTES, openFileStore } from './store/file-store.js';
+import type { FileSystemSeam } from './store/file-system.js';
 import { openApiDocument } from './openapi/document.js';
 import { silentLogger, type Logger } from './log/logger.js';
 
@@ -50,6 +51,8 @@ export interface AppOptions {
   basePath?: string;
   /** Test and benchmark only: skip fdatasync. Never in production. */
   unsafeNoSync?: boolean;
+  /** Test only (internal, not API): the file operations of the event store, so a test can make the Nth fdatasync fail. Default node:fs. */
+  fileSystem?: FileSystemSeam;
   /** Benchmark only: skip authentication and rate limiting. Never in production. */
   unsafeNoAuth?: boolean;
 }
@@ -82,7 +85,13 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   const store: EventStore =
     options.store === 'memory'
       ? new MemoryStore()
-      : await openFileStore({ dataDir, logger, sync: options.unsafeNoSync !== true, compactMinBytes: options.compactMinBytes ?? 64 * 1024 * 1024 });
+      : await openFileStore({
+          dataDir,
+          logger,
+          sync: options.unsafeNoSync !== true,
+          compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
+          fs: options.fileSystem,
+        });
   let keys: KeyRegistry;
   let initialAdminKey: string | undefined;
   try {

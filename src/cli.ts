@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // `node dist/cli.js`: manage API keys and check or back up a data folder. Exit codes: 0 done, 1 failed, 2 usage error.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createKey } from './auth/key-registry.js';
 import { readKeys, updateKeys } from './auth/key-file.js';
 import { ROLES, type Role } from './auth/principal.js';
 import { email as emailCheck, Problem, text } from './events/checks.js';
+import { backupLog } from './store/log-backup.js';
+import { compactionTempFile } from './store/log-compaction.js';
+import { verifyLog } from './store/log-replay.js';
 
 class UsageError extends Error {}
 class CommandError extends Error {}
@@ -17,6 +21,12 @@ Commands:
                           create a key and print its secret once (default role: organizer)
   keys list [--json]      list keys without their secrets (revoked ones included)
   keys revoke ID          revoke a key; a running server refuses it within 2 s
+  verify [--json]         check the event log offline (read-only: a server may run); exit 0 when
+                          it is healthy or only has a torn tail (the next start cuts it off, with
+                          a warning), 1 when it is damaged (the line is named)
+  backup --out FILE       copy the event log consistently while a server runs (FILE.tmp, fsync,
+                          rename; never overwrites FILE); restore: put FILE in an empty data
+                          folder as events.jsonl and start a server there
 
 Every command takes --data-dir DIR (or DATA_DIR; default ./data) anywhere after it.
 Exit codes: 0 done, 1 failed, 2 usage error.
@@ -117,8 +127,55 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       process.stdout.write(outcome === 'already' ? `${id} was already revoked\n` : `revoked ${id}\n`);
       return;
     }
+    case 'verify': {
+      allowOnly(parsed, ['--json'], 1);
+      await verify(dataDir, json);
+      return;
+    }
+    case 'backup': {
+      allowOnly(parsed, ['--out'], 1);
+      const out = stringOption(parsed, '--out');
+      if (out === undefined || out === '') throw new UsageError('backup needs --out FILE');
+      const result = await backupLog(dataDir, out);
+      const leftOut = result.leftOut > 0 ? `; left out ${result.leftOut} bytes after the last whole line (a write in progress or a torn tail)` : '';
+      process.stdout.write(`backed up ${result.lines} lines (last seq ${result.lastSeq}, ${result.bytes} bytes) of ${result.source} to ${result.out}${leftOut}\n`);
+      return;
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+/** `verify`: the report on stdout, a torn tail as a warning on stderr; damage throws (exit 1). */
+async function verify(dataDir: string, json: boolean): Promise<void> {
+  if (!existsSync(dataDir)) throw new CommandError(`there is no data folder at ${dataDir}; check --data-dir`);
+  const report = await verifyLog(dataDir);
+  const leftoverTemp = existsSync(compactionTempFile(report.file));
+  if (json) {
+    const torn = report.torn === undefined ? null : { ...report.torn, bytes: report.fileLength - report.torn.offset };
+    const { file, exists, lines, liveEvents, supersededLines, lastSeq, fileLength } = report;
+    const fields = { file, exists, lines, live_events: liveEvents, superseded_lines: supersededLines, last_seq: lastSeq, bytes: fileLength, torn, compaction_temp_file: leftoverTemp };
+    process.stdout.write(JSON.stringify(fields) + '\n');
+  } else if (!report.exists) {
+    process.stdout.write(`${report.file}: no event log yet (an empty store)\n`);
+  } else {
+    process.stdout.write(
+      `${report.file}: ${report.torn === undefined ? 'healthy' : 'healthy up to a torn tail'}\n` +
+        `  lines: ${report.lines} (${report.supersededLines} superseded)\n` +
+        `  live events: ${report.liveEvents}\n` +
+        `  last seq: ${report.lastSeq}\n` +
+        `  bytes: ${report.fileLength}\n`,
+    );
+  }
+  if (report.torn !== undefined) {
+    const { line, offset, reason } = report.torn;
+    process.stderr.write(
+      `warning: torn tail at line ${line} (byte offset ${offset}, ${report.fileLength - offset} bytes to the end): ${reason}. ` +
+        'This is normal after a crash (or a write in progress, if a server runs): the next start cuts it off and keeps it in events.jsonl.torn-<time>.\n',
+    );
+  }
+  if (leftoverTemp) {
+    process.stderr.write(`warning: ${compactionTempFile(report.file)} exists: a compaction is running, or one was interrupted (the next start removes it; the log is intact).\n`);
   }
 }
 

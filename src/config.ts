@@ -10,6 +10,7 @@ export interface ServerConfig {
   readonly rateWindow: number;
   readonly corsOrigins: readonly string[];
   readonly logLevel: LogLevel;
+  readonly compactMinBytes: number;
   readonly help: boolean;
 }
 
@@ -59,6 +60,14 @@ export const SETTINGS: readonly Setting[] = [
   { flag: '--rate-window', env: 'RATE_WINDOW', key: 'rateWindow', default: '3600', parse: integer(1, 31_536_000), help: 'window length in seconds' },
   { flag: '--cors-origin', env: 'CORS_ORIGIN', key: 'corsOrigins', default: '', parse: origins, help: 'browser origins allowed (CORS), comma-separated' },
   { flag: '--log-level', env: 'LOG_LEVEL', key: 'logLevel', default: 'info', parse: logLevel, help: `log level: ${LOG_LEVELS.join('|')}` },
+  {
+    flag: '--compact-min-bytes',
+    env: 'COMPACT_MIN_BYTES',
+    key: 'compactMinBytes',
+    default: '67108864',
+    parse: integer(1, Number.MAX_SAFE_INTEGER),
+    help: 'compact the log once it is over this many bytes and mostly superseded',
+  },
 ];
 
 /** Parses argv (without node and script) and the environment; flags beat the environment. */
@@ -96,6 +105,8 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
 
 /** The text of `node dist/server.js --help`. */
 export function serverUsage(): string {
-  const rows = SETTINGS.map((s) => `  ${`${s.flag} VALUE`.padEnd(22)} ${s.help} (env ${s.env}, default ${s.default === '' ? 'none' : s.default})`);
-  return ['Usage: node dist/server.js [options]', '', 'Runs the campus-events HTTP service.', '', 'Options (a flag beats its environment variable):', ...rows, '  --help                 print this help and exit', ''].join('\n');
+  const width = Math.max(...SETTINGS.map((s) => s.flag.length + ' VALUE'.length));
+  const rows = SETTINGS.map((s) => `  ${`${s.flag} VALUE`.padEnd(width)} ${s.help} (env ${s.env}, default ${s.default === '' ? 'none' : s.default})`);
+  const help = `  ${'--help'.padEnd(width)} print this help and exit`;
+  return ['Usage: node dist/server.js [options]', '', 'Runs the campus-events HTTP service.', '', 'Options (a flag beats its environment variable):', ...rows, help, ''].join('\n');
 }

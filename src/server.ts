@@ -31,6 +31,7 @@ async function main(): Promise<void> {
       rateLimit: config.rateLimit,
       rateWindow: config.rateWindow,
       corsOrigins: config.corsOrigins,
+      compactMinBytes: config.compactMinBytes,
       logger,
     });
   } catch (error) {

@@ -28,6 +28,7 @@ test("parseServerConfig() gives the documented defaults", () => {
     rateWindow: 3600,
     corsOrigins: [],
     logLevel: "info",
+    compactMinBytes: 67108864,
   });
 });
 
@@ -44,6 +45,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
     RATE_WINDOW: "60",
     CORS_ORIGIN: "https://events.campus.edu",
     LOG_LEVEL: "warn",
+    COMPACT_MIN_BYTES: "1024",
   });
   assert.deepEqual(config, {
     help: false,
@@ -54,6 +56,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
     rateWindow: 60,
     corsOrigins: ["https://events.campus.edu"],
     logLevel: "warn",
+    compactMinBytes: 1024,
   });
 });
 
@@ -68,6 +71,7 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
     rateWindow: 30,
     corsOrigins: ["http://localhost:5173"],
     logLevel: "debug",
+    compactMinBytes: 67108864,
   });
 });
 

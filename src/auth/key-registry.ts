@@ -5,6 +5,8 @@ import { hashSecret, looksLikeKey, newKeyId, newSecret, sameHash } from './api-k
 import { KEY_FILE, type KeyRecord, readKeys, updateKeys } from './key-file.js';
 import type { Principal } from './principal.js';
 
+const RECENT_KEYS = 10_000;
+
 interface Entry {
   hash: string;
   principal: Principal;
@@ -14,6 +16,8 @@ interface Entry {
 export class KeyRegistry {
   readonly #dataDir: string;
   #byHash = new Map<string, Entry>();
+  /** Keys that matched since the last reload (at most RECENT_KEYS); emptied whenever keys.json changes, so a revoked key is refused at once. */
+  #recent = new Map<string, Principal>();
   #fingerprint = '';
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<void> | undefined;
@@ -39,10 +43,16 @@ export class KeyRegistry {
 
   /** The principal of a live key, or undefined for an unknown, malformed or revoked one. */
   lookup(secret: string): Principal | undefined {
+    // Hot path: a key seen since the last reload skips the checksum and the hash.
+    const cached = this.#recent.get(secret);
+    if (cached !== undefined) return cached;
     if (!looksLikeKey(secret)) return undefined;
     const hash = hashSecret(secret);
     const entry = this.#byHash.get(hash);
-    return entry !== undefined && sameHash(entry.hash, hash) ? entry.principal : undefined;
+    if (entry === undefined || !sameHash(entry.hash, hash)) return undefined;
+    if (this.#recent.size >= RECENT_KEYS) this.#recent.clear();
+    this.#recent.set(secret, entry.principal);
+    return entry.principal;
   }
 
   /**
@@ -73,6 +83,7 @@ export class KeyRegistry {
       byHash.set(key.hash, { hash: key.hash, principal: { keyId: key.id, name: key.name, email: key.email, role: key.role } });
     }
     this.#byHash = byHash;
+    this.#recent = new Map();
     this.#fingerprint = fingerprint;
   }
 

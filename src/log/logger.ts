@@ -62,8 +62,20 @@ export function createLogger(options: LoggerOptions): Logger {
 /** A logger that writes nothing. */
 export const silentLogger: Logger = createLogger({ level: 'silent', write: () => undefined });
 
+let lastTime = NaN;
+let lastIso = '';
+
+/** ISO time of `time`, formatted once per millisecond however many lines share it. */
+function isoTime(time: number): string {
+  if (time !== lastTime) {
+    lastTime = time;
+    lastIso = new Date(time).toISOString();
+  }
+  return lastIso;
+}
+
 function jsonLine(time: number, level: LogLevel, message: string, fields: LogFields | undefined): string {
-  let line = `{"time":"${new Date(time).toISOString()}","level":"${level}","msg":${JSON.stringify(message)}`;
+  let line = `{"time":"${isoTime(time)}","level":"${level}","msg":${JSON.stringify(message)}`;
   if (fields !== undefined) {
     for (const key in fields) {
       const value = fields[key];
@@ -75,7 +87,7 @@ function jsonLine(time: number, level: LogLevel, message: string, fields: LogFie
 }
 
 function prettyLine(time: number, level: LogLevel, message: string, fields: LogFields | undefined): string {
-  let line = `${new Date(time).toISOString()} ${level.toUpperCase().padEnd(5)} ${message}`;
+  let line = `${isoTime(time)} ${level.toUpperCase().padEnd(5)} ${message}`;
   if (fields !== undefined) {
     for (const key in fields) {
       const value = fields[key];

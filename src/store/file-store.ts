@@ -1,4 +1,4 @@
-// The durable event store: one append-only log (events.jsonl) with group commit, replayed into an in-memory index on open.
+// The durable event store: one append-only log (events.jsonl) with group commit, replayed into an in-memory index on open and compacted when mostly superseded.
 import * as path from 'node:path';
 import type { StoredEvent } from '../events/event.js';
 import { EventIndex } from './event-index.js';
@@ -7,8 +7,11 @@ import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
 import { acquireLock } from './lock.js';
 import type { Lock } from './lock.js';
+import { CompactionAbandoned, compactionTempFile, compactLog } from './log-compaction.js';
+import type { CompactionHost, CompactionResult, LogHandle } from './log-compaction.js';
 import { replayLog } from './log-replay.js';
 import type { TornTail } from './log-replay.js';
+import { copyBytes, writeFully } from './write-fully.js';
 import { describeWriteError, WriteQueue } from './write-queue.js';
 
 /** Where the store reports what it did; the app's Logger fits. */
@@ -24,8 +27,10 @@ export interface FileStoreOptions {
   /** File operations; tests inject failures here. Default node:fs. */
   fs?: FileSystemSeam;
   logger?: StoreLogger;
-  /** Compaction threshold in bytes: kept for the compaction slice, unused today. */
+  /** Compact once the log is over this many bytes and more than half of its lines are superseded. Default 64 MiB. */
   compactMinBytes?: number;
+  /** Test only: runs before each compaction step (see COMPACTION_STEPS); throw to fail it, never resolve to freeze it as a crash would. */
+  onCompactionStep?: (step: number) => void | Promise<void>;
   /** Test and benchmark only: false skips fdatasync after each batch. Default true. */
   sync?: boolean;
   /** Take DATA_DIR/LOCK while open. Default true. */
@@ -50,33 +55,69 @@ export interface LogStats {
 /** The name of the log inside the data folder. */
 export const LOG_FILE = 'events.jsonl';
 
+/** The default of `compactMinBytes`. */
+export const DEFAULT_COMPACT_MIN_BYTES = 64 * 1024 * 1024;
+
 /** An EventStore over DATA_DIR/events.jsonl. Open it with openFileStore. */
 export class FileStore implements EventStore {
   readonly file: string;
   readonly #fs: FileSystemSeam;
-  readonly #fd: number;
+  /** The open log; a compaction swaps it for the new file. */
+  #fd: number;
   readonly #lock: Lock | undefined;
   readonly #sync: boolean;
   readonly #logger: StoreLogger;
+  readonly #now: () => number;
   readonly #index: EventIndex;
   readonly #queue: WriteQueue;
+  readonly #compactMinBytes: number;
+  readonly #onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
   /** Bytes of the log known durable: where the next batch goes, and where a failed one is cut back to. */
   #length: number;
   #lines: number;
+  /** The bytes and lines whose changes the index holds: #length and #lines as of the last commit. */
+  #committed: { length: number; lines: number };
+  #compaction: Promise<CompactionResult | undefined> | undefined;
+  /** After a failed compaction, the next automatic one waits until the log reaches this length. */
+  #compactRetryLength = 0;
+  #stopping = false;
   #closing: Promise<void> | undefined;
 
   /** @internal Use openFileStore. */
-  constructor(init: { file: string; fs: FileSystemSeam; fd: number; lock: Lock | undefined; sync: boolean; logger: StoreLogger; index: EventIndex; length: number; lines: number; lastSeq: number }) {
+  constructor(init: {
+    file: string;
+    fs: FileSystemSeam;
+    fd: number;
+    lock: Lock | undefined;
+    sync: boolean;
+    logger: StoreLogger;
+    now: () => number;
+    index: EventIndex;
+    length: number;
+    lines: number;
+    lastSeq: number;
+    compactMinBytes: number;
+    onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
+  }) {
     this.file = init.file;
     this.#fs = init.fs;
     this.#fd = init.fd;
     this.#lock = init.lock;
     this.#sync = init.sync;
     this.#logger = init.logger;
+    this.#now = init.now;
     this.#index = init.index;
     this.#length = init.length;
     this.#lines = init.lines;
-    this.#queue = new WriteQueue({ index: init.index, nextSeq: init.lastSeq + 1, persist: (text, count) => this.#append(text, count) });
+    this.#committed = { length: init.length, lines: init.lines };
+    this.#compactMinBytes = init.compactMinBytes;
+    this.#onCompactionStep = init.onCompactionStep;
+    this.#queue = new WriteQueue({
+      index: init.index,
+      nextSeq: init.lastSeq + 1,
+      persist: (text, count) => this.#append(text, count),
+      onCommit: () => this.#afterCommit(),
+    });
   }
 
   get(id: string): StoredEvent | undefined {
@@ -99,15 +140,34 @@ export class FileStore implements EventStore {
     return this.#index.size;
   }
 
-  /** Counts of the durable log. Compaction (not built yet) will run when superseded lines dominate. */
+  /** Counts of the durable log; compaction runs when superseded lines are more than half of it. */
   get stats(): LogStats {
     return { lines: this.#lines, liveEvents: this.#index.size, supersededLines: this.#lines - this.#index.size, bytes: this.#length, lastSeq: this.#queue.nextSeq - 1 };
   }
 
-  /** Refuses new writes, waits for queued ones, closes the log and releases the lock. */
+  /**
+   * Compacts the log now, whatever its size (the store does it by itself after a commit once the log
+   * is over `compactMinBytes` and mostly superseded). Resolves with the sizes before and after, or
+   * undefined when the store is closing or cannot write; joins a compaction already running.
+   */
+  compact(): Promise<CompactionResult | undefined> {
+    if (this.#compaction !== undefined) return this.#compaction;
+    if (this.#stopping || !this.#queue.writable) return Promise.resolve(undefined);
+    const running = this.#runCompaction();
+    this.#compaction = running;
+    const done = (): void => {
+      this.#compaction = undefined;
+    };
+    running.then(done, done);
+    return running;
+  }
+
+  /** Refuses new writes, waits for queued ones (and a compaction running), closes the log and releases the lock. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       try {
+        this.#stopping = true;
+        await this.#compaction?.catch(() => undefined);
         await this.#queue.close();
         await this.#fs.close(this.#fd);
       } finally {
@@ -117,20 +177,80 @@ export class FileStore implements EventStore {
     return this.#closing;
   }
 
-  // Compaction (a later slice) hooks in here: after a batch, when `stats` shows the log over
-  // compactMinBytes and mostly superseded, pause the queue (WriteQueue.pause waits for the batch in
-  // flight), write `encodeStored` of every `index.values()` (already in seq order) to a new file,
-  // fsync it, rename it over events.jsonl, fsync the folder, swap #fd and #length, then resume.
+  /** After each durable batch: note what the index now holds, and compact when the log calls for it. */
+  #afterCommit(): void {
+    this.#committed = { length: this.#length, lines: this.#lines };
+    const superseded = this.#lines - this.#index.size;
+    if (this.#compaction !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
+    if (superseded * 2 <= this.#lines) return;
+    // Failures are logged by #runCompaction; the writes go on either way.
+    this.compact().catch(() => undefined);
+  }
+
+  async #runCompaction(): Promise<CompactionResult> {
+    const started = this.#now();
+    this.#logger.info('compacting the event log', {
+      file: this.file,
+      lines: this.#lines,
+      live_events: this.#index.size,
+      superseded_lines: this.#lines - this.#index.size,
+      mib: mib(this.#length),
+    });
+    const host: CompactionHost = {
+      fs: this.#fs,
+      file: this.file,
+      sync: this.#sync,
+      // The index and #committed change together, in one synchronous step after each batch.
+      committed: () => ({ events: [...this.#index.values()], log: { fd: this.#fd, ...this.#committed } }),
+      pause: async () => {
+        await this.#queue.pause();
+        return this.#queue.writable ? { fd: this.#fd, ...this.#committed } : undefined;
+      },
+      swap: (log: LogHandle) => {
+        this.#fd = log.fd;
+        this.#length = log.length;
+        this.#lines = log.lines;
+        this.#committed = { length: log.length, lines: log.lines };
+      },
+      resume: () => this.#queue.resume(),
+      refuse: (error) => this.#queue.fail(error),
+      stopping: () => this.#stopping,
+      onStep: this.#onCompactionStep,
+    };
+    try {
+      const result = await compactLog(host);
+      this.#logger.info('compacted the event log', {
+        file: this.file,
+        lines_before: result.linesBefore,
+        lines_after: result.linesAfter,
+        mib_before: mib(result.bytesBefore),
+        mib_after: mib(result.bytesAfter),
+        lines_written_meanwhile: result.tailLines,
+        ms: this.#now() - started,
+      });
+      return result;
+    } catch (error) {
+      this.#compactRetryLength = Math.floor(this.#length * 1.5);
+      if (error instanceof CompactionAbandoned) {
+        this.#logger.info('compaction abandoned; the log is unchanged', { file: this.file, reason: error.message });
+      } else if (this.#queue.writable) {
+        this.#logger.warn('compaction failed; the log is intact and writes go on', { file: this.file, error: describeWriteError(error), detail: String(error) });
+      } else {
+        this.#logger.warn('compaction failed after renaming the new log into place: writes are refused until restart, reads go on', {
+          file: this.file,
+          error: describeWriteError(error),
+          detail: String(error),
+        });
+      }
+      throw error;
+    }
+  }
 
   /** One batch: one write (looping on short writes) and one fdatasync. On failure, cut back to the last good length. */
   async #append(text: string, lineCount: number): Promise<void> {
     const bytes = Buffer.from(text, 'utf8');
     try {
-      for (let done = 0; done < bytes.length; ) {
-        const written = await this.#fs.write(this.#fd, bytes, done, bytes.length - done, this.#length + done);
-        if (written <= 0) throw Object.assign(new Error('write() wrote nothing'), { code: 'EIO' });
-        done += written;
-      }
+      await writeFully(this.#fs, this.#fd, bytes, this.#length, this.file);
       if (this.#sync) await this.#fs.fdatasync(this.#fd);
     } catch (error) {
       this.#logger.warn('a write to the event log failed: writes are refused until restart, reads go on', { file: this.file, error: describeWriteError(error), detail: String(error) });
@@ -167,6 +287,9 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
   const lock = options.lock === false ? undefined : acquireLock(dataDir, { now });
   let fd: number | undefined;
   try {
+    // Until its rename, a compaction leaves the log untouched: a leftover temporary file is just dropped.
+    const temp = compactionTempFile(file);
+    if (await fs.unlink(temp)) logger.warn('removed the temporary file of an interrupted compaction; the log itself is intact', { file: temp });
     fd = await openOrCreate(fs, file, dataDir);
     const started = now();
     const replay = await replayLog(fs, fd, {
@@ -177,7 +300,21 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
     if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
     logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, mib: mib(replay.goodLength), ms: now() - started });
     const index = new EventIndex(replay.events);
-    return new FileStore({ file, fs, fd, lock, sync: options.sync !== false, logger, index, length: replay.goodLength, lines: replay.lines, lastSeq: replay.lastSeq });
+    return new FileStore({
+      file,
+      fs,
+      fd,
+      lock,
+      sync: options.sync !== false,
+      logger,
+      now,
+      index,
+      length: replay.goodLength,
+      lines: replay.lines,
+      lastSeq: replay.lastSeq,
+      compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
+      onCompactionStep: options.onCompactionStep,
+    });
   } catch (error) {
     if (fd !== undefined) await fs.close(fd).catch(() => undefined);
     lock?.release();
@@ -213,17 +350,7 @@ async function cutTornTail(
     }
   }
   try {
-    const chunk = Buffer.allocUnsafe(Math.min(4 * 1024 * 1024, Math.max(1, cut.fileLength - cut.torn.offset)));
-    for (let position = cut.torn.offset; position < cut.fileLength; ) {
-      const read = await fs.read(cut.fd, chunk, 0, Math.min(chunk.length, cut.fileLength - position), position);
-      if (read === 0) break;
-      for (let done = 0; done < read; ) {
-        const written = await fs.write(out, chunk, done, read - done, position - cut.torn.offset + done);
-        if (written <= 0) throw Object.assign(new Error(`write() to ${tornFile} wrote nothing`), { code: 'EIO' });
-        done += written;
-      }
-      position += read;
-    }
+    await copyBytes(fs, { from: cut.fd, start: cut.torn.offset, end: cut.fileLength, to: out, toPosition: 0, what: tornFile });
     await fs.fsync(out);
   } finally {
     await fs.close(out);

@@ -16,6 +16,8 @@ export interface FileSystemSeam {
   size(fd: number): Promise<number>;
   close(fd: number): Promise<void>;
   rename(from: string, to: string): Promise<void>;
+  /** Removes a file; resolves false when it was not there. */
+  unlink(path: string): Promise<boolean>;
   /** Makes a folder's entries (a created or renamed file) durable. */
   syncDirectory(path: string): Promise<void>;
 }
@@ -38,6 +40,8 @@ export const nodeFileSystem: FileSystemSeam = {
   size: (fd) => call<number>((done) => fs.fstat(fd, (error, stats) => done(error, stats?.size ?? 0))),
   close: (fd) => call<void>((done) => fs.close(fd, (error) => done(error, undefined))),
   rename: (from, to) => call<void>((done) => fs.rename(from, to, (error) => done(error, undefined))),
+  unlink: (path) =>
+    call<boolean>((done) => fs.unlink(path, (error) => (error?.code === 'ENOENT' ? done(null, false) : done(error, error === null)))),
   async syncDirectory(path) {
     const fd = await call<number>((done) => fs.open(path, 'r', done));
     try {

@@ -18,6 +18,8 @@ export interface WriteQueueOptions {
   persist: PersistBatch;
   /** A batch stops growing past this many characters of lines. Default 1 MiB. */
   maxBatchChars?: number;
+  /** Called after each batch is durable and applied to the index (the file store checks for compaction here). */
+  onCommit?: () => void;
 }
 
 interface QueuedChange {
@@ -59,6 +61,7 @@ export class WriteQueue {
   readonly #index: EventIndex;
   readonly #persist: PersistBatch;
   readonly #maxBatchChars: number;
+  readonly #onCommit: (() => void) | undefined;
   /** The latest queued (not yet durable) change of each id: what the next change to that id sees. */
   readonly #overlay = new Map<string, QueuedChange>();
   #queue: QueuedChange[] = [];
@@ -74,6 +77,7 @@ export class WriteQueue {
     this.#nextSeq = options.nextSeq;
     this.#persist = options.persist;
     this.#maxBatchChars = options.maxBatchChars ?? 1024 * 1024;
+    this.#onCommit = options.onCommit;
   }
 
   /** False once a write failed or the queue was closed. */
@@ -141,6 +145,15 @@ export class WriteQueue {
   resume(): void {
     this.#paused = false;
     if (this.#queue.length > 0) this.#kick();
+    else if (this.#running === undefined) this.#wakeIdleWaiters();
+  }
+
+  /**
+   * Refuses every queued write and every later one with a 503 naming `error`, as a failed batch does.
+   * For a failure outside a batch that leaves the log unsafe to append to (a failed compaction swap).
+   */
+  fail(error: unknown): void {
+    this.#fail([], error);
   }
 
   /** Refuses new writes, then waits for the queued ones. */
@@ -167,13 +180,16 @@ export class WriteQueue {
         break;
       }
       this.#commit(batch);
+      this.#onCommit?.();
     }
     this.#running = undefined;
-    if (this.#queue.length === 0) {
-      const waiters = this.#idleWaiters;
-      this.#idleWaiters = [];
-      for (const wake of waiters) wake();
-    }
+    if (this.#queue.length === 0) this.#wakeIdleWaiters();
+  }
+
+  #wakeIdleWaiters(): void {
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   #takeBatch(): QueuedChange[] {

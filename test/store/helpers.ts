@@ -94,6 +94,7 @@ export class TestFileSystem implements FileSystemSeam {
   size = nodeFileSystem.size;
   close = nodeFileSystem.close;
   rename = nodeFileSystem.rename;
+  unlink = nodeFileSystem.unlink;
 
   async write(fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
     this.writes++;

@@ -1,0 +1,158 @@
+// Compaction of events.jsonl: the live events are written whole to a temporary file beside the log, which is then renamed over it.
+import * as path from 'node:path';
+import type { StoredEvent } from '../events/event.js';
+import type { FileSystemSeam } from './file-system.js';
+import { encodeStored } from './jsonl-record.js';
+import { copyBytes, writeFully } from './write-fully.js';
+
+/**
+ * The steps of a compaction, in order; the hook `onStep(n)` runs before step n (1-based). Until step
+ * 7 (the rename) events.jsonl is the old log, untouched; from then on it is the new one, complete.
+ * A crash at any step therefore leaves one complete, correct log, plus at most a temporary file
+ * that the next start removes.
+ */
+export const COMPACTION_STEPS = [
+  'create the temporary file',
+  'write the live events to it, in seq order, in chunks',
+  'fsync it',
+  'pause the write queue (the batch in flight finishes)',
+  'append the lines committed since the snapshot',
+  'fsync it again',
+  'rename it over events.jsonl',
+  'fsync the folder',
+  'swap the log handle to the new file',
+  'resume the write queue',
+] as const;
+
+/** The temporary file a compaction writes, beside the log; a leftover one is removed on open. */
+export function compactionTempFile(logFile: string): string {
+  return `${logFile}.compact-tmp`;
+}
+
+/** The log as the file store holds it. */
+export interface LogHandle {
+  fd: number;
+  /** Bytes of durable, committed lines. */
+  length: number;
+  /** Good lines in those bytes. */
+  lines: number;
+}
+
+/** What a compaction needs from the file store it compacts. */
+export interface CompactionHost {
+  readonly fs: FileSystemSeam;
+  /** The log's path. */
+  readonly file: string;
+  /** False skips every fsync (tests and benchmarks only). */
+  readonly sync: boolean;
+  /** The committed state at this moment: the live events in seq order, and the part of the log that holds them. */
+  committed(): { events: readonly StoredEvent[]; log: LogHandle };
+  /** Pauses the write queue, waiting for the batch in flight; resolves with the log then, or undefined when the store cannot write any more. */
+  pause(): Promise<LogHandle | undefined>;
+  /** Makes the new file the log. */
+  swap(log: LogHandle): void;
+  resume(): void;
+  /** Refuses every queued and later write: after the rename, the old handle no longer names the log. */
+  refuse(error: unknown): void;
+  /** True once the store is closing: a compaction that has not paused the queue yet gives up. */
+  stopping(): boolean;
+  /** Test only: runs before each step (1-based, see COMPACTION_STEPS); may throw, or never resolve to freeze as a crash would. */
+  onStep?: (step: number) => void | Promise<void>;
+}
+
+/** How a compaction went. */
+export interface CompactionResult {
+  linesBefore: number;
+  bytesBefore: number;
+  linesAfter: number;
+  bytesAfter: number;
+  /** Lines committed while the snapshot was written, copied after it. */
+  tailLines: number;
+}
+
+/** Thrown when a compaction gives up because the store is closing or can no longer write; the log is untouched. */
+export class CompactionAbandoned extends Error {
+  override readonly name = 'CompactionAbandoned';
+}
+
+/** Characters of lines per write of the snapshot: the event loop gets a turn between chunks. */
+const CHUNK_CHARS = 1024 * 1024;
+
+/**
+ * Rewrites the log as its live events plus the lines committed meanwhile (sequence numbers kept).
+ * Writes keep arriving throughout; they wait only while the tail is copied and the file renamed.
+ * On a failure before the rename, the temporary file is removed and the log goes on as before; after
+ * it, writes are refused until restart (reads go on), as after any failed write.
+ */
+export async function compactLog(host: CompactionHost): Promise<CompactionResult> {
+  const { fs, file } = host;
+  const temp = compactionTempFile(file);
+  const step = async (n: number): Promise<void> => {
+    await host.onStep?.(n);
+  };
+  await step(1);
+  const fd = await fs.open(temp, 'w+');
+  let paused = false;
+  let renamed = false;
+  let swapped = false;
+  try {
+    await step(2);
+    const snapshot = host.committed();
+    let length = await writeSnapshot(host, fd, snapshot.events, temp);
+    await step(3);
+    if (host.sync) await fs.fsync(fd);
+    await step(4);
+    if (host.stopping()) throw new CompactionAbandoned('the store is closing');
+    const log = await host.pause();
+    paused = true;
+    if (log === undefined) throw new CompactionAbandoned('the store can no longer write');
+    await step(5);
+    await copyBytes(fs, { from: log.fd, start: snapshot.log.length, end: log.length, to: fd, toPosition: length, what: temp });
+    length += log.length - snapshot.log.length;
+    await step(6);
+    if (host.sync) await fs.fsync(fd);
+    await step(7);
+    await fs.rename(temp, file);
+    renamed = true;
+    await step(8);
+    if (host.sync) await fs.syncDirectory(path.dirname(file));
+    await step(9);
+    const tailLines = log.lines - snapshot.log.lines;
+    const lines = snapshot.events.length + tailLines;
+    host.swap({ fd, length, lines });
+    swapped = true;
+    await fs.close(log.fd).catch(() => undefined);
+    await step(10);
+    paused = false;
+    host.resume();
+    return { linesBefore: log.lines, bytesBefore: log.length, linesAfter: lines, bytesAfter: length, tailLines };
+  } catch (error) {
+    if (!swapped) await fs.close(fd).catch(() => undefined);
+    if (!renamed) await fs.unlink(temp).catch(() => undefined);
+    else if (!swapped) host.refuse(error);
+    if (paused) host.resume();
+    throw error;
+  }
+}
+
+/** Writes the put line of every event, in chunks; returns the bytes written. Gives up when the store starts closing. */
+async function writeSnapshot(host: CompactionHost, fd: number, events: readonly StoredEvent[], temp: string): Promise<number> {
+  let length = 0;
+  let lastSeq = 0;
+  for (let next = 0; next < events.length; ) {
+    let text = '';
+    for (; next < events.length && text.length < CHUNK_CHARS; next++) {
+      const stored = events[next]!;
+      // Replay refuses a seq that does not grow; never write a log that would stop the next start.
+      if (stored.seq <= lastSeq) throw new Error(`compaction found event ${stored.id} at seq ${stored.seq} after seq ${lastSeq}: the live events are not in seq order`);
+      lastSeq = stored.seq;
+      text += encodeStored(stored);
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    await writeFully(host.fs, fd, bytes, length, temp);
+    length += bytes.length;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (host.stopping()) throw new CompactionAbandoned('the store is closing');
+  }
+  return length;
+}

@@ -1,0 +1,69 @@
+// The real server under a real file size limit (`ulimit -f`): a short write then EFBIG, answered with 503 while reads go on (API.md §7).
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { test } from 'node:test';
+import { tempDir } from '../helpers/harness.js';
+import { createKey, eventBody, listAll, send, SERVER, serverArgs, startServer } from './support.js';
+
+/** 64 blocks of 512 bytes (dash's unit): room for about 20 events of 1.5 KiB. */
+const LIMIT_BLOCKS = 64;
+
+test('disk full (ulimit -f): the failing write and every later one get 503, /health 503, reads 200; a restart finds exactly the acknowledged writes', async () => {
+  const { dir, remove } = tempDir('campus-disk-full-');
+  const key = createKey(dir);
+  const description = 'A long description that fills the log quickly. '.repeat(25);
+  const limited = await startServer(serverArgs(dir), ['sh', '-c', `ulimit -f ${LIMIT_BLOCKS}; exec "$0" "$@"`, process.execPath, SERVER]);
+  const acknowledged = new Map<string, string>();
+  const refused: string[] = [];
+  try {
+    let failure: Response | undefined;
+    for (let n = 0; n < 200 && failure === undefined; n++) {
+      const title = `Fits ${n}`;
+      const response = await send(limited.url, key, 'POST', '/events', eventBody(title, { description }));
+      if (response.status === 201) acknowledged.set(((await response.json()) as { id: string }).id, title);
+      else {
+        failure = response;
+        refused.push(title);
+      }
+    }
+    assert.ok(failure !== undefined, 'the limit was reached');
+    assert.ok(acknowledged.size >= 5, `${acknowledged.size} writes fit before the limit`);
+    assert.equal(failure.status, 503);
+    const error = (await failure.json()) as { error: string; message: string };
+    assert.equal(error.error, 'unavailable');
+    assert.match(error.message, /EFBIG/);
+
+    const later = await send(limited.url, key, 'POST', '/events', eventBody('Small but too late'));
+    refused.push('Small but too late');
+    assert.equal(later.status, 503);
+    const [someId, someTitle] = [...acknowledged][0]!;
+    const update = await send(limited.url, key, 'PUT', `/events/${someId}`, { title: 'Never saved' });
+    refused.push('Never saved');
+    assert.equal(update.status, 503);
+    assert.equal((await send(limited.url, key, 'DELETE', `/events/${someId}`)).status, 503);
+    assert.equal((await fetch(`${limited.url}/health`)).status, 503);
+    const read = await send(limited.url, key, 'GET', `/events/${someId}`);
+    assert.equal(read.status, 200);
+    assert.equal(((await read.json()) as { title: string }).title, someTitle);
+    assert.equal((await listAll(limited.url, key)).size, acknowledged.size);
+    assert.match(limited.stderr(), /EFBIG/, 'the log names the cause');
+  } finally {
+    limited.child.kill('SIGTERM');
+    assert.equal(await limited.exited, 0, limited.stderr());
+  }
+
+  const restarted = await startServer(serverArgs(dir));
+  try {
+    assert.doesNotMatch(restarted.stderr(), /torn/, 'the failed write was cut back: a clean start');
+    assert.deepEqual(readdirSync(dir).filter((name) => name.includes('torn')), []);
+    const found = await listAll(restarted.url, key);
+    assert.deepEqual(new Map([...found].map(([id, event]) => [id, event.title])), acknowledged);
+    for (const event of found.values()) assert.ok(!refused.includes(event.title), event.title);
+    assert.equal((await fetch(`${restarted.url}/health`)).status, 200);
+    assert.equal((await send(restarted.url, key, 'POST', '/events', eventBody('After the restart'))).status, 201);
+  } finally {
+    restarted.child.kill('SIGTERM');
+    await restarted.exited;
+    remove();
+  }
+});

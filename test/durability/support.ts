@@ -1,0 +1,110 @@
+// Shared by the durability tests: a server spawned under any wrapper (sh, strace), keys made with the CLI, and HTTP helpers.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CLI, runCli, SERVER } from '../helpers/spawn.js';
+
+export { CLI, SERVER };
+
+/** A server process and what it printed. */
+export interface Server {
+  child: ChildProcess;
+  url: string;
+  stderr: () => string;
+  exited: Promise<number | string>;
+}
+
+/** Flags every durability test passes: any port, no practical rate limit, only warnings logged. */
+export function serverArgs(dataDir: string, extra: string[] = []): string[] {
+  return ['--port', '0', '--data-dir', dataDir, '--rate-limit', '1000000000', '--log-level', 'warn', ...extra];
+}
+
+/**
+ * Runs `command` (by default `node dist/server.js ARGS`; a wrapper such as `sh -c 'ulimit -f 64; exec node ...'`
+ * or `strace ... node ...` works too) and resolves once it prints its listening line.
+ */
+export function startServer(args: string[], command: string[] = [process.execPath, SERVER]): Promise<Server> {
+  const child = spawn(command[0]!, [...command.slice(1), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return new Promise((resolve, reject) => {
+    const onData = (): void => {
+      const match = /^listening on (http:\/\/\S+)\n/m.exec(out);
+      if (match === null) return;
+      child.stdout!.off('data', onData);
+      resolve({ child, url: match[1]!, stderr: () => err, exited });
+    };
+    child.stdout!.on('data', onData);
+    void exited.then((code) => reject(new Error(`server exited (${code}) before listening; stderr: ${err}`)));
+  });
+}
+
+/** Creates an organizer key in `dataDir` with the CLI (before any server starts there) and returns its secret. */
+export function createKey(dataDir: string): string {
+  const result = runCli(['keys', 'create', '--name', 'Dora Durable', '--email', 'dora@campus.edu', '--data-dir', dataDir]);
+  assert.equal(result.status, 0, result.stderr);
+  return result.stdout.trim();
+}
+
+/** Runs the CLI without blocking the event loop (writers in this process keep going meanwhile). */
+export function runCliAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+}
+
+/** A valid create body with this title. */
+export function eventBody(title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { title, category: 'social', location: 'Durability lab', start_time: '2026-10-01T18:00:00Z', end_time: '2026-10-01T20:00:00Z', capacity: 30, ...extra };
+}
+
+/** Sends one request with the key; `body` goes as JSON. Network errors reject (a killed server). */
+export function send(url: string, key: string, method: string, target: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, ...headers } };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] = 'application/json';
+  }
+  return fetch(`${url}${target}`, init);
+}
+
+/** Every event the server lists, by id, walking the pages. */
+export async function listAll(url: string, key: string): Promise<Map<string, { title: string }>> {
+  const events = new Map<string, { title: string }>();
+  for (let page = 1; ; page++) {
+    const response = await send(url, key, 'GET', `/events?limit=100&page=${page}`);
+    assert.equal(response.status, 200);
+    const body = (await response.json()) as { events: { id: string; title: string }[]; total: number };
+    for (const event of body.events) events.set(event.id, event);
+    if (body.events.length === 0 || events.size >= body.total) break;
+  }
+  return events;
+}
+
+/** The seq and id (or deleted id) of each line of a log file, in file order. */
+export function logRecords(file: string): { seq: number; id: string; op: string; title?: string }[] {
+  const text = readFileSync(file, 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const record = JSON.parse(line) as { seq: number; op: string; id?: string; event?: { id: string; title: string } };
+      return { seq: record.seq, op: record.op, id: record.event?.id ?? record.id!, ...(record.event ? { title: record.event.title } : {}) };
+    });
+}
+
+/** The data folder's log. */
+export function logFile(dataDir: string): string {
+  return path.join(dataDir, 'events.jsonl');
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,104 @@
+// `node dist/cli.js verify` and `backup` as a user runs them: reports, warnings, exit codes.
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { runCli } from '../helpers/spawn.js';
+import { tempDir } from '../helpers/harness.js';
+import { encodeDelete, encodePut } from '../../src/store/jsonl-record.js';
+import { sampleRecord } from '../store/helpers.js';
+
+let root: string;
+let remove: () => void;
+
+before(() => {
+  ({ dir: root, remove } = tempDir('campus-verify-cli-'));
+});
+after(() => remove());
+
+/** A data folder whose log holds 3 puts of 2 events and a delete: 4 lines, 1 live event. */
+function folder(name: string, tail = ''): string {
+  const dir = path.join(root, name);
+  const lines = [encodePut(1, sampleRecord(1)), encodePut(2, sampleRecord(2)), encodePut(3, sampleRecord(1, { title: 'Renamed' })), encodeDelete(4, sampleRecord(2).id)];
+  mkdirSync(dir);
+  writeFileSync(path.join(dir, 'events.jsonl'), lines.join('') + tail);
+  return dir;
+}
+
+test('verify reports lines, superseded lines, live events and the last seq of a healthy log, and exits 0', () => {
+  const dir = folder('healthy');
+  const result = runCli(['verify', '--data-dir', dir]);
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.stderr, '');
+  assert.match(result.stdout, /events\.jsonl: healthy\n {2}lines: 4 \(3 superseded\)\n {2}live events: 1\n {2}last seq: 4\n/);
+  const json = runCli(['verify', '--json', '--data-dir', dir]);
+  assert.equal(json.status, 0);
+  assert.deepEqual(JSON.parse(json.stdout), {
+    file: path.join(dir, 'events.jsonl'),
+    exists: true,
+    lines: 4,
+    live_events: 1,
+    superseded_lines: 3,
+    last_seq: 4,
+    bytes: readFileSync(path.join(dir, 'events.jsonl')).length,
+    torn: null,
+    compaction_temp_file: false,
+  });
+});
+
+test('verify reports a torn tail with its line number as a warning and exits 0, changing nothing', () => {
+  const dir = folder('torn', '{"seq":5,"op":"put","crea');
+  const before = readFileSync(path.join(dir, 'events.jsonl'));
+  const result = runCli(['verify', '--data-dir', dir]);
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /healthy up to a torn tail/);
+  assert.match(result.stderr, /^warning: torn tail at line 5 \(byte offset \d+, 25 bytes to the end\): the last line is incomplete/);
+  assert.deepEqual(readFileSync(path.join(dir, 'events.jsonl')), before);
+  assert.equal(JSON.parse(runCli(['verify', '--json', '--data-dir', dir]).stdout).torn.line, 5);
+});
+
+test('verify names the damaged line and exits 1 when a bad line is followed by good ones', () => {
+  const dir = folder('damaged');
+  const file = path.join(dir, 'events.jsonl');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('Renamed', 'Renamex'));
+  const result = runCli(['verify', '--data-dir', dir]);
+  assert.equal(result.status, 1);
+  assert.match(result.stderr, /line 3 \(byte offset \d+\) is damaged: the checksum does not match/);
+});
+
+test('verify of a folder without a log says so and exits 0; of a missing folder exits 1; a stray flag exits 2', () => {
+  const empty = path.join(root, 'empty');
+  mkdirSync(empty);
+  const result = runCli(['verify', '--data-dir', empty]);
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /no event log yet/);
+  const missing = runCli(['verify', '--data-dir', path.join(root, 'nowhere')]);
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /no data folder at .*nowhere/);
+  assert.equal(runCli(['verify', '--out', 'x', '--data-dir', empty]).status, 2);
+});
+
+test('backup copies the whole lines, leaves out a torn tail, and never overwrites', () => {
+  const dir = folder('to-back-up', '{"seq":5,"op":"put"');
+  const out = path.join(root, 'copy.jsonl');
+  const result = runCli(['backup', '--out', out, '--data-dir', dir]);
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /^backed up 4 lines \(last seq 4, \d+ bytes\) of .* to .*copy\.jsonl; left out 19 bytes after the last whole line/);
+  const log = readFileSync(path.join(dir, 'events.jsonl'));
+  assert.deepEqual(readFileSync(out), log.subarray(0, log.length - 19));
+  assert.equal(existsSync(`${out}.tmp`), false);
+
+  appendFileSync(out, 'kept');
+  const again = runCli(['backup', '--out', out, '--data-dir', dir]);
+  assert.equal(again.status, 1);
+  assert.match(again.stderr, /copy\.jsonl already exists; a backup never overwrites one/);
+  assert.match(readFileSync(out, 'utf8'), /kept$/);
+  assert.equal(runCli(['backup', '--data-dir', dir]).status, 2, 'no --out: a usage error');
+});
+
+test('cli --help lists verify and backup', () => {
+  const result = runCli(['--help']);
+  assert.equal(result.status, 0);
+  assert.match(result.stdout, /\n {2}verify \[--json\]/);
+  assert.match(result.stdout, /\n {2}backup --out FILE/);
+});
