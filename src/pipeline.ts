@@ -4,6 +4,7 @@ import type { Router } from './http/router.js';
 import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from './http/route.js';
 import type { PlainRequest, PlainResponse } from './http/types.js';
 import { readJsonObject } from './http/body.js';
+import { containsKey, redactKeys } from './http/redact-keys.js';
 import type { CorsPolicy } from './http/cors.js';
 import { canEver, type Principal } from './auth/principal.js';
 import type { KeyRegistry } from './auth/key-registry.js';
@@ -53,7 +54,8 @@ export function createPipeline(deps: PipelineDeps): { handle: (request: PlainReq
 
   function handle(request: PlainRequest): CoreResponse | Promise<CoreResponse> {
     const inbound = request.headers['x-request-id'];
-    const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : `${idPrefix}-${(++requestCount).toString(36)}`;
+    // An id shaped like an API key is replaced, so a key pasted into the wrong header is neither echoed nor logged.
+    const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) && !containsKey(inbound) ? inbound : `${idPrefix}-${(++requestCount).toString(36)}`;
     const headers: Record<string, string> = { 'API-Version': '1.0', 'X-Request-Id': requestId };
     cors.apply(headers, request.headers.origin);
     try {
@@ -186,7 +188,7 @@ export function createPipeline(deps: PipelineDeps): { handle: (request: PlainReq
   function fail(thrown: unknown, headers: Record<string, string>, keyId: string | undefined, request: PlainRequest): CoreResponse {
     const error = toApiError(thrown);
     if (error.status === 500) {
-      logger.error('request failed', { request_id: headers['X-Request-Id'], method: request.method, path: request.target.slice(0, 200), error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown) });
+      logger.error('request failed', { request_id: headers['X-Request-Id'], method: request.method, path: redactKeys(request.target).slice(0, 200), error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown) });
     }
     if (error.headers !== undefined) Object.assign(headers, error.headers);
     headers['Content-Type'] = JSON_TYPE;

@@ -2,13 +2,30 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App, type AppOptions } from './app.js';
-import { answerClientError } from './http/node-adapter.js';
+import { MAX_BODY_BYTES } from './http/body.js';
+import { answerClientError, answerConnect } from './http/node-adapter.js';
+import { silentLogger } from './log/logger.js';
+
+/** How long a client may take, in ms: its headers, its whole request, and idling between keep-alive requests. */
+export interface ServerTimeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+}
+
+/** The contract's time-outs (API.md §6): headers within 10 s, the whole request within 30 s, 5 s idle keep-alive. */
+export const CONTRACT_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
 
 export interface StartOptions extends AppOptions {
   /** Default 3000; 0 picks a free port. */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /**
+   * Tests only: shorter time-outs than the contract's, so a test of a stalled client need not
+   * wait 30 s. `headersMs` must not exceed `requestMs`. Default CONTRACT_TIMEOUTS.
+   */
+  timeouts?: ServerTimeouts;
 }
 
 export interface RunningServer {
@@ -27,19 +44,35 @@ export interface RunningServer {
 
 /** Starts the service and resolves once it listens. */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  const timeouts = options.timeouts ?? CONTRACT_TIMEOUTS;
+  // Checked before the app takes the folder's lock: node:http would throw only after it.
+  if (timeouts.headersMs > timeouts.requestMs) throw new RangeError(`timeouts.headersMs (${timeouts.headersMs}) must not exceed timeouts.requestMs (${timeouts.requestMs})`);
   const app = await createApp(options);
   const server = http.createServer(
     {
       maxHeaderSize: 16 * 1024,
-      headersTimeout: 10_000,
-      requestTimeout: 30_000,
-      keepAliveTimeout: 5_000,
-      // Check the two time-outs every second, so a stalled client is cut off on time (default: every 30 s).
-      connectionsCheckingInterval: 1_000,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      // Check the time-outs often enough that a stalled client is cut off on time (default: every 30 s).
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(timeouts.headersMs / 10))),
+      // The adapter answers a missing Host with a JSON 400; node's own answer has no body.
+      requireHostHeader: false,
     },
     app.handler,
   );
+  // No header is dropped silently (node keeps 2,000 by default); the 16 KiB cap bounds them.
+  server.maxHeadersCount = 0;
   server.on('clientError', answerClientError);
+  // Expect: 100-continue: a declared body over the cap is not invited; the app answers 413 (or an earlier error) and closes.
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!(Number(req.headers['content-length']) > MAX_BODY_BYTES)) res.writeContinue();
+    app.handler(req, res);
+  });
+  // Any other expectation is ignored, as RFC 9110 §10.1.1 allows (node would answer a bodiless 417).
+  server.on('checkExpectation', app.handler);
+  // CONNECT: node drops the socket unless someone listens; answer it (400 or 405) and close.
+  server.on('connect', answerConnect(app.handle, options.logger ?? silentLogger));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

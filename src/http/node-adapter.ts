@@ -1,9 +1,11 @@
 // The one bridge between node:http and the pure core: bytes in (capped at 64 KiB), plain response out.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES } from './body.js';
 import { errorBody, ApiError, INTERNAL_MESSAGE } from './errors.js';
+import { redactKeys } from './redact-keys.js';
 import type { PlainRequest } from './types.js';
 import { JSON_TYPE } from './route.js';
 import type { CoreResponse } from '../pipeline.js';
@@ -11,56 +13,94 @@ import type { Logger } from '../log/logger.js';
 
 export type CoreHandler = (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
 
+/** The latest response on each connection, so an answer to a parser error waits for the pipelined responses before it. */
+const lastResponse = new WeakMap<Socket, ServerResponse>();
+
 /** Adapts the core to a `node:http` request listener, with one log line per request. */
 export function toNodeListener(handle: CoreHandler, logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   const logRequests = logger.enabled('info');
   return (req, res) => {
     const started = logRequests ? performance.now() : 0;
-    const request: PlainRequest = {
-      method: req.method ?? 'GET',
-      target: req.url ?? '/',
-      headers: req.headers,
-      body: null,
-      bodyTooLarge: false,
-      remoteAddress: req.socket.remoteAddress ?? '',
-      headerFault: headerFault(req.rawHeaders),
-    };
+    lastResponse.set(req.socket, res);
+    const request = plainRequest(req);
     const respond = (response: CoreResponse): void => {
-      send(res, request, response);
-      if (logRequests) {
-        logger.info('request', {
-          request_id: response.headers['X-Request-Id'],
-          method: request.method,
-          path: request.target.length > 200 ? request.target.slice(0, 200) : request.target,
-          status: response.status,
-          duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-          key_id: response.keyId,
-        });
-      }
-    };
-    const run = (): void => {
-      let result: CoreResponse | Promise<CoreResponse>;
       try {
-        result = handle(request);
+        send(res, request, response);
       } catch (error) {
-        logger.error('core threw', { error: String(error) });
-        result = internalError();
+        // A header value node refuses would otherwise throw out of the listener and stop the process.
+        logger.error('response failed', { error: String(error) });
+        if (!res.headersSent) send(res, request, internalError());
+        else res.destroy();
       }
-      if (result instanceof Promise) {
-        result.then(respond, (error: unknown) => {
-          logger.error('core threw', { error: String(error) });
-          respond(internalError());
-        });
-      } else {
-        respond(result);
-      }
+      if (logRequests) logRequest(logger, request, response, started);
     };
+    const run = (): void => callCore(handle, request, logger, respond);
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
       run();
       return;
     }
     readBody(req, request, run);
   };
+}
+
+/**
+ * A `connect` listener. node:http gives CONNECT requests to it instead of the request listener
+ * (and, with none, drops the socket unanswered): the core answers them like any other request
+ * (400 for an authority target such as `host:443`, 405 on a known path), then the connection closes.
+ */
+export function answerConnect(handle: CoreHandler, logger: Logger): (req: IncomingMessage, socket: Duplex) => void {
+  return (req, socket) => {
+    const started = performance.now();
+    socket.on('error', () => socket.destroy());
+    const request = plainRequest(req);
+    callCore(handle, request, logger, (response) => {
+      writeRaw(socket, response);
+      if (logger.enabled('info')) logRequest(logger, request, response, started);
+    });
+  };
+}
+
+function plainRequest(req: IncomingMessage): PlainRequest {
+  return {
+    method: req.method ?? 'GET',
+    target: req.url ?? '/',
+    headers: req.headers,
+    body: null,
+    bodyTooLarge: false,
+    remoteAddress: req.socket.remoteAddress ?? '',
+    headerFault: headerFault(req),
+  };
+}
+
+/** Runs the core and hands its response to `respond` (at once when the core answered synchronously); a throw or a rejection becomes the JSON 500. */
+function callCore(handle: CoreHandler, request: PlainRequest, logger: Logger, respond: (response: CoreResponse) => void): void {
+  let result: CoreResponse | Promise<CoreResponse>;
+  try {
+    result = handle(request);
+  } catch (error) {
+    logger.error('core threw', { error: String(error) });
+    result = internalError();
+  }
+  if (result instanceof Promise) {
+    result.then(respond, (error: unknown) => {
+      logger.error('core threw', { error: String(error) });
+      respond(internalError());
+    });
+  } else {
+    respond(result);
+  }
+}
+
+function logRequest(logger: Logger, request: PlainRequest, response: CoreResponse, started: number): void {
+  const path = redactKeys(request.target);
+  logger.info('request', {
+    request_id: response.headers['X-Request-Id'],
+    method: request.method,
+    path: path.length > 200 ? path.slice(0, 200) : path,
+    status: response.status,
+    duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    key_id: response.keyId,
+  });
 }
 
 /** The 500 sent if the core itself fails: still a JSON error with the headers every response carries. */
@@ -114,14 +154,16 @@ function send(res: ServerResponse, request: PlainRequest, response: CoreResponse
   const body = response.body;
   const bodyless = request.method === 'HEAD' || response.status === 204 || response.status === 304;
   if (body !== null && response.status !== 204 && response.status !== 304) headers['Content-Length'] = String(Buffer.byteLength(body));
-  if (response.closeConnection === true) headers['Connection'] = 'close';
+  // A body over the cap was left unread, whatever the answer: close, or node would read (and drop) the rest of it.
+  if (response.closeConnection === true || request.bodyTooLarge) headers['Connection'] = 'close';
   res.writeHead(response.status, headers);
   if (bodyless || body === null) res.end();
   else res.end(body);
 }
 
-/** A request-level fault visible only in the raw headers: two Authorization or two Host headers. */
-function headerFault(rawHeaders: string[]): string | undefined {
+/** A request-level fault visible only in the raw headers: two Authorization or Host headers, or HTTP/1.1 without Host. */
+function headerFault(req: IncomingMessage): string | undefined {
+  const rawHeaders = req.rawHeaders;
   let authorization = 0;
   let host = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
@@ -131,10 +173,9 @@ function headerFault(rawHeaders: string[]): string | undefined {
   }
   if (authorization > 1) return 'The request has more than one Authorization header; send exactly one.';
   if (host > 1) return 'The request has more than one Host header; send exactly one.';
+  if (host === 0 && req.httpVersion === '1.1') return 'The request has no Host header; HTTP/1.1 requires exactly one.';
   return undefined;
 }
-
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large', 503: 'Service Unavailable' };
 
 /**
  * Answers a request node's own parser refused (bad framing, headers over 16 KiB, a stalled client)
@@ -145,19 +186,41 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     socket.destroy();
     return;
   }
+  const previous = lastResponse.get(socket);
+  if (previous !== undefined && !previous.writableFinished && previous.req.complete) {
+    // A whole request before the faulty one (pipelined) is still being answered: its response goes first.
+    previous.once('close', () => answerClientError(error, socket));
+    return;
+  }
   let apiError: ApiError;
   if (error.code === 'HPE_HEADER_OVERFLOW') apiError = new ApiError('headers_too_large', 'The request line and headers must be at most 16 KiB.');
   else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') apiError = new ApiError('request_timeout', 'The request was not received in time; send headers within 10 s and the whole request within 30 s.');
   else apiError = new ApiError('bad_request', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}).`);
-  const body = errorBody(apiError);
-  socket.end(
-    `HTTP/1.1 ${apiError.status} ${REASONS[apiError.status] ?? 'Error'}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'API-Version: 1.0\r\n' +
-      // Every response carries a request id (API.md §5); the request's own was not parsed, so a new one.
-      `X-Request-Id: ${randomUUID()}\r\n` +
-      'Connection: close\r\n\r\n' +
-      body,
-  );
+  // Every response carries a request id (API.md §5); the request's own was not parsed, so a new one.
+  const response = { status: apiError.status, headers: { 'Content-Type': JSON_TYPE, 'API-Version': '1.0', 'X-Request-Id': randomUUID() }, body: errorBody(apiError) };
+  writeRaw(socket, response, startsWithHead(error));
 }
+
+/** True when the bytes node failed on begin a HEAD request, whose answer must not carry a body (clients would misread it). */
+function startsWithHead(error: NodeJS.ErrnoException): boolean {
+  const raw = (error as { rawPacket?: unknown }).rawPacket;
+  return Buffer.isBuffer(raw) && raw.length >= 5 && raw.toString('latin1', 0, 5) === 'HEAD ';
+}
+
+/** Writes a whole response straight to a socket the HTTP machinery has let go of (without its body when `bodyless`), then closes it. */
+function writeRaw(socket: Duplex, response: CoreResponse, bodyless = false): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = response.body ?? '';
+  let head = `HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}\r\n`;
+  for (const [name, value] of Object.entries(response.headers)) head += `${name}: ${value}\r\n`;
+  socket.end(`${head}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${bodyless ? '' : body}`);
+  // Drop whatever else the client sends, and let go of one that never closes its side (a CONNECT tunnel would hold it forever).
+  socket.resume();
+  setTimeout(() => socket.destroy(), RAW_LINGER_MS).unref();
+}
+
+/** How long a socket answered by writeRaw may stay half-open, in ms. */
+const RAW_LINGER_MS = 2_000;
