@@ -1,0 +1,204 @@
+// The bench report: the table on stdout, the targets as PASS/MISS lines, the JSON file and README-figures.md.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BenchResults, LoadRow } from './bench-results.js';
+import { median, type LoadResult } from './load-plan.js';
+
+/** One target line: `pass` undefined means it was not measured in this run. */
+export interface TargetLine {
+  target: string;
+  measured: string;
+  pass: boolean | undefined;
+  /** The same target judged on server CPU per request, where that applies (it resists other load on the machine). */
+  cpuPass?: boolean;
+}
+
+const rate = (runs: readonly LoadResult[]): number => median(runs.map((run) => run.requestsPerSecond));
+const p50 = (runs: readonly LoadResult[]): number => median(runs.map((run) => run.p50Ms));
+const p99 = (runs: readonly LoadResult[]): number => median(runs.map((run) => run.p99Ms));
+const cpu = (runs: readonly LoadResult[]): number => median(runs.map((run) => run.serverCpuMicros ?? NaN));
+const failures = (runs: readonly LoadResult[]): number => runs.reduce((sum, run) => sum + run.non2xx + run.socketErrors, 0);
+const whole = (value: number): string => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '-');
+const ms = (value: number): string => (Number.isFinite(value) ? value.toFixed(value < 10 ? 2 : 1) : '-');
+
+/** ours / baseline of the median rates, or NaN without a baseline. */
+export function ratioOf(row: LoadRow): number {
+  return row.baseline === undefined ? NaN : rate(row.ours) / rate(row.baseline.runs);
+}
+
+/** baseline / ours of the median server CPU per response: the ratio with the noise of other work taken out. */
+export function cpuRatioOf(row: LoadRow): number {
+  return row.baseline === undefined ? NaN : cpu(row.baseline.runs) / cpu(row.ours);
+}
+
+/** Non-2xx responses and socket errors over every run of a row, ours and baseline. */
+export function failuresOf(row: LoadRow): number {
+  return failures(row.ours) + (row.baseline === undefined ? 0 : failures(row.baseline.runs));
+}
+
+/** The issue's targets, judged on this run's figures. */
+export function targetLines(results: BenchResults): TargetLine[] {
+  const row = (key: string): LoadRow | undefined => results.rows.find((candidate) => candidate.key === key);
+  const ratioLine = (key: string, target: string, min: number): TargetLine => {
+    const found = row(key);
+    const ratio = found === undefined ? NaN : ratioOf(found);
+    const byCpu = found === undefined ? NaN : cpuRatioOf(found);
+    const measured = Number.isFinite(ratio) ? `${ratio.toFixed(2)}x (by server CPU per request: ${byCpu.toFixed(2)}x)` : 'not run';
+    return { target, measured, pass: Number.isFinite(ratio) ? ratio >= min : undefined, cpuPass: Number.isFinite(byCpu) ? byCpu >= min : undefined };
+  };
+  const lines: TargetLine[] = [
+    ratioLine('single-read', 'GET /events/{id} >= 0.85x bare server, same bytes', 0.85),
+    ratioLine('list-100', 'GET /events?limit=100 >= 2.5x bare JSON.stringify server', 2.5),
+  ];
+  const filtered = row('filtered-1m');
+  lines.push({
+    target: 'filtered paged list, 1M events, 10 clients: p99 <= 10 ms',
+    measured: filtered === undefined ? 'needs make bench-full' : `p99 ${ms(p99(filtered.ours))} ms`,
+    pass: filtered === undefined ? undefined : p99(filtered.ours) <= 10,
+  });
+  const post = row('post');
+  const postRatio = post === undefined ? NaN : ratioOf(post);
+  const perSync = post?.requestsPerSync;
+  lines.push({
+    target: `durable POST >= 0.8x no-sync server and >= 10 requests per fdatasync (${post?.clients ?? '-'} clients)`,
+    measured: post === undefined ? 'not run' : `${postRatio.toFixed(2)}x, ${perSync === undefined ? 'syncs not counted' : `${perSync.toFixed(1)} per fdatasync`}`,
+    pass: post === undefined || perSync === undefined ? undefined : postRatio >= 0.8 && perSync >= 10,
+    cpuPass: post === undefined || perSync === undefined ? undefined : cpuRatioOf(post) >= 0.8 && perSync >= 10,
+  });
+  const million = results.startup.find((figure) => figure.events === 1_000_000);
+  lines.push({
+    target: '1M events: start-up <= 5 s, RSS <= 700 MiB',
+    measured: million === undefined ? 'needs make bench-full' : `${(million.startupMs / 1000).toFixed(2)} s, ${Math.round(million.rssMiB)} MiB`,
+    pass: million === undefined ? undefined : million.startupMs <= 5000 && million.rssMiB <= 700,
+  });
+  const auth = row('auth');
+  const overhead = auth === undefined ? NaN : 1 - ratioOf(auth);
+  const cpuOverhead = auth === undefined ? NaN : 1 / cpuRatioOf(auth) - 1;
+  lines.push({
+    target: 'authentication + rate limiting cost on GET /events/{id} <= 5 %',
+    measured: auth === undefined ? 'not run' : `${(overhead * 100).toFixed(1)} % fewer requests/s (${(cpuOverhead * 100).toFixed(1)} % more server CPU per request)`,
+    pass: auth === undefined ? undefined : overhead <= 0.05,
+    cpuPass: auth === undefined ? undefined : cpuOverhead <= 0.05,
+  });
+  return lines;
+}
+
+const LEGEND =
+  'Medians over the rounds. ratio = ours / against in requests/s; CPU ratio = against / ours in server CPU time per request ' +
+  '(from /proc, measured window only), the same comparison but far less moved by other work on the machine.';
+
+const TABLE_HEADER = ['scenario', 'events', 'clients', 'ours req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'against', 'its req/s', 'its CPU us/req', 'ratio', 'CPU ratio', 'non-2xx'] as const;
+
+/** One table row: medians of ours, then the baseline's, the two ratios and the failures. */
+function tableCells(row: LoadRow, failureCell: string): string[] {
+  const baseline = row.baseline;
+  return [
+    `${row.scenario}${row.oursLabel === 'ours' ? '' : ` (${row.oursLabel.replace(/^ours /, '')})`}`,
+    whole(row.events),
+    String(row.clients),
+    whole(rate(row.ours)),
+    ms(p50(row.ours)),
+    ms(p99(row.ours)),
+    ms(cpu(row.ours)),
+    baseline?.label ?? '-',
+    baseline === undefined ? '-' : whole(rate(baseline.runs)),
+    baseline === undefined ? '-' : ms(cpu(baseline.runs)),
+    Number.isFinite(ratioOf(row)) ? `${ratioOf(row).toFixed(2)}x` : '-',
+    Number.isFinite(cpuRatioOf(row)) ? `${cpuRatioOf(row).toFixed(2)}x` : '-',
+    failureCell,
+  ];
+}
+
+const verdict = (pass: boolean | undefined): string => (pass === undefined ? 'SKIP' : pass ? 'PASS' : 'MISS');
+
+/** The target's measure, and a warning when judging it by server CPU per request gives the other verdict. */
+function measuredText(target: TargetLine): string {
+  const disagree = target.pass !== undefined && target.cpuPass !== undefined && target.cpuPass !== target.pass;
+  return disagree ? `${target.measured}; by server CPU per request it would be ${verdict(target.cpuPass)}` : target.measured;
+}
+
+/** The report as plain text for the terminal. */
+export function formatText(results: BenchResults): string {
+  const out: string[] = [];
+  out.push(`campus-events bench, ${results.date}, on ${describeMachine(results)}`, describeRun(results));
+  out.push('');
+  const table = results.rows.map((row) => tableCells(row, `${failuresOf(row)}${failuresOf(row) === 0 ? '' : ' !'}`));
+  const widths = TABLE_HEADER.map((title, column) => Math.max(title.length, ...table.map((cells) => cells[column]!.length)));
+  const left = new Set([0, 7]);
+  const line = (cells: string[]): string => cells.map((cell, column) => (left.has(column) ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  out.push(line([...TABLE_HEADER]), line(widths.map((width) => '-'.repeat(width))), ...table.map(line));
+  out.push('', LEGEND);
+  const notes = results.rows.flatMap((row) => row.notes.map((note) => `  ${row.scenario}: ${note}`));
+  if (notes.length > 0) out.push('', 'notes', ...notes);
+  out.push('', 'start-up and memory', ...figureLines(results).map((text) => `  ${text}`));
+  if (results.profile !== undefined) {
+    out.push('', 'CPU profile of the server under GET /events/{id} (self time)');
+    for (const entry of results.profile) out.push(`  ${entry.percent.toFixed(1).padStart(5)} %  ${entry.functionName}  ${entry.location}`);
+  }
+  out.push('', 'targets (the bench never fails on speed)');
+  for (const target of targetLines(results)) out.push(`  ${verdict(target.pass)}  ${target.target}: ${measuredText(target)}`);
+  const flagged = results.rows.filter((row) => failuresOf(row) > 0);
+  if (flagged.length > 0) out.push('', `FLAGGED: non-2xx responses or socket errors in: ${flagged.map((row) => row.scenario).join('; ')}`);
+  out.push('', `took ${Math.round(results.elapsedSeconds)} s`);
+  return out.join('\n') + '\n';
+}
+
+function describeMachine(results: BenchResults): string {
+  return `${results.machine.nproc} CPUs (${results.machine.cpu}), ${results.machine.platform}, node ${results.machine.node}`;
+}
+
+function describeRun(results: BenchResults): string {
+  const pinning = results.pinning === null ? 'no CPU pinning (taskset missing or one CPU)' : `server on CPU ${results.pinning.server}, load generator on CPU ${results.pinning.generator}`;
+  return [
+    `load generator ${results.generatorVersion}`,
+    `${results.durationMs / 1000} s runs after ${results.warmupMs / 1000} s warm-up, ${results.rounds} rounds A/B`,
+    pinning,
+    `load average ${results.loadAverage.start.toFixed(2)} at the start, ${results.loadAverage.end.toFixed(2)} at the end${results.loadAverage.start > 0.5 ? ' (other work was running: figures are noisy)' : ''}`,
+  ].join('; ');
+}
+
+function figureLines(results: BenchResults): string[] {
+  const lines = results.startup.map(
+    (figure) =>
+      `${whole(figure.events)} events: start-up ${whole(figure.startupMs)} ms, RSS ${whole(figure.rssMiB)} MiB (medians of ${figure.runs}), heap ${whole(figure.heapBytesPerEvent)} B/event; generated in ${(figure.generateMs / 1000).toFixed(1)} s`,
+  );
+  const post = results.rows.find((row) => row.key === 'post');
+  if (post?.requestsPerSync !== undefined) lines.push(`durable POST at ${post.clients} clients: ${post.requestsPerSync.toFixed(1)} requests per fdatasync`);
+  const limiter = results.limiter;
+  if (limiter !== undefined) {
+    lines.push(`rate limiter, ${whole(limiter.activeKeys)} active keys: +${limiter.activeKeysMiB.toFixed(1)} MiB`);
+    lines.push(
+      `failure throttle, ${whole(limiter.badKeys)} distinct bad keys each from its own IPv6 /64: +${limiter.badKeysMiB.toFixed(1)} MiB, ${whole(limiter.badKeysAddressesHeld)} addresses held (bounded), ${limiter.badKeysMicrosEach.toFixed(1)} us per attempt`,
+    );
+  }
+  return lines;
+}
+
+/** Writes the JSON file and (with `figures`) README-figures.md into `resultsDir`; returns the JSON file's path. */
+export function saveResults(results: BenchResults, resultsDir: string, options: { figures: boolean }): string {
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const stamp = results.date.replace(/[:.]/g, '-');
+  const jsonFile = path.join(resultsDir, `bench-${stamp}${results.full ? '-full' : ''}.json`);
+  fs.writeFileSync(jsonFile, `${JSON.stringify({ ...results, targets: targetLines(results) }, null, 2)}\n`);
+  if (options.figures) fs.writeFileSync(path.join(resultsDir, 'README-figures.md'), formatMarkdown(results));
+  return jsonFile;
+}
+
+function formatMarkdown(results: BenchResults): string {
+  const out: string[] = [];
+  out.push('# Benchmark figures', '');
+  out.push(`Written by \`make bench${results.full ? '-full' : ''}\` (test/bench/run.ts) on ${results.date}. Rerun it to refresh this file; the JSON of every run stays beside it (git-ignored).`, '');
+  out.push(`Machine: ${describeMachine(results)}.`, '');
+  out.push(`Run: ${describeRun(results)}.`, '');
+  out.push(`| ${TABLE_HEADER.join(' | ')} |`);
+  out.push(`|${TABLE_HEADER.map((_, column) => (column === 0 || column === 7 ? '---' : '--:')).join('|')}|`);
+  for (const row of results.rows) out.push(`| ${tableCells(row, String(failuresOf(row))).join(' | ')} |`);
+  out.push('', LEGEND);
+  out.push('', '## Start-up and memory', '', ...figureLines(results).map((text) => `- ${text}`));
+  out.push('', '## Targets', '', ...targetLines(results).map((target) => `- **${verdict(target.pass)}** ${target.target}: ${measuredText(target)}`));
+  if (results.profile !== undefined) {
+    out.push('', '## CPU profile under GET /events/{id} (self time)', '', ...results.profile.map((entry) => `- ${entry.percent.toFixed(1)} % \`${entry.functionName}\` ${entry.location}`));
+  }
+  out.push('');
+  return out.join('\n');
+}
