@@ -93,13 +93,13 @@ function callCore(handle: CoreHandler, request: PlainRequest, logger: Logger, re
 
 function logRequest(logger: Logger, request: PlainRequest, response: CoreResponse, started: number): void {
   const path = redactKeys(request.target);
-  logger.info('request', {
-    request_id: response.headers['X-Request-Id'],
+  logger.request({
+    requestId: response.headers['X-Request-Id'] ?? '',
     method: request.method,
     path: path.length > 200 ? path.slice(0, 200) : path,
     status: response.status,
-    duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-    key_id: response.keyId,
+    durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    keyId: response.keyId,
   });
 }
 

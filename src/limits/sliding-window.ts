@@ -51,7 +51,14 @@ export class SlidingWindowLimiter {
   readonly limit: number;
   readonly windowMs: number;
   readonly maxKeys: number;
-  readonly #keys = new Map<string, KeyState>();
+  /**
+   * Two generations bound the table without per-request bookkeeping: keys live in `#young`;
+   * when it holds maxKeys/2, it becomes `#old` and the previous old one is dropped whole. A key
+   * used again while old moves back to young, so only keys idle for a whole generation go.
+   */
+  #young = new Map<string, KeyState>();
+  #old = new Map<string, KeyState>();
+  readonly #generationSize: number;
 
   constructor(options: SlidingWindowOptions) {
     const { limit, windowMs, maxKeys = 100_000 } = options;
@@ -67,11 +74,12 @@ export class SlidingWindowLimiter {
     this.limit = limit;
     this.windowMs = windowMs;
     this.maxKeys = maxKeys;
+    this.#generationSize = Math.max(1, Math.floor(maxKeys / 2));
   }
 
   /** Number of keys currently held. */
   get size(): number {
-    return this.#keys.size;
+    return this.#young.size + this.#old.size;
   }
 
   /** Counts one request for `key` if it fits in the window; a refused request is not counted. */
@@ -85,7 +93,7 @@ export class SlidingWindowLimiter {
 
   /** Reports whether a request for `key` would be admitted now, without counting it. */
   peek(key: string, nowMs: number): LimitDecision {
-    const state = this.#keys.get(key);
+    const state = this.#young.get(key) ?? this.#old.get(key);
     if (state === undefined) return { allowed: true, limit: this.limit, remaining: this.limit, resetSeconds: 0 };
     this.#advance(state, this.#bucketOf(nowMs));
     return this.#decision(state, state.total < this.limit, nowMs);
@@ -100,27 +108,21 @@ export class SlidingWindowLimiter {
     return Math.floor((nowMs * BUCKETS_PER_WINDOW) / this.windowMs);
   }
 
-  /** Finds or creates the state for `key`, marks it most recently used and advances its ring. */
+  /** Finds or creates the state for `key` (in the young generation) and advances its ring. */
   #touch(key: string, bucket: number): KeyState {
-    let state = this.#keys.get(key);
+    let state = this.#young.get(key);
     if (state === undefined) {
-      this.#makeRoom(bucket);
-      state = { counts: new Uint32Array(RING_SIZE), headBucket: bucket, total: 0 };
-    } else {
-      this.#keys.delete(key);
-      this.#advance(state, bucket);
+      state = this.#old.get(key);
+      if (state === undefined) state = { counts: new Uint32Array(RING_SIZE), headBucket: bucket, total: 0 };
+      else this.#old.delete(key);
+      if (this.#young.size >= this.#generationSize) {
+        this.#old = this.#young;
+        this.#young = new Map();
+      }
+      this.#young.set(key, state);
     }
-    this.#keys.set(key, state);
+    this.#advance(state, bucket);
     return state;
-  }
-
-  /** Drops idle keys from the least recently used end, then the oldest key if still full. */
-  #makeRoom(bucket: number): void {
-    for (const [oldestKey, oldest] of this.#keys) {
-      if (bucket - oldest.headBucket < RING_SIZE && this.#keys.size < this.maxKeys) break;
-      this.#keys.delete(oldestKey);
-      if (bucket - oldest.headBucket < RING_SIZE) break;
-    }
   }
 
   #advance(state: KeyState, bucket: number): void {
