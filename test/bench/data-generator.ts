@@ -5,6 +5,7 @@ import path from 'node:path';
 import { CATEGORIES, type EventRecord } from '../../src/events/event.js';
 import { encodePut } from '../../src/store/jsonl-record.js';
 import { createKey } from '../../src/auth/key-registry.js';
+import { mulberry32 } from '../helpers/random.js';
 
 /** A generated folder and what the scenarios need to know about it. */
 export interface BenchData {
@@ -20,17 +21,6 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const FIRST_START_MS = Date.UTC(2026, 0, 1);
 const QUARTER_HOURS_IN_TWO_YEARS = 2 * 365 * 96;
 
-/** A small seeded generator (mulberry32), so every run writes the same events. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Event `i` of a run: ids look like the service's (`evt_` + 22 base62), starts spread over 2026–2027. */
 function eventAt(i: number, random: () => number): EventRecord {
@@ -56,7 +46,7 @@ function eventAt(i: number, random: () => number): EventRecord {
 /** Writes `events` events and one admin key into a new folder `dir`. */
 export async function generateData(dir: string, events: number): Promise<BenchData> {
   fs.mkdirSync(dir, { recursive: true });
-  const random = seeded(20_260_101);
+  const random = mulberry32(20_260_101);
   const every = Math.max(1, Math.floor(events / 1000));
   const sampleIds: string[] = [];
   const out = fs.openSync(path.join(dir, 'events.jsonl'), 'w');

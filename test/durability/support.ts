@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, runCli, SERVER } from '../helpers/spawn.js';
+import { CLI, runCli, SERVER, spawnServer } from '../helpers/spawn.js';
 
 export { CLI, SERVER };
 
@@ -20,27 +20,9 @@ export function serverArgs(dataDir: string, extra: string[] = []): string[] {
   return ['--port', '0', '--data-dir', dataDir, '--rate-limit', '1000000000', '--log-level', 'warn', ...extra];
 }
 
-/**
- * Runs `command` (by default `node dist/server.js ARGS`; a wrapper such as `sh -c 'ulimit -f 64; exec node ...'`
- * or `strace ... node ...` works too) and resolves once it prints its listening line.
- */
+/** Runs `command` (by default `node dist/server.js ARGS`) and resolves once it prints its listening line. */
 export function startServer(args: string[], command: string[] = [process.execPath, SERVER]): Promise<Server> {
-  const child = spawn(command[0]!, [...command.slice(1), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  return new Promise((resolve, reject) => {
-    const onData = (): void => {
-      const match = /^listening on (http:\/\/\S+)\n/m.exec(out);
-      if (match === null) return;
-      child.stdout!.off('data', onData);
-      resolve({ child, url: match[1]!, stderr: () => err, exited });
-    };
-    child.stdout!.on('data', onData);
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening; stderr: ${err}`)));
-  });
+  return spawnServer(args, {}, command);
 }
 
 /** Creates an organizer key in `dataDir` with the CLI (before any server starts there) and returns its secret. */

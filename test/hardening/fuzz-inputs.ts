@@ -1,17 +1,6 @@
 // Seeded generators of hostile requests for the fuzz test: a small PRNG (mulberry32), JSON bodies built and mutated as
 // text and bytes, query strings, header sets, paths and raw request bytes. Same seed and case number, same request.
-
-/** mulberry32: a tiny, fast, seedable PRNG; returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../helpers/random.js';
 
 /** The seed of case `index` of a run seeded `seed`, so any one case can be made again on its own. */
 export function caseSeed(seed: number, index: number): number {

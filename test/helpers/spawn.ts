@@ -17,9 +17,12 @@ export interface SpawnedServer {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Starts the server with `args` and waits for its `listening on` line (or its exit). */
-export function spawnServer(args: string[], env: Record<string, string> = {}): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, [SERVER, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts the server with `args` and waits for its `listening on` line (or its exit). `command`
+ * replaces `node dist/server.js`, e.g. `sh -c 'ulimit -f 64; exec node ...'` or `strace ... node ...`.
+ */
+export function spawnServer(args: string[], env: Record<string, string> = {}, command: string[] = [process.execPath, SERVER]): Promise<SpawnedServer> {
+  const child = spawn(command[0]!, [...command.slice(1), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SlidingWindowLimiter } from "../../src/limits/sliding-window.js";
+import { mulberry32 } from '../helpers/random.js';
 
 const HOUR = 3_600_000;
 
@@ -125,17 +126,6 @@ test("SlidingWindowLimiter rejects bad options, naming them", () => {
   assert.throws(() => new SlidingWindowLimiter({ limit: 1, windowMs: 1000, maxKeys: 0 }), /maxKeys must be/);
 });
 
-/** Tiny seeded PRNG (mulberry32), so a failing schedule can be replayed from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A non-decreasing list of request times mixing bursts at bucket edges, trickles and random gaps. */
 function schedule(random: () => number, limit: number, windowMs: number, length: number): number[] {
