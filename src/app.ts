@@ -136,7 +136,7 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
 
   let closing: Promise<void> | undefined;
   return {
-    handler: toNodeListener(pipeline.handle, logger),
+    handler: toNodeListener(pipeline.handle, logger, pipeline.isDraining),
     handle: pipeline.handle,
     initialAdminKey,
     drain: pipeline.drain,

@@ -3,7 +3,7 @@ import { ApiError, errorBody, toApiError } from './http/errors.js';
 import type { Router } from './http/router.js';
 import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from './http/route.js';
 import type { PlainRequest, PlainResponse } from './http/types.js';
-import { readJsonObject } from './http/body.js';
+import { checkUnreadBody, readJsonObject } from './http/body.js';
 import { containsKey, redactKeys } from './http/redact-keys.js';
 import type { CorsPolicy } from './http/cors.js';
 import { canEver, type Principal } from './auth/principal.js';
@@ -35,6 +35,8 @@ interface Pending {
   params: Record<string, string>;
   query: string;
   prefix: string;
+  /** The path after the prefix, for messages. */
+  path: string;
   headers: Record<string, string>;
 }
 
@@ -45,7 +47,11 @@ const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
 const BENCH_PRINCIPAL: Principal = { keyId: 'key_benchmark', name: 'Benchmark', email: 'bench@campus.local', role: 'admin' };
 
 /** Builds `handle(request) → response` over plain data; the node adapter is the only caller that touches sockets. */
-export function createPipeline(deps: PipelineDeps): { handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>; drain: () => void } {
+export function createPipeline(deps: PipelineDeps): {
+  handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
+  drain: () => void;
+  isDraining: () => boolean;
+} {
   const { router, keys, limiter, authFailures, cors, logger, now } = deps;
   const basePath = (deps.basePath ?? '').replace(/\/+$/, '');
   const idPrefix = Math.floor(Math.random() * 2 ** 32).toString(36); // not a secret: only distinguishes processes in logs
@@ -59,7 +65,8 @@ export function createPipeline(deps: PipelineDeps): { handle: (request: PlainReq
     const headers: Record<string, string> = { 'API-Version': '1.0', 'X-Request-Id': requestId };
     cors.apply(headers, request.headers.origin);
     try {
-      if (draining) throw new ApiError('unavailable', 'The server is shutting down; retry in a moment.');
+      // A request that arrived before shutdown began is finished, even if its body came in after.
+      if (request.arrivedDuringShutdown ?? draining) throw new ApiError('unavailable', 'The server is shutting down; retry in a moment.');
       if (request.headerFault !== undefined) throw new ApiError('bad_request', request.headerFault);
       const target = request.target;
       if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) {
@@ -88,7 +95,7 @@ export function createPipeline(deps: PipelineDeps): { handle: (request: PlainReq
         throw new ApiError('method_not_allowed', `${request.method} is not allowed on ${path.slice(0, 100)}; allowed: ${match.allowed.join(', ')}.`, { headers: { Allow: match.allowed.join(', ') } });
       }
       const route = match.route;
-      const pending: Pending = { request, route, params: match.params, query, prefix, headers };
+      const pending: Pending = { request, route, params: match.params, query, prefix, path, headers };
       if (!route.auth) return proceed(pending, undefined);
       if (deps.unsafeNoAuth === true) return proceed(pending, BENCH_PRINCIPAL);
       const secret = bearerSecret(request);
@@ -118,7 +125,13 @@ export function createPipeline(deps: PipelineDeps): { handle: (request: PlainReq
           throw new ApiError('forbidden', `A ${principal.role} key may not ${route.action} events.`);
         }
       }
-      const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body: route.body ? readJsonObject(request) : undefined };
+      let body: Record<string, unknown> | undefined;
+      if (route.body) body = readJsonObject(request);
+      else checkUnreadBody(request);
+      if (route.query !== true && pending.query !== '') {
+        throw new ApiError('bad_request', `Unknown query parameter in "?${pending.query.slice(0, 60)}": ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
+      }
+      const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body };
       const result = route.handle(context);
       if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), (error: unknown) => fail(error, headers, keyId, request));
       return finish(result, headers, keyId);
@@ -201,5 +214,6 @@ export function createPipeline(deps: PipelineDeps): { handle: (request: PlainReq
     drain: () => {
       draining = true;
     },
+    isDraining: () => draining,
   };
 }

@@ -64,21 +64,24 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  if (running.app.initialAdminKey !== undefined) {
-    process.stderr.write(
-      [
-        '',
-        'Created the first API key (role admin, owner Administrator <admin@campus.local>). It is shown only this once:',
-        '',
-        `    ${running.app.initialAdminKey}`,
-        '',
-        `Make more with: node dist/cli.js keys create --name NAME --email EMAIL --role organizer --data-dir ${config.dataDir}`,
-        '',
-      ].join(os.EOL) + os.EOL,
-    );
-  }
+  if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.dataDir);
   logger.info('started', { url: running.url, data_dir: config.dataDir, pid: process.pid });
   process.stdout.write(`listening on ${running.url}\n`);
+}
+
+/**
+ * Prints the first admin key once on stderr, whatever the log level: a readable block on a
+ * terminal, else one JSON line like every other line there.
+ */
+function announceAdminKey(key: string, dataDir: string): void {
+  const makeMore = `node dist/cli.js keys create --name NAME --email EMAIL --role organizer --data-dir ${dataDir}`;
+  const owner = 'role admin, owner Administrator <admin@campus.local>';
+  if (process.stderr.isTTY === true) {
+    process.stderr.write(['', `Created the first API key (${owner}). It is shown only this once:`, '', `    ${key}`, '', `Make more with: ${makeMore}`, '', ''].join(os.EOL));
+    return;
+  }
+  const line = { time: new Date().toISOString(), level: 'warn', msg: `created the first API key (${owner}); it is shown only this once`, key, make_more: makeMore };
+  process.stderr.write(JSON.stringify(line) + os.EOL);
 }
 
 void main();

@@ -5,6 +5,8 @@ import { createApp, type App, type AppOptions } from './app.js';
 import { MAX_BODY_BYTES } from './http/body.js';
 import { answerClientError, answerConnect } from './http/node-adapter.js';
 import { silentLogger } from './log/logger.js';
+import { forgetKey } from './auth/key-registry.js';
+import path from 'node:path';
 
 /** How long a client may take, in ms: its headers, its whole request, and idling between keep-alive requests. */
 export interface ServerTimeouts {
@@ -82,11 +84,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       });
     });
   } catch (error) {
+    // A key created on this start was never shown: remove it, so the next start makes (and prints) one.
+    if (app.initialAdminKey !== undefined) await forgetKey(path.resolve(options.dataDir ?? './data'), app.initialAdminKey);
     await app.close();
     throw error;
   }
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // The host as configured (`localhost` stays `localhost`), with the port actually bound.
+  const configured = options.host ?? '127.0.0.1';
+  const host = configured.includes(':') ? `[${configured}]` : configured;
   let closing: Promise<void> | undefined;
   return {
     app,

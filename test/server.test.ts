@@ -138,3 +138,54 @@ test('a key created by the CLI while the server runs works within 2 s, and a rev
     remove();
   }
 });
+
+test('a request whose body is still arriving at SIGTERM is finished, then the server exits 0', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const key = runCli(['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu', '--data-dir', dir]).stdout.trim();
+    const server = await spawnServer(['--port', '0', '--data-dir', dir]);
+    const body = JSON.stringify(event);
+    const { port } = new URL(server.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(`POST /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.write(body.slice(10));
+    assert.equal(await server.exited, 0);
+    assert.match(answer, /^HTTP\/1\.1 201 /, answer);
+    socket.destroy();
+  } finally {
+    remove();
+  }
+});
+
+test('a first start that cannot listen leaves no unseen admin key: the next start prints one', async () => {
+  const { dir, remove } = tempDir();
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  try {
+    const failed = runServer(['--port', String((blocker.address() as net.AddressInfo).port), '--data-dir', dir]);
+    assert.equal(failed.status, 1);
+    const started = await spawnServer(['--port', '0', '--data-dir', dir]);
+    assert.equal(await started.stop(), 0);
+    assert.match(started.stderr(), /cek_[A-Za-z0-9]{39}/, 'the key is printed on the first start that listens');
+  } finally {
+    blocker.close();
+    remove();
+  }
+});
+
+test('the listening line names the host as configured', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const server = await spawnServer(['--port', '0', '--host', 'localhost', '--data-dir', dir]);
+    assert.match(server.url, /^http:\/\/localhost:\d+$/);
+    assert.equal(await server.stop(), 0);
+  } finally {
+    remove();
+  }
+});

@@ -136,3 +136,12 @@ export async function ensureAdminKey(dataDir: string, deps: { randomBytes: (size
   });
   return created ? secret : undefined;
 }
+
+/** Removes the key with this secret from the folder's key file (for a key that was never shown). */
+export async function forgetKey(dataDir: string, secret: string): Promise<void> {
+  const hash = hashSecret(secret);
+  await updateKeys(dataDir, (keys) => {
+    const at = keys.findIndex((key) => key.hash === hash);
+    if (at !== -1) keys.splice(at, 1);
+  });
+}

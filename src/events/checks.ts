@@ -12,7 +12,7 @@ export type Check<T> = (value: unknown, field: string) => T | Problem;
 /** Quotes a client's value for a message, shortened so a 60 KiB string does not come back whole. */
 export function quote(value: unknown): string {
   // Only scalars are quoted: stringifying a client's deeply nested object could exhaust the stack.
-  const text = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null ? JSON.stringify(value) : typeName(value);
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' || typeof value === 'boolean' || value === null ? JSON.stringify(value) : typeName(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 

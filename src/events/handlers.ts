@@ -28,6 +28,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     auth: true,
     action: 'read',
     body: false,
+    query: true,
     handle(context) {
       const query = parseListQuery(context.query);
       const { events, total } = store.list(query);

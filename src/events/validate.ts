@@ -34,7 +34,7 @@ export function validateUpdate(body: Record<string, unknown>, current: EventReco
   const problems: FieldProblem[] = [];
   const values = checkFields(body, principal, current, problems);
   const merged = { ...current, ...values } as EventRecord;
-  checkTimeOrder(merged as unknown as Record<string, unknown>, problems);
+  checkTimeOrder(merged as unknown as Record<string, unknown>, problems, Object.hasOwn(body, 'end_time') || !Object.hasOwn(body, 'start_time') ? 'end_time' : 'start_time');
   throwIfAny(problems);
   return merged;
 }
@@ -79,12 +79,18 @@ function readOnlyMessage(field: string, access: string, current: EventRecord | u
     : `${field} is read-only; it may only be sent with its stored value`;
 }
 
-function checkTimeOrder(values: Record<string, unknown>, problems: FieldProblem[]): void {
+/** end_time must follow start_time; the problem names `blame`, the field the client sent (end_time when both). */
+function checkTimeOrder(values: Record<string, unknown>, problems: FieldProblem[], blame: 'start_time' | 'end_time' = 'end_time'): void {
   const start = values['start_time'];
   const end = values['end_time'];
   if (typeof start !== 'string' || typeof end !== 'string') return;
   if (problems.some((p) => p.field === 'start_time' || p.field === 'end_time')) return;
-  if (end <= start) problems.push({ field: 'end_time', message: `end_time must be after start_time (${start}), got ${end}` });
+  if (end > start) return;
+  problems.push(
+    blame === 'end_time'
+      ? { field: 'end_time', message: `end_time must be after start_time (${start}), got ${end}` }
+      : { field: 'start_time', message: `start_time must be before end_time (${end}), got ${start}` },
+  );
 }
 
 function throwIfAny(problems: FieldProblem[]): void {

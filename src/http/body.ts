@@ -21,6 +21,20 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
   });
 }
 
+/**
+ * For routes that read no body: a body sent anyway must still be declared JSON (415) and fit
+ * the cap (413); then it is ignored.
+ */
+export function checkUnreadBody(request: PlainRequest): void {
+  const hasBody = request.body !== null && (request.body.length > 0 || request.bodyTooLarge);
+  if (!hasBody) return;
+  if (!isJsonMediaType(request.headers['content-type'])) {
+    const contentType = request.headers['content-type'];
+    throw new ApiError('unsupported_media_type', `A body must be sent with Content-Type: application/json, got ${contentType === undefined ? 'none' : `"${contentType.slice(0, 100)}"`}.`);
+  }
+  if (request.bodyTooLarge) throw new ApiError('payload_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes (64 KiB).`);
+}
+
 /** The request body as a plain JSON object, or an ApiError (415, 413, 400) in contract order. */
 export function readJsonObject(request: PlainRequest): Record<string, unknown> {
   const hasBody = request.body !== null && (request.body.length > 0 || request.bodyTooLarge);

@@ -17,12 +17,13 @@ export type CoreHandler = (request: PlainRequest) => CoreResponse | Promise<Core
 const lastResponse = new WeakMap<Socket, ServerResponse>();
 
 /** Adapts the core to a `node:http` request listener, with one log line per request. */
-export function toNodeListener(handle: CoreHandler, logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+export function toNodeListener(handle: CoreHandler, logger: Logger, isDraining: () => boolean = () => false): (req: IncomingMessage, res: ServerResponse) => void {
   const logRequests = logger.enabled('info');
   return (req, res) => {
     const started = logRequests ? performance.now() : 0;
     lastResponse.set(req.socket, res);
     const request = plainRequest(req);
+    request.arrivedDuringShutdown = isDraining();
     const respond = (response: CoreResponse): void => {
       try {
         send(res, request, response);

@@ -32,6 +32,8 @@ export interface Route {
   action?: Action;
   /** Reads a JSON object body (415, 413, 400 come from it). */
   body: boolean;
+  /** Takes query parameters (and checks them itself); any query on other routes is a 400. */
+  query?: boolean;
   handle(context: RequestContext): HandlerResult | Promise<HandlerResult>;
 }
 

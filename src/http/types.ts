@@ -14,6 +14,11 @@ export interface PlainRequest {
   bodyTooLarge: boolean;
   /** The client's address, for limiting failed authentications. */
   remoteAddress: string;
+  /**
+   * Whether shutdown had begun when the request arrived (before its body was read). Requests
+   * in flight at shutdown are finished; later ones get 503. Undefined: judge when handled.
+   */
+  arrivedDuringShutdown?: boolean;
   /** A request-level fault the adapter saw in the raw headers (duplicate Authorization or Host). */
   headerFault?: string | undefined;
 }

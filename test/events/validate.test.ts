@@ -299,7 +299,7 @@ test("validateUpdate() refuses a new end_time before the old start_time", () => 
 });
 
 test("validateUpdate() refuses a new start_time at or after the old end_time", () => {
-  assertOneProblem(update({ start_time: "2026-09-01T19:00:00Z" }), "end_time", "end_time must be after start_time");
+  assertOneProblem(update({ start_time: "2026-09-01T19:00:00Z" }), "start_time", "start_time must be before end_time");
 });
 
 test("validateUpdate() accepts moving both times together", () => {
