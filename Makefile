@@ -19,12 +19,13 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed
 
-dist/.built: node_modules/.installed tsconfig.json $(shell find src -name '*.ts')
+# dist/server.js stands for the whole build (no stamp file inside dist/, which npm would pack).
+dist/server.js: node_modules/.installed tsconfig.json $(shell find src -name '*.ts')
 	rm -rf dist
 	npx tsc -p tsconfig.json
 	@touch $@
 
-build: dist/.built
+build: dist/server.js
 
 run: build
 	node dist/server.js
