@@ -75,3 +75,54 @@ test('README embedding example runs as written, mounted under /api/campus', asyn
     remove();
   }
 });
+
+test('README verify, backup and restore commands work as written (with temporary folders for the paths)', async () => {
+  const { dir, remove } = tempDir();
+  const data = path.join(dir, 'data');
+  const substitute = (script: string): string =>
+    script
+      .split('/var/lib/campus-events-restored').join(path.join(dir, 'restored'))
+      .split('/var/lib/campus-events').join(data)
+      .split('/backups/').join(`${dir}/`);
+  const bash = (script: string) => spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  try {
+    const server = await spawnServer(['--port', '0', '--data-dir', data]);
+    const key = /cek_[A-Za-z0-9]+/.exec(server.stderr())![0];
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${server.url}/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ title: `Talk ${i}`, category: 'academic', location: 'Hall A', start_time: '2026-09-01T17:00:00Z', end_time: '2026-09-01T19:00:00Z', capacity: 10 }),
+        });
+        assert.equal(response.status, 201);
+        ids.push(((await response.json()) as { id: string }).id);
+      }
+      const verify = bash(substitute(block('## Data and durability', 'sh', 'verify')));
+      assert.equal(verify.status, 0, verify.stderr);
+      assert.match(verify.stdout, /5/, 'verify counts the five events');
+      const backup = bash(substitute(block('## Data and durability', 'sh', 'backup --out')));
+      assert.equal(backup.status, 0, backup.stderr);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    // The restore block ends by starting a server; the test starts it itself, on any port, to check it.
+    const restoreLines = substitute(block('## Data and durability', 'sh', 'mkdir')).trim().split('\n');
+    assert.match(restoreLines.at(-1)!, /^node dist\/server\.js --data-dir /);
+    const restore = bash(restoreLines.slice(0, -1).join('\n'));
+    assert.equal(restore.status, 0, restore.stderr);
+    const restored = await spawnServer(['--port', '0', '--data-dir', path.join(dir, 'restored')]);
+    try {
+      const adminKey = /cek_[A-Za-z0-9]+/.exec(restored.stderr())![0];
+      for (const id of ids) {
+        const response = await fetch(`${restored.url}/events/${id}`, { headers: { authorization: `Bearer ${adminKey}` } });
+        assert.equal(response.status, 200, `${id} is in the restored folder`);
+      }
+    } finally {
+      assert.equal(await restored.stop(), 0);
+    }
+  } finally {
+    remove();
+  }
+});
