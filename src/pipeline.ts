@@ -182,13 +182,16 @@ export function createPipeline(deps: PipelineDeps): {
     }
   }
 
+  const limitHeader = String(limiter.limit);
+  const policyHeader = `"default";q=${limiter.limit};w=${deps.rateWindowSeconds}`;
+
   function addRateHeaders(decision: LimitDecision, headers: Record<string, string>): void {
     // The ring frees a slot up to 1/60 of a window late (API.md §6 allows it); never announce more than a window.
     const reset = Math.min(decision.resetSeconds, deps.rateWindowSeconds);
-    headers['RateLimit-Limit'] = String(decision.limit);
+    headers['RateLimit-Limit'] = limitHeader;
     headers['RateLimit-Remaining'] = String(decision.remaining);
     headers['RateLimit-Reset'] = String(reset);
-    headers['RateLimit-Policy'] = `"default";q=${decision.limit};w=${deps.rateWindowSeconds}`;
+    headers['RateLimit-Policy'] = policyHeader;
     headers['RateLimit'] = `"default";r=${decision.remaining};t=${reset}`;
   }
 

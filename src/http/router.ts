@@ -32,9 +32,8 @@ export class Router<T> {
 
   /** Finds the route for a path (no query, no prefix) and method. */
   match(method: string, path: string): RouteMatch<T> {
-    const segments = path.split('/');
     for (const entry of this.#paths) {
-      const params = matchSegments(entry.segments, segments);
+      const params = matchPath(entry.segments, path);
       if (params === undefined) continue;
       const route = entry.byMethod.get(method) ?? (method === 'HEAD' ? entry.byMethod.get('GET') : undefined);
       if (route === undefined) return { kind: 'method_not_allowed', allowed: entry.allowed };
@@ -58,20 +57,25 @@ function allowedMethods(byMethod: Map<string, unknown>): string[] {
   return [...methods].sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b));
 }
 
-/** `segments` of the request path start with the empty string before the leading slash. */
-function matchSegments(pattern: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
-  if (segments.length !== pattern.length + 1) return undefined;
+/** Matches `path` against pattern segments without splitting it (this runs on every request). */
+function matchPath(pattern: readonly string[], path: string): Record<string, string> | undefined {
+  if (path.charCodeAt(0) !== 47 /* '/' */) return undefined;
   let params: Record<string, string> | undefined;
+  let start = 1;
   for (let i = 0; i < pattern.length; i++) {
+    const slash = path.indexOf('/', start);
+    const last = i === pattern.length - 1;
+    if (last ? slash !== -1 : slash === -1) return undefined;
+    const end = last ? path.length : slash;
     const expected = pattern[i]!;
-    const actual = segments[i + 1]!;
     if (expected.charCodeAt(0) === 58 /* ':' */) {
-      if (actual === '') return undefined;
+      if (end === start) return undefined;
       params ??= {};
-      params[expected.slice(1)] = actual;
-    } else if (expected !== actual) {
+      params[expected.slice(1)] = path.slice(start, end);
+    } else if (end - start !== expected.length || !path.startsWith(expected, start)) {
       return undefined;
     }
+    start = end + 1;
   }
   return params ?? EMPTY_PARAMS;
 }

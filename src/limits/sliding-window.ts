@@ -38,6 +38,8 @@ interface KeyState {
   headBucket: number;
   /** Sum of `counts`. */
   total: number;
+  /** No counted bucket is older than this one: where the search for the oldest starts. */
+  oldest: number;
 }
 
 /**
@@ -113,7 +115,7 @@ export class SlidingWindowLimiter {
     let state = this.#young.get(key);
     if (state === undefined) {
       state = this.#old.get(key);
-      if (state === undefined) state = { counts: new Uint32Array(RING_SIZE), headBucket: bucket, total: 0 };
+      if (state === undefined) state = { counts: new Uint32Array(RING_SIZE), headBucket: bucket, total: 0, oldest: bucket };
       else this.#old.delete(key);
       if (this.#young.size >= this.#generationSize) {
         this.#old = this.#young;
@@ -142,6 +144,7 @@ export class SlidingWindowLimiter {
   }
 
   #count(state: KeyState): void {
+    if (state.total === 0) state.oldest = state.headBucket;
     const slot = slotOf(state.headBucket);
     state.counts[slot] = (state.counts[slot] ?? 0) + 1;
     state.total += 1;
@@ -161,8 +164,16 @@ export class SlidingWindowLimiter {
     if (state.total === 0) return 0;
     const needed = Math.max(1, state.total - this.limit + 1);
     let freed = 0;
-    for (let b = state.headBucket - BUCKETS_PER_WINDOW; b <= state.headBucket; b++) {
-      freed += state.counts[slotOf(b)] ?? 0;
+    let first = true;
+    for (let b = Math.max(state.oldest, state.headBucket - BUCKETS_PER_WINDOW); b <= state.headBucket; b++) {
+      const count = state.counts[slotOf(b)] ?? 0;
+      if (count === 0) continue;
+      // Buckets only fill at the head, so the first counted one found stays the oldest until it expires.
+      if (first) {
+        state.oldest = b;
+        first = false;
+      }
+      freed += count;
       if (freed >= needed) {
         // Bucket b leaves the counted span when bucket b + 61 begins, at (b + 61) * windowMs / 60.
         const msTimes60 = (b + RING_SIZE) * this.windowMs - nowMs * BUCKETS_PER_WINDOW;
