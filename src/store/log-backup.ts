@@ -3,8 +3,7 @@ import * as path from 'node:path';
 import { lstat } from 'node:fs/promises';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
-import { decodeRecord } from './jsonl-record.js';
-import { LogDamageError } from './log-replay.js';
+import { scanLog } from './log-replay.js';
 import { writeFully } from './write-fully.js';
 
 /** What backupLog copied. */
@@ -29,7 +28,7 @@ export class BackupRefusedError extends Error {
  * run. The log is append-only, so a prefix of its whole lines is a state it went through: the copy
  * stops at the last line whose checksum and seq are good (a line still being written is left out),
  * and holds every write acknowledged before the copy started. Writes `out.tmp`, fsyncs it, renames
- * it to `out` and fsyncs the folder. Never overwrites `out`. Throws LogDamageError when a bad line
+ * it to `out` and fsyncs the folder. Never overwrites `out`. Throws LogDamageError (from scanLog) when a bad line
  * is followed by a good one (damage, not a write in progress): the copy is then removed.
  */
 export async function backupLog(dataDir: string, out: string, options: { fs?: FileSystemSeam; chunkBytes?: number } = {}): Promise<BackupResult> {
@@ -80,56 +79,14 @@ async function copyWholeLines(
   output: number,
   options: { source: string; temp: string; chunkBytes: number },
 ): Promise<{ lines: number; bytes: number; lastSeq: number; leftOut: number }> {
-  let buffer = Buffer.allocUnsafe(options.chunkBytes);
-  let filled = 0;
-  /** File offset of buffer[0]. */
-  let bufferOffset = 0;
-  let lineNumber = 0;
-  let lines = 0;
-  let lastSeq = 0;
-  /** Bytes copied: the end of the last good line. */
   let copied = 0;
-  let firstBad: { line: number; offset: number; reason: string } | undefined;
-  for (;;) {
-    const read = await fs.read(input, buffer, filled, buffer.length - filled, bufferOffset + filled);
-    filled += read;
-    let lineStart = 0;
-    let goodStart = 0;
-    for (let newline = buffer.indexOf(10, 0); newline !== -1 && newline < filled; newline = buffer.indexOf(10, lineStart)) {
-      lineNumber++;
-      const record = decodeRecord(buffer, lineStart, newline);
-      const offset = bufferOffset + lineStart;
-      lineStart = newline + 1;
-      if (typeof record !== 'string' && firstBad !== undefined) {
-        throw new LogDamageError(options.source, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is good, so this is not a write in progress`);
-      }
-      if (typeof record !== 'string' && record.seq <= lastSeq) {
-        throw new LogDamageError(options.source, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);
-      }
-      if (typeof record === 'string') {
-        firstBad ??= { line: lineNumber, offset, reason: record };
-        continue;
-      }
-      lastSeq = record.seq;
-      lines++;
-    }
-    // Every line in [goodStart, lineStart) is good unless a bad one was met in this chunk.
-    const goodEnd = firstBad === undefined ? lineStart : Math.max(goodStart, firstBad.offset - bufferOffset);
-    if (goodEnd > goodStart) {
-      await writeFully(fs, output, buffer.subarray(goodStart, goodEnd), copied, options.temp);
-      copied += goodEnd - goodStart;
-    }
-    if (read === 0) return { lines, bytes: copied, lastSeq, leftOut: bufferOffset + filled - copied };
-    if (lineStart === 0 && filled === buffer.length) {
-      const larger = Buffer.allocUnsafe(buffer.length * 2);
-      buffer.copy(larger, 0, 0, filled);
-      buffer = larger;
-    } else {
-      buffer.copy(buffer, 0, lineStart, filled);
-      filled -= lineStart;
-      bufferOffset += lineStart;
-    }
-  }
+  const scan = await scanLog(fs, input, { file: options.source, chunkBytes: options.chunkBytes }, {
+    async onGoodBytes(bytes) {
+      await writeFully(fs, output, bytes, copied, options.temp);
+      copied += bytes.length;
+    },
+  });
+  return { lines: scan.lines, bytes: copied, lastSeq: scan.lastSeq, leftOut: scan.endOfFile - copied };
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { StoredEvent } from '../events/event.js';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
-import { decodeRecord } from './jsonl-record.js';
+import { decodeRecord, type DecodeOptions, type LogRecord } from './jsonl-record.js';
 import { flatCopy } from './view-scan.js';
 
 /** Where replay stopped trusting the log: a torn tail starts here and runs to the end of the file. */
@@ -71,24 +71,33 @@ export class LogDamageError extends Error {
   }
 }
 
+/** What a scan of the log hands its caller as it goes. */
+export interface LogScanHandlers {
+  /** Each good record, in file order. */
+  onRecord?: (record: LogRecord) => void;
+  /** After each chunk: the bytes of the whole, good lines read in it, in file order. */
+  onGoodBytes?: (bytes: Buffer) => Promise<void>;
+}
+
+/** Where a scan of the log ended. */
+export interface LogScanResult {
+  lines: number;
+  lastSeq: number;
+  goodLength: number;
+  /** Bytes read: the file's length when the scan ended. */
+  endOfFile: number;
+  torn: TornTail | undefined;
+}
+
 /**
- * Replays the log open on `fd` from its start. Resolves with the live events and where the good
- * lines end; throws LogDamageError for a damaged line followed by a good one, or for a seq that
- * does not grow. Changes nothing on disk: cutting a torn tail is the caller's move.
+ * Reads the log open on `fd` from its start in byte chunks (never as one string), checking every
+ * line: its checksum and shape, and that seq strictly grows. A bad line followed by a good one is
+ * damage (LogDamageError); bad bytes at the end are a torn tail, reported, not thrown.
  */
-export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayOptions): Promise<ReplayResult> {
+export async function scanLog(fs: FileSystemSeam, fd: number, options: ReplayOptions & { decode?: DecodeOptions }, handlers: LogScanHandlers): Promise<LogScanResult> {
   const now = options.now ?? Date.now;
   const progressMs = options.progressMs ?? 1000;
-  const fileLength = await fs.size(fd);
-  const events = new Map<string, StoredEvent>();
-  const emails = new Map<string, string>();
-  const decodeOptions = {
-    intern(email: string): string {
-      let shared = emails.get(email);
-      if (shared === undefined) emails.set(email, (shared = flatCopy(email)));
-      return shared;
-    },
-  };
+  const fileLength = options.onProgress === undefined ? 0 : await fs.size(fd);
   let buffer = Buffer.allocUnsafe(options.chunkBytes ?? 4 * 1024 * 1024);
   let filled = 0;
   /** File offset of buffer[0]. */
@@ -108,7 +117,7 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
     for (let newline = view.indexOf(10); newline !== -1; newline = view.indexOf(10, lineStart)) {
       lineNumber++;
       const offset = bufferOffset + lineStart;
-      const record = decodeRecord(buffer, lineStart, newline, decodeOptions);
+      const record = decodeRecord(buffer, lineStart, newline, options.decode);
       lineStart = newline + 1;
       if (typeof record === 'string') {
         firstBad ??= { line: lineNumber, offset, reason: record };
@@ -123,26 +132,11 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
       lastSeq = record.seq;
       lines++;
       goodLength = bufferOffset + lineStart;
-      switch (record.op) {
-        case 'put': {
-          // Keep the map in the order of each event's latest seq: an update (the size did not grow) moves to the end.
-          const size = events.size;
-          if (events.set(record.stored.id, record.stored).size === size) {
-            events.delete(record.stored.id);
-            events.set(record.stored.id, record.stored);
-          }
-          break;
-        }
-        case 'del':
-          events.delete(record.id);
-          break;
-        default: {
-          // A new record kind (registrations, API.md §8) must say here what it does to the state.
-          const unhandled: never = record;
-          throw new Error(`replay does not handle the record ${JSON.stringify(unhandled)}`);
-        }
-      }
+      handlers.onRecord?.(record);
     }
+    // The good lines of this chunk end at the last good line (nothing once a bad line was met).
+    const goodEnd = goodLength - bufferOffset;
+    if (handlers.onGoodBytes !== undefined && goodEnd > 0) await handlers.onGoodBytes(buffer.subarray(0, goodEnd));
     if (read === 0) {
       if (lineStart < filled) firstBad ??= { line: lineNumber + 1, offset: bufferOffset + lineStart, reason: 'the last line is incomplete (no newline)' };
       break;
@@ -162,8 +156,50 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
       options.onProgress({ lines: lineNumber, bytes: bufferOffset, fileLength });
     }
   }
-  const endOfFile = bufferOffset + filled;
-  return { events, lines, lastSeq, goodLength, fileLength: Math.max(fileLength, endOfFile), torn: firstBad };
+  return { lines, lastSeq, goodLength, endOfFile: bufferOffset + filled, torn: firstBad };
+}
+
+/**
+ * Replays the log open on `fd` from its start. Resolves with the live events and where the good
+ * lines end; throws LogDamageError for a damaged line followed by a good one, or for a seq that
+ * does not grow. Changes nothing on disk: cutting a torn tail is the caller's move.
+ */
+export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayOptions): Promise<ReplayResult> {
+  const fileLength = await fs.size(fd);
+  const events = new Map<string, StoredEvent>();
+  const emails = new Map<string, string>();
+  const decode: DecodeOptions = {
+    intern(email: string): string {
+      let shared = emails.get(email);
+      if (shared === undefined) emails.set(email, (shared = flatCopy(email)));
+      return shared;
+    },
+  };
+  const scan = await scanLog(fs, fd, { ...options, decode }, {
+    onRecord(record) {
+      switch (record.op) {
+        case 'put': {
+          // Keep the map in the order of each event's latest seq: an update (the size did not grow) moves to the end.
+          const size = events.size;
+          if (events.set(record.stored.id, record.stored).size === size) {
+            events.delete(record.stored.id);
+            events.set(record.stored.id, record.stored);
+          }
+          break;
+        }
+        case 'del':
+          events.delete(record.id);
+          break;
+        default: {
+          // A new record kind (registrations, API.md §8) must say here what it does to the state.
+          const unhandled: never = record;
+          throw new Error(`replay does not handle the record ${JSON.stringify(unhandled)}`);
+        }
+      }
+    },
+  });
+  const { lines, lastSeq, goodLength, torn } = scan;
+  return { events, lines, lastSeq, goodLength, fileLength: Math.max(fileLength, scan.endOfFile), torn };
 }
 
 /** What `verifyLog` found in a data folder. */

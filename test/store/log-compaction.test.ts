@@ -203,17 +203,23 @@ describe('a crash at each step of a compaction leaves one complete, correct log'
       const dir = tempDir(t);
       const file = path.join(dir, 'events.jsonl');
       let work: Workload | undefined;
+      let reachedStep: () => void = () => undefined;
+      const reached = new Promise<void>((resolve) => (reachedStep = resolve));
       // The crashed store stays frozen at that step, holding no LOCK, as a killed process would leave it.
       const { store, work: initial } = await supersededStore(dir, {
         lock: false,
         onCompactionStep: (at) => {
           work?.burst(2);
-          return at === step ? new Promise<void>(() => undefined) : undefined;
+          if (at !== step) return undefined;
+          reachedStep();
+          return new Promise<void>(() => undefined);
         },
       });
       work = initial;
       const linesBefore = logLines(file).length;
       void store.compact();
+      // Wait for the compaction to reach the step, so no burst of an earlier step's hook comes after the snapshot below.
+      await reached;
       work.burst(2);
       // Before the pause, every write goes through; from it on, none is answered.
       await work.settle(step <= 4 ? 10_000 : 100);
