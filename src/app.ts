@@ -18,6 +18,8 @@ import { MemoryStore } from './store/memory-store.js';
 import { DEFAULT_COMPACT_MIN_BYTES, openFileStore } from './store/file-store.js';
 import type { FileSystemSeam } from './store/file-system.js';
 import { openApiDocument } from './openapi/document.js';
+import { loadConsoleAssets } from './console/console-assets.js';
+import { consoleRoutes } from './console/console-routes.js';
 import { silentLogger, type Logger } from './log/logger.js';
 
 /** Options of createApp; every one has a default. */
@@ -55,6 +57,10 @@ export interface AppOptions {
   fileSystem?: FileSystemSeam;
   /** Benchmark only: skip authentication and rate limiting. Never in production. */
   unsafeNoAuth?: boolean;
+  /** Serve the web console at `/console/` (and redirect `/` to it). Default true. */
+  console?: boolean;
+  /** Test only (internal, not API): the folder of the console's files. Default `dist/console/web/` beside the code. */
+  consoleDir?: string;
 }
 
 /** A running app: a node:http request listener and a way to stop it. */
@@ -81,6 +87,8 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   const randomBytes = options.randomBytes ?? cryptoRandomBytes;
   const rateLimit = options.rateLimit ?? 1000;
   const rateWindow = options.rateWindow ?? 3600;
+  // Read before the folder's lock is taken, so a failure here leaves nothing to release.
+  const consoleAssets = options.console === false ? undefined : await loadConsoleAssets(options.consoleDir);
 
   const store: EventStore =
     options.store === 'memory'
@@ -120,6 +128,8 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     body: false,
     handle: () => ({ status: 200, body: (openApiJson ??= JSON.stringify(openApiDocument(router.routes(), { rateLimit, rateWindow }))) }),
   });
+
+  if (consoleAssets !== undefined) for (const { method, pattern, route } of consoleRoutes(consoleAssets)) router.add(method, pattern, route);
 
   const pipeline = createPipeline({
     router,

@@ -197,7 +197,8 @@ export function createPipeline(deps: PipelineDeps): {
 
   function finish(result: HandlerResult, headers: Record<string, string>, keyId: string | undefined): CoreResponse {
     if (result.headers !== undefined) Object.assign(headers, result.headers);
-    if (result.body !== null) headers['Content-Type'] = JSON_TYPE;
+    // JSON unless the route says otherwise (the console's HTML, CSS and scripts).
+    if (result.body !== null && result.headers?.['Content-Type'] === undefined) headers['Content-Type'] = JSON_TYPE;
     return { status: result.status, headers, body: result.body, keyId };
   }
 
