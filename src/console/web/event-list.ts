@@ -25,8 +25,8 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
     'form',
     { class: 'filters', role: 'search', 'aria-label': 'Filter events' },
     h('div', { class: 'field' }, h('label', { for: ids.category }, 'Category'), categorySelect),
-    h('div', { class: 'field' }, h('label', { for: ids.from }, 'Starting on or after (UTC date)'), fromInput),
-    h('div', { class: 'field' }, h('label', { for: ids.to }, 'Ending on or before (UTC date)'), toInput),
+    h('div', { class: 'field' }, h('label', { for: ids.from }, 'Starts from (UTC date)'), fromInput),
+    h('div', { class: 'field' }, h('label', { for: ids.to }, 'Ends by (UTC date)'), toInput),
     h('div', { class: 'field' }, h('label', { for: ids.limit }, 'Per page'), limitSelect),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Apply filters'), h('a', { href: '#/events', class: 'button' }, 'Clear')),
   );

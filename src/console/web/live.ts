@@ -79,7 +79,7 @@ export class LiveFeed {
       if (error instanceof ApiProblem) {
         // 401: signed out elsewhere; 403: a role without the feed; 404: a server without the feed.
         if (error.status === 401 || error.status === 403 || error.status === 404) {
-          this.onState('unavailable', error.message);
+          this.onState('unavailable', error.status === 404 ? 'this server has no change feed' : error.message);
           return;
         }
         // 410: the position is older than the log holds; start again from what is there now.
