@@ -46,7 +46,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       );
       // The registrations section is built once, so a live refresh keeps what someone is typing in it.
       if (registrations === undefined && canRegister(ctx.me)) {
-        registrations = registrationsSection(ctx, event, manage);
+        registrations = registrationsSection(ctx, event, manage, () => void load());
         replace(slot, registrations.element);
       } else {
         registrations?.reload();

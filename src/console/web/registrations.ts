@@ -10,8 +10,11 @@ import type { ConsoleContext } from './context.js';
 
 const PAGE = 100;
 
-/** The registration section of an event's page; `manage` is whether the attendee list may be shown. Returns it and a reload. */
-export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, manage: boolean): { element: HTMLElement; reload: () => void } {
+/**
+ * The registration section of an event's page; `manage` is whether the attendee list may be shown.
+ * `changed` runs after each registration, cancel or check-in (the event's seat count moves). Returns it and a reload.
+ */
+export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, manage: boolean, changed: () => void): { element: HTMLElement; reload: () => void } {
   const path = `/events/${encodeURIComponent(event.id)}/registrations`;
   const alert = formAlert();
   alert.tabIndex = -1;
@@ -36,7 +39,7 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
       name.control.value = '';
       email.control.value = '';
       name.control.focus();
-      reload();
+      changed();
     } catch (error) {
       if (error instanceof ApiProblem && error.code === 'validation_failed') showProblems([name, email], error.details);
       showAlert(alert, describeProblem(error));
@@ -74,7 +77,7 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
             registration.status === 'confirmed' && registration.checked_in_at === null
               ? h('button', { type: 'button', 'aria-label': `Check in ${registration.name}`, onclick: () => void act(() => checkIn(registration)) }, 'Check in')
               : null,
-            h('button', { type: 'button', 'aria-label': `Cancel the registration of ${registration.name}`, onclick: () => void act(() => cancel(registration)) }, 'Cancel registration'),
+            h('button', { type: 'button', 'aria-label': `Cancel registration of ${registration.name}`, onclick: () => void act(() => cancel(registration)) }, 'Cancel registration'),
           ),
         ),
       );
@@ -108,7 +111,7 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
     hideAlert(alert);
     try {
       await action();
-      reload();
+      changed();
     } catch (error) {
       showAlert(alert, describeProblem(error));
       alert.focus();
