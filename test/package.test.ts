@@ -18,7 +18,9 @@ test('npm pack contains dist/ (code and types), README.md, LICENSE and package.j
   assert.equal(result.status, 0, result.stderr);
   const [packed] = JSON.parse(result.stdout) as [{ files: { path: string }[] }];
   const files = packed.files.map((file) => file.path);
-  const stray = files.filter((file) => !/^dist\/.+\.(js|d\.ts|js\.map)$/.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file));
+  // The console's page and stylesheet (API.md §10) ship beside its scripts.
+  const consolePage = /^dist\/console\/web\/[a-z-]+\.(html|css)$/;
+  const stray = files.filter((file) => !/^dist\/.+\.(js|d\.ts|js\.map)$/.test(file) && !consolePage.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file));
   assert.deepEqual(stray, []);
-  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/server.js', 'dist/cli.js', 'README.md', 'LICENSE']) assert.ok(files.includes(needed), `${needed} is packed`);
+  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/server.js', 'dist/cli.js', 'dist/console/web/index.html', 'dist/console/web/console.css', 'dist/console/web/main.js', 'README.md', 'LICENSE']) assert.ok(files.includes(needed), `${needed} is packed`);
 });

@@ -33,6 +33,8 @@ export class LiveFeed {
     private readonly api: Api,
     private readonly onChange: (entry: ChangeEntry) => void,
     private readonly onState: (state: LiveState, why?: string) => void,
+    /** The first reconnection delay; each failure in a row doubles it, up to 30 s. */
+    private readonly baseDelayMs = 500,
   ) {}
 
   start(): void {
@@ -98,7 +100,7 @@ export class LiveFeed {
     if (this.#stopped) return;
     this.#failures++;
     this.onState('reconnecting', why);
-    const backoff = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(this.#failures, 6));
+    const backoff = Math.min(MAX_BACKOFF_MS, this.baseDelayMs * 2 ** Math.min(this.#failures - 1, 6));
     this.#timer = setTimeout(() => void this.#run(fromHead), Math.max(backoff, Number.isFinite(atLeastMs) ? atLeastMs : 0));
   }
 
