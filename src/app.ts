@@ -21,7 +21,7 @@ import { DEFAULT_COMPACT_MIN_BYTES, openFileStore } from './store/file-store.js'
 import type { FileSystemSeam } from './store/file-system.js';
 import { openApiDocument } from './openapi/document.js';
 import { loadConsoleAssets } from './console/console-assets.js';
-import { consoleRoutes } from './console/console-routes.js';
+import { consoleRoutes, isConsolePattern } from './console/console-routes.js';
 import { silentLogger, type Logger } from './log/logger.js';
 
 /** Options of createApp; every one has a default. */
@@ -130,7 +130,8 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     name: 'openapi',
     auth: false,
     body: false,
-    handle: () => ({ status: 200, body: (openApiJson ??= JSON.stringify(openApiDocument(router.routes(), { rateLimit, rateWindow }))) }),
+    // The console's pages are for browsers, not API operations: the document leaves them out.
+    handle: () => ({ status: 200, body: (openApiJson ??= JSON.stringify(openApiDocument(router.routes().filter((entry) => !isConsolePattern(entry.pattern)), { rateLimit, rateWindow }))) }),
   });
 
   if (consoleAssets !== undefined) for (const { method, pattern, route } of consoleRoutes(consoleAssets)) router.add(method, pattern, route);

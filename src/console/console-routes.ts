@@ -45,6 +45,11 @@ export function consoleRoutes(assets: ConsoleAssets): { method: string; pattern:
   ];
 }
 
+/** True for the console's paths (`/`, `/console`, `/console/...`), which the OpenAPI document of the API leaves out. */
+export function isConsolePattern(pattern: string): boolean {
+  return pattern === '/' || pattern === '/console' || pattern.startsWith('/console/');
+}
+
 /** One file: 200 with its ETag, 304 when the client holds it, 404 (with the console headers) when there is none. */
 function serve(assets: ConsoleAssets, name: string, context: RequestContext): HandlerResult {
   const asset = assets.get(name);

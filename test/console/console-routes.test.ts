@@ -86,6 +86,12 @@ test('an unknown console file is a JSON 404 naming it, still with the console he
   assert.equal((await harness.request('GET', '/console/a/b.js')).status, 404);
 });
 
+test('GET /openapi.json documents the API, not the console pages', async () => {
+  const paths = Object.keys((await harness.request('GET', '/openapi.json')).json.paths as Record<string, unknown>);
+  assert.ok(paths.includes('/events'));
+  assert.deepEqual(paths.filter((entry) => entry === '/' || entry.startsWith('/console')), []);
+});
+
 test('the console headers are the ones API.md §10 lists', () => {
   assert.deepEqual(Object.keys(CONSOLE_HEADERS).sort(), ['Content-Security-Policy', 'Referrer-Policy', 'X-Content-Type-Options']);
 });
