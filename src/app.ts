@@ -61,6 +61,8 @@ export interface AppOptions {
 export interface App {
   /** A node:http request listener: `http.createServer(app.handler)`. */
   handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The server's `checkContinue` listener: invites a body (100 Continue) only from a request with a good key on a known route. */
+  checkContinue: (req: IncomingMessage, res: ServerResponse) => void;
   /** The pure core: a plain request in, a plain response out. */
   handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
   /** The secret of the admin key created on this start, if one was; shown once. */
@@ -136,7 +138,8 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
 
   let closing: Promise<void> | undefined;
   return {
-    handler: toNodeListener(pipeline.handle, logger, pipeline.isDraining),
+    handler: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining }),
+    checkContinue: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, mayReadBody: pipeline.mayReadBody }),
     handle: pipeline.handle,
     initialAdminKey,
     drain: pipeline.drain,

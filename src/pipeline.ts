@@ -51,6 +51,7 @@ export function createPipeline(deps: PipelineDeps): {
   handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
   drain: () => void;
   isDraining: () => boolean;
+  mayReadBody: (request: PlainRequest) => boolean;
 } {
   const { router, keys, limiter, authFailures, cors, logger, now } = deps;
   const basePath = (deps.basePath ?? '').replace(/\/+$/, '');
@@ -112,6 +113,28 @@ export function createPipeline(deps: PipelineDeps): {
     } catch (error) {
       return fail(error, headers, undefined, request);
     }
+  }
+
+  /**
+   * For `Expect: 100-continue`: true when the request gets past the steps before the body (target,
+   * path, method, key, address throttle), so its body is worth inviting. A bad key is not invited.
+   */
+  function mayReadBody(request: PlainRequest): boolean {
+    if (draining || request.headerFault !== undefined) return false;
+    const target = request.target;
+    if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) return false;
+    const queryAt = target.indexOf('?');
+    let path = queryAt === -1 ? target : target.slice(0, queryAt);
+    if (basePath !== '') {
+      if (path !== basePath && !path.startsWith(basePath + '/')) return false;
+      path = path.slice(basePath.length);
+    }
+    if (path.startsWith('/v1/')) path = path.slice(3);
+    const match = router.match(request.method, path);
+    if (match.kind !== 'found') return false;
+    if (!match.route.auth || deps.unsafeNoAuth === true) return true;
+    const secret = bearerSecret(request);
+    return secret !== undefined && keys.lookup(secret) !== undefined;
   }
 
   /** The steps after the key: rate (429), role (403), body (415, 413, 400), then the handler. */
@@ -214,6 +237,7 @@ export function createPipeline(deps: PipelineDeps): {
 
   return {
     handle,
+    mayReadBody,
     drain: () => {
       draining = true;
     },
