@@ -182,7 +182,7 @@ export function createPipeline(deps: PipelineDeps): {
     const at = now();
     const blocked = authFailures.isBlocked(request.remoteAddress, at);
     if (blocked.blocked) {
-      throw new ApiError('rate_limited', `Too many requests without a valid key from this address; retry in ${blocked.retryAfterSeconds} s.`, {
+      throw new ApiError('rate_limited', `This address is held by the per-address throttle for failed authentications: more than ${authFailures.maxFailures} requests without a valid key in 15 minutes; retry in ${blocked.retryAfterSeconds} s (a valid key is never held by it).`, {
         headers: { 'Retry-After': String(blocked.retryAfterSeconds), 'Cache-Control': 'no-store' },
       });
     }
