@@ -141,7 +141,19 @@ function logRequest(logger: Logger, request: PlainRequest, response: CoreRespons
     status: response.status,
     durationMs: Math.round((performance.now() - started) * 1000) / 1000,
     keyId: response.keyId,
+    client: request.remoteAddress,
+    userAgent: clippedUserAgent(request.headers['user-agent']),
   });
+}
+
+/** Longest User-Agent kept in a log line, in characters. */
+const MAX_USER_AGENT = 120;
+
+/** The User-Agent for a log line: clipped, keys redacted; undefined when none was sent. */
+function clippedUserAgent(userAgent: string | undefined): string | undefined {
+  if (userAgent === undefined) return undefined;
+  const redacted = redactKeys(userAgent);
+  return redacted.length > MAX_USER_AGENT ? `${redacted.slice(0, MAX_USER_AGENT)}…` : redacted;
 }
 
 /** The 500 sent if the core itself fails: still a JSON error with the headers every response carries. */

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { parseResponse, rawConnect } from '../hardening/raw-client.js';
 import { send, startLive, type LiveServer } from '../hardening/support.js';
 import http from 'node:http';
+import { createLogger } from '../../src/log/logger.js';
 
 const EVENT = JSON.stringify({ title: 'Pinned', category: 'social', location: 'Hall', start_time: '2030-01-01T10:00:00Z', end_time: '2030-01-01T11:00:00Z', capacity: 5 });
 
@@ -102,6 +103,26 @@ test('toNodeListener: Expect: 100-continue with a good key is invited, and the e
     client.write(EVENT);
     await client.closed;
     assert.match(client.received(), /HTTP\/1\.1 201 /);
+  } finally {
+    await live.close();
+  }
+});
+
+test('toNodeListener: the request log line has the client address, a clipped user agent, and no percent-encoded key (issues 11.9, 12.6)', async () => {
+  const written: string[] = [];
+  const logger = createLogger({ write: (text) => written.push(text) });
+  const live = await startLive({ logger });
+  try {
+    const agent = new http.Agent({ keepAlive: false });
+    const secret = live.keys.reader.slice(4);
+    await send(live.port, agent, { method: 'GET', path: `/events?token=cek%5F${secret}`, headers: { authorization: `Bearer ${live.keys.reader}`, 'user-agent': `probe/1.0 ${'x'.repeat(300)}` } });
+    await send(live.port, agent, { method: 'GET', path: `/events/%63ek_${secret}`, headers: { authorization: `Bearer ${live.keys.reader}` } });
+    logger.flush();
+    const lines = written.join('').split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as Record<string, string>);
+    assert.equal(lines.length, 2);
+    assert.ok(!written.join('').includes(secret), 'the secret is in no log line');
+    assert.equal(lines[0]!['client'], '127.0.0.1');
+    assert.ok(lines[0]!['user_agent']!.startsWith('probe/1.0 xxx') && lines[0]!['user_agent']!.length <= 121, lines[0]!['user_agent']);
   } finally {
     await live.close();
   }
