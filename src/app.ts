@@ -15,7 +15,8 @@ import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
 import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/memory-store.js';
-import { DEFAULT_COMPACT_MIN_BYTES, openFileStore } from './store/file-store.js';
+import { DEFAULT_COMPACT_MIN_BYTES } from './store/file-store.js';
+import { openFileStoreOrReadOnly } from './store/open-or-read-only.js';
 import type { FileSystemSeam } from './store/file-system.js';
 import { openApiDocument } from './openapi/document.js';
 import { silentLogger, type Logger } from './log/logger.js';
@@ -87,7 +88,7 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   const store: EventStore =
     options.store === 'memory'
       ? new MemoryStore()
-      : await openFileStore({
+      : await openFileStoreOrReadOnly({
           dataDir,
           logger,
           sync: options.unsafeNoSync !== true,
@@ -111,7 +112,10 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     auth: false,
     body: false,
     handle: () => {
-      if (!store.writable) throw new ApiError('unavailable', 'The store cannot write (a write failed, e.g. disk full); reads still work. Restart the server once the cause is fixed.');
+      if (!store.writable) {
+        const why = store.unwritableReason ?? 'a write failed, e.g. disk full';
+        throw new ApiError('unavailable', `The store cannot write (${why}); reads still work. Restart the server once the cause is fixed.`);
+      }
       return { status: 200, body: '{"status":"ok"}' };
     },
   });

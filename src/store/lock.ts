@@ -89,6 +89,21 @@ export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
   throw new Error(`Could not take ${lockPath}: other processes keep creating it.`);
 }
 
+/**
+ * For a read-only start (a full disk, where no LOCK can be written): throws LockHeldError when a
+ * live process holds the folder, as acquireLock would; otherwise takes nothing and changes nothing.
+ */
+export function assertLockFree(dataDir: string, options: LockOptions = {}): void {
+  const lockPath = path.resolve(dataDir, options.file ?? 'LOCK');
+  const existing = readOwner(lockPath);
+  if (existing === 'missing' || existing === 'unreadable') return;
+  const pid = options.pid ?? process.pid;
+  const bootId = 'bootId' in options ? options.bootId : currentBootId();
+  const self: LockOwner = { pid, host: options.host ?? os.hostname(), started_at: '', ...(bootId === undefined ? {} : { boot_id: bootId }) };
+  const probe = { isRunning: options.isRunning ?? processIsRunning, startTimeOf: options.startTimeOf ?? processStartTime };
+  if (ownerIsAlive(existing, self, lockPath, probe)) throw new LockHeldError(lockPath, existing);
+}
+
 function ownerIsAlive(
   existing: LockOwner,
   self: LockOwner,

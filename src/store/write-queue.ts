@@ -5,6 +5,7 @@ import { ApiError } from '../http/errors.js';
 import type { EventChange } from './event-store.js';
 import type { EventIndex } from './event-index.js';
 import { encodeDelete, encodeStored, unloggableReason } from './jsonl-record.js';
+import { UncertainWriteError } from './uncertain-write.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */
 export type PersistBatch = (text: string, lineCount: number) => Promise<void>;
@@ -31,8 +32,11 @@ interface QueuedChange {
   readonly reject: (error: unknown) => void;
 }
 
-/** The sentence every refused write gets once the store cannot write (API.md §7). */
-export function cannotWriteError(reason: string): ApiError {
+/** The sentence every refused write gets once the store cannot write (API.md §7); `uncertain` when the failed batch could not be undone. */
+export function cannotWriteError(reason: string, uncertain = false): ApiError {
+  if (uncertain) {
+    return new ApiError('unavailable', `The store cannot write (${reason}), and undoing a failed write failed too: whether the last writes were saved is uncertain until the server is restarted. Writes are refused until then.`);
+  }
   return new ApiError('unavailable', `The store cannot write (${reason}); nothing of this request was saved. Writes are refused until the server is restarted.`);
 }
 
@@ -219,10 +223,11 @@ export class WriteQueue {
 
   #fail(batch: readonly QueuedChange[], error: unknown): void {
     const reason = describeWriteError(error);
-    this.#refusal = () => cannotWriteError(reason);
+    const uncertain = error instanceof UncertainWriteError;
+    this.#refusal = () => cannotWriteError(reason, uncertain);
     const failed = [...batch, ...this.#queue];
     this.#queue = [];
     this.#overlay.clear();
-    for (const entry of failed) entry.reject(cannotWriteError(reason));
+    for (const entry of failed) entry.reject(cannotWriteError(reason, uncertain));
   }
 }

@@ -339,3 +339,26 @@ test('openFileStore() removes a half-written temporary file left by a crash, and
   work.check(reopened);
   await reopened.close();
 });
+
+test('a compaction that fails before its rename never logs that it failed after renaming, even once writes are refused', async (t) => {
+  const logger = recordingLogger();
+  const files = new TestFileSystem({ noSync: true });
+  let store: FileStore | undefined;
+  const { store: opened } = await supersededStore(tempDir(t), {
+    fs: files,
+    logger,
+    onCompactionStep: async (at) => {
+      if (at !== 3) return;
+      // A batch fails meanwhile (the disk filled), then the compaction's own fsync fails too.
+      files.faults.failWriteAt = files.writes + 1;
+      await store!.write(eventId(900), () => sampleRecord(900)).catch(() => undefined);
+      throw Object.assign(new Error('ENOSPC: injected fsync failure'), { code: 'ENOSPC' });
+    },
+  });
+  store = opened;
+  await assert.rejects(store.compact(), /ENOSPC/);
+  assert.equal(store.writable, false);
+  const failures = logger.messages.filter((message) => message.includes('compaction failed'));
+  assert.deepEqual(failures, ['warn: compaction failed before its rename; the log is intact']);
+  await store.close();
+});
