@@ -48,7 +48,7 @@ export function toNodeListener(handle: CoreHandler, logger: Logger, options: Nod
     request.arrivedDuringShutdown = isDraining();
     const respond = (response: CoreResponse): void => {
       try {
-        send(res, request, response);
+        send(res, request, response, isDraining());
       } catch (error) {
         // A header value node refuses would otherwise throw out of the listener and stop the process.
         logger.error('response failed', { error: String(error) });
@@ -203,7 +203,7 @@ function readBody(req: IncomingMessage, request: PlainRequest, done: () => void)
 }
 
 /** Writes a plain response; no body for HEAD, 204 and 304. */
-function send(res: ServerResponse, request: PlainRequest, response: CoreResponse): void {
+function send(res: ServerResponse, request: PlainRequest, response: CoreResponse, draining = false): void {
   if (res.headersSent || res.destroyed) return;
   const headers = response.headers;
   const body = response.body;
@@ -211,7 +211,8 @@ function send(res: ServerResponse, request: PlainRequest, response: CoreResponse
   if (body !== null && response.status !== 204 && response.status !== 304) headers['Content-Length'] = String(Buffer.byteLength(body));
   // A body over the cap was left unread, whatever the answer: close, or node would read (and drop) the rest of it.
   const unread = condemned.has(res.socket as Socket);
-  if (response.closeConnection === true || request.bodyTooLarge || unread) headers['Connection'] = 'close';
+  // While shutting down, every answer says the connection ends, so a keep-alive client does not reuse it and meet a reset.
+  if (response.closeConnection === true || request.bodyTooLarge || unread || draining) headers['Connection'] = 'close';
   res.writeHead(response.status, headers);
   if (bodyless || body === null) res.end();
   else res.end(body);

@@ -127,3 +127,22 @@ test('toNodeListener: the request log line has the client address, a clipped use
     await live.close();
   }
 });
+
+test('toNodeListener: a request in flight when shutdown begins is answered with Connection: close, not a reset', async () => {
+  const live = await startLive();
+  const client = await rawConnect(live.port);
+  try {
+    client.write(`POST /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${live.keys.admin}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(EVENT)}\r\n\r\n${EVENT.slice(0, 10)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = live.running.close(2_000);
+    client.write(EVENT.slice(10));
+    await client.closed;
+    const response = parseResponse(client.received());
+    assert.equal(response?.status, 201);
+    assert.equal(response?.headers['connection'], 'close');
+    await closing;
+  } finally {
+    client.destroy();
+    await live.close();
+  }
+});
