@@ -1,7 +1,7 @@
 // UncertainWriteError: when a failed batch cannot be cut back off the log, the store stops promising "nothing saved" (issue 12).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../src/http/errors.js';
+import { StoreUnavailable } from '../../src/store/store-errors.js';
 import { openFileStore } from '../../src/store/file-store.js';
 import { eventId, sampleRecord, tempDir, TestFileSystem } from './helpers.js';
 
@@ -15,7 +15,7 @@ test('FileStore: fdatasync fails and the truncate that undoes it fails too: 503 
   const store = await openFileStore({ dataDir: tempDir(t), fs: files });
   await store.write(eventId(1), () => sampleRecord(1));
   const failed = await store.write(eventId(2), () => sampleRecord(2)).then(() => undefined, (error: unknown) => error);
-  assert.ok(failed instanceof ApiError && failed.code === 'unavailable');
+  assert.ok(failed instanceof StoreUnavailable, String(failed));
   assert.match(failed.message, /uncertain until the server is restarted/);
   assert.doesNotMatch(failed.message, /nothing of this request was saved/);
   assert.equal(store.writable, false);
