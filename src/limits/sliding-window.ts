@@ -33,12 +33,15 @@ function slotOf(bucket: number): number {
 }
 
 interface KeyState {
+  /**
+   * One buffer for the ring (one object per key, not two): slot `i` holds the count of its bucket,
+   * slot `RING_SIZE + i` the time of the bucket's latest request, in ms after the bucket's start
+   * (see #startOf): when the whole bucket stops counting.
+   */
   counts: Uint32Array;
-  /** Per bucket, the time of its latest request, in ms after the bucket's start (see #startOf): when the whole bucket stops counting. */
-  latest: Uint32Array;
   /** Absolute index of the newest bucket the ring has been advanced to. */
   headBucket: number;
-  /** Sum of `counts`. */
+  /** Sum of the counts. */
   total: number;
   /** No counted bucket is older than this one: where the search for the oldest starts. */
   oldest: number;
@@ -127,7 +130,7 @@ export class SlidingWindowLimiter {
     if (state === undefined) {
       state = this.#old.get(key);
       const bucket = this.#bucketOf(now);
-      if (state === undefined) state = { counts: new Uint32Array(RING_SIZE), latest: new Uint32Array(RING_SIZE), headBucket: bucket, total: 0, oldest: bucket };
+      if (state === undefined) state = { counts: new Uint32Array(2 * RING_SIZE), headBucket: bucket, total: 0, oldest: bucket };
       else this.#old.delete(key);
       if (this.#young.size >= this.#generationSize) {
         this.#old = this.#young;
@@ -144,7 +147,7 @@ export class SlidingWindowLimiter {
     const bucket = this.#bucketOf(now);
     const steps = bucket - state.headBucket;
     if (steps >= RING_SIZE) {
-      state.counts.fill(0);
+      state.counts.fill(0, 0, RING_SIZE);
       state.total = 0;
     } else {
       for (let b = state.headBucket + 1; b <= bucket; b++) {
@@ -159,7 +162,7 @@ export class SlidingWindowLimiter {
     const edge = state.headBucket - BUCKETS_PER_WINDOW;
     const slot = slotOf(edge);
     const count = state.counts[slot] ?? 0;
-    if (count > 0 && now >= this.#startOf(edge) + (state.latest[slot] ?? 0) + this.windowMs) {
+    if (count > 0 && now >= this.#startOf(edge) + (state.counts[RING_SIZE + slot] ?? 0) + this.windowMs) {
       state.total -= count;
       state.counts[slot] = 0;
     }
@@ -171,7 +174,7 @@ export class SlidingWindowLimiter {
     const count = state.counts[slot] ?? 0;
     const offset = Math.max(0, now - this.#startOf(state.headBucket));
     // A fresh bucket forgets the latest time of the bucket that held the slot before.
-    state.latest[slot] = count === 0 ? offset : Math.max(state.latest[slot] ?? 0, offset);
+    state.counts[RING_SIZE + slot] = count === 0 ? offset : Math.max(state.counts[RING_SIZE + slot] ?? 0, offset);
     state.counts[slot] = count + 1;
     state.total += 1;
   }
@@ -202,7 +205,7 @@ export class SlidingWindowLimiter {
       freed += count;
       if (freed >= needed) {
         // Bucket b stops counting a whole window after its latest request: at most a window from now.
-        const freesAt = this.#startOf(b) + (state.latest[slotOf(b)] ?? 0) + this.windowMs;
+        const freesAt = this.#startOf(b) + (state.counts[RING_SIZE + slotOf(b)] ?? 0) + this.windowMs;
         return Math.max(0, Math.ceil((freesAt - nowMs) / 1000));
       }
     }
