@@ -133,7 +133,8 @@ test('toNodeListener: a request in flight when shutdown begins is answered with 
   const client = await rawConnect(live.port);
   try {
     client.write(`POST /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${live.keys.admin}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(EVENT)}\r\n\r\n${EVENT.slice(0, 10)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Once the server has read the head (parsed in the same turn), the request is in flight.
+    while (!(live.sockets.some((socket) => socket.bytesRead > 0))) await new Promise((resolve) => setTimeout(resolve, 5));
     const closing = live.running.close(2_000);
     client.write(EVENT.slice(10));
     await client.closed;
