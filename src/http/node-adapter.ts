@@ -245,6 +245,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     socket.destroy();
     return;
   }
+  // Bytes after an unread body are not a request: the answer already decided (413...) closes the connection.
+  if (condemned.has(socket)) return;
   const previous = lastResponse.get(socket);
   if (previous !== undefined && !previous.writableFinished && previous.req.complete) {
     // A whole request before the faulty one (pipelined) is still being answered: its response goes first.

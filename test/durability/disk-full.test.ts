@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../helpers/harness.js';
+import { runCli } from '../helpers/spawn.js';
 import { createKey, eventBody, listAll, send, SERVER, serverArgs, startServer } from './support.js';
 
 /** 64 blocks of 512 bytes (dash's unit): room for about 20 events of 1.5 KiB. */
@@ -120,6 +121,11 @@ test('start on a full disk (a real tiny tmpfs): read-only, reads 200, writes and
       assert.equal(await full.exited, 0, full.stderr());
     }
     assert.deepEqual(readdirSync(dataDir).sort(), before, 'the read-only start left nothing behind (no LOCK.*.tmp)');
+    // keys create cannot write either: it fails, and leaves no keys.lock (which used to block every start for 30 s).
+    const refusedKey = runCli(['keys', 'create', '--name', 'Too Late', '--email', 'late@campus.edu', '--data-dir', dataDir]);
+    assert.equal(refusedKey.status, 1, refusedKey.stderr);
+    assert.match(refusedKey.stderr, /ENOSPC/);
+    assert.deepEqual(readdirSync(dataDir).sort(), before, 'the failed keys create left nothing behind');
 
     rmSync(path.join(mount, 'filler'));
     const again = await startServer(serverArgs(dataDir));

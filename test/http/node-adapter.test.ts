@@ -147,3 +147,15 @@ test('toNodeListener: a request in flight when shutdown begins is answered with 
     await live.close();
   }
 });
+
+test('toNodeListener: garbage after an oversized body gets no second answer, only the 413', async () => {
+  const live = await startLive();
+  try {
+    const big = Buffer.concat([Buffer.from(head('POST', '/events', live, 'Content-Length: 70000\r\n')), Buffer.alloc(70_000, 0x20), Buffer.from('NOT HTTP AT ALL\r\n\r\n')]);
+    const answered = await exchange(live, big);
+    assert.equal(parseResponse(answered)?.status, 413);
+    assert.equal(answered.split('HTTP/1.1 ').length - 1, 1, `exactly one response: ${answered.slice(0, 400)}`);
+  } finally {
+    await live.close();
+  }
+});
