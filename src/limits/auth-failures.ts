@@ -34,7 +34,7 @@ export interface AuthBlockDecision {
  * reaches its limit it enters a separate table of blocks, which only time empties. That
  * table is bounded too; filling it takes `maxFailures` failures per entry, and when it is full
  * the block that ends soonest goes first. Once `prefixFlood` /64s of one IPv6 /48 are
- * blocked, the whole /48 is blocked for a window: one site with many /64s gets one budget.
+ * blocked at the same time, the whole /48 is blocked for a window: one site with many /64s gets one budget.
  */
 export class AuthFailureThrottle {
   /** Failures an address may have within the window. */
@@ -45,8 +45,8 @@ export class AuthFailureThrottle {
   readonly #prefixFlood: number;
   /** Address key (or /48) → the time its block ends, in ms; insertion order is nearly end order. */
   readonly #blocked = new Map<string, number>();
-  /** IPv6 /48 → how many of its /64s are in #blocked. */
-  readonly #blockedPerPrefix = new Map<string, number>();
+  /** IPv6 /48 → when the blocks of its blocked /64s end (at most `prefixFlood` of them, ended ones dropped as it grows). */
+  readonly #prefixBlocks = new Map<string, number[]>();
 
   constructor(options: AuthFailureThrottleOptions = {}) {
     const { maxFailures = 100, windowMs = 15 * 60_000, maxAddresses = 10_000, maxBlocked = 50_000, prefixFlood = 16 } = options;
@@ -81,12 +81,25 @@ export class AuthFailureThrottle {
     this.#failures.record(key, nowMs);
     const decision = this.#failures.peek(key, nowMs);
     if (decision.allowed) return;
-    this.#block(key, nowMs + decision.resetSeconds * 1000, nowMs);
+    const until = nowMs + decision.resetSeconds * 1000;
+    this.#block(key, until, nowMs);
     const prefix = widerPrefixKey(remoteAddress);
-    if (prefix === undefined) return;
-    const blockedInPrefix = (this.#blockedPerPrefix.get(prefix) ?? 0) + 1;
-    this.#blockedPerPrefix.set(prefix, blockedInPrefix);
-    if (blockedInPrefix >= this.#prefixFlood) this.#block(prefix, nowMs + this.#windowMs, nowMs);
+    if (prefix !== undefined) this.#countPrefixBlock(prefix, until, nowMs);
+  }
+
+  /** Notes one more blocked /64 in `prefix`; once `prefixFlood` of them are blocked at once, blocks the whole /48 for a window. */
+  #countPrefixBlock(prefix: string, until: number, nowMs: number): void {
+    const ends = (this.#prefixBlocks.get(prefix) ?? []).filter((end) => end > nowMs);
+    ends.push(until);
+    if (ends.length > this.#prefixFlood) ends.shift();
+    this.#prefixBlocks.delete(prefix);
+    this.#prefixBlocks.set(prefix, ends);
+    if (ends.length >= this.#prefixFlood) this.#block(prefix, nowMs + this.#windowMs, nowMs);
+    // Bounded like the blocks: past the bound the prefix noted longest ago is forgotten.
+    if (this.#prefixBlocks.size > this.#maxBlocked) {
+      const oldest = this.#prefixBlocks.keys().next().value;
+      if (oldest !== undefined) this.#prefixBlocks.delete(oldest);
+    }
   }
 
   /** When the block of `key` ends (0 when none); an ended block is dropped. */
@@ -126,11 +139,5 @@ export class AuthFailureThrottle {
 
   #unblock(key: string): void {
     this.#blocked.delete(key);
-    if (key.endsWith("::/64")) {
-      const prefix = key.replace(/:[0-9a-f]+::\/64$/, "::/48");
-      const count = (this.#blockedPerPrefix.get(prefix) ?? 0) - 1;
-      if (count > 0) this.#blockedPerPrefix.set(prefix, count);
-      else this.#blockedPerPrefix.delete(prefix);
-    }
   }
 }

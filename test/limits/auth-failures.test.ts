@@ -87,3 +87,9 @@ test("recordFailure() blocks a whole IPv6 /48 once 16 of its /64s are blocked", 
   assert.equal(throttle.isBlocked("2001:db8:8:0::1", 0).blocked, false, "another /48");
   assert.equal(throttle.isBlocked("2001:db8:7:ffff::1", 900_000).blocked, false, "the /48 block lasts one window");
 });
+
+test("recordFailure() counts only /64 blocks that overlap: 16 blocks spread over hours do not block the /48", () => {
+  const throttle = new AuthFailureThrottle({ maxFailures: 1 });
+  for (let net = 0; net < 16; net++) throttle.recordFailure(`2001:db8:9:${net.toString(16)}::1`, net * 3_600_000);
+  assert.equal(throttle.isBlocked("2001:db8:9:ffff::1", 15 * 3_600_000).blocked, false);
+});
