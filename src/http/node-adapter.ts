@@ -23,6 +23,9 @@ const lastResponse = new WeakMap<Socket, ServerResponse>();
  */
 const condemned = new WeakSet<Socket>();
 
+/** The request whose unread body condemned its connection: its answer is the connection's last. */
+const lastOnConnection = new WeakSet<PlainRequest>();
+
 /** Options of toNodeListener. */
 export interface NodeListenerOptions {
   /** Whether shutdown has begun (requests arriving then get 503). */
@@ -68,7 +71,7 @@ export function toNodeListener(handle: CoreHandler, logger: Logger, options: Nod
       if (Number(req.headers['content-length']) > MAX_BODY_BYTES || !mayReadBody(request)) {
         if (Number(req.headers['content-length']) > MAX_BODY_BYTES) request.bodyTooLarge = true;
         request.body = Buffer.alloc(0);
-        condemn(req.socket);
+        condemn(req.socket, request);
         run();
         return;
       }
@@ -95,9 +98,10 @@ export function answerConnect(handle: CoreHandler, logger: Logger): (req: Incomi
   };
 }
 
-/** Marks a connection whose remaining bytes are never read nor run, and stops reading it. */
-function condemn(socket: Socket): void {
+/** Marks a connection whose remaining bytes are never read nor run (after `request`, answered last), and stops reading it. */
+function condemn(socket: Socket, request: PlainRequest): void {
   condemned.add(socket);
+  lastOnConnection.add(request);
   socket.pause();
 }
 
@@ -171,7 +175,7 @@ function readBody(req: IncomingMessage, request: PlainRequest, done: () => void)
   if (declared > MAX_BODY_BYTES) {
     request.bodyTooLarge = true;
     request.body = Buffer.alloc(0);
-    condemn(req.socket);
+    condemn(req.socket, request);
     done();
     return;
   }
@@ -190,7 +194,7 @@ function readBody(req: IncomingMessage, request: PlainRequest, done: () => void)
     size += chunk.length;
     if (size > MAX_BODY_BYTES) {
       request.bodyTooLarge = true;
-      condemn(req.socket);
+      condemn(req.socket, request);
       req.pause();
       finish();
       return;
@@ -210,7 +214,8 @@ function send(res: ServerResponse, request: PlainRequest, response: CoreResponse
   const bodyless = request.method === 'HEAD' || response.status === 204 || response.status === 304;
   if (body !== null && response.status !== 204 && response.status !== 304) headers['Content-Length'] = String(Buffer.byteLength(body));
   // A body over the cap was left unread, whatever the answer: close, or node would read (and drop) the rest of it.
-  const unread = condemned.has(res.socket as Socket);
+  // (A request pipelined before the condemning one is answered as usual, keep-alive and all.)
+  const unread = lastOnConnection.has(request);
   // While shutting down, every answer says the connection ends, so a keep-alive client does not reuse it and meet a reset.
   if (response.closeConnection === true || request.bodyTooLarge || unread || draining) headers['Connection'] = 'close';
   res.writeHead(response.status, headers);

@@ -159,3 +159,21 @@ test('toNodeListener: garbage after an oversized body gets no second answer, onl
     await live.close();
   }
 });
+
+test('toNodeListener: a request pipelined before the oversized one is still answered, then the 413, and nothing after runs', async () => {
+  const live = await startLive();
+  try {
+    const id = await createEvent(live);
+    const big = Buffer.concat([
+      Buffer.from(head('POST', '/events', live, `Content-Length: ${Buffer.byteLength(EVENT)}\r\n`)), Buffer.from(EVENT),
+      Buffer.from(head('POST', '/events', live, 'Content-Length: 70000\r\n')), Buffer.alloc(70_000, 0x20),
+      Buffer.from(head('DELETE', `/events/${id}`, live, 'Content-Length: 0\r\n')),
+    ]);
+    const answered = await exchange(live, big);
+    const statuses = [...answered.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    assert.deepEqual(statuses, [201, 413]);
+    assert.equal(await count(live), 2, 'the first POST ran, the DELETE did not');
+  } finally {
+    await live.close();
+  }
+});
