@@ -116,8 +116,8 @@ export function createPipeline(deps: PipelineDeps): {
   }
 
   /**
-   * For `Expect: 100-continue`: true when the request gets past the steps before the body (target,
-   * path, method, key, address throttle), so its body is worth inviting. A bad key is not invited.
+   * For `Expect: 100-continue`: true when the request gets past the steps before the body that
+   * decide most refusals (target, path, method, key), so its body is worth inviting. A bad key is not invited.
    */
   function mayReadBody(request: PlainRequest): boolean {
     if (draining || request.headerFault !== undefined) return false;
