@@ -157,7 +157,7 @@ describe('FileStore compacts by itself after a commit', () => {
     const compactions = logger.messages.filter((message) => message === 'compacted the event log').length;
     // 200 more updates of 10 events: a compaction each time superseded lines pass half, about every 11 writes
     // (fewer when a slow disk lets writes pile up while one runs: the upper bound is the promise).
-    assert.ok(compactions >= 3 && compactions <= 21, `${compactions} compactions`);
+    assert.ok(compactions >= 1 && compactions <= 21, `${compactions} compactions`);
     assert.equal(logger.messages.filter((message) => message === 'compacting the event log').length, compactions);
   });
 
