@@ -7,6 +7,7 @@ import { encodeCancel, encodeCheckIn, encodeDelete, encodeRegister, encodeStored
 import { emptyRoster, type Registration, Roster, type RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
 import { StoreUnavailable } from './store-errors.js';
+import { UncertainWriteError } from './uncertain-write.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */
 export type PersistBatch = (text: string, lineCount: number) => Promise<void>;
@@ -48,8 +49,11 @@ interface Pending {
   last: QueuedChange;
 }
 
-/** The sentence every refused write gets once the store cannot write (API.md §7). */
-export function cannotWriteError(reason: string): StoreUnavailable {
+/** The sentence every refused write gets once the store cannot write (API.md §7); `uncertain` when the failed batch could not be undone. */
+export function cannotWriteError(reason: string, uncertain = false): StoreUnavailable {
+  if (uncertain) {
+    return new StoreUnavailable(`The store cannot write (${reason}), and undoing a failed write failed too: whether the last writes were saved is uncertain until the server is restarted. Writes are refused until then.`);
+  }
   return new StoreUnavailable(`The store cannot write (${reason}); nothing of this request was saved. Writes are refused until the server is restarted.`);
 }
 
@@ -355,11 +359,12 @@ export class WriteQueue {
 
   #fail(batch: readonly QueuedChange[], error: unknown): void {
     const reason = describeWriteError(error);
-    this.#refusal = () => cannotWriteError(reason);
+    const uncertain = error instanceof UncertainWriteError;
+    this.#refusal = () => cannotWriteError(reason, uncertain);
     const failed = [...batch, ...this.#queue];
     this.#queue = [];
     this.#pending.clear();
-    for (const entry of failed) entry.reject(cannotWriteError(reason));
+    for (const entry of failed) entry.reject(cannotWriteError(reason, uncertain));
   }
 }
 
