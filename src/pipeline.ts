@@ -51,6 +51,7 @@ export function createPipeline(deps: PipelineDeps): {
   handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
   drain: () => void;
   isDraining: () => boolean;
+  mayReadBody: (request: PlainRequest) => boolean;
 } {
   const { router, keys, limiter, authFailures, cors, logger, now } = deps;
   const basePath = (deps.basePath ?? '').replace(/\/+$/, '');
@@ -114,6 +115,28 @@ export function createPipeline(deps: PipelineDeps): {
     }
   }
 
+  /**
+   * For `Expect: 100-continue`: true when the request gets past the steps before the body that
+   * decide most refusals (target, path, method, key), so its body is worth inviting. A bad key is not invited.
+   */
+  function mayReadBody(request: PlainRequest): boolean {
+    if (draining || request.headerFault !== undefined) return false;
+    const target = request.target;
+    if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) return false;
+    const queryAt = target.indexOf('?');
+    let path = queryAt === -1 ? target : target.slice(0, queryAt);
+    if (basePath !== '') {
+      if (path !== basePath && !path.startsWith(basePath + '/')) return false;
+      path = path.slice(basePath.length);
+    }
+    if (path.startsWith('/v1/')) path = path.slice(3);
+    const match = router.match(request.method, path);
+    if (match.kind !== 'found') return false;
+    if (!match.route.auth || deps.unsafeNoAuth === true) return true;
+    const secret = bearerSecret(request);
+    return secret !== undefined && keys.lookup(secret) !== undefined;
+  }
+
   /** The steps after the key: rate (429), role (403), body (415, 413, 400), then the handler. */
   function proceed(pending: Pending, principal: Principal | undefined): CoreResponse | Promise<CoreResponse> {
     const { request, route, headers } = pending;
@@ -160,7 +183,7 @@ export function createPipeline(deps: PipelineDeps): {
     const at = now();
     const blocked = authFailures.isBlocked(request.remoteAddress, at);
     if (blocked.blocked) {
-      throw new ApiError('rate_limited', `Too many requests without a valid key from this address; retry in ${blocked.retryAfterSeconds} s.`, {
+      throw new ApiError('rate_limited', `This address is held by the per-address throttle for failed authentications: more than ${authFailures.maxFailures} requests without a valid key in 15 minutes; retry in ${blocked.retryAfterSeconds} s (a valid key is never held by it).`, {
         headers: { 'Retry-After': String(blocked.retryAfterSeconds), 'Cache-Control': 'no-store' },
       });
     }
@@ -215,6 +238,7 @@ export function createPipeline(deps: PipelineDeps): {
 
   return {
     handle,
+    mayReadBody,
     drain: () => {
       draining = true;
     },

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toStored, viewJson } from '../../src/events/event.js';
 import { crc32, crc32Hex } from '../../src/store/crc32.js';
-import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodePut, encodeRegister, encodeRegistrationState, encodeStored } from '../../src/store/jsonl-record.js';
+import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodePut, encodeRegister, encodeRegistrationState, encodeStored, unloggableReason } from '../../src/store/jsonl-record.js';
 import type { LogRecord } from '../../src/store/jsonl-record.js';
 import { eventId, sampleRecord } from './helpers.js';
 
@@ -174,4 +174,48 @@ test('decodeRecord() refuses registration lines with a bad id, status or time, a
     assert.equal(typeof decode(resealed), 'string', resealed);
   }
   assert.throws(() => encodeRegister({ ...REGISTRATION, id: 'reg_"' }), TypeError);
+});
+
+/** A view in another field order than viewJson's, so decodeRecord takes its JSON.parse path; `overrides` replace fields. */
+function reorderedView(n: number, overrides: Record<string, unknown>): string {
+  const record = sampleRecord(n);
+  return JSON.stringify({ title: record.title, id: record.id, organizer: record.organizer, description: '', category: 'social', location: 'x', start_time: record.start_time, end_time: record.end_time, capacity: 1, registered_count: 0, ...overrides });
+}
+
+test('decodeRecord() on the JSON.parse path calls a bad category, a malformed time, a missing e-mail or capacity damage, naming the field', () => {
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ category: 'party' }, /unknown "category"/],
+    [{ category: undefined }, /unknown "category"/],
+    [{ start_time: '2026-09-01T17:00:00.000Zjunk' }, /"start_time" or "end_time"/],
+    [{ end_time: '2026-09-01T17:00:00Z' }, /"start_time" or "end_time"/],
+    [{ end_time: 1788282000000 }, /"start_time" or "end_time"/],
+    [{ organizer: { name: 'X' } }, /no organizer e-mail/],
+    [{ organizer: null }, /no organizer e-mail/],
+    [{ organizer: { name: 'X', email: 7 } }, /no organizer e-mail/],
+    [{ capacity: '1' }, /"capacity" or "registered_count"/],
+    [{ registered_count: undefined }, /"capacity" or "registered_count"/],
+    [{ id: 'evt_short' }, /no valid "id"/],
+  ];
+  for (const [overrides, reason] of cases) {
+    const result = decode(encodePut(8, sampleRecord(6), reorderedView(6, overrides)));
+    assert.equal(typeof result, 'string', JSON.stringify(overrides));
+    assert.match(result as string, reason, JSON.stringify(overrides));
+  }
+});
+
+test('encodePut() refuses a created_at with anything after its Z', () => {
+  assert.throws(() => encodePut(1, sampleRecord(1, { created_at: '2026-08-01T12:00:00.000Zjunk' })), /created_at must be YYYY-MM-DDTHH:MM:SS.sssZ/);
+  assert.throws(() => encodePut(1, sampleRecord(1, { created_at: 'x2026-08-01T12:00:00.000Z' })), TypeError);
+});
+
+test('unloggableReason() refuses what replay could not read back: a NaN or infinite number, a bad category, time or e-mail', () => {
+  assert.equal(unloggableReason(sampleRecord(1)), undefined);
+  assert.match(unloggableReason(sampleRecord(1, { capacity: Number.NaN })) ?? '', /capacity and registered_count must be numbers/);
+  assert.match(unloggableReason(sampleRecord(1, { registered_count: Number.POSITIVE_INFINITY })) ?? '', /capacity and registered_count/);
+  assert.match(unloggableReason(sampleRecord(1, { category: 'party' as never })) ?? '', /category "party" is unknown/);
+  assert.match(unloggableReason(sampleRecord(1, { start_time: '2026-09-01T17:00:00.000Zjunk' })) ?? '', /start_time and end_time/);
+  assert.match(unloggableReason(sampleRecord(1, { end_time: '2026-09-01T19:00:00Z' })) ?? '', /start_time and end_time/);
+  assert.match(unloggableReason(sampleRecord(1, { created_at: '2026-08-01T12:00:00.000Zjunk' })) ?? '', /created_at/);
+  assert.match(unloggableReason(sampleRecord(1, { organizer: { name: 'X' } as never })) ?? '', /no organizer e-mail/);
+  assert.match(unloggableReason(sampleRecord(1, { id: 'evt_1' })) ?? '', /id "evt_1"/);
 });

@@ -100,3 +100,16 @@ test('a registration that changes registered_count gives the event a new seq and
   await writes.changeRegistrations(eventId(1), registerChange(2));
   assert.equal(index.get(eventId(1)), before);
 });
+
+test('a confirming registration takes two seqs: its own, and the next for the event, so compaction never writes two lines at one seq', async () => {
+  const { index, rosters, writes, lines } = queue();
+  await writes.write(eventId(1), () => sampleRecord(1, { capacity: 1 }));
+  const confirmed = await writes.changeRegistrations(eventId(1), registerChange(1));
+  const waitlisted = await writes.changeRegistrations(eventId(1), registerChange(2));
+  assert.equal(confirmed.registration!.seq, 2);
+  assert.equal(index.get(eventId(1))!.seq, 3);
+  assert.equal(waitlisted.registration!.seq, 4);
+  assert.equal(writes.nextSeq, 5);
+  assert.deepEqual(lines.map((line) => JSON.parse(line).seq), [1, 3, 4]);
+  assert.equal(rosters.get(eventId(1)).get(confirmed.registration!.id)!.seq, 2);
+});
