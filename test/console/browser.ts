@@ -66,13 +66,11 @@ export async function openBrowser(serverUrl: string, options: { timezoneId?: str
   const host = new URL(serverUrl).host;
   const offHost: string[] = [];
   const errors: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if ((url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:') && url.host !== host) {
-      offHost.push(url.href);
-      return route.abort('blockedbyclient');
-    }
-    return route.continue();
+  // Only other hosts are intercepted, so the server's own answers (the change feed's stream) pass untouched.
+  const elsewhere = (url: URL): boolean => url.protocol !== 'blob:' && url.protocol !== 'data:' && url.host !== host;
+  await context.route(elsewhere, (route) => {
+    offHost.push(route.request().url());
+    return route.abort('blockedbyclient');
   });
   const watch = (page: Page): void => {
     page.on('console', (message) => {

@@ -10,6 +10,8 @@ import { tempDir } from '../helpers/harness.js';
 import { checkScreen, openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
 
 const skip = skipWithoutChromium();
+/** A browser that hangs fails its test instead of stalling `make test`. */
+const TIMEOUT_MS = 180_000;
 
 let server: SpawnedServer;
 let data: { dir: string; remove: () => void };
@@ -83,7 +85,7 @@ function assertClean(browsing: Browsing): void {
   assert.deepEqual(browsing.errors, [], 'no console error');
 }
 
-test('console journey: an organizer signs in, creates, finds, edits, follows live, manages attendees and deletes an event', { skip }, async (t) => {
+test('console journey: an organizer signs in, creates, finds, edits, follows live, manages attendees and deletes an event', { skip, timeout: TIMEOUT_MS }, async (t) => {
   // A browser far from UTC: times typed and shown are its own, the API stores UTC.
   const browsing = await openBrowser(server.url, { timezoneId: 'America/Los_Angeles' });
   try {
@@ -258,7 +260,7 @@ test('console journey: an organizer signs in, creates, finds, edits, follows liv
   }
 });
 
-test('console: a reader sees events but no control to create, edit or delete them', { skip }, async () => {
+test('console: a reader sees events but no control to create, edit or delete them', { skip, timeout: TIMEOUT_MS }, async () => {
   const created = await api('POST', '/events', keys.organizer, { title: 'Chess evening', category: 'social', location: 'Library café', start_time: new Date(Date.now() + 5 * 86400_000).toISOString(), end_time: new Date(Date.now() + 5 * 86400_000 + 7200_000).toISOString(), capacity: 20 });
   assert.equal(created.status, 201);
   const { id } = (await created.json()) as { id: string };
@@ -285,7 +287,7 @@ test('console: a reader sees events but no control to create, edit or delete the
   }
 });
 
-test('console: a stale edit reports the conflict in words, saves nothing, and offers to reload', { skip }, async () => {
+test('console: a stale edit reports the conflict in words, saves nothing, and offers to reload', { skip, timeout: TIMEOUT_MS }, async () => {
   const created = await api('POST', '/events', keys.organizer, { title: 'Poetry slam', category: 'cultural', location: 'Hall C', start_time: new Date(Date.now() + 6 * 86400_000).toISOString(), end_time: new Date(Date.now() + 6 * 86400_000 + 7200_000).toISOString(), capacity: 40 });
   const { id } = (await created.json()) as { id: string };
   const browsing = await openBrowser(server.url);
@@ -311,7 +313,7 @@ test('console: a stale edit reports the conflict in words, saves nothing, and of
   }
 });
 
-test('console: usable from the keyboard alone, with the focus visible', { skip }, async () => {
+test('console: usable from the keyboard alone, with the focus visible', { skip, timeout: TIMEOUT_MS }, async () => {
   const browsing = await openBrowser(server.url);
   try {
     const page = await browsing.newPage();
@@ -334,6 +336,17 @@ test('console: usable from the keyboard alone, with the focus visible', { skip }
     await page.getByRole('heading', { level: 1, name: 'New event' }).waitFor();
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'screen-title', 'focus moves to the new screen');
     assertClean(browsing);
+  } finally {
+    await browsing.close();
+  }
+});
+
+test('console tests refuse and report a request to another host (the guard itself works)', { skip, timeout: TIMEOUT_MS }, async () => {
+  const browsing = await openBrowser(server.url);
+  try {
+    const page = await browsing.newPage();
+    await page.goto('http://example.invalid/tracker.js').catch(() => undefined);
+    assert.deepEqual(browsing.offHost, ['http://example.invalid/tracker.js']);
   } finally {
     await browsing.close();
   }
