@@ -13,6 +13,7 @@ import { ensureAdminKey, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
+import { calendarRoute } from './feeds/calendar-route.js';
 import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/memory-store.js';
 import { DEFAULT_COMPACT_MIN_BYTES, openFileStore } from './store/file-store.js';
@@ -104,6 +105,8 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
 
   const router = new Router<Route>();
   for (const { method, pattern, route } of eventRoutes({ store, now, randomBytes })) router.add(method, pattern, route);
+  const feed = calendarRoute({ store, now });
+  router.add(feed.method, feed.pattern, feed.route);
   router.add('GET', '/health', {
     name: 'health',
     auth: false,
