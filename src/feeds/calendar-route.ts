@@ -56,14 +56,7 @@ function calendarEvent(stored: StoredEvent): CalendarEvent {
     endMs: stored.endMs,
     organizer: record.organizer,
     createdMs: Date.parse(record.created_at),
-    modifiedMs: lastModifiedMs(stored),
+    // The time of the event's last change, registrations included (kept in the log record).
+    modifiedMs: stored.modifiedMs,
   };
-}
-
-/**
- * The time of the event's last change, registrations included. Shim until StoredEvent carries
- * `modifiedMs` (the registrations work adds it): the creation time stands in for it.
- */
-function lastModifiedMs(stored: StoredEvent): number {
-  return (stored as StoredEvent & { modifiedMs?: number }).modifiedMs ?? Date.parse(stored.createdAt);
 }

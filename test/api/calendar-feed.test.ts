@@ -6,8 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { createKey } from '../../src/auth/key-registry.js';
 import { updateKeys } from '../../src/auth/key-file.js';
+import { createApp, type App } from '../../src/app.js';
 import { createLogger } from '../../src/log/logger.js';
-import { startHarness, type Harness } from '../helpers/harness.js';
+import { call, startHarness, type Harness } from '../helpers/harness.js';
 import { parseFeed } from '../feeds/parse-feed.js';
 import { assertError, createEvent } from './support.js';
 
@@ -148,6 +149,60 @@ describe('GET /events.ics: the default 31-day window, with an injected clock', (
   });
 });
 
+describe('GET /events.ics: LAST-MODIFIED and DTSTAMP are the last change, registrations included', () => {
+  let h: Harness;
+  let clock = Date.UTC(2026, 7, 20, 9, 30);
+  before(async () => (h = await startHarness({ now: () => clock })));
+  after(() => h.close());
+
+  async function feedEvent(app: App = h.app): Promise<{ lastModifiedMs: number; dtstampMs: number; createdMs: number; etag: string; text: string }> {
+    const response = await call(app, 'GET', `/events.ics?key=${h.keys.feed}`);
+    assert.equal(response.status, 200);
+    const [event] = parseFeed(response.text!).events;
+    return { ...event!, etag: response.headers['ETag']!, text: response.text! };
+  }
+
+  it('moves with an update and with a registration, and not with time alone', async () => {
+    const created = await createEvent(h, h.keys.organizer, { start_time: '2026-09-01T17:00:00Z', end_time: '2026-09-01T19:00:00Z' });
+    const atCreate = await feedEvent();
+    assert.equal(atCreate.createdMs, Date.UTC(2026, 7, 20, 9, 30));
+    assert.equal(atCreate.lastModifiedMs, Date.UTC(2026, 7, 20, 9, 30));
+
+    clock = Date.UTC(2026, 7, 21, 8);
+    const later = await feedEvent();
+    assert.equal(later.text, atCreate.text, 'asking later gives the same bytes');
+    assert.equal(later.etag, atCreate.etag);
+
+    const updated = await h.request('PUT', `/events/${created['id']}`, { key: h.keys.organizer, body: { location: 'Hall B' } });
+    assert.equal(updated.status, 200);
+    const afterUpdate = await feedEvent();
+    assert.equal(afterUpdate.lastModifiedMs, Date.UTC(2026, 7, 21, 8));
+    assert.equal(afterUpdate.dtstampMs, afterUpdate.lastModifiedMs);
+    assert.equal(afterUpdate.createdMs, atCreate.createdMs);
+
+    clock = Date.UTC(2026, 7, 22, 14, 15, 16);
+    const registered = await h.request('POST', `/events/${created['id']}/registrations`, { key: h.keys.reader, body: { name: 'Sam Student', email: 'sam@campus.edu' } });
+    assert.equal(registered.status, 201, registered.text ?? '');
+    const afterRegistration = await feedEvent();
+    assert.equal(afterRegistration.lastModifiedMs, Date.UTC(2026, 7, 22, 14, 15, 16));
+    assert.equal(afterRegistration.dtstampMs, afterRegistration.lastModifiedMs);
+    assert.notEqual(afterRegistration.etag, afterUpdate.etag, 'a registration changes the feed and its ETag');
+  });
+
+  it('gives the same bytes and ETag after a restart on the same data', async () => {
+    const before = await feedEvent();
+    await h.app.close();
+    const restarted = await createApp({ dataDir: h.dataDir, keyPollMs: 0, unsafeNoSync: true, now: () => clock + 86_400_000 });
+    try {
+      const after = await feedEvent(restarted);
+      assert.equal(after.text, before.text);
+      assert.equal(after.etag, before.etag);
+    } finally {
+      await restarted.close();
+    }
+  });
+});
+
 describe('GET /events.ics: at most 1000 events', () => {
   let h: Harness;
   before(async () => (h = await startHarness({ now: () => NOW, rateLimit: 10_000 })));
@@ -188,11 +243,18 @@ describe('GET /events.ics: the feed key', () => {
       ['POST', '/events', {}],
       ['PUT', `/events/${event['id']}`, {}],
       ['DELETE', `/events/${event['id']}`, undefined],
+      ['POST', `/events/${event['id']}/registrations`, { name: 'Fay', email: 'fay@campus.edu' }],
+      ['GET', `/events/${event['id']}/registrations`, undefined],
+      ['GET', `/events/${event['id']}/registrations/reg_00000000000000000000000`, undefined],
+      ['DELETE', `/events/${event['id']}/registrations/reg_00000000000000000000000`, undefined],
     ] as const) {
       const response = await h.request(method, target, { key: h.keys.feed, body });
       assert.equal(response.status, 403, `${method} ${target}`);
       if (method !== 'HEAD') assertError(response, 403, 'forbidden');
     }
+    const me = await h.request('GET', '/me', { key: h.keys.feed });
+    assert.equal(me.status, 200, 'GET /me works for any role, feed included');
+    assert.equal(me.json.role, 'feed');
   });
 
   it('is not taken from the URL of any other route: 401 without a header, 400 (unknown parameter) with one', async () => {
