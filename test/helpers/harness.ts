@@ -85,8 +85,7 @@ export async function call(app: App, method: string, target: string, options: Re
     remoteAddress: options.remoteAddress ?? '127.0.0.1',
   });
   const text = method === 'HEAD' ? null : response.body;
-  // Only JSON is parsed: a route may answer in another type (the calendar feed's text/calendar).
-  const isJson = response.headers['Content-Type']?.startsWith('application/json') === true;
+  const isJson = response.headers['Content-Type']?.startsWith('application/json') ?? true;
   return { status: response.status, headers: response.headers, text, json: text === null || !isJson ? undefined : JSON.parse(text) };
 }
 
