@@ -18,7 +18,7 @@ function block(heading: string, language: string, marker: string): string {
   assert.fail(`README has no ${language} block with ${marker} after ${heading}`);
 }
 
-test('README quick start: create a key, then create, list, update and delete an event with curl', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
+test('README quick start: create a key, then create, list, update an event, register and cancel an attendee, and delete the event with curl', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
   const { dir, remove } = tempDir();
   try {
     const server = await spawnServer(['--port', '0', '--data-dir', dir]);
@@ -30,7 +30,8 @@ test('README quick start: create a key, then create, list, update and delete an 
       const outputs = result.stdout;
       assert.match(outputs, /"id":"evt_[0-9A-Za-z]{16,}"/, 'the create printed the event');
       assert.match(outputs, /"capacity":150,"registered_count":0/, 'the update printed the new capacity');
-      assert.match(outputs, /HTTP\/1\.1 204/, 'the delete answered 204');
+      assert.match(outputs, /id,name,email,status,created_at,checked_in_at\r\nreg_[0-9A-Za-z]{22},Grace Hopper,grace@campus\.edu,confirmed,/, 'the attendee list came as CSV');
+      assert.equal(outputs.match(/HTTP\/1\.1 204/g)?.length, 2, 'the cancel and the delete answered 204');
     } finally {
       assert.equal(await server.stop(), 0);
     }

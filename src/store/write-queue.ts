@@ -167,7 +167,7 @@ export class WriteQueue {
     const pending = this.#pending.get(id);
     const event = pending === undefined ? this.#index.get(id) : pending.event;
     const roster = this.#rosterNow(id);
-    const seq = this.#nextSeq;
+    let seq = this.#nextSeq;
     const atMs = this.#now();
     const at = new Date(atMs).toISOString();
     let decision: ReturnType<RosterChange>;
@@ -183,9 +183,13 @@ export class WriteQueue {
       switch (decision.op) {
         case 'register': {
           const status = roster.confirmed < capacity ? 'confirmed' : 'waitlisted';
-          registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq };
+          // A confirmation also changes the event, whose new state needs a seq of its own: compaction writes
+          // the registration at its seq and the event at the event's, and two lines never share one.
+          const registrationSeq = seq;
+          if (status === 'confirmed') seq++;
+          registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq: registrationSeq };
           record = { seq, op: 'reg', registration };
-          line = encodeRegister(registration);
+          line = encodeRegister(registration, seq);
           confirmedAfter = roster.confirmed + (status === 'confirmed' ? 1 : 0);
           break;
         }
@@ -241,7 +245,7 @@ export class WriteQueue {
 
   /** Takes the seq, queues the line, and updates the pending state of the event (`touch` changes its working roster). */
   #enqueue<T>(id: string, state: StoredEvent | null | undefined, record: LogRecord, line: string, touch: (entry: Pending) => void, result: () => T): Promise<T> {
-    this.#nextSeq++;
+    this.#nextSeq = record.seq + 1;
     return new Promise<T>((resolve, reject) => {
       const queued: QueuedChange = { id, state, record, line, settle: () => resolve(result()), reject };
       let entry = this.#pending.get(id);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toStored, viewJson } from '../../src/events/event.js';
 import { crc32, crc32Hex } from '../../src/store/crc32.js';
-import { decodeRecord, encodeDelete, encodePut, encodeStored } from '../../src/store/jsonl-record.js';
+import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodePut, encodeRegister, encodeRegistrationState, encodeStored } from '../../src/store/jsonl-record.js';
 import type { LogRecord } from '../../src/store/jsonl-record.js';
 import { eventId, sampleRecord } from './helpers.js';
 
@@ -129,4 +129,49 @@ test('encodePut() refuses a created_at that is not a UTC time, and a seq below 1
   assert.throws(() => encodePut(1, sampleRecord(1, { created_at: '2026-08-01T12:00:00Z' })), TypeError);
   assert.throws(() => encodePut(0, sampleRecord(1)), TypeError);
   assert.throws(() => encodeDelete(1, 'evt_"x'), TypeError);
+});
+
+const REGISTRATION = {
+  id: 'reg_0000000000000000000007',
+  eventId: eventId(3),
+  name: 'Zoë "Z", O\'Neil',
+  email: 'zoe@campus.edu',
+  status: 'confirmed' as const,
+  createdAt: '2030-01-01T00:00:00.000Z',
+  checkedInAt: null,
+  seq: 21,
+};
+
+test('encodeRegister() and encodeRegistrationState() round-trip a registration; only the state line keeps checked_in_at', () => {
+  assert.deepEqual(decode(encodeRegister(REGISTRATION)), { seq: 21, op: 'reg', registration: REGISTRATION });
+  const checkedIn = { ...REGISTRATION, status: 'confirmed' as const, checkedInAt: '2030-01-02T00:00:00.000Z' };
+  assert.deepEqual(decode(encodeRegistrationState(checkedIn)), { seq: 21, op: 'regstate', registration: checkedIn });
+});
+
+test('encodeCancel() and encodeCheckIn() round-trip, promotions in order', () => {
+  const cancel = { seq: 30, eventId: eventId(3), id: REGISTRATION.id, atMs: Date.parse('2030-01-03T00:00:00.000Z'), promoted: ['reg_0000000000000000000009', 'reg_0000000000000000000008'] };
+  assert.deepEqual(decode(encodeCancel(cancel)), { op: 'cancel', ...cancel });
+  const checkIn = { seq: 31, eventId: eventId(3), id: REGISTRATION.id, at: '2030-01-03T00:00:00.000Z' };
+  assert.deepEqual(decode(encodeCheckIn(checkIn)), { op: 'checkin', ...checkIn });
+});
+
+test('encodeStored() writes the time of the change and the registrations a capacity raise confirmed; decode reads both', () => {
+  const stored = { ...toStored(sampleRecord(3), 40), modifiedMs: Date.parse('2030-01-04T00:00:00.000Z') };
+  const line = encodeStored(stored, ['reg_0000000000000000000009']);
+  assert.match(line, /"at":"2030-01-04T00:00:00\.000Z","promoted":\["reg_0000000000000000000009"\],"event":/);
+  assert.deepEqual(decode(line), { seq: 40, op: 'put', stored, promoted: ['reg_0000000000000000000009'] });
+  assert.deepEqual(decode(encodeStored(stored)), { seq: 40, op: 'put', stored });
+});
+
+test('decodeRecord() refuses registration lines with a bad id, status or time, as damage', () => {
+  for (const bad of [
+    encodeRegister(REGISTRATION).replace('reg_0000000000000000000007', 'reg_7'),
+    encodeRegister(REGISTRATION).replace('"confirmed"', '"maybe"'),
+    encodeRegister(REGISTRATION).replace('2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Zjunk'),
+  ]) {
+    const head = bad.slice(0, bad.indexOf(',"crc":'));
+    const resealed = `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
+    assert.equal(typeof decode(resealed), 'string', resealed);
+  }
+  assert.throws(() => encodeRegister({ ...REGISTRATION, id: 'reg_"' }), TypeError);
 });
