@@ -13,6 +13,7 @@ import { ensureAdminKey, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
+import { calendarRoute } from './feeds/calendar-route.js';
 import { registrationRoutes } from './registrations/registration-routes.js';
 import { meRoute } from './auth/me-route.js';
 import type { EventStore } from './store/event-store.js';
@@ -118,6 +119,8 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
 
   const router = new Router<Route>();
   for (const { method, pattern, route } of [...eventRoutes({ store, now, randomBytes }), ...registrationRoutes({ store, now, randomBytes })]) router.add(method, pattern, route);
+  const feed = calendarRoute({ store, now });
+  router.add(feed.method, feed.pattern, feed.route);
   router.add('GET', '/me', meRoute);
   router.add('GET', '/health', {
     name: 'health',

@@ -40,6 +40,29 @@ test('README quick start: create a key, then create, list, update an event, regi
   }
 });
 
+test('README calendar feed: a feed key made by the CLI, a subscription URL, and the feed it serves', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const server = await spawnServer(['--port', '0', '--data-dir', dir]);
+    try {
+      const script = block('### Calendar feed', 'sh', '--role feed').split('127.0.0.1:3000').join(new URL(server.url).host);
+      const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir }, encoding: 'utf8', timeout: 30_000 });
+      assert.equal(result.status, 0, result.stderr);
+      const [url] = result.stdout.split('\n');
+      assert.match(url!, /^https:\/\/events\.campus\.edu\/events\.ics\?key=cek_[A-Za-z0-9]+$/, 'a URL to paste, with nothing to escape');
+      // The URL as pasted, pointed at the test server, serves the calendar.
+      const response = await fetch(url!.replace('https://events.campus.edu', server.url));
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-type'), 'text/calendar; charset=utf-8');
+      assert.match(result.stdout, /BEGIN:VCALENDAR\r\nVERSION:2\.0\r\n/, 'the curl check printed the calendar');
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  } finally {
+    remove();
+  }
+});
+
 test('README embedding example runs as written, mounted under /api/campus', async () => {
   const { dir, remove } = tempDir();
   // Inside the package folder, so `import ... from 'campus-events'` resolves to this package's exports.
