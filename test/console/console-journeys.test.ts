@@ -341,6 +341,21 @@ test('console: usable from the keyboard alone, with the focus visible', { skip, 
   }
 });
 
+test('console: a feed key sees only its calendar address, with the key in it', { skip, timeout: TIMEOUT_MS, todo: missing.ics }, async () => {
+  const browsing = await openBrowser(server.url);
+  try {
+    const page = await browsing.newPage();
+    await signIn(page, keys.feed);
+    await page.getByRole('heading', { level: 1, name: 'Calendar feed' }).waitFor();
+    assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').count(), 0, 'no list, month or create to offer');
+    assert.equal(await page.getByLabel('iCalendar address').inputValue(), `${server.url}/events.ics?key=${keys.feed}`);
+    await checkScreen(page, 'feed-key');
+    assertClean(browsing);
+  } finally {
+    await browsing.close();
+  }
+});
+
 test('console tests refuse and report a request to another host (the guard itself works)', { skip, timeout: TIMEOUT_MS }, async () => {
   const browsing = await openBrowser(server.url);
   try {
