@@ -224,6 +224,10 @@ test('console journey: an organizer signs in, creates, finds, edits, follows liv
       await page.getByLabel('Feed key').fill(keys.feed || 'cek_feed');
       const address = await page.getByLabel('iCalendar address').inputValue();
       assert.equal(address, `${server.url}/events.ics?category=academic&key=${keys.feed || 'cek_feed'}`);
+      await browsing.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+      await page.getByRole('button', { name: 'Copy address' }).click();
+      await page.getByText('Copied.').waitFor();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), address, 'the address is on the clipboard');
       await checkScreen(page, 'events-feed');
     });
 
