@@ -35,10 +35,11 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
     ctx.navigate(`#/events${queryString({ category: categorySelect.value, start_date: fromInput.value, end_date: toInput.value, limit: limitSelect.value === '25' ? undefined : limitSelect.value })}`);
   });
 
-  const results = h('div', { class: 'results', 'aria-live': 'polite', 'aria-busy': 'true' }, h('p', {}, 'Loading events…'));
+  const results = h('div', { class: 'results', 'aria-busy': 'true' }, h('p', {}, 'Loading events…'));
   const hrefFor = (target: number): string => `#/events${queryString({ ...filter, limit: limit === 25 ? undefined : limit, page: target === 1 ? undefined : target })}`;
 
-  async function load(): Promise<void> {
+  /** Fetches and draws the page; `live` says it follows someone else's change, which the status line then mentions. */
+  async function load(live = false): Promise<void> {
     try {
       const { data } = await ctx.api.json<EventPage>('GET', `/events${queryString({ ...filter, limit, page })}`);
       const lastPage = Math.max(1, Math.ceil(data.total / limit));
@@ -72,6 +73,7 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
           page < lastPage ? h('a', { href: hrefFor(page + 1), class: 'button', rel: 'next' }, 'Next page') : null,
         ),
       );
+      if (live) ctx.announce('The list now shows a change made elsewhere.');
     } catch (error) {
       replace(results, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)));
     } finally {
@@ -95,7 +97,7 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
     onChange() {
       // Several changes in a burst cost one reload.
       clearTimeout(pending);
-      pending = setTimeout(() => void load(), 200);
+      pending = setTimeout(() => void load(true), 200);
     },
     dispose: () => clearTimeout(pending),
   };

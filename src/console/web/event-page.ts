@@ -9,7 +9,7 @@ import type { CampusEvent } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
-  const details = h('div', { 'aria-live': 'polite', 'aria-busy': 'true' }, h('p', {}, 'Loading the event…'));
+  const details = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading the event…'));
   const alert = h('div', { class: 'alert', role: 'alert', hidden: true, tabindex: -1 });
   let registrations: { element: HTMLElement; reload: () => void } | undefined;
   const slot = h('div');

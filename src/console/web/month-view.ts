@@ -20,7 +20,7 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams): Screen 
   const categorySelect = h('select', { id: categoryId }, h('option', { value: '' }, 'All categories'), CATEGORIES.map((name) => h('option', { value: name, selected: name === category }, name)));
   categorySelect.addEventListener('change', () => ctx.navigate(`#/month${queryString({ month: monthKey(grid.first), category: categorySelect.value })}`));
   const link = (delta: number, label: string): HTMLElement => h('a', { href: `#/month${queryString({ month: shiftMonth(grid.first, delta), category })}`, class: 'button' }, label);
-  const body = h('div', { 'aria-live': 'polite', 'aria-busy': 'true' }, h('p', {}, 'Loading the month…'));
+  const body = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading the month…'));
 
   async function fetchMonth(): Promise<CampusEvent[]> {
     const events: CampusEvent[] = [];
@@ -34,7 +34,8 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams): Screen 
     return events.filter((event) => new Date(event.start_time) >= grid.first);
   }
 
-  async function load(): Promise<void> {
+  /** Fetches and draws the month; `live` says it follows someone else's change, which the status line then mentions. */
+  async function load(live = false): Promise<void> {
     try {
       const events = await fetchMonth();
       const byDay = new Map<string, CampusEvent[]>();
@@ -64,6 +65,7 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams): Screen 
           h('tbody', {}, grid.weeks.map((week) => h('tr', {}, week.map(cell)))),
         ),
       );
+      if (live) ctx.announce('The month now shows a change made elsewhere.');
     } catch (error) {
       replace(body, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)));
     } finally {
@@ -84,7 +86,7 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams): Screen 
     ),
     onChange() {
       clearTimeout(pending);
-      pending = setTimeout(() => void load(), 200);
+      pending = setTimeout(() => void load(true), 200);
     },
     dispose: () => clearTimeout(pending),
   };

@@ -56,7 +56,7 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
   });
   const download = h('button', { type: 'button' }, 'Download CSV');
   download.addEventListener('click', () => void downloadCsv());
-  const list = h('div', { 'aria-live': 'polite' });
+  const list = h('div');
   let page = 1;
 
   async function loadList(): Promise<void> {
