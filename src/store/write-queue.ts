@@ -167,7 +167,7 @@ export class WriteQueue {
     const pending = this.#pending.get(id);
     const event = pending === undefined ? this.#index.get(id) : pending.event;
     const roster = this.#rosterNow(id);
-    const seq = this.#nextSeq;
+    let seq = this.#nextSeq;
     const atMs = this.#now();
     const at = new Date(atMs).toISOString();
     let decision: ReturnType<RosterChange>;
@@ -183,6 +183,10 @@ export class WriteQueue {
       switch (decision.op) {
         case 'register': {
           const status = roster.confirmed < capacity ? 'confirmed' : 'waitlisted';
+          // A confirmed registration and its event both change at this line's seq. The seq before the line is
+          // left unused, so compaction can write the registration's state there and the event's at the line's
+          // seq (two live states, one seq; seqs only grow from line to line).
+          if (status === 'confirmed') seq = ++this.#nextSeq;
           registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq };
           record = { seq, op: 'reg', registration };
           line = encodeRegister(registration);
