@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { tempDir } from '../helpers/harness.js';
 import { mulberry32 } from '../helpers/random.js';
 import { createKey, eventBody, serverArgs, startServer, type Server } from '../durability/support.js';
+import { assertSeatRule, type Attendee } from './seat-rule.js';
 
 const REGISTRATIONS = 500;
 const SEATS = 100;
@@ -15,13 +16,6 @@ interface Answer {
   status: number;
   body: string;
   headers: http.IncomingHttpHeaders;
-}
-
-interface Attendee {
-  id: string;
-  email: string;
-  status: 'confirmed' | 'waitlisted';
-  created_at: string;
 }
 
 /** One request over `agent` (a pool of keep-alive sockets, one per request in flight). */
@@ -57,26 +51,6 @@ async function seatsOf(agent: http.Agent, url: string, key: string, eventId: str
   const answer = await request(agent, url, key, 'GET', `/events/${eventId}`);
   assert.equal(answer.status, 200, answer.body);
   return JSON.parse(answer.body) as { capacity: number; registered_count: number };
-}
-
-/**
- * What §8 makes the only possible outcome, whatever the interleaving: of the registrations still active, in creation
- * order, the first min(capacity, n) are confirmed and the rest wait, in creation order.
- */
-function assertSeatRule(list: Attendee[], capacity: number, registeredCount: number, context: string): void {
-  const confirmed = list.filter((attendee) => attendee.status === 'confirmed');
-  const waitlisted = list.filter((attendee) => attendee.status === 'waitlisted');
-  assert.equal(registeredCount, confirmed.length, `${context}: registered_count equals the confirmed registrations in the list`);
-  assert.ok(confirmed.length <= capacity, `${context}: ${confirmed.length} confirmed for ${capacity} seats`);
-  assert.equal(confirmed.length, Math.min(capacity, list.length), `${context}: nobody waits while a seat is free`);
-  assert.deepEqual(
-    list.map((attendee) => attendee.status),
-    [...confirmed.map(() => 'confirmed'), ...waitlisted.map(() => 'waitlisted')],
-    `${context}: every confirmed registration is older than every waitlisted one (promotion takes the head of the waitlist)`,
-  );
-  for (let k = 1; k < waitlisted.length; k++) {
-    assert.ok(waitlisted[k - 1]!.created_at <= waitlisted[k]!.created_at, `${context}: the waitlist keeps creation order (${waitlisted[k - 1]!.id} before ${waitlisted[k]!.id})`);
-  }
 }
 
 test('500 simultaneous registrations for 100 seats confirm exactly 100; 50 cancels racing a capacity raise keep the count, the seats and the waitlist order', { timeout: 120_000 }, async (t) => {
