@@ -196,6 +196,7 @@ test('kill -9 during concurrent registrations, cancels, check-ins and capacity c
   // Only a compaction writes regstate lines: they show whether the server compacted during the bursts (timing decides; not asserted).
   const compacted = readFileSync(logFile(dir), 'utf8').includes('"op":"regstate"');
   t.diagnostic(`seed ${seed}: ${rounds} rounds, ${JSON.stringify(tally)}, ${known.size} registrations at the end, log compacted: ${compacted}; verify: ${finalVerify.stdout.trim()}`);
+  assert.equal(finalVerify.status, 0, finalVerify.stderr);
   assert.ok(rounds >= MIN_ROUNDS, `${rounds} rounds`);
   assert.ok(tally.registered > rounds * 2 && tally.cancelled > 0 && tally.capacityChanges > 0, `enough happened: ${JSON.stringify(tally)}`);
 });
