@@ -156,9 +156,7 @@ async function writeSnapshot(host: CompactionHost, fd: number, state: { events: 
       const event = events[nextEvent];
       const registration = registrations[nextRegistration];
       const takeEvent = registration === undefined || (event !== undefined && event.seq < registration.seq);
-      // A registration its own line confirmed shares that seq with its event; the writer left the seq before that
-      // line unused (see WriteQueue.changeRegistrations), so the registration's state is written there.
-      const seq = takeEvent ? event!.seq : registration.seq === event?.seq ? registration.seq - 1 : registration.seq;
+      const seq = takeEvent ? event!.seq : registration.seq;
       // Replay refuses a seq that does not grow; never write a log that would stop the next start.
       if (seq <= lastSeq) throw new Error(`compaction found seq ${seq} after seq ${lastSeq}: the live state is not in seq order`);
       lastSeq = seq;
@@ -166,7 +164,7 @@ async function writeSnapshot(host: CompactionHost, fd: number, state: { events: 
         text += encodeStored(event!);
         nextEvent++;
       } else {
-        text += encodeRegistrationState(seq === registration.seq ? registration : { ...registration, seq });
+        text += encodeRegistrationState(registration);
         nextRegistration++;
       }
     }

@@ -7,6 +7,7 @@ import { encodeCancel, encodeCheckIn, encodeDelete, encodeRegister, encodeStored
 import { emptyRoster, type Registration, Roster, type RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
 import { StoreUnavailable } from './store-errors.js';
+import { UncertainWriteError } from './uncertain-write.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */
 export type PersistBatch = (text: string, lineCount: number) => Promise<void>;
@@ -51,8 +52,11 @@ interface Pending {
 /** Working rosters kept for reuse (see WriteQueue.#spareRosters). */
 const SPARE_ROSTERS = 4;
 
-/** The sentence every refused write gets once the store cannot write (API.md §7). */
-export function cannotWriteError(reason: string): StoreUnavailable {
+/** The sentence every refused write gets once the store cannot write (API.md §7); `uncertain` when the failed batch could not be undone. */
+export function cannotWriteError(reason: string, uncertain = false): StoreUnavailable {
+  if (uncertain) {
+    return new StoreUnavailable(`The store cannot write (${reason}), and undoing a failed write failed too: whether the last writes were saved is uncertain until the server is restarted. Writes are refused until then.`);
+  }
   return new StoreUnavailable(`The store cannot write (${reason}); nothing of this request was saved. Writes are refused until the server is restarted.`);
 }
 
@@ -192,13 +196,13 @@ export class WriteQueue {
       switch (decision.op) {
         case 'register': {
           const status = roster.confirmed < capacity ? 'confirmed' : 'waitlisted';
-          // A confirmed registration and its event both change at this line's seq. The seq before the line is
-          // left unused, so compaction can write the registration's state there and the event's at the line's
-          // seq (two live states, one seq; seqs only grow from line to line).
-          if (status === 'confirmed') seq = ++this.#nextSeq;
-          registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq };
+          // A confirmation also changes the event, whose new state needs a seq of its own: compaction writes
+          // the registration at its seq and the event at the event's, and two lines never share one.
+          const registrationSeq = seq;
+          if (status === 'confirmed') seq++;
+          registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq: registrationSeq };
           record = { seq, op: 'reg', registration };
-          line = encodeRegister(registration);
+          line = encodeRegister(registration, seq);
           confirmedAfter = roster.confirmed + (status === 'confirmed' ? 1 : 0);
           break;
         }
@@ -257,7 +261,7 @@ export class WriteQueue {
 
   /** Takes the seq, queues the line, and updates the pending state of the event (`touch` changes its working roster). */
   #enqueue<T>(id: string, state: StoredEvent | null | undefined, record: LogRecord, line: string, touch: (entry: Pending) => void, result: () => T): Promise<T> {
-    this.#nextSeq++;
+    this.#nextSeq = record.seq + 1;
     return new Promise<T>((resolve, reject) => {
       const queued: QueuedChange = { id, state, record, line, settle: () => resolve(result()), reject };
       let entry = this.#pending.get(id);
@@ -377,12 +381,13 @@ export class WriteQueue {
 
   #fail(batch: readonly QueuedChange[], error: unknown): void {
     const reason = describeWriteError(error);
-    this.#refusal = () => cannotWriteError(reason);
+    const uncertain = error instanceof UncertainWriteError;
+    this.#refusal = () => cannotWriteError(reason, uncertain);
     const failed = [...batch, ...this.#queue];
     this.#queue = [];
     this.#pending.clear();
     this.#spareRosters.clear();
-    for (const entry of failed) entry.reject(cannotWriteError(reason));
+    for (const entry of failed) entry.reject(cannotWriteError(reason, uncertain));
   }
 }
 

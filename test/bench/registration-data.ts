@@ -93,8 +93,6 @@ export async function generateCampus(dir: string, eventsOnlyDir: string, events:
       alone.write(put);
       for (let k = 0; k < count; k++) {
         const status = k < record.capacity ? 'confirmed' : 'waitlisted';
-        // The writer leaves the seq before a confirming registration's line unused (see WriteQueue.changeRegistrations).
-        seq += status === 'confirmed' ? 2 : 1;
         person++;
         const registration: Registration = {
           id: randomId('reg_', random),
@@ -104,9 +102,10 @@ export async function generateCampus(dir: string, eventsOnlyDir: string, events:
           status,
           createdAt: new Date(Date.UTC(2029, 6, 1) + person * 10).toISOString(),
           checkedInAt: null,
-          seq,
+          seq: ++seq,
         };
-        full.write(encodeRegister(registration));
+        // A confirmation changes the event too, which takes the next seq: the line's (see WriteQueue.changeRegistrations).
+        full.write(encodeRegister(registration, status === 'confirmed' ? ++seq : seq));
       }
     }
   } finally {

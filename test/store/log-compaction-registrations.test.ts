@@ -35,7 +35,7 @@ function setCapacity(store: FileStore, n: number, capacity: number): Promise<unk
   return store.write(eventId(n), (current) => ({ ...sampleRecord(n), created_at: current!.createdAt, capacity }));
 }
 
-test('compact() no longer refuses to run once a registration confirmed by its own line shares that seq with its event; a reopen finds both', async (t) => {
+test('compact() keeps a registration its own line confirmed and the event that line changed, each at its own seq; a reopen finds both', async (t) => {
   const dir = tempDir(t);
   const store = await open(dir);
   await store.write(eventId(1), () => sampleRecord(1, { capacity: 1 }));
