@@ -8,9 +8,10 @@ export function registrationId(n: number): string {
   return `reg_${String(n).padStart(22, '0')}`;
 }
 
-/** One registration as a client sees it (no seq: the store may renumber it, only its place in the roster counts). */
+/** One registration as stored: what a client sees, and its seq (its place in creation order, kept by compaction). */
 export interface VisibleRegistration {
   id: string;
+  seq: number;
   name: string;
   email: string;
   status: string;
@@ -38,7 +39,7 @@ export function visibleState(store: EventStore): VisibleEvent[] {
       seq: event.seq,
       modifiedMs: event.modifiedMs,
       createdAt: event.createdAt,
-      registrations: [...store.roster(event.id).values()].map(({ id, name, email, status, createdAt, checkedInAt }) => ({ id, name, email, status, createdAt, checkedInAt })),
+      registrations: [...store.roster(event.id).values()].map(({ id, seq, name, email, status, createdAt, checkedInAt }) => ({ id, seq, name, email, status, createdAt, checkedInAt })),
     }))
     .sort((a, b) => (a.id < b.id ? -1 : 1));
 }
