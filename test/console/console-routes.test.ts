@@ -109,6 +109,19 @@ test('with console: false, /, /console/ and its files are 404', async () => {
   }
 });
 
+test('mounted under a base path, / redirects to the console under it, and the page is served there', async () => {
+  const mounted = await startHarness({ consoleDir: files.dir, basePath: '/api/campus' });
+  try {
+    const redirect = await mounted.request('GET', '/api/campus/');
+    assert.equal(redirect.status, 302);
+    assert.equal(redirect.headers['Location'], '/api/campus/console/');
+    assert.equal((await mounted.request('GET', '/api/campus/console/')).status, 200);
+    assert.equal((await mounted.request('GET', '/console/')).status, 404);
+  } finally {
+    await mounted.close();
+  }
+});
+
 test('a build without the console files says so in its 404', async () => {
   const { dir, remove } = tempDir();
   const bare = await startHarness({ consoleDir: path.join(dir, 'missing') });
