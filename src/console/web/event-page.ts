@@ -17,6 +17,8 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
   async function load(): Promise<void> {
     try {
       const { data: event } = await ctx.api.json<CampusEvent>('GET', `/events/${encodeURIComponent(id)}`);
+      // The person may have moved on while it loaded: then this page is gone and must not retitle the next one.
+      if (!details.isConnected) return;
       setTitle(event.title);
       const manage = canManage(ctx.me, event);
       const full = event.registered_count >= event.capacity;
