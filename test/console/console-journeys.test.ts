@@ -93,7 +93,7 @@ test('console journey: an organizer signs in, creates, finds, edits, follows liv
     const title = 'Robotics club open night';
     let eventId = '';
 
-    await t.test('/ leads to the sign-in form, whole and under 150 KB on first load', async () => {
+    await t.test('/ leads to the sign-in form, whole and under 150 KB on first load', async (step) => {
       let bytes = 0;
       const counting = (response: { body: () => Promise<Buffer> }): void => void response.body().then((body) => (bytes += body.length), () => undefined);
       page.on('response', counting);
@@ -103,6 +103,7 @@ test('console journey: an organizer signs in, creates, finds, edits, follows liv
       page.off('response', counting);
       assert.equal(new URL(page.url()).pathname, '/console/');
       assert.ok(bytes > 0 && bytes < 150 * 1024, `first load transferred ${bytes} bytes`);
+      step.diagnostic(`first load: ${bytes} bytes of bodies`);
       await checkScreen(page, 'sign-in');
     });
 
