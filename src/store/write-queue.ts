@@ -166,7 +166,10 @@ export class WriteQueue {
       return Promise.reject(error);
     }
     return this.#enqueue(id, state, record, line, (entry) => {
-      if (state === null) entry.roster = new Roster();
+      if (state === null) {
+        entry.roster = new Roster();
+        this.#spareRosters.delete(id);
+      }
       else if (promoted.length > 0) this.#working(id, entry).confirm(promoted);
     }, () => state);
   }
@@ -195,6 +198,10 @@ export class WriteQueue {
       const { capacity } = seatsOf(event);
       switch (decision.op) {
         case 'register': {
+          // Checked here too, so a working roster is never left half changed by a refused add.
+          if (roster.get(decision.registration.id) !== undefined || roster.hasEmail(decision.registration.email)) {
+            throw new TypeError(`registration ${decision.registration.id} (${decision.registration.email}) is already on event ${id}`);
+          }
           const status = roster.confirmed < capacity ? 'confirmed' : 'waitlisted';
           // A confirmation also changes the event, whose new state needs a seq of its own: compaction writes
           // the registration at its seq and the event at the event's, and two lines never share one.
