@@ -15,6 +15,9 @@ import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
 import { registrationRoutes } from './registrations/registration-routes.js';
 import { meRoute } from './auth/me-route.js';
+import { changesRoute } from './feeds/changes-route.js';
+import { ChangeStreams, type StreamTimers } from './feeds/change-stream.js';
+import { IdempotencyGuard } from './feeds/idempotency.js';
 import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/memory-store.js';
 import { DEFAULT_COMPACT_MIN_BYTES, openFileStore } from './store/file-store.js';
@@ -57,6 +60,8 @@ export interface AppOptions {
   fileSystem?: FileSystemSeam;
   /** Benchmark only: skip authentication and rate limiting. Never in production. */
   unsafeNoAuth?: boolean;
+  /** Test only (internal, not API): the timers of change streams (keep-alives, revocation checks). Default real ones. */
+  streamTimers?: StreamTimers;
 }
 
 /** A running app: a node:http request listener and a way to stop it. */
@@ -106,7 +111,20 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   }
 
   const router = new Router<Route>();
-  for (const { method, pattern, route } of [...eventRoutes({ store, now, randomBytes }), ...registrationRoutes({ store, now, randomBytes })]) router.add(method, pattern, route);
+  const idempotency = new IdempotencyGuard(store, now);
+  const streams = new ChangeStreams({
+    source: store.changes,
+    // The benchmark's stand-in key is in no keys.json; without authentication there is nothing to revoke.
+    isKeyLive: options.unsafeNoAuth === true ? () => true : (keyId) => keys.isLive(keyId),
+    timers: options.streamTimers,
+  });
+  for (const { method, pattern, route } of [
+    ...eventRoutes({ store, now, randomBytes, idempotency }),
+    ...registrationRoutes({ store, now, randomBytes, idempotency }),
+    changesRoute({ source: store.changes, streams }),
+  ]) {
+    router.add(method, pattern, route);
+  }
   router.add('GET', '/me', meRoute);
   router.add('GET', '/health', {
     name: 'health',
@@ -143,11 +161,16 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     handler: toNodeListener(pipeline.handle, logger, pipeline.isDraining),
     handle: pipeline.handle,
     initialAdminKey,
-    drain: pipeline.drain,
+    drain() {
+      pipeline.drain();
+      // Streams never finish by themselves: end them cleanly, so the server can close their connections.
+      streams.closeAll();
+    },
     store,
     close() {
       closing ??= (async () => {
         pipeline.drain();
+        streams.closeAll();
         keys.close();
         await store.close();
         logger.flush();

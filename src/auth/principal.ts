@@ -12,7 +12,7 @@ export interface Principal {
 }
 
 /** What a route does, for the role table: events' CRUD, registering attendees, and managing an event's attendees (list, check-in). */
-export type Action = 'read' | 'create' | 'update' | 'delete' | 'register' | 'attendees';
+export type Action = 'read' | 'create' | 'update' | 'delete' | 'register' | 'attendees' | 'changes';
 
 /** Each action in words, for a 403's message: "A reader key may not …". */
 export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
@@ -22,6 +22,7 @@ export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
   delete: 'delete events',
   register: 'register attendees',
   attendees: "see an event's attendees or check them in",
+  changes: 'follow the change feed',
 });
 
 /**
@@ -29,9 +30,9 @@ export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
  * `any` means every event; absent means never.
  */
 export const ROLE_TABLE: Readonly<Record<Role, Partial<Record<Action, 'own' | 'any'>>>> = Object.freeze({
-  reader: { read: 'any', register: 'any' },
-  organizer: { read: 'any', create: 'any', update: 'own', delete: 'own', register: 'any', attendees: 'own' },
-  admin: { read: 'any', create: 'any', update: 'any', delete: 'any', register: 'any', attendees: 'any' },
+  reader: { read: 'any', register: 'any', changes: 'any' },
+  organizer: { read: 'any', create: 'any', update: 'own', delete: 'own', register: 'any', attendees: 'own', changes: 'any' },
+  admin: { read: 'any', create: 'any', update: 'any', delete: 'any', register: 'any', attendees: 'any', changes: 'any' },
 });
 
 /** True when the role can do `action` on at least some event (else the answer is 403 at once). */

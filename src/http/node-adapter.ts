@@ -150,6 +150,13 @@ function readBody(req: IncomingMessage, request: PlainRequest, done: () => void)
 
 /** Writes a plain response; no body for HEAD, 204 and 304. */
 function send(res: ServerResponse, request: PlainRequest, response: CoreResponse): void {
+  if (response.stream !== undefined) {
+    if (request.method !== 'HEAD' && !res.headersSent && !res.destroyed) {
+      sendStream(res, response, response.stream);
+      return;
+    }
+    response.stream.cancel();
+  }
   if (res.headersSent || res.destroyed) return;
   const headers = response.headers;
   const body = response.body;
@@ -160,6 +167,26 @@ function send(res: ServerResponse, request: PlainRequest, response: CoreResponse
   res.writeHead(response.status, headers);
   if (bodyless || body === null) res.end();
   else res.end(body);
+}
+
+/** Sends the head of a streamed response, then lets the stream write; it hears when the connection closes. */
+function sendStream(res: ServerResponse, response: CoreResponse, stream: NonNullable<CoreResponse['stream']>): void {
+  // A stream's connection is never reused: ending the stream closes it, so shutdown need not wait for it to go idle.
+  res.writeHead(response.status, { ...response.headers, Connection: 'close' });
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+  let open = true;
+  res.once('close', () => {
+    open = false;
+    stream.cancel();
+  });
+  stream.start({
+    write: (text) => open && res.write(text),
+    onDrain: (callback) => res.once('drain', callback),
+    end: () => {
+      if (open) res.end();
+    },
+  });
 }
 
 /** A request-level fault visible only in the raw headers: two Authorization or Host headers, or HTTP/1.1 without Host. */

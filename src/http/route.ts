@@ -1,6 +1,6 @@
 // What a route is: its rules for the pipeline (key needed, action for the role table, JSON body) and its handler.
 import type { Action, Principal } from '../auth/principal.js';
-import type { PlainRequest } from './types.js';
+import type { PlainRequest, ResponseStream } from './types.js';
 
 /** What a handler sees: the request, its path parameters and query, the caller, the parsed body. */
 export interface RequestContext {
@@ -21,6 +21,8 @@ export interface HandlerResult {
   status: number;
   body: string | null;
   headers?: Record<string, string>;
+  /** A streamed body (body null): see PlainResponse.stream. */
+  stream?: ResponseStream;
 }
 
 export interface Route {
