@@ -9,6 +9,7 @@ import type { RosterTable } from './roster-table.js';
 import { StoreUnavailable } from './store-errors.js';
 import type { ChangeLog } from './change-log.js';
 import { rememberAnswer, type IdempotencyTable, type IdempotencyTag } from './idempotency-table.js';
+import { UncertainWriteError } from './uncertain-write.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */
 export type PersistBatch = (text: string, lineCount: number) => Promise<void>;
@@ -60,8 +61,11 @@ interface Pending {
   last: QueuedChange;
 }
 
-/** The sentence every refused write gets once the store cannot write (API.md §7). */
-export function cannotWriteError(reason: string): StoreUnavailable {
+/** The sentence every refused write gets once the store cannot write (API.md §7); `uncertain` when the failed batch could not be undone. */
+export function cannotWriteError(reason: string, uncertain = false): StoreUnavailable {
+  if (uncertain) {
+    return new StoreUnavailable(`The store cannot write (${reason}), and undoing a failed write failed too: whether the last writes were saved is uncertain until the server is restarted. Writes are refused until then.`);
+  }
   return new StoreUnavailable(`The store cannot write (${reason}); nothing of this request was saved. Writes are refused until the server is restarted.`);
 }
 
@@ -184,7 +188,7 @@ export class WriteQueue {
     const pending = this.#pending.get(id);
     const event = pending === undefined ? this.#index.get(id) : pending.event;
     const roster = this.#rosterNow(id);
-    const seq = this.#nextSeq;
+    let seq = this.#nextSeq;
     const atMs = this.#now();
     const at = new Date(atMs).toISOString();
     let decision: ReturnType<RosterChange>;
@@ -200,9 +204,13 @@ export class WriteQueue {
       switch (decision.op) {
         case 'register': {
           const status = roster.confirmed < capacity ? 'confirmed' : 'waitlisted';
-          registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq };
+          // A confirmation also changes the event, whose new state needs a seq of its own: compaction writes
+          // the registration at its seq and the event at the event's, and two lines never share one.
+          const registrationSeq = seq;
+          if (status === 'confirmed') seq++;
+          registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq: registrationSeq };
           record = options.idem === undefined ? { seq, op: 'reg', registration } : { seq, op: 'reg', registration, idem: options.idem };
-          line = encodeRegister(registration, options.idem);
+          line = encodeRegister(registration, seq, options.idem);
           confirmedAfter = roster.confirmed + (status === 'confirmed' ? 1 : 0);
           break;
         }
@@ -258,7 +266,7 @@ export class WriteQueue {
 
   /** Takes the seq, queues the line, and updates the pending state of the event (`touch` changes its working roster). */
   #enqueue<T>(id: string, state: StoredEvent | null | undefined, record: LogRecord, line: string, touch: (entry: Pending) => void, result: () => T): Promise<T> {
-    this.#nextSeq++;
+    this.#nextSeq = record.seq + 1;
     return new Promise<T>((resolve, reject) => {
       const queued: QueuedChange = { id, state, record, line, settle: () => resolve(result()), reject };
       let entry = this.#pending.get(id);
@@ -371,11 +379,12 @@ export class WriteQueue {
 
   #fail(batch: readonly QueuedChange[], error: unknown): void {
     const reason = describeWriteError(error);
-    this.#refusal = () => cannotWriteError(reason);
+    const uncertain = error instanceof UncertainWriteError;
+    this.#refusal = () => cannotWriteError(reason, uncertain);
     const failed = [...batch, ...this.#queue];
     this.#queue = [];
     this.#pending.clear();
-    for (const entry of failed) entry.reject(cannotWriteError(reason));
+    for (const entry of failed) entry.reject(cannotWriteError(reason, uncertain));
   }
 }
 

@@ -58,7 +58,7 @@ test('GET /changes: a registration that changes registered_count is a change of 
   t.after(() => h.close());
   const event = await createEvent(h, h.keys.organizer, { capacity: 1, start_time: '2099-09-01T17:00:00Z', end_time: '2099-09-01T19:00:00Z' });
   const registered = await h.request('POST', `/events/${event.id}/registrations`, { key: h.keys.reader, body: { name: 'R', email: 'r@campus.edu' } });
-  assert.equal(registered.status, 201, registered.text);
+  assert.equal(registered.status, 201, registered.text ?? '');
   const changes = await h.request('GET', '/changes?since=1', { key: h.keys.reader });
   assert.equal(changes.json.changes.length, 1);
   assert.equal(changes.json.changes[0].seq, 2);
