@@ -157,7 +157,7 @@ export function encodeIdempotency(entry: IdempotencyEntry): string {
   } else {
     const r = answer.registration;
     checkIds(r.eventId, r.id, []);
-    payload = `"event":"${r.eventId}","reg":${JSON.stringify({ id: r.id, name: r.name, email: r.email, status: r.status, created_at: r.createdAt })}`;
+    payload = `"event":"${r.eventId}","reg":${JSON.stringify({ id: r.id, name: r.name, email: r.email, status: r.status, created_at: r.createdAt, seq: r.seq })}`;
   }
   return seal(`{"seq":${checkSeq(entry.seq)},"op":"idem","idem":"${encodeIdemToken(entry)}","at":"${new Date(entry.atMs).toISOString()}",${payload}`);
 }
