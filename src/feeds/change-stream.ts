@@ -142,6 +142,8 @@ class ChangeStream implements ResponseStream {
   readonly #source: ChangeFeedSource;
   /** The seq of the last entry sent; 0 until one was (then the live events only, as for `since=0`). */
   #cursor: number;
+  /** The horizon when the cursor was last known safe: only deletions compacted away after that can be missed. */
+  #horizonSeen: number;
   #sink: StreamSink | undefined;
   #waitingForDrain = false;
   #done = false;
@@ -151,6 +153,7 @@ class ChangeStream implements ResponseStream {
     this.#source = source;
     this.keyId = keyId;
     this.#cursor = since;
+    this.#horizonSeen = source.horizon;
   }
 
   start(sink: StreamSink): void {
@@ -184,10 +187,15 @@ class ChangeStream implements ResponseStream {
     const sink = this.#sink;
     if (sink === undefined || this.#waitingForDrain) return;
     for (;;) {
-      // A deletion after the cursor was compacted away before it went out: end, so the client reconnects and hears 410.
-      if (this.#cursor > 0 && this.#cursor < this.#source.horizon) {
-        this.end();
-        return;
+      // A compaction since dropped a deletion after the cursor before it went out: end, so the client reconnects and hears 410.
+      // (Deletions dropped before the stream opened do not count: a stream from since=0 started from an empty copy.)
+      const horizon = this.#source.horizon;
+      if (horizon > this.#horizonSeen) {
+        if (this.#cursor > 0 && this.#cursor < horizon) {
+          this.end();
+          return;
+        }
+        this.#horizonSeen = horizon;
       }
       const page = this.#source.after(this.#cursor, this.#streams.pageSize);
       for (const change of page.changes) {

@@ -4,7 +4,8 @@ import test from 'node:test';
 import { updateKeys } from '../../src/auth/key-file.js';
 import { ChangeStreams, KEEP_ALIVE } from '../../src/feeds/change-stream.js';
 import { ChangeLog } from '../../src/store/change-log.js';
-import { TestFileSystem } from '../store/helpers.js';
+import { eventId, sampleRecord, TestFileSystem } from '../store/helpers.js';
+import { toStored, type StoredEvent } from '../../src/events/event.js';
 import { startHarness } from '../helpers/harness.js';
 import { assertError, createEvent, waitFor } from '../api/support.js';
 import { FakeTimers, openStream, RecordingSink } from './stream-support.js';
@@ -132,4 +133,40 @@ test('every stream ends cleanly when the app drains for shutdown, and new ones g
   h.app.drain();
   assert.equal(first.sink.ended && second.sink.ended, true);
   assertError(await h.request('GET', '/changes?since=0', { key: h.keys.reader, headers: { accept: 'text/event-stream' } }), 503, 'unavailable');
+});
+
+test('a stream from since=0 after a compaction dropped deletions sends the whole copy, page after page, and goes on', () => {
+  const events = new Map<string, StoredEvent>();
+  for (let n = 1; n <= 7; n++) events.set(eventId(n), toStored(sampleRecord(n), n * 2));
+  const source = new ChangeLog((id) => events.get(id), { events: events.values(), lastSeq: 15, horizon: 15 });
+  const streams = new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), pageSize: 2 });
+  const sink = new RecordingSink();
+  streams.open('key_a', 0).start(sink);
+  assert.equal(sink.ended, false, 'positions below the horizon are fine for a copy that began after it');
+  assert.deepEqual(sink.entries.map((entry) => entry.seq), [2, 4, 6, 8, 10, 12, 14]);
+});
+
+test('a stream ends when a compaction drops a deletion it has not sent yet (the client then reconnects and hears 410)', () => {
+  const events = new Map<string, StoredEvent>();
+  const source = new ChangeLog((id) => events.get(id));
+  const streams = new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers() });
+  const commit = (n: number, seq: number, deleted = false): void => {
+    if (deleted) events.delete(eventId(n));
+    else events.set(eventId(n), toStored(sampleRecord(n), seq));
+    source.committed(seq, eventId(n), deleted ? null : events.get(eventId(n))!);
+  };
+  commit(1, 1);
+  commit(2, 2);
+  source.batchCommitted(events.values(), events.size);
+  const sink = new RecordingSink();
+  const stream = streams.open('key_a', 0);
+  sink.full = true;
+  stream.start(sink);
+  assert.deepEqual(sink.entries.map((entry) => entry.seq), [1], 'the socket is full after the first');
+  commit(2, 3, true);
+  source.batchCommitted(events.values(), events.size);
+  source.dropDeletionsThrough(3);
+  sink.drain();
+  assert.equal(sink.ended, true);
+  assert.equal(streams.size, 0);
 });
