@@ -75,8 +75,9 @@ export class ChangeLog implements ChangeFeedSource {
   committed(seq: number, id: string, state: StoredEvent | null | undefined): void {
     this.#lastSeq = seq;
     if (state === undefined) return;
+    // Delete first, so the map stays in seq order.
+    this.#tombstones.delete(id);
     if (state === null) this.#tombstones.set(id, seq);
-    else this.#tombstones.delete(id);
     this.#seqs.push(seq);
     this.#ids.push(id);
   }
@@ -124,14 +125,36 @@ export class ChangeLog implements ChangeFeedSource {
     return this.#tombstones.get(id) === seq ? { seq, id, event: null } : undefined;
   }
 
-  /** The index again from the live events (in seq order) and the tombstones, merged in seq order. */
+  /** The index again from the live events and the tombstones (each in seq order, as the index and the map keep them), merged. */
   #rebuild(liveEvents: Iterable<StoredEvent>): void {
-    const pairs: [number, string][] = [];
-    for (const event of liveEvents) pairs.push([event.seq, event.id]);
-    for (const [id, seq] of this.#tombstones) pairs.push([seq, id]);
-    pairs.sort((a, b) => a[0] - b[0]);
-    this.#seqs = pairs.map((pair) => pair[0]);
-    this.#ids = pairs.map((pair) => pair[1]);
+    const seqs: number[] = [];
+    const ids: string[] = [];
+    const deleted = [...this.#tombstones];
+    let next = 0;
+    for (const event of liveEvents) {
+      while (next < deleted.length && deleted[next]![1] < event.seq) {
+        seqs.push(deleted[next]![1]);
+        ids.push(deleted[next++]![0]);
+      }
+      seqs.push(event.seq);
+      ids.push(event.id);
+    }
+    for (; next < deleted.length; next++) {
+      seqs.push(deleted[next]![1]);
+      ids.push(deleted[next]![0]);
+    }
+    for (let i = 1; i < seqs.length; i++) {
+      // Not in seq order after all (never expected): sort, rather than answer pages out of order.
+      if (seqs[i]! <= seqs[i - 1]!) return this.#sortedRebuild(seqs, ids);
+    }
+    this.#seqs = seqs;
+    this.#ids = ids;
+  }
+
+  #sortedRebuild(seqs: number[], ids: string[]): void {
+    const order = seqs.map((_, i) => i).sort((a, b) => seqs[a]! - seqs[b]!);
+    this.#seqs = order.map((i) => seqs[i]!);
+    this.#ids = order.map((i) => ids[i]!);
   }
 }
 

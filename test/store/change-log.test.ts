@@ -88,3 +88,22 @@ test('ChangeLog.subscribe() hears each batch until unsubscribed', () => {
   put(2, 2);
   assert.equal(heard, 1);
 });
+
+test('ChangeLog rebuilds merge live events and tombstones in seq order (many creates and deletes)', () => {
+  const { log, put, del } = fixture();
+  let seq = 0;
+  const deletedAt = new Map<number, number>();
+  for (let n = 0; n < 3000; n++) {
+    put(n, ++seq);
+    if (n % 3 === 0) {
+      del(n, ++seq);
+      deletedAt.set(n, seq);
+    }
+    if (n % 3 === 1) put(n, ++seq);
+  }
+  const page = log.after(1, 100_000);
+  const pageSeqs = seqs(page);
+  assert.deepEqual(pageSeqs, [...pageSeqs].sort((a, b) => a - b), 'in seq order');
+  assert.equal(page.changes.length, 3000, 'one entry per event ever created after since');
+  assert.equal(page.changes.filter((change) => change.event === null).length, 1000);
+});
