@@ -1,7 +1,7 @@
 // The open change-feed streams (Server-Sent Events): backlog then live changes, keep-alives, caps, revocation, shutdown.
 import { ApiError } from '../http/errors.js';
 import type { ResponseStream, StreamSink } from '../http/types.js';
-import type { ChangeFeedSource } from '../store/change-log.js';
+import type { Change, ChangeFeedSource } from '../store/change-log.js';
 import { changeEventFrame } from './change-entry.js';
 
 /** Repeating timers, injected so tests tick them instead of sleeping. */
@@ -59,6 +59,8 @@ export class ChangeStreams {
   #stopTimers: (() => void) | undefined;
   #unsubscribe: (() => void) | undefined;
   #closed = false;
+  /** Frames by seq (a seq names one state of one event for good): a change going out to 1000 streams is serialised once. */
+  #frames = new Map<number, string>();
 
   constructor(options: ChangeStreamsOptions) {
     this.#source = options.source;
@@ -100,6 +102,17 @@ export class ChangeStreams {
   closeAll(): void {
     this.#closed = true;
     for (const stream of [...this.#open]) stream.end();
+  }
+
+  /** @internal The SSE frame of a change, made once however many streams send it. */
+  frameOf(change: Change): string {
+    let frame = this.#frames.get(change.seq);
+    if (frame === undefined) {
+      if (this.#frames.size >= 1024) this.#frames.clear();
+      frame = changeEventFrame(change);
+      this.#frames.set(change.seq, frame);
+    }
+    return frame;
   }
 
   /** @internal A stream is done: release its slots. */
@@ -200,7 +213,7 @@ class ChangeStream implements ResponseStream {
       const page = this.#source.after(this.#cursor, this.#streams.pageSize);
       for (const change of page.changes) {
         this.#cursor = change.seq;
-        if (!sink.write(changeEventFrame(change))) {
+        if (!sink.write(this.#streams.frameOf(change))) {
           this.#waitingForDrain = true;
           sink.onDrain(() => {
             this.#waitingForDrain = false;
