@@ -24,6 +24,10 @@ test('GET /changes is open to every role (reader, organizer, admin) and needs a 
   t.after(() => h.close());
   for (const key of [h.keys.reader, h.keys.organizer, h.keys.admin]) assert.equal((await h.request('GET', '/changes?since=0', { key })).status, 200);
   assertError(await h.request('GET', '/changes?since=0'), 401, 'unauthorized');
+  const feedKey = (await createKey(h.dataDir, { name: 'Calendar', email: 'calendar@campus.edu', role: 'feed' }, { randomBytes, now: Date.now })).secret;
+  const refused = await h.request('GET', '/changes?since=0', { key: feedKey });
+  assertError(refused, 403, 'forbidden');
+  assert.match(refused.json.message, /change feed/);
 });
 
 test('GET /changes gives each changed event once, its state now, in seq order, with next_since and more', async (t) => {
