@@ -5,6 +5,7 @@ import test from 'node:test';
 import { createApp, type App } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import type { FileStore } from '../../src/store/file-store.js';
+import { verifyLog } from '../../src/store/log-replay.js';
 import { call, eventBody, startHarness, tempDir } from '../helpers/harness.js';
 import { assertError, createEvent } from '../api/support.js';
 
@@ -95,6 +96,9 @@ test('GET /changes answers 410 before a deletion compaction dropped, and after t
   assertError(stream, 410, 'gone');
 
   await app.close();
+  const report = await verifyLog(dir);
+  assert.equal(report.lastSeq, 3, 'verify reads the mark line: the last seq is the dropped delete');
+  assert.equal(report.liveEvents, 1);
   app = await openApp(dir);
   assertError(await call(app, 'GET', '/changes?since=2', { key }), 410, 'gone');
   assert.equal((await call(app, 'GET', '/changes?since=3', { key })).status, 200, 'the last seq (a dropped delete) survived the restart');
