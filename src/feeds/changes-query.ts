@@ -37,10 +37,11 @@ export function parseChangesQuery(query: string): ChangesQuery {
   return { since, limit };
 }
 
-/** The position a reconnecting SSE client sends (it wins over `since`); undefined when absent. */
+/** The position a reconnecting SSE client sends (it wins over `since`); undefined when absent or empty (an SSE client with no last id). */
 export function parseLastEventId(header: string | string[] | undefined): number | undefined {
   if (header === undefined) return undefined;
   const value = Array.isArray(header) ? header.join(',') : header;
+  if (value.trim() === '') return undefined;
   if (!INTEGER.test(value.trim())) throw new ApiError('bad_request', `The Last-Event-ID header must be an integer of at least 0 (the id of the last change received), got "${clip(value)}".`);
   return Number(value.trim());
 }
