@@ -47,7 +47,8 @@ export class IdempotencyGuard {
     const keyId = context.principal!.keyId;
     const requestHash = hashRequest(context);
     const remembered = this.#store.rememberedAnswer(keyId, key, this.#now());
-    const pending = this.#inFlight.get(slot(keyId, key));
+    const name = slot(keyId, key);
+    const pending = this.#inFlight.get(name);
     const firstHash = remembered?.requestHash ?? pending;
     if (firstHash !== undefined && firstHash !== requestHash) {
       throw new ApiError('idempotency_key_reused', `Idempotency-Key "${clip(key)}" was already used with another request (a different path or body); use a new key for a new request.`);
@@ -59,7 +60,6 @@ export class IdempotencyGuard {
     if (pending !== undefined) {
       throw new ApiError('conflict', `A request with Idempotency-Key "${clip(key)}" is still being written; retry in a moment to get its answer.`, { headers: { 'Retry-After': '1' } });
     }
-    const name = slot(keyId, key);
     this.#inFlight.set(name, requestHash);
     return { tag: { key, keyId, requestHash }, done: () => this.#inFlight.delete(name) };
   }

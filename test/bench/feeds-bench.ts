@@ -9,7 +9,8 @@ import { createApp } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import { spawnServer } from '../helpers/spawn.js';
 import { CREATE_BODY } from './data-generator.js';
-import { residentMiB } from './server-process.js';
+import http from 'node:http';
+import { processCpuMs, residentMiB } from './server-process.js';
 
 const quick = process.argv.includes('--quick');
 const STREAMS = 1000;
@@ -115,6 +116,49 @@ async function postRun(withKey: boolean, count: number): Promise<{ perSecond: nu
   return { perSecond, cpuMicros: (cpu.user + cpu.system) / count };
 }
 
+/**
+ * The same over HTTP against `node dist/server.js` (durable, request log on as in production): `count`
+ * creates from 64 keep-alive connections, and the server's CPU time per create read from /proc (steadier
+ * on a shared machine than requests per second).
+ */
+async function httpPostRun(withKey: boolean, count: number): Promise<{ perSecond: number; cpuMicros: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campus-idem-http-bench-'));
+  const key = (await createKey(dir, { name: 'Writer', email: 'writer@campus.edu', role: 'admin' }, { randomBytes, now: Date.now })).secret;
+  const server = await spawnServer(['--port', '0', '--data-dir', dir, '--rate-limit', '1000000000']);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const idempotencyKeys = withKey ? Array.from({ length: count }, () => randomUUID()) : [];
+  const url = new URL(server.url);
+  const post = (n: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(CREATE_BODY)) };
+      if (withKey) headers['idempotency-key'] = idempotencyKeys[n]!;
+      const request = http.request({ agent, host: url.hostname, port: url.port, method: 'POST', path: '/events', headers }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      });
+      request.on('error', reject);
+      request.end(CREATE_BODY);
+    });
+  try {
+    let issued = 0;
+    const client = async (): Promise<void> => {
+      while (issued < count) {
+        const status = await post(issued++);
+        if (status !== 201) throw new Error(`POST answered ${status}`);
+      }
+    };
+    const cpuBefore = processCpuMs(server.child.pid!);
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 64 }, client));
+    const perSecond = count / ((performance.now() - started) / 1000);
+    return { perSecond, cpuMicros: ((processCpuMs(server.child.pid!) - cpuBefore) * 1000) / count };
+  } finally {
+    agent.destroy();
+    await server.stop('SIGTERM');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const rounds = quick ? 1 : 3;
 const onlyPosts = process.argv.includes('--posts');
 const fanOut = [];
@@ -127,6 +171,15 @@ for (let round = 1; round <= (quick ? 1 : 5); round++) {
   keyed.push(await postRun(true, quick ? 5_000 : 20_000));
   process.stderr.write(`[feeds bench] POST round ${round}: ${plain.at(-1)!.perSecond.toFixed(0)}/s plain, ${keyed.at(-1)!.perSecond.toFixed(0)}/s with Idempotency-Key\n`);
 }
+const httpPlain: { perSecond: number; cpuMicros: number }[] = [];
+const httpKeyed: { perSecond: number; cpuMicros: number }[] = [];
+for (let round = 1; round <= (quick ? 1 : 5); round++) {
+  httpPlain.push(await httpPostRun(false, quick ? 2_000 : 10_000));
+  httpKeyed.push(await httpPostRun(true, quick ? 2_000 : 10_000));
+  process.stderr.write(`[feeds bench] HTTP POST round ${round}: ${httpPlain.at(-1)!.cpuMicros.toFixed(0)} µs plain, ${httpKeyed.at(-1)!.cpuMicros.toFixed(0)} µs with Idempotency-Key (server CPU per create)\n`);
+}
+const httpPlainCpu = median(httpPlain.map((run) => run.cpuMicros));
+const httpKeyedCpu = median(httpKeyed.map((run) => run.cpuMicros));
 const plainRate = median(plain.map((run) => run.perSecond));
 const keyedRate = median(keyed.map((run) => run.perSecond));
 const plainCpu = median(plain.map((run) => run.cpuMicros));
@@ -146,6 +199,9 @@ process.stdout.write(
     `durable POST /events through the core (fdatasync on, 64 writers): median of ${plain.length} alternated runs`,
     `  without Idempotency-Key ${plainRate.toFixed(0)}/s   with a fresh key each ${keyedRate.toFixed(0)}/s   cost ${cost.toFixed(1)} % of throughput (target < 5 %)`,
     `  CPU per request (this process, client loop included): ${plainCpu.toFixed(1)} µs without, ${keyedCpu.toFixed(1)} µs with (+${(keyedCpu - plainCpu).toFixed(1)} µs)`,
+    `durable POST /events over HTTP (node dist/server.js, 64 keep-alive clients): median of ${httpPlain.length} alternated runs`,
+    `  server CPU per create ${httpPlainCpu.toFixed(0)} µs without, ${httpKeyedCpu.toFixed(0)} µs with: cost ${((httpKeyedCpu / httpPlainCpu - 1) * 100).toFixed(1)} % (target < 5 %);` +
+      ` ${median(httpPlain.map((run) => run.perSecond)).toFixed(0)}/s without, ${median(httpKeyed.map((run) => run.perSecond)).toFixed(0)}/s with`,
     '',
   ].join('\n'),
 );
