@@ -50,6 +50,21 @@ export interface ProfileEntry {
   percent: number;
 }
 
+/** `make bench-full`: the costs that must not grow with the data (issue 15), at one data size. */
+export interface ScalingRow {
+  events: number;
+  /** Durable POST /events at SCALING_POST_CLIENTS clients, medians of the rounds. */
+  postRequestsPerSecond: number;
+  postCpuMicros: number;
+  /** The date-filtered page (category, start_date, end_date, page 3) at one client. */
+  filteredRequestsPerSecond: number;
+  filteredCpuMicros: number;
+  startupMs: number;
+  rssMiB: number;
+  /** Non-2xx responses and socket errors over the runs of the row. */
+  failures: number;
+}
+
 export interface BenchResults {
   date: string;
   machine: { nproc: number; cpu: string; node: string; platform: string };
@@ -65,6 +80,8 @@ export interface BenchResults {
   rows: LoadRow[];
   startup: StartupFigure[];
   limiter: LimiterFigures | undefined;
+  /** `make bench-full` only: the same costs at 10k, 100k and 1M events. */
+  scaling?: ScalingRow[];
   profile: ProfileEntry[] | undefined;
   elapsedSeconds: number;
 }

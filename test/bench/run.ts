@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type BenchContext, ROOT, snapshotDist } from './bench-context.js';
-import type { BenchResults, LoadRow, ProfileEntry, StartupFigure } from './bench-results.js';
+import type { BenchResults, LoadRow, ProfileEntry, ScalingRow, StartupFigure } from './bench-results.js';
 import { authOverheadScenario } from './auth-scenario.js';
 import { profileSingleRead } from './cpu-profile.js';
 import { generateData } from './data-generator.js';
@@ -13,6 +13,7 @@ import { runNodeLoad } from './load-generator.js';
 import type { RunLoad } from './load-plan.js';
 import { findProgram, straceWorks, versionOf } from './programs.js';
 import { readScenarios } from './read-scenarios.js';
+import { scalingRow } from './scaling-scenario.js';
 import { formatText, saveResults } from './report.js';
 import { killStartedServers } from './server-process.js';
 import { limiterFigures, startupFigure } from './startup-scenario.js';
@@ -86,14 +87,20 @@ try {
   rows.push(await authOverheadScenario(context, data));
   rows.push(await postScenario(context, data));
   rows.push(await mixedScenario(context, data));
-  const startup: StartupFigure[] = [(await startupFigure(context, 100_000, quick ? 1 : 3)).figure];
+  const startupRuns = quick ? 1 : 3;
+  const scaling: ScalingRow[] = [];
+  if (full) scaling.push(await scalingRow(context, data, (await startupFigure(context, data.events, startupRuns, data)).figure));
+  const hundredThousand = await startupFigure(context, 100_000, startupRuns);
+  const startup: StartupFigure[] = [hundredThousand.figure];
+  if (full) scaling.push(await scalingRow(context, hundredThousand.data, hundredThousand.figure));
   fs.rmSync(path.join(workDir, 'events-100000'), { recursive: true, force: true });
   progress('measuring limiter memory');
   const limiter = await limiterFigures();
   if (full) {
-    const million = await startupFigure(context, 1_000_000, quick ? 1 : 3);
+    const million = await startupFigure(context, 1_000_000, startupRuns);
     startup.push(million.figure);
     rows.push(...(await readScenarios(context, million.data, false)));
+    scaling.push(await scalingRow(context, million.data, million.figure));
   }
   let profile: ProfileEntry[] | undefined;
   if (args.includes('--profile')) profile = await profileSingleRead(context, data);
@@ -112,6 +119,7 @@ try {
     rows,
     startup,
     limiter,
+    scaling: full ? scaling : undefined,
     profile,
     elapsedSeconds: (performance.now() - startedAt) / 1000,
   };

@@ -6,12 +6,15 @@ import type { LimiterFigures, StartupFigure } from './bench-results.js';
 import { generateData, type BenchData } from './data-generator.js';
 import { median } from './load-plan.js';
 
-/** Generates `events` events, starts the server `runs` times on them, and measures the heap per event in a probe. */
-export async function startupFigure(context: BenchContext, events: number, runs: number): Promise<{ figure: StartupFigure; data: BenchData }> {
+/**
+ * Generates `events` events (or takes the folder `existing` already holding them), starts the server `runs` times
+ * on them, and measures the heap per event in a probe.
+ */
+export async function startupFigure(context: BenchContext, events: number, runs: number, existing?: BenchData): Promise<{ figure: StartupFigure; data: BenchData }> {
   const generatedAt = performance.now();
-  const data = await generateData(path.join(context.workDir, `events-${events}`), events);
-  const generateMs = performance.now() - generatedAt;
-  context.progress(`generated ${events} events in ${Math.round(generateMs)} ms`);
+  const data = existing ?? (await generateData(path.join(context.workDir, `events-${events}`), events));
+  const generateMs = existing === undefined ? performance.now() - generatedAt : 0;
+  if (existing === undefined) context.progress(`generated ${events} events in ${Math.round(generateMs)} ms`);
   const startups: number[] = [];
   const rss: number[] = [];
   for (let run = 1; run <= runs; run++) {
