@@ -13,6 +13,8 @@ import { ensureAdminKey, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
+import { registrationRoutes } from './registrations/registration-routes.js';
+import { meRoute } from './auth/me-route.js';
 import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/memory-store.js';
 import { DEFAULT_COMPACT_MIN_BYTES, openFileStore } from './store/file-store.js';
@@ -84,10 +86,11 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
 
   const store: EventStore =
     options.store === 'memory'
-      ? new MemoryStore()
+      ? new MemoryStore({ now })
       : await openFileStore({
           dataDir,
           logger,
+          now,
           sync: options.unsafeNoSync !== true,
           compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
           fs: options.fileSystem,
@@ -103,7 +106,8 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   }
 
   const router = new Router<Route>();
-  for (const { method, pattern, route } of eventRoutes({ store, now, randomBytes })) router.add(method, pattern, route);
+  for (const { method, pattern, route } of [...eventRoutes({ store, now, randomBytes }), ...registrationRoutes({ store, now, randomBytes })]) router.add(method, pattern, route);
+  router.add('GET', '/me', meRoute);
   router.add('GET', '/health', {
     name: 'health',
     auth: false,

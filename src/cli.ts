@@ -153,8 +153,8 @@ async function verify(dataDir: string, json: boolean): Promise<void> {
   const leftoverTemp = existsSync(compactionTempFile(report.file));
   if (json) {
     const torn = report.torn === undefined ? null : { ...report.torn, bytes: report.fileLength - report.torn.offset };
-    const { file, exists, lines, liveEvents, supersededLines, lastSeq, fileLength } = report;
-    const fields = { file, exists, lines, live_events: liveEvents, superseded_lines: supersededLines, last_seq: lastSeq, bytes: fileLength, torn, compaction_temp_file: leftoverTemp };
+    const { file, exists, lines, liveEvents, liveRegistrations, supersededLines, lastSeq, fileLength } = report;
+    const fields = { file, exists, lines, live_events: liveEvents, live_registrations: liveRegistrations, superseded_lines: supersededLines, last_seq: lastSeq, bytes: fileLength, torn, compaction_temp_file: leftoverTemp };
     process.stdout.write(JSON.stringify(fields) + '\n');
   } else if (!report.exists) {
     process.stdout.write(`${report.file}: no event log yet (an empty store)\n`);
@@ -163,6 +163,7 @@ async function verify(dataDir: string, json: boolean): Promise<void> {
       `${report.file}: ${report.torn === undefined ? 'healthy' : 'healthy up to a torn tail'}\n` +
         `  lines: ${report.lines} (${report.supersededLines} superseded)\n` +
         `  live events: ${report.liveEvents}\n` +
+        `  live registrations: ${report.liveRegistrations} (registered_count of every event checked against them)\n` +
         `  last seq: ${report.lastSeq}\n` +
         `  bytes: ${report.fileLength}\n`,
     );

@@ -3,10 +3,10 @@ import { ApiError, errorBody, toApiError } from './http/errors.js';
 import type { Router } from './http/router.js';
 import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from './http/route.js';
 import type { PlainRequest, PlainResponse } from './http/types.js';
-import { checkUnreadBody, readJsonObject } from './http/body.js';
+import { checkUnreadBody, readJsonObject, readOptionalJsonObject } from './http/body.js';
 import { containsKey, redactKeys } from './http/redact-keys.js';
 import type { CorsPolicy } from './http/cors.js';
-import { canEver, type Principal } from './auth/principal.js';
+import { ACTION_WORDS, canEver, type Principal } from './auth/principal.js';
 import type { KeyRegistry } from './auth/key-registry.js';
 import type { SlidingWindowLimiter, LimitDecision } from './limits/sliding-window.js';
 import type { AuthFailureThrottle } from './limits/auth-failures.js';
@@ -122,11 +122,12 @@ export function createPipeline(deps: PipelineDeps): {
       if (principal !== undefined) {
         if (deps.unsafeNoAuth !== true) takeSlot(principal, headers);
         if (route.action !== undefined && !canEver(principal.role, route.action)) {
-          throw new ApiError('forbidden', `A ${principal.role} key may not ${route.action} events.`);
+          throw new ApiError('forbidden', `A ${principal.role} key may not ${ACTION_WORDS[route.action]}.`);
         }
       }
       let body: Record<string, unknown> | undefined;
-      if (route.body) body = readJsonObject(request);
+      if (route.body === true) body = readJsonObject(request);
+      else if (route.body === 'optional') body = readOptionalJsonObject(request);
       else checkUnreadBody(request);
       if (route.query !== true && pending.query !== '') {
         throw new ApiError('bad_request', `Unknown query parameter in "?${pending.query.slice(0, 60)}": ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
@@ -197,7 +198,7 @@ export function createPipeline(deps: PipelineDeps): {
 
   function finish(result: HandlerResult, headers: Record<string, string>, keyId: string | undefined): CoreResponse {
     if (result.headers !== undefined) Object.assign(headers, result.headers);
-    if (result.body !== null) headers['Content-Type'] = JSON_TYPE;
+    if (result.body !== null) headers['Content-Type'] ??= JSON_TYPE;
     return { status: result.status, headers, body: result.body, keyId };
   }
 

@@ -11,17 +11,27 @@ export interface Principal {
   role: Role;
 }
 
-/** What a route does, for the role table. */
-export type Action = 'read' | 'create' | 'update' | 'delete';
+/** What a route does, for the role table: events' CRUD, registering attendees, and managing an event's attendees (list, check-in). */
+export type Action = 'read' | 'create' | 'update' | 'delete' | 'register' | 'attendees';
+
+/** Each action in words, for a 403's message: "A reader key may not …". */
+export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
+  read: 'read events',
+  create: 'create events',
+  update: 'update events',
+  delete: 'delete events',
+  register: 'register attendees',
+  attendees: "see an event's attendees or check them in",
+});
 
 /**
  * The role table (API.md §2). `own` means only events whose organizer e-mail is the key's;
  * `any` means every event; absent means never.
  */
 export const ROLE_TABLE: Readonly<Record<Role, Partial<Record<Action, 'own' | 'any'>>>> = Object.freeze({
-  reader: { read: 'any' },
-  organizer: { read: 'any', create: 'any', update: 'own', delete: 'own' },
-  admin: { read: 'any', create: 'any', update: 'any', delete: 'any' },
+  reader: { read: 'any', register: 'any' },
+  organizer: { read: 'any', create: 'any', update: 'own', delete: 'own', register: 'any', attendees: 'own' },
+  admin: { read: 'any', create: 'any', update: 'any', delete: 'any', register: 'any', attendees: 'any' },
 });
 
 /** True when the role can do `action` on at least some event (else the answer is 403 at once). */

@@ -16,7 +16,7 @@ export interface RequestContext {
   body: Record<string, unknown> | undefined;
 }
 
-/** What a handler returns; the pipeline adds the common headers. */
+/** What a handler returns; the pipeline adds the common headers (and `Content-Type` JSON, unless the handler set one). */
 export interface HandlerResult {
   status: number;
   body: string | null;
@@ -30,8 +30,8 @@ export interface Route {
   auth: boolean;
   /** The role-table action; a role that can never do it gets 403 before the body is read. */
   action?: Action;
-  /** Reads a JSON object body (415, 413, 400 come from it). */
-  body: boolean;
+  /** Reads a JSON object body (415, 413, 400 come from it); `'optional'`: an empty body reads as `{}`. */
+  body: boolean | 'optional';
   /** Takes query parameters (and checks them itself); any query on other routes is a 400. */
   query?: boolean;
   handle(context: RequestContext): HandlerResult | Promise<HandlerResult>;

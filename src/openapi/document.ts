@@ -40,6 +40,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
     ],
     tags: [
       { name: 'events', description: 'Campus events.' },
+      { name: 'registrations', description: "Attendees of an event: register, wait in line, cancel, check in (API.md §8)." },
       { name: 'service', description: 'Health and this document; no key needed.' },
     ],
     security: [{ [SECURITY_SCHEME]: [] }],
@@ -79,7 +80,7 @@ function operation(spec: OperationSpec, path: string, components: Record<string,
   if (parameters.length > 0) result['parameters'] = parameters;
   if (spec.requestBody !== undefined) {
     result['requestBody'] = {
-      required: true,
+      required: spec.requestBody.optional !== true,
       description: `${spec.requestBody.description} Content-Type: application/json, at most 64 KiB, a JSON object.`,
       content: { [JSON_MEDIA]: { schema: schemaRef(spec.requestBody.schema), examples: spec.requestBody.examples } },
     };
@@ -109,6 +110,7 @@ function operationResponses(spec: OperationSpec): JsonObject {
       headers: headerRefs([...COMMON_HEADERS, ...keyHeaders, ...(success.headers ?? [])]),
     };
     if (success.schema !== undefined) response['content'] = { [JSON_MEDIA]: { schema: schemaRef(success.schema) } };
+    if (success.csv === true) (response['content'] as JsonObject)['text/csv'] = { schema: { type: 'string', description: 'RFC 4180 CSV, charset utf-8.' } };
     responses[status] = response;
   }
   const errors = new Set([...ALWAYS_ERRORS, ...(spec.auth ? KEY_ERRORS : []), ...spec.errors]);
@@ -123,9 +125,9 @@ function sortByStatus(responses: JsonObject): JsonObject {
 /** The document's introduction: what holds for every path. */
 function apiDescription(limits: RateLimits): string {
   return [
-    'Create, list, read, update and delete campus events.',
+    'Create, list, read, update and delete campus events, and register their attendees.',
     'Every path also answers under /v1 (/v1/events is /events; see servers). Every response carries API-Version: 1.0 and X-Request-Id.',
-    'Authentication: Authorization: Bearer cek_... on every endpoint but /health, /openapi.json and OPTIONS. A reader key may GET; an organizer key may also POST, and PUT or DELETE the events it organises; an admin key may do everything and set organizer.',
+    'Authentication: Authorization: Bearer cek_... on every endpoint but /health, /openapi.json and OPTIONS. A reader key may GET, and register attendees and read or cancel a registration by its id; an organizer key may also POST, PUT or DELETE the events it organises, and see and check in their attendees; an admin key may do everything and set organizer.',
     `Rate limit: each key may make ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} seconds; every response to a request with a good key carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy and RateLimit, and a 429 carries Retry-After. After 100 failed authentications within 15 minutes, a client address gets 429 for any request without a good key.`,
     'HEAD works wherever GET does (no body). OPTIONS answers 204 with Allow on every path, needs no key, and answers CORS preflights for the configured origins. Another method on a known path is a 405 with Allow (components.responses.MethodNotAllowed); an unknown path is a 404.',
     'Errors are JSON {error, message, details?} (the Error schema); when a request has several faults, the first in the order of API.md §3 answers, so an unauthenticated request never learns whether an event exists.',

@@ -2,7 +2,9 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../events/event.js';
 import { EventIndex } from './event-index.js';
-import type { EventChange, EventStore, ListQuery, ListResult } from './event-store.js';
+import type { EventChange, EventStore, ListQuery, ListResult, RosterChange, RosterResult } from './event-store.js';
+import type { Registration, RosterView } from './roster.js';
+import type { RosterTable } from './roster-table.js';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
 import { acquireLock } from './lock.js';
@@ -44,7 +46,8 @@ export interface LogStats {
   /** Good lines in the log. */
   lines: number;
   liveEvents: number;
-  /** Lines no longer needed to rebuild the state: `lines - liveEvents`. */
+  liveRegistrations: number;
+  /** Lines no longer needed to rebuild the state: `lines - liveEvents - liveRegistrations`. */
   supersededLines: number;
   /** Bytes in the log. */
   bytes: number;
@@ -69,6 +72,7 @@ export class FileStore implements EventStore {
   readonly #logger: StoreLogger;
   readonly #now: () => number;
   readonly #index: EventIndex;
+  readonly #rosters: RosterTable;
   readonly #queue: WriteQueue;
   readonly #compactMinBytes: number;
   readonly #onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
@@ -93,6 +97,7 @@ export class FileStore implements EventStore {
     logger: StoreLogger;
     now: () => number;
     index: EventIndex;
+    rosters: RosterTable;
     length: number;
     lines: number;
     lastSeq: number;
@@ -107,6 +112,7 @@ export class FileStore implements EventStore {
     this.#logger = init.logger;
     this.#now = init.now;
     this.#index = init.index;
+    this.#rosters = init.rosters;
     this.#length = init.length;
     this.#lines = init.lines;
     this.#committed = { length: init.length, lines: init.lines };
@@ -114,6 +120,8 @@ export class FileStore implements EventStore {
     this.#onCompactionStep = init.onCompactionStep;
     this.#queue = new WriteQueue({
       index: init.index,
+      rosters: init.rosters,
+      now: init.now,
       nextSeq: init.lastSeq + 1,
       persist: (text, count) => this.#append(text, count),
       onCommit: () => this.#afterCommit(),
@@ -132,6 +140,14 @@ export class FileStore implements EventStore {
     return this.#queue.write(id, change);
   }
 
+  roster(eventId: string): RosterView {
+    return this.#rosters.get(eventId);
+  }
+
+  changeRegistrations(eventId: string, change: RosterChange): Promise<RosterResult> {
+    return this.#queue.changeRegistrations(eventId, change);
+  }
+
   get writable(): boolean {
     return this.#queue.writable;
   }
@@ -142,7 +158,15 @@ export class FileStore implements EventStore {
 
   /** Counts of the durable log; compaction runs when superseded lines are more than half of it. */
   get stats(): LogStats {
-    return { lines: this.#lines, liveEvents: this.#index.size, supersededLines: this.#lines - this.#index.size, bytes: this.#length, lastSeq: this.#queue.nextSeq - 1 };
+    const liveRegistrations = this.#rosters.registrations;
+    return {
+      lines: this.#lines,
+      liveEvents: this.#index.size,
+      liveRegistrations,
+      supersededLines: this.#lines - this.#index.size - liveRegistrations,
+      bytes: this.#length,
+      lastSeq: this.#queue.nextSeq - 1,
+    };
   }
 
   /**
@@ -180,7 +204,7 @@ export class FileStore implements EventStore {
   /** After each durable batch: note what the index now holds, and compact when the log calls for it. */
   #afterCommit(): void {
     this.#committed = { length: this.#length, lines: this.#lines };
-    const superseded = this.#lines - this.#index.size;
+    const superseded = this.#lines - this.#index.size - this.#rosters.registrations;
     if (this.#compaction !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (superseded * 2 <= this.#lines) return;
     // Failures are logged by #runCompaction; the writes go on either way.
@@ -193,7 +217,8 @@ export class FileStore implements EventStore {
       file: this.file,
       lines: this.#lines,
       live_events: this.#index.size,
-      superseded_lines: this.#lines - this.#index.size,
+      live_registrations: this.#rosters.registrations,
+      superseded_lines: this.#lines - this.#index.size - this.#rosters.registrations,
       mib: mib(this.#length),
     });
     const host: CompactionHost = {
@@ -201,7 +226,7 @@ export class FileStore implements EventStore {
       file: this.file,
       sync: this.#sync,
       // The index and #committed change together, in one synchronous step after each batch.
-      committed: () => ({ events: [...this.#index.values()], log: { fd: this.#fd, ...this.#committed } }),
+      committed: () => ({ events: [...this.#index.values()], registrations: this.#liveRegistrations(), log: { fd: this.#fd, ...this.#committed } }),
       pause: async () => {
         await this.#queue.pause();
         return this.#queue.writable ? { fd: this.#fd, ...this.#committed } : undefined;
@@ -244,6 +269,12 @@ export class FileStore implements EventStore {
       }
       throw error;
     }
+  }
+
+  #liveRegistrations(): Registration[] {
+    const all: Registration[] = [];
+    for (const [, roster] of this.#rosters.entries()) for (const registration of roster.values()) all.push(registration);
+    return all;
   }
 
   /** One batch: one write (looping on short writes) and one fdatasync. On failure, cut back to the last good length. */
@@ -298,7 +329,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       onProgress: ({ lines, bytes, fileLength }) => logger.info('replaying the event log', { file, lines, mib_read: mib(bytes), mib_total: mib(fileLength) }),
     });
     if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
-    logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, mib: mib(replay.goodLength), ms: now() - started });
+    logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, live_registrations: replay.rosters.registrations, mib: mib(replay.goodLength), ms: now() - started });
     const index = new EventIndex(replay.events);
     return new FileStore({
       file,
@@ -309,6 +340,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       logger,
       now,
       index,
+      rosters: replay.rosters,
       length: replay.goodLength,
       lines: replay.lines,
       lastSeq: replay.lastSeq,

@@ -84,7 +84,8 @@ export async function call(app: App, method: string, target: string, options: Re
     remoteAddress: options.remoteAddress ?? '127.0.0.1',
   });
   const text = method === 'HEAD' ? null : response.body;
-  return { status: response.status, headers: response.headers, text, json: text === null ? undefined : JSON.parse(text) };
+  const isJson = response.headers['Content-Type']?.startsWith('application/json') ?? true;
+  return { status: response.status, headers: response.headers, text, json: text === null || !isJson ? undefined : JSON.parse(text) };
 }
 
 function lowerCase(headers: Record<string, string>): Record<string, string> {

@@ -19,8 +19,12 @@ import { call, tempDir } from "../helpers/harness.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is arbitrary JSON
 type Json = any;
 
-/** The contract's routes, API.md §5. */
-const CONTRACT_ROUTES = ["GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /health", "GET /openapi.json"];
+/** The contract's routes, API.md §5 and §8, and GET /me (§2). */
+const CONTRACT_ROUTES = [
+  "GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /health", "GET /openapi.json",
+  "POST /events/{id}/registrations", "GET /events/{id}/registrations", "GET /events/{id}/registrations/{reg_id}",
+  "DELETE /events/{id}/registrations/{reg_id}", "POST /events/{id}/registrations/{reg_id}/check-in", "GET /me",
+];
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 const ORGANIZER: Principal = { keyId: "key_o", name: "Olivia Organizer", email: "olivia@campus.edu", role: "organizer" };
@@ -250,8 +254,8 @@ test("openApiDocument states the app's rate limit and the /v1 prefix", () => {
 });
 
 test("openApiDocument documents a route the table adds before it is described, with a derived operationId", () => {
-  const document: Json = openApiDocument([{ pattern: "/events/:id/registrations/:reg_id", methods: ["DELETE"] }], { rateLimit: 1, rateWindow: 1 });
-  const operation = document.paths["/events/{id}/registrations/{reg_id}"].delete;
-  assert.equal(operation.operationId, "deleteEventsByIdRegistrationsByRegId");
-  assert.deepEqual(operation.parameters.map((p: Json) => p.name), ["id", "reg_id"]);
+  const document: Json = openApiDocument([{ pattern: "/events/:id/waitlist/:entry_id", methods: ["DELETE"] }], { rateLimit: 1, rateWindow: 1 });
+  const operation = document.paths["/events/{id}/waitlist/{entry_id}"].delete;
+  assert.equal(operation.operationId, "deleteEventsByIdWaitlistByEntryId");
+  assert.deepEqual(operation.parameters.map((p: Json) => p.name), ["id", "entry_id"]);
 });

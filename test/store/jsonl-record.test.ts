@@ -96,11 +96,11 @@ test('decodeRecord() catches a changed byte anywhere in a line', () => {
 });
 
 test('decodeRecord() calls a line with a good checksum but an unknown op damage, naming the op', () => {
-  const head = '{"seq":3,"op":"reg","id":"reg_0000000000000001"';
+  const head = '{"seq":3,"op":"regx","id":"reg_0000000000000001"';
   const line = `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
   const result = decode(line);
   assert.equal(typeof result, 'string');
-  assert.match(result as string, /unknown record kind "op":"reg"/);
+  assert.match(result as string, /unknown record kind "op":"regx"/);
 });
 
 test('decodeRecord() calls a line with a good checksum but a bad structure damage', () => {

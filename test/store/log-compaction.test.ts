@@ -8,6 +8,7 @@ import { openFileStore } from '../../src/store/file-store.js';
 import type { FileStore, FileStoreOptions } from '../../src/store/file-store.js';
 import { COMPACTION_STEPS, compactionTempFile } from '../../src/store/log-compaction.js';
 import { eventId, logLines, sampleRecord, tempDir, TestFileSystem } from './helpers.js';
+import { StoreUnavailable } from '../../src/store/store-errors.js';
 
 const NEVER = Number.MAX_SAFE_INTEGER;
 
@@ -120,7 +121,7 @@ test('compact() rewrites the log as the live events in seq order, keeping their 
 
   const result = await store.compact();
   assert.deepEqual(result && { linesBefore: result.linesBefore, linesAfter: result.linesAfter }, { linesBefore: 81, linesAfter: 19 });
-  assert.deepEqual(store.stats, { lines: 19, liveEvents: 19, supersededLines: 0, bytes: fs.statSync(file).size, lastSeq });
+  assert.deepEqual(store.stats, { lines: 19, liveEvents: 19, liveRegistrations: 0, supersededLines: 0, bytes: fs.statSync(file).size, lastSeq });
   assert.deepEqual(snapshot(store), before);
   const seqs = lineSeqs(file);
   assertGrowing(seqs);
@@ -268,7 +269,7 @@ describe('a compaction that fails at a step', () => {
       assert.equal(fs.existsSync(compactionTempFile(file)), false);
       assert.equal(store.writable, !afterRename);
       if (afterRename) {
-        await assert.rejects(store.write(eventId(500), () => sampleRecord(500)), (error) => error instanceof ApiError && error.code === 'unavailable');
+        await assert.rejects(store.write(eventId(500), () => sampleRecord(500)), (error) => error instanceof StoreUnavailable);
         assert.ok(logger.messages.some((message) => /^warn: compaction failed after renaming/.test(message)));
       } else {
         await store.write(eventId(500), () => sampleRecord(500));

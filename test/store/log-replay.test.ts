@@ -29,7 +29,7 @@ function stateOf(lines: string[]): [string, string, number][] {
     const record = decodeRecord(buf, 0, buf.length - 1);
     assert.ok(typeof record !== 'string');
     if (record.op === 'put') live.set(record.stored.id, [record.stored.id, record.stored.json, record.seq]);
-    else live.delete(record.id);
+    else if (record.op === 'del') live.delete(record.id);
   }
   return [...live.values()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
 }

@@ -8,7 +8,7 @@ import { sampleRecord } from './helpers.js';
 
 function scan(view: string, record: EventRecord): ReturnType<typeof scanStoredView> {
   const buf = Buffer.from(`xx${view}yy`);
-  return scanStoredView(buf, 2, buf.length - 2, view, record.created_at, 9, undefined);
+  return scanStoredView(buf, 2, buf.length - 2, view, record.created_at, 9, Date.parse(record.created_at), undefined);
 }
 
 test('scanStoredView() reads what viewJson writes exactly as toStored does, escapes in every text field included', () => {
