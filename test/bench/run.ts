@@ -16,7 +16,7 @@ import { readScenarios } from './read-scenarios.js';
 import { scalingRow } from './scaling-scenario.js';
 import { formatText, saveResults } from './report.js';
 import { killStartedServers } from './server-process.js';
-import { limiterFigures, startupFigure } from './startup-scenario.js';
+import { limiterFigures, registrationsStartupFigure, startupFigure } from './startup-scenario.js';
 import { mixedScenario, postScenario } from './write-scenarios.js';
 import { runWrk } from './wrk-runner.js';
 
@@ -101,6 +101,8 @@ try {
     startup.push(million.figure);
     rows.push(...(await readScenarios(context, million.data, false)));
     scaling.push(await scalingRow(context, million.data, million.figure));
+    fs.rmSync(million.data.dir, { recursive: true, force: true });
+    startup.push(await registrationsStartupFigure(context, 100_000, 20, startupRuns));
   }
   let profile: ProfileEntry[] | undefined;
   if (args.includes('--profile')) profile = await profileSingleRead(context, data);

@@ -11,7 +11,7 @@ const BASE = Date.UTC(2026, 8, 1);
 
 /** A bare stored event: the tree reads only id, startMs and endMs. */
 function stored(id: string, startMs: number, endMs: number): StoredEvent {
-  return { id, startMs, endMs, category: CATEGORIES[0], organizerEmail: 'a@b.example', createdAt: '2026-01-01T00:00:00.000Z', seq: 1, json: '{}' };
+  return { id, startMs, endMs, category: CATEGORIES[0], organizerEmail: 'a@b.example', createdAt: '2026-01-01T00:00:00.000Z', modifiedMs: 0, seq: 1, json: '{}' };
 }
 
 /** The obvious implementation: a sorted array, filtered and counted by walking it. */
