@@ -24,6 +24,8 @@ export interface StartupFigure {
   registrations?: number;
   /** Median of the runs, spawn to the `listening on` line. */
   startupMs: number;
+  /** Median CPU time (user + system) of the server at the listening line: what a busy machine does not inflate. */
+  startupCpuMs?: number;
   /** Median VmRSS at the listening line. */
   rssMiB: number;
   /** Heap (and array buffers) the opened store holds per event, measured in a separate process. */
@@ -62,6 +64,8 @@ export interface ScalingRow {
   filteredRequestsPerSecond: number;
   filteredCpuMicros: number;
   startupMs: number;
+  /** CPU time of the server at its listening line (start-up without the waits a busy machine adds). */
+  startupCpuMs: number;
   rssMiB: number;
   /** Non-2xx responses and socket errors over the runs of the row. */
   failures: number;

@@ -40,6 +40,7 @@ export async function scalingRow(context: BenchContext, data: BenchData, startup
     filteredRequestsPerSecond: rate(filtered),
     filteredCpuMicros: cpu(filtered),
     startupMs: startup.startupMs,
+    startupCpuMs: startup.startupCpuMs ?? NaN,
     rssMiB: startup.rssMiB,
     failures: [...post, ...filtered].reduce((sum, run) => sum + run.non2xx + run.socketErrors, 0),
   };

@@ -38,16 +38,18 @@ async function measureStartup(context: BenchContext, data: BenchData, runs: numb
   const events = data.events;
   const startups: number[] = [];
   const rss: number[] = [];
+  const cpu: number[] = [];
   for (let run = 1; run <= runs; run++) {
     const server = await startOurs(context, data, { name: `start-up ${events}` });
     startups.push(server.startupMs);
     rss.push(server.rssMiB());
+    cpu.push(server.cpuMs());
     await server.stop();
-    context.progress(`start-up with ${events} events, run ${run}: ${Math.round(server.startupMs)} ms, RSS ${rss.at(-1)!.toFixed(0)} MiB`);
+    context.progress(`start-up with ${events} events, run ${run}: ${Math.round(server.startupMs)} ms (CPU ${Math.round(cpu.at(-1)!)} ms), RSS ${rss.at(-1)!.toFixed(0)} MiB`);
   }
   const probe = JSON.parse(await runProbe(['heap-probe.ts', data.dir, context.distDir])) as { events: number; bytesPerEvent: number };
   if (probe.events !== events) throw new Error(`the heap probe opened ${probe.events} events, expected ${events}`);
-  return { figure: { events, startupMs: median(startups), rssMiB: median(rss), heapBytesPerEvent: probe.bytesPerEvent, generateMs, runs }, data };
+  return { figure: { events, startupMs: median(startups), startupCpuMs: median(cpu), rssMiB: median(rss), heapBytesPerEvent: probe.bytesPerEvent, generateMs, runs }, data };
 }
 
 /** Limiter and failure-throttle memory, from a probe process run with --expose-gc. */
