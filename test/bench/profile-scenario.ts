@@ -1,5 +1,5 @@
 // Profiles one scenario on a generated folder: `node --cpu-prof` on the server, top functions by self time, CPU per request.
-// Run: node --import tsx test/bench/profile-scenario.ts post|filtered|single EVENTS [--data DIR] [--seconds N]
+// Run: node --import tsx test/bench/profile-scenario.ts post|filtered|single EVENTS [--data DIR] [--seconds N] [--top N]
 // The folder is generated into --data (kept, so a second profile skips the generation) or a temporary one.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -68,7 +68,7 @@ try {
   const out = path.join(ROOT, `test/bench/results/${scenario}-${events}.cpuprofile`);
   fs.copyFileSync(path.join(profileDir, file), out);
   process.stdout.write(`${scenario} at ${events} events: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, server CPU ${cpuUs.toFixed(0)} us/request, non-2xx ${result.non2xx}\n`);
-  for (const entry of topSelfTime(profile, 15, context.distDir, window)) process.stdout.write(`  ${entry.percent.toFixed(1).padStart(5)} %  ${entry.functionName}  ${entry.location}\n`);
+  for (const entry of topSelfTime(profile, Number(valueOf('--top') ?? 15), context.distDir, window)) process.stdout.write(`  ${entry.percent.toFixed(1).padStart(5)} %  ${entry.functionName}  ${entry.location}\n`);
   process.stdout.write(`profile: ${path.relative(ROOT, out)}\n`);
 } finally {
   fs.rmSync(workDir, { recursive: true, force: true });
