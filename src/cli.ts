@@ -17,7 +17,7 @@ class CommandError extends Error {}
 const USAGE = `Usage: node dist/cli.js COMMAND [options]
 
 Commands:
-  keys create --name NAME --email EMAIL [--role admin|organizer|reader] [--json]
+  keys create --name NAME --email EMAIL [--role admin|organizer|reader|feed] [--json]
                           create a key and print its secret once (default role: organizer)
   keys list [--json]      list keys without their secrets (revoked ones included)
   keys revoke ID          revoke a key; a running server refuses it within 2 s

@@ -20,6 +20,7 @@ export interface RequestContext {
 export interface HandlerResult {
   status: number;
   body: string | null;
+  /** Extra headers; a `Content-Type` here replaces the JSON one the pipeline puts on a body. */
   headers?: Record<string, string>;
 }
 
@@ -34,6 +35,11 @@ export interface Route {
   body: boolean | 'optional';
   /** Takes query parameters (and checks them itself); any query on other routes is a 400. */
   query?: boolean;
+  /**
+   * Also takes the key as `?key=`, for a key of role `feed` only (calendar programs cannot send
+   * headers; API.md §9.1). The pipeline checks it; the handler just skips the `key` parameter.
+   */
+  queryKey?: boolean;
   handle(context: RequestContext): HandlerResult | Promise<HandlerResult>;
 }
 

@@ -57,6 +57,12 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
           bearerFormat: 'cek_...',
           description: `An API key, Authorization: Bearer cek_... (the scheme name is case-insensitive). Keys are made with \`node dist/cli.js keys create\`. Each key may make ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} s.`,
         },
+        feedKey: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'key',
+          description: 'GET /events.ics only: a key of role feed in the URL (?key=cek_...), since calendar programs cannot send headers. Made with `node dist/cli.js keys create --role feed`. No other role\'s key is accepted here (401).',
+        },
       },
     },
   };
@@ -76,6 +82,7 @@ function operation(spec: OperationSpec, path: string, components: Record<string,
     tags: [spec.tag],
   };
   if (!spec.auth) result['security'] = [];
+  else if (spec.security !== undefined) result['security'] = spec.security.map((scheme) => ({ [scheme]: [] }));
   const parameters = operationParameters(spec, path, components);
   if (parameters.length > 0) result['parameters'] = parameters;
   if (spec.requestBody !== undefined) {
@@ -109,7 +116,8 @@ function operationResponses(spec: OperationSpec): JsonObject {
       description: success.description,
       headers: headerRefs([...COMMON_HEADERS, ...keyHeaders, ...(success.headers ?? [])]),
     };
-    if (success.schema !== undefined) response['content'] = { [JSON_MEDIA]: { schema: schemaRef(success.schema) } };
+    if (success.text !== undefined) response['content'] = { [success.text.mediaType]: { schema: { type: 'string', description: success.text.description } } };
+    else if (success.schema !== undefined) response['content'] = { [JSON_MEDIA]: { schema: schemaRef(success.schema) } };
     if (success.csv === true) (response['content'] as JsonObject)['text/csv'] = { schema: { type: 'string', description: 'RFC 4180 CSV, charset utf-8.' } };
     responses[status] = response;
   }
@@ -129,6 +137,7 @@ function apiDescription(limits: RateLimits): string {
     'Every path also answers under /v1 (/v1/events is /events; see servers). Every response carries API-Version: 1.0 and X-Request-Id.',
     'Authentication: Authorization: Bearer cek_... on every endpoint but /health, /openapi.json and OPTIONS. A reader key may GET, and register attendees and read or cancel a registration by its id; an organizer key may also POST, PUT or DELETE the events it organises, and see and check in their attendees; an admin key may do everything and set organizer.',
     `Rate limit: each key may make ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} seconds; every response to a request with a good key carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy and RateLimit, and a 429 carries Retry-After. After 100 failed authentications within 15 minutes, a client address gets 429 for any request without a good key.`,
+    'Calendar feed: GET /events.ics gives the filtered list as an RFC 5545 calendar to subscribe to by URL. A key of role feed may do only that (and GET /me), and is the one key that may travel in the URL, as ?key= (security scheme feedKey).',
     'HEAD works wherever GET does (no body). OPTIONS answers 204 with Allow on every path, needs no key, and answers CORS preflights for the configured origins. Another method on a known path is a 405 with Allow (components.responses.MethodNotAllowed); an unknown path is a 404.',
     'Errors are JSON {error, message, details?} (the Error schema); when a request has several faults, the first in the order of API.md §3 answers, so an unauthenticated request never learns whether an event exists.',
   ].join('\n\n');

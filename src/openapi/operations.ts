@@ -10,6 +10,8 @@ export interface SuccessSpec {
   schema?: string;
   /** Component headers it carries besides the common and rate-limit ones. */
   headers?: readonly string[];
+  /** A body that is not JSON: its media type and a description of it (then `schema` is unused). */
+  text?: { mediaType: string; description: string };
   /** The same body may come as CSV (`Accept: text/csv`). */
   csv?: boolean;
 }
@@ -25,6 +27,8 @@ export interface OperationSpec {
   auth: boolean;
   /** Component parameters, by name. */
   parameters?: readonly string[];
+  /** Security schemes, any one of which will do, when not only the global Bearer key. */
+  security?: readonly string[];
   /** A JSON object body: its component schema and examples (415, 413 and 400 come with it). */
   requestBody?: { schema: string; description: string; examples: Readonly<Record<string, Example>>; optional?: boolean };
   responses: Readonly<Record<string, SuccessSpec>>;
@@ -98,6 +102,29 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     parameters: ['EventId', 'IfMatch'],
     responses: { '204': { description: 'Deleted. No body.' } },
     errors: [403, 404, 412],
+  },
+  'GET /events.ics': {
+    operationId: 'getCalendarFeed',
+    summary: 'Calendar feed (iCalendar)',
+    description:
+      'The events GET /events would list for the same category, start_date and end_date, as an RFC 5545 calendar that Google Calendar, Outlook and Apple Calendar can subscribe to by URL: ' +
+      'the first 1000 matching events in list order, no paging (limit or page: 400). Without start_date the feed starts 31 days before today (UTC), so past events fall away. ' +
+      'Lines end in CRLF and are folded at 75 octets, never inside a UTF-8 character; times are UTC (20260901T170000Z). One VEVENT per event with UID {id}@campus-events, DTSTAMP, DTSTART, DTEND, SUMMARY, DESCRIPTION, LOCATION, CATEGORIES, ORGANIZER, CREATED and LAST-MODIFIED; ' +
+      'DTSTAMP and LAST-MODIFIED are the time of the event\'s last change, registrations included, so the same events in the same state give the same bytes and the same ETag whenever asked. ' +
+      'Authentication: Authorization: Bearer with a key of any role, or ?key= with a key of role feed only (calendar programs cannot send headers). Another role\'s key in the URL is a 401, so a powerful key is never left in a calendar\'s settings; a key both in the header and the URL is a 400. A feed key may do nothing else (403 elsewhere). Keys are redacted from every log line.',
+    tag: 'events',
+    auth: true,
+    security: ['apiKey', 'feedKey'],
+    parameters: ['Category', 'StartDate', 'EndDate', 'FeedKey', 'CalendarIfNoneMatch'],
+    responses: {
+      '200': {
+        description: 'The calendar.',
+        headers: ['ETag'],
+        text: { mediaType: 'text/calendar', description: 'An RFC 5545 VCALENDAR (VERSION:2.0, PRODID:-//campus-events//EN, CALSCALE:GREGORIAN, METHOD:PUBLISH, X-WR-CALNAME, REFRESH-INTERVAL;VALUE=DURATION:PT1H, X-PUBLISHED-TTL:PT1H), Content-Type: text/calendar; charset=utf-8.' },
+      },
+      '304': { description: 'Not modified: If-None-Match matched the ETag of the calendar it would send. No body.', headers: ['ETag'] },
+    },
+    errors: [],
   },
   'POST /events/{id}/registrations': {
     operationId: 'createRegistration',

@@ -38,6 +38,14 @@ export function componentParameters(): Record<string, Parameter> {
     EndDate: query('end_date', { type: 'string', format: 'date' }, `A real date YYYY-MM-DD (1970–9999): only events whose end_time is at or before the next day's 00:00:00Z (an event ending at midnight ends on that day). ${REFUSED}`),
     Limit: query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 50 }, `Items per page. ${REFUSED}`),
     Page: query('page', { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 }, `The page to return, from 1; past the last page, events is empty. ${REFUSED}`),
+    FeedKey: query('key', { type: 'string', pattern: '^cek_[A-Za-z0-9_-]+$' }, 'GET /events.ics only: a key of role feed, for calendar programs that cannot send headers (security scheme feedKey). Any other role\'s key here is a 401; with an Authorization header as well, a 400. On any other path, key is an unknown parameter.'),
+    CalendarIfNoneMatch: {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'Answer 304 with no body when the calendar it would send still has one of these ETags (weak comparison), or any, with *.',
+      schema: { type: 'string' },
+    },
     IfMatch: {
       name: 'If-Match',
       in: 'header',

@@ -22,17 +22,7 @@ export function componentSchemas(): Record<string, Schema> {
       'The event as the create response carries it: every field but organizer.',
       (field) => field !== 'organizer',
     ),
-    EventList: {
-      type: 'object',
-      description: 'One page of events, ordered by start_time then id.',
-      additionalProperties: false,
-      required: ['events', 'total', 'page'],
-      properties: {
-        events: { type: 'array', items: schemaRef('Event'), description: 'Empty past the last page.' },
-        total: { type: 'integer', minimum: 0, description: 'Every match on all pages.' },
-        page: { type: 'integer', minimum: 1, description: 'The page returned.' },
-      },
-    },
+    EventList: pageSchema('events', 'Event', 'One page of events, ordered by start_time then id.'),
     Error: errorSchema(),
     FieldProblem: {
       type: 'object',
@@ -75,17 +65,7 @@ export function componentSchemas(): Record<string, Schema> {
         checked_in_at: { type: ['string', 'null'], format: 'date-time', description: 'null until check-in.' },
       },
     },
-    RegistrationList: {
-      type: 'object',
-      description: 'One page of registrations, in creation order.',
-      additionalProperties: false,
-      required: ['registrations', 'total', 'page'],
-      properties: {
-        registrations: { type: 'array', items: schemaRef('Registration'), description: 'Empty past the last page.' },
-        total: { type: 'integer', minimum: 0, description: 'Every match on all pages.' },
-        page: { type: 'integer', minimum: 1, description: 'The page returned.' },
-      },
-    },
+    RegistrationList: pageSchema('registrations', 'Registration', 'One page of registrations, in creation order.'),
     CheckIn: { type: 'object', description: 'A check-in takes no fields.', additionalProperties: false, properties: {} },
     Me: {
       type: 'object',
@@ -149,6 +129,21 @@ function responseSchema(description: string, include: (field: string) => boolean
     additionalProperties: false,
     required: fields,
     properties: Object.fromEntries(fields.map((field) => [field, { ...EVENT_FIELDS[field]!.schema }])),
+  };
+}
+
+/** A page of a list (API.md §5): `{ITEMS: [...], total, page}`. */
+function pageSchema(items: string, schema: string, description: string): Schema {
+  return {
+    type: 'object',
+    description,
+    additionalProperties: false,
+    required: [items, 'total', 'page'],
+    properties: {
+      [items]: { type: 'array', items: schemaRef(schema), description: 'Empty past the last page.' },
+      total: { type: 'integer', minimum: 0, description: 'Every match on all pages.' },
+      page: { type: 'integer', minimum: 1, description: 'The page returned.' },
+    },
   };
 }
 

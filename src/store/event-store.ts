@@ -68,6 +68,8 @@ export interface EventStore {
   changeRegistrations(eventId: string, change: RosterChange): Promise<RosterResult>;
   /** False once a write has failed: reads still work, writes are refused until restart. */
   readonly writable: boolean;
+  /** Why writes are refused (e.g. `started read-only: ENOSPC: no space left on the disk`), for /health; undefined while writable. */
+  readonly unwritableReason?: string | undefined;
   /** Number of live events. */
   readonly size: number;
   /** Waits for queued writes, then releases files. */

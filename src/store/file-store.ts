@@ -7,7 +7,7 @@ import type { Registration, RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
-import { acquireLock } from './lock.js';
+import { acquireLock, assertLockFree } from './lock.js';
 import type { Lock } from './lock.js';
 import { CompactionAbandoned, compactionTempFile, compactLog } from './log-compaction.js';
 import type { CompactionHost, CompactionResult, LogHandle } from './log-compaction.js';
@@ -15,6 +15,7 @@ import { replayLog } from './log-replay.js';
 import type { TornTail } from './log-replay.js';
 import { copyBytes, writeFully } from './write-fully.js';
 import { describeWriteError, WriteQueue } from './write-queue.js';
+import { UncertainWriteError } from './uncertain-write.js';
 
 /** Where the store reports what it did; the app's Logger fits. */
 export interface StoreLogger {
@@ -39,6 +40,12 @@ export interface FileStoreOptions {
   lock?: boolean;
   /** The clock, ms since the epoch (torn-file names, progress). Default Date.now. */
   now?: () => number;
+  /**
+   * Open read-only, for this reason (e.g. the disk is full): no LOCK is taken (but a live owner's
+   * still refuses), nothing in the folder is changed (a torn tail stays until a writable start),
+   * reads are served and every write is refused with the reason.
+   */
+  readOnly?: { reason: unknown };
 }
 
 /** Counts of the log, for compaction and for `verify`. */
@@ -86,6 +93,8 @@ export class FileStore implements EventStore {
   #compactRetryLength = 0;
   #stopping = false;
   #closing: Promise<void> | undefined;
+  /** Why writes are refused, once they are (for /health). */
+  #unwritableReason: string | undefined;
 
   /** @internal Use openFileStore. */
   constructor(init: {
@@ -103,6 +112,7 @@ export class FileStore implements EventStore {
     lastSeq: number;
     compactMinBytes: number;
     onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
+    readOnly?: { reason: unknown } | undefined;
   }) {
     this.file = init.file;
     this.#fs = init.fs;
@@ -126,6 +136,15 @@ export class FileStore implements EventStore {
       persist: (text, count) => this.#append(text, count),
       onCommit: () => this.#afterCommit(),
     });
+    if (init.readOnly !== undefined) {
+      this.#unwritableReason = `started read-only: ${describeWriteError(init.readOnly.reason)}`;
+      this.#queue.fail(init.readOnly.reason);
+    }
+  }
+
+  /** Why the store refuses writes (a failed write, a read-only start), or undefined while it writes. */
+  get unwritableReason(): string | undefined {
+    return this.#queue.writable ? undefined : (this.#unwritableReason ?? 'the store is closing');
   }
 
   get(id: string): StoredEvent | undefined {
@@ -221,6 +240,7 @@ export class FileStore implements EventStore {
       superseded_lines: this.#lines - this.#index.size - this.#rosters.registrations,
       mib: mib(this.#length),
     });
+    let renamedThenFailed = false;
     const host: CompactionHost = {
       fs: this.#fs,
       file: this.file,
@@ -238,7 +258,11 @@ export class FileStore implements EventStore {
         this.#committed = { length: log.length, lines: log.lines };
       },
       resume: () => this.#queue.resume(),
-      refuse: (error) => this.#queue.fail(error),
+      refuse: (error) => {
+        renamedThenFailed = true;
+        this.#unwritableReason = describeWriteError(error);
+        this.#queue.fail(error);
+      },
       stopping: () => this.#stopping,
       onStep: this.#onCompactionStep,
     };
@@ -258,8 +282,12 @@ export class FileStore implements EventStore {
       this.#compactRetryLength = Math.floor(this.#length * 1.5);
       if (error instanceof CompactionAbandoned) {
         this.#logger.info('compaction abandoned; the log is unchanged', { file: this.file, reason: error.message });
-      } else if (this.#queue.writable) {
-        this.#logger.warn('compaction failed; the log is intact and writes go on', { file: this.file, error: describeWriteError(error), detail: String(error) });
+      } else if (!renamedThenFailed) {
+        this.#logger.warn(this.#queue.writable ? 'compaction failed; the log is intact and writes go on' : 'compaction failed before its rename; the log is intact', {
+          file: this.file,
+          error: describeWriteError(error),
+          detail: String(error),
+        });
       } else {
         this.#logger.warn('compaction failed after renaming the new log into place: writes are refused until restart, reads go on', {
           file: this.file,
@@ -285,19 +313,26 @@ export class FileStore implements EventStore {
       if (this.#sync) await this.#fs.fdatasync(this.#fd);
     } catch (error) {
       this.#logger.warn('a write to the event log failed: writes are refused until restart, reads go on', { file: this.file, error: describeWriteError(error), detail: String(error) });
-      await this.#cutBack();
+      this.#unwritableReason = describeWriteError(error);
+      const undoError = await this.#cutBack();
+      if (undoError !== undefined) {
+        this.#unwritableReason += '; undoing it failed too, so whether the last writes were saved is uncertain until restart';
+        throw new UncertainWriteError(error, undoError);
+      }
       throw error;
     }
     this.#length += bytes.length;
     this.#lines += lineCount;
   }
 
-  /** Best effort: drop whatever part of the failed batch reached the file. The failed sync is never retried. */
-  async #cutBack(): Promise<void> {
+  /** Drops whatever part of the failed batch reached the file; resolves with the error if that failed too. The failed sync is never retried. */
+  async #cutBack(): Promise<unknown> {
     try {
       await this.#fs.ftruncate(this.#fd, this.#length);
+      return undefined;
     } catch (error) {
-      this.#logger.warn('could not cut the event log back to its last good line', { file: this.file, length: this.#length, error: String(error) });
+      this.#logger.warn('could not cut the event log back to its last good line: the refused writes may be there after a restart', { file: this.file, length: this.#length, error: String(error) });
+      return error;
     }
   }
 }
@@ -315,12 +350,14 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
   const file = path.join(dataDir, LOG_FILE);
   const created = await fs.mkdir(dataDir);
   if (created !== undefined) await fs.syncDirectory(path.dirname(created));
-  const lock = options.lock === false ? undefined : acquireLock(dataDir, { now });
+  const readOnly = options.readOnly;
+  if (readOnly !== undefined && options.lock !== false) assertLockFree(dataDir);
+  const lock = options.lock === false || readOnly !== undefined ? undefined : acquireLock(dataDir, { now });
   let fd: number | undefined;
   try {
     // Until its rename, a compaction leaves the log untouched: a leftover temporary file is just dropped.
     const temp = compactionTempFile(file);
-    if (await fs.unlink(temp)) logger.warn('removed the temporary file of an interrupted compaction; the log itself is intact', { file: temp });
+    if (readOnly === undefined && (await fs.unlink(temp))) logger.warn('removed the temporary file of an interrupted compaction; the log itself is intact', { file: temp });
     fd = await openOrCreate(fs, file, dataDir);
     const started = now();
     const replay = await replayLog(fs, fd, {
@@ -328,7 +365,9 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       now,
       onProgress: ({ lines, bytes, fileLength }) => logger.info('replaying the event log', { file, lines, mib_read: mib(bytes), mib_total: mib(fileLength) }),
     });
-    if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
+    if (replay.torn !== undefined && readOnly !== undefined) {
+      logger.warn('the event log ends in a torn write; started read-only, so it is left in place until a writable start cuts it off', { file, line: replay.torn.line, reason: replay.torn.reason });
+    } else if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
     logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, live_registrations: replay.rosters.registrations, mib: mib(replay.goodLength), ms: now() - started });
     const index = new EventIndex(replay.events);
     return new FileStore({
@@ -346,6 +385,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       lastSeq: replay.lastSeq,
       compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
       onCompactionStep: options.onCompactionStep,
+      readOnly,
     });
   } catch (error) {
     if (fd !== undefined) await fs.close(fd).catch(() => undefined);

@@ -14,7 +14,11 @@ export interface PutRecord {
   promoted?: readonly string[];
 }
 
-/** A line that registers an attendee, confirmed or waitlisted as the line says (API.md §8). */
+/**
+ * A line that registers an attendee, confirmed or waitlisted as the line says (API.md §8). A
+ * confirmation changes the event too: the event takes the line's seq, the registration the one
+ * before it (written as `"seq"` inside `reg`), so compaction can write each at its own.
+ */
 export interface RegisterRecord {
   seq: number;
   op: 'reg';
@@ -103,14 +107,15 @@ export function encodeStored(stored: StoredEvent, promoted: readonly string[] = 
   return encodeView(stored.seq, stored.createdAt, new Date(stored.modifiedMs).toISOString(), promoted, stored.json);
 }
 
-/** The line of a new registration, at its seq. */
-export function encodeRegister(registration: Registration): string {
-  return encodeRegistration('reg', registration);
+/** The line of a new registration at `lineSeq`: its own seq, or the next one when it confirms (the event's). */
+export function encodeRegister(registration: Registration, lineSeq: number = registration.seq): string {
+  if (lineSeq < registration.seq) throw new TypeError(`a registration line at seq ${lineSeq} cannot hold a registration of seq ${registration.seq}`);
+  return encodeRegistration('reg', registration, lineSeq);
 }
 
 /** The line compaction writes for a live registration: its state now, at the seq that created it. */
 export function encodeRegistrationState(registration: Registration): string {
-  return encodeRegistration('regstate', registration);
+  return encodeRegistration('regstate', registration, registration.seq);
 }
 
 /** The line of a cancelled registration and the waitlisted ones confirmed in its place. */
@@ -127,7 +132,7 @@ export function encodeCheckIn(record: Omit<CheckInRecord, 'op'>): string {
   return seal(`{"seq":${checkSeq(record.seq)},"op":"checkin","event":"${record.eventId}","at":"${record.at}","id":"${record.id}"`);
 }
 
-function encodeRegistration(op: 'reg' | 'regstate', registration: Registration): string {
+function encodeRegistration(op: 'reg' | 'regstate', registration: Registration, lineSeq: number): string {
   checkIds(registration.eventId, registration.id, []);
   if (!TIME_PATTERN.test(registration.createdAt)) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(registration.createdAt)}`);
   const fields = {
@@ -136,9 +141,9 @@ function encodeRegistration(op: 'reg' | 'regstate', registration: Registration):
     email: registration.email,
     status: registration.status,
     created_at: registration.createdAt,
-    ...(op === 'regstate' ? { checked_in_at: registration.checkedInAt } : {}),
+    ...(op === 'regstate' ? { checked_in_at: registration.checkedInAt } : { seq: registration.seq }),
   };
-  return seal(`{"seq":${checkSeq(registration.seq)},"op":"${op}","event":"${registration.eventId}","reg":${JSON.stringify(fields)}`);
+  return seal(`{"seq":${checkSeq(lineSeq)},"op":"${op}","event":"${registration.eventId}","reg":${JSON.stringify(fields)}`);
 }
 
 function checkIds(eventId: string, registrationId: string, promoted: readonly string[]): void {
@@ -290,6 +295,9 @@ function registrationOf(value: unknown, eventId: string, seq: number, withCheckI
   const fields = value as Record<string, unknown>;
   const { id, name, email, status, created_at: createdAt } = fields;
   const checkedInAt = withCheckIn ? fields['checked_in_at'] : null;
+  // A reg line names the registration's own seq; a regstate line is written at it.
+  const ownSeq = withCheckIn ? seq : fields['seq'];
+  if (typeof ownSeq !== 'number' || !Number.isSafeInteger(ownSeq) || ownSeq < 1 || ownSeq > seq) return 'has no valid registration "seq"';
   if (typeof id !== 'string' || !REGISTRATION_ID_PATTERN.test(id)) return 'has no valid registration "id"';
   if (typeof name !== 'string' || typeof email !== 'string' || !email.includes('@')) return `has no valid "name" and "email" for ${id}`;
   const known = STATUSES.find((each) => each === status);
@@ -304,7 +312,7 @@ function registrationOf(value: unknown, eventId: string, seq: number, withCheckI
     status: known,
     createdAt: createdAt as string,
     checkedInAt: checkedInAt as string | null,
-    seq,
+    seq: ownSeq,
   };
 }
 

@@ -23,6 +23,8 @@ export interface Registration {
 export interface RosterView {
   readonly confirmed: number;
   readonly waitlisted: number;
+  /** Every registration, confirmed and waitlisted. */
+  readonly size: number;
   get(id: string): Registration | undefined;
   /** True when an active registration has this e-mail, compared without regard to case. */
   hasEmail(email: string): boolean;

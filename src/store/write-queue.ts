@@ -7,6 +7,7 @@ import { encodeCancel, encodeCheckIn, encodeDelete, encodeRegister, encodeStored
 import { emptyRoster, type Registration, Roster, type RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
 import { StoreUnavailable } from './store-errors.js';
+import { UncertainWriteError } from './uncertain-write.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */
 export type PersistBatch = (text: string, lineCount: number) => Promise<void>;
@@ -48,8 +49,14 @@ interface Pending {
   last: QueuedChange;
 }
 
-/** The sentence every refused write gets once the store cannot write (API.md §7). */
-export function cannotWriteError(reason: string): StoreUnavailable {
+/** Working rosters kept for reuse (see WriteQueue.#spareRosters). */
+const SPARE_ROSTERS = 4;
+
+/** The sentence every refused write gets once the store cannot write (API.md §7); `uncertain` when the failed batch could not be undone. */
+export function cannotWriteError(reason: string, uncertain = false): StoreUnavailable {
+  if (uncertain) {
+    return new StoreUnavailable(`The store cannot write (${reason}), and undoing a failed write failed too: whether the last writes were saved is uncertain until the server is restarted. Writes are refused until then.`);
+  }
   return new StoreUnavailable(`The store cannot write (${reason}); nothing of this request was saved. Writes are refused until the server is restarted.`);
 }
 
@@ -83,6 +90,12 @@ export class WriteQueue {
   readonly #onCommit: (() => void) | undefined;
   /** Events with queued (not yet durable) changes: what the next change to each sees. */
   readonly #pending = new Map<string, Pending>();
+  /**
+   * Working rosters of events whose queued changes are all committed, so each equals its committed roster: the next
+   * change to one of these events reuses it instead of copying the roster again (a copy per batch made registering for
+   * a large event slow down as its roster grew). A few, the latest used: each costs the maps of a roster, not its registrations.
+   */
+  readonly #spareRosters = new Map<string, Roster>();
   #queue: QueuedChange[] = [];
   #nextSeq: number;
   #running: Promise<void> | undefined;
@@ -167,7 +180,7 @@ export class WriteQueue {
     const pending = this.#pending.get(id);
     const event = pending === undefined ? this.#index.get(id) : pending.event;
     const roster = this.#rosterNow(id);
-    const seq = this.#nextSeq;
+    let seq = this.#nextSeq;
     const atMs = this.#now();
     const at = new Date(atMs).toISOString();
     let decision: ReturnType<RosterChange>;
@@ -183,9 +196,13 @@ export class WriteQueue {
       switch (decision.op) {
         case 'register': {
           const status = roster.confirmed < capacity ? 'confirmed' : 'waitlisted';
-          registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq };
+          // A confirmation also changes the event, whose new state needs a seq of its own: compaction writes
+          // the registration at its seq and the event at the event's, and two lines never share one.
+          const registrationSeq = seq;
+          if (status === 'confirmed') seq++;
+          registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq: registrationSeq };
           record = { seq, op: 'reg', registration };
-          line = encodeRegister(registration);
+          line = encodeRegister(registration, seq);
           confirmedAfter = roster.confirmed + (status === 'confirmed' ? 1 : 0);
           break;
         }
@@ -235,13 +252,16 @@ export class WriteQueue {
 
   /** The working copy of an event's roster, made on first use. */
   #working(id: string, entry: Pending): Roster {
-    entry.roster ??= this.#rosters.copy(id);
+    if (entry.roster === undefined) {
+      entry.roster = this.#spareRosters.get(id) ?? this.#rosters.copy(id);
+      this.#spareRosters.delete(id);
+    }
     return entry.roster;
   }
 
   /** Takes the seq, queues the line, and updates the pending state of the event (`touch` changes its working roster). */
   #enqueue<T>(id: string, state: StoredEvent | null | undefined, record: LogRecord, line: string, touch: (entry: Pending) => void, result: () => T): Promise<T> {
-    this.#nextSeq++;
+    this.#nextSeq = record.seq + 1;
     return new Promise<T>((resolve, reject) => {
       const queued: QueuedChange = { id, state, record, line, settle: () => resolve(result()), reject };
       let entry = this.#pending.get(id);
@@ -344,18 +364,30 @@ export class WriteQueue {
       if (entry.state === null) this.#index.delete(entry.id);
       else if (entry.state !== undefined) this.#index.put(entry.state);
       this.#rosters.apply(entry.record);
-      if (this.#pending.get(entry.id)?.last === entry) this.#pending.delete(entry.id);
+      const pending = this.#pending.get(entry.id);
+      if (pending?.last !== entry) continue;
+      this.#pending.delete(entry.id);
+      // Every change made to the working roster is now committed: it equals the committed one, and is kept for the next change.
+      if (pending.roster !== undefined) this.#keepSpare(entry.id, pending.roster);
     }
     for (const entry of batch) entry.settle();
   }
 
+  #keepSpare(id: string, roster: Roster): void {
+    this.#spareRosters.delete(id);
+    this.#spareRosters.set(id, roster);
+    if (this.#spareRosters.size > SPARE_ROSTERS) this.#spareRosters.delete(this.#spareRosters.keys().next().value!);
+  }
+
   #fail(batch: readonly QueuedChange[], error: unknown): void {
     const reason = describeWriteError(error);
-    this.#refusal = () => cannotWriteError(reason);
+    const uncertain = error instanceof UncertainWriteError;
+    this.#refusal = () => cannotWriteError(reason, uncertain);
     const failed = [...batch, ...this.#queue];
     this.#queue = [];
     this.#pending.clear();
-    for (const entry of failed) entry.reject(cannotWriteError(reason));
+    this.#spareRosters.clear();
+    for (const entry of failed) entry.reject(cannotWriteError(reason, uncertain));
   }
 }
 

@@ -20,8 +20,6 @@ export interface LoadRow {
 /** Start-up of `node dist/server.js` on a folder of `events` events. */
 export interface StartupFigure {
   events: number;
-  /** Registrations in the log besides the events (the registrations row of make bench-full). */
-  registrations?: number;
   /** Median of the runs, spawn to the `listening on` line. */
   startupMs: number;
   /** Median CPU time (user + system) of the server at the listening line: what a busy machine does not inflate. */

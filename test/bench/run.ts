@@ -13,10 +13,11 @@ import { runNodeLoad } from './load-generator.js';
 import type { RunLoad } from './load-plan.js';
 import { findProgram, straceWorks, versionOf } from './programs.js';
 import { readScenarios } from './read-scenarios.js';
+import { campusScenario, type CampusFigure, registrationReport, registrationWriteScenario } from './registration-scenarios.js';
 import { scalingRow } from './scaling-scenario.js';
 import { formatText, saveResults } from './report.js';
 import { killStartedServers } from './server-process.js';
-import { limiterFigures, registrationsStartupFigure, startupFigure } from './startup-scenario.js';
+import { limiterFigures, startupFigure } from './startup-scenario.js';
 import { mixedScenario, postScenario } from './write-scenarios.js';
 import { runWrk } from './wrk-runner.js';
 
@@ -87,6 +88,7 @@ try {
   rows.push(await authOverheadScenario(context, data));
   rows.push(await postScenario(context, data));
   rows.push(await mixedScenario(context, data));
+  rows.push(await registrationWriteScenario(context, data));
   const startupRuns = quick ? 1 : 3;
   const scaling: ScalingRow[] = [];
   if (full) scaling.push(await scalingRow(context, data, (await startupFigure(context, data.events, startupRuns, data)).figure));
@@ -96,13 +98,16 @@ try {
   fs.rmSync(path.join(workDir, 'events-100000'), { recursive: true, force: true });
   progress('measuring limiter memory');
   const limiter = await limiterFigures();
+  let campus: CampusFigure | undefined;
   if (full) {
     const million = await startupFigure(context, 1_000_000, startupRuns);
     startup.push(million.figure);
     rows.push(...(await readScenarios(context, million.data, false)));
     scaling.push(await scalingRow(context, million.data, million.figure));
     fs.rmSync(million.data.dir, { recursive: true, force: true });
-    startup.push(await registrationsStartupFigure(context, 100_000, 20, startupRuns));
+    const campusRun = await campusScenario(context);
+    rows.push(campusRun.row);
+    campus = campusRun.figure;
   }
   let profile: ProfileEntry[] | undefined;
   if (args.includes('--profile')) profile = await profileSingleRead(context, data);
@@ -126,6 +131,7 @@ try {
     elapsedSeconds: (performance.now() - startedAt) / 1000,
   };
   process.stdout.write(formatText(results));
+  process.stdout.write(registrationReport(rows, campus));
   const jsonFile = saveResults(results, path.join(ROOT, 'test/bench/results'), { figures: !quick });
   process.stdout.write(`saved ${path.relative(ROOT, jsonFile)}${quick ? ' (a --quick run leaves README-figures.md alone)' : ' and test/bench/results/README-figures.md'}\n`);
 } catch (error) {

@@ -1,6 +1,5 @@
 // Start-up of `node dist/server.js` (spawn to listening line), its RSS, and heap bytes per event, on a generated folder.
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { type BenchContext, ROOT, startOurs } from './bench-context.js';
 import type { LimiterFigures, StartupFigure } from './bench-results.js';
@@ -17,20 +16,6 @@ export async function startupFigure(context: BenchContext, events: number, runs:
   const generateMs = existing === undefined ? performance.now() - generatedAt : 0;
   if (existing === undefined) context.progress(`generated ${events} events in ${Math.round(generateMs)} ms`);
   return measureStartup(context, data, runs, generateMs);
-}
-
-/** The registrations row: `events` events with `perEvent` confirmed registrations each (issue 15: 100,000 and 20). */
-export async function registrationsStartupFigure(context: BenchContext, events: number, perEvent: number, runs: number): Promise<StartupFigure> {
-  const generatedAt = performance.now();
-  const data = await generateData(path.join(context.workDir, `events-${events}-registrations`), events, perEvent);
-  const generateMs = performance.now() - generatedAt;
-  context.progress(`generated ${events} events with ${data.registrations} registrations in ${Math.round(generateMs)} ms`);
-  try {
-    const { figure } = await measureStartup(context, data, runs, generateMs);
-    return { ...figure, registrations: data.registrations };
-  } finally {
-    fs.rmSync(data.dir, { recursive: true, force: true });
-  }
 }
 
 /** Starts the server `runs` times on `data` and measures the heap per event in a probe. */

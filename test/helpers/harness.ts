@@ -26,7 +26,7 @@ export interface RequestOptions {
 export interface Harness {
   app: App;
   dataDir: string;
-  keys: Record<'admin' | 'organizer' | 'other' | 'reader', string>;
+  keys: Record<'admin' | 'organizer' | 'other' | 'reader' | 'feed', string>;
   request(method: string, target: string, options?: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
 }
@@ -37,11 +37,12 @@ export function tempDir(prefix = 'campus-events-test-'): { dir: string; remove: 
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const PEOPLE: Record<'admin' | 'organizer' | 'other' | 'reader', { name: string; email: string; role: Role }> = {
+const PEOPLE: Record<'admin' | 'organizer' | 'other' | 'reader' | 'feed', { name: string; email: string; role: Role }> = {
   admin: { name: 'Ada Admin', email: 'ada@campus.edu', role: 'admin' },
   organizer: { name: 'Olivia Organizer', email: 'olivia@campus.edu', role: 'organizer' },
   other: { name: 'Oscar Other', email: 'oscar@campus.edu', role: 'organizer' },
   reader: { name: 'Rita Reader', email: 'rita@campus.edu', role: 'reader' },
+  feed: { name: 'Fay Feed', email: 'fay@campus.edu', role: 'feed' },
 };
 
 /** Starts an app on a new temporary folder holding one key per role. */

@@ -19,9 +19,9 @@ import { call, tempDir } from "../helpers/harness.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is arbitrary JSON
 type Json = any;
 
-/** The contract's routes, API.md §5 and §8, and GET /me (§2). */
+/** The contract's routes, API.md §5, §8 and §9.1, and GET /me (§2). */
 const CONTRACT_ROUTES = [
-  "GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /health", "GET /openapi.json",
+  "GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /events.ics", "GET /health", "GET /openapi.json",
   "POST /events/{id}/registrations", "GET /events/{id}/registrations", "GET /events/{id}/registrations/{reg_id}",
   "DELETE /events/{id}/registrations/{reg_id}", "POST /events/{id}/registrations/{reg_id}/check-in", "GET /me",
 ];
@@ -258,4 +258,16 @@ test("openApiDocument documents a route the table adds before it is described, w
   const operation = document.paths["/events/{id}/waitlist/{entry_id}"].delete;
   assert.equal(operation.operationId, "deleteEventsByIdWaitlistByEntryId");
   assert.deepEqual(operation.parameters.map((p: Json) => p.name), ["id", "entry_id"]);
+});
+
+test("openApiDocument describes GET /events.ics: text/calendar, 304, the key parameter and the feedKey scheme", () => {
+  const operation = doc.paths["/events.ics"].get;
+  assert.deepEqual(Object.keys(operation.responses["200"].content), ["text/calendar"]);
+  assert.ok(operation.responses["200"].headers.ETag);
+  assert.ok(operation.responses["304"]);
+  assert.deepEqual(operation.security, [{ apiKey: [] }, { feedKey: [] }]);
+  const parameters = operation.parameters.map(deref);
+  assert.deepEqual(parameters.map((p: Json) => `${p.in} ${p.name}`).sort(), ["header If-None-Match", "query category", "query end_date", "query key", "query start_date"]);
+  assert.deepEqual(doc.components.securitySchemes.feedKey, { ...doc.components.securitySchemes.feedKey, type: "apiKey", in: "query", name: "key" });
+  for (const status of ["400", "401", "429"]) assert.ok(operation.responses[status], status);
 });
