@@ -16,6 +16,9 @@ import { eventRoutes } from './events/handlers.js';
 import { calendarRoute } from './feeds/calendar-route.js';
 import { registrationRoutes } from './registrations/registration-routes.js';
 import { meRoute } from './auth/me-route.js';
+import { changesRoute } from './feeds/changes-route.js';
+import { ChangeStreams, type StreamTimers } from './feeds/change-stream.js';
+import { IdempotencyGuard } from './feeds/idempotency.js';
 import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/memory-store.js';
 import { DEFAULT_COMPACT_MIN_BYTES } from './store/file-store.js';
@@ -65,6 +68,8 @@ export interface AppOptions {
   console?: boolean;
   /** Test only (internal, not API): the folder of the console's files. Default `dist/console/web/` beside the code. */
   consoleDir?: string;
+  /** Test only (internal, not API): the timers of change streams (keep-alives, revocation checks). Default real ones. */
+  streamTimers?: StreamTimers;
 }
 
 /** A running app: a node:http request listener and a way to stop it. */
@@ -118,7 +123,20 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   }
 
   const router = new Router<Route>();
-  for (const { method, pattern, route } of [...eventRoutes({ store, now, randomBytes }), ...registrationRoutes({ store, now, randomBytes })]) router.add(method, pattern, route);
+  const idempotency = new IdempotencyGuard(store, now);
+  const streams = new ChangeStreams({
+    source: store.changes,
+    // The benchmark's stand-in key is in no keys.json; without authentication there is nothing to revoke.
+    isKeyLive: options.unsafeNoAuth === true ? () => true : (keyId) => keys.isLive(keyId),
+    timers: options.streamTimers,
+  });
+  for (const { method, pattern, route } of [
+    ...eventRoutes({ store, now, randomBytes, idempotency }),
+    ...registrationRoutes({ store, now, randomBytes, idempotency }),
+    changesRoute({ source: store.changes, streams }),
+  ]) {
+    router.add(method, pattern, route);
+  }
   const feed = calendarRoute({ store, now });
   router.add(feed.method, feed.pattern, feed.route);
   router.add('GET', '/me', meRoute);
@@ -164,11 +182,16 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     checkContinue: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, mayReadBody: pipeline.mayReadBody }),
     handle: pipeline.handle,
     initialAdminKey,
-    drain: pipeline.drain,
+    drain() {
+      pipeline.drain();
+      // Streams never finish by themselves: end them cleanly, so the server can close their connections.
+      streams.closeAll();
+    },
     store,
     close() {
       closing ??= (async () => {
         pipeline.drain();
+        streams.closeAll();
         keys.close();
         await store.close();
         logger.flush();

@@ -240,6 +240,7 @@ export function createPipeline(deps: PipelineDeps): {
   function finish(result: HandlerResult, headers: Record<string, string>, keyId: string | undefined): CoreResponse {
     if (result.headers !== undefined) Object.assign(headers, result.headers);
     if (result.body !== null) headers['Content-Type'] ??= JSON_TYPE;
+    if (result.stream !== undefined) return { status: result.status, headers, body: null, keyId, stream: result.stream };
     return { status: result.status, headers, body: result.body, keyId };
   }
 

@@ -21,6 +21,8 @@ async function main(): Promise<void> {
   // Under `ulimit -f` a write past the limit raises SIGXFSZ; ignoring it turns that into an EFBIG the store handles.
   process.on('SIGXFSZ', () => undefined);
   const logger = createLogger({ level: config.logLevel, write: (text) => process.stderr.write(text), pretty: process.stderr.isTTY === true });
+  // Lines wait for the end of the event-loop turn: whatever path exits, the last turn's lines go out first.
+  process.on('exit', () => logger.flush());
 
   let running;
   try {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, spawnServer } from './helpers/spawn.js';
+import { ROOT, spawnServer, waitFor } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
 
 const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -157,4 +157,60 @@ test('README quick start ends by opening the console, and the console section sh
   const images = [...readme.matchAll(/!\[[^\]]+\]\((test\/console\/screenshots\/[^)]+\.png)\)/g)].map((match) => match[1]!);
   assert.equal(images.length, 2);
   for (const image of images) assert.ok(existsSync(path.join(ROOT, image)), `${image} exists`);
+});
+
+test('README change feed: follow-changes.mjs, pasted as written, keeps a copy in sync with live changes', async () => {
+  const { dir, remove } = tempDir();
+  const file = path.join(ROOT, `.readme-follow-${process.pid}.mjs`);
+  writeFileSync(file, block('### Change feed', 'js', 'text/event-stream'));
+  const server = await spawnServer(['--port', '0', '--data-dir', dir]);
+  const key = /cek_[A-Za-z0-9]+/.exec(server.stderr())![0];
+  const child = spawn(process.execPath, [file], { env: { ...process.env, BASE: server.url, KEY: key }, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const post = async (): Promise<string> => {
+      const response = await fetch(`${server.url}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Live', category: 'social', location: 'L', start_time: '2030-03-01T17:00:00Z', end_time: '2030-03-01T19:00:00Z', capacity: 5 }),
+      });
+      return ((await response.json()) as { id: string }).id;
+    };
+    const first = await post();
+    assert.ok(await waitFor(async () => stdout.includes(`seq 1: changed ${first}; 1 events`), 10_000), `the example did not get the first change; it printed: ${stdout}`);
+    const second = await post();
+    await fetch(`${server.url}/events/${first}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    const synced = await waitFor(async () => stdout.includes(`seq 3: deleted ${first}; 1 events`), 10_000);
+    assert.ok(synced, `the example did not follow the changes; it printed: ${stdout}`);
+    assert.ok(stdout.includes(`seq 2: changed ${second}; 2 events`));
+  } finally {
+    child.kill('SIGKILL');
+    await server.stop();
+    rmSync(file, { force: true });
+    remove();
+  }
+});
+
+test('README safe retries: the same Idempotency-Key twice makes one event and replays the answer', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const server = await spawnServer(['--port', '0', '--data-dir', dir]);
+    try {
+      const key = /cek_[A-Za-z0-9]+/.exec(server.stderr())![0];
+      const script = block('### Safe retries', 'sh', 'Idempotency-Key').split('127.0.0.1:3000').join(new URL(server.url).host);
+      const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, KEY: key }, encoding: 'utf8', timeout: 30_000 });
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.stdout.match(/HTTP\/1\.1 201/g)?.length, 2);
+      assert.equal(result.stdout.match(/Idempotent-Replayed: true/gi)?.length, 1);
+      const bodies = result.stdout.split('\r\n\r\n').slice(1).map((part) => part.split('HTTP/1.1')[0]);
+      assert.equal(bodies[0], bodies[1], 'the same body');
+      const list = (await (await fetch(`${server.url}/events`, { headers: { authorization: `Bearer ${key}` } })).json()) as { total: number };
+      assert.equal(list.total, 1);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  } finally {
+    remove();
+  }
 });

@@ -16,6 +16,8 @@ interface Entry {
 export class KeyRegistry {
   readonly #dataDir: string;
   #byHash = new Map<string, Entry>();
+  /** Ids of the keys not revoked, so open streams can be checked against keys.json. */
+  #liveIds = new Set<string>();
   /** Keys that matched since the last reload (at most RECENT_KEYS); emptied whenever keys.json changes, so a revoked key is refused at once. */
   #recent = new Map<string, Principal>();
   #fingerprint = '';
@@ -67,6 +69,11 @@ export class KeyRegistry {
     return true;
   }
 
+  /** True while the key with this id is in keys.json and not revoked (as of the last poll). */
+  isLive(keyId: string): boolean {
+    return this.#liveIds.has(keyId);
+  }
+
   /** Rereads keys.json when its identity, size or time changed. */
   refresh(): Promise<void> {
     this.#refreshing ??= this.#reload().finally(() => (this.#refreshing = undefined));
@@ -83,6 +90,7 @@ export class KeyRegistry {
       byHash.set(key.hash, { hash: key.hash, principal: { keyId: key.id, name: key.name, email: key.email, role: key.role } });
     }
     this.#byHash = byHash;
+    this.#liveIds = new Set([...byHash.values()].map((entry) => entry.principal.keyId));
     this.#recent = new Map();
     this.#fingerprint = fingerprint;
   }

@@ -11,8 +11,8 @@ export interface Principal {
   role: Role;
 }
 
-/** What a route does, for the role table: events' CRUD, registering attendees, managing an event's attendees (list, check-in), and reading the calendar feed (API.md §9.1). */
-export type Action = 'read' | 'create' | 'update' | 'delete' | 'register' | 'attendees' | 'subscribe';
+/** What a route does, for the role table: events' CRUD, registering attendees, managing an event's attendees (list, check-in), reading the calendar feed (API.md §9.1), and following the change feed (§9.2). */
+export type Action = 'read' | 'create' | 'update' | 'delete' | 'register' | 'attendees' | 'subscribe' | 'changes';
 
 /** Each action in words, for a 403's message: "A reader key may not …". */
 export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
@@ -23,6 +23,7 @@ export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
   register: 'register attendees',
   attendees: "see an event's attendees or check them in",
   subscribe: 'read the calendar feed',
+  changes: 'follow the change feed',
 });
 
 /**
@@ -30,9 +31,9 @@ export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
  * `any` means every event; absent means never.
  */
 export const ROLE_TABLE: Readonly<Record<Role, Partial<Record<Action, 'own' | 'any'>>>> = Object.freeze({
-  reader: { read: 'any', register: 'any', subscribe: 'any' },
-  organizer: { read: 'any', create: 'any', update: 'own', delete: 'own', register: 'any', attendees: 'own', subscribe: 'any' },
-  admin: { read: 'any', create: 'any', update: 'any', delete: 'any', register: 'any', attendees: 'any', subscribe: 'any' },
+  reader: { read: 'any', register: 'any', subscribe: 'any', changes: 'any' },
+  organizer: { read: 'any', create: 'any', update: 'own', delete: 'own', register: 'any', attendees: 'own', subscribe: 'any', changes: 'any' },
+  admin: { read: 'any', create: 'any', update: 'any', delete: 'any', register: 'any', attendees: 'any', subscribe: 'any', changes: 'any' },
   // A feed key may travel in a calendar's URL, so it may do nothing but read the calendar feed (and GET /me, which needs no action).
   feed: { subscribe: 'any' },
 });

@@ -7,11 +7,15 @@ import { base62 } from '../auth/api-key.js';
 import type { EventStore } from '../store/event-store.js';
 import { createdJson, etagOf, type EventRecord, type StoredEvent, toRecord } from './event.js';
 import { validateCreate, validateUpdate } from './validate.js';
+import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
+import type { IdempotencyEntry } from '../store/idempotency-table.js';
 
 export interface EventHandlerDeps {
   store: EventStore;
   now: () => number;
   randomBytes: (size: number) => Uint8Array;
+  /** The Idempotency-Key checks (API.md §9.3), shared with the registration routes. Default: one of its own. */
+  idempotency?: IdempotencyGuard;
 }
 
 /** A new event id: `evt_` + 22 base62 characters carrying 128 random bits. */
@@ -22,6 +26,7 @@ export function newEventId(randomBytes: (size: number) => Uint8Array): string {
 /** The five event routes, keyed by method and pattern. */
 export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: string; route: Route }[] {
   const { store } = deps;
+  const idempotency = deps.idempotency ?? new IdempotencyGuard(store, deps.now);
 
   const list: Route = {
     name: 'listEvents',
@@ -67,7 +72,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     auth: true,
     action: 'create',
     body: true,
-    async handle(context) {
+    handle: (context) => withIdempotency(idempotency, context, createdAnswer, async (idem) => {
       const principal = context.principal!;
       const input = validateCreate(context.body!, principal);
       const organizer = principal.role === 'admin' && input.organizer !== undefined ? input.organizer : { name: principal.name, email: principal.email };
@@ -92,13 +97,13 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
       const stored = await store.write(record.id, (current) => {
         if (current !== undefined) throw new Error(`event id collision on ${record.id}`);
         return record;
-      });
+      }, { idem });
       return {
         status: 201,
         body: createdJson(record),
         headers: { Location: `${context.prefix}/events/${record.id}`, ETag: etagOf(stored!) },
       };
-    },
+    }),
   };
 
   const update: Route = {
@@ -143,6 +148,13 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     { method: 'PUT', pattern: '/events/:id', route: update },
     { method: 'DELETE', pattern: '/events/:id', route: remove },
   ];
+}
+
+/** The create's first answer again, from what the store remembered of it (API.md §9.3). */
+function createdAnswer(entry: IdempotencyEntry, context: RequestContext): HandlerResult {
+  if (entry.answer.kind !== 'event') throw new Error(`the answer remembered for an event's create is a ${entry.answer.kind}`);
+  const record = { ...(JSON.parse(entry.answer.view) as Omit<EventRecord, 'created_at'>), created_at: entry.answer.createdAt };
+  return { status: 201, body: createdJson(record), headers: { Location: `${context.prefix}/events/${record.id}`, ETag: `"${entry.seq.toString(36)}"` } };
 }
 
 /** Unknown id (404), then not the owner (403), then If-Match (412): the contract's order. */

@@ -208,6 +208,13 @@ function readBody(req: IncomingMessage, request: PlainRequest, done: () => void)
 
 /** Writes a plain response; no body for HEAD, 204 and 304. */
 function send(res: ServerResponse, request: PlainRequest, response: CoreResponse, draining = false): void {
+  if (response.stream !== undefined) {
+    if (request.method !== 'HEAD' && !res.headersSent && !res.destroyed) {
+      sendStream(res, response, response.stream);
+      return;
+    }
+    response.stream.cancel();
+  }
   if (res.headersSent || res.destroyed) return;
   const headers = response.headers;
   const body = response.body;
@@ -223,6 +230,26 @@ function send(res: ServerResponse, request: PlainRequest, response: CoreResponse
   else res.end(body);
   // Once the answer is out, end the connection ourselves: node would otherwise resume reading the unread body.
   if (unread) res.once('finish', () => endSoon(res.socket));
+}
+
+/** Sends the head of a streamed response, then lets the stream write; it hears when the connection closes. */
+function sendStream(res: ServerResponse, response: CoreResponse, stream: NonNullable<CoreResponse['stream']>): void {
+  // A stream's connection is never reused: ending the stream closes it, so shutdown need not wait for it to go idle.
+  res.writeHead(response.status, { ...response.headers, Connection: 'close' });
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+  let open = true;
+  res.once('close', () => {
+    open = false;
+    stream.cancel();
+  });
+  stream.start({
+    write: (text) => open && res.write(text),
+    onDrain: (callback) => res.once('drain', callback),
+    end: () => {
+      if (open) res.end();
+    },
+  });
 }
 
 /** A request-level fault visible only in the raw headers: two Authorization or Host headers, or HTTP/1.1 without Host. */

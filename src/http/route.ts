@@ -1,6 +1,6 @@
 // What a route is: its rules for the pipeline (key needed, action for the role table, JSON body) and its handler.
 import type { Action, Principal } from '../auth/principal.js';
-import type { PlainRequest } from './types.js';
+import type { PlainRequest, ResponseStream } from './types.js';
 
 /** What a handler sees: the request, its path parameters and query, the caller, the parsed body. */
 export interface RequestContext {
@@ -22,6 +22,8 @@ export interface HandlerResult {
   body: string | null;
   /** Extra headers; a `Content-Type` here replaces the JSON one the pipeline puts on a body. */
   headers?: Record<string, string>;
+  /** A streamed body (body null): see PlainResponse.stream. */
+  stream?: ResponseStream;
 }
 
 export interface Route {

@@ -23,12 +23,32 @@ export interface PlainRequest {
   headerFault?: string | undefined;
 }
 
+/** Where a streamed body goes: the adapter's side of a ResponseStream. */
+export interface StreamSink {
+  /** Writes text; false when the socket's buffer is full: write again after `onDrain`. */
+  write(text: string): boolean;
+  /** Calls `callback` once when the buffer has room again. */
+  onDrain(callback: () => void): void;
+  /** Ends the response cleanly (the connection then closes). */
+  end(): void;
+}
+
+/** A body written as it comes (Server-Sent Events), instead of all at once. */
+export interface ResponseStream {
+  /** Called once the head is sent: from now on the stream writes through `sink`. */
+  start(sink: StreamSink): void;
+  /** The connection closed (the client left, or the stream ended): stop writing and let go of everything. Called once. */
+  cancel(): void;
+}
+
 /** A response as the core produces it. */
 export interface PlainResponse {
   status: number;
   headers: Record<string, string>;
   /** The body; null for none. The adapter drops it for HEAD, 204 and 304. */
   body: string | null;
+  /** A streamed body instead of `body` (which is then null): the adapter sends the head, then hands it a sink. */
+  stream?: ResponseStream;
   /** Close the connection after this response (e.g. a 413 whose body was not read). */
   closeConnection?: boolean;
 }

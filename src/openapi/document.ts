@@ -119,6 +119,7 @@ function operationResponses(spec: OperationSpec): JsonObject {
     if (success.text !== undefined) response['content'] = { [success.text.mediaType]: { schema: { type: 'string', description: success.text.description } } };
     else if (success.schema !== undefined) response['content'] = { [JSON_MEDIA]: { schema: schemaRef(success.schema) } };
     if (success.csv === true) (response['content'] as JsonObject)['text/csv'] = { schema: { type: 'string', description: 'RFC 4180 CSV, charset utf-8.' } };
+    if (success.alternative !== undefined) (response['content'] as JsonObject)[success.alternative.mediaType] = { schema: { type: 'string', description: success.alternative.description } };
     responses[status] = response;
   }
   const errors = new Set([...ALWAYS_ERRORS, ...(spec.auth ? KEY_ERRORS : []), ...spec.errors]);

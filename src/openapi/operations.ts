@@ -14,6 +14,8 @@ export interface SuccessSpec {
   text?: { mediaType: string; description: string };
   /** The same body may come as CSV (`Accept: text/csv`). */
   csv?: boolean;
+  /** Another media type the same answer may come as (asked for with Accept), besides the JSON schema. */
+  alternative?: { mediaType: string; description: string };
 }
 
 /** One operation, keyed in OPERATIONS by `METHOD /openapi/{template}`. */
@@ -65,9 +67,10 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     description: `Any organizer or admin key; a reader gets 403. The organizer is the key's owner unless an admin sets it. ${ORDER_NOTE}`,
     tag: 'events',
     auth: true,
+    parameters: ['IdempotencyKey'],
     requestBody: { schema: 'EventCreate', description: 'The new event.', examples: CREATE_EXAMPLES },
-    responses: { '201': { description: 'Created: the event, every field but organizer.', schema: 'EventCreated', headers: ['Location', 'ETag'] } },
-    errors: [403, ...BODY_ERRORS],
+    responses: { '201': { description: 'Created: the event, every field but organizer. A retry with the same Idempotency-Key gets this answer again, with Idempotent-Replayed: true.', schema: 'EventCreated', headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
+    errors: [403, 409, 422, ...BODY_ERRORS],
   },
   'GET /events/{id}': {
     operationId: 'getEvent',
@@ -132,10 +135,10 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     description: `Any key but a feed key. confirmed while registered_count < capacity (registered_count grows by one), else waitlisted, first come first served. 409 for the same e-mail twice on the event (ignoring case; a cancelled one may register again), an event that has ended, or a full waitlist (max(capacity, 1000)). ${ORDER_NOTE}`,
     tag: 'registrations',
     auth: true,
-    parameters: ['EventId'],
+    parameters: ['EventId', 'IdempotencyKey'],
     requestBody: { schema: 'RegistrationCreate', description: 'Who registers.', examples: REGISTRATION_EXAMPLES },
-    responses: { '201': { description: 'Registered: confirmed or waitlisted.', schema: 'Registration', headers: ['Location'] } },
-    errors: [403, 404, 409, ...BODY_ERRORS],
+    responses: { '201': { description: 'Registered: confirmed or waitlisted. A retry with the same Idempotency-Key gets this answer again, with Idempotent-Replayed: true.', schema: 'Registration', headers: ['Location', 'Idempotent-Replayed'] } },
+    errors: [403, 404, 409, 422, ...BODY_ERRORS],
   },
   'GET /events/{id}/registrations': {
     operationId: 'listRegistrations',
@@ -177,6 +180,27 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     requestBody: { schema: 'CheckIn', description: 'An empty body, or {}.', examples: CHECK_IN_EXAMPLES, optional: true },
     responses: { '200': { description: 'The registration, checked in.', schema: 'Registration' } },
     errors: [403, 404, 409, ...BODY_ERRORS],
+  },
+  'GET /changes': {
+    operationId: 'listChanges',
+    summary: 'Change feed',
+    description:
+      'Any key but a feed key. For each event whose last change (its seq; a registration that changes registered_count is a change) is after since: one entry with its state now, in seq order. ' +
+      'since=0 gives every live event (a full copy, no deletions); then ask again with since=next_since while more is true, and from then on to stay in sync. ' +
+      'A deletion is an entry with deleted true and event null; compaction forgets deletions, so since older than the newest deletion it dropped (0 < since < it), or newer than the last write (a log restored from a backup), is a 410: start again from since=0. ' +
+      'With Accept: text/event-stream the same URL streams Server-Sent Events: the entries after since (or after a Last-Event-ID header, which wins), then each new change once it is durable (never before its fsync), as id: SEQ, event: change, data: {entry}; a comment line every 15 s. ' +
+      'A stream counts as one request against the rate limit; at most 8 open streams per key and 1000 in all (then 429). A revoked key\'s streams close within 2 s; at shutdown every stream ends cleanly.',
+    tag: 'events',
+    auth: true,
+    parameters: ['Since', 'ChangesLimit', 'LastEventId'],
+    responses: {
+      '200': {
+        description: 'A page of changes, or (Accept: text/event-stream) a stream of them.',
+        schema: 'ChangePage',
+        alternative: { mediaType: 'text/event-stream', description: 'Server-Sent Events: per change, id: SEQ, event: change, data: one ChangeEntry as JSON, then a blank line; a comment line (: keep-alive) every 15 s.' },
+      },
+    },
+    errors: [403, 410],
   },
   'GET /me': {
     operationId: 'getMe',

@@ -39,6 +39,24 @@ export function componentParameters(): Record<string, Parameter> {
     Limit: query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 50 }, `Items per page. ${REFUSED}`),
     Page: query('page', { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 }, `The page to return, from 1; past the last page, events is empty. ${REFUSED}`),
     FeedKey: query('key', { type: 'string', pattern: '^cek_[A-Za-z0-9_-]+$' }, 'GET /events.ics only: a key of role feed, for calendar programs that cannot send headers (security scheme feedKey). Any other role\'s key here is a 401; with an Authorization header as well, a 400. On any other path, key is an unknown parameter.'),
+    Since: { ...query('since', { type: 'integer', minimum: 0 }, `Required: 0 for a full copy of the live events, else the next_since of the last answer. ${REFUSED}`), required: true },
+    ChangesLimit: query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, `Entries per page. ${REFUSED}`),
+    LastEventId: {
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      description: 'With Accept: text/event-stream: the id of the last change received (a browser sends it when it reconnects); it wins over since. Not an integer ≥ 0: 400; older than what compaction kept or newer than the last write: 410.',
+      schema: { type: 'integer', minimum: 0 },
+    },
+    IdempotencyKey: {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        '1–255 printable ASCII characters (else 400), e.g. a UUID the client made. A retry with the same key from the same API key within 24 hours gets the first answer again (same status and body, plus Idempotent-Replayed: true) and writes nothing. ' +
+        'Only a 201 is remembered. The same key with different body bytes or on another path: 422 idempotency_key_reused; while the first request is still being written: 409.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+    },
     CalendarIfNoneMatch: {
       name: 'If-None-Match',
       in: 'header',

@@ -23,6 +23,29 @@ export function componentSchemas(): Record<string, Schema> {
       (field) => field !== 'organizer',
     ),
     EventList: pageSchema('events', 'Event', 'One page of events, ordered by start_time then id.'),
+    ChangeEntry: {
+      type: 'object',
+      description: 'The latest change of one event: its state now, or a deletion.',
+      additionalProperties: false,
+      required: ['seq', 'id', 'deleted', 'event'],
+      properties: {
+        seq: { type: 'integer', minimum: 1, description: "The sequence number of the event's last change." },
+        id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16,}$' },
+        deleted: { type: 'boolean' },
+        event: { oneOf: [schemaRef('Event'), { type: 'null' }], description: 'The event as a single read gives it; null once deleted.' },
+      },
+    },
+    ChangePage: {
+      type: 'object',
+      description: 'A page of the change feed, in seq order.',
+      additionalProperties: false,
+      required: ['changes', 'next_since', 'more'],
+      properties: {
+        changes: { type: 'array', items: schemaRef('ChangeEntry') },
+        next_since: { type: 'integer', minimum: 0, description: "The last entry's seq, or since when there is none: the since of the next request." },
+        more: { type: 'boolean', description: 'True when more entries follow: ask again at once with since=next_since.' },
+      },
+    },
     Error: errorSchema(),
     FieldProblem: {
       type: 'object',

@@ -1,6 +1,6 @@
 // The registration endpoints of API.md §8: register, list (JSON or CSV), read, cancel, check in.
 import { ApiError } from '../http/errors.js';
-import type { RequestContext, Route } from '../http/route.js';
+import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { parsePaging } from '../http/list-query.js';
 import { mayActOn } from '../auth/principal.js';
 import { base62 } from '../auth/api-key.js';
@@ -9,11 +9,15 @@ import type { EventStore } from '../store/event-store.js';
 import type { Registration, RegistrationStatus, RosterView } from '../store/roster.js';
 import { validateCheckIn, validateRegistration } from './registration-input.js';
 import { CSV_TYPE, registrationJson, registrationsCsv } from './registration-view.js';
+import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
+import type { IdempotencyEntry, IdempotencyTag } from '../store/idempotency-table.js';
 
 export interface RegistrationRouteDeps {
   store: EventStore;
   now: () => number;
   randomBytes: (size: number) => Uint8Array;
+  /** The Idempotency-Key checks (API.md §9.3), shared with the event routes. Default: one of its own. */
+  idempotency?: IdempotencyGuard;
 }
 
 /** A new registration id: `reg_` + 22 base62 characters carrying 128 random bits. */
@@ -29,14 +33,23 @@ export function waitlistBound(capacity: number): number {
 /** The five registration routes, keyed by method and pattern. */
 export function registrationRoutes(deps: RegistrationRouteDeps): { method: string; pattern: string; route: Route }[] {
   const { store, now } = deps;
+  const idempotency = deps.idempotency ?? new IdempotencyGuard(store, now);
 
   const register: Route = {
     name: 'createRegistration',
     auth: true,
     action: 'register',
     body: true,
-    async handle(context) {
+    handle(context) {
       const eventId = context.params['id']!;
+      // The unknown id answers before an Idempotency-Key reuse (API.md §3); the write checks it again against queued changes.
+      if (store.get(eventId) === undefined) throw eventNotFound(eventId);
+      return withIdempotency(idempotency, context, registeredAnswer, (idem) => registerOne(context, eventId, idem));
+    },
+  };
+
+  async function registerOne(context: RequestContext, eventId: string, idem: IdempotencyTag | undefined): Promise<HandlerResult> {
+    {
       const { registration } = await store.changeRegistrations(eventId, (event, roster) => {
         if (event === undefined) throw eventNotFound(eventId);
         const input = validateRegistration(context.body!);
@@ -51,14 +64,21 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
         let id = newRegistrationId(deps.randomBytes);
         while (roster.get(id) !== undefined) id = newRegistrationId(deps.randomBytes);
         return { op: 'register', registration: { id, name: input.name, email: input.email } };
-      });
+      }, { idem });
       return {
         status: 201,
         body: registrationJson(registration!),
         headers: { Location: `${context.prefix}/events/${eventId}/registrations/${registration!.id}` },
       };
-    },
-  };
+    }
+  }
+
+  /** A registration's first answer again, from what the store remembered of it (API.md §9.3). */
+  function registeredAnswer(entry: IdempotencyEntry, context: RequestContext): HandlerResult {
+    if (entry.answer.kind !== 'registration') throw new Error(`the answer remembered for a registration is a ${entry.answer.kind}`);
+    const registration = entry.answer.registration;
+    return { status: 201, body: registrationJson(registration), headers: { Location: `${context.prefix}/events/${registration.eventId}/registrations/${registration.id}` } };
+  }
 
   const list: Route = {
     name: 'listRegistrations',

@@ -1,7 +1,8 @@
-// The in-memory state of the events: a map by id and arrays sorted by (start, id), so a list page is a binary search and a walk.
+// The in-memory state of the events: a map by id and B+trees in list order (start, id), one overall and one per category.
 import { CATEGORIES } from '../events/event.js';
 import type { Category, StoredEvent } from '../events/event.js';
 import type { ListQuery, ListResult } from './event-store.js';
+import { OrderedEvents } from './ordered-events.js';
 import { compareEvents, sortEvents } from './sort-events.js';
 
 export { compareEvents };
@@ -9,8 +10,8 @@ export { compareEvents };
 /** Every live event, by id and in list order, overall and per category. */
 export class EventIndex {
   readonly #byId: Map<string, StoredEvent>;
-  readonly #all: StoredEvent[];
-  readonly #byCategory: Map<Category, StoredEvent[]>;
+  readonly #all: OrderedEvents;
+  readonly #byCategory: Map<Category, OrderedEvents>;
 
   /**
    * Takes ownership of `byId` (a bulk load, e.g. from replay): its values are sorted once. Keep the
@@ -18,11 +19,12 @@ export class EventIndex {
    */
   constructor(byId: Map<string, StoredEvent> = new Map()) {
     this.#byId = byId;
-    this.#all = sortEvents([...byId.values()]);
-    this.#byCategory = new Map(CATEGORIES.map((category) => [category, []]));
-    for (const stored of this.#all) this.#categoryList(stored.category).push(stored);
+    const sorted = sortEvents([...byId.values()]);
+    this.#all = new OrderedEvents(sorted);
+    const perCategory = new Map<Category, StoredEvent[]>(CATEGORIES.map((category) => [category, []]));
+    for (const stored of sorted) perCategory.get(stored.category)?.push(stored);
+    this.#byCategory = new Map(CATEGORIES.map((category) => [category, new OrderedEvents(perCategory.get(category))]));
   }
-
   /** Number of live events. */
   get size(): number {
     return this.#byId.size;
@@ -45,8 +47,8 @@ export class EventIndex {
     // Delete then set, so the map's order follows each event's latest seq.
     this.#byId.delete(stored.id);
     this.#byId.set(stored.id, stored);
-    insertSorted(this.#all, stored);
-    insertSorted(this.#categoryList(stored.category), stored);
+    this.#all.insert(stored);
+    this.#tree(stored.category).insert(stored);
   }
 
   /** Removes an event; false when it was not there. */
@@ -60,71 +62,38 @@ export class EventIndex {
 
   /** One page of the events matching `query`, in list order, and the count of every match (API.md §5). */
   list(query: ListQuery): ListResult {
-    const events = query.category === undefined ? this.#all : this.#categoryList(query.category);
-    const from = query.startFromMs === undefined ? 0 : firstStartingAtOrAfter(events, query.startFromMs);
+    const events = query.category === undefined ? this.#all : this.#tree(query.category);
+    const from = query.startFromMs === undefined ? 0 : events.countStartingBefore(query.startFromMs);
     const offset = (query.page - 1) * query.limit;
     if (query.endByMs === undefined) {
-      const total = events.length - from;
-      return { events: events.slice(from + Math.min(offset, total), from + Math.min(offset + query.limit, total)), total };
+      const total = events.size - from;
+      return { events: offset >= total ? [] : events.slice(from + offset, Math.min(query.limit, total - offset)), total };
     }
-    // An event ends after it starts, so none starting after endByMs can match; between, only the end is checked.
+    // An event ends after it starts, so none starting after endByMs can match. Of those starting in
+    // [from, to), only the ones still running at endByMs fail: counted apart, not by walking the window.
     const endByMs = query.endByMs;
-    const to = firstStartingAtOrAfter(events, endByMs + 1);
-    const page: StoredEvent[] = [];
-    let total = 0;
-    for (let i = from; i < to; i++) {
-      const stored = events[i]!;
-      if (stored.endMs > endByMs) continue;
-      if (total >= offset && page.length < query.limit) page.push(stored);
-      total++;
+    const to = Math.max(from, events.countStartingBefore(endByMs + 1));
+    const dropped = events.ranksEndingAfter(query.startFromMs ?? -Infinity, endByMs);
+    const total = to - from - dropped.length;
+    if (offset >= total) return { events: [], total };
+    // The rank of the match number `offset`: step over each dropped rank at or before it.
+    let first = from + offset;
+    for (const rank of dropped) {
+      if (rank > first) break;
+      first++;
     }
-    return { events: page, total };
+    return { events: events.sliceEndingBy(first, query.limit, endByMs), total };
   }
 
-  #categoryList(category: Category): StoredEvent[] {
-    const list = this.#byCategory.get(category);
-    if (list === undefined) throw new TypeError(`unknown category ${JSON.stringify(category)}`);
-    return list;
+  #tree(category: Category): OrderedEvents {
+    const tree = this.#byCategory.get(category);
+    if (tree === undefined) throw new TypeError(`unknown category ${JSON.stringify(category)}`);
+    return tree;
   }
 
   #unlink(stored: StoredEvent): void {
-    removeSorted(this.#all, stored);
-    removeSorted(this.#categoryList(stored.category), stored);
+    if (!this.#all.delete(stored) || !this.#tree(stored.category).delete(stored)) {
+      throw new Error(`event index out of step: ${stored.id} is not where its start time puts it`);
+    }
   }
-}
-
-/** The first index whose event is not before `target` in list order. */
-function lowerBound(events: readonly StoredEvent[], target: StoredEvent): number {
-  let low = 0;
-  let high = events.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareEvents(events[middle]!, target) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** The first index whose event starts at or after `ms`. */
-function firstStartingAtOrAfter(events: readonly StoredEvent[], ms: number): number {
-  let low = 0;
-  let high = events.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (events[middle]!.startMs < ms) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-function insertSorted(events: StoredEvent[], stored: StoredEvent): void {
-  const at = lowerBound(events, stored);
-  if (at === events.length) events.push(stored);
-  else events.splice(at, 0, stored);
-}
-
-function removeSorted(events: StoredEvent[], stored: StoredEvent): void {
-  const at = lowerBound(events, stored);
-  if (events[at] !== stored) throw new Error(`event index out of step: ${stored.id} is not where its start time puts it`);
-  events.splice(at, 1);
 }

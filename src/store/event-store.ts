@@ -1,6 +1,11 @@
 // The interface every event store keeps: reads from memory, writes made durable before they are seen.
 import type { Category, EventRecord, StoredEvent } from '../events/event.js';
 import type { Registration, RosterView } from './roster.js';
+import type { ChangeFeedSource } from './change-log.js';
+import type { IdempotencyEntry } from './idempotency-table.js';
+import type { WriteOptions } from './write-queue.js';
+
+export type { WriteOptions };
 
 /** What a list request asks for, already validated (API.md §5). */
 export interface ListQuery {
@@ -58,14 +63,18 @@ export interface EventStore {
    * Resolves with the new state (or null for a delete) once it is durable and visible; rejects
    * with StoreUnavailable when it could not be written, and then nothing of it remains.
    */
-  write(id: string, change: EventChange): Promise<StoredEvent | null>;
+  write(id: string, change: EventChange, options?: WriteOptions): Promise<StoredEvent | null>;
   /** The committed registrations of an event (empty for an unknown one). */
   roster(eventId: string): RosterView;
   /**
    * Queues a change to the registrations of event `eventId`, in the same single writer as events: the
    * change and every confirmation it causes are one log line. Resolves once durable and visible.
    */
-  changeRegistrations(eventId: string, change: RosterChange): Promise<RosterResult>;
+  changeRegistrations(eventId: string, change: RosterChange, options?: WriteOptions): Promise<RosterResult>;
+  /** The change feed's view of the committed log (API.md §9.2). */
+  readonly changes: ChangeFeedSource;
+  /** The answer remembered for an Idempotency-Key of an API key, if still within its TTL at `nowMs` (API.md §9.3). */
+  rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined;
   /** False once a write has failed: reads still work, writes are refused until restart. */
   readonly writable: boolean;
   /** Why writes are refused (e.g. `started read-only: ENOSPC: no space left on the disk`), for /health; undefined while writable. */

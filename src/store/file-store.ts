@@ -14,7 +14,9 @@ import type { CompactionHost, CompactionResult, LogHandle } from './log-compacti
 import { replayLog } from './log-replay.js';
 import type { TornTail } from './log-replay.js';
 import { copyBytes, writeFully } from './write-fully.js';
-import { describeWriteError, WriteQueue } from './write-queue.js';
+import { describeWriteError, WriteQueue, type WriteOptions } from './write-queue.js';
+import { ChangeLog } from './change-log.js';
+import { IdempotencyTable, type IdempotencyEntry } from './idempotency-table.js';
 import { UncertainWriteError } from './uncertain-write.js';
 
 /** Where the store reports what it did; the app's Logger fits. */
@@ -81,6 +83,9 @@ export class FileStore implements EventStore {
   readonly #index: EventIndex;
   readonly #rosters: RosterTable;
   readonly #queue: WriteQueue;
+  /** The change feed's index over the committed log. */
+  readonly changes: ChangeLog;
+  readonly #idempotency: IdempotencyTable;
   readonly #compactMinBytes: number;
   readonly #onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
   /** Bytes of the log known durable: where the next batch goes, and where a failed one is cut back to. */
@@ -110,6 +115,8 @@ export class FileStore implements EventStore {
     length: number;
     lines: number;
     lastSeq: number;
+    changes: ChangeLog;
+    idempotency: IdempotencyTable;
     compactMinBytes: number;
     onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
     readOnly?: { reason: unknown } | undefined;
@@ -128,7 +135,11 @@ export class FileStore implements EventStore {
     this.#committed = { length: init.length, lines: init.lines };
     this.#compactMinBytes = init.compactMinBytes;
     this.#onCompactionStep = init.onCompactionStep;
+    this.changes = init.changes;
+    this.#idempotency = init.idempotency;
     this.#queue = new WriteQueue({
+      changes: init.changes,
+      idempotency: init.idempotency,
       index: init.index,
       rosters: init.rosters,
       now: init.now,
@@ -155,16 +166,20 @@ export class FileStore implements EventStore {
     return this.#index.list(query);
   }
 
-  write(id: string, change: EventChange): Promise<StoredEvent | null> {
-    return this.#queue.write(id, change);
+  write(id: string, change: EventChange, options?: WriteOptions): Promise<StoredEvent | null> {
+    return this.#queue.write(id, change, options);
+  }
+
+  rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined {
+    return this.#idempotency.find(keyId, key, nowMs);
   }
 
   roster(eventId: string): RosterView {
     return this.#rosters.get(eventId);
   }
 
-  changeRegistrations(eventId: string, change: RosterChange): Promise<RosterResult> {
-    return this.#queue.changeRegistrations(eventId, change);
+  changeRegistrations(eventId: string, change: RosterChange, options?: WriteOptions): Promise<RosterResult> {
+    return this.#queue.changeRegistrations(eventId, change, options);
   }
 
   get writable(): boolean {
@@ -246,16 +261,26 @@ export class FileStore implements EventStore {
       file: this.file,
       sync: this.#sync,
       // The index and #committed change together, in one synchronous step after each batch.
-      committed: () => ({ events: [...this.#index.values()], registrations: this.#liveRegistrations(), log: { fd: this.#fd, ...this.#committed } }),
+      committed: () => ({
+        events: [...this.#index.values()],
+        registrations: this.#liveRegistrations(),
+        log: { fd: this.#fd, ...this.#committed },
+        lastSeq: this.changes.lastSeq,
+        tombstones: new Map(this.changes.tombstones),
+        horizon: this.changes.horizon,
+        answers: this.#idempotency.live(this.#now()),
+      }),
       pause: async () => {
         await this.#queue.pause();
         return this.#queue.writable ? { fd: this.#fd, ...this.#committed } : undefined;
       },
-      swap: (log: LogHandle) => {
+      swap: (log: LogHandle, compactedThrough: number) => {
         this.#fd = log.fd;
         this.#length = log.length;
         this.#lines = log.lines;
         this.#committed = { length: log.length, lines: log.lines };
+        // The new log no longer holds these deletions: the change feed answers 410 before the newest of them.
+        this.changes.dropDeletionsThrough(compactedThrough);
       },
       resume: () => this.#queue.resume(),
       refuse: (error) => {
@@ -360,9 +385,11 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
     if (readOnly === undefined && (await fs.unlink(temp))) logger.warn('removed the temporary file of an interrupted compaction; the log itself is intact', { file: temp });
     fd = await openOrCreate(fs, file, dataDir);
     const started = now();
+    const idempotency = new IdempotencyTable();
     const replay = await replayLog(fs, fd, {
       file,
       now,
+      idempotency,
       onProgress: ({ lines, bytes, fileLength }) => logger.info('replaying the event log', { file, lines, mib_read: mib(bytes), mib_total: mib(fileLength) }),
     });
     if (replay.torn !== undefined && readOnly !== undefined) {
@@ -370,7 +397,10 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
     } else if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
     logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, live_registrations: replay.rosters.registrations, mib: mib(replay.goodLength), ms: now() - started });
     const index = new EventIndex(replay.events);
+    const changes = new ChangeLog((id) => index.get(id), { events: replay.events.values(), tombstones: replay.tombstones, lastSeq: replay.lastSeq, horizon: replay.horizon });
     return new FileStore({
+      changes,
+      idempotency,
       file,
       fs,
       fd,

@@ -4,6 +4,7 @@ import type { Category, EventRecord, StoredEvent } from '../events/event.js';
 import { crc32, crc32Byte, crc32Hex } from './crc32.js';
 import { looksLikeUtcTime, parseUtcTime, scanStoredView } from './view-scan.js';
 import { REGISTRATION_ID_PATTERN, type Registration, type RegistrationStatus } from './roster.js';
+import type { IdempotencyEntry, IdempotencyTag, RememberedAnswer } from './idempotency-table.js';
 
 /** A line that puts (creates or replaces) an event. */
 export interface PutRecord {
@@ -12,6 +13,8 @@ export interface PutRecord {
   stored: StoredEvent;
   /** Waitlisted registrations this change confirmed (a capacity raised), oldest first. */
   promoted?: readonly string[];
+  /** The Idempotency-Key the create was sent with, if any: its answer is remembered from this line. */
+  idem?: IdempotencyTag;
 }
 
 /**
@@ -23,6 +26,8 @@ export interface RegisterRecord {
   seq: number;
   op: 'reg';
   registration: Registration;
+  /** The Idempotency-Key the registration was sent with, if any. */
+  idem?: IdempotencyTag;
 }
 
 /** A line that cancels a registration, and confirms the waitlisted ones its seat went to, oldest first. */
@@ -65,6 +70,29 @@ export interface DeleteRecord {
 /** Every kind of line the log holds. */
 export type LogRecord = PutRecord | DeleteRecord | RegisterRecord | CancelRecord | CheckInRecord | RegistrationStateRecord;
 
+/**
+ * Written by compaction, at the newest seq it dropped: `gone` is the newest seq of a deletion dropped
+ * (the change feed answers 410 before it), and the line's own seq keeps the last seq from going back.
+ */
+export interface MarkRecord {
+  seq: number;
+  op: 'mark';
+  gone: number;
+}
+
+/**
+ * Written by compaction, at the start of the new log: an answer to an Idempotency-Key still remembered.
+ * Its seq is the seq of the write it answers, so it need not grow like the seq of a change.
+ */
+export interface IdempotencyRecord {
+  seq: number;
+  op: 'idem';
+  entry: IdempotencyEntry;
+}
+
+/** Lines that change no event nor registration: what compaction writes to keep what it drops from mattering. */
+export type MetaRecord = MarkRecord | IdempotencyRecord;
+
 /** The kinds of line that change registrations. */
 export type RosterRecord = RegisterRecord | CancelRecord | CheckInRecord | RegistrationStateRecord;
 
@@ -103,15 +131,52 @@ export function encodePut(seq: number, record: EventRecord, view: string = viewJ
 }
 
 /** The put line of a stored event, at the sequence number it was written with (compaction keeps them), with the registrations it confirmed. */
-export function encodeStored(stored: StoredEvent, promoted: readonly string[] = []): string {
-  return encodeView(stored.seq, stored.createdAt, new Date(stored.modifiedMs).toISOString(), promoted, stored.json);
+export function encodeStored(stored: StoredEvent, promoted: readonly string[] = [], idem?: IdempotencyTag): string {
+  return encodeView(stored.seq, stored.createdAt, new Date(stored.modifiedMs).toISOString(), promoted, stored.json, idem);
 }
 
-/** The line of a new registration at `lineSeq`: its own seq, or the next one when it confirms (the event's). */
-export function encodeRegister(registration: Registration, lineSeq: number = registration.seq): string {
+/** The line of a new registration at `lineSeq`: its own seq, or the next one when it confirms (the event's); `idem` when sent with an Idempotency-Key. */
+export function encodeRegister(registration: Registration, lineSeq: number = registration.seq, idem?: IdempotencyTag): string {
   if (lineSeq < registration.seq) throw new TypeError(`a registration line at seq ${lineSeq} cannot hold a registration of seq ${registration.seq}`);
-  return encodeRegistration('reg', registration, lineSeq);
+  return encodeRegistration('reg', registration, lineSeq, idem);
 }
+
+/** The line compaction writes at the newest seq it dropped (see MarkRecord). */
+export function encodeMark(seq: number, gone: number): string {
+  if (!Number.isSafeInteger(gone) || gone < 0 || gone > seq) throw new TypeError(`a mark line's "gone" is a seq at most its own, got ${gone}`);
+  return seal(`{"seq":${checkSeq(seq)},"op":"mark","gone":${gone}`);
+}
+
+/** The line compaction writes for an answer still remembered (see IdempotencyRecord). */
+export function encodeIdempotency(entry: IdempotencyEntry): string {
+  const answer = entry.answer;
+  let payload: string;
+  if (answer.kind === 'event') {
+    if (!TIME_PATTERN.test(answer.createdAt)) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(answer.createdAt)}`);
+    payload = `"created_at":"${answer.createdAt}","view":${JSON.stringify(answer.view)}`;
+  } else {
+    const r = answer.registration;
+    checkIds(r.eventId, r.id, []);
+    payload = `"event":"${r.eventId}","reg":${JSON.stringify({ id: r.id, name: r.name, email: r.email, status: r.status, created_at: r.createdAt, seq: r.seq })}`;
+  }
+  return seal(`{"seq":${checkSeq(entry.seq)},"op":"idem","idem":"${encodeIdemToken(entry)}","at":"${new Date(entry.atMs).toISOString()}",${payload}`);
+}
+
+/** The `idem` field of a line: request hash, API key id and the base64url Idempotency-Key, dot-separated, so it needs no escaping. */
+export function encodeIdemToken(tag: IdempotencyTag): string {
+  if (!TOKEN_PART.test(tag.requestHash) || !ID_PATTERN.test(tag.keyId)) throw new TypeError(`cannot log the idempotency tag of key ${JSON.stringify(tag.keyId)}`);
+  return `${tag.requestHash}.${tag.keyId}.${Buffer.from(tag.key, 'latin1').toString('base64url')}`;
+}
+
+function decodeIdemToken(token: string): IdempotencyTag | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !TOKEN_PART.test(parts[0]!) || !ID_PATTERN.test(parts[1]!) || !TOKEN_PART.test(parts[2]!)) return undefined;
+  const key = Buffer.from(parts[2]!, 'base64url').toString('latin1');
+  if (key.length < 1 || key.length > 255) return undefined;
+  return { requestHash: parts[0]!, keyId: parts[1]!, key };
+}
+
+const TOKEN_PART = /^[A-Za-z0-9_-]{1,400}$/;
 
 /** The line compaction writes for a live registration: its state now, at the seq that created it. */
 export function encodeRegistrationState(registration: Registration): string {
@@ -132,7 +197,7 @@ export function encodeCheckIn(record: Omit<CheckInRecord, 'op'>): string {
   return seal(`{"seq":${checkSeq(record.seq)},"op":"checkin","event":"${record.eventId}","at":"${record.at}","id":"${record.id}"`);
 }
 
-function encodeRegistration(op: 'reg' | 'regstate', registration: Registration, lineSeq: number): string {
+function encodeRegistration(op: 'reg' | 'regstate', registration: Registration, lineSeq: number, idem?: IdempotencyTag): string {
   checkIds(registration.eventId, registration.id, []);
   if (!TIME_PATTERN.test(registration.createdAt)) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(registration.createdAt)}`);
   const fields = {
@@ -143,7 +208,8 @@ function encodeRegistration(op: 'reg' | 'regstate', registration: Registration, 
     created_at: registration.createdAt,
     ...(op === 'regstate' ? { checked_in_at: registration.checkedInAt } : { seq: registration.seq }),
   };
-  return seal(`{"seq":${checkSeq(lineSeq)},"op":"${op}","event":"${registration.eventId}","reg":${JSON.stringify(fields)}`);
+  const idemField = idem === undefined ? '' : `,"idem":"${encodeIdemToken(idem)}"`;
+  return seal(`{"seq":${checkSeq(lineSeq)},"op":"${op}","event":"${registration.eventId}","reg":${JSON.stringify(fields)}${idemField}`);
 }
 
 function checkIds(eventId: string, registrationId: string, promoted: readonly string[]): void {
@@ -160,12 +226,13 @@ export function encodeDelete(seq: number, id: string): string {
 }
 
 /** A put line; `at` (the time of the change) and `promoted` are left out when they add nothing, as lines before them had neither. */
-function encodeView(seq: number, createdAt: string, at: string, promoted: readonly string[], view: string): string {
+function encodeView(seq: number, createdAt: string, at: string, promoted: readonly string[], view: string, idem?: IdempotencyTag): string {
   if (!TIME_PATTERN.test(createdAt)) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(createdAt)}`);
   for (const id of promoted) if (!REGISTRATION_ID_PATTERN.test(id)) throw new TypeError(`cannot log registration id ${JSON.stringify(id)}`);
   const atField = at === createdAt ? '' : `,"at":"${at}"`;
+  const idemField = idem === undefined ? '' : `,"idem":"${encodeIdemToken(idem)}"`;
   const promotedField = promoted.length === 0 ? '' : `,"promoted":${JSON.stringify(promoted)}`;
-  return seal(`{"seq":${checkSeq(seq)},"op":"put","created_at":"${createdAt}"${atField}${promotedField},"event":${view}`);
+  return seal(`{"seq":${checkSeq(seq)},"op":"put","created_at":"${createdAt}"${atField}${idemField}${promotedField},"event":${view}`);
 }
 
 function checkSeq(seq: number): number {
@@ -178,16 +245,25 @@ function seal(head: string): string {
   return `${head},"crc":"${crc32Hex(crc32Byte(crc32(head), CLOSE_BRACE))}"}\n`;
 }
 
-type OpDecoder = (buf: Buffer, pos: number, end: number, seq: number, options: DecodeOptions) => LogRecord | string;
+type OpDecoder = (buf: Buffer, pos: number, end: number, seq: number, options: DecodeOptions) => LogRecord | MetaRecord | string;
 
 /** One decoder per `op`: each gets the bytes after `"op":"NAME"` up to where `,"crc"` starts. */
-const OP_DECODERS: Record<string, OpDecoder> = { put: decodePut, del: decodeDelete, reg: decodeRosterLine, cancel: decodeRosterLine, checkin: decodeRosterLine, regstate: decodeRosterLine };
+const OP_DECODERS: Record<string, OpDecoder> = {
+  put: decodePut,
+  del: decodeDelete,
+  reg: decodeRosterLine,
+  cancel: decodeRosterLine,
+  checkin: decodeRosterLine,
+  regstate: decodeRosterLine,
+  mark: decodeRosterLine,
+  idem: decodeRosterLine,
+};
 
 /**
  * Decodes the line held in `buf` from `start` to `end` (the newline excluded). Returns the record,
  * or a sentence saying why the line is damaged (bad checksum, bad structure, unknown kind).
  */
-export function decodeRecord(buf: Buffer, start: number, end: number, options: DecodeOptions = {}): LogRecord | string {
+export function decodeRecord(buf: Buffer, start: number, end: number, options: DecodeOptions = {}): LogRecord | MetaRecord | string {
   const crcStart = end - CRC_SUFFIX_LENGTH;
   if (crcStart <= start || !matches(buf, crcStart, CRC_OPEN) || buf[end - 2] !== QUOTE || buf[end - 1] !== CLOSE_BRACE) {
     return 'the line does not end with its checksum ,"crc":"…"}';
@@ -229,6 +305,14 @@ function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: 
     modifiedMs = parseUtcTime(buf, pos, end);
     pos += 24;
   }
+  let idem: IdempotencyTag | undefined;
+  if (matches(buf, pos, IDEM_OPEN, end)) {
+    const close = buf.indexOf(QUOTE, pos + IDEM_OPEN.length);
+    if (close < 0 || close >= end) return 'a put line has an unclosed "idem"';
+    idem = decodeIdemToken(buf.toString('latin1', pos + IDEM_OPEN.length, close));
+    if (idem === undefined) return 'a put line has a malformed "idem"';
+    pos = close;
+  }
   let promoted: string[] | undefined;
   if (matches(buf, pos, PROMOTED_OPEN, end)) {
     const close = buf.indexOf(CLOSE_BRACKET, pos + PROMOTED_OPEN.length);
@@ -245,11 +329,13 @@ function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: 
   const json = buf.toString('utf8', pos, end);
   const stored = scanStoredView(buf, pos, end, json, createdAt, seq, modifiedMs, options.intern) ?? storedFromView(json, createdAt, seq, modifiedMs, options);
   if (typeof stored === 'string') return stored;
-  return promoted === undefined ? { seq, op: 'put', stored } : { seq, op: 'put', stored, promoted };
+  const record: PutRecord = promoted === undefined ? { seq, op: 'put', stored } : { seq, op: 'put', stored, promoted };
+  if (idem !== undefined) record.idem = idem;
+  return record;
 }
 
 /** The registration lines are rare next to reads and small: JSON.parse reads them, and every field is checked. */
-function decodeRosterLine(buf: Buffer, start: number, end: number, seq: number, options: DecodeOptions): RosterRecord | string {
+function decodeRosterLine(buf: Buffer, start: number, end: number, seq: number, options: DecodeOptions): RosterRecord | MetaRecord | string {
   let line: unknown;
   try {
     line = JSON.parse(`${buf.toString('utf8', start, end)}}`);
@@ -258,6 +344,12 @@ function decodeRosterLine(buf: Buffer, start: number, end: number, seq: number, 
   }
   // JSON.parse gives an unknown shape: every field used below is checked before use.
   const fields = line as Record<string, unknown>;
+  if (fields['op'] === 'mark') {
+    const gone = fields['gone'];
+    if (typeof gone !== 'number' || !Number.isSafeInteger(gone) || gone < 0 || gone > seq) return 'a mark line has no valid "gone"';
+    return { seq, op: 'mark', gone };
+  }
+  if (fields['op'] === 'idem') return decodeIdempotencyLine(fields, seq, options);
   const eventId = fields['event'];
   if (typeof eventId !== 'string' || !EVENT_ID_PATTERN.test(eventId)) return `a ${String(fields['op'])} line has no valid "event"`;
   switch (fields['op']) {
@@ -265,7 +357,10 @@ function decodeRosterLine(buf: Buffer, start: number, end: number, seq: number, 
     case 'regstate': {
       const registration = registrationOf(fields['reg'], eventId, seq, fields['op'] === 'regstate', options);
       if (typeof registration === 'string') return `a ${fields['op']} line ${registration}`;
-      return { seq, op: fields['op'], registration };
+      if (fields['op'] === 'regstate' || fields['idem'] === undefined) return { seq, op: fields['op'], registration };
+      const idem = typeof fields['idem'] === 'string' ? decodeIdemToken(fields['idem']) : undefined;
+      if (idem === undefined) return 'a reg line has a malformed "idem"';
+      return { seq, op: 'reg', registration, idem };
     }
     case 'cancel': {
       const id = fields['id'];
@@ -286,6 +381,27 @@ function decodeRosterLine(buf: Buffer, start: number, end: number, seq: number, 
     default:
       return `unknown record kind "op":${JSON.stringify(fields['op'])}`;
   }
+}
+
+/** An `idem` line: the remembered answer of an Idempotency-Key, as compaction wrote it. */
+function decodeIdempotencyLine(fields: Record<string, unknown>, seq: number, options: DecodeOptions): IdempotencyRecord | string {
+  const tag = typeof fields['idem'] === 'string' ? decodeIdemToken(fields['idem']) : undefined;
+  if (tag === undefined) return 'an idem line has no valid "idem"';
+  const atMs = timeMs(fields['at']);
+  if (Number.isNaN(atMs)) return 'an idem line has no valid "at"';
+  let answer: RememberedAnswer;
+  if (typeof fields['view'] === 'string') {
+    const createdAt = fields['created_at'];
+    if (typeof createdAt !== 'string' || !TIME_PATTERN.test(createdAt)) return 'an idem line has no valid "created_at"';
+    answer = { kind: 'event', view: fields['view'], createdAt };
+  } else {
+    const eventId = fields['event'];
+    if (typeof eventId !== 'string' || !EVENT_ID_PATTERN.test(eventId)) return 'an idem line has neither a "view" nor a valid "event"';
+    const registration = registrationOf(fields['reg'], eventId, seq, false, options);
+    if (typeof registration === 'string') return `an idem line ${registration}`;
+    answer = { kind: 'registration', registration };
+  }
+  return { seq, op: 'idem', entry: { ...tag, atMs, seq, answer } };
 }
 
 const STATUSES: readonly RegistrationStatus[] = ['confirmed', 'waitlisted'];
@@ -404,6 +520,7 @@ const EVENT_OPEN = Buffer.from('","event":');
 const LIST_EVENT_OPEN = Buffer.from('],"event":');
 const AT_OPEN = Buffer.from('","at":"');
 const PROMOTED_OPEN = Buffer.from('","promoted":[');
+const IDEM_OPEN = Buffer.from('","idem":"');
 const ID_OPEN = Buffer.from(',"id":"');
 const CRC_OPEN = Buffer.from(',"crc":"');
 const PUT_OP = Buffer.from('put"');

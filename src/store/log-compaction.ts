@@ -2,8 +2,9 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../events/event.js';
 import type { FileSystemSeam } from './file-system.js';
-import { encodeRegistrationState, encodeStored } from './jsonl-record.js';
+import { encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from './jsonl-record.js';
 import type { Registration } from './roster.js';
+import type { IdempotencyEntry } from './idempotency-table.js';
 import { copyBytes, writeFully } from './write-fully.js';
 
 /**
@@ -50,11 +51,11 @@ export interface CompactionHost {
    * The committed state at this moment: the live events in seq order, the live registrations (any
    * order), and the part of the log that holds them.
    */
-  committed(): { events: readonly StoredEvent[]; registrations: Registration[]; log: LogHandle };
+  committed(): CommittedState;
   /** Pauses the write queue, waiting for the batch in flight; resolves with the log then, or undefined when the store cannot write any more. */
   pause(): Promise<LogHandle | undefined>;
-  /** Makes the new file the log. */
-  swap(log: LogHandle): void;
+  /** Makes the new file the log; every deletion up to `compactedThrough` (the snapshot's last seq) is gone from it. */
+  swap(log: LogHandle, compactedThrough: number): void;
   resume(): void;
   /** Refuses every queued and later write: after the rename, the old handle no longer names the log. */
   refuse(error: unknown): void;
@@ -62,6 +63,24 @@ export interface CompactionHost {
   stopping(): boolean;
   /** Test only: runs before each step (1-based, see COMPACTION_STEPS); may throw, or never resolve to freeze as a crash would. */
   onStep?: (step: number) => void | Promise<void>;
+}
+
+/** The committed state a compaction writes, taken in one synchronous step. */
+export interface CommittedState {
+  /** The live events, in seq order. */
+  events: readonly StoredEvent[];
+  /** The live registrations, any order. */
+  registrations: Registration[];
+  /** The part of the log that holds them. */
+  log: LogHandle;
+  /** The seq of the last committed line. */
+  lastSeq: number;
+  /** Deleted events' tombstones (id → seq of the del line): compaction drops them all. */
+  tombstones?: ReadonlyMap<string, number>;
+  /** The newest seq of a deletion an earlier compaction dropped. */
+  horizon?: number;
+  /** Answers of Idempotency-Keys still remembered: kept, in idem lines. */
+  answers?: readonly IdempotencyEntry[];
 }
 
 /** How a compaction went. */
@@ -102,7 +121,8 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
   try {
     await step(2);
     const snapshot = host.committed();
-    let length = await writeSnapshot(host, fd, snapshot, temp);
+    const written = await writeSnapshot(host, fd, snapshot, temp);
+    let length = written.length;
     await step(3);
     if (host.sync) await fs.fsync(fd);
     await step(4);
@@ -122,8 +142,8 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
     if (host.sync) await fs.syncDirectory(path.dirname(file));
     await step(9);
     const tailLines = log.lines - snapshot.log.lines;
-    const lines = snapshot.events.length + snapshot.registrations.length + tailLines;
-    host.swap({ fd, length, lines });
+    const lines = written.lines + tailLines;
+    host.swap({ fd, length, lines }, snapshot.lastSeq);
     swapped = true;
     await fs.close(log.fd).catch(() => undefined);
     await step(10);
@@ -140,23 +160,50 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
 }
 
 /**
- * Writes the put line of every event and the state line of every registration, merged in seq order, in
- * chunks; returns the bytes written. Gives up when the store starts closing.
+ * Where the mark line goes and what it says: at the newest seq not held by a live line (so the last seq
+ * never goes back, even when the newest lines are dropped), saying the newest deletion dropped.
+ * Undefined when nothing was dropped at all.
  */
-async function writeSnapshot(host: CompactionHost, fd: number, state: { events: readonly StoredEvent[]; registrations: Registration[] }, temp: string): Promise<number> {
+export function markOf(state: CommittedState): { seq: number; gone: number } | undefined {
+  let gone = state.horizon ?? 0;
+  for (const seq of state.tombstones?.values() ?? []) if (seq > gone && seq <= state.lastSeq) gone = seq;
+  const live = new Set<number>();
+  for (const event of state.events) live.add(event.seq);
+  for (const registration of state.registrations) live.add(registration.seq);
+  let seq = state.lastSeq;
+  while (seq > 0 && live.has(seq)) seq--;
+  return seq > 0 ? { seq, gone } : undefined;
+}
+
+/**
+ * Writes the answers still remembered, then the put line of every event, the state line of every
+ * registration and the mark line, merged in seq order, in chunks; returns the bytes and lines written.
+ * Gives up when the store starts closing.
+ */
+async function writeSnapshot(host: CompactionHost, fd: number, state: CommittedState, temp: string): Promise<{ length: number; lines: number }> {
   const { events } = state;
   const registrations = state.registrations.sort((a, b) => a.seq - b.seq);
+  const mark = markOf(state);
+  let markWritten = mark === undefined;
+  let text = '';
+  for (const answer of state.answers ?? []) text += encodeIdempotency(answer);
+  const lines = (state.answers?.length ?? 0) + events.length + registrations.length + (mark === undefined ? 0 : 1);
   let length = 0;
   let lastSeq = 0;
   let nextEvent = 0;
   let nextRegistration = 0;
-  while (nextEvent < events.length || nextRegistration < registrations.length) {
-    let text = '';
-    while (text.length < CHUNK_CHARS && (nextEvent < events.length || nextRegistration < registrations.length)) {
+  while (nextEvent < events.length || nextRegistration < registrations.length || !markWritten || text !== '') {
+    while (text.length < CHUNK_CHARS && (nextEvent < events.length || nextRegistration < registrations.length || !markWritten)) {
       const event = events[nextEvent];
       const registration = registrations[nextRegistration];
       const takeEvent = registration === undefined || (event !== undefined && event.seq < registration.seq);
-      const seq = takeEvent ? event!.seq : registration.seq;
+      const seq = event === undefined && registration === undefined ? Infinity : takeEvent ? event!.seq : registration!.seq;
+      if (!markWritten && mark!.seq < seq) {
+        text += encodeMark(mark!.seq, mark!.gone);
+        markWritten = true;
+        lastSeq = mark!.seq;
+        continue;
+      }
       // Replay refuses a seq that does not grow; never write a log that would stop the next start.
       if (seq <= lastSeq) throw new Error(`compaction found seq ${seq} after seq ${lastSeq}: the live state is not in seq order`);
       lastSeq = seq;
@@ -164,15 +211,16 @@ async function writeSnapshot(host: CompactionHost, fd: number, state: { events: 
         text += encodeStored(event!);
         nextEvent++;
       } else {
-        text += encodeRegistrationState(registration);
+        text += encodeRegistrationState(registration!);
         nextRegistration++;
       }
     }
     const bytes = Buffer.from(text, 'utf8');
+    text = '';
     await writeFully(host.fs, fd, bytes, length, temp);
     length += bytes.length;
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (host.stopping()) throw new CompactionAbandoned('the store is closing');
   }
-  return length;
+  return { length, lines };
 }

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { seatsOf, withRegisteredCount, type StoredEvent } from '../events/event.js';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
-import { decodeRecord, type DecodeOptions, type LogRecord } from './jsonl-record.js';
+import { decodeRecord, type DecodeOptions, type LogRecord, type MetaRecord } from './jsonl-record.js';
+import { rememberAnswer, type IdempotencyTable } from './idempotency-table.js';
 import { flatCopy } from './view-scan.js';
 import { RosterError } from './roster.js';
 import { RosterTable } from './roster-table.js';
@@ -27,6 +28,10 @@ export interface ReplayResult {
   lines: number;
   /** The seq of the last good line; 0 for an empty log. */
   lastSeq: number;
+  /** Deleted events whose del line the log still holds: id → seq of the deletion, in seq order. */
+  tombstones: Map<string, number>;
+  /** The newest seq of a deletion a compaction dropped (its mark line says), 0 for none. */
+  horizon: number;
   /** Bytes up to the end of the last good line. */
   goodLength: number;
   /** Bytes in the file. */
@@ -53,6 +58,8 @@ export interface ReplayOptions {
   progressMs?: number;
   /** The clock for progress, ms. Default Date.now. */
   now?: () => number;
+  /** Filled with the answers of Idempotency-Keys the log remembers (those younger than its TTL at `now`). */
+  idempotency?: IdempotencyTable;
 }
 
 /** The log is damaged before its last good line: the store refuses to start rather than drop data. */
@@ -78,7 +85,7 @@ export class LogDamageError extends Error {
 /** What a scan of the log hands its caller as it goes. */
 export interface LogScanHandlers {
   /** Each good record, in file order. */
-  onRecord?: (record: LogRecord) => void;
+  onRecord?: (record: LogRecord | MetaRecord) => void;
   /** After each chunk: the bytes of the whole, good lines read in it, in file order. */
   onGoodBytes?: (bytes: Buffer) => Promise<void>;
 }
@@ -131,10 +138,13 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ReplayOpt
         throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is good, so this is not a torn tail`);
       }
       lineStart = newline + 1;
-      if (record.seq <= lastSeq) {
-        throw new LogDamageError(options.file, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);
+      // An idem line carries the seq of the write it answers, written by compaction ahead of the rest: it changes nothing, so its seq need not grow.
+      if (record.op !== 'idem') {
+        if (record.seq <= lastSeq) {
+          throw new LogDamageError(options.file, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);
+        }
+        lastSeq = record.seq;
       }
-      lastSeq = record.seq;
       lines++;
       goodLength = bufferOffset + lineStart;
       try {
@@ -187,6 +197,9 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
     },
   };
   const rosters = new RosterTable();
+  const tombstones = new Map<string, number>();
+  let horizon = 0;
+  const nowMs = (options.now ?? Date.now)();
   /** Events whose registered_count registrations changed after their last put: their view is rewritten once, at the end. */
   const recounted = new Set<string>();
   const moveToEnd = (stored: StoredEvent): void => {
@@ -200,12 +213,22 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
         case 'put':
           moveToEnd(record.stored);
           recounted.delete(record.stored.id);
+          tombstones.delete(record.stored.id);
           rosters.apply(record);
+          if (options.idempotency !== undefined) rememberAnswer(options.idempotency, record, nowMs);
           break;
         case 'del':
           events.delete(record.id);
           recounted.delete(record.id);
+          tombstones.delete(record.id);
+          tombstones.set(record.id, record.seq);
           rosters.apply(record);
+          break;
+        case 'mark':
+          horizon = Math.max(horizon, record.gone);
+          break;
+        case 'idem':
+          options.idempotency?.remember(record.entry, nowMs);
           break;
         case 'regstate':
           // Written by compaction: the registration as it stands; its event's line says its count.
@@ -219,6 +242,7 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
           if (event === undefined) throw new RosterError(`it changes the registrations of event ${eventId}, which is not in the log before it`);
           const before = rosters.get(eventId).confirmed;
           rosters.apply(record);
+          if (options.idempotency !== undefined) rememberAnswer(options.idempotency, record, nowMs);
           if (rosters.get(eventId).confirmed !== before) {
             const atMs = record.op === 'reg' ? Date.parse(record.registration.createdAt) : record.op === 'cancel' ? record.atMs : Date.parse(record.at);
             moveToEnd({ ...event, seq: record.seq, modifiedMs: atMs });
@@ -240,7 +264,7 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
   const broken = rosterInvariantProblem(events, rosters);
   if (broken !== undefined) throw new RosterInvariantError(options.file, broken);
   const { lines, lastSeq, goodLength, torn } = scan;
-  return { events, rosters, lines, lastSeq, goodLength, fileLength: Math.max(fileLength, scan.endOfFile), torn };
+  return { events, rosters, lines, lastSeq, tombstones, horizon, goodLength, fileLength: Math.max(fileLength, scan.endOfFile), torn };
 }
 
 /** The log is whole, but its registrations contradict its events (API.md §8's invariant): the store refuses to start. */

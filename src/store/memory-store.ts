@@ -4,16 +4,33 @@ import { EventIndex } from './event-index.js';
 import type { EventChange, EventStore, ListQuery, ListResult, RosterChange, RosterResult } from './event-store.js';
 import type { RosterView } from './roster.js';
 import { RosterTable } from './roster-table.js';
-import { WriteQueue } from './write-queue.js';
+import { WriteQueue, type WriteOptions } from './write-queue.js';
+import { ChangeLog } from './change-log.js';
+import { IdempotencyTable, type IdempotencyEntry } from './idempotency-table.js';
 
 /** An EventStore without files: writes go through the same queue (overlay, group commit) as the file store's. */
 export class MemoryStore implements EventStore {
   readonly #index = new EventIndex();
   readonly #rosters = new RosterTable();
   readonly #queue: WriteQueue;
+  readonly changes: ChangeLog;
+  readonly #idempotency = new IdempotencyTable();
 
   constructor(options: { now?: () => number } = {}) {
-    this.#queue = new WriteQueue({ index: this.#index, rosters: this.#rosters, now: options.now ?? Date.now, nextSeq: 1, persist: () => Promise.resolve() });
+    this.changes = new ChangeLog((id) => this.#index.get(id));
+    this.#queue = new WriteQueue({
+      index: this.#index,
+      rosters: this.#rosters,
+      now: options.now ?? Date.now,
+      nextSeq: 1,
+      persist: () => Promise.resolve(),
+      changes: this.changes,
+      idempotency: this.#idempotency,
+    });
+  }
+
+  rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined {
+    return this.#idempotency.find(keyId, key, nowMs);
   }
 
   get(id: string): StoredEvent | undefined {
@@ -24,16 +41,16 @@ export class MemoryStore implements EventStore {
     return this.#index.list(query);
   }
 
-  write(id: string, change: EventChange): Promise<StoredEvent | null> {
-    return this.#queue.write(id, change);
+  write(id: string, change: EventChange, options?: WriteOptions): Promise<StoredEvent | null> {
+    return this.#queue.write(id, change, options);
   }
 
   roster(eventId: string): RosterView {
     return this.#rosters.get(eventId);
   }
 
-  changeRegistrations(eventId: string, change: RosterChange): Promise<RosterResult> {
-    return this.#queue.changeRegistrations(eventId, change);
+  changeRegistrations(eventId: string, change: RosterChange, options?: WriteOptions): Promise<RosterResult> {
+    return this.#queue.changeRegistrations(eventId, change, options);
   }
 
   get writable(): boolean {

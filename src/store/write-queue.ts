@@ -7,6 +7,8 @@ import { encodeCancel, encodeCheckIn, encodeDelete, encodeRegister, encodeStored
 import { emptyRoster, type Registration, Roster, type RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
 import { StoreUnavailable } from './store-errors.js';
+import type { ChangeLog } from './change-log.js';
+import { rememberAnswer, type IdempotencyTable, type IdempotencyTag } from './idempotency-table.js';
 import { UncertainWriteError } from './uncertain-write.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */
@@ -26,6 +28,16 @@ export interface WriteQueueOptions {
   maxBatchChars?: number;
   /** Called after each batch is durable and applied to the index (the file store checks for compaction here). */
   onCommit?: () => void;
+  /** The change feed's index: told of each line once durable. */
+  changes?: ChangeLog;
+  /** The remembered answers of Idempotency-Keys: told of each tagged line once durable. */
+  idempotency?: IdempotencyTable;
+}
+
+/** Options of a single write. */
+export interface WriteOptions {
+  /** The Idempotency-Key the request came with: the line carries it, and its answer is remembered once durable. */
+  idem?: IdempotencyTag | undefined;
 }
 
 interface QueuedChange {
@@ -88,6 +100,8 @@ export class WriteQueue {
   readonly #persist: PersistBatch;
   readonly #maxBatchChars: number;
   readonly #onCommit: (() => void) | undefined;
+  readonly #changes: ChangeLog | undefined;
+  readonly #idempotency: IdempotencyTable | undefined;
   /** Events with queued (not yet durable) changes: what the next change to each sees. */
   readonly #pending = new Map<string, Pending>();
   /**
@@ -112,6 +126,8 @@ export class WriteQueue {
     this.#persist = options.persist;
     this.#maxBatchChars = options.maxBatchChars ?? 1024 * 1024;
     this.#onCommit = options.onCommit;
+    this.#changes = options.changes;
+    this.#idempotency = options.idempotency;
   }
 
   /** False once a write failed or the queue was closed. */
@@ -128,7 +144,7 @@ export class WriteQueue {
    * Queues a change to event `id` (see EventStore.write). A change that throws queues nothing. A
    * capacity raised confirms the oldest waitlisted registrations in the same line.
    */
-  write(id: string, change: EventChange): Promise<StoredEvent | null> {
+  write(id: string, change: EventChange, options: WriteOptions = {}): Promise<StoredEvent | null> {
     if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
     const pending = this.#pending.get(id);
     const current = pending === undefined ? this.#index.get(id) : pending.event;
@@ -159,8 +175,9 @@ export class WriteQueue {
           return Promise.resolve(current);
         }
         state = toStored(record_, seq, view, this.#now());
-        line = encodeStored(state, promoted);
+        line = encodeStored(state, promoted, options.idem);
         record = promoted.length === 0 ? { seq, op: 'put', stored: state } : { seq, op: 'put', stored: state, promoted };
+        if (options.idem !== undefined) record.idem = options.idem;
       }
     } catch (error) {
       return Promise.reject(error);
@@ -178,7 +195,7 @@ export class WriteQueue {
    * Queues a change to the registrations of event `id` (see EventStore.changeRegistrations): `change`
    * decides against the latest queued state; the seat rules are applied here, in the one writer.
    */
-  changeRegistrations(id: string, change: RosterChange): Promise<RosterResult> {
+  changeRegistrations(id: string, change: RosterChange, options: WriteOptions = {}): Promise<RosterResult> {
     if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
     const pending = this.#pending.get(id);
     const event = pending === undefined ? this.#index.get(id) : pending.event;
@@ -208,8 +225,8 @@ export class WriteQueue {
           const registrationSeq = seq;
           if (status === 'confirmed') seq++;
           registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq: registrationSeq };
-          record = { seq, op: 'reg', registration };
-          line = encodeRegister(registration, seq);
+          record = options.idem === undefined ? { seq, op: 'reg', registration } : { seq, op: 'reg', registration, idem: options.idem };
+          line = encodeRegister(registration, seq, options.idem);
           confirmedAfter = roster.confirmed + (status === 'confirmed' ? 1 : 0);
           break;
         }
@@ -371,12 +388,15 @@ export class WriteQueue {
       if (entry.state === null) this.#index.delete(entry.id);
       else if (entry.state !== undefined) this.#index.put(entry.state);
       this.#rosters.apply(entry.record);
+      this.#changes?.committed(entry.record.seq, entry.id, entry.state);
+      if (this.#idempotency !== undefined) rememberAnswer(this.#idempotency, entry.record, this.#now());
       const pending = this.#pending.get(entry.id);
       if (pending?.last !== entry) continue;
       this.#pending.delete(entry.id);
       // Every change made to the working roster is now committed: it equals the committed one, and is kept for the next change.
       if (pending.roster !== undefined) this.#keepSpare(entry.id, pending.roster);
     }
+    this.#changes?.batchCommitted(this.#index.values(), this.#index.size);
     for (const entry of batch) entry.settle();
   }
 

@@ -22,6 +22,8 @@ export interface StartupFigure {
   events: number;
   /** Median of the runs, spawn to the `listening on` line. */
   startupMs: number;
+  /** Median CPU time (user + system) of the server at the listening line: what a busy machine does not inflate. */
+  startupCpuMs?: number;
   /** Median VmRSS at the listening line. */
   rssMiB: number;
   /** Heap (and array buffers) the opened store holds per event, measured in a separate process. */
@@ -50,6 +52,23 @@ export interface ProfileEntry {
   percent: number;
 }
 
+/** `make bench-full`: the costs that must not grow with the data (issue 15), at one data size. */
+export interface ScalingRow {
+  events: number;
+  /** Durable POST /events at SCALING_POST_CLIENTS clients, medians of the rounds. */
+  postRequestsPerSecond: number;
+  postCpuMicros: number;
+  /** The date-filtered page (category, start_date, end_date, page 3) at one client. */
+  filteredRequestsPerSecond: number;
+  filteredCpuMicros: number;
+  startupMs: number;
+  /** CPU time of the server at its listening line (start-up without the waits a busy machine adds). */
+  startupCpuMs: number;
+  rssMiB: number;
+  /** Non-2xx responses and socket errors over the runs of the row. */
+  failures: number;
+}
+
 export interface BenchResults {
   date: string;
   machine: { nproc: number; cpu: string; node: string; platform: string };
@@ -65,6 +84,8 @@ export interface BenchResults {
   rows: LoadRow[];
   startup: StartupFigure[];
   limiter: LimiterFigures | undefined;
+  /** `make bench-full` only: the same costs at 10k, 100k and 1M events. */
+  scaling?: ScalingRow[];
   profile: ProfileEntry[] | undefined;
   elapsedSeconds: number;
 }

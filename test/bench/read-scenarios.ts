@@ -5,7 +5,8 @@ import { fetchSample, startBareServer } from './baselines.js';
 import type { BenchData } from './data-generator.js';
 
 export const LIST_100 = '/events?limit=100';
-export const FILTERED = '/events?category=academic&start_date=2026-07-01&limit=20&page=5';
+/** The issue's date-filtered page: a category and a window of three months, page 3 (its `total` counts the whole window). */
+export const FILTERED = '/events?category=academic&start_date=2026-07-01&end_date=2026-09-30&limit=20&page=3';
 export const READ_CLIENTS = 10;
 
 /** The three read scenarios on `data`; with `baselines` the first two alternate with the bare servers, else ours runs alone. */
@@ -17,7 +18,7 @@ export async function readScenarios(context: BenchContext, data: BenchData, base
   const row = (key: string, scenario: string): LoadRow => ({ key: `${key}${suffix}`, scenario, events: data.events, clients: READ_CLIENTS, oursLabel: 'ours', ours: [], notes: [] });
   const single = row('single-read', 'GET /events/{id}');
   const list = row('list-100', `GET ${LIST_100}`);
-  const filtered = row('filtered', 'GET /events?category&start_date&limit=20&page=5');
+  const filtered = row('filtered', 'GET /events?category&start_date&end_date&limit=20&page=3');
 
   const ours = await startOurs(context, data, { name: 'ours' });
   try {

@@ -1,7 +1,7 @@
 // The bench report: the table on stdout, the targets as PASS/MISS lines, the JSON file and README-figures.md.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BenchResults, LoadRow } from './bench-results.js';
+import type { BenchResults, LoadRow, ScalingRow } from './bench-results.js';
 import { median, type LoadResult } from './load-plan.js';
 
 /** One target line: `pass` undefined means it was not measured in this run. */
@@ -47,7 +47,7 @@ export function targetLines(results: BenchResults): TargetLine[] {
     return { target, measured, pass: Number.isFinite(ratio) ? ratio >= min : undefined, cpuPass: Number.isFinite(byCpu) ? byCpu >= min : undefined };
   };
   const lines: TargetLine[] = [
-    ratioLine('single-read', 'GET /events/{id} >= 0.85x bare server, same bytes', 0.85),
+    ratioLine('single-read', 'GET /events/{id} >= 0.9x bare server, same bytes', 0.9),
     ratioLine('list-100', 'GET /events?limit=100 >= 2.5x bare JSON.stringify server', 2.5),
   ];
   const filtered = row('filtered-1m');
@@ -71,6 +71,7 @@ export function targetLines(results: BenchResults): TargetLine[] {
     measured: million === undefined ? 'needs make bench-full' : `${(million.startupMs / 1000).toFixed(2)} s, ${Math.round(million.rssMiB)} MiB`,
     pass: million === undefined ? undefined : million.startupMs <= 5000 && million.rssMiB <= 700,
   });
+  lines.push(...scalingTargets(results.scaling));
   const auth = row('auth');
   const overhead = auth === undefined ? NaN : 1 - ratioOf(auth);
   const cpuOverhead = auth === undefined ? NaN : 1 / cpuRatioOf(auth) - 1;
@@ -81,6 +82,69 @@ export function targetLines(results: BenchResults): TargetLine[] {
     cpuPass: auth === undefined ? undefined : cpuOverhead <= 0.05,
   });
   return lines;
+}
+
+/** One line of the scaling table: how a figure is read off a row, and what its 1M ÷ 10k ratio must stay under. */
+interface ScalingMeasure {
+  label: string;
+  value: (row: ScalingRow) => number;
+  format: (value: number) => string;
+  /** Cost ratio 1M ÷ 10k from the two values (a rate's cost is its inverse). */
+  costRatio: (at10k: number, at1m: number) => number;
+  /** The most the ratio may be, or undefined when the target is on the 1M value itself. */
+  maxRatio?: number;
+  /** The most the 1M value may be. */
+  maxAt1m?: number;
+}
+
+const costOfRate = (at10k: number, at1m: number): number => at10k / at1m;
+const costOfCost = (at10k: number, at1m: number): number => at1m / at10k;
+
+const SCALING_MEASURES: readonly ScalingMeasure[] = [
+  { label: 'durable POST /events, req/s (50 clients)', value: (row) => row.postRequestsPerSecond, format: whole, costRatio: costOfRate, maxRatio: 1.5 },
+  { label: 'durable POST /events, server CPU us/request', value: (row) => row.postCpuMicros, format: whole, costRatio: costOfCost, maxRatio: 1.5 },
+  { label: 'date-filtered page, req/s (1 client)', value: (row) => row.filteredRequestsPerSecond, format: whole, costRatio: costOfRate, maxRatio: 1.5 },
+  { label: 'date-filtered page, server CPU us/request', value: (row) => row.filteredCpuMicros, format: whole, costRatio: costOfCost, maxRatio: 1.5 },
+  { label: 'start-up to listening, s', value: (row) => row.startupMs / 1000, format: (value) => value.toFixed(2), costRatio: costOfCost, maxAt1m: 5 },
+  { label: 'start-up, server CPU s (no waits for a busy machine)', value: (row) => row.startupCpuMs / 1000, format: (value) => value.toFixed(2), costRatio: costOfCost, maxAt1m: 5 },
+  { label: 'RSS at listening, MiB', value: (row) => row.rssMiB, format: whole, costRatio: costOfCost, maxAt1m: 700 },
+];
+
+/** The verdict of one scaling measure, or undefined when the run lacks the 10k or the 1M row. */
+function scalingVerdict(measure: ScalingMeasure, scaling: readonly ScalingRow[]): { ratio: number; pass: boolean } | undefined {
+  const at10k = scaling.find((row) => row.events === 10_000);
+  const at1m = scaling.find((row) => row.events === 1_000_000);
+  if (at10k === undefined || at1m === undefined) return undefined;
+  const ratio = measure.costRatio(measure.value(at10k), measure.value(at1m));
+  const pass = measure.maxRatio !== undefined ? ratio <= measure.maxRatio : measure.value(at1m) <= measure.maxAt1m!;
+  return { ratio, pass };
+}
+
+const scalingTargetText = (measure: ScalingMeasure): string =>
+  measure.maxRatio !== undefined ? `cost 1M / 10k <= ${measure.maxRatio}x` : `<= ${measure.maxAt1m} at 1M`;
+
+/** The scaling table's targets as target lines (empty without `make bench-full`). */
+function scalingTargets(scaling: readonly ScalingRow[] | undefined): TargetLine[] {
+  if (scaling === undefined) return [];
+  return SCALING_MEASURES.map((measure) => {
+    const verdictOf = scalingVerdict(measure, scaling);
+    const at1m = scaling.find((row) => row.events === 1_000_000);
+    return {
+      target: `${measure.label}: ${scalingTargetText(measure)}`,
+      measured: verdictOf === undefined ? 'not run' : `${verdictOf.ratio.toFixed(2)}x (1M: ${measure.format(measure.value(at1m!))})`,
+      pass: verdictOf?.pass,
+    };
+  });
+}
+
+/** The scaling table (issue 15) as rows of cells: the measure, its value at each size, the cost ratio, the target, PASS/MISS. */
+function scalingCells(scaling: readonly ScalingRow[]): { header: string[]; rows: string[][] } {
+  const header = ['', ...scaling.map((row) => `${whole(row.events)} events`), 'cost 1M / 10k', 'target', ''];
+  const rows = SCALING_MEASURES.map((measure) => {
+    const verdictOf = scalingVerdict(measure, scaling);
+    return [measure.label, ...scaling.map((row) => measure.format(measure.value(row))), verdictOf === undefined ? '-' : `${verdictOf.ratio.toFixed(2)}x`, scalingTargetText(measure), verdict(verdictOf?.pass)];
+  });
+  return { header, rows };
 }
 
 const LEGEND =
@@ -130,6 +194,14 @@ export function formatText(results: BenchResults): string {
   out.push('', LEGEND);
   const notes = results.rows.flatMap((row) => row.notes.map((note) => `  ${row.scenario}: ${note}`));
   if (notes.length > 0) out.push('', 'notes', ...notes);
+  if (results.scaling !== undefined) {
+    const { header, rows } = scalingCells(results.scaling);
+    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((cells) => cells[column]!.length)));
+    const scalingLine = (cells: string[]): string => cells.map((cell, column) => (column === 0 || column >= header.length - 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd();
+    out.push('', 'cost against the size of the data (make bench-full; medians of the rounds)', scalingLine(header), scalingLine(widths.map((width) => '-'.repeat(width))), ...rows.map(scalingLine));
+    const failed = results.scaling.reduce((sum, row) => sum + row.failures, 0);
+    if (failed > 0) out.push(`  ${failed} non-2xx responses or socket errors in these runs !`);
+  }
   out.push('', 'start-up and memory', ...figureLines(results).map((text) => `  ${text}`));
   if (results.profile !== undefined) {
     out.push('', 'CPU profile of the server under GET /events/{id} (self time)');
@@ -160,7 +232,7 @@ function describeRun(results: BenchResults): string {
 function figureLines(results: BenchResults): string[] {
   const lines = results.startup.map(
     (figure) =>
-      `${whole(figure.events)} events: start-up ${whole(figure.startupMs)} ms, RSS ${whole(figure.rssMiB)} MiB (medians of ${figure.runs}), heap ${whole(figure.heapBytesPerEvent)} B/event; generated in ${(figure.generateMs / 1000).toFixed(1)} s`,
+      `${whole(figure.events)} events: start-up ${whole(figure.startupMs)} ms${figure.startupCpuMs === undefined ? '' : ` (${whole(figure.startupCpuMs)} ms of CPU)`}, RSS ${whole(figure.rssMiB)} MiB (medians of ${figure.runs}), heap ${whole(figure.heapBytesPerEvent)} B/event; generated in ${(figure.generateMs / 1000).toFixed(1)} s`,
   );
   const post = results.rows.find((row) => row.key === 'post');
   if (post?.requestsPerSync !== undefined) lines.push(`durable POST at ${post.clients} clients: ${post.requestsPerSync.toFixed(1)} requests per fdatasync`);
@@ -194,6 +266,11 @@ function formatMarkdown(results: BenchResults): string {
   out.push(`|${TABLE_HEADER.map((_, column) => (column === 0 || column === 7 ? '---' : '--:')).join('|')}|`);
   for (const row of results.rows) out.push(`| ${tableCells(row, String(failuresOf(row))).join(' | ')} |`);
   out.push('', LEGEND);
+  if (results.scaling !== undefined) {
+    const { header, rows } = scalingCells(results.scaling);
+    out.push('', '## Cost against the size of the data', '', `| ${header.join(' | ')} |`, `|---|${header.slice(1, -2).map(() => '--:').join('|')}|---|---|`);
+    for (const cells of rows) out.push(`| ${cells.join(' | ')} |`);
+  }
   out.push('', '## Start-up and memory', '', ...figureLines(results).map((text) => `- ${text}`));
   out.push('', '## Targets', '', ...targetLines(results).map((target) => `- **${verdict(target.pass)}** ${target.target}: ${measuredText(target)}`));
   if (results.profile !== undefined) {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type BenchContext, ROOT, snapshotDist } from './bench-context.js';
-import type { BenchResults, LoadRow, ProfileEntry, StartupFigure } from './bench-results.js';
+import type { BenchResults, LoadRow, ProfileEntry, ScalingRow, StartupFigure } from './bench-results.js';
 import { authOverheadScenario } from './auth-scenario.js';
 import { profileSingleRead } from './cpu-profile.js';
 import { generateData } from './data-generator.js';
@@ -14,6 +14,7 @@ import type { RunLoad } from './load-plan.js';
 import { findProgram, straceWorks, versionOf } from './programs.js';
 import { readScenarios } from './read-scenarios.js';
 import { campusScenario, type CampusFigure, registrationReport, registrationWriteScenario } from './registration-scenarios.js';
+import { scalingRow } from './scaling-scenario.js';
 import { formatText, saveResults } from './report.js';
 import { killStartedServers } from './server-process.js';
 import { limiterFigures, startupFigure } from './startup-scenario.js';
@@ -88,15 +89,21 @@ try {
   rows.push(await postScenario(context, data));
   rows.push(await mixedScenario(context, data));
   rows.push(await registrationWriteScenario(context, data));
-  const startup: StartupFigure[] = [(await startupFigure(context, 100_000, quick ? 1 : 3)).figure];
+  const startupRuns = quick ? 1 : 3;
+  const scaling: ScalingRow[] = [];
+  if (full) scaling.push(await scalingRow(context, data, (await startupFigure(context, data.events, startupRuns, data)).figure));
+  const hundredThousand = await startupFigure(context, 100_000, startupRuns);
+  const startup: StartupFigure[] = [hundredThousand.figure];
+  if (full) scaling.push(await scalingRow(context, hundredThousand.data, hundredThousand.figure));
   fs.rmSync(path.join(workDir, 'events-100000'), { recursive: true, force: true });
   progress('measuring limiter memory');
   const limiter = await limiterFigures();
   let campus: CampusFigure | undefined;
   if (full) {
-    const million = await startupFigure(context, 1_000_000, quick ? 1 : 3);
+    const million = await startupFigure(context, 1_000_000, startupRuns);
     startup.push(million.figure);
     rows.push(...(await readScenarios(context, million.data, false)));
+    scaling.push(await scalingRow(context, million.data, million.figure));
     fs.rmSync(million.data.dir, { recursive: true, force: true });
     const campusRun = await campusScenario(context);
     rows.push(campusRun.row);
@@ -119,6 +126,7 @@ try {
     rows,
     startup,
     limiter,
+    scaling: full ? scaling : undefined,
     profile,
     elapsedSeconds: (performance.now() - startedAt) / 1000,
   };

@@ -6,24 +6,35 @@ import type { LimiterFigures, StartupFigure } from './bench-results.js';
 import { generateData, type BenchData } from './data-generator.js';
 import { median } from './load-plan.js';
 
-/** Generates `events` events, starts the server `runs` times on them, and measures the heap per event in a probe. */
-export async function startupFigure(context: BenchContext, events: number, runs: number): Promise<{ figure: StartupFigure; data: BenchData }> {
+/**
+ * Generates `events` events (or takes the folder `existing` already holding them), starts the server `runs` times
+ * on them, and measures the heap per event in a probe.
+ */
+export async function startupFigure(context: BenchContext, events: number, runs: number, existing?: BenchData): Promise<{ figure: StartupFigure; data: BenchData }> {
   const generatedAt = performance.now();
-  const data = await generateData(path.join(context.workDir, `events-${events}`), events);
-  const generateMs = performance.now() - generatedAt;
-  context.progress(`generated ${events} events in ${Math.round(generateMs)} ms`);
+  const data = existing ?? (await generateData(path.join(context.workDir, `events-${events}`), events));
+  const generateMs = existing === undefined ? performance.now() - generatedAt : 0;
+  if (existing === undefined) context.progress(`generated ${events} events in ${Math.round(generateMs)} ms`);
+  return measureStartup(context, data, runs, generateMs);
+}
+
+/** Starts the server `runs` times on `data` and measures the heap per event in a probe. */
+async function measureStartup(context: BenchContext, data: BenchData, runs: number, generateMs: number): Promise<{ figure: StartupFigure; data: BenchData }> {
+  const events = data.events;
   const startups: number[] = [];
   const rss: number[] = [];
+  const cpu: number[] = [];
   for (let run = 1; run <= runs; run++) {
     const server = await startOurs(context, data, { name: `start-up ${events}` });
     startups.push(server.startupMs);
     rss.push(server.rssMiB());
+    cpu.push(server.cpuMs());
     await server.stop();
-    context.progress(`start-up with ${events} events, run ${run}: ${Math.round(server.startupMs)} ms, RSS ${rss.at(-1)!.toFixed(0)} MiB`);
+    context.progress(`start-up with ${events} events, run ${run}: ${Math.round(server.startupMs)} ms (CPU ${Math.round(cpu.at(-1)!)} ms), RSS ${rss.at(-1)!.toFixed(0)} MiB`);
   }
   const probe = JSON.parse(await runProbe(['heap-probe.ts', data.dir, context.distDir])) as { events: number; bytesPerEvent: number };
   if (probe.events !== events) throw new Error(`the heap probe opened ${probe.events} events, expected ${events}`);
-  return { figure: { events, startupMs: median(startups), rssMiB: median(rss), heapBytesPerEvent: probe.bytesPerEvent, generateMs, runs }, data };
+  return { figure: { events, startupMs: median(startups), startupCpuMs: median(cpu), rssMiB: median(rss), heapBytesPerEvent: probe.bytesPerEvent, generateMs, runs }, data };
 }
 
 /** Limiter and failure-throttle memory, from a probe process run with --expose-gc. */

@@ -1,7 +1,7 @@
 // The logger: one JSON object per line, levels, the request line's fixed shape, and batching.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger } from '../../src/log/logger.js';
+import { createLogger, FLUSH_DELAY_MS } from '../../src/log/logger.js';
 
 function capture(level: 'debug' | 'info' | 'warn' | 'error' | 'silent' = 'info', pretty = false) {
   const chunks: string[] = [];
@@ -47,13 +47,43 @@ test('createLogger() with pretty writes a readable line, not JSON', () => {
   assert.equal(lines()[0], '2026-09-01T17:00:00.005Z INFO  request request_id=r-1 method=GET path=/events status=200 duration_ms=2 key_id=key_x');
 });
 
-test('createLogger() batches lines into one write per turn of the event loop', async () => {
+test('createLogger() gathers the lines of FLUSH_DELAY_MS into one write, scheduled once at the first line', () => {
+  const writes: string[] = [];
+  const timers: Array<() => void> = [];
+  const logger = createLogger({ write: (text) => writes.push(text), schedule: (flush) => timers.push(flush) });
+  logger.info('a');
+  logger.request({ requestId: 'r', method: 'GET', path: '/', status: 200, durationMs: 1, keyId: undefined });
+  logger.info('b');
+  assert.equal(writes.length, 0, 'nothing written synchronously');
+  assert.equal(timers.length, 1, 'one timer for the three lines');
+  timers[0]!();
+  assert.equal(writes.length, 1);
+  assert.equal(writes[0]!.split('\n').length, 4);
+  logger.info('c');
+  assert.equal(timers.length, 2, 'a line after the write schedules the next one');
+});
+
+test('createLogger() writes at once past 64 KiB, and flush() leaves the pending timer nothing to write twice', () => {
+  const writes: string[] = [];
+  const timers: Array<() => void> = [];
+  const logger = createLogger({ write: (text) => writes.push(text), schedule: (flush) => timers.push(flush) });
+  for (let i = 0; writes.length === 0; i++) logger.info('x'.repeat(1000), { i });
+  assert.ok(writes[0]!.length > 65_536);
+  logger.info('tail');
+  logger.flush();
+  assert.equal(writes.length, 2);
+  for (const timer of timers) timer();
+  assert.equal(writes.length, 2, 'the timer found the buffer empty');
+  assert.equal(writes.join('').split('\n').filter((line) => line !== '').length, writes.join('').split('\n').length - 1);
+});
+
+test('createLogger() by default writes the buffered lines on a timer, within FLUSH_DELAY_MS', async () => {
   const writes: string[] = [];
   const logger = createLogger({ write: (text) => writes.push(text) });
   logger.info('a');
   logger.info('b');
-  assert.equal(writes.length, 0, 'nothing written synchronously');
-  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(writes.length, 0);
+  await new Promise((resolve) => setTimeout(resolve, FLUSH_DELAY_MS * 3));
   assert.equal(writes.length, 1);
   assert.equal(writes[0]!.split('\n').length, 3);
 });

@@ -21,7 +21,7 @@ type Json = any;
 
 /** The contract's routes, API.md §5, §8 and §9.1, and GET /me (§2). */
 const CONTRACT_ROUTES = [
-  "GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /events.ics", "GET /health", "GET /openapi.json",
+  "GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /events.ics", "GET /changes", "GET /health", "GET /openapi.json",
   "POST /events/{id}/registrations", "GET /events/{id}/registrations", "GET /events/{id}/registrations/{reg_id}",
   "DELETE /events/{id}/registrations/{reg_id}", "POST /events/{id}/registrations/{reg_id}/check-in", "GET /me",
 ];

@@ -5,6 +5,7 @@ import { CATEGORIES, toStored } from '../../src/events/event.js';
 import type { StoredEvent } from '../../src/events/event.js';
 import { compareEvents, EventIndex } from '../../src/store/event-index.js';
 import type { ListQuery } from '../../src/store/event-store.js';
+import { mulberry32 } from '../helpers/random.js';
 import { eventId, sampleRecord } from './helpers.js';
 
 const DAY = Date.UTC(2026, 8, 1);
@@ -97,6 +98,35 @@ test('list() agrees with a brute-force filter and sort on random events, for eve
   const reloaded = new EventIndex(new Map(all.map((stored) => [stored.id, stored])));
   assert.deepEqual(reloaded.list({ limit: 1000, page: 1 }), index.list({ limit: 1000, page: 1 }));
   for (const category of CATEGORIES) assert.deepEqual(reloaded.list({ category, limit: 1000, page: 1 }), index.list({ category, limit: 1000, page: 1 }));
+});
+
+test('list() agrees with a brute-force filter when the lists span many tree nodes and some events last for weeks (seeded)', () => {
+  const seed = 15;
+  const random = mulberry32(seed);
+  const below = (n: number): number => Math.floor(random() * n);
+  const index = new EventIndex();
+  const live = new Map<string, StoredEvent>();
+  for (let step = 0; step < 9000; step++) {
+    const n = below(4000);
+    if (below(4) === 0 && live.has(eventId(n))) {
+      index.delete(eventId(n));
+      live.delete(eventId(n));
+      continue;
+    }
+    const start = DAY + below(24 * 60) * HOUR;
+    const duration = below(8) === 0 ? below(24 * 30) * HOUR + 1 : (1 + below(3)) * HOUR;
+    const stored = event(n, start, start + duration, CATEGORIES[below(4)]!, step + 1);
+    index.put(stored);
+    live.set(stored.id, stored);
+  }
+  const all = [...live.values()];
+  for (let round = 0; round < 300; round++) {
+    const startFromMs = below(5) === 0 ? undefined : DAY + below(24 * 62) * HOUR - 12 * HOUR;
+    const endByMs = below(5) === 0 ? undefined : (startFromMs ?? DAY) + below(24 * 40) * HOUR;
+    const query = { category: below(3) === 0 ? undefined : CATEGORIES[below(4)], startFromMs, endByMs, limit: 1 + below(100), page: 1 + below(20) };
+    const result = index.list(query);
+    assert.deepEqual({ ids: ids(result.events), total: result.total }, oracle(all, query), `seed ${seed}: ${JSON.stringify(query)}`);
+  }
 });
 
 test('put() of a changed start time or category moves the event in every list', () => {

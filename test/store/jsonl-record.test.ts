@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toStored, viewJson } from '../../src/events/event.js';
 import { crc32, crc32Hex } from '../../src/store/crc32.js';
-import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodePut, encodeRegister, encodeRegistrationState, encodeStored, unloggableReason } from '../../src/store/jsonl-record.js';
-import type { LogRecord } from '../../src/store/jsonl-record.js';
+import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodeIdempotency, encodeMark, encodePut, encodeRegister, encodeRegistrationState, encodeStored, unloggableReason } from '../../src/store/jsonl-record.js';
+import type { LogRecord, MetaRecord } from '../../src/store/jsonl-record.js';
 import { eventId, sampleRecord } from './helpers.js';
 
-function decode(line: string): LogRecord | string {
+function decode(line: string): LogRecord | MetaRecord | string {
   const buf = Buffer.from(line, 'utf8');
   assert.equal(buf[buf.length - 1], 10, 'a line ends with a newline');
   return decodeRecord(buf, 0, buf.length - 1);
@@ -96,7 +96,7 @@ test('decodeRecord() catches a changed byte anywhere in a line', () => {
 });
 
 test('decodeRecord() calls a line with a good checksum but an unknown op damage, naming the op', () => {
-  const head = '{"seq":3,"op":"regx","id":"reg_0000000000000001"';
+  const head = '{"seq":3,"op":"regx","id":"reg_0000000000000000000001"';
   const line = `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
   const result = decode(line);
   assert.equal(typeof result, 'string');
@@ -218,4 +218,23 @@ test('unloggableReason() refuses what replay could not read back: a NaN or infin
   assert.match(unloggableReason(sampleRecord(1, { created_at: '2026-08-01T12:00:00.000Zjunk' })) ?? '', /created_at/);
   assert.match(unloggableReason(sampleRecord(1, { organizer: { name: 'X' } as never })) ?? '', /no organizer e-mail/);
   assert.match(unloggableReason(sampleRecord(1, { id: 'evt_1' })) ?? '', /id "evt_1"/);
+});
+
+test('decodeRecord() round-trips the Idempotency-Key of a put and a reg line, whatever printable characters it has', () => {
+  const idem = { key: 'a "key", with } and \\ and ~', keyId: 'key_abc123', requestHash: 'Zm9v-_bar' };
+  const stored = toStored(sampleRecord(4), 9);
+  const put = decode(encodeStored(stored, [], idem));
+  assert.ok(typeof put !== 'string' && put.op === 'put');
+  assert.deepEqual(put.idem, idem);
+  assert.deepEqual(put.stored, stored);
+  const registration = { id: 'reg_0000000000000000000001', eventId: eventId(4), name: 'N', email: 'n@x.org', status: 'confirmed' as const, createdAt: '2026-08-01T12:00:00.000Z', checkedInAt: null, seq: 10 };
+  const reg = decode(encodeRegister(registration, registration.seq, idem));
+  assert.ok(typeof reg !== 'string' && reg.op === 'reg');
+  assert.deepEqual(reg.idem, idem);
+});
+
+test('decodeRecord() round-trips a mark line and an idem line', () => {
+  assert.deepEqual(decode(encodeMark(20, 17)), { seq: 20, op: 'mark', gone: 17 });
+  const entry = { key: 'k-1', keyId: 'key_abc', requestHash: 'abc', atMs: Date.parse('2026-08-01T12:00:00.000Z'), seq: 3, answer: { kind: 'event' as const, view: viewJson(sampleRecord(1)), createdAt: '2026-08-01T12:00:00.000Z' } };
+  assert.deepEqual(decode(encodeIdempotency(entry)), { seq: 3, op: 'idem', entry });
 });

@@ -1,0 +1,51 @@
+// Parses GET /changes strictly: `since` (required, integer ≥ 0) and `limit` (1–1000, default 100); a Last-Event-ID header.
+import { ApiError } from '../http/errors.js';
+
+/** A validated change-feed query. */
+export interface ChangesQuery {
+  since: number;
+  limit: number;
+}
+
+/** Entries per page at most, and by default. */
+export const MAX_CHANGES_LIMIT = 1000;
+export const DEFAULT_CHANGES_LIMIT = 100;
+
+const INTEGER = /^[0-9]{1,15}$/;
+
+/** Parses `since` and `limit`; any other parameter, a repeated one or a bad value is a 400 naming it. */
+export function parseChangesQuery(query: string): ChangesQuery {
+  const seen = new Set<string>();
+  let since: number | undefined;
+  let limit = DEFAULT_CHANGES_LIMIT;
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name)} is given more than once.`);
+    seen.add(name);
+    if (name === 'since') {
+      if (!INTEGER.test(value)) throw new ApiError('bad_request', `Query parameter since must be an integer of at least 0 (a seq from an earlier answer, or 0 for a full copy), got "${clip(value)}".`);
+      since = Number(value);
+    } else if (name === 'limit') {
+      if (!INTEGER.test(value) || Number(value) < 1 || Number(value) > MAX_CHANGES_LIMIT) {
+        throw new ApiError('bad_request', `Query parameter limit must be an integer from 1 to ${MAX_CHANGES_LIMIT}, got "${clip(value)}".`);
+      }
+      limit = Number(value);
+    } else {
+      throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /changes takes since and limit.`);
+    }
+  }
+  if (since === undefined) throw new ApiError('bad_request', 'Query parameter since is required: 0 for a full copy, else the next_since of the last answer.');
+  return { since, limit };
+}
+
+/** The position a reconnecting SSE client sends (it wins over `since`); undefined when absent or empty (an SSE client with no last id). */
+export function parseLastEventId(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value.trim() === '') return undefined;
+  if (!INTEGER.test(value.trim())) throw new ApiError('bad_request', `The Last-Event-ID header must be an integer of at least 0 (the id of the last change received), got "${clip(value)}".`);
+  return Number(value.trim());
+}
+
+function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

@@ -1,0 +1,102 @@
+// Safe retries (API.md §9.3): an Idempotency-Key on a POST gets its first answer again, a reuse 422, a race 409.
+import { createHash } from 'node:crypto';
+import { ApiError } from '../http/errors.js';
+import type { HandlerResult, RequestContext } from '../http/route.js';
+import type { EventStore } from '../store/event-store.js';
+import type { IdempotencyEntry, IdempotencyTag } from '../store/idempotency-table.js';
+
+/** 1–255 printable ASCII characters (space to tilde). */
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+/** How a POST with an Idempotency-Key goes on: write with `tag`, and call `done` once the write settled either way. */
+export interface IdempotentWrite {
+  tag: IdempotencyTag;
+  done: () => void;
+}
+
+/** Renders a remembered answer again (the routes know their own bodies and Location). */
+export type RenderAnswer = (entry: IdempotencyEntry, context: RequestContext) => HandlerResult;
+
+/**
+ * The Idempotency-Key checks of the POST routes. Requests still being written are held here (per API
+ * key and Idempotency-Key) so a second one gets 409; answers are remembered by the store once durable.
+ */
+export class IdempotencyGuard {
+  readonly #store: EventStore;
+  readonly #now: () => number;
+  /** In-flight requests: API key and Idempotency-Key → the hash of the request. */
+  readonly #inFlight = new Map<string, string>();
+
+  constructor(store: EventStore, now: () => number) {
+    this.#store = store;
+    this.#now = now;
+  }
+
+  /**
+   * Checks the request's Idempotency-Key, in the order of API.md §3 (after If-Match, before fields):
+   * no header → undefined (a plain write); a bad one → 400; the same key with another request → 422;
+   * the first one still in flight → 409; a remembered answer → that answer, replayed; else a write to make.
+   */
+  begin(context: RequestContext, render: RenderAnswer): { replay: HandlerResult } | IdempotentWrite | undefined {
+    const header = context.request.headers['idempotency-key'];
+    if (header === undefined) return undefined;
+    const key = Array.isArray(header) ? header.join(', ') : header;
+    if (!KEY_PATTERN.test(key)) {
+      throw new ApiError('bad_request', `The Idempotency-Key header must be 1 to 255 printable ASCII characters, got ${key.length === 0 ? 'an empty one' : `"${clip(key)}"`}.`);
+    }
+    const keyId = context.principal!.keyId;
+    const requestHash = hashRequest(context);
+    const remembered = this.#store.rememberedAnswer(keyId, key, this.#now());
+    const name = slot(keyId, key);
+    const pending = this.#inFlight.get(name);
+    const firstHash = remembered?.requestHash ?? pending;
+    if (firstHash !== undefined && firstHash !== requestHash) {
+      throw new ApiError('idempotency_key_reused', `Idempotency-Key "${clip(key)}" was already used with another request (a different path or body); use a new key for a new request.`);
+    }
+    if (remembered !== undefined) {
+      const replay = render(remembered, context);
+      return { replay: { ...replay, headers: { ...replay.headers, 'Idempotent-Replayed': 'true' } } };
+    }
+    if (pending !== undefined) {
+      throw new ApiError('conflict', `A request with Idempotency-Key "${clip(key)}" is still being written; retry in a moment to get its answer.`, { headers: { 'Retry-After': '1' } });
+    }
+    this.#inFlight.set(name, requestHash);
+    return { tag: { key, keyId, requestHash }, done: () => this.#inFlight.delete(name) };
+  }
+}
+
+/** Writes under an Idempotency-Key, or answers again: what both POST routes do around their own write. */
+export async function withIdempotency(
+  guard: IdempotencyGuard,
+  context: RequestContext,
+  render: RenderAnswer,
+  write: (tag: IdempotencyTag | undefined) => Promise<HandlerResult>,
+): Promise<HandlerResult> {
+  const checked = guard.begin(context, render);
+  if (checked === undefined) return write(undefined);
+  if ('replay' in checked) return checked.replay;
+  try {
+    return await write(checked.tag);
+  } finally {
+    checked.done();
+  }
+}
+
+/** A hash of method, path (without /v1 or a base path) and body bytes: a retry must send the same. */
+export function hashRequest(context: RequestContext): string {
+  const hash = createHash('sha256');
+  const target = context.request.target;
+  const queryAt = target.indexOf('?');
+  const path = queryAt === -1 ? target : target.slice(0, queryAt);
+  hash.update(`${context.request.method} ${path.slice(context.prefix.length)}\n`);
+  if (context.request.body !== null) hash.update(context.request.body);
+  return hash.digest('base64url').slice(0, 32);
+}
+
+function slot(keyId: string, key: string): string {
+  return `${keyId} ${key}`;
+}
+
+function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

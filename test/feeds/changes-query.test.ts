@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { parseChangesQuery, parseLastEventId } from '../../src/feeds/changes-query.js';
+import { ApiError } from '../../src/http/errors.js';
+
+const refused = (run: () => unknown, pattern: RegExp): void => {
+  assert.throws(run, (error: unknown) => error instanceof ApiError && error.code === 'bad_request' && pattern.test(error.message));
+};
+
+test('parseChangesQuery() reads since (required) and limit (1–1000, default 100)', () => {
+  assert.deepEqual(parseChangesQuery('since=0'), { since: 0, limit: 100 });
+  assert.deepEqual(parseChangesQuery('limit=1000&since=42'), { since: 42, limit: 1000 });
+  refused(() => parseChangesQuery(''), /since is required/);
+  refused(() => parseChangesQuery('since=-1'), /since must be an integer/);
+  refused(() => parseChangesQuery('since=1e3'), /"1e3"/);
+  refused(() => parseChangesQuery('since=1&limit=0'), /limit must be an integer from 1 to 1000/);
+  refused(() => parseChangesQuery('since=1&limit=1001'), /limit/);
+  refused(() => parseChangesQuery('since=1&since=2'), /more than once/);
+  refused(() => parseChangesQuery('since=1&page=2'), /Unknown query parameter "page"/);
+});
+
+test('parseLastEventId() reads an integer ≥ 0, or nothing', () => {
+  assert.equal(parseLastEventId(undefined), undefined);
+  assert.equal(parseLastEventId('17'), 17);
+  assert.equal(parseLastEventId(' 0 '), 0);
+  assert.equal(parseLastEventId(''), undefined, 'an SSE client with no last id: since answers');
+  refused(() => parseLastEventId('abc'), /Last-Event-ID header must be an integer/);
+  refused(() => parseLastEventId('-1'), /Last-Event-ID/);
+});
