@@ -327,6 +327,7 @@ test('console: a stale edit reports the conflict in words, saves nothing, and of
     await page.getByLabel('Capacity (seats)').fill('45');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('your changes were not saved').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Reload the event', 'the focus is on the offer to reload');
     const stored = (await (await api('GET', `/events/${id}`, keys.organizer)).json()) as { title: string; capacity: number };
     assert.deepEqual([stored.title, stored.capacity], ['Poetry slam (changed elsewhere)', 40], 'nothing was overwritten');
     await checkScreen(page, 'edit-conflict');

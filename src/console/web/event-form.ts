@@ -110,7 +110,10 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
       } else {
         showAlert(alert, describeProblem(error));
       }
-      if (alert.querySelector('button') === null && !(error instanceof ApiProblem && error.code === 'validation_failed')) alert.focus();
+      // Keyboard users land on what to do next: the reload offer, else the message (a field problem focuses its field).
+      const offer = alert.querySelector('button');
+      if (offer !== null) offer.focus();
+      else if (!(error instanceof ApiProblem && error.code === 'validation_failed')) alert.focus();
     } finally {
       submit.disabled = false;
     }
