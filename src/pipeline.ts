@@ -2,7 +2,7 @@
 import { ApiError, errorBody, toApiError } from './http/errors.js';
 import type { Router } from './http/router.js';
 import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from './http/route.js';
-import type { PlainRequest, PlainResponse } from './http/types.js';
+import type { CoreResponse, PlainRequest } from './http/types.js';
 import { checkUnreadBody, readJsonObject } from './http/body.js';
 import { containsKey, redactKeys } from './http/redact-keys.js';
 import type { CorsPolicy } from './http/cors.js';
@@ -40,8 +40,7 @@ interface Pending {
   headers: Record<string, string>;
 }
 
-/** A response with the key that made it, for the request log. */
-export type CoreResponse = PlainResponse & { keyId?: string };
+export type { CoreResponse } from './http/types.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
 const BENCH_PRINCIPAL: Principal = { keyId: 'key_benchmark', name: 'Benchmark', email: 'bench@campus.local', role: 'admin' };

@@ -1,9 +1,9 @@
 // The /events endpoints: list, read, create, update, delete, each a small function over the store.
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext, Route } from '../http/route.js';
-import { parseListQuery } from '../http/list-query.js';
+import { parseListQuery } from './list-query.js';
 import { mayActOn, type Principal } from '../auth/principal.js';
-import { base62 } from '../auth/api-key.js';
+import { base62 } from '../lib/base62.js';
 import type { EventStore } from '../store/event-store.js';
 import { createdJson, etagOf, type EventRecord, type StoredEvent, toRecord } from './event.js';
 import { validateCreate, validateUpdate } from './validate.js';

@@ -10,7 +10,7 @@ import { eventRoutes } from "../../src/events/handlers.js";
 import { EVENT_FIELDS } from "../../src/events/schema.js";
 import { validateCreate, validateUpdate } from "../../src/events/validate.js";
 import { ERROR_CATALOG } from "../../src/http/errors.js";
-import { parseListQuery } from "../../src/http/list-query.js";
+import { parseListQuery } from "../../src/events/list-query.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import { OPERATIONS } from "../../src/openapi/operations.js";
 import { MemoryStore } from "../../src/store/memory-store.js";

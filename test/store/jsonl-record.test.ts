@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toStored, viewJson } from '../../src/events/event.js';
-import { crc32, crc32Hex } from '../../src/store/crc32.js';
+import { crc32, crc32Hex } from '../../src/lib/crc32.js';
 import { decodeRecord, encodeDelete, encodePut, encodeStored } from '../../src/store/jsonl-record.js';
 import type { LogRecord } from '../../src/store/jsonl-record.js';
 import { eventId, sampleRecord } from './helpers.js';
