@@ -22,8 +22,6 @@ export interface PipelineDeps {
   now: () => number;
   /** Window length in seconds, for the RateLimit-Policy header. */
   rateWindowSeconds: number;
-  /** Benchmark-only: skip authentication and rate limiting, acting as an admin. */
-  unsafeNoAuth?: boolean;
   /** A path prefix the API is mounted under in a host application, e.g. `/api/campus`; '' for none. */
   basePath?: string;
 }
@@ -43,7 +41,6 @@ interface Pending {
 export type { CoreResponse } from './http/types.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
-const BENCH_PRINCIPAL: Principal = { keyId: 'key_benchmark', name: 'Benchmark', email: 'bench@campus.local', role: 'admin' };
 
 /** Builds `handle(request) → response` over plain data; the node adapter is the only caller that touches sockets. */
 export function createPipeline(deps: PipelineDeps): {
@@ -96,7 +93,6 @@ export function createPipeline(deps: PipelineDeps): {
       const route = match.route;
       const pending: Pending = { request, route, params: match.params, query, prefix, path, headers };
       if (!route.auth) return proceed(pending, undefined);
-      if (deps.unsafeNoAuth === true) return proceed(pending, BENCH_PRINCIPAL);
       const secret = bearerSecret(request);
       const principal = secret === undefined ? undefined : keys.lookup(secret);
       if (principal !== undefined) return proceed(pending, principal);
@@ -119,7 +115,7 @@ export function createPipeline(deps: PipelineDeps): {
     const keyId = principal?.keyId;
     try {
       if (principal !== undefined) {
-        if (deps.unsafeNoAuth !== true) takeSlot(principal, headers);
+        takeSlot(principal, headers);
         if (route.action !== undefined && !canEver(principal.role, route.action)) {
           throw new ApiError('forbidden', `A ${principal.role} key may not ${route.action} events.`);
         }

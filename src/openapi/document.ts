@@ -15,11 +15,16 @@ export interface DocumentedRoute {
 /** The security scheme every operation needs unless it says `security: []`. */
 const SECURITY_SCHEME = 'apiKey';
 
+/** Where the app is mounted: `basePath` is the prefix of an app embedded under one (`/api/campus`), else ''. */
+export interface Mount {
+  basePath: string;
+}
+
 /**
  * Builds the document; `routes` comes from the router, so every route and method it serves is documented
- * (and nothing else), and `limits` are the app's own rate-limit figures.
+ * (and nothing else), `limits` are the app's own rate-limit figures, and the servers carry its mount point.
  */
-export function openApiDocument(routes: readonly DocumentedRoute[], limits: RateLimits): JsonObject {
+export function openApiDocument(routes: readonly DocumentedRoute[], limits: RateLimits, mount: Mount = { basePath: '' }): JsonObject {
   const parameters = componentParameters();
   const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
@@ -35,8 +40,8 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
     openapi: '3.1.0',
     info: { title: 'Campus Events API', version: '1.0', description: apiDescription(limits) },
     servers: [
-      { url: '/', description: 'The paths as listed.' },
-      { url: '/v1', description: 'The same API under /v1: /v1/events is /events. Location and Link keep the prefix the request came in under.' },
+      { url: mount.basePath === '' ? '/' : mount.basePath, description: 'The paths as listed.' },
+      { url: `${mount.basePath}/v1`, description: 'The same API under /v1: /v1/events is /events. Location and Link keep the prefix the request came in under.' },
     ],
     tags: [
       { name: 'events', description: 'Campus events.' },

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp, type App, type AppOptions } from '../../src/app.js';
+import { openApp, type App, type AppOptions } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import type { Role } from '../../src/auth/principal.js';
 
@@ -52,7 +52,7 @@ export async function startHarness(options: AppOptions = {}): Promise<Harness> {
   for (const [label, person] of Object.entries(PEOPLE)) {
     keys[label as keyof Harness['keys']] = (await createKey(dir, person, deps)).secret;
   }
-  const app = await createApp({ dataDir: dir, keyPollMs: 0, unsafeNoSync: true, ...options });
+  const app = await openApp({ dataDir: dir, keyPollMs: 0, ...options }, { unsafeNoSync: true });
   return {
     app,
     dataDir: dir,

@@ -255,3 +255,14 @@ test("openApiDocument documents a route the table adds before it is described, w
   assert.equal(operation.operationId, "deleteEventsByIdRegistrationsByRegId");
   assert.deepEqual(operation.parameters.map((p: Json) => p.name), ["id", "reg_id"]);
 });
+
+test("openApiDocument of an app mounted under a basePath lists servers under that path", async () => {
+  const mounted = await createApp({ store: "memory", bootstrapAdminKey: false, keyPollMs: 0, basePath: "/api/campus/" });
+  try {
+    const response = await call(mounted, "GET", "/api/campus/openapi.json");
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.json.servers.map((server: Json) => server.url), ["/api/campus", "/api/campus/v1"]);
+  } finally {
+    await mounted.close();
+  }
+});
