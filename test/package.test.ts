@@ -3,9 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './helpers/spawn.js';
+import { ROOT, spawnServer } from './helpers/spawn.js';
+import { tempDir } from './helpers/harness.js';
 
 test('package.json has no runtime dependencies and exports dist/index.js with its types', () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- package.json is free-form
@@ -42,4 +43,20 @@ test('every source map in the package points at sources the package holds', () =
     }
   }
   assert.deepEqual(missing, []);
+});
+
+test('npm start builds and starts the server, passing flags after --', { timeout: 60_000 }, async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const server = await spawnServer(['start', '--silent', '--', '--port', '0', '--data-dir', dir], {}, ['npm']);
+    try {
+      assert.equal((await fetch(`${server.url}/health`)).status, 200);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    assert.ok(existsSync(path.join(dir, 'keys.json')), 'it served the folder it was given');
+  } finally {
+    remove();
+  }
 });
