@@ -13,9 +13,13 @@ import { ensureAdminKey, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
+import { calendarRoute } from './feeds/calendar-route.js';
+import { registrationRoutes } from './registrations/registration-routes.js';
+import { meRoute } from './auth/me-route.js';
 import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/memory-store.js';
-import { DEFAULT_COMPACT_MIN_BYTES, openFileStore } from './store/file-store.js';
+import { DEFAULT_COMPACT_MIN_BYTES } from './store/file-store.js';
+import { openFileStoreOrReadOnly } from './store/open-or-read-only.js';
 import type { FileSystemSeam } from './store/file-system.js';
 import { openApiDocument } from './openapi/document.js';
 import { silentLogger, type Logger } from './log/logger.js';
@@ -86,6 +90,8 @@ export interface NewKey {
 export interface App {
   /** A node:http request listener: `http.createServer(app.handler)`. */
   handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The server's `checkContinue` listener: invites a body (100 Continue) only from a request with a good key on a known route. */
+  checkContinue: (req: IncomingMessage, res: ServerResponse) => void;
   /** The pure core: a plain request in, a plain response out. */
   handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
   /** The secret of the admin key created on this start, if one was; shown once. */
@@ -123,10 +129,11 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
 
   const store: EventStore =
     options.store === 'memory'
-      ? new MemoryStore()
-      : await openFileStore({
+      ? new MemoryStore({ now })
+      : await openFileStoreOrReadOnly({
           dataDir,
           logger,
+          now,
           sync: internal.unsafeNoSync !== true,
           compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
           fs: internal.fileSystem,
@@ -147,13 +154,19 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   }
 
   const router = new Router<Route>();
-  for (const { method, pattern, route } of eventRoutes({ store, now, randomBytes })) router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(route) : route);
+  for (const { method, pattern, route } of [...eventRoutes({ store, now, randomBytes }), ...registrationRoutes({ store, now, randomBytes })]) router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(route) : route);
+  const feed = calendarRoute({ store, now });
+  router.add(feed.method, feed.pattern, feed.route);
+  router.add('GET', '/me', meRoute);
   router.add('GET', '/health', {
     name: 'health',
     auth: false,
     body: false,
     handle: () => {
-      if (!store.writable) throw new ApiError('unavailable', 'The store cannot write (a write failed, e.g. disk full); reads still work. Restart the server once the cause is fixed.');
+      if (!store.writable) {
+        const why = store.unwritableReason ?? 'a write failed, e.g. disk full';
+        throw new ApiError('unavailable', `The store cannot write (${why}); reads still work. Restart the server once the cause is fixed.`);
+      }
       return { status: 200, body: '{"status":"ok"}' };
     },
   });
@@ -179,7 +192,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
 
   let closing: Promise<void> | undefined;
   return {
-    handler: toNodeListener(pipeline.handle, logger, pipeline.isDraining),
+    handler: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining }),
+    checkContinue: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, mayReadBody: pipeline.mayReadBody }),
     handle: pipeline.handle,
     initialAdminKey,
     drain: pipeline.drain,

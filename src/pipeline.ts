@@ -3,10 +3,10 @@ import { ApiError, errorBody, toApiError } from './http/errors.js';
 import type { Router } from './http/router.js';
 import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from './http/route.js';
 import type { CoreResponse, PlainRequest } from './http/types.js';
-import { checkUnreadBody, readJsonObject } from './http/body.js';
+import { checkUnreadBody, readJsonObject, readOptionalJsonObject } from './http/body.js';
 import { containsKey, redactKeys } from './http/redact-keys.js';
 import type { CorsPolicy } from './http/cors.js';
-import { canEver, type Principal } from './auth/principal.js';
+import { ACTION_WORDS, canEver, type Principal } from './auth/principal.js';
 import type { KeyRegistry } from './auth/key-registry.js';
 import type { SlidingWindowLimiter, LimitDecision } from './limits/sliding-window.js';
 import type { AuthFailureThrottle } from './limits/auth-failures.js';
@@ -47,6 +47,7 @@ export function createPipeline(deps: PipelineDeps): {
   handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
   drain: () => void;
   isDraining: () => boolean;
+  mayReadBody: (request: PlainRequest) => boolean;
 } {
   const { router, keys, limiter, authFailures, cors, logger, now } = deps;
   const basePath = (deps.basePath ?? '').replace(/\/+$/, '');
@@ -93,20 +94,45 @@ export function createPipeline(deps: PipelineDeps): {
       const route = match.route;
       const pending: Pending = { request, route, params: match.params, query, prefix, path, headers };
       if (!route.auth) return proceed(pending, undefined);
-      const secret = bearerSecret(request);
+      const fromQuery = route.queryKey === true ? queryKey(request, query) : undefined;
+      const secret = fromQuery ?? bearerSecret(request);
+      // Only a feed key may travel in a URL; any other key there is refused like an unknown one.
+      const usable = (found: Principal | undefined): found is Principal => found !== undefined && (fromQuery === undefined || found.role === 'feed');
       const principal = secret === undefined ? undefined : keys.lookup(secret);
-      if (principal !== undefined) return proceed(pending, principal);
+      if (usable(principal)) return proceed(pending, principal);
       // A well-formed key we do not know may have just been made by the CLI: look at keys.json once more.
-      if (secret !== undefined && keys.mayBeNew(secret)) {
+      if (principal === undefined && secret !== undefined && keys.mayBeNew(secret)) {
         return keys.refresh().then(() => {
           const found = keys.lookup(secret);
-          return found !== undefined ? proceed(pending, found) : refusal(pending, secret);
+          return usable(found) ? proceed(pending, found) : refusal(pending, secret, fromQuery !== undefined);
         }, (error: unknown) => fail(error, headers, undefined, request));
       }
-      return refusal(pending, secret);
+      return refusal(pending, secret, fromQuery !== undefined);
     } catch (error) {
       return fail(error, headers, undefined, request);
     }
+  }
+
+  /**
+   * For `Expect: 100-continue`: true when the request gets past the steps before the body that
+   * decide most refusals (target, path, method, key), so its body is worth inviting. A bad key is not invited.
+   */
+  function mayReadBody(request: PlainRequest): boolean {
+    if (draining || request.headerFault !== undefined) return false;
+    const target = request.target;
+    if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) return false;
+    const queryAt = target.indexOf('?');
+    let path = queryAt === -1 ? target : target.slice(0, queryAt);
+    if (basePath !== '') {
+      if (path !== basePath && !path.startsWith(basePath + '/')) return false;
+      path = path.slice(basePath.length);
+    }
+    if (path.startsWith('/v1/')) path = path.slice(3);
+    const match = router.match(request.method, path);
+    if (match.kind !== 'found') return false;
+    if (!match.route.auth) return true;
+    const secret = bearerSecret(request);
+    return secret !== undefined && keys.lookup(secret) !== undefined;
   }
 
   /** The steps after the key: rate (429), role (403), body (415, 413, 400), then the handler. */
@@ -117,14 +143,15 @@ export function createPipeline(deps: PipelineDeps): {
       if (principal !== undefined) {
         takeSlot(principal, headers);
         if (route.action !== undefined && !canEver(principal.role, route.action)) {
-          throw new ApiError('forbidden', `A ${principal.role} key may not ${route.action} events.`);
+          throw new ApiError('forbidden', `A ${principal.role} key may not ${ACTION_WORDS[route.action]}.`);
         }
       }
       let body: Record<string, unknown> | undefined;
-      if (route.body) body = readJsonObject(request);
+      if (route.body === true) body = readJsonObject(request);
+      else if (route.body === 'optional') body = readOptionalJsonObject(request);
       else checkUnreadBody(request);
       if (route.query !== true && pending.query !== '') {
-        throw new ApiError('bad_request', `Unknown query parameter in "?${pending.query.slice(0, 60)}": ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
+        throw new ApiError('bad_request', `Unknown query parameter in "?${redactKeys(pending.query).slice(0, 60)}": ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
       }
       const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body };
       const result = route.handle(context);
@@ -135,9 +162,9 @@ export function createPipeline(deps: PipelineDeps): {
     }
   }
 
-  function refusal(pending: Pending, secret: string | undefined): CoreResponse {
+  function refusal(pending: Pending, secret: string | undefined, inQuery = false): CoreResponse {
     try {
-      return refuse(pending.request, secret);
+      return refuse(pending.request, secret, inQuery);
     } catch (error) {
       return fail(error, pending.headers, undefined, pending.request);
     }
@@ -149,20 +176,35 @@ export function createPipeline(deps: PipelineDeps): {
     return header !== undefined && header.length > 7 && header.slice(0, 7).toLowerCase() === 'bearer ' ? header.slice(7).trim() : undefined;
   }
 
+  /** The `key` query parameter of a route that takes one (undefined when absent); 400 when given twice or beside an Authorization header. */
+  function queryKey(request: PlainRequest, query: string): string | undefined {
+    if (query === '') return undefined;
+    const values = new URLSearchParams(query).getAll('key');
+    if (values.length === 0) return undefined;
+    if (values.length > 1) throw new ApiError('bad_request', 'Query parameter key is given more than once.');
+    if (request.headers.authorization !== undefined) {
+      throw new ApiError('bad_request', 'The request sends a key both in the Authorization header and as ?key=; send exactly one.');
+    }
+    return values[0]!;
+  }
+
   /** Answers a request without a good key: 401, or 429 once its address has failed too often. */
-  function refuse(request: PlainRequest, secret: string | undefined): never {
+  function refuse(request: PlainRequest, secret: string | undefined, inQuery = false): never {
     const at = now();
     const blocked = authFailures.isBlocked(request.remoteAddress, at);
     if (blocked.blocked) {
-      throw new ApiError('rate_limited', `Too many requests without a valid key from this address; retry in ${blocked.retryAfterSeconds} s.`, {
+      throw new ApiError('rate_limited', `This address is held by the per-address throttle for failed authentications: more than ${authFailures.maxFailures} requests without a valid key in 15 minutes; retry in ${blocked.retryAfterSeconds} s (a valid key is never held by it).`, {
         headers: { 'Retry-After': String(blocked.retryAfterSeconds), 'Cache-Control': 'no-store' },
       });
     }
     authFailures.recordFailure(request.remoteAddress, at);
     const challenge = secret === undefined ? 'Bearer realm="campus-events"' : 'Bearer realm="campus-events", error="invalid_token"';
+    // The same message for every refused ?key=, so the answer tells nothing about which keys exist.
     const message = secret === undefined
       ? 'This endpoint needs an API key: send Authorization: Bearer <key>.'
-      : 'The API key is not valid: it is unknown or revoked.';
+      : inQuery
+        ? 'The key in ?key= is not accepted: it is unknown, revoked, or not of role feed (only a feed key may be sent in a URL; send any other key as Authorization: Bearer <key>).'
+        : 'The API key is not valid: it is unknown or revoked.';
     throw new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': challenge } });
   }
 
@@ -192,7 +234,7 @@ export function createPipeline(deps: PipelineDeps): {
 
   function finish(result: HandlerResult, headers: Record<string, string>, keyId: string | undefined): CoreResponse {
     if (result.headers !== undefined) Object.assign(headers, result.headers);
-    if (result.body !== null) headers['Content-Type'] = JSON_TYPE;
+    if (result.body !== null) headers['Content-Type'] ??= JSON_TYPE;
     return { status: result.status, headers, body: result.body, keyId };
   }
 
@@ -209,6 +251,7 @@ export function createPipeline(deps: PipelineDeps): {
 
   return {
     handle,
+    mayReadBody,
     drain: () => {
       draining = true;
     },

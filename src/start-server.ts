@@ -2,7 +2,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
-import { MAX_BODY_BYTES } from './http/body.js';
 import { answerClientError, answerConnect } from './http/node-adapter.js';
 import { silentLogger } from './log/logger.js';
 import { forgetKey } from './auth/key-registry.js';
@@ -71,11 +70,8 @@ export async function startServerWith(options: StartOptions, internal: InternalO
   // No header is dropped silently (node keeps 2,000 by default); the 16 KiB cap bounds them.
   server.maxHeadersCount = 0;
   server.on('clientError', answerClientError);
-  // Expect: 100-continue: a declared body over the cap is not invited; the app answers 413 (or an earlier error) and closes.
-  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (!(Number(req.headers['content-length']) > MAX_BODY_BYTES)) res.writeContinue();
-    app.handler(req, res);
-  });
+  // Expect: 100-continue: a body over the cap, or from a bad key, is not invited; the app answers (413, 401...) and closes.
+  server.on('checkContinue', app.checkContinue);
   // Any other expectation is ignored, as RFC 9110 §10.1.1 allows (node would answer a bodiless 417).
   server.on('checkExpectation', app.handler);
   // CONNECT: node drops the socket unless someone listens; answer it (400 or 405) and close.

@@ -36,6 +36,19 @@ test('keys create --json prints one object with id, key, name, email and role', 
   }
 });
 
+test('keys create --role feed makes a key of the feed role (API.md §9.1)', () => {
+  const { dir, remove } = tempDir();
+  try {
+    const result = runCli(['keys', 'create', '--data-dir', dir, '--name', 'Campus calendar', '--email', 'calendar@campus.edu', '--role', 'feed', '--json']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal((JSON.parse(result.stdout) as Record<string, unknown>)['role'], 'feed');
+    const listed = JSON.parse(runCli(['keys', 'list', '--json'], { DATA_DIR: dir }).stdout) as { role: string }[];
+    assert.deepEqual(listed.map((key) => key.role), ['feed']);
+  } finally {
+    remove();
+  }
+});
+
 test('keys.json keeps only a hash of each key, never the key itself', () => {
   const { dir, remove } = tempDir();
   try {

@@ -18,7 +18,7 @@ function block(heading: string, language: string, marker: string): string {
   assert.fail(`README has no ${language} block with ${marker} after ${heading}`);
 }
 
-test('README quick start: create a key, then create, list, update and delete an event with curl, on a folder that already holds an earlier event', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
+test('README quick start: create a key, then create, list, update an event, register and cancel an attendee, and delete the event with curl, on a folder that already holds an earlier event', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
   const { dir, remove } = tempDir();
   try {
     const server = await spawnServer(['--port', '0', '--data-dir', dir]);
@@ -38,8 +38,32 @@ test('README quick start: create a key, then create, list, update and delete an 
       const outputs = result.stdout;
       assert.match(outputs, /"id":"evt_[0-9A-Za-z]{16,}"/, 'the create printed the event');
       assert.match(outputs, /"capacity":150,"registered_count":0/, 'the update printed the new capacity');
-      assert.match(outputs, /HTTP\/1\.1 204/, 'the delete answered 204');
+      assert.match(outputs, /id,name,email,status,created_at,checked_in_at\r\nreg_[0-9A-Za-z]{22},Grace Hopper,grace@campus\.edu,confirmed,/, 'the attendee list came as CSV');
+      assert.equal(outputs.match(/HTTP\/1\.1 204/g)?.length, 2, 'the cancel and the delete answered 204');
       assert.doesNotMatch(outputs, /"error"/, 'no request of the script failed');
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  } finally {
+    remove();
+  }
+});
+
+test('README calendar feed: a feed key made by the CLI, a subscription URL, and the feed it serves', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const server = await spawnServer(['--port', '0', '--data-dir', dir]);
+    try {
+      const script = block('### Calendar feed', 'sh', '--role feed').split('127.0.0.1:3000').join(new URL(server.url).host);
+      const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir }, encoding: 'utf8', timeout: 30_000 });
+      assert.equal(result.status, 0, result.stderr);
+      const [url] = result.stdout.split('\n');
+      assert.match(url!, /^https:\/\/events\.campus\.edu\/events\.ics\?key=cek_[A-Za-z0-9]+$/, 'a URL to paste, with nothing to escape');
+      // The URL as pasted, pointed at the test server, serves the calendar.
+      const response = await fetch(url!.replace('https://events.campus.edu', server.url));
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-type'), 'text/calendar; charset=utf-8');
+      assert.match(result.stdout, /BEGIN:VCALENDAR\r\nVERSION:2\.0\r\n/, 'the curl check printed the calendar');
     } finally {
       assert.equal(await server.stop(), 0);
     }

@@ -2,6 +2,7 @@
 import { promises as fs, constants } from 'node:fs';
 import path from 'node:path';
 import type { Role } from './principal.js';
+import { acquireLock, LockHeldError } from '../store/lock.js';
 
 /** One key as stored: never its secret, only the secret's SHA-256. */
 export interface KeyRecord {
@@ -22,7 +23,6 @@ interface KeyFile {
 export const KEY_FILE = 'keys.json';
 const LOCK_FILE = 'keys.lock';
 const LOCK_WAIT_MS = 5_000;
-const STALE_LOCK_MS = 30_000;
 
 /** Every key in the folder, revoked ones included; none when the file does not exist yet. */
 export async function readKeys(dataDir: string): Promise<KeyRecord[]> {
@@ -39,33 +39,41 @@ export async function readKeys(dataDir: string): Promise<KeyRecord[]> {
 }
 
 /**
- * Changes the key file under its lock: reads it, lets `change` edit the list, then writes
- * it whole beside the old one, fsyncs it, renames it over, and fsyncs the folder.
+ * Changes the key file under its lock: reads it, lets `change` edit the list, then, only if
+ * the list changed, writes it whole beside the old one, fsyncs it, renames it over, and fsyncs
+ * the folder. A change that changes nothing writes nothing (a start on a full disk still works).
  */
 export async function updateKeys<T>(dataDir: string, change: (keys: KeyRecord[]) => T): Promise<T> {
-  await fs.mkdir(dataDir, { recursive: true });
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   const release = await lockKeys(dataDir);
   try {
     const keys = await readKeys(dataDir);
+    const before = JSON.stringify(keys);
     const result = change(keys);
-    await writeWhole(dataDir, { version: 1, keys });
+    if (JSON.stringify(keys) !== before) await writeWhole(dataDir, { version: 1, keys });
     return result;
   } finally {
-    await release();
+    release();
   }
 }
 
 async function writeWhole(dataDir: string, content: KeyFile): Promise<void> {
   const target = path.join(dataDir, KEY_FILE);
   const temporary = `${target}.tmp-${process.pid}`;
-  const handle = await fs.open(temporary, 'w', 0o600);
   try {
-    await handle.writeFile(JSON.stringify(content, null, 2) + '\n');
-    await handle.sync();
-  } finally {
-    await handle.close();
+    const handle = await fs.open(temporary, 'w', 0o600);
+    try {
+      await handle.writeFile(JSON.stringify(content, null, 2) + '\n');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temporary, target);
+  } catch (error) {
+    // A full disk or a failed sync: keys.json is as it was; leave no temporary file behind.
+    await fs.rm(temporary, { force: true });
+    throw error;
   }
-  await fs.rename(temporary, target);
   await syncFolder(dataDir);
 }
 
@@ -79,23 +87,22 @@ export async function syncFolder(folder: string): Promise<void> {
   }
 }
 
-async function lockKeys(dataDir: string): Promise<() => Promise<void>> {
-  const lockPath = path.join(dataDir, LOCK_FILE);
+/**
+ * Takes DATA_DIR/keys.lock as DATA_DIR/LOCK is taken (owner recorded, written whole, a dead
+ * owner's lock taken over at once), waiting up to 5 s for a live writer to finish.
+ */
+async function lockKeys(dataDir: string): Promise<() => void> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      const handle = await fs.open(lockPath, 'wx');
-      await handle.writeFile(JSON.stringify({ pid: process.pid, at: new Date().toISOString() }));
-      await handle.close();
-      return () => fs.rm(lockPath, { force: true });
+      const lock = acquireLock(dataDir, { file: LOCK_FILE });
+      return () => lock.release();
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const stat = await fs.stat(lockPath).catch(() => undefined);
-      if (stat !== undefined && Date.now() - stat.mtimeMs > STALE_LOCK_MS) {
-        await fs.rm(lockPath, { force: true });
-        continue;
+      if (!(error instanceof LockHeldError)) throw error;
+      if (Date.now() > deadline) {
+        const lockPath = path.join(dataDir, LOCK_FILE);
+        throw new Error(`${lockPath} is held by process ${error.owner.pid} (since ${error.owner.started_at}), which is changing the keys; try again once it is done`);
       }
-      if (Date.now() > deadline) throw new Error(`${lockPath} is held by another writer; try again, or remove it if no campus-events command is running`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }

@@ -150,6 +150,8 @@ function keyRecord(owner: { name: string; email: string; role: KeyRecord['role']
 
 /** On a folder with no key at all, creates the first admin key; returns its secret, else undefined. */
 export async function ensureAdminKey(dataDir: string, deps: { randomBytes: (size: number) => Uint8Array; now: () => number }): Promise<string | undefined> {
+  // The usual start: keys exist, so neither the lock nor a write is needed.
+  if ((await readKeys(dataDir)).length > 0) return undefined;
   const secret = newSecret(deps.randomBytes);
   const created = await updateKeys(dataDir, (keys) => {
     if (keys.length > 0) return false;

@@ -1,6 +1,6 @@
 // Who is calling: the owner and role of the API key a request carried, and what each role may do.
 
-export const ROLES = ['admin', 'organizer', 'reader'] as const;
+export const ROLES = ['admin', 'organizer', 'reader', 'feed'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** The authenticated caller of a request. */
@@ -11,17 +11,30 @@ export interface Principal {
   role: Role;
 }
 
-/** What a route does, for the role table. */
-export type Action = 'read' | 'create' | 'update' | 'delete';
+/** What a route does, for the role table: events' CRUD, registering attendees, managing an event's attendees (list, check-in), and reading the calendar feed (API.md §9.1). */
+export type Action = 'read' | 'create' | 'update' | 'delete' | 'register' | 'attendees' | 'subscribe';
+
+/** Each action in words, for a 403's message: "A reader key may not …". */
+export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
+  read: 'read events',
+  create: 'create events',
+  update: 'update events',
+  delete: 'delete events',
+  register: 'register attendees',
+  attendees: "see an event's attendees or check them in",
+  subscribe: 'read the calendar feed',
+});
 
 /**
  * The role table (API.md §2). `own` means only events whose organizer e-mail is the key's;
  * `any` means every event; absent means never.
  */
 export const ROLE_TABLE: Readonly<Record<Role, Partial<Record<Action, 'own' | 'any'>>>> = Object.freeze({
-  reader: { read: 'any' },
-  organizer: { read: 'any', create: 'any', update: 'own', delete: 'own' },
-  admin: { read: 'any', create: 'any', update: 'any', delete: 'any' },
+  reader: { read: 'any', register: 'any', subscribe: 'any' },
+  organizer: { read: 'any', create: 'any', update: 'own', delete: 'own', register: 'any', attendees: 'own', subscribe: 'any' },
+  admin: { read: 'any', create: 'any', update: 'any', delete: 'any', register: 'any', attendees: 'any', subscribe: 'any' },
+  // A feed key may travel in a calendar's URL, so it may do nothing but read the calendar feed (and GET /me, which needs no action).
+  feed: { subscribe: 'any' },
 });
 
 /** True when the role can do `action` on at least some event (else the answer is 403 at once). */

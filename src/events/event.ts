@@ -38,6 +38,8 @@ export interface StoredEvent {
   readonly createdAt: string;
   /** Sequence number of the log line that wrote this state; the ETag derives from it. */
   readonly seq: number;
+  /** When this state was written (ms since the epoch): the event's last change, registrations included. */
+  readonly modifiedMs: number;
   /** The view served by list, single read and update: every field but `created_at`. */
   readonly json: string;
 }
@@ -80,8 +82,8 @@ export function toRecord(stored: StoredEvent): EventRecord {
   return { ...view, created_at: stored.createdAt };
 }
 
-/** The compact form of a record written at sequence `seq`. */
-export function toStored(record: EventRecord, seq: number, json: string = viewJson(record)): StoredEvent {
+/** The compact form of a record written at sequence `seq` at `modifiedMs` (default: its creation). */
+export function toStored(record: EventRecord, seq: number, json: string = viewJson(record), modifiedMs: number = Date.parse(record.created_at)): StoredEvent {
   return {
     id: record.id,
     startMs: Date.parse(record.start_time),
@@ -90,8 +92,37 @@ export function toStored(record: EventRecord, seq: number, json: string = viewJs
     organizerEmail: record.organizer.email.toLowerCase(),
     createdAt: record.created_at,
     seq,
+    modifiedMs,
     json,
   };
+}
+
+/** The seats of a stored event, read from its view without parsing it. */
+export function seatsOf(stored: StoredEvent): { capacity: number; registered: number } {
+  const at = countAt(stored.json);
+  const capacityAt = stored.json.lastIndexOf(CAPACITY_KEY, at);
+  return {
+    capacity: Number(stored.json.slice(capacityAt + CAPACITY_KEY.length, at)),
+    registered: Number(stored.json.slice(at + COUNT_KEY.length, stored.json.indexOf(',', at + COUNT_KEY.length))),
+  };
+}
+
+/** The same event with another `registered_count`, as written at `seq` and `modifiedMs`. */
+export function withRegisteredCount(stored: StoredEvent, registered: number, seq: number, modifiedMs: number): StoredEvent {
+  const at = countAt(stored.json);
+  const after = stored.json.indexOf(',', at + COUNT_KEY.length);
+  const json = `${stored.json.slice(0, at + COUNT_KEY.length)}${registered}${stored.json.slice(after)}`;
+  return { ...stored, seq, modifiedMs, json };
+}
+
+// Inside a JSON string a quote is always escaped, so these keys with their quotes occur once, as keys.
+const CAPACITY_KEY = ',"capacity":';
+const COUNT_KEY = ',"registered_count":';
+
+function countAt(json: string): number {
+  const at = json.indexOf(COUNT_KEY);
+  if (at < 0) throw new TypeError('an event view without "registered_count"');
+  return at;
 }
 
 /** The strong ETag of a stored state: it changes with every write. */

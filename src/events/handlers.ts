@@ -167,7 +167,7 @@ function matchesIfMatch(header: string, etag: string): boolean {
 }
 
 /** If-None-Match uses the weak comparison: `W/"x"` matches `"x"`. */
-function matchesNoneMatch(header: string | undefined, etag: string): boolean {
+export function matchesNoneMatch(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);

@@ -67,6 +67,12 @@ export function readJsonObject(request: PlainRequest): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** As readJsonObject, but an empty body reads as `{}` whatever its Content-Type says. */
+export function readOptionalJsonObject(request: PlainRequest): Record<string, unknown> {
+  const hasBody = request.body !== null && (request.body.length > 0 || request.bodyTooLarge);
+  return hasBody ? readJsonObject(request) : {};
+}
+
 /** True when valid JSON `text` nests arrays and objects deeper than `max`; a scan, so no recursion. */
 function exceedsDepth(text: string, max: number): boolean {
   let depth = 0;

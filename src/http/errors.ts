@@ -1,4 +1,5 @@
 // The one error type of the service, its catalog of codes and statuses, and the one mapping to a JSON body.
+import { StoreUnavailable } from '../store/store-errors.js';
 
 /** Every error code a client can see, with the HTTP status it is sent with (API.md §3). */
 export const ERROR_CATALOG = {
@@ -51,6 +52,7 @@ export const INTERNAL_MESSAGE = 'The server hit an unexpected error; the request
 /** Turns any thrown value into an ApiError; anything that is not one is a 500 `internal`. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailable) return new ApiError('unavailable', error.message);
   return new ApiError('internal', INTERNAL_MESSAGE);
 }
 

@@ -15,17 +15,42 @@ export type CoreHandler = (request: PlainRequest) => CoreResponse | Promise<Core
 /** The latest response on each connection, so an answer to a parser error waits for the pipelined responses before it. */
 const lastResponse = new WeakMap<Socket, ServerResponse>();
 
+/**
+ * Connections whose rest is never read: a body over the cap (or one a client was not invited to send)
+ * was left unread, so whatever node parses after it is body bytes or a smuggled request. No later
+ * request on such a connection reaches the core; the answer already decided closes it (API.md §3).
+ */
+const condemned = new WeakSet<Socket>();
+
+/** The request whose unread body condemned its connection: its answer is the connection's last. */
+const lastOnConnection = new WeakSet<PlainRequest>();
+
+/** Options of toNodeListener. */
+export interface NodeListenerOptions {
+  /** Whether shutdown has begun (requests arriving then get 503). */
+  isDraining?: () => boolean;
+  /**
+   * For `Expect: 100-continue`: whether the core would read this request's body (known path and
+   * method, a good key). The listener is then the server's `checkContinue` listener: it invites the
+   * body only when this says yes, and otherwise answers without reading it and closes.
+   */
+  mayReadBody?: (request: PlainRequest) => boolean;
+}
+
 /** Adapts the core to a `node:http` request listener, with one log line per request. */
-export function toNodeListener(handle: CoreHandler, logger: Logger, isDraining: () => boolean = () => false): (req: IncomingMessage, res: ServerResponse) => void {
+export function toNodeListener(handle: CoreHandler, logger: Logger, options: NodeListenerOptions | (() => boolean) = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const { isDraining = () => false, mayReadBody } = typeof options === 'function' ? { isDraining: options } : options;
   const logRequests = logger.enabled('info');
   return (req, res) => {
+    // A request node parsed after a body that was never read: never run it, never answer it.
+    if (condemned.has(req.socket)) return;
     const started = logRequests ? performance.now() : 0;
     lastResponse.set(req.socket, res);
     const request = plainRequest(req);
     request.arrivedDuringShutdown = isDraining();
     const respond = (response: CoreResponse): void => {
       try {
-        send(res, request, response);
+        send(res, request, response, isDraining());
       } catch (error) {
         // A header value node refuses would otherwise throw out of the listener and stop the process.
         logger.error('response failed', { error: String(error) });
@@ -38,6 +63,18 @@ export function toNodeListener(handle: CoreHandler, logger: Logger, isDraining: 
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
       run();
       return;
+    }
+    if (mayReadBody !== undefined) {
+      // Expect: 100-continue. A body over the cap, or one the core would refuse before reading (bad key,
+      // unknown path), is not invited: answer without it, and close so it is never read.
+      if (Number(req.headers['content-length']) > MAX_BODY_BYTES || !mayReadBody(request)) {
+        if (Number(req.headers['content-length']) > MAX_BODY_BYTES) request.bodyTooLarge = true;
+        request.body = Buffer.alloc(0);
+        condemn(req.socket, request);
+        run();
+        return;
+      }
+      res.writeContinue();
     }
     readBody(req, request, run);
   };
@@ -58,6 +95,13 @@ export function answerConnect(handle: CoreHandler, logger: Logger): (req: Incomi
       if (logger.enabled('info')) logRequest(logger, request, response, started);
     });
   };
+}
+
+/** Marks a connection whose remaining bytes are never read nor run (after `request`, answered last), and stops reading it. */
+function condemn(socket: Socket, request: PlainRequest): void {
+  condemned.add(socket);
+  lastOnConnection.add(request);
+  socket.pause();
 }
 
 function plainRequest(req: IncomingMessage): PlainRequest {
@@ -100,7 +144,19 @@ function logRequest(logger: Logger, request: PlainRequest, response: CoreRespons
     status: response.status,
     durationMs: Math.round((performance.now() - started) * 1000) / 1000,
     keyId: response.keyId,
+    client: request.remoteAddress,
+    userAgent: clippedUserAgent(request.headers['user-agent']),
   });
+}
+
+/** Longest User-Agent kept in a log line, in characters. */
+const MAX_USER_AGENT = 120;
+
+/** The User-Agent for a log line: clipped, keys redacted; undefined when none was sent. */
+function clippedUserAgent(userAgent: string | undefined): string | undefined {
+  if (userAgent === undefined) return undefined;
+  const redacted = redactKeys(userAgent);
+  return redacted.length > MAX_USER_AGENT ? `${redacted.slice(0, MAX_USER_AGENT)}…` : redacted;
 }
 
 /** The 500 sent if the core itself fails: still a JSON error with the headers every response carries. */
@@ -118,6 +174,7 @@ function readBody(req: IncomingMessage, request: PlainRequest, done: () => void)
   if (declared > MAX_BODY_BYTES) {
     request.bodyTooLarge = true;
     request.body = Buffer.alloc(0);
+    condemn(req.socket, request);
     done();
     return;
   }
@@ -136,6 +193,7 @@ function readBody(req: IncomingMessage, request: PlainRequest, done: () => void)
     size += chunk.length;
     if (size > MAX_BODY_BYTES) {
       request.bodyTooLarge = true;
+      condemn(req.socket, request);
       req.pause();
       finish();
       return;
@@ -148,17 +206,22 @@ function readBody(req: IncomingMessage, request: PlainRequest, done: () => void)
 }
 
 /** Writes a plain response; no body for HEAD, 204 and 304. */
-function send(res: ServerResponse, request: PlainRequest, response: CoreResponse): void {
+function send(res: ServerResponse, request: PlainRequest, response: CoreResponse, draining = false): void {
   if (res.headersSent || res.destroyed) return;
   const headers = response.headers;
   const body = response.body;
   const bodyless = request.method === 'HEAD' || response.status === 204 || response.status === 304;
   if (body !== null && response.status !== 204 && response.status !== 304) headers['Content-Length'] = String(Buffer.byteLength(body));
   // A body over the cap was left unread, whatever the answer: close, or node would read (and drop) the rest of it.
-  if (response.closeConnection === true || request.bodyTooLarge) headers['Connection'] = 'close';
+  // (A request pipelined before the condemning one is answered as usual, keep-alive and all.)
+  const unread = lastOnConnection.has(request);
+  // While shutting down, every answer says the connection ends, so a keep-alive client does not reuse it and meet a reset.
+  if (response.closeConnection === true || request.bodyTooLarge || unread || draining) headers['Connection'] = 'close';
   res.writeHead(response.status, headers);
   if (bodyless || body === null) res.end();
   else res.end(body);
+  // Once the answer is out, end the connection ourselves: node would otherwise resume reading the unread body.
+  if (unread) res.once('finish', () => endSoon(res.socket));
 }
 
 /** A request-level fault visible only in the raw headers: two Authorization or Host headers, or HTTP/1.1 without Host. */
@@ -186,6 +249,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     socket.destroy();
     return;
   }
+  // Bytes after an unread body are not a request: the answer already decided (413...) closes the connection.
+  if (condemned.has(socket)) return;
   const previous = lastResponse.get(socket);
   if (previous !== undefined && !previous.writableFinished && previous.req.complete) {
     // A whole request before the faulty one (pipelined) is still being answered: its response goes first.
@@ -219,6 +284,13 @@ function writeRaw(socket: Duplex, response: CoreResponse, bodyless = false): voi
   socket.end(`${head}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${bodyless ? '' : body}`);
   // Drop whatever else the client sends, and let go of one that never closes its side (a CONNECT tunnel would hold it forever).
   socket.resume();
+  setTimeout(() => socket.destroy(), RAW_LINGER_MS).unref();
+}
+
+/** Ends a socket (after what was written) and destroys it if the client does not close within RAW_LINGER_MS. */
+function endSoon(socket: Duplex | null): void {
+  if (socket === null || socket.destroyed) return;
+  socket.end();
   setTimeout(() => socket.destroy(), RAW_LINGER_MS).unref();
 }
 

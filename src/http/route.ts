@@ -16,10 +16,11 @@ export interface RequestContext {
   body: Record<string, unknown> | undefined;
 }
 
-/** What a handler returns; the pipeline adds the common headers. */
+/** What a handler returns; the pipeline adds the common headers (and `Content-Type` JSON, unless the handler set one). */
 export interface HandlerResult {
   status: number;
   body: string | null;
+  /** Extra headers; a `Content-Type` here replaces the JSON one the pipeline puts on a body. */
   headers?: Record<string, string>;
 }
 
@@ -30,10 +31,15 @@ export interface Route {
   auth: boolean;
   /** The role-table action; a role that can never do it gets 403 before the body is read. */
   action?: Action;
-  /** Reads a JSON object body (415, 413, 400 come from it). */
-  body: boolean;
+  /** Reads a JSON object body (415, 413, 400 come from it); `'optional'`: an empty body reads as `{}`. */
+  body: boolean | 'optional';
   /** Takes query parameters (and checks them itself); any query on other routes is a 400. */
   query?: boolean;
+  /**
+   * Also takes the key as `?key=`, for a key of role `feed` only (calendar programs cannot send
+   * headers; API.md §9.1). The pipeline checks it; the handler just skips the `key` parameter.
+   */
+  queryKey?: boolean;
   handle(context: RequestContext): HandlerResult | Promise<HandlerResult>;
 }
 

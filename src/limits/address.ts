@@ -59,3 +59,17 @@ function parseIpv4(text: string): number[] | undefined {
   const octets = match.slice(1).map(Number);
   return octets.every((octet) => octet <= 255) ? octets : undefined;
 }
+
+/**
+ * The wider prefix an IPv6 address is also throttled under once many of its /64s misbehave:
+ * its /48 (`2001:db8:1::/48`), the usual assignment of one site. Undefined for IPv4 (also
+ * IPv4-mapped) and for text that is not an address.
+ */
+export function widerPrefixKey(remoteAddress: string): string | undefined {
+  if (!remoteAddress.includes(":")) return undefined;
+  const hextets = parseIpv6(remoteAddress);
+  if (hextets === undefined) return undefined;
+  const [h0, h1, h2, h3, h4, h5] = hextets;
+  if (h0 === 0 && h1 === 0 && h2 === 0 && h3 === 0 && h4 === 0 && h5 === 0xffff) return undefined;
+  return `${hextets.slice(0, 3).map((h) => h.toString(16)).join(":")}::/48`;
+}

@@ -1,6 +1,6 @@
 // Limits failed authentications per client address so API keys cannot be guessed by brute force.
 
-import { addressKey } from "./address.js";
+import { addressKey, widerPrefixKey } from "./address.js";
 import { SlidingWindowLimiter } from "./sliding-window.js";
 
 /** Options for {@link AuthFailureThrottle}. */
@@ -9,51 +9,135 @@ export interface AuthFailureThrottleOptions {
   maxFailures?: number;
   /** Length of the window in milliseconds. Default 15 minutes. */
   windowMs?: number;
-  /** Most addresses remembered at once; past it the least recently failing is forgotten. Default 10,000. */
+  /** Most addresses whose failures are counted at once; past it the least recently failing are forgotten. Default 10,000. */
   maxAddresses?: number;
+  /** Most blocked addresses (and prefixes) remembered at once; past it the block that ends soonest goes first. Default 50,000. */
+  maxBlocked?: number;
+  /** Blocked /64s within one IPv6 /48 that block the whole /48 too. Default 16. */
+  prefixFlood?: number;
 }
 
 /** Whether an address may try a key now, and if not, for how long to wait. */
 export interface AuthBlockDecision {
   blocked: boolean;
-  /** Whole seconds until the address may try again (at least 1 when blocked, else 0). */
+  /** Whole seconds until the address may try again (at least 1 when blocked, else 0); never more than the window. */
   retryAfterSeconds: number;
 }
 
 /**
  * Counts failed authentications per address (IPv6 by its /64) in a sliding window. An
- * address that already has `maxFailures` failures in the window is blocked, so the
- * 101st failing request on is refused by default. The table of addresses is bounded.
+ * address that already has `maxFailures` failures in the window is blocked, so the 101st
+ * failing request on is refused by default.
+ *
+ * Counting and blocking are kept apart, so churn cannot lift a block (issue 12.5): the
+ * counts live in a bounded limiter that forgets idle addresses, and the moment an address
+ * reaches its limit it enters a separate table of blocks, which only time empties. That
+ * table is bounded too; filling it takes `maxFailures` failures per entry, and when it is full
+ * the block that ends soonest goes first. Once `prefixFlood` /64s of one IPv6 /48 are
+ * blocked at the same time, the whole /48 is blocked for a window: one site with many /64s gets one budget.
  */
 export class AuthFailureThrottle {
+  /** Failures an address may have within the window. */
+  readonly maxFailures: number;
   readonly #failures: SlidingWindowLimiter;
+  readonly #windowMs: number;
+  readonly #maxBlocked: number;
+  readonly #prefixFlood: number;
+  /** Address key (or /48) → the time its block ends, in ms; insertion order is nearly end order. */
+  readonly #blocked = new Map<string, number>();
+  /** IPv6 /48 → when the blocks of its blocked /64s end (at most `prefixFlood` of them, ended ones dropped as it grows). */
+  readonly #prefixBlocks = new Map<string, number[]>();
 
   constructor(options: AuthFailureThrottleOptions = {}) {
-    const { maxFailures = 100, windowMs = 15 * 60_000, maxAddresses = 10_000 } = options;
-    if (!Number.isInteger(maxFailures) || maxFailures < 1) {
-      throw new RangeError(`maxFailures must be a positive integer, got ${maxFailures}`);
-    }
-    if (!Number.isInteger(maxAddresses) || maxAddresses < 1) {
-      throw new RangeError(`maxAddresses must be a positive integer, got ${maxAddresses}`);
+    const { maxFailures = 100, windowMs = 15 * 60_000, maxAddresses = 10_000, maxBlocked = 50_000, prefixFlood = 16 } = options;
+    for (const [name, value] of Object.entries({ maxFailures, maxAddresses, maxBlocked, prefixFlood })) {
+      if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
     }
     this.#failures = new SlidingWindowLimiter({ limit: maxFailures, windowMs, maxKeys: maxAddresses });
+    this.maxFailures = maxFailures;
+    this.#windowMs = windowMs;
+    this.#maxBlocked = maxBlocked;
+    this.#prefixFlood = prefixFlood;
   }
 
-  /** Number of addresses currently remembered. */
+  /** Number of addresses currently remembered (counted or blocked). */
   get size(): number {
-    return this.#failures.size;
+    return this.#failures.size + this.#blocked.size;
   }
 
   /** Whether `remoteAddress` has used up its failures; checked before trying a key. */
   isBlocked(remoteAddress: string, nowMs: number): AuthBlockDecision {
-    const decision = this.#failures.peek(addressKey(remoteAddress), nowMs);
-    return decision.allowed
-      ? { blocked: false, retryAfterSeconds: 0 }
-      : { blocked: true, retryAfterSeconds: decision.resetSeconds };
+    const key = addressKey(remoteAddress);
+    const prefix = widerPrefixKey(remoteAddress);
+    const until = Math.max(this.#blockEnd(key, nowMs), prefix === undefined ? 0 : this.#blockEnd(prefix, nowMs));
+    if (until > nowMs) return { blocked: true, retryAfterSeconds: Math.max(1, Math.ceil((until - nowMs) / 1000)) };
+    const decision = this.#failures.peek(key, nowMs);
+    return decision.allowed ? { blocked: false, retryAfterSeconds: 0 } : { blocked: true, retryAfterSeconds: decision.resetSeconds };
   }
 
-  /** Counts one failed authentication against `remoteAddress`. */
+  /** Counts one failed authentication against `remoteAddress`; the one that reaches the limit starts its block. */
   recordFailure(remoteAddress: string, nowMs: number): void {
-    this.#failures.record(addressKey(remoteAddress), nowMs);
+    const key = addressKey(remoteAddress);
+    this.#failures.record(key, nowMs);
+    const decision = this.#failures.peek(key, nowMs);
+    if (decision.allowed) return;
+    const until = nowMs + decision.resetSeconds * 1000;
+    this.#block(key, until, nowMs);
+    const prefix = widerPrefixKey(remoteAddress);
+    if (prefix !== undefined) this.#countPrefixBlock(prefix, until, nowMs);
+  }
+
+  /** Notes one more blocked /64 in `prefix`; once `prefixFlood` of them are blocked at once, blocks the whole /48 for a window. */
+  #countPrefixBlock(prefix: string, until: number, nowMs: number): void {
+    const ends = (this.#prefixBlocks.get(prefix) ?? []).filter((end) => end > nowMs);
+    ends.push(until);
+    if (ends.length > this.#prefixFlood) ends.shift();
+    this.#prefixBlocks.delete(prefix);
+    this.#prefixBlocks.set(prefix, ends);
+    if (ends.length >= this.#prefixFlood) this.#block(prefix, nowMs + this.#windowMs, nowMs);
+    // Bounded like the blocks: past the bound the prefix noted longest ago is forgotten.
+    if (this.#prefixBlocks.size > this.#maxBlocked) {
+      const oldest = this.#prefixBlocks.keys().next().value;
+      if (oldest !== undefined) this.#prefixBlocks.delete(oldest);
+    }
+  }
+
+  /** When the block of `key` ends (0 when none); an ended block is dropped. */
+  #blockEnd(key: string, nowMs: number): number {
+    const until = this.#blocked.get(key);
+    if (until === undefined) return 0;
+    if (until > nowMs) return until;
+    this.#unblock(key);
+    return 0;
+  }
+
+  #block(key: string, until: number, nowMs: number): void {
+    if (this.#blocked.has(key)) this.#unblock(key);
+    else if (this.#blocked.size >= this.#maxBlocked) this.#makeRoom(nowMs);
+    this.#blocked.set(key, until);
+  }
+
+  /**
+   * Drops ended blocks among the oldest few, then, if still full, the one of them that ends
+   * soonest. Blocks enter in nearly end order (each lasts at most a window), so the front holds
+   * the soonest ends; looking at a fixed few keeps this O(1).
+   */
+  #makeRoom(nowMs: number): void {
+    let soonest: string | undefined;
+    let soonestEnd = Infinity;
+    let looked = 0;
+    for (const [key, until] of this.#blocked) {
+      if (++looked > 64) break;
+      if (until <= nowMs) this.#unblock(key);
+      else if (until < soonestEnd) {
+        soonest = key;
+        soonestEnd = until;
+      }
+    }
+    if (soonest !== undefined && this.#blocked.size >= this.#maxBlocked) this.#unblock(soonest);
+  }
+
+  #unblock(key: string): void {
+    this.#blocked.delete(key);
   }
 }

@@ -33,21 +33,28 @@ function slotOf(bucket: number): number {
 }
 
 interface KeyState {
+  /**
+   * One buffer for the ring (one object per key, not two): slot `i` holds the count of its bucket,
+   * slot `RING_SIZE + i` the time of the bucket's latest request, in ms after the bucket's start
+   * (see #startOf): when the whole bucket stops counting.
+   */
   counts: Uint32Array;
   /** Absolute index of the newest bucket the ring has been advanced to. */
   headBucket: number;
-  /** Sum of `counts`. */
+  /** Sum of the counts. */
   total: number;
   /** No counted bucket is older than this one: where the search for the oldest starts. */
   oldest: number;
 }
 
 /**
- * Counts requests per key in a ring of 61 buckets, each 1/60 of the window wide.
- * A request is admitted only while the current bucket and the 60 before it hold fewer
- * than `limit`, so no true window ever sees more than `limit`; a freed slot returns at
- * most `windowMs / 60` late. Time is passed in and is expected not to go backwards per
- * key (an earlier time is treated as the latest seen).
+ * Counts requests per key in a ring of 61 buckets, each 1/60 of the window wide, each
+ * remembering when its latest request came. A bucket counts until a whole window has passed
+ * since its latest request, so no true window ever sees more than `limit`; a freed slot
+ * returns at most `windowMs / 60` late. So `resetSeconds` is exact: never more than the
+ * window, and a request made that many seconds later is admitted (issue 12.7). Time is in
+ * whole ms (fractions are dropped), passed in, and expected not to go backwards per key (an
+ * earlier time is treated as the latest seen).
  */
 export class SlidingWindowLimiter {
   readonly limit: number;
@@ -86,36 +93,44 @@ export class SlidingWindowLimiter {
 
   /** Counts one request for `key` if it fits in the window; a refused request is not counted. */
   take(key: string, nowMs: number): LimitDecision {
-    const bucket = this.#bucketOf(nowMs);
-    const state = this.#touch(key, bucket);
+    const now = Math.floor(nowMs);
+    const state = this.#touch(key, now);
     const allowed = state.total < this.limit;
-    if (allowed) this.#count(state);
-    return this.#decision(state, allowed, nowMs);
+    if (allowed) this.#count(state, now);
+    return this.#decision(state, allowed, now);
   }
 
   /** Reports whether a request for `key` would be admitted now, without counting it. */
   peek(key: string, nowMs: number): LimitDecision {
     const state = this.#young.get(key) ?? this.#old.get(key);
     if (state === undefined) return { allowed: true, limit: this.limit, remaining: this.limit, resetSeconds: 0 };
-    this.#advance(state, this.#bucketOf(nowMs));
-    return this.#decision(state, state.total < this.limit, nowMs);
+    const now = Math.floor(nowMs);
+    this.#advance(state, now);
+    return this.#decision(state, state.total < this.limit, now);
   }
 
   /** Counts one event for `key` without checking the limit (e.g. a failed authentication). */
   record(key: string, nowMs: number): void {
-    this.#count(this.#touch(key, this.#bucketOf(nowMs)));
+    const now = Math.floor(nowMs);
+    this.#count(this.#touch(key, now), now);
   }
 
   #bucketOf(nowMs: number): number {
     return Math.floor((nowMs * BUCKETS_PER_WINDOW) / this.windowMs);
   }
 
+  /** Where bucket `bucket` starts, in whole ms (a reference point for `latest`; at or before any time in it). */
+  #startOf(bucket: number): number {
+    return Math.floor((bucket * this.windowMs) / BUCKETS_PER_WINDOW);
+  }
+
   /** Finds or creates the state for `key` (in the young generation) and advances its ring. */
-  #touch(key: string, bucket: number): KeyState {
+  #touch(key: string, now: number): KeyState {
     let state = this.#young.get(key);
     if (state === undefined) {
       state = this.#old.get(key);
-      if (state === undefined) state = { counts: new Uint32Array(RING_SIZE), headBucket: bucket, total: 0, oldest: bucket };
+      const bucket = this.#bucketOf(now);
+      if (state === undefined) state = { counts: new Uint32Array(2 * RING_SIZE), headBucket: bucket, total: 0, oldest: bucket };
       else this.#old.delete(key);
       if (this.#young.size >= this.#generationSize) {
         this.#old = this.#young;
@@ -123,15 +138,16 @@ export class SlidingWindowLimiter {
       }
       this.#young.set(key, state);
     }
-    this.#advance(state, bucket);
+    this.#advance(state, now);
     return state;
   }
 
-  #advance(state: KeyState, bucket: number): void {
+  /** Moves the ring to `now`: buckets 61 or more behind are dropped, and the one 60 behind once a window has passed since its latest request. */
+  #advance(state: KeyState, now: number): void {
+    const bucket = this.#bucketOf(now);
     const steps = bucket - state.headBucket;
-    if (steps <= 0) return;
     if (steps >= RING_SIZE) {
-      state.counts.fill(0);
+      state.counts.fill(0, 0, RING_SIZE);
       state.total = 0;
     } else {
       for (let b = state.headBucket + 1; b <= bucket; b++) {
@@ -140,13 +156,26 @@ export class SlidingWindowLimiter {
         state.counts[slot] = 0;
       }
     }
-    state.headBucket = bucket;
+    if (steps > 0) state.headBucket = bucket;
+    // Only the bucket 60 behind the head can be partly through its last window: buckets after it
+    // started less than a window ago, and those before it are gone from the ring.
+    const edge = state.headBucket - BUCKETS_PER_WINDOW;
+    const slot = slotOf(edge);
+    const count = state.counts[slot] ?? 0;
+    if (count > 0 && now >= this.#startOf(edge) + (state.counts[RING_SIZE + slot] ?? 0) + this.windowMs) {
+      state.total -= count;
+      state.counts[slot] = 0;
+    }
   }
 
-  #count(state: KeyState): void {
+  #count(state: KeyState, now: number): void {
     if (state.total === 0) state.oldest = state.headBucket;
     const slot = slotOf(state.headBucket);
-    state.counts[slot] = (state.counts[slot] ?? 0) + 1;
+    const count = state.counts[slot] ?? 0;
+    const offset = Math.max(0, now - this.#startOf(state.headBucket));
+    // A fresh bucket forgets the latest time of the bucket that held the slot before.
+    state.counts[RING_SIZE + slot] = count === 0 ? offset : Math.max(state.counts[RING_SIZE + slot] ?? 0, offset);
+    state.counts[slot] = count + 1;
     state.total += 1;
   }
 
@@ -175,9 +204,9 @@ export class SlidingWindowLimiter {
       }
       freed += count;
       if (freed >= needed) {
-        // Bucket b leaves the counted span when bucket b + 61 begins, at (b + 61) * windowMs / 60.
-        const msTimes60 = (b + RING_SIZE) * this.windowMs - nowMs * BUCKETS_PER_WINDOW;
-        return Math.max(0, Math.ceil(msTimes60 / (1000 * BUCKETS_PER_WINDOW)));
+        // Bucket b stops counting a whole window after its latest request: at most a window from now.
+        const freesAt = this.#startOf(b) + (state.counts[RING_SIZE + slotOf(b)] ?? 0) + this.windowMs;
+        return Math.max(0, Math.ceil((freesAt - nowMs) / 1000));
       }
     }
     return 0;

@@ -28,6 +28,10 @@ export interface RequestLine {
   status: number;
   durationMs: number;
   keyId: string | undefined;
+  /** The client's address, so an operator sees who is being throttled. */
+  client?: string;
+  /** The client's User-Agent, clipped (and with keys redacted) by the caller. */
+  userAgent?: string;
 }
 
 export interface LoggerOptions {
@@ -66,14 +70,16 @@ export function createLogger(options: LoggerOptions): Logger {
     request(line) {
       if (!infoEnabled) return;
       if (options.pretty) {
-        log('info', 'request', { request_id: line.requestId, method: line.method, path: line.path, status: line.status, duration_ms: line.durationMs, key_id: line.keyId });
+        log('info', 'request', { request_id: line.requestId, method: line.method, path: line.path, status: line.status, duration_ms: line.durationMs, key_id: line.keyId, client: line.client, user_agent: line.userAgent });
         return;
       }
       // request_id, method and key_id are from safe alphabets (checked on the way in); the path is escaped.
       buffer +=
         `{"time":"${isoTime(now())}","level":"info","msg":"request","request_id":"${line.requestId}","method":${JSON.stringify(line.method)},` +
         `"path":${JSON.stringify(line.path)},"status":${line.status},"duration_ms":${line.durationMs}` +
-        (line.keyId === undefined ? '}\n' : `,"key_id":"${line.keyId}"}\n`);
+        (line.keyId === undefined ? '' : `,"key_id":"${line.keyId}"`) +
+        (line.client === undefined ? '' : `,"client":${JSON.stringify(line.client)}`) +
+        (line.userAgent === undefined ? '}\n' : `,"user_agent":${JSON.stringify(line.userAgent)}}\n`);
       if (buffer.length > 65_536) flush();
       else if (!scheduled) {
         scheduled = true;

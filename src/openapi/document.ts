@@ -54,6 +54,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
     ],
     tags: [
       { name: 'events', description: 'Campus events.' },
+      { name: 'registrations', description: "Attendees of an event: register, wait in line, cancel, check in (API.md §8)." },
       { name: 'service', description: 'Health and this document; no key needed.' },
     ],
     security: [{ [SECURITY_SCHEME]: [] }],
@@ -69,6 +70,12 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
           scheme: 'bearer',
           bearerFormat: 'cek_...',
           description: `An API key, Authorization: Bearer cek_... (the scheme name is case-insensitive). Keys are made with \`node dist/cli.js keys create\`. Each key may make ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} s.`,
+        },
+        feedKey: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'key',
+          description: 'GET /events.ics only: a key of role feed in the URL (?key=cek_...), since calendar programs cannot send headers. Made with `node dist/cli.js keys create --role feed`. No other role\'s key is accepted here (401).',
         },
       },
     },
@@ -89,7 +96,7 @@ function allowedMethods(methods: readonly string[]): string[] {
 
 /** HEAD: the GET operation without bodies. */
 function headSpec(get: OperationSpec): OperationSpec {
-  const responses = Object.fromEntries(Object.entries(get.responses).map(([status, success]) => [status, { ...success, schema: undefined }]));
+  const responses = Object.fromEntries(Object.entries(get.responses).map(([status, success]) => [status, { ...success, schema: undefined, text: undefined, csv: undefined }]));
   return {
     ...get,
     operationId: `head${get.operationId.charAt(0).toUpperCase()}${get.operationId.slice(1)}`,
@@ -142,11 +149,12 @@ function operation(spec: OperationSpec, path: string, components: Record<string,
     tags: [spec.tag],
   };
   if (!spec.auth) result['security'] = [];
+  else if (spec.security !== undefined) result['security'] = spec.security.map((scheme) => ({ [scheme]: [] }));
   const parameters = operationParameters(spec, path, components);
   if (parameters.length > 0) result['parameters'] = parameters;
   if (spec.requestBody !== undefined) {
     result['requestBody'] = {
-      required: true,
+      required: spec.requestBody.optional !== true,
       description: `${spec.requestBody.description} Content-Type: application/json, at most 64 KiB, a JSON object.`,
       content: { [JSON_MEDIA]: { schema: schemaRef(spec.requestBody.schema), examples: spec.requestBody.examples } },
     };
@@ -175,7 +183,9 @@ function operationResponses(spec: OperationSpec): JsonObject {
       description: success.description,
       headers: headerRefs([...COMMON_HEADERS, ...keyHeaders, ...(success.headers ?? [])]),
     };
-    if (success.schema !== undefined) response['content'] = { [JSON_MEDIA]: { schema: schemaRef(success.schema) } };
+    if (success.text !== undefined) response['content'] = { [success.text.mediaType]: { schema: { type: 'string', description: success.text.description } } };
+    else if (success.schema !== undefined) response['content'] = { [JSON_MEDIA]: { schema: schemaRef(success.schema) } };
+    if (success.csv === true) (response['content'] as JsonObject)['text/csv'] = { schema: { type: 'string', description: 'RFC 4180 CSV, charset utf-8.' } };
     responses[status] = response;
   }
   const errors = new Set([...(spec.requestErrors === true ? REQUEST_ERRORS : ALWAYS_ERRORS), ...(spec.auth ? KEY_ERRORS : []), ...spec.errors]);
@@ -193,10 +203,11 @@ function sortByStatus(responses: JsonObject): JsonObject {
 /** The document's introduction: what holds for every path. */
 function apiDescription(limits: RateLimits): string {
   return [
-    'Create, list, read, update and delete campus events.',
+    'Create, list, read, update and delete campus events, and register their attendees.',
     'Every path also answers under /v1 (/v1/events is /events; see servers). Every response carries API-Version: 1.0 and X-Request-Id.',
-    'Authentication: Authorization: Bearer cek_... on every endpoint but /health, /openapi.json and OPTIONS. A reader key may GET; an organizer key may also POST, and PUT or DELETE the events it organises; an admin key may do everything and set organizer.',
+    'Authentication: Authorization: Bearer cek_... on every endpoint but /health, /openapi.json and OPTIONS. A reader key may GET, and register attendees and read or cancel a registration by its id; an organizer key may also POST, PUT or DELETE the events it organises, and see and check in their attendees; an admin key may do everything and set organizer.',
     `Rate limit: each key may make ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} seconds; every response to a request with a good key carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy and RateLimit, and a 429 carries Retry-After. After 100 failed authentications within 15 minutes, a client address gets 429 for any request without a good key.`,
+    'Calendar feed: GET /events.ics gives the filtered list as an RFC 5545 calendar to subscribe to by URL. A key of role feed may do only that (and GET /me), and is the one key that may travel in the URL, as ?key= (security scheme feedKey).',
     'HEAD works wherever GET does (no body). OPTIONS answers 204 with Allow on every path, needs no key, and answers CORS preflights for the configured origins. Another method on a known path is a 405 with Allow (components.responses.MethodNotAllowed); an unknown path is a 404.',
     'Errors are JSON {error, message, details?} (the Error schema); when a request has several faults, the first in the order of API.md §3 answers, so an unauthenticated request never learns whether an event exists.',
   ].join('\n\n');

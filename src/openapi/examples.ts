@@ -54,3 +54,13 @@ export const UPDATE_EXAMPLES: Readonly<Record<string, Example>> = {
     value: { location: 'Hall B', start_time: '2026-09-01T18:00:00Z', end_time: '2026-09-01T20:00:00Z' },
   },
 };
+
+/** Bodies for POST /events/{id}/registrations. */
+export const REGISTRATION_EXAMPLES: Readonly<Record<string, Example>> = {
+  attendee: { summary: 'An attendee', value: { name: 'Grace Hopper', email: 'grace@campus.edu' } },
+};
+
+/** Bodies for a check-in: nothing, or an empty object. */
+export const CHECK_IN_EXAMPLES: Readonly<Record<string, Example>> = {
+  empty: { summary: 'An empty object', value: {} },
+};

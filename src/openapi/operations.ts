@@ -1,5 +1,6 @@
 // What the route table cannot say about each operation: its name, prose, parameters, body and the responses it can give.
 import { CREATE_EXAMPLES, UPDATE_EXAMPLES, type Example } from './examples.js';
+import { CHECK_IN_EXAMPLES, REGISTRATION_EXAMPLES } from './examples.js';
 import { LIST_QUERY_PARAMETERS } from './parameters.js';
 
 /** A success (or 304) response of an operation. */
@@ -9,6 +10,10 @@ export interface SuccessSpec {
   schema?: string;
   /** Component headers it carries besides the common and rate-limit ones. */
   headers?: readonly string[];
+  /** A body that is not JSON: its media type and a description of it (then `schema` is unused). */
+  text?: { mediaType: string; description: string };
+  /** The same body may come as CSV (`Accept: text/csv`). */
+  csv?: boolean;
 }
 
 /** One operation, keyed in OPERATIONS by `METHOD /openapi/{template}`. */
@@ -17,13 +22,15 @@ export interface OperationSpec {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'events' | 'service';
+  tag: 'events' | 'registrations' | 'service';
   /** Needs an API key: 401 and 429, the rate-limit headers, the global security requirement. */
   auth: boolean;
   /** Component parameters, by name. */
   parameters?: readonly string[];
+  /** Security schemes, any one of which will do, when not only the global Bearer key. */
+  security?: readonly string[];
   /** A JSON object body: its component schema and examples (415, 413 and 400 come with it). */
-  requestBody?: { schema: string; description: string; examples: Readonly<Record<string, Example>> };
+  requestBody?: { schema: string; description: string; examples: Readonly<Record<string, Example>>; optional?: boolean };
   responses: Readonly<Record<string, SuccessSpec>>;
   /** Error statuses particular to this operation, beyond those every request (and every keyed request) can get. */
   errors: readonly number[];
@@ -108,6 +115,90 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     parameters: ['EventId', 'IfMatch'],
     responses: { '204': { description: 'Deleted. No body.' } },
     errors: [403, 404, 412],
+  },
+  'GET /events.ics': {
+    operationId: 'getCalendarFeed',
+    summary: 'Calendar feed (iCalendar)',
+    description:
+      'The events GET /events would list for the same category, start_date and end_date, as an RFC 5545 calendar that Google Calendar, Outlook and Apple Calendar can subscribe to by URL: ' +
+      'the first 1000 matching events in list order, no paging (limit or page: 400). Without start_date the feed starts 31 days before today (UTC), so past events fall away. ' +
+      'Lines end in CRLF and are folded at 75 octets, never inside a UTF-8 character; times are UTC (20260901T170000Z). One VEVENT per event with UID {id}@campus-events, DTSTAMP, DTSTART, DTEND, SUMMARY, DESCRIPTION, LOCATION, CATEGORIES, ORGANIZER, CREATED and LAST-MODIFIED; ' +
+      'DTSTAMP and LAST-MODIFIED are the time of the event\'s last change, registrations included, so the same events in the same state give the same bytes and the same ETag whenever asked. ' +
+      'Authentication: Authorization: Bearer with a key of any role, or ?key= with a key of role feed only (calendar programs cannot send headers). Another role\'s key in the URL is a 401, so a powerful key is never left in a calendar\'s settings; a key both in the header and the URL is a 400. A feed key may do nothing else (403 elsewhere). Keys are redacted from every log line.',
+    tag: 'events',
+    auth: true,
+    security: ['apiKey', 'feedKey'],
+    parameters: ['Category', 'StartDate', 'EndDate', 'FeedKey', 'CalendarIfNoneMatch'],
+    responses: {
+      '200': {
+        description: 'The calendar.',
+        headers: ['ETag'],
+        text: { mediaType: 'text/calendar', description: 'An RFC 5545 VCALENDAR (VERSION:2.0, PRODID:-//campus-events//EN, CALSCALE:GREGORIAN, METHOD:PUBLISH, X-WR-CALNAME, REFRESH-INTERVAL;VALUE=DURATION:PT1H, X-PUBLISHED-TTL:PT1H), Content-Type: text/calendar; charset=utf-8.' },
+      },
+      '304': { description: 'Not modified: If-None-Match matched the ETag of the calendar it would send. No body.', headers: ['ETag'] },
+    },
+    errors: [],
+  },
+  'POST /events/{id}/registrations': {
+    operationId: 'createRegistration',
+    summary: 'Register an attendee',
+    description: `Any key but a feed key. confirmed while registered_count < capacity (registered_count grows by one), else waitlisted, first come first served. 409 for the same e-mail twice on the event (ignoring case; a cancelled one may register again), an event that has ended, or a full waitlist (max(capacity, 1000)). ${ORDER_NOTE}`,
+    tag: 'registrations',
+    auth: true,
+    parameters: ['EventId'],
+    requestBody: { schema: 'RegistrationCreate', description: 'Who registers.', examples: REGISTRATION_EXAMPLES },
+    responses: { '201': { description: 'Registered: confirmed or waitlisted.', schema: 'Registration', headers: ['Location'] } },
+    errors: [403, 404, 409, ...BODY_ERRORS],
+  },
+  'GET /events/{id}/registrations': {
+    operationId: 'listRegistrations',
+    summary: "List an event's attendees",
+    description: "The event's organizer or an admin (attendees' e-mails are personal data; anyone else gets 403). Ordered by creation, with the paging of GET /events and an optional status filter. With Accept: text/csv the same page comes as RFC 4180 CSV (header row id,name,email,status,created_at,checked_in_at; a cell starting with =, +, -, @, tab or CR is prefixed with ').",
+    tag: 'registrations',
+    auth: true,
+    parameters: ['EventId', 'RegistrationStatus', 'Limit', 'Page'],
+    responses: { '200': { description: 'One page of registrations.', schema: 'RegistrationList', headers: ['Link'], csv: true } },
+    errors: [403, 404],
+  },
+  'GET /events/{id}/registrations/{reg_id}': {
+    operationId: 'getRegistration',
+    summary: 'Read one registration',
+    description: 'Any key but a feed key: knowing the registration id is what allows reading it, so an attendee can see whether they are still waitlisted. An unknown event is a 404 before an unknown registration, each naming its id.',
+    tag: 'registrations',
+    auth: true,
+    parameters: ['EventId', 'RegistrationId'],
+    responses: { '200': { description: 'The registration.', schema: 'Registration' } },
+    errors: [403, 404],
+  },
+  'DELETE /events/{id}/registrations/{reg_id}': {
+    operationId: 'cancelRegistration',
+    summary: 'Cancel a registration',
+    description: 'Any key but a feed key. A confirmed registration frees its seat, and the oldest waitlisted one is confirmed in the same write.',
+    tag: 'registrations',
+    auth: true,
+    parameters: ['EventId', 'RegistrationId'],
+    responses: { '204': { description: 'Cancelled. No body.' } },
+    errors: [403, 404],
+  },
+  'POST /events/{id}/registrations/{reg_id}/check-in': {
+    operationId: 'checkInRegistration',
+    summary: 'Check an attendee in',
+    description: "The event's organizer or an admin. Sets checked_in_at to now; a second check-in answers 200 with the first time kept. A waitlisted registration is a 409.",
+    tag: 'registrations',
+    auth: true,
+    parameters: ['EventId', 'RegistrationId'],
+    requestBody: { schema: 'CheckIn', description: 'An empty body, or {}.', examples: CHECK_IN_EXAMPLES, optional: true },
+    responses: { '200': { description: 'The registration, checked in.', schema: 'Registration' } },
+    errors: [403, 404, 409, ...BODY_ERRORS],
+  },
+  'GET /me': {
+    operationId: 'getMe',
+    summary: 'Who is calling',
+    description: 'Any key, a feed key included: the key id, its owner and its role, so a client can show who is signed in and what they may do.',
+    tag: 'service',
+    auth: true,
+    responses: { '200': { description: 'The calling key.', schema: 'Me' } },
+    errors: [],
   },
   'GET /health': {
     operationId: 'getHealth',

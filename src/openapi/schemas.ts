@@ -22,17 +22,7 @@ export function componentSchemas(): Record<string, Schema> {
       'The event as the create response carries it: every field but organizer.',
       (field) => field !== 'organizer',
     ),
-    EventList: {
-      type: 'object',
-      description: 'One page of events, ordered by start_time then id.',
-      additionalProperties: false,
-      required: ['events', 'total', 'page'],
-      properties: {
-        events: { type: 'array', items: schemaRef('Event'), description: 'Empty past the last page.' },
-        total: { type: 'integer', minimum: 0, description: 'Every match on all pages.' },
-        page: { type: 'integer', minimum: 1, description: 'The page returned.' },
-      },
-    },
+    EventList: pageSchema('events', 'Event', 'One page of events, ordered by start_time then id.'),
     Error: errorSchema(),
     FieldProblem: {
       type: 'object',
@@ -49,6 +39,45 @@ export function componentSchemas(): Record<string, Schema> {
       additionalProperties: false,
       required: ['status'],
       properties: { status: { type: 'string', const: 'ok' } },
+    },
+    RegistrationCreate: {
+      type: 'object',
+      description: 'Who registers. Unknown fields fail validation.',
+      additionalProperties: false,
+      required: ['name', 'email'],
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 200, description: '1–200 characters after trimming; stored trimmed.' },
+        email: { type: 'string', maxLength: 254, description: 'An e-mail address; one registration per e-mail per event, compared without regard to case.' },
+      },
+    },
+    Registration: {
+      type: 'object',
+      description: 'A registration for an event.',
+      additionalProperties: false,
+      required: ['id', 'event_id', 'name', 'email', 'status', 'created_at', 'checked_in_at'],
+      properties: {
+        id: { type: 'string', pattern: '^reg_[0-9A-Za-z]{22,}$', description: 'reg_ + 22 characters carrying 128 random bits: knowing it allows reading and cancelling.' },
+        event_id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16,}$' },
+        name: { type: 'string' },
+        email: { type: 'string' },
+        status: { type: 'string', enum: ['confirmed', 'waitlisted'] },
+        created_at: { type: 'string', format: 'date-time' },
+        checked_in_at: { type: ['string', 'null'], format: 'date-time', description: 'null until check-in.' },
+      },
+    },
+    RegistrationList: pageSchema('registrations', 'Registration', 'One page of registrations, in creation order.'),
+    CheckIn: { type: 'object', description: 'A check-in takes no fields.', additionalProperties: false, properties: {} },
+    Me: {
+      type: 'object',
+      description: 'The key that made the request.',
+      additionalProperties: false,
+      required: ['key_id', 'name', 'email', 'role'],
+      properties: {
+        key_id: { type: 'string' },
+        name: { type: 'string' },
+        email: { type: 'string' },
+        role: { type: 'string', enum: ['admin', 'organizer', 'reader', 'feed'] },
+      },
     },
     OpenApiDocument: { type: 'object', description: 'This OpenAPI 3.1 document.', required: ['openapi', 'info', 'paths'] },
   };
@@ -108,6 +137,21 @@ function responseSchema(description: string, include: (field: string) => boolean
     additionalProperties: false,
     required: fields,
     properties: Object.fromEntries(fields.map((field) => [field, EVENT_FIELDS[field]!.access === 'read-only' ? { ...EVENT_FIELDS[field]!.schema, readOnly: true } : { ...EVENT_FIELDS[field]!.schema }])),
+  };
+}
+
+/** A page of a list (API.md §5): `{ITEMS: [...], total, page}`. */
+function pageSchema(items: string, schema: string, description: string): Schema {
+  return {
+    type: 'object',
+    description,
+    additionalProperties: false,
+    required: [items, 'total', 'page'],
+    properties: {
+      [items]: { type: 'array', items: schemaRef(schema), description: 'Empty past the last page.' },
+      total: { type: 'integer', minimum: 0, description: 'Every match on all pages.' },
+      page: { type: 'integer', minimum: 1, description: 'The page returned.' },
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 // The interface every event store keeps: reads from memory, writes made durable before they are seen.
 import type { Category, EventRecord, StoredEvent } from '../events/event.js';
+import type { Registration, RosterView } from './roster.js';
 
 /** What a list request asks for, already validated (API.md §5). */
 export interface ListQuery {
@@ -20,9 +21,31 @@ export interface ListResult {
 
 /**
  * A change to one event, computed against its latest state (including changes queued but
- * not yet durable). Returns the new record, `null` to delete, or throws an ApiError to refuse.
+ * not yet durable). Returns the new record, `null` to delete, or throws to refuse. Its
+ * `registered_count` is the store's to set: the roster's confirmed registrations.
  */
 export type EventChange = (current: StoredEvent | undefined) => EventRecord | null;
+
+/** What a change to an event's registrations asks the store to do; the store applies the seat rules. */
+export type RosterDecision =
+  /** Register a person: confirmed while a seat is free, else waitlisted. */
+  | { op: 'register'; registration: { id: string; name: string; email: string } }
+  /** Cancel a registration: a confirmed seat goes to the oldest waitlisted one. */
+  | { op: 'cancel'; id: string }
+  /** Check a confirmed registration in (a second check-in keeps the first time). */
+  | { op: 'checkIn'; id: string };
+
+/**
+ * A change to the registrations of one event, decided against the latest state of the event and its
+ * roster (queued changes included). Returns undefined to change nothing, or throws to refuse.
+ */
+export type RosterChange = (event: StoredEvent | undefined, roster: RosterView) => RosterDecision | undefined;
+
+/** What a registration change did: the event after it, and the registration it made, cancelled or checked in. */
+export interface RosterResult {
+  event: StoredEvent | undefined;
+  registration: Registration | undefined;
+}
 
 export interface EventStore {
   /** The committed state of one event. */
@@ -33,11 +56,20 @@ export interface EventStore {
    * Queues a change to event `id`. `change` runs synchronously, against the state including
    * every change queued before it, so two racing writes with the same If-Match cannot both pass.
    * Resolves with the new state (or null for a delete) once it is durable and visible; rejects
-   * with ApiError('unavailable') when it could not be written, and then nothing of it remains.
+   * with StoreUnavailable when it could not be written, and then nothing of it remains.
    */
   write(id: string, change: EventChange): Promise<StoredEvent | null>;
+  /** The committed registrations of an event (empty for an unknown one). */
+  roster(eventId: string): RosterView;
+  /**
+   * Queues a change to the registrations of event `eventId`, in the same single writer as events: the
+   * change and every confirmation it causes are one log line. Resolves once durable and visible.
+   */
+  changeRegistrations(eventId: string, change: RosterChange): Promise<RosterResult>;
   /** False once a write has failed: reads still work, writes are refused until restart. */
   readonly writable: boolean;
+  /** Why writes are refused (e.g. `started read-only: ENOSPC: no space left on the disk`), for /health; undefined while writable. */
+  readonly unwritableReason?: string | undefined;
   /** Number of live events. */
   readonly size: number;
   /** Waits for queued writes, then releases files. */

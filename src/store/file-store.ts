@@ -2,10 +2,12 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../events/event.js';
 import { EventIndex } from './event-index.js';
-import type { EventChange, EventStore, ListQuery, ListResult } from './event-store.js';
+import type { EventChange, EventStore, ListQuery, ListResult, RosterChange, RosterResult } from './event-store.js';
+import type { Registration, RosterView } from './roster.js';
+import type { RosterTable } from './roster-table.js';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
-import { acquireLock } from './lock.js';
+import { acquireLock, assertLockFree } from './lock.js';
 import type { Lock } from './lock.js';
 import { CompactionAbandoned, compactionTempFile, compactLog } from './log-compaction.js';
 import type { CompactionHost, CompactionResult, LogHandle } from './log-compaction.js';
@@ -13,6 +15,7 @@ import { replayLog } from './log-replay.js';
 import type { TornTail } from './log-replay.js';
 import { copyBytes, writeFully } from './write-fully.js';
 import { describeWriteError, WriteQueue } from './write-queue.js';
+import { UncertainWriteError } from './uncertain-write.js';
 
 /** Where the store reports what it did; the app's Logger fits. */
 export interface StoreLogger {
@@ -37,6 +40,12 @@ export interface FileStoreOptions {
   lock?: boolean;
   /** The clock, ms since the epoch (torn-file names, progress). Default Date.now. */
   now?: () => number;
+  /**
+   * Open read-only, for this reason (e.g. the disk is full): no LOCK is taken (but a live owner's
+   * still refuses), nothing in the folder is changed (a torn tail stays until a writable start),
+   * reads are served and every write is refused with the reason.
+   */
+  readOnly?: { reason: unknown };
 }
 
 /** Counts of the log, for compaction and for `verify`. */
@@ -44,7 +53,8 @@ export interface LogStats {
   /** Good lines in the log. */
   lines: number;
   liveEvents: number;
-  /** Lines no longer needed to rebuild the state: `lines - liveEvents`. */
+  liveRegistrations: number;
+  /** Lines no longer needed to rebuild the state: `lines - liveEvents - liveRegistrations`. */
   supersededLines: number;
   /** Bytes in the log. */
   bytes: number;
@@ -69,6 +79,7 @@ export class FileStore implements EventStore {
   readonly #logger: StoreLogger;
   readonly #now: () => number;
   readonly #index: EventIndex;
+  readonly #rosters: RosterTable;
   readonly #queue: WriteQueue;
   readonly #compactMinBytes: number;
   readonly #onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
@@ -82,6 +93,8 @@ export class FileStore implements EventStore {
   #compactRetryLength = 0;
   #stopping = false;
   #closing: Promise<void> | undefined;
+  /** Why writes are refused, once they are (for /health). */
+  #unwritableReason: string | undefined;
 
   /** @internal Use openFileStore. */
   constructor(init: {
@@ -93,11 +106,13 @@ export class FileStore implements EventStore {
     logger: StoreLogger;
     now: () => number;
     index: EventIndex;
+    rosters: RosterTable;
     length: number;
     lines: number;
     lastSeq: number;
     compactMinBytes: number;
     onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
+    readOnly?: { reason: unknown } | undefined;
   }) {
     this.file = init.file;
     this.#fs = init.fs;
@@ -107,6 +122,7 @@ export class FileStore implements EventStore {
     this.#logger = init.logger;
     this.#now = init.now;
     this.#index = init.index;
+    this.#rosters = init.rosters;
     this.#length = init.length;
     this.#lines = init.lines;
     this.#committed = { length: init.length, lines: init.lines };
@@ -114,10 +130,21 @@ export class FileStore implements EventStore {
     this.#onCompactionStep = init.onCompactionStep;
     this.#queue = new WriteQueue({
       index: init.index,
+      rosters: init.rosters,
+      now: init.now,
       nextSeq: init.lastSeq + 1,
       persist: (text, count) => this.#append(text, count),
       onCommit: () => this.#afterCommit(),
     });
+    if (init.readOnly !== undefined) {
+      this.#unwritableReason = `started read-only: ${describeWriteError(init.readOnly.reason)}`;
+      this.#queue.fail(init.readOnly.reason);
+    }
+  }
+
+  /** Why the store refuses writes (a failed write, a read-only start), or undefined while it writes. */
+  get unwritableReason(): string | undefined {
+    return this.#queue.writable ? undefined : (this.#unwritableReason ?? 'the store is closing');
   }
 
   get(id: string): StoredEvent | undefined {
@@ -132,6 +159,14 @@ export class FileStore implements EventStore {
     return this.#queue.write(id, change);
   }
 
+  roster(eventId: string): RosterView {
+    return this.#rosters.get(eventId);
+  }
+
+  changeRegistrations(eventId: string, change: RosterChange): Promise<RosterResult> {
+    return this.#queue.changeRegistrations(eventId, change);
+  }
+
   get writable(): boolean {
     return this.#queue.writable;
   }
@@ -142,7 +177,15 @@ export class FileStore implements EventStore {
 
   /** Counts of the durable log; compaction runs when superseded lines are more than half of it. */
   get stats(): LogStats {
-    return { lines: this.#lines, liveEvents: this.#index.size, supersededLines: this.#lines - this.#index.size, bytes: this.#length, lastSeq: this.#queue.nextSeq - 1 };
+    const liveRegistrations = this.#rosters.registrations;
+    return {
+      lines: this.#lines,
+      liveEvents: this.#index.size,
+      liveRegistrations,
+      supersededLines: this.#lines - this.#index.size - liveRegistrations,
+      bytes: this.#length,
+      lastSeq: this.#queue.nextSeq - 1,
+    };
   }
 
   /**
@@ -180,7 +223,7 @@ export class FileStore implements EventStore {
   /** After each durable batch: note what the index now holds, and compact when the log calls for it. */
   #afterCommit(): void {
     this.#committed = { length: this.#length, lines: this.#lines };
-    const superseded = this.#lines - this.#index.size;
+    const superseded = this.#lines - this.#index.size - this.#rosters.registrations;
     if (this.#compaction !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (superseded * 2 <= this.#lines) return;
     // Failures are logged by #runCompaction; the writes go on either way.
@@ -193,15 +236,17 @@ export class FileStore implements EventStore {
       file: this.file,
       lines: this.#lines,
       live_events: this.#index.size,
-      superseded_lines: this.#lines - this.#index.size,
+      live_registrations: this.#rosters.registrations,
+      superseded_lines: this.#lines - this.#index.size - this.#rosters.registrations,
       mib: mib(this.#length),
     });
+    let renamedThenFailed = false;
     const host: CompactionHost = {
       fs: this.#fs,
       file: this.file,
       sync: this.#sync,
       // The index and #committed change together, in one synchronous step after each batch.
-      committed: () => ({ events: [...this.#index.values()], log: { fd: this.#fd, ...this.#committed } }),
+      committed: () => ({ events: [...this.#index.values()], registrations: this.#liveRegistrations(), log: { fd: this.#fd, ...this.#committed } }),
       pause: async () => {
         await this.#queue.pause();
         return this.#queue.writable ? { fd: this.#fd, ...this.#committed } : undefined;
@@ -213,7 +258,11 @@ export class FileStore implements EventStore {
         this.#committed = { length: log.length, lines: log.lines };
       },
       resume: () => this.#queue.resume(),
-      refuse: (error) => this.#queue.fail(error),
+      refuse: (error) => {
+        renamedThenFailed = true;
+        this.#unwritableReason = describeWriteError(error);
+        this.#queue.fail(error);
+      },
       stopping: () => this.#stopping,
       onStep: this.#onCompactionStep,
     };
@@ -233,8 +282,12 @@ export class FileStore implements EventStore {
       this.#compactRetryLength = Math.floor(this.#length * 1.5);
       if (error instanceof CompactionAbandoned) {
         this.#logger.info('compaction abandoned; the log is unchanged', { file: this.file, reason: error.message });
-      } else if (this.#queue.writable) {
-        this.#logger.warn('compaction failed; the log is intact and writes go on', { file: this.file, error: describeWriteError(error), detail: String(error) });
+      } else if (!renamedThenFailed) {
+        this.#logger.warn(this.#queue.writable ? 'compaction failed; the log is intact and writes go on' : 'compaction failed before its rename; the log is intact', {
+          file: this.file,
+          error: describeWriteError(error),
+          detail: String(error),
+        });
       } else {
         this.#logger.warn('compaction failed after renaming the new log into place: writes are refused until restart, reads go on', {
           file: this.file,
@@ -246,6 +299,12 @@ export class FileStore implements EventStore {
     }
   }
 
+  #liveRegistrations(): Registration[] {
+    const all: Registration[] = [];
+    for (const [, roster] of this.#rosters.entries()) for (const registration of roster.values()) all.push(registration);
+    return all;
+  }
+
   /** One batch: one write (looping on short writes) and one fdatasync. On failure, cut back to the last good length. */
   async #append(text: string, lineCount: number): Promise<void> {
     const bytes = Buffer.from(text, 'utf8');
@@ -254,19 +313,26 @@ export class FileStore implements EventStore {
       if (this.#sync) await this.#fs.fdatasync(this.#fd);
     } catch (error) {
       this.#logger.warn('a write to the event log failed: writes are refused until restart, reads go on', { file: this.file, error: describeWriteError(error), detail: String(error) });
-      await this.#cutBack();
+      this.#unwritableReason = describeWriteError(error);
+      const undoError = await this.#cutBack();
+      if (undoError !== undefined) {
+        this.#unwritableReason += '; undoing it failed too, so whether the last writes were saved is uncertain until restart';
+        throw new UncertainWriteError(error, undoError);
+      }
       throw error;
     }
     this.#length += bytes.length;
     this.#lines += lineCount;
   }
 
-  /** Best effort: drop whatever part of the failed batch reached the file. The failed sync is never retried. */
-  async #cutBack(): Promise<void> {
+  /** Drops whatever part of the failed batch reached the file; resolves with the error if that failed too. The failed sync is never retried. */
+  async #cutBack(): Promise<unknown> {
     try {
       await this.#fs.ftruncate(this.#fd, this.#length);
+      return undefined;
     } catch (error) {
-      this.#logger.warn('could not cut the event log back to its last good line', { file: this.file, length: this.#length, error: String(error) });
+      this.#logger.warn('could not cut the event log back to its last good line: the refused writes may be there after a restart', { file: this.file, length: this.#length, error: String(error) });
+      return error;
     }
   }
 }
@@ -284,12 +350,14 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
   const file = path.join(dataDir, LOG_FILE);
   const created = await fs.mkdir(dataDir);
   if (created !== undefined) await fs.syncDirectory(path.dirname(created));
-  const lock = options.lock === false ? undefined : acquireLock(dataDir, { now });
+  const readOnly = options.readOnly;
+  if (readOnly !== undefined && options.lock !== false) assertLockFree(dataDir);
+  const lock = options.lock === false || readOnly !== undefined ? undefined : acquireLock(dataDir, { now });
   let fd: number | undefined;
   try {
     // Until its rename, a compaction leaves the log untouched: a leftover temporary file is just dropped.
     const temp = compactionTempFile(file);
-    if (await fs.unlink(temp)) logger.warn('removed the temporary file of an interrupted compaction; the log itself is intact', { file: temp });
+    if (readOnly === undefined && (await fs.unlink(temp))) logger.warn('removed the temporary file of an interrupted compaction; the log itself is intact', { file: temp });
     fd = await openOrCreate(fs, file, dataDir);
     const started = now();
     const replay = await replayLog(fs, fd, {
@@ -297,8 +365,10 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       now,
       onProgress: ({ lines, bytes, fileLength }) => logger.info('replaying the event log', { file, lines, mib_read: mib(bytes), mib_total: mib(fileLength) }),
     });
-    if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
-    logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, mib: mib(replay.goodLength), ms: now() - started });
+    if (replay.torn !== undefined && readOnly !== undefined) {
+      logger.warn('the event log ends in a torn write; started read-only, so it is left in place until a writable start cuts it off', { file, line: replay.torn.line, reason: replay.torn.reason });
+    } else if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
+    logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, live_registrations: replay.rosters.registrations, mib: mib(replay.goodLength), ms: now() - started });
     const index = new EventIndex(replay.events);
     return new FileStore({
       file,
@@ -309,11 +379,13 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       logger,
       now,
       index,
+      rosters: replay.rosters,
       length: replay.goodLength,
       lines: replay.lines,
       lastSeq: replay.lastSeq,
       compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
       onCompactionStep: options.onCompactionStep,
+      readOnly,
     });
   } catch (error) {
     if (fd !== undefined) await fs.close(fd).catch(() => undefined);

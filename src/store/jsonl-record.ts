@@ -3,12 +3,56 @@ import { CATEGORIES, viewJson } from '../events/event.js';
 import type { Category, EventRecord, StoredEvent } from '../events/event.js';
 import { crc32, crc32Byte, crc32Hex } from '../lib/crc32.js';
 import { looksLikeUtcTime, parseUtcTime, scanStoredView } from './view-scan.js';
+import { REGISTRATION_ID_PATTERN, type Registration, type RegistrationStatus } from './roster.js';
 
 /** A line that puts (creates or replaces) an event. */
 export interface PutRecord {
   seq: number;
   op: 'put';
   stored: StoredEvent;
+  /** Waitlisted registrations this change confirmed (a capacity raised), oldest first. */
+  promoted?: readonly string[];
+}
+
+/**
+ * A line that registers an attendee, confirmed or waitlisted as the line says (API.md §8). A
+ * confirmation changes the event too: the event takes the line's seq, the registration the one
+ * before it (written as `"seq"` inside `reg`), so compaction can write each at its own.
+ */
+export interface RegisterRecord {
+  seq: number;
+  op: 'reg';
+  registration: Registration;
+}
+
+/** A line that cancels a registration, and confirms the waitlisted ones its seat went to, oldest first. */
+export interface CancelRecord {
+  seq: number;
+  op: 'cancel';
+  eventId: string;
+  id: string;
+  /** When it was cancelled (ms since the epoch). */
+  atMs: number;
+  promoted: readonly string[];
+}
+
+/** A line that checks a confirmed attendee in. */
+export interface CheckInRecord {
+  seq: number;
+  op: 'checkin';
+  eventId: string;
+  id: string;
+  at: string;
+}
+
+/**
+ * A registration as it stands, written by compaction at the seq that created it: replay takes its
+ * status and check-in as they are, and it changes nothing of its event (the event's own line says that).
+ */
+export interface RegistrationStateRecord {
+  seq: number;
+  op: 'regstate';
+  registration: Registration;
 }
 
 /** A line that deletes an event. */
@@ -18,8 +62,11 @@ export interface DeleteRecord {
   id: string;
 }
 
-/** Every kind of line the log holds today; registrations (API.md §8) will add `reg` kinds here and in OP_DECODERS. */
-export type LogRecord = PutRecord | DeleteRecord;
+/** Every kind of line the log holds. */
+export type LogRecord = PutRecord | DeleteRecord | RegisterRecord | CancelRecord | CheckInRecord | RegistrationStateRecord;
+
+/** The kinds of line that change registrations. */
+export type RosterRecord = RegisterRecord | CancelRecord | CheckInRecord | RegistrationStateRecord;
 
 /** Options of `decodeRecord`. */
 export interface DecodeOptions {
@@ -52,12 +99,58 @@ export function unloggableReason(record: EventRecord): string | undefined {
 
 /** A put line for `record` written at `seq`; `view` is its `viewJson`, passed when the caller already has it. */
 export function encodePut(seq: number, record: EventRecord, view: string = viewJson(record)): string {
-  return encodeView(seq, record.created_at, view);
+  return encodeView(seq, record.created_at, record.created_at, [], view);
 }
 
-/** The put line of a stored event, at the sequence number it was written with (compaction keeps them). */
-export function encodeStored(stored: StoredEvent): string {
-  return encodeView(stored.seq, stored.createdAt, stored.json);
+/** The put line of a stored event, at the sequence number it was written with (compaction keeps them), with the registrations it confirmed. */
+export function encodeStored(stored: StoredEvent, promoted: readonly string[] = []): string {
+  return encodeView(stored.seq, stored.createdAt, new Date(stored.modifiedMs).toISOString(), promoted, stored.json);
+}
+
+/** The line of a new registration at `lineSeq`: its own seq, or the next one when it confirms (the event's). */
+export function encodeRegister(registration: Registration, lineSeq: number = registration.seq): string {
+  if (lineSeq < registration.seq) throw new TypeError(`a registration line at seq ${lineSeq} cannot hold a registration of seq ${registration.seq}`);
+  return encodeRegistration('reg', registration, lineSeq);
+}
+
+/** The line compaction writes for a live registration: its state now, at the seq that created it. */
+export function encodeRegistrationState(registration: Registration): string {
+  return encodeRegistration('regstate', registration, registration.seq);
+}
+
+/** The line of a cancelled registration and the waitlisted ones confirmed in its place. */
+export function encodeCancel(record: Omit<CancelRecord, 'op'>): string {
+  checkIds(record.eventId, record.id, record.promoted);
+  const at = new Date(record.atMs).toISOString();
+  return seal(`{"seq":${checkSeq(record.seq)},"op":"cancel","event":"${record.eventId}","at":"${at}","id":"${record.id}","promoted":${JSON.stringify(record.promoted)}`);
+}
+
+/** The line of a check-in. */
+export function encodeCheckIn(record: Omit<CheckInRecord, 'op'>): string {
+  checkIds(record.eventId, record.id, []);
+  if (!TIME_PATTERN.test(record.at)) throw new TypeError(`a check-in time must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(record.at)}`);
+  return seal(`{"seq":${checkSeq(record.seq)},"op":"checkin","event":"${record.eventId}","at":"${record.at}","id":"${record.id}"`);
+}
+
+function encodeRegistration(op: 'reg' | 'regstate', registration: Registration, lineSeq: number): string {
+  checkIds(registration.eventId, registration.id, []);
+  if (!TIME_PATTERN.test(registration.createdAt)) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(registration.createdAt)}`);
+  const fields = {
+    id: registration.id,
+    name: registration.name,
+    email: registration.email,
+    status: registration.status,
+    created_at: registration.createdAt,
+    ...(op === 'regstate' ? { checked_in_at: registration.checkedInAt } : { seq: registration.seq }),
+  };
+  return seal(`{"seq":${checkSeq(lineSeq)},"op":"${op}","event":"${registration.eventId}","reg":${JSON.stringify(fields)}`);
+}
+
+function checkIds(eventId: string, registrationId: string, promoted: readonly string[]): void {
+  if (!EVENT_ID_PATTERN.test(eventId)) throw new TypeError(`cannot log a registration of event id ${JSON.stringify(eventId)}`);
+  for (const id of [registrationId, ...promoted]) {
+    if (!REGISTRATION_ID_PATTERN.test(id)) throw new TypeError(`cannot log registration id ${JSON.stringify(id)}: it is reg_ + letters and digits`);
+  }
 }
 
 /** A delete line for event `id` at `seq`. */
@@ -66,9 +159,13 @@ export function encodeDelete(seq: number, id: string): string {
   return seal(`{"seq":${checkSeq(seq)},"op":"del","id":"${id}"`);
 }
 
-function encodeView(seq: number, createdAt: string, view: string): string {
+/** A put line; `at` (the time of the change) and `promoted` are left out when they add nothing, as lines before them had neither. */
+function encodeView(seq: number, createdAt: string, at: string, promoted: readonly string[], view: string): string {
   if (!TIME_PATTERN.test(createdAt)) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(createdAt)}`);
-  return seal(`{"seq":${checkSeq(seq)},"op":"put","created_at":"${createdAt}","event":${view}`);
+  for (const id of promoted) if (!REGISTRATION_ID_PATTERN.test(id)) throw new TypeError(`cannot log registration id ${JSON.stringify(id)}`);
+  const atField = at === createdAt ? '' : `,"at":"${at}"`;
+  const promotedField = promoted.length === 0 ? '' : `,"promoted":${JSON.stringify(promoted)}`;
+  return seal(`{"seq":${checkSeq(seq)},"op":"put","created_at":"${createdAt}"${atField}${promotedField},"event":${view}`);
 }
 
 function checkSeq(seq: number): number {
@@ -84,7 +181,7 @@ function seal(head: string): string {
 type OpDecoder = (buf: Buffer, pos: number, end: number, seq: number, options: DecodeOptions) => LogRecord | string;
 
 /** One decoder per `op`: each gets the bytes after `"op":"NAME"` up to where `,"crc"` starts. */
-const OP_DECODERS: Record<string, OpDecoder> = { put: decodePut, del: decodeDelete };
+const OP_DECODERS: Record<string, OpDecoder> = { put: decodePut, del: decodeDelete, reg: decodeRosterLine, cancel: decodeRosterLine, checkin: decodeRosterLine, regstate: decodeRosterLine };
 
 /**
  * Decodes the line held in `buf` from `start` to `end` (the newline excluded). Returns the record,
@@ -115,6 +212,7 @@ export function decodeRecord(buf: Buffer, start: number, end: number, options: D
   const op = buf.toString('latin1', nameStart, pos);
   const decoder = Object.hasOwn(OP_DECODERS, op) ? OP_DECODERS[op] : undefined;
   if (decoder === undefined || buf[pos] !== QUOTE) return `unknown record kind "op":${JSON.stringify(op)}`;
+  if (decoder === decodeRosterLine) return decodeRosterLine(buf, start, crcStart, seq, options);
   return decoder(buf, pos + 1, crcStart, seq, options);
 }
 
@@ -123,14 +221,111 @@ function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: 
   pos += CREATED_OPEN.length;
   if (!looksLikeUtcTime(buf, pos, end)) return `created_at is not a UTC time: ${JSON.stringify(buf.toString('utf8', pos, pos + 24))}`;
   const createdAt = buf.toString('latin1', pos, pos + 24);
+  let modifiedMs = parseUtcTime(buf, pos, end);
   pos += 24;
-  if (!matches(buf, pos, EVENT_OPEN, end - 2)) return 'a put line lacks "event" after "created_at"';
-  pos += EVENT_OPEN.length;
+  if (matches(buf, pos, AT_OPEN, end - 24)) {
+    pos += AT_OPEN.length;
+    if (!looksLikeUtcTime(buf, pos, end)) return `"at" is not a UTC time: ${JSON.stringify(buf.toString('utf8', pos, pos + 24))}`;
+    modifiedMs = parseUtcTime(buf, pos, end);
+    pos += 24;
+  }
+  let promoted: string[] | undefined;
+  if (matches(buf, pos, PROMOTED_OPEN, end)) {
+    const close = buf.indexOf(CLOSE_BRACKET, pos + PROMOTED_OPEN.length);
+    if (close < 0 || close >= end) return 'a put line has an unclosed "promoted" list';
+    promoted = parseIdList(buf.toString('latin1', pos + PROMOTED_OPEN.length - 1, close + 1));
+    if (promoted === undefined) return 'a put line has a malformed "promoted" list';
+    pos = close;
+  }
+  const eventOpen = promoted === undefined ? EVENT_OPEN : LIST_EVENT_OPEN;
+  if (!matches(buf, pos, eventOpen, end - 2)) return 'a put line lacks "event" after "created_at"';
+  pos += eventOpen.length;
   if (buf[pos] !== OPEN_BRACE || buf[end - 1] !== CLOSE_BRACE) return 'the "event" is not a JSON object';
   // toString copies the bytes into a new flat string: nothing keeps the read buffer alive.
   const json = buf.toString('utf8', pos, end);
-  const stored = scanStoredView(buf, pos, end, json, createdAt, seq, options.intern) ?? storedFromView(json, createdAt, seq, options);
-  return typeof stored === 'string' ? stored : { seq, op: 'put', stored };
+  const stored = scanStoredView(buf, pos, end, json, createdAt, seq, modifiedMs, options.intern) ?? storedFromView(json, createdAt, seq, modifiedMs, options);
+  if (typeof stored === 'string') return stored;
+  return promoted === undefined ? { seq, op: 'put', stored } : { seq, op: 'put', stored, promoted };
+}
+
+/** The registration lines are rare next to reads and small: JSON.parse reads them, and every field is checked. */
+function decodeRosterLine(buf: Buffer, start: number, end: number, seq: number, options: DecodeOptions): RosterRecord | string {
+  let line: unknown;
+  try {
+    line = JSON.parse(`${buf.toString('utf8', start, end)}}`);
+  } catch {
+    return 'the line is not valid JSON';
+  }
+  // JSON.parse gives an unknown shape: every field used below is checked before use.
+  const fields = line as Record<string, unknown>;
+  const eventId = fields['event'];
+  if (typeof eventId !== 'string' || !EVENT_ID_PATTERN.test(eventId)) return `a ${String(fields['op'])} line has no valid "event"`;
+  switch (fields['op']) {
+    case 'reg':
+    case 'regstate': {
+      const registration = registrationOf(fields['reg'], eventId, seq, fields['op'] === 'regstate', options);
+      if (typeof registration === 'string') return `a ${fields['op']} line ${registration}`;
+      return { seq, op: fields['op'], registration };
+    }
+    case 'cancel': {
+      const id = fields['id'];
+      const atMs = timeMs(fields['at']);
+      const promoted = fields['promoted'];
+      if (typeof id !== 'string' || !REGISTRATION_ID_PATTERN.test(id)) return 'a cancel line has no valid "id"';
+      if (Number.isNaN(atMs)) return 'a cancel line has no valid "at"';
+      if (!Array.isArray(promoted) || !promoted.every((each) => typeof each === 'string' && REGISTRATION_ID_PATTERN.test(each))) return 'a cancel line has no valid "promoted" list';
+      return { seq, op: 'cancel', eventId, id, atMs, promoted: promoted as string[] };
+    }
+    case 'checkin': {
+      const id = fields['id'];
+      const at = fields['at'];
+      if (typeof id !== 'string' || !REGISTRATION_ID_PATTERN.test(id)) return 'a checkin line has no valid "id"';
+      if (Number.isNaN(timeMs(at))) return 'a checkin line has no valid "at"';
+      return { seq, op: 'checkin', eventId, id, at: at as string };
+    }
+    default:
+      return `unknown record kind "op":${JSON.stringify(fields['op'])}`;
+  }
+}
+
+const STATUSES: readonly RegistrationStatus[] = ['confirmed', 'waitlisted'];
+
+function registrationOf(value: unknown, eventId: string, seq: number, withCheckIn: boolean, options: DecodeOptions): Registration | string {
+  if (typeof value !== 'object' || value === null) return 'lacks "reg"';
+  const fields = value as Record<string, unknown>;
+  const { id, name, email, status, created_at: createdAt } = fields;
+  const checkedInAt = withCheckIn ? fields['checked_in_at'] : null;
+  // A reg line names the registration's own seq; a regstate line is written at it.
+  const ownSeq = withCheckIn ? seq : fields['seq'];
+  if (typeof ownSeq !== 'number' || !Number.isSafeInteger(ownSeq) || ownSeq < 1 || ownSeq > seq) return 'has no valid registration "seq"';
+  if (typeof id !== 'string' || !REGISTRATION_ID_PATTERN.test(id)) return 'has no valid registration "id"';
+  if (typeof name !== 'string' || typeof email !== 'string' || !email.includes('@')) return `has no valid "name" and "email" for ${id}`;
+  const known = STATUSES.find((each) => each === status);
+  if (known === undefined) return `has an unknown "status" for ${id}`;
+  if (Number.isNaN(timeMs(createdAt))) return `has no valid "created_at" for ${id}`;
+  if (checkedInAt !== null && Number.isNaN(timeMs(checkedInAt))) return `has no valid "checked_in_at" for ${id}`;
+  return {
+    id,
+    eventId: options.intern === undefined ? eventId : options.intern(eventId),
+    name,
+    email,
+    status: known,
+    createdAt: createdAt as string,
+    checkedInAt: checkedInAt as string | null,
+    seq: ownSeq,
+  };
+}
+
+/** A JSON list of registration ids, or undefined. */
+function parseIdList(text: string): string[] | undefined {
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(list) || !list.every((each) => typeof each === 'string' && REGISTRATION_ID_PATTERN.test(each))) return undefined;
+  return list as string[];
 }
 
 function decodeDelete(buf: Buffer, pos: number, end: number, seq: number): DeleteRecord | string {
@@ -141,7 +336,7 @@ function decodeDelete(buf: Buffer, pos: number, end: number, seq: number): Delet
 }
 
 /** The compact form of a logged view, checking the fields the index and the role checks rely on. */
-function storedFromView(json: string, createdAt: string, seq: number, options: DecodeOptions): StoredEvent | string {
+function storedFromView(json: string, createdAt: string, seq: number, modifiedMs: number, options: DecodeOptions): StoredEvent | string {
   let view: unknown;
   try {
     view = JSON.parse(json);
@@ -169,6 +364,7 @@ function storedFromView(json: string, createdAt: string, seq: number, options: D
     organizerEmail: options.intern === undefined ? organizerEmail : options.intern(organizerEmail),
     createdAt,
     seq,
+    modifiedMs,
     json,
   };
 }
@@ -205,6 +401,9 @@ const SEQ_OPEN = Buffer.from('{"seq":');
 const OP_OPEN = Buffer.from(',"op":"');
 const CREATED_OPEN = Buffer.from(',"created_at":"');
 const EVENT_OPEN = Buffer.from('","event":');
+const LIST_EVENT_OPEN = Buffer.from('],"event":');
+const AT_OPEN = Buffer.from('","at":"');
+const PROMOTED_OPEN = Buffer.from('","promoted":[');
 const ID_OPEN = Buffer.from(',"id":"');
 const CRC_OPEN = Buffer.from(',"crc":"');
 const PUT_OP = Buffer.from('put"');
@@ -212,3 +411,4 @@ const DEL_OP = Buffer.from('del"');
 const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;

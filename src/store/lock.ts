@@ -3,12 +3,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { currentBootId, processStartTime } from './process-identity.js';
 
 /** What a lock file says about its owner. */
 export interface LockOwner {
   pid: number;
   host: string;
   started_at: string;
+  /** The boot the owner ran in (Linux), so a lock from before a reboot or power cut is known stale. */
+  boot_id?: string;
+  /** The owner's start time in clock ticks after boot (Linux), so a pid reused by another process is not taken for the owner. */
+  process_start?: string;
 }
 
 /** A held lock. */
@@ -29,6 +34,10 @@ export interface LockOptions {
   file?: string;
   /** Whether a process runs on this host. Default: `process.kill(pid, 0)` does not fail with ESRCH. */
   isRunning?: (pid: number) => boolean;
+  /** This machine's boot id; undefined where unknown. Default: read from /proc (Linux). */
+  bootId?: string | undefined;
+  /** When a running process started (ticks after boot), or undefined if unknown. Default: read from /proc (Linux). */
+  startTimeOf?: (pid: number) => string | undefined;
 }
 
 /** Thrown when another live process holds the lock; its message names the owner's pid. */
@@ -51,13 +60,20 @@ const heldHere = new Set<string>();
 /** Creates `dataDir/LOCK` (or `options.file`) naming this process, taking over a lock whose owner no longer runs. */
 export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
   const lockPath = path.resolve(dataDir, options.file ?? 'LOCK');
+  const pid = options.pid ?? process.pid;
+  const bootId = 'bootId' in options ? options.bootId : currentBootId();
+  const startTimeOf = options.startTimeOf ?? processStartTime;
+  const processStart = startTimeOf(pid);
   const owner: LockOwner = {
-    pid: options.pid ?? process.pid,
+    pid,
     host: options.host ?? os.hostname(),
     started_at: new Date((options.now ?? Date.now)()).toISOString(),
+    ...(bootId === undefined ? {} : { boot_id: bootId }),
+    ...(processStart === undefined ? {} : { process_start: processStart }),
   };
   const content = JSON.stringify(owner) + '\n';
   const isRunning = options.isRunning ?? processIsRunning;
+  const alive = (existing: LockOwner): boolean => ownerIsAlive(existing, owner, lockPath, { isRunning, startTimeOf });
   // A few tries: another process may take over the same stale lock between our unlink and our create.
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createExclusive(lockPath, content)) {
@@ -66,25 +82,59 @@ export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
     }
     const existing = readOwner(lockPath);
     if (existing === 'missing') continue;
-    if (existing !== 'unreadable' && ownerIsAlive(existing, owner, lockPath, isRunning)) throw new LockHeldError(lockPath, existing);
-    // Left by a process that no longer runs (kill -9, power cut): take it over.
+    if (existing !== 'unreadable' && alive(existing)) throw new LockHeldError(lockPath, existing);
+    // Left by a process that no longer runs (kill -9, power cut, a pid now another process's): take it over.
     unlinkIfPresent(lockPath);
   }
   throw new Error(`Could not take ${lockPath}: other processes keep creating it.`);
 }
 
-function ownerIsAlive(existing: LockOwner, self: LockOwner, lockPath: string, isRunning: (pid: number) => boolean): boolean {
+/**
+ * For a read-only start (a full disk, where no LOCK can be written): throws LockHeldError when a
+ * live process holds the folder, as acquireLock would; otherwise takes nothing and changes nothing.
+ */
+export function assertLockFree(dataDir: string, options: LockOptions = {}): void {
+  const lockPath = path.resolve(dataDir, options.file ?? 'LOCK');
+  const existing = readOwner(lockPath);
+  if (existing === 'missing' || existing === 'unreadable') return;
+  const pid = options.pid ?? process.pid;
+  const bootId = 'bootId' in options ? options.bootId : currentBootId();
+  const self: LockOwner = { pid, host: options.host ?? os.hostname(), started_at: '', ...(bootId === undefined ? {} : { boot_id: bootId }) };
+  const probe = { isRunning: options.isRunning ?? processIsRunning, startTimeOf: options.startTimeOf ?? processStartTime };
+  if (ownerIsAlive(existing, self, lockPath, probe)) throw new LockHeldError(lockPath, existing);
+}
+
+function ownerIsAlive(
+  existing: LockOwner,
+  self: LockOwner,
+  lockPath: string,
+  probe: { isRunning: (pid: number) => boolean; startTimeOf: (pid: number) => string | undefined },
+): boolean {
   // On another host the pid means nothing here, so the lock stands (a shared folder must not get two writers).
   if (existing.host !== self.host) return true;
   // Our own pid in a lock we did not take: a previous run that had the same pid (pid 1 in a container).
   if (existing.pid === self.pid) return heldHere.has(lockPath);
-  return isRunning(existing.pid);
+  // Written before this boot (a power cut, a reboot): its owner is gone, whatever now has its pid.
+  if (existing.boot_id !== undefined && self.boot_id !== undefined && existing.boot_id !== self.boot_id) return false;
+  if (!probe.isRunning(existing.pid)) return false;
+  // The pid runs, but a process that started at another time is not the owner: the pid was reused.
+  if (existing.process_start !== undefined) {
+    const start = probe.startTimeOf(existing.pid);
+    if (start !== undefined && start !== existing.process_start) return false;
+  }
+  return true;
 }
 
 /** Writes the content beside the lock, then links it into place: the lock never exists half-written. */
 function createExclusive(lockPath: string, content: string): boolean {
   const temporary = `${lockPath}.${randomBytes(6).toString('hex')}.tmp`;
-  fs.writeFileSync(temporary, content, { flag: 'wx', flush: true });
+  try {
+    fs.writeFileSync(temporary, content, { flag: 'wx', flush: true });
+  } catch (error) {
+    // On a full disk the create succeeds and the write fails: leave nothing behind.
+    unlinkIfPresent(temporary);
+    throw error;
+  }
   try {
     fs.linkSync(temporary, lockPath);
     return true;
@@ -119,7 +169,13 @@ function readOwner(lockPath: string): LockOwner | 'missing' | 'unreadable' {
     // Checked field by field below.
     const parsed = JSON.parse(text) as Partial<LockOwner>;
     if (Number.isSafeInteger(parsed.pid) && typeof parsed.host === 'string') {
-      return { pid: parsed.pid!, host: parsed.host, started_at: String(parsed.started_at) };
+      return {
+        pid: parsed.pid!,
+        host: parsed.host,
+        started_at: String(parsed.started_at),
+        ...(typeof parsed.boot_id === 'string' ? { boot_id: parsed.boot_id } : {}),
+        ...(typeof parsed.process_start === 'string' ? { process_start: parsed.process_start } : {}),
+      };
     }
   } catch {
     // Not JSON: handled below.

@@ -2,7 +2,8 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../events/event.js';
 import type { FileSystemSeam } from './file-system.js';
-import { encodeStored } from './jsonl-record.js';
+import { encodeRegistrationState, encodeStored } from './jsonl-record.js';
+import type { Registration } from './roster.js';
 import { copyBytes, writeFully } from './write-fully.js';
 
 /**
@@ -13,7 +14,7 @@ import { copyBytes, writeFully } from './write-fully.js';
  */
 export const COMPACTION_STEPS = [
   'create the temporary file',
-  'write the live events to it, in seq order, in chunks',
+  'write the live events and registrations to it, in seq order, in chunks',
   'fsync it',
   'pause the write queue (the batch in flight finishes)',
   'append the lines committed since the snapshot',
@@ -45,8 +46,11 @@ export interface CompactionHost {
   readonly file: string;
   /** False skips every fsync (tests and benchmarks only). */
   readonly sync: boolean;
-  /** The committed state at this moment: the live events in seq order, and the part of the log that holds them. */
-  committed(): { events: readonly StoredEvent[]; log: LogHandle };
+  /**
+   * The committed state at this moment: the live events in seq order, the live registrations (any
+   * order), and the part of the log that holds them.
+   */
+  committed(): { events: readonly StoredEvent[]; registrations: Registration[]; log: LogHandle };
   /** Pauses the write queue, waiting for the batch in flight; resolves with the log then, or undefined when the store cannot write any more. */
   pause(): Promise<LogHandle | undefined>;
   /** Makes the new file the log. */
@@ -98,7 +102,7 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
   try {
     await step(2);
     const snapshot = host.committed();
-    let length = await writeSnapshot(host, fd, snapshot.events, temp);
+    let length = await writeSnapshot(host, fd, snapshot, temp);
     await step(3);
     if (host.sync) await fs.fsync(fd);
     await step(4);
@@ -118,7 +122,7 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
     if (host.sync) await fs.syncDirectory(path.dirname(file));
     await step(9);
     const tailLines = log.lines - snapshot.log.lines;
-    const lines = snapshot.events.length + tailLines;
+    const lines = snapshot.events.length + snapshot.registrations.length + tailLines;
     host.swap({ fd, length, lines });
     swapped = true;
     await fs.close(log.fd).catch(() => undefined);
@@ -135,18 +139,34 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
   }
 }
 
-/** Writes the put line of every event, in chunks; returns the bytes written. Gives up when the store starts closing. */
-async function writeSnapshot(host: CompactionHost, fd: number, events: readonly StoredEvent[], temp: string): Promise<number> {
+/**
+ * Writes the put line of every event and the state line of every registration, merged in seq order, in
+ * chunks; returns the bytes written. Gives up when the store starts closing.
+ */
+async function writeSnapshot(host: CompactionHost, fd: number, state: { events: readonly StoredEvent[]; registrations: Registration[] }, temp: string): Promise<number> {
+  const { events } = state;
+  const registrations = state.registrations.sort((a, b) => a.seq - b.seq);
   let length = 0;
   let lastSeq = 0;
-  for (let next = 0; next < events.length; ) {
+  let nextEvent = 0;
+  let nextRegistration = 0;
+  while (nextEvent < events.length || nextRegistration < registrations.length) {
     let text = '';
-    for (; next < events.length && text.length < CHUNK_CHARS; next++) {
-      const stored = events[next]!;
+    while (text.length < CHUNK_CHARS && (nextEvent < events.length || nextRegistration < registrations.length)) {
+      const event = events[nextEvent];
+      const registration = registrations[nextRegistration];
+      const takeEvent = registration === undefined || (event !== undefined && event.seq < registration.seq);
+      const seq = takeEvent ? event!.seq : registration.seq;
       // Replay refuses a seq that does not grow; never write a log that would stop the next start.
-      if (stored.seq <= lastSeq) throw new Error(`compaction found event ${stored.id} at seq ${stored.seq} after seq ${lastSeq}: the live events are not in seq order`);
-      lastSeq = stored.seq;
-      text += encodeStored(stored);
+      if (seq <= lastSeq) throw new Error(`compaction found seq ${seq} after seq ${lastSeq}: the live state is not in seq order`);
+      lastSeq = seq;
+      if (takeEvent) {
+        text += encodeStored(event!);
+        nextEvent++;
+      } else {
+        text += encodeRegistrationState(registration);
+        nextRegistration++;
+      }
     }
     const bytes = Buffer.from(text, 'utf8');
     await writeFully(host.fs, fd, bytes, length, temp);

@@ -1,10 +1,12 @@
 // Reads events.jsonl back into memory in byte chunks, checking every line; finds a torn tail and refuses damage elsewhere.
 import * as path from 'node:path';
-import type { StoredEvent } from '../events/event.js';
+import { seatsOf, withRegisteredCount, type StoredEvent } from '../events/event.js';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
 import { decodeRecord, type DecodeOptions, type LogRecord } from './jsonl-record.js';
 import { flatCopy } from './view-scan.js';
+import { RosterError } from './roster.js';
+import { RosterTable } from './roster-table.js';
 
 /** Where replay stopped trusting the log: a torn tail starts here and runs to the end of the file. */
 export interface TornTail {
@@ -19,6 +21,8 @@ export interface TornTail {
 export interface ReplayResult {
   /** The live events, in the order of their latest seq. */
   events: Map<string, StoredEvent>;
+  /** The live registrations of every event. */
+  rosters: RosterTable;
   /** Good lines (puts and deletes), superseded ones included. */
   lines: number;
   /** The seq of the last good line; 0 for an empty log. */
@@ -118,21 +122,28 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ReplayOpt
       lineNumber++;
       const offset = bufferOffset + lineStart;
       const record = decodeRecord(buffer, lineStart, newline, options.decode);
-      lineStart = newline + 1;
       if (typeof record === 'string') {
+        lineStart = newline + 1;
         firstBad ??= { line: lineNumber, offset, reason: record };
         continue;
       }
       if (firstBad !== undefined) {
         throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is good, so this is not a torn tail`);
       }
+      lineStart = newline + 1;
       if (record.seq <= lastSeq) {
         throw new LogDamageError(options.file, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);
       }
       lastSeq = record.seq;
       lines++;
       goodLength = bufferOffset + lineStart;
-      handlers.onRecord?.(record);
+      try {
+        handlers.onRecord?.(record);
+      } catch (error) {
+        // A line whose change does not fit the state before it (a registration of an unknown one, say) is damage too.
+        if (error instanceof RosterError) throw new LogDamageError(options.file, lineNumber, offset, error.message);
+        throw error;
+      }
     }
     // The good lines of this chunk end at the last good line (nothing once a bad line was met).
     const goodEnd = goodLength - bufferOffset;
@@ -175,31 +186,91 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
       return shared;
     },
   };
+  const rosters = new RosterTable();
+  /** Events whose registered_count registrations changed after their last put: their view is rewritten once, at the end. */
+  const recounted = new Set<string>();
+  const moveToEnd = (stored: StoredEvent): void => {
+    // Keep the map in the order of each event's latest seq: a change moves the event to the end.
+    events.delete(stored.id);
+    events.set(stored.id, stored);
+  };
   const scan = await scanLog(fs, fd, { ...options, decode }, {
     onRecord(record) {
       switch (record.op) {
-        case 'put': {
-          // Keep the map in the order of each event's latest seq: an update (the size did not grow) moves to the end.
-          const size = events.size;
-          if (events.set(record.stored.id, record.stored).size === size) {
-            events.delete(record.stored.id);
-            events.set(record.stored.id, record.stored);
+        case 'put':
+          moveToEnd(record.stored);
+          recounted.delete(record.stored.id);
+          rosters.apply(record);
+          break;
+        case 'del':
+          events.delete(record.id);
+          recounted.delete(record.id);
+          rosters.apply(record);
+          break;
+        case 'regstate':
+          // Written by compaction: the registration as it stands; its event's line says its count.
+          rosters.apply(record);
+          break;
+        case 'reg':
+        case 'cancel':
+        case 'checkin': {
+          const eventId = record.op === 'reg' ? record.registration.eventId : record.eventId;
+          const event = events.get(eventId);
+          if (event === undefined) throw new RosterError(`it changes the registrations of event ${eventId}, which is not in the log before it`);
+          const before = rosters.get(eventId).confirmed;
+          rosters.apply(record);
+          if (rosters.get(eventId).confirmed !== before) {
+            const atMs = record.op === 'reg' ? Date.parse(record.registration.createdAt) : record.op === 'cancel' ? record.atMs : Date.parse(record.at);
+            moveToEnd({ ...event, seq: record.seq, modifiedMs: atMs });
+            recounted.add(eventId);
           }
           break;
         }
-        case 'del':
-          events.delete(record.id);
-          break;
         default: {
-          // A new record kind (registrations, API.md §8) must say here what it does to the state.
           const unhandled: never = record;
           throw new Error(`replay does not handle the record ${JSON.stringify(unhandled)}`);
         }
       }
     },
   });
+  for (const id of recounted) {
+    const event = events.get(id)!;
+    events.set(id, withRegisteredCount(event, rosters.get(id).confirmed, event.seq, event.modifiedMs));
+  }
+  const broken = rosterInvariantProblem(events, rosters);
+  if (broken !== undefined) throw new RosterInvariantError(options.file, broken);
   const { lines, lastSeq, goodLength, torn } = scan;
-  return { events, lines, lastSeq, goodLength, fileLength: Math.max(fileLength, scan.endOfFile), torn };
+  return { events, rosters, lines, lastSeq, goodLength, fileLength: Math.max(fileLength, scan.endOfFile), torn };
+}
+
+/** The log is whole, but its registrations contradict its events (API.md §8's invariant): the store refuses to start. */
+export class RosterInvariantError extends Error {
+  override readonly name = 'RosterInvariantError';
+  readonly file: string;
+
+  constructor(file: string, problem: string) {
+    super(`${file}: the registrations contradict the events: ${problem}. The store will not start; restore the file from a backup.`);
+    this.file = file;
+  }
+}
+
+/**
+ * Checks API.md §8's invariant for every event: registered_count equals the confirmed registrations and
+ * never exceeds capacity, and nobody waits while a seat is free; every roster belongs to a live event.
+ * Returns the first problem, or undefined.
+ */
+export function rosterInvariantProblem(events: ReadonlyMap<string, StoredEvent>, rosters: RosterTable): string | undefined {
+  for (const [eventId] of rosters.entries()) {
+    if (!events.has(eventId)) return `event ${eventId} has registrations but is not live`;
+  }
+  for (const event of events.values()) {
+    const { capacity, registered } = seatsOf(event);
+    const roster = rosters.get(event.id);
+    if (registered !== roster.confirmed) return `event ${event.id} says registered_count ${registered}, but ${roster.confirmed} registrations are confirmed`;
+    if (registered > capacity) return `event ${event.id} has ${registered} confirmed registrations for ${capacity} seats`;
+    if (roster.waitlisted > 0 && registered < capacity) return `event ${event.id} has ${roster.waitlisted} waitlisted while ${capacity - registered} seats are free`;
+  }
+  return undefined;
 }
 
 /** What `verifyLog` found in a data folder. */
@@ -209,6 +280,8 @@ export interface LogReport {
   exists: boolean;
   lines: number;
   liveEvents: number;
+  /** Live registrations over all events. */
+  liveRegistrations: number;
   supersededLines: number;
   lastSeq: number;
   /** Bytes of good lines, and of the whole file. */
@@ -230,13 +303,14 @@ export async function verifyLog(dataDir: string, options: { fs?: FileSystemSeam 
     fd = await fs.open(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return { file, exists: false, lines: 0, liveEvents: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined };
+    return { file, exists: false, lines: 0, liveEvents: 0, liveRegistrations: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined };
   }
   try {
     const result = await replayLog(fs, fd, { file });
     const liveEvents = result.events.size;
+    const liveRegistrations = result.rosters.registrations;
     const { lines, lastSeq, goodLength, fileLength, torn } = result;
-    return { file, exists: true, lines, liveEvents, supersededLines: lines - liveEvents, lastSeq, goodLength, fileLength, torn };
+    return { file, exists: true, lines, liveEvents, liveRegistrations, supersededLines: lines - liveEvents - liveRegistrations, lastSeq, goodLength, fileLength, torn };
   } finally {
     await fs.close(fd);
   }

@@ -18,6 +18,7 @@ export function scanStoredView(
   json: string,
   createdAt: string,
   seq: number,
+  modifiedMs: number,
   intern: ((value: string) => string) | undefined,
 ): StoredEvent | undefined {
   const idStart = expect(buf, start, end, ID_KEY);
@@ -54,6 +55,7 @@ export function scanStoredView(
     organizerEmail: intern === undefined ? flatCopy(email) : intern(email),
     createdAt,
     seq,
+    modifiedMs,
     json,
   };
 }

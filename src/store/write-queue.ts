@@ -1,10 +1,13 @@
 // The write path both stores share: a change runs against the latest queued state, its line goes out in a group, then the index sees it.
-import { toStored } from '../events/event.js';
+import { seatsOf, toStored, viewJson, withRegisteredCount } from '../events/event.js';
 import type { StoredEvent } from '../events/event.js';
-import { ApiError } from '../http/errors.js';
-import type { EventChange } from './event-store.js';
+import type { EventChange, RosterChange, RosterResult } from './event-store.js';
 import type { EventIndex } from './event-index.js';
-import { encodeDelete, encodeStored, unloggableReason } from './jsonl-record.js';
+import { encodeCancel, encodeCheckIn, encodeDelete, encodeRegister, encodeStored, unloggableReason, type LogRecord } from './jsonl-record.js';
+import { emptyRoster, type Registration, Roster, type RosterView } from './roster.js';
+import type { RosterTable } from './roster-table.js';
+import { StoreUnavailable } from './store-errors.js';
+import { UncertainWriteError } from './uncertain-write.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */
 export type PersistBatch = (text: string, lineCount: number) => Promise<void>;
@@ -13,6 +16,9 @@ export type PersistBatch = (text: string, lineCount: number) => Promise<void>;
 export interface WriteQueueOptions {
   /** The committed state; changed only after a batch is durable. */
   index: EventIndex;
+  rosters: RosterTable;
+  /** The clock, ms since the epoch: when each change happened. */
+  now: () => number;
   /** The sequence number of the next line (one more than the last in the log). */
   nextSeq: number;
   persist: PersistBatch;
@@ -23,17 +29,32 @@ export interface WriteQueueOptions {
 }
 
 interface QueuedChange {
+  /** The event the change is to. */
   readonly id: string;
-  /** The event after the change; null when it deletes. */
-  readonly state: StoredEvent | null;
+  /** The event after the change: null when deleted, undefined when the change leaves it as it was. */
+  readonly state: StoredEvent | null | undefined;
+  /** What the line says, applied to the committed rosters once it is durable. */
+  readonly record: LogRecord;
   readonly line: string;
-  readonly resolve: (state: StoredEvent | null) => void;
+  /** Tells the writer it is durable and visible. */
+  readonly settle: () => void;
   readonly reject: (error: unknown) => void;
 }
 
-/** The sentence every refused write gets once the store cannot write (API.md §7). */
-export function cannotWriteError(reason: string): ApiError {
-  return new ApiError('unavailable', `The store cannot write (${reason}); nothing of this request was saved. Writes are refused until the server is restarted.`);
+/** The latest queued state of one event and its roster: what the next change to it sees. */
+interface Pending {
+  event: StoredEvent | undefined;
+  /** A working copy of the roster, made when a queued change first touches it. */
+  roster: Roster | undefined;
+  last: QueuedChange;
+}
+
+/** The sentence every refused write gets once the store cannot write (API.md §7); `uncertain` when the failed batch could not be undone. */
+export function cannotWriteError(reason: string, uncertain = false): StoreUnavailable {
+  if (uncertain) {
+    return new StoreUnavailable(`The store cannot write (${reason}), and undoing a failed write failed too: whether the last writes were saved is uncertain until the server is restarted. Writes are refused until then.`);
+  }
+  return new StoreUnavailable(`The store cannot write (${reason}); nothing of this request was saved. Writes are refused until the server is restarted.`);
 }
 
 /** A short, safe description of a failed write or sync, e.g. `ENOSPC: no space left on the disk`. */
@@ -59,21 +80,25 @@ const IO_ERRORS: Record<string, string> = {
  */
 export class WriteQueue {
   readonly #index: EventIndex;
+  readonly #rosters: RosterTable;
+  readonly #now: () => number;
   readonly #persist: PersistBatch;
   readonly #maxBatchChars: number;
   readonly #onCommit: (() => void) | undefined;
-  /** The latest queued (not yet durable) change of each id: what the next change to that id sees. */
-  readonly #overlay = new Map<string, QueuedChange>();
+  /** Events with queued (not yet durable) changes: what the next change to each sees. */
+  readonly #pending = new Map<string, Pending>();
   #queue: QueuedChange[] = [];
   #nextSeq: number;
   #running: Promise<void> | undefined;
   #paused = false;
   #idleWaiters: (() => void)[] = [];
   /** Set once writes are refused: the error each refused write gets. */
-  #refusal: (() => ApiError) | undefined;
+  #refusal: (() => StoreUnavailable) | undefined;
 
   constructor(options: WriteQueueOptions) {
     this.#index = options.index;
+    this.#rosters = options.rosters;
+    this.#now = options.now;
     this.#nextSeq = options.nextSeq;
     this.#persist = options.persist;
     this.#maxBatchChars = options.maxBatchChars ?? 1024 * 1024;
@@ -90,38 +115,152 @@ export class WriteQueue {
     return this.#nextSeq;
   }
 
-  /** Queues a change to event `id` (see EventStore.write). A change that throws queues nothing. */
+  /**
+   * Queues a change to event `id` (see EventStore.write). A change that throws queues nothing. A
+   * capacity raised confirms the oldest waitlisted registrations in the same line.
+   */
   write(id: string, change: EventChange): Promise<StoredEvent | null> {
     if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
-    const queued = this.#overlay.get(id);
-    const current = queued === undefined ? this.#index.get(id) : (queued.state ?? undefined);
+    const pending = this.#pending.get(id);
+    const current = pending === undefined ? this.#index.get(id) : pending.event;
+    const seq = this.#nextSeq;
     let state: StoredEvent | null;
     let line: string;
+    let record: LogRecord;
+    let promoted: string[] = [];
     try {
       const next = change(current);
       if (next === null) {
         if (current === undefined) throw new TypeError(`a change deleted event ${id}, which does not exist`);
         state = null;
-        line = encodeDelete(this.#nextSeq, id);
+        line = encodeDelete(seq, id);
+        record = { seq, op: 'del', id };
       } else {
         if (next.id !== id) throw new TypeError(`a change to event ${id} returned event ${next.id}`);
-        const unloggable = unloggableReason(next);
+        const roster = current === undefined ? emptyRoster() : this.#rosterNow(id);
+        promoted = roster.waitlisted > 0 ? roster.nextToConfirm(next.capacity) : [];
+        // The roster is the truth of registered_count: the confirmed ones, and those a raised capacity confirms now.
+        const registered = roster.confirmed + promoted.length;
+        const record_ = next.registered_count === registered ? next : { ...next, registered_count: registered };
+        const unloggable = unloggableReason(record_);
         if (unloggable !== undefined) throw new TypeError(`the store cannot log event ${id}: ${unloggable}`);
-        state = toStored(next, this.#nextSeq);
+        const view = viewJson(record_);
         // A change that changes nothing of a committed event writes nothing, so its ETag stays.
-        if (queued === undefined && current !== undefined && state.json === current.json && state.createdAt === current.createdAt) {
+        if (pending === undefined && current !== undefined && view === current.json && record_.created_at === current.createdAt) {
           return Promise.resolve(current);
         }
-        line = encodeStored(state);
+        state = toStored(record_, seq, view, this.#now());
+        line = encodeStored(state, promoted);
+        record = promoted.length === 0 ? { seq, op: 'put', stored: state } : { seq, op: 'put', stored: state, promoted };
       }
     } catch (error) {
       return Promise.reject(error);
     }
-    this.#nextSeq++;
-    return new Promise((resolve, reject) => {
-      const entry: QueuedChange = { id, state, line, resolve, reject };
-      this.#queue.push(entry);
-      this.#overlay.set(id, entry);
+    return this.#enqueue(id, state, record, line, (entry) => {
+      if (state === null) entry.roster = new Roster();
+      else if (promoted.length > 0) this.#working(id, entry).confirm(promoted);
+    }, () => state);
+  }
+
+  /**
+   * Queues a change to the registrations of event `id` (see EventStore.changeRegistrations): `change`
+   * decides against the latest queued state; the seat rules are applied here, in the one writer.
+   */
+  changeRegistrations(id: string, change: RosterChange): Promise<RosterResult> {
+    if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
+    const pending = this.#pending.get(id);
+    const event = pending === undefined ? this.#index.get(id) : pending.event;
+    const roster = this.#rosterNow(id);
+    let seq = this.#nextSeq;
+    const atMs = this.#now();
+    const at = new Date(atMs).toISOString();
+    let decision: ReturnType<RosterChange>;
+    let record: LogRecord;
+    let line: string;
+    let registration: Registration;
+    let confirmedAfter: number;
+    try {
+      decision = change(event, roster);
+      if (decision === undefined) return Promise.resolve({ event, registration: undefined });
+      if (event === undefined) throw new TypeError(`a change to the registrations of event ${id}, which does not exist`);
+      const { capacity } = seatsOf(event);
+      switch (decision.op) {
+        case 'register': {
+          const status = roster.confirmed < capacity ? 'confirmed' : 'waitlisted';
+          // A confirmation also changes the event, whose new state needs a seq of its own: compaction writes
+          // the registration at its seq and the event at the event's, and two lines never share one.
+          const registrationSeq = seq;
+          if (status === 'confirmed') seq++;
+          registration = { ...decision.registration, eventId: event.id, status, createdAt: at, checkedInAt: null, seq: registrationSeq };
+          record = { seq, op: 'reg', registration };
+          line = encodeRegister(registration, seq);
+          confirmedAfter = roster.confirmed + (status === 'confirmed' ? 1 : 0);
+          break;
+        }
+        case 'cancel': {
+          registration = existing(roster, decision.id, id);
+          // A confirmed seat freed goes to the oldest waitlisted registration.
+          const promoted = registration.status === 'confirmed' ? roster.nextToConfirm(capacity + 1) : [];
+          record = { seq, op: 'cancel', eventId: event.id, id: registration.id, atMs, promoted };
+          line = encodeCancel(record);
+          confirmedAfter = roster.confirmed - (registration.status === 'confirmed' ? 1 : 0) + promoted.length;
+          break;
+        }
+        case 'checkIn': {
+          const before = existing(roster, decision.id, id);
+          if (before.status !== 'confirmed') throw new TypeError(`registration ${before.id} is waitlisted: it cannot be checked in`);
+          if (before.checkedInAt !== null) return Promise.resolve({ event, registration: before });
+          registration = { ...before, checkedInAt: at };
+          record = { seq, op: 'checkin', eventId: event.id, id: before.id, at };
+          line = encodeCheckIn(record);
+          confirmedAfter = roster.confirmed;
+          break;
+        }
+        default: {
+          const unknown: never = decision;
+          throw new TypeError(`unknown registration change ${JSON.stringify(unknown)}`);
+        }
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // The event changes (a new ETag, a change-feed entry) only when its registered_count does.
+    const state = confirmedAfter === roster.confirmed ? undefined : withRegisteredCount(event, confirmedAfter, seq, atMs);
+    return this.#enqueue(id, state, record, line, (entry) => {
+      const working = this.#working(id, entry);
+      if (record.op === 'reg') working.add(registration);
+      else if (record.op === 'cancel') {
+        working.remove(record.id);
+        working.confirm(record.promoted);
+      } else if (record.op === 'checkin') working.checkIn(record.id, record.at);
+    }, () => ({ event: state ?? event, registration }));
+  }
+
+  /** The latest queued roster of an event (a working copy when changes are queued), else the committed one. */
+  #rosterNow(id: string): RosterView {
+    return this.#pending.get(id)?.roster ?? this.#rosters.get(id);
+  }
+
+  /** The working copy of an event's roster, made on first use. */
+  #working(id: string, entry: Pending): Roster {
+    entry.roster ??= this.#rosters.copy(id);
+    return entry.roster;
+  }
+
+  /** Takes the seq, queues the line, and updates the pending state of the event (`touch` changes its working roster). */
+  #enqueue<T>(id: string, state: StoredEvent | null | undefined, record: LogRecord, line: string, touch: (entry: Pending) => void, result: () => T): Promise<T> {
+    this.#nextSeq = record.seq + 1;
+    return new Promise<T>((resolve, reject) => {
+      const queued: QueuedChange = { id, state, record, line, settle: () => resolve(result()), reject };
+      let entry = this.#pending.get(id);
+      if (entry === undefined) {
+        entry = { event: this.#index.get(id), roster: undefined, last: queued };
+        this.#pending.set(id, entry);
+      }
+      entry.last = queued;
+      if (state !== undefined) entry.event = state ?? undefined;
+      touch(entry);
+      this.#queue.push(queued);
       this.#kick();
     });
   }
@@ -158,7 +297,7 @@ export class WriteQueue {
 
   /** Refuses new writes, then waits for the queued ones. */
   async close(): Promise<void> {
-    this.#refusal ??= () => new ApiError('unavailable', 'The server is shutting down; nothing of this request was saved. Retry in a moment.');
+    this.#refusal ??= () => new StoreUnavailable('The server is shutting down; nothing of this request was saved. Retry in a moment.');
     await this.drain();
   }
 
@@ -211,18 +350,26 @@ export class WriteQueue {
   #commit(batch: readonly QueuedChange[]): void {
     for (const entry of batch) {
       if (entry.state === null) this.#index.delete(entry.id);
-      else this.#index.put(entry.state);
-      if (this.#overlay.get(entry.id) === entry) this.#overlay.delete(entry.id);
+      else if (entry.state !== undefined) this.#index.put(entry.state);
+      this.#rosters.apply(entry.record);
+      if (this.#pending.get(entry.id)?.last === entry) this.#pending.delete(entry.id);
     }
-    for (const entry of batch) entry.resolve(entry.state);
+    for (const entry of batch) entry.settle();
   }
 
   #fail(batch: readonly QueuedChange[], error: unknown): void {
     const reason = describeWriteError(error);
-    this.#refusal = () => cannotWriteError(reason);
+    const uncertain = error instanceof UncertainWriteError;
+    this.#refusal = () => cannotWriteError(reason, uncertain);
     const failed = [...batch, ...this.#queue];
     this.#queue = [];
-    this.#overlay.clear();
-    for (const entry of failed) entry.reject(cannotWriteError(reason));
+    this.#pending.clear();
+    for (const entry of failed) entry.reject(cannotWriteError(reason, uncertain));
   }
+}
+
+function existing(roster: RosterView, registrationId: string, eventId: string): Registration {
+  const registration = roster.get(registrationId);
+  if (registration === undefined) throw new TypeError(`registration ${registrationId} is not on event ${eventId}`);
+  return registration;
 }

@@ -1,16 +1,18 @@
 // Whole-request tests of API.md §3: each error the service produces in process, and which fault answers when a request has several.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { toRecord } from '../../src/events/event.js';
 import { eventBody, startHarness, type Harness } from '../helpers/harness.js';
 import { assertError, createEvent, detailFields, handleRaw } from './support.js';
 
 const UNKNOWN_ID = 'evt_noSuchEventNoSuchEv';
 const TOO_LARGE = 'x'.repeat(64 * 1024 + 1);
 
-/** Makes registered_count of `id` equal `count` through the store, as registrations will (§8). */
+/** Confirms `count` more attendees of `id` through the store (its events have ended, so the API would refuse them). */
 async function setRegistered(h: Harness, id: string, count: number): Promise<void> {
-  await h.app.store.write(id, (current) => ({ ...toRecord(current!), registered_count: count }));
+  for (let i = 0; i < count; i++) {
+    const n = String(h.app.store.roster(id).confirmed).padStart(22, '0');
+    await h.app.store.changeRegistrations(id, () => ({ op: 'register', registration: { id: `reg_${n}`, name: `Attendee ${n}`, email: `a${n}@campus.edu` } }));
+  }
 }
 
 describe('§3 errors, one fault at a time', () => {

@@ -18,15 +18,14 @@ describe('per-key rate limit', () => {
     }
     const refused = await h.request('POST', '/events', { key: h.keys.admin, body: eventBody() });
     assertError(refused, 429, 'rate_limited');
-    const retryAfter = Number(refused.headers['Retry-After']);
-    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${refused.headers['Retry-After']}`);
+    // All three were taken at this very instant: the first slot frees exactly one window later.
+    assert.equal(refused.headers['Retry-After'], '60');
     assert.equal(refused.headers['Cache-Control'], 'no-store');
     assert.equal(refused.headers['RateLimit-Limit'], '3');
     assert.equal(refused.headers['RateLimit-Remaining'], '0');
     assert.equal(refused.headers['RateLimit-Policy'], '"default";q=3;w=60');
-    const reset = Number(refused.headers['RateLimit-Reset']);
-    assert.ok(reset >= 1 && reset <= 60, `RateLimit-Reset ${reset}`);
-    assert.equal(refused.headers['RateLimit'], `"default";r=0;t=${reset}`);
+    assert.equal(refused.headers['RateLimit-Reset'], '60');
+    assert.equal(refused.headers['RateLimit'], `"default";r=0;t=60`);
     assert.equal(h.app.store.size, 0, 'the refused POST created nothing');
   });
 
@@ -40,8 +39,8 @@ describe('per-key rate limit', () => {
     // Admin's three slots were taken at `clock`; now refuse many, 40 s later.
     clock += 40_000;
     for (let i = 0; i < 5; i++) assertError(await h.request('GET', '/events', { key: h.keys.admin }), 429, 'rate_limited');
-    // Past the window of the first three (plus the allowed 1/60 of lateness), all three slots are back.
-    clock += 22_000;
+    // A window after the first three, all three slots are back.
+    clock += 20_000;
     for (let i = 0; i < 3; i++) assert.equal((await h.request('GET', '/events', { key: h.keys.admin })).status, 200, `request ${i + 1}`);
     assertError(await h.request('GET', '/events', { key: h.keys.admin }), 429, 'rate_limited');
   });
@@ -57,5 +56,40 @@ describe('per-key rate limit', () => {
     admitted = admitted.sort((a, b) => a - b);
     for (let i = 0; i + 3 < admitted.length; i++) assert.ok(admitted[i + 3]! - admitted[i]! >= 60_000, `4 requests within 60 s at ${admitted.slice(i, i + 4).map((t) => (t - start) / 1000)}`);
     assert.ok(admitted.length >= 10, `only ${admitted.length} admitted over 4 minutes`);
+  });
+});
+
+describe('Retry-After is exact (issue 12.7)', () => {
+  let h: Harness;
+  let clock = Date.UTC(2026, 8, 1, 12, 0, 0, 250);
+  before(async () => (h = await startHarness({ rateLimit: 2, rateWindow: 60, now: () => clock })));
+  after(() => h.close());
+
+  it('a key refused with Retry-After: N is admitted exactly N seconds later, and not one second before', async () => {
+    assert.equal((await h.request('GET', '/events', { key: h.keys.admin })).status, 200);
+    clock += 10_400;
+    assert.equal((await h.request('GET', '/events', { key: h.keys.admin })).status, 200);
+    clock += 5_000;
+    const refused = await h.request('GET', '/events', { key: h.keys.admin });
+    assertError(refused, 429, 'rate_limited');
+    // The first request was 15.4 s ago: its slot frees in 44.6 s, announced as 45.
+    assert.equal(refused.headers['Retry-After'], '45');
+    clock += 44_000;
+    assertError(await h.request('GET', '/events', { key: h.keys.admin }), 429, 'rate_limited');
+    clock += 1_000;
+    assert.equal((await h.request('GET', '/events', { key: h.keys.admin })).status, 200);
+  });
+
+  it('the failed-authentication throttle announces at most its 900 s window, says it is that throttle, and waiting it out is enough', async () => {
+    const from = { remoteAddress: '198.51.100.7' };
+    for (let i = 0; i < 100; i++) assertError(await h.request('GET', '/events', { key: 'cek_wrong', ...from }), 401, 'unauthorized');
+    const refused = await h.request('GET', '/events', { key: 'cek_wrong', ...from });
+    const body = assertError(refused, 429, 'rate_limited');
+    assert.equal(refused.headers['Retry-After'], '900');
+    assert.match(body.message, /per-address throttle for failed authentications/);
+    clock += 899_000;
+    assertError(await h.request('GET', '/events', { key: 'cek_wrong', ...from }), 429, 'rate_limited');
+    clock += 1_000;
+    assertError(await h.request('GET', '/events', { key: 'cek_wrong', ...from }), 401, 'unauthorized');
   });
 });

@@ -66,9 +66,15 @@ for (const [role, action, expected] of EVER) {
   });
 }
 
-test("ROLES lists the three roles of API.md §2", () => {
-  assert.deepEqual([...ROLES].sort(), ["admin", "organizer", "reader"]);
-  assert.deepEqual(Object.keys(ROLE_TABLE).sort(), ["admin", "organizer", "reader"]);
+test("ROLES lists the four roles of API.md §2", () => {
+  assert.deepEqual([...ROLES].sort(), ["admin", "feed", "organizer", "reader"]);
+  assert.deepEqual(Object.keys(ROLE_TABLE).sort(), ["admin", "feed", "organizer", "reader"]);
+});
+
+test("canEver() lets every role subscribe to the calendar feed, and a feed key do nothing else", () => {
+  for (const role of ROLES) assert.equal(canEver(role, "subscribe"), true, role);
+  for (const action of ["read", "create", "update", "delete"] as const) assert.equal(canEver("feed", action), false, action);
+  assert.deepEqual(Object.keys(ROLE_TABLE.feed), ["subscribe"]);
 });
 
 test("mayActOn() compares the key's e-mail without regard to case", () => {

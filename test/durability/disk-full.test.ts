@@ -1,8 +1,12 @@
 // The real server under a real file size limit (`ulimit -f`): a short write then EFBIG, answered with 503 while reads go on (API.md §7).
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../helpers/harness.js';
+import { runCli } from '../helpers/spawn.js';
 import { createKey, eventBody, listAll, send, SERVER, serverArgs, startServer } from './support.js';
 
 /** 64 blocks of 512 bytes (dash's unit): room for about 20 events of 1.5 KiB. */
@@ -65,5 +69,75 @@ test('disk full (ulimit -f): the failing write and every later one get 503, /hea
     restarted.child.kill('SIGTERM');
     await restarted.exited;
     remove();
+  }
+});
+
+/** Mounts a tmpfs of `size` on a new folder (root only); undefined where that is not possible. */
+function mountTinyFileSystem(size: string): { dir: string; unmount: () => void } | undefined {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'campus-tiny-fs-'));
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'tmpfs', dir]).status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  return {
+    dir,
+    unmount() {
+      spawnSync('umount', [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const tiny = mountTinyFileSystem('512k');
+test('start on a full disk (a real tiny tmpfs): read-only, reads 200, writes and /health 503 saying why, nothing left behind; writable after a restart with room (issue 12.3)', { skip: tiny === undefined ? 'needs root and tmpfs' : false }, async () => {
+  const { dir: mount, unmount } = tiny!;
+  const dataDir = path.join(mount, 'data');
+  try {
+    const key = createKey(dataDir);
+    const first = await startServer(serverArgs(dataDir));
+    const created = await send(first.url, key, 'POST', '/events', eventBody('Before the disk filled'));
+    assert.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: string };
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+
+    // Fill the file system to the last byte.
+    spawnSync('dd', ['if=/dev/zero', `of=${path.join(mount, 'filler')}`, 'bs=4k']);
+    const before = readdirSync(dataDir).sort();
+    const full = await startServer(serverArgs(dataDir));
+    try {
+      const health = await fetch(`${full.url}/health`);
+      assert.equal(health.status, 503);
+      assert.match(((await health.json()) as { message: string }).message, /read-only: ENOSPC/);
+      const read = await send(full.url, key, 'GET', `/events/${id}`);
+      assert.equal(read.status, 200);
+      const refused = await send(full.url, key, 'POST', '/events', eventBody('Never saved'));
+      assert.equal(refused.status, 503);
+      assert.match(((await refused.json()) as { message: string }).message, /ENOSPC/);
+      assert.match(full.stderr(), /no room to start writable/);
+    } finally {
+      full.child.kill('SIGTERM');
+      assert.equal(await full.exited, 0, full.stderr());
+    }
+    assert.deepEqual(readdirSync(dataDir).sort(), before, 'the read-only start left nothing behind (no LOCK.*.tmp)');
+    // keys create cannot write either: it fails, and leaves no keys.lock (which used to block every start for 30 s).
+    const refusedKey = runCli(['keys', 'create', '--name', 'Too Late', '--email', 'late@campus.edu', '--data-dir', dataDir]);
+    assert.equal(refusedKey.status, 1, refusedKey.stderr);
+    assert.match(refusedKey.stderr, /ENOSPC/);
+    assert.deepEqual(readdirSync(dataDir).sort(), before, 'the failed keys create left nothing behind');
+
+    rmSync(path.join(mount, 'filler'));
+    const again = await startServer(serverArgs(dataDir));
+    try {
+      assert.equal((await fetch(`${again.url}/health`)).status, 200);
+      assert.equal((await send(again.url, key, 'POST', '/events', eventBody('After the room came back'))).status, 201);
+      assert.equal((await listAll(again.url, key)).size, 2);
+    } finally {
+      again.child.kill('SIGTERM');
+      assert.equal(await again.exited, 0);
+    }
+  } finally {
+    unmount();
   }
 });

@@ -145,6 +145,8 @@ const BAD_EMAILS: readonly [unknown, string][] = [
   ["ada@campus .edu", "a space in the domain"],
   [" ada@campus.edu", "a leading space"],
   ["ada@campus.edu\n", "a trailing newline"],
+  ["ada@campus.edu x", "more text after a whole address (the end anchor)"],
+  ["x ada@campus.edu", "text before a whole address (the start anchor)"],
   ["ada\u0000@campus.edu", "a control character"],
   [`${"a".repeat(245)}@campus.io`, "255 characters"],
   ["", "the empty string"],

@@ -54,6 +54,13 @@ test("parseListQuery() start_date is midnight UTC of that day", () => {
   assert.equal(parseListQuery("start_date=2026-09-01").startFromMs, Date.UTC(2026, 8, 1, 0, 0, 0));
 });
 
+test("parseListQuery() start_date=1970-01-01 is the instant 0, kept as a filter (not taken for no filter)", () => {
+  const parsed = parseListQuery("start_date=1970-01-01&end_date=1970-01-01");
+  assert.equal(parsed.startFromMs, 0);
+  assert.equal(parsed.endByMs, Date.UTC(1970, 0, 2));
+  assert.deepEqual(parsed.filters, [["start_date", "1970-01-01"], ["end_date", "1970-01-01"]]);
+});
+
 test("parseListQuery() end_date is exclusive-of-next-day: endByMs is D+1 at 00:00Z", () => {
   assert.equal(parseListQuery("end_date=2026-09-01").endByMs, Date.UTC(2026, 8, 2));
   assert.equal(parseListQuery("end_date=2026-12-31").endByMs, Date.UTC(2027, 0, 1));

@@ -51,6 +51,7 @@ const REFUSED: readonly [string, string][] = [
   ["2026-09-01", "a date alone"],
   ["2026-02-29T12:00:00Z", "29 February in a common year"],
   ["1900-02-29T12:00:00Z", "29 February in a century year that is not a leap year"],
+  ["2100-02-29T12:00:00Z", "29 February 2100, a century year inside the range that is not a leap year"],
   ["2024-02-30T12:00:00Z", "30 February in a leap year"],
   ["2026-04-31T12:00:00Z", "31 April"],
   ["2026-06-31T12:00:00Z", "31 June"],

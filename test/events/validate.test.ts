@@ -236,6 +236,8 @@ test("validateCreate() accepts a non-admin's organizer equal to the key's owner 
 test("validateCreate() refuses a non-admin's organizer other than the key's owner", () => {
   assertOneProblem(create({ organizer: { name: "Someone Else", email: "else@campus.edu" } }), "organizer", "organizer may be set only with an admin key");
   assertOneProblem(create({ organizer: { name: "Olga", email: "olga@campus.edu" } }), "organizer", "admin key");
+  // The owner's own name with someone else's e-mail: the name alone must not pass.
+  assertOneProblem(create({ organizer: { name: "Olga Organizer", email: "else@campus.edu" } }), "organizer", "admin key");
   assertOneProblem(create({ organizer: { name: "Olga Organizer", email: "olga@campus.edu", role: "admin" } }), "organizer", "admin key");
   assertOneProblem(create({ organizer: null }), "organizer", "admin key");
 });
@@ -353,4 +355,8 @@ test("validateUpdate() leaves capacity below registered_count to the state check
 test("validateUpdate() reports every problem of a partial body", () => {
   const details = problems(() => validateUpdate({ title: "", capacity: 0, id: "evt_x", nope: true }, stored(), ORGANIZER));
   assert.deepEqual(details.map((d) => d.field).sort(), ["capacity", "id", "nope", "title"]);
+});
+
+test("validateUpdate() refuses a non-admin's organizer with the stored name and another e-mail", () => {
+  assertOneProblem(update({ organizer: { name: "Olga Organizer", email: "else@campus.edu" } }), "organizer", "admin key");
 });

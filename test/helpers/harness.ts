@@ -27,7 +27,7 @@ export interface RequestOptions {
 export interface Harness {
   app: App;
   dataDir: string;
-  keys: Record<'admin' | 'organizer' | 'other' | 'reader', string>;
+  keys: Record<'admin' | 'organizer' | 'other' | 'reader' | 'feed', string>;
   request(method: string, target: string, options?: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
 }
@@ -38,11 +38,12 @@ export function tempDir(prefix = 'campus-events-test-'): { dir: string; remove: 
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const PEOPLE: Record<'admin' | 'organizer' | 'other' | 'reader', { name: string; email: string; role: Role }> = {
+const PEOPLE: Record<'admin' | 'organizer' | 'other' | 'reader' | 'feed', { name: string; email: string; role: Role }> = {
   admin: { name: 'Ada Admin', email: 'ada@campus.edu', role: 'admin' },
   organizer: { name: 'Olivia Organizer', email: 'olivia@campus.edu', role: 'organizer' },
   other: { name: 'Oscar Other', email: 'oscar@campus.edu', role: 'organizer' },
   reader: { name: 'Rita Reader', email: 'rita@campus.edu', role: 'reader' },
+  feed: { name: 'Fay Feed', email: 'fay@campus.edu', role: 'feed' },
 };
 
 /** Starts an app on a new temporary folder holding one key per role. */
@@ -86,7 +87,8 @@ export async function call(app: App, method: string, target: string, options: Re
   });
   const text = method === 'HEAD' ? null : response.body;
   await checkAgainstDocument(app, { method, target, requestBody: typeof options.body === 'object' ? options.body : undefined, status: response.status, headers: response.headers, body: response.body });
-  return { status: response.status, headers: response.headers, text, json: text === null ? undefined : JSON.parse(text) };
+  const isJson = response.headers['Content-Type']?.startsWith('application/json') ?? true;
+  return { status: response.status, headers: response.headers, text, json: text === null || !isJson ? undefined : JSON.parse(text) };
 }
 
 /** One checker per served document (apps with the same settings serve the same one). */

@@ -97,11 +97,13 @@ export class OpenApiChecker {
   #checkBody(exchange: Exchange, response: Json, pointer: string, where: string, problems: string[]): void {
     const silent = exchange.method === 'HEAD' || exchange.status === 204 || exchange.status === 304;
     if (silent || exchange.body === null) return;
-    const media = response.content?.['application/json'];
+    const type = (Object.entries(exchange.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? 'application/json').split(';')[0]!.trim();
+    const media = response.content?.[type];
     if (media === undefined) {
-      problems.push(`${where}: a body was sent but the document describes none`);
+      problems.push(`${where}: a ${type} body was sent but the document describes ${Object.keys(response.content ?? {}).join(', ') || 'none'}`);
       return;
     }
+    if (type !== 'application/json' || media.schema === undefined) return;
     const validate = this.#validator(`${pointer}/content/application~1json/schema`);
     if (!validate(JSON.parse(exchange.body))) problems.push(`${where}: body does not match the schema: ${this.#ajv.errorsText(validate.errors)}`);
   }

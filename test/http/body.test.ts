@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isJsonMediaType, MAX_BODY_BYTES, readJsonObject } from "../../src/http/body.js";
+import { checkUnreadBody, isJsonMediaType, MAX_BODY_BYTES, MAX_BODY_DEPTH, readJsonObject } from "../../src/http/body.js";
 import { ApiError, type ErrorCode } from "../../src/http/errors.js";
 import type { PlainRequest } from "../../src/http/types.js";
 
@@ -116,3 +116,47 @@ test("isJsonMediaType() is false for a missing header", () => {
 test("readJsonObject() answers 415 for a wrong Content-Type even when the body is empty", () => {
   assertRefused(request("", "text/plain"), "unsupported_media_type", 415, '"text/plain"');
 });
+
+/** A JSON object nesting arrays `depth` levels deep in all (the outer object counts as one). */
+function nested(depth: number, open = "[", close = "]"): string {
+  return `{"a":${open.repeat(depth - 1)}${close.repeat(depth - 1)}}`;
+}
+
+test("readJsonObject() accepts nesting exactly MAX_BODY_DEPTH deep and refuses one level more with 400", () => {
+  assert.equal(MAX_BODY_DEPTH, 32);
+  assert.deepEqual(Object.keys(readJsonObject(request(nested(MAX_BODY_DEPTH)))), ["a"]);
+  assertRefused(request(nested(MAX_BODY_DEPTH + 1)), "bad_request", 400, "more than 32 levels deep");
+  assertRefused(request(`{"a":${'{"b":'.repeat(MAX_BODY_DEPTH)}1${"}".repeat(MAX_BODY_DEPTH)}}`), "bad_request", 400, "32 levels");
+});
+
+test("readJsonObject() does not count brackets inside strings, escaped quotes included, as nesting", () => {
+  const brackets = "[".repeat(100);
+  assert.equal(readJsonObject(request(JSON.stringify({ a: brackets, b: `\\"${brackets}`, c: "\\" }))).a, brackets);
+  // Closing brackets bring the depth back down: many shallow arrays in a row are fine.
+  assert.equal((readJsonObject(request(`{"a":[${"[[[]]],".repeat(200)}[]]}`)).a as unknown[]).length, 201);
+});
+
+test("checkUnreadBody() lets a request without a body, or with an empty one, through whatever its Content-Type", () => {
+  assert.doesNotThrow(() => checkUnreadBody(request(null, null)));
+  assert.doesNotThrow(() => checkUnreadBody(request("", null)));
+  assert.doesNotThrow(() => checkUnreadBody(request("", "text/plain")));
+});
+
+test("checkUnreadBody() refuses a body sent without application/json with 415, quoting the type", () => {
+  assertUnread(request("x", null), "unsupported_media_type", 415, "got none");
+  assertUnread(request("{}", "text/plain"), "unsupported_media_type", 415, '"text/plain"');
+  assertUnread(request("", "text/plain", true), "unsupported_media_type", 415, "text/plain");
+});
+
+test("checkUnreadBody() refuses a JSON body over the cap with 413, and ignores one within it", () => {
+  assertUnread(request("", "application/json", true), "payload_too_large", 413, "64 KiB");
+  assert.doesNotThrow(() => checkUnreadBody(request('{"ignored":true}')));
+  assert.doesNotThrow(() => checkUnreadBody(request("not even json")));
+});
+
+function assertUnread(req: PlainRequest, code: ErrorCode, status: number, part: string): void {
+  assert.throws(
+    () => checkUnreadBody(req),
+    (error: unknown) => error instanceof ApiError && error.code === code && error.status === status && error.message.includes(part),
+  );
+}

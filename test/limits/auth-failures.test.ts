@@ -14,15 +14,16 @@ test("isBlocked() lets 100 failures through and blocks the 101st within 15 minut
   }
   const decision = throttle.isBlocked("192.0.2.1", 14 * MINUTE);
   assert.equal(decision.blocked, true);
-  // The first failures (bucket 0 of 15 s buckets) leave the span at 61 * 15 s = 915 s.
-  assert.equal(decision.retryAfterSeconds, 915 - 14 * 60);
+  // The first failures (bucket 0 of 15 s buckets, its latest at 14 s) stop counting at 14 s + 900 s.
+  assert.equal(decision.retryAfterSeconds, 914 - 14 * 60);
 });
 
 test("isBlocked() unblocks once the failures have left the window", () => {
   const throttle = new AuthFailureThrottle({ maxFailures: 3, windowMs: 60_000 });
   for (let i = 0; i < 3; i++) throttle.recordFailure("192.0.2.1", 0);
-  assert.deepEqual(throttle.isBlocked("192.0.2.1", 1000), { blocked: true, retryAfterSeconds: 60 });
-  assert.deepEqual(throttle.isBlocked("192.0.2.1", 61_000), { blocked: false, retryAfterSeconds: 0 });
+  assert.deepEqual(throttle.isBlocked("192.0.2.1", 1000), { blocked: true, retryAfterSeconds: 59 });
+  assert.deepEqual(throttle.isBlocked("192.0.2.1", 59_999), { blocked: true, retryAfterSeconds: 1 });
+  assert.deepEqual(throttle.isBlocked("192.0.2.1", 60_000), { blocked: false, retryAfterSeconds: 0 });
 });
 
 test("isBlocked() shares one budget across an IPv6 /64 and keeps other addresses apart", () => {
@@ -40,7 +41,7 @@ test("isBlocked() treats an IPv4-mapped address as its IPv4", () => {
   assert.equal(throttle.isBlocked("192.0.2.1", 0).blocked, true);
 });
 
-test("recordFailure() keeps the table within maxAddresses under a flood of distinct addresses", () => {
+test("recordFailure() keeps the counted addresses within maxAddresses under a flood of distinct addresses", () => {
   const throttle = new AuthFailureThrottle({ maxAddresses: 500 });
   for (let i = 0; i < 50_000; i++) {
     throttle.recordFailure(`2001:db8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::1`, i);
@@ -54,4 +55,41 @@ test("AuthFailureThrottle rejects bad options, naming them", () => {
   assert.throws(() => new AuthFailureThrottle({ maxFailures: 0 }), /maxFailures must be .* got 0/);
   assert.throws(() => new AuthFailureThrottle({ maxAddresses: -1 }), /maxAddresses must be .* got -1/);
   assert.throws(() => new AuthFailureThrottle({ windowMs: 0 }), /windowMs must be/);
+});
+
+test("isBlocked() keeps a blocked address blocked for its window however many other addresses fail once (issue 12.5)", () => {
+  const throttle = new AuthFailureThrottle();
+  for (let i = 0; i < 100; i++) throttle.recordFailure("192.0.2.66", 0);
+  assert.equal(throttle.isBlocked("192.0.2.66", 1).blocked, true);
+  // The reset attack: one failure from each of 30,000 other addresses.
+  for (let i = 0; i < 30_000; i++) throttle.recordFailure(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 1 + i);
+  assert.ok(throttle.size <= 10_000 + 50_000, `size ${throttle.size}`);
+  assert.deepEqual(throttle.isBlocked("192.0.2.66", 60_000), { blocked: true, retryAfterSeconds: 840 });
+  assert.deepEqual(throttle.isBlocked("192.0.2.66", 899_999), { blocked: true, retryAfterSeconds: 1 });
+  assert.equal(throttle.isBlocked("192.0.2.66", 900_000).blocked, false);
+});
+
+test("recordFailure() keeps the table of blocks bounded, dropping the block that ends soonest", () => {
+  const throttle = new AuthFailureThrottle({ maxFailures: 1, maxAddresses: 100, maxBlocked: 50 });
+  for (let i = 0; i < 1000; i++) throttle.recordFailure(`10.0.${i >> 8}.${i & 255}`, i);
+  assert.ok(throttle.size <= 150, `size ${throttle.size}`);
+  assert.equal(throttle.isBlocked("10.0.3.231", 1000).blocked, true, "the latest block stands");
+});
+
+test("recordFailure() blocks a whole IPv6 /48 once 16 of its /64s are blocked", () => {
+  const throttle = new AuthFailureThrottle({ maxFailures: 2 });
+  for (let net = 0; net < 16; net++) {
+    assert.equal(throttle.isBlocked(`2001:db8:7:${net.toString(16)}::1`, 0).blocked, false, `/64 number ${net + 1} is new`);
+    throttle.recordFailure(`2001:db8:7:${net.toString(16)}::1`, 0);
+    throttle.recordFailure(`2001:db8:7:${net.toString(16)}::1`, 0);
+  }
+  assert.deepEqual(throttle.isBlocked("2001:db8:7:ffff::1", 0), { blocked: true, retryAfterSeconds: 900 }, "a fresh /64 of the same /48");
+  assert.equal(throttle.isBlocked("2001:db8:8:0::1", 0).blocked, false, "another /48");
+  assert.equal(throttle.isBlocked("2001:db8:7:ffff::1", 900_000).blocked, false, "the /48 block lasts one window");
+});
+
+test("recordFailure() counts only /64 blocks that overlap: 16 blocks spread over hours do not block the /48", () => {
+  const throttle = new AuthFailureThrottle({ maxFailures: 1 });
+  for (let net = 0; net < 16; net++) throttle.recordFailure(`2001:db8:9:${net.toString(16)}::1`, net * 3_600_000);
+  assert.equal(throttle.isBlocked("2001:db8:9:ffff::1", 15 * 3_600_000).blocked, false);
 });

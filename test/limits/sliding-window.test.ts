@@ -24,12 +24,20 @@ test("take() does not count a refused request", () => {
   assert.equal(limiter.take("k", 61_000).allowed, false);
 });
 
-test("take() admits again at windowMs + windowMs/60 after the first burst, not before", () => {
+test("take() admits again exactly a window after the first burst, not before", () => {
   const limiter = new SlidingWindowLimiter({ limit: 5, windowMs: 60_000 });
   for (let i = 0; i < 5; i++) limiter.take("k", 0);
-  assert.equal(limiter.take("k", 60_000).allowed, false, "a full window later the slot is still held (<= 1/60 late)");
-  assert.equal(limiter.take("k", 60_999).allowed, false);
-  assert.equal(limiter.take("k", 61_000).allowed, true);
+  assert.equal(limiter.take("k", 59_999).allowed, false);
+  assert.equal(limiter.take("k", 60_000).allowed, true);
+});
+
+test("take() frees a bucket a window after its latest request (at most windowMs/60 late for the earliest)", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 }); // buckets of 1 s
+  limiter.take("k", 100);
+  limiter.take("k", 900);
+  assert.equal(limiter.take("k", 60_100).allowed, false, "the request at 900 ms still counts at 60.1 s");
+  assert.equal(limiter.take("k", 60_899).allowed, false);
+  assert.equal(limiter.take("k", 60_900).allowed, true);
 });
 
 test("take() gives exact remaining and resetSeconds at chosen instants", () => {
@@ -38,15 +46,15 @@ test("take() gives exact remaining and resetSeconds at chosen instants", () => {
     const { allowed, remaining, resetSeconds } = limiter.take("k", nowMs);
     return { allowed, remaining, resetSeconds };
   };
-  // Bucket 0 leaves the counted span when bucket 61 starts, at 61 s.
-  assert.deepEqual(at(0), { allowed: true, remaining: 2, resetSeconds: 61 });
-  assert.deepEqual(at(30_500), { allowed: true, remaining: 1, resetSeconds: 31 });
-  assert.deepEqual(at(30_500), { allowed: true, remaining: 0, resetSeconds: 31 });
-  assert.deepEqual(at(40_000), { allowed: false, remaining: 0, resetSeconds: 21 });
-  assert.deepEqual(at(60_999), { allowed: false, remaining: 0, resetSeconds: 1 });
-  // Bucket 30 (two requests) leaves at 91 s.
-  assert.deepEqual(at(61_000), { allowed: true, remaining: 0, resetSeconds: 30 });
-  assert.equal(limiter.take("k", 61_000).limit, 3);
+  // Bucket 0 (its latest request at 0) stops counting a window later, at 60 s.
+  assert.deepEqual(at(0), { allowed: true, remaining: 2, resetSeconds: 60 });
+  assert.deepEqual(at(30_500), { allowed: true, remaining: 1, resetSeconds: 30 });
+  assert.deepEqual(at(30_500), { allowed: true, remaining: 0, resetSeconds: 30 });
+  assert.deepEqual(at(40_000), { allowed: false, remaining: 0, resetSeconds: 20 });
+  assert.deepEqual(at(59_999), { allowed: false, remaining: 0, resetSeconds: 1 });
+  // Bucket 30 (two requests, the latest at 30.5 s) stops at 90.5 s.
+  assert.deepEqual(at(60_000), { allowed: true, remaining: 0, resetSeconds: 31 });
+  assert.equal(limiter.take("k", 60_000).limit, 3);
 });
 
 test("take() reports resetSeconds 0 and full remaining once everything has expired", () => {
@@ -61,7 +69,7 @@ test("peek() neither counts nor creates a key", () => {
   assert.equal(limiter.size, 0);
   assert.equal(limiter.take("k", 0).allowed, true);
   assert.equal(limiter.peek("k", 0).allowed, false);
-  assert.equal(limiter.peek("k", 0).resetSeconds, 2, "1/60 s buckets: bucket 0 leaves at 1016.7 ms");
+  assert.equal(limiter.peek("k", 0).resetSeconds, 1, "the request at 0 stops counting at 1000 ms");
 });
 
 test("record() counts without checking and resetSeconds waits until enough has freed", () => {
@@ -69,10 +77,10 @@ test("record() counts without checking and resetSeconds waits until enough has f
   limiter.record("k", 0);
   limiter.record("k", 10_000);
   limiter.record("k", 10_000);
-  // Three counted, limit two: bucket 0 leaving (61 s) is not enough, bucket 10 leaving (71 s) is.
-  assert.deepEqual(limiter.peek("k", 20_000), { allowed: false, limit: 2, remaining: 0, resetSeconds: 51 });
-  assert.equal(limiter.take("k", 61_000).allowed, false);
-  assert.equal(limiter.take("k", 71_000).allowed, true);
+  // Three counted, limit two: bucket 0 leaving (60 s) is not enough, bucket 10 leaving (70 s) is.
+  assert.deepEqual(limiter.peek("k", 20_000), { allowed: false, limit: 2, remaining: 0, resetSeconds: 50 });
+  assert.equal(limiter.take("k", 69_999).allowed, false);
+  assert.equal(limiter.take("k", 70_000).allowed, true);
 });
 
 test("take() keeps keys apart", () => {
@@ -181,6 +189,42 @@ test("take() never admits more than limit in any window and refuses at most wind
       const from = admitted[start] ?? 0;
       while (end < admitted.length && (admitted[end] ?? 0) < from + windowMs) end++;
       assert.ok(end - start <= limit, `seed ${seed} (limit ${limit}, windowMs ${windowMs}): ${end - start} admitted in [${from}, ${from + windowMs})`);
+    }
+  }
+});
+
+test("take() keeps a key's count when it moves from the old generation back to the young one", () => {
+  const limiter = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000, maxKeys: 4 }); // generations of 2
+  limiter.take("moved", 0);
+  limiter.take("moved", 0);
+  limiter.take("a", 1);
+  limiter.take("b", 2); // "moved" and "a" are now the old generation
+  const decision = limiter.take("moved", 3); // found in the old generation, moved back to the young one
+  assert.deepEqual({ allowed: decision.allowed, remaining: decision.remaining }, { allowed: false, remaining: 0 });
+  limiter.take("c", 4);
+  limiter.take("d", 5); // another generation turn: "moved" survives it, being young
+  assert.equal(limiter.peek("moved", 6).allowed, false, "the count survived both moves");
+});
+
+test("take() refusal: waiting exactly resetSeconds is always enough, one second less never is, and it never exceeds the window (seeded)", () => {
+  for (let seed = 1; seed <= 400; seed++) {
+    const random = mulberry32(seed);
+    const limit = 1 + Math.floor(random() * 10);
+    const windowSeconds = 1 + Math.floor(random() * 120);
+    const windowMs = windowSeconds * 1000;
+    const limiter = new SlidingWindowLimiter({ limit, windowMs });
+    let now = Math.floor(random() * windowMs * 3);
+    let refusals = 0;
+    while (refusals < 5) {
+      now += Math.floor(random() * (windowMs / limit));
+      const decision = limiter.take("k", now);
+      if (decision.allowed) continue;
+      refusals++;
+      const context = `seed ${seed} (limit ${limit}, window ${windowSeconds} s) refused at ${now}, resetSeconds ${decision.resetSeconds}`;
+      assert.ok(decision.resetSeconds >= 1 && decision.resetSeconds <= windowSeconds, context);
+      assert.equal(limiter.peek("k", now + (decision.resetSeconds - 1) * 1000).allowed, false, `${context}: one second early`);
+      now += decision.resetSeconds * 1000;
+      assert.equal(limiter.take("k", now).allowed, true, `${context}: waited exactly`);
     }
   }
 });

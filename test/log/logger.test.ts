@@ -57,3 +57,13 @@ test('createLogger() batches lines into one write per turn of the event loop', a
   assert.equal(writes.length, 1);
   assert.equal(writes[0]!.split('\n').length, 3);
 });
+
+test('request() carries the client address and user agent when given (issue 11.9)', () => {
+  const written: string[] = [];
+  const logger = createLogger({ write: (text) => written.push(text), now: () => Date.UTC(2026, 8, 1, 17) });
+  logger.request({ requestId: 'r', method: 'GET', path: '/events', status: 429, durationMs: 1, keyId: undefined, client: '2001:db8::7', userAgent: 'curl/8.5.0 "quoted"' });
+  logger.flush();
+  const line = JSON.parse(written.join('')) as Record<string, unknown>;
+  assert.equal(line['client'], '2001:db8::7');
+  assert.equal(line['user_agent'], 'curl/8.5.0 "quoted"');
+});

@@ -19,8 +19,12 @@ import { call, tempDir } from "../helpers/harness.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is arbitrary JSON
 type Json = any;
 
-/** The contract's routes, API.md §5. */
-const CONTRACT_ROUTES = ["GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /health", "GET /openapi.json"];
+/** The contract's routes, API.md §5, §8 and §9.1, and GET /me (§2). */
+const CONTRACT_ROUTES = [
+  "GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /events.ics", "GET /health", "GET /openapi.json",
+  "POST /events/{id}/registrations", "GET /events/{id}/registrations", "GET /events/{id}/registrations/{reg_id}",
+  "DELETE /events/{id}/registrations/{reg_id}", "POST /events/{id}/registrations/{reg_id}/check-in", "GET /me",
+];
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 const ORGANIZER: Principal = { keyId: "key_o", name: "Olivia Organizer", email: "olivia@campus.edu", role: "organizer" };
@@ -164,7 +168,7 @@ test("EventCreate lists what a create accepts (no id, no created_at, registered_
 
 test("each path documents HEAD with GET, OPTIONS (204, Allow, no key), and a 405 with Allow for every other common method", () => {
   for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
-    if (item.get !== undefined) {
+    if (!item.get.operationId.endsWith("NotAllowed")) {
       assert.ok(item.head, `HEAD ${path}`);
       assert.deepEqual(Object.keys(item.head.responses), Object.keys(item.get.responses), `HEAD ${path} answers as GET`);
       for (const response of Object.values(item.head.responses as Record<string, Json>)) if (response.$ref === undefined) assert.equal(response.content, undefined, `HEAD ${path} has no body`);
@@ -286,10 +290,22 @@ test("openApiDocument states the app's rate limit and the /v1 prefix", () => {
 });
 
 test("openApiDocument documents a route the table adds before it is described, with a derived operationId", () => {
-  const document: Json = openApiDocument([{ pattern: "/events/:id/registrations/:reg_id", methods: ["DELETE"] }], { rateLimit: 1, rateWindow: 1 });
-  const operation = document.paths["/events/{id}/registrations/{reg_id}"].delete;
-  assert.equal(operation.operationId, "deleteEventsByIdRegistrationsByRegId");
-  assert.deepEqual(operation.parameters.map((p: Json) => p.name), ["id", "reg_id"]);
+  const document: Json = openApiDocument([{ pattern: "/events/:id/waitlist/:entry_id", methods: ["DELETE"] }], { rateLimit: 1, rateWindow: 1 });
+  const operation = document.paths["/events/{id}/waitlist/{entry_id}"].delete;
+  assert.equal(operation.operationId, "deleteEventsByIdWaitlistByEntryId");
+  assert.deepEqual(operation.parameters.map((p: Json) => p.name), ["id", "entry_id"]);
+});
+
+test("openApiDocument describes GET /events.ics: text/calendar, 304, the key parameter and the feedKey scheme", () => {
+  const operation = doc.paths["/events.ics"].get;
+  assert.deepEqual(Object.keys(operation.responses["200"].content), ["text/calendar"]);
+  assert.ok(operation.responses["200"].headers.ETag);
+  assert.ok(operation.responses["304"]);
+  assert.deepEqual(operation.security, [{ apiKey: [] }, { feedKey: [] }]);
+  const parameters = operation.parameters.map(deref);
+  assert.deepEqual(parameters.map((p: Json) => `${p.in} ${p.name}`).sort(), ["header If-None-Match", "query category", "query end_date", "query key", "query start_date"]);
+  assert.deepEqual(doc.components.securitySchemes.feedKey, { ...doc.components.securitySchemes.feedKey, type: "apiKey", in: "query", name: "key" });
+  for (const status of ["400", "401", "429"]) assert.ok(operation.responses[status], status);
 });
 
 test("openApiDocument of an app mounted under a basePath lists servers under that path", async () => {

@@ -11,6 +11,7 @@ import type { FileStore } from '../../src/store/file-store.js';
 import { eventId, logLines, sampleRecord, tempDir, TestFileSystem } from './helpers.js';
 import type { Faults } from './helpers.js';
 import { storeContract } from './store-contract.js';
+import { StoreUnavailable } from '../../src/store/store-errors.js';
 
 storeContract('FileStore', async (t) => openFileStore({ dataDir: tempDir(t) }));
 
@@ -20,7 +21,7 @@ function snapshot(store: FileStore): [string, string, number][] {
 }
 
 function isUnavailable(error: unknown): boolean {
-  return error instanceof ApiError && error.code === 'unavailable' && /nothing of this request was saved/.test(error.message);
+  return error instanceof StoreUnavailable && /nothing of this request was saved/.test(error.message);
 }
 
 test('openFileStore() creates the folder, an empty log and LOCK; close() releases LOCK', async (t) => {
@@ -43,7 +44,7 @@ test('a reopened FileStore holds every acknowledged write, counts its lines, and
   await store.write(eventId(2), (current) => sampleRecord(2, { title: 'Updated', start_time: current!.json.includes('09-02') ? '2026-09-08T00:00:00.000Z' : 'x' }));
   await store.write(eventId(4), () => null);
   const before = snapshot(store);
-  assert.deepEqual(store.stats, { lines: 7, liveEvents: 4, supersededLines: 3, bytes: fs.statSync(path.join(dir, 'events.jsonl')).size, lastSeq: 7 });
+  assert.deepEqual(store.stats, { lines: 7, liveEvents: 4, liveRegistrations: 0, supersededLines: 3, bytes: fs.statSync(path.join(dir, 'events.jsonl')).size, lastSeq: 7 });
   await store.close();
 
   const reopened = await openFileStore({ dataDir: dir });
@@ -212,7 +213,7 @@ test('FileStore under a real file size limit (ulimit -f): EFBIG refuses writes, 
       }
     }
     await store.close();
-    console.log(JSON.stringify({ acknowledged, code: error?.code, message: error?.message, writable: store.writable }));
+    console.log(JSON.stringify({ acknowledged, name: error?.name, message: error?.message, writable: store.writable }));
   `;
   const child = spawnSync('sh', ['-c', `ulimit -f 64 && exec "${process.execPath}" --import tsx --input-type=module -e "$SCRIPT"`], {
     cwd: path.resolve(import.meta.dirname, '../..'),
@@ -220,8 +221,8 @@ test('FileStore under a real file size limit (ulimit -f): EFBIG refuses writes, 
     encoding: 'utf8',
   });
   assert.equal(child.status, 0, child.stderr);
-  const outcome = JSON.parse(child.stdout) as { acknowledged: string[]; code: string; message: string; writable: boolean };
-  assert.equal(outcome.code, 'unavailable');
+  const outcome = JSON.parse(child.stdout) as { acknowledged: string[]; name: string; message: string; writable: boolean };
+  assert.equal(outcome.name, 'StoreUnavailable');
   assert.match(outcome.message, /EFBIG/);
   assert.equal(outcome.writable, false);
   assert.ok(outcome.acknowledged.length > 10);

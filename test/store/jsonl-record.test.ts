@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toStored, viewJson } from '../../src/events/event.js';
 import { crc32, crc32Hex } from '../../src/lib/crc32.js';
-import { decodeRecord, encodeDelete, encodePut, encodeStored } from '../../src/store/jsonl-record.js';
+import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodePut, encodeRegister, encodeRegistrationState, encodeStored, unloggableReason } from '../../src/store/jsonl-record.js';
 import type { LogRecord } from '../../src/store/jsonl-record.js';
 import { eventId, sampleRecord } from './helpers.js';
 
@@ -96,11 +96,11 @@ test('decodeRecord() catches a changed byte anywhere in a line', () => {
 });
 
 test('decodeRecord() calls a line with a good checksum but an unknown op damage, naming the op', () => {
-  const head = '{"seq":3,"op":"reg","id":"reg_0000000000000001"';
+  const head = '{"seq":3,"op":"regx","id":"reg_0000000000000001"';
   const line = `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
   const result = decode(line);
   assert.equal(typeof result, 'string');
-  assert.match(result as string, /unknown record kind "op":"reg"/);
+  assert.match(result as string, /unknown record kind "op":"regx"/);
 });
 
 test('decodeRecord() calls a line with a good checksum but a bad structure damage', () => {
@@ -129,4 +129,93 @@ test('encodePut() refuses a created_at that is not a UTC time, and a seq below 1
   assert.throws(() => encodePut(1, sampleRecord(1, { created_at: '2026-08-01T12:00:00Z' })), TypeError);
   assert.throws(() => encodePut(0, sampleRecord(1)), TypeError);
   assert.throws(() => encodeDelete(1, 'evt_"x'), TypeError);
+});
+
+const REGISTRATION = {
+  id: 'reg_0000000000000000000007',
+  eventId: eventId(3),
+  name: 'Zoë "Z", O\'Neil',
+  email: 'zoe@campus.edu',
+  status: 'confirmed' as const,
+  createdAt: '2030-01-01T00:00:00.000Z',
+  checkedInAt: null,
+  seq: 21,
+};
+
+test('encodeRegister() and encodeRegistrationState() round-trip a registration; only the state line keeps checked_in_at', () => {
+  assert.deepEqual(decode(encodeRegister(REGISTRATION)), { seq: 21, op: 'reg', registration: REGISTRATION });
+  const checkedIn = { ...REGISTRATION, status: 'confirmed' as const, checkedInAt: '2030-01-02T00:00:00.000Z' };
+  assert.deepEqual(decode(encodeRegistrationState(checkedIn)), { seq: 21, op: 'regstate', registration: checkedIn });
+});
+
+test('encodeCancel() and encodeCheckIn() round-trip, promotions in order', () => {
+  const cancel = { seq: 30, eventId: eventId(3), id: REGISTRATION.id, atMs: Date.parse('2030-01-03T00:00:00.000Z'), promoted: ['reg_0000000000000000000009', 'reg_0000000000000000000008'] };
+  assert.deepEqual(decode(encodeCancel(cancel)), { op: 'cancel', ...cancel });
+  const checkIn = { seq: 31, eventId: eventId(3), id: REGISTRATION.id, at: '2030-01-03T00:00:00.000Z' };
+  assert.deepEqual(decode(encodeCheckIn(checkIn)), { op: 'checkin', ...checkIn });
+});
+
+test('encodeStored() writes the time of the change and the registrations a capacity raise confirmed; decode reads both', () => {
+  const stored = { ...toStored(sampleRecord(3), 40), modifiedMs: Date.parse('2030-01-04T00:00:00.000Z') };
+  const line = encodeStored(stored, ['reg_0000000000000000000009']);
+  assert.match(line, /"at":"2030-01-04T00:00:00\.000Z","promoted":\["reg_0000000000000000000009"\],"event":/);
+  assert.deepEqual(decode(line), { seq: 40, op: 'put', stored, promoted: ['reg_0000000000000000000009'] });
+  assert.deepEqual(decode(encodeStored(stored)), { seq: 40, op: 'put', stored });
+});
+
+test('decodeRecord() refuses registration lines with a bad id, status or time, as damage', () => {
+  for (const bad of [
+    encodeRegister(REGISTRATION).replace('reg_0000000000000000000007', 'reg_7'),
+    encodeRegister(REGISTRATION).replace('"confirmed"', '"maybe"'),
+    encodeRegister(REGISTRATION).replace('2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Zjunk'),
+  ]) {
+    const head = bad.slice(0, bad.indexOf(',"crc":'));
+    const resealed = `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
+    assert.equal(typeof decode(resealed), 'string', resealed);
+  }
+  assert.throws(() => encodeRegister({ ...REGISTRATION, id: 'reg_"' }), TypeError);
+});
+
+/** A view in another field order than viewJson's, so decodeRecord takes its JSON.parse path; `overrides` replace fields. */
+function reorderedView(n: number, overrides: Record<string, unknown>): string {
+  const record = sampleRecord(n);
+  return JSON.stringify({ title: record.title, id: record.id, organizer: record.organizer, description: '', category: 'social', location: 'x', start_time: record.start_time, end_time: record.end_time, capacity: 1, registered_count: 0, ...overrides });
+}
+
+test('decodeRecord() on the JSON.parse path calls a bad category, a malformed time, a missing e-mail or capacity damage, naming the field', () => {
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ category: 'party' }, /unknown "category"/],
+    [{ category: undefined }, /unknown "category"/],
+    [{ start_time: '2026-09-01T17:00:00.000Zjunk' }, /"start_time" or "end_time"/],
+    [{ end_time: '2026-09-01T17:00:00Z' }, /"start_time" or "end_time"/],
+    [{ end_time: 1788282000000 }, /"start_time" or "end_time"/],
+    [{ organizer: { name: 'X' } }, /no organizer e-mail/],
+    [{ organizer: null }, /no organizer e-mail/],
+    [{ organizer: { name: 'X', email: 7 } }, /no organizer e-mail/],
+    [{ capacity: '1' }, /"capacity" or "registered_count"/],
+    [{ registered_count: undefined }, /"capacity" or "registered_count"/],
+    [{ id: 'evt_short' }, /no valid "id"/],
+  ];
+  for (const [overrides, reason] of cases) {
+    const result = decode(encodePut(8, sampleRecord(6), reorderedView(6, overrides)));
+    assert.equal(typeof result, 'string', JSON.stringify(overrides));
+    assert.match(result as string, reason, JSON.stringify(overrides));
+  }
+});
+
+test('encodePut() refuses a created_at with anything after its Z', () => {
+  assert.throws(() => encodePut(1, sampleRecord(1, { created_at: '2026-08-01T12:00:00.000Zjunk' })), /created_at must be YYYY-MM-DDTHH:MM:SS.sssZ/);
+  assert.throws(() => encodePut(1, sampleRecord(1, { created_at: 'x2026-08-01T12:00:00.000Z' })), TypeError);
+});
+
+test('unloggableReason() refuses what replay could not read back: a NaN or infinite number, a bad category, time or e-mail', () => {
+  assert.equal(unloggableReason(sampleRecord(1)), undefined);
+  assert.match(unloggableReason(sampleRecord(1, { capacity: Number.NaN })) ?? '', /capacity and registered_count must be numbers/);
+  assert.match(unloggableReason(sampleRecord(1, { registered_count: Number.POSITIVE_INFINITY })) ?? '', /capacity and registered_count/);
+  assert.match(unloggableReason(sampleRecord(1, { category: 'party' as never })) ?? '', /category "party" is unknown/);
+  assert.match(unloggableReason(sampleRecord(1, { start_time: '2026-09-01T17:00:00.000Zjunk' })) ?? '', /start_time and end_time/);
+  assert.match(unloggableReason(sampleRecord(1, { end_time: '2026-09-01T19:00:00Z' })) ?? '', /start_time and end_time/);
+  assert.match(unloggableReason(sampleRecord(1, { created_at: '2026-08-01T12:00:00.000Zjunk' })) ?? '', /created_at/);
+  assert.match(unloggableReason(sampleRecord(1, { organizer: { name: 'X' } as never })) ?? '', /no organizer e-mail/);
+  assert.match(unloggableReason(sampleRecord(1, { id: 'evt_1' })) ?? '', /id "evt_1"/);
 });

@@ -21,9 +21,9 @@ function writeLock(dir: string, owner: object): void {
 
 test('acquireLock() writes LOCK naming pid, host and start time, and release() removes it', (t) => {
   const dir = tempDir(t);
-  const lock = acquireLock(dir, { now: () => Date.UTC(2026, 0, 2) });
+  const lock = acquireLock(dir, { now: () => Date.UTC(2026, 0, 2), bootId: 'boot-1', startTimeOf: () => '4242' });
   const owner = JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8'));
-  assert.deepEqual(owner, { pid: process.pid, host: os.hostname(), started_at: '2026-01-02T00:00:00.000Z' });
+  assert.deepEqual(owner, { pid: process.pid, host: os.hostname(), started_at: '2026-01-02T00:00:00.000Z', boot_id: 'boot-1', process_start: '4242' });
   assert.deepEqual(fs.readdirSync(dir), ['LOCK'], 'no temporary file is left behind');
   lock.release();
   lock.release();
@@ -88,4 +88,35 @@ test('acquireLock() takes a lock file of another name', (t) => {
   const lock = acquireLock(dir, { file: 'keys.lock' });
   assert.ok(fs.existsSync(path.join(dir, 'keys.lock')));
   lock.release();
+});
+
+test('acquireLock() records the boot id and process start time where the system tells them (Linux)', { skip: process.platform !== 'linux' }, (t) => {
+  const dir = tempDir(t);
+  const lock = acquireLock(dir);
+  const owner = JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8'));
+  assert.equal(owner.boot_id, fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
+  assert.match(owner.process_start, /^\d+$/);
+  lock.release();
+});
+
+test('acquireLock() takes over a lock whose pid now runs another process (started at another time)', (t) => {
+  const dir = tempDir(t);
+  writeLock(dir, { pid: process.ppid, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z', boot_id: 'boot-1', process_start: '100' });
+  const lock = acquireLock(dir, { bootId: 'boot-1', startTimeOf: (pid) => (pid === process.ppid ? '999' : '5') });
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8')).pid, process.pid);
+  lock.release();
+});
+
+test('acquireLock() takes over a lock written in another boot (a power cut), even if its pid runs now', (t) => {
+  const dir = tempDir(t);
+  writeLock(dir, { pid: process.ppid, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z', boot_id: 'boot-before', process_start: '100' });
+  const lock = acquireLock(dir, { bootId: 'boot-now', startTimeOf: () => '100' });
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8')).pid, process.pid);
+  lock.release();
+});
+
+test('acquireLock() still refuses a live owner of this boot with the start time it recorded', (t) => {
+  const dir = tempDir(t);
+  writeLock(dir, { pid: process.ppid, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z', boot_id: 'boot-1', process_start: '100' });
+  assert.throws(() => acquireLock(dir, { bootId: 'boot-1', startTimeOf: () => '100' }), LockHeldError);
 });

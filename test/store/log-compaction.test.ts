@@ -8,6 +8,7 @@ import { openFileStore } from '../../src/store/file-store.js';
 import type { FileStore, FileStoreOptions } from '../../src/store/file-store.js';
 import { COMPACTION_STEPS, compactionTempFile } from '../../src/store/log-compaction.js';
 import { eventId, logLines, sampleRecord, tempDir, TestFileSystem } from './helpers.js';
+import { StoreUnavailable } from '../../src/store/store-errors.js';
 
 const NEVER = Number.MAX_SAFE_INTEGER;
 
@@ -120,7 +121,7 @@ test('compact() rewrites the log as the live events in seq order, keeping their 
 
   const result = await store.compact();
   assert.deepEqual(result && { linesBefore: result.linesBefore, linesAfter: result.linesAfter }, { linesBefore: 81, linesAfter: 19 });
-  assert.deepEqual(store.stats, { lines: 19, liveEvents: 19, supersededLines: 0, bytes: fs.statSync(file).size, lastSeq });
+  assert.deepEqual(store.stats, { lines: 19, liveEvents: 19, liveRegistrations: 0, supersededLines: 0, bytes: fs.statSync(file).size, lastSeq });
   assert.deepEqual(snapshot(store), before);
   const seqs = lineSeqs(file);
   assertGrowing(seqs);
@@ -156,8 +157,11 @@ describe('FileStore compacts by itself after a commit', () => {
     const compactions = logger.messages.filter((message) => message === 'compacted the event log').length;
     // 200 more updates of 10 events: a compaction each time superseded lines pass half, about every 11 writes
     // (fewer when a slow disk lets writes pile up while one runs: the upper bound is the promise).
-    assert.ok(compactions >= 3 && compactions <= 21, `${compactions} compactions`);
-    assert.equal(logger.messages.filter((message) => message === 'compacting the event log').length, compactions);
+    assert.ok(compactions >= 1 && compactions <= 21, `${compactions} compactions`);
+    // The last one may have started just before close(), which abandons it (the log unchanged).
+    const abandoned = logger.messages.filter((message) => message.startsWith('compaction abandoned')).length;
+    assert.ok(abandoned <= 1, `${abandoned} compactions abandoned`);
+    assert.equal(logger.messages.filter((message) => message === 'compacting the event log').length, compactions + abandoned);
   });
 
   it('never while the log is under compactMinBytes, however superseded', async (t) => {
@@ -268,7 +272,7 @@ describe('a compaction that fails at a step', () => {
       assert.equal(fs.existsSync(compactionTempFile(file)), false);
       assert.equal(store.writable, !afterRename);
       if (afterRename) {
-        await assert.rejects(store.write(eventId(500), () => sampleRecord(500)), (error) => error instanceof ApiError && error.code === 'unavailable');
+        await assert.rejects(store.write(eventId(500), () => sampleRecord(500)), (error) => error instanceof StoreUnavailable);
         assert.ok(logger.messages.some((message) => /^warn: compaction failed after renaming/.test(message)));
       } else {
         await store.write(eventId(500), () => sampleRecord(500));
@@ -338,4 +342,48 @@ test('openFileStore() removes a half-written temporary file left by a crash, and
   assert.ok(logger.messages.includes('warn: removed the temporary file of an interrupted compaction; the log itself is intact'));
   work.check(reopened);
   await reopened.close();
+});
+
+test('compact() keeps registrations: statuses, check-ins, counts and seqs survive it and a reopen (a confirmation included)', async (t) => {
+  const dir = tempDir(t);
+  const store = await openFileStore({ dataDir: dir });
+  await store.write(eventId(1), () => sampleRecord(1, { capacity: 2 }));
+  const register = (n: number) => store.changeRegistrations(eventId(1), () => ({ op: 'register', registration: { id: `reg_${String(n).padStart(22, '0')}`, name: `P ${n}`, email: `p${n}@x.edu` } }));
+  for (const n of [1, 2, 3, 4]) await register(n);
+  await store.changeRegistrations(eventId(1), () => ({ op: 'cancel', id: `reg_${'1'.padStart(22, '0')}` }));
+  await store.changeRegistrations(eventId(1), () => ({ op: 'checkIn', id: `reg_${'3'.padStart(22, '0')}` }));
+  await store.write(eventId(2), () => sampleRecord(2));
+  const state = (s: typeof store) => ({ event: s.get(eventId(1)), registrations: [...s.roster(eventId(1)).values()] });
+  const before = state(store);
+  await store.compact();
+  assert.deepEqual(state(store), before);
+  await store.close();
+  const reopened = await openFileStore({ dataDir: dir });
+  t.after(() => reopened.close());
+  assert.deepEqual(state(reopened), before);
+  assert.deepEqual(before.registrations.map((r) => `${r.name}:${r.status}:${r.checkedInAt === null ? '-' : 'in'}`), ['P 2:confirmed:-', 'P 3:confirmed:in', 'P 4:waitlisted:-']);
+  assert.equal(reopened.stats.liveRegistrations, 3);
+});
+
+test('a compaction that fails before its rename never logs that it failed after renaming, even once writes are refused', async (t) => {
+  const logger = recordingLogger();
+  const files = new TestFileSystem({ noSync: true });
+  let store: FileStore | undefined;
+  const { store: opened } = await supersededStore(tempDir(t), {
+    fs: files,
+    logger,
+    onCompactionStep: async (at) => {
+      if (at !== 3) return;
+      // A batch fails meanwhile (the disk filled), then the compaction's own fsync fails too.
+      files.faults.failWriteAt = files.writes + 1;
+      await store!.write(eventId(900), () => sampleRecord(900)).catch(() => undefined);
+      throw Object.assign(new Error('ENOSPC: injected fsync failure'), { code: 'ENOSPC' });
+    },
+  });
+  store = opened;
+  await assert.rejects(store.compact(), /ENOSPC/);
+  assert.equal(store.writable, false);
+  const failures = logger.messages.filter((message) => message.includes('compaction failed'));
+  assert.deepEqual(failures, ['warn: compaction failed before its rename; the log is intact']);
+  await store.close();
 });

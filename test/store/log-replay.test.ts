@@ -5,8 +5,9 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { openFileStore } from '../../src/store/file-store.js';
 import { nodeFileSystem } from '../../src/store/file-system.js';
-import { decodeRecord, encodeDelete, encodePut } from '../../src/store/jsonl-record.js';
-import { LogDamageError, replayLog, verifyLog } from '../../src/store/log-replay.js';
+import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodePut, encodeRegister, encodeRegistrationState } from '../../src/store/jsonl-record.js';
+import { LogDamageError, replayLog, RosterInvariantError, verifyLog } from '../../src/store/log-replay.js';
+import type { Registration } from '../../src/store/roster.js';
 import { eventId, sampleRecord, tempDir, TestFileSystem } from './helpers.js';
 
 /** Six lines: four creates, an update of 2, a delete of 3 (the last three mix every kind). */
@@ -29,7 +30,7 @@ function stateOf(lines: string[]): [string, string, number][] {
     const record = decodeRecord(buf, 0, buf.length - 1);
     assert.ok(typeof record !== 'string');
     if (record.op === 'put') live.set(record.stored.id, [record.stored.id, record.stored.json, record.seq]);
-    else live.delete(record.id);
+    else if (record.op === 'del') live.delete(record.id);
   }
   return [...live.values()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
 }
@@ -172,4 +173,53 @@ test('verifyLog() counts lines and live events and reports a torn tail without c
   assert.equal(fs.readFileSync(path.join(dir, 'events.jsonl'), 'utf8'), content);
   fs.writeFileSync(path.join(dir, 'events.jsonl'), [lines[1], lines[0]].join(''));
   await assert.rejects(verifyLog(dir), LogDamageError);
+});
+
+function attendee(n: number, status: Registration['status'], seq: number, event = 1): Registration {
+  return { id: `reg_${String(n).padStart(22, '0')}`, eventId: eventId(event), name: `P ${n}`, email: `p${n}@x.edu`, status, createdAt: '2030-01-01T00:00:00.000Z', checkedInAt: null, seq };
+}
+
+test('replayLog() applies registrations, cancels with promotions and check-ins, recounting the event once', async (t) => {
+  const dir = tempDir(t);
+  fs.writeFileSync(path.join(dir, 'events.jsonl'), [
+    encodePut(1, sampleRecord(1, { capacity: 1 })),
+    encodeRegister(attendee(1, 'confirmed', 2)),
+    encodeRegister(attendee(2, 'waitlisted', 3)),
+    encodeCancel({ seq: 4, eventId: eventId(1), id: attendee(1, 'confirmed', 2).id, atMs: Date.parse('2030-01-02T00:00:00.000Z'), promoted: [attendee(2, 'waitlisted', 3).id] }),
+    encodeCheckIn({ seq: 5, eventId: eventId(1), id: attendee(2, 'waitlisted', 3).id, at: '2030-01-03T00:00:00.000Z' }),
+    encodeRegister(attendee(3, 'waitlisted', 6)),
+  ].join(''));
+  const store = await openFileStore({ dataDir: dir });
+  t.after(() => store.close());
+  assert.deepEqual([...store.roster(eventId(1)).values()].map((r) => `${r.name}:${r.status}:${r.checkedInAt}`), ['P 2:confirmed:2030-01-03T00:00:00.000Z', 'P 3:waitlisted:null']);
+  const event = store.get(eventId(1))!;
+  assert.match(event.json, /"registered_count":1,/);
+  assert.equal(event.seq, 2, 'the last line that changed registered_count');
+  assert.equal(store.stats.liveRegistrations, 2);
+});
+
+test('replayLog() takes registration state lines before their event\'s put line, as compaction writes them', async (t) => {
+  const dir = tempDir(t);
+  fs.writeFileSync(path.join(dir, 'events.jsonl'), [
+    encodeRegistrationState(attendee(1, 'confirmed', 2)),
+    encodeRegistrationState(attendee(2, 'waitlisted', 3)),
+    encodePut(4, sampleRecord(1, { capacity: 1, registered_count: 1 })),
+  ].join(''));
+  const store = await openFileStore({ dataDir: dir });
+  t.after(() => store.close());
+  assert.equal(store.roster(eventId(1)).waitlisted, 1);
+  assert.equal(store.get(eventId(1))!.seq, 4);
+});
+
+test('replayLog() refuses a registration of an event not in the log before it, naming the line', async (t) => {
+  await assertRefused(t, [encodePut(1, sampleRecord(1)), encodeRegister(attendee(1, 'confirmed', 2, 9))], 2, /registrations of event evt_0000000000000009/);
+});
+
+test('replayLog() refuses a log whose registrations contradict registered_count, and verifyLog() says so', async (t) => {
+  const dir = tempDir(t);
+  fs.writeFileSync(path.join(dir, 'events.jsonl'), [encodeRegistrationState(attendee(1, 'confirmed', 1)), encodeRegistrationState(attendee(2, 'confirmed', 2)), encodePut(3, sampleRecord(1, { capacity: 1, registered_count: 1 }))].join(''));
+  await assert.rejects(openFileStore({ dataDir: dir }), (error) => error instanceof RosterInvariantError && /evt_0000000000000001 says registered_count 1, but 2/.test(error.message));
+  await assert.rejects(verifyLog(dir), RosterInvariantError);
+  fs.writeFileSync(path.join(dir, 'events.jsonl'), [encodeRegistrationState(attendee(1, 'waitlisted', 1)), encodePut(3, sampleRecord(1, { capacity: 2 }))].join(''));
+  await assert.rejects(verifyLog(dir), (error) => error instanceof RosterInvariantError && /waitlisted while 2 seats are free/.test(error.message));
 });

@@ -5,7 +5,7 @@ import type { StoredEvent } from '../../src/events/event.js';
 import { compareEvents, sortEvents } from '../../src/store/sort-events.js';
 
 function stored(id: string, startMs: number): StoredEvent {
-  return { id, startMs, endMs: startMs + 1, category: 'academic', organizerEmail: 'a@b.co', createdAt: '2026-01-01T00:00:00.000Z', seq: 1, json: '{}' };
+  return { id, startMs, endMs: startMs + 1, category: 'academic', organizerEmail: 'a@b.co', createdAt: '2026-01-01T00:00:00.000Z', seq: 1, modifiedMs: 0, json: '{}' };
 }
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

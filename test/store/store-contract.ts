@@ -5,6 +5,7 @@ import type { StoredEvent } from '../../src/events/event.js';
 import { ApiError } from '../../src/http/errors.js';
 import type { EventStore } from '../../src/store/event-store.js';
 import { eventId, sampleRecord } from './helpers.js';
+import { StoreUnavailable } from '../../src/store/store-errors.js';
 
 type TestContext = { after(fn: () => void): void };
 
@@ -113,7 +114,7 @@ export function storeContract(name: string, open: (t: TestContext) => Promise<Ev
       await store.close();
       assert.equal(store.size, 3);
       for (const write of writes) assert.ok((await write) !== null);
-      await assert.rejects(store.write(eventId(4), () => sampleRecord(4)), (error) => error instanceof ApiError && error.code === 'unavailable');
+      await assert.rejects(store.write(eventId(4), () => sampleRecord(4)), (error) => error instanceof StoreUnavailable);
     });
 
     it('list() pages through many concurrent creates in (start, id) order', async (t) => {

@@ -1,0 +1,58 @@
+// The iCalendar document of the calendar feed (API.md §9.1): one VCALENDAR, one VEVENT per event, nothing that depends on when it is asked.
+import { escapeText, foldLine, mailtoUri, quoteParameter, utcDateTime } from './icalendar.js';
+
+/** What the feed shows of one event; times in ms since the epoch. */
+export interface CalendarEvent {
+  id: string;
+  title: string;
+  description: string;
+  category: string;
+  location: string;
+  startMs: number;
+  endMs: number;
+  organizer: { name: string; email: string };
+  createdMs: number;
+  /** The time of the event's last change, registrations included. */
+  modifiedMs: number;
+}
+
+/** Suffix of every UID, so ids stay unique among the events of other calendars. */
+export const UID_DOMAIN = 'campus-events';
+
+/**
+ * The whole feed as text, CRLF line ends, every line folded. A pure function of its arguments:
+ * `DTSTAMP` is the event's last change rather than the time of the request, so the same events
+ * in the same state give the same bytes (and so the same ETag) whenever they are asked for.
+ */
+export function renderCalendar(name: string, events: readonly CalendarEvent[]): string {
+  let text =
+    'BEGIN:VCALENDAR\r\n' +
+    'VERSION:2.0\r\n' +
+    'PRODID:-//campus-events//EN\r\n' +
+    'CALSCALE:GREGORIAN\r\n' +
+    'METHOD:PUBLISH\r\n' +
+    foldLine(`X-WR-CALNAME:${escapeText(name)}`) +
+    'REFRESH-INTERVAL;VALUE=DURATION:PT1H\r\n' +
+    'X-PUBLISHED-TTL:PT1H\r\n';
+  for (const event of events) text += renderEvent(event);
+  return text + 'END:VCALENDAR\r\n';
+}
+
+function renderEvent(event: CalendarEvent): string {
+  const modified = utcDateTime(event.modifiedMs);
+  return (
+    'BEGIN:VEVENT\r\n' +
+    foldLine(`UID:${event.id}@${UID_DOMAIN}`) +
+    `DTSTAMP:${modified}\r\n` +
+    `DTSTART:${utcDateTime(event.startMs)}\r\n` +
+    `DTEND:${utcDateTime(event.endMs)}\r\n` +
+    foldLine(`SUMMARY:${escapeText(event.title)}`) +
+    foldLine(`DESCRIPTION:${escapeText(event.description)}`) +
+    foldLine(`LOCATION:${escapeText(event.location)}`) +
+    foldLine(`CATEGORIES:${escapeText(event.category)}`) +
+    foldLine(`ORGANIZER;CN=${quoteParameter(event.organizer.name)}:${mailtoUri(event.organizer.email)}`) +
+    `CREATED:${utcDateTime(event.createdMs)}\r\n` +
+    `LAST-MODIFIED:${modified}\r\n` +
+    'END:VEVENT\r\n'
+  );
+}

@@ -1,0 +1,216 @@
+// The registration endpoints of API.md §8: register, list (JSON or CSV), read, cancel, check in.
+import { ApiError } from '../http/errors.js';
+import type { RequestContext, Route } from '../http/route.js';
+import { parsePaging } from '../events/list-query.js';
+import { mayActOn } from '../auth/principal.js';
+import { base62 } from '../lib/base62.js';
+import { seatsOf, type StoredEvent } from '../events/event.js';
+import type { EventStore } from '../store/event-store.js';
+import type { Registration, RegistrationStatus, RosterView } from '../store/roster.js';
+import { validateCheckIn, validateRegistration } from './registration-input.js';
+import { CSV_TYPE, registrationJson, registrationsCsv } from './registration-view.js';
+
+export interface RegistrationRouteDeps {
+  store: EventStore;
+  now: () => number;
+  randomBytes: (size: number) => Uint8Array;
+}
+
+/** A new registration id: `reg_` + 22 base62 characters carrying 128 random bits. */
+export function newRegistrationId(randomBytes: (size: number) => Uint8Array): string {
+  return `reg_${base62(randomBytes(16), 22)}`;
+}
+
+/** The waitlist of an event holds at most this many (API.md §8). */
+export function waitlistBound(capacity: number): number {
+  return Math.max(capacity, 1000);
+}
+
+/** The five registration routes, keyed by method and pattern. */
+export function registrationRoutes(deps: RegistrationRouteDeps): { method: string; pattern: string; route: Route }[] {
+  const { store, now } = deps;
+
+  const register: Route = {
+    name: 'createRegistration',
+    auth: true,
+    action: 'register',
+    body: true,
+    async handle(context) {
+      const eventId = context.params['id']!;
+      const { registration } = await store.changeRegistrations(eventId, (event, roster) => {
+        if (event === undefined) throw eventNotFound(eventId);
+        const input = validateRegistration(context.body!);
+        refuseIfClosed(event, now());
+        if (roster.hasEmail(input.email)) {
+          throw new ApiError('conflict', `${clip(input.email)} is already registered for event "${eventId}"; cancel that registration first to register again.`);
+        }
+        const { capacity } = seatsOf(event);
+        if (roster.confirmed >= capacity && roster.waitlisted >= waitlistBound(capacity)) {
+          throw new ApiError('conflict', `Event "${eventId}" is full and its waitlist holds its maximum of ${waitlistBound(capacity)}; no more registrations are taken.`);
+        }
+        let id = newRegistrationId(deps.randomBytes);
+        while (roster.get(id) !== undefined) id = newRegistrationId(deps.randomBytes);
+        return { op: 'register', registration: { id, name: input.name, email: input.email } };
+      });
+      return {
+        status: 201,
+        body: registrationJson(registration!),
+        headers: { Location: `${context.prefix}/events/${eventId}/registrations/${registration!.id}` },
+      };
+    },
+  };
+
+  const list: Route = {
+    name: 'listRegistrations',
+    auth: true,
+    action: 'attendees',
+    body: false,
+    query: true,
+    handle(context) {
+      const query = parseRegistrationQuery(context.query);
+      const eventId = context.params['id']!;
+      const event = managedEvent(store.get(eventId), eventId, context);
+      const offset = (query.page - 1) * query.limit;
+      const { registrations, total } = store.roster(event.id).page(query.status, offset, query.limit);
+      const headers: Record<string, string> = {};
+      const links = pageLinks(`${context.prefix}/events/${eventId}/registrations`, query, total);
+      if (links !== undefined) headers['Link'] = links;
+      if (wantsCsv(context.request.headers.accept)) {
+        headers['Content-Type'] = CSV_TYPE;
+        return { status: 200, body: registrationsCsv(registrations), headers };
+      }
+      const body = `{"registrations":[${registrations.map(registrationJson).join(',')}],"total":${total},"page":${query.page}}`;
+      return { status: 200, body, headers };
+    },
+  };
+
+  const read: Route = {
+    name: 'getRegistration',
+    auth: true,
+    action: 'register',
+    body: false,
+    handle(context) {
+      const eventId = context.params['id']!;
+      if (store.get(eventId) === undefined) throw eventNotFound(eventId);
+      const registration = existing(store.roster(eventId), context.params['reg_id']!, eventId);
+      return { status: 200, body: registrationJson(registration) };
+    },
+  };
+
+  const cancel: Route = {
+    name: 'cancelRegistration',
+    auth: true,
+    action: 'register',
+    body: false,
+    async handle(context) {
+      const eventId = context.params['id']!;
+      const registrationId = context.params['reg_id']!;
+      await store.changeRegistrations(eventId, (event, roster) => {
+        if (event === undefined) throw eventNotFound(eventId);
+        return { op: 'cancel', id: existing(roster, registrationId, eventId).id };
+      });
+      return { status: 204, body: null };
+    },
+  };
+
+  const checkIn: Route = {
+    name: 'checkInRegistration',
+    auth: true,
+    action: 'attendees',
+    body: 'optional',
+    async handle(context) {
+      const eventId = context.params['id']!;
+      const registrationId = context.params['reg_id']!;
+      let found: Registration | undefined;
+      const result = await store.changeRegistrations(eventId, (event, roster) => {
+        managedEvent(event, eventId, context);
+        found = existing(roster, registrationId, eventId);
+        validateCheckIn(context.body!);
+        if (found.status !== 'confirmed') {
+          throw new ApiError('conflict', `Registration "${registrationId}" is waitlisted: only a confirmed registration can be checked in.`);
+        }
+        return { op: 'checkIn', id: found.id };
+      });
+      return { status: 200, body: registrationJson(result.registration ?? found!) };
+    },
+  };
+
+  const base = '/events/:id/registrations';
+  return [
+    { method: 'POST', pattern: base, route: register },
+    { method: 'GET', pattern: base, route: list },
+    { method: 'GET', pattern: `${base}/:reg_id`, route: read },
+    { method: 'DELETE', pattern: `${base}/:reg_id`, route: cancel },
+    { method: 'POST', pattern: `${base}/:reg_id/check-in`, route: checkIn },
+  ];
+}
+
+/** An event that has ended takes no registrations. */
+function refuseIfClosed(event: StoredEvent, nowMs: number): void {
+  if (event.endMs <= nowMs) {
+    throw new ApiError('conflict', `Event "${event.id}" ended at ${new Date(event.endMs).toISOString()}; it takes no more registrations.`);
+  }
+}
+
+/** The event, if it exists (404) and the caller organises it or is an admin (403). */
+function managedEvent(event: StoredEvent | undefined, eventId: string, context: RequestContext): StoredEvent {
+  if (event === undefined) throw eventNotFound(eventId);
+  if (!mayActOn(context.principal!, 'attendees', event.organizerEmail)) {
+    throw new ApiError('forbidden', `Only the organizer of event "${eventId}" or an admin may see its attendees or check them in.`);
+  }
+  return event;
+}
+
+function existing(roster: RosterView, registrationId: string, eventId: string): Registration {
+  const registration = roster.get(registrationId);
+  if (registration === undefined) throw new ApiError('not_found', `Event "${eventId}" has no registration with id "${clip(registrationId)}".`);
+  return registration;
+}
+
+function eventNotFound(id: string): ApiError {
+  return new ApiError('not_found', `No event has id "${clip(id)}".`);
+}
+
+interface RegistrationQuery {
+  status: RegistrationStatus | undefined;
+  limit: number;
+  page: number;
+}
+
+/** Parses `status`, `limit`, `page` of the attendee list; anything else is a 400. */
+function parseRegistrationQuery(query: string): RegistrationQuery {
+  const result: RegistrationQuery = { status: undefined, limit: 50, page: 1 };
+  const seen = new Set<string>();
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name)} is given more than once.`);
+    seen.add(name);
+    if (name === 'status') {
+      if (value !== 'confirmed' && value !== 'waitlisted') throw new ApiError('bad_request', `Query parameter status must be "confirmed" or "waitlisted", got "${clip(value)}".`);
+      result.status = value;
+    } else if (name === 'limit' || name === 'page') {
+      result[name] = parsePaging(name, value);
+    } else {
+      throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; the attendee list takes status, limit and page.`);
+    }
+  }
+  return result;
+}
+
+/** `Link` with `next` and `prev` (RFC 8288) where they exist, keeping the status filter. */
+function pageLinks(path: string, query: RegistrationQuery, total: number): string | undefined {
+  const keep = `${path}?${query.status === undefined ? '' : `status=${query.status}&`}limit=${query.limit}&page=`;
+  const links: string[] = [];
+  if (query.page * query.limit < total) links.push(`<${keep}${query.page + 1}>; rel="next"`);
+  const lastPage = Math.ceil(total / query.limit);
+  if (query.page > 1 && lastPage > 0) links.push(`<${keep}${Math.min(query.page - 1, lastPage)}>; rel="prev"`);
+  return links.length === 0 ? undefined : links.join(', ');
+}
+
+/** True when the Accept header asks for CSV. */
+function wantsCsv(accept: string | undefined): boolean {
+  return accept !== undefined && /(^|,)\s*text\/csv\s*(;|,|$)/i.test(accept);
+}
+
+function clip(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,30 @@
+// Who a pid is: the boot it belongs to and when it started, so a lock outlives neither a reboot nor a reused pid.
+import * as fs from 'node:fs';
+
+/** This machine's boot id (Linux: /proc/sys/kernel/random/boot_id), or undefined where there is none. */
+export function currentBootId(): string | undefined {
+  try {
+    const id = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return id === '' ? undefined : id;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * When process `pid` started, in clock ticks after boot (Linux: field 22 of /proc/PID/stat), as
+ * text; undefined when it does not run or the system does not say. Two processes that had the
+ * same pid in one boot have different start times.
+ */
+export function processStartTime(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) is in parentheses and may hold spaces or ")": count from the last ")".
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const start = fields[22 - 3];
+  return start !== undefined && /^\d+$/.test(start) ? start : undefined;
+}

@@ -1,0 +1,99 @@
+// Tests of renderCalendar(): every property API.md §9.1 lists, text that survives an independent parser, and the same bytes for the same events.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { renderCalendar, type CalendarEvent } from '../../src/feeds/calendar-document.js';
+import { parseFeed } from './parse-feed.js';
+
+const HOSTILE = 'Commas, semicolons; back\\slashes \\n and\nnewlines\r\nCRLF \\, 🎉👩‍🔬 日本語 — ' + '🎉'.repeat(40);
+
+function event(overrides: Partial<CalendarEvent> = {}): CalendarEvent {
+  return {
+    id: 'evt_0123456789abcdefABCDEF',
+    title: 'Intro to Distributed Systems',
+    description: 'Guest lecture',
+    category: 'academic',
+    location: 'Hall A',
+    startMs: Date.UTC(2026, 8, 1, 17),
+    endMs: Date.UTC(2026, 8, 1, 19),
+    organizer: { name: 'Olivia Organizer', email: 'olivia@campus.edu' },
+    createdMs: Date.UTC(2026, 7, 1, 9, 30, 15),
+    modifiedMs: Date.UTC(2026, 7, 2, 10, 0, 1),
+    ...overrides,
+  };
+}
+
+test('renderCalendar() writes the VCALENDAR properties of API.md §9.1, in CRLF lines', () => {
+  const text = renderCalendar('Campus events', []);
+  assert.equal(
+    text,
+    'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//campus-events//EN\r\nCALSCALE:GREGORIAN\r\nMETHOD:PUBLISH\r\nX-WR-CALNAME:Campus events\r\n' +
+      'REFRESH-INTERVAL;VALUE=DURATION:PT1H\r\nX-PUBLISHED-TTL:PT1H\r\nEND:VCALENDAR\r\n',
+  );
+  assert.deepEqual(parseFeed(text).events, []);
+  assert.ok(renderCalendar('Talks, mostly; late', []).includes('\r\nX-WR-CALNAME:Talks\\, mostly\\; late\r\n'), 'the name is TEXT, escaped');
+});
+
+test('renderCalendar() writes one VEVENT with every property, times in UTC, DTSTAMP and LAST-MODIFIED the last change', () => {
+  const text = renderCalendar('Campus events', [event()]);
+  const vevent = text.slice(text.indexOf('BEGIN:VEVENT'), text.indexOf('END:VEVENT') + 12);
+  assert.equal(
+    vevent,
+    [
+      'BEGIN:VEVENT',
+      'UID:evt_0123456789abcdefABCDEF@campus-events',
+      'DTSTAMP:20260802T100001Z',
+      'DTSTART:20260901T170000Z',
+      'DTEND:20260901T190000Z',
+      'SUMMARY:Intro to Distributed Systems',
+      'DESCRIPTION:Guest lecture',
+      'LOCATION:Hall A',
+      'CATEGORIES:academic',
+      'ORGANIZER;CN="Olivia Organizer":mailto:olivia@campus.edu',
+      'CREATED:20260801T093015Z',
+      'LAST-MODIFIED:20260802T100001Z',
+      'END:VEVENT',
+      '',
+    ].join('\r\n'),
+  );
+});
+
+test('renderCalendar() output read by ical.js gives back every field, hostile text intact', () => {
+  const events = [
+    event(),
+    event({
+      id: 'evt_ZZZZZZZZZZZZZZZZZZZZZZ',
+      title: Array.from(HOSTILE.replace(/[\r\n]/g, ' ')).slice(0, 120).join(''), // titles hold no line breaks (API.md §4)
+      description: HOSTILE + '\n\n' + HOSTILE,
+      location: 'Room 1; Building 2, Floor \\3',
+      organizer: { name: 'Doe, "JD" ^ Jane; 🎉', email: "o'neil+x@campus.edu" },
+    }),
+  ];
+  const parsed = parseFeed(renderCalendar('Campus events: social', events));
+  assert.equal(parsed.properties['x-wr-calname'], 'Campus events: social');
+  assert.equal(parsed.properties['prodid'], '-//campus-events//EN');
+  assert.equal(parsed.events.length, 2);
+  for (const [index, got] of parsed.events.entries()) {
+    const want = events[index]!;
+    assert.equal(got.uid, `${want.id}@campus-events`);
+    assert.equal(got.summary, want.title);
+    // A parser gives every line break back as LF: CRLF and CR in a description were written as \n.
+    assert.equal(got.description, want.description.replace(/\r\n|\r/g, '\n'));
+    assert.equal(got.location, want.location);
+    assert.equal(got.categories, want.category);
+    assert.equal(got.startMs, want.startMs);
+    assert.equal(got.endMs, want.endMs);
+    assert.equal(got.organizerName, want.organizer.name);
+    assert.equal(decodeURIComponent(got.organizerUri), `mailto:${want.organizer.email}`);
+    assert.equal(got.createdMs, want.createdMs);
+    assert.equal(got.lastModifiedMs, want.modifiedMs);
+    assert.equal(got.dtstampMs, want.modifiedMs);
+  }
+});
+
+test('renderCalendar() gives the same bytes for the same events, and different bytes after a change', () => {
+  const first = renderCalendar('Campus events', [event(), event({ id: 'evt_1111111111111111111111' })]);
+  const again = renderCalendar('Campus events', [event(), event({ id: 'evt_1111111111111111111111' })]);
+  assert.equal(again, first);
+  const changed = renderCalendar('Campus events', [event({ modifiedMs: Date.UTC(2026, 7, 3) }), event({ id: 'evt_1111111111111111111111' })]);
+  assert.notEqual(changed, first);
+});

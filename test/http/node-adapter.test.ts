@@ -1,0 +1,179 @@
+// toNodeListener on a real socket: after a 413 nothing pipelined behind the oversized body is read or run (API.md §3, issue 12.1).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseResponse, rawConnect } from '../hardening/raw-client.js';
+import { send, startLive, type LiveServer } from '../hardening/support.js';
+import http from 'node:http';
+import { createLogger } from '../../src/log/logger.js';
+
+const EVENT = JSON.stringify({ title: 'Pinned', category: 'social', location: 'Hall', start_time: '2030-01-01T10:00:00Z', end_time: '2030-01-01T11:00:00Z', capacity: 5 });
+
+async function createEvent(live: LiveServer): Promise<string> {
+  const agent = new http.Agent({ keepAlive: false });
+  const created = await send(live.port, agent, { method: 'POST', path: '/events', headers: { authorization: `Bearer ${live.keys.admin}`, 'content-type': 'application/json' }, body: EVENT });
+  assert.equal(created.status, 201);
+  return (JSON.parse(created.text) as { id: string }).id;
+}
+
+async function count(live: LiveServer): Promise<number> {
+  const agent = new http.Agent({ keepAlive: false });
+  const list = await send(live.port, agent, { method: 'GET', path: '/events', headers: { authorization: `Bearer ${live.keys.admin}` } });
+  return (JSON.parse(list.text) as { total: number }).total;
+}
+
+/** Sends `bytes` on one connection and resolves with everything the server answered before closing it. */
+async function exchange(live: LiveServer, bytes: Buffer): Promise<string> {
+  const client = await rawConnect(live.port);
+  client.write(bytes);
+  await client.closed;
+  return client.received();
+}
+
+function head(method: string, path: string, live: LiveServer, extra: string): string {
+  return `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${live.keys.admin}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+}
+
+test('toNodeListener: a DELETE pipelined behind a 70,000-byte Content-Length body never runs', async () => {
+  const live = await startLive();
+  try {
+    const id = await createEvent(live);
+    const big = Buffer.concat([Buffer.from(head('POST', '/events', live, 'Content-Length: 70000\r\n')), Buffer.alloc(70_000, 0x20), Buffer.from(head('DELETE', `/events/${id}`, live, 'Content-Length: 0\r\n'))]);
+    const answered = await exchange(live, big);
+    assert.equal(parseResponse(answered)?.status, 413);
+    assert.equal(answered.split('HTTP/1.1 ').length - 1, 1, 'exactly one response');
+    assert.equal(await count(live), 1, 'the pipelined DELETE did not run');
+  } finally {
+    await live.close();
+  }
+});
+
+test('toNodeListener: a DELETE pipelined behind a 70,000-byte chunked body never runs', async () => {
+  const live = await startLive();
+  try {
+    const id = await createEvent(live);
+    const chunk = Buffer.alloc(70_000, 0x20);
+    const big = Buffer.concat([
+      Buffer.from(head('POST', '/events', live, 'Transfer-Encoding: chunked\r\n')),
+      Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n0\r\n\r\n'),
+      Buffer.from(head('DELETE', `/events/${id}`, live, 'Content-Length: 0\r\n')),
+    ]);
+    const answered = await exchange(live, big);
+    assert.equal(parseResponse(answered)?.status, 413);
+    assert.equal(await count(live), 1, 'the pipelined DELETE did not run');
+  } finally {
+    await live.close();
+  }
+});
+
+test('toNodeListener: a POST pipelined behind a 413 PUT creates nothing', async () => {
+  const live = await startLive();
+  try {
+    const id = await createEvent(live);
+    const big = Buffer.concat([
+      Buffer.from(head('PUT', `/events/${id}`, live, 'Content-Length: 70000\r\n')), Buffer.alloc(70_000, 0x20),
+      Buffer.from(head('POST', '/events', live, `Content-Length: ${Buffer.byteLength(EVENT)}\r\n`)), Buffer.from(EVENT),
+    ]);
+    const answered = await exchange(live, big);
+    assert.equal(parseResponse(answered)?.status, 413);
+    assert.equal(await count(live), 1, 'the pipelined POST did not run');
+  } finally {
+    await live.close();
+  }
+});
+
+test('toNodeListener: Expect: 100-continue with a bad key gets its 401 without being invited to send the body', async () => {
+  const live = await startLive();
+  try {
+    const client = await rawConnect(live.port);
+    client.write(`POST /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer cek_nope\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(EVENT)}\r\nExpect: 100-continue\r\n\r\n`);
+    await client.closed;
+    assert.ok(!client.received().includes('100 Continue'), client.received());
+    assert.equal(parseResponse(client.received())?.status, 401);
+  } finally {
+    await live.close();
+  }
+});
+
+test('toNodeListener: Expect: 100-continue with a good key is invited, and the event is created', async () => {
+  const live = await startLive();
+  try {
+    const client = await rawConnect(live.port);
+    client.write(`POST /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${live.keys.admin}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(EVENT)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+    await client.waitFor('100 Continue', 5_000);
+    client.write(EVENT);
+    await client.closed;
+    assert.match(client.received(), /HTTP\/1\.1 201 /);
+  } finally {
+    await live.close();
+  }
+});
+
+test('toNodeListener: the request log line has the client address, a clipped user agent, and no percent-encoded key (issues 11.9, 12.6)', async () => {
+  const written: string[] = [];
+  const logger = createLogger({ write: (text) => written.push(text) });
+  const live = await startLive({ logger });
+  try {
+    const agent = new http.Agent({ keepAlive: false });
+    const secret = live.keys.reader.slice(4);
+    await send(live.port, agent, { method: 'GET', path: `/events?token=cek%5F${secret}`, headers: { authorization: `Bearer ${live.keys.reader}`, 'user-agent': `probe/1.0 ${'x'.repeat(300)}` } });
+    await send(live.port, agent, { method: 'GET', path: `/events/%63ek_${secret}`, headers: { authorization: `Bearer ${live.keys.reader}` } });
+    logger.flush();
+    const lines = written.join('').split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as Record<string, string>);
+    assert.equal(lines.length, 2);
+    assert.ok(!written.join('').includes(secret), 'the secret is in no log line');
+    assert.equal(lines[0]!['client'], '127.0.0.1');
+    assert.ok(lines[0]!['user_agent']!.startsWith('probe/1.0 xxx') && lines[0]!['user_agent']!.length <= 121, lines[0]!['user_agent']);
+  } finally {
+    await live.close();
+  }
+});
+
+test('toNodeListener: a request in flight when shutdown begins is answered with Connection: close, not a reset', async () => {
+  const live = await startLive();
+  const client = await rawConnect(live.port);
+  try {
+    client.write(`POST /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${live.keys.admin}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(EVENT)}\r\n\r\n${EVENT.slice(0, 10)}`);
+    // Once the server has read the head (parsed in the same turn), the request is in flight.
+    while (!(live.sockets.some((socket) => socket.bytesRead > 0))) await new Promise((resolve) => setTimeout(resolve, 5));
+    const closing = live.running.close(2_000);
+    client.write(EVENT.slice(10));
+    await client.closed;
+    const response = parseResponse(client.received());
+    assert.equal(response?.status, 201);
+    assert.equal(response?.headers['connection'], 'close');
+    await closing;
+  } finally {
+    client.destroy();
+    await live.close();
+  }
+});
+
+test('toNodeListener: garbage after an oversized body gets no second answer, only the 413', async () => {
+  const live = await startLive();
+  try {
+    const big = Buffer.concat([Buffer.from(head('POST', '/events', live, 'Content-Length: 70000\r\n')), Buffer.alloc(70_000, 0x20), Buffer.from('NOT HTTP AT ALL\r\n\r\n')]);
+    const answered = await exchange(live, big);
+    assert.equal(parseResponse(answered)?.status, 413);
+    assert.equal(answered.split('HTTP/1.1 ').length - 1, 1, `exactly one response: ${answered.slice(0, 400)}`);
+  } finally {
+    await live.close();
+  }
+});
+
+test('toNodeListener: a request pipelined before the oversized one is still answered, then the 413, and nothing after runs', async () => {
+  const live = await startLive();
+  try {
+    const id = await createEvent(live);
+    const big = Buffer.concat([
+      Buffer.from(head('POST', '/events', live, `Content-Length: ${Buffer.byteLength(EVENT)}\r\n`)), Buffer.from(EVENT),
+      Buffer.from(head('POST', '/events', live, 'Content-Length: 70000\r\n')), Buffer.alloc(70_000, 0x20),
+      Buffer.from(head('DELETE', `/events/${id}`, live, 'Content-Length: 0\r\n')),
+    ]);
+    const answered = await exchange(live, big);
+    const statuses = [...answered.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    assert.deepEqual(statuses, [201, 413]);
+    assert.equal(await count(live), 2, 'the first POST ran, the DELETE did not');
+  } finally {
+    await live.close();
+  }
+});
