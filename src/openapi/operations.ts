@@ -50,7 +50,7 @@ export const REQUEST_ERRORS: readonly number[] = [400, 408, 431, 500, 503];
 export const ALWAYS_ERRORS: readonly number[] = [...REQUEST_ERRORS, 413, 415];
 
 /** Errors any request to an endpoint that needs a key can get. */
-export const KEY_ERRORS: readonly number[] = [401, 429];
+export const KEY_ERRORS: readonly number[] = [401, 403, 429];
 
 /** Errors of any request that reads a JSON body. */
 export const BODY_ERRORS: readonly number[] = [413, 415];
