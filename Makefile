@@ -13,8 +13,10 @@ help:
 	@echo "make bench  benchmarks against bare node:http (about 3 minutes); bench-full adds 1M events"
 	@echo "make clean  remove build output and installed packages"
 
-node_modules/.installed: package.json package-lock.json
+# tools/openapi-typegen holds openapi-typescript and the TypeScript 5 it needs (the build uses 7), for one test.
+node_modules/.installed: package.json package-lock.json tools/openapi-typegen/package.json tools/openapi-typegen/package-lock.json
 	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund --prefix tools/openapi-typegen
 	@touch $@
 
 install: node_modules/.installed
@@ -49,4 +51,4 @@ bench-full: build
 	node --import tsx test/bench/run.ts --full
 
 clean:
-	rm -rf dist node_modules .test-output.log
+	rm -rf dist node_modules tools/openapi-typegen/node_modules .test-output.log
