@@ -49,6 +49,9 @@ interface Pending {
   last: QueuedChange;
 }
 
+/** Working rosters kept for reuse (see WriteQueue.#spareRosters). */
+const SPARE_ROSTERS = 4;
+
 /** The sentence every refused write gets once the store cannot write (API.md §7); `uncertain` when the failed batch could not be undone. */
 export function cannotWriteError(reason: string, uncertain = false): StoreUnavailable {
   if (uncertain) {
@@ -87,6 +90,12 @@ export class WriteQueue {
   readonly #onCommit: (() => void) | undefined;
   /** Events with queued (not yet durable) changes: what the next change to each sees. */
   readonly #pending = new Map<string, Pending>();
+  /**
+   * Working rosters of events whose queued changes are all committed, so each equals its committed roster: the next
+   * change to one of these events reuses it instead of copying the roster again (a copy per batch made registering for
+   * a large event slow down as its roster grew). A few, the latest used: each costs the maps of a roster, not its registrations.
+   */
+  readonly #spareRosters = new Map<string, Roster>();
   #queue: QueuedChange[] = [];
   #nextSeq: number;
   #running: Promise<void> | undefined;
@@ -157,7 +166,10 @@ export class WriteQueue {
       return Promise.reject(error);
     }
     return this.#enqueue(id, state, record, line, (entry) => {
-      if (state === null) entry.roster = new Roster();
+      if (state === null) {
+        entry.roster = new Roster();
+        this.#spareRosters.delete(id);
+      }
       else if (promoted.length > 0) this.#working(id, entry).confirm(promoted);
     }, () => state);
   }
@@ -186,6 +198,10 @@ export class WriteQueue {
       const { capacity } = seatsOf(event);
       switch (decision.op) {
         case 'register': {
+          // Checked here too, so a working roster is never left half changed by a refused add.
+          if (roster.get(decision.registration.id) !== undefined || roster.hasEmail(decision.registration.email)) {
+            throw new TypeError(`registration ${decision.registration.id} (${decision.registration.email}) is already on event ${id}`);
+          }
           const status = roster.confirmed < capacity ? 'confirmed' : 'waitlisted';
           // A confirmation also changes the event, whose new state needs a seq of its own: compaction writes
           // the registration at its seq and the event at the event's, and two lines never share one.
@@ -243,7 +259,10 @@ export class WriteQueue {
 
   /** The working copy of an event's roster, made on first use. */
   #working(id: string, entry: Pending): Roster {
-    entry.roster ??= this.#rosters.copy(id);
+    if (entry.roster === undefined) {
+      entry.roster = this.#spareRosters.get(id) ?? this.#rosters.copy(id);
+      this.#spareRosters.delete(id);
+    }
     return entry.roster;
   }
 
@@ -352,9 +371,19 @@ export class WriteQueue {
       if (entry.state === null) this.#index.delete(entry.id);
       else if (entry.state !== undefined) this.#index.put(entry.state);
       this.#rosters.apply(entry.record);
-      if (this.#pending.get(entry.id)?.last === entry) this.#pending.delete(entry.id);
+      const pending = this.#pending.get(entry.id);
+      if (pending?.last !== entry) continue;
+      this.#pending.delete(entry.id);
+      // Every change made to the working roster is now committed: it equals the committed one, and is kept for the next change.
+      if (pending.roster !== undefined) this.#keepSpare(entry.id, pending.roster);
     }
     for (const entry of batch) entry.settle();
+  }
+
+  #keepSpare(id: string, roster: Roster): void {
+    this.#spareRosters.delete(id);
+    this.#spareRosters.set(id, roster);
+    if (this.#spareRosters.size > SPARE_ROSTERS) this.#spareRosters.delete(this.#spareRosters.keys().next().value!);
   }
 
   #fail(batch: readonly QueuedChange[], error: unknown): void {
@@ -364,6 +393,7 @@ export class WriteQueue {
     const failed = [...batch, ...this.#queue];
     this.#queue = [];
     this.#pending.clear();
+    this.#spareRosters.clear();
     for (const entry of failed) entry.reject(cannotWriteError(reason, uncertain));
   }
 }

@@ -13,6 +13,7 @@ import { runNodeLoad } from './load-generator.js';
 import type { RunLoad } from './load-plan.js';
 import { findProgram, straceWorks, versionOf } from './programs.js';
 import { readScenarios } from './read-scenarios.js';
+import { campusScenario, type CampusFigure, registrationReport, registrationWriteScenario } from './registration-scenarios.js';
 import { formatText, saveResults } from './report.js';
 import { killStartedServers } from './server-process.js';
 import { limiterFigures, startupFigure } from './startup-scenario.js';
@@ -86,14 +87,20 @@ try {
   rows.push(await authOverheadScenario(context, data));
   rows.push(await postScenario(context, data));
   rows.push(await mixedScenario(context, data));
+  rows.push(await registrationWriteScenario(context, data));
   const startup: StartupFigure[] = [(await startupFigure(context, 100_000, quick ? 1 : 3)).figure];
   fs.rmSync(path.join(workDir, 'events-100000'), { recursive: true, force: true });
   progress('measuring limiter memory');
   const limiter = await limiterFigures();
+  let campus: CampusFigure | undefined;
   if (full) {
     const million = await startupFigure(context, 1_000_000, quick ? 1 : 3);
     startup.push(million.figure);
     rows.push(...(await readScenarios(context, million.data, false)));
+    fs.rmSync(million.data.dir, { recursive: true, force: true });
+    const campusRun = await campusScenario(context);
+    rows.push(campusRun.row);
+    campus = campusRun.figure;
   }
   let profile: ProfileEntry[] | undefined;
   if (args.includes('--profile')) profile = await profileSingleRead(context, data);
@@ -116,6 +123,7 @@ try {
     elapsedSeconds: (performance.now() - startedAt) / 1000,
   };
   process.stdout.write(formatText(results));
+  process.stdout.write(registrationReport(rows, campus));
   const jsonFile = saveResults(results, path.join(ROOT, 'test/bench/results'), { figures: !quick });
   process.stdout.write(`saved ${path.relative(ROOT, jsonFile)}${quick ? ' (a --quick run leaves README-figures.md alone)' : ' and test/bench/results/README-figures.md'}\n`);
 } catch (error) {

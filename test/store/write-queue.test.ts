@@ -113,3 +113,14 @@ test('a confirming registration takes two seqs: its own, and the next for the ev
   assert.deepEqual(lines.map((line) => JSON.parse(line).seq), [1, 3, 4]);
   assert.equal(rosters.get(eventId(1)).get(confirmed.registration!.id)!.seq, 2);
 });
+
+test('changeRegistrations() refuses a registration whose id or e-mail the roster holds, and the next change still sees the true state', async () => {
+  const { rosters, writes } = queue();
+  await writes.write(eventId(1), () => sampleRecord(1, { capacity: 5 }));
+  await writes.changeRegistrations(eventId(1), registerChange(1));
+  await assert.rejects(writes.changeRegistrations(eventId(1), () => ({ op: 'register', registration: { id: `reg_${'9'.padStart(22, '0')}`, name: 'X', email: 'P1@X.EDU' } })), TypeError);
+  await assert.rejects(writes.changeRegistrations(eventId(1), () => ({ op: 'register', registration: { id: `reg_${'1'.padStart(22, '0')}`, name: 'X', email: 'other@x.edu' } })), TypeError);
+  const next = await writes.changeRegistrations(eventId(1), registerChange(2));
+  assert.equal(next.registration!.status, 'confirmed');
+  assert.equal(rosters.get(eventId(1)).size, 2);
+});
