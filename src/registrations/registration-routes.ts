@@ -1,9 +1,9 @@
 // The registration endpoints of API.md §8: register, list (JSON or CSV), read, cancel, check in.
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext, Route } from '../http/route.js';
-import { parsePaging } from '../http/list-query.js';
+import { parsePaging } from '../events/list-query.js';
 import { mayActOn } from '../auth/principal.js';
-import { base62 } from '../auth/api-key.js';
+import { base62 } from '../lib/base62.js';
 import { seatsOf, type StoredEvent } from '../events/event.js';
 import type { EventStore } from '../store/event-store.js';
 import type { Registration, RegistrationStatus, RosterView } from '../store/roster.js';

@@ -1,5 +1,6 @@
 // The real server under a real file size limit (`ulimit -f`): a short write then EFBIG, answered with 503 while reads go on (API.md §7).
 import assert from 'node:assert/strict';
+import { waitFor } from '../api/support.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -50,7 +51,8 @@ test('disk full (ulimit -f): the failing write and every later one get 503, /hea
     assert.equal(read.status, 200);
     assert.equal(((await read.json()) as { title: string }).title, someTitle);
     assert.equal((await listAll(limited.url, key)).size, acknowledged.size);
-    assert.match(limited.stderr(), /EFBIG/, 'the log names the cause');
+    // The log writes its lines in batches, at most 10 ms late.
+    await waitFor('the log names the cause', async () => /EFBIG/.test(limited.stderr()));
   } finally {
     limited.child.kill('SIGTERM');
     assert.equal(await limited.exited, 0, limited.stderr());
