@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { parseListQuery } from './list-query.js';
 import { mayActOn, type Principal } from '../auth/principal.js';
-import { base62 } from '../lib/base62.js';
+import { randomId } from '../lib/random-id.js';
 import { crc32 } from '../lib/crc32.js';
 import { pageLinks } from '../http/page-links.js';
 import type { EventStore } from '../store/event-store.js';
@@ -18,11 +18,6 @@ export interface EventHandlerDeps {
   randomBytes: (size: number) => Uint8Array;
   /** The Idempotency-Key checks (API.md §9.3), shared with the registration routes. Default: one of its own. */
   idempotency?: IdempotencyGuard;
-}
-
-/** A new event id: `evt_` + 22 base62 characters carrying 128 random bits. */
-export function newEventId(randomBytes: (size: number) => Uint8Array): string {
-  return `evt_${base62(randomBytes(16), 22)}`;
 }
 
 /** The five event routes, keyed by method and pattern. */
@@ -88,7 +83,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
         created_at: new Date(deps.now()).toISOString(),
       };
       for (let attempt = 0; ; attempt++) {
-        record.id = newEventId(deps.randomBytes);
+        record.id = randomId('evt', deps.randomBytes);
         const taken = store.get(record.id) !== undefined;
         if (!taken || attempt === 3) break;
       }
