@@ -28,6 +28,8 @@ import { openApiDocument } from './openapi/document.js';
 import { loadConsoleAssets } from './console/console-assets.js';
 import { consoleRoutes, isConsolePattern } from './console/console-routes.js';
 import { silentLogger, type Logger } from './log/logger.js';
+import { ROLES, type Principal, type Role } from './auth/principal.js';
+import { email, Problem, text } from './events/checks.js';
 
 /** Options of createApp; every one has a default. */
 export interface AppOptions {
@@ -58,18 +60,41 @@ export interface AppOptions {
    * outside it get 404, and Location and Link carry it. Default: none.
    */
   basePath?: string;
-  /** Test and benchmark only: skip fdatasync. Never in production. */
-  unsafeNoSync?: boolean;
-  /** Test only (internal, not API): the file operations of the event store, so a test can make the Nth fdatasync fail. Default node:fs. */
-  fileSystem?: FileSystemSeam;
-  /** Benchmark only: skip authentication and rate limiting. Never in production. */
-  unsafeNoAuth?: boolean;
   /** Serve the web console at `/console/` (and redirect `/` to it). Default true. */
   console?: boolean;
-  /** Test only (internal, not API): the folder of the console's files. Default `dist/console/web/` beside the code. */
+}
+
+/**
+ * Switches for this package's own tests and benchmarks: not exported from index.ts, and `createApp` never
+ * passes them, so no embedder (and no production server) can turn durability or authentication off.
+ */
+export interface InternalOptions {
+  /** Skip fdatasync (tests, and the benchmark's baseline for group commit). */
+  unsafeNoSync?: boolean;
+  /** The file operations of the event store, so a test can make the Nth fdatasync fail. Default node:fs. */
+  fileSystem?: FileSystemSeam;
+  /** Benchmark only: every route acts as an admin, with no key and no rate limit (the baseline for their cost). */
+  unsafeNoAuth?: boolean;
+  /** The folder of the console's files (tests). Default `dist/console/web/` beside the code. */
   consoleDir?: string;
   /** Test only (internal, not API): the timers of change streams (keep-alives, revocation checks). Default real ones. */
   streamTimers?: StreamTimers;
+}
+
+/** Who a new key belongs to; `role` defaults to `organizer`. */
+export interface KeyOwner {
+  name: string;
+  email: string;
+  role?: Role;
+}
+
+/** A key just made: its id, and its secret, shown only this once. */
+export interface NewKey {
+  id: string;
+  key: string;
+  name: string;
+  email: string;
+  role: Role;
 }
 
 /** A running app: a node:http request listener and a way to stop it. */
@@ -88,18 +113,32 @@ export interface App {
   close(): Promise<void>;
   /** The event store (for embedders' tests and tools). */
   store: EventStore;
+  /**
+   * Creates an API key: in the folder's keys.json, as `campus-events-cli keys create` does, or in memory with
+   * `store: 'memory'`. Rejects a bad name, e-mail or role with a TypeError naming it.
+   */
+  createKey(owner: KeyOwner): Promise<NewKey>;
 }
 
-/** Builds the app over a data folder: takes its lock, replays its log, loads its keys. */
-export async function createApp(options: AppOptions = {}): Promise<App> {
+/**
+ * Builds the app over a data folder: takes its lock, replays its log, loads its keys. With `store: 'memory'`
+ * it touches no disk at all: events and keys live in memory, and `dataDir` is not used.
+ */
+export function createApp(options: AppOptions = {}): Promise<App> {
+  return openApp(options, {});
+}
+
+/** createApp with the switches of this package's own tests and benchmarks (not exported from index.ts). */
+export async function openApp(options: AppOptions, internal: InternalOptions): Promise<App> {
   const dataDir = path.resolve(options.dataDir ?? './data');
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? cryptoRandomBytes;
   const rateLimit = options.rateLimit ?? 1000;
   const rateWindow = options.rateWindow ?? 3600;
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
-  const consoleAssets = options.console === false ? undefined : await loadConsoleAssets(options.consoleDir);
+  const consoleAssets = options.console === false ? undefined : await loadConsoleAssets(internal.consoleDir);
 
   const store: EventStore =
     options.store === 'memory'
@@ -108,15 +147,20 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
           dataDir,
           logger,
           now,
-          sync: options.unsafeNoSync !== true,
+          sync: internal.unsafeNoSync !== true,
           compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
-          fs: options.fileSystem,
+          fs: internal.fileSystem,
         });
   let keys: KeyRegistry;
   let initialAdminKey: string | undefined;
   try {
-    if (options.bootstrapAdminKey !== false) initialAdminKey = await ensureAdminKey(dataDir, { randomBytes, now });
-    keys = await KeyRegistry.open(dataDir, { pollMs: options.keyPollMs ?? 1000, now });
+    if (options.store === 'memory') {
+      keys = KeyRegistry.inMemory({ now });
+      if (options.bootstrapAdminKey !== false) initialAdminKey = (await keys.create(FIRST_ADMIN, { randomBytes, now })).secret;
+    } else {
+      if (options.bootstrapAdminKey !== false) initialAdminKey = await ensureAdminKey(dataDir, { randomBytes, now });
+      keys = await KeyRegistry.open(dataDir, { pollMs: options.keyPollMs ?? 1000, now });
+    }
   } catch (error) {
     await store.close();
     throw error;
@@ -127,15 +171,15 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   const streams = new ChangeStreams({
     source: store.changes,
     // The benchmark's stand-in key is in no keys.json; without authentication there is nothing to revoke.
-    isKeyLive: options.unsafeNoAuth === true ? () => true : (keyId) => keys.isLive(keyId),
-    timers: options.streamTimers,
+    isKeyLive: internal.unsafeNoAuth === true ? () => true : (keyId) => keys.isLive(keyId),
+    timers: internal.streamTimers,
   });
   for (const { method, pattern, route } of [
     ...eventRoutes({ store, now, randomBytes, idempotency }),
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
     changesRoute({ source: store.changes, streams }),
   ]) {
-    router.add(method, pattern, route);
+    router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(route) : route);
   }
   const feed = calendarRoute({ store, now });
   router.add(feed.method, feed.pattern, feed.route);
@@ -158,7 +202,7 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     auth: false,
     body: false,
     // The console's pages are for browsers, not API operations: the document leaves them out.
-    handle: () => ({ status: 200, body: (openApiJson ??= JSON.stringify(openApiDocument(router.routes().filter((entry) => !isConsolePattern(entry.pattern)), { rateLimit, rateWindow }))) }),
+    handle: () => ({ status: 200, body: (openApiJson ??= JSON.stringify(openApiDocument(router.routes().filter((entry) => !isConsolePattern(entry.pattern)), { rateLimit, rateWindow }, { basePath }))) }),
   });
 
   if (consoleAssets !== undefined) for (const { method, pattern, route } of consoleRoutes(consoleAssets)) router.add(method, pattern, route);
@@ -172,8 +216,7 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     logger,
     now,
     rateWindowSeconds: rateWindow,
-    unsafeNoAuth: options.unsafeNoAuth === true,
-    basePath: options.basePath ?? '',
+    basePath,
   });
 
   let closing: Promise<void> | undefined;
@@ -188,6 +231,10 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
       streams.closeAll();
     },
     store,
+    async createKey(owner) {
+      const { record, secret } = await keys.create(checkedOwner(owner), { randomBytes, now });
+      return { id: record.id, key: secret, name: record.name, email: record.email, role: record.role };
+    },
     close() {
       closing ??= (async () => {
         pipeline.drain();
@@ -201,3 +248,23 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   };
 }
 
+/** The owner of the admin key a new folder (or a memory app) starts with. */
+const FIRST_ADMIN = { name: 'Administrator', email: 'admin@campus.local', role: 'admin' } as const;
+
+/** The owner of a key createKey may make: a name, an e-mail address and a role, each checked as the CLI does. */
+function checkedOwner(owner: KeyOwner): { name: string; email: string; role: Role } {
+  const name = text({ min: 1, max: 200, trim: true })(owner.name, 'name');
+  if (name instanceof Problem) throw new TypeError(`createKey: ${name.message}`);
+  const address = email(owner.email, 'email');
+  if (address instanceof Problem) throw new TypeError(`createKey: ${address.message}`);
+  const role = owner.role ?? 'organizer';
+  if (!(ROLES as readonly string[]).includes(role)) throw new TypeError(`createKey: role must be one of ${ROLES.join(', ')}, got "${String(role)}"`);
+  return { name, email: address, role };
+}
+
+/** Benchmark only: the route with no key and no rate limit, its handler acting as an admin. */
+function withoutAuth(route: Route): Route {
+  if (!route.auth) return route;
+  const principal: Principal = { keyId: 'key_benchmark', name: 'Benchmark', email: 'bench@campus.local', role: 'admin' };
+  return { ...route, auth: false, handle: (context) => route.handle({ ...context, principal }) };
+}

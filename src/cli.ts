@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `node dist/cli.js`: manage API keys and check or back up a data folder. Exit codes: 0 done, 1 failed, 2 usage error.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createKey } from './auth/key-registry.js';
 import { readKeys, updateKeys } from './auth/key-file.js';
@@ -10,11 +10,18 @@ import { email as emailCheck, Problem, text } from './events/checks.js';
 import { backupLog } from './store/log-backup.js';
 import { compactionTempFile } from './store/log-compaction.js';
 import { verifyLog } from './store/log-replay.js';
+import { commandName, packageVersion } from './config.js';
 
 class UsageError extends Error {}
 class CommandError extends Error {}
 
-const USAGE = `Usage: node dist/cli.js COMMAND [options]
+/** How the user ran this program: `campus-events-cli` once installed, `node dist/cli.js` from a checkout. */
+const SELF = commandName(process.argv[1], 'campus-events-cli', 'cli.js');
+/** The server as the user would run it beside this program. */
+const SERVER = SELF === 'campus-events-cli' ? 'campus-events' : 'node dist/server.js';
+
+const USAGE = `Usage: ${SELF} COMMAND [options]
+   or: ${SELF === 'campus-events-cli' ? 'node dist/cli.js' : 'campus-events-cli'} COMMAND [options]
 
 Commands:
   keys create --name NAME --email EMAIL [--role admin|organizer|reader|feed] [--json]
@@ -28,7 +35,8 @@ Commands:
                           rename; never overwrites FILE); restore: put FILE in an empty data
                           folder as events.jsonl and start a server there
 
-Every command takes --data-dir DIR (or DATA_DIR; default ./data) anywhere after it.
+Every command takes --data-dir DIR (or DATA_DIR; default ./data) anywhere after it; the folder must
+exist (the server creates it on its first start). --version prints the version, --help this text.
 Exit codes: 0 done, 1 failed, 2 usage error.
 `;
 
@@ -38,7 +46,7 @@ interface Parsed {
 }
 
 const VALUE_FLAGS = new Set(['--name', '--email', '--role', '--data-dir', '--out']);
-const BOOLEAN_FLAGS = new Set(['--json', '--help']);
+const BOOLEAN_FLAGS = new Set(['--json', '--help', '--version']);
 
 function parseArgs(argv: readonly string[]): Parsed {
   const positional: string[] = [];
@@ -75,6 +83,10 @@ function stringOption(parsed: Parsed, flag: string): string | undefined {
 
 async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const parsed = parseArgs(argv);
+  if (parsed.options.has('--version')) {
+    process.stdout.write(`campus-events-cli ${packageVersion()}\n`);
+    return;
+  }
   if (parsed.options.has('--help') || parsed.positional.length === 0) {
     process.stdout.write(USAGE);
     if (parsed.positional.length === 0 && !parsed.options.has('--help')) throw new UsageError('a command is needed');
@@ -86,6 +98,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
   switch (command) {
     case 'keys create': {
       allowOnly(parsed, ['--name', '--email', '--role', '--json'], 2);
+      requireDataDir(dataDir);
       const name = text({ min: 1, max: 200, trim: true })(stringOption(parsed, '--name'), '--name');
       const email = emailCheck(stringOption(parsed, '--email'), '--email');
       if (name instanceof Problem) throw new UsageError(stringOption(parsed, '--name') === undefined ? '--name is required' : name.message);
@@ -101,20 +114,24 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
     }
     case 'keys list': {
       allowOnly(parsed, ['--json'], 2);
+      requireDataDir(dataDir);
       const keys = (await readKeys(dataDir)).map(({ hash: _hash, ...shown }) => shown);
       if (json) {
         process.stdout.write(JSON.stringify(keys) + '\n');
         return;
       }
-      if (keys.length === 0) process.stdout.write('No keys.\n');
-      for (const key of keys) {
-        const state = key.revoked_at === null ? 'active' : `revoked ${key.revoked_at}`;
-        process.stdout.write(`${key.id}  ${key.role.padEnd(9)}  ${key.name} <${key.email}>  created ${key.created_at}  ${state}\n`);
+      if (keys.length === 0) {
+        process.stdout.write(`No keys in ${dataDir}.\n`);
+        return;
       }
+      const header = ['ID', 'ROLE', 'NAME', 'EMAIL', 'CREATED', 'STATE'];
+      const rows = keys.map((key) => [key.id, key.role, key.name, key.email, key.created_at, key.revoked_at === null ? 'active' : `revoked ${key.revoked_at}`]);
+      process.stdout.write(columns([header, ...rows]));
       return;
     }
     case 'keys revoke': {
       allowOnly(parsed, [], 3);
+      requireDataDir(dataDir);
       const id = parsed.positional[2]!;
       const outcome = await updateKeys(dataDir, (keys) => {
         const key = keys.find((candidate) => candidate.id === id);
@@ -123,7 +140,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
         key.revoked_at = new Date().toISOString();
         return 'revoked';
       });
-      if (outcome === 'unknown') throw new CommandError(`no key has id "${id}" in ${dataDir}; see: node dist/cli.js keys list`);
+      if (outcome === 'unknown') throw new CommandError(`no key has id "${id}" in ${dataDir}; see: ${SELF} keys list --data-dir ${dataDir}`);
       process.stdout.write(outcome === 'already' ? `${id} was already revoked\n` : `revoked ${id}\n`);
       return;
     }
@@ -136,6 +153,9 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       allowOnly(parsed, ['--out'], 1);
       const out = stringOption(parsed, '--out');
       if (out === undefined || out === '') throw new UsageError('backup needs --out FILE');
+      requireDataDir(dataDir);
+      const folder = path.dirname(path.resolve(out));
+      if (!isFolder(folder)) throw new CommandError(`the folder of --out, ${folder}, does not exist; create it first (mkdir -p ${folder}) or choose another --out`);
       const result = await backupLog(dataDir, out);
       const leftOut = result.leftOut > 0 ? `; left out ${result.leftOut} bytes after the last whole line (a write in progress or a torn tail)` : '';
       process.stdout.write(`backed up ${result.lines} lines (last seq ${result.lastSeq}, ${result.bytes} bytes) of ${result.source} to ${result.out}${leftOut}\n`);
@@ -146,15 +166,42 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
   }
 }
 
-/** `verify`: the report on stdout, a torn tail as a warning on stderr; damage throws (exit 1). */
+/** A data folder the command can use; else a CommandError naming it and saying how to make one. */
+function requireDataDir(dataDir: string): void {
+  if (isFolder(dataDir)) return;
+  throw new CommandError(
+    existsSync(dataDir)
+      ? `the data folder ${dataDir} is not a folder; check --data-dir`
+      : `there is no data folder at ${dataDir}; check --data-dir (or DATA_DIR), or create it: mkdir -p ${dataDir} (the server also creates it on its first start: ${SERVER} --data-dir ${dataDir})`,
+  );
+}
+
+function isFolder(candidate: string): boolean {
+  return statSync(candidate, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/** Rows of cells as left-aligned columns, two spaces apart. */
+function columns(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ') + '\n').join('');
+}
+
+/** `verify`: the report on stdout, a torn tail as a warning on stderr; damage exits 1 (with --json, also a report with ok: false). */
 async function verify(dataDir: string, json: boolean): Promise<void> {
-  if (!existsSync(dataDir)) throw new CommandError(`there is no data folder at ${dataDir}; check --data-dir`);
-  const report = await verifyLog(dataDir);
+  requireDataDir(dataDir);
+  let report;
+  try {
+    report = await verifyLog(dataDir);
+  } catch (error) {
+    if (json) process.stdout.write(JSON.stringify({ ok: false, file: path.join(dataDir, 'events.jsonl'), error: error instanceof Error ? error.message : String(error) }) + '\n');
+    throw error;
+  }
   const leftoverTemp = existsSync(compactionTempFile(report.file));
   if (json) {
     const torn = report.torn === undefined ? null : { ...report.torn, bytes: report.fileLength - report.torn.offset };
     const { file, exists, lines, liveEvents, liveRegistrations, supersededLines, lastSeq, fileLength } = report;
-    const fields = { file, exists, lines, live_events: liveEvents, live_registrations: liveRegistrations, superseded_lines: supersededLines, last_seq: lastSeq, bytes: fileLength, torn, compaction_temp_file: leftoverTemp };
+    // ok: what the text form calls "healthy" (a torn tail included: the next start cuts it off).
+    const fields = { ok: true, file, exists, lines, live_events: liveEvents, live_registrations: liveRegistrations, superseded_lines: supersededLines, last_seq: lastSeq, bytes: fileLength, torn, compaction_temp_file: leftoverTemp };
     process.stdout.write(JSON.stringify(fields) + '\n');
   } else if (!report.exists) {
     process.stdout.write(`${report.file}: no event log yet (an empty store)\n`);
@@ -184,10 +231,28 @@ run(process.argv.slice(2), process.env).then(
   () => process.exit(0),
   (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`campus-events-cli: ${error.message}; see --help\n`);
+      process.stderr.write(`campus-events-cli: ${error.message}; see ${SELF} --help\n`);
       process.exit(2);
     }
-    process.stderr.write(`campus-events-cli: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`campus-events-cli: ${describe(error)}\n`);
     process.exit(1);
   },
 );
+
+/** An error as a sentence: a failed file operation says what went wrong with which file, not only its errno. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code, path: file, syscall } = error as NodeJS.ErrnoException;
+  if (code === undefined || file === undefined) return error.message;
+  const reasons: Record<string, string> = {
+    ENOENT: 'does not exist (nor does its folder, or a part of its path)',
+    EACCES: 'is not accessible: permission denied',
+    EPERM: 'is not accessible: operation not permitted',
+    ENOSPC: 'cannot be written: the disk is full',
+    EDQUOT: 'cannot be written: the disk quota is exceeded',
+    EROFS: 'cannot be written: the file system is read-only',
+    ENOTDIR: 'has a part of its path that is not a folder',
+    EISDIR: 'is a folder, not a file',
+  };
+  return `${file} ${reasons[code] ?? `failed (${code}${syscall === undefined ? '' : ` in ${syscall}`})`}`;
+}

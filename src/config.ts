@@ -1,4 +1,6 @@
 // Flags and environment parsed once into a frozen, typed config (API.md §1); a bad value is a one-line ConfigError.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 
 /** Everything `node dist/server.js` can be told. */
@@ -14,6 +16,8 @@ export interface ServerConfig {
   /** Serve the web console (API.md §10). */
   readonly console: boolean;
   readonly help: boolean;
+  /** `--version`: print the version and exit 0. */
+  readonly version: boolean;
 }
 
 /** A usage error: the program prints its message on one line and exits 2. */
@@ -24,9 +28,9 @@ export class ConfigError extends Error {
 interface Setting {
   flag: string;
   env: string;
-  key: Exclude<keyof ServerConfig, 'help'>;
+  key: Exclude<keyof ServerConfig, 'help' | 'version'>;
   default: string;
-  parse: (value: string, name: string) => ServerConfig[Exclude<keyof ServerConfig, 'help'>];
+  parse: (value: string, name: string) => ServerConfig[Exclude<keyof ServerConfig, 'help' | 'version'>];
   help: string;
 }
 
@@ -82,10 +86,15 @@ export const SETTINGS: readonly Setting[] = [
 export function parseServerConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ServerConfig {
   const given = new Map<Setting, string>();
   let help = false;
+  let version = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') {
       help = true;
+      continue;
+    }
+    if (arg === '--version') {
+      version = true;
       continue;
     }
     const eq = arg.indexOf('=');
@@ -100,7 +109,7 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
     }
     given.set(setting, value);
   }
-  const config: Record<string, unknown> = { help };
+  const config: Record<string, unknown> = { help, version };
   for (const setting of SETTINGS) {
     const flagValue = given.get(setting);
     const envValue = env[setting.env];
@@ -111,10 +120,31 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
   return Object.freeze(config) as unknown as ServerConfig;
 }
 
-/** The text of `node dist/server.js --help`. */
-export function serverUsage(): string {
+/** The text of `campus-events --help`. */
+export function serverUsage(command = 'campus-events'): string {
   const width = Math.max(...SETTINGS.map((s) => s.flag.length + ' VALUE'.length));
   const rows = SETTINGS.map((s) => `  ${`${s.flag} VALUE`.padEnd(width)} ${s.help} (env ${s.env}, default ${s.default === '' ? 'none' : s.default})`);
   const help = `  ${'--help'.padEnd(width)} print this help and exit`;
-  return ['Usage: node dist/server.js [options]', '', 'Runs the campus-events HTTP service.', '', 'Options (a flag beats its environment variable):', ...rows, help, ''].join('\n');
+  const version = `  ${'--version'.padEnd(width)} print the version and exit`;
+  const usage = [`Usage: ${command} [options]`, ...alsoAs(command, 'campus-events', 'node dist/server.js').map((other) => `   or: ${other} [options]`)];
+  return [...usage, '', 'Runs the campus-events HTTP service.', '', 'Options (a flag beats its environment variable):', ...rows, help, version, ''].join('\n');
+}
+
+/** The package's version, from the package.json beside dist/ (and src/). */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+}
+
+/**
+ * How the user ran a program, for usage and hints: its installed name (`campus-events`, `campus-events-cli`)
+ * when run through the link npm made, else `node dist/FILE` (run from a checkout, or by tests).
+ */
+export function commandName(script: string | undefined, installed: string, file: string): string {
+  return script !== undefined && path.basename(script) === installed ? installed : `node dist/${file}`;
+}
+
+/** The other ways to run the same program, for a usage line: the installed name and `node dist/...`. */
+function alsoAs(command: string, installed: string, checkout: string): string[] {
+  return [installed, checkout].filter((other) => other !== command);
 }

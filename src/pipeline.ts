@@ -2,7 +2,7 @@
 import { ApiError, errorBody, toApiError } from './http/errors.js';
 import type { Router } from './http/router.js';
 import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from './http/route.js';
-import type { PlainRequest, PlainResponse } from './http/types.js';
+import type { CoreResponse, PlainRequest } from './http/types.js';
 import { checkUnreadBody, readJsonObject, readOptionalJsonObject } from './http/body.js';
 import { containsKey, redactKeys } from './http/redact-keys.js';
 import type { CorsPolicy } from './http/cors.js';
@@ -22,8 +22,6 @@ export interface PipelineDeps {
   now: () => number;
   /** Window length in seconds, for the RateLimit-Policy header. */
   rateWindowSeconds: number;
-  /** Benchmark-only: skip authentication and rate limiting, acting as an admin. */
-  unsafeNoAuth?: boolean;
   /** A path prefix the API is mounted under in a host application, e.g. `/api/campus`; '' for none. */
   basePath?: string;
 }
@@ -40,11 +38,9 @@ interface Pending {
   headers: Record<string, string>;
 }
 
-/** A response with the key that made it, for the request log. */
-export type CoreResponse = PlainResponse & { keyId?: string };
+export type { CoreResponse } from './http/types.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
-const BENCH_PRINCIPAL: Principal = { keyId: 'key_benchmark', name: 'Benchmark', email: 'bench@campus.local', role: 'admin' };
 
 /** Builds `handle(request) → response` over plain data; the node adapter is the only caller that touches sockets. */
 export function createPipeline(deps: PipelineDeps): {
@@ -98,7 +94,6 @@ export function createPipeline(deps: PipelineDeps): {
       const route = match.route;
       const pending: Pending = { request, route, params: match.params, query, prefix, path, headers };
       if (!route.auth) return proceed(pending, undefined);
-      if (deps.unsafeNoAuth === true) return proceed(pending, BENCH_PRINCIPAL);
       const fromQuery = route.queryKey === true ? queryKey(request, query) : undefined;
       const secret = fromQuery ?? bearerSecret(request);
       // Only a feed key may travel in a URL; any other key there is refused like an unknown one.
@@ -135,7 +130,7 @@ export function createPipeline(deps: PipelineDeps): {
     if (path.startsWith('/v1/')) path = path.slice(3);
     const match = router.match(request.method, path);
     if (match.kind !== 'found') return false;
-    if (!match.route.auth || deps.unsafeNoAuth === true) return true;
+    if (!match.route.auth) return true;
     const secret = bearerSecret(request);
     return secret !== undefined && keys.lookup(secret) !== undefined;
   }
@@ -146,7 +141,7 @@ export function createPipeline(deps: PipelineDeps): {
     const keyId = principal?.keyId;
     try {
       if (principal !== undefined) {
-        if (deps.unsafeNoAuth !== true) takeSlot(principal, headers);
+        takeSlot(principal, headers);
         if (route.action !== undefined && !canEver(principal.role, route.action)) {
           throw new ApiError('forbidden', `A ${principal.role} key may not ${ACTION_WORDS[route.action]}.`);
         }

@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 // `node dist/server.js`: reads flags and environment, starts the service, stops it gracefully on SIGINT/SIGTERM.
 import os from 'node:os';
-import { ConfigError, parseServerConfig, serverUsage, type ServerConfig } from './config.js';
+import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, type ServerConfig } from './config.js';
 import { createLogger } from './log/logger.js';
 import { startServer } from './start-server.js';
+
+/** How the user ran this program (`campus-events`, or `node dist/server.js` from a checkout). */
+const SELF = commandName(process.argv[1], 'campus-events', 'server.js');
+/** The CLI as the user would run it beside this program. */
+const CLI = SELF === 'campus-events' ? 'campus-events-cli' : 'node dist/cli.js';
 
 async function main(): Promise<void> {
   let config: ServerConfig;
@@ -15,7 +20,11 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (config.help) {
-    process.stdout.write(serverUsage());
+    process.stdout.write(serverUsage(SELF));
+    process.exit(0);
+  }
+  if (config.version) {
+    process.stdout.write(`campus-events ${packageVersion()}\n`);
     process.exit(0);
   }
   // Under `ulimit -f` a write past the limit raises SIGXFSZ; ignoring it turns that into an EFBIG the store handles.
@@ -41,7 +50,10 @@ async function main(): Promise<void> {
     logger.flush();
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : (error as Error).message;
-    process.stderr.write(`campus-events: cannot start: ${reason}\n`);
+    // A line like every other on stderr (JSON, or readable on a terminal), written whatever the log level.
+    const fatal = createLogger({ level: 'error', write: (text) => process.stderr.write(text), pretty: process.stderr.isTTY === true });
+    fatal.error(`cannot start: ${reason}`, { data_dir: config.dataDir, code });
+    fatal.flush();
     process.exit(1);
   }
 
@@ -77,7 +89,7 @@ async function main(): Promise<void> {
  * terminal, else one JSON line like every other line there.
  */
 function announceAdminKey(key: string, dataDir: string): void {
-  const makeMore = `node dist/cli.js keys create --name NAME --email EMAIL --role organizer --data-dir ${dataDir}`;
+  const makeMore = `${CLI} keys create --name NAME --email EMAIL --role organizer --data-dir ${dataDir}`;
   const owner = 'role admin, owner Administrator <admin@campus.local>';
   if (process.stderr.isTTY === true) {
     process.stderr.write(['', `Created the first API key (${owner}). It is shown only this once:`, '', `    ${key}`, '', `Make more with: ${makeMore}`, '', ''].join(os.EOL));

@@ -1,7 +1,7 @@
 // startServer(options): createApp plus a node:http server with the contract's time-outs, listening.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, type App, type AppOptions } from './app.js';
+import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
 import { answerClientError, answerConnect } from './http/node-adapter.js';
 import { silentLogger } from './log/logger.js';
 import { forgetKey } from './auth/key-registry.js';
@@ -44,11 +44,16 @@ export interface RunningServer {
 }
 
 /** Starts the service and resolves once it listens. */
-export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+export function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  return startServerWith(options, {});
+}
+
+/** startServer with the switches of this package's own tests and benchmarks (not exported from index.ts). */
+export async function startServerWith(options: StartOptions, internal: InternalOptions): Promise<RunningServer> {
   const timeouts = options.timeouts ?? CONTRACT_TIMEOUTS;
   // Checked before the app takes the folder's lock: node:http would throw only after it.
   if (timeouts.headersMs > timeouts.requestMs) throw new RangeError(`timeouts.headersMs (${timeouts.headersMs}) must not exceed timeouts.requestMs (${timeouts.requestMs})`);
-  const app = await createApp(options);
+  const app = await openApp(options, internal);
   const server = http.createServer(
     {
       maxHeaderSize: 16 * 1024,

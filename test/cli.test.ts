@@ -1,9 +1,9 @@
 // The CLI's key commands: output, --json, exit codes (0 done, 1 failed, 2 usage).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { runCli } from './helpers/spawn.js';
+import { ROOT, runCli } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
 
 test('keys create prints the key alone on stdout, with organizer as the default role', () => {
@@ -113,4 +113,47 @@ test('cli --help prints usage and exits 0', () => {
   const result = runCli(['--help']);
   assert.equal(result.status, 0);
   assert.match(result.stdout, /keys create/);
+});
+
+test('cli --help names both ways to run it; --version prints the package version', () => {
+  const help = runCli(['--help']);
+  assert.match(help.stdout, /^Usage: node dist\/cli\.js COMMAND \[options\]\n   or: campus-events-cli COMMAND \[options\]\n/);
+  const version = runCli(['--version']);
+  assert.equal(version.status, 0);
+  assert.equal(version.stdout, `campus-events-cli ${JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version}\n`);
+});
+
+test('keys create, list and revoke refuse a data folder that does not exist (exit 1, naming it and how to make it) and create nothing', () => {
+  const { dir, remove } = tempDir();
+  try {
+    const typo = path.join(dir, 'typo', 'path');
+    for (const args of [['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu'], ['keys', 'list'], ['keys', 'revoke', 'key_x']]) {
+      const result = runCli([...args, '--data-dir', typo]);
+      assert.equal(result.status, 1, args.join(' '));
+      assert.equal(result.stdout, '', 'no key is printed');
+      assert.ok(result.stderr.includes(`there is no data folder at ${typo}`), result.stderr);
+      assert.ok(result.stderr.includes(`mkdir -p ${typo}`), result.stderr);
+    }
+    assert.equal(existsSync(path.join(dir, 'typo')), false, 'nothing was created');
+  } finally {
+    remove();
+  }
+});
+
+test('keys list prints aligned columns under a header', () => {
+  const { dir, remove } = tempDir();
+  try {
+    runCli(['keys', 'create', '--name', 'Olivia Organizer', '--email', 'olivia@campus.edu', '--data-dir', dir]);
+    runCli(['keys', 'create', '--name', 'Al', '--email', 'al@campus.edu', '--role', 'reader', '--data-dir', dir]);
+    const lines = runCli(['keys', 'list', '--data-dir', dir]).stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 3);
+    assert.match(lines[0]!, /^ID +ROLE +NAME +EMAIL +CREATED +STATE$/);
+    for (const column of ['ROLE', 'NAME', 'EMAIL', 'CREATED', 'STATE']) {
+      const at = lines[0]!.indexOf(column);
+      for (const line of lines.slice(1)) assert.match(line.slice(at - 2, at), /^ {2}$/, `${column} starts at the same place in "${line}"`);
+    }
+    assert.match(lines[2]!, /reader +Al +al@campus\.edu +\S+ +active$/);
+  } finally {
+    remove();
+  }
 });

@@ -1,8 +1,9 @@
 // Tests for parseServerConfig and serverUsage: defaults, flags beating the environment, both flag forms, and one-line ConfigErrors.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { ConfigError, parseServerConfig, serverUsage, SETTINGS } from "../src/config.js";
+import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, SETTINGS } from "../src/config.js";
 
 /** Asserts parsing throws a ConfigError on one line whose message contains every part. */
 function assertConfigError(argv: string[], env: Record<string, string>, ...parts: string[]): void {
@@ -21,6 +22,7 @@ function assertConfigError(argv: string[], env: Record<string, string>, ...parts
 test("parseServerConfig() gives the documented defaults", () => {
   assert.deepEqual(parseServerConfig([], {}), {
     help: false,
+    version: false,
     port: 3000,
     host: "127.0.0.1",
     dataDir: "./data",
@@ -51,6 +53,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
   });
   assert.deepEqual(config, {
     help: false,
+    version: false,
     port: 8080,
     host: "0.0.0.0",
     dataDir: "/var/lib/events",
@@ -67,6 +70,7 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
   const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off"], {});
   assert.deepEqual(config, {
     help: false,
+    version: false,
     port: 8080,
     host: "::1",
     dataDir: "/tmp/x",
@@ -173,7 +177,8 @@ for (const origin of ["events.campus.edu", "https://events.campus.edu/", "https:
 
 test("serverUsage() names every flag, its variable and its default", () => {
   const usage = serverUsage();
-  assert.match(usage, /^Usage: node dist\/server\.js/);
+  assert.match(usage, /^Usage: campus-events \[options\]\n   or: node dist\/server\.js \[options\]\n/);
+  assert.match(serverUsage("node dist/server.js"), /^Usage: node dist\/server\.js \[options\]\n   or: campus-events \[options\]\n/);
   for (const setting of SETTINGS) {
     assert.ok(usage.includes(setting.flag), setting.flag);
     assert.ok(usage.includes(`env ${setting.env}`), setting.env);
@@ -203,4 +208,20 @@ test("parseServerConfig() turns the console off with --console off or CONSOLE=of
   assert.equal(parseServerConfig(["--console=on"], { CONSOLE: "off" }).console, true);
   assertConfigError(["--console", "no"], {}, "--console", '"on" or "off"', '"no"');
   assertConfigError([], { CONSOLE: "false" }, "CONSOLE", '"false"');
+});
+
+test("parseServerConfig() sets version for --version", () => {
+  assert.equal(parseServerConfig(["--version"], {}).version, true);
+  assert.equal(parseServerConfig([], {}).version, false);
+});
+
+test("packageVersion() is the version in package.json", () => {
+  assert.equal(packageVersion(), JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version);
+});
+
+test("commandName() is the installed name through npm's link, else node dist/FILE", () => {
+  assert.equal(commandName("/usr/local/bin/campus-events-cli", "campus-events-cli", "cli.js"), "campus-events-cli");
+  assert.equal(commandName("/srv/app/node_modules/.bin/campus-events", "campus-events", "server.js"), "campus-events");
+  assert.equal(commandName("/opt/campus-events/dist/server.js", "campus-events", "server.js"), "node dist/server.js");
+  assert.equal(commandName(undefined, "campus-events", "server.js"), "node dist/server.js");
 });

@@ -1,10 +1,12 @@
-// The published package: no runtime dependencies, and `npm pack` ships dist/, its types, README and LICENSE only.
+// The published package: no runtime dependencies, and `npm pack` ships dist/ (with its types and source maps), the
+// sources those maps point at, README and LICENSE only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './helpers/spawn.js';
+import { ROOT, spawnServer } from './helpers/spawn.js';
+import { tempDir } from './helpers/harness.js';
 
 test('package.json has no runtime dependencies and exports dist/index.js with its types', () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- package.json is free-form
@@ -13,14 +15,50 @@ test('package.json has no runtime dependencies and exports dist/index.js with it
   assert.equal(pkg['exports']['.']['types'], './dist/index.d.ts');
 });
 
-test('npm pack contains dist/ (code and types), README.md, LICENSE and package.json, nothing else', () => {
+/** The paths `npm pack` would put in the package. */
+function packedFiles(): string[] {
   const result = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(result.status, 0, result.stderr);
   const [packed] = JSON.parse(result.stdout) as [{ files: { path: string }[] }];
-  const files = packed.files.map((file) => file.path);
-  // The console's page and stylesheet (API.md §10) ship beside its scripts.
-  const consolePage = /^dist\/console\/web\/[a-z-]+\.(html|css)$/;
-  const stray = files.filter((file) => !/^dist\/.+\.(js|d\.ts|js\.map)$/.test(file) && !consolePage.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file));
+  return packed.files.map((file) => file.path);
+}
+
+test('npm pack contains dist/ (code, types, maps), src/, README.md, LICENSE and package.json, nothing else', () => {
+  const files = packedFiles();
+  // The console's page, stylesheet and client tsconfig (API.md §10) ship beside its scripts and sources.
+  const consoleFile = /^(dist|src)\/console\/web\/([a-z-]+\.(html|css)|tsconfig\.json)$/;
+  const stray = files.filter((file) => !/^dist\/.+\.(js|d\.ts|js\.map)$/.test(file) && !/^src\/.+\.ts$/.test(file) && !consoleFile.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file));
   assert.deepEqual(stray, []);
   for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/server.js', 'dist/cli.js', 'dist/console/web/index.html', 'dist/console/web/console.css', 'dist/console/web/main.js', 'README.md', 'LICENSE']) assert.ok(files.includes(needed), `${needed} is packed`);
+});
+
+test('every source map in the package points at sources the package holds', () => {
+  const files = new Set(packedFiles());
+  const maps = [...files].filter((file) => file.endsWith('.js.map'));
+  assert.ok(maps.length > 0, 'the package has source maps');
+  const missing: string[] = [];
+  for (const map of maps) {
+    const { sources } = JSON.parse(readFileSync(path.join(ROOT, map), 'utf8')) as { sources: string[] };
+    for (const source of sources) {
+      const packed = path.posix.join(path.posix.dirname(map), source);
+      if (!files.has(packed)) missing.push(`${map} → ${packed}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
+
+test('npm start builds and starts the server, passing flags after --', { timeout: 60_000 }, async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const server = await spawnServer(['start', '--silent', '--', '--port', '0', '--data-dir', dir], {}, ['npm']);
+    try {
+      assert.equal((await fetch(`${server.url}/health`)).status, 200);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    assert.ok(existsSync(path.join(dir, 'keys.json')), 'it served the folder it was given');
+  } finally {
+    remove();
+  }
 });

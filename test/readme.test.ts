@@ -18,11 +18,19 @@ function block(heading: string, language: string, marker: string): string {
   assert.fail(`README has no ${language} block with ${marker} after ${heading}`);
 }
 
-test('README quick start: create a key, then create, list, update an event, register and cancel an attendee, and delete the event with curl', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
+test('README quick start: create a key, then create, list, update an event, register and cancel an attendee, and delete the event with curl, on a folder that already holds an earlier event', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
   const { dir, remove } = tempDir();
   try {
     const server = await spawnServer(['--port', '0', '--data-dir', dir]);
     try {
+      // Someone else's event, earlier than the README's: the script must work on the one it created, not the first listed.
+      const adminKey = /cek_[A-Za-z0-9]+/.exec(server.stderr())![0];
+      const earlier = await fetch(`${server.url}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Orientation', category: 'social', location: 'Quad', start_time: '2026-08-01T09:00:00Z', end_time: '2026-08-01T12:00:00Z', capacity: 500 }),
+      });
+      assert.equal(earlier.status, 201);
       // The only change: the address the test server got instead of the default port.
       const script = block('## Quick start', 'sh', 'keys create').split('127.0.0.1:3000').join(new URL(server.url).host);
       const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir }, encoding: 'utf8', timeout: 30_000 });
@@ -32,6 +40,7 @@ test('README quick start: create a key, then create, list, update an event, regi
       assert.match(outputs, /"capacity":150,"registered_count":0/, 'the update printed the new capacity');
       assert.match(outputs, /id,name,email,status,created_at,checked_in_at\r\nreg_[0-9A-Za-z]{22},Grace Hopper,grace@campus\.edu,confirmed,/, 'the attendee list came as CSV');
       assert.equal(outputs.match(/HTTP\/1\.1 204/g)?.length, 2, 'the cancel and the delete answered 204');
+      assert.doesNotMatch(outputs, /"error"/, 'no request of the script failed');
     } finally {
       assert.equal(await server.stop(), 0);
     }
@@ -83,6 +92,15 @@ test('README embedding example runs as written, mounted under /api/campus', asyn
     });
     const base = `http://127.0.0.1:${port}`;
     assert.equal(await (await fetch(`${base}/`)).text(), 'the host application\n');
+    await waitFor(async () => /first admin key/.test(stderr), 2_000);
+    const adminKey = /first admin key \(shown once\): (cek_[A-Za-z0-9]+)/.exec(stderr)?.[1];
+    assert.ok(adminKey !== undefined, `the example shows the admin key it made: ${stderr}`);
+    assert.equal((await fetch(`${base}/api/campus/v1/events`, { headers: { authorization: `Bearer ${adminKey}` } })).status, 200);
+    // Keys for an embedded app: the CLI on its folder, while it runs.
+    const made = spawnSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'keys', 'create', '--name', 'Rita Reader', '--email', 'rita@campus.edu', '--role', 'reader', '--data-dir', dir], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    const readerStatus = await (await fetch(`${base}/api/campus/events`, { headers: { authorization: `Bearer ${made.stdout.trim()}` } })).status;
+    assert.equal(readerStatus, 200, 'the app honours a key the CLI made on its folder');
     const health = await fetch(`${base}/api/campus/health`);
     assert.equal(health.status, 200);
     assert.deepEqual(await health.json(), { status: 'ok' });

@@ -1,9 +1,13 @@
 // The built server as a user runs it: the listening line, config errors, shutdown, restart, keys from the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { runCli, runServer, spawnServer, waitFor } from './helpers/spawn.js';
+import path from 'node:path';
+import { ROOT, runCli, runServer, spawnServer, waitFor } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
+import { encodePut } from '../src/store/jsonl-record.js';
+import { sampleRecord } from './store/helpers.js';
 
 const event = {
   title: 'Chess club',
@@ -72,6 +76,41 @@ test('a flag beats the environment', async () => {
   }
 });
 
+/** Every line of `stderr` is a JSON object, and the last is an error whose msg matches `message`. */
+function assertJsonLines(stderr: string, message: RegExp): void {
+  const lines = stderr.trimEnd().split('\n');
+  const parsed = lines.map((line) => {
+    try {
+      return JSON.parse(line) as { level?: string; msg?: string };
+    } catch {
+      return assert.fail(`not a JSON line: ${line}`);
+    }
+  });
+  assert.equal(parsed.at(-1)!.level, 'error');
+  assert.match(parsed.at(-1)!.msg!, message);
+}
+
+test('server --version prints the package version and exits 0; --help names both ways to run it', () => {
+  const version = runServer(['--version']);
+  assert.equal(version.status, 0);
+  assert.equal(version.stdout, `campus-events ${JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version}\n`);
+  const help = runServer(['--help']);
+  assert.match(help.stdout, /^Usage: node dist\/server\.js \[options\]\n   or: campus-events \[options\]/);
+});
+
+test('a damaged log stops the start with exit 1 and one JSON error line naming the line', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const lines = [encodePut(1, sampleRecord(1)), encodePut(2, sampleRecord(2)), encodePut(3, sampleRecord(1, { title: 'Renamed' }))];
+    writeFileSync(path.join(dir, 'events.jsonl'), lines.join('').replace(sampleRecord(2).title, 'Damaged'));
+    const result = runServer(['--port', '0', '--data-dir', dir]);
+    assert.equal(result.status, 1);
+    assertJsonLines(result.stderr, /cannot start: .*line 2/);
+  } finally {
+    remove();
+  }
+});
+
 test('server exits 1 when its port is in use', async () => {
   const { dir, remove } = tempDir();
   const blocker = net.createServer();
@@ -81,6 +120,7 @@ test('server exits 1 when its port is in use', async () => {
     const result = runServer(['--port', String(port), '--data-dir', dir]);
     assert.equal(result.status, 1);
     assert.match(result.stderr, /in use/);
+    assertJsonLines(result.stderr, /cannot start: port \d+ on 127\.0\.0\.1 is already in use/);
   } finally {
     blocker.close();
     remove();
@@ -94,6 +134,7 @@ test('a second server on the same data folder refuses to start, naming the owner
     const second = runServer(['--port', '0', '--data-dir', dir]);
     assert.equal(second.status, 1);
     assert.match(second.stderr, new RegExp(String(first.child.pid)));
+    assertJsonLines(second.stderr, /cannot start: /);
     assert.equal(await first.stop(), 0);
   } finally {
     remove();

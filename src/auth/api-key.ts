@@ -1,24 +1,12 @@
 // API key secrets: `cek_` + 192 random bits in base62 + a CRC-32 checksum; only their SHA-256 is ever stored.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { crc32 } from '../store/crc32.js';
+import { base62 } from '../lib/base62.js';
+import { crc32 } from '../lib/crc32.js';
 
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const PREFIX = 'cek_';
 const BODY_LENGTH = 33; // 33 base62 characters carry 196 bits, of which 192 random
 const CHECKSUM_LENGTH = 6; // a CRC-32 in base62
 const KEY_SHAPE = /^cek_[0-9A-Za-z]{39}$/;
-
-/** Writes `bytes` as `length` base62 characters (big-endian, left-padded). */
-export function base62(bytes: Uint8Array, length: number): string {
-  let value = 0n;
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    out = ALPHABET[Number(value % 62n)]! + out;
-    value /= 62n;
-  }
-  return out;
-}
 
 function checksum(body: string): string {
   const sum = crc32(body);

@@ -1,4 +1,4 @@
-// The server's view of keys.json: a hash → principal map, reloaded when the file changes (polled).
+// The server's view of keys.json: a hash → principal map, reloaded when the file changes (polled); or keys held in memory only.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { hashSecret, looksLikeKey, newKeyId, newSecret, sameHash } from './api-key.js';
@@ -14,7 +14,9 @@ interface Entry {
 
 /** Honours keys created and refuses keys revoked by the CLI within `pollMs` (default 1 s). */
 export class KeyRegistry {
-  readonly #dataDir: string;
+  /** The folder of keys.json; undefined for a registry in memory, which never touches the disk. */
+  readonly #dataDir: string | undefined;
+  #memoryKeys: KeyRecord[] = [];
   #byHash = new Map<string, Entry>();
   /** Ids of the keys not revoked, so open streams can be checked against keys.json. */
   #liveIds = new Set<string>();
@@ -26,7 +28,7 @@ export class KeyRegistry {
   readonly #now: () => number;
   #lastAskedAt = -Infinity;
 
-  private constructor(dataDir: string, now: () => number) {
+  private constructor(dataDir: string | undefined, now: () => number) {
     this.#dataDir = dataDir;
     this.#now = now;
   }
@@ -41,6 +43,25 @@ export class KeyRegistry {
       registry.#timer.unref();
     }
     return registry;
+  }
+
+  /** A registry whose keys live in memory only (for an app with `store: 'memory'`): nothing is read or written. */
+  static inMemory(options: { now?: () => number } = {}): KeyRegistry {
+    return new KeyRegistry(undefined, options.now ?? Date.now);
+  }
+
+  /** Creates a key in keys.json (under its lock), or in memory for a registry in memory; its secret is returned once. */
+  async create(owner: { name: string; email: string; role: KeyRecord['role'] }, deps: { randomBytes: (size: number) => Uint8Array; now: () => number }): Promise<CreatedKey> {
+    if (this.#dataDir !== undefined) {
+      const created = await createKey(this.#dataDir, owner, deps);
+      await this.refresh();
+      return created;
+    }
+    const secret = newSecret(deps.randomBytes);
+    const record = keyRecord(owner, secret, deps);
+    this.#memoryKeys = [...this.#memoryKeys, record];
+    this.#load(this.#memoryKeys);
+    return { record, secret };
   }
 
   /** The principal of a live key, or undefined for an unknown, malformed or revoked one. */
@@ -81,18 +102,23 @@ export class KeyRegistry {
   }
 
   async #reload(): Promise<void> {
+    if (this.#dataDir === undefined) return;
     const stat = await fs.stat(path.join(this.#dataDir, KEY_FILE)).catch(() => undefined);
     const fingerprint = stat === undefined ? 'none' : `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
     if (fingerprint === this.#fingerprint) return;
+    this.#load(await readKeys(this.#dataDir));
+    this.#fingerprint = fingerprint;
+  }
+
+  #load(keys: readonly KeyRecord[]): void {
     const byHash = new Map<string, Entry>();
-    for (const key of await readKeys(this.#dataDir)) {
+    for (const key of keys) {
       if (key.revoked_at !== null) continue;
       byHash.set(key.hash, { hash: key.hash, principal: { keyId: key.id, name: key.name, email: key.email, role: key.role } });
     }
     this.#byHash = byHash;
     this.#liveIds = new Set([...byHash.values()].map((entry) => entry.principal.keyId));
     this.#recent = new Map();
-    this.#fingerprint = fingerprint;
   }
 
   close(): void {
@@ -113,7 +139,13 @@ export async function createKey(
   deps: { randomBytes: (size: number) => Uint8Array; now: () => number },
 ): Promise<CreatedKey> {
   const secret = newSecret(deps.randomBytes);
-  const record: KeyRecord = {
+  const record = keyRecord(owner, secret, deps);
+  await updateKeys(dataDir, (keys) => keys.push(record));
+  return { record, secret };
+}
+
+function keyRecord(owner: { name: string; email: string; role: KeyRecord['role'] }, secret: string, deps: { randomBytes: (size: number) => Uint8Array; now: () => number }): KeyRecord {
+  return {
     id: newKeyId(deps.randomBytes),
     name: owner.name,
     email: owner.email,
@@ -122,8 +154,6 @@ export async function createKey(
     created_at: new Date(deps.now()).toISOString(),
     revoked_at: null,
   };
-  await updateKeys(dataDir, (keys) => keys.push(record));
-  return { record, secret };
 }
 
 /** On a folder with no key at all, creates the first admin key; returns its secret, else undefined. */

@@ -1,9 +1,11 @@
 // The /events endpoints: list, read, create, update, delete, each a small function over the store.
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext, Route } from '../http/route.js';
-import { parseListQuery } from '../http/list-query.js';
+import { parseListQuery } from './list-query.js';
 import { mayActOn, type Principal } from '../auth/principal.js';
-import { base62 } from '../auth/api-key.js';
+import { randomId } from '../lib/random-id.js';
+import { crc32 } from '../lib/crc32.js';
+import { pageLinks } from '../http/page-links.js';
 import type { EventStore } from '../store/event-store.js';
 import { createdJson, etagOf, type EventRecord, type StoredEvent, toRecord } from './event.js';
 import { validateCreate, validateUpdate } from './validate.js';
@@ -18,11 +20,6 @@ export interface EventHandlerDeps {
   idempotency?: IdempotencyGuard;
 }
 
-/** A new event id: `evt_` + 22 base62 characters carrying 128 random bits. */
-export function newEventId(randomBytes: (size: number) => Uint8Array): string {
-  return `evt_${base62(randomBytes(16), 22)}`;
-}
-
 /** The five event routes, keyed by method and pattern. */
 export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: string; route: Route }[] {
   const { store } = deps;
@@ -34,21 +31,17 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     action: 'read',
     body: false,
     query: true,
-    handle(context) {
+    handle(context): HandlerResult {
       const query = parseListQuery(context.query);
       const { events, total } = store.list(query);
       let body = '{"events":[';
       for (let i = 0; i < events.length; i++) body += (i === 0 ? '' : ',') + events[i]!.json;
       body += `],"total":${total},"page":${query.page}}`;
-      const headers: Record<string, string> = {};
-      const links: string[] = [];
-      const base = `${context.prefix}/events?`;
-      const keep = query.filters.map(([name, value]) => `${name}=${encodeURIComponent(value)}&`).join('') + `limit=${query.limit}&page=`;
-      if (query.page * query.limit < total) links.push(`<${base}${keep}${query.page + 1}>; rel="next"`);
-      const lastPage = Math.ceil(total / query.limit);
-      if (query.page > 1 && lastPage > 0) links.push(`<${base}${keep}${Math.min(query.page - 1, lastPage)}>; rel="prev"`);
-      if (links.length > 0) headers['Link'] = links.join(', ');
-      return { status: 200, body, headers };
+      // Front-ends poll the list: a tag of the exact bytes lets them ask with If-None-Match and get a bodiless 304.
+      const etag = listEtag(body);
+      if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
+      const link = pageLinks({ path: `${context.prefix}/events`, filters: query.filters, page: query.page, limit: query.limit, total });
+      return { status: 200, body, headers: { ETag: etag, Link: link } };
     },
   };
 
@@ -90,7 +83,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
         created_at: new Date(deps.now()).toISOString(),
       };
       for (let attempt = 0; ; attempt++) {
-        record.id = newEventId(deps.randomBytes);
+        record.id = randomId('evt', deps.randomBytes);
         const taken = store.get(record.id) !== undefined;
         if (!taken || attempt === 3) break;
       }
@@ -185,6 +178,11 @@ export function matchesNoneMatch(header: string | undefined, etag: string): bool
   if (header === undefined) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** A strong ETag of a list page's bytes: its CRC-32 and length, so any change of the page changes it. */
+function listEtag(body: string): string {
+  return `"l${crc32(body).toString(36)}-${body.length.toString(36)}"`;
 }
 
 function clip(text: string): string {

@@ -1,6 +1,6 @@
 // Parses the query of GET /events.ics: the filters of GET /events (same checks), no paging, `key` left to the pipeline, 31 days back by default.
 import { ApiError } from '../http/errors.js';
-import { parseListQuery, type ParsedListQuery } from '../http/list-query.js';
+import { parseListQuery, type ParsedListQuery } from '../events/list-query.js';
 
 /** The most events one feed holds (API.md §9.1). */
 export const FEED_MAX_EVENTS = 1000;

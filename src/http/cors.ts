@@ -1,6 +1,7 @@
 // CORS for the configured browser origins: preflight answers and the headers on allowed responses.
 
-const EXPOSED = 'ETag, Location, Link, Retry-After, X-Request-Id, API-Version, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit';
+// WWW-Authenticate too: a browser client can then tell a missing key from an invalid one (RFC 6750 error="invalid_token").
+const EXPOSED = 'ETag, Location, Link, Retry-After, X-Request-Id, API-Version, WWW-Authenticate, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit';
 const ALLOWED_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id';
 
 /** Decides which origins are allowed and adds their headers. */

@@ -6,9 +6,8 @@ import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES } from './body.js';
 import { errorBody, ApiError, INTERNAL_MESSAGE } from './errors.js';
 import { redactKeys } from './redact-keys.js';
-import type { PlainRequest } from './types.js';
+import type { CoreResponse, PlainRequest } from './types.js';
 import { JSON_TYPE } from './route.js';
-import type { CoreResponse } from '../pipeline.js';
 import type { Logger } from '../log/logger.js';
 
 export type CoreHandler = (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;

@@ -52,3 +52,6 @@ export interface PlainResponse {
   /** Close the connection after this response (e.g. a 413 whose body was not read). */
   closeConnection?: boolean;
 }
+
+/** A response with the key that made it, for the request log. */
+export type CoreResponse = PlainResponse & { keyId?: string };

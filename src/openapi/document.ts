@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 document of the whole API, generated from the route table, the event schema and the error catalog.
-import { OPERATIONS, ALWAYS_ERRORS, KEY_ERRORS, undescribedOperation, type OperationSpec } from './operations.js';
+import { OPERATIONS, ALWAYS_ERRORS, KEY_ERRORS, REQUEST_ERRORS, pathWords, undescribedOperation, type OperationSpec } from './operations.js';
 import { componentParameters, parameterRef } from './parameters.js';
 import { COMMON_HEADERS, JSON_MEDIA, RATE_LIMIT_HEADERS, componentHeaders, errorResponseRef, errorResponses, headerRefs, type RateLimits } from './responses.js';
 import { componentSchemas, schemaRef } from './schemas.js';
@@ -15,28 +15,42 @@ export interface DocumentedRoute {
 /** The security scheme every operation needs unless it says `security: []`. */
 const SECURITY_SCHEME = 'apiKey';
 
+/** Where the app is mounted: `basePath` is the prefix of an app embedded under one (`/api/campus`), else ''. */
+export interface Mount {
+  basePath: string;
+}
+
 /**
  * Builds the document; `routes` comes from the router, so every route and method it serves is documented
- * (and nothing else), and `limits` are the app's own rate-limit figures.
+ * (and nothing else), `limits` are the app's own rate-limit figures, and the servers carry its mount point.
  */
-export function openApiDocument(routes: readonly DocumentedRoute[], limits: RateLimits): JsonObject {
+export function openApiDocument(routes: readonly DocumentedRoute[], limits: RateLimits, mount: Mount = { basePath: '' }): JsonObject {
   const parameters = componentParameters();
   const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
     const path = toTemplate(route.pattern);
     const item: JsonObject = { parameters: [parameterRef('XRequestId')] };
+    let tag: OperationSpec['tag'] = 'events';
     for (const method of route.methods) {
       const spec = OPERATIONS[`${method} ${path}`] ?? undescribedOperation(method, path);
+      tag = spec.tag;
       item[method.toLowerCase()] = operation(spec, path, parameters);
+      if (method === 'GET') item['head'] = operation(headSpec(spec), path, parameters);
+    }
+    const allowed = allowedMethods(route.methods);
+    item['options'] = operation(optionsSpec(path, allowed, tag), path, parameters);
+    // What the router answers 405 for is documented too, so a validating proxy knows the answer (RFC 9110 §15.5.6).
+    for (const method of REFUSABLE_METHODS) {
+      if (!allowed.includes(method)) item[method.toLowerCase()] = operation(notAllowedSpec(method, path, allowed, tag), path, parameters);
     }
     paths[path] = item;
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Campus Events API', version: '1.0', description: apiDescription(limits) },
+    info: { title: 'Campus Events API', version: '1.0', description: apiDescription(limits), license: { name: 'MIT', identifier: 'MIT' } },
     servers: [
-      { url: '/', description: 'The paths as listed.' },
-      { url: '/v1', description: 'The same API under /v1: /v1/events is /events. Location and Link keep the prefix the request came in under.' },
+      { url: mount.basePath === '' ? '/' : mount.basePath, description: 'The paths as listed.' },
+      { url: `${mount.basePath}/v1`, description: 'The same API under /v1: /v1/events is /events. Location and Link keep the prefix the request came in under.' },
     ],
     tags: [
       { name: 'events', description: 'Campus events.' },
@@ -65,6 +79,59 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
         },
       },
     },
+  };
+}
+
+/** The methods a client may try on any path; those a path does not serve get a documented 405. */
+const REFUSABLE_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
+
+/** What `Allow` lists for a path: its methods, HEAD with GET, and OPTIONS (the router's order). */
+function allowedMethods(methods: readonly string[]): string[] {
+  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+  const all = new Set(methods);
+  if (all.has('GET')) all.add('HEAD');
+  all.add('OPTIONS');
+  return [...all].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+}
+
+/** HEAD: the GET operation without bodies. */
+function headSpec(get: OperationSpec): OperationSpec {
+  const responses = Object.fromEntries(Object.entries(get.responses).map(([status, success]) => [status, { ...success, schema: undefined, text: undefined, csv: undefined, alternative: undefined }]));
+  return {
+    ...get,
+    operationId: `head${get.operationId.charAt(0).toUpperCase()}${get.operationId.slice(1)}`,
+    summary: `${get.summary} (headers only)`,
+    description: `As GET, with the same status and headers and no body. ${get.description}`,
+    responses,
+  };
+}
+
+/** OPTIONS: 204 with Allow, no key; a CORS preflight from a configured origin also gets the Access-Control headers. */
+function optionsSpec(path: string, allowed: readonly string[], tag: OperationSpec['tag']): OperationSpec {
+  return {
+    operationId: `options${pathWords(path)}`,
+    summary: `The methods of ${path}`,
+    description: `Needs no key. 204 with Allow: ${allowed.join(', ')}. A CORS preflight (Access-Control-Request-Method) from a configured origin also gets Access-Control-Allow-Origin, -Methods, -Headers and -Max-Age.`,
+    tag,
+    auth: false,
+    responses: { '204': { description: 'The methods of the path, in Allow. No body.', headers: ['Allow'] } },
+    errors: [],
+    requestErrors: true,
+  };
+}
+
+/** A method the path does not serve: 405 with Allow, answered before the key is checked. */
+function notAllowedSpec(method: string, path: string, allowed: readonly string[], tag: OperationSpec['tag']): OperationSpec {
+  return {
+    operationId: `${method.toLowerCase()}${pathWords(path)}NotAllowed`,
+    summary: `${method} is not allowed on ${path}`,
+    description: `Always 405 method_not_allowed with Allow: ${allowed.join(', ')} (the default response), unless an earlier, request-level fault answers. Listed so that validating tools know this answer.`,
+    tag,
+    auth: false,
+    responses: {},
+    errors: [],
+    requestErrors: true,
+    refused: true,
   };
 }
 
@@ -122,8 +189,11 @@ function operationResponses(spec: OperationSpec): JsonObject {
     if (success.alternative !== undefined) (response['content'] as JsonObject)[success.alternative.mediaType] = { schema: { type: 'string', description: success.alternative.description } };
     responses[status] = response;
   }
-  const errors = new Set([...ALWAYS_ERRORS, ...(spec.auth ? KEY_ERRORS : []), ...spec.errors]);
+  const errors = new Set([...(spec.requestErrors === true ? REQUEST_ERRORS : ALWAYS_ERRORS), ...(spec.auth ? KEY_ERRORS : []), ...spec.errors]);
   for (const status of [...errors].sort((a, b) => a - b)) responses[String(status)] = errorResponseRef(status);
+  // Every answer of a refused method that is not a request-level error is the 405: `default` says exactly that,
+  // and keeps the operation lint-clean (Redocly wants a 2XX or a default on every operation).
+  if (spec.refused === true) responses['default'] = errorResponseRef(405);
   return sortByStatus(responses);
 }
 

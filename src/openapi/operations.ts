@@ -36,13 +36,23 @@ export interface OperationSpec {
   responses: Readonly<Record<string, SuccessSpec>>;
   /** Error statuses particular to this operation, beyond those every request (and every keyed request) can get. */
   errors: readonly number[];
+  /** Answered before any body is looked at (OPTIONS, a 405): only the request-level errors, not 413 and 415. */
+  requestErrors?: boolean;
+  /** A method the path does not serve: every answer but a request-level error is a 405 (the default response). */
+  refused?: boolean;
 }
 
-/** Errors any request can get: a request-level fault, a slow client, huge headers, a bug, shutting down. */
-export const ALWAYS_ERRORS: readonly number[] = [400, 408, 431, 500, 503];
+/** Errors any request can get before its route is known: a request-level fault, a slow client, huge headers, a bug, shutting down. */
+export const REQUEST_ERRORS: readonly number[] = [400, 408, 431, 500, 503];
+
+/**
+ * Errors any request to a route can get: those of REQUEST_ERRORS, and 415 and 413 for a body, which every
+ * route checks (a route that reads none still refuses one that is not JSON or is over 64 KiB).
+ */
+export const ALWAYS_ERRORS: readonly number[] = [...REQUEST_ERRORS, 413, 415];
 
 /** Errors any request to an endpoint that needs a key can get. */
-export const KEY_ERRORS: readonly number[] = [401, 429];
+export const KEY_ERRORS: readonly number[] = [401, 403, 429];
 
 /** Errors of any request that reads a JSON body. */
 export const BODY_ERRORS: readonly number[] = [413, 415];
@@ -57,8 +67,11 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     description: 'Events ordered by start_time, then id (plain string comparison), stable across pages. total counts every match on all pages. Any other query parameter, a parameter given twice, a bad value or start_date after end_date is a 400 naming the parameter.',
     tag: 'events',
     auth: true,
-    parameters: LIST_QUERY_PARAMETERS,
-    responses: { '200': { description: 'One page of the matching events.', schema: 'EventList', headers: ['Link'] } },
+    parameters: [...LIST_QUERY_PARAMETERS, 'IfNoneMatch'],
+    responses: {
+      '200': { description: 'One page of the matching events, with the ETag of its bytes.', schema: 'EventList', headers: ['Link', 'ETag'] },
+      '304': { description: 'Not modified: If-None-Match matched the ETag of this page as it is now. No body.', headers: ['ETag'] },
+    },
     errors: [],
   },
   'POST /events': {
@@ -236,12 +249,8 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
  * Its operationId is derived from method and path: `POST /events/{id}/registrations` → `postEventsByIdRegistrations`.
  */
 export function undescribedOperation(method: string, path: string): OperationSpec {
-  const words = path.split('/').filter((segment) => segment !== '').map((segment) => {
-    const parameter = /^\{(.+)\}$/.exec(segment);
-    return (parameter === null ? '' : 'By') + pascalCase(parameter === null ? segment : parameter[1]!);
-  });
   return {
-    operationId: method.toLowerCase() + words.join(''),
+    operationId: method.toLowerCase() + pathWords(path),
     summary: `${method} ${path}`,
     description: 'Not yet described in this document; API.md is the contract.',
     tag: 'events',
@@ -253,4 +262,12 @@ export function undescribedOperation(method: string, path: string): OperationSpe
 
 function pascalCase(text: string): string {
   return text.split(/[^A-Za-z0-9]+/).filter((word) => word !== '').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+}
+
+/** `/events/{id}` → `EventsById`: the path in an operationId. */
+export function pathWords(path: string): string {
+  return path.split('/').filter((segment) => segment !== '').map((segment) => {
+    const parameter = /^\{(.+)\}$/.exec(segment);
+    return (parameter === null ? '' : 'By') + pascalCase(parameter === null ? segment : parameter[1]!);
+  }).join('');
 }

@@ -35,10 +35,10 @@ export function componentHeaders(limits: RateLimits): Record<string, Component> 
   return {
     'API-Version': header('The version of the API that answered.', { type: 'string', const: '1.0' }),
     'X-Request-Id': header("The request's id: the one it sent when valid, else a new one. The log finds a request by it.", { type: 'string' }),
-    ETag: header('The strong ETag of the event state; it changes with every change. Send it back in If-Match or If-None-Match.', { type: 'string' }, '"1f"'),
+    ETag: header('A strong ETag: of the event state (it changes with every change; send it back in If-Match or If-None-Match), or of a list page (send it back in If-None-Match).', { type: 'string' }, '"1f"'),
     'Idempotent-Replayed': header('true when this is the remembered answer to an earlier request with the same Idempotency-Key: nothing was written this time.', { type: 'string', const: 'true' }),
     Location: header('The new resource: /events/{id} or /events/{id}/registrations/{reg_id}, under /v1 when the request came in under it.', { type: 'string' }, '/events/evt_4q0KxV7mW2dJr9TzLb8sNc'),
-    Link: header('RFC 8288 links to the next and prev pages where they exist, keeping the filters, limit and the /v1 prefix if used.', { type: 'string' }, '</events?category=academic&limit=50&page=2>; rel="next"'),
+    Link: header('RFC 8288 links to the first and last pages, and to the next and prev pages where they exist, keeping the filters, limit and the /v1 prefix if used.', { type: 'string' }, '</events?category=academic&limit=50&page=1>; rel="first", </events?category=academic&limit=50&page=2>; rel="next", </events?category=academic&limit=50&page=2>; rel="last"'),
     'RateLimit-Limit': header(`Requests the key may make in any sliding window (${rateLimit} per ${rateWindow} s).`, { type: 'integer', minimum: 1 }, rateLimit),
     'RateLimit-Remaining': header('Requests the key may still make in the current window.', { type: 'integer', minimum: 0 }),
     'RateLimit-Reset': header('Seconds until the next slot frees.', { type: 'integer', minimum: 0 }),

@@ -107,38 +107,46 @@ export function componentSchemas(): Record<string, Schema> {
 }
 
 /**
- * A request body schema: every field of EVENT_FIELDS, unknown fields refused. On create the fields with
- * `required: true` are required; on update nothing is (a partial update).
+ * A request body schema: the fields a client may send, unknown fields refused. On create the fields with
+ * `required: true` are required and `id` and `created_at` are refused; on update nothing is required (a partial
+ * update). Read-only fields are not marked `readOnly` here: the API accepts them sent back with their stored
+ * value (API.md §4), and validators refuse `readOnly` properties in requests. No `default` either: code
+ * generators make a property with a default required in request types.
  */
 function requestSchema(kind: 'create' | 'update'): Schema {
   const properties: Record<string, Schema> = {};
-  for (const [field, rule] of Object.entries(EVENT_FIELDS)) properties[field] = requestProperty(rule, kind);
+  for (const [field, rule] of Object.entries(EVENT_FIELDS)) {
+    if (kind === 'create' && rule.access === 'read-only' && field !== 'registered_count') continue;
+    properties[field] = requestProperty(field, rule, kind);
+  }
   const schema: Schema = {
     type: 'object',
     additionalProperties: false,
     properties,
   };
   if (kind === 'create') {
-    schema['description'] = 'A new event. Unknown fields, wrong types (a number as a string, null) and read-only fields fail validation, every problem listed in details.';
+    schema['description'] = 'A new event. Unknown fields, wrong types (a number as a string, null) and id or created_at fail validation, every problem listed in details.';
     schema['required'] = Object.entries(EVENT_FIELDS).filter(([, rule]) => rule.required).map(([field]) => field);
   } else {
-    schema['description'] = 'A partial update: absent fields are unchanged, and the result is validated as a whole (end_time after start_time). An empty object is a valid no-op.';
+    schema['description'] = 'A partial update: absent fields are unchanged, and the result is validated as a whole (end_time after start_time). An empty object is a valid no-op. An event as read may be sent back whole: its read-only fields pass when they carry their stored values.';
   }
   return schema;
 }
 
 /** One field of a request body, with what its access rule means for this kind of request. */
-function requestProperty(rule: FieldRule, kind: 'create' | 'update'): Schema {
-  const property: Schema = { ...rule.schema };
+function requestProperty(field: string, rule: FieldRule, kind: 'create' | 'update'): Schema {
+  const { default: byDefault, ...property }: Schema = { ...rule.schema };
+  if (byDefault !== undefined) property['description'] = joinSentences(rule.schema['description'], `Default ${JSON.stringify(byDefault)} when absent on create.`);
   if (rule.access === 'read-only') {
-    property['readOnly'] = true;
-    const note = kind === 'create'
-      ? 'Read-only: set by the service; sending it on create fails validation.'
-      : 'Read-only: may be sent only with its stored value (so a client can send back what it read).';
-    property['description'] = joinSentences(rule.schema['description'], note);
+    if (kind === 'create' && field === 'registered_count') {
+      property['const'] = 0;
+      property['description'] = joinSentences(rule.schema['description'], 'Set by the service; may be sent on create only as 0, what the service sets.');
+    } else {
+      property['description'] = joinSentences(rule.schema['description'], 'Read-only: may be sent only with its stored value (so a client can send back what it read); any other value fails validation.');
+    }
   } else if (rule.access === 'admin-only') {
     const stored = kind === 'create' ? "the key's owner" : 'its stored value';
-    property['description'] = joinSentences(rule.schema['description'], `Admin keys only; any other key may send it only with ${stored}.`);
+    property['description'] = joinSentences(property['description'], `Admin keys only; any other key may send it only with ${stored}.`);
   }
   return property;
 }
@@ -151,7 +159,7 @@ function responseSchema(description: string, include: (field: string) => boolean
     description,
     additionalProperties: false,
     required: fields,
-    properties: Object.fromEntries(fields.map((field) => [field, { ...EVENT_FIELDS[field]!.schema }])),
+    properties: Object.fromEntries(fields.map((field) => [field, EVENT_FIELDS[field]!.access === 'read-only' ? { ...EVENT_FIELDS[field]!.schema, readOnly: true } : { ...EVENT_FIELDS[field]!.schema }])),
   };
 }
 

@@ -1,9 +1,10 @@
 // The registration endpoints of API.md §8: register, list (JSON or CSV), read, cancel, check in.
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext, Route } from '../http/route.js';
-import { parsePaging } from '../http/list-query.js';
+import { parsePaging } from '../events/list-query.js';
+import { pageLinks } from '../http/page-links.js';
 import { mayActOn } from '../auth/principal.js';
-import { base62 } from '../auth/api-key.js';
+import { randomId } from '../lib/random-id.js';
 import { seatsOf, type StoredEvent } from '../events/event.js';
 import type { EventStore } from '../store/event-store.js';
 import type { Registration, RegistrationStatus, RosterView } from '../store/roster.js';
@@ -18,11 +19,6 @@ export interface RegistrationRouteDeps {
   randomBytes: (size: number) => Uint8Array;
   /** The Idempotency-Key checks (API.md §9.3), shared with the event routes. Default: one of its own. */
   idempotency?: IdempotencyGuard;
-}
-
-/** A new registration id: `reg_` + 22 base62 characters carrying 128 random bits. */
-export function newRegistrationId(randomBytes: (size: number) => Uint8Array): string {
-  return `reg_${base62(randomBytes(16), 22)}`;
 }
 
 /** The waitlist of an event holds at most this many (API.md §8). */
@@ -61,8 +57,8 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
         if (roster.confirmed >= capacity && roster.waitlisted >= waitlistBound(capacity)) {
           throw new ApiError('conflict', `Event "${eventId}" is full and its waitlist holds its maximum of ${waitlistBound(capacity)}; no more registrations are taken.`);
         }
-        let id = newRegistrationId(deps.randomBytes);
-        while (roster.get(id) !== undefined) id = newRegistrationId(deps.randomBytes);
+        let id = randomId('reg', deps.randomBytes);
+        while (roster.get(id) !== undefined) id = randomId('reg', deps.randomBytes);
         return { op: 'register', registration: { id, name: input.name, email: input.email } };
       }, { idem });
       return {
@@ -93,8 +89,8 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
       const offset = (query.page - 1) * query.limit;
       const { registrations, total } = store.roster(event.id).page(query.status, offset, query.limit);
       const headers: Record<string, string> = {};
-      const links = pageLinks(`${context.prefix}/events/${eventId}/registrations`, query, total);
-      if (links !== undefined) headers['Link'] = links;
+      const filters: [string, string][] = query.status === undefined ? [] : [['status', query.status]];
+      headers['Link'] = pageLinks({ path: `${context.prefix}/events/${eventId}/registrations`, filters, page: query.page, limit: query.limit, total });
       if (wantsCsv(context.request.headers.accept)) {
         headers['Content-Type'] = CSV_TYPE;
         return { status: 200, body: registrationsCsv(registrations), headers };
@@ -214,16 +210,6 @@ function parseRegistrationQuery(query: string): RegistrationQuery {
     }
   }
   return result;
-}
-
-/** `Link` with `next` and `prev` (RFC 8288) where they exist, keeping the status filter. */
-function pageLinks(path: string, query: RegistrationQuery, total: number): string | undefined {
-  const keep = `${path}?${query.status === undefined ? '' : `status=${query.status}&`}limit=${query.limit}&page=`;
-  const links: string[] = [];
-  if (query.page * query.limit < total) links.push(`<${keep}${query.page + 1}>; rel="next"`);
-  const lastPage = Math.ceil(total / query.limit);
-  if (query.page > 1 && lastPage > 0) links.push(`<${keep}${Math.min(query.page - 1, lastPage)}>; rel="prev"`);
-  return links.length === 0 ? undefined : links.join(', ');
 }
 
 /** True when the Accept header asks for CSV. */

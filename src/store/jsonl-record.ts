@@ -1,7 +1,7 @@
 // The line format of events.jsonl: one JSON object per change, with its sequence number and a CRC-32.
 import { CATEGORIES, viewJson } from '../events/event.js';
 import type { Category, EventRecord, StoredEvent } from '../events/event.js';
-import { crc32, crc32Byte, crc32Hex } from './crc32.js';
+import { crc32, crc32Byte, crc32Hex } from '../lib/crc32.js';
 import { looksLikeUtcTime, parseUtcTime, scanStoredView } from './view-scan.js';
 import { REGISTRATION_ID_PATTERN, type Registration, type RegistrationStatus } from './roster.js';
 import type { IdempotencyEntry, IdempotencyTag, RememberedAnswer } from './idempotency-table.js';

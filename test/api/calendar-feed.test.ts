@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { createKey } from '../../src/auth/key-registry.js';
 import { updateKeys } from '../../src/auth/key-file.js';
-import { createApp, type App } from '../../src/app.js';
+import { openApp, type App } from '../../src/app.js';
 import { createLogger } from '../../src/log/logger.js';
 import { call, startHarness, type Harness } from '../helpers/harness.js';
 import { parseFeed } from '../feeds/parse-feed.js';
@@ -192,7 +192,7 @@ describe('GET /events.ics: LAST-MODIFIED and DTSTAMP are the last change, regist
   it('gives the same bytes and ETag after a restart on the same data', async () => {
     const before = await feedEvent();
     await h.app.close();
-    const restarted = await createApp({ dataDir: h.dataDir, keyPollMs: 0, unsafeNoSync: true, now: () => clock + 86_400_000 });
+    const restarted = await openApp({ dataDir: h.dataDir, keyPollMs: 0, now: () => clock + 86_400_000 }, { unsafeNoSync: true });
     try {
       const after = await feedEvent(restarted);
       assert.equal(after.text, before.text);

@@ -1,7 +1,7 @@
 // Whole-request tests of create, read, update and delete (API.md §4, §5), through the pure core.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createApp } from '../../src/app.js';
+import { openApp } from '../../src/app.js';
 import { call, eventBody, startHarness, type Harness } from '../helpers/harness.js';
 import { assertError, CREATE_FIELDS, createEvent, detailFields, EVENT_ID, JSON_CONTENT_TYPE, VIEW_FIELDS } from './support.js';
 
@@ -281,7 +281,7 @@ describe('DELETE /events/{id}', () => {
     assert.equal((await h.request('DELETE', `/events/${removed.id}`, { key: h.keys.organizer })).status, 204);
     const dataDir = h.dataDir;
     await h.app.close();
-    const reopened = await createApp({ dataDir, keyPollMs: 0, unsafeNoSync: true });
+    const reopened = await openApp({ dataDir, keyPollMs: 0 }, { unsafeNoSync: true });
     try {
       assert.equal((await call(reopened, 'GET', `/events/${kept.id}`, { key: h.keys.reader })).status, 200);
       assert.equal((await call(reopened, 'GET', `/events/${removed.id}`, { key: h.keys.reader })).status, 404);

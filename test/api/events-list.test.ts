@@ -61,7 +61,7 @@ describe('GET /events', () => {
     assert.equal(response.json.total, 5);
     assert.equal(response.json.page, 1);
     for (const event of response.json.events) assert.deepEqual(Object.keys(event), VIEW_FIELDS);
-    assert.equal(response.headers['Link'], undefined, 'one page: no next, no prev');
+    assert.deepEqual(Object.keys(links(response.headers['Link'])), ['first', 'last'], 'one page: no next, no prev');
   });
 
   it('orders by start_time, then id by plain string comparison', async () => {
@@ -108,14 +108,18 @@ describe('GET /events', () => {
 
   it('gives Link next on the first page, next and prev in the middle, prev on the last', async () => {
     const first = links((await h.request('GET', '/events?limit=2', { key: h.keys.reader })).headers['Link']);
-    assert.deepEqual(Object.keys(first), ['next']);
+    assert.deepEqual(Object.keys(first), ['first', 'next', 'last']);
     assert.deepEqual(splitUrl(first['next']!), { path: '/events', query: { limit: '2', page: '2' } });
     const middle = links((await h.request('GET', '/events?limit=2&page=2', { key: h.keys.reader })).headers['Link']);
-    assert.deepEqual(Object.keys(middle).sort(), ['next', 'prev']);
+    assert.deepEqual(Object.keys(middle), ['first', 'prev', 'next', 'last']);
     assert.equal(splitUrl(middle['next']!).query['page'], '3');
     assert.equal(splitUrl(middle['prev']!).query['page'], '1');
     const last = links((await h.request('GET', '/events?limit=2&page=3', { key: h.keys.reader })).headers['Link']);
-    assert.deepEqual(Object.keys(last), ['prev']);
+    assert.deepEqual(Object.keys(last), ['first', 'prev', 'last']);
+    for (const page of [first, middle, last]) {
+      assert.deepEqual(splitUrl(page['first']!), { path: '/events', query: { limit: '2', page: '1' } });
+      assert.deepEqual(splitUrl(page['last']!), { path: '/events', query: { limit: '2', page: '3' } });
+    }
   });
 
   it('keeps the filters and the /v1 prefix in Link, and following next gives the next page', async () => {
@@ -128,6 +132,23 @@ describe('GET /events', () => {
     assert.deepEqual(followed.json.events.map((event: { id: string }) => event.id), expectedOrder(['A', 'E']).slice(1));
     const prev = links(followed.headers['Link'])['prev']!;
     assert.deepEqual(splitUrl(prev), { path: '/v1/events', query: { category: 'academic', start_date: '2026-08-01', end_date: '2026-12-31', limit: '1', page: '1' } });
+  });
+
+  it('sends an ETag, answers If-None-Match with it by a bodiless 304, and changes the tag when the page changes', async () => {
+    const first = await h.request('GET', '/events?limit=2', { key: h.keys.reader });
+    const etag = first.headers['ETag']!;
+    assert.match(etag, /^"[^"]+"$/, 'a strong ETag');
+    const again = await h.request('GET', '/events?limit=2', { key: h.keys.reader, headers: { 'If-None-Match': etag } });
+    assert.equal(again.status, 304);
+    assert.equal(again.text, null);
+    assert.equal(again.headers['ETag'], etag);
+    assert.equal((await h.request('GET', '/events?limit=2', { key: h.keys.reader, headers: { 'If-None-Match': `W/${etag}, "other"` } })).status, 304, 'weak comparison, lists of tags');
+    assert.notEqual((await h.request('GET', '/events?limit=3', { key: h.keys.reader })).headers['ETag'], etag, 'another page, another tag');
+    const created = await createEvent(h, h.keys.organizer, { start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T01:00:00Z' });
+    const changed = await h.request('GET', '/events?limit=2', { key: h.keys.reader, headers: { 'If-None-Match': etag } });
+    assert.equal(changed.status, 200, 'a new event on the page: the old tag no longer matches');
+    assert.notEqual(changed.headers['ETag'], etag);
+    await h.request('DELETE', `/events/${created.id}`, { key: h.keys.organizer });
   });
 
   it('reflects updates and deletes in order and total', async () => {

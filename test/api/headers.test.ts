@@ -183,7 +183,7 @@ describe('CORS with configured origins', () => {
       assert.equal(response.headers['Access-Control-Allow-Origin'], ORIGIN);
       assert.ok((response.headers['Vary'] ?? '').split(',').map((v) => v.trim()).includes('Origin'));
       const names = exposed(response);
-      for (const name of ['etag', 'location', 'link', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'ratelimit']) {
+      for (const name of ['etag', 'location', 'link', 'retry-after', 'www-authenticate', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'ratelimit']) {
         assert.ok(names.includes(name), `${name} exposed`);
       }
     }

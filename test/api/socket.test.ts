@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { createKey } from '../../src/auth/key-registry.js';
 import { answerClientError, toNodeListener } from '../../src/http/node-adapter.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { startServer, type RunningServer } from '../../src/start-server.js';
+import { startServer, startServerWith, type RunningServer } from '../../src/start-server.js';
 import { eventBody, startHarness, tempDir, type Harness } from '../helpers/harness.js';
 import { rawExchange } from './support.js';
 
@@ -127,7 +127,7 @@ describe('startServer({port: 0})', () => {
     const { dir, remove } = tempDir();
     removeDir = remove;
     key = (await createKey(dir, { name: 'Rita Reader', email: 'rita@campus.edu', role: 'reader' }, { randomBytes, now: Date.now })).secret;
-    running = await startServer({ dataDir: dir, port: 0, keyPollMs: 0, unsafeNoSync: true });
+    running = await startServerWith({ dataDir: dir, port: 0, keyPollMs: 0 }, { unsafeNoSync: true });
   });
   after(async () => {
     await running.close(1_000);

@@ -1,9 +1,9 @@
-// Tests for API key secrets: their shape, their checksum, their hash, and the base62 encoding under them.
+// Tests for API key secrets: their shape, their checksum and their hash.
 
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { test } from "node:test";
-import { base62, hashSecret, looksLikeKey, newKeyId, newSecret, sameHash } from "../../src/auth/api-key.js";
+import { hashSecret, looksLikeKey, newKeyId, newSecret, sameHash } from "../../src/auth/api-key.js";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -81,27 +81,6 @@ test("sameHash() compares hashes, false on a different or shorter hash", () => {
   assert.equal(sameHash(hash, hashSecret("a")), true);
   assert.equal(sameHash(hash, hashSecret("b")), false);
   assert.equal(sameHash(hash, hash.slice(0, 62)), false);
-});
-
-test("base62() writes fixed-length, left-padded, big-endian base62", () => {
-  assert.equal(base62(new Uint8Array([]), 4), "0000");
-  assert.equal(base62(new Uint8Array([0]), 3), "000");
-  assert.equal(base62(new Uint8Array([61]), 3), "00z");
-  assert.equal(base62(new Uint8Array([62]), 3), "010");
-  assert.equal(base62(new Uint8Array([1, 0]), 3), "048"); // 256 = 4·62 + 8
-  assert.equal(base62(new Uint8Array([255, 255, 255, 255]), 6), "4gfFC3"); // 2^32 − 1
-});
-
-test("base62() always gives the length asked for", () => {
-  for (let i = 0; i < 100; i++) {
-    const bytes = randomBytes(24);
-    const text = base62(bytes, 33);
-    assert.equal(text.length, 33);
-    assert.match(text, /^[0-9A-Za-z]+$/);
-    let value = 0n;
-    for (const char of text) value = value * 62n + BigInt(ALPHABET.indexOf(char));
-    assert.equal(value, BigInt(`0x${Buffer.from(bytes).toString("hex")}`), "round-trips");
-  }
 });
 
 test("newKeyId() is key_ + 12 base62 characters", () => {

@@ -19,18 +19,15 @@ if (dataDir === undefined || dist === undefined) {
 }
 const distModule = (file: string): string => pathToFileURL(path.join(dist, file)).href;
 
-const { startServer } = (await import(distModule('start-server.js'))) as StartServerModule;
+const { startServerWith } = (await import(distModule('start-server.js'))) as StartServerModule;
 const { createLogger } = (await import(distModule('log/logger.js'))) as LoggerModule;
 // The same logger as dist/server.js: info level, JSON lines on stderr.
 const logger = createLogger({ level: 'info', write: (text) => process.stderr.write(text) });
-const running = await startServer({
-  port: 0,
-  dataDir,
-  rateLimit: Number(valueOf('--rate-limit') ?? 1_000_000_000),
-  logger,
-  unsafeNoSync: args.includes('--no-sync'),
-  unsafeNoAuth: args.includes('--no-auth'),
-});
+// The switches are internal (InternalOptions): not part of the package's API, so the launcher calls startServerWith.
+const running = await startServerWith(
+  { port: 0, dataDir, rateLimit: Number(valueOf('--rate-limit') ?? 1_000_000_000), logger },
+  { unsafeNoSync: args.includes('--no-sync'), unsafeNoAuth: args.includes('--no-auth') },
+);
 process.on('SIGTERM', () => {
   void running.close().finally(() => {
     logger.flush();

@@ -14,7 +14,7 @@ before(async () => {
   writeFileSync(path.join(files.dir, 'index.html'), '<!doctype html><title>Campus events</title>');
   writeFileSync(path.join(files.dir, 'console.css'), 'body { margin: 0 }');
   writeFileSync(path.join(files.dir, 'main.js'), 'export {};');
-  harness = await startHarness({ consoleDir: files.dir });
+  harness = await startHarness({}, { consoleDir: files.dir });
 });
 
 after(async () => {
@@ -97,7 +97,7 @@ test('the console headers are the ones API.md §10 lists', () => {
 });
 
 test('with console: false, /, /console/ and its files are 404', async () => {
-  const off = await startHarness({ console: false, consoleDir: files.dir });
+  const off = await startHarness({ console: false }, { consoleDir: files.dir });
   try {
     for (const target of ['/', '/console/', '/console/main.js']) {
       const response = await off.request('GET', target);
@@ -110,7 +110,7 @@ test('with console: false, /, /console/ and its files are 404', async () => {
 });
 
 test('mounted under a base path, / redirects to the console under it, and the page is served there', async () => {
-  const mounted = await startHarness({ consoleDir: files.dir, basePath: '/api/campus' });
+  const mounted = await startHarness({ basePath: '/api/campus' }, { consoleDir: files.dir });
   try {
     const redirect = await mounted.request('GET', '/api/campus/');
     assert.equal(redirect.status, 302);
@@ -124,7 +124,7 @@ test('mounted under a base path, / redirects to the console under it, and the pa
 
 test('a build without the console files says so in its 404', async () => {
   const { dir, remove } = tempDir();
-  const bare = await startHarness({ consoleDir: path.join(dir, 'missing') });
+  const bare = await startHarness({}, { consoleDir: path.join(dir, 'missing') });
   try {
     const response = await bare.request('GET', '/console/');
     assert.equal(response.status, 404);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { createApp } from '../../src/app.js';
+import { createApp, openApp } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import { call, eventBody, tempDir } from '../helpers/harness.js';
 import { TestFileSystem } from '../store/helpers.js';
@@ -12,7 +12,7 @@ test('the 4th fdatasync fails (EIO): its requests get 503, later writes 503, /he
   try {
     const { secret: key } = await createKey(dir, { name: 'Ida Io', email: 'ida@campus.edu', role: 'organizer' }, { randomBytes, now: Date.now });
     const files = new TestFileSystem({ failSyncAt: 4, code: 'EIO' });
-    const app = await createApp({ dataDir: dir, keyPollMs: 0, fileSystem: files });
+    const app = await openApp({ dataDir: dir, keyPollMs: 0 }, { fileSystem: files });
     const acknowledged = new Map<string, string>();
     for (const title of ['First', 'Second', 'Third']) {
       const created = await call(app, 'POST', '/events', { key, body: eventBody({ title }) });

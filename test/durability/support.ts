@@ -1,7 +1,7 @@
 // Shared by the durability tests: a server spawned under any wrapper (sh, strace), keys made with the CLI, and HTTP helpers.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLI, runCli, SERVER, spawnServer } from '../helpers/spawn.js';
 
@@ -27,6 +27,8 @@ export function startServer(args: string[], command: string[] = [process.execPat
 
 /** Creates an organizer key in `dataDir` with the CLI (before any server starts there) and returns its secret. */
 export function createKey(dataDir: string): string {
+  // The CLI refuses a folder that does not exist (a mistyped --data-dir); a new data folder is made first.
+  mkdirSync(dataDir, { recursive: true });
   const result = runCli(['keys', 'create', '--name', 'Dora Durable', '--email', 'dora@campus.edu', '--data-dir', dataDir]);
   assert.equal(result.status, 0, result.stderr);
   return result.stdout.trim();

@@ -34,6 +34,7 @@ test('verify reports lines, superseded lines, live events and the last seq of a 
   const json = runCli(['verify', '--json', '--data-dir', dir]);
   assert.equal(json.status, 0);
   assert.deepEqual(JSON.parse(json.stdout), {
+    ok: true,
     file: path.join(dir, 'events.jsonl'),
     exists: true,
     lines: 4,
@@ -55,7 +56,9 @@ test('verify reports a torn tail with its line number as a warning and exits 0, 
   assert.match(result.stdout, /healthy up to a torn tail/);
   assert.match(result.stderr, /^warning: torn tail at line 5 \(byte offset \d+, 25 bytes to the end\): the last line is incomplete/);
   assert.deepEqual(readFileSync(path.join(dir, 'events.jsonl')), before);
-  assert.equal(JSON.parse(runCli(['verify', '--json', '--data-dir', dir]).stdout).torn.line, 5);
+  const report = JSON.parse(runCli(['verify', '--json', '--data-dir', dir]).stdout) as { ok: boolean; torn: { line: number } };
+  assert.equal(report.torn.line, 5);
+  assert.equal(report.ok, true, 'a torn tail is healthy, as the text form says');
 });
 
 test('verify names the damaged line and exits 1 when a bad line is followed by good ones', () => {
@@ -65,6 +68,11 @@ test('verify names the damaged line and exits 1 when a bad line is followed by g
   const result = runCli(['verify', '--data-dir', dir]);
   assert.equal(result.status, 1);
   assert.match(result.stderr, /line 3 \(byte offset \d+\) is damaged: the checksum does not match/);
+  const json = runCli(['verify', '--json', '--data-dir', dir]);
+  assert.equal(json.status, 1);
+  const report = JSON.parse(json.stdout) as { ok: boolean; error: string };
+  assert.equal(report.ok, false);
+  assert.match(report.error, /line 3 \(byte offset \d+\) is damaged/);
 });
 
 test('verify of a folder without a log says so and exits 0; of a missing folder exits 1; a stray flag exits 2', () => {
@@ -102,4 +110,13 @@ test('cli --help lists verify and backup', () => {
   assert.equal(result.status, 0);
   assert.match(result.stdout, /\n {2}verify \[--json\]/);
   assert.match(result.stdout, /\n {2}backup --out FILE/);
+});
+
+test('backup into a folder that does not exist says so in words (exit 1), not with a raw ENOENT', () => {
+  const dir = folder('to-back-up-nowhere');
+  const out = path.join(root, 'missing', 'dir', 'x.jsonl');
+  const result = runCli(['backup', '--out', out, '--data-dir', dir]);
+  assert.equal(result.status, 1);
+  assert.equal(result.stderr, `campus-events-cli: the folder of --out, ${path.dirname(out)}, does not exist; create it first (mkdir -p ${path.dirname(out)}) or choose another --out\n`);
+  assert.doesNotMatch(result.stderr, /ENOENT|\.tmp/);
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import test from 'node:test';
-import { createApp, type App } from '../../src/app.js';
+import { openApp, type App } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import type { FileStore } from '../../src/store/file-store.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -99,7 +99,7 @@ async function runModel(seed: number): Promise<number> {
   const { dir, remove } = tempDir();
   try {
     const key = (await createKey(dir, { name: 'Ada', email: 'ada@campus.edu', role: 'admin' }, { randomBytes, now: Date.now })).secret;
-    const open = (): Promise<App> => createApp({ dataDir: dir, keyPollMs: 0, unsafeNoSync: true, bootstrapAdminKey: false, streamTimers: new FakeTimers() });
+    const open = (): Promise<App> => openApp({ dataDir: dir, keyPollMs: 0, bootstrapAdminKey: false }, { unsafeNoSync: true, streamTimers: new FakeTimers() });
     let app = await open();
     /** The model: each live event's title, capacity and active registrations. */
     const model = new Map<string, { title: string; capacity: number; registrations: string[] }>();

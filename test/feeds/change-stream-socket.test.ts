@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import test from 'node:test';
 import { createKey } from '../../src/auth/key-registry.js';
-import { startServer } from '../../src/start-server.js';
+import { startServerWith } from '../../src/start-server.js';
 import { eventBody, tempDir } from '../helpers/harness.js';
 
 test('a change stream over HTTP delivers live changes, and ends cleanly (not cut) when the server shuts down', async (t) => {
   const { dir, remove } = tempDir();
   t.after(remove);
   const key = (await createKey(dir, { name: 'Ada', email: 'ada@campus.edu', role: 'admin' }, { randomBytes, now: Date.now })).secret;
-  const running = await startServer({ dataDir: dir, port: 0, keyPollMs: 0, unsafeNoSync: true, bootstrapAdminKey: false });
+  const running = await startServerWith({ dataDir: dir, port: 0, keyPollMs: 0, bootstrapAdminKey: false }, { unsafeNoSync: true });
   const headers = { authorization: `Bearer ${key}` };
   const response = await fetch(`${running.url}/changes?since=0`, { headers: { ...headers, accept: 'text/event-stream' } });
   assert.equal(response.status, 200);

@@ -12,7 +12,7 @@ import { FakeTimers, openStream, RecordingSink } from './stream-support.js';
 
 test('a change stream sends the backlog after since, then each new change, as id/event/data frames', async (t) => {
   const timers = new FakeTimers();
-  const h = await startHarness({ streamTimers: timers });
+  const h = await startHarness({}, { streamTimers: timers });
   t.after(() => h.close());
   const a = await createEvent(h, h.keys.organizer, { title: 'A' });
   const b = await createEvent(h, h.keys.organizer, { title: 'B' });
@@ -27,7 +27,7 @@ test('a change stream sends the backlog after since, then each new change, as id
 });
 
 test('a change stream starts after Last-Event-ID, which wins over since', async (t) => {
-  const h = await startHarness({ streamTimers: new FakeTimers() });
+  const h = await startHarness({}, { streamTimers: new FakeTimers() });
   t.after(() => h.close());
   for (let n = 0; n < 4; n++) await createEvent(h, h.keys.organizer, { title: `E${n}` });
   const { sink, cancel } = await openStream(h.app, h.keys.reader, '/changes?since=0', { 'last-event-id': '2' });
@@ -37,7 +37,7 @@ test('a change stream starts after Last-Event-ID, which wins over since', async 
 
 test('a change stream sends a comment every 15 s, and counts once against the rate limit', async (t) => {
   const timers = new FakeTimers();
-  const h = await startHarness({ streamTimers: timers, rateLimit: 2 });
+  const h = await startHarness({ rateLimit: 2 }, { streamTimers: timers });
   t.after(() => h.close());
   const { sink, cancel } = await openStream(h.app, h.keys.reader, '/changes?since=0');
   timers.fire(15_000);
@@ -51,7 +51,7 @@ test('a change stream sends a comment every 15 s, and counts once against the ra
 
 test('a change stream never sends a change before it is durable: a held fsync holds it, a failed one sends nothing', async (t) => {
   const fileSystem = new TestFileSystem({ noSync: true });
-  const h = await startHarness({ streamTimers: new FakeTimers(), fileSystem, unsafeNoSync: false });
+  const h = await startHarness({}, { streamTimers: new FakeTimers(), fileSystem, unsafeNoSync: false });
   t.after(() => h.close());
   const { sink, cancel } = await openStream(h.app, h.keys.reader, '/changes?since=0');
   fileSystem.holdSyncs();
@@ -67,7 +67,7 @@ test('a change stream never sends a change before it is durable: a held fsync ho
 });
 
 test('a change stream after its socket filled up waits for drain, then goes on where it stopped', async (t) => {
-  const h = await startHarness({ streamTimers: new FakeTimers() });
+  const h = await startHarness({}, { streamTimers: new FakeTimers() });
   t.after(() => h.close());
   for (let n = 0; n < 3; n++) await createEvent(h, h.keys.organizer, { title: `E${n}` });
   const response = await h.app.handle({ method: 'GET', target: '/changes?since=0', headers: { host: 'x', accept: 'text/event-stream', authorization: `Bearer ${h.keys.reader}` }, body: null, bodyTooLarge: false, remoteAddress: '1' });
@@ -96,7 +96,7 @@ test('ChangeStreams allows 8 open streams per key and 1000 in all (configurable)
 });
 
 test('the ninth stream of one key is a 429 over HTTP', async (t) => {
-  const h = await startHarness({ streamTimers: new FakeTimers() });
+  const h = await startHarness({}, { streamTimers: new FakeTimers() });
   t.after(() => h.close());
   const open = [];
   for (let n = 0; n < 8; n++) open.push(await openStream(h.app, h.keys.reader, '/changes?since=0'));
@@ -109,7 +109,7 @@ test('the ninth stream of one key is a 429 over HTTP', async (t) => {
 
 test("a revoked key's streams end at the next check once the key file says so", async (t) => {
   const timers = new FakeTimers();
-  const h = await startHarness({ streamTimers: timers, keyPollMs: 20 });
+  const h = await startHarness({ keyPollMs: 20 }, { streamTimers: timers });
   t.after(() => h.close());
   const { sink } = await openStream(h.app, h.keys.reader, '/changes?since=0');
   const other = await openStream(h.app, h.keys.admin, '/changes?since=0');
@@ -126,7 +126,7 @@ test("a revoked key's streams end at the next check once the key file says so", 
 });
 
 test('every stream ends cleanly when the app drains for shutdown, and new ones get 503', async (t) => {
-  const h = await startHarness({ streamTimers: new FakeTimers() });
+  const h = await startHarness({}, { streamTimers: new FakeTimers() });
   t.after(() => h.close());
   const first = await openStream(h.app, h.keys.reader, '/changes?since=0');
   const second = await openStream(h.app, h.keys.admin, '/changes?since=0');

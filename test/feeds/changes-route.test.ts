@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import test from 'node:test';
-import { createApp, type App } from '../../src/app.js';
+import { openApp as openAppWith, type App } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import type { FileStore } from '../../src/store/file-store.js';
 import { verifyLog } from '../../src/store/log-replay.js';
@@ -73,7 +73,7 @@ test('GET /changes: a registration that changes registered_count is a change of 
 
 /** An app over a folder that outlives it, for restarts. */
 async function openApp(dir: string): Promise<App> {
-  return createApp({ dataDir: dir, keyPollMs: 0, unsafeNoSync: true, bootstrapAdminKey: false });
+  return openAppWith({ dataDir: dir, keyPollMs: 0, bootstrapAdminKey: false }, { unsafeNoSync: true });
 }
 
 test('GET /changes answers 410 before a deletion compaction dropped, and after the last write; both survive a restart', async (t) => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import test from 'node:test';
-import { createApp, type App } from '../../src/app.js';
+import { openApp as openAppWith, type App } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import type { FileStore } from '../../src/store/file-store.js';
 import { TestFileSystem } from '../store/helpers.js';
@@ -102,7 +102,7 @@ test('Idempotency-Key: only a 201 is remembered, so a fixed request may retry wi
 
 test('Idempotency-Key: a retry while the first is being written gets 409, then the first answer', async (t) => {
   const fileSystem = new TestFileSystem({ noSync: true });
-  const h = await startHarness({ fileSystem, unsafeNoSync: false });
+  const h = await startHarness({}, { fileSystem, unsafeNoSync: false });
   t.after(() => h.close());
   const headers = { 'Idempotency-Key': 'slow' };
   fileSystem.holdSyncs();
@@ -123,14 +123,14 @@ test('Idempotency-Key: a retry while the first is being written gets 409, then t
 
 test('Idempotency-Key: a failed write is not remembered (the retry writes)', async (t) => {
   const fileSystem = new TestFileSystem({ noSync: true, failSyncAt: 1 });
-  const h = await startHarness({ fileSystem, unsafeNoSync: false });
+  const h = await startHarness({}, { fileSystem, unsafeNoSync: false });
   t.after(() => h.close());
   assertError(await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody(), headers: { 'Idempotency-Key': 'f' } }), 503, 'unavailable');
   assert.equal(h.app.store.rememberedAnswer('any', 'f', Date.now()), undefined);
 });
 
 async function openApp(dir: string, now: () => number): Promise<App> {
-  return createApp({ dataDir: dir, keyPollMs: 0, unsafeNoSync: true, bootstrapAdminKey: false, now });
+  return openAppWith({ dataDir: dir, keyPollMs: 0, bootstrapAdminKey: false, now }, { unsafeNoSync: true });
 }
 
 test('Idempotency-Key answers are forgotten after 24 h, and survive a restart and a compaction until then', async (t) => {

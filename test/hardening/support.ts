@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { createKey } from '../../src/auth/key-registry.js';
 import { ERROR_CATALOG } from '../../src/http/errors.js';
-import { startServer, type RunningServer, type StartOptions } from '../../src/start-server.js';
+import { startServerWith, type RunningServer, type StartOptions } from '../../src/start-server.js';
 import { tempDir } from '../helpers/harness.js';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -36,7 +36,7 @@ export async function startLive(options: StartOptions = {}, random: (size: numbe
   for (const [label, person] of Object.entries(PEOPLE)) {
     keys[label as Person] = (await createKey(dir, person, { randomBytes: random, now: Date.now })).secret;
   }
-  const running = await startServer({ dataDir: dir, port: 0, keyPollMs: 0, unsafeNoSync: true, bootstrapAdminKey: false, randomBytes: random, ...options });
+  const running = await startServerWith({ dataDir: dir, port: 0, keyPollMs: 0, bootstrapAdminKey: false, randomBytes: random, ...options }, { unsafeNoSync: true });
   const sockets: Socket[] = [];
   running.server.on('connection', (socket: Socket) => sockets.push(socket));
   return {

@@ -3,9 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp, type App, type AppOptions } from '../../src/app.js';
+import { openApp, type App, type AppOptions, type InternalOptions } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import type { Role } from '../../src/auth/principal.js';
+import { OpenApiChecker } from './openapi-check.js';
 
 export interface TestResponse {
   status: number;
@@ -46,14 +47,14 @@ const PEOPLE: Record<'admin' | 'organizer' | 'other' | 'reader' | 'feed', { name
 };
 
 /** Starts an app on a new temporary folder holding one key per role. */
-export async function startHarness(options: AppOptions = {}): Promise<Harness> {
+export async function startHarness(options: AppOptions = {}, internal: InternalOptions = {}): Promise<Harness> {
   const { dir, remove } = tempDir();
   const deps = { randomBytes, now: Date.now };
   const keys = {} as Harness['keys'];
   for (const [label, person] of Object.entries(PEOPLE)) {
     keys[label as keyof Harness['keys']] = (await createKey(dir, person, deps)).secret;
   }
-  const app = await createApp({ dataDir: dir, keyPollMs: 0, unsafeNoSync: true, ...options });
+  const app = await openApp({ dataDir: dir, keyPollMs: 0, ...options }, { unsafeNoSync: true, ...internal });
   return {
     app,
     dataDir: dir,
@@ -85,8 +86,34 @@ export async function call(app: App, method: string, target: string, options: Re
     remoteAddress: options.remoteAddress ?? '127.0.0.1',
   });
   const text = method === 'HEAD' ? null : response.body;
+  await checkAgainstDocument(app, { method, target, requestBody: typeof options.body === 'object' ? options.body : undefined, status: response.status, headers: response.headers, body: response.body });
   const isJson = response.headers['Content-Type']?.startsWith('application/json') ?? true;
   return { status: response.status, headers: response.headers, text, json: text === null || !isJson ? undefined : JSON.parse(text) };
+}
+
+/** One checker per served document (apps with the same settings serve the same one). */
+const checkers = new Map<string, OpenApiChecker>();
+const documents = new WeakMap<App, string>();
+
+/**
+ * Every exchange of the in-process tests is checked against the app's own /openapi.json (test/helpers/openapi-check.ts):
+ * an answer the document does not describe fails the test that got it.
+ */
+async function checkAgainstDocument(app: App, exchange: Parameters<OpenApiChecker['problems']>[0]): Promise<void> {
+  let text = documents.get(app);
+  if (text === undefined) {
+    const served = await app.handle({ method: 'GET', target: '/openapi.json', headers: { host: 'localhost' }, body: null, bodyTooLarge: false, remoteAddress: '127.0.0.1' });
+    if (served.status !== 200 || served.body === null) return; // a mounted app answers elsewhere; its tests check it themselves
+    text = served.body;
+    documents.set(app, text);
+  }
+  let checker = checkers.get(text);
+  if (checker === undefined) {
+    checker = new OpenApiChecker(JSON.parse(text));
+    checkers.set(text, checker);
+  }
+  const problems = checker.problems(exchange);
+  if (problems.length > 0) throw new Error(`The OpenAPI document does not describe this exchange:\n  ${problems.join('\n  ')}`);
 }
 
 function lowerCase(headers: Record<string, string>): Record<string, string> {

@@ -10,7 +10,7 @@ import { eventRoutes } from "../../src/events/handlers.js";
 import { EVENT_FIELDS } from "../../src/events/schema.js";
 import { validateCreate, validateUpdate } from "../../src/events/validate.js";
 import { ERROR_CATALOG } from "../../src/http/errors.js";
-import { parseListQuery } from "../../src/http/list-query.js";
+import { parseListQuery } from "../../src/events/list-query.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import { OPERATIONS } from "../../src/openapi/operations.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
@@ -49,10 +49,15 @@ after(async () => {
   removeDir();
 });
 
-/** Every documented operation as `METHOD /path` with its Operation Object. */
-function operations(): [string, Json][] {
+/** Every documented operation as `METHOD /path` with its Operation Object, HEAD, OPTIONS and refused methods included. */
+function allOperations(): [string, Json][] {
   return Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
     Object.keys(item).filter((key) => HTTP_METHODS.includes(key)).map((method): [string, Json] => [`${method.toUpperCase()} ${path}`, item[method]]));
+}
+
+/** The operations the route table serves: without HEAD, OPTIONS and the documented 405s. */
+function operations(): [string, Json][] {
+  return allOperations().filter(([key, operation]) => !/^(HEAD|OPTIONS) /.test(key) && !operation.operationId.endsWith("NotAllowed"));
 }
 
 /** Follows a local `$ref` (JSON Pointer); undefined when it does not resolve. */
@@ -91,7 +96,7 @@ test("openApiDocument documents every method the real router allows on each path
     const response = await call(app, "OPTIONS", concrete(path));
     assert.equal(response.status, 204, path);
     const served = response.headers["Allow"]!.split(", ").filter((method) => method !== "HEAD" && method !== "OPTIONS").sort();
-    const documented = Object.keys(doc.paths[path]).filter((key) => HTTP_METHODS.includes(key)).map((m) => m.toUpperCase()).sort();
+    const documented = operations().filter(([key]) => key.endsWith(` ${path}`)).map(([key]) => key.split(" ")[0]!).sort();
     assert.deepEqual(documented, served, path);
   }
 });
@@ -140,18 +145,49 @@ test("openApiDocument's update examples pass validateUpdate on an event made fro
   }
 });
 
-test("EventCreate and EventUpdate list EVENT_FIELDS' keys; EventCreate requires exactly the required fields", () => {
+test("EventCreate lists what a create accepts (no id, no created_at, registered_count only 0); EventUpdate every field; EventCreate requires exactly the required fields", () => {
   const { EventCreate, EventUpdate } = doc.components.schemas;
   const required = Object.entries(EVENT_FIELDS).filter(([, rule]) => rule.required).map(([field]) => field);
-  assert.deepEqual(Object.keys(EventCreate.properties), Object.keys(EVENT_FIELDS));
+  assert.deepEqual(Object.keys(EventCreate.properties), Object.keys(EVENT_FIELDS).filter((field) => field !== "id" && field !== "created_at"));
   assert.deepEqual(EventCreate.required, required);
   assert.equal(EventCreate.additionalProperties, false);
+  assert.equal(EventCreate.properties.registered_count.const, 0);
   assert.deepEqual(Object.keys(EventUpdate.properties), Object.keys(EVENT_FIELDS));
   assert.equal(EventUpdate.required, undefined);
   assert.equal(EventUpdate.additionalProperties, false);
-  for (const [field, rule] of Object.entries(EVENT_FIELDS)) {
-    assert.equal(EventCreate.properties[field].readOnly === true, rule.access === "read-only", field);
-    assert.equal(EventCreate.properties[field].type, rule.schema["type"], field);
+  for (const schema of [EventCreate, EventUpdate]) {
+    for (const [field, property] of Object.entries(schema.properties as Record<string, Json>)) {
+      assert.equal(property.type, EVENT_FIELDS[field]!.schema["type"], field);
+      // Validators refuse readOnly properties in requests, and code generators make a property with a default required.
+      assert.equal(property.readOnly, undefined, `${field} is not readOnly in a request`);
+      assert.equal(property.default, undefined, `${field} has no default in a request`);
+    }
+  }
+  for (const field of ["id", "registered_count"]) assert.equal(doc.components.schemas.Event.properties[field].readOnly, true, `${field} is readOnly in a response`);
+});
+
+test("each path documents HEAD with GET, OPTIONS (204, Allow, no key), and a 405 with Allow for every other common method", () => {
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+    if (!item.get.operationId.endsWith("NotAllowed")) {
+      assert.ok(item.head, `HEAD ${path}`);
+      assert.deepEqual(Object.keys(item.head.responses), Object.keys(item.get.responses), `HEAD ${path} answers as GET`);
+      for (const response of Object.values(item.head.responses as Record<string, Json>)) if (response.$ref === undefined) assert.equal(response.content, undefined, `HEAD ${path} has no body`);
+    }
+    assert.deepEqual(item.options.security, []);
+    assert.ok(item.options.responses["204"].headers.Allow, `OPTIONS ${path} sends Allow`);
+    for (const method of ["get", "put", "post", "delete", "patch"]) {
+      const operation = item[method];
+      assert.ok(operation, `${method} ${path} is documented, served or refused`);
+      if (!operation.operationId.endsWith("NotAllowed")) continue;
+      assert.deepEqual(operation.security, [], "a 405 comes before the key");
+      assert.equal(operation.responses.default.$ref, "#/components/responses/MethodNotAllowed");
+    }
+  }
+});
+
+test("GET and DELETE document 413 and 415: a body on a route that reads none is still checked", () => {
+  for (const [key, operation] of operations()) {
+    for (const status of ["413", "415"]) assert.ok(operation.responses[status], `${key} ${status}`);
   }
 });
 
@@ -227,7 +263,7 @@ test("each operation documents the errors it can give, with their headers", () =
 });
 
 test("the list query parameters agree with parseListQuery: category enum, defaults and bounds", () => {
-  const parameters = doc.paths["/events"].get.parameters.map(deref);
+  const parameters = doc.paths["/events"].get.parameters.map(deref).filter((p: Json) => p.in === "query");
   const byName = Object.fromEntries(parameters.map((p: Json) => [p.name, p]));
   assert.deepEqual(Object.keys(byName).sort(), ["category", "end_date", "limit", "page", "start_date"]);
   assert.deepEqual(byName.category.schema.enum, [...CATEGORIES]);
@@ -270,4 +306,15 @@ test("openApiDocument describes GET /events.ics: text/calendar, 304, the key par
   assert.deepEqual(parameters.map((p: Json) => `${p.in} ${p.name}`).sort(), ["header If-None-Match", "query category", "query end_date", "query key", "query start_date"]);
   assert.deepEqual(doc.components.securitySchemes.feedKey, { ...doc.components.securitySchemes.feedKey, type: "apiKey", in: "query", name: "key" });
   for (const status of ["400", "401", "429"]) assert.ok(operation.responses[status], status);
+});
+
+test("openApiDocument of an app mounted under a basePath lists servers under that path", async () => {
+  const mounted = await createApp({ store: "memory", bootstrapAdminKey: false, keyPollMs: 0, basePath: "/api/campus/" });
+  try {
+    const response = await call(mounted, "GET", "/api/campus/openapi.json");
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.json.servers.map((server: Json) => server.url), ["/api/campus", "/api/campus/v1"]);
+  } finally {
+    await mounted.close();
+  }
 });

@@ -266,13 +266,15 @@ describe('GET /events/{id}/registrations', () => {
     assert.equal(page1.json.total, 5);
     assert.equal(page1.json.page, 1);
     assert.deepEqual(page1.json.registrations.map((r: { email: string }) => r.email), ['p0@x.edu', 'p1@x.edu']);
-    assert.equal(page1.headers['Link'], `</events/${id}/registrations?limit=2&page=2>; rel="next"`);
+    const links = (n: number, rels: string) => rels.split(' ').map((rel) => `</events/${id}/registrations?limit=2&page=${rel === 'first' ? 1 : rel === 'last' ? 3 : n}>; rel="${rel}"`).join(', ');
+    assert.equal(page1.headers['Link'], links(2, 'first next last'));
     const page3 = await h.request('GET', `/events/${id}/registrations?limit=2&page=3`, { key: h.keys.organizer });
     assert.deepEqual(page3.json.registrations.map((r: { email: string }) => r.email), ['p4@x.edu']);
-    assert.equal(page3.headers['Link'], `</events/${id}/registrations?limit=2&page=2>; rel="prev"`);
+    assert.equal(page3.headers['Link'], links(2, 'first prev last'));
     const waitlisted = await h.request('GET', `/events/${id}/registrations?status=waitlisted`, { key: h.keys.organizer });
     assert.deepEqual(waitlisted.json.registrations.map((r: { email: string }) => r.email), ['p3@x.edu', 'p4@x.edu']);
     assert.equal(waitlisted.json.total, 2);
+    assert.equal(waitlisted.headers['Link'], `</events/${id}/registrations?status=waitlisted&limit=50&page=1>; rel="first", </events/${id}/registrations?status=waitlisted&limit=50&page=1>; rel="last"`);
     const past = await h.request('GET', `/events/${id}/registrations?page=9`, { key: h.keys.organizer });
     assert.deepEqual(past.json.registrations, []);
   });

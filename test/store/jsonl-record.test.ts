@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toStored, viewJson } from '../../src/events/event.js';
-import { crc32, crc32Hex } from '../../src/store/crc32.js';
+import { crc32, crc32Hex } from '../../src/lib/crc32.js';
 import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodeIdempotency, encodeMark, encodePut, encodeRegister, encodeRegistrationState, encodeStored, unloggableReason } from '../../src/store/jsonl-record.js';
 import type { LogRecord, MetaRecord } from '../../src/store/jsonl-record.js';
 import { eventId, sampleRecord } from './helpers.js';

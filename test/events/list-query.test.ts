@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ApiError } from "../../src/http/errors.js";
-import { parseListQuery, parsePaging } from "../../src/http/list-query.js";
+import { parseListQuery, parsePaging } from "../../src/events/list-query.js";
 
 /** Asserts `query` is a 400 `bad_request` whose message contains every part. */
 function assertBadQuery(query: string, ...parts: string[]): void {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { crc32, crc32Byte, crc32Fallback, crc32Hex } from '../../src/store/crc32.js';
+import { crc32, crc32Byte, crc32Fallback, crc32Hex } from '../../src/lib/crc32.js';
 
 test('crc32() gives the standard check value of "123456789"', () => {
   assert.equal(crc32('123456789'), 0xcbf43926);

@@ -1,9 +1,9 @@
 // Parses the query of GET /events strictly: known parameters only, each valid, else a 400 naming it.
-import type { Category } from '../events/event.js';
-import { CATEGORIES } from '../events/event.js';
-import { parseDate } from '../events/time.js';
+import type { Category } from './event.js';
+import { CATEGORIES } from './event.js';
+import { parseDate } from './time.js';
 import type { ListQuery } from '../store/event-store.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../http/errors.js';
 
 const DAY_MS = 86_400_000;
 

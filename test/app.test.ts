@@ -1,0 +1,88 @@
+// createApp as an embedder uses it: a memory app touches no disk, keys can be made from code, and the switches of
+// this package's own tests and benchmarks are neither offered by AppOptions nor honoured by createApp.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createApp, openApp, type AppOptions } from '../src/app.js';
+import { call, eventBody, tempDir } from './helpers/harness.js';
+import { ROOT } from './helpers/spawn.js';
+
+test("createApp({store: 'memory'}) creates no folder and no keys.json, and its first admin key works", async () => {
+  const { dir, remove } = tempDir();
+  const dataDir = path.join(dir, 'data');
+  try {
+    const app = await createApp({ store: 'memory', dataDir, keyPollMs: 0 });
+    try {
+      assert.ok(app.initialAdminKey !== undefined, 'a memory app starts with an admin key, as a new folder does');
+      const created = await call(app, 'POST', '/events', { key: app.initialAdminKey, body: eventBody() });
+      assert.equal(created.status, 201);
+      assert.equal((await call(app, 'GET', `/events/${created.json.id}`, { key: app.initialAdminKey })).status, 200);
+    } finally {
+      await app.close();
+    }
+    assert.equal(existsSync(dataDir), false, 'the data folder was not created');
+    assert.deepEqual(readdirSync(dir), []);
+  } finally {
+    remove();
+  }
+});
+
+test('app.createKey() makes a key that works at once, on a memory app and on a folder', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    for (const options of [{ store: 'memory' as const }, { dataDir: dir }]) {
+      const app = await createApp({ ...options, keyPollMs: 0, bootstrapAdminKey: false });
+      try {
+        const reader = await app.createKey({ name: 'Rita Reader', email: 'rita@campus.edu', role: 'reader' });
+        assert.match(reader.key, /^cek_[A-Za-z0-9]{39}$/);
+        assert.equal(reader.role, 'reader');
+        assert.equal((await call(app, 'GET', '/events', { key: reader.key })).status, 200);
+        assert.equal((await call(app, 'POST', '/events', { key: reader.key, body: eventBody() })).status, 403);
+        const organizer = await app.createKey({ name: 'Olivia Organizer', email: 'olivia@campus.edu' });
+        assert.equal(organizer.role, 'organizer', 'organizer is the default role');
+        assert.equal((await call(app, 'POST', '/events', { key: organizer.key, body: eventBody() })).status, 201);
+      } finally {
+        await app.close();
+      }
+    }
+    assert.ok(existsSync(path.join(dir, 'keys.json')), 'on a folder the keys are in keys.json, where the CLI sees them');
+  } finally {
+    remove();
+  }
+});
+
+test('app.createKey() refuses a bad e-mail or role with a TypeError naming it', async () => {
+  const app = await createApp({ store: 'memory', keyPollMs: 0 });
+  try {
+    await assert.rejects(app.createKey({ name: 'X', email: 'not-an-address' }), (error: Error) => error instanceof TypeError && /email/.test(error.message));
+    await assert.rejects(app.createKey({ name: 'X', email: 'x@campus.edu', role: 'root' as 'admin' }), (error: Error) => error instanceof TypeError && /role/.test(error.message));
+  } finally {
+    await app.close();
+  }
+});
+
+test('createApp() ignores the internal unsafeNoAuth and unsafeNoSync switches a JavaScript caller might pass', async () => {
+  const options = { store: 'memory', keyPollMs: 0, unsafeNoAuth: true, unsafeNoSync: true } as AppOptions;
+  const app = await createApp(options);
+  try {
+    assert.equal((await call(app, 'GET', '/events')).status, 401, 'a key is still needed');
+  } finally {
+    await app.close();
+  }
+  const bench = await openApp({ store: 'memory', keyPollMs: 0, bootstrapAdminKey: false }, { unsafeNoAuth: true });
+  try {
+    assert.equal((await call(bench, 'POST', '/events', { body: eventBody() })).status, 201, 'the benchmark switch still works through openApp');
+  } finally {
+    await bench.close();
+  }
+});
+
+test('the published AppOptions and StartOptions offer no unsafe switch', () => {
+  const declarations = ['app.d.ts', 'start-server.d.ts', 'index.d.ts'].map((file) => readFileSync(path.join(ROOT, 'dist', file), 'utf8')).join('\n');
+  const appOptions = /export interface AppOptions \{[\s\S]*?\n\}/.exec(declarations)?.[0];
+  const startOptions = /export interface StartOptions [\s\S]*?\n\}/.exec(declarations)?.[0];
+  assert.ok(appOptions !== undefined && startOptions !== undefined);
+  assert.doesNotMatch(appOptions + startOptions, /unsafe|fileSystem/);
+  assert.doesNotMatch(readFileSync(path.join(ROOT, 'dist', 'index.d.ts'), 'utf8'), /InternalOptions|openApp|startServerWith/);
+});

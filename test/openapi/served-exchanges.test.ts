@@ -1,0 +1,112 @@
+// The served OpenAPI document against real exchanges, checked by Ajv (test/helpers/openapi-check.ts), and against
+// Redocly's recommended lint rules (@redocly/openapi-core): every status the server gives on each operation, under
+// / and /v1, is described. Every in-process API test is checked the same way through the harness.
+import assert from 'node:assert/strict';
+import { after, before, describe, it, test } from 'node:test';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { createApp } from '../../src/app.js';
+import { call, eventBody, startHarness, type Harness } from '../helpers/harness.js';
+import { OpenApiChecker } from '../helpers/openapi-check.js';
+
+describe('every status of every operation, checked against the served document', () => {
+  let h: Harness;
+  before(async () => (h = await startHarness({ rateLimit: 1000 })));
+  after(async () => await h.close());
+
+  /** Sends a request through the harness (which checks it against the document) and asserts its status. */
+  async function expect(status: number, method: string, target: string, options: Parameters<Harness['request']>[2] = {}): Promise<Awaited<ReturnType<Harness['request']>>> {
+    const response = await h.request(method, target, options);
+    assert.equal(response.status, status, `${method} ${target}: ${response.text}`);
+    return response;
+  }
+
+  it('the events operations: successes, 304s, and each of their errors, under / and /v1', async () => {
+    for (const prefix of ['', '/v1']) {
+      const { admin, organizer, other, reader } = h.keys;
+      const created = await expect(201, 'POST', `${prefix}/events`, { key: organizer, body: eventBody({ registered_count: 0 }) });
+      const id = created.json.id as string;
+      const listed = await expect(200, 'GET', `${prefix}/events?limit=1`, { key: reader });
+      await expect(304, 'GET', `${prefix}/events?limit=1`, { key: reader, headers: { 'If-None-Match': listed.headers['ETag']! } });
+      await expect(200, 'HEAD', `${prefix}/events`, { key: reader });
+      const read = await expect(200, 'GET', `${prefix}/events/${id}`, { key: reader });
+      await expect(304, 'GET', `${prefix}/events/${id}`, { key: reader, headers: { 'If-None-Match': read.headers['ETag']! } });
+      await expect(200, 'HEAD', `${prefix}/events/${id}`, { key: reader });
+      // A client may PUT what it read, read-only fields and all (API.md §4).
+      await expect(200, 'PUT', `${prefix}/events/${id}`, { key: organizer, body: { ...read.json, capacity: 200 } });
+      await expect(400, 'GET', `${prefix}/events?limit=0`, { key: reader });
+      await expect(400, 'POST', `${prefix}/events`, { key: organizer, body: '{"title":', headers: { 'Content-Type': 'application/json' } });
+      await expect(400, 'POST', `${prefix}/events`, { key: organizer, body: { title: '' } });
+      await expect(401, 'GET', `${prefix}/events`);
+      await expect(403, 'POST', `${prefix}/events`, { key: reader, body: eventBody() });
+      await expect(403, 'PUT', `${prefix}/events/${id}`, { key: other, body: { capacity: 3 } });
+      await expect(404, 'GET', `${prefix}/events/evt_nope`, { key: reader });
+      await expect(405, 'PATCH', `${prefix}/events/${id}`, { key: reader });
+      await expect(405, 'DELETE', `${prefix}/events`, { key: reader });
+      await expect(405, 'get', `${prefix}/events`, { key: reader });
+      await expect(412, 'PUT', `${prefix}/events/${id}`, { key: organizer, body: { capacity: 3 }, headers: { 'If-Match': '"stale"' } });
+      await expect(413, 'GET', `${prefix}/events`, { key: reader, body: 'x'.repeat(70 * 1024), headers: { 'Content-Type': 'application/json' } });
+      await expect(415, 'DELETE', `${prefix}/events/${id}`, { key: organizer, body: 'x', headers: { 'Content-Type': 'text/plain' } });
+      await expect(415, 'POST', `${prefix}/events`, { key: organizer, body: 'x', headers: { 'Content-Type': 'text/plain' } });
+      await expect(204, 'OPTIONS', `${prefix}/events/${id}`);
+      await expect(204, 'DELETE', `${prefix}/events/${id}`, { key: admin });
+      await expect(404, 'DELETE', `${prefix}/events/${id}`, { key: admin });
+    }
+  });
+
+  it('the service operations and the unknown path', async () => {
+    await expect(200, 'GET', '/health');
+    await expect(200, 'HEAD', '/health');
+    await expect(200, 'GET', '/v1/openapi.json');
+    await expect(204, 'OPTIONS', '/openapi.json');
+    await expect(405, 'POST', '/health', { body: {} });
+    await expect(404, 'GET', '/nowhere');
+    await expect(400, 'GET', '//events');
+  });
+});
+
+test('a 429 of the rate limit is described', async () => {
+  const h = await startHarness({ rateLimit: 1 });
+  try {
+    assert.equal((await h.request('GET', '/events', { key: h.keys.reader })).status, 200);
+    assert.equal((await h.request('GET', '/events', { key: h.keys.reader })).status, 429);
+  } finally {
+    await h.close();
+  }
+});
+
+test('OpenApiChecker finds what validators found in the document as it was: readOnly fields sent back, an undocumented status, a wrong body', () => {
+  const doc = {
+    openapi: '3.1.0',
+    servers: [{ url: '/' }, { url: '/v1' }],
+    paths: {
+      '/events/{id}': {
+        put: {
+          operationId: 'updateEvent',
+          requestBody: { content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { id: { type: 'string', readOnly: true }, capacity: { type: 'integer' } } } } } },
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } } } } },
+        },
+      },
+    },
+    components: { responses: {} },
+  };
+  const checker = new OpenApiChecker(doc);
+  const exchange = { method: 'PUT', target: '/v1/events/evt_1', requestBody: { id: 'evt_1', capacity: 2 }, status: 200, headers: {}, body: '{"id":"evt_1"}' };
+  assert.deepEqual(checker.problems({ ...exchange, requestBody: { capacity: 2 } }), []);
+  assert.match(checker.problems(exchange).join('\n'), /has id, which the request schema marks readOnly/);
+  assert.match(checker.problems({ ...exchange, requestBody: { capacity: 2 }, status: 409 }).join('\n'), /status 409 is not documented for updateEvent/);
+  assert.match(checker.problems({ ...exchange, requestBody: { capacity: 2 }, body: '{}' }).join('\n'), /body does not match the schema/);
+});
+
+test('the served document is clean under Redocly\'s recommended lint rules', async () => {
+  for (const basePath of [undefined, '/api/campus']) {
+    const app = await createApp({ store: 'memory', bootstrapAdminKey: false, keyPollMs: 0, ...(basePath === undefined ? {} : { basePath }) });
+    try {
+      const served = await call(app, 'GET', `${basePath ?? ''}/openapi.json`);
+      const config = await createConfig({ extends: ['recommended'] });
+      const problems = await lintFromString({ source: served.text!, absoluteRef: 'openapi.json', config });
+      assert.deepEqual(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? '?'}`), []);
+    } finally {
+      await app.close();
+    }
+  }
+});
