@@ -22,9 +22,11 @@ node_modules/.installed: package.json package-lock.json test/tools/openapi-typeg
 install: node_modules/.installed
 
 # dist/server.js stands for the whole build (no stamp file inside dist/, which npm would pack).
-dist/server.js: node_modules/.installed tsconfig.json $(shell find src -name '*.ts')
+dist/server.js: node_modules/.installed tsconfig.json $(shell find src -name '*.ts' -o -name '*.html' -o -name '*.css' -o -name 'tsconfig.json')
 	rm -rf dist
 	npx tsc -p tsconfig.json
+	npx tsc -p src/console/web/tsconfig.json
+	cp src/console/web/index.html src/console/web/console.css dist/console/web/
 	@touch $@
 
 build: dist/server.js
@@ -43,6 +45,7 @@ test: build
 check: install
 	npx tsc -p tsconfig.json --noEmit
 	npx tsc -p test/tsconfig.json --noEmit
+	npx tsc -p src/console/web/tsconfig.json --noEmit
 
 bench: build
 	node --import tsx test/bench/run.ts

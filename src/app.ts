@@ -25,6 +25,8 @@ import { DEFAULT_COMPACT_MIN_BYTES } from './store/file-store.js';
 import { openFileStoreOrReadOnly } from './store/open-or-read-only.js';
 import type { FileSystemSeam } from './store/file-system.js';
 import { openApiDocument } from './openapi/document.js';
+import { loadConsoleAssets } from './console/console-assets.js';
+import { consoleRoutes, isConsolePattern } from './console/console-routes.js';
 import { silentLogger, type Logger } from './log/logger.js';
 import { ROLES, type Principal, type Role } from './auth/principal.js';
 import { email, Problem, text } from './events/checks.js';
@@ -58,6 +60,8 @@ export interface AppOptions {
    * outside it get 404, and Location and Link carry it. Default: none.
    */
   basePath?: string;
+  /** Serve the web console at `/console/` (and redirect `/` to it). Default true. */
+  console?: boolean;
 }
 
 /**
@@ -71,6 +75,8 @@ export interface InternalOptions {
   fileSystem?: FileSystemSeam;
   /** Benchmark only: every route acts as an admin, with no key and no rate limit (the baseline for their cost). */
   unsafeNoAuth?: boolean;
+  /** The folder of the console's files (tests). Default `dist/console/web/` beside the code. */
+  consoleDir?: string;
   /** Test only (internal, not API): the timers of change streams (keep-alives, revocation checks). Default real ones. */
   streamTimers?: StreamTimers;
 }
@@ -131,6 +137,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const rateLimit = options.rateLimit ?? 1000;
   const rateWindow = options.rateWindow ?? 3600;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  // Read before the folder's lock is taken, so a failure here leaves nothing to release.
+  const consoleAssets = options.console === false ? undefined : await loadConsoleAssets(internal.consoleDir);
 
   const store: EventStore =
     options.store === 'memory'
@@ -193,8 +201,11 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     name: 'openapi',
     auth: false,
     body: false,
-    handle: () => ({ status: 200, body: (openApiJson ??= JSON.stringify(openApiDocument(router.routes(), { rateLimit, rateWindow }, { basePath }))) }),
+    // The console's pages are for browsers, not API operations: the document leaves them out.
+    handle: () => ({ status: 200, body: (openApiJson ??= JSON.stringify(openApiDocument(router.routes().filter((entry) => !isConsolePattern(entry.pattern)), { rateLimit, rateWindow }, { basePath }))) }),
   });
+
+  if (consoleAssets !== undefined) for (const { method, pattern, route } of consoleRoutes(consoleAssets)) router.add(method, pattern, route);
 
   const pipeline = createPipeline({
     router,

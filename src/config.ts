@@ -13,6 +13,8 @@ export interface ServerConfig {
   readonly corsOrigins: readonly string[];
   readonly logLevel: LogLevel;
   readonly compactMinBytes: number;
+  /** Serve the web console (API.md §10). */
+  readonly console: boolean;
   readonly help: boolean;
   /** `--version`: print the version and exit 0. */
   readonly version: boolean;
@@ -50,6 +52,11 @@ const origins = (value: string, name: string): string[] => {
   return list;
 };
 
+const onOff = (value: string, name: string): boolean => {
+  if (value !== 'on' && value !== 'off') throw new ConfigError(`${name} must be "on" or "off", got "${value}"`);
+  return value === 'on';
+};
+
 const logLevel = (value: string, name: string): LogLevel => {
   if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
   return value as LogLevel;
@@ -64,6 +71,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: '--rate-window', env: 'RATE_WINDOW', key: 'rateWindow', default: '3600', parse: integer(1, 31_536_000), help: 'window length in seconds' },
   { flag: '--cors-origin', env: 'CORS_ORIGIN', key: 'corsOrigins', default: '', parse: origins, help: 'browser origins allowed (CORS), comma-separated' },
   { flag: '--log-level', env: 'LOG_LEVEL', key: 'logLevel', default: 'info', parse: logLevel, help: `log level: ${LOG_LEVELS.join('|')}` },
+  { flag: '--console', env: 'CONSOLE', key: 'console', default: 'on', parse: onOff, help: 'the web console at /console/: on or off' },
   {
     flag: '--compact-min-bytes',
     env: 'COMPACT_MIN_BYTES',

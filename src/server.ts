@@ -43,6 +43,7 @@ async function main(): Promise<void> {
       rateWindow: config.rateWindow,
       corsOrigins: config.corsOrigins,
       compactMinBytes: config.compactMinBytes,
+      console: config.console,
       logger,
     });
   } catch (error) {

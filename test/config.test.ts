@@ -31,6 +31,7 @@ test("parseServerConfig() gives the documented defaults", () => {
     corsOrigins: [],
     logLevel: "info",
     compactMinBytes: 67108864,
+    console: true,
   });
 });
 
@@ -48,6 +49,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
     CORS_ORIGIN: "https://events.campus.edu",
     LOG_LEVEL: "warn",
     COMPACT_MIN_BYTES: "1024",
+    CONSOLE: "off",
   });
   assert.deepEqual(config, {
     help: false,
@@ -60,11 +62,12 @@ test("parseServerConfig() reads every setting from the environment", () => {
     corsOrigins: ["https://events.campus.edu"],
     logLevel: "warn",
     compactMinBytes: 1024,
+    console: false,
   });
 });
 
 test("parseServerConfig() takes --flag value and --flag=value", () => {
-  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug"], {});
+  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off"], {});
   assert.deepEqual(config, {
     help: false,
     version: false,
@@ -76,6 +79,7 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
     corsOrigins: ["http://localhost:5173"],
     logLevel: "debug",
     compactMinBytes: 67108864,
+    console: false,
   });
 });
 
@@ -196,6 +200,14 @@ test("SETTINGS covers every setting of API.md §1", () => {
   ]) {
     assert.ok(rows.some((r) => JSON.stringify(r) === JSON.stringify(row)), JSON.stringify(row));
   }
+});
+
+test("parseServerConfig() turns the console off with --console off or CONSOLE=off, and refuses other values", () => {
+  assert.equal(parseServerConfig(["--console", "off"], {}).console, false);
+  assert.equal(parseServerConfig([], { CONSOLE: "off" }).console, false);
+  assert.equal(parseServerConfig(["--console=on"], { CONSOLE: "off" }).console, true);
+  assertConfigError(["--console", "no"], {}, "--console", '"on" or "off"', '"no"');
+  assertConfigError([], { CONSOLE: "false" }, "CONSOLE", '"false"');
 });
 
 test("parseServerConfig() sets version for --version", () => {

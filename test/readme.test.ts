@@ -169,6 +169,14 @@ test('README verify, backup and restore commands work as written (with temporary
   }
 });
 
+test('README quick start ends by opening the console, and the console section shows two committed screenshots', () => {
+  const quickStart = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('\n## ', readme.indexOf('## Quick start') + 1));
+  assert.ok(quickStart.trimEnd().endsWith('open http://127.0.0.1:3000/'), 'the quick start ends with "open http://127.0.0.1:3000/"');
+  const images = [...readme.matchAll(/!\[[^\]]+\]\((test\/console\/screenshots\/[^)]+\.png)\)/g)].map((match) => match[1]!);
+  assert.equal(images.length, 2);
+  for (const image of images) assert.ok(existsSync(path.join(ROOT, image)), `${image} exists`);
+});
+
 test('README change feed: follow-changes.mjs, pasted as written, keeps a copy in sync with live changes', async () => {
   const { dir, remove } = tempDir();
   const file = path.join(ROOT, `.readme-follow-${process.pid}.mjs`);

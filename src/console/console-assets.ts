@@ -1,0 +1,53 @@
+// The console's static files (API.md §10), read once at start and served from memory with a strong ETag.
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** One file of the console, ready to send. */
+export interface ConsoleAsset {
+  body: string;
+  contentType: string;
+  /** A strong ETag: a hash of the bytes, so it changes exactly when the file does. */
+  etag: string;
+}
+
+/** The console's files by name (`index.html`, `main.js`, ...). */
+export type ConsoleAssets = ReadonlyMap<string, ConsoleAsset>;
+
+/** The content types of the files the console is made of; other files in the folder are not served. */
+export const CONSOLE_CONTENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+});
+
+/**
+ * Where the built console lives: `web/` beside this module. Built, that is `dist/console/web/`,
+ * which the Makefile fills (tsc output plus index.html and console.css) and npm packs.
+ */
+export const CONSOLE_DIR = fileURLToPath(new URL('./web/', import.meta.url));
+
+/**
+ * Reads every servable file of `dir` (not its subfolders) into memory. A missing folder gives an
+ * empty map (the console then answers 404 and says why), so a server built without it still runs.
+ */
+export async function loadConsoleAssets(dir: string = CONSOLE_DIR): Promise<ConsoleAssets> {
+  const assets = new Map<string, ConsoleAsset>();
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return assets;
+    throw error;
+  }
+  for (const name of names.sort()) {
+    const contentType = CONSOLE_CONTENT_TYPES[path.extname(name)];
+    // Source files (`.ts`) and maps may sit beside the built files; only the three kinds above are the console.
+    if (contentType === undefined) continue;
+    const bytes = await readFile(path.join(dir, name));
+    const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+    assets.set(name, { body: bytes.toString('utf8'), contentType, etag });
+  }
+  return assets;
+}

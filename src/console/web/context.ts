@@ -1,0 +1,21 @@
+// What every screen is given: the API, who is signed in, and ways to move and to speak to the person.
+import type { Api } from './api.js';
+import type { Me } from './roles.js';
+import type { ChangeEntry } from './live.js';
+
+export interface ConsoleContext {
+  api: Api;
+  me: Me;
+  /** Goes to a fragment route such as `#/events/evt_...`. */
+  navigate(hash: string): void;
+  /** Says something to screen readers (and shows it in the status line). */
+  announce(message: string): void;
+}
+
+/** A rendered screen; `onChange` is called for each live change while it is shown. */
+export interface Screen {
+  title: string;
+  element: HTMLElement;
+  onChange?(entry: ChangeEntry): void;
+  dispose?(): void;
+}

@@ -1,0 +1,90 @@
+// One event's page: its details, edit and delete for who may, and its registrations; kept current by live changes.
+import { h, replace } from './dom.js';
+import { describeProblem } from './problem.js';
+import { formatDateTime, timeZoneName } from './format.js';
+import { canManage, canRegister } from './roles.js';
+import { confirmAction } from './confirm.js';
+import { registrationsSection } from './registrations.js';
+import type { CampusEvent } from './types.js';
+import type { ConsoleContext, Screen } from './context.js';
+
+export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
+  const details = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading the event…'));
+  const alert = h('div', { class: 'alert', role: 'alert', hidden: true, tabindex: -1 });
+  let registrations: { element: HTMLElement; reload: () => void } | undefined;
+  const slot = h('div');
+
+  async function load(): Promise<void> {
+    try {
+      const { data: event } = await ctx.api.json<CampusEvent>('GET', `/events/${encodeURIComponent(id)}`);
+      // The person may have moved on while it loaded: then this page is gone and must not retitle the next one.
+      if (!details.isConnected) return;
+      setTitle(event.title);
+      const manage = canManage(ctx.me, event);
+      const full = event.registered_count >= event.capacity;
+      replace(
+        details,
+        h(
+          'dl',
+          { class: 'facts' },
+          h('dt', {}, 'Starts'),
+          h('dd', {}, formatDateTime(event.start_time)),
+          h('dt', {}, 'Ends'),
+          h('dd', {}, formatDateTime(event.end_time)),
+          h('dt', {}, 'Location'),
+          h('dd', {}, event.location),
+          h('dt', {}, 'Category'),
+          h('dd', {}, event.category),
+          h('dt', {}, 'Seats'),
+          h('dd', { class: 'seats' }, `${event.registered_count} of ${event.capacity} taken${full ? ' (full: new registrations join the waitlist)' : ''}`),
+          h('dt', {}, 'Organizer'),
+          h('dd', {}, `${event.organizer.name} (${event.organizer.email})`),
+        ),
+        h('p', { class: 'hint' }, `Times are in your time zone, ${timeZoneName()}.`),
+        event.description === '' ? null : h('div', { class: 'description' }, event.description.split('\n').map((line) => h('p', {}, line))),
+        manage
+          ? h('div', { class: 'actions' }, h('a', { href: `#/events/${event.id}/edit`, class: 'button primary' }, 'Edit event'), h('button', { type: 'button', class: 'danger', onclick: () => void remove(event) }, 'Delete event'))
+          : null,
+      );
+      // The registrations section is built once, so a live refresh keeps what someone is typing in it.
+      if (registrations === undefined && canRegister(ctx.me)) {
+        registrations = registrationsSection(ctx, event, manage, () => void load());
+        replace(slot, registrations.element);
+      } else {
+        registrations?.reload();
+      }
+    } catch (error) {
+      replace(details, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)), h('p', {}, h('a', { href: '#/events' }, 'Back to the events')));
+    } finally {
+      details.setAttribute('aria-busy', 'false');
+    }
+  }
+
+  async function remove(event: CampusEvent): Promise<void> {
+    if (!(await confirmAction(`Delete “${event.title}” for good? Its ${event.registered_count} registration${event.registered_count === 1 ? '' : 's'} go with it.`, 'Delete event'))) return;
+    try {
+      await ctx.api.json('DELETE', `/events/${encodeURIComponent(event.id)}`);
+      ctx.announce(`Deleted “${event.title}”.`);
+      ctx.navigate('#/events');
+    } catch (error) {
+      alert.hidden = false;
+      alert.textContent = describeProblem(error);
+      alert.focus();
+    }
+  }
+
+  void load();
+  return {
+    title: 'Event',
+    element: h('section', {}, alert, details, slot),
+    onChange(entry) {
+      if (entry.id !== id) return;
+      if (entry.deleted) {
+        replace(details, h('p', { class: 'alert', role: 'alert' }, 'Someone else has just deleted this event.'), h('p', {}, h('a', { href: '#/events' }, 'Back to the events')));
+        slot.replaceChildren();
+        return;
+      }
+      void load();
+    },
+  };
+}

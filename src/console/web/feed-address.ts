@@ -1,0 +1,52 @@
+// The iCalendar address of the current filter (API.md §9.1), with a feed key, ready to copy into a calendar program.
+import { h, uid } from './dom.js';
+import { queryString } from './api.js';
+import { storedFeedKey, storeFeedKey } from './session.js';
+
+/** The subscription address: this server's origin, the API base, the filter and `key=`. */
+export function feedUrl(origin: string, base: string, filter: Record<string, string | undefined>, feedKey: string): string {
+  return `${origin}${base}/events.ics${queryString({ ...filter, key: feedKey === '' ? 'FEEDKEY' : feedKey })}`;
+}
+
+/** A box with the address, a field for the feed key and a copy button. `filter` holds category, start_date and end_date. */
+export function feedAddress(base: string, filter: Record<string, string | undefined>, presetKey?: string): HTMLElement {
+  const keyId = uid('feed-key');
+  const addressId = uid('feed-url');
+  const keyInput = h('input', { id: keyId, type: 'password', autocomplete: 'off', spellcheck: 'false', value: presetKey ?? storedFeedKey() ?? '' });
+  const address = h('input', { id: addressId, type: 'text', readonly: true, class: 'feed-url' });
+  const status = h('p', { class: 'hint', role: 'status' });
+  const update = (): void => {
+    address.value = feedUrl(location.origin, base, filter, keyInput.value.trim());
+  };
+  keyInput.addEventListener('input', () => {
+    if (presetKey === undefined) storeFeedKey(keyInput.value.trim());
+    update();
+  });
+  update();
+  const copy = h('button', { type: 'button' }, 'Copy address');
+  copy.addEventListener('click', () => {
+    address.select();
+    const done = (): void => {
+      status.textContent = keyInput.value.trim() === '' ? 'Copied. Replace FEEDKEY with a feed key before subscribing.' : 'Copied. Paste it into your calendar program as a subscription.';
+    };
+    // The clipboard API needs a secure context (https or localhost); elsewhere the text is selected for Ctrl+C.
+    if (navigator.clipboard === undefined) {
+      status.textContent = 'The address is selected: press Ctrl+C (or ⌘C) to copy it.';
+      return;
+    }
+    navigator.clipboard.writeText(address.value).then(done, () => {
+      status.textContent = 'The address is selected: press Ctrl+C (or ⌘C) to copy it.';
+    });
+  });
+  return h(
+    'details',
+    // Open at once for a feed key, for which the address is the whole point.
+    { class: 'feed', open: presetKey !== undefined },
+    h('summary', {}, 'Calendar subscription for this filter'),
+    h('p', { class: 'hint' }, 'Calendar programs cannot send a key in a header, so the address carries a feed key (role feed: it can only read this feed). Ask an administrator for one; never put your own key in it.'),
+    presetKey === undefined ? h('div', { class: 'field' }, h('label', { for: keyId }, 'Feed key'), keyInput) : null,
+    h('div', { class: 'field' }, h('label', { for: addressId }, 'iCalendar address'), address),
+    h('div', { class: 'actions' }, copy),
+    status,
+  );
+}

@@ -1,0 +1,116 @@
+// Live updates from the change feed (API.md §9.2), read with fetch streaming and reconnected with Last-Event-ID.
+import type { Api } from './api.js';
+import { ApiProblem } from './problem.js';
+import { SseParser } from './sse.js';
+
+/** One change: an event's state now, or its deletion. */
+export interface ChangeEntry {
+  seq: number;
+  id: string;
+  deleted: boolean;
+  event: unknown;
+}
+
+export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'unavailable';
+
+interface ChangePage {
+  changes: ChangeEntry[];
+  next_since: number;
+  more: boolean;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+/** Follows the feed from now on, calling `onChange` for each change; `stop()` ends it. */
+export class LiveFeed {
+  #controller: AbortController | undefined;
+  #since = 0;
+  #stopped = false;
+  #failures = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly api: Api,
+    private readonly onChange: (entry: ChangeEntry) => void,
+    private readonly onState: (state: LiveState, why?: string) => void,
+    /** The first reconnection delay; each failure in a row doubles it, up to 30 s. */
+    private readonly baseDelayMs = 500,
+  ) {}
+
+  start(): void {
+    this.onState('connecting');
+    void this.#run(true);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#controller?.abort();
+  }
+
+  /** Learns the newest position (the console shows current data already), then streams from it. */
+  async #run(fromHead: boolean): Promise<void> {
+    if (this.#stopped) return;
+    this.#controller = new AbortController();
+    const signal = this.#controller.signal;
+    try {
+      if (fromHead) this.#since = await this.#head(signal);
+      const headers: Record<string, string> = { Accept: 'text/event-stream' };
+      // What a browser's EventSource sends when it reconnects; the server resumes after it.
+      if (this.#since > 0) headers['Last-Event-ID'] = String(this.#since);
+      const response = await this.api.send('GET', `/changes?since=${this.#since}`, { headers, signal });
+      if (response.body === null) throw new Error('the change feed sent no body');
+      this.onState('live');
+      this.#failures = 0;
+      const parser = new SseParser();
+      const decoder = new TextDecoder();
+      const reader = response.body.getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const message of parser.push(decoder.decode(value, { stream: true }))) {
+          if (message.event !== 'change') continue;
+          const entry = JSON.parse(message.data) as ChangeEntry;
+          this.#since = Math.max(this.#since, entry.seq);
+          this.onChange(entry);
+        }
+      }
+      this.#retry(false, 'the server ended the stream');
+    } catch (error) {
+      if (this.#stopped || signal.aborted) return;
+      if (error instanceof ApiProblem) {
+        // 401: signed out elsewhere; 403: a role without the feed; 404: a server without the feed.
+        if (error.status === 401 || error.status === 403 || error.status === 404) {
+          this.onState('unavailable', error.status === 404 ? 'this server has no change feed' : error.message);
+          return;
+        }
+        // 410: the position is older than the log holds; start again from what is there now.
+        if (error.status === 410) {
+          this.#retry(true, error.message);
+          return;
+        }
+        this.#retry(false, error.message, Number(error.retryAfter) * 1000);
+        return;
+      }
+      this.#retry(false, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  #retry(fromHead: boolean, why: string, atLeastMs = 0): void {
+    if (this.#stopped) return;
+    this.#failures++;
+    this.onState('reconnecting', why);
+    const backoff = Math.min(MAX_BACKOFF_MS, this.baseDelayMs * 2 ** Math.min(this.#failures - 1, 6));
+    this.#timer = setTimeout(() => void this.#run(fromHead), Math.max(backoff, Number.isFinite(atLeastMs) ? atLeastMs : 0));
+  }
+
+  /** The newest sequence number: pages through the JSON feed keeping only `next_since`. */
+  async #head(signal: AbortSignal): Promise<number> {
+    let since = 0;
+    for (;;) {
+      const { data } = await this.api.json<ChangePage>('GET', `/changes?since=${since}&limit=1000`, { signal });
+      since = data.next_since;
+      if (!data.more) return since;
+    }
+  }
+}

@@ -1,0 +1,151 @@
+// The console's entry: sign-in state, the header, fragment routing between screens, and the live change feed.
+import { Api, apiBase } from './api.js';
+import { h, replace } from './dom.js';
+import { describeProblem } from './problem.js';
+import { canCreate, canRead, type Me } from './roles.js';
+import { forgetKeys, storedKey } from './session.js';
+import { LiveFeed, type LiveState } from './live.js';
+import { signIn } from './sign-in.js';
+import { eventList } from './event-list.js';
+import { monthView } from './month-view.js';
+import { eventPage } from './event-page.js';
+import { eventForm } from './event-form.js';
+import { feedAddress } from './feed-address.js';
+import type { ConsoleContext, Screen } from './context.js';
+import type { CampusEvent } from './types.js';
+
+const base = apiBase(location.pathname);
+const byId = (id: string): HTMLElement => document.getElementById(id)!;
+const nav = byId('nav');
+const who = byId('who');
+const heading = byId('screen-title');
+const content = byId('content');
+const status = byId('status');
+const liveLine = byId('live');
+
+let me: Me | undefined;
+let screen: Screen | undefined;
+let feed: LiveFeed | undefined;
+let renderCount = 0;
+
+const api = new Api(base, storedKey, () => signOut('Your key is no longer accepted (it may have been revoked). Sign in again.'));
+
+function announce(message: string): void {
+  status.textContent = message;
+}
+
+function navigate(hash: string): void {
+  if (location.hash === hash) void render();
+  else location.hash = hash;
+}
+
+function setTitle(title: string): void {
+  heading.textContent = title;
+  document.title = `${title} · Campus events`;
+}
+
+function show(next: Screen | HTMLElement, title: string): void {
+  screen?.dispose?.();
+  screen = next instanceof HTMLElement ? undefined : next;
+  setTitle(next instanceof HTMLElement ? title : next.title);
+  replace(content, next instanceof HTMLElement ? next : next.element);
+}
+
+/** Back to the sign-in form; `keepPlace` keeps the fragment, so a bookmarked page opens after signing in. */
+function signOut(notice?: string, keepPlace = false): void {
+  forgetKeys();
+  me = undefined;
+  feed?.stop();
+  feed = undefined;
+  liveLine.textContent = '';
+  replace(who);
+  replace(nav);
+  if (!keepPlace && location.hash !== '') history.replaceState(null, '', location.pathname);
+  show(signIn(base, onSignedIn, notice), 'Sign in');
+  heading.focus();
+}
+
+function onSignedIn(person: Me): void {
+  me = person;
+  replace(who, h('span', { class: 'person' }, person.name), ' ', h('span', { class: 'role' }, person.role), ' ', h('button', { type: 'button', onclick: () => signOut() }, 'Sign out'));
+  replace(
+    nav,
+    canRead(person) ? h('a', { href: '#/events' }, 'Events') : null,
+    canRead(person) ? h('a', { href: '#/month' }, 'Month') : null,
+    canCreate(person) ? h('a', { href: '#/new' }, 'New event') : null,
+  );
+  if (canRead(person)) {
+    feed = new LiveFeed(api, (entry) => screen?.onChange?.(entry), showLiveState);
+    feed.start();
+  }
+  void render();
+}
+
+function showLiveState(state: LiveState, why?: string): void {
+  const words: Record<LiveState, string> = {
+    connecting: 'Live updates: connecting…',
+    live: 'Live updates: on.',
+    reconnecting: 'Live updates: reconnecting…',
+    unavailable: `Live updates: off${why === undefined ? '' : ` (${why})`}. Reload the page to see others' changes.`,
+  };
+  liveLine.textContent = words[state];
+  liveLine.dataset['state'] = state;
+}
+
+/** Draws the screen of the current fragment. */
+async function render(): Promise<void> {
+  if (me === undefined) return;
+  const ticket = ++renderCount;
+  const [path = '', query = ''] = location.hash.replace(/^#/, '').split('?');
+  const params = new URLSearchParams(query);
+  const context: ConsoleContext = { api, me, navigate, announce };
+  for (const link of nav.querySelectorAll('a')) {
+    const current = path === link.getAttribute('href')!.slice(1) || (path === '' && link.getAttribute('href') === '#/events');
+    if (current) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  const parts = path.split('/').filter((part) => part !== '');
+  if (!canRead(me)) {
+    show(h('section', {}, h('p', {}, 'This is a calendar feed key: it can only read the calendar feed. Use the address below in your calendar program.'), feedAddress(base, {}, storedKey() ?? '')), 'Calendar feed');
+  } else if (parts.length === 0 || (parts[0] === 'events' && parts.length === 1)) {
+    show(eventList(context, params), 'Events');
+  } else if (parts[0] === 'month') {
+    show(monthView(context, params), 'Month');
+  } else if (parts[0] === 'new' && canCreate(me)) {
+    show(eventForm(context), 'New event');
+  } else if (parts[0] === 'events' && parts.length === 2) {
+    show(eventPage(context, decodeURIComponent(parts[1]!), setTitle), 'Event');
+  } else if (parts[0] === 'events' && parts[2] === 'edit' && parts.length === 3) {
+    const id = decodeURIComponent(parts[1]!);
+    show(h('p', {}, 'Loading the event…'), 'Edit event');
+    try {
+      const answer = await api.json<CampusEvent>('GET', `/events/${encodeURIComponent(id)}`);
+      if (ticket !== renderCount) return;
+      show(eventForm(context, { event: answer.data, etag: answer.etag }), 'Edit event');
+    } catch (error) {
+      if (ticket !== renderCount) return;
+      show(h('section', {}, h('p', { class: 'alert', role: 'alert' }, describeProblem(error))), 'Edit event');
+    }
+  } else {
+    show(h('section', {}, h('p', {}, 'There is no such page in the console. '), h('p', {}, h('a', { href: '#/events' }, 'Go to the events'))), 'Not found');
+  }
+  heading.focus();
+}
+
+window.addEventListener('hashchange', () => void render());
+
+async function start(): Promise<void> {
+  const key = storedKey();
+  if (key === null) {
+    signOut(undefined, true);
+    return;
+  }
+  try {
+    const { data } = await api.json<Me>('GET', '/me');
+    onSignedIn(data);
+  } catch (error) {
+    signOut(describeProblem(error), true);
+  }
+}
+
+void start();

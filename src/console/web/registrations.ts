@@ -1,0 +1,172 @@
+// An event's attendees (API.md §8) for its organizer and admins: status, register, cancel, check in, CSV download.
+import { h, replace, uid } from './dom.js';
+import { queryString } from './api.js';
+import { ApiProblem, describeProblem } from './problem.js';
+import { field, formAlert, hideAlert, showAlert, showProblems, clearProblems } from './fields.js';
+import { formatDateTime } from './format.js';
+import { confirmAction } from './confirm.js';
+import type { CampusEvent, Registration, RegistrationPage } from './types.js';
+import type { ConsoleContext } from './context.js';
+
+const PAGE = 100;
+
+/**
+ * The registration section of an event's page; `manage` is whether the attendee list may be shown.
+ * `changed` runs after each registration, cancel or check-in (the event's seat count moves). Returns it and a reload.
+ */
+export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, manage: boolean, changed: () => void): { element: HTMLElement; reload: () => void } {
+  const path = `/events/${encodeURIComponent(event.id)}/registrations`;
+  const alert = formAlert();
+  alert.tabIndex = -1;
+  const name = field('name', 'Name', h('input', { type: 'text', autocomplete: 'off' }));
+  const email = field('email', 'E-mail', h('input', { type: 'email', autocomplete: 'off' }));
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Register');
+  const outcome = h('p', { role: 'status' });
+  const form = h('form', { novalidate: true, 'aria-labelledby': 'register-heading' }, h('h3', { id: 'register-heading' }, 'Register someone'), name.row, email.row, h('div', { class: 'actions' }, submit), outcome);
+  form.addEventListener('submit', (submitted) => {
+    submitted.preventDefault();
+    void register();
+  });
+
+  async function register(): Promise<void> {
+    clearProblems([name, email]);
+    hideAlert(alert);
+    outcome.textContent = '';
+    submit.disabled = true;
+    try {
+      const { data } = await ctx.api.json<Registration>('POST', path, { body: { name: name.control.value, email: email.control.value } });
+      outcome.textContent = `${data.name} is registered: ${data.status === 'confirmed' ? 'confirmed, with a seat' : 'on the waitlist (the event is full)'}. Registration id: ${data.id}.`;
+      name.control.value = '';
+      email.control.value = '';
+      name.control.focus();
+      changed();
+    } catch (error) {
+      if (error instanceof ApiProblem && error.code === 'validation_failed') showProblems([name, email], error.details);
+      showAlert(alert, describeProblem(error));
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
+  const statusId = uid('status');
+  const statusSelect = h('select', { id: statusId }, h('option', { value: '' }, 'Everyone'), h('option', { value: 'confirmed' }, 'Confirmed'), h('option', { value: 'waitlisted' }, 'Waitlisted'));
+  statusSelect.addEventListener('change', () => {
+    page = 1;
+    reload();
+  });
+  const download = h('button', { type: 'button' }, 'Download CSV');
+  download.addEventListener('click', () => void downloadCsv());
+  const list = h('div');
+  let page = 1;
+
+  async function loadList(): Promise<void> {
+    try {
+      const { data } = await ctx.api.json<RegistrationPage>('GET', `${path}${queryString({ status: statusSelect.value, limit: PAGE, page })}`);
+      const lastPage = Math.max(1, Math.ceil(data.total / PAGE));
+      const rows = data.registrations.map((registration) =>
+        h(
+          'tr',
+          {},
+          h('td', { 'data-label': 'Name' }, registration.name),
+          h('td', { 'data-label': 'E-mail' }, registration.email),
+          h('td', { 'data-label': 'Status' }, registration.status),
+          h('td', { 'data-label': 'Checked in' }, registration.checked_in_at === null ? 'not yet' : formatDateTime(registration.checked_in_at)),
+          h(
+            'td',
+            { 'data-label': 'Actions', class: 'row-actions' },
+            registration.status === 'confirmed' && registration.checked_in_at === null
+              ? h('button', { type: 'button', 'aria-label': `Check in ${registration.name}`, onclick: () => void act(() => checkIn(registration)) }, 'Check in')
+              : null,
+            h('button', { type: 'button', 'aria-label': `Cancel registration of ${registration.name}`, onclick: () => void act(() => cancel(registration)) }, 'Cancel registration'),
+          ),
+        ),
+      );
+      replace(
+        list,
+        h('p', { class: 'summary' }, data.total === 0 ? 'Nobody yet.' : `${data.total} registration${data.total === 1 ? '' : 's'}${lastPage > 1 ? `; page ${page} of ${lastPage}` : ''}.`),
+        rows.length === 0
+          ? null
+          : h(
+              'table',
+              { class: 'stack' },
+              h('caption', { class: 'visually-hidden' }, 'Attendees, in order of registration'),
+              h('thead', {}, h('tr', {}, ['Name', 'E-mail', 'Status', 'Checked in', 'Actions'].map((label) => h('th', { scope: 'col' }, label)))),
+              h('tbody', {}, rows),
+            ),
+        lastPage > 1
+          ? h(
+              'nav',
+              { class: 'pager', 'aria-label': 'Attendee pages' },
+              page > 1 ? h('button', { type: 'button', onclick: () => { page--; reload(); } }, 'Previous page') : null,
+              page < lastPage ? h('button', { type: 'button', onclick: () => { page++; reload(); } }, 'Next page') : null,
+            )
+          : null,
+      );
+    } catch (error) {
+      replace(list, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)));
+    }
+  }
+
+  async function act(action: () => Promise<void>): Promise<void> {
+    hideAlert(alert);
+    try {
+      await action();
+      changed();
+    } catch (error) {
+      showAlert(alert, describeProblem(error));
+      alert.focus();
+    }
+  }
+
+  async function checkIn(registration: Registration): Promise<void> {
+    await ctx.api.json('POST', `${path}/${encodeURIComponent(registration.id)}/check-in`, { body: {} });
+    ctx.announce(`${registration.name} is checked in.`);
+  }
+
+  async function cancel(registration: Registration): Promise<void> {
+    if (!(await confirmAction(`Cancel the registration of ${registration.name}? ${registration.status === 'confirmed' ? 'Their seat goes to the first person on the waitlist.' : ''}`, 'Cancel registration', 'Keep it'))) return;
+    await ctx.api.json('DELETE', `${path}/${encodeURIComponent(registration.id)}`);
+    ctx.announce(`The registration of ${registration.name} is cancelled.`);
+  }
+
+  /** Every page as one CSV file (one header row), fetched with the key and saved through a Blob. */
+  async function downloadCsv(): Promise<void> {
+    hideAlert(alert);
+    try {
+      const filter = { status: statusSelect.value, limit: PAGE };
+      const { data } = await ctx.api.json<RegistrationPage>('GET', `${path}${queryString({ ...filter, limit: 1 })}`);
+      const pages = Math.max(1, Math.ceil(data.total / PAGE));
+      let csv = '';
+      for (let target = 1; target <= pages; target++) {
+        const text = await ctx.api.text(`${path}${queryString({ ...filter, page: target })}`, 'text/csv');
+        // Each page repeats the header row (it holds no quoted line breaks): keep the first page's only.
+        csv += target === 1 ? text : text.slice(text.indexOf('\r\n') + 2);
+      }
+      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }));
+      const anchor = h('a', { href: url, download: `attendees-${event.id}.csv`, class: 'visually-hidden' }, 'download');
+      document.body.append(anchor);
+      anchor.click();
+      anchor.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      ctx.announce('The attendee list is downloaded as CSV.');
+    } catch (error) {
+      showAlert(alert, describeProblem(error));
+      alert.focus();
+    }
+  }
+
+  const reload = (): void => {
+    if (manage) void loadList();
+  };
+  reload();
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'attendees-heading', class: 'registrations' },
+    h('h2', { id: 'attendees-heading' }, manage ? 'Attendees' : 'Registration'),
+    alert,
+    manage ? h('div', { class: 'toolbar' }, h('div', { class: 'field inline' }, h('label', { for: statusId }, 'Show'), statusSelect), download) : null,
+    manage ? list : h('p', { class: 'hint' }, 'Only the organizer of this event and administrators see the attendee list.'),
+    form,
+  );
+  return { element, reload };
+}

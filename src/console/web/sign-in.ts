@@ -1,0 +1,39 @@
+// The sign-in form: an API key, checked with GET /me, then kept in sessionStorage for this tab only.
+import { h } from './dom.js';
+import { field, formAlert, showAlert } from './fields.js';
+import { ApiProblem, describeProblem } from './problem.js';
+import { Api } from './api.js';
+import type { Me } from './roles.js';
+import { storeKey } from './session.js';
+
+/** Renders the form; `signedIn` runs with the person once their key is accepted. */
+export function signIn(base: string, signedIn: (me: Me) => void, notice?: string): HTMLElement {
+  const key = field('key', 'API key', h('input', { type: 'password', autocomplete: 'off', spellcheck: 'false' }), 'It starts with cek_. It stays in this tab only and is forgotten when you close it or sign out.');
+  const alert = formAlert();
+  if (notice !== undefined) showAlert(alert, notice);
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
+  const form = h('form', { novalidate: true, 'aria-labelledby': 'screen-title' }, alert, key.row, h('div', { class: 'actions' }, submit));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const secret = key.control.value.trim();
+    if (secret === '') {
+      showAlert(alert, 'Enter your API key. An administrator creates one with: node dist/cli.js keys create --name NAME --email EMAIL');
+      key.control.focus();
+      return;
+    }
+    submit.disabled = true;
+    const api = new Api(base, () => secret, () => undefined);
+    api.json<Me>('GET', '/me').then(
+      ({ data }) => {
+        storeKey(secret);
+        signedIn(data);
+      },
+      (error: unknown) => {
+        submit.disabled = false;
+        showAlert(alert, error instanceof ApiProblem && error.status === 401 ? 'That key was not accepted: it is unknown or has been revoked. Check it and try again.' : describeProblem(error));
+        key.control.focus();
+      },
+    );
+  });
+  return h('section', {}, h('p', {}, 'Sign in with your API key to see and manage the campus events.'), form);
+}

@@ -1,0 +1,136 @@
+// The console's routes (API.md §10), in process: redirect, files without a key, headers, ETag and 304, 404s, and --console off.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startHarness, tempDir, type Harness } from '../helpers/harness.js';
+import { CONSOLE_HEADERS } from '../../src/console/console-routes.js';
+
+let harness: Harness;
+let files: { dir: string; remove: () => void };
+
+before(async () => {
+  files = tempDir();
+  writeFileSync(path.join(files.dir, 'index.html'), '<!doctype html><title>Campus events</title>');
+  writeFileSync(path.join(files.dir, 'console.css'), 'body { margin: 0 }');
+  writeFileSync(path.join(files.dir, 'main.js'), 'export {};');
+  harness = await startHarness({}, { consoleDir: files.dir });
+});
+
+after(async () => {
+  await harness.close();
+  files.remove();
+});
+
+function assertConsoleHeaders(headers: Record<string, string>): void {
+  assert.equal(headers['Content-Security-Policy'], "default-src 'self'; frame-ancestors 'none'");
+  assert.equal(headers['X-Content-Type-Options'], 'nosniff');
+  assert.equal(headers['Referrer-Policy'], 'no-referrer');
+}
+
+test('GET / redirects (302) to /console/, and /console to /console/', async () => {
+  for (const target of ['/', '/console']) {
+    const response = await harness.request('GET', target);
+    assert.equal(response.status, 302, target);
+    assert.equal(response.headers['Location'], '/console/');
+    assertConsoleHeaders(response.headers);
+  }
+});
+
+test('/console/ and its files need no key and carry their content type, ETag, no-cache and the console headers', async () => {
+  const expected: Record<string, [string, string]> = {
+    '/console/': ['text/html; charset=utf-8', '<!doctype html><title>Campus events</title>'],
+    '/console/console.css': ['text/css; charset=utf-8', 'body { margin: 0 }'],
+    '/console/main.js': ['text/javascript; charset=utf-8', 'export {};'],
+  };
+  for (const [target, [type, body]] of Object.entries(expected)) {
+    const response = await harness.request('GET', target);
+    assert.equal(response.status, 200, target);
+    assert.equal(response.headers['Content-Type'], type, target);
+    assert.equal(response.text, body);
+    assert.equal(response.headers['Cache-Control'], 'no-cache');
+    assert.match(response.headers['ETag']!, /^"[A-Za-z0-9_-]+"$/);
+    assertConsoleHeaders(response.headers);
+    assert.equal(response.headers['RateLimit-Limit'], undefined, 'no key, no rate-limit headers');
+  }
+});
+
+test('If-None-Match with the current ETag (strong or weak, or *) answers 304 with the headers and no body', async () => {
+  const { headers } = await harness.request('GET', '/console/main.js');
+  for (const tag of [headers['ETag']!, `W/${headers['ETag']}`, `"other", ${headers['ETag']}`, '*']) {
+    const response = await harness.request('GET', '/console/main.js', { headers: { 'If-None-Match': tag } });
+    assert.equal(response.status, 304, tag);
+    assert.equal(response.headers['ETag'], headers['ETag']);
+    assertConsoleHeaders(response.headers);
+  }
+  assert.equal((await harness.request('GET', '/console/main.js', { headers: { 'If-None-Match': '"stale"' } })).status, 200);
+});
+
+test('HEAD works wherever GET does, and another method is a 405 listing GET', async () => {
+  const head = await harness.request('HEAD', '/console/');
+  assert.equal(head.status, 200);
+  assert.equal(head.headers['Content-Type'], 'text/html; charset=utf-8');
+  const post = await harness.request('POST', '/console/main.js', { body: {} });
+  assert.equal(post.status, 405);
+  assert.equal(post.headers['Allow'], 'GET, HEAD, OPTIONS');
+});
+
+test('an unknown console file is a JSON 404 naming it, still with the console headers', async () => {
+  for (const name of ['nope.js', 'main.ts', '..', '%2e%2e%2fpackage.json']) {
+    const response = await harness.request('GET', `/console/${name}`);
+    assert.equal(response.status, 404, name);
+    assert.equal(response.json.error, 'not_found');
+    assert.ok(response.json.message.includes(name), response.json.message);
+    assertConsoleHeaders(response.headers);
+  }
+  assert.equal((await harness.request('GET', '/console/a/b.js')).status, 404);
+});
+
+test('GET /openapi.json documents the API, not the console pages', async () => {
+  const paths = Object.keys((await harness.request('GET', '/openapi.json')).json.paths as Record<string, unknown>);
+  assert.ok(paths.includes('/events'));
+  assert.deepEqual(paths.filter((entry) => entry === '/' || entry.startsWith('/console')), []);
+});
+
+test('the console headers are the ones API.md §10 lists', () => {
+  assert.deepEqual(Object.keys(CONSOLE_HEADERS).sort(), ['Content-Security-Policy', 'Referrer-Policy', 'X-Content-Type-Options']);
+});
+
+test('with console: false, /, /console/ and its files are 404', async () => {
+  const off = await startHarness({ console: false }, { consoleDir: files.dir });
+  try {
+    for (const target of ['/', '/console/', '/console/main.js']) {
+      const response = await off.request('GET', target);
+      assert.equal(response.status, 404, target);
+      assert.equal(response.json.error, 'not_found');
+    }
+  } finally {
+    await off.close();
+  }
+});
+
+test('mounted under a base path, / redirects to the console under it, and the page is served there', async () => {
+  const mounted = await startHarness({ basePath: '/api/campus' }, { consoleDir: files.dir });
+  try {
+    const redirect = await mounted.request('GET', '/api/campus/');
+    assert.equal(redirect.status, 302);
+    assert.equal(redirect.headers['Location'], '/api/campus/console/');
+    assert.equal((await mounted.request('GET', '/api/campus/console/')).status, 200);
+    assert.equal((await mounted.request('GET', '/console/')).status, 404);
+  } finally {
+    await mounted.close();
+  }
+});
+
+test('a build without the console files says so in its 404', async () => {
+  const { dir, remove } = tempDir();
+  const bare = await startHarness({}, { consoleDir: path.join(dir, 'missing') });
+  try {
+    const response = await bare.request('GET', '/console/');
+    assert.equal(response.status, 404);
+    assert.match(response.json.message, /make build/);
+  } finally {
+    await bare.close();
+    remove();
+  }
+});
