@@ -139,9 +139,19 @@ export function createPipeline(deps: PipelineDeps): {
   function proceed(pending: Pending, principal: Principal | undefined): CoreResponse | Promise<CoreResponse> {
     const { request, route, headers } = pending;
     const keyId = principal?.keyId;
+    /** Set once this request took a rate-limit slot: a 429 after that (a full stream cap) gives it back. */
+    let counted = false;
+    const failCounted = (error: unknown): CoreResponse => {
+      if (counted && toApiError(error).status === 429) {
+        limiter.refund(keyId!, now());
+        addRateHeaders(limiter.peek(keyId!, now()), headers);
+      }
+      return fail(error, headers, keyId, request);
+    };
     try {
       if (principal !== undefined) {
         takeSlot(principal, headers);
+        counted = true;
         if (route.action !== undefined && !canEver(principal.role, route.action)) {
           throw new ApiError('forbidden', `A ${principal.role} key may not ${ACTION_WORDS[route.action]}.`);
         }
@@ -155,10 +165,10 @@ export function createPipeline(deps: PipelineDeps): {
       }
       const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body };
       const result = route.handle(context);
-      if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), (error: unknown) => fail(error, headers, keyId, request));
+      if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), failCounted);
       return finish(result, headers, keyId);
     } catch (error) {
-      return fail(error, headers, keyId, request);
+      return failCounted(error);
     }
   }
 
@@ -245,6 +255,8 @@ export function createPipeline(deps: PipelineDeps): {
       logger.error('request failed', { request_id: headers['X-Request-Id'], method: request.method, path: redactKeys(request.target).slice(0, 200), error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown) });
     }
     if (error.headers !== undefined) Object.assign(headers, error.headers);
+    // Every 429 (a rate limit, the failed-authentication throttle, a full stream cap) must not be cached (API.md §6).
+    if (error.status === 429) headers['Cache-Control'] = 'no-store';
     headers['Content-Type'] = JSON_TYPE;
     const closeConnection = request.bodyTooLarge || draining;
     return { status: error.status, headers, body: errorBody(error), keyId, closeConnection };

@@ -5,6 +5,7 @@ import type { ChangeFeedSource } from '../store/change-log.js';
 import { changePageJson } from './change-entry.js';
 import { parseChangesQuery, parseLastEventId } from './changes-query.js';
 import type { ChangeStreams } from './change-stream.js';
+import { prefers } from '../http/accepts.js';
 
 export interface ChangesRouteDeps {
   source: ChangeFeedSource;
@@ -16,7 +17,7 @@ export const EVENT_STREAM_TYPE = 'text/event-stream; charset=utf-8';
 
 /** True when the client asks for Server-Sent Events. */
 export function wantsEventStream(accept: string | undefined): boolean {
-  return accept !== undefined && /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept);
+  return prefers(accept, 'text/event-stream');
 }
 
 /**

@@ -109,6 +109,24 @@ export class SlidingWindowLimiter {
     return this.#decision(state, state.total < this.limit, now);
   }
 
+  /**
+   * Gives back the latest request counted for `key`: for a request refused (429) after its slot was taken,
+   * since refused requests do not count (API.md §6). Nothing happens when none is counted.
+   */
+  refund(key: string, nowMs: number): void {
+    const state = this.#young.get(key) ?? this.#old.get(key);
+    if (state === undefined) return;
+    this.#advance(state, Math.floor(nowMs));
+    for (let b = state.headBucket; b >= state.headBucket - BUCKETS_PER_WINDOW; b--) {
+      const slot = slotOf(b);
+      const count = state.counts[slot] ?? 0;
+      if (count === 0) continue;
+      state.counts[slot] = count - 1;
+      state.total -= 1;
+      return;
+    }
+  }
+
   /** Counts one event for `key` without checking the limit (e.g. a failed authentication). */
   record(key: string, nowMs: number): void {
     const now = Math.floor(nowMs);

@@ -3,6 +3,7 @@ import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { parsePaging } from '../events/list-query.js';
 import { pageLinks } from '../http/page-links.js';
+import { prefers } from '../http/accepts.js';
 import { mayActOn } from '../auth/principal.js';
 import { randomId } from '../lib/random-id.js';
 import { seatsOf, type StoredEvent } from '../events/event.js';
@@ -91,7 +92,7 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
       const headers: Record<string, string> = {};
       const filters: [string, string][] = query.status === undefined ? [] : [['status', query.status]];
       headers['Link'] = pageLinks({ path: `${context.prefix}/events/${eventId}/registrations`, filters, page: query.page, limit: query.limit, total });
-      if (wantsCsv(context.request.headers.accept)) {
+      if (prefers(context.request.headers.accept, 'text/csv')) {
         headers['Content-Type'] = CSV_TYPE;
         return { status: 200, body: registrationsCsv(registrations), headers };
       }
@@ -210,11 +211,6 @@ function parseRegistrationQuery(query: string): RegistrationQuery {
     }
   }
   return result;
-}
-
-/** True when the Accept header asks for CSV. */
-function wantsCsv(accept: string | undefined): boolean {
-  return accept !== undefined && /(^|,)\s*text\/csv\s*(;|,|$)/i.test(accept);
 }
 
 function clip(text: string): string {

@@ -283,6 +283,11 @@ export function decodeRecord(buf: Buffer, start: number, end: number, options: D
   // The common kinds are matched on their bytes, sparing a string per line.
   if (matches(buf, pos, PUT_OP, crcStart)) return decodePut(buf, pos + PUT_OP.length, crcStart, seq, options);
   if (matches(buf, pos, DEL_OP, crcStart)) return decodeDelete(buf, pos + DEL_OP.length, crcStart, seq);
+  // Registrations outnumber events: their usual layout is read from the bytes too, anything else by JSON.parse.
+  if (matches(buf, pos, REG_OP, crcStart)) {
+    const scanned = scanRegisterLine(buf, pos + REG_OP.length, crcStart, seq, options);
+    if (scanned !== undefined) return scanned;
+  }
   const nameStart = pos;
   while (pos < crcStart && pos - nameStart <= 16 && buf[pos] !== QUOTE) pos++;
   const op = buf.toString('latin1', nameStart, pos);
@@ -332,6 +337,73 @@ function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: 
   const record: PutRecord = promoted === undefined ? { seq, op: 'put', stored } : { seq, op: 'put', stored, promoted };
   if (idem !== undefined) record.idem = idem;
   return record;
+}
+
+/**
+ * A `reg` line as encodeRegister writes it, read from its bytes: `,"event":"evt_…","reg":{"id":…,"name":…,
+ * "email":…,"status":…,"created_at":…,"seq":N}` and nothing after. Undefined for any other layout (an escape in
+ * a string, an idempotency tag) so JSON.parse reads it; the same checks as registrationOf either way.
+ */
+function scanRegisterLine(buf: Buffer, pos: number, end: number, seq: number, options: DecodeOptions): RegisterRecord | string | undefined {
+  if (!matches(buf, pos, REG_EVENT_OPEN, end)) return undefined;
+  const eventStart = pos + REG_EVENT_OPEN.length;
+  const eventEnd = buf.indexOf(QUOTE, eventStart);
+  if (eventEnd < 0 || eventEnd >= end || !matches(buf, eventEnd, REG_ID_OPEN, end)) return undefined;
+  const idStart = eventEnd + REG_ID_OPEN.length;
+  const idEnd = buf.indexOf(QUOTE, idStart);
+  if (idEnd < 0 || !matches(buf, idEnd, NAME_OPEN, end)) return undefined;
+  const nameStart = idEnd + NAME_OPEN.length;
+  const nameEnd = plainStringEnd(buf, nameStart, end);
+  if (nameEnd < 0 || !matches(buf, nameEnd, EMAIL_OPEN, end)) return undefined;
+  const emailStart = nameEnd + EMAIL_OPEN.length;
+  const emailEnd = plainStringEnd(buf, emailStart, end);
+  if (emailEnd < 0 || !matches(buf, emailEnd, STATUS_OPEN, end)) return undefined;
+  let statusEnd = emailEnd + STATUS_OPEN.length;
+  let status: RegistrationStatus;
+  if (matches(buf, statusEnd, CONFIRMED, end)) status = 'confirmed';
+  else if (matches(buf, statusEnd, WAITLISTED, end)) status = 'waitlisted';
+  else return undefined;
+  statusEnd += status.length;
+  if (!matches(buf, statusEnd, CREATED_AT_OPEN, end)) return undefined;
+  const createdStart = statusEnd + CREATED_AT_OPEN.length;
+  if (!matches(buf, createdStart + 24, OWN_SEQ_OPEN, end)) return undefined;
+  let digits = createdStart + 24 + OWN_SEQ_OPEN.length;
+  const digitsStart = digits;
+  let ownSeq = 0;
+  while (digits < end && buf[digits]! >= 0x30 && buf[digits]! <= 0x39) ownSeq = ownSeq * 10 + (buf[digits++]! - 0x30);
+  if (digits !== end - 1 || buf[digits] !== CLOSE_BRACE || digits === digitsStart || digits - digitsStart > 15) return undefined;
+  const eventId = buf.toString('latin1', eventStart, eventEnd);
+  const id = buf.toString('latin1', idStart, idEnd);
+  const email = buf.toString('utf8', emailStart, emailEnd);
+  if (!EVENT_ID_PATTERN.test(eventId)) return 'a reg line has no valid "event"';
+  if (!REGISTRATION_ID_PATTERN.test(id)) return 'a reg line has no valid registration "id"';
+  if (!email.includes('@')) return `a reg line has no valid "name" and "email" for ${id}`;
+  if (!looksLikeUtcTime(buf, createdStart, end)) return `a reg line has no valid "created_at" for ${id}`;
+  if (ownSeq < 1 || ownSeq > seq) return 'a reg line has no valid registration "seq"';
+  return {
+    seq,
+    op: 'reg',
+    registration: {
+      id,
+      eventId: options.intern === undefined ? eventId : options.intern(eventId),
+      name: buf.toString('utf8', nameStart, nameEnd),
+      email,
+      status,
+      createdAt: buf.toString('latin1', createdStart, createdStart + 24),
+      checkedInAt: null,
+      seq: ownSeq,
+    },
+  };
+}
+
+/** Where a JSON string starting at `pos` ends (its closing quote), or -1 when it holds an escape or a control character. */
+function plainStringEnd(buf: Buffer, pos: number, end: number): number {
+  for (let i = pos; i < end; i++) {
+    const byte = buf[i]!;
+    if (byte === QUOTE) return i;
+    if (byte === BACKSLASH || byte < 0x20) return -1;
+  }
+  return -1;
 }
 
 /** The registration lines are rare next to reads and small: JSON.parse reads them, and every field is checked. */
@@ -529,3 +601,14 @@ const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
+const BACKSLASH = 0x5c;
+const REG_OP = Buffer.from('reg"');
+const REG_EVENT_OPEN = Buffer.from(',"event":"');
+const REG_ID_OPEN = Buffer.from('","reg":{"id":"');
+const NAME_OPEN = Buffer.from('","name":"');
+const EMAIL_OPEN = Buffer.from('","email":"');
+const STATUS_OPEN = Buffer.from('","status":"');
+const CONFIRMED = Buffer.from('confirmed');
+const WAITLISTED = Buffer.from('waitlisted');
+const CREATED_AT_OPEN = Buffer.from('","created_at":"');
+const OWN_SEQ_OPEN = Buffer.from('","seq":');

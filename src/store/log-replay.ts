@@ -200,8 +200,11 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
   const tombstones = new Map<string, number>();
   let horizon = 0;
   const nowMs = (options.now ?? Date.now)();
-  /** Events whose registered_count registrations changed after their last put: their view is rewritten once, at the end. */
-  const recounted = new Set<string>();
+  /**
+   * Events whose registered_count registrations changed after their last put, with the seq and time of the
+   * latest such change: their view is rewritten, and their place in seq order taken, once, at the end.
+   */
+  const recounted = new Map<string, { seq: number; modifiedMs: number }>();
   const moveToEnd = (stored: StoredEvent): void => {
     // Keep the map in the order of each event's latest seq: a change moves the event to the end.
     events.delete(stored.id);
@@ -244,9 +247,13 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
           rosters.apply(record);
           if (options.idempotency !== undefined) rememberAnswer(options.idempotency, record, nowMs);
           if (rosters.get(eventId).confirmed !== before) {
-            const atMs = record.op === 'reg' ? Date.parse(record.registration.createdAt) : record.op === 'cancel' ? record.atMs : Date.parse(record.at);
-            moveToEnd({ ...event, seq: record.seq, modifiedMs: atMs });
-            recounted.add(eventId);
+            const modifiedMs = record.op === 'reg' ? Date.parse(record.registration.createdAt) : record.op === 'cancel' ? record.atMs : Date.parse(record.at);
+            const change = recounted.get(eventId);
+            if (change === undefined) recounted.set(eventId, { seq: record.seq, modifiedMs });
+            else {
+              change.seq = record.seq;
+              change.modifiedMs = modifiedMs;
+            }
           }
           break;
         }
@@ -257,14 +264,34 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
       }
     },
   });
-  for (const id of recounted) {
-    const event = events.get(id)!;
-    events.set(id, withRegisteredCount(event, rosters.get(id).confirmed, event.seq, event.modifiedMs));
-  }
-  const broken = rosterInvariantProblem(events, rosters);
+  const live = recounted.size === 0 ? events : recount(events, recounted, rosters);
+  const broken = rosterInvariantProblem(live, rosters);
   if (broken !== undefined) throw new RosterInvariantError(options.file, broken);
   const { lines, lastSeq, goodLength, torn } = scan;
-  return { events, rosters, lines, lastSeq, tombstones, horizon, goodLength, fileLength: Math.max(fileLength, scan.endOfFile), torn };
+  return { events: live, rosters, lines, lastSeq, tombstones, horizon, goodLength, fileLength: Math.max(fileLength, scan.endOfFile), torn };
+}
+
+/**
+ * The events in the order of their latest seq, those whose registrations changed them last rewritten with their
+ * count, seq and time: the others keep the order of their put lines, and the recounted ones are merged in by seq.
+ */
+function recount(events: Map<string, StoredEvent>, recounted: Map<string, { seq: number; modifiedMs: number }>, rosters: RosterTable): Map<string, StoredEvent> {
+  const changed = [...recounted].sort((a, b) => a[1].seq - b[1].seq);
+  const ordered = new Map<string, StoredEvent>();
+  let next = 0;
+  const takeChangedBefore = (seq: number): void => {
+    for (; next < changed.length && changed[next]![1].seq < seq; next++) {
+      const [id, change] = changed[next]!;
+      ordered.set(id, withRegisteredCount(events.get(id)!, rosters.get(id).confirmed, change.seq, change.modifiedMs));
+    }
+  };
+  for (const [id, event] of events) {
+    if (recounted.has(id)) continue;
+    takeChangedBefore(event.seq);
+    ordered.set(id, event);
+  }
+  takeChangedBefore(Infinity);
+  return ordered;
 }
 
 /** The log is whole, but its registrations contradict its events (API.md §8's invariant): the store refuses to start. */

@@ -4,6 +4,8 @@ import { LatencyHistogram } from './latency-histogram.js';
 import type { LoadPlan, LoadResult } from './load-plan.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
+/** Runs of this process so far: part of every `{{n}}`, so no two runs send the same body. */
+let runs = 0;
 
 /** Runs `plan` with `plan.concurrency` connections, each sending its next request when the last response ends. */
 export function runNodeLoad(plan: LoadPlan, onMeasuring?: () => void): Promise<LoadResult> {
@@ -11,6 +13,8 @@ export function runNodeLoad(plan: LoadPlan, onMeasuring?: () => void): Promise<L
   const agent = new http.Agent({ keepAlive: true, maxSockets: plan.concurrency, maxFreeSockets: plan.concurrency });
   const getHeaders: Record<string, string> = plan.authorization === undefined ? {} : { authorization: plan.authorization };
   const postBody = plan.post === undefined ? '' : plan.post.body;
+  const uniqueBodies = postBody.includes('{{n}}');
+  const run = ++runs;
   const postHeaders = { ...getHeaders, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(postBody)) };
   const histogram = new LatencyHistogram();
   const startedAt = performance.now();
@@ -54,6 +58,7 @@ export function runNodeLoad(plan: LoadPlan, onMeasuring?: () => void): Promise<L
       }
       const index = sequence++;
       const post = plan.post !== undefined && index % plan.post.every === 0 ? plan.post : undefined;
+      const payload = post !== undefined && uniqueBodies ? postBody.replaceAll('{{n}}', `${run}-${index}`) : postBody;
       const sentAt = performance.now();
       let settled = false;
       const settle = (): void => {
@@ -68,7 +73,7 @@ export function runNodeLoad(plan: LoadPlan, onMeasuring?: () => void): Promise<L
           port: target.port,
           method: post === undefined ? 'GET' : 'POST',
           path: post === undefined ? plan.paths[index % plan.paths.length]! : post.path,
-          headers: post === undefined ? getHeaders : postHeaders,
+          headers: post === undefined ? getHeaders : uniqueBodies ? { ...postHeaders, 'content-length': String(Buffer.byteLength(payload)) } : postHeaders,
         },
         (response) => {
           response.resume();
@@ -87,7 +92,7 @@ export function runNodeLoad(plan: LoadPlan, onMeasuring?: () => void): Promise<L
         if (performance.now() <= stopAt) socketErrors++;
         settle();
       });
-      request.end(post === undefined ? undefined : postBody);
+      request.end(post === undefined ? undefined : payload);
     };
 
     if (onMeasuring !== undefined) setTimeout(onMeasuring, plan.warmupMs);

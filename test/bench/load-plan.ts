@@ -13,6 +13,7 @@ export interface LoadPlan {
   /** The whole Authorization header value, when the server wants a key. */
   authorization?: string;
   /** A JSON POST replacing every `every`-th request (1: all of them). */
+  /** `{{n}}` in the body becomes a number never sent before in this process (registrations need distinct e-mails). */
   post?: { path: string; body: string; every: number };
 }
 

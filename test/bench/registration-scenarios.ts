@@ -6,7 +6,7 @@ import type { LoadRow } from './bench-results.js';
 import { copyData, CREATE_BODY, type BenchData } from './data-generator.js';
 import { median } from './load-plan.js';
 import { generateCampus } from './registration-data.js';
-import { runUniqueBodyLoad } from './unique-body-load.js';
+import { runNodeLoad } from './load-generator.js';
 import { WRITE_CLIENTS } from './write-scenarios.js';
 import { spawn } from 'node:child_process';
 
@@ -43,7 +43,7 @@ export async function registrationWriteScenario(context: BenchContext, data: Ben
   try {
     const common = { paths: [], concurrency: WRITE_CLIENTS, authorization };
     const post = planFor(context, server.url, { ...common, post: { path: '/events', body: CREATE_BODY, every: 1 } });
-    const generator = { ...context, runLoad: runUniqueBodyLoad };
+    const generator = { ...context, runLoad: runNodeLoad };
     let confirmed = 0;
     // A B A B …, each registration run on a new event: a fast run must never meet the waitlist bound (409).
     for (let round = 1; round <= context.rounds; round++) {

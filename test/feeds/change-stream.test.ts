@@ -103,6 +103,11 @@ test('the ninth stream of one key is a 429 over HTTP', async (t) => {
   const ninth = await h.request('GET', '/changes?since=0', { key: h.keys.reader, headers: { accept: 'text/event-stream' } });
   assertError(ninth, 429, 'rate_limited');
   assert.ok(ninth.headers['Retry-After']);
+  assert.equal(ninth.headers['Cache-Control'], 'no-store');
+  // A refused request does not count (API.md §6): the ninth gave its slot back.
+  const remaining = Number(ninth.headers['RateLimit-Remaining']);
+  const tenth = await h.request('GET', '/changes?since=0', { key: h.keys.reader, headers: { accept: 'text/event-stream' } });
+  assert.equal(Number(tenth.headers['RateLimit-Remaining']), remaining);
   assert.equal((await openStream(h.app, h.keys.admin, '/changes?since=0')).sink.ended, false, 'another key still may');
   for (const stream of open) stream.cancel();
 });

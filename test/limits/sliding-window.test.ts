@@ -228,3 +228,15 @@ test("take() refusal: waiting exactly resetSeconds is always enough, one second 
     }
   }
 });
+
+test('refund() gives back the latest counted request, so a refused one does not count', () => {
+  const limiter = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
+  assert.equal(limiter.take('k', 1_000).remaining, 1);
+  assert.equal(limiter.take('k', 2_000).remaining, 0);
+  limiter.refund('k', 2_500);
+  assert.equal(limiter.peek('k', 2_500).remaining, 1);
+  assert.equal(limiter.take('k', 3_000).allowed, true);
+  assert.equal(limiter.take('k', 3_500).allowed, false);
+  limiter.refund('unknown', 3_500);
+  assert.equal(limiter.peek('unknown', 3_500).remaining, 2);
+});

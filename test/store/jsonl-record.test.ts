@@ -238,3 +238,19 @@ test('decodeRecord() round-trips a mark line and an idem line', () => {
   const entry = { key: 'k-1', keyId: 'key_abc', requestHash: 'abc', atMs: Date.parse('2026-08-01T12:00:00.000Z'), seq: 3, answer: { kind: 'event' as const, view: viewJson(sampleRecord(1)), createdAt: '2026-08-01T12:00:00.000Z' } };
   assert.deepEqual(decode(encodeIdempotency(entry)), { seq: 3, op: 'idem', entry });
 });
+
+test('decodeRecord() reads a reg line from its bytes exactly as JSON.parse would, escapes and tags left to JSON.parse', () => {
+  const names = ['Grace Hopper', 'Zoë Ångström 日本', 'O\'Neil, "Z"', 'back\\slash', 'tab\there'];
+  for (const [n, name] of names.entries()) {
+    for (const status of ['confirmed', 'waitlisted'] as const) {
+      const registration = { ...REGISTRATION, name, email: `zoë${n}@campus.edu`, status, seq: 20 };
+      const line = encodeRegister(registration, 21);
+      assert.deepEqual(decode(line), { seq: 21, op: 'reg', registration }, line);
+      const parsed = JSON.parse(line) as { reg: Record<string, unknown> };
+      assert.equal(parsed.reg['name'], name);
+    }
+  }
+  const line = encodeRegister({ ...REGISTRATION, name: 'Plain', seq: 20 }, 21);
+  const head = line.slice(0, line.indexOf(',"crc":')).replace('"seq":20}', '"seq":22}');
+  assert.equal(typeof decode(`${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`), 'string', 'a registration seq after its line is damage');
+});
