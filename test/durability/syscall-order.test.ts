@@ -61,10 +61,12 @@ function first(calls: Call[], from: number, matches: (call: Call) => boolean, wh
 const fdOf = (call: Call): string => call.args.split(',')[0]!;
 const WRITES = new Set(['write', 'pwrite64', 'pwritev', 'writev']);
 
+/** The trace once a call whose arguments match `pattern` has returned: strace may be midway through writing a long line. */
 async function waitForTrace(file: string, pattern: RegExp): Promise<string> {
   for (let tries = 0; tries < 200; tries++) {
     const text = readFileSync(file, 'utf8');
-    if (pattern.test(text)) return text;
+    const whole = text.slice(0, text.lastIndexOf('\n') + 1);
+    if (parseTrace(whole).some((call) => call.end !== Infinity && pattern.test(call.args))) return whole;
     await sleep(25);
   }
   assert.fail(`the trace never showed ${pattern}`);
@@ -77,7 +79,7 @@ test('under strace: the log write, then fdatasync, then the response; compaction
   const log = path.join(dir, 'events.jsonl');
   const server = await startServer(
     ['--port', '0', '--data-dir', dir, '--compact-min-bytes', '1', '--log-level', 'info'],
-    ['strace', '-f', '-qq', '-s', '100', '-e', `trace=${TRACED}`, '-o', traceFile, process.execPath, SERVER],
+    ['strace', '-f', '-qq', '-s', '8192', '-e', `trace=${TRACED}`, '-o', traceFile, process.execPath, SERVER],
   );
   try {
     const created = await send(server.url, key, 'POST', '/events', eventBody('Traced'));
