@@ -65,22 +65,7 @@ export function createPipeline(deps: PipelineDeps): {
       // A request that arrived before shutdown began is finished, even if its body came in after.
       if (request.arrivedDuringShutdown ?? draining) throw new ApiError('unavailable', 'The server is shutting down; retry in a moment.');
       if (request.headerFault !== undefined) throw new ApiError('bad_request', request.headerFault);
-      const target = request.target;
-      if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) {
-        throw new ApiError('bad_request', `The request target must be a path starting with a single "/", got "${target.slice(0, 80)}".`);
-      }
-      const queryAt = target.indexOf('?');
-      let path = queryAt === -1 ? target : target.slice(0, queryAt);
-      const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
-      let prefix = basePath;
-      if (basePath !== '') {
-        if (path !== basePath && !path.startsWith(basePath + '/')) throw new ApiError('not_found', `No resource at ${path.slice(0, 100)}; this API is mounted under ${basePath}.`);
-        path = path.slice(basePath.length);
-      }
-      if (path.startsWith('/v1/')) {
-        prefix += '/v1';
-        path = path.slice(3);
-      }
+      const { path, query, prefix } = locate(request.target);
       const match = router.match(request.method, path);
       if (match.kind === 'not_found') throw new ApiError('not_found', `No resource at ${path.slice(0, 100)}; see /openapi.json for the paths this API has.`);
       if (request.method === 'OPTIONS') {
@@ -119,20 +104,40 @@ export function createPipeline(deps: PipelineDeps): {
    */
   function mayReadBody(request: PlainRequest): boolean {
     if (draining || request.headerFault !== undefined) return false;
-    const target = request.target;
-    if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) return false;
-    const queryAt = target.indexOf('?');
-    let path = queryAt === -1 ? target : target.slice(0, queryAt);
-    if (basePath !== '') {
-      if (path !== basePath && !path.startsWith(basePath + '/')) return false;
-      path = path.slice(basePath.length);
+    let path: string;
+    try {
+      path = locate(request.target).path;
+    } catch {
+      return false;
     }
-    if (path.startsWith('/v1/')) path = path.slice(3);
     const match = router.match(request.method, path);
     if (match.kind !== 'found') return false;
     if (!match.route.auth) return true;
     const secret = bearerSecret(request);
     return secret !== undefined && keys.lookup(secret) !== undefined;
+  }
+
+  /**
+   * Splits a request target into the route's path (the base path and `/v1` taken off), its query and the
+   * prefix Location and Link keep. Throws 400 for a target that is not a single-slash path, 404 outside the base path.
+   */
+  function locate(target: string): { path: string; query: string; prefix: string } {
+    if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) {
+      throw new ApiError('bad_request', `The request target must be a path starting with a single "/", got "${target.slice(0, 80)}".`);
+    }
+    const queryAt = target.indexOf('?');
+    let path = queryAt === -1 ? target : target.slice(0, queryAt);
+    const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
+    let prefix = basePath;
+    if (basePath !== '') {
+      if (path !== basePath && !path.startsWith(basePath + '/')) throw new ApiError('not_found', `No resource at ${path.slice(0, 100)}; this API is mounted under ${basePath}.`);
+      path = path.slice(basePath.length);
+    }
+    if (path.startsWith('/v1/')) {
+      prefix += '/v1';
+      path = path.slice(3);
+    }
+    return { path, query, prefix };
   }
 
   /** The steps after the key: rate (429), role (403), body (415, 413, 400), then the handler. */

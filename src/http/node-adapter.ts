@@ -38,8 +38,8 @@ export interface NodeListenerOptions {
 }
 
 /** Adapts the core to a `node:http` request listener, with one log line per request. */
-export function toNodeListener(handle: CoreHandler, logger: Logger, options: NodeListenerOptions | (() => boolean) = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  const { isDraining = () => false, mayReadBody } = typeof options === 'function' ? { isDraining: options } : options;
+export function toNodeListener(handle: CoreHandler, logger: Logger, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const { isDraining = () => false, mayReadBody } = options;
   const logRequests = logger.enabled('info');
   return (req, res) => {
     // A request node parsed after a body that was never read: never run it, never answer it.
