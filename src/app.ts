@@ -30,6 +30,7 @@ import { consoleRoutes, isConsolePattern } from './console/console-routes.js';
 import { silentLogger, type Logger } from './log/logger.js';
 import { ROLES, type Principal, type Role } from './auth/principal.js';
 import { email, Problem, text } from './events/checks.js';
+import { isTimeZone } from './lib/time-zone.js';
 
 /** Options of createApp; every one has a default. */
 export interface AppOptions {
@@ -62,6 +63,8 @@ export interface AppOptions {
   basePath?: string;
   /** Serve the web console at `/console/` (and redirect `/` to it). Default true. */
   console?: boolean;
+  /** The campus's IANA time zone (`Europe/Berlin`): where list days begin, and series' default zone. Default `UTC`. */
+  timeZone?: string;
 }
 
 /**
@@ -137,6 +140,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const rateLimit = options.rateLimit ?? 1000;
   const rateWindow = options.rateWindow ?? 3600;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const timeZone = options.timeZone ?? 'UTC';
+  if (!isTimeZone(timeZone)) throw new TypeError(`createApp: timeZone must be an IANA time zone name such as Europe/Berlin, got "${timeZone}"`);
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
   const consoleAssets = options.console === false ? undefined : await loadConsoleAssets(internal.consoleDir);
 

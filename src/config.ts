@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
+import { isTimeZone } from './lib/time-zone.js';
 
 /** Everything `node dist/server.js` can be told. */
 export interface ServerConfig {
@@ -15,6 +16,8 @@ export interface ServerConfig {
   readonly compactMinBytes: number;
   /** Serve the web console (API.md §10). */
   readonly console: boolean;
+  /** The campus's IANA time zone: where list days begin and series default to. */
+  readonly timeZone: string;
   readonly help: boolean;
   /** `--version`: print the version and exit 0. */
   readonly version: boolean;
@@ -62,6 +65,11 @@ const logLevel = (value: string, name: string): LogLevel => {
   return value as LogLevel;
 };
 
+const timeZone = (value: string, name: string): string => {
+  if (!isTimeZone(value)) throw new ConfigError(`${name} must be an IANA time zone name such as Europe/Berlin or America/New_York, got "${value}"`);
+  return value;
+};
+
 /** The settings table: flag, variable, default and parser, in the order `--help` lists them. */
 export const SETTINGS: readonly Setting[] = [
   { flag: '--port', env: 'PORT', key: 'port', default: '3000', parse: integer(0, 65535), help: 'listen port (0: any free port)' },
@@ -80,6 +88,7 @@ export const SETTINGS: readonly Setting[] = [
     parse: integer(1, Number.MAX_SAFE_INTEGER),
     help: 'compact the log once it is over this many bytes and mostly superseded',
   },
+  { flag: '--time-zone', env: 'TIME_ZONE', key: 'timeZone', default: 'UTC', parse: timeZone, help: "the campus's time zone, an IANA name (list days, series)" },
 ];
 
 /** Parses argv (without node and script) and the environment; flags beat the environment. */

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
       corsOrigins: config.corsOrigins,
       compactMinBytes: config.compactMinBytes,
       console: config.console,
+      timeZone: config.timeZone,
       logger,
     });
   } catch (error) {

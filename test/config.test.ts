@@ -32,6 +32,7 @@ test("parseServerConfig() gives the documented defaults", () => {
     logLevel: "info",
     compactMinBytes: 67108864,
     console: true,
+    timeZone: "UTC",
   });
 });
 
@@ -50,6 +51,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
     LOG_LEVEL: "warn",
     COMPACT_MIN_BYTES: "1024",
     CONSOLE: "off",
+    TIME_ZONE: "America/Los_Angeles",
   });
   assert.deepEqual(config, {
     help: false,
@@ -63,11 +65,12 @@ test("parseServerConfig() reads every setting from the environment", () => {
     logLevel: "warn",
     compactMinBytes: 1024,
     console: false,
+    timeZone: "America/Los_Angeles",
   });
 });
 
 test("parseServerConfig() takes --flag value and --flag=value", () => {
-  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off"], {});
+  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin"], {});
   assert.deepEqual(config, {
     help: false,
     version: false,
@@ -80,6 +83,7 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
     logLevel: "debug",
     compactMinBytes: 67108864,
     console: false,
+    timeZone: "Europe/Berlin",
   });
 });
 
@@ -224,4 +228,9 @@ test("commandName() is the installed name through npm's link, else node dist/FIL
   assert.equal(commandName("/srv/app/node_modules/.bin/campus-events", "campus-events", "server.js"), "campus-events");
   assert.equal(commandName("/opt/campus-events/dist/server.js", "campus-events", "server.js"), "node dist/server.js");
   assert.equal(commandName(undefined, "campus-events", "server.js"), "node dist/server.js");
+});
+
+test("parseServerConfig() refuses a time zone ICU does not know, naming the flag and the value", () => {
+  assert.throws(() => parseServerConfig(["--time-zone", "Mars/Olympus_Mons"], {}), (error: Error) => error instanceof ConfigError && /--time-zone .*IANA.*"Mars\/Olympus_Mons"/.test(error.message));
+  assert.throws(() => parseServerConfig([], { TIME_ZONE: "CEST+2" }), /TIME_ZONE must be an IANA time zone name/);
 });
