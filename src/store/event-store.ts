@@ -17,6 +17,8 @@ export interface ListQuery {
   startFromMs?: number | undefined;
   /** Events whose end is at or before this instant (ms since the epoch). */
   endByMs?: number | undefined;
+  /** Only the occurrences of this series (API.md §11). */
+  seriesId?: string | undefined;
   limit: number;
   page: number;
 }

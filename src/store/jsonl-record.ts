@@ -614,7 +614,9 @@ function storedFromView(json: string, createdAt: string, seq: number, modifiedMs
   const email = typeof fields.organizer === 'object' && fields.organizer !== null ? fields.organizer.email : undefined;
   if (typeof email !== 'string') return `event ${id} has no organizer e-mail`;
   const organizerEmail = email.toLowerCase();
-  return {
+  const seriesId = fields['series_id'];
+  if (seriesId !== undefined && (typeof seriesId !== 'string' || !SERIES_ID_PATTERN.test(seriesId))) return `event ${id} has a malformed "series_id"`;
+  const stored: StoredEvent = {
     id,
     startMs,
     endMs,
@@ -625,7 +627,10 @@ function storedFromView(json: string, createdAt: string, seq: number, modifiedMs
     modifiedMs,
     json,
   };
+  return seriesId === undefined ? stored : { ...stored, seriesId };
 }
+
+const SERIES_ID_PATTERN = /^ser_[0-9A-Za-z]{16,}$/;
 
 /** Milliseconds of a `YYYY-MM-DDTHH:MM:SS.sssZ` string, by the same rules as replay's byte parser; NaN otherwise. */
 function timeMs(value: unknown): number {
