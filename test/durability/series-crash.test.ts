@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { tempDir } from '../helpers/harness.js';
 import { mulberry32 } from '../helpers/random.js';
 import { runCli } from '../helpers/spawn.js';
-import { createKey, send, serverArgs, sleep, startServer, type Server } from './support.js';
+import { crashAndVerify, createKey, send, serverArgs, sleep, startServer, type Server } from './support.js';
 
 const CLIENTS = 4;
 const ROUNDS = 3;
@@ -97,13 +97,7 @@ test('kill -9 while series are created and rescheduled: every acknowledged serie
     };
     const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
     await sleep(300 + Math.floor(random() * 700));
-    server.child.kill('SIGKILL');
-    alive = false;
-    assert.equal(await server.exited, 'SIGKILL');
-    await Promise.all(clients);
-    assert.deepEqual(unexpected, [], `${context}: only the expected answers`);
-    const verify = runCli(['verify', '--json', '--data-dir', dir]);
-    assert.equal(verify.status, 0, `${context}: verify: ${verify.stdout}${verify.stderr}`);
+    await crashAndVerify(server, { stop: () => void (alive = false), clients, unexpected, context, dataDir: dir });
 
     server = await startServer(args);
     const listed = await allSeries(server, key);
