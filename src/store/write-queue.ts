@@ -57,6 +57,7 @@ interface EventMember {
 interface DocumentMember {
   readonly collection: string;
   readonly id: string;
+  readonly seq: number;
   readonly document: StoredDocument | null;
 }
 
@@ -274,7 +275,7 @@ export class WriteQueue {
         seen.add(documentKey(collection, id));
         const document = json === null ? null : { collection, id, json, seq };
         lines.push(document === null ? encodeDocumentDelete(seq, collection, id) : encodeDocument(document));
-        documents.push({ collection, id, document });
+        documents.push({ collection, id, seq, document });
         seq++;
       }
     } catch (error) {
@@ -513,6 +514,8 @@ export class WriteQueue {
       for (const member of entry.members) this.#commitMember(entry, member);
       for (const member of entry.documents) {
         this.#documents.set(member.collection, member.id, member.document);
+        // Not a change-feed entry (API.md §11), but the newest durable write: next_since and compaction's mark count it.
+        this.#changes?.committed(member.seq, member.id, undefined);
         const key = documentKey(member.collection, member.id);
         if (this.#pendingDocuments.get(key)?.last === entry) this.#pendingDocuments.delete(key);
       }

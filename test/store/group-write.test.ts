@@ -119,3 +119,19 @@ test('MemoryStore.writeGroup() sees queued state and applies the group whole', a
   await Promise.all([first, second]);
   assert.equal(store.size, 1);
 });
+
+test('a document written last is the newest durable write: compaction keeps the last seq, and the next write goes after it', async (t) => {
+  const dir = tempDir(t);
+  const store = await openFileStore({ dataDir: dir, ...noSync });
+  await store.writeGroup(plan(1, 2, '{"v":1}'));
+  await store.writeGroup(() => ({ events: [], documents: [{ collection: 'series', id: 'ser_0000000000000001', json: '{"v":2}' }] }));
+  const last = store.document('series', 'ser_0000000000000001')!.seq;
+  assert.equal(store.changes.lastSeq, last);
+  await store.compact();
+  await store.close();
+  const again = await openFileStore({ dataDir: dir, ...noSync });
+  assert.equal(again.stats.lastSeq, last);
+  const next = await again.write(eventId(50), () => sampleRecord(50));
+  assert.ok(next!.seq > last, `seq ${next!.seq} after ${last}`);
+  await again.close();
+});
