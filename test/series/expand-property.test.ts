@@ -34,7 +34,7 @@ function randomRuleText(random: Random, startYear: number, startMonth: number): 
   const end = between(random, 0, 2);
   if (end === 0) parts.push(`COUNT=${between(random, 1, 25)}`);
   else {
-    const until = new Date(Date.UTC(startYear, startMonth - 1, 1) + between(random, 62, 300) * 86_400_000);
+    const until = new Date(Date.UTC(startYear, startMonth - 1, 1) + between(random, 40, 200) * 86_400_000);
     const date = `${until.getUTCFullYear()}${pad(until.getUTCMonth() + 1)}${pad(until.getUTCDate())}`;
     parts.push(`UNTIL=${end === 1 ? date : `${date}T${pad(between(random, 0, 23))}${pad(pick(random, [0, 30]))}00Z`}`);
   }
