@@ -103,7 +103,7 @@ function checkField(field: string, value: unknown, principal: Principal, current
   if ((SHARED_FIELDS as readonly string[]).includes(field) || field === 'start_time' || field === 'end_time') return EVENT_FIELDS[field]!.check!(value, field);
   switch (field) {
     case 'time_zone':
-      return typeof value === 'string' && isTimeZone(value) ? value : new Problem(field, `time_zone must be an IANA time zone name such as "Europe/Berlin", got ${quote(value)}`);
+      return typeof value === 'string' && isTimeZone(value) ? canonicalCase(value) : new Problem(field, `time_zone must be an IANA time zone name such as "Europe/Berlin", got ${quote(value)}`);
     case 'recurrence':
       return typeof value === 'string' ? value : new Problem(field, `recurrence must be an RRULE value such as "FREQ=WEEKLY;BYDAY=TU,TH;COUNT=20", got ${quote(value)}`);
     case 'exdates': {
@@ -121,6 +121,12 @@ function checkField(field: string, value: unknown, principal: Principal, current
     default:
       return new Problem(field, `${quote(field)} is not a field of a series`);
   }
+}
+
+/** `europe/berlin` as IANA writes it, `Europe/Berlin` (a zone ICU knows by another name is kept as sent). */
+function canonicalCase(zone: string): string {
+  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  return resolved.toLowerCase() === zone.toLowerCase() ? resolved : zone;
 }
 
 function throwIfAny(problems: FieldProblem[]): void {

@@ -30,6 +30,7 @@ test('validateSeries() on a PUT merges the body over the stored series, keeping 
   assert.equal(input.scheduleSent, false);
   assert.deepEqual(input.schedule.exdates, ['2027-09-08T09:00:00.000Z']);
   assert.equal(input.occurrences.length, 4);
+  assert.equal(validateSeries({ time_zone: 'europe/berlin' }, ORGANIZER, stored(), 'UTC').schedule.time_zone, 'Europe/Berlin', 'a zone is kept as IANA spells it');
 });
 
 test('a new schedule drops the stored exdates it no longer makes, but refuses sent ones that do not match', () => {
