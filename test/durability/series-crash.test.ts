@@ -69,6 +69,15 @@ test('kill -9 while series are created and rescheduled: every acknowledged serie
     const context = `round ${round} (seed ${seed})`;
     const unexpected: string[] = [];
     let alive = true;
+    // The kill comes once this round has written enough (waiting for answers, not for time: the machine may be slow).
+    const done = { created: 0, rescheduled: 0 };
+    let enough: () => void = () => undefined;
+    const enoughWritten = new Promise<void>((resolve) => (enough = resolve));
+    const acknowledgedOne = (kind: 'created' | 'rescheduled'): void => {
+      done[kind]++;
+      tally[kind]++;
+      if (done.created + done.rescheduled >= 3 && (round === 0 || done.rescheduled >= 1)) enough();
+    };
     const client = async (c: number): Promise<void> => {
       for (let k = 0; alive; k++) {
         const known = [...acknowledged.keys()];
@@ -79,7 +88,7 @@ test('kill -9 while series are created and rescheduled: every acknowledged serie
             if (response.status !== 201) unexpected.push(`${response.status} ${text}`);
             else {
               acknowledged.set((JSON.parse(text) as SeriesView).id, new Set([500]));
-              tally.created++;
+              acknowledgedOne('created');
             }
           } else {
             const id = known[Math.floor(random() * known.length)]!;
@@ -88,7 +97,7 @@ test('kill -9 while series are created and rescheduled: every acknowledged serie
             const response = await send(server.url, key, 'PUT', `/series/${id}`, { recurrence: `FREQ=DAILY;COUNT=${count}` });
             const text = await response.text();
             if (response.status !== 200) unexpected.push(`${response.status} ${text}`);
-            else tally.rescheduled++;
+            else acknowledgedOne('rescheduled');
           }
         } catch {
           return; // The server is gone: this write's fate is unknown.
@@ -96,7 +105,8 @@ test('kill -9 while series are created and rescheduled: every acknowledged serie
       }
     };
     const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
-    await sleep(300 + Math.floor(random() * 700));
+    await enoughWritten;
+    await sleep(Math.floor(random() * 300));
     await crashAndVerify(server, { stop: () => void (alive = false), clients, unexpected, context, dataDir: dir });
 
     server = await startServer(args);
