@@ -4,6 +4,7 @@ import type { Registration, RosterView } from './roster.js';
 import type { ChangeFeedSource } from './change-log.js';
 import type { IdempotencyEntry } from './idempotency-table.js';
 import type { WriteOptions } from './write-queue.js';
+import type { ChangeHistorySource } from './change-history.js';
 
 export type { WriteOptions };
 
@@ -73,6 +74,8 @@ export interface EventStore {
   changeRegistrations(eventId: string, change: RosterChange, options?: WriteOptions): Promise<RosterResult>;
   /** The change feed's view of the committed log (API.md §9.2). */
   readonly changes: ChangeFeedSource;
+  /** Each durable line with its context, and the durable past read back: what webhooks derive messages from (API.md §13). Optional, so an engine may come without it. */
+  readonly history?: ChangeHistorySource;
   /** The answer remembered for an Idempotency-Key of an API key, if still within its TTL at `nowMs` (API.md §9.3). */
   rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined;
   /** False once a write has failed: reads still work, writes are refused until restart. */

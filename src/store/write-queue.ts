@@ -10,6 +10,7 @@ import { StoreUnavailable } from './store-errors.js';
 import type { ChangeLog } from './change-log.js';
 import { rememberAnswer, type IdempotencyTable, type IdempotencyTag } from './idempotency-table.js';
 import { UncertainWriteError } from './uncertain-write.js';
+import { touchedBy, type ChangeHistory, type CommittedChange } from './change-history.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */
 export type PersistBatch = (text: string, lineCount: number) => Promise<void>;
@@ -32,6 +33,8 @@ export interface WriteQueueOptions {
   changes?: ChangeLog;
   /** The remembered answers of Idempotency-Keys: told of each tagged line once durable. */
   idempotency?: IdempotencyTable;
+  /** Webhooks' view of the log: told of each durable batch, line by line with its context, while anyone listens. */
+  history?: ChangeHistory;
 }
 
 /** Options of a single write. */
@@ -102,6 +105,7 @@ export class WriteQueue {
   readonly #onCommit: (() => void) | undefined;
   readonly #changes: ChangeLog | undefined;
   readonly #idempotency: IdempotencyTable | undefined;
+  readonly #history: ChangeHistory | undefined;
   /** Events with queued (not yet durable) changes: what the next change to each sees. */
   readonly #pending = new Map<string, Pending>();
   /**
@@ -128,6 +132,7 @@ export class WriteQueue {
     this.#onCommit = options.onCommit;
     this.#changes = options.changes;
     this.#idempotency = options.idempotency;
+    this.#history = options.history;
   }
 
   /** False once a write failed or the queue was closed. */
@@ -384,7 +389,12 @@ export class WriteQueue {
 
   /** Memory after disk: the index changes only now, then the writers hear back. */
   #commit(batch: readonly QueuedChange[]): void {
+    const history: CommittedChange[] | undefined = this.#history?.listened === true ? [] : undefined;
+    const atMs = history === undefined ? 0 : this.#now();
     for (const entry of batch) {
+      if (history !== undefined) {
+        history.push({ record: entry.record, before: this.#index.get(entry.id), after: entry.state, touched: touchedBy(entry.record, this.#rosters.get(entry.id)), atMs });
+      }
       if (entry.state === null) this.#index.delete(entry.id);
       else if (entry.state !== undefined) this.#index.put(entry.state);
       this.#rosters.apply(entry.record);
@@ -397,6 +407,7 @@ export class WriteQueue {
       if (pending.roster !== undefined) this.#keepSpare(entry.id, pending.roster);
     }
     this.#changes?.batchCommitted(this.#index.values(), this.#index.size);
+    if (history !== undefined) this.#history!.committed(history);
     for (const entry of batch) entry.settle();
   }
 

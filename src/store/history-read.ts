@@ -1,0 +1,30 @@
+// Reads the durable changes after a position back from events.jsonl, for webhooks that were behind when the server stopped.
+import type { FileSystemSeam } from './file-system.js';
+import { scanLog } from './log-replay.js';
+import { HistoryShadow, type CommittedChange, type HistoryRead } from './change-history.js';
+
+/**
+ * Walks the log at `file` from its start (rebuilding the state each line applies to) and returns the
+ * changes after `since`, up to `through` (the last durable seq when asked: lines appended meanwhile come
+ * to listeners instead). A compaction's mark and registration-state lines say how far it rewrote history.
+ */
+export async function readHistoryAfter(fs: FileSystemSeam, file: string, since: number, through: number, nowMs: number): Promise<HistoryRead> {
+  const shadow = new HistoryShadow();
+  const changes: CommittedChange[] = [];
+  let compactedThrough = 0;
+  const fd = await fs.open(file, 'r');
+  try {
+    await scanLog(fs, fd, { file }, {
+      onRecord(record) {
+        if (record.op === 'idem' || record.seq > through) return;
+        if (record.op === 'mark' || record.op === 'regstate') compactedThrough = Math.max(compactedThrough, record.seq);
+        if (record.op === 'mark') return;
+        const change = shadow.apply(record, nowMs);
+        if (record.seq > since) changes.push(change);
+      },
+    });
+  } finally {
+    await fs.close(fd).catch(() => undefined);
+  }
+  return { changes, compactedThrough };
+}

@@ -1,0 +1,164 @@
+// One webhook's deliveries: one message in flight at a time, in write order, retried on the schedule of API.md §13.
+import type { DeliveryRecord, WebhookState } from '../store/webhook-state.js';
+import type { DeliveryClient } from './delivery-client.js';
+import { LINE_DONE, type MessageBacklog } from './message-backlog.js';
+import { signedHeaders } from './signature.js';
+import { nextAttemptAt } from './retry-schedule.js';
+import { isAfter, type WebhookMessage } from './messages.js';
+
+/** The clock and timers deliveries run on (a fake one in tests). */
+export interface WebhookClock {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The real clock; its timers never keep the process alive. */
+export const realClock: WebhookClock = {
+  now: Date.now,
+  setTimeout(callback, ms) {
+    const timer = setTimeout(callback, ms);
+    timer.unref();
+    return timer;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** A whole exchange (connect, send, answer) must finish within this. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Attempts kept in a webhook's delivery log. */
+export const DELIVERY_LOG_SIZE = 100;
+
+export interface LaneDeps {
+  /** The shared backlog; undefined while nothing is fed (never while a lane exists, save during a start). */
+  backlog(): MessageBacklog | undefined;
+  client: DeliveryClient;
+  clock: WebhookClock;
+  /** The state changed (cursor, status, log): save it. */
+  changed(): void;
+  /** The webhook became failing (for the log line). */
+  failed?(webhook: WebhookState): void;
+}
+
+/** Drives one webhook's state: `poke()` whenever a message may be ready, `stop()` to abandon what is in flight. */
+export class DeliveryLane {
+  readonly state: WebhookState;
+  readonly #deps: LaneDeps;
+  #inFlight: AbortController | undefined;
+  #retryTimer: unknown;
+  #stopped = false;
+
+  constructor(state: WebhookState, deps: LaneDeps) {
+    this.state = state;
+    this.#deps = deps;
+  }
+
+  /** True while an attempt is on the wire. */
+  get busy(): boolean {
+    return this.#inFlight !== undefined;
+  }
+
+  /** Sends the next message if the webhook is active, idle and not waiting to retry. */
+  poke(): void {
+    if (this.#stopped || this.state.status !== 'active' || this.#inFlight !== undefined || this.#retryTimer !== undefined) return;
+    const backlog = this.#deps.backlog();
+    if (backlog === undefined) return;
+    const wanted = (type: string): boolean => this.state.events.includes(type);
+    for (;;) {
+      const next = backlog.next(this.state.cursor, wanted);
+      if (next === undefined) return this.#skipToEnd(backlog);
+      if (next.kind === 'gap') {
+        this.#record({
+          message_id: null,
+          type: null,
+          attempt: 0,
+          status: 'failed',
+          response_status: null,
+          error: `messages after seq ${this.state.cursor.seq} up to seq ${next.through.seq} were compacted out of the log or dropped from memory before delivery; they cannot be sent`,
+          at: new Date(this.#deps.clock.now()).toISOString(),
+        });
+        this.state.cursor = { ...next.through };
+        this.#deps.changed();
+        continue;
+      }
+      return this.#send(next.message, next.lastOfLine);
+    }
+  }
+
+  /** Status set by an admin: `active` starts the retry schedule afresh; `paused` holds the messages. */
+  setStatus(status: 'active' | 'paused'): void {
+    this.state.status = status;
+    this.#clearRetry();
+    if (status === 'active') {
+      this.state.attempts = 0;
+      this.state.firstFailureMs = null;
+    }
+    this.poke();
+  }
+
+  /** Abandons the attempt in flight (it is sent again after the next start) and every timer. */
+  stop(): void {
+    this.#stopped = true;
+    this.#clearRetry();
+    this.#inFlight?.abort('the service stopped');
+    this.#inFlight = undefined;
+  }
+
+  /** Nothing selected is left: the cursor moves past the messages the filter passed over, so the backlog can drop them. */
+  #skipToEnd(backlog: MessageBacklog): void {
+    const last = backlog.last;
+    if (last === undefined || !isAfter(last, this.state.cursor)) return;
+    this.state.cursor = { seq: last.seq, index: LINE_DONE };
+  }
+
+  #send(message: WebhookMessage, lastOfLine: boolean): void {
+    const { clock, client } = this.#deps;
+    const controller = new AbortController();
+    this.#inFlight = controller;
+    const attempt = this.state.attempts + 1;
+    const timeout = clock.setTimeout(() => controller.abort(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`), ATTEMPT_TIMEOUT_MS);
+    const headers = signedHeaders(this.state.secret, message.id, clock.now(), message.body);
+    const failure = { ok: false, responseStatus: null, error: 'the request failed' };
+    client.send({ url: this.state.url, headers, body: message.body, signal: controller.signal }).catch(() => failure).then(
+      (outcome) => {
+        clock.clearTimeout(timeout);
+        if (this.#inFlight !== controller) return;
+        this.#inFlight = undefined;
+        const nowMs = clock.now();
+        this.#record({ message_id: message.id, type: message.type, attempt, status: outcome.ok ? 'succeeded' : 'failed', response_status: outcome.responseStatus, error: outcome.error, at: new Date(nowMs).toISOString() });
+        if (outcome.ok) {
+          this.state.cursor = { seq: message.seq, index: lastOfLine ? LINE_DONE : message.index };
+          this.state.attempts = 0;
+          this.state.firstFailureMs = null;
+          this.#deps.changed();
+          this.poke();
+          return;
+        }
+        this.state.attempts = attempt;
+        this.state.firstFailureMs ??= nowMs;
+        const retryAt = nextAttemptAt(attempt, this.state.firstFailureMs, nowMs);
+        if (retryAt === undefined) {
+          this.state.status = 'failing';
+          this.#deps.failed?.(this.state);
+        } else if (this.state.status === 'active') {
+          this.#retryTimer = clock.setTimeout(() => {
+            this.#retryTimer = undefined;
+            this.poke();
+          }, retryAt - nowMs);
+        }
+        this.#deps.changed();
+      },
+    );
+  }
+
+  #record(entry: DeliveryRecord): void {
+    this.state.deliveries.unshift(entry);
+    if (this.state.deliveries.length > DELIVERY_LOG_SIZE) this.state.deliveries.length = DELIVERY_LOG_SIZE;
+  }
+
+  #clearRetry(): void {
+    if (this.#retryTimer === undefined) return;
+    this.#deps.clock.clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+  }
+}

@@ -1,0 +1,26 @@
+// Standard Webhooks signing: the secret's format and the v1 signature of a message.
+import { createHmac } from 'node:crypto';
+
+/** Random bytes in a secret: 32 (the specification asks for 24 to 64). */
+const SECRET_BYTES = 32;
+
+/** A new secret: `whsec_` + the base64 of 32 random bytes. */
+export function newSecret(randomBytes: (size: number) => Uint8Array): string {
+  return `whsec_${Buffer.from(randomBytes(SECRET_BYTES)).toString('base64')}`;
+}
+
+/** The `webhook-signature` header: `v1,` + base64(HMAC-SHA256(secret bytes, "{id}.{timestamp}.{body}")). */
+export function signature(secret: string, messageId: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.slice(secret.indexOf('_') + 1), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64')}`;
+}
+
+/** The three headers of one attempt (API.md §13). */
+export function signedHeaders(secret: string, messageId: string, nowMs: number, body: string): Record<string, string> {
+  const timestamp = Math.floor(nowMs / 1000);
+  return {
+    'webhook-id': messageId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signature(secret, messageId, timestamp, body),
+  };
+}

@@ -1,0 +1,230 @@
+// The webhooks of a running service: their durable state, the shared backlog fed by the store's durable changes, and one delivery lane each.
+import type { ChangeHistorySource, CommittedChange } from '../store/change-history.js';
+import type { WebhookState, WebhookStateStore } from '../store/webhook-state.js';
+import type { Logger } from '../log/logger.js';
+import { randomId } from '../lib/random-id.js';
+import { DeliveryLane, type WebhookClock } from './delivery-lane.js';
+import type { DeliveryClient } from './delivery-client.js';
+import { LINE_DONE, MessageBacklog } from './message-backlog.js';
+import { isAfter, messagesOf, MESSAGE_TYPES, type Cursor, type MessageType } from './messages.js';
+import { newSecret } from './signature.js';
+import type { WebhookInput } from './webhook-input.js';
+
+export interface WebhookServiceDeps {
+  /** The store's durable changes; without it (an engine that has none) webhooks hear nothing. */
+  history: ChangeHistorySource | undefined;
+  /** The seq of the last durable line. */
+  lastSeq: () => number;
+  stateStore: WebhookStateStore;
+  client: DeliveryClient;
+  clock: WebhookClock;
+  randomBytes: (size: number) => Uint8Array;
+  logger: Logger;
+  /** Cursors and delivery logs are saved at most this often (definitions at once). Default 1000 ms. */
+  saveEveryMs?: number;
+}
+
+/** The webhooks, their deliveries and their durable state. */
+export class WebhookService {
+  readonly #deps: WebhookServiceDeps;
+  readonly #lanes = new Map<string, DeliveryLane>();
+  #backlog: MessageBacklog | undefined;
+  #unsubscribe: (() => void) | undefined;
+  readonly #stopCompactionWatch: (() => void) | undefined;
+  #compactedThrough: number;
+  #saving: Promise<void> | undefined;
+  #saveTimer: unknown;
+  #closed = false;
+
+  private constructor(deps: WebhookServiceDeps, compactedThrough: number) {
+    this.#deps = deps;
+    this.#compactedThrough = compactedThrough;
+    this.#stopCompactionWatch = deps.history?.onCompacted((throughSeq) => this.#compacted(throughSeq));
+  }
+
+  /** Loads the saved webhooks, reads back from the log what they had not acknowledged, and starts delivering. */
+  static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
+    const snapshot = await deps.stateStore.load();
+    const service = new WebhookService(deps, snapshot.compactedThrough);
+    for (const state of snapshot.webhooks) service.#addLane(state);
+    if (service.#lanes.size > 0) await service.#startFeed(true);
+    return service;
+  }
+
+  /** Every webhook, oldest first. */
+  list(): WebhookState[] {
+    return [...this.#lanes.values()].map((lane) => lane.state);
+  }
+
+  get(id: string): WebhookState | undefined {
+    return this.#lanes.get(id)?.state;
+  }
+
+  /** Creates a webhook that hears every change made from now on; resolves once it is saved. */
+  async create(input: WebhookInput): Promise<WebhookState> {
+    let id = randomId('whk', this.#deps.randomBytes);
+    while (this.#lanes.has(id)) id = randomId('whk', this.#deps.randomBytes);
+    if (this.#backlog === undefined) await this.#startFeed(false);
+    const state: WebhookState = {
+      id,
+      url: input.url!,
+      events: input.events ?? [...MESSAGE_TYPES],
+      description: input.description ?? '',
+      secret: newSecret(this.#deps.randomBytes),
+      created_at: new Date(this.#deps.clock.now()).toISOString(),
+      status: 'active',
+      cursor: { seq: this.#deps.lastSeq(), index: LINE_DONE },
+      attempts: 0,
+      firstFailureMs: null,
+      deliveries: [],
+    };
+    this.#addLane(state);
+    await this.#saveNow();
+    return state;
+  }
+
+  /** Changes a webhook's url, events, description or status; resolves once saved (undefined for an unknown id). */
+  async update(id: string, input: WebhookInput): Promise<WebhookState | undefined> {
+    const lane = this.#lanes.get(id);
+    if (lane === undefined) return undefined;
+    if (input.url !== undefined) lane.state.url = input.url;
+    if (input.events !== undefined) lane.state.events = input.events;
+    if (input.description !== undefined) lane.state.description = input.description;
+    if (input.status !== undefined) lane.setStatus(input.status);
+    else lane.poke();
+    await this.#saveNow();
+    return lane.state;
+  }
+
+  /** Deletes a webhook (its undelivered messages with it); resolves once saved. */
+  async remove(id: string): Promise<boolean> {
+    const lane = this.#lanes.get(id);
+    if (lane === undefined) return false;
+    lane.stop();
+    this.#lanes.delete(id);
+    if (this.#lanes.size === 0) this.#stopFeed();
+    else this.#trim();
+    await this.#saveNow();
+    return true;
+  }
+
+  /** Abandons attempts in flight (sent again after the next start), saves the cursors and stops. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const lane of this.#lanes.values()) lane.stop();
+    this.#stopFeed();
+    this.#stopCompactionWatch?.();
+    if (this.#saveTimer !== undefined) this.#deps.clock.clearTimeout(this.#saveTimer);
+    this.#deps.client.close();
+    await this.#saving?.catch(() => undefined);
+    await this.#save().catch(() => undefined);
+  }
+
+  #addLane(state: WebhookState): void {
+    const lane = new DeliveryLane(state, {
+      backlog: () => this.#backlog,
+      client: this.#deps.client,
+      clock: this.#deps.clock,
+      changed: () => this.#laneChanged(),
+      failed: (webhook) => this.#deps.logger.warn('a webhook is failing: its receiver has not acknowledged a message for 3 days; set its status to active to try again', { webhook: webhook.id }),
+    });
+    this.#lanes.set(state.id, lane);
+  }
+
+  /**
+   * Subscribes to durable changes and builds the backlog: on open, from the log after the oldest cursor (reporting
+   * what compaction took as a gap in the delivery logs of the webhooks behind it); on a first webhook, empty.
+   */
+  async #startFeed(readBack: boolean): Promise<void> {
+    const buffered: CommittedChange[] = [];
+    let ready = false;
+    this.#unsubscribe = this.#deps.history?.subscribe((changes) => {
+      if (ready) this.#heard(changes);
+      else buffered.push(...changes);
+    });
+    const lastSeq = this.#deps.lastSeq();
+    const oldest = this.#oldestCursor() ?? { seq: lastSeq, index: LINE_DONE };
+    if (readBack && oldest.seq < lastSeq && this.#deps.history !== undefined) {
+      const read = await this.#deps.history.readAfter(Math.max(0, oldest.seq - 1));
+      const through = Math.max(read.compactedThrough, this.#compactedThrough);
+      const coveredFrom: Cursor = through >= oldest.seq ? { seq: through, index: LINE_DONE } : { seq: Math.max(0, oldest.seq - 1), index: LINE_DONE };
+      this.#backlog = new MessageBacklog(coveredFrom);
+      for (const change of read.changes) if (change.record.seq > coveredFrom.seq) this.#backlog.push(messagesOf(change));
+    } else this.#backlog = new MessageBacklog({ seq: lastSeq, index: LINE_DONE });
+    ready = true;
+    this.#heard(buffered.filter((change) => change.record.seq > lastSeq));
+  }
+
+  #stopFeed(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    this.#backlog = undefined;
+  }
+
+  /** A durable batch: its messages join the backlog, and every lane looks for its next one. */
+  #heard(changes: readonly CommittedChange[]): void {
+    if (this.#backlog === undefined) return;
+    for (const change of changes) {
+      const messages = messagesOf(change);
+      if (messages.length > 0) this.#backlog.push(messages);
+    }
+    for (const lane of this.#lanes.values()) lane.poke();
+    this.#trim();
+  }
+
+  #laneChanged(): void {
+    this.#trim();
+    if (this.#closed || this.#saveTimer !== undefined) return;
+    this.#saveTimer = this.#deps.clock.setTimeout(() => {
+      this.#saveTimer = undefined;
+      this.#save().catch((error: unknown) => this.#deps.logger.warn('could not save the state of webhooks; it is saved again with the next change', { reason: String((error as Error).message) }));
+    }, this.#deps.saveEveryMs ?? 1000);
+  }
+
+  /** Drops from the backlog what every webhook is past. */
+  #trim(): void {
+    const oldest = this.#oldestCursor();
+    if (oldest !== undefined) this.#backlog?.dropThrough(oldest);
+  }
+
+  #oldestCursor(): Cursor | undefined {
+    let oldest: Cursor | undefined;
+    for (const lane of this.#lanes.values()) {
+      if (oldest === undefined || isAfter(oldest, lane.state.cursor)) oldest = lane.state.cursor;
+    }
+    return oldest;
+  }
+
+  /** A compaction rewrote the log through `throughSeq`: remember it if a webhook is behind, so a restart reports the gap. */
+  #compacted(throughSeq: number): void {
+    const oldest = this.#oldestCursor();
+    if (oldest === undefined || !isAfter({ seq: throughSeq, index: LINE_DONE }, oldest)) return;
+    this.#compactedThrough = Math.max(this.#compactedThrough, throughSeq);
+    this.#saveNow().catch(() => undefined);
+  }
+
+  /** Saves the state as it is once the save running (if any) is done; resolves once it is durable. */
+  #saveNow(): Promise<void> {
+    return this.#save();
+  }
+
+  #save(): Promise<void> {
+    const run = (this.#saving ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.#deps.stateStore.save({ webhooks: this.list().map((state) => structuredClone(state)), compactedThrough: this.#compactedThrough }));
+    this.#saving = run;
+    run.then(
+      () => this.#settled(run),
+      () => this.#settled(run),
+    );
+    return run;
+  }
+
+  #settled(run: Promise<void>): void {
+    if (this.#saving === run) this.#saving = undefined;
+  }
+}
+
+/** The message types, for a webhook's `events` list. */
+export type { MessageType };
