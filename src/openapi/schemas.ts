@@ -1,6 +1,7 @@
 // The component schemas of the OpenAPI document, generated from EVENT_FIELDS and ERROR_CATALOG so they cannot drift from the validators.
 import { EVENT_FIELDS, type FieldRule } from '../events/schema.js';
 import { ERROR_CATALOG } from '../http/errors.js';
+import { webhookSchemas } from './webhook-operations.js';
 
 type Schema = Record<string, unknown>;
 
@@ -23,6 +24,7 @@ export function componentSchemas(): Record<string, Schema> {
       (field) => field !== 'organizer',
     ),
     EventList: pageSchema('events', 'Event', 'One page of events, ordered by start_time then id.'),
+    ...webhookSchemas(),
     ChangeEntry: {
       type: 'object',
       description: 'The latest change of one event: its state now, or a deletion.',
