@@ -10,8 +10,12 @@ export interface OutgoingRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
-  /** Aborted when the attempt runs out of time or the service stops; its reason is said in the error. */
-  signal: AbortSignal;
+}
+
+/** An attempt under way: its outcome, and a way to give up on it (the reason becomes its error). */
+export interface SentAttempt {
+  outcome: Promise<AttemptOutcome>;
+  abort(reason: string): void;
 }
 
 /** How one attempt went: acknowledged (a 2xx), or why not. */
@@ -25,7 +29,7 @@ export interface AttemptOutcome {
 
 /** Sends attempts; `close()` drops idle connections. */
 export interface DeliveryClient {
-  send(request: OutgoingRequest): Promise<AttemptOutcome>;
+  send(request: OutgoingRequest): SentAttempt;
   close(): void;
 }
 
@@ -45,7 +49,20 @@ export function httpDeliveryClient(policy: HostPolicy): DeliveryClient {
     });
   };
 
-  function once(request: OutgoingRequest, url: URL): Promise<AttemptOutcome & { reused: boolean; reset: boolean }> {
+  /** The request options of a url, parsed once per url (not per attempt). */
+  const targets = new Map<string, http.RequestOptions & { secure: boolean }>();
+  const targetOf = (url: URL): http.RequestOptions & { secure: boolean } => {
+    let target = targets.get(url.href);
+    if (target === undefined) {
+      if (targets.size > 1000) targets.clear();
+      const secure = url.protocol === 'https:';
+      target = { secure, protocol: url.protocol, hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port === '' ? (secure ? 443 : 80) : Number(url.port), path: `${url.pathname}${url.search}` };
+      targets.set(url.href, target);
+    }
+    return target;
+  };
+
+  function once(request: OutgoingRequest, url: URL, state: { aborted: string | undefined; current: http.ClientRequest | undefined }): Promise<AttemptOutcome & { reused: boolean; reset: boolean }> {
     return new Promise((resolve) => {
       let settled = false;
       let reused = false;
@@ -54,20 +71,20 @@ export function httpDeliveryClient(policy: HostPolicy): DeliveryClient {
         settled = true;
         resolve({ ...outcome, reused, reset });
       };
-      const protocol = url.protocol === 'https:' ? https : http;
-      const outgoing = protocol.request(url, {
+      const { secure, ...target } = targetOf(url);
+      const outgoing = (secure ? https : http).request({
+        ...target,
         method: 'POST',
-        agent: agents[url.protocol as 'http:' | 'https:'],
+        agent: secure ? agents['https:'] : agents['http:'],
         lookup: checkedLookup as never,
-        headers: { ...request.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(request.body)), 'user-agent': 'campus-events-webhooks' },
-        signal: request.signal,
+        headers: { ...request.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body), 'user-agent': 'campus-events-webhooks' },
       });
+      state.current = outgoing;
       outgoing.on('socket', () => {
         reused = outgoing.reusedSocket;
       });
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
-        const reason: unknown = request.signal.aborted ? request.signal.reason : undefined;
-        if (typeof reason === 'string') return finish({ ok: false, responseStatus: null, error: reason });
+        if (state.aborted !== undefined) return finish({ ok: false, responseStatus: null, error: state.aborted });
         finish({ ok: false, responseStatus: null, error: describe(error) }, error.code === 'ECONNRESET');
       });
       outgoing.on('response', (answer) => {
@@ -92,22 +109,33 @@ export function httpDeliveryClient(policy: HostPolicy): DeliveryClient {
     });
   }
 
+  async function attempt(request: OutgoingRequest, state: { aborted: string | undefined; current: http.ClientRequest | undefined }): Promise<AttemptOutcome> {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return { ok: false, responseStatus: null, error: 'the url is not a valid URL' };
+    }
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (!policy.allowsHost(host) || (isIP(host) !== 0 && !policy.allowsAddress(host, host))) {
+      return { ok: false, responseStatus: null, error: `the host ${host} is not allowed by --webhook-hosts` };
+    }
+    const first = await once(request, url, state);
+    // A kept-alive connection the receiver closed meanwhile: the request never reached it, so try once on a new one.
+    const outcome = first.reused && first.reset && state.aborted === undefined ? await once(request, url, state) : first;
+    return { ok: outcome.ok, responseStatus: outcome.responseStatus, error: outcome.error };
+  }
+
   return {
-    async send(request) {
-      let url: URL;
-      try {
-        url = new URL(request.url);
-      } catch {
-        return { ok: false, responseStatus: null, error: 'the url is not a valid URL' };
-      }
-      const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-      if (!policy.allowsHost(host) || (isIP(host) !== 0 && !policy.allowsAddress(host, host))) {
-        return { ok: false, responseStatus: null, error: `the host ${host} is not allowed by --webhook-hosts` };
-      }
-      const first = await once(request, url);
-      // A kept-alive connection the receiver closed meanwhile: the request never reached it, so try once on a new one.
-      const outcome = first.reused && first.reset && !request.signal.aborted ? await once(request, url) : first;
-      return { ok: outcome.ok, responseStatus: outcome.responseStatus, error: outcome.error };
+    send(request) {
+      const state: { aborted: string | undefined; current: http.ClientRequest | undefined } = { aborted: undefined, current: undefined };
+      return {
+        outcome: attempt(request, state),
+        abort(reason) {
+          state.aborted ??= reason;
+          state.current?.destroy();
+        },
+      };
     },
     close() {
       agents['http:'].destroy();

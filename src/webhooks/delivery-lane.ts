@@ -1,8 +1,8 @@
 // One webhook's deliveries: one message in flight at a time, in write order, retried on the schedule of API.md §13.
 import type { DeliveryRecord, WebhookState } from '../store/webhook-state.js';
-import type { DeliveryClient } from './delivery-client.js';
+import type { DeliveryClient, SentAttempt } from './delivery-client.js';
 import { LINE_DONE, type MessageBacklog } from './message-backlog.js';
-import { signedHeaders } from './signature.js';
+import { signer } from './signature.js';
 import { nextAttemptAt } from './retry-schedule.js';
 import { isAfter, type WebhookMessage } from './messages.js';
 
@@ -44,13 +44,16 @@ export interface LaneDeps {
 export class DeliveryLane {
   readonly state: WebhookState;
   readonly #deps: LaneDeps;
-  #inFlight: AbortController | undefined;
+  #inFlight: SentAttempt | undefined;
+  /** Signs with the secret's bytes, decoded once. */
+  readonly #sign: (messageId: string, nowMs: number, body: string) => Record<string, string>;
   #retryTimer: unknown;
   #stopped = false;
 
   constructor(state: WebhookState, deps: LaneDeps) {
     this.state = state;
     this.#deps = deps;
+    this.#sign = signer(state.secret);
   }
 
   /** True while an attempt is on the wire. */
@@ -113,16 +116,15 @@ export class DeliveryLane {
 
   #send(message: WebhookMessage, lastOfLine: boolean): void {
     const { clock, client } = this.#deps;
-    const controller = new AbortController();
-    this.#inFlight = controller;
     const attempt = this.state.attempts + 1;
-    const timeout = clock.setTimeout(() => controller.abort(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`), ATTEMPT_TIMEOUT_MS);
-    const headers = signedHeaders(this.state.secret, message.id, clock.now(), message.body);
+    const sent = client.send({ url: this.state.url, headers: this.#sign(message.id, clock.now(), message.body), body: message.body });
+    this.#inFlight = sent;
+    const timeout = clock.setTimeout(() => sent.abort(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`), ATTEMPT_TIMEOUT_MS);
     const failure = { ok: false, responseStatus: null, error: 'the request failed' };
-    client.send({ url: this.state.url, headers, body: message.body, signal: controller.signal }).catch(() => failure).then(
+    sent.outcome.catch(() => failure).then(
       (outcome) => {
         clock.clearTimeout(timeout);
-        if (this.#inFlight !== controller) return;
+        if (this.#inFlight !== sent) return;
         this.#inFlight = undefined;
         const nowMs = clock.now();
         this.#record({ message_id: message.id, type: message.type, attempt, status: outcome.ok ? 'succeeded' : 'failed', response_status: outcome.responseStatus, error: outcome.error, at: new Date(nowMs).toISOString() });
