@@ -5,6 +5,7 @@ import type { ChangeFeedSource } from './change-log.js';
 import type { IdempotencyEntry } from './idempotency-table.js';
 import type { WriteOptions } from './write-queue.js';
 import type { ChangeHistorySource } from './change-history.js';
+import type { WebhookStateStore } from './webhook-state.js';
 
 export type { WriteOptions };
 
@@ -76,6 +77,8 @@ export interface EventStore {
   readonly changes: ChangeFeedSource;
   /** Each durable line with its context, and the durable past read back: what webhooks derive messages from (API.md §13). Optional, so an engine may come without it. */
   readonly history?: ChangeHistorySource;
+  /** Where an engine keeps the webhooks' state itself (a database); without it, webhooks.json in the data folder (or memory). */
+  readonly webhookState?: WebhookStateStore;
   /** The answer remembered for an Idempotency-Key of an API key, if still within its TTL at `nowMs` (API.md §9.3). */
   rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined;
   /** False once a write has failed: reads still work, writes are refused until restart. */

@@ -1,6 +1,8 @@
 // Where webhooks keep their definitions, secrets, cursors and delivery logs: behind one small interface, so any engine can carry them.
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { StoreUnavailable } from './store-errors.js';
+import { describeWriteError } from './write-queue.js';
 
 /** One attempt to deliver a message, as the delivery log shows it (API.md §13). */
 export interface DeliveryRecord {
@@ -76,27 +78,31 @@ export function fileWebhookState(dataDir: string, options: { sync?: boolean } = 
       return { webhooks: parsed.webhooks, compactedThrough: typeof parsed.compactedThrough === 'number' ? parsed.compactedThrough : 0 };
     },
     async save(snapshot) {
-      const handle = await open(temp, 'w', 0o600);
       try {
-        await handle.writeFile(JSON.stringify(snapshot));
-        if (sync) await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      try {
-        await rename(temp, file);
+        await replaceFile(dataDir, file, temp, JSON.stringify(snapshot), sync);
       } catch (error) {
         await unlink(temp).catch(() => undefined);
-        throw error;
-      }
-      if (sync) {
-        const folder = await open(dataDir, 'r');
-        try {
-          await folder.sync();
-        } finally {
-          await folder.close();
-        }
+        throw new StoreUnavailable(`The webhooks could not be saved (${describeWriteError(error)}); nothing of this change was kept. Retry once the cause is fixed.`);
       }
     },
   };
+}
+
+/** Writes `text` to `temp`, makes it durable, and renames it over `file` (then makes the rename durable). */
+async function replaceFile(dataDir: string, file: string, temp: string, text: string, sync: boolean): Promise<void> {
+  const handle = await open(temp, 'w', 0o600);
+  try {
+    await handle.writeFile(text);
+    if (sync) await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, file);
+  if (!sync) return;
+  const folder = await open(dataDir, 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
 }

@@ -35,7 +35,7 @@ export async function openWebhooks(options: OpenWebhooksOptions): Promise<{ serv
   const service = await WebhookService.open({
     history: store.history,
     lastSeq: () => store.changes.lastSeq,
-    stateStore: options.memory ? memoryWebhookState() : fileWebhookState(options.dataDir, { sync: options.sync }),
+    stateStore: store.webhookState ?? (options.memory ? memoryWebhookState() : fileWebhookState(options.dataDir, { sync: options.sync })),
     client: options.internal?.client ?? httpDeliveryClient(policy),
     clock: options.internal?.clock ?? realClock,
     randomBytes: options.randomBytes,

@@ -34,6 +34,8 @@ export class WebhookService {
   #compactedThrough: number;
   #saving: Promise<void> | undefined;
   #saveTimer: unknown;
+  /** Lanes changed since the last save began (cursors, logs, status). */
+  #dirty = false;
   #closed = false;
 
   private constructor(deps: WebhookServiceDeps, compactedThrough: number) {
@@ -79,7 +81,11 @@ export class WebhookService {
       deliveries: [],
     };
     this.#addLane(state);
-    await this.#saveNow();
+    await this.#saveOrUndo(() => {
+      this.#lanes.get(id)?.stop();
+      this.#lanes.delete(id);
+      if (this.#lanes.size === 0) this.#stopFeed();
+    });
     return state;
   }
 
@@ -87,12 +93,16 @@ export class WebhookService {
   async update(id: string, input: WebhookInput): Promise<WebhookState | undefined> {
     const lane = this.#lanes.get(id);
     if (lane === undefined) return undefined;
+    const before = { url: lane.state.url, events: lane.state.events, description: lane.state.description, status: lane.state.status };
     if (input.url !== undefined) lane.state.url = input.url;
     if (input.events !== undefined) lane.state.events = input.events;
     if (input.description !== undefined) lane.state.description = input.description;
     if (input.status !== undefined) lane.setStatus(input.status);
     else lane.poke();
-    await this.#saveNow();
+    await this.#saveOrUndo(() => {
+      Object.assign(lane.state, before);
+      lane.poke();
+    });
     return lane.state;
   }
 
@@ -100,11 +110,11 @@ export class WebhookService {
   async remove(id: string): Promise<boolean> {
     const lane = this.#lanes.get(id);
     if (lane === undefined) return false;
-    lane.stop();
     this.#lanes.delete(id);
+    await this.#saveOrUndo(() => this.#lanes.set(id, lane));
+    lane.stop();
     if (this.#lanes.size === 0) this.#stopFeed();
     else this.#trim();
-    await this.#saveNow();
     return true;
   }
 
@@ -118,7 +128,7 @@ export class WebhookService {
     if (this.#saveTimer !== undefined) this.#deps.clock.clearTimeout(this.#saveTimer);
     this.#deps.client.close();
     await this.#saving?.catch(() => undefined);
-    await this.#save().catch(() => undefined);
+    if (this.#dirty) await this.#save().catch((error: unknown) => this.#deps.logger.warn('could not save the state of webhooks on stop; messages acknowledged since the last save will be sent again', { reason: (error as Error).message }));
   }
 
   #addLane(state: WebhookState): void {
@@ -174,11 +184,15 @@ export class WebhookService {
   }
 
   #laneChanged(): void {
+    this.#dirty = true;
     this.#trim();
     if (this.#closed || this.#saveTimer !== undefined) return;
     this.#saveTimer = this.#deps.clock.setTimeout(() => {
       this.#saveTimer = undefined;
-      this.#save().catch((error: unknown) => this.#deps.logger.warn('could not save the state of webhooks; it is saved again with the next change', { reason: String((error as Error).message) }));
+      this.#save().catch((error: unknown) => {
+        this.#dirty = true;
+        this.#deps.logger.warn('could not save the state of webhooks; it is saved again with the next change', { reason: (error as Error).message });
+      });
     }, this.#deps.saveEveryMs ?? 1000);
   }
 
@@ -201,18 +215,27 @@ export class WebhookService {
     const oldest = this.#oldestCursor();
     if (oldest === undefined || !isAfter({ seq: throughSeq, index: LINE_DONE }, oldest)) return;
     this.#compactedThrough = Math.max(this.#compactedThrough, throughSeq);
-    this.#saveNow().catch(() => undefined);
+    this.#save().catch(() => undefined);
+  }
+
+  /** Saves an admin's change; when that fails, `undo` puts the state back, so memory never holds what the disk does not. */
+  async #saveOrUndo(undo: () => void): Promise<void> {
+    try {
+      await this.#save();
+    } catch (error) {
+      undo();
+      throw error;
+    }
   }
 
   /** Saves the state as it is once the save running (if any) is done; resolves once it is durable. */
-  #saveNow(): Promise<void> {
-    return this.#save();
-  }
-
   #save(): Promise<void> {
     const run = (this.#saving ?? Promise.resolve())
       .catch(() => undefined)
-      .then(() => this.#deps.stateStore.save({ webhooks: this.list().map((state) => structuredClone(state)), compactedThrough: this.#compactedThrough }));
+      .then(() => {
+        this.#dirty = false;
+        return this.#deps.stateStore.save({ webhooks: this.list().map((state) => structuredClone(state)), compactedThrough: this.#compactedThrough });
+      });
     this.#saving = run;
     run.then(
       () => this.#settled(run),

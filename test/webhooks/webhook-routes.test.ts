@@ -1,5 +1,7 @@
 // The admin routes of API.md §13 through the real app: answers, secrets shown once, and the errors of §3.
 import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
@@ -94,5 +96,28 @@ test('no host is allowed by default: every url is a 400 naming its host', async 
     assert.match(response.json.message, /127\.0\.0\.1.*--webhook-hosts/);
   } finally {
     await bare.close();
+  }
+});
+
+test('a webhook that cannot be saved is a 503 and leaves nothing behind: not created, not changed, not deleted', async () => {
+  const local = await startHarness({ webhookHosts: ['hooks.campus.edu'] });
+  const blocker = path.join(local.dataDir, 'webhooks.json.tmp');
+  try {
+    const kept = (await local.request('POST', '/webhooks', { key: local.keys.admin, body: { url: 'https://hooks.campus.edu/kept' } })).json;
+    // A folder where the temporary file goes: the save fails (EISDIR) as a full or broken disk would make it.
+    mkdirSync(blocker);
+    const refused = await local.request('POST', '/webhooks', { key: local.keys.admin, body: { url: 'https://hooks.campus.edu/new' } });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.json.error, 'unavailable');
+    const changed = await local.request('PUT', `/webhooks/${kept.id}`, { key: local.keys.admin, body: { url: 'https://hooks.campus.edu/moved', status: 'paused' } });
+    assert.equal(changed.status, 503);
+    assert.equal((await local.request('DELETE', `/webhooks/${kept.id}`, { key: local.keys.admin })).status, 503);
+    const list = (await local.request('GET', '/webhooks', { key: local.keys.admin })).json.webhooks;
+    assert.deepEqual(list.map((webhook: { id: string; url: string; status: string }) => [webhook.id, webhook.url, webhook.status]), [[kept.id, 'https://hooks.campus.edu/kept', 'active']]);
+    rmSync(blocker, { recursive: true });
+    const saved = JSON.parse(readFileSync(path.join(local.dataDir, 'webhooks.json'), 'utf8'));
+    assert.deepEqual(saved.webhooks.map((webhook: { id: string }) => webhook.id), [kept.id]);
+  } finally {
+    await local.close();
   }
 });
