@@ -6,7 +6,7 @@ import { randomId } from '../lib/random-id.js';
 import { DeliveryLane, type WebhookClock } from './delivery-lane.js';
 import type { DeliveryClient } from './delivery-client.js';
 import { LINE_DONE, MessageBacklog } from './message-backlog.js';
-import { isAfter, messagesOf, MESSAGE_TYPES, type Cursor, type MessageType } from './messages.js';
+import { isAfter, messagesOf, MESSAGE_TYPES, type Cursor } from './messages.js';
 import { newSecret } from './signature.js';
 import type { WebhookInput } from './webhook-input.js';
 
@@ -248,6 +248,3 @@ export class WebhookService {
     if (this.#saving === run) this.#saving = undefined;
   }
 }
-
-/** The message types, for a webhook's `events` list. */
-export type { MessageType };
