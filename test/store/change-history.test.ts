@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startHarness } from '../helpers/harness.js';
-import type { CommittedChange } from '../../src/store/change-history.js';
+import { ChangeHistory, type CommittedChange } from '../../src/store/change-history.js';
+import { EventIndex } from '../../src/store/event-index.js';
+import { RosterTable } from '../../src/store/roster-table.js';
+import { StoreUnavailable } from '../../src/store/store-errors.js';
+import { WriteQueue } from '../../src/store/write-queue.js';
+import { eventId, sampleRecord } from './helpers.js';
 import { messagesOf } from '../../src/webhooks/messages.js';
 
 /** The messages of some changes, with a deletion's time (the read's, not the commit's) left out. */
@@ -50,4 +55,31 @@ test('history.readAfter gives back from the log exactly the changes listeners he
   } finally {
     await h.close();
   }
+});
+
+test('WriteQueue tells history listeners of a batch only after it is durable, and never of a batch that failed', async () => {
+  const history = new ChangeHistory();
+  const heard: number[] = [];
+  history.subscribe((changes) => heard.push(...changes.map((change) => change.record.seq)));
+  let release: (() => void) | undefined;
+  let fail = false;
+  const writes = new WriteQueue({
+    index: new EventIndex(),
+    rosters: new RosterTable(),
+    now: () => Date.parse('2030-01-01T00:00:00.000Z'),
+    nextSeq: 1,
+    history,
+    persist: () => (fail ? Promise.reject(Object.assign(new Error('no space'), { code: 'ENOSPC' })) : new Promise<void>((resolve) => (release = resolve))),
+  });
+  const first = writes.write(eventId(1), () => sampleRecord(1));
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.notEqual(release, undefined, 'the batch is being persisted');
+  assert.deepEqual(heard, [], 'nothing is heard before the batch is durable');
+  release!();
+  await first;
+  assert.deepEqual(heard, [1]);
+  fail = true;
+  await assert.rejects(writes.write(eventId(2), () => sampleRecord(2)), StoreUnavailable);
+  assert.deepEqual(heard, [1], 'a failed batch is never heard');
 });
