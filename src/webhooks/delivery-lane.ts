@@ -117,7 +117,8 @@ export class DeliveryLane {
   #send(message: WebhookMessage, lastOfLine: boolean): void {
     const { clock, client } = this.#deps;
     const attempt = this.state.attempts + 1;
-    const sent = client.send({ url: this.state.url, headers: this.#sign(message.id, clock.now(), message.body), body: message.body });
+    const body = message.body;
+    const sent = client.send({ url: this.state.url, headers: this.#sign(message.id, clock.now(), body), body });
     this.#inFlight = sent;
     const timeout = clock.setTimeout(() => sent.abort(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`), ATTEMPT_TIMEOUT_MS);
     const failure = { ok: false, responseStatus: null, error: 'the request failed' };

@@ -15,16 +15,30 @@ export const MESSAGE_TYPES = [
 ] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
-/** One message: where it sits in the log, and its body as sent. */
-export interface WebhookMessage {
-  /** The seq of the line it comes from, and its place among that line's messages: together its position. */
-  readonly seq: number;
-  readonly index: number;
-  readonly type: MessageType;
+/**
+ * One message: where it sits in the log, and its body as sent. The body is built when sent: a held message keeps
+ * only its data, which for an event is the very string the store serves (shared, not copied).
+ */
+export class WebhookMessage {
+  constructor(
+    /** The seq of the line it comes from, and its place among that line's messages: together its position. */
+    readonly seq: number,
+    readonly index: number,
+    readonly type: MessageType,
+    readonly timeMs: number,
+    /** The JSON of `data`. */
+    readonly data: string,
+  ) {}
+
   /** The `webhook-id`: the same on every attempt, and after a restart (it is made from the position). */
-  readonly id: string;
+  get id(): string {
+    return `msg_${this.seq}_${this.index}`;
+  }
+
   /** `{type, timestamp, data}` as JSON. */
-  readonly body: string;
+  get body(): string {
+    return `{"type":"${this.type}","timestamp":"${new Date(this.timeMs).toISOString()}","data":${this.data}}`;
+  }
 }
 
 /** A position in the message stream: after the message at (seq, index). */
@@ -83,11 +97,5 @@ export function messagesOf(change: CommittedChange): WebhookMessage[] {
   if (record.op !== 'put' && record.op !== 'del' && after !== undefined && after !== null) {
     parts.push({ type: 'event.updated', timeMs: after.modifiedMs, data: after.json });
   }
-  return parts.map((part, index) => ({
-    seq: record.seq,
-    index,
-    type: part.type,
-    id: `msg_${record.seq}_${index}`,
-    body: `{"type":"${part.type}","timestamp":"${new Date(part.timeMs).toISOString()}","data":${part.data}}`,
-  }));
+  return parts.map((part, index) => new WebhookMessage(record.seq, index, part.type, part.timeMs, part.data));
 }
