@@ -37,6 +37,8 @@ export interface WebhookState {
 export interface WebhookStateSnapshot {
   webhooks: WebhookState[];
   compactedThrough: number;
+  /** Names this run of the log in message ids; a new one when the log is found older than the cursors (restored from a backup). */
+  logId?: string;
 }
 
 /** Loads and saves the whole state; a save replaces it atomically (all of it or none). */
@@ -75,7 +77,9 @@ export function fileWebhookState(dataDir: string, options: { sync?: boolean } = 
       }
       const parsed = JSON.parse(text) as Partial<WebhookStateSnapshot>;
       if (!Array.isArray(parsed.webhooks)) throw new Error(`${file} holds no "webhooks" list`);
-      return { webhooks: parsed.webhooks, compactedThrough: typeof parsed.compactedThrough === 'number' ? parsed.compactedThrough : 0 };
+      const snapshot: WebhookStateSnapshot = { webhooks: parsed.webhooks, compactedThrough: typeof parsed.compactedThrough === 'number' ? parsed.compactedThrough : 0 };
+      if (typeof parsed.logId === 'string') snapshot.logId = parsed.logId;
+      return snapshot;
     },
     async save(snapshot) {
       try {

@@ -36,6 +36,8 @@ export interface LaneDeps {
   clock: WebhookClock;
   /** The state changed (cursor, status, log): save it. */
   changed(): void;
+  /** The name of the log in message ids. */
+  logId(): string;
   /** The webhook became failing (for the log line). */
   failed?(webhook: WebhookState): void;
 }
@@ -71,7 +73,7 @@ export class DeliveryLane {
       const next = backlog.next(this.state.cursor, wanted);
       if (next === undefined) return this.#skipToEnd(backlog);
       if (next.kind === 'gap') {
-        this.#record({
+        this.record({
           message_id: null,
           type: null,
           attempt: 0,
@@ -118,7 +120,8 @@ export class DeliveryLane {
     const { clock, client } = this.#deps;
     const attempt = this.state.attempts + 1;
     const body = message.body;
-    const sent = client.send({ url: this.state.url, headers: this.#sign(message.id, clock.now(), body), body });
+    const messageId = message.idIn(this.#deps.logId());
+    const sent = client.send({ url: this.state.url, headers: this.#sign(messageId, clock.now(), body), body });
     this.#inFlight = sent;
     const timeout = clock.setTimeout(() => sent.abort(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`), ATTEMPT_TIMEOUT_MS);
     const failure = { ok: false, responseStatus: null, error: 'the request failed' };
@@ -128,7 +131,7 @@ export class DeliveryLane {
         if (this.#inFlight !== sent) return;
         this.#inFlight = undefined;
         const nowMs = clock.now();
-        this.#record({ message_id: message.id, type: message.type, attempt, status: outcome.ok ? 'succeeded' : 'failed', response_status: outcome.responseStatus, error: outcome.error, at: new Date(nowMs).toISOString() });
+        this.record({ message_id: messageId, type: message.type, attempt, status: outcome.ok ? 'succeeded' : 'failed', response_status: outcome.responseStatus, error: outcome.error, at: new Date(nowMs).toISOString() });
         if (outcome.ok) {
           this.state.cursor = { seq: message.seq, index: lastOfLine ? LINE_DONE : message.index };
           this.state.attempts = 0;
@@ -154,7 +157,8 @@ export class DeliveryLane {
     );
   }
 
-  #record(entry: DeliveryRecord): void {
+  /** Notes an attempt (or a gap) in the delivery log, newest first, the last 100. */
+  record(entry: DeliveryRecord): void {
     this.state.deliveries.unshift(entry);
     if (this.state.deliveries.length > DELIVERY_LOG_SIZE) this.state.deliveries.length = DELIVERY_LOG_SIZE;
   }

@@ -30,9 +30,9 @@ export class WebhookMessage {
     readonly data: string,
   ) {}
 
-  /** The `webhook-id`: the same on every attempt, and after a restart (it is made from the position). */
-  get id(): string {
-    return `msg_${this.seq}_${this.index}`;
+  /** The `webhook-id` in the log named `logId`: the same on every attempt, and after a restart (it is made from the position). */
+  idIn(logId: string): string {
+    return `msg_${logId}_${this.seq}_${this.index}`;
   }
 
   /** `{type, timestamp, data}` as JSON. */

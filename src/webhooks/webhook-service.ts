@@ -3,6 +3,7 @@ import type { ChangeHistorySource, CommittedChange } from '../store/change-histo
 import type { WebhookState, WebhookStateStore } from '../store/webhook-state.js';
 import type { Logger } from '../log/logger.js';
 import { randomId } from '../lib/random-id.js';
+import { base62 } from '../lib/base62.js';
 import { DeliveryLane, type WebhookClock } from './delivery-lane.js';
 import type { DeliveryClient } from './delivery-client.js';
 import { LINE_DONE, MessageBacklog } from './message-backlog.js';
@@ -32,23 +33,26 @@ export class WebhookService {
   #unsubscribe: (() => void) | undefined;
   readonly #stopCompactionWatch: (() => void) | undefined;
   #compactedThrough: number;
+  #logId: string;
   #saving: Promise<void> | undefined;
   #saveTimer: unknown;
   /** Lanes changed since the last save began (cursors, logs, status). */
   #dirty = false;
   #closed = false;
 
-  private constructor(deps: WebhookServiceDeps, compactedThrough: number) {
+  private constructor(deps: WebhookServiceDeps, compactedThrough: number, logId: string | undefined) {
     this.#deps = deps;
     this.#compactedThrough = compactedThrough;
+    this.#logId = logId ?? newLogId(deps.randomBytes);
     this.#stopCompactionWatch = deps.history?.onCompacted((throughSeq) => this.#compacted(throughSeq));
   }
 
   /** Loads the saved webhooks, reads back from the log what they had not acknowledged, and starts delivering. */
   static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
     const snapshot = await deps.stateStore.load();
-    const service = new WebhookService(deps, snapshot.compactedThrough);
+    const service = new WebhookService(deps, snapshot.compactedThrough, snapshot.logId);
     for (const state of snapshot.webhooks) service.#addLane(state);
+    if (service.#rewound()) await service.#save();
     if (service.#lanes.size > 0) await service.#startFeed(true);
     return service;
   }
@@ -131,12 +135,39 @@ export class WebhookService {
     if (this.#dirty) await this.#save().catch((error: unknown) => this.#deps.logger.warn('could not save the state of webhooks on stop; messages acknowledged since the last save will be sent again', { reason: (error as Error).message }));
   }
 
+  /**
+   * A log older than the cursors (restored from a backup): its next writes reuse sequence numbers the webhooks
+   * already passed. Each webhook goes on from the log's end, saying so in its delivery log, and message ids get a new
+   * log name, so a receiver's memory of ids never swallows a new message. True when it happened.
+   */
+  #rewound(): boolean {
+    const lastSeq = this.#deps.lastSeq();
+    const behind = [...this.#lanes.values()].filter((lane) => lane.state.cursor.seq > lastSeq);
+    for (const lane of behind) {
+      lane.record({
+        message_id: null,
+        type: null,
+        attempt: 0,
+        status: 'failed',
+        response_status: null,
+        error: `the event log ends at seq ${lastSeq}, before this webhook's position ${lane.state.cursor.seq} (restored from a backup?); delivery goes on from its end`,
+        at: new Date(this.#deps.clock.now()).toISOString(),
+      });
+      lane.state.cursor = { seq: lastSeq, index: LINE_DONE };
+    }
+    if (behind.length === 0) return false;
+    this.#logId = newLogId(this.#deps.randomBytes);
+    this.#compactedThrough = Math.min(this.#compactedThrough, lastSeq);
+    return true;
+  }
+
   #addLane(state: WebhookState): void {
     const lane = new DeliveryLane(state, {
       backlog: () => this.#backlog,
       client: this.#deps.client,
       clock: this.#deps.clock,
       changed: () => this.#laneChanged(),
+      logId: () => this.#logId,
       failed: (webhook) => this.#deps.logger.warn('a webhook is failing: its receiver has not acknowledged a message for 3 days; set its status to active to try again', { webhook: webhook.id }),
     });
     this.#lanes.set(state.id, lane);
@@ -234,7 +265,7 @@ export class WebhookService {
       .catch(() => undefined)
       .then(() => {
         this.#dirty = false;
-        return this.#deps.stateStore.save({ webhooks: this.list().map((state) => structuredClone(state)), compactedThrough: this.#compactedThrough });
+        return this.#deps.stateStore.save({ webhooks: this.list().map((state) => structuredClone(state)), compactedThrough: this.#compactedThrough, logId: this.#logId });
       });
     this.#saving = run;
     run.then(
@@ -247,4 +278,9 @@ export class WebhookService {
   #settled(run: Promise<void>): void {
     if (this.#saving === run) this.#saving = undefined;
   }
+}
+
+/** A short random name for a run of the log: 8 base62 characters. */
+function newLogId(randomBytes: (size: number) => Uint8Array): string {
+  return base62(randomBytes(6), 8);
 }

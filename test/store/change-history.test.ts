@@ -15,7 +15,7 @@ import { messagesOf } from '../../src/webhooks/messages.js';
 function derived(changes: readonly CommittedChange[]): { id: string; type: string; data: unknown }[] {
   return changes.flatMap(messagesOf).map((message) => {
     const body = JSON.parse(message.body) as { type: string; data: unknown; timestamp: string };
-    return { id: message.id, type: body.type, data: body.data, ...(body.type === 'event.deleted' ? {} : { timestamp: body.timestamp }) };
+    return { id: message.idIn('L'), type: body.type, data: body.data, ...(body.type === 'event.deleted' ? {} : { timestamp: body.timestamp }) };
   });
 }
 

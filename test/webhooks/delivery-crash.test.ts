@@ -54,7 +54,7 @@ test('kill -9 with messages in flight and with the receiver down: none lost, in 
     await eventually(`all ${acknowledged.size} acknowledged writes delivered (seed ${seed})`, () => [...acknowledged].every((id) => delivered().has(id)), 30_000);
     assert.ok(receiver.received.every((entry) => entry.message !== undefined), 'every attempt verified with standardwebhooks');
     const unique = receiver.unique();
-    const positions = unique.map((entry) => entry.id.split('_').slice(1).map(Number) as [number, number]);
+    const positions = unique.map((entry) => entry.id.split('_').slice(2).map(Number) as [number, number]);
     for (let i = 1; i < positions.length; i++) {
       assert.ok(positions[i]![0] > positions[i - 1]![0], `first arrivals in write order: ${unique[i - 1]!.id} then ${unique[i]!.id} (seed ${seed})`);
     }

@@ -26,14 +26,14 @@ const BEN = registration('reg_ben0000000000000000000000', 'waitlisted', 4);
 test('messagesOf a put of a new event is one event.created with the event as a single read gives it', () => {
   const [message, ...rest] = messagesOf({ record: { seq: 1, op: 'put', stored: EVENT }, before: undefined, after: EVENT, touched: [], atMs: 0 });
   assert.deepEqual(rest, []);
-  assert.equal(message!.id, 'msg_1_0');
+  assert.equal(message!.idIn('k3J9x2Qa'), 'msg_k3J9x2Qa_1_0');
   assert.deepEqual(JSON.parse(message!.body), { type: 'event.created', timestamp: '2026-11-25T08:00:00.000Z', data: JSON.parse(EVENT.json) });
 });
 
 test('messagesOf a confirmed registration is registration.created, then event.updated with the new registered_count', () => {
   const after = withRegisteredCount(EVENT, 1, 3, Date.parse(ANA.createdAt));
   const messages = messagesOf({ record: { seq: 3, op: 'reg', registration: ANA }, before: EVENT, after, touched: [], atMs: 0 });
-  assert.deepEqual(messages.map((m) => [m.id, m.type]), [['msg_3_0', 'registration.created'], ['msg_3_1', 'event.updated']]);
+  assert.deepEqual(messages.map((m) => [m.idIn('L'), m.type]), [['msg_L_3_0', 'registration.created'], ['msg_L_3_1', 'event.updated']]);
   assert.deepEqual(JSON.parse(messages[0]!.body).data, { event_id: EVENT.id, registration: { id: ANA.id, event_id: EVENT.id, name: ANA.name, email: ANA.email, status: 'confirmed', created_at: ANA.createdAt, checked_in_at: null } });
   assert.equal(JSON.parse(messages[1]!.body).data.registered_count, 1);
 });
