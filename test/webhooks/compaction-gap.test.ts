@@ -2,21 +2,15 @@
 // what compaction took before a webhook acknowledged it is reported in the delivery log as a gap, never skipped silently.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openApp } from '../../src/app.js';
 import type { FileStore } from '../../src/store/file-store.js';
-import { call, startHarness } from '../helpers/harness.js';
-import { eventually, startReceiver } from './support.js';
-
-const EVENT = { category: 'social', location: 'Quad', start_time: '2027-05-01T10:00:00Z', end_time: '2027-05-01T12:00:00Z', capacity: 5 };
+import { call } from '../helpers/harness.js';
+import { EVENT_FIELDS as EVENT, eventually, harnessWithWebhook, reopen } from './support.js';
 
 test('messages a compaction rewrote are sent by the running server, and reported as a gap after a restart', async () => {
-  const h = await startHarness({ webhookHosts: ['127.0.0.1'] });
-  const receiver = await startReceiver();
+  const { h, receiver, webhook } = await harnessWithWebhook();
   let app = h.app;
   const admin = h.keys.admin;
   try {
-    const webhook = (await call(app, 'POST', '/webhooks', { key: admin, body: { url: receiver.url } })).json;
-    receiver.secret = webhook.secret;
     const setStatus = async (status: string): Promise<void> => {
       assert.equal((await call(app, 'PUT', `/webhooks/${webhook.id}`, { key: admin, body: { status } })).status, 200);
     };
@@ -39,7 +33,7 @@ test('messages a compaction rewrote are sent by the running server, and reported
     await (app.store as FileStore).compact();
     const after = (await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'After compaction' } })).json.id;
     await app.close();
-    app = await openApp({ dataDir: h.dataDir, keyPollMs: 0, webhookHosts: ['127.0.0.1'] }, { unsafeNoSync: true });
+    app = await reopen(h.dataDir);
     await setStatus('active');
     await eventually('the message written after the compaction', () => receiver.received.length >= 5);
     assert.equal(receiver.received[4]!.message!.type, 'event.created');

@@ -4,26 +4,20 @@ import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openApp } from '../../src/app.js';
-import { call, startHarness } from '../helpers/harness.js';
-import { eventually, startReceiver } from './support.js';
-
-const EVENT = { category: 'social', location: 'Quad', start_time: '2027-05-01T10:00:00Z', end_time: '2027-05-01T12:00:00Z', capacity: 5 };
+import { call } from '../helpers/harness.js';
+import { EVENT_FIELDS as EVENT, eventually, harnessWithWebhook, reopen } from './support.js';
 
 test('a log older than the cursors: the next writes are delivered with a new log name in webhook-id, and the rewind is in the delivery log', async () => {
-  const h = await startHarness({ webhookHosts: ['127.0.0.1'] });
-  const receiver = await startReceiver();
+  const { h, receiver, webhook } = await harnessWithWebhook();
   let app = h.app;
   const admin = h.keys.admin;
   const log = path.join(h.dataDir, 'events.jsonl');
   try {
-    const webhook = (await call(app, 'POST', '/webhooks', { key: admin, body: { url: receiver.url } })).json;
-    receiver.secret = webhook.secret;
     await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'Before the backup' } });
     await eventually('the first message', () => receiver.received.length >= 1);
     await app.close();
     copyFileSync(log, `${log}.backup`);
-    app = await openApp({ dataDir: h.dataDir, keyPollMs: 0, webhookHosts: ['127.0.0.1'] }, { unsafeNoSync: true });
+    app = await reopen(h.dataDir);
     for (const title of ['After A', 'After B']) await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title } });
     await eventually('three messages', () => receiver.unique().length >= 3);
     // Acknowledged, not just received: the cursor a stop saves is what tells the next start the log went back.
@@ -31,7 +25,7 @@ test('a log older than the cursors: the next writes are delivered with a new log
     while ((await acknowledged()) < 3) await new Promise((resolve) => setTimeout(resolve, 5));
     await app.close();
     copyFileSync(`${log}.backup`, log);
-    app = await openApp({ dataDir: h.dataDir, keyPollMs: 0, webhookHosts: ['127.0.0.1'] }, { unsafeNoSync: true });
+    app = await reopen(h.dataDir);
     const restored = (await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'After the restore' } })).json.id;
     const about = (id: string) => (entry: { message: { data: unknown } | undefined }): boolean => (entry.message!.data as { id: string }).id === id;
     await eventually('the message after the restore', () => receiver.received.some(about(restored)));

@@ -2,6 +2,8 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { openApp, type App } from '../../src/app.js';
+import { call, startHarness, type Harness } from '../helpers/harness.js';
 
 /** One request a receiver got. */
 export interface Received {
@@ -189,4 +191,21 @@ export async function eventually(what: string, check: () => boolean, limitMs = 2
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** The fields of a valid event but its title: one far in the future, so registrations stay open. */
+export const EVENT_FIELDS = { category: 'social', location: 'Quad', start_time: '2027-05-01T10:00:00Z', end_time: '2027-05-01T12:00:00Z', capacity: 5 } as const;
+
+/** An app on a temporary folder allowing 127.0.0.1, with a receiver and a webhook that sends it everything. */
+export async function harnessWithWebhook(): Promise<{ h: Harness; receiver: Receiver; webhook: { id: string; secret: string } }> {
+  const h = await startHarness({ webhookHosts: ['127.0.0.1'] });
+  const receiver = await startReceiver();
+  const webhook = (await call(h.app, 'POST', '/webhooks', { key: h.keys.admin, body: { url: receiver.url } })).json;
+  receiver.secret = webhook.secret;
+  return { h, receiver, webhook };
+}
+
+/** The app again on the same folder, as a restart would open it. */
+export function reopen(dataDir: string): Promise<App> {
+  return openApp({ dataDir, keyPollMs: 0, webhookHosts: ['127.0.0.1'] }, { unsafeNoSync: true });
 }
