@@ -29,8 +29,8 @@ export interface HistoryRead {
 export interface ChangeHistorySource {
   /** Calls `listener` with each durable batch's changes, after its fsync, in seq order; returns the unsubscribe. */
   subscribe(listener: (changes: readonly CommittedChange[]) => void): () => void;
-  /** Reads the durable changes after `since` back from storage (the file's log; nothing for the memory store). */
-  readAfter(since: number): Promise<HistoryRead>;
+  /** Reads the durable changes after `since` back from storage (the file's log; nothing for the memory store), at most `limit`. */
+  readAfter(since: number, limit?: number): Promise<HistoryRead>;
   /** Calls `listener` with the last seq a compaction rewrote, as it swaps the log in; returns the unsubscribe. */
   onCompacted(listener: (throughSeq: number) => void): () => void;
 }

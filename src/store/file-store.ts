@@ -191,7 +191,7 @@ export class FileStore implements EventStore {
     return {
       subscribe: (listener) => this.#history.subscribe(listener),
       onCompacted: (listener) => this.#history.onCompacted(listener),
-      readAfter: (since): Promise<HistoryRead> => readHistoryAfter(this.#fs, this.file, since, this.changes.lastSeq, this.#now()),
+      readAfter: (since, limit): Promise<HistoryRead> => readHistoryAfter(this.#fs, this.file, { since, through: this.changes.lastSeq, limit }, this.#now()),
     };
   }
 

@@ -3,12 +3,17 @@ import type { FileSystemSeam } from './file-system.js';
 import { scanLog } from './log-replay.js';
 import { HistoryShadow, type CommittedChange, type HistoryRead } from './change-history.js';
 
+/** Stops a scan once a read has what it asked for. */
+class Enough extends Error {}
+
 /**
  * Walks the log at `file` from its start (rebuilding the state each line applies to) and returns the
  * changes after `since`, up to `through` (the last durable seq when asked: lines appended meanwhile come
- * to listeners instead). A compaction's mark and registration-state lines say how far it rewrote history.
+ * to listeners instead), at most `limit`. A compaction's mark and registration-state lines say how far it
+ * rewrote history.
  */
-export async function readHistoryAfter(fs: FileSystemSeam, file: string, since: number, through: number, nowMs: number): Promise<HistoryRead> {
+export async function readHistoryAfter(fs: FileSystemSeam, file: string, range: { since: number; through: number; limit?: number | undefined }, nowMs: number): Promise<HistoryRead> {
+  const { since, through, limit = Infinity } = range;
   const shadow = new HistoryShadow();
   const changes: CommittedChange[] = [];
   let compactedThrough = 0;
@@ -21,8 +26,11 @@ export async function readHistoryAfter(fs: FileSystemSeam, file: string, since: 
         if (record.op === 'mark') return;
         const change = shadow.apply(record, nowMs);
         if (record.seq > since) changes.push(change);
+        if (changes.length >= limit) throw new Enough();
       },
     });
+  } catch (error) {
+    if (!(error instanceof Enough)) throw error;
   } finally {
     await fs.close(fd).catch(() => undefined);
   }

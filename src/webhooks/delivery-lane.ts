@@ -30,8 +30,10 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const DELIVERY_LOG_SIZE = 100;
 
 export interface LaneDeps {
-  /** The shared backlog; undefined while nothing is fed (never while a lane exists, save during a start). */
+  /** The backlog this lane reads now (the shared one, or its catch-up from the log); undefined: wait. */
   backlog(): MessageBacklog | undefined;
+  /** Messages this lane needs are no longer held: true when they are being read back from the log (the lane is poked again). */
+  recover?(): boolean;
   client: DeliveryClient;
   clock: WebhookClock;
   /** The state changed (cursor, status, log): save it. */
@@ -73,6 +75,7 @@ export class DeliveryLane {
       const next = backlog.next(this.state.cursor, wanted);
       if (next === undefined) return this.#skipToEnd(backlog);
       if (next.kind === 'gap') {
+        if (this.#deps.recover?.() === true) return;
         this.record({
           message_id: null,
           type: null,
@@ -112,8 +115,10 @@ export class DeliveryLane {
   /** Nothing selected is left: the cursor moves past the messages the filter passed over, so the backlog can drop them. */
   #skipToEnd(backlog: MessageBacklog): void {
     const last = backlog.last;
-    if (last === undefined || !isAfter(last, this.state.cursor)) return;
-    this.state.cursor = { seq: last.seq, index: LINE_DONE };
+    const end = backlog.end ?? (last === undefined ? undefined : { seq: last.seq, index: LINE_DONE });
+    if (end === undefined || !isAfter(end, this.state.cursor)) return;
+    this.state.cursor = { ...end };
+    if (backlog.end !== undefined) this.poke();
   }
 
   #send(message: WebhookMessage, lastOfLine: boolean): void {

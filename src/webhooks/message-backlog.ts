@@ -16,9 +16,23 @@ export class MessageBacklog {
   /** Index of the first message still held in #messages (the ones before are dropped lazily). */
   #head = 0;
   #coveredFrom: Cursor;
+  readonly #max: number;
+  readonly #end: Cursor | undefined;
 
-  constructor(coveredFrom: Cursor) {
+  /**
+   * @param coveredFrom every message after this position is held.
+   * @param options `max` messages held at most (default MAX_BACKLOG); `end`: the backlog holds a stretch of the past
+   * that ends there (a webhook's catch-up from the log), so a webhook with nothing selected in it moves to `end`.
+   */
+  constructor(coveredFrom: Cursor, options: { max?: number; end?: Cursor } = {}) {
     this.#coveredFrom = { ...coveredFrom };
+    this.#max = options.max ?? MAX_BACKLOG;
+    this.#end = options.end;
+  }
+
+  /** Where a stretch of the past ends (undefined for the live backlog, which ends at its last message). */
+  get end(): Cursor | undefined {
+    return this.#end;
   }
 
   /** Every message after this position is held. */
@@ -33,7 +47,7 @@ export class MessageBacklog {
   /** Appends the messages of a durable line (in position order). */
   push(messages: readonly WebhookMessage[]): void {
     for (const message of messages) this.#messages.push(message);
-    if (this.size > MAX_BACKLOG) this.dropThrough(this.#messages[this.#messages.length - MAX_BACKLOG - 1]!);
+    if (this.size > this.#max) this.dropThrough(this.#messages[this.#messages.length - this.#max - 1]!);
   }
 
   /** The first message after `cursor` whose type `wanted` selects (or the gap before it). */

@@ -14,6 +14,7 @@ export interface WebhookInternals {
   clock?: WebhookClock;
   client?: DeliveryClient;
   saveEveryMs?: number;
+  maxBacklog?: number;
 }
 
 export interface OpenWebhooksOptions {
@@ -41,6 +42,7 @@ export async function openWebhooks(options: OpenWebhooksOptions): Promise<{ serv
     randomBytes: options.randomBytes,
     logger: options.logger,
     saveEveryMs: options.internal?.saveEveryMs,
+    maxBacklog: options.internal?.maxBacklog,
   });
   return { service, routes: webhookRoutes({ service, policy }) };
 }

@@ -23,6 +23,18 @@ export interface WebhookServiceDeps {
   logger: Logger;
   /** Cursors and delivery logs are saved at most this often (definitions at once). Default 1000 ms. */
   saveEveryMs?: number;
+  /** Messages held in memory at most (default MAX_BACKLOG); a webhook behind them reads them back from the log. */
+  maxBacklog?: number;
+}
+
+/** Changes read back from the log at a time for a webhook behind the messages held in memory. */
+const CATCH_UP_CHANGES = 10_000;
+
+/** A webhook's own stretch of the past, read back from the log: undefined while the read runs. */
+interface CatchUp {
+  backlog: MessageBacklog | undefined;
+  /** Where the stretch ends: from there the shared backlog takes over. */
+  until: Cursor;
 }
 
 /** The webhooks, their deliveries and their durable state. */
@@ -39,6 +51,9 @@ export class WebhookService {
   /** Lanes changed since the last save began (cursors, logs, status). */
   #dirty = false;
   #closed = false;
+  readonly #catchUps = new Map<string, CatchUp>();
+  /** Webhooks whose read back from the log failed: their next gap is reported instead. */
+  readonly #unreadable = new Set<string>();
 
   private constructor(deps: WebhookServiceDeps, compactedThrough: number, logId: string | undefined) {
     this.#deps = deps;
@@ -117,6 +132,7 @@ export class WebhookService {
     this.#lanes.delete(id);
     await this.#saveOrUndo(() => this.#lanes.set(id, lane));
     lane.stop();
+    this.#catchUps.delete(id);
     if (this.#lanes.size === 0) this.#stopFeed();
     else this.#trim();
     return true;
@@ -163,7 +179,8 @@ export class WebhookService {
 
   #addLane(state: WebhookState): void {
     const lane = new DeliveryLane(state, {
-      backlog: () => this.#backlog,
+      backlog: () => this.#backlogFor(state.id),
+      recover: () => this.#recover(state.id),
       client: this.#deps.client,
       clock: this.#deps.clock,
       changed: () => this.#laneChanged(),
@@ -171,6 +188,53 @@ export class WebhookService {
       failed: (webhook) => this.#deps.logger.warn('a webhook is failing: its receiver has not acknowledged a message for 3 days; set its status to active to try again', { webhook: webhook.id }),
     });
     this.#lanes.set(state.id, lane);
+  }
+
+  /** The backlog a webhook reads now: its catch-up from the log while it is behind the shared one, else the shared one. */
+  #backlogFor(id: string): MessageBacklog | undefined {
+    const catchUp = this.#catchUps.get(id);
+    if (catchUp === undefined) return this.#backlog;
+    if (catchUp.backlog === undefined) return undefined;
+    const cursor = this.#lanes.get(id)?.state.cursor;
+    if (cursor !== undefined && isAfter(catchUp.until, cursor)) return catchUp.backlog;
+    this.#catchUps.delete(id);
+    return this.#backlog;
+  }
+
+  /**
+   * A webhook is behind the messages held in memory (the oldest were dropped past `maxBacklog`): reads the next stretch
+   * back from the log into a backlog of its own. What compaction rewrote meanwhile shows there as a gap, which the lane
+   * reports (this returns false for it). True while the read runs.
+   */
+  #recover(id: string): boolean {
+    const lane = this.#lanes.get(id);
+    const history = this.#deps.history;
+    const shared = this.#backlog;
+    if (lane === undefined || history === undefined || shared === undefined || this.#catchUps.has(id)) return false;
+    if (this.#unreadable.delete(id)) return false;
+    const cursor = { ...lane.state.cursor };
+    const entry: CatchUp = { backlog: undefined, until: { ...shared.coveredFrom } };
+    this.#catchUps.set(id, entry);
+    history.readAfter(Math.max(0, cursor.seq - 1), CATCH_UP_CHANGES).then(
+      (read) => {
+        if (this.#catchUps.get(id) !== entry) return;
+        const compacted = Math.max(read.compactedThrough, this.#compactedThrough);
+        const from = compacted > cursor.seq ? { seq: compacted, index: LINE_DONE } : cursor;
+        const last = read.changes.at(-1);
+        if (read.changes.length >= CATCH_UP_CHANGES && last !== undefined && isAfter(entry.until, { seq: last.record.seq, index: LINE_DONE })) entry.until = { seq: last.record.seq, index: LINE_DONE };
+        const backlog = new MessageBacklog(from, { end: entry.until, max: Infinity });
+        for (const change of read.changes) backlog.push(messagesOf(change).filter((message) => isAfter(message, from) && !isAfter(message, entry.until)));
+        entry.backlog = backlog;
+        lane.poke();
+      },
+      (error: unknown) => {
+        this.#deps.logger.warn('could not read the event log back for a webhook behind the messages held in memory; it reports a gap', { webhook: id, reason: (error as Error).message });
+        this.#catchUps.delete(id);
+        this.#unreadable.add(id);
+        lane.poke();
+      },
+    );
+    return true;
   }
 
   /**
@@ -190,9 +254,9 @@ export class WebhookService {
       const read = await this.#deps.history.readAfter(Math.max(0, oldest.seq - 1));
       const through = Math.max(read.compactedThrough, this.#compactedThrough);
       const coveredFrom: Cursor = through >= oldest.seq ? { seq: through, index: LINE_DONE } : { seq: Math.max(0, oldest.seq - 1), index: LINE_DONE };
-      this.#backlog = new MessageBacklog(coveredFrom);
+      this.#backlog = new MessageBacklog(coveredFrom, { max: this.#deps.maxBacklog });
       for (const change of read.changes) if (change.record.seq > coveredFrom.seq) this.#backlog.push(messagesOf(change));
-    } else this.#backlog = new MessageBacklog({ seq: lastSeq, index: LINE_DONE });
+    } else this.#backlog = new MessageBacklog({ seq: lastSeq, index: LINE_DONE }, { max: this.#deps.maxBacklog });
     ready = true;
     this.#heard(buffered.filter((change) => change.record.seq > lastSeq));
   }
