@@ -70,27 +70,23 @@ export class DeliveryLane {
     if (this.#stopped || this.state.status !== 'active' || this.#inFlight !== undefined || this.#retryTimer !== undefined) return;
     const backlog = this.#deps.backlog();
     if (backlog === undefined) return;
-    const wanted = (type: string): boolean => this.state.events.includes(type);
-    for (;;) {
-      const next = backlog.next(this.state.cursor, wanted);
-      if (next === undefined) return this.#skipToEnd(backlog);
-      if (next.kind === 'gap') {
-        if (this.#deps.recover?.() === true) return;
-        this.record({
-          message_id: null,
-          type: null,
-          attempt: 0,
-          status: 'failed',
-          response_status: null,
-          error: `messages after seq ${this.state.cursor.seq} up to seq ${next.through.seq} were compacted out of the log or dropped from memory before delivery; they cannot be sent`,
-          at: new Date(this.#deps.clock.now()).toISOString(),
-        });
-        this.state.cursor = { ...next.through };
-        this.#deps.changed();
-        continue;
-      }
-      return this.#send(next.message, next.lastOfLine);
-    }
+    const next = backlog.next(this.state.cursor, (type) => this.state.events.includes(type));
+    if (next === undefined) return this.#skipToEnd(backlog);
+    if (next.kind === 'message') return this.#send(next.message, next.lastOfLine);
+    if (this.#deps.recover?.() === true) return;
+    this.record({
+      message_id: null,
+      type: null,
+      attempt: 0,
+      status: 'failed',
+      response_status: null,
+      error: `messages after seq ${this.state.cursor.seq} up to seq ${next.through.seq} were compacted out of the log (or could not be read back) before delivery; they cannot be sent`,
+      at: new Date(this.#deps.clock.now()).toISOString(),
+    });
+    this.state.cursor = { ...next.through };
+    this.#deps.changed();
+    // Past the gap another backlog may hold what follows (a catch-up ends where the shared one begins).
+    this.poke();
   }
 
   /** Status set by an admin: `active` starts the retry schedule afresh; `paused` holds the messages. */
@@ -116,8 +112,8 @@ export class DeliveryLane {
   #skipToEnd(backlog: MessageBacklog): void {
     const last = backlog.last;
     const end = backlog.end ?? (last === undefined ? undefined : { seq: last.seq, index: LINE_DONE });
-    if (end === undefined || !isAfter(end, this.state.cursor)) return;
-    this.state.cursor = { ...end };
+    if (end !== undefined && isAfter(end, this.state.cursor)) this.state.cursor = { ...end };
+    // A catch-up read to its end: the shared backlog (or the next stretch of the log) follows.
     if (backlog.end !== undefined) this.poke();
   }
 

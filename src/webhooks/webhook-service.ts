@@ -9,6 +9,7 @@ import type { DeliveryClient } from './delivery-client.js';
 import { LINE_DONE, MessageBacklog } from './message-backlog.js';
 import { isAfter, messagesOf, MESSAGE_TYPES, type Cursor } from './messages.js';
 import { newSecret } from './signature.js';
+import { CatchUps } from './catch-up.js';
 import type { WebhookInput } from './webhook-input.js';
 
 export interface WebhookServiceDeps {
@@ -27,16 +28,6 @@ export interface WebhookServiceDeps {
   maxBacklog?: number;
 }
 
-/** Changes read back from the log at a time for a webhook behind the messages held in memory. */
-const CATCH_UP_CHANGES = 10_000;
-
-/** A webhook's own stretch of the past, read back from the log: undefined while the read runs. */
-interface CatchUp {
-  backlog: MessageBacklog | undefined;
-  /** Where the stretch ends: from there the shared backlog takes over. */
-  until: Cursor;
-}
-
 /** The webhooks, their deliveries and their durable state. */
 export class WebhookService {
   readonly #deps: WebhookServiceDeps;
@@ -51,15 +42,20 @@ export class WebhookService {
   /** Lanes changed since the last save began (cursors, logs, status). */
   #dirty = false;
   #closed = false;
-  readonly #catchUps = new Map<string, CatchUp>();
-  /** Webhooks whose read back from the log failed: their next gap is reported instead. */
-  readonly #unreadable = new Set<string>();
+  readonly #catchUps: CatchUps;
 
   private constructor(deps: WebhookServiceDeps, compactedThrough: number, logId: string | undefined) {
     this.#deps = deps;
     this.#compactedThrough = compactedThrough;
     this.#logId = logId ?? newLogId(deps.randomBytes);
     this.#stopCompactionWatch = deps.history?.onCompacted((throughSeq) => this.#compacted(throughSeq));
+    this.#catchUps = new CatchUps({
+      history: deps.history,
+      shared: () => this.#backlog,
+      compactedThrough: () => this.#compactedThrough,
+      lane: (id) => this.#lanes.get(id),
+      logger: deps.logger,
+    });
   }
 
   /** Loads the saved webhooks, reads back from the log what they had not acknowledged, and starts delivering. */
@@ -132,7 +128,7 @@ export class WebhookService {
     this.#lanes.delete(id);
     await this.#saveOrUndo(() => this.#lanes.set(id, lane));
     lane.stop();
-    this.#catchUps.delete(id);
+    this.#catchUps.forget(id);
     if (this.#lanes.size === 0) this.#stopFeed();
     else this.#trim();
     return true;
@@ -179,8 +175,8 @@ export class WebhookService {
 
   #addLane(state: WebhookState): void {
     const lane = new DeliveryLane(state, {
-      backlog: () => this.#backlogFor(state.id),
-      recover: () => this.#recover(state.id),
+      backlog: () => this.#catchUps.backlogFor(state.id),
+      recover: () => this.#catchUps.recover(state.id),
       client: this.#deps.client,
       clock: this.#deps.clock,
       changed: () => this.#laneChanged(),
@@ -188,53 +184,6 @@ export class WebhookService {
       failed: (webhook) => this.#deps.logger.warn('a webhook is failing: its receiver has not acknowledged a message for 3 days; set its status to active to try again', { webhook: webhook.id }),
     });
     this.#lanes.set(state.id, lane);
-  }
-
-  /** The backlog a webhook reads now: its catch-up from the log while it is behind the shared one, else the shared one. */
-  #backlogFor(id: string): MessageBacklog | undefined {
-    const catchUp = this.#catchUps.get(id);
-    if (catchUp === undefined) return this.#backlog;
-    if (catchUp.backlog === undefined) return undefined;
-    const cursor = this.#lanes.get(id)?.state.cursor;
-    if (cursor !== undefined && isAfter(catchUp.until, cursor)) return catchUp.backlog;
-    this.#catchUps.delete(id);
-    return this.#backlog;
-  }
-
-  /**
-   * A webhook is behind the messages held in memory (the oldest were dropped past `maxBacklog`): reads the next stretch
-   * back from the log into a backlog of its own. What compaction rewrote meanwhile shows there as a gap, which the lane
-   * reports (this returns false for it). True while the read runs.
-   */
-  #recover(id: string): boolean {
-    const lane = this.#lanes.get(id);
-    const history = this.#deps.history;
-    const shared = this.#backlog;
-    if (lane === undefined || history === undefined || shared === undefined || this.#catchUps.has(id)) return false;
-    if (this.#unreadable.delete(id)) return false;
-    const cursor = { ...lane.state.cursor };
-    const entry: CatchUp = { backlog: undefined, until: { ...shared.coveredFrom } };
-    this.#catchUps.set(id, entry);
-    history.readAfter(Math.max(0, cursor.seq - 1), CATCH_UP_CHANGES).then(
-      (read) => {
-        if (this.#catchUps.get(id) !== entry) return;
-        const compacted = Math.max(read.compactedThrough, this.#compactedThrough);
-        const from = compacted > cursor.seq ? { seq: compacted, index: LINE_DONE } : cursor;
-        const last = read.changes.at(-1);
-        if (read.changes.length >= CATCH_UP_CHANGES && last !== undefined && isAfter(entry.until, { seq: last.record.seq, index: LINE_DONE })) entry.until = { seq: last.record.seq, index: LINE_DONE };
-        const backlog = new MessageBacklog(from, { end: entry.until, max: Infinity });
-        for (const change of read.changes) backlog.push(messagesOf(change).filter((message) => isAfter(message, from) && !isAfter(message, entry.until)));
-        entry.backlog = backlog;
-        lane.poke();
-      },
-      (error: unknown) => {
-        this.#deps.logger.warn('could not read the event log back for a webhook behind the messages held in memory; it reports a gap', { webhook: id, reason: (error as Error).message });
-        this.#catchUps.delete(id);
-        this.#unreadable.add(id);
-        lane.poke();
-      },
-    );
-    return true;
   }
 
   /**
