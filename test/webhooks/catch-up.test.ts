@@ -15,16 +15,22 @@ async function setup(): Promise<{ h: Awaited<ReturnType<typeof startHarness>>; r
   return { h, receiver, id: webhook.id };
 }
 
+/** Sets the webhook active, waits for a message per id and checks they are about `ids`, in order; returns the gaps its delivery log reports. */
+async function activateAndReceive(s: Awaited<ReturnType<typeof setup>>, ids: readonly string[]): Promise<{ error: string }[]> {
+  await call(s.h.app, 'PUT', `/webhooks/${s.id}`, { key: s.h.keys.admin, body: { status: 'active' } });
+  await eventually(`${ids.length} messages`, () => s.receiver.received.length >= ids.length);
+  assert.deepEqual(s.receiver.received.map((entry) => (entry.message!.data as { id: string }).id), ids);
+  const deliveries = (await call(s.h.app, 'GET', `/webhooks/${s.id}/deliveries`, { key: s.h.keys.admin })).json.deliveries;
+  return deliveries.filter((entry: { message_id: string | null }) => entry.message_id === null);
+}
+
 test('a paused webhook 35 messages behind a backlog of 10 gets all 35 in order once active, read back from the log', async () => {
-  const { h, receiver, id } = await setup();
+  const s = await setup();
+  const { h, receiver } = s;
   try {
     const created: string[] = [];
     for (let n = 0; n < 35; n++) created.push((await call(h.app, 'POST', '/events', { key: h.keys.admin, body: { ...EVENT_FIELDS, title: `Held ${n}` } })).json.id);
-    await call(h.app, 'PUT', `/webhooks/${id}`, { key: h.keys.admin, body: { status: 'active' } });
-    await eventually('35 messages', () => receiver.received.length >= 35);
-    assert.deepEqual(receiver.received.map((entry) => (entry.message!.data as { id: string }).id), created);
-    const deliveries = (await call(h.app, 'GET', `/webhooks/${id}/deliveries`, { key: h.keys.admin })).json.deliveries;
-    assert.equal(deliveries.filter((entry: { message_id: string | null }) => entry.message_id === null).length, 0, 'no gap');
+    assert.deepEqual(await activateAndReceive(s, created), [], 'no gap');
   } finally {
     await h.close();
     await receiver.close();
@@ -32,7 +38,8 @@ test('a paused webhook 35 messages behind a backlog of 10 gets all 35 in order o
 });
 
 test('behind the backlog and behind a compaction: the rewritten stretch is one gap in the delivery log, the rest arrives', async () => {
-  const { h, receiver, id } = await setup();
+  const s = await setup();
+  const { h, receiver } = s;
   try {
     for (let n = 0; n < 15; n++) {
       const event = (await call(h.app, 'POST', '/events', { key: h.keys.admin, body: { ...EVENT_FIELDS, title: `Early ${n}` } })).json.id;
@@ -41,13 +48,9 @@ test('behind the backlog and behind a compaction: the rewritten stretch is one g
     await (h.app.store as FileStore).compact();
     const later: string[] = [];
     for (let n = 0; n < 12; n++) later.push((await call(h.app, 'POST', '/events', { key: h.keys.admin, body: { ...EVENT_FIELDS, title: `Later ${n}` } })).json.id);
-    await call(h.app, 'PUT', `/webhooks/${id}`, { key: h.keys.admin, body: { status: 'active' } });
-    await eventually('the 12 later messages', () => receiver.received.length >= 12);
-    assert.deepEqual(receiver.received.map((entry) => (entry.message!.data as { id: string }).id), later);
-    const deliveries = (await call(h.app, 'GET', `/webhooks/${id}/deliveries`, { key: h.keys.admin })).json.deliveries;
-    const gaps = deliveries.filter((entry: { message_id: string | null }) => entry.message_id === null);
+    const gaps = await activateAndReceive(s, later);
     assert.equal(gaps.length, 1);
-    assert.match(gaps[0].error, /compacted/);
+    assert.match(gaps[0]!.error, /compacted/);
   } finally {
     await h.close();
     await receiver.close();
