@@ -47,7 +47,8 @@ export function targetLines(results: BenchResults): TargetLine[] {
     return { target, measured, pass: Number.isFinite(ratio) ? ratio >= min : undefined, cpuPass: Number.isFinite(byCpu) ? byCpu >= min : undefined };
   };
   const lines: TargetLine[] = [
-    ratioLine('single-read', 'GET /events/{id} >= 0.9x bare server, same bytes', 0.9),
+    ratioLine('single-read', 'GET /events/{id}, request log at info, >= 0.9x bare server, same bytes', 0.9),
+    ratioLine('single-read-warn', 'GET /events/{id}, request log off (warn), >= 0.9x bare server, same bytes', 0.9),
     ratioLine('list-100', 'GET /events?limit=100 >= 2.5x bare JSON.stringify server', 2.5),
   ];
   const filtered = row('filtered-1m');
