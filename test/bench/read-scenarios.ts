@@ -1,4 +1,5 @@
 // Read scenarios: GET /events/{id} (log at info and at warn) against bare same bytes, GET /events?limit=100 against bare JSON.stringify, a filtered page.
+import fs from 'node:fs';
 import { alternate, alternateAll, type BenchContext, planFor, repeat, startOurs } from './bench-context.js';
 import type { LoadRow } from './bench-results.js';
 import { fetchSample, startBareServer } from './baselines.js';
@@ -24,6 +25,9 @@ export async function readScenarios(context: BenchContext, data: BenchData, base
   const list = row('list-100', `GET ${LIST_100}`);
   const filtered = row('filtered', 'GET /events?category&start_date&end_date&limit=20&page=3');
 
+  // One writer per folder: the server with the log at warn runs on a copy, taken before either holds its LOCK.
+  const quietData = { ...data, dir: `${data.dir}-log-warn` };
+  if (baselines) fs.cpSync(data.dir, quietData.dir, { recursive: true });
   const ours = await startOurs(context, data, { name: 'ours' });
   try {
     const singlePlan = planFor(context, ours.url, { ...common, paths: singlePaths });
@@ -35,7 +39,7 @@ export async function readScenarios(context: BenchContext, data: BenchData, base
       list.notes.push(`body ${Buffer.byteLength(page.body)} B`);
       const bytes = await startBareServer('bytes', one, { workDir: context.workDir, cpus: context.serverCpus });
       const stringify = await startBareServer('stringify', page, { workDir: context.workDir, cpus: context.serverCpus });
-      const quiet = await startOurs(context, data, { name: 'ours log warn', logLevel: 'warn' });
+      const quiet = await startOurs(context, quietData, { name: 'ours log warn', logLevel: 'warn' });
       try {
         const [info, warn, bare] = await alternateAll(context, 'GET /events/{id} ours (log info) vs ours (log warn) vs bare', [
           { plan: singlePlan, server: ours },
@@ -51,6 +55,7 @@ export async function readScenarios(context: BenchContext, data: BenchData, base
         list.baseline = { label: stringify.name, runs: listRuns.b };
       } finally {
         await quiet.stop();
+        fs.rmSync(quietData.dir, { recursive: true, force: true });
         await bytes.stop();
         await stringify.stop();
       }
