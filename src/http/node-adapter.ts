@@ -250,7 +250,8 @@ function send(res: ServerResponse, request: PlainRequest, response: CoreResponse
   const headers = response.headers;
   const body = response.body;
   const bodyless = request.method === 'HEAD' || response.status === 204 || response.status === 304;
-  if (body !== null && response.status !== 204 && response.status !== 304) headers['Content-Length'] = String(Buffer.byteLength(body));
+  // A handler that knows its body's length in bytes (a list page, summed from its events) says it; else it is counted here.
+  if (body !== null && response.status !== 204 && response.status !== 304) headers['Content-Length'] = String(response.bodyBytes ?? Buffer.byteLength(body));
   // A body over the cap was left unread, whatever the answer: close, or node would read (and drop) the rest of it.
   // (A request pipelined before the condemning one is answered as usual, keep-alive and all.)
   const unread = lastOnConnection.has(request);

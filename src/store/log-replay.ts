@@ -8,6 +8,7 @@ import { rememberAnswer, type IdempotencyTable } from './idempotency-table.js';
 import { flatCopy } from './view-scan.js';
 import { RosterError } from './roster.js';
 import { RosterTable } from './roster-table.js';
+import { PackedEvent, PackedEvents } from './packed-events.js';
 
 /** Where replay stopped trusting the log: a torn tail starts here and runs to the end of the file. */
 export interface TornTail {
@@ -190,6 +191,7 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
   const events = new Map<string, StoredEvent>();
   const emails = new Map<string, string>();
   const decode: DecodeOptions = {
+    pack: new PackedEvents(),
     intern(email: string): string {
       let shared = emails.get(email);
       if (shared === undefined) emails.set(email, (shared = flatCopy(email)));
@@ -282,7 +284,9 @@ function recount(events: Map<string, StoredEvent>, recounted: Map<string, { seq:
   const takeChangedBefore = (seq: number): void => {
     for (; next < changed.length && changed[next]![1].seq < seq; next++) {
       const [id, change] = changed[next]!;
-      ordered.set(id, withRegisteredCount(events.get(id)!, rosters.get(id).confirmed, change.seq, change.modifiedMs));
+      const event = events.get(id)!;
+      const confirmed = rosters.get(id).confirmed;
+      ordered.set(id, event instanceof PackedEvent ? event.recounted(confirmed, change.seq, change.modifiedMs) : withRegisteredCount(event, confirmed, change.seq, change.modifiedMs));
     }
   };
   for (const [id, event] of events) {
