@@ -208,9 +208,14 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
    */
   const recounted = new Map<string, { seq: number; modifiedMs: number }>();
   const moveToEnd = (stored: StoredEvent): void => {
-    // Keep the map in the order of each event's latest seq: a change moves the event to the end.
-    events.delete(stored.id);
+    // Keep the map in the order of each event's latest seq: a change moves the event to the end. Most puts are
+    // an event's first: set alone finds that out (one probe of a map of a million ids, not two).
+    const size = events.size;
     events.set(stored.id, stored);
+    if (events.size === size) {
+      events.delete(stored.id);
+      events.set(stored.id, stored);
+    }
   };
   const scan = await scanLog(fs, fd, { ...options, decode }, {
     onRecord(record) {

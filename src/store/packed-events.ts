@@ -71,11 +71,11 @@ export class PackedEvents {
     pos = writeVarint(chunk, pos, description);
     pos = writeVarint(chunk, pos, location);
     pos = writeVarint(chunk, pos, name);
-    pos += buf.copy(chunk, pos, layout.titleStart, layout.titleEnd);
-    pos += buf.copy(chunk, pos, layout.descriptionStart, layout.descriptionEnd);
-    pos += buf.copy(chunk, pos, layout.locationStart, layout.locationEnd);
-    pos += buf.copy(chunk, pos, layout.nameStart, layout.nameEnd);
-    pos += buf.copy(chunk, pos, layout.emailStart, layout.emailEnd);
+    pos = copyBytes(buf, layout.titleStart, layout.titleEnd, chunk, pos);
+    pos = copyBytes(buf, layout.descriptionStart, layout.descriptionEnd, chunk, pos);
+    pos = copyBytes(buf, layout.locationStart, layout.locationEnd, chunk, pos);
+    pos = copyBytes(buf, layout.nameStart, layout.nameEnd, chunk, pos);
+    pos = copyBytes(buf, layout.emailStart, layout.emailEnd, chunk, pos);
     const slot = this.#slot();
     this.#at[slot] = (this.#chunks.length - 1) * CHUNK + this.#used;
     this.#size[slot] = size;
@@ -284,6 +284,13 @@ function canonicalNumber(buf: Buffer, start: number, end: number): number {
   let value = 0;
   for (let i = start; i < end; i++) value = value * 10 + (buf[i]! - 0x30);
   return value;
+}
+
+/** Copies `from[start, end)` to `to` at `pos` and returns the position after it: a plain loop for the short fields, where Buffer#copy costs more to call than to copy. */
+function copyBytes(from: Buffer, start: number, end: number, to: Buffer, pos: number): number {
+  if (end - start > 256) return pos + from.copy(to, pos, start, end);
+  for (let i = start; i < end; i++) to[pos++] = from[i]!;
+  return pos;
 }
 
 function varintSize(value: number): number {
