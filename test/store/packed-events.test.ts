@@ -93,3 +93,15 @@ test('recounted() shares the text and changes only the count, seq and time', () 
   assert.equal(stored.json, viewJson(record), 'the first state is unchanged');
   assert.equal(viewCrc(later), crc32(later.json));
 });
+
+test('a description, location, organizer name and e-mail met again are kept once; a title is kept each time', () => {
+  const pack = new PackedEvents();
+  replayed(sampleRecord(10, { description: 'd'.repeat(500), title: 't'.repeat(100) }), pack);
+  const first = pack.arenaBytes;
+  const again = replayed(sampleRecord(11, { description: 'd'.repeat(500), title: 't'.repeat(100) }), pack);
+  assert.equal(pack.arenaBytes - first, 1 + 102, 'only the title (a length byte and its literal) was added');
+  assert.equal(again.json, viewJson(sampleRecord(11, { description: 'd'.repeat(500), title: 't'.repeat(100) })));
+  const other = replayed(sampleRecord(12, { description: 'e'.repeat(500), title: 't'.repeat(100) }), pack);
+  assert.ok(pack.arenaBytes - first > 500, 'another description is kept');
+  assert.equal(other.json, viewJson(sampleRecord(12, { description: 'e'.repeat(500), title: 't'.repeat(100) })));
+});
