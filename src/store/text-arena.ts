@@ -47,9 +47,7 @@ export class TextArena {
 
   /** The reference of a string equal to `from[start, end)`, appending it the first time; -1 as append. */
   intern(from: Buffer, start: number, end: number): number {
-    let hash = 0x811c9dc5;
-    for (let i = start; i < end; i++) hash = Math.imul(hash ^ from[i]!, 0x01000193);
-    hash >>>= 0;
+    const hash = sampleHash(from, start, end);
     const mask = this.#cells.length - 1;
     let cell = hash & mask;
     for (; this.#cells[cell] !== 0; cell = (cell + 1) & mask) {
@@ -86,6 +84,7 @@ export class TextArena {
       if (byte < 0x80) break;
     }
     if (length !== end - start) return false;
+    if (length > SAMPLED) return chunk.compare(from, start, end, pos, pos + length) === 0;
     for (let i = start; i < end; i++) if (chunk[pos++] !== from[i]) return false;
     return true;
   }
@@ -104,6 +103,21 @@ export class TextArena {
       this.#hashes[cell] = hashes[i]!;
     }
   }
+}
+
+/** Bytes hashed at each end of a long string: its length and ends tell most strings apart, and equal ones are compared whole. */
+const SAMPLED = 48;
+
+/** FNV-1a of the length and the bytes of `from[start, end)`: all of them, or the first and last SAMPLED of a long one. */
+function sampleHash(from: Buffer, start: number, end: number): number {
+  let hash = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
+  if (end - start <= 2 * SAMPLED) {
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ from[i]!, 0x01000193);
+  } else {
+    for (let i = start; i < start + SAMPLED; i++) hash = Math.imul(hash ^ from[i]!, 0x01000193);
+    for (let i = end - SAMPLED; i < end; i++) hash = Math.imul(hash ^ from[i]!, 0x01000193);
+  }
+  return hash >>> 0;
 }
 
 function varintSize(value: number): number {
