@@ -63,18 +63,20 @@ export class TextArena {
 
   /** The string at `ref`, decoded as UTF-8 (or Latin-1, for text known to be ASCII). */
   text(ref: number, encoding: 'utf8' | 'latin1' = 'utf8'): string {
-    const chunk = this.#chunks[Math.floor(ref / CHUNK)]!;
-    let pos = ref % CHUNK;
-    let length = 0;
-    for (let scale = 1; ; scale *= 0x80) {
-      const byte = chunk[pos++]!;
-      length += (byte & 0x7f) * scale;
-      if (byte < 0x80) break;
-    }
+    const { chunk, pos, length } = this.#locate(ref);
     return chunk.toString(encoding, pos, pos + length);
   }
 
   #equals(ref: number, from: Buffer, start: number, end: number): boolean {
+    const { chunk, pos, length } = this.#locate(ref);
+    if (length !== end - start) return false;
+    if (length > SAMPLED) return chunk.compare(from, start, end, pos, pos + length) === 0;
+    for (let i = start, at = pos; i < end; i++, at++) if (chunk[at] !== from[i]) return false;
+    return true;
+  }
+
+  /** The chunk of the string at `ref`, where its bytes start there, and its length (read from its header). */
+  #locate(ref: number): { chunk: Buffer; pos: number; length: number } {
     const chunk = this.#chunks[Math.floor(ref / CHUNK)]!;
     let pos = ref % CHUNK;
     let length = 0;
@@ -83,10 +85,7 @@ export class TextArena {
       length += (byte & 0x7f) * scale;
       if (byte < 0x80) break;
     }
-    if (length !== end - start) return false;
-    if (length > SAMPLED) return chunk.compare(from, start, end, pos, pos + length) === 0;
-    for (let i = start; i < end; i++) if (chunk[pos++] !== from[i]) return false;
-    return true;
+    return { chunk, pos, length };
   }
 
   #growTable(): void {
