@@ -1,9 +1,11 @@
 // The events replayed at start-up, packed: their numbers in typed columns, their text in a byte arena without the
 // keys and the fields the columns hold, repeated text once, so the served JSON of a cold event is not on the JS heap.
 import { CATEGORIES, type Category } from '../events/event.js';
-import { EventState } from './served-event.js';
+import { PackedEvent } from './packed-event.js';
 import { crc32 } from '../lib/crc32.js';
 import { TextArena } from './text-arena.js';
+
+export { PackedEvent };
 import type { ViewLayout } from './view-scan.js';
 
 /** Views built lately, kept as strings so a hot event is served without building it again. */
@@ -178,60 +180,6 @@ export class PackedEvents {
   #slot(): number {
     if (this.#count === this.#blocks.length * BLOCK) this.#blocks.push(new Block());
     return this.#count++;
-  }
-}
-
-/** A replayed event whose state lives in a PackedEvents slot: an id and a slot on the heap, the rest in columns and the arena. */
-export class PackedEvent extends EventState {
-  readonly #table: PackedEvents;
-  readonly #slot: number;
-
-  constructor(
-    table: PackedEvents,
-    slot: number,
-    readonly id: string,
-  ) {
-    super();
-    this.#table = table;
-    this.#slot = slot;
-  }
-
-  get startMs(): number {
-    return this.#table.startMs(this.#slot);
-  }
-  get endMs(): number {
-    return this.#table.endMs(this.#slot);
-  }
-  get category(): Category {
-    return this.#table.category(this.#slot);
-  }
-  get organizerEmail(): string {
-    return this.#table.email(this.#slot).toLowerCase();
-  }
-  get createdAt(): string {
-    return new Date(this.#table.createdMs(this.#slot)).toISOString();
-  }
-  get seq(): number {
-    return this.#table.seq(this.#slot);
-  }
-  get modifiedMs(): number {
-    return this.#table.modifiedMs(this.#slot);
-  }
-  get json(): string {
-    return this.#table.json(this.#slot, this.id);
-  }
-  viewCrc(): number {
-    return this.#table.viewCrc(this.#slot, this.id);
-  }
-  viewBytes(): number {
-    return this.#table.viewBytes(this.#slot, this.id);
-  }
-  seats(): { capacity: number; registered: number } {
-    return this.#table.seats(this.#slot);
-  }
-  /** This event with another count, seq and time, sharing this one's text (replay's recount). */
-  recounted(registered: number, seq: number, modifiedMs: number): PackedEvent {
-    return this.#table.recount(this.#slot, this.id, registered, seq, modifiedMs);
   }
 }
 
