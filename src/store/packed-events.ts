@@ -10,8 +10,8 @@ import type { ViewLayout } from './view-scan.js';
 
 /** Views built lately, kept as strings so a hot event is served without building it again. */
 const RECENT_VIEWS = 8192;
-/** Slots per block of columns: the columns grow a block at a time, never copied. */
-const BLOCK_BITS = 16;
+/** Slots per block of columns (16,384: 1.2 MiB a block): the columns grow a block at a time, never copied. */
+const BLOCK_BITS = 14;
 const BLOCK = 1 << BLOCK_BITS;
 const MASK = BLOCK - 1;
 const NOT_MEASURED = 0;

@@ -1,11 +1,11 @@
 // Byte strings kept outside the JS heap: appended to large Buffers, each found again by a 32-bit reference, and
 // those that repeat (a location, an organizer, a recurring description) stored once.
 
-/** Bytes per chunk: a string never spans two. With 32-bit references, 512 chunks (4 GiB) at most. */
-const CHUNK = 8 * 1024 * 1024;
+/** Bytes per chunk: a string never spans two. With 32-bit references, 4,096 chunks (4 GiB) at most. */
+const CHUNK = 1024 * 1024;
 const MAX_CHUNKS = 2 ** 32 / CHUNK;
 /** The longest string kept: longer ones (none the API accepts) are left to the caller. */
-export const MAX_TEXT_BYTES = 1024 * 1024;
+export const MAX_TEXT_BYTES = CHUNK - 8;
 
 /**
  * An append-only arena of byte strings. A reference is `chunk × CHUNK + offset` of a string's header (its

@@ -115,3 +115,11 @@ test('two long descriptions alike at both ends but not in the middle stay two (t
   assert.equal(first.json, viewJson(sampleRecord(20, { description: a })));
   assert.equal(second.json, viewJson(sampleRecord(21, { description: b })));
 });
+
+test('a text longer than an arena chunk is not packed: the event keeps its view as a string', () => {
+  const pack = new PackedEvents();
+  const record = sampleRecord(30, { description: 'x'.repeat(1024 * 1024) });
+  const stored = replayed(record, pack);
+  assert.ok(!(stored instanceof PackedEvent));
+  assert.equal(stored.json, viewJson(record));
+});
