@@ -30,6 +30,10 @@ export interface EventRecord {
 /**
  * The compact form kept in memory for each live event: its served JSON once, plus the few
  * fields that the index, the filters and the role checks need, so nothing is serialised per request.
+ * Read it through these fields only, and never copy one by spreading it: an event replayed at start-up
+ * is a PackedEvent whose fields are getters, so `{ ...stored }` keeps nothing but its id. Make a new
+ * state with toStored or withRegisteredCount. (A new field of the view: extend ViewLayout and
+ * PackedEvents too, or replayed events with it are kept as strings, correct but larger.)
  */
 export interface StoredEvent {
   readonly id: string;
