@@ -25,6 +25,8 @@ export interface EventRecord {
   registered_count: number;
   organizer: Person;
   created_at: string;
+  /** Only on an occurrence of a series (API.md §11): the series' id. */
+  series_id?: string;
 }
 
 /**
@@ -52,6 +54,8 @@ export interface StoredEvent {
    * event's served JSON: an event replayed at start-up may hold it packed and build the string on demand.
    */
   readonly json: string;
+  /** The series this event is an occurrence of, if any (API.md §11). */
+  readonly seriesId?: string;
 }
 
 /** The view JSON of a record: every field but `created_at`, in the contract's order. */
@@ -67,6 +71,7 @@ export function viewJson(record: EventRecord): string {
     capacity: record.capacity,
     registered_count: record.registered_count,
     organizer: { name: record.organizer.name, email: record.organizer.email },
+    ...(record.series_id === undefined ? {} : { series_id: record.series_id }),
   });
 }
 
@@ -83,6 +88,7 @@ export function createdJson(record: EventRecord): string {
     capacity: record.capacity,
     registered_count: record.registered_count,
     created_at: record.created_at,
+    ...(record.series_id === undefined ? {} : { series_id: record.series_id }),
   });
 }
 
@@ -94,13 +100,13 @@ export function toRecord(stored: StoredEvent): EventRecord {
 
 /** The compact form of a record written at sequence `seq` at `modifiedMs` (default: its creation). */
 export function toStored(record: EventRecord, seq: number, json: string = viewJson(record), modifiedMs: number = Date.parse(record.created_at)): StoredEvent {
-  return new ServedEvent(record.id, Date.parse(record.start_time), Date.parse(record.end_time), record.category, record.organizer.email.toLowerCase(), record.created_at, seq, modifiedMs, json);
+  return new ServedEvent(record.id, Date.parse(record.start_time), Date.parse(record.end_time), record.category, record.organizer.email.toLowerCase(), record.created_at, seq, modifiedMs, json, record.series_id);
 }
 
 /** The same event with another `registered_count`, as written at `seq` and `modifiedMs`. */
 export function withRegisteredCount(stored: StoredEvent, registered: number, seq: number, modifiedMs: number): StoredEvent {
   const json = viewWithCount(stored.json, registered);
-  return new ServedEvent(stored.id, stored.startMs, stored.endMs, stored.category, stored.organizerEmail, stored.createdAt, seq, modifiedMs, json);
+  return new ServedEvent(stored.id, stored.startMs, stored.endMs, stored.category, stored.organizerEmail, stored.createdAt, seq, modifiedMs, json, stored.seriesId);
 }
 
 /** The strong ETag of a stored state: it changes with every write. */

@@ -39,6 +39,9 @@ export class PackedEvent extends EventState {
   get modifiedMs(): number {
     return this.#table.modifiedMs(this.#slot);
   }
+  get seriesId(): string | undefined {
+    return this.#table.seriesId(this.#slot);
+  }
   get json(): string {
     return this.#table.json(this.#slot, this.id);
   }

@@ -17,7 +17,7 @@ const MASK = BLOCK - 1;
 const NOT_MEASURED = 0;
 const MAX_UINT32 = 2 ** 32 - 1;
 
-/** The columns of BLOCK slots: 77 bytes a slot. */
+/** The columns of BLOCK slots: 81 bytes a slot. */
 class Block {
   readonly start = new Float64Array(BLOCK);
   readonly end = new Float64Array(BLOCK);
@@ -32,6 +32,8 @@ class Block {
   readonly location = new Uint32Array(BLOCK);
   readonly name = new Uint32Array(BLOCK);
   readonly email = new Uint32Array(BLOCK);
+  /** The series id of an occurrence: its reference + 1, or 0 for none. */
+  readonly series = new Uint32Array(BLOCK);
   readonly category = new Uint8Array(BLOCK);
   /** CRC-32 and UTF-8 length of the served view, once measured (length 0: not yet). */
   readonly crc = new Int32Array(BLOCK);
@@ -74,7 +76,8 @@ export class PackedEvents {
     const location = arena.intern(buf, layout.locationStart, layout.locationEnd);
     const name = arena.intern(buf, layout.nameStart, layout.nameEnd);
     const email = arena.intern(buf, layout.emailStart, layout.emailEnd);
-    if (title < 0 || description < 0 || location < 0 || name < 0 || email < 0) return undefined;
+    const series = layout.seriesIdStart < 0 ? -1 : arena.intern(buf, layout.seriesIdStart, layout.seriesIdEnd);
+    if (title < 0 || description < 0 || location < 0 || name < 0 || email < 0 || (layout.seriesIdStart >= 0 && series < 0)) return undefined;
     const slot = this.#slot();
     const block = this.#blocks[slot >>> BLOCK_BITS]!;
     const i = slot & MASK;
@@ -90,6 +93,7 @@ export class PackedEvents {
     block.location[i] = location;
     block.name[i] = name;
     block.email[i] = email;
+    block.series[i] = series + 1;
     block.category[i] = layout.category;
     return new PackedEvent(this, slot, id);
   }
@@ -100,7 +104,7 @@ export class PackedEvents {
     const from = this.#blocks[slot >>> BLOCK_BITS]!;
     const to = this.#blocks[copy >>> BLOCK_BITS]!;
     const [f, t] = [slot & MASK, copy & MASK];
-    for (const column of ['start', 'end', 'created', 'capacity', 'title', 'description', 'location', 'name', 'email', 'category'] as const) to[column][t] = from[column][f]!;
+    for (const column of ['start', 'end', 'created', 'capacity', 'title', 'description', 'location', 'name', 'email', 'series', 'category'] as const) to[column][t] = from[column][f]!;
     to.modified[t] = modifiedMs;
     to.seq[t] = seq;
     to.registered[t] = registered;
@@ -133,6 +137,12 @@ export class PackedEvents {
   /** The organizer's e-mail as written (plain ASCII). */
   email(slot: number): string {
     return this.#arena.text(this.#blocks[slot >>> BLOCK_BITS]!.email[slot & MASK]!, 'latin1');
+  }
+
+  /** The series id of an occurrence, or undefined. */
+  seriesId(slot: number): string | undefined {
+    const series = this.#blocks[slot >>> BLOCK_BITS]!.series[slot & MASK]!;
+    return series === 0 ? undefined : this.#arena.text(series - 1, 'latin1');
   }
 
   /** The served view of `slot`, built from its columns and text (or taken from the views built lately). */
@@ -173,7 +183,8 @@ export class PackedEvents {
       `"category":"${CATEGORIES[block.category[i]!]}","location":${arena.text(block.location[i]!)},` +
       `"start_time":"${new Date(block.start[i]!).toISOString()}","end_time":"${new Date(block.end[i]!).toISOString()}",` +
       `"capacity":${block.capacity[i]},"registered_count":${block.registered[i]},` +
-      `"organizer":{"name":${arena.text(block.name[i]!)},"email":"${arena.text(block.email[i]!, 'latin1')}"}}`
+      `"organizer":{"name":${arena.text(block.name[i]!)},"email":"${arena.text(block.email[i]!, 'latin1')}"}` +
+      (block.series[i] === 0 ? '}' : `,"series_id":"${arena.text(block.series[i]! - 1, 'latin1')}"}`)
     );
   }
 

@@ -17,6 +17,7 @@ export abstract class EventState implements StoredEvent {
   abstract readonly seq: number;
   abstract readonly modifiedMs: number;
   abstract readonly json: string;
+  abstract readonly seriesId?: string;
   /** CRC-32 of the view's UTF-8 bytes. */
   abstract viewCrc(): number;
   /** Length of the view in UTF-8 bytes. */
@@ -40,9 +41,14 @@ export class ServedEvent extends EventState {
     readonly seq: number,
     readonly modifiedMs: number,
     readonly json: string,
+    seriesId?: string,
   ) {
     super();
+    // An own property only for an occurrence of a series, as the plain objects before this class had it.
+    if (seriesId !== undefined) this.seriesId = seriesId;
   }
+
+  declare readonly seriesId?: string;
 
   viewCrc(): number {
     if (this.#crc === -1) this.#crc = crc32(this.json);

@@ -35,8 +35,8 @@ export function sampleRecord(n: number, overrides: Partial<EventRecord> = {}): E
  */
 export function eventFields(stored: StoredEvent | undefined): Record<string, unknown> | undefined {
   if (stored === undefined) return undefined;
-  const { id, startMs, endMs, category, organizerEmail, createdAt, seq, modifiedMs, json } = stored;
-  return { id, startMs, endMs, category, organizerEmail, createdAt, seq, modifiedMs, json };
+  const { id, startMs, endMs, category, organizerEmail, createdAt, seq, modifiedMs, json, seriesId } = stored;
+  return { id, startMs, endMs, category, organizerEmail, createdAt, seq, modifiedMs, json, seriesId };
 }
 
 /** A new empty folder under the OS temp folder, removed when the test ends. */

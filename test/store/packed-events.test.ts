@@ -19,8 +19,8 @@ function replayed(record: EventRecord, pack: PackedEvents, seq = 7) {
 
 /** Every field of a StoredEvent, read through its accessors. */
 function fields(stored: ReturnType<typeof toStored>) {
-  const { id, startMs, endMs, category, organizerEmail, createdAt, seq, modifiedMs, json } = stored;
-  return { id, startMs, endMs, category, organizerEmail, createdAt, seq, modifiedMs, json, seats: seatsOf(stored), crc: viewCrc(stored), bytes: viewBytes(stored) };
+  const { id, startMs, endMs, category, organizerEmail, createdAt, seq, modifiedMs, json, seriesId } = stored;
+  return { id, startMs, endMs, category, organizerEmail, createdAt, seq, modifiedMs, json, seriesId, seats: seatsOf(stored), crc: viewCrc(stored), bytes: viewBytes(stored) };
 }
 
 const TRICKY = ['', '\\', '"', 'a\\"b', '\\\\', '","category":"social', '"}}', '","email":"x@y.z"}}', 'Zoë — 日本 🎉', '\n\t', '\u0000\u001f', '\ud800', 'x'.repeat(200)];
@@ -122,4 +122,16 @@ test('a text longer than an arena chunk is not packed: the event keeps its view 
   const stored = replayed(record, pack);
   assert.ok(!(stored instanceof PackedEvent));
   assert.equal(stored.json, viewJson(record));
+});
+
+test('an occurrence of a series packs with its series_id, which comes back in its view and as seriesId', () => {
+  const pack = new PackedEvents();
+  const record = sampleRecord(40, { series_id: 'ser_0123456789abcdefABCD' });
+  const stored = replayed(record, pack);
+  assert.ok(stored instanceof PackedEvent);
+  assert.deepEqual(fields(stored), fields(toStored(record, 7)));
+  assert.match(stored.json, /,"series_id":"ser_0123456789abcdefABCD"\}$/);
+  const later = stored.recounted(1, 8, Date.UTC(2026, 9, 1));
+  assert.equal(later.seriesId, 'ser_0123456789abcdefABCD');
+  assert.equal(replayed(sampleRecord(41), pack).seriesId, undefined);
 });
