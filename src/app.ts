@@ -82,6 +82,8 @@ export interface InternalOptions {
   consoleDir?: string;
   /** Test only (internal, not API): the timers of change streams (keep-alives, revocation checks). Default real ones. */
   streamTimers?: StreamTimers;
+  /** Benchmark only: build no search index, so `q` scans the list (the baseline for the index's cost). */
+  noSearchIndex?: boolean;
 }
 
 /** Who a new key belongs to; `role` defaults to `organizer`. */
@@ -155,6 +157,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
           sync: internal.unsafeNoSync !== true,
           compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
           fs: internal.fileSystem,
+          searchIndex: internal.noSearchIndex !== true,
         });
   let keys: KeyRegistry;
   let initialAdminKey: string | undefined;
@@ -180,13 +183,13 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     timers: internal.streamTimers,
   });
   for (const { method, pattern, route } of [
-    ...eventRoutes({ store, now, randomBytes, idempotency }),
+    ...eventRoutes({ store, now, randomBytes, idempotency, timeZone }),
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
     changesRoute({ source: store.changes, streams }),
   ]) {
     router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(route) : route);
   }
-  const feed = calendarRoute({ store, now });
+  const feed = calendarRoute({ store, now, timeZone });
   router.add(feed.method, feed.pattern, feed.route);
   router.add('GET', '/me', meRoute);
   router.add('GET', '/health', {

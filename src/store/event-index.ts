@@ -4,6 +4,8 @@ import type { Category, StoredEvent } from '../events/event.js';
 import type { ListQuery, ListResult } from './event-store.js';
 import { OrderedEvents } from './ordered-events.js';
 import { compareEvents, sortEvents } from './sort-events.js';
+import { SearchIndex } from './search-index.js';
+import { listFiltered, type ListSources } from './filtered-list.js';
 
 export { compareEvents };
 
@@ -12,18 +14,23 @@ export class EventIndex {
   readonly #byId: Map<string, StoredEvent>;
   readonly #all: OrderedEvents;
   readonly #byCategory: Map<Category, OrderedEvents>;
+  /** The words of every event, for `q`; undefined when switched off (then `q` scans, for benchmarks' baselines). */
+  readonly #search: SearchIndex | undefined;
+  readonly #sources: ListSources;
 
   /**
    * Takes ownership of `byId` (a bulk load, e.g. from replay): its values are sorted once. Keep the
    * map in the order of each event's latest seq (delete before re-setting an id) so `values()` is too.
    */
-  constructor(byId: Map<string, StoredEvent> = new Map()) {
+  constructor(byId: Map<string, StoredEvent> = new Map(), options: { searchIndex?: boolean } = {}) {
     this.#byId = byId;
     const sorted = sortEvents([...byId.values()]);
     this.#all = new OrderedEvents(sorted);
     const perCategory = new Map<Category, StoredEvent[]>(CATEGORIES.map((category) => [category, []]));
     for (const stored of sorted) perCategory.get(stored.category)?.push(stored);
     this.#byCategory = new Map(CATEGORIES.map((category) => [category, new OrderedEvents(perCategory.get(category))]));
+    this.#search = options.searchIndex === false ? undefined : new SearchIndex(byId.values());
+    this.#sources = { all: this.#all, tree: (category) => this.#tree(category), search: this.#search };
   }
   /** Number of live events. */
   get size(): number {
@@ -49,6 +56,7 @@ export class EventIndex {
     this.#byId.set(stored.id, stored);
     this.#all.insert(stored);
     this.#tree(stored.category).insert(stored);
+    this.#search?.put(stored, previous);
   }
 
   /** Removes an event; false when it was not there. */
@@ -57,11 +65,13 @@ export class EventIndex {
     if (previous === undefined) return false;
     this.#unlink(previous);
     this.#byId.delete(id);
+    this.#search?.delete(previous);
     return true;
   }
 
   /** One page of the events matching `query`, in list order, and the count of every match (API.md §5). */
   list(query: ListQuery): ListResult {
+    if (query.words !== undefined || query.categories !== undefined) return listFiltered(this.#sources, query);
     const events = query.category === undefined ? this.#all : this.#tree(query.category);
     const from = query.startFromMs === undefined ? 0 : events.countStartingBefore(query.startFromMs);
     const offset = (query.page - 1) * query.limit;

@@ -48,6 +48,8 @@ export interface FileStoreOptions {
    * reads are served and every write is refused with the reason.
    */
   readOnly?: { reason: unknown };
+  /** Benchmark only: false builds no search index (then `q` scans the list). Default true. */
+  searchIndex?: boolean;
 }
 
 /** Counts of the log, for compaction and for `verify`. */
@@ -396,7 +398,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       logger.warn('the event log ends in a torn write; started read-only, so it is left in place until a writable start cuts it off', { file, line: replay.torn.line, reason: replay.torn.reason });
     } else if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
     logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, live_registrations: replay.rosters.registrations, mib: mib(replay.goodLength), ms: now() - started });
-    const index = new EventIndex(replay.events);
+    const index = new EventIndex(replay.events, { searchIndex: options.searchIndex });
     const changes = new ChangeLog((id) => index.get(id), { events: replay.events.values(), tombstones: replay.tombstones, lastSeq: replay.lastSeq, horizon: replay.horizon });
     return new FileStore({
       changes,

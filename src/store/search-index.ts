@@ -1,0 +1,159 @@
+// The word-prefix index behind `q` (API.md §5): each live event has a slot; each folded word, the slots holding it.
+import { CATEGORIES, type Category, type StoredEvent } from '../events/event.js';
+import { searchWords } from '../lib/search-words.js';
+import { sameSearchText, searchTextOf } from './event-search-text.js';
+import { type Posting, postingAdd, postingHas, postingOrInto, postingPushInto, postingRemove, postingSize, SlotBitmap } from './search-postings.js';
+import { SearchVocabulary } from './search-vocabulary.js';
+
+/** The events matching every word of a query: a few slots sorted, or a bitmap when there are many. */
+export type SlotSet = { slots: number[] } | { bitmap: SlotBitmap };
+
+/** A first query word in fewer events than this gives a list of slots, which the other words then filter. */
+const FEW_SLOTS = 64;
+/** A query word whose prefix covers at most this many words is checked posting by posting. */
+const FEW_POSTINGS = 4;
+/** Equal texts (a series' description, an organizer's name) are split into words once, while they are this many. */
+const TEXT_CACHE_SIZE = 1024;
+/** Longer texts are not kept in that cache (it would hold up to 5,000 characters per description). */
+const TEXT_CACHE_MAX_LENGTH = 1000;
+
+/**
+ * Slots and postings of every live event, fed by the event index on each put and delete (the single writer), so
+ * a write is found by `q` as soon as it is visible. Slots of deleted events are reused, which keeps bitmaps as
+ * long as the most events ever live at once.
+ */
+export class SearchIndex {
+  readonly #vocabulary = new SearchVocabulary();
+  readonly #slotOf = new Map<string, number>();
+  readonly #events: (StoredEvent | undefined)[] = [];
+  readonly #freeSlots: number[] = [];
+  readonly #byCategory = new Map<Category, SlotBitmap>(CATEGORIES.map((category) => [category, new SlotBitmap()]));
+  readonly #textWords = new Map<string, string[]>();
+
+  /** Indexes `events` (a bulk load: slots in their order). */
+  constructor(events: Iterable<StoredEvent> = []) {
+    for (const stored of events) this.put(stored, undefined);
+  }
+
+  /** Slots in use or free: the length of every bitmap. */
+  get capacity(): number {
+    return this.#events.length;
+  }
+
+  /** The event in `slot`, if live. */
+  eventAt(slot: number): StoredEvent | undefined {
+    return this.#events[slot];
+  }
+
+  /** The slot of a live event. */
+  slotOf(id: string): number | undefined {
+    return this.#slotOf.get(id);
+  }
+
+  /** The slots of each category's live events. */
+  categoryBitmap(category: Category): SlotBitmap {
+    return this.#byCategory.get(category)!;
+  }
+
+  /** Indexes `stored`, which replaces `previous` (the same id's former state), if any. */
+  put(stored: StoredEvent, previous: StoredEvent | undefined): void {
+    let slot = this.#slotOf.get(stored.id);
+    if (slot === undefined || previous === undefined) {
+      if (slot !== undefined) this.delete(this.#events[slot]!);
+      slot = this.#freeSlots.pop() ?? this.#events.length;
+      this.#slotOf.set(stored.id, slot);
+      this.#events[slot] = stored;
+      this.categoryBitmap(stored.category).add(slot);
+      for (const word of this.#wordsOf(stored)) this.#add(word, slot);
+      return;
+    }
+    this.#events[slot] = stored;
+    if (previous.category !== stored.category) {
+      this.categoryBitmap(previous.category).remove(slot);
+      this.categoryBitmap(stored.category).add(slot);
+    }
+    if (sameSearchText(previous, stored)) return;
+    const before = new Set(this.#wordsOf(previous));
+    const after = new Set(this.#wordsOf(stored));
+    for (const word of before) if (!after.has(word)) this.#remove(word, slot);
+    for (const word of after) if (!before.has(word)) this.#add(word, slot);
+  }
+
+  /** Drops a live event from the index. */
+  delete(stored: StoredEvent): void {
+    const slot = this.#slotOf.get(stored.id);
+    if (slot === undefined) return;
+    for (const word of new Set(this.#wordsOf(this.#events[slot]!))) this.#remove(word, slot);
+    this.categoryBitmap(this.#events[slot]!.category).remove(slot);
+    this.#slotOf.delete(stored.id);
+    this.#events[slot] = undefined;
+    this.#freeSlots.push(slot);
+  }
+
+  /** The slots of the events in which each of `words` (folded, from queryWords) starts some word. */
+  match(words: readonly string[]): SlotSet {
+    const candidates = words.map((word) => {
+      const postings = this.#vocabulary.postingsStartingWith(word);
+      let size = 0;
+      for (const posting of postings) size += postingSize(posting);
+      return { word, postings, size };
+    });
+    candidates.sort((a, b) => a.size - b.size);
+    const [first, ...rest] = candidates;
+    if (first === undefined || first.size === 0) return { slots: [] };
+    if (first.size <= FEW_SLOTS || first.size * 64 < this.capacity) {
+      let slots: number[] = [];
+      for (const posting of first.postings) postingPushInto(posting, slots);
+      slots = [...new Set(slots)].sort((a, b) => a - b);
+      for (const other of rest) slots = this.#keepMatching(slots, other);
+      return { slots };
+    }
+    const bitmap = this.#union(first.postings, true);
+    for (const other of rest) bitmap.intersect(this.#union(other.postings));
+    return { bitmap };
+  }
+
+  /** The slots of `slots` where `other.word` starts a word, by the cheapest check: postings, own text, or a union. */
+  #keepMatching(slots: number[], other: { word: string; postings: Posting[]; size: number }): number[] {
+    if (other.postings.length <= FEW_POSTINGS) return slots.filter((slot) => other.postings.some((posting) => postingHas(posting, slot)));
+    // Splitting an event's text costs about as much as setting a few hundred bits of a union.
+    if (slots.length * 400 < other.size) return slots.filter((slot) => this.#wordsOf(this.#events[slot]!).some((word) => word.startsWith(other.word)));
+    const bitmap = this.#union(other.postings);
+    return slots.filter((slot) => bitmap.has(slot));
+  }
+
+  /** One bitmap of the slots of `postings`: the posting itself when it is the only one and a bitmap, unless `own`. */
+  #union(postings: readonly Posting[], own = false): SlotBitmap {
+    const only = postings[0];
+    if (postings.length === 1 && only instanceof SlotBitmap) return own ? only.copy() : only;
+    const bitmap = new SlotBitmap(this.capacity);
+    for (const posting of postings) postingOrInto(posting, bitmap);
+    return bitmap;
+  }
+
+  #add(word: string, slot: number): void {
+    this.#vocabulary.set(word, postingAdd(this.#vocabulary.get(word), slot, this.capacity));
+  }
+
+  #remove(word: string, slot: number): void {
+    const posting = this.#vocabulary.get(word);
+    if (posting !== undefined) this.#vocabulary.set(word, postingRemove(posting, slot, this.capacity));
+  }
+
+  /** The words of an event's searched text, repeats included. */
+  #wordsOf(stored: StoredEvent): string[] {
+    const words: string[] = [];
+    for (const text of searchTextOf(stored)) {
+      let split = this.#textWords.get(text);
+      if (split === undefined) {
+        split = searchWords(text);
+        if (text.length <= TEXT_CACHE_MAX_LENGTH) {
+          if (this.#textWords.size >= TEXT_CACHE_SIZE) this.#textWords.clear();
+          this.#textWords.set(text, split);
+        }
+      }
+      for (const word of split) words.push(word);
+    }
+    return words;
+  }
+}
