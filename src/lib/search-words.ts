@@ -13,12 +13,12 @@ const HANGUL_JAMO = /[\u1100-\u11ff]/;
 /**
  * `text` without case or accents: Unicode NFKD without combining marks, then full case folding (`ß` → `ss`,
  * `İ` → `i`, final `ς` → `σ`). Upper- then lower-casing gives the full folding that a lower-casing alone lacks
- * (`ß`, `ŉ`); the marks a case mapping brings back (`ǰ` → `J̌`) are dropped again. Hangul, which NFKD splits into
+ * (`ß`, `ŉ`; the capital `ẞ` lower-cases back to `ß`, so that is folded apart); the marks a case mapping brings back (`ǰ` → `J̌`) are dropped again. Hangul, which NFKD splits into
  * letters (jamo), is put back together, so a Korean word is still one syllable per character.
  */
 export function foldText(text: string): string {
   if (ASCII_ONLY.test(text)) return text.toLowerCase();
-  let folded = text.normalize('NFKD').replace(MARKS, '').toUpperCase().toLowerCase().replace(MARKS, '').replaceAll('ς', 'σ');
+  let folded = text.normalize('NFKD').replace(MARKS, '').toUpperCase().toLowerCase().replace(MARKS, '').replaceAll('ς', 'σ').replaceAll('ß', 'ss');
   if (HANGUL_JAMO.test(folded)) folded = folded.normalize('NFC');
   return folded;
 }
