@@ -132,7 +132,10 @@ export class SearchIndex {
   }
 
   #add(word: string, slot: number): void {
-    this.#vocabulary.set(word, postingAdd(this.#vocabulary.get(word), slot, this.capacity));
+    const posting = this.#vocabulary.get(word);
+    const added = postingAdd(posting, slot, this.capacity);
+    // An array or bitmap grows in place: only a new word, or a change of form, touches the vocabulary again.
+    if (added !== posting) this.#vocabulary.set(word, added);
   }
 
   #remove(word: string, slot: number): void {

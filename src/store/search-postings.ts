@@ -122,9 +122,14 @@ export function postingAdd(posting: Posting | undefined, slot: number, capacity:
     posting.add(slot);
     return posting;
   }
-  const at = posting.length > 0 && posting[posting.length - 1]! < slot ? posting.length : lowerBound(posting, slot);
-  if (posting[at] === slot) return posting;
-  posting.splice(at, 0, slot);
+  const last = posting[posting.length - 1]!;
+  if (last === slot) return posting;
+  if (last < slot) posting.push(slot);
+  else {
+    const at = lowerBound(posting, slot);
+    if (posting[at] === slot) return posting;
+    posting.splice(at, 0, slot);
+  }
   if (posting.length < Math.max(MIN_BITMAP, capacity >>> 6)) return posting;
   const bitmap = new SlotBitmap(capacity);
   for (const each of posting) bitmap.add(each);
