@@ -7,6 +7,8 @@ import { SlotBitmap } from './search-postings.js';
 import { compareEvents } from './sort-events.js';
 import { searchTextOf } from './event-search-text.js';
 import { searchWords } from '../lib/search-words.js';
+import { walk, walkCount } from './window-walk.js';
+import { countWindowMatches } from './window-count.js';
 
 /** What the event index lends a filtered list: its trees in list order and its search index (absent: words are scanned). */
 export interface ListSources {
@@ -14,9 +16,6 @@ export interface ListSources {
   tree(category: Category): OrderedEvents;
   search: SearchIndex | undefined;
 }
-
-/** Events read from a tree at a time while walking a window. */
-const CHUNK = 256;
 
 /**
  * One page and the total of a query with `categories` or `words` (API.md §5), in list order. The start-date window
@@ -58,7 +57,7 @@ export function listFiltered(sources: ListSources, query: ListQuery): ListResult
     forEachSlot(found, (slot) => void (inWindow(search.eventAt(slot)!) && total++));
   } else {
     const bitmap = bitmapOf(found, search.capacity);
-    total = walkCount(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored.id)!));
+    total = countWindowMatches({ tree, search, matched: bitmap, categories, startFromMs, endByMs }) ?? walkCount(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored.id)!));
   }
   if (offset >= total) return { events: [], total };
   // Walking visits about (offset + limit) / density events of the window; sorting the matches, size * log(size).
@@ -87,28 +86,6 @@ function windowTotal(tree: OrderedEvents, query: ListQuery): number {
   if (query.endByMs === undefined) return tree.size - from;
   const to = Math.max(from, tree.countStartingBefore(query.endByMs + 1));
   return to - from - tree.ranksEndingAfter(query.startFromMs ?? -Infinity, query.endByMs).length;
-}
-
-/** Up to `limit` events of ranks [from, to) of `tree` passing `test`, after skipping the first `skip` that pass. */
-function walk(window: { tree: OrderedEvents; from: number; to: number }, test: (stored: StoredEvent) => boolean, skip: number, limit: number): StoredEvent[] {
-  const out: StoredEvent[] = [];
-  for (let rank = window.from; rank < window.to && out.length < limit; rank += CHUNK) {
-    for (const stored of window.tree.slice(rank, Math.min(CHUNK, window.to - rank))) {
-      if (!test(stored)) continue;
-      if (skip > 0) skip--;
-      else if (out.push(stored) === limit) break;
-    }
-  }
-  return out;
-}
-
-/** How many events of ranks [from, to) of `tree` pass `test`. */
-function walkCount(window: { tree: OrderedEvents; from: number; to: number }, test: (stored: StoredEvent) => boolean): number {
-  let count = 0;
-  for (let rank = window.from; rank < window.to; rank += CHUNK) {
-    for (const stored of window.tree.slice(rank, Math.min(CHUNK, window.to - rank))) if (test(stored)) count++;
-  }
-  return count;
 }
 
 function forEachSlot(found: SlotSet, visit: (slot: number) => void): void {

@@ -5,6 +5,19 @@ import { sameSearchText, searchTextOf } from './event-search-text.js';
 import { type Posting, postingAdd, postingHas, postingOrInto, postingPushInto, postingRemove, postingSize, SlotBitmap } from './search-postings.js';
 import { SearchVocabulary } from './search-vocabulary.js';
 
+/** The UTC month of an instant, as `year * 12 + month - 1`. */
+export function monthOf(ms: number): number {
+  const date = new Date(ms);
+  return date.getUTCFullYear() * 12 + date.getUTCMonth();
+}
+
+/** The first instant of a month given as monthOf gives it. */
+export function monthStart(month: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(Math.floor(month / 12), month % 12, 1);
+  return date.getTime();
+}
+
 /** The events matching every word of a query: a few slots sorted, or a bitmap when there are many. */
 export type SlotSet = { slots: number[] } | { bitmap: SlotBitmap };
 
@@ -29,6 +42,8 @@ export class SearchIndex {
   readonly #freeSlots: number[] = [];
   readonly #byCategory = new Map<Category, SlotBitmap>(CATEGORIES.map((category) => [category, new SlotBitmap()]));
   readonly #textWords = new Map<string, string[]>();
+  /** The slots of the events starting in each UTC month (`year * 12 + month - 1`), to count a date window's matches by bitmaps. */
+  readonly #months = new Map<number, Posting>();
 
   /** Indexes `events` (a bulk load: slots in their order). */
   constructor(events: Iterable<StoredEvent> = []) {
@@ -64,6 +79,7 @@ export class SearchIndex {
       this.#slotOf.set(stored.id, slot);
       this.#events[slot] = stored;
       this.categoryBitmap(stored.category).add(slot);
+      this.#moveMonth(slot, undefined, stored.startMs);
       for (const word of this.#wordsOf(stored)) this.#add(word, slot);
       return;
     }
@@ -72,6 +88,7 @@ export class SearchIndex {
       this.categoryBitmap(previous.category).remove(slot);
       this.categoryBitmap(stored.category).add(slot);
     }
+    this.#moveMonth(slot, previous.startMs, stored.startMs);
     if (sameSearchText(previous, stored)) return;
     const before = new Set(this.#wordsOf(previous));
     const after = new Set(this.#wordsOf(stored));
@@ -85,9 +102,32 @@ export class SearchIndex {
     if (slot === undefined) return;
     for (const word of new Set(this.#wordsOf(this.#events[slot]!))) this.#remove(word, slot);
     this.categoryBitmap(this.#events[slot]!.category).remove(slot);
+    this.#moveMonth(slot, this.#events[slot]!.startMs, undefined);
     this.#slotOf.delete(stored.id);
     this.#events[slot] = undefined;
     this.#freeSlots.push(slot);
+  }
+
+  /** The slots of the events starting in UTC month `month` (`year * 12 + month - 1`; see monthOf). */
+  monthPosting(month: number): Posting | undefined {
+    return this.#months.get(month);
+  }
+
+  /** The months that hold events, ascending. */
+  months(): number[] {
+    return [...this.#months.keys()].sort((a, b) => a - b);
+  }
+
+  #moveMonth(slot: number, fromMs: number | undefined, toMs: number | undefined): void {
+    const from = fromMs === undefined ? undefined : monthOf(fromMs);
+    const to = toMs === undefined ? undefined : monthOf(toMs);
+    if (from === to) return;
+    if (from !== undefined) {
+      const left = postingRemove(this.#months.get(from)!, slot, this.capacity);
+      if (left === undefined) this.#months.delete(from);
+      else this.#months.set(from, left);
+    }
+    if (to !== undefined) this.#months.set(to, postingAdd(this.#months.get(to), slot, this.capacity));
   }
 
   /** The slots of the events in which each of `words` (folded, from queryWords) starts some word. */
@@ -128,6 +168,7 @@ export class SearchIndex {
     if (postings.length === 1 && only instanceof SlotBitmap) return own ? only.copy() : only;
     const bitmap = new SlotBitmap(this.capacity);
     for (const posting of postings) postingOrInto(posting, bitmap);
+    bitmap.recount();
     return bitmap;
   }
 

@@ -67,12 +67,32 @@ export class SlotBitmap {
     this.count = count;
   }
 
+  /** Sets `count` from the bits (after bits were set in bulk). */
+  recount(): void {
+    let count = 0;
+    for (const word of this.words) count += popcount(word);
+    this.count = count;
+  }
+
   /** How many slots are in both this and `other`. */
   countShared(other: SlotBitmap): number {
     const { words } = this;
     const length = Math.min(words.length, other.words.length);
     let count = 0;
     for (let at = 0; at < length; at++) count += popcount(words[at]! & other.words[at]!);
+    return count;
+  }
+
+  /** How many slots are in this and in every one of `others`. */
+  countSharedWithAll(others: readonly SlotBitmap[]): number {
+    let length = this.words.length;
+    for (const other of others) length = Math.min(length, other.words.length);
+    let count = 0;
+    for (let at = 0; at < length; at++) {
+      let word = this.words[at]!;
+      for (const other of others) word &= other.words[at]!;
+      count += popcount(word);
+    }
     return count;
   }
 
@@ -152,20 +172,15 @@ export function postingRemove(posting: Posting, slot: number, capacity: number):
   return slots.length === 0 ? undefined : slots.length === 1 ? slots[0]! : slots;
 }
 
-/** Sets in `into` every slot of `posting`. */
+/** Sets in `into` every slot of `posting`, leaving `into.count` stale: call `recount` after the last one. */
 export function postingOrInto(posting: Posting, into: SlotBitmap): void {
   if (typeof posting === 'number') into.add(posting);
   else if (Array.isArray(posting)) for (const slot of posting) into.add(slot);
   else {
     into.reserve(posting.words.length);
     const { words } = into;
-    let count = 0;
-    for (let at = 0; at < words.length; at++) {
-      const word = words[at]! | (posting.words[at] ?? 0);
-      words[at] = word;
-      count += popcount(word);
-    }
-    into.count = count;
+    const other = posting.words;
+    for (let at = 0; at < other.length; at++) words[at]! |= other[at]!;
   }
 }
 

@@ -63,8 +63,10 @@ function randomQuery(random: Random, vocabulary: readonly string[]): { q: string
   const categories = CATEGORIES.filter(() => random() < 0.4);
   if (categories.length === 1 && random() < 0.5) query.category = categories[0];
   else if (categories.length > 0) query.categories = categories;
-  if (random() < 0.4) query.startFromMs = FIRST_DAY + Math.floor(random() * DAYS) * DAY;
-  if (random() < 0.4) query.endByMs = (query.startFromMs ?? FIRST_DAY) + Math.floor(random() * DAYS) * DAY;
+  // Day edges mostly (as the campus zone gives them), any millisecond sometimes; windows cross months.
+  const edge = (): number => (random() < 0.7 ? 0 : Math.floor(random() * DAY));
+  if (random() < 0.4) query.startFromMs = FIRST_DAY + Math.floor(random() * DAYS) * DAY + edge();
+  if (random() < 0.4) query.endByMs = (query.startFromMs ?? FIRST_DAY) + Math.floor(random() * DAYS) * DAY + edge();
   return { q, query };
 }
 
