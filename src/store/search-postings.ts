@@ -191,7 +191,8 @@ export function postingPushInto(posting: Posting, into: number[]): void {
   else posting.forEach((slot) => into.push(slot));
 }
 
-function lowerBound(sorted: readonly number[], value: number): number {
+/** The first index of `sorted` (ascending by `<`) whose value is not below `value`. */
+export function lowerBound<T extends number | string>(sorted: readonly T[], value: T): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {

@@ -1,5 +1,5 @@
 // Every folded word of the live events with its posting, found whole in O(1) and by prefix through sorted buckets.
-import type { Posting } from './search-postings.js';
+import { lowerBound, type Posting } from './search-postings.js';
 import { flatCopy } from './view-scan.js';
 
 /** The words sharing their first two UTF-16 units, sorted when a prefix lookup needs them (not on each new word). */
@@ -92,15 +92,4 @@ export class SearchVocabulary {
 /** Plain UTF-16 order, the order `startsWith` ranges are contiguous in. */
 function compareUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function lowerBound(sorted: readonly string[], value: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }

@@ -45,15 +45,20 @@ function eventAt(i: number, random: () => number): EventRecord {
 
 /** Writes `events` events and one admin key into a new folder `dir`. */
 export async function generateData(dir: string, events: number): Promise<BenchData> {
-  fs.mkdirSync(dir, { recursive: true });
   const random = mulberry32(20_260_101);
+  return writeBenchFolder(dir, events, (i) => eventAt(i, random));
+}
+
+/** Writes events `eventAt(0)` to `eventAt(events - 1)` as a log, and one admin key, into a new folder `dir`. */
+export async function writeBenchFolder(dir: string, events: number, eventAt: (i: number) => EventRecord): Promise<BenchData> {
+  fs.mkdirSync(dir, { recursive: true });
   const every = Math.max(1, Math.floor(events / 1000));
   const sampleIds: string[] = [];
   const out = fs.openSync(path.join(dir, 'events.jsonl'), 'w');
   try {
     let chunk = '';
     for (let i = 0; i < events; i++) {
-      const record = eventAt(i, random);
+      const record = eventAt(i);
       if (i % every === 0 && sampleIds.length < 1000) sampleIds.push(record.id);
       chunk += encodePut(i + 1, record);
       if (chunk.length > 1 << 20) {

@@ -1,48 +1,23 @@
 // `make bench` (100,000 events) and `make bench-full` (adds 1,000,000): the cost of `q` and of its index, against
 // the same pages without `q` and the same server without the index, with PASS/MISS against issue 19's targets.
 // Flags: --full, --quick (1 s runs, 1 round), --generator node|wrk (default wrk when on the PATH).
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { alternate, type BenchContext, planFor, ROOT, snapshotDist, startOurs } from './bench-context.js';
+import { alternate, planFor, startOurs } from './bench-context.js';
 import { copyData, generateData, type BenchData } from './data-generator.js';
-import { runNodeLoad } from './load-generator.js';
-import { type LoadResult, median, type RunLoad } from './load-plan.js';
-import { findProgram } from './programs.js';
+import { type LoadResult, median } from './load-plan.js';
 import { generateSearchData, queryWords, vocabulary } from './search-data.js';
 import { killStartedServers } from './server-process.js';
-import { runWrk } from './wrk-runner.js';
+import { standaloneContext } from './standalone-context.js';
 
 const args = process.argv.slice(2);
 const full = args.includes('--full');
 const quick = args.includes('--quick');
 const CLIENTS = 10;
 const WRITE_CLIENTS = 32;
-const startedAt = performance.now();
-const progress = (line: string): void => void process.stderr.write(`[search bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
-
-process.chdir(ROOT);
-const cpuCount = os.availableParallelism();
-const canPin = findProgram('taskset') !== undefined && cpuCount >= 2;
-const generatorCpus = canPin ? (cpuCount === 2 ? '1' : `1-${cpuCount - 1}`) : undefined;
-if (generatorCpus !== undefined) spawnSync('taskset', ['-a', '-cp', generatorCpus, String(process.pid)], { stdio: 'ignore' });
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'campus-events-search-bench-'));
-const wrk = args.includes('--generator') && args[args.indexOf('--generator') + 1] === 'node' ? undefined : findProgram('wrk');
-const runLoad: RunLoad = wrk === undefined ? runNodeLoad : (plan, onMeasuring) => runWrk(plan, { wrk, scriptDir: workDir, threads: Math.max(1, cpuCount - 1), cpus: generatorCpus }, onMeasuring);
-const context: BenchContext = {
-  workDir,
-  distDir: snapshotDist(workDir),
-  serverCpus: canPin ? '0' : undefined,
-  generatorCpus,
-  generator: wrk === undefined ? 'node' : 'wrk',
-  runLoad,
-  warmupMs: quick ? 300 : 500,
-  durationMs: quick ? 1000 : 2000,
-  rounds: quick ? 1 : 2,
-  strace: false,
-  progress,
-};
+const context = standaloneContext('search', { warmupMs: quick ? 300 : 500, durationMs: quick ? 1000 : 2000, rounds: quick ? 1 : 2, generator: args.includes('--generator') && args[args.indexOf('--generator') + 1] === 'node' ? 'node' : undefined });
+const { workDir, progress } = context;
 
 const words = queryWords(vocabulary());
 /** Each `q` scenario with the same page without `q`. */
@@ -147,7 +122,7 @@ async function benchSize(events: number): Promise<void> {
 }
 
 try {
-  progress(`generator ${context.generator}; ${canPin ? 'server on CPU 0, generator on the others' : 'no CPU pinning'}; load average ${os.loadavg()[0]!.toFixed(2)}`);
+  progress(`generator ${context.generator}; ${context.serverCpus === undefined ? 'no CPU pinning' : 'server on CPU 0, generator on the others'}; load average ${os.loadavg()[0]!.toFixed(2)}`);
   await benchSize(100_000);
   if (full) await benchSize(1_000_000);
   process.stdout.write(`\n## Search (q) and its index\n\nZipf text (50,000 words; the common word is in most events, the rare one in about 1 in 2,000); ${context.generator}, ${CLIENTS} clients, ${context.durationMs / 1000} s runs after ${context.warmupMs / 1000} s warm-up, ${context.rounds} rounds alternating; load average ${os.loadavg()[0]!.toFixed(2)} at the end.\n\n`);

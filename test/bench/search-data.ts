@@ -1,12 +1,7 @@
 // Bench data for `q`: events whose text is drawn from a Zipf vocabulary (a few words in most events, most words rare).
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { CATEGORIES, type EventRecord } from '../../src/events/event.js';
-import { encodePut } from '../../src/store/jsonl-record.js';
-import { createKey } from '../../src/auth/key-registry.js';
 import { mulberry32 } from '../helpers/random.js';
-import type { BenchData } from './data-generator.js';
+import { type BenchData, writeBenchFolder } from './data-generator.js';
 
 const VOCABULARY_SIZE = 50_000;
 const SYLLABLES = ['ka', 'ri', 'mo', 'chem', 'lab', 'to', 'ne', 'sa', 'yo', 'ga', 'phi', 'lo', 'so', 'bio', 'ma', 'th', 'de', 'bu', 'ré', 'ü', 'st', 'or', 'in', 'al'];
@@ -73,32 +68,19 @@ export function searchEventAt(i: number, random: () => number, words: readonly s
 
 /** Every event of a run of `events`, in order (for in-process profiles). */
 export function* searchEvents(events: number): Generator<EventRecord> {
+  const next = searchEventSource();
+  for (let i = 0; i < events; i++) yield next(i);
+}
+
+/** Event after event of the Zipf data, the same run each time. */
+function searchEventSource(): (i: number) => EventRecord {
   const random = mulberry32(20_261_125);
   const words = vocabulary();
   const rank = zipf(random, words.length);
-  for (let i = 0; i < events; i++) yield searchEventAt(i, random, words, rank);
+  return (i) => searchEventAt(i, random, words, rank);
 }
 
 /** Writes `events` such events and one admin key into a new folder `dir`. */
-export async function generateSearchData(dir: string, events: number): Promise<BenchData> {
-  fs.mkdirSync(dir, { recursive: true });
-  const out = fs.openSync(path.join(dir, 'events.jsonl'), 'w');
-  const sampleIds: string[] = [];
-  try {
-    let chunk = '';
-    let i = 0;
-    for (const record of searchEvents(events)) {
-      if (i % Math.max(1, Math.floor(events / 1000)) === 0 && sampleIds.length < 1000) sampleIds.push(record.id);
-      chunk += encodePut(++i, record);
-      if (chunk.length > 1 << 20) {
-        fs.writeSync(out, chunk);
-        chunk = '';
-      }
-    }
-    fs.writeSync(out, chunk);
-  } finally {
-    fs.closeSync(out);
-  }
-  const key = await createKey(dir, { name: 'Benchmark', email: 'bench@campus.local', role: 'admin' }, { randomBytes, now: Date.now });
-  return { dir, events, secret: key.secret, sampleIds };
+export function generateSearchData(dir: string, events: number): Promise<BenchData> {
+  return writeBenchFolder(dir, events, searchEventSource());
 }
