@@ -9,6 +9,9 @@ import { listFiltered, type ListSources } from './filtered-list.js';
 
 export { compareEvents };
 
+/** Events indexed for `q` per turn of the event loop while the index is built after a start (a few milliseconds). */
+const SEARCH_BUILD_STEP = 2000;
+
 /** Every live event, by id and in list order, overall and per category. */
 export class EventIndex {
   readonly #byId: Map<string, StoredEvent>;
@@ -30,7 +33,18 @@ export class EventIndex {
     for (const stored of sorted) perCategory.get(stored.category)?.push(stored);
     this.#byCategory = new Map(CATEGORIES.map((category) => [category, new OrderedEvents(perCategory.get(category))]));
     this.#search = options.searchIndex === false ? undefined : new SearchIndex(byId.values());
-    this.#sources = { all: this.#all, tree: (category) => this.#tree(category), search: this.#search };
+    this.#sources = { all: this.#all, tree: (category) => this.#tree(category), search: () => (this.#search?.ready === true ? this.#search : undefined) };
+  }
+
+  /**
+   * Indexes the words of the bulk-loaded events, SEARCH_BUILD_STEP events per turn of the event loop, so requests
+   * are served meanwhile (`q` without the index until it is done). Resolves once done, or once `stop` is set.
+   */
+  async buildSearchIndex(stop: () => boolean = () => false): Promise<void> {
+    const search = this.#search;
+    if (search === undefined) return;
+    const isCurrent = (stored: StoredEvent): boolean => this.#byId.get(stored.id) === stored;
+    while (!stop() && !search.buildSome(SEARCH_BUILD_STEP, isCurrent)) await new Promise((resolve) => setImmediate(resolve));
   }
   /** Number of live events. */
   get size(): number {

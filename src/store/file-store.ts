@@ -102,6 +102,8 @@ export class FileStore implements EventStore {
   #closing: Promise<void> | undefined;
   /** Why writes are refused, once they are (for /health). */
   #unwritableReason: string | undefined;
+  /** The search index's build after the start (API.md §5 `q`), done or stopped by close. */
+  readonly #searchBuilt: Promise<void>;
 
   /** @internal Use openFileStore. */
   constructor(init: {
@@ -148,6 +150,10 @@ export class FileStore implements EventStore {
       nextSeq: init.lastSeq + 1,
       persist: (text, count) => this.#append(text, count),
       onCommit: () => this.#afterCommit(),
+    });
+    const buildStarted = init.now();
+    this.#searchBuilt = init.index.buildSearchIndex(() => this.#stopping).then(() => {
+      if (!this.#stopping) this.#logger.info('search index built', { file: init.file, live_events: init.index.size, ms: init.now() - buildStarted });
     });
     if (init.readOnly !== undefined) {
       this.#unwritableReason = `started read-only: ${describeWriteError(init.readOnly.reason)}`;
@@ -223,10 +229,16 @@ export class FileStore implements EventStore {
   }
 
   /** Refuses new writes, waits for queued ones (and a compaction running), closes the log and releases the lock. */
+  /** Resolves once the search index holds every event of the start (until then `q` is answered without it). */
+  whenSearchReady(): Promise<void> {
+    return this.#searchBuilt;
+  }
+
   close(): Promise<void> {
     this.#closing ??= (async () => {
       try {
         this.#stopping = true;
+        await this.#searchBuilt;
         await this.#compaction?.catch(() => undefined);
         await this.#queue.close();
         await this.#fs.close(this.#fd);

@@ -14,7 +14,8 @@ import { countWindowMatches } from './window-count.js';
 export interface ListSources {
   all: OrderedEvents;
   tree(category: Category): OrderedEvents;
-  search: SearchIndex | undefined;
+  /** The search index once it is complete; undefined while it is built, or when it is switched off. */
+  search(): SearchIndex | undefined;
 }
 
 /**
@@ -39,7 +40,7 @@ export function listFiltered(sources: ListSources, query: ListQuery): ListResult
     const total = categories.reduce((sum, category) => sum + windowTotal(sources.tree(category), query), 0);
     return { events: offset >= total ? [] : walk(window, fits, offset, query.limit), total };
   }
-  const search = sources.search;
+  const search = sources.search();
   if (search === undefined) {
     const words = query.words;
     const matches = (stored: StoredEvent): boolean => fits(stored) && hasWords(stored, words);

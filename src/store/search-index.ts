@@ -45,9 +45,38 @@ export class SearchIndex {
   /** The slots of the events starting in each UTC month (`year * 12 + month - 1`), to count a date window's matches by bitmaps. */
   readonly #months = new Map<number, Posting>();
 
-  /** Indexes `events` (a bulk load: slots in their order). */
+  /** Events of the bulk load still to index (undefined once all are), and where the next step starts. */
+  #pending: StoredEvent[] | undefined;
+  #pendingAt = 0;
+
+  /**
+   * Takes the events of a bulk load to index them step by step (buildSome), so a start with many events can
+   * listen first. Until `ready`, lists answer `q` without the index; puts and deletes are indexed at once.
+   */
   constructor(events: Iterable<StoredEvent> = []) {
-    for (const stored of events) this.put(stored, undefined);
+    const pending = [...events];
+    this.#pending = pending.length === 0 ? undefined : pending;
+  }
+
+  /** True once every event of the bulk load is indexed: from then on `match` answers. */
+  get ready(): boolean {
+    return this.#pending === undefined;
+  }
+
+  /**
+   * Indexes up to `count` more events of the bulk load; `isCurrent` tells whether one is still the live state
+   * (one written or deleted since was indexed, or dropped, by that write). Returns `ready`.
+   */
+  buildSome(count: number, isCurrent: (stored: StoredEvent) => boolean): boolean {
+    const pending = this.#pending;
+    if (pending === undefined) return true;
+    const end = Math.min(pending.length, this.#pendingAt + count);
+    for (; this.#pendingAt < end; this.#pendingAt++) {
+      const stored = pending[this.#pendingAt]!;
+      if (!this.#slotOf.has(stored.id) && isCurrent(stored)) this.put(stored, undefined);
+    }
+    if (end === pending.length) this.#pending = undefined;
+    return this.ready;
   }
 
   /** Slots in use or free: the length of every bitmap. */
@@ -70,7 +99,7 @@ export class SearchIndex {
     return this.#byCategory.get(category)!;
   }
 
-  /** Indexes `stored`, which replaces `previous` (the same id's former state), if any. */
+  /** Indexes `stored`, which replaces `previous` (the same id's former state, indexed or not yet), if any. */
   put(stored: StoredEvent, previous: StoredEvent | undefined): void {
     let slot = this.#slotOf.get(stored.id);
     if (slot === undefined || previous === undefined) {

@@ -88,8 +88,8 @@ function wordsOf(record: EventRecord): string[] {
   return [record.title, record.description, record.location, record.organizer.name].flatMap(searchWords);
 }
 
-async function compareQueries(store: EventStore, model: Map<string, { record: EventRecord; words: string[]; stored: StoredEvent }>, random: Random, vocabulary: readonly string[], phase: string): Promise<void> {
-  for (let n = 0; n < 1000; n++) {
+async function compareQueries(store: EventStore, model: Map<string, { record: EventRecord; words: string[]; stored: StoredEvent }>, random: Random, vocabulary: readonly string[], phase: string, queries = 1000): Promise<void> {
+  for (let n = 0; n < queries; n++) {
     const { q, query } = randomQuery(random, vocabulary);
     const expected = bruteForce(model, query);
     // Every page is compared; a large answer gets a larger page so that is at most 40 pages.
@@ -126,27 +126,39 @@ test(`the search index answers 1,000 random queries as a brute-force scan does, 
   settle();
   await compareQueries(store, model, random, vocabulary, 'after 3,000 creates');
 
-  const writes: Promise<unknown>[] = [];
-  for (let n = 0; n < 1500; n++) {
-    const id = eventId(1 + Math.floor(random() * 3000));
-    const known = model.get(id);
-    if (known !== undefined && random() < 0.3) {
-      model.delete(id);
-      writes.push(store.write(id, () => null));
-    } else {
-      // An update may keep the text (only the category or times move) or change it; a deleted id comes back.
-      const fresh = randomRecord(random, vocabulary, Number(id.slice(4)));
-      const record = known !== undefined && random() < 0.3 ? { ...known.record, category: fresh.category, start_time: fresh.start_time, end_time: fresh.end_time } : fresh;
-      writes.push(put(record));
-    }
-  }
-  await Promise.all(writes);
+  await randomWrites(1500);
   settle();
   await compareQueries(store, model, random, vocabulary, 'after 1,500 random updates and deletes');
 
   await store.close();
-  store = await openFileStore({ dataDir, fs, sync: false });
+  const reopened = await openFileStore({ dataDir, fs, sync: false });
+  store = reopened;
   t.after(() => store.close());
+  // Until the index is built after the start, q is answered by a scan: compare that too, then write while it is
+  // built (each write is indexed at once, and the build passes over the states it replaced), then the index.
   settle();
-  await compareQueries(store, model, random, vocabulary, 'after a restart');
+  await compareQueries(store, model, random, vocabulary, 'after a restart, before the index is built', 100);
+  await randomWrites(300);
+  await reopened.whenSearchReady();
+  settle();
+  await compareQueries(store, model, random, vocabulary, 'after a restart and writes during the build, with the rebuilt index');
+
+  /** `count` random writes at once: deletes, updates that keep or change the text, and creates of deleted ids. */
+  async function randomWrites(count: number): Promise<void> {
+    const writes: Promise<unknown>[] = [];
+    for (let n = 0; n < count; n++) {
+      const id = eventId(1 + Math.floor(random() * 3000));
+      const known = model.get(id);
+      if (known !== undefined && random() < 0.3) {
+        model.delete(id);
+        writes.push(store.write(id, () => null));
+      } else {
+        // An update may keep the text (only the category or times move) or change it; a deleted id comes back.
+        const fresh = randomRecord(random, vocabulary, Number(id.slice(4)));
+        const record = known !== undefined && random() < 0.3 ? { ...known.record, category: fresh.category, start_time: fresh.start_time, end_time: fresh.end_time } : fresh;
+        writes.push(put(record));
+      }
+    }
+    await Promise.all(writes);
+  }
 });
