@@ -51,29 +51,52 @@ const targets: string[] = [];
 const cpu = (runs: readonly LoadResult[]): number => median(runs.map((run) => run.serverCpuMicros ?? NaN));
 const verdict = (pass: boolean): string => (pass ? 'PASS' : 'MISS');
 
-/** Start-up (spawn to listening), its CPU, and RSS at listening: medians of `runs` starts. */
-async function startup(data: BenchData, noSearchIndex: boolean, runs: number): Promise<{ ms: number; cpuMs: number; rss: number }> {
-  const figures = { ms: [] as number[], cpuMs: [] as number[], rss: [] as number[] };
+/** Start-up figures: to listening, to the search index built (the same without one), CPU and RSS at that point. */
+interface Startup {
+  ms: number;
+  readyMs: number;
+  cpuMs: number;
+  rss: number;
+}
+
+/** Medians of `runs` starts on `data`: spawn to listening, to the `search index built` log line, and CPU and RSS then. */
+async function startup(data: BenchData, noSearchIndex: boolean, runs: number): Promise<Startup> {
+  const figures = { ms: [] as number[], readyMs: [] as number[], cpuMs: [] as number[], rss: [] as number[] };
   for (let run = 0; run < runs; run++) {
+    const spawnedAt = performance.now();
     const server = await startOurs(context, data, { name: noSearchIndex ? 'no index' : 'index', launcher: true, noSearchIndex });
+    if (!noSearchIndex) await logLine(server.stderrFile, '"search index built"');
     figures.ms.push(server.startupMs);
+    figures.readyMs.push(noSearchIndex ? server.startupMs : performance.now() - spawnedAt);
     figures.cpuMs.push(server.cpuMs());
     figures.rss.push(server.rssMiB());
     await server.stop();
   }
-  progress(`${data.events} events ${noSearchIndex ? 'without' : 'with'} the index: start-up ${Math.round(median(figures.ms))} ms, CPU ${Math.round(median(figures.cpuMs))} ms, RSS ${median(figures.rss).toFixed(0)} MiB`);
-  return { ms: median(figures.ms), cpuMs: median(figures.cpuMs), rss: median(figures.rss) };
+  const result = { ms: median(figures.ms), readyMs: median(figures.readyMs), cpuMs: median(figures.cpuMs), rss: median(figures.rss) };
+  progress(`${data.events} events ${noSearchIndex ? 'without' : 'with'} the index: listening after ${Math.round(result.ms)} ms, index built after ${Math.round(result.readyMs)} ms, CPU ${Math.round(result.cpuMs)} ms, RSS ${result.rss.toFixed(0)} MiB`);
+  return result;
+}
+
+/** Waits (polling, at most 300 s) until `file` holds `text`. */
+async function logLine(file: string, text: string): Promise<void> {
+  for (let waited = 0; waited < 300_000; waited += 50) {
+    if (fs.readFileSync(file, 'utf8').includes(text)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no ${text} in ${file} after 300 s`);
 }
 
 const growth = (a: number, b: number): string => `${(((a - b) / b) * 100).toFixed(1)} %`;
 
-function startupLines(size: string, data: string, indexed: { ms: number; cpuMs: number; rss: number }, bare: { ms: number; cpuMs: number; rss: number }): void {
+function startupLines(size: string, data: string, indexed: Startup, bare: Startup): void {
   lines.push(`| start-up to listening, s (${data}) | ${size} | ${(indexed.ms / 1000).toFixed(2)} | ${(bare.ms / 1000).toFixed(2)} | ${growth(indexed.ms, bare.ms)} |`);
-  lines.push(`| start-up, server CPU s (${data}) | ${size} | ${(indexed.cpuMs / 1000).toFixed(2)} | ${(bare.cpuMs / 1000).toFixed(2)} | ${growth(indexed.cpuMs, bare.cpuMs)} |`);
-  lines.push(`| RSS at listening, MiB (${data}) | ${size} | ${indexed.rss.toFixed(0)} | ${bare.rss.toFixed(0)} | ${growth(indexed.rss, bare.rss)} |`);
+  lines.push(`| start-up to the index built, s (${data}) | ${size} | ${(indexed.readyMs / 1000).toFixed(2)} | ${(bare.readyMs / 1000).toFixed(2)} | ${growth(indexed.readyMs, bare.readyMs)} |`);
+  lines.push(`| server CPU to the index built, s (${data}) | ${size} | ${(indexed.cpuMs / 1000).toFixed(2)} | ${(bare.cpuMs / 1000).toFixed(2)} | ${growth(indexed.cpuMs, bare.cpuMs)} |`);
+  lines.push(`| RSS with the index built, MiB (${data}) | ${size} | ${indexed.rss.toFixed(0)} | ${bare.rss.toFixed(0)} | ${growth(indexed.rss, bare.rss)} |`);
   const atTarget = size === '1,000,000' ? '' : ' (the target is set at 1,000,000; a guide here)';
   targets.push(`- **${verdict(indexed.rss <= bare.rss * 1.25)}** ${size} events, ${data}: the index adds at most 25 % to RSS: +${growth(indexed.rss, bare.rss)}${atTarget}`);
-  targets.push(`- **${verdict(indexed.cpuMs <= bare.cpuMs * 1.25)}** ${size} events, ${data}: the index adds at most 25 % to start-up (server CPU; wall clock +${growth(indexed.ms, bare.ms)}): +${growth(indexed.cpuMs, bare.cpuMs)}${atTarget}`);
+  targets.push(`- **${verdict(indexed.ms <= bare.ms * 1.25)}** ${size} events, ${data}: the index adds at most 25 % to start-up (to listening; the index is built after): +${growth(indexed.ms, bare.ms)}${atTarget}`);
+  targets.push(`- **${verdict(indexed.cpuMs <= bare.cpuMs * 1.25)}** ${size} events, ${data}: the index adds at most 25 % to start-up's CPU (until the index is built): +${growth(indexed.cpuMs, bare.cpuMs)}${atTarget}`);
 }
 
 async function benchSize(events: number): Promise<void> {
