@@ -33,12 +33,13 @@ export class EventIndex {
     for (const stored of sorted) perCategory.get(stored.category)?.push(stored);
     this.#byCategory = new Map(CATEGORIES.map((category) => [category, new OrderedEvents(perCategory.get(category))]));
     this.#search = options.searchIndex === false ? undefined : new SearchIndex(byId.values());
-    this.#sources = { all: this.#all, tree: (category) => this.#tree(category), search: () => (this.#search?.ready === true ? this.#search : undefined) };
+    this.#sources = { all: this.#all, tree: (category) => this.#tree(category), search: this.#search };
   }
 
   /**
    * Indexes the words of the bulk-loaded events, SEARCH_BUILD_STEP events per turn of the event loop, so requests
-   * are served meanwhile (`q` without the index until it is done). Resolves once done, or once `stop` is set.
+   * are served meanwhile (a list with `q` is refused with StoreUnavailable until it is done). Resolves once done,
+   * or once `stop` is set.
    */
   async buildSearchIndex(stop: () => boolean = () => false): Promise<void> {
     const search = this.#search;

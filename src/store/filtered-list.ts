@@ -5,6 +5,7 @@ import type { OrderedEvents } from './ordered-events.js';
 import type { SearchIndex, SlotSet } from './search-index.js';
 import { SlotBitmap } from './search-postings.js';
 import { compareEvents } from './sort-events.js';
+import { StoreUnavailable } from './store-errors.js';
 import { searchTextOf } from './event-search-text.js';
 import { searchWords } from '../lib/search-words.js';
 import { walk, walkCount } from './window-walk.js';
@@ -14,8 +15,8 @@ import { countWindowMatches } from './window-count.js';
 export interface ListSources {
   all: OrderedEvents;
   tree(category: Category): OrderedEvents;
-  /** The search index once it is complete; undefined while it is built, or when it is switched off. */
-  search(): SearchIndex | undefined;
+  /** The search index; undefined when it is switched off (a benchmark's baseline: then `q` scans the list). */
+  search: SearchIndex | undefined;
 }
 
 /**
@@ -40,7 +41,12 @@ export function listFiltered(sources: ListSources, query: ListQuery): ListResult
     const total = categories.reduce((sum, category) => sum + windowTotal(sources.tree(category), query), 0);
     return { events: offset >= total ? [] : walk(window, fits, offset, query.limit), total };
   }
-  const search = sources.search();
+  const search = sources.search;
+  if (search !== undefined && !search.ready) {
+    const { indexed, total } = search.progress;
+    // Scanning instead would hold the event loop for seconds on a large campus: every other request would wait.
+    throw new StoreUnavailable(`The search index is still being built after the start (${indexed} of ${total} events); retry q in a few seconds. Lists without q work now.`);
+  }
   if (search === undefined) {
     const words = query.words;
     const matches = (stored: StoredEvent): boolean => fits(stored) && hasWords(stored, words);

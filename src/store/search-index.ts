@@ -63,6 +63,11 @@ export class SearchIndex {
     return this.#pending === undefined;
   }
 
+  /** While not ready: how far the build is, as `indexed of total` events of the bulk load. */
+  get progress(): { indexed: number; total: number } {
+    return { indexed: this.#pendingAt, total: this.#pending?.length ?? this.#pendingAt };
+  }
+
   /**
    * Indexes up to `count` more events of the bulk load; `isCurrent` tells whether one is still the live state
    * (one written or deleted since was indexed, or dropped, by that write). Returns `ready`.

@@ -114,6 +114,7 @@ async function benchSize(events: number): Promise<void> {
 
   const server = await startOurs(context, data, { name: `q ${events}`, launcher: true });
   try {
+    await logLine(server.stderrFile, '"search index built"');
     const authorization = `Bearer ${data.secret}`;
     for (const scenario of SCENARIOS) {
       const plan = (target: string) => planFor(context, server.url, { paths: [target], concurrency: CLIENTS, authorization });
@@ -132,6 +133,7 @@ async function benchSize(events: number): Promise<void> {
   const withIndex = await startOurs(context, copy('writes-index'), { name: 'writes with index', noSync: true });
   const without = await startOurs(context, copy('writes-bare'), { name: 'writes without index', noSync: true, noSearchIndex: true });
   try {
+    await logLine(withIndex.stderrFile, '"search index built"');
     const plan = planFor(context, withIndex.url, { paths: ['/events'], concurrency: WRITE_CLIENTS, authorization: `Bearer ${data.secret}`, post: { path: '/events', body: CREATE_BODY, every: 1 } });
     const runs = await alternate(context, `POST /events (${size}) with vs without the index`, { plan, server: withIndex }, { plan: { ...plan, url: without.url }, server: without });
     const ratio = cpu(runs.a) / cpu(runs.b);
