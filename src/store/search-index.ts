@@ -23,8 +23,6 @@ export type SlotSet = { slots: number[] } | { bitmap: SlotBitmap };
 
 /** A first query word in fewer events than this gives a list of slots, which the other words then filter. */
 const FEW_SLOTS = 64;
-/** A query word whose prefix covers at most this many words is checked posting by posting. */
-const FEW_POSTINGS = 4;
 /** Equal texts (a series' description, an organizer's name) are split into words once, while they are this many. */
 const TEXT_CACHE_SIZE = 1024;
 /** Longer texts are not kept in that cache (it would hold up to 5,000 characters per description). */
@@ -187,11 +185,17 @@ export class SearchIndex {
     return { bitmap };
   }
 
-  /** The slots of `slots` where `other.word` starts a word, by the cheapest check: postings, own text, or a union. */
+  /**
+   * The slots of `slots` where `other.word` starts a word, by the cheapest check: each slot against each posting
+   * of the prefix (a bit test or a binary search), each slot's own text split again, or one union of the postings.
+   * The weights are rough costs in bit sets: a posting check ~8, splitting a text ~1,000, a union 1 per slot.
+   */
   #keepMatching(slots: number[], other: { word: string; postings: Posting[]; size: number }): number[] {
-    if (other.postings.length <= FEW_POSTINGS) return slots.filter((slot) => other.postings.some((posting) => postingHas(posting, slot)));
-    // Splitting an event's text costs about as much as setting a few hundred bits of a union.
-    if (slots.length * 400 < other.size) return slots.filter((slot) => this.#wordsOf(this.#events[slot]!).some((word) => word.startsWith(other.word)));
+    const byPosting = slots.length * other.postings.length * 8;
+    const byText = slots.length * 1000;
+    const byUnion = other.size + (this.capacity >>> 5);
+    if (byPosting <= byText && byPosting <= byUnion) return slots.filter((slot) => other.postings.some((posting) => postingHas(posting, slot)));
+    if (byText <= byUnion) return slots.filter((slot) => this.#wordsOf(this.#events[slot]!).some((word) => word.startsWith(other.word)));
     const bitmap = this.#union(other.postings);
     return slots.filter((slot) => bitmap.has(slot));
   }
