@@ -204,9 +204,18 @@ export class SearchIndex {
   #union(postings: readonly Posting[], own = false): SlotBitmap {
     const only = postings[0];
     if (postings.length === 1 && only instanceof SlotBitmap) return own ? only.copy() : only;
-    const bitmap = new SlotBitmap(this.capacity);
-    for (const posting of postings) postingOrInto(posting, bitmap);
-    bitmap.recount();
+    // Start from a copy of the largest bitmap (a common prefix is mostly one common word), then add the rest:
+    // bare slots and arrays keep the count, another bitmap's words need a recount at the end.
+    let largest: SlotBitmap | undefined;
+    for (const posting of postings) if (posting instanceof SlotBitmap && (largest === undefined || posting.count > largest.count)) largest = posting;
+    const bitmap = largest === undefined ? new SlotBitmap(this.capacity) : largest.copy();
+    let recount = false;
+    for (const posting of postings) {
+      if (posting === largest) continue;
+      postingOrInto(posting, bitmap);
+      recount ||= posting instanceof SlotBitmap;
+    }
+    if (recount) bitmap.recount();
     return bitmap;
   }
 

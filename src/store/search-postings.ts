@@ -172,7 +172,7 @@ export function postingRemove(posting: Posting, slot: number, capacity: number):
   return slots.length === 0 ? undefined : slots.length === 1 ? slots[0]! : slots;
 }
 
-/** Sets in `into` every slot of `posting`, leaving `into.count` stale: call `recount` after the last one. */
+/** Sets in `into` every slot of `posting`; a bitmap's leave `into.count` stale: call `recount` after the last one. */
 export function postingOrInto(posting: Posting, into: SlotBitmap): void {
   if (typeof posting === 'number') into.add(posting);
   else if (Array.isArray(posting)) for (const slot of posting) into.add(slot);
