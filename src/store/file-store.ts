@@ -152,9 +152,13 @@ export class FileStore implements EventStore {
       onCommit: () => this.#afterCommit(),
     });
     const buildStarted = init.now();
-    this.#searchBuilt = init.index.buildSearchIndex(() => this.#stopping).then(() => {
-      if (!this.#stopping) this.#logger.info('search index built', { file: init.file, live_events: init.index.size, ms: init.now() - buildStarted });
-    });
+    this.#searchBuilt = init.index.buildSearchIndex(() => this.#stopping).then(
+      () => {
+        if (!this.#stopping) this.#logger.info('search index built', { file: init.file, live_events: init.index.size, ms: init.now() - buildStarted });
+      },
+      // A bug, never a state of the data: q stays a 503 until a restart, and everything else works on.
+      (error: unknown) => this.#logger.warn('the search index could not be built; q is unavailable until a restart', { file: init.file, error: String(error) }),
+    );
     if (init.readOnly !== undefined) {
       this.#unwritableReason = `started read-only: ${describeWriteError(init.readOnly.reason)}`;
       this.#queue.fail(init.readOnly.reason);
