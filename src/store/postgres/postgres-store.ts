@@ -213,6 +213,8 @@ export class PostgresStore implements EventStore {
             await tx`SELECT pg_notify(${LOG_CHANNEL}, ${String(newest)})`;
             await tx`COMMIT`;
             committed = true;
+            // Before the queue applies the records and answers the writers: the views are then at `newest`.
+            this.#lastSeq = newest;
           } catch (error) {
             failure = error;
             throw error;
@@ -222,8 +224,7 @@ export class PostgresStore implements EventStore {
       const settled = intents.map((intent) => this.#decide(intent, queue));
       await queue.drain();
       await Promise.all(settled);
-      if (committed) this.#lastSeq = newest;
-      else if (failure === undefined) await tx`COMMIT`;
+      if (!committed && failure === undefined) await tx`COMMIT`;
     } catch (error) {
       failure ??= error;
     } finally {
