@@ -9,7 +9,7 @@ import { ApiError } from './http/errors.js';
 import type { PlainRequest } from './http/types.js';
 import { toNodeListener } from './http/node-adapter.js';
 import { createPipeline, type CoreResponse } from './pipeline.js';
-import { ensureAdminKey, KeyRegistry } from './auth/key-registry.js';
+import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
@@ -23,6 +23,8 @@ import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/memory-store.js';
 import { DEFAULT_COMPACT_MIN_BYTES } from './store/file-store.js';
 import { openFileStoreOrReadOnly } from './store/open-or-read-only.js';
+import { openPostgresStore } from './store/postgres/postgres-store.js';
+import { isPostgresUrl } from './store/postgres/client.js';
 import type { FileSystemSeam } from './store/file-system.js';
 import { openApiDocument } from './openapi/document.js';
 import { loadConsoleAssets } from './console/console-assets.js';
@@ -44,8 +46,11 @@ export interface AppOptions {
   corsOrigins?: readonly string[];
   /** Where logs go. Default: nowhere. */
   logger?: Logger;
-  /** `'memory'` keeps events in memory only (for an embedder's own tests). Default `'file'`. */
-  store?: 'file' | 'memory';
+  /**
+   * `'memory'` keeps events in memory only (for an embedder's own tests); a `postgres://` URL keeps events and keys
+   * in that database, shared by every instance on it (needs the optional `postgres` package). Default `'file'`.
+   */
+  store?: 'file' | 'memory' | (string & {});
   /** Create an admin key when the folder has none. Default true. */
   bootstrapAdminKey?: boolean;
   /** How often keys.json is checked for changes, in ms. Default 1000. */
@@ -145,8 +150,11 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
   const consoleAssets = options.console === false ? undefined : await loadConsoleAssets(internal.consoleDir);
 
+  const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now }) : undefined;
   const store: EventStore =
-    options.store === 'memory'
+    postgres !== undefined
+      ? postgres
+      : options.store === 'memory'
       ? new MemoryStore({ now })
       : await openFileStoreOrReadOnly({
           dataDir,
@@ -159,7 +167,10 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   let keys: KeyRegistry;
   let initialAdminKey: string | undefined;
   try {
-    if (options.store === 'memory') {
+    if (postgres !== undefined) {
+      if (options.bootstrapAdminKey !== false) initialAdminKey = await ensureAdminKeyIn(postgres.keys, { randomBytes, now });
+      keys = await KeyRegistry.fromSource(postgres.keys, { pollMs: options.keyPollMs ?? 1000, now });
+    } else if (options.store === 'memory') {
       keys = KeyRegistry.inMemory({ now });
       if (options.bootstrapAdminKey !== false) initialAdminKey = (await keys.create(FIRST_ADMIN, { randomBytes, now })).secret;
     } else {
@@ -196,7 +207,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     handle: () => {
       if (!store.writable) {
         const why = store.unwritableReason ?? 'a write failed, e.g. disk full';
-        throw new ApiError('unavailable', `The store cannot write (${why}); reads still work. Restart the server once the cause is fixed.`);
+        const after = postgres !== undefined ? 'The server keeps retrying by itself.' : 'Restart the server once the cause is fixed.';
+        throw new ApiError('unavailable', `The store cannot write (${why}); reads still work. ${after}`);
       }
       return { status: 200, body: '{"status":"ok"}' };
     },

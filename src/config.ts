@@ -18,6 +18,8 @@ export interface ServerConfig {
   readonly console: boolean;
   /** The campus's IANA time zone: where list days begin and series default to. */
   readonly timeZone: string;
+  /** Where data lives: `file` (the data folder) or a `postgres://` URL (API.md §12). */
+  readonly store: string;
   readonly help: boolean;
   /** `--version`: print the version and exit 0. */
   readonly version: boolean;
@@ -70,6 +72,11 @@ const timeZone = (value: string, name: string): string => {
   return value;
 };
 
+const storeKind = (value: string, name: string): string => {
+  if (value === 'file' || value === 'postgres' || /^postgres(ql)?:\/\/\S+$/.test(value)) return value;
+  throw new ConfigError(`${name} must be "file", "postgres" (with DATABASE_URL) or a postgres://user:password@host:port/database URL, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
+};
+
 /** The settings table: flag, variable, default and parser, in the order `--help` lists them. */
 export const SETTINGS: readonly Setting[] = [
   { flag: '--port', env: 'PORT', key: 'port', default: '3000', parse: integer(0, 65535), help: 'listen port (0: any free port)' },
@@ -89,6 +96,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'compact the log once it is over this many bytes and mostly superseded',
   },
   { flag: '--time-zone', env: 'TIME_ZONE', key: 'timeZone', default: 'UTC', parse: timeZone, help: "the campus's time zone, an IANA name (list days, series)" },
+  { flag: '--store', env: 'STORE', key: 'store', default: 'file', parse: storeKind, help: 'where data lives: file, or a postgres:// URL (postgres alone: DATABASE_URL)' },
 ];
 
 /** Parses argv (without node and script) and the environment; flags beat the environment. */
@@ -126,6 +134,7 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
     else if (envValue !== undefined && envValue !== '') config[setting.key] = setting.parse(envValue, setting.env);
     else config[setting.key] = setting.parse(setting.default, setting.flag);
   }
+  if (config['store'] === 'postgres') config['store'] = storeKind(env['DATABASE_URL'] ?? '', 'DATABASE_URL (read because the store is "postgres")');
   return Object.freeze(config) as unknown as ServerConfig;
 }
 

@@ -45,10 +45,15 @@ async function main(): Promise<void> {
       compactMinBytes: config.compactMinBytes,
       console: config.console,
       timeZone: config.timeZone,
+      store: config.store === 'file' ? 'file' : config.store,
       logger,
     });
   } catch (error) {
     logger.flush();
+    if (error instanceof Error && error.name === 'MissingClientError') {
+      process.stderr.write(`campus-events: ${error.message}\n`);
+      process.exit(2);
+    }
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : (error as Error).message;
     // A line like every other on stderr (JSON, or readable on a terminal), written whatever the log level.

@@ -10,6 +10,7 @@ import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
 import { WriteQueue } from '../write-queue.js';
 import { applyRecord, type Views } from './apply-record.js';
 import { connect, redactUrl, type ReservedSql, type Sql } from './client.js';
+import { KeyTable } from './key-table.js';
 import { decodeLines, LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 import { migrateSchema } from './schema.js';
 
@@ -51,6 +52,8 @@ export class PostgresStore implements EventStore {
   readonly #logger: PostgresStoreLogger;
   readonly #pollMs: number;
   readonly changes: ChangeLog;
+  /** The API keys in the same database. */
+  readonly keys: KeyTable;
   #lastSeq = 0;
   #intents: Intent[] = [];
   /** Every batch and catch-up runs after the one before: the views change in one order. */
@@ -68,6 +71,7 @@ export class PostgresStore implements EventStore {
     this.#now = options.now ?? Date.now;
     this.#logger = options.logger ?? { info() {}, warn() {} };
     this.#pollMs = options.pollMs ?? 500;
+    this.keys = new KeyTable(sql);
     const index = new EventIndex();
     this.changes = new ChangeLog((id) => index.get(id));
     this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable() };
