@@ -13,6 +13,7 @@ import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-regist
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
+import { freshOnNotFound } from './events/fresh-on-not-found.js';
 import { calendarRoute } from './feeds/calendar-route.js';
 import { registrationRoutes } from './registrations/registration-routes.js';
 import { meRoute } from './auth/me-route.js';
@@ -195,7 +196,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
     changesRoute({ source: store.changes, streams }),
   ]) {
-    router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(route) : route);
+    const fresh = postgres === undefined ? route : freshOnNotFound(route, postgres);
+    router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(fresh) : fresh);
   }
   const feed = calendarRoute({ store, now });
   router.add(feed.method, feed.pattern, feed.route);

@@ -7,6 +7,8 @@ export interface Instances {
   adminKey: string;
   /** A request to instance `i` with the admin key (JSON body when given). */
   call(i: number, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** Kills instance `i` with SIGKILL (as a machine lost would) and starts it again. */
+  killAndRestart(i: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -27,6 +29,11 @@ export async function startInstances(url: string, count: number, extraArgs: stri
         headers: { authorization: `Bearer ${adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
+    },
+    async killAndRestart(i) {
+      servers[i]!.child.kill('SIGKILL');
+      await servers[i]!.exited;
+      servers[i] = await spawnServer(args);
     },
     async stop() {
       await Promise.all(servers.map((server) => (server.child.exitCode === null && server.child.signalCode === null ? server.stop() : server.exited)));

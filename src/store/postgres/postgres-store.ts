@@ -9,7 +9,7 @@ import { RosterTable } from '../roster-table.js';
 import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
 import { WriteQueue } from '../write-queue.js';
 import { applyRecord, type Views } from './apply-record.js';
-import { connect, redactUrl, type ReservedSql, type Sql } from './client.js';
+import { connect, redactUrl, withTimeout, type Database, type Queryable } from './client.js';
 import { KeyTable } from './key-table.js';
 import { decodeLines, LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 import { migrateSchema } from './schema.js';
@@ -31,6 +31,9 @@ export interface PostgresStoreOptions {
   pollMs?: number;
 }
 
+/** How long a read, or the wait for a write transaction's connection, may take before the database counts as unreachable. */
+const QUERY_TIMEOUT_MS = 2_000;
+
 /** A write waiting for the next batch: it is decided only inside the batch's transaction, against caught-up state. */
 interface Intent {
   run(queue: WriteQueue): Promise<unknown>;
@@ -46,7 +49,7 @@ interface Intent {
  * never skips one that commits late.
  */
 export class PostgresStore implements EventStore {
-  readonly #sql: Sql;
+  readonly #db: Database;
   readonly #views: Views;
   readonly #now: () => number;
   readonly #logger: PostgresStoreLogger;
@@ -66,12 +69,12 @@ export class PostgresStore implements EventStore {
   #unlisten: (() => Promise<void>) | undefined;
 
   /** @internal Use openPostgresStore. */
-  constructor(sql: Sql, options: PostgresStoreOptions) {
-    this.#sql = sql;
+  constructor(db: Database, options: PostgresStoreOptions) {
+    this.#db = db;
     this.#now = options.now ?? Date.now;
     this.#logger = options.logger ?? { info() {}, warn() {} };
     this.#pollMs = options.pollMs ?? 500;
-    this.keys = new KeyTable(sql);
+    this.keys = new KeyTable(db);
     const index = new EventIndex();
     this.changes = new ChangeLog((id) => index.get(id));
     this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable() };
@@ -79,11 +82,10 @@ export class PostgresStore implements EventStore {
 
   /** Reads the whole log, then follows it: notifications wake it, a poll backs them up. */
   async start(): Promise<void> {
-    await this.#catchUp(this.#sql);
-    const listener = await this.#sql.listen(LOG_CHANNEL, (payload) => {
+    await this.#catchUp(this.#db);
+    this.#unlisten = await this.#db.listen(LOG_CHANNEL, (payload) => {
       if (Number(payload) > this.#lastSeq) this.#follow();
     }, () => this.#follow());
-    this.#unlisten = () => listener.unlisten();
     this.#timer = setInterval(() => this.#follow(), this.#pollMs);
     this.#timer.unref();
   }
@@ -130,13 +132,20 @@ export class PostgresStore implements EventStore {
     return this.#queue((queue) => queue.changeRegistrations(eventId, change, options), options) as Promise<RosterResult>;
   }
 
+  /** Applies what other instances committed, now (before a 404, say); true when anything new was applied. */
+  catchUp(): Promise<boolean> {
+    const before = this.#lastSeq;
+    this.#follow();
+    return this.#chain.then(() => this.#lastSeq > before);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#timer);
     await this.#chain;
     await this.#unlisten?.().catch(() => undefined);
-    await this.#sql.end({ timeout: 5 });
+    await this.#db.end();
   }
 
   #queue(run: (queue: WriteQueue) => Promise<unknown>, options: WriteOptions): Promise<unknown> {
@@ -158,7 +167,7 @@ export class PostgresStore implements EventStore {
   #follow(): void {
     if (this.#closed) return;
     this.#exclusive(async () => {
-      await this.#catchUp(this.#sql);
+      await this.#catchUp(this.#db);
       if (this.#down !== undefined) {
         this.#logger.info('the database is reachable again; writes resume', {});
         this.#down = undefined;
@@ -167,9 +176,10 @@ export class PostgresStore implements EventStore {
   }
 
   /** Applies every committed record after #lastSeq, in seq order. */
-  async #catchUp(sql: Sql | ReservedSql): Promise<void> {
+  async #catchUp(db: Queryable): Promise<void> {
     for (;;) {
-      const rows = await sql<{ seq: number; line: string }[]>`SELECT seq, line FROM campus_log WHERE seq > ${this.#lastSeq} ORDER BY seq LIMIT 5000`;
+      // seq::float8: an exact number for every seq below 2^53, where int8 would come back as a string.
+      const rows = await withTimeout(db.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 5000', [this.#lastSeq]), QUERY_TIMEOUT_MS, 'reading the log');
       if (rows.length === 0) return;
       const nowMs = this.#now();
       for (const record of decodeLines(rows)) {
@@ -191,52 +201,69 @@ export class PostgresStore implements EventStore {
     const intents = this.#intents;
     this.#intents = [];
     if (intents.length === 0) return;
-    let conn: ReservedSql | undefined;
-    let committed = false;
     let failure: unknown;
+    /** Set once the transaction's fate is known: the queue's persist waits on it before the views change. */
+    let settleCommit!: { resolve: () => void; reject: (error: unknown) => void };
+    const commit = new Promise<void>((resolve, reject) => (settleCommit = { resolve, reject }));
+    commit.catch(() => undefined);
+    let newest = 0;
+    let inserted = false;
+    let settled: Promise<void>[] = [];
+    // A transaction whose connection never came is abandoned; should it start later after all, it writes nothing.
+    let started = false;
+    let abandoned = false;
     try {
-      conn = await this.#sql.reserve();
-      const tx = conn;
-      await tx`BEGIN`;
-      await tx`SELECT pg_advisory_xact_lock(${LOG_LOCK})`;
-      await this.#catchUp(tx);
-      let newest = this.#lastSeq;
-      const queue = new WriteQueue({
-        ...this.#views,
-        now: this.#now,
-        nextSeq: this.#lastSeq + 1,
-        maxBatchChars: Number.MAX_SAFE_INTEGER,
-        persist: async (text) => {
-          // One persist per batch: a second would run outside the transaction and its lock.
-          if (committed) throw new Error('a batch persisted twice');
-          const lines = text.split('\n').slice(0, -1).map((line) => `${line}\n`);
-          const seqs = lines.map(seqOfLine);
-          newest = Math.max(newest, ...seqs);
-          try {
-            await tx`INSERT INTO campus_log (seq, line) SELECT * FROM unnest(${seqs}::bigint[], ${lines}::text[])`;
-            await tx`SELECT pg_notify(${LOG_CHANNEL}, ${String(newest)})`;
-            await tx`COMMIT`;
-            committed = true;
-            // Before the queue applies the records and answers the writers: the views are then at `newest`.
-            this.#lastSeq = newest;
-          } catch (error) {
-            failure = error;
-            throw error;
-          }
-        },
+      const transaction = this.#db.transaction(async (tx) => {
+        if (abandoned) throw new Error('abandoned: its connection came too late');
+        started = true;
+        await tx.query('SELECT pg_advisory_xact_lock($1)', [LOG_LOCK]);
+        await this.#catchUp(tx);
+        newest = this.#lastSeq;
+        let signalInserted!: () => void;
+        const insertedSignal = new Promise<void>((resolve) => (signalInserted = resolve));
+        const queue = new WriteQueue({
+          ...this.#views,
+          now: this.#now,
+          nextSeq: this.#lastSeq + 1,
+          maxBatchChars: Number.MAX_SAFE_INTEGER,
+          persist: async (text) => {
+            // One persist per batch: a second would run outside the transaction and its lock.
+            if (inserted) throw new Error('a batch persisted twice');
+            inserted = true;
+            const lines = text.split('\n').slice(0, -1).map((line) => `${line}\n`);
+            const seqs = lines.map(seqOfLine);
+            newest = Math.max(newest, ...seqs);
+            try {
+              await tx.query('INSERT INTO campus_log (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[])', [seqs, lines]);
+              await tx.query('SELECT pg_notify($1, $2)', [LOG_CHANNEL, String(newest)]);
+            } catch (error) {
+              failure = error;
+              throw error;
+            } finally {
+              signalInserted();
+            }
+            // Memory after the commit: the queue applies the records and answers the writers only once it is known.
+            await commit;
+          },
+        });
+        settled = intents.map((intent) => this.#decide(intent, queue));
+        // Either the queue persisted (then the transaction commits when this returns), or nothing was to be written.
+        await Promise.race([insertedSignal, queue.drain()]);
+        if (failure !== undefined) throw failure;
       });
-      const settled = intents.map((intent) => this.#decide(intent, queue));
-      await queue.drain();
-      await Promise.all(settled);
-      if (!committed && failure === undefined) await tx`COMMIT`;
+      transaction.catch(() => undefined);
+      await withTimeout(transaction, QUERY_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
+        if (started) return transaction;
+        abandoned = true;
+        throw error;
+      });
+      if (inserted) this.#lastSeq = newest;
+      settleCommit.resolve();
     } catch (error) {
       failure ??= error;
-    } finally {
-      if (conn !== undefined) {
-        if (failure !== undefined && !committed) await conn`ROLLBACK`.catch(() => undefined);
-        conn.release();
-      }
+      settleCommit.reject(error);
     }
+    await Promise.all(settled);
     if (failure !== undefined) {
       for (const intent of intents) intent.reject(this.#unavailable());
       this.#lost(failure);
@@ -279,16 +306,16 @@ export function describeDatabaseError(error: unknown): string {
 
 /** Connects, creates or migrates the schema, reads the log into memory and starts following it. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const sql = await connect(options.url);
+  const db = await connect(options.url, { retryMs: options.pollMs });
   try {
-    const migrated = await migrateSchema(sql);
+    const migrated = await migrateSchema(db);
     if (migrated.from !== migrated.to) options.logger?.info('database schema created or migrated', { from: migrated.from, to: migrated.to, database: redactUrl(options.url) });
-    const store = new PostgresStore(sql, options);
+    const store = new PostgresStore(db, options);
     await store.start();
     options.logger?.info('event log read from the database', { live_events: store.size, last_seq: store.lastSeq });
     return store;
   } catch (error) {
-    await sql.end({ timeout: 1 }).catch(() => undefined);
+    await db.end().catch(() => undefined);
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 // The database's tables, created or migrated on start under an advisory lock; a newer schema than ours is refused.
-import type { Sql } from './client.js';
+import type { Database } from './client.js';
 
 /** The schema this program writes. A database at a higher version was made by a newer program. */
 export const SCHEMA_VERSION = 1;
@@ -26,22 +26,22 @@ const STEPS: readonly string[][] = [
  * Brings the schema to SCHEMA_VERSION in one transaction under an advisory lock, so instances starting
  * together migrate once. Throws SchemaTooNewError for a database of a newer program.
  */
-export async function migrateSchema(sql: Sql): Promise<{ from: number; to: number }> {
-  return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${MIGRATE_LOCK})`;
-    const [exists] = await tx`SELECT to_regclass('campus_meta') IS NOT NULL AS present`;
+export async function migrateSchema(db: Database): Promise<{ from: number; to: number }> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATE_LOCK]);
+    const [exists] = await tx.query<{ present: boolean }>("SELECT to_regclass('campus_meta') IS NOT NULL AS present");
     let version = 0;
-    if (exists?.['present'] === true) {
-      const [row] = await tx`SELECT value FROM campus_meta WHERE name = 'schema_version'`;
-      version = row === undefined ? 0 : Number(row['value']);
+    if (exists?.present === true) {
+      const [row] = await tx.query<{ value: string }>("SELECT value FROM campus_meta WHERE name = 'schema_version'");
+      version = row === undefined ? 0 : Number(row.value);
     }
     if (version > SCHEMA_VERSION) {
       throw new SchemaTooNewError(`the database's schema is version ${version}, newer than this program's ${SCHEMA_VERSION}: upgrade campus-events (the database was left as it was)`);
     }
-    for (let step = version; step < SCHEMA_VERSION; step++) for (const statement of STEPS[step]!) await tx.unsafe(statement);
+    for (let step = version; step < SCHEMA_VERSION; step++) for (const statement of STEPS[step]!) await tx.query(statement);
     if (version < SCHEMA_VERSION) {
-      await tx`INSERT INTO campus_meta (name, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)}) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`;
+      await tx.query("INSERT INTO campus_meta (name, value) VALUES ('schema_version', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [String(SCHEMA_VERSION)]);
     }
     return { from: version, to: SCHEMA_VERSION };
-  }) as Promise<{ from: number; to: number }>;
+  });
 }
