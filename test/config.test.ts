@@ -33,6 +33,7 @@ test("parseServerConfig() gives the documented defaults", () => {
     compactMinBytes: 67108864,
     console: true,
     timeZone: "UTC",
+    store: "file",
   });
 });
 
@@ -52,6 +53,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
     COMPACT_MIN_BYTES: "1024",
     CONSOLE: "off",
     TIME_ZONE: "America/Los_Angeles",
+    STORE: "postgres://campus:secret@db.campus.edu:5432/events",
   });
   assert.deepEqual(config, {
     help: false,
@@ -66,11 +68,12 @@ test("parseServerConfig() reads every setting from the environment", () => {
     compactMinBytes: 1024,
     console: false,
     timeZone: "America/Los_Angeles",
+    store: "postgres://campus:secret@db.campus.edu:5432/events",
   });
 });
 
 test("parseServerConfig() takes --flag value and --flag=value", () => {
-  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin"], {});
+  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin", "--store=postgresql://db/events"], {});
   assert.deepEqual(config, {
     help: false,
     version: false,
@@ -84,7 +87,14 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
     compactMinBytes: 67108864,
     console: false,
     timeZone: "Europe/Berlin",
+    store: "postgresql://db/events",
   });
+});
+
+test("parseServerConfig() --store: file, a postgres:// URL, or postgres with DATABASE_URL; anything else is a usage error that hides a password", () => {
+  assert.equal(parseServerConfig(["--store", "postgres"], { DATABASE_URL: "postgres://u:p@h/d" }).store, "postgres://u:p@h/d");
+  assert.throws(() => parseServerConfig(["--store", "postgres"], {}), /DATABASE_URL/);
+  assert.throws(() => parseServerConfig(["--store", "mysql://u:hunter2@h/d"], {}), (error: Error) => error instanceof ConfigError && !error.message.includes("hunter2") && error.message.includes("--store"));
 });
 
 test("parseServerConfig() lets a flag beat the environment, in both forms", () => {

@@ -74,11 +74,9 @@ export class KeyRegistry {
   /** Creates a key in keys.json (under its lock), or in memory for a registry in memory; its secret is returned once. */
   async create(owner: { name: string; email: string; role: KeyRecord['role'] }, deps: { randomBytes: (size: number) => Uint8Array; now: () => number }): Promise<CreatedKey> {
     if (this.#source !== undefined) {
-      const secret = newSecret(deps.randomBytes);
-      const record = keyRecord(owner, secret, deps);
-      await this.#source.add(record);
+      const created = await createKeyIn(this.#source, owner, deps);
       await this.refresh();
-      return { record, secret };
+      return created;
     }
     if (this.#dataDir !== undefined) {
       const created = await createKey(this.#dataDir, owner, deps);
@@ -212,6 +210,14 @@ export async function ensureAdminKey(dataDir: string, deps: { randomBytes: (size
     return true;
   });
   return created ? secret : undefined;
+}
+
+/** Creates a key in `source` (the database's table); its secret is returned once. */
+export async function createKeyIn(source: Pick<KeySource, 'add'>, owner: { name: string; email: string; role: KeyRecord['role'] }, deps: { randomBytes: (size: number) => Uint8Array; now: () => number }): Promise<CreatedKey> {
+  const secret = newSecret(deps.randomBytes);
+  const record = keyRecord(owner, secret, deps);
+  await source.add(record);
+  return { record, secret };
 }
 
 /** Creates the first admin key in `source` when it has none (several instances starting together make one); returns its secret, else undefined. */
