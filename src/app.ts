@@ -11,6 +11,7 @@ import { toNodeListener } from './http/node-adapter.js';
 import { createPipeline, type CoreResponse } from './pipeline.js';
 import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
+import { LeasedWindowLimiter } from './limits/leased-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
 import { freshOnNotFound } from './events/fresh-on-not-found.js';
@@ -226,10 +227,14 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
 
   if (consoleAssets !== undefined) for (const { method, pattern, route } of consoleRoutes(consoleAssets)) router.add(method, pattern, route);
 
+  // On PostgreSQL the limit counts over every instance: slots are leased from the database in batches.
+  const leased = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000, source: postgres.rateLeases });
+  const sweep = leased === undefined ? undefined : setInterval(() => void leased.sweep(now()), Math.min(1000, (rateWindow * 1000) / 60));
+  sweep?.unref();
   const pipeline = createPipeline({
     router,
     keys,
-    limiter: new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 }),
+    limiter: leased ?? new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 }),
     authFailures: new AuthFailureThrottle(),
     cors: new CorsPolicy(options.corsOrigins ?? []),
     logger,
@@ -259,6 +264,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
         pipeline.drain();
         streams.closeAll();
         keys.close();
+        clearInterval(sweep);
+        await leased?.close();
         await store.close();
         logger.flush();
       })();

@@ -8,14 +8,22 @@ import { containsKey, redactKeys } from './http/redact-keys.js';
 import type { CorsPolicy } from './http/cors.js';
 import { ACTION_WORDS, canEver, type Principal } from './auth/principal.js';
 import type { KeyRegistry } from './auth/key-registry.js';
-import type { SlidingWindowLimiter, LimitDecision } from './limits/sliding-window.js';
+import type { LimitDecision } from './limits/sliding-window.js';
 import type { AuthFailureThrottle } from './limits/auth-failures.js';
 import type { Logger } from './log/logger.js';
+
+/** The per-key rate limit: in memory (SlidingWindowLimiter), or over several instances (LeasedWindowLimiter), whose `take` may ask a database. */
+export interface RateLimiter {
+  readonly limit: number;
+  take(key: string, nowMs: number): LimitDecision | Promise<LimitDecision>;
+  peek(key: string, nowMs: number): LimitDecision;
+  refund(key: string, nowMs: number): void;
+}
 
 export interface PipelineDeps {
   router: Router<Route>;
   keys: KeyRegistry;
-  limiter: SlidingWindowLimiter;
+  limiter: RateLimiter;
   authFailures: AuthFailureThrottle;
   cors: CorsPolicy;
   logger: Logger;
@@ -142,7 +150,7 @@ export function createPipeline(deps: PipelineDeps): {
 
   /** The steps after the key: rate (429), role (403), body (415, 413, 400), then the handler. */
   function proceed(pending: Pending, principal: Principal | undefined): CoreResponse | Promise<CoreResponse> {
-    const { request, route, headers } = pending;
+    const { request, headers } = pending;
     const keyId = principal?.keyId;
     /** Set once this request took a rate-limit slot: a 429 after that (a full stream cap) gives it back. */
     let counted = false;
@@ -153,28 +161,49 @@ export function createPipeline(deps: PipelineDeps): {
       }
       return fail(error, headers, keyId, request);
     };
+    const afterSlot = (): CoreResponse | Promise<CoreResponse> => {
+      try {
+        return handleCounted(pending, principal, failCounted);
+      } catch (error) {
+        return failCounted(error);
+      }
+    };
     try {
-      if (principal !== undefined) {
-        takeSlot(principal, headers);
-        counted = true;
-        if (route.action !== undefined && !canEver(principal.role, route.action)) {
-          throw new ApiError('forbidden', `A ${principal.role} key may not ${ACTION_WORDS[route.action]}.`);
-        }
+      if (principal === undefined) return afterSlot();
+      const taken = takeSlot(principal, headers);
+      if (taken instanceof Promise) {
+        return taken.then(() => {
+          counted = true;
+          return afterSlot();
+        }, failCounted);
       }
-      let body: Record<string, unknown> | undefined;
-      if (route.body === true) body = readJsonObject(request);
-      else if (route.body === 'optional') body = readOptionalJsonObject(request);
-      else checkUnreadBody(request);
-      if (route.query !== true && pending.query !== '') {
-        throw new ApiError('bad_request', `Unknown query parameter in "?${redactKeys(pending.query).slice(0, 60)}": ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
-      }
-      const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body };
-      const result = route.handle(context);
-      if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), failCounted);
-      return finish(result, headers, keyId);
+      counted = true;
+      return afterSlot();
     } catch (error) {
       return failCounted(error);
     }
+  }
+
+  /** The steps after the rate limit: role (403), body (415, 413, 400), then the handler. */
+  function handleCounted(pending: Pending, principal: Principal | undefined, failCounted: (error: unknown) => CoreResponse): CoreResponse | Promise<CoreResponse> {
+    const { request, route, headers } = pending;
+    const keyId = principal?.keyId;
+    if (principal !== undefined) {
+      if (route.action !== undefined && !canEver(principal.role, route.action)) {
+        throw new ApiError('forbidden', `A ${principal.role} key may not ${ACTION_WORDS[route.action]}.`);
+      }
+    }
+    let body: Record<string, unknown> | undefined;
+    if (route.body === true) body = readJsonObject(request);
+    else if (route.body === 'optional') body = readOptionalJsonObject(request);
+    else checkUnreadBody(request);
+    if (route.query !== true && pending.query !== '') {
+      throw new ApiError('bad_request', `Unknown query parameter in "?${redactKeys(pending.query).slice(0, 60)}": ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
+    }
+    const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body };
+    const result = route.handle(context);
+    if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), failCounted);
+    return finish(result, headers, keyId);
   }
 
   function refusal(pending: Pending, secret: string | undefined, inQuery = false): CoreResponse {
@@ -223,8 +252,13 @@ export function createPipeline(deps: PipelineDeps): {
     throw new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': challenge } });
   }
 
-  function takeSlot(principal: Principal, headers: Record<string, string>): void {
+  function takeSlot(principal: Principal, headers: Record<string, string>): void | Promise<void> {
     const decision = limiter.take(principal.keyId, now());
+    if (decision instanceof Promise) return decision.then((settled) => admit(settled, headers));
+    admit(decision, headers);
+  }
+
+  function admit(decision: LimitDecision, headers: Record<string, string>): void {
     addRateHeaders(decision, headers);
     if (!decision.allowed) {
       const retry = String(Math.max(1, Math.min(decision.resetSeconds, deps.rateWindowSeconds)));

@@ -14,6 +14,7 @@ export interface Instances {
 
 /** Starts `count` instances on `url`: the first alone (it migrates the schema and makes the first admin key), then the rest together. */
 export async function startInstances(url: string, count: number, extraArgs: string[] = []): Promise<Instances> {
+  // A later --rate-limit in extraArgs wins.
   const args = ['--port', '0', '--store', url, '--rate-limit', '1000000', '--console', 'off', '--log-level', 'warn', ...extraArgs];
   const first = await spawnServer(args);
   const servers = [first, ...(await Promise.all(Array.from({ length: count - 1 }, () => spawnServer(args))))];

@@ -11,6 +11,7 @@ import { WriteQueue } from '../write-queue.js';
 import { applyRecord, type Views } from './apply-record.js';
 import { connect, redactUrl, withTimeout, type Database, type Queryable } from './client.js';
 import { KeyTable } from './key-table.js';
+import { RateLeaseTable } from './rate-leases.js';
 import { decodeLines, LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 import { migrateSchema } from './schema.js';
 
@@ -57,6 +58,8 @@ export class PostgresStore implements EventStore {
   readonly changes: ChangeLog;
   /** The API keys in the same database. */
   readonly keys: KeyTable;
+  /** Rate-limit slots leased to instances. */
+  readonly rateLeases: RateLeaseTable;
   #lastSeq = 0;
   #intents: Intent[] = [];
   /** Every batch and catch-up runs after the one before: the views change in one order. */
@@ -75,6 +78,7 @@ export class PostgresStore implements EventStore {
     this.#logger = options.logger ?? { info() {}, warn() {} };
     this.#pollMs = options.pollMs ?? 500;
     this.keys = new KeyTable(db);
+    this.rateLeases = new RateLeaseTable(db);
     const index = new EventIndex();
     this.changes = new ChangeLog((id) => index.get(id));
     this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable() };

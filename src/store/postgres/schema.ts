@@ -19,6 +19,8 @@ const STEPS: readonly string[][] = [
     // One row per log record, in the line format of the file store's events.jsonl: one decoder for both engines.
     'CREATE TABLE campus_log (seq bigint PRIMARY KEY, line text NOT NULL)',
     'CREATE TABLE campus_keys (id text PRIMARY KEY, name text NOT NULL, email text NOT NULL, role text NOT NULL, hash text NOT NULL UNIQUE, created_at text NOT NULL, revoked_at text)',
+    // Rate-limit slots leased to instances: per key and sub-window (1/60 of a window), how many were handed out.
+    'CREATE TABLE campus_rate (key text NOT NULL, bucket bigint NOT NULL, granted integer NOT NULL, PRIMARY KEY (key, bucket))',
   ],
 ];
 

@@ -102,6 +102,26 @@ describe('three instances on one database', { skip, timeout: 120_000 }, () => {
   });
 });
 
+describe('a key\'s rate limit over three instances', { skip, timeout: 60_000 }, () => {
+  it('admits exactly the limit in a window, however the requests are spread, and 429s carry Retry-After', async () => {
+    const three = await startInstances(await pg.database('ratelimit'), 3, ['--rate-limit', '30']);
+    try {
+      const answers = await Promise.all(Array.from({ length: 90 }, (_, n) => three.call(n % 3, 'GET', '/events?limit=1')));
+      assert.equal(answers.filter((answer) => answer.status === 200).length, 30);
+      const refused = answers.filter((answer) => answer.status === 429);
+      assert.equal(refused.length, 60);
+      for (const answer of refused) {
+        assert.ok(Number(answer.headers.get('retry-after')) >= 1);
+        assert.equal(answer.headers.get('ratelimit-remaining'), '0');
+      }
+      // Later requests on any instance are refused too: the window is full over all of them.
+      for (let i = 0; i < 3; i++) assert.equal((await three.call(i, 'GET', '/me')).status, 429);
+    } finally {
+      await three.stop();
+    }
+  });
+});
+
 async function waitForJson(instances: Instances, i: number, path: string, done: (body: Record<string, unknown>, answer: Response) => boolean): Promise<Record<string, unknown>> {
   const deadline = Date.now() + 5000;
   for (;;) {
