@@ -229,13 +229,19 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
 
   // On PostgreSQL the limit counts over every instance: slots are leased from the database in batches.
   const leased = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000, source: postgres.rateLeases });
-  const sweep = leased === undefined ? undefined : setInterval(() => void leased.sweep(now()), Math.min(1000, (rateWindow * 1000) / 60));
+  // And so do failed authentications, per address: 100 in 15 minutes over all instances (API.md §6, §12).
+  const leasedFailures = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: 100, windowMs: 15 * 60_000, source: postgres.rateLeases });
+  const sweep = leased === undefined ? undefined : setInterval(() => {
+    void leased.sweep(now());
+    void leasedFailures?.sweep(now());
+  }, Math.min(1000, (rateWindow * 1000) / 60));
   sweep?.unref();
   const pipeline = createPipeline({
     router,
     keys,
     limiter: leased ?? new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 }),
     authFailures: new AuthFailureThrottle(),
+    sharedAuthFailures: leasedFailures,
     cors: new CorsPolicy(options.corsOrigins ?? []),
     logger,
     now,
@@ -266,6 +272,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
         keys.close();
         clearInterval(sweep);
         await leased?.close();
+        await leasedFailures?.close();
         await store.close();
         logger.flush();
       })();

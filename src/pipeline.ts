@@ -10,6 +10,7 @@ import { ACTION_WORDS, canEver, type Principal } from './auth/principal.js';
 import type { KeyRegistry } from './auth/key-registry.js';
 import type { LimitDecision } from './limits/sliding-window.js';
 import type { AuthFailureThrottle } from './limits/auth-failures.js';
+import { addressKey } from './limits/address.js';
 import type { Logger } from './log/logger.js';
 
 /** The per-key rate limit: in memory (SlidingWindowLimiter), or over several instances (LeasedWindowLimiter), whose `take` may ask a database. */
@@ -25,6 +26,11 @@ export interface PipelineDeps {
   keys: KeyRegistry;
   limiter: RateLimiter;
   authFailures: AuthFailureThrottle;
+  /**
+   * Failed authentications counted over every instance (on PostgreSQL): each failure takes a slot of its
+   * address's window, and a refused one is the 429. Undefined: this instance's throttle alone decides.
+   */
+  sharedAuthFailures?: RateLimiter | undefined;
   cors: CorsPolicy;
   logger: Logger;
   now: () => number;
@@ -206,11 +212,24 @@ export function createPipeline(deps: PipelineDeps): {
     return finish(result, headers, keyId);
   }
 
-  function refusal(pending: Pending, secret: string | undefined, inQuery = false): CoreResponse {
+  function refusal(pending: Pending, secret: string | undefined, inQuery = false): CoreResponse | Promise<CoreResponse> {
+    const failed = (error: unknown): CoreResponse => fail(error, pending.headers, undefined, pending.request);
     try {
-      return refuse(pending.request, secret, inQuery);
+      const at = now();
+      throwIfBlocked(pending.request, at);
+      const shared = deps.sharedAuthFailures?.take(`auth ${addressKey(pending.request.remoteAddress)}`, at);
+      if (shared instanceof Promise) {
+        return shared.then((decision) => {
+          try {
+            return refuse(pending.request, secret, inQuery, decision);
+          } catch (error) {
+            return failed(error);
+          }
+        }, failed);
+      }
+      return refuse(pending.request, secret, inQuery, shared);
     } catch (error) {
-      return fail(error, pending.headers, undefined, pending.request);
+      return failed(error);
     }
   }
 
@@ -233,14 +252,18 @@ export function createPipeline(deps: PipelineDeps): {
   }
 
   /** Answers a request without a good key: 401, or 429 once its address has failed too often. */
-  function refuse(request: PlainRequest, secret: string | undefined, inQuery = false): never {
-    const at = now();
-    const blocked = authFailures.isBlocked(request.remoteAddress, at);
+  function throwIfBlocked(request: PlainRequest, at: number, shared?: LimitDecision): void {
+    const blocked = shared === undefined || shared.allowed ? authFailures.isBlocked(request.remoteAddress, at) : { blocked: true, retryAfterSeconds: shared.resetSeconds };
     if (blocked.blocked) {
       throw new ApiError('rate_limited', `This address is held by the per-address throttle for failed authentications: more than ${authFailures.maxFailures} requests without a valid key in 15 minutes; retry in ${blocked.retryAfterSeconds} s (a valid key is never held by it).`, {
         headers: { 'Retry-After': String(blocked.retryAfterSeconds), 'Cache-Control': 'no-store' },
       });
     }
+  }
+
+  function refuse(request: PlainRequest, secret: string | undefined, inQuery: boolean, shared: LimitDecision | undefined): never {
+    const at = now();
+    throwIfBlocked(request, at, shared);
     authFailures.recordFailure(request.remoteAddress, at);
     const challenge = secret === undefined ? 'Bearer realm="campus-events"' : 'Bearer realm="campus-events", error="invalid_token"';
     // The same message for every refused ?key=, so the answer tells nothing about which keys exist.

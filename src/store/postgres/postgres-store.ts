@@ -15,11 +15,11 @@ import { RateLeaseTable } from './rate-leases.js';
 import { decodeLines, LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 import { migrateSchema } from './schema.js';
 
-/** Where the store reports what it did; the app's Logger fits. */
-export interface PostgresStoreLogger {
-  info(message: string, fields?: Record<string, string | number | boolean | null | undefined>): void;
-  warn(message: string, fields?: Record<string, string | number | boolean | null | undefined>): void;
-}
+/** One log call: a message and its fields. */
+type LogCall = (message: string, fields?: Record<string, string | number | boolean | null | undefined>) => void;
+
+/** Where the store reports what it did (the database lost and back, the schema migrated); the app's Logger fits. */
+export type PostgresStoreLogger = Readonly<Record<'info' | 'warn', LogCall>>;
 
 /** Options of openPostgresStore. */
 export interface PostgresStoreOptions {

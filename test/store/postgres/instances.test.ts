@@ -103,7 +103,7 @@ describe('three instances on one database', { skip, timeout: 120_000 }, () => {
 });
 
 describe('a key\'s rate limit over three instances', { skip, timeout: 60_000 }, () => {
-  it('admits exactly the limit in a window, however the requests are spread, and 429s carry Retry-After', async () => {
+  it('admits exactly the limit in a window, however the requests are spread, and 429s carry Retry-After; so does the failed-auth throttle', async () => {
     const three = await startInstances(await pg.database('ratelimit'), 3, ['--rate-limit', '30']);
     try {
       const answers = await Promise.all(Array.from({ length: 90 }, (_, n) => three.call(n % 3, 'GET', '/events?limit=1')));
@@ -116,6 +116,10 @@ describe('a key\'s rate limit over three instances', { skip, timeout: 60_000 }, 
       }
       // Later requests on any instance are refused too: the window is full over all of them.
       for (let i = 0; i < 3; i++) assert.equal((await three.call(i, 'GET', '/me')).status, 429);
+      // Failed authentications from one address: 100 in 15 minutes over all three, then 429 (API.md §6).
+      const failures = await Promise.all(Array.from({ length: 300 }, (_, n) => fetch(`${three.servers[n % 3]!.url}/events`, { headers: { authorization: 'Bearer not-a-key' } })));
+      assert.equal(failures.filter((answer) => answer.status === 401).length, 100);
+      assert.equal(failures.filter((answer) => answer.status === 429).length, 200);
     } finally {
       await three.stop();
     }
