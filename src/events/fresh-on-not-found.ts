@@ -13,15 +13,20 @@ export interface CatchingUp {
  * instance is found, not denied. A 404 writes nothing, so the handler may run again; a known id costs nothing.
  */
 export function freshOnNotFound(route: Route, store: CatchingUp): Route {
+  const again = async (error: unknown, context: Parameters<Route['handle']>[0]): Promise<Awaited<ReturnType<Route['handle']>>> => {
+    if (!(error instanceof ApiError) || error.code !== 'not_found') throw error;
+    if (!(await store.catchUp().catch(() => false))) throw error;
+    return route.handle(context);
+  };
   return {
     ...route,
-    handle: async (context) => {
+    // A synchronous answer stays synchronous: only a 404 waits for the database.
+    handle: (context) => {
       try {
-        return await route.handle(context);
+        const result = route.handle(context);
+        return result instanceof Promise ? result.catch((error: unknown) => again(error, context)) : result;
       } catch (error) {
-        if (!(error instanceof ApiError) || error.code !== 'not_found') throw error;
-        if (!(await store.catchUp().catch(() => false))) throw error;
-        return route.handle(context);
+        return again(error, context);
       }
     },
   };

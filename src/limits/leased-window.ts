@@ -15,7 +15,7 @@ export interface LeasedWindowOptions {
   limit: number;
   windowMs: number;
   source: LeaseSource;
-  /** Most slots asked for at once. Default 32. */
+  /** Most slots asked for at once. Default 256. */
   maxBatch?: number;
   /** Most keys held at once; past it the oldest is given back and forgotten. Default 100,000. */
   maxKeys?: number;
@@ -55,7 +55,7 @@ export class LeasedWindowLimiter {
     this.limit = options.limit;
     this.windowMs = options.windowMs;
     this.#source = options.source;
-    this.#maxBatch = options.maxBatch ?? 32;
+    this.#maxBatch = options.maxBatch ?? 256;
     this.#maxKeys = options.maxKeys ?? 100_000;
   }
 

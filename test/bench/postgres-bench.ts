@@ -36,7 +36,7 @@ async function load(server: SpawnedServer, clients: number, request: (n: number)
     while (performance.now() < deadline) {
       const answer = await request(n++);
       await answer.arrayBuffer();
-      if (answer.status >= 500) throw new Error(`status ${answer.status}`);
+      if (answer.status >= 300) throw new Error(`${answer.status} from ${server.url}: the bench measures successful requests only`);
       done++;
     }
   }));
@@ -44,7 +44,8 @@ async function load(server: SpawnedServer, clients: number, request: (n: number)
   return { perSecond: done / seconds, cpuPerRequest: (cpuMs(server.child.pid!) - cpuBefore) / done };
 }
 
-const pg = await startPostgres();
+// fsync on, synchronous_commit on: PostgreSQL's commits are as durable as the file store's fdatasync.
+const pg = await startPostgres({ fsync: true });
 const { dir, remove } = tempDir();
 const servers: SpawnedServer[] = [];
 try {
@@ -60,7 +61,11 @@ try {
   const ids = new Map<SpawnedServer, string[]>();
   for (const [server, key] of [[file, fileKey], [pgA, pgKey]] as const) {
     const made: string[] = [];
-    for (let n = 0; n < 500; n++) made.push(((await (await call(server, key, 'POST', '/events', newEvent(n, 1_000_000))).json()) as { id: string }).id);
+    for (let n = 0; n < 500; n++) {
+      const created = await call(server, key, 'POST', '/events', newEvent(n, 100_000));
+      if (created.status !== 201) throw new Error(`seeding: POST /events answered ${created.status}: ${await created.text()}`);
+      made.push(((await created.json()) as { id: string }).id);
+    }
     ids.set(server, made);
   }
   const rows: string[] = [];

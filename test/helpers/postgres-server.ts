@@ -53,8 +53,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts a fresh server; throws with the reason when it cannot. */
-export async function startPostgres(): Promise<PostgresServer> {
+/** Starts a fresh server; throws with the reason when it cannot. `fsync: true` (benchmarks) flushes commits as production does. */
+export async function startPostgres(options: { fsync?: boolean } = {}): Promise<PostgresServer> {
   const missing = postgresMissing();
   if (missing !== undefined) throw new Error(`cannot start PostgreSQL: ${missing}`);
   const bin = postgresBinDir()!;
@@ -69,9 +69,9 @@ export async function startPostgres(): Promise<PostgresServer> {
   const data = path.join(dir, 'data');
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const port = await freePort();
-  // fsync=off: a test crash stops the server's processes, never the machine, so the page cache survives (and the shared machine is spared the flushes).
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c shared_buffers=32MB`;
-  const start = (): void => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', options, '-w', '-t', '30', 'start']);
+  // fsync=off for tests: a test crash stops the server's processes, never the machine, so the page cache survives (and the shared machine is spared the flushes).
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${options.fsync === true ? 'on' : 'off'} -c max_connections=200 -c shared_buffers=32MB`;
+  const start = (): void => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', serverOptions, '-w', '-t', '30', 'start']);
   start();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let databases = 0;

@@ -54,6 +54,7 @@ describe('LeasedWindowLimiter', () => {
     const limiter = new LeasedWindowLimiter({
       limit: 1000,
       windowMs: 3_600_000,
+      maxBatch: 32,
       source: {
         lease: (_key, _bucket, want) => {
           asked++;

@@ -16,8 +16,11 @@ export interface Queryable {
 
 /** What the store needs of a database: queries, transactions on one connection, notifications. */
 export interface Database extends Queryable {
-  /** BEGIN, `work`, COMMIT on one pooled connection (ROLLBACK when `work` throws); resolves once COMMIT answered. */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * BEGIN, `work`, COMMIT on one pooled connection (ROLLBACK when `work` throws); resolves once COMMIT answered.
+   * `first`, a statement without parameters, goes in the same round trip as BEGIN.
+   */
+  transaction<T>(work: (tx: Queryable) => Promise<T>, first?: string): Promise<T>;
   /**
    * LISTENs on `channel` on a connection of its own, reconnecting after a failure; `onConnect` runs after each
    * (re)connect, since notifications sent meanwhile were missed. Returns the way to stop.
@@ -48,12 +51,12 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
     async query<Row>(text: string, params: readonly unknown[] = []) {
       return rowsOf<Row>(await pool.query(text, params as unknown[]));
     },
-    async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    async transaction<T>(work: (tx: Queryable) => Promise<T>, first?: string): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
       client.on('error', (error: Error) => (broken = error));
       try {
-        await client.query('BEGIN');
+        await client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`);
         const result = await work({ query: async <Row>(text: string, params: readonly unknown[] = []) => rowsOf<Row>(await client.query(text, params as unknown[])) });
         await client.query('COMMIT');
         return result;

@@ -220,7 +220,6 @@ export class PostgresStore implements EventStore {
       const transaction = this.#db.transaction(async (tx) => {
         if (abandoned) throw new Error('abandoned: its connection came too late');
         started = true;
-        await tx.query('SELECT pg_advisory_xact_lock($1)', [LOG_LOCK]);
         await this.#catchUp(tx);
         newest = this.#lastSeq;
         let signalInserted!: () => void;
@@ -238,8 +237,8 @@ export class PostgresStore implements EventStore {
             const seqs = lines.map(seqOfLine);
             newest = Math.max(newest, ...seqs);
             try {
-              await tx.query('INSERT INTO campus_log (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[])', [seqs, lines]);
-              await tx.query('SELECT pg_notify($1, $2)', [LOG_CHANNEL, String(newest)]);
+              // One round trip: the rows, and the notification followers wake on (sent by PostgreSQL at commit).
+              await tx.query('WITH written AS (INSERT INTO campus_log (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[]) RETURNING 1) SELECT pg_notify($3, $4) FROM (SELECT count(*) FROM written) AS done', [seqs, lines, LOG_CHANNEL, String(newest)]);
             } catch (error) {
               failure = error;
               throw error;
@@ -254,7 +253,7 @@ export class PostgresStore implements EventStore {
         // Either the queue persisted (then the transaction commits when this returns), or nothing was to be written.
         await Promise.race([insertedSignal, queue.drain()]);
         if (failure !== undefined) throw failure;
-      });
+      }, `SELECT pg_advisory_xact_lock(${LOG_LOCK})`);
       transaction.catch(() => undefined);
       await withTimeout(transaction, QUERY_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
         if (started) return transaction;
