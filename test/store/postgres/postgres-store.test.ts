@@ -5,6 +5,11 @@ import { openPostgresStore } from '../../../src/store/postgres/postgres-store.js
 import { storeContract } from '../store-contract.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { eventId, sampleRecord } from '../helpers.js';
+import { connect } from '../../../src/store/postgres/client.js';
+import { LOG_LOCK } from '../../../src/store/postgres/log-table.js';
+import { encodeStored } from '../../../src/store/jsonl-record.js';
+import { toStored, viewJson } from '../../../src/events/event.js';
+import { AlreadyAnswered } from '../../../src/store/store-errors.js';
 
 const pg = usePostgres();
 let databases = 0;
@@ -63,9 +68,71 @@ describe('PostgresStore on one database shared by instances', { skip }, () => {
       const page = follower.changes.after(0, 1000);
       assert.equal(page.changes.length, 120);
       assert.deepEqual(page.changes.map((change) => change.seq), Array.from({ length: 120 }, (_, i) => i + 1));
-      for (const store of stores) assert.deepEqual(store.changes.after(0, 1000), follower.changes.after(0, 1000));
+      for (const store of stores) {
+        // A writer learns of the others' last batches as a follower does: wait for it, then compare.
+        await waitFor(() => store.lastSeq === last);
+        assert.deepEqual(store.changes.after(0, 1000), follower.changes.after(0, 1000));
+      }
     } finally {
       await Promise.all([...stores, follower].map((store) => store.close()));
+    }
+  });
+});
+
+describe('PostgresStore: what serialised sequence numbers and the write-time catch-up guarantee', { skip }, () => {
+  it('a follower never skips a record that commits late: a writer holding the log lock holds back every later seq', async () => {
+    const url = await pg.database('late');
+    const [writer, follower] = await Promise.all([openPostgresStore({ url }), openPostgresStore({ url, pollMs: 10 })]);
+    const raw = await connect(url);
+    try {
+      await writer.write(eventId(1), () => sampleRecord(1));
+      await waitFor(() => follower.lastSeq === 1);
+      // A slow transaction: it took the lock and seq 2, and has not committed yet.
+      let commit!: () => void;
+      const held = new Promise<void>((resolve) => (commit = resolve));
+      let inserted!: () => void;
+      const hasInserted = new Promise<void>((resolve) => (inserted = resolve));
+      const slow = raw.transaction(async (tx) => {
+        await tx.query(`INSERT INTO campus_log (seq, line) VALUES (2, $1)`, [encodeStored(toStored(sampleRecord(2), 2, viewJson(sampleRecord(2)), Date.parse('2026-01-01T00:00:00Z')))]);
+        inserted();
+        await held;
+      }, `SELECT pg_advisory_xact_lock(${LOG_LOCK})`);
+      await hasInserted;
+      // Meanwhile another write: it must wait for the lock, so it can never commit seq 3 before 2 is visible.
+      const later = writer.write(eventId(3), () => sampleRecord(3));
+      // A catch-up now (as a notification or the poll would run one) finds nothing: seq 2 is not committed.
+      assert.equal(await follower.catchUp(), false);
+      assert.equal(follower.lastSeq, 1, 'nothing after seq 1 is visible while seq 2 is uncommitted');
+      assert.equal(writer.get(eventId(3)), undefined, 'the later write is still waiting for the lock');
+      commit();
+      await slow;
+      const third = (await later)!;
+      assert.equal(third.seq, 3, 'the later write caught up with seq 2 first and took the next seq');
+      await waitFor(() => follower.lastSeq === 3);
+      assert.deepEqual(follower.changes.after(0, 10).changes.map((change) => change.seq), [1, 2, 3]);
+      assert.ok(follower.get(eventId(2)) !== undefined && writer.get(eventId(2)) !== undefined);
+    } finally {
+      await raw.end();
+      await Promise.all([writer.close(), follower.close()]);
+    }
+  });
+
+  it('the same Idempotency-Key written on two instances at once: one writes, the other is told the first answer (it writes nothing)', async () => {
+    const url = await pg.database('idem');
+    const [a, b] = await Promise.all([openPostgresStore({ url }), openPostgresStore({ url })]);
+    try {
+      const idem = { key: 'same-key', keyId: 'key_a', requestHash: 'hash1' };
+      const results = await Promise.allSettled([a.write(eventId(1), () => sampleRecord(1), { idem }), b.write(eventId(2), () => sampleRecord(2), { idem })]);
+      const written = results.filter((result) => result.status === 'fulfilled');
+      const told = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+      assert.equal(written.length, 1);
+      assert.equal(told.length, 1);
+      assert.ok(told[0]!.reason instanceof AlreadyAnswered);
+      assert.equal((told[0]!.reason as AlreadyAnswered).entry.requestHash, 'hash1');
+      await waitFor(() => a.lastSeq === b.lastSeq);
+      assert.equal(a.size + b.size, 2, 'one event, seen by both');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
     }
   });
 });
