@@ -123,7 +123,7 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
 });
 
 describe('without the pg package', () => {
-  it('--store postgres:// is a one-line error naming the package, exit 2 (server and CLI)', () => {
+  it('--store postgres:// is a one-line error naming the package, exit 2 (server and CLI); the file store needs nothing but Node', async () => {
     const { dir, remove } = tempDir();
     try {
       // The built program alone, with no node_modules beside it: as installed without the optional peer.
@@ -137,6 +137,9 @@ describe('without the pg package', () => {
       const cli = runCli(['keys', 'list', '--store', 'postgres://campus@127.0.0.1:1/campus'], {}, path.join(dir, 'dist/cli.js'));
       assert.equal(cli.status, 2);
       assert.match(cli.stderr, /^campus-events-cli: .*npm install pg.*\n$/);
+      const fileServer = await spawnServer(['--port', '0', '--data-dir', path.join(dir, 'data'), '--console', 'off'], {}, [process.execPath, path.join(dir, 'dist/server.js')]);
+      assert.equal((await fetch(`${fileServer.url}/health`)).status, 200);
+      await fileServer.stop();
     } finally {
       remove();
     }
