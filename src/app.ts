@@ -17,6 +17,7 @@ import { eventRoutes } from './events/handlers.js';
 import { freshOnNotFound } from './events/fresh-on-not-found.js';
 import { calendarRoute } from './feeds/calendar-route.js';
 import { registrationRoutes } from './registrations/registration-routes.js';
+import { seriesRoutes } from './series/series-routes.js';
 import { meRoute } from './auth/me-route.js';
 import { changesRoute } from './feeds/changes-route.js';
 import { ChangeStreams, type StreamTimers } from './feeds/change-stream.js';
@@ -35,6 +36,7 @@ import { silentLogger, type Logger } from './log/logger.js';
 import { ROLES, type Principal, type Role } from './auth/principal.js';
 import { email, Problem, text } from './events/checks.js';
 import { isTimeZone } from './lib/time-zone.js';
+import { openWebhooks, type WebhookInternals } from './webhooks/open-webhooks.js';
 
 /** Options of createApp; every one has a default. */
 export interface AppOptions {
@@ -72,6 +74,8 @@ export interface AppOptions {
   console?: boolean;
   /** The campus's IANA time zone (`Europe/Berlin`): where list days begin, and series' default zone. Default `UTC`. */
   timeZone?: string;
+  /** Hosts webhooks may call: names, IP addresses, `*.domain`, or `*` for any (API.md §13). Default none. */
+  webhookHosts?: readonly string[];
 }
 
 /**
@@ -89,6 +93,8 @@ export interface InternalOptions {
   consoleDir?: string;
   /** Test only (internal, not API): the timers of change streams (keep-alives, revocation checks). Default real ones. */
   streamTimers?: StreamTimers;
+  /** Test only (internal, not API): the clock and HTTP client of webhook deliveries. Default real ones. */
+  webhooks?: WebhookInternals;
 }
 
 /** Who a new key belongs to; `role` defaults to `organizer`. */
@@ -183,6 +189,14 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     await store.close();
     throw error;
   }
+  let webhooks: Awaited<ReturnType<typeof openWebhooks>>;
+  try {
+    webhooks = await openWebhooks({ store, dataDir, memory: options.store === 'memory', sync: internal.unsafeNoSync !== true, hosts: options.webhookHosts ?? [], randomBytes, logger, internal: internal.webhooks });
+  } catch (error) {
+    keys.close();
+    await store.close();
+    throw error;
+  }
 
   const router = new Router<Route>();
   const idempotency = new IdempotencyGuard(store, now);
@@ -195,7 +209,9 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   for (const { method, pattern, route } of [
     ...eventRoutes({ store, now, randomBytes, idempotency }),
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
+    ...seriesRoutes({ store, now, randomBytes, timeZone }),
     changesRoute({ source: store.changes, streams }),
+    ...webhooks.routes,
   ]) {
     const fresh = postgres === undefined ? route : freshOnNotFound(route, postgres);
     router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(fresh) : fresh);
@@ -273,6 +289,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
         clearInterval(sweep);
         await leased?.close();
         await leasedFailures?.close();
+        await webhooks.service.close();
         await store.close();
         logger.flush();
       })();

@@ -20,6 +20,8 @@ export interface ServerConfig {
   readonly timeZone: string;
   /** Where data lives: `file` (the data folder) or a `postgres://` URL (API.md §12). */
   readonly store: string;
+  /** Hosts webhooks may call (API.md §13); `*` for any. */
+  readonly webhookHosts: readonly string[];
   readonly help: boolean;
   /** `--version`: print the version and exit 0. */
   readonly version: boolean;
@@ -77,6 +79,14 @@ const storeKind = (value: string, name: string): string => {
   throw new ConfigError(`${name} must be "file", "postgres" (with DATABASE_URL) or a postgres://user:password@host:port/database URL, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
 };
 
+const hosts = (value: string, name: string): string[] => {
+  const list = value.split(',').map((host) => host.trim()).filter((host) => host !== '');
+  for (const host of list) {
+    if (!/^(\*|(\*\.)?[A-Za-z0-9._-]+|\[?[0-9A-Fa-f:.]+\]?)$/.test(host)) throw new ConfigError(`${name} must be a comma-separated list of host names or addresses (or * for any), got "${host}"`);
+  }
+  return list;
+};
+
 /** The settings table: flag, variable, default and parser, in the order `--help` lists them. */
 export const SETTINGS: readonly Setting[] = [
   { flag: '--port', env: 'PORT', key: 'port', default: '3000', parse: integer(0, 65535), help: 'listen port (0: any free port)' },
@@ -97,6 +107,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   { flag: '--time-zone', env: 'TIME_ZONE', key: 'timeZone', default: 'UTC', parse: timeZone, help: "the campus's time zone, an IANA name (list days, series)" },
   { flag: '--store', env: 'STORE', key: 'store', default: 'file', parse: storeKind, help: 'where data lives: file, or a postgres:// URL (postgres alone: DATABASE_URL)' },
+  { flag: '--webhook-hosts', env: 'WEBHOOK_HOSTS', key: 'webhookHosts', default: '', parse: hosts, help: 'hosts webhooks may call, comma-separated; * for any' },
 ];
 
 /** Parses argv (without node and script) and the environment; flags beat the environment. */

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
       console: config.console,
       timeZone: config.timeZone,
       store: config.store === 'file' ? 'file' : config.store,
+      webhookHosts: config.webhookHosts,
       logger,
     });
   } catch (error) {

@@ -34,6 +34,7 @@ test("parseServerConfig() gives the documented defaults", () => {
     console: true,
     timeZone: "UTC",
     store: "file",
+    webhookHosts: [],
   });
 });
 
@@ -54,6 +55,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
     CONSOLE: "off",
     TIME_ZONE: "America/Los_Angeles",
     STORE: "postgres://campus:secret@db.campus.edu:5432/events",
+    WEBHOOK_HOSTS: "hooks.campus.edu, *.signage.campus.edu",
   });
   assert.deepEqual(config, {
     help: false,
@@ -69,11 +71,12 @@ test("parseServerConfig() reads every setting from the environment", () => {
     console: false,
     timeZone: "America/Los_Angeles",
     store: "postgres://campus:secret@db.campus.edu:5432/events",
+    webhookHosts: ["hooks.campus.edu", "*.signage.campus.edu"],
   });
 });
 
 test("parseServerConfig() takes --flag value and --flag=value", () => {
-  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin", "--store=postgresql://db/events"], {});
+  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin", "--store=postgresql://db/events", "--webhook-hosts=*"], {});
   assert.deepEqual(config, {
     help: false,
     version: false,
@@ -88,6 +91,7 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
     console: false,
     timeZone: "Europe/Berlin",
     store: "postgresql://db/events",
+    webhookHosts: ["*"],
   });
 });
 
@@ -243,4 +247,8 @@ test("commandName() is the installed name through npm's link, else node dist/FIL
 test("parseServerConfig() refuses a time zone ICU does not know, naming the flag and the value", () => {
   assert.throws(() => parseServerConfig(["--time-zone", "Mars/Olympus_Mons"], {}), (error: Error) => error instanceof ConfigError && /--time-zone .*IANA.*"Mars\/Olympus_Mons"/.test(error.message));
   assert.throws(() => parseServerConfig([], { TIME_ZONE: "CEST+2" }), /TIME_ZONE must be an IANA time zone name/);
+});
+
+test("parseServerConfig() refuses a --webhook-hosts entry that is not a host, naming it", () => {
+  assert.throws(() => parseServerConfig(["--webhook-hosts", "hooks.campus.edu,http://x/y"], {}), /--webhook-hosts .*"http:\/\/x\/y"/);
 });

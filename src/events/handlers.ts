@@ -4,9 +4,10 @@ import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { parseListQuery } from './list-query.js';
 import { mayActOn, type Principal } from '../auth/principal.js';
 import { randomId } from '../lib/random-id.js';
-import { crc32 } from '../lib/crc32.js';
+import { listPage } from './list-page.js';
 import { pageLinks } from '../http/page-links.js';
-import type { EventStore } from '../store/event-store.js';
+import type { EventChange, EventStore } from '../store/event-store.js';
+import { writeOccurrence } from '../series/occurrence-writes.js';
 import { createdJson, etagOf, type EventRecord, type StoredEvent, toRecord } from './event.js';
 import { validateCreate, validateUpdate } from './validate.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
@@ -23,6 +24,11 @@ export interface EventHandlerDeps {
 /** The five event routes, keyed by method and pattern. */
 export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: string; route: Route }[] {
   const { store } = deps;
+  // An occurrence of a series is written with its series (API.md §11); any other event alone.
+  const writeEvent = (id: string, change: EventChange): Promise<StoredEvent | null> => {
+    const seriesId = store.get(id)?.seriesId;
+    return seriesId === undefined ? store.write(id, change) : writeOccurrence(store, id, seriesId, change);
+  };
   const idempotency = deps.idempotency ?? new IdempotencyGuard(store, deps.now);
 
   const list: Route = {
@@ -34,14 +40,11 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     handle(context): HandlerResult {
       const query = parseListQuery(context.query);
       const { events, total } = store.list(query);
-      let body = '{"events":[';
-      for (let i = 0; i < events.length; i++) body += (i === 0 ? '' : ',') + events[i]!.json;
-      body += `],"total":${total},"page":${query.page}}`;
+      const page = listPage(events, total, query.page);
       // Front-ends poll the list: a tag of the exact bytes lets them ask with If-None-Match and get a bodiless 304.
-      const etag = listEtag(body);
-      if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
+      if (matchesNoneMatch(context.request.headers['if-none-match'], page.etag)) return { status: 304, body: null, headers: { ETag: page.etag } };
       const link = pageLinks({ path: `${context.prefix}/events`, filters: query.filters, page: query.page, limit: query.limit, total });
-      return { status: 200, body, headers: { ETag: etag, Link: link } };
+      return { status: 200, body: page.body, headers: { ETag: page.etag, Link: link }, bodyBytes: page.bytes };
     },
   };
 
@@ -107,7 +110,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     async handle(context) {
       const id = context.params['id']!;
       const principal = context.principal!;
-      const stored = await store.write(id, (current) => {
+      const stored = await writeEvent(id, (current) => {
         const record = checkAccess(current, id, principal, 'update', context);
         const updated = validateUpdate(context.body!, record, principal);
         if (updated.capacity < updated.registered_count) {
@@ -126,7 +129,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     body: false,
     async handle(context) {
       const id = context.params['id']!;
-      await store.write(id, (current) => {
+      await writeEvent(id, (current) => {
         checkAccess(current, id, context.principal!, 'delete', context);
         return null;
       });
@@ -178,11 +181,6 @@ export function matchesNoneMatch(header: string | undefined, etag: string): bool
   if (header === undefined) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
-/** A strong ETag of a list page's bytes: its CRC-32 and length, so any change of the page changes it. */
-function listEtag(body: string): string {
-  return `"l${crc32(body).toString(36)}-${body.length.toString(36)}"`;
 }
 
 function clip(text: string): string {

@@ -1,6 +1,8 @@
 // The component schemas of the OpenAPI document, generated from EVENT_FIELDS and ERROR_CATALOG so they cannot drift from the validators.
 import { EVENT_FIELDS, type FieldRule } from '../events/schema.js';
+import { seriesSchemas } from './series-spec.js';
 import { ERROR_CATALOG } from '../http/errors.js';
+import { webhookSchemas } from './webhook-operations.js';
 
 type Schema = Record<string, unknown>;
 
@@ -12,6 +14,7 @@ export function schemaRef(name: string): Schema {
 /** Every schema of `components.schemas`. */
 export function componentSchemas(): Record<string, Schema> {
   return {
+    ...seriesSchemas(),
     EventCreate: requestSchema('create'),
     EventUpdate: requestSchema('update'),
     Event: responseSchema(
@@ -23,6 +26,7 @@ export function componentSchemas(): Record<string, Schema> {
       (field) => field !== 'organizer',
     ),
     EventList: pageSchema('events', 'Event', 'One page of events, ordered by start_time then id.'),
+    ...webhookSchemas(),
     ChangeEntry: {
       type: 'object',
       description: 'The latest change of one event: its state now, or a deletion.',
@@ -158,7 +162,8 @@ function responseSchema(description: string, include: (field: string) => boolean
     type: 'object',
     description,
     additionalProperties: false,
-    required: fields,
+    // series_id is there only on an occurrence of a series (API.md §4).
+    required: fields.filter((field) => field !== 'series_id'),
     properties: Object.fromEntries(fields.map((field) => [field, EVENT_FIELDS[field]!.access === 'read-only' ? { ...EVENT_FIELDS[field]!.schema, readOnly: true } : { ...EVENT_FIELDS[field]!.schema }])),
   };
 }

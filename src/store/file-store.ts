@@ -2,9 +2,10 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../events/event.js';
 import { EventIndex } from './event-index.js';
-import type { EventChange, EventStore, ListQuery, ListResult, RosterChange, RosterResult } from './event-store.js';
+import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument } from './event-store.js';
 import type { Registration, RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
+import type { DocumentTable } from './document-table.js';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
 import { acquireLock, assertLockFree } from './lock.js';
@@ -18,6 +19,8 @@ import { describeWriteError, WriteQueue, type WriteOptions } from './write-queue
 import { ChangeLog } from './change-log.js';
 import { IdempotencyTable, type IdempotencyEntry } from './idempotency-table.js';
 import { UncertainWriteError } from './uncertain-write.js';
+import { ChangeHistory, type ChangeHistorySource, type HistoryRead } from './change-history.js';
+import { readHistoryAfter } from './history-read.js';
 
 /** Where the store reports what it did; the app's Logger fits. */
 export interface StoreLogger {
@@ -56,7 +59,7 @@ export interface LogStats {
   lines: number;
   liveEvents: number;
   liveRegistrations: number;
-  /** Lines no longer needed to rebuild the state: `lines - liveEvents - liveRegistrations`. */
+  /** Lines no longer needed to rebuild the state: `lines - liveEvents - liveRegistrations` less the live documents (series). */
   supersededLines: number;
   /** Bytes in the log. */
   bytes: number;
@@ -82,9 +85,12 @@ export class FileStore implements EventStore {
   readonly #now: () => number;
   readonly #index: EventIndex;
   readonly #rosters: RosterTable;
+  readonly #documents: DocumentTable;
   readonly #queue: WriteQueue;
   /** The change feed's index over the committed log. */
   readonly changes: ChangeLog;
+  /** Each durable line with its context, for webhooks (API.md §13). */
+  readonly #history = new ChangeHistory();
   readonly #idempotency: IdempotencyTable;
   readonly #compactMinBytes: number;
   readonly #onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
@@ -112,6 +118,7 @@ export class FileStore implements EventStore {
     now: () => number;
     index: EventIndex;
     rosters: RosterTable;
+    documents: DocumentTable;
     length: number;
     lines: number;
     lastSeq: number;
@@ -130,6 +137,7 @@ export class FileStore implements EventStore {
     this.#now = init.now;
     this.#index = init.index;
     this.#rosters = init.rosters;
+    this.#documents = init.documents;
     this.#length = init.length;
     this.#lines = init.lines;
     this.#committed = { length: init.length, lines: init.lines };
@@ -138,10 +146,12 @@ export class FileStore implements EventStore {
     this.changes = init.changes;
     this.#idempotency = init.idempotency;
     this.#queue = new WriteQueue({
+      history: this.#history,
       changes: init.changes,
       idempotency: init.idempotency,
       index: init.index,
       rosters: init.rosters,
+      documents: init.documents,
       now: init.now,
       nextSeq: init.lastSeq + 1,
       persist: (text, count) => this.#append(text, count),
@@ -182,6 +192,26 @@ export class FileStore implements EventStore {
     return this.#queue.changeRegistrations(eventId, change, options);
   }
 
+  writeGroup(change: GroupChange): Promise<GroupResult> {
+    return this.#queue.writeGroup(change);
+  }
+
+  document(collection: string, id: string): StoredDocument | undefined {
+    return this.#queue.document(collection, id);
+  }
+
+  documents(collection: string): StoredDocument[] {
+    return this.#queue.documents(collection);
+  }
+
+  get history(): ChangeHistorySource {
+    return {
+      subscribe: (listener) => this.#history.subscribe(listener),
+      onCompacted: (listener) => this.#history.onCompacted(listener),
+      readAfter: (since, limit): Promise<HistoryRead> => readHistoryAfter(this.#fs, this.file, { since, through: this.changes.lastSeq, limit }, this.#now()),
+    };
+  }
+
   get writable(): boolean {
     return this.#queue.writable;
   }
@@ -197,7 +227,7 @@ export class FileStore implements EventStore {
       lines: this.#lines,
       liveEvents: this.#index.size,
       liveRegistrations,
-      supersededLines: this.#lines - this.#index.size - liveRegistrations,
+      supersededLines: this.#lines - this.#index.size - liveRegistrations - this.#documents.size,
       bytes: this.#length,
       lastSeq: this.#queue.nextSeq - 1,
     };
@@ -238,7 +268,7 @@ export class FileStore implements EventStore {
   /** After each durable batch: note what the index now holds, and compact when the log calls for it. */
   #afterCommit(): void {
     this.#committed = { length: this.#length, lines: this.#lines };
-    const superseded = this.#lines - this.#index.size - this.#rosters.registrations;
+    const superseded = this.#lines - this.#index.size - this.#rosters.registrations - this.#documents.size;
     if (this.#compaction !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (superseded * 2 <= this.#lines) return;
     // Failures are logged by #runCompaction; the writes go on either way.
@@ -264,6 +294,7 @@ export class FileStore implements EventStore {
       committed: () => ({
         events: [...this.#index.values()],
         registrations: this.#liveRegistrations(),
+        documents: this.#documents.all(),
         log: { fd: this.#fd, ...this.#committed },
         lastSeq: this.changes.lastSeq,
         tombstones: new Map(this.changes.tombstones),
@@ -281,6 +312,7 @@ export class FileStore implements EventStore {
         this.#committed = { length: log.length, lines: log.lines };
         // The new log no longer holds these deletions: the change feed answers 410 before the newest of them.
         this.changes.dropDeletionsThrough(compactedThrough);
+        this.#history.compacted(compactedThrough);
       },
       resume: () => this.#queue.resume(),
       refuse: (error) => {
@@ -410,6 +442,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       now,
       index,
       rosters: replay.rosters,
+      documents: replay.documents,
       length: replay.goodLength,
       lines: replay.lines,
       lastSeq: replay.lastSeq,

@@ -2,7 +2,9 @@
 import { CATEGORIES, viewJson } from '../events/event.js';
 import type { Category, EventRecord, StoredEvent } from '../events/event.js';
 import { crc32, crc32Byte, crc32Hex } from '../lib/crc32.js';
-import { looksLikeUtcTime, parseUtcTime, scanStoredView } from './view-scan.js';
+import { looksLikeUtcTime, parseUtcTime, scanStoredView, scanViewLayout } from './view-scan.js';
+import type { PackedEvent, PackedEvents } from './packed-events.js';
+import { ServedEvent } from './served-event.js';
 import { REGISTRATION_ID_PATTERN, type Registration, type RegistrationStatus } from './roster.js';
 import type { IdempotencyEntry, IdempotencyTag, RememberedAnswer } from './idempotency-table.js';
 
@@ -90,8 +92,35 @@ export interface IdempotencyRecord {
   entry: IdempotencyEntry;
 }
 
-/** Lines that change no event nor registration: what compaction writes to keep what it drops from mattering. */
-export type MetaRecord = MarkRecord | IdempotencyRecord;
+/**
+ * A document of a named collection kept beside the events (a recurring series, say): the store keeps its JSON
+ * whole and knows nothing of its meaning. `docstate` is compaction's copy, written ahead of the rest at the
+ * seq of the document's last write, so (like an idem line) its seq need not grow.
+ */
+export interface DocumentRecord {
+  seq: number;
+  op: 'doc' | 'docstate';
+  document: StoredDocument;
+}
+
+/** A line that deletes a document. */
+export interface DocumentDeleteRecord {
+  seq: number;
+  op: 'docdel';
+  collection: string;
+  id: string;
+}
+
+/** A document as the store holds it: its collection, id, JSON text and the seq of the line that wrote it. */
+export interface StoredDocument {
+  readonly collection: string;
+  readonly id: string;
+  readonly json: string;
+  readonly seq: number;
+}
+
+/** Lines that change no event nor registration: what compaction writes to keep what it drops from mattering, and documents. */
+export type MetaRecord = MarkRecord | IdempotencyRecord | DocumentRecord | DocumentDeleteRecord;
 
 /** The kinds of line that change registrations. */
 export type RosterRecord = RegisterRecord | CancelRecord | CheckInRecord | RegistrationStateRecord;
@@ -103,6 +132,8 @@ export interface DecodeOptions {
    * memory small. It gets a string that may point into the event's view: it must keep a copy.
    */
   intern?: (value: string) => string;
+  /** Where replay packs the views it reads (see PackedEvents); without it every view is kept as a string. */
+  pack?: PackedEvents;
 }
 
 const TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -140,6 +171,35 @@ export function encodeRegister(registration: Registration, lineSeq: number = reg
   if (lineSeq < registration.seq) throw new TypeError(`a registration line at seq ${lineSeq} cannot hold a registration of seq ${registration.seq}`);
   return encodeRegistration('reg', registration, lineSeq, idem);
 }
+
+/** The line of a document written at `seq` (`doc`), or compaction's copy of it at its own seq (`docstate`). */
+export function encodeDocument(document: StoredDocument, op: 'doc' | 'docstate' = 'doc'): string {
+  checkDocumentKey(document.collection, document.id);
+  if (!document.json.startsWith('{') || !document.json.endsWith('}')) throw new TypeError(`document ${document.id} must be a JSON object`);
+  return seal(`{"seq":${checkSeq(document.seq)},"op":"${op}","coll":"${document.collection}","id":"${document.id}","doc":${document.json}`);
+}
+
+/** The line that deletes document `id` of `collection`. */
+export function encodeDocumentDelete(seq: number, collection: string, id: string): string {
+  checkDocumentKey(collection, id);
+  return seal(`{"seq":${checkSeq(seq)},"op":"docdel","coll":"${collection}","id":"${id}"`);
+}
+
+/**
+ * One atomic group of lines, written as one physical line: each member line (sealed, with its own seq and checksum)
+ * after a tab. A tab never occurs unescaped in JSON, and a line is whole or torn, so replay applies all or none.
+ */
+export function encodeGroup(lines: readonly string[]): string {
+  let text = '';
+  for (const line of lines) text += `\t${line.slice(0, -1)}`;
+  return `${text}\n`;
+}
+
+function checkDocumentKey(collection: string, id: string): void {
+  if (!COLLECTION_PATTERN.test(collection) || !ID_PATTERN.test(id)) throw new TypeError(`cannot log document ${JSON.stringify(id)} of collection ${JSON.stringify(collection)}`);
+}
+
+const COLLECTION_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
 
 /** The line compaction writes at the newest seq it dropped (see MarkRecord). */
 export function encodeMark(seq: number, gone: number): string {
@@ -257,6 +317,9 @@ const OP_DECODERS: Record<string, OpDecoder> = {
   regstate: decodeRosterLine,
   mark: decodeRosterLine,
   idem: decodeRosterLine,
+  doc: decodeRosterLine,
+  docstate: decodeRosterLine,
+  docdel: decodeRosterLine,
 };
 
 /**
@@ -301,6 +364,7 @@ function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: 
   if (!matches(buf, pos, CREATED_OPEN, end - 24)) return 'a put line lacks "created_at"';
   pos += CREATED_OPEN.length;
   if (!looksLikeUtcTime(buf, pos, end)) return `created_at is not a UTC time: ${JSON.stringify(buf.toString('utf8', pos, pos + 24))}`;
+  const createdAtPos = pos;
   const createdAt = buf.toString('latin1', pos, pos + 24);
   let modifiedMs = parseUtcTime(buf, pos, end);
   pos += 24;
@@ -330,13 +394,26 @@ function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: 
   if (!matches(buf, pos, eventOpen, end - 2)) return 'a put line lacks "event" after "created_at"';
   pos += eventOpen.length;
   if (buf[pos] !== OPEN_BRACE || buf[end - 1] !== CLOSE_BRACE) return 'the "event" is not a JSON object';
+  const packed = options.pack === undefined ? undefined : packView(buf, pos, end, createdAtPos, seq, modifiedMs, options.pack);
+  if (packed !== undefined) return putRecord(seq, packed, promoted, idem);
   // toString copies the bytes into a new flat string: nothing keeps the read buffer alive.
   const json = buf.toString('utf8', pos, end);
   const stored = scanStoredView(buf, pos, end, json, createdAt, seq, modifiedMs, options.intern) ?? storedFromView(json, createdAt, seq, modifiedMs, options);
   if (typeof stored === 'string') return stored;
+  return putRecord(seq, stored, promoted, idem);
+}
+
+function putRecord(seq: number, stored: StoredEvent, promoted: string[] | undefined, idem: IdempotencyTag | undefined): PutRecord {
   const record: PutRecord = promoted === undefined ? { seq, op: 'put', stored } : { seq, op: 'put', stored, promoted };
   if (idem !== undefined) record.idem = idem;
   return record;
+}
+
+/** The view in `buf[start, end)` packed into `pack`, when it has the usual layout and packs exactly; else undefined. */
+function packView(buf: Buffer, start: number, end: number, createdAtPos: number, seq: number, modifiedMs: number, pack: PackedEvents): PackedEvent | undefined {
+  const layout = scanViewLayout(buf, start, end);
+  if (layout === undefined) return undefined;
+  return pack.pack(buf, layout, buf.toString('latin1', layout.idStart, layout.idEnd), parseUtcTime(buf, createdAtPos, end), seq, modifiedMs);
 }
 
 /**
@@ -422,6 +499,7 @@ function decodeRosterLine(buf: Buffer, start: number, end: number, seq: number, 
     return { seq, op: 'mark', gone };
   }
   if (fields['op'] === 'idem') return decodeIdempotencyLine(fields, seq, options);
+  if (fields['op'] === 'doc' || fields['op'] === 'docstate' || fields['op'] === 'docdel') return decodeDocumentLine(fields, seq);
   const eventId = fields['event'];
   if (typeof eventId !== 'string' || !EVENT_ID_PATTERN.test(eventId)) return `a ${String(fields['op'])} line has no valid "event"`;
   switch (fields['op']) {
@@ -453,6 +531,16 @@ function decodeRosterLine(buf: Buffer, start: number, end: number, seq: number, 
     default:
       return `unknown record kind "op":${JSON.stringify(fields['op'])}`;
   }
+}
+
+/** A `doc`, `docstate` or `docdel` line. */
+function decodeDocumentLine(fields: Record<string, unknown>, seq: number): DocumentRecord | DocumentDeleteRecord | string {
+  const { op, coll: collection, id, doc } = fields;
+  if (typeof collection !== 'string' || !COLLECTION_PATTERN.test(collection)) return `a ${String(op)} line has no valid "coll"`;
+  if (typeof id !== 'string' || !ID_PATTERN.test(id)) return `a ${String(op)} line has no valid "id"`;
+  if (op === 'docdel') return { seq, op, collection, id };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return `a ${String(op)} line has no "doc" object`;
+  return { seq, op: op === 'doc' ? 'doc' : 'docstate', document: { collection, id, json: JSON.stringify(doc), seq } };
 }
 
 /** An `idem` line: the remembered answer of an Idempotency-Key, as compaction wrote it. */
@@ -544,18 +632,13 @@ function storedFromView(json: string, createdAt: string, seq: number, modifiedMs
   const email = typeof fields.organizer === 'object' && fields.organizer !== null ? fields.organizer.email : undefined;
   if (typeof email !== 'string') return `event ${id} has no organizer e-mail`;
   const organizerEmail = email.toLowerCase();
-  return {
-    id,
-    startMs,
-    endMs,
-    category: category satisfies Category,
-    organizerEmail: options.intern === undefined ? organizerEmail : options.intern(organizerEmail),
-    createdAt,
-    seq,
-    modifiedMs,
-    json,
-  };
+  const seriesId = fields['series_id'];
+  if (seriesId !== undefined && (typeof seriesId !== 'string' || !SERIES_ID_PATTERN.test(seriesId))) return `event ${id} has a malformed "series_id"`;
+  const shared = options.intern === undefined ? organizerEmail : options.intern(organizerEmail);
+  return new ServedEvent(id, startMs, endMs, category satisfies Category, shared, createdAt, seq, modifiedMs, json, seriesId as string | undefined);
 }
+
+const SERIES_ID_PATTERN = /^ser_[0-9A-Za-z]{16,}$/;
 
 /** Milliseconds of a `YYYY-MM-DDTHH:MM:SS.sssZ` string, by the same rules as replay's byte parser; NaN otherwise. */
 function timeMs(value: unknown): number {

@@ -5,6 +5,7 @@ import type { EventIndex } from '../event-index.js';
 import { rememberAnswer, type IdempotencyTable } from '../idempotency-table.js';
 import type { LogRecord, MetaRecord } from '../jsonl-record.js';
 import type { RosterTable } from '../roster-table.js';
+import type { DocumentTable } from '../document-table.js';
 
 /** The in-memory views both engines feed. */
 export interface Views {
@@ -12,6 +13,7 @@ export interface Views {
   rosters: RosterTable;
   changes: ChangeLog;
   idempotency: IdempotencyTable;
+  documents: DocumentTable;
 }
 
 /**
@@ -41,6 +43,11 @@ export function applyRecord(views: Views, record: LogRecord | MetaRecord, nowMs:
       return;
     case 'idem':
       views.idempotency.remember(record.entry, nowMs);
+      return;
+    case 'doc':
+    case 'docstate':
+    case 'docdel':
+      views.documents.apply(record);
       return;
     case 'reg':
     case 'cancel':

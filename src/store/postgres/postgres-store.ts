@@ -2,7 +2,8 @@
 import type { StoredEvent } from '../../events/event.js';
 import { ChangeLog } from '../change-log.js';
 import { EventIndex } from '../event-index.js';
-import type { EventChange, EventStore, ListQuery, ListResult, RosterChange, RosterResult, WriteOptions } from '../event-store.js';
+import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
+import { DocumentTable } from '../document-table.js';
 import { IdempotencyTable, type IdempotencyEntry } from '../idempotency-table.js';
 import type { RosterView } from '../roster.js';
 import { RosterTable } from '../roster-table.js';
@@ -81,7 +82,7 @@ export class PostgresStore implements EventStore {
     this.rateLeases = new RateLeaseTable(db);
     const index = new EventIndex();
     this.changes = new ChangeLog((id) => index.get(id));
-    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable() };
+    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable() };
   }
 
   /** Reads the whole log, then follows it: notifications wake it, a poll backs them up. */
@@ -130,6 +131,18 @@ export class PostgresStore implements EventStore {
 
   write(id: string, change: EventChange, options: WriteOptions = {}): Promise<StoredEvent | null> {
     return this.#queue((queue) => queue.write(id, change, options), options) as Promise<StoredEvent | null>;
+  }
+
+  writeGroup(change: GroupChange): Promise<GroupResult> {
+    return this.#queue((queue) => queue.writeGroup(change), {}) as Promise<GroupResult>;
+  }
+
+  document(collection: string, id: string): StoredDocument | undefined {
+    return this.#views.documents.get(collection, id);
+  }
+
+  documents(collection: string): StoredDocument[] {
+    return this.#views.documents.list(collection);
   }
 
   changeRegistrations(eventId: string, change: RosterChange, options: WriteOptions = {}): Promise<RosterResult> {
