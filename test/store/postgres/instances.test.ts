@@ -98,6 +98,20 @@ describe('three instances on one database', { skip, timeout: 120_000 }, () => {
     assert.deepEqual(pages[2], pages[0]);
   });
 
+  it('a series made on one instance is on the others, with its occurrences, in one atomic write', async () => {
+    const created = await three.call(0, 'POST', '/series', { ...newEvent(500), recurrence: 'FREQ=WEEKLY;COUNT=6', start_time: '2031-03-04T10:00:00Z', end_time: '2031-03-04T12:00:00Z' });
+    assert.equal(created.status, 201, await created.clone().text());
+    const series = (await created.json()) as { id: string };
+    for (let i = 1; i < 3; i++) {
+      const body = await waitForJson(three, i, `/events?series_id=${series.id}`, (page) => page['total'] === 6);
+      assert.equal(body['total'], 6);
+      assert.equal((await three.call(i, 'GET', `/series/${series.id}`)).status, 200);
+    }
+    assert.equal((await three.call(1, 'DELETE', `/series/${series.id}`)).status, 204);
+    const gone = await waitForJson(three, 2, `/events?series_id=${series.id}`, (page) => page['total'] === 0);
+    assert.equal(gone['total'], 0);
+  });
+
   it('a write on one instance reaches a change stream on another within 1 s', async () => {
     const since = ((await (await three.call(2, 'GET', '/changes?since=0&limit=1')).json()) as { next_since: number }).next_since;
     const controller = new AbortController();
