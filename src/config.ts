@@ -1,5 +1,6 @@
 // Flags and environment parsed once into a frozen, typed config (API.md §1); a bad value is a one-line ConfigError.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 import { isTimeZone } from './lib/time-zone.js';
@@ -79,10 +80,21 @@ const storeKind = (value: string, name: string): string => {
   throw new ConfigError(`${name} must be "file", "postgres" (with DATABASE_URL) or a postgres://user:password@host:port/database URL, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
 };
 
+/** A DNS label: letters, digits, `_` and inner `-` (a port, a path or an empty label is no host). */
+const LABEL = '[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?';
+const HOST_NAME = new RegExp(`^(?:\\*\\.)?${LABEL}(?:\\.${LABEL})*\\.?$`);
+
+/** `*`, an IP address (IPv6 with or without brackets), or a host name with an optional `*.` in front. */
+function isHostEntry(host: string): boolean {
+  if (host === '*') return true;
+  if (isIP(host.replace(/^\[(.*)\]$/, '$1')) !== 0) return true;
+  return HOST_NAME.test(host);
+}
+
 const hosts = (value: string, name: string): string[] => {
   const list = value.split(',').map((host) => host.trim()).filter((host) => host !== '');
   for (const host of list) {
-    if (!/^(\*|(\*\.)?[A-Za-z0-9._-]+|\[?[0-9A-Fa-f:.]+\]?)$/.test(host)) throw new ConfigError(`${name} must be a comma-separated list of host names or addresses (or * for any), got "${host}"`);
+    if (!isHostEntry(host)) throw new ConfigError(`${name} must be a comma-separated list of host names or addresses (or * for any), got "${host}"`);
   }
   return list;
 };

@@ -6,7 +6,7 @@ import type { CoreResponse, PlainRequest } from './http/types.js';
 import { checkUnreadBody, readJsonObject, readOptionalJsonObject } from './http/body.js';
 import { containsKey, redactKeys } from './http/redact-keys.js';
 import type { CorsPolicy } from './http/cors.js';
-import { ACTION_WORDS, canEver, type Principal } from './auth/principal.js';
+import { canEver, forbiddenMessage, type Principal } from './auth/principal.js';
 import type { KeyRegistry } from './auth/key-registry.js';
 import type { LimitDecision } from './limits/sliding-window.js';
 import type { AuthFailureThrottle } from './limits/auth-failures.js';
@@ -196,7 +196,7 @@ export function createPipeline(deps: PipelineDeps): {
     const keyId = principal?.keyId;
     if (principal !== undefined) {
       if (route.action !== undefined && !canEver(principal.role, route.action)) {
-        throw new ApiError('forbidden', `A ${principal.role} key may not ${ACTION_WORDS[route.action]}.`);
+        throw new ApiError('forbidden', forbiddenMessage(principal.role, route.action, route.name));
       }
     }
     let body: Record<string, unknown> | undefined;

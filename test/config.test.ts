@@ -252,3 +252,11 @@ test("parseServerConfig() refuses a time zone ICU does not know, naming the flag
 test("parseServerConfig() refuses a --webhook-hosts entry that is not a host, naming it", () => {
   assert.throws(() => parseServerConfig(["--webhook-hosts", "hooks.campus.edu,http://x/y"], {}), /--webhook-hosts .*"http:\/\/x\/y"/);
 });
+
+test("parseServerConfig() refuses --webhook-hosts entries that are no host: a port, a path, empty or hyphen-edged labels", () => {
+  for (const bad of ["127.0.0.1:8080", "hooks.campus.edu:443", "-bad.campus.edu", "a..b", "hooks/x", "[::1", "*.", "*x.campus.edu"]) {
+    assert.throws(() => parseServerConfig(["--webhook-hosts", bad], {}), (error: Error) => error instanceof ConfigError && error.message.includes(`"${bad}"`), bad);
+  }
+  const good = ["*", "localhost", "127.0.0.1", "::1", "[::1]", "hooks.campus.edu", "hooks.campus.edu.", "*.signage.campus.edu", "my_host", "xn--bcher-kva.example"];
+  assert.deepEqual(parseServerConfig(["--webhook-hosts", good.join(",")], {}).webhookHosts, good);
+});

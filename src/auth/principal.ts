@@ -28,6 +28,16 @@ export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
 });
 
 /**
+ * The message of a role's 403 (API.md §3 names what is at fault): "A reader key may not create series.".
+ * `routeName` tells events from series (a series route's name ends with `Series`), since both share the actions.
+ */
+export function forbiddenMessage(role: Role, action: Action, routeName: string): string {
+  const article = /^[aeiou]/.test(role) ? 'An' : 'A';
+  const words = routeName.endsWith('Series') ? ACTION_WORDS[action].replace(/\bevents\b/, 'series') : ACTION_WORDS[action];
+  return `${article} ${role} key may not ${words}.`;
+}
+
+/**
  * The role table (API.md §2). `own` means only events whose organizer e-mail is the key's;
  * `any` means every event; absent means never.
  */

@@ -11,11 +11,10 @@ export interface WebhookRouteDeps {
   policy: HostPolicy;
 }
 
-/** A webhook as the API shows it: `{id, url, events, description, created_at, status}`, and `secret` only when just created. */
+/** A webhook as the API shows it: `{id, url, events, description, created_at, status}`, with `secret` after `description` only when just created (API.md §13's order). */
 export function webhookView(state: WebhookState, withSecret = false): Record<string, unknown> {
-  const view: Record<string, unknown> = { id: state.id, url: state.url, events: state.events, description: state.description, created_at: state.created_at, status: state.status };
-  if (withSecret) view['secret'] = state.secret;
-  return view;
+  const secret = withSecret ? { secret: state.secret } : {};
+  return { id: state.id, url: state.url, events: state.events, description: state.description, ...secret, created_at: state.created_at, status: state.status };
 }
 
 /** The six webhook routes, admin only. */

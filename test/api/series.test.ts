@@ -173,7 +173,9 @@ describe('/series', () => {
       assert.ok(detailFields(response).includes(field), `${JSON.stringify(body)}: ${response.text}`);
       assert.match(response.text!, message);
     }
-    assertError(await h.request('POST', '/series', { key: h.keys.reader, body: lectures() }), 403, 'forbidden');
+    const refused = await h.request('POST', '/series', { key: h.keys.reader, body: lectures() });
+    assertError(refused, 403, 'forbidden');
+    assert.equal(refused.json.message, 'A reader key may not create series.');
     assertError(await h.request('GET', '/series/ser_0000000000000000nope', { key: h.keys.reader }), 404, 'not_found');
     const series = await create(lectures({ recurrence: 'FREQ=DAILY;COUNT=2' }));
     assertError(await h.request('PUT', `/series/${series.id}`, { key: h.keys.other, body: { title: 'Mine now' } }), 403, 'forbidden');

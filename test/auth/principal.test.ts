@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Action, canEver, mayActOn, type Principal, type Role, ROLE_TABLE, ROLES } from "../../src/auth/principal.js";
+import { type Action, canEver, forbiddenMessage, mayActOn, type Principal, type Role, ROLE_TABLE, ROLES } from "../../src/auth/principal.js";
 
 const OWN = "olga@campus.edu";
 const OTHER = "someone@campus.edu";
@@ -88,4 +88,13 @@ test("mayActOn() does not treat an e-mail that merely contains the key's as its 
 
 test("ROLE_TABLE is frozen", () => {
   assert.equal(Object.isFrozen(ROLE_TABLE), true);
+});
+
+test("forbiddenMessage() takes the right article and names what the route acts on (events, series)", () => {
+  assert.equal(forbiddenMessage("reader", "create", "createEvent"), "A reader key may not create events.");
+  assert.equal(forbiddenMessage("organizer", "webhooks", "createWebhook"), "An organizer key may not manage webhooks.");
+  assert.equal(forbiddenMessage("admin", "webhooks", "listWebhooks"), "An admin key may not manage webhooks.");
+  assert.equal(forbiddenMessage("reader", "create", "createSeries"), "A reader key may not create series.");
+  assert.equal(forbiddenMessage("feed", "read", "listSeries"), "A feed key may not read series.");
+  assert.equal(forbiddenMessage("reader", "update", "updateSeries"), "A reader key may not update series.");
 });

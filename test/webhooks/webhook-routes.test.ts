@@ -22,6 +22,7 @@ test('POST /webhooks answers 201 with the secret (whsec_ + base64 of 32 bytes), 
   assert.match(webhook.id, /^whk_[0-9A-Za-z]{16,}$/);
   assert.match(webhook.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
   assert.equal(Buffer.from(webhook.secret.slice(6), 'base64').length, 32);
+  assert.deepEqual(Object.keys(webhook), ['id', 'url', 'events', 'description', 'secret', 'created_at', 'status'], 'the fields in the order of API.md §13');
   assert.deepEqual(webhook.events, ['event.created', 'event.updated', 'event.deleted', 'registration.created', 'registration.cancelled', 'registration.promoted', 'registration.checked_in']);
   assert.equal(webhook.status, 'active');
   assert.equal(webhook.description, 'Chat');
