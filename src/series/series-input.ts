@@ -71,13 +71,15 @@ export function validateSeries(body: Record<string, unknown>, principal: Princip
   const schedule = { time_zone: merged.time_zone, start_time: merged.start_time, end_time: merged.end_time, recurrence: formatRecurrence(rule!), exdates: merged.exdates };
   const startMs = Date.parse(schedule.start_time);
   try {
-    if (current !== undefined && scheduleSent && !Object.hasOwn(values, 'exdates')) {
-      // Exdates kept from before that the new schedule no longer makes are dropped, not refused (see README).
-      const starts = new Set(ruleStarts({ startMs, zone: schedule.time_zone, rule: rule! }));
-      schedule.exdates = schedule.exdates.filter((each) => starts.has(Date.parse(each)));
-    }
     schedule.exdates = [...new Set(schedule.exdates)].sort();
-    const occurrences = expandSchedule({ startMs, endMs: Date.parse(schedule.end_time), zone: schedule.time_zone, rule: rule!, exdates: schedule.exdates.map((each) => Date.parse(each)) });
+    let applied = schedule.exdates;
+    if (current !== undefined && scheduleSent && !Object.hasOwn(values, 'exdates')) {
+      // Exdates kept from before that the new schedule does not make are kept, not refused: a later change that
+      // makes that start again must not bring a cancelled occurrence back (API.md §11; see README).
+      const starts = new Set(ruleStarts({ startMs, zone: schedule.time_zone, rule: rule! }));
+      applied = schedule.exdates.filter((each) => starts.has(Date.parse(each)));
+    }
+    const occurrences = expandSchedule({ startMs, endMs: Date.parse(schedule.end_time), zone: schedule.time_zone, rule: rule!, exdates: applied.map((each) => Date.parse(each)) });
     const { title, description, category, location, capacity, organizer } = merged;
     return { shared: { title, description, category, location, capacity, organizer }, schedule, rule: rule!, occurrences, scheduleSent };
   } catch (error) {

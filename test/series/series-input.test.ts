@@ -33,10 +33,13 @@ test('validateSeries() on a PUT merges the body over the stored series, keeping 
   assert.equal(validateSeries({ time_zone: 'europe/berlin' }, ORGANIZER, stored(), 'UTC').schedule.time_zone, 'Europe/Berlin', 'a zone is kept as IANA spells it');
 });
 
-test('a new schedule drops the stored exdates it no longer makes, but refuses sent ones that do not match', () => {
+test('a new schedule keeps the stored exdates it no longer makes (so a later change cannot bring them back), but refuses sent ones that do not match', () => {
   const moved = validateSeries({ start_time: '2027-09-06T11:00:00Z', end_time: '2027-09-06T12:00:00Z' }, ORGANIZER, stored(), 'UTC');
-  assert.deepEqual(moved.schedule.exdates, []);
+  assert.deepEqual(moved.schedule.exdates, ['2027-09-08T09:00:00.000Z']);
   assert.equal(moved.occurrences.length, 5);
+  const back = validateSeries({ start_time: '2027-09-06T09:00:00Z', end_time: '2027-09-06T10:00:00Z' }, ORGANIZER, { ...stored(), ...moved.schedule }, 'UTC');
+  assert.equal(back.occurrences.length, 4, 'the cancelled start stays cancelled when the schedule makes it again');
+  assert.ok(!back.occurrences.some((occurrence) => occurrence.startMs === Date.parse('2027-09-08T09:00:00Z')));
   assert.throws(
     () => validateSeries({ exdates: ['2027-09-08T11:00:00Z'] }, ORGANIZER, stored(), 'UTC'),
     (error: unknown) => error instanceof ApiError && error.code === 'validation_failed' && error.details?.[0]?.field === 'exdates[0]',
