@@ -182,7 +182,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   for (const { method, pattern, route } of [
     ...eventRoutes({ store, now, randomBytes, idempotency }),
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
-    changesRoute({ source: store.changes, streams }),
+    changesRoute({ source: store.changes, streams, now }),
   ]) {
     router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(route) : route);
   }
