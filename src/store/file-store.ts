@@ -16,7 +16,7 @@ import type { TornTail } from './log-replay.js';
 import { copyBytes, writeFully } from './write-fully.js';
 import { describeWriteError, WriteQueue, type WriteOptions } from './write-queue.js';
 import { ChangeLog } from './change-log.js';
-import { IdempotencyTable, type IdempotencyEntry } from './idempotency-table.js';
+import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from './idempotency-table.js';
 import { UncertainWriteError } from './uncertain-write.js';
 
 /** Where the store reports what it did; the app's Logger fits. */
@@ -172,6 +172,10 @@ export class FileStore implements EventStore {
 
   rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined {
     return this.#idempotency.find(keyId, key, nowMs);
+  }
+
+  idempotencyUse(keyId: string, nowMs: number): IdempotencyUse {
+    return this.#idempotency.use(keyId, nowMs);
   }
 
   roster(eventId: string): RosterView {

@@ -5,7 +5,7 @@ import test from 'node:test';
 import { openApp as openAppWith, type App } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import type { FileStore } from '../../src/store/file-store.js';
-import { call, eventBody, tempDir } from '../helpers/harness.js';
+import { call, eventBody, tempDir, type TestResponse } from '../helpers/harness.js';
 import { assertError } from '../api/support.js';
 import { mulberry32 } from '../helpers/random.js';
 
@@ -56,7 +56,7 @@ function model(ids: readonly string[], deleted: Iterable<string>, title = 'E'): 
 }
 
 /** One page of a copy; `copy` the token of the page before. */
-async function page(app: App, key: string, since: number, copy?: string, limit = 1000): Promise<{ status: number; json: { changes: Entry[]; next_since: number; more: boolean; copy?: string; error?: string } }> {
+async function page(app: App, key: string, since: number, copy?: string, limit = 1000): Promise<Omit<TestResponse, 'json'> & { json: { changes: Entry[]; next_since: number; more: boolean; copy?: string } }> {
   const target = `/changes?since=${since}&limit=${limit}${copy === undefined ? '' : `&copy=${copy}`}`;
   return call(app, 'GET', target, { key });
 }
