@@ -235,8 +235,11 @@ function encodeView(seq: number, createdAt: string, at: string, promoted: readon
   return seal(`{"seq":${checkSeq(seq)},"op":"put","created_at":"${createdAt}"${atField}${idemField}${promotedField},"event":${view}`);
 }
 
+/** The largest seq a line holds: the decoder reads at most 15 digits. */
+const MAX_SEQ = 999_999_999_999_999;
+
 function checkSeq(seq: number): number {
-  if (!Number.isSafeInteger(seq) || seq < 1) throw new TypeError(`a sequence number is a positive integer, got ${seq}`);
+  if (!Number.isSafeInteger(seq) || seq < 1 || seq > MAX_SEQ) throw new TypeError(`a sequence number is an integer from 1 to ${MAX_SEQ}, got ${seq}`);
   return seq;
 }
 
