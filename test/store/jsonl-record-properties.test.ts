@@ -166,8 +166,8 @@ function reseal(line: string, change: (fields: Record<string, any>) => void): st
   return `${head},"crc":"${crc32Hex(crc32(`${head}}`))}"}\n`;
 }
 
-test(`every line written reads back equal: 3,000 seeded random records of every kind, every escape included (RECORD_SEED=${SEED})`, () => {
-  for (let n = 0; n < 3000; n++) {
+test(`every line written reads back equal: 1,000 seeded random records of every kind, every escape included (RECORD_SEED=${SEED})`, () => {
+  for (let n = 0; n < 1000; n++) {
     const { line, expected } = sample(n % 3 !== 0);
     assert.deepEqual(decode(line, n % 7), expected, `record ${n}: ${line}`);
     assert.deepEqual(decode(reseal(line, () => undefined)), expected, 'the checksum covers exactly the line before it');
