@@ -365,3 +365,61 @@ test('unloggableReason() names each field replay would refuse, and accepts a goo
   ];
   for (const [change, reason] of cases) assert.match(unloggableReason({ ...record, ...change } as EventRecord) ?? 'accepted', reason, JSON.stringify(change));
 });
+
+/** The one line the encoders write for `record`: the format has a single spelling of each record. */
+function encodeAgain(record: LogRecord | MetaRecord): string {
+  switch (record.op) {
+    case 'put':
+      return encodeStored(record.stored, record.promoted ?? [], record.idem);
+    case 'del':
+      return encodeDelete(record.seq, record.id);
+    case 'reg':
+      return encodeRegister(record.registration, record.seq, record.idem);
+    case 'regstate':
+      return encodeRegistrationState(record.registration);
+    case 'cancel':
+      return encodeCancel(record);
+    case 'checkin':
+      return encodeCheckIn(record);
+    case 'mark':
+      return encodeMark(record.seq, record.gone);
+    case 'idem':
+      return encodeIdempotency(record.entry);
+  }
+}
+
+test(`a line with any one character cut out, or cut short anywhere, then sealed with a good checksum, is refused or read as the JSON it now spells (RECORD_SEED=${SEED})`, () => {
+  let refused = 0;
+  let lines = 0;
+  for (let n = 0; n < 60; n++) {
+    const { line, expected } = sample(n % 2 === 0);
+    // A base64url Idempotency-Key cut short may still decode (its last bits are free): left to the field test above.
+    if ('idem' in expected && expected.idem !== undefined) continue;
+    if (expected.op === 'idem') continue;
+    const head = line.slice(0, line.indexOf(',"crc":"'));
+    // The byte path of a put line reads only the fields of the view the index needs (view-scan.ts): a view broken
+    // elsewhere (a quote cut out of the title, a capacity of 0266) with the checksum made again is served as it is.
+    // A known gap (the checksum still catches every accidental change): the view is left out here.
+    const viewAt = expected.op === 'put' ? head.indexOf(',"event":{') + ',"event":'.length : head.length;
+    for (let at = 0; at < viewAt; at++) {
+      for (const cut of [head.slice(0, at) + head.slice(at + 1), head.slice(0, at)]) {
+        const sealed = `${cut},"crc":"${crc32Hex(crc32(`${cut}}`))}"}\n`;
+        const decoded = decode(sealed);
+        lines++;
+        if (typeof decoded === 'string') refused++;
+        else {
+          // Read: then it is JSON (the byte paths accept nothing JSON.parse would refuse), and it means what the
+          // record says (the same JSON value as the line the encoders write for that record).
+          // (Half of a surrogate pair cut out reaches the file as U+FFFD, as the decoder reads it.)
+          let meaning: unknown;
+          assert.doesNotThrow(() => (meaning = JSON.parse(Buffer.from(sealed, 'utf8').toString('utf8'))), `a line that is not JSON was read: ${sealed}`);
+          const again = JSON.parse(encodeAgain(decoded)) as Record<string, unknown>;
+          delete again['crc'];
+          delete (meaning as Record<string, unknown>)['crc'];
+          assert.deepEqual(again, meaning, `a damaged line was read as another: ${sealed}`);
+        }
+      }
+    }
+  }
+  assert.ok(refused > lines / 2, `${refused} of ${lines} refused`);
+});
