@@ -191,8 +191,8 @@ test(`lines without escapes are read from their bytes, never by JSON.parse: put,
 /** Values that no field of a line may hold where a string, an id, a time or a seq is expected. */
 const NOT_A_TIME = [undefined, null, 5, '', 'x', '2026-08-01T12:00:00Z', '2026-08-01T12:00:00.000+01:00', '2026-08-01 12:00:00.000Z', ['2026-08-01T12:00:00.000Z']];
 const NOT_AN_EVENT_ID = [undefined, null, 7, '', 'evt_short', 'abc_0000000000000000', 'evt_000000000000000!', ['evt_0000000000000000']];
-const NOT_A_REGISTRATION_ID = [undefined, null, 7, '', 'reg_short', 'xyz_0000000000000000000000', `reg_${'0'.repeat(65)}`, 'reg_0000000000000000000000!'];
-const NOT_A_SEQ = [undefined, null, 0, -1, 1.5, '1', [1]];
+const NOT_A_REGISTRATION_ID = [undefined, null, 7, '', 'reg_short', 'xyz_0000000000000000000000', `reg_${'0'.repeat(65)}`, 'reg_0000000000000000000000!', [`reg_${'0'.repeat(22)}`]];
+const NOT_A_SEQ = [undefined, null, 0, -1, 1.5, '1', [1], 2 ** 53];
 const NOT_A_TAG = [null, 5, '', 'a.b', 'a.b.c.d', 'h!.key.a2V5', 'hash.bad key.a2V5', 'hash.key.', 'hash.key.a2V5!', `hash.key.${'A'.repeat(401)}`, `hash.key.${Buffer.from('k'.repeat(256), 'latin1').toString('base64url')}`];
 
 interface Corruption {
@@ -262,7 +262,7 @@ test(`every field of a well-checksummed line, made wrong, is refused as damage, 
       { path: 'event', values: NOT_AN_EVENT_ID },
       { path: 'reg', values: [undefined, null, 5, 'x'] },
       { path: 'reg.id', values: NOT_A_REGISTRATION_ID },
-      { path: 'reg.name', values: [undefined, null, 5, ['n']] },
+      { path: 'reg.name', values: [undefined, null, 5, ['n'], { n: 1 }] },
       { path: 'reg.email', values: [undefined, null, 5, '', 'no-at-sign', ['a@b']] },
       { path: 'reg.status', values: [undefined, null, 5, '', 'cancelled', 'Confirmed'] },
       { path: 'reg.created_at', values: NOT_A_TIME },
@@ -289,7 +289,7 @@ test(`every field of a well-checksummed line, made wrong, is refused as damage, 
       { path: 'id', values: NOT_A_REGISTRATION_ID },
       { path: 'at', values: NOT_A_TIME },
     ]);
-    count += assertAllRefused('mark', encodeMark(seq, seq - 1), [...SEQ_AND_OP(['del']), { path: 'gone', values: [undefined, null, -1, 1.5, '1', seq + 1, [1]] }]);
+    count += assertAllRefused('mark', encodeMark(seq, seq - 1), [...SEQ_AND_OP(['del']), { path: 'gone', values: [undefined, null, -1, 1.5, '1', seq + 1, [1], 2 ** 53] }]);
     const idemFields: Corruption[] = [
       { path: 'idem', values: [undefined, ...NOT_A_TAG] },
       { path: 'at', values: NOT_A_TIME },
@@ -353,6 +353,8 @@ test('unloggableReason() names each field replay would refuse, and accepts a goo
   const cases: [Partial<EventRecord> | Record<string, unknown>, RegExp][] = [
     [{ id: 'evt_short' }, /id/],
     [{ id: 5 }, /id/],
+    [{ id: ['evt_0000000000000000'] }, /id/],
+    [{ created_at: ['2026-08-01T12:00:00.000Z'] }, /created_at/],
     [{ category: 'party' }, /category/],
     [{ start_time: '2026-08-01T12:00:00Z' }, /start_time/],
     [{ end_time: 'x' }, /end_time/],
