@@ -190,10 +190,10 @@ test(`lines without escapes are read from their bytes, never by JSON.parse: put,
 
 /** Values that no field of a line may hold where a string, an id, a time or a seq is expected. */
 const NOT_A_TIME = [undefined, null, 5, '', 'x', '2026-08-01T12:00:00Z', '2026-08-01T12:00:00.000+01:00', '2026-08-01 12:00:00.000Z', ['2026-08-01T12:00:00.000Z']];
-const NOT_AN_EVENT_ID = [undefined, null, 7, '', 'evt_short', 'abc_0000000000000000', 'evt_000000000000000!', ['evt_0000000000000000']];
+const NOT_AN_EVENT_ID = [undefined, null, 7, '', 'evt_short', 'abc_0000000000000000', 'evt_000000000000000!', ['evt_0000000000000000'], 'xevt_0000000000000000', 'evt_0000000000000000!'];
 const NOT_A_REGISTRATION_ID = [undefined, null, 7, '', 'reg_short', 'xyz_0000000000000000000000', `reg_${'0'.repeat(65)}`, 'reg_0000000000000000000000!', [`reg_${'0'.repeat(22)}`]];
 const NOT_A_SEQ = [undefined, null, 0, -1, 1.5, '1', [1], 2 ** 53];
-const NOT_A_TAG = [null, 5, '', 'a.b', 'a.b.c.d', 'h!.key.a2V5', 'hash.bad key.a2V5', 'hash.key.', 'hash.key.a2V5!', `hash.key.${'A'.repeat(401)}`, `hash.key.${Buffer.from('k'.repeat(256), 'latin1').toString('base64url')}`];
+const NOT_A_TAG = [null, 5, '', 'hash.key.A', 'a.b', 'a.b.c.d', 'h!.key.a2V5', 'hash.bad key.a2V5', 'hash.key.', 'hash.key.a2V5!', `hash.key.${'A'.repeat(401)}`, `hash.key.${Buffer.from('k'.repeat(256), 'latin1').toString('base64url')}`];
 
 interface Corruption {
   path: string;
@@ -252,7 +252,7 @@ test(`every field of a well-checksummed line, made wrong, is refused as damage, 
       { path: 'created_at', values: NOT_A_TIME },
       { path: 'at', values: NOT_A_TIME.filter((value) => value !== undefined) },
       { path: 'idem', values: NOT_A_TAG },
-      { path: 'promoted', values: [null, 5, 'reg_x', {}, [5], ['reg_short'], [registrationIdOf(), 'x']] },
+      { path: 'promoted', values: [null, 5, 'reg_x', {}, [5], ['reg_short'], [registrationIdOf(), 'x'], [[registrationIdOf()]]] },
       ...eventFields,
     ]);
     count += assertAllRefused('plain put', encodePut(seq, record), [{ path: 'created_at', values: NOT_A_TIME }, ...eventFields]);
@@ -281,7 +281,7 @@ test(`every field of a well-checksummed line, made wrong, is refused as damage, 
       { path: 'event', values: NOT_AN_EVENT_ID },
       { path: 'id', values: NOT_A_REGISTRATION_ID },
       { path: 'at', values: NOT_A_TIME },
-      { path: 'promoted', values: [undefined, null, 'x', 5, {}, [5], ['reg_short'], [registrationIdOf(), null]] },
+      { path: 'promoted', values: [undefined, null, 'x', 5, {}, [5], ['reg_short'], [registrationIdOf(), null], [[registrationIdOf()]]] },
     ]);
     count += assertAllRefused('checkin', encodeCheckIn({ seq, eventId: eventIdOf(), id: registrationIdOf(), at: time() }), [
       ...SEQ_AND_OP(['cancel', 'reg']),
@@ -354,6 +354,8 @@ test('unloggableReason() names each field replay would refuse, and accepts a goo
     [{ id: 'evt_short' }, /id/],
     [{ id: 5 }, /id/],
     [{ id: ['evt_0000000000000000'] }, /id/],
+    [{ id: 'xevt_0000000000000000' }, /id/],
+    [{ id: 'evt_0000000000000000!' }, /id/],
     [{ created_at: ['2026-08-01T12:00:00.000Z'] }, /created_at/],
     [{ category: 'party' }, /category/],
     [{ start_time: '2026-08-01T12:00:00Z' }, /start_time/],
@@ -424,4 +426,38 @@ test(`a line with any one character cut out, or cut short anywhere, then sealed 
     }
   }
   assert.ok(refused > lines / 2, `${refused} of ${lines} refused`);
+});
+
+test('the edges a random record seldom hits: seq 1 everywhere, a checksum in capitals or not hex, and interned strings', () => {
+  const first = { ...registration(1, false, false), status: 'confirmed' as const };
+  assert.deepEqual(decode(encodeRegister(first, 1)), { seq: 1, op: 'reg', registration: first });
+  assert.deepEqual(decode(encodeRegister({ ...first, name: 'a "quoted" name' }, 1)), { seq: 1, op: 'reg', registration: { ...first, name: 'a "quoted" name' } });
+  const state = { ...first, checkedInAt: null };
+  assert.deepEqual(decode(encodeRegistrationState(state)), { seq: 1, op: 'regstate', registration: state });
+  const entry: IdempotencyEntry = { ...tag(), atMs: 0, seq: 1, answer: { kind: 'registration', registration: first } };
+  assert.deepEqual(decode(encodeIdempotency(entry)), { seq: 1, op: 'idem', entry });
+  const line = encodeDelete(7, 'abc');
+  const crc = /"crc":"([0-9a-f]{8})"/.exec(line)![1]!;
+  for (const bad of [crc.toUpperCase(), `${crc.slice(0, 7)}g`, `${crc.slice(0, 7)}G`, `${crc.slice(0, 7)}/`, `${crc.slice(0, 7)}:`, `${crc.slice(0, 7)}\``]) {
+    if (bad === crc) continue;
+    assert.match(decode(line.replace(crc, bad)) as string, /checksum/, bad);
+  }
+  // Replay shares equal strings through `intern`: the event id of a registration and the organizer's e-mail.
+  const seen: string[] = [];
+  const intern = (value: string): string => (seen.push(value), `interned:${value}`);
+  const record = eventRecord(false);
+  const bytes = Buffer.from(encodePut(3, record));
+  const put = decodeRecord(bytes, 0, bytes.length - 1, { intern });
+  assert.ok(typeof put !== 'string' && put.op === 'put');
+  assert.equal(put.stored.organizerEmail, `interned:${record.organizer.email.toLowerCase()}`);
+  const escaped = Buffer.from(encodePut(3, { ...record, organizer: { ...record.organizer, email: 'Quote"d@Campus.edu' } }));
+  const slow = decodeRecord(escaped, 0, escaped.length - 1, { intern });
+  assert.ok(typeof slow !== 'string' && slow.op === 'put');
+  assert.equal(slow.stored.organizerEmail, 'interned:quote"d@campus.edu', 'the JSON.parse path interns too');
+  for (const reg of [first, { ...first, name: 'an escape\\n' }]) {
+    const regBytes = Buffer.from(encodeRegister(reg, 1));
+    const decoded = decodeRecord(regBytes, 0, regBytes.length - 1, { intern });
+    assert.ok(typeof decoded !== 'string' && decoded.op === 'reg');
+    assert.equal(decoded.registration.eventId, `interned:${reg.eventId}`);
+  }
 });
