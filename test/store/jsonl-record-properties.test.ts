@@ -440,8 +440,16 @@ test('the edges a random record seldom hits: seq 1 everywhere, a checksum in cap
   const crc = /"crc":"([0-9a-f]{8})"/.exec(line)![1]!;
   for (const bad of [crc.toUpperCase(), `${crc.slice(0, 7)}g`, `${crc.slice(0, 7)}G`, `${crc.slice(0, 7)}/`, `${crc.slice(0, 7)}:`, `${crc.slice(0, 7)}\``]) {
     if (bad === crc) continue;
-    assert.match(decode(line.replace(crc, bad)) as string, /checksum/, bad);
+    assert.equal(decode(line.replace(crc, bad)), 'the checksum is not 8 lowercase hex digits', bad);
   }
+  // Each kind of damage before the fields is named as what it is.
+  const sealed = (head: string): string => `${head},"crc":"${crc32Hex(crc32(`${head}}`))}"}\n`;
+  assert.match(decode('{"seq":7,"op":"del","id":"abc"}\n') as string, /^the line does not end with its checksum/);
+  assert.match(decode(line.replace('"abc"', '"abd"')) as string, /^the checksum does not match \(written [0-9a-f]{8}, computed [0-9a-f]{8}\)$/);
+  assert.equal(decode(sealed('{"seq":7,"xp":"del","id":"abc"')), 'the "op" field does not follow "seq"');
+  assert.equal(decode(sealed('{"sequence":7,"op":"del","id":"abc"')), 'the line does not start with {"seq":');
+  assert.equal(decode(sealed('{"seq":07,"op":"del","id":"abc"')), 'the sequence number is not a positive integer');
+  assert.equal(decode(sealed('{"seq":7,"op":"nope","id":"abc"')), 'unknown record kind "op":"nope"');
   // Replay shares equal strings through `intern`: the event id of a registration and the organizer's e-mail.
   const seen: string[] = [];
   const intern = (value: string): string => (seen.push(value), `interned:${value}`);
