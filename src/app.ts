@@ -21,7 +21,7 @@ import { seriesRoutes } from './series/series-routes.js';
 import { meRoute } from './auth/me-route.js';
 import { changesRoute } from './feeds/changes-route.js';
 import { ChangeStreams, type StreamTimers } from './feeds/change-stream.js';
-import { IdempotencyGuard } from './feeds/idempotency.js';
+import { IdempotencyGuard, idempotencyQuota } from './feeds/idempotency.js';
 import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/memory-store.js';
 import { DEFAULT_COMPACT_MIN_BYTES } from './store/file-store.js';
@@ -202,7 +202,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   }
 
   const router = new Router<Route>();
-  const idempotency = new IdempotencyGuard(store, now);
+  const idempotency = new IdempotencyGuard(store, now, { quota: idempotencyQuota(rateLimit, rateWindow) });
   const streams = new ChangeStreams({
     source: store.changes,
     // The benchmark's stand-in key is in no keys.json; without authentication there is nothing to revoke.
@@ -213,7 +213,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     ...eventRoutes({ store, now, randomBytes, idempotency, timeZone }),
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
     ...seriesRoutes({ store, now, randomBytes, timeZone }),
-    changesRoute({ source: store.changes, streams }),
+    changesRoute({ source: store.changes, streams, now }),
     ...webhooks.routes,
   ]) {
     const fresh = postgres === undefined ? route : freshOnNotFound(route, postgres);

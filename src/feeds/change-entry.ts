@@ -13,10 +13,26 @@ export function changeEventFrame(change: Change): string {
   return `id: ${change.seq}\nevent: change\ndata: ${changeEntryJson(change)}\n\n`;
 }
 
-/** The page of a JSON answer: the entries, `next_since` (the last entry's seq, or `since` when none) and `more`. */
-export function changePageJson(changes: readonly Change[], since: number, more: boolean): string {
+/** What a page says besides its entries. */
+export interface PageEnd {
+  since: number;
+  more: boolean;
+  /** The seq of the newest durable write: `next_since` of a last page (API.md §9.2). */
+  lastSeq: number;
+  /** The copy token, on a page of a full copy with more to come. */
+  copy?: string | undefined;
+}
+
+/**
+ * The page of a JSON answer: the entries, `next_since` and `more` (and `copy`). While `more`, `next_since` is the
+ * last entry's seq; on the last page it is the newest durable write's (never less than the last entry's or `since`),
+ * so a client that goes on from it never meets a 410 for a deletion it could not have seen.
+ */
+export function changePageJson(changes: readonly Change[], end: PageEnd): string {
   let body = '{"changes":[';
   for (let i = 0; i < changes.length; i++) body += (i === 0 ? '' : ',') + changeEntryJson(changes[i]!);
-  const nextSince = changes.length === 0 ? since : changes[changes.length - 1]!.seq;
-  return `${body}],"next_since":${nextSince},"more":${more}}`;
+  const lastEntry = changes.length === 0 ? end.since : changes[changes.length - 1]!.seq;
+  const nextSince = end.more ? lastEntry : Math.max(lastEntry, end.since, end.lastSeq);
+  const copy = end.more && end.copy !== undefined ? `,"copy":"${end.copy}"` : '';
+  return `${body}],"next_since":${nextSince},"more":${end.more}${copy}}`;
 }

@@ -1,10 +1,12 @@
-// Parses GET /changes strictly: `since` (required, integer ≥ 0) and `limit` (1–1000, default 100); a Last-Event-ID header.
+// Parses GET /changes strictly: `since` (required, integer ≥ 0), `limit` (1–1000, default 100) and a copy token; a Last-Event-ID header.
 import { ApiError } from '../http/errors.js';
 
 /** A validated change-feed query. */
 export interface ChangesQuery {
   since: number;
   limit: number;
+  /** The copy token of the page before, on the later pages of a full copy (API.md §9.2). */
+  copy?: string;
 }
 
 /** Entries per page at most, and by default. */
@@ -12,12 +14,15 @@ export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
 
 const INTEGER = /^[0-9]{1,15}$/;
+/** What a copy token may look like at all (API.md §9.2); whether it is one of ours, the change feed's source says. */
+const COPY_TOKEN = /^[A-Za-z0-9_-]{1,200}$/;
 
 /** Parses `since` and `limit`; any other parameter, a repeated one or a bad value is a 400 naming it. */
 export function parseChangesQuery(query: string): ChangesQuery {
   const seen = new Set<string>();
   let since: number | undefined;
   let limit = DEFAULT_CHANGES_LIMIT;
+  let copy: string | undefined;
   for (const [name, value] of new URLSearchParams(query)) {
     if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name)} is given more than once.`);
     seen.add(name);
@@ -29,12 +34,15 @@ export function parseChangesQuery(query: string): ChangesQuery {
         throw new ApiError('bad_request', `Query parameter limit must be an integer from 1 to ${MAX_CHANGES_LIMIT}, got "${clip(value)}".`);
       }
       limit = Number(value);
+    } else if (name === 'copy') {
+      if (!COPY_TOKEN.test(value)) throw new ApiError('bad_request', `Query parameter copy must be the copy token of the page before (1 to 200 characters of A-Z, a-z, 0-9, _ and -), got "${clip(value)}".`);
+      copy = value;
     } else {
-      throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /changes takes since and limit.`);
+      throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /changes takes since, limit and copy.`);
     }
   }
   if (since === undefined) throw new ApiError('bad_request', 'Query parameter since is required: 0 for a full copy, else the next_since of the last answer.');
-  return { since, limit };
+  return copy === undefined ? { since, limit } : { since, limit, copy };
 }
 
 /** The position a reconnecting SSE client sends (it wins over `since`); undefined when absent or empty (an SSE client with no last id). */

@@ -1,15 +1,18 @@
 // GET /changes (API.md §9.2): a page of the latest change of each event after `since`, or the same as a Server-Sent Events stream.
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, Route } from '../http/route.js';
-import type { ChangeFeedSource } from '../store/change-log.js';
+import type { ChangeFeedSource, ChangePage } from '../store/change-log.js';
+import { COPY_TOKEN_MAX_AGE_MS } from '../store/copy-token.js';
 import { changePageJson } from './change-entry.js';
-import { parseChangesQuery, parseLastEventId } from './changes-query.js';
+import { parseChangesQuery, parseLastEventId, type ChangesQuery } from './changes-query.js';
 import type { ChangeStreams } from './change-stream.js';
 import { prefers } from '../http/accepts.js';
 
 export interface ChangesRouteDeps {
   source: ChangeFeedSource;
   streams: ChangeStreams;
+  /** The clock (ms since the epoch): when a copy began, and whether its token is older than 24 h. Default Date.now. */
+  now?: () => number;
 }
 
 /** `Content-Type` of a change stream. */
@@ -50,10 +53,31 @@ export function changesRoute(deps: ChangesRouteDeps): { method: string; pattern:
         const stream = deps.streams.open(context.principal!.keyId, since);
         return { status: 200, body: null, stream, headers: { 'Content-Type': EVENT_STREAM_TYPE, 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } };
       }
-      checkPosition(deps.source, query.since, 'since');
-      const page = deps.source.after(query.since, query.limit);
-      return { status: 200, body: changePageJson(page.changes, query.since, page.more), headers: { 'Cache-Control': 'no-store' } };
+      const { page, copy } = copyPage(deps.source, query, (deps.now ?? Date.now)());
+      const body = changePageJson(page.changes, { since: query.since, more: page.more, lastSeq: deps.source.lastSeq, copy });
+      return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
     },
   };
   return { method: 'GET', pattern: '/changes', route };
+}
+
+/**
+ * A JSON page, and the copy token it carries. A page at `since=0` begins a copy (at the newest durable write);
+ * a page with `copy` goes on with it, from any `since`: refused (410) only when a deletion made after the copy
+ * began was compacted away, when the log was restored to before it, or when it began over 24 hours ago.
+ */
+export function copyPage(source: ChangeFeedSource, query: ChangesQuery, nowMs: number): { page: ChangePage; copy: string | undefined } {
+  if (query.copy === undefined) {
+    checkPosition(source, query.since, 'since');
+    const page = source.after(query.since, query.limit);
+    const copy = query.since === 0 && page.more ? source.copyToken({ began: source.lastSeq, startedMs: nowMs }) : undefined;
+    return { page, copy };
+  }
+  const start = source.readCopyToken(query.copy);
+  if (start === undefined) throw new ApiError('bad_request', 'Query parameter copy is not a copy token this service gave: send the copy of the page before unchanged, or start again from since=0.');
+  if (nowMs - start.startedMs > COPY_TOKEN_MAX_AGE_MS) throw new ApiError('gone', 'This copy began more than 24 hours ago. Start again from since=0.');
+  if (start.began > source.lastSeq) throw new ApiError('gone', `This copy began at ${start.began}, after the last change (${source.lastSeq}): the log was restored from an older copy. Start again from since=0.`);
+  if (source.horizon > start.began) throw new ApiError('gone', `A deletion made after this copy began (up to ${source.horizon}) was compacted away before the copy finished. Start again from since=0.`);
+  if (query.since > source.lastSeq) checkPosition(source, query.since, 'since');
+  return { page: source.after(query.since, query.limit, start.began), copy: query.copy };
 }

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext } from '../http/route.js';
 import type { EventStore } from '../store/event-store.js';
-import type { IdempotencyEntry, IdempotencyTag } from '../store/idempotency-table.js';
+import { IDEMPOTENCY_TTL_MS, type IdempotencyEntry, type IdempotencyTag } from '../store/idempotency-table.js';
 import { AlreadyAnswered } from '../store/store-errors.js';
 
 /** 1–255 printable ASCII characters (space to tilde). */
@@ -27,10 +27,15 @@ export class IdempotencyGuard {
   readonly #now: () => number;
   /** In-flight requests: API key and Idempotency-Key → the hash of the request. */
   readonly #inFlight = new Map<string, string>();
+  /** In-flight requests per API key, counted against its quota with its remembered answers. */
+  readonly #inFlightPerKey = new Map<string, number>();
+  readonly #quota: number;
 
-  constructor(store: EventStore, now: () => number) {
+  /** @param options.quota live Idempotency-Keys per API key (remembered answers and requests in flight); default no limit. */
+  constructor(store: EventStore, now: () => number, options: { quota?: number } = {}) {
     this.#store = store;
     this.#now = now;
+    this.#quota = options.quota ?? Infinity;
   }
 
   /**
@@ -61,9 +66,43 @@ export class IdempotencyGuard {
     if (pending !== undefined) {
       throw new ApiError('conflict', `A request with Idempotency-Key "${clip(key)}" is still being written; retry in a moment to get its answer.`, { headers: { 'Retry-After': '1' } });
     }
+    this.#checkQuota(keyId);
     this.#inFlight.set(name, requestHash);
-    return { tag: { key, keyId, requestHash }, done: () => this.#inFlight.delete(name) };
+    this.#inFlightPerKey.set(keyId, (this.#inFlightPerKey.get(keyId) ?? 0) + 1);
+    return {
+      tag: { key, keyId, requestHash },
+      done: () => {
+        this.#inFlight.delete(name);
+        const left = this.#inFlightPerKey.get(keyId)! - 1;
+        if (left === 0) this.#inFlightPerKey.delete(keyId);
+        else this.#inFlightPerKey.set(keyId, left);
+      },
+    };
   }
+
+  /** A new Idempotency-Key past the API key's quota: 429 until its oldest answer is forgotten (API.md §9.3, README "Safe retries"). */
+  #checkQuota(keyId: string): void {
+    if (this.#quota === Infinity) return;
+    const nowMs = this.#now();
+    const use = this.#store.idempotencyUse(keyId, nowMs);
+    const inFlight = this.#inFlightPerKey.get(keyId) ?? 0;
+    if (use.live + inFlight < this.#quota) return;
+    const retry = Math.max(1, Math.ceil(((use.oldestExpiresMs ?? nowMs + 1000) - nowMs) / 1000));
+    throw new ApiError(
+      'rate_limited',
+      `This key already holds ${this.#quota} Idempotency-Key answers from the last 24 hours, its quota: a request with a new Idempotency-Key header is refused for ${retry} s, until the oldest is forgotten. Retries with a key already used still get their answer; a request without the Idempotency-Key header is not held by this quota.`,
+      { headers: { 'Retry-After': String(retry), 'Cache-Control': 'no-store' } },
+    );
+  }
+}
+
+/**
+ * The quota of live Idempotency-Keys per API key: as many requests as the rate limit lets one key make in
+ * 24 hours (the time an answer is kept), so a client within its rate limit never meets it; only a key whose
+ * count outlived the limiter's memory (a restart) or a lowered limit can. Default 1000 per 3600 s: 24,000.
+ */
+export function idempotencyQuota(rateLimit: number, rateWindowSeconds: number): number {
+  return Math.max(1, Math.ceil((rateLimit * IDEMPOTENCY_TTL_MS) / (rateWindowSeconds * 1000)));
 }
 
 /** Writes under an Idempotency-Key, or answers again: what both POST routes do around their own write. */

@@ -203,12 +203,14 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     description:
       'Any key but a feed key. For each event whose last change (its seq; a registration that changes registered_count is a change) is after since: one entry with its state now, in seq order. ' +
       'since=0 gives every live event (a full copy, no deletions); then ask again with since=next_since while more is true, and from then on to stay in sync. ' +
+      'Each page of a full copy with more true carries a copy token: send it back as copy with since=next_since for the next page, until more is false, then go on with plain since=next_since (the newest durable write). ' +
+      'A copy is refused (410) only when a deletion made after it began was compacted away (or it began over 24 hours ago); compaction of older deletions never stops it. ' +
       'A deletion is an entry with deleted true and event null; compaction forgets deletions, so since older than the newest deletion it dropped (0 < since < it), or newer than the last write (a log restored from a backup), is a 410: start again from since=0. ' +
       'With Accept: text/event-stream the same URL streams Server-Sent Events: the entries after since (or after a Last-Event-ID header, which wins), then each new change once it is durable (never before its fsync), as id: SEQ, event: change, data: {entry}; a comment line every 15 s. ' +
       'A stream counts as one request against the rate limit; at most 8 open streams per key and 1000 in all (then 429). A revoked key\'s streams close within 2 s; at shutdown every stream ends cleanly.',
     tag: 'events',
     auth: true,
-    parameters: ['Since', 'ChangesLimit', 'LastEventId'],
+    parameters: ['Since', 'ChangesLimit', 'Copy', 'LastEventId'],
     responses: {
       '200': {
         description: 'A page of changes, or (Accept: text/event-stream) a stream of them.',

@@ -60,6 +60,7 @@ export function componentParameters(): Record<string, Parameter> {
     Page: query('page', { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 }, `The page to return, from 1; past the last page, events is empty. ${REFUSED}`),
     FeedKey: query('key', { type: 'string', pattern: '^cek_[A-Za-z0-9_-]+$' }, 'GET /events.ics only: a key of role feed, for calendar programs that cannot send headers (security scheme feedKey). Any other role\'s key here is a 401; with an Authorization header as well, a 400. On any other path, key is an unknown parameter.'),
     Since: { ...query('since', { type: 'integer', minimum: 0 }, `Required: 0 for a full copy of the live events, else the next_since of the last answer. ${REFUSED}`), required: true },
+    Copy: query('copy', { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' }, 'On the later pages of a full copy: the copy token of the page before, unchanged. With it, the page is refused (410) only when a deletion made after the copy began was compacted away, or the copy began over 24 hours ago; a malformed or forged token is a 400. Ignored by a stream.'),
     ChangesLimit: query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, `Entries per page. ${REFUSED}`),
     LastEventId: {
       name: 'Last-Event-ID',
@@ -74,7 +75,8 @@ export function componentParameters(): Record<string, Parameter> {
       required: false,
       description:
         '1–255 printable ASCII characters (else 400), e.g. a UUID the client made. A retry with the same key from the same API key within 24 hours gets the first answer again (same status and body, plus Idempotent-Replayed: true) and writes nothing. ' +
-        'Only a 201 is remembered. The same key with different body bytes or on another path: 422 idempotency_key_reused; while the first request is still being written: 409.',
+        'Only a 201 is remembered. The same key with different body bytes or on another path: 422 idempotency_key_reused; while the first request is still being written: 409. ' +
+        'Each API key may hold at most ceil(RATE_LIMIT × 86400 / RATE_WINDOW) live keys (answers younger than 24 hours, and requests in flight); past that, a new key is refused with 429 and Retry-After (until its oldest answer is forgotten), while retries of keys already used still replay.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
     },
     CalendarIfNoneMatch: {

@@ -72,7 +72,7 @@ function codeDescriptions(limits: RateLimits): Record<ErrorCode, string> {
     unsupported_media_type: 'A body without Content-Type: application/json.',
     headers_too_large: 'The request line and headers are over 16 KiB.',
     idempotency_key_reused: 'The Idempotency-Key was already used by this API key with another request (a different path or body bytes).',
-    rate_limited: `Over the limit: ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} s per key, or 100 failed authentications within 15 minutes from one client address (then every request without a good key). Refused requests do not count.`,
+    rate_limited: `Over the limit: ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} s per key, or 100 failed authentications within 15 minutes from one client address (then every request without a good key), or a new Idempotency-Key past the key's quota of live ones. Refused requests do not count.`,
     internal: 'A bug; the message reveals no internals, and X-Request-Id finds the details in the log.',
     unavailable: 'The server is shutting down, or the store cannot write (a write failed, e.g. disk full): nothing was half-written.',
   };

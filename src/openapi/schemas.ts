@@ -46,8 +46,9 @@ export function componentSchemas(): Record<string, Schema> {
       required: ['changes', 'next_since', 'more'],
       properties: {
         changes: { type: 'array', items: schemaRef('ChangeEntry') },
-        next_since: { type: 'integer', minimum: 0, description: "The last entry's seq, or since when there is none: the since of the next request." },
-        more: { type: 'boolean', description: 'True when more entries follow: ask again at once with since=next_since.' },
+        next_since: { type: 'integer', minimum: 0, description: "The since of the next request: while more is true, the last entry's seq; when more is false, the seq of the newest durable write (at least the last entry's, or since), so going on from it never meets a 410 for a deletion the client could not have seen." },
+        more: { type: 'boolean', description: 'True when more entries follow: ask again at once with since=next_since (and copy, when the page has one).' },
+        copy: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'Only on a page of a full copy (since=0, then the pages that follow it) with more true: an opaque token to send back unchanged as copy with the next page, so compaction during the copy cannot stop it.' },
       },
     },
     Error: errorSchema(),

@@ -1,5 +1,6 @@
 // What the change feed reads from the store: which events changed after a sequence number, deletions kept as tombstones.
 import type { StoredEvent } from '../events/event.js';
+import { readCopyToken, signCopyToken, type CopyStart } from './copy-token.js';
 
 /** One event's latest change: its state now, or null when the change deleted it. */
 export interface Change {
@@ -19,9 +20,14 @@ export interface ChangePage {
 export interface ChangeFeedSource {
   /**
    * The latest change of each event changed after `since`, in seq order, at most `limit`.
-   * `since = 0` gives the live events only (a full copy has nothing to delete).
+   * Deletions at or before `liveThrough` are left out (a copy that began there never held those
+   * events); by default every deletion when `since = 0` (a full copy has nothing to delete), else none.
    */
-  after(since: number, limit: number): ChangePage;
+  after(since: number, limit: number, liveThrough?: number): ChangePage;
+  /** The copy token (API.md §9.2) of a full copy that began at `start`. */
+  copyToken(start: CopyStart): string;
+  /** Where the copy of a token began, or undefined when the token is malformed or forged. */
+  readCopyToken(token: string): CopyStart | undefined;
   /** The seq of the last durable line (0 for an empty log): a position past it was never written. */
   readonly lastSeq: number;
   /** The newest seq of a deletion that compaction dropped (0 for none): a position in (0, horizon) may have missed it. */
@@ -45,13 +51,15 @@ export class ChangeLog implements ChangeFeedSource {
   #horizon: number;
   #lastSeq: number;
   readonly #listeners = new Set<() => void>();
+  readonly #copyKey: string | undefined;
 
   /**
    * @param lookup the committed state of an event (the store's index).
    * @param init what replay found: live events in seq order, tombstones, the last seq and the horizon.
    */
-  constructor(lookup: (id: string) => StoredEvent | undefined, init: { events?: Iterable<StoredEvent>; tombstones?: ReadonlyMap<string, number>; lastSeq?: number; horizon?: number } = {}) {
+  constructor(lookup: (id: string) => StoredEvent | undefined, init: { events?: Iterable<StoredEvent>; tombstones?: ReadonlyMap<string, number>; lastSeq?: number; horizon?: number; copyKey?: string } = {}) {
     this.#lookup = lookup;
+    this.#copyKey = init.copyKey;
     this.#lastSeq = init.lastSeq ?? 0;
     this.#horizon = init.horizon ?? 0;
     for (const [id, seq] of init.tombstones ?? []) this.#tombstones.set(id, seq);
@@ -98,16 +106,24 @@ export class ChangeLog implements ChangeFeedSource {
     return this.#horizon;
   }
 
-  after(since: number, limit: number): ChangePage {
+  after(since: number, limit: number, liveThrough: number = since === 0 ? Infinity : 0): ChangePage {
     const changes: Change[] = [];
     let at = firstAfter(this.#seqs, since);
     for (; at < this.#seqs.length; at++) {
-      const change = this.#current(at, since === 0);
+      const change = this.#current(at, this.#seqs[at]! <= liveThrough);
       if (change === undefined) continue;
       if (changes.length === limit) return { changes, more: true };
       changes.push(change);
     }
     return { changes, more: false };
+  }
+
+  copyToken(start: CopyStart): string {
+    return signCopyToken(start, this.#copyKey);
+  }
+
+  readCopyToken(token: string): CopyStart | undefined {
+    return readCopyToken(token, this.#copyKey);
   }
 
   subscribe(listener: () => void): () => void {

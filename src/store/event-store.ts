@@ -2,7 +2,7 @@
 import type { Category, EventRecord, StoredEvent } from '../events/event.js';
 import type { Registration, RosterView } from './roster.js';
 import type { ChangeFeedSource } from './change-log.js';
-import type { IdempotencyEntry } from './idempotency-table.js';
+import type { IdempotencyEntry, IdempotencyUse } from './idempotency-table.js';
 import type { WriteOptions } from './write-queue.js';
 import type { StoredDocument } from './document-table.js';
 
@@ -124,6 +124,8 @@ export interface EventStore {
   readonly webhookState?: WebhookStateStore;
   /** The answer remembered for an Idempotency-Key of an API key, if still within its TTL at `nowMs` (API.md §9.3). */
   rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined;
+  /** How many answers an API key holds at `nowMs`, and when its oldest is forgotten: its Idempotency-Key quota's count. */
+  idempotencyUse(keyId: string, nowMs: number): IdempotencyUse;
   /** False once a write has failed: reads still work, writes are refused until restart. */
   readonly writable: boolean;
   /** Why writes are refused (e.g. `started read-only: ENOSPC: no space left on the disk`), for /health; undefined while writable. */

@@ -17,7 +17,7 @@ import type { TornTail } from './log-replay.js';
 import { copyBytes, writeFully } from './write-fully.js';
 import { describeWriteError, WriteQueue, type WriteOptions } from './write-queue.js';
 import { ChangeLog } from './change-log.js';
-import { IdempotencyTable, type IdempotencyEntry } from './idempotency-table.js';
+import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from './idempotency-table.js';
 import { UncertainWriteError } from './uncertain-write.js';
 import { ChangeHistory, type ChangeHistorySource, type HistoryRead } from './change-history.js';
 import { readHistoryAfter } from './history-read.js';
@@ -194,6 +194,10 @@ export class FileStore implements EventStore {
 
   rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined {
     return this.#idempotency.find(keyId, key, nowMs);
+  }
+
+  idempotencyUse(keyId: string, nowMs: number): IdempotencyUse {
+    return this.#idempotency.use(keyId, nowMs);
   }
 
   roster(eventId: string): RosterView {

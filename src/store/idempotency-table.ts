@@ -1,4 +1,4 @@
-// The remembered first answers of POSTs sent with an Idempotency-Key: rebuilt from the log, forgotten after 24 h, bounded.
+// The remembered first answers of POSTs sent with an Idempotency-Key: rebuilt from the log, forgotten after 24 h and never before.
 import type { Registration } from './roster.js';
 import type { LogRecord } from './jsonl-record.js';
 
@@ -31,41 +31,45 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export interface IdempotencyTableOptions {
   /** Default 24 h. */
   ttlMs?: number;
-  /** At most this many answers; past it the oldest is forgotten. Default 100,000. */
-  maxEntries?: number;
-  /** At most this many characters of answers in all; past it the oldest is forgotten. Default 64 Mi. */
-  maxChars?: number;
+}
+
+/** How many answers an API key holds now, and when the oldest of them is forgotten. */
+export interface IdempotencyUse {
+  live: number;
+  /** When the oldest live answer of the key expires (ms since the epoch); undefined when it has none. */
+  oldestExpiresMs: number | undefined;
 }
 
 /**
  * Answers by (API key, Idempotency-Key), in the order they were written (so the oldest go first).
  * Only the store's commits and replay add to it: an answer is remembered only once it is durable.
+ * An answer younger than the TTL is never forgotten: memory is bounded per API key by the quota the
+ * Idempotency-Key checks enforce before a write (API.md §9.3; see IdempotencyGuard), not here.
  */
 export class IdempotencyTable {
   readonly ttlMs: number;
-  readonly #maxEntries: number;
-  readonly #maxChars: number;
   readonly #entries = new Map<string, IdempotencyEntry>();
-  #chars = 0;
+  /** Per API key, its answers in the order they were written: the count and the oldest, for the quota. */
+  readonly #byKey = new Map<string, Map<string, IdempotencyEntry>>();
 
   constructor(options: IdempotencyTableOptions = {}) {
     this.ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
-    this.#maxEntries = options.maxEntries ?? 100_000;
-    this.#maxChars = options.maxChars ?? 64 * 1024 * 1024;
   }
 
   get size(): number {
     return this.#entries.size;
   }
 
-  /** Remembers an answer (replacing one under the same keys), then forgets what is too old or over the bounds. */
+  /** Remembers an answer (replacing one under the same keys), then forgets what is too old. */
   remember(entry: IdempotencyEntry, nowMs: number): void {
     const name = entryName(entry.keyId, entry.key);
     const previous = this.#entries.get(name);
     if (previous !== undefined) this.#forget(name, previous);
     if (nowMs - entry.atMs >= this.ttlMs) return;
     this.#entries.set(name, entry);
-    this.#chars += charsOf(entry);
+    let mine = this.#byKey.get(entry.keyId);
+    if (mine === undefined) this.#byKey.set(entry.keyId, (mine = new Map()));
+    mine.set(name, entry);
     this.#prune(nowMs);
   }
 
@@ -81,6 +85,21 @@ export class IdempotencyTable {
     return entry;
   }
 
+  /** How many answers `keyId` holds at `nowMs` (the quota's count), and when its oldest is forgotten. */
+  use(keyId: string, nowMs: number): IdempotencyUse {
+    this.#prune(nowMs);
+    const mine = this.#byKey.get(keyId);
+    if (mine === undefined) return { live: 0, oldestExpiresMs: undefined };
+    let oldest = Infinity;
+    // Written in order, so the first is the oldest unless a clock stepped back: a few are enough to look at.
+    let looked = 0;
+    for (const entry of mine.values()) {
+      oldest = Math.min(oldest, entry.atMs);
+      if (++looked === 8) break;
+    }
+    return { live: mine.size, oldestExpiresMs: oldest + this.ttlMs };
+  }
+
   /** Every answer still remembered at `nowMs`, oldest first (compaction writes them). */
   live(nowMs: number): IdempotencyEntry[] {
     this.#prune(nowMs);
@@ -89,26 +108,21 @@ export class IdempotencyTable {
 
   #prune(nowMs: number): void {
     for (const [name, entry] of this.#entries) {
-      const tooMany = this.#entries.size > this.#maxEntries || this.#chars > this.#maxChars;
-      if (!tooMany && nowMs - entry.atMs < this.ttlMs) break;
+      if (nowMs - entry.atMs < this.ttlMs) break;
       this.#forget(name, entry);
     }
   }
 
   #forget(name: string, entry: IdempotencyEntry): void {
     this.#entries.delete(name);
-    this.#chars -= charsOf(entry);
+    const mine = this.#byKey.get(entry.keyId);
+    mine?.delete(name);
+    if (mine?.size === 0) this.#byKey.delete(entry.keyId);
   }
 }
 
 function entryName(keyId: string, key: string): string {
   return `${keyId} ${key}`;
-}
-
-function charsOf(entry: IdempotencyEntry): number {
-  const answer = entry.answer;
-  const payload = answer.kind === 'event' ? answer.view.length : answer.registration.name.length + answer.registration.email.length + 200;
-  return payload + entry.key.length + 100;
 }
 
 /** Remembers the answer of a line written under an Idempotency-Key (replay does the same from the log). */

@@ -295,8 +295,11 @@ function encodeView(seq: number, createdAt: string, at: string, promoted: readon
   return seal(`{"seq":${checkSeq(seq)},"op":"put","created_at":"${createdAt}"${atField}${idemField}${promotedField},"event":${view}`);
 }
 
+/** The largest seq a line holds: the decoder reads at most 15 digits. */
+const MAX_SEQ = 999_999_999_999_999;
+
 function checkSeq(seq: number): number {
-  if (!Number.isSafeInteger(seq) || seq < 1) throw new TypeError(`a sequence number is a positive integer, got ${seq}`);
+  if (!Number.isSafeInteger(seq) || seq < 1 || seq > MAX_SEQ) throw new TypeError(`a sequence number is an integer from 1 to ${MAX_SEQ}, got ${seq}`);
   return seq;
 }
 
@@ -340,7 +343,8 @@ export function decodeRecord(buf: Buffer, start: number, end: number, options: D
   let seq = 0;
   const digitsStart = pos;
   while (pos < crcStart && buf[pos]! >= 0x30 && buf[pos]! <= 0x39) seq = seq * 10 + (buf[pos++]! - 0x30);
-  if (pos === digitsStart || pos - digitsStart > 15 || seq < 1) return 'the sequence number is not a positive integer';
+  // A leading zero is not JSON: the line was not written by encode*.
+  if (pos === digitsStart || pos - digitsStart > 15 || seq < 1 || buf[digitsStart] === 0x30) return 'the sequence number is not a positive integer';
   if (!matches(buf, pos, OP_OPEN, crcStart)) return 'the "op" field does not follow "seq"';
   pos += OP_OPEN.length;
   // The common kinds are matched on their bytes, sparing a string per line.
@@ -448,7 +452,7 @@ function scanRegisterLine(buf: Buffer, pos: number, end: number, seq: number, op
   const digitsStart = digits;
   let ownSeq = 0;
   while (digits < end && buf[digits]! >= 0x30 && buf[digits]! <= 0x39) ownSeq = ownSeq * 10 + (buf[digits++]! - 0x30);
-  if (digits !== end - 1 || buf[digits] !== CLOSE_BRACE || digits === digitsStart || digits - digitsStart > 15) return undefined;
+  if (digits !== end - 1 || buf[digits] !== CLOSE_BRACE || digits === digitsStart || digits - digitsStart > 15 || buf[digitsStart] === 0x30) return undefined;
   const eventId = buf.toString('latin1', eventStart, eventEnd);
   const id = buf.toString('latin1', idStart, idEnd);
   const email = buf.toString('utf8', emailStart, emailEnd);

@@ -6,7 +6,7 @@ import type { RosterView } from './roster.js';
 import { RosterTable } from './roster-table.js';
 import { WriteQueue, type WriteOptions } from './write-queue.js';
 import { ChangeLog } from './change-log.js';
-import { IdempotencyTable, type IdempotencyEntry } from './idempotency-table.js';
+import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from './idempotency-table.js';
 import { ChangeHistory, type ChangeHistorySource } from './change-history.js';
 
 /** An EventStore without files: writes go through the same queue (overlay, group commit) as the file store's. */
@@ -34,6 +34,10 @@ export class MemoryStore implements EventStore {
 
   rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined {
     return this.#idempotency.find(keyId, key, nowMs);
+  }
+
+  idempotencyUse(keyId: string, nowMs: number): IdempotencyUse {
+    return this.#idempotency.use(keyId, nowMs);
   }
 
   get(id: string): StoredEvent | undefined {

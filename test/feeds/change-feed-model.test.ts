@@ -29,20 +29,28 @@ class PagedClient {
   since = 0;
   restarts = 0;
 
+  /** The copy token while a full copy is under way (API.md §9.2). */
+  copyToken: string | undefined;
+
   async sync(app: App, key: string, random: () => number): Promise<void> {
     for (;;) {
-      const limit = this.since === 0 ? 1000 : 1 + Math.floor(random() * 7);
-      const page = await call(app, 'GET', `/changes?since=${this.since}&limit=${limit}`, { key });
+      // Small pages, a full copy included: its pages then meet compactions and restarts.
+      const limit = 1 + Math.floor(random() * 7);
+      const page = await call(app, 'GET', `/changes?since=${this.since}&limit=${limit}${this.copyToken === undefined ? '' : `&copy=${this.copyToken}`}`, { key });
       if (page.status === 410) {
         this.copy = new Map();
         this.since = 0;
+        this.copyToken = undefined;
         this.restarts++;
         continue;
       }
       assert.equal(page.status, 200, page.text ?? '');
       for (const entry of page.json.changes as Entry[]) apply(this.copy, entry);
-      assert.equal(page.json.next_since, page.json.changes.length === 0 ? this.since : page.json.changes.at(-1).seq);
+      const lastEntry = page.json.changes.length === 0 ? this.since : page.json.changes.at(-1).seq;
+      assert.equal(page.json.next_since, page.json.more ? lastEntry : (app.store as FileStore).stats.lastSeq);
+      assert.equal(page.json.copy === undefined, !page.json.more || (this.since !== 0 && this.copyToken === undefined), 'a token on each page of a copy with more');
       this.since = page.json.next_since;
+      this.copyToken = page.json.more ? page.json.copy : undefined;
       if (!page.json.more) return;
     }
   }

@@ -27,3 +27,18 @@ test('parseLastEventId() reads an integer ≥ 0, or nothing', () => {
   refused(() => parseLastEventId('abc'), /Last-Event-ID header must be an integer/);
   refused(() => parseLastEventId('-1'), /Last-Event-ID/);
 });
+
+test('parseChangesQuery() takes limit=1 and 1000, a copy token of 1 to 200 characters of [A-Za-z0-9_-], and refuses others naming copy', () => {
+  assert.deepEqual(parseChangesQuery('since=3&limit=1'), { since: 3, limit: 1 });
+  assert.deepEqual(parseChangesQuery('since=3&limit=1000&copy=a'), { since: 3, limit: 1000, copy: 'a' });
+  assert.deepEqual(parseChangesQuery(`copy=${'Az09_-'.repeat(33)}ab&since=0`), { since: 0, limit: 100, copy: `${'Az09_-'.repeat(33)}ab` });
+  for (const bad of ['', 'a.b', 'a%20b', 'a'.repeat(201), '%C3%A9']) refused(() => parseChangesQuery(`since=1&copy=${bad}`), /copy must be the copy token/);
+  refused(() => parseChangesQuery('since=1&copy=a&copy=a'), /copy is given more than once/);
+});
+
+test('parseLastEventId() joins a repeated header (then refuses it) and reads a whitespace-only one as none', () => {
+  refused(() => parseLastEventId(['1', '2']), /"1,2"/);
+  assert.equal(parseLastEventId(['7']), 7);
+  assert.equal(parseLastEventId('   '), undefined);
+  assert.equal(parseLastEventId('\t4\t'), 4);
+});

@@ -103,3 +103,15 @@ test('utcDateTime() writes the UTC form 20260901T170000Z and drops milliseconds'
   assert.equal(utcDateTime(Date.UTC(1970, 0, 1, 0, 0, 0, 999)), '19700101T000000Z');
   assert.equal(utcDateTime(Date.UTC(9999, 11, 31, 23, 59, 59, 500)), '99991231T235959Z');
 });
+
+test('foldLine() folds exactly where the next character would pass 75 octets: U+07FF, U+0800, U+FFFF and U+10000 at the boundary', () => {
+  for (const [char, size] of [['\u07ff', 2], ['\u0800', 3], ['\uffff', 3], ['\u{10000}', 4]] as const) {
+    for (let lead = 70; lead <= 75; lead++) {
+      const line = 'a'.repeat(lead) + char + 'b';
+      const first = foldLine(line).split('\r\n')[0]!;
+      const fits = lead + size <= MAX_LINE_OCTETS;
+      assert.equal(first, fits ? 'a'.repeat(lead) + char + (lead + size < MAX_LINE_OCTETS ? 'b' : '') : 'a'.repeat(lead), `U+${char.codePointAt(0)!.toString(16)} after ${lead} octets`);
+      assert.ok(Buffer.byteLength(first) <= MAX_LINE_OCTETS);
+    }
+  }
+});

@@ -40,3 +40,11 @@ test('registrationsCsv() writes the header row, one CRLF row each, an empty cell
   assert.equal(registrationsCsv([REGISTRATION]), `${CSV_HEADER}\r\nreg_0000000000000000000001,Grace,grace@campus.edu,waitlisted,2030-01-01T00:00:00.000Z,\r\n`);
   assert.equal(registrationsCsv([]), `${CSV_HEADER}\r\n`);
 });
+
+test('registrationsCsv() writes the check-in time of a checked-in registration in its last cell', () => {
+  const checkedIn: Registration = { ...REGISTRATION, status: 'confirmed', checkedInAt: '2030-01-02T09:30:00.000Z' };
+  assert.equal(
+    registrationsCsv([checkedIn, REGISTRATION]),
+    `${CSV_HEADER}\r\nreg_0000000000000000000001,Grace,grace@campus.edu,confirmed,2030-01-01T00:00:00.000Z,2030-01-02T09:30:00.000Z\r\nreg_0000000000000000000001,Grace,grace@campus.edu,waitlisted,2030-01-01T00:00:00.000Z,\r\n`,
+  );
+});

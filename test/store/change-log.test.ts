@@ -107,3 +107,27 @@ test('ChangeLog rebuilds merge live events and tombstones in seq order (many cre
   assert.equal(page.changes.length, 3000, 'one entry per event ever created after since');
   assert.equal(page.changes.filter((change) => change.event === null).length, 1000);
 });
+
+test('ChangeLog.after() leaves out deletions at or before liveThrough (what a copy that began there never held), and only those', () => {
+  const { log, put, del } = fixture();
+  for (let n = 1; n <= 6; n++) put(n, n);
+  del(1, 7);
+  del(2, 8);
+  put(3, 9);
+  del(4, 10);
+  assert.deepEqual(seqs(log.after(2, 100)), [5, 6, 7, 8, 9, 10], 'by default, every deletion after since');
+  assert.deepEqual(seqs(log.after(2, 100, 8)), [5, 6, 9, 10], 'deletions at 7 and 8 are before the copy began; 10 after');
+  assert.deepEqual(seqs(log.after(2, 100, 7)), [5, 6, 8, 9, 10]);
+  assert.deepEqual(seqs(log.after(0, 100)), [5, 6, 9], 'since=0: live events only');
+  assert.deepEqual(seqs(log.after(0, 100, 8)), [5, 6, 9, 10], 'since=0 in a copy that began at 8');
+  assert.deepEqual(log.after(2, 2, 8), { changes: log.after(2, 100, 8).changes.slice(0, 2), more: true });
+});
+
+test('ChangeLog signs copy tokens with its key: another key reads them as forged', () => {
+  const mine = new ChangeLog(() => undefined, { copyKey: 'one' });
+  const theirs = new ChangeLog(() => undefined, { copyKey: 'two' });
+  const token = mine.copyToken({ began: 42, startedMs: 1_764_000_000_000 });
+  assert.deepEqual(mine.readCopyToken(token), { began: 42, startedMs: 1_764_000_000_000 });
+  assert.equal(theirs.readCopyToken(token), undefined);
+  assert.deepEqual(new ChangeLog(() => undefined).readCopyToken(new ChangeLog(() => undefined).copyToken({ began: 1, startedMs: 0 })), { began: 1, startedMs: 0 }, 'the default key is the same everywhere');
+});

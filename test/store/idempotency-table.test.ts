@@ -23,17 +23,27 @@ test('IdempotencyTable forgets an answer 24 h after it was written', () => {
   assert.equal(table.size, 0, 'an answer already too old is not remembered (replay of an old log)');
 });
 
-test('IdempotencyTable keeps at most maxEntries, forgetting the oldest', () => {
-  const table = new IdempotencyTable({ maxEntries: 3 });
-  for (let n = 0; n < 5; n++) table.remember(entry(`k${n}`, n), n);
-  assert.equal(table.size, 3);
-  assert.equal(table.find('key_a', 'k1', 5), undefined);
-  assert.ok(table.find('key_a', 'k4', 5));
-  assert.deepEqual(table.live(5).map((each) => each.key), ['k2', 'k3', 'k4']);
+test('IdempotencyTable never forgets an answer younger than 24 h, however many another API key floods it with: regression of issue 22 point 2', () => {
+  const table = new IdempotencyTable();
+  table.remember(entry('mine', 0, 'key_b'), 0);
+  // The old table kept at most 100,000 answers (64 Mi characters): one key's flood pushed out another key's answer.
+  for (let n = 1; n <= 100_001; n++) table.remember(entry(`k${n}`, n, 'key_a'), n);
+  assert.equal(table.find('key_b', 'mine', 100_002)?.key, 'mine', 'key_b\'s retry still gets its first answer');
+  assert.equal(table.size, 100_002);
+  assert.equal(table.find('key_a', 'k1', 100_002)?.key, 'k1');
 });
 
-test('IdempotencyTable keeps at most maxChars of answers', () => {
-  const table = new IdempotencyTable({ maxChars: 1000 });
-  for (let n = 0; n < 50; n++) table.remember(entry(`k${n}`, n), n);
-  assert.ok(table.size < 10 && table.size > 0, `kept ${table.size}`);
+test('IdempotencyTable.use() counts the live answers of one API key and says when its oldest is forgotten', () => {
+  const table = new IdempotencyTable();
+  assert.deepEqual(table.use('key_a', 0), { live: 0, oldestExpiresMs: undefined });
+  table.remember(entry('a1', 1000), 1000);
+  table.remember(entry('b1', 1500, 'key_b'), 1500);
+  table.remember(entry('a2', 2000), 2000);
+  table.remember(entry('a2', 2500), 2500); // the same key again replaces, not adds
+  assert.deepEqual(table.use('key_a', 3000), { live: 2, oldestExpiresMs: 1000 + IDEMPOTENCY_TTL_MS });
+  assert.deepEqual(table.use('key_b', 3000), { live: 1, oldestExpiresMs: 1500 + IDEMPOTENCY_TTL_MS });
+  assert.deepEqual(table.use('key_a', 1000 + IDEMPOTENCY_TTL_MS), { live: 1, oldestExpiresMs: 2500 + IDEMPOTENCY_TTL_MS }, 'a1 expired');
+  assert.deepEqual(table.use('key_b', 1500 + IDEMPOTENCY_TTL_MS), { live: 0, oldestExpiresMs: undefined });
+  assert.equal(table.find('key_a', 'a1', 1000 + IDEMPOTENCY_TTL_MS - 1), undefined, 'forgotten for good');
+  assert.equal(table.size, 1);
 });

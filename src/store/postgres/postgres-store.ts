@@ -4,7 +4,7 @@ import { ChangeLog } from '../change-log.js';
 import { EventIndex } from '../event-index.js';
 import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
 import { DocumentTable } from '../document-table.js';
-import { IdempotencyTable, type IdempotencyEntry } from '../idempotency-table.js';
+import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from '../idempotency-table.js';
 import type { RosterView } from '../roster.js';
 import { RosterTable } from '../roster-table.js';
 import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
@@ -114,6 +114,11 @@ export class PostgresStore implements EventStore {
 
   rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined {
     return this.#views.idempotency.find(keyId, key, nowMs);
+  }
+
+  /** The answers this API key holds (every instance's, as this one has applied them), for its quota. */
+  idempotencyUse(keyId: string, nowMs: number): IdempotencyUse {
+    return this.#views.idempotency.use(keyId, nowMs);
   }
 
   get size(): number {
