@@ -25,7 +25,7 @@ import { DEFAULT_COMPACT_MIN_BYTES } from './store/file-store.js';
 import { openFileStoreOrReadOnly } from './store/open-or-read-only.js';
 import type { FileSystemSeam } from './store/file-system.js';
 import { openApiDocument } from './openapi/document.js';
-import { loadConsoleAssets } from './console/console-assets.js';
+import { loadConsoleAssets, withConsoleSettings } from './console/console-assets.js';
 import { consoleRoutes, isConsolePattern } from './console/console-routes.js';
 import { silentLogger, type Logger } from './log/logger.js';
 import { ROLES, type Principal, type Role } from './auth/principal.js';
@@ -143,7 +143,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const timeZone = options.timeZone ?? 'UTC';
   if (!isTimeZone(timeZone)) throw new TypeError(`createApp: timeZone must be an IANA time zone name such as Europe/Berlin, got "${timeZone}"`);
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
-  const consoleAssets = options.console === false ? undefined : await loadConsoleAssets(internal.consoleDir);
+  const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone });
 
   const store: EventStore =
     options.store === 'memory'
