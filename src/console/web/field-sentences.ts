@@ -56,7 +56,7 @@ export const SENTENCE_RULES: readonly SentenceRule[] = [
   {
     rule: 'one of',
     pattern: /must be one of (.+), got /,
-    sentence: (match, field, words) => `Choose ${name(field, words)}: ${list((match[1] ?? '').split(', ').map((value) => value.replace(/"/g, '')))}.`,
+    sentence: (match, field, words) => `${name(field, words)} must be one of ${list((match[1] ?? '').split(', ').map((value) => value.replace(/"/g, '')))}.`,
   },
   { rule: 'integer', pattern: /must be an integer from (\d+) to (\d+)/, sentence: (match, field, words) => `${name(field, words)} must be a whole number from ${match[1]} to ${match[2]}.` },
   { rule: 'range', pattern: /must be from (\d+) to (\d+), got (-?\d+)$/, sentence: (match, field, words) => `${name(field, words)} must be from ${match[1]} to ${match[2]}, not ${match[3]}.` },
@@ -103,14 +103,20 @@ export const SENTENCE_RULES: readonly SentenceRule[] = [
   },
 ];
 
-/** The sentence for one problem: the table's when a rule knows it, else the API's own message. */
-export function fieldSentence(problem: FieldProblem, words: FormWords): string {
+/** The rule of the table that knows this problem, with its match; undefined when none does. */
+export function sentenceRule(problem: FieldProblem): { entry: SentenceRule; match: RegExpExecArray } | undefined {
   for (const entry of SENTENCE_RULES) {
     if (entry.fields !== undefined && !entry.fields.includes(problem.field)) continue;
     const match = entry.pattern.exec(problem.message);
-    if (match !== null) return entry.sentence(match, problem.field, words);
+    if (match !== null) return { entry, match };
   }
-  return problem.message;
+  return undefined;
+}
+
+/** The sentence for one problem: the table's when a rule knows it, else the API's own message. */
+export function fieldSentence(problem: FieldProblem, words: FormWords): string {
+  const found = sentenceRule(problem);
+  return found === undefined ? problem.message : found.entry.sentence(found.match, problem.field, words);
 }
 
 /** A 409's message as a field problem, when it is about one field of a form (capacity, e-mail); else undefined. */

@@ -74,10 +74,10 @@ export function fromRrule(rule: string, start: Wall, zone: string): Repeat | und
   const interval = Number(parts.get('INTERVAL') ?? '1');
   if ((freq !== 'WEEKLY' && freq !== 'MONTHLY') || !Number.isInteger(interval)) return undefined;
   const byday = parts.get('BYDAY');
-  let days: Weekday[] = [weekdayOf(start)];
+  let days: Weekday[] = [];
   let monthly: Repeat['monthly'] = 'date';
   if (freq === 'WEEKLY') {
-    if (byday !== undefined) days = byday.split(',') as Weekday[];
+    days = byday === undefined ? [weekdayOf(start)] : (byday.split(',') as Weekday[]);
     if (!days.every((day) => (WEEKDAYS as readonly string[]).includes(day))) return undefined;
   } else if (byday !== undefined) {
     const match = /^(-1|[1-5])(MO|TU|WE|TH|FR|SA|SU)$/.exec(byday);

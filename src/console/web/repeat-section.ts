@@ -125,7 +125,8 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
     set(repeat) {
       frequency.control.value = repeat.freq;
       interval.control.value = String(repeat.interval);
-      lastWeekday = startWall() === undefined ? undefined : weekdayOf(startWall()!);
+      // A monthly rule names no weekday: the next redraw ticks the start's, ready for a switch to weekly.
+      lastWeekday = startWall() === undefined || repeat.days.length === 0 ? undefined : weekdayOf(startWall()!);
       for (const box of dayBoxes) box.checked = repeat.days.includes(box.value as Weekday);
       for (const radio of monthlyRadios) radio.checked = radio.value === repeat.monthly;
       byCount.checked = 'count' in repeat.end;
