@@ -27,9 +27,10 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
   const active = [filter.category, filter.start_date, filter.end_date].filter((value) => value !== '').length + (limit === 25 ? 0 : 1);
   const campus = ctx.zones.campus;
   // One line on a phone: the filters open on demand (and stay open on a wide screen, or while some are set there).
+  const wide = window.matchMedia('(min-width: 40rem)');
   const fold = h(
     'details',
-    { class: 'more-filters', open: window.matchMedia('(min-width: 40rem)').matches },
+    { class: 'more-filters', open: wide.matches },
     h('summary', {}, active === 0 ? 'Filters' : `Filters (${active} active)`),
     h('div', { class: 'filters' },
       h('fieldset', { class: 'choices' }, h('legend', {}, 'Categories'), boxes.map((box) => h('span', { class: 'choice' }, box, h('label', { for: box.id }, box.value)))),
@@ -42,9 +43,13 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
   const form = h(
     'form',
     { class: 'find', role: 'search', 'aria-label': 'Find events' },
-    h('div', { class: 'search-line' }, h('label', { for: ids.q }, 'Search'), search, h('button', { type: 'submit' }, 'Search')),
+    h('div', { class: 'field search' }, h('label', { for: ids.q }, 'Search'), h('div', { class: 'search-line' }, search, h('button', { type: 'submit' }, 'Search'))),
     fold,
   );
+  const unfold = (): void => {
+    fold.open = wide.matches;
+  };
+  wide.addEventListener('change', unfold);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const category = boxes.filter((box) => box.checked).map((box) => box.value).join(',');
@@ -116,6 +121,9 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
       clearTimeout(pending);
       pending = setTimeout(() => void load(true), 200);
     },
-    dispose: () => clearTimeout(pending),
+    dispose: () => {
+      clearTimeout(pending);
+      wide.removeEventListener('change', unfold);
+    },
   };
 }
