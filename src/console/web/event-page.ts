@@ -10,7 +10,7 @@ import type { CampusEvent } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
-  const details = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading the event…'));
+  const details = h('div', { class: 'details', 'aria-busy': 'true' }, h('p', {}, 'Loading the event…'));
   const alert = h('div', { class: 'alert', role: 'alert', hidden: true, tabindex: -1 });
   let registrations: { element: HTMLElement; reload: () => void } | undefined;
   const slot = h('div');
@@ -19,7 +19,9 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
   const narrow = window.matchMedia('(max-width: 40rem)');
   let managing = false;
   const arrange = (): void => {
-    if (managing && narrow.matches) page.insertBefore(slot, details);
+    const first = managing && narrow.matches;
+    page.classList.toggle('attendees-first', first);
+    if (first) page.insertBefore(slot, details);
     else page.insertBefore(details, slot);
   };
   narrow.addEventListener('change', arrange);

@@ -24,7 +24,7 @@ export interface RepeatSection {
 
 /** The section; `startValue` reads the form's Starts value, and the section redraws when `start` changes. */
 export function repeatSection(start: HTMLInputElement, zone: string, allowNone = true): RepeatSection {
-  const frequency = field('recurrence', 'Repeats', h('select', {}, allowNone ? h('option', { value: '' }, 'Does not repeat') : null, h('option', { value: 'WEEKLY' }, 'Weekly'), h('option', { value: 'MONTHLY' }, 'Monthly')));
+  const frequency = field('recurrence', 'How often', h('select', {}, allowNone ? h('option', { value: '' }, 'Does not repeat') : null, h('option', { value: 'WEEKLY' }, 'Weekly'), h('option', { value: 'MONTHLY' }, 'Monthly')));
   const interval = field('interval', 'Every how many weeks', h('input', { type: 'number', min: 1, max: 99, step: 1, value: 1, inputmode: 'numeric' }));
   const dayBoxes = WEEKDAYS.map((day) => h('input', { type: 'checkbox', value: day, id: uid(`day-${day}`) }));
   const weekly = h('fieldset', { class: 'choices' }, h('legend', {}, 'On these days'), dayBoxes.map((box, index) => h('span', { class: 'choice' }, box, h('label', { for: box.id }, DAY_NAMES[WEEKDAYS[index]!]))));
@@ -37,7 +37,7 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
   const byDate = h('input', { type: 'radio', name: endName, value: 'until', id: uid('end-until') });
   const count = field('count', 'Number of occurrences', h('input', { type: 'number', min: 1, max: MAX_OCCURRENCES, step: 1, value: 10, inputmode: 'numeric' }));
   const until = field('until', 'Last date', h('input', { type: 'date' }), `In ${zone}.`);
-  const ends = h('fieldset', { class: 'choices' }, h('legend', {}, 'Repeat until'), h('span', { class: 'choice' }, byCount, h('label', { for: byCount.id }, 'a number of occurrences')), h('span', { class: 'choice' }, byDate, h('label', { for: byDate.id }, 'a date')), count.row, until.row);
+  const ends = h('fieldset', { class: 'choices' }, h('legend', {}, 'Repeat until'), h('span', { class: 'choice' }, byCount, h('label', { for: byCount.id }, 'a count')), h('span', { class: 'choice' }, byDate, h('label', { for: byDate.id }, 'a date')), count.row, until.row);
   const preview = h('div', { class: 'preview', 'aria-live': 'polite' });
   const details = h('div', { class: 'repeat-details' }, interval.row, weekly, monthly, ends, h('h3', {}, 'Next occurrences'), preview);
   const element = h('fieldset', { class: 'repeats' }, h('legend', {}, 'Repeats'), frequency.row, details);
