@@ -2,8 +2,7 @@
 // an edit sends If-Match, and says at once when someone else changes the event it holds.
 import { h } from './dom.js';
 import { ApiProblem, describeProblem } from './problem.js';
-import { clearProblems, formAlert, formWords, hideAlert, showAlert, showProblems, type Field } from './fields.js';
-import { conflictProblem } from './field-sentences.js';
+import { clearProblems, formAlert, formWords, hideAlert, showAlert, showFailure, type Field } from './fields.js';
 import { eventFields, type EventFieldValues } from './event-fields.js';
 import { repeatSection } from './repeat-section.js';
 import { zoneNote } from './zone-note.js';
@@ -80,19 +79,14 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
         ctx.navigate(`#/events/${editing.id}`);
       }
     } catch (error) {
-      showFailure(error);
+      reportFailure(error);
     } finally {
       submit.disabled = false;
     }
   }
 
-  function showFailure(error: unknown): void {
-    const onField = error instanceof ApiProblem && error.code === 'conflict' ? conflictProblem(error.message) : undefined;
-    if (error instanceof ApiProblem && (error.code === 'validation_failed' || onField !== undefined)) {
-      const rest = showProblems(fields, onField === undefined ? error.details : [onField], words);
-      showAlert(alert, onField === undefined ? describeProblem(error) : 'The event was not saved: see the field marked below.', rest.length > 0 ? h('ul', {}, rest.map((problem) => h('li', {}, problem.message))) : null);
-      return;
-    }
+  function reportFailure(error: unknown): void {
+    if (showFailure(error, fields, alert, words, 'The event was not saved')) return;
     if (error instanceof ApiProblem && error.code === 'precondition_failed') {
       showAlert(alert, h('p', {}, describeProblem(error), ' Reload it to see their version; your edits here will be replaced.'), reloadButton());
     } else {

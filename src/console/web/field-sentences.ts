@@ -95,6 +95,13 @@ export const SENTENCE_RULES: readonly SentenceRule[] = [
     sentence: (match, field, words) => `${name(field, words)} cannot be lower than the ${match[2]} people already registered; keep at least ${match[2]} seats, or cancel registrations first.`,
   },
   {
+    rule: 'capacity below an occurrence\'s registrations',
+    fields: ['capacity'],
+    conflict: true,
+    pattern: /^capacity cannot be (\d+): occurrence "[^"]+" \((\S+)\) already has (\d+) attendees registered/,
+    sentence: (match, field, words) => `${name(field, words)} cannot be lower than the ${match[3]} people already registered for the occurrence of ${words.time(match[2]!)}; keep at least ${match[3]} seats, or cancel registrations first.`,
+  },
+  {
     rule: 'e-mail taken',
     fields: ['email'],
     conflict: true,
@@ -128,11 +135,13 @@ export function conflictProblem(message: string): FieldProblem | undefined {
   return undefined;
 }
 
-/** Sentences for 409s that concern a whole form, not one field (§8): the event has ended, its waitlist is full. */
+/** Sentences for 409s that concern a whole form, not one field: the event has ended, its waitlist is full (§8); a schedule would drop a held occurrence (§11). */
 export function conflictSentence(message: string, words: Pick<FormWords, 'time'>): string | undefined {
   const ended = /ended at (\S+); it takes no more registrations/.exec(message);
   if (ended !== null) return `This event has ended (${words.time(ended[1]!)}); it takes no more registrations.`;
   const full = /is full and its waitlist holds its maximum of (\d+)/.exec(message);
   if (full !== null) return `This event is full, and so is its waitlist (${full[1]} people); it takes no more registrations.`;
+  const dropped = /^The new schedule would delete occurrence "[^"]+" \((\S+)\), which holds (\d+) registrations?/.exec(message);
+  if (dropped !== null) return `The new schedule would drop the occurrence of ${words.time(dropped[1]!)}, which holds ${dropped[2]} registration${dropped[2] === '1' ? '' : 's'}: cancel them first, or keep that date.`;
   return undefined;
 }

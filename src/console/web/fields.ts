@@ -1,7 +1,8 @@
 // Labelled form fields with a place for the API's message about them (aria-describedby, aria-invalid).
 import { append, h, uid, type Child } from './dom.js';
 import type { FieldProblem } from './problem.js';
-import { fieldSentence, type FormWords } from './field-sentences.js';
+import { conflictProblem, conflictSentence, fieldSentence, type FormWords } from './field-sentences.js';
+import { ApiProblem, describeProblem } from './problem.js';
 import { formatDateTime, formatTyped } from './format.js';
 
 export interface Field {
@@ -89,4 +90,23 @@ export function showAlert(alert: HTMLElement, ...children: Child[]): void {
 export function hideAlert(alert: HTMLElement): void {
   alert.hidden = true;
   alert.replaceChildren();
+}
+
+/**
+ * Shows a failed save in the form's words: a validation error's details, or a 409 about one field, next to their
+ * fields (the rest listed in `alert`); a 409 about the whole form as its sentence. False for anything else.
+ */
+export function showFailure(error: unknown, fields: Field[], alert: HTMLElement, words: FormWords, notSaved: string): boolean {
+  if (!(error instanceof ApiProblem)) return false;
+  const onField = error.code === 'conflict' ? conflictProblem(error.message) : undefined;
+  if (error.code === 'validation_failed' || onField !== undefined) {
+    const rest = showProblems(fields, onField === undefined ? error.details : [onField], words);
+    showAlert(alert, onField === undefined ? describeProblem(error) : `${notSaved}: see the field marked below.`, rest.length > 0 ? h('ul', {}, rest.map((problem) => h('li', {}, problem.message))) : null);
+    return true;
+  }
+  const sentence = error.code === 'conflict' ? conflictSentence(error.message, words) : undefined;
+  if (sentence === undefined) return false;
+  showAlert(alert, sentence);
+  alert.focus();
+  return true;
 }

@@ -1,9 +1,8 @@
 // An event's attendees (API.md §8) for its organizer and admins: status, register, cancel, check in, CSV download.
 import { h, replace, uid } from './dom.js';
 import { queryString } from './api.js';
-import { ApiProblem, describeProblem } from './problem.js';
-import { field, formAlert, formWords, hideAlert, showAlert, showProblems, clearProblems } from './fields.js';
-import { conflictProblem, conflictSentence } from './field-sentences.js';
+import { describeProblem } from './problem.js';
+import { field, formAlert, formWords, hideAlert, showAlert, showFailure, clearProblems } from './fields.js';
 import { formatDateTime } from './format.js';
 import { copyButton } from './copy-button.js';
 import { confirmAction } from './confirm.js';
@@ -44,13 +43,7 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
       name.control.focus();
       changed();
     } catch (error) {
-      const onField = error instanceof ApiProblem && error.code === 'conflict' ? conflictProblem(error.message) : undefined;
-      if (error instanceof ApiProblem && (error.code === 'validation_failed' || onField !== undefined)) {
-        showProblems([name, email], onField === undefined ? error.details : [onField], words);
-        showAlert(alert, onField === undefined ? describeProblem(error) : 'Nobody was registered: see the field marked below.');
-      } else {
-        showAlert(alert, (error instanceof ApiProblem ? conflictSentence(error.message, words) : undefined) ?? describeProblem(error));
-      }
+      if (!showFailure(error, [name, email], alert, words, 'Nobody was registered')) showAlert(alert, describeProblem(error));
     } finally {
       submit.disabled = false;
     }

@@ -2,7 +2,7 @@
 // with If-Match; only what the person changed is sent, so an unchanged schedule is not expanded again.
 import { h } from './dom.js';
 import { ApiProblem, describeProblem } from './problem.js';
-import { clearProblems, formAlert, formWords, hideAlert, showAlert, showProblems, type Field } from './fields.js';
+import { clearProblems, formAlert, formWords, hideAlert, showAlert, showFailure, type Field } from './fields.js';
 import { eventFields, type EventFieldValues } from './event-fields.js';
 import { repeatSection } from './repeat-section.js';
 import { fromRrule } from './repeat-rule.js';
@@ -62,11 +62,7 @@ export function seriesForm(ctx: ConsoleContext, series: Series, etag: string | n
       ctx.announce(`Saved the series “${series.title}”.`);
       ctx.navigate(`#/series/${series.id}`);
     } catch (error) {
-      if (error instanceof ApiProblem && error.code === 'validation_failed') {
-        const rest = showProblems(fields, error.details, words);
-        showAlert(alert, describeProblem(error), rest.length > 0 ? h('ul', {}, rest.map((problem) => h('li', {}, problem.message))) : null);
-        return;
-      }
+      if (showFailure(error, fields, alert, words, 'The series was not saved')) return;
       const stale = error instanceof ApiProblem && error.code === 'precondition_failed';
       showAlert(alert, stale ? 'Someone else changed this series while you were editing it, so your changes were not saved. Open the series again to see their version.' : describeProblem(error));
       alert.focus();

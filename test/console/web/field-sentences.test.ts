@@ -118,6 +118,16 @@ test('409s about the whole registration form are sentences too; an unknown messa
   assert.equal(fieldSentence({ field: 'title', message: 'title is haunted' }, words()), 'title is haunted');
 });
 
+test('409s of a series (API.md §11): capacity below an occurrence\'s registrations, a schedule that would drop a held occurrence', () => {
+  // The series server's own wording; when /series is in this build, test/console/console-series.test.ts meets them live.
+  const capacity = conflictProblem('capacity cannot be 1: occurrence "evt_0123456789abcdef" (2027-01-12T09:00:00.000Z) already has 2 attendees registered.');
+  assertSentence(capacity, 'capacity below an occurrence\'s registrations', 'Capacity (seats) cannot be lower than the 2 people already registered for the occurrence of <2027-01-12T09:00:00.000Z>; keep at least 2 seats, or cancel registrations first.');
+  assert.equal(
+    conflictSentence('The new schedule would delete occurrence "evt_0123456789abcdef" (2027-01-12T09:00:00.000Z), which holds 1 registration; cancel them first, or keep that date.', words()),
+    'The new schedule would drop the occurrence of <2027-01-12T09:00:00.000Z>, which holds 1 registration: cancel them first, or keep that date.',
+  );
+});
+
 test('every rule of the table was exercised above', () => {
   assert.deepEqual(SENTENCE_RULES.map((entry) => entry.rule).filter((rule) => !covered.has(rule)), []);
 });
