@@ -1,4 +1,5 @@
 // The console's entry: sign-in state, the header, fragment routing between screens, and the live change feed.
+// Screens beyond the list and an event's page are imported when first shown, so the first load stays small.
 import { Api, apiBase, type ApiAnswer } from './api.js';
 import { h, replace } from './dom.js';
 import { describeProblem } from './problem.js';
@@ -7,13 +8,8 @@ import { forgetKeys, storedKey } from './session.js';
 import { LiveFeed, type LiveState } from './live.js';
 import { signIn } from './sign-in.js';
 import { eventList } from './event-list.js';
-import { monthView } from './month-view.js';
 import { eventPage } from './event-page.js';
-import { eventForm } from './event-form.js';
 import { feedAddress } from './feed-address.js';
-import { seriesPage } from './series-page.js';
-import { seriesForm } from './series-form.js';
-import { registrationPage } from './registration-page.js';
 import { chooseZone, currentZones, loadCampusZone } from './zones.js';
 import type { ConsoleContext, Screen } from './context.js';
 import type { CampusEvent, Series } from './types.js';
@@ -122,18 +118,28 @@ async function render(): Promise<void> {
   } else if (parts.length === 0 || (parts[0] === 'events' && parts.length === 1)) {
     show(eventList(context, params), 'Events');
   } else if (parts[0] === 'month') {
+    const { monthView } = await import('./month-view.js');
+    if (ticket !== renderCount) return;
     show(monthView(context, params), 'Month');
   } else if (parts[0] === 'new' && canCreate(me)) {
+    const { eventForm } = await import('./event-form.js');
+    if (ticket !== renderCount) return;
     show(eventForm(context), 'New event');
   } else if (parts[0] === 'events' && parts.length === 2) {
     show(eventPage(context, decodeURIComponent(parts[1]!), setTitle), 'Event');
   } else if (parts[0] === 'events' && parts[2] === 'registrations' && parts.length === 4) {
+    const { registrationPage } = await import('./registration-page.js');
+    if (ticket !== renderCount) return;
     show(registrationPage(context, decodeURIComponent(parts[1]!), decodeURIComponent(parts[3]!)), 'Registration');
   } else if (parts[0] === 'events' && parts[2] === 'edit' && parts.length === 3) {
+    const { eventForm } = await import('./event-form.js');
     await showEditor<CampusEvent>(ticket, `/events/${encodeURIComponent(decodeURIComponent(parts[1]!))}`, 'Edit event', (answer) => eventForm(context, { event: answer.data, etag: answer.etag }));
   } else if (parts[0] === 'series' && parts.length === 2) {
+    const { seriesPage } = await import('./series-page.js');
+    if (ticket !== renderCount) return;
     show(seriesPage(context, decodeURIComponent(parts[1]!), setTitle), 'Series');
   } else if (parts[0] === 'series' && parts[2] === 'edit' && parts.length === 3 && canCreate(me)) {
+    const { seriesForm } = await import('./series-form.js');
     await showEditor<Series>(ticket, `/series/${encodeURIComponent(decodeURIComponent(parts[1]!))}`, 'Edit series', (answer) => seriesForm(context, answer.data, answer.etag));
   } else {
     show(h('section', {}, h('p', {}, 'There is no such page in the console. '), h('p', {}, h('a', { href: '#/events' }, 'Go to the events'))), 'Not found');
