@@ -35,19 +35,19 @@ async function createEvent(body: Record<string, unknown>): Promise<string> {
   return ((await response.json()) as { id: string }).id;
 }
 
-/** A new tab; each test closes its own, since a tab's live stream holds one of the browser's six connections to the server. */
-async function newTab(): Promise<Page> {
-  return browsing.context.newPage();
-}
-
-async function page360(): Promise<Page> {
-  const page = await newTab();
-  await page.setViewportSize({ width: 360, height: 740 });
+/**
+ * A new tab signed in as the organizer, at 1280 px or a phone's 360×740. Each test closes its own: a tab's
+ * live stream holds one of the browser's six connections to the server.
+ */
+async function organizerTab(phone = false): Promise<Page> {
+  const page = await browsing.context.newPage();
+  if (phone) await page.setViewportSize({ width: 360, height: 740 });
+  await signIn(page, journey.url, journey.keys.organizer);
   return page;
 }
 
 test('first load: no browser console error at all, the icon included', { skip, timeout: TIMEOUT_MS }, async () => {
-  const page = await newTab();
+  const page = await browsing.context.newPage();
   const icon = page.waitForResponse((response) => /\/(favicon\.ico|console\/icon\.svg)$/.test(response.url()));
   await signIn(page, journey.url, journey.keys.organizer);
   await page.getByText('No events match this filter.').waitFor();
@@ -61,8 +61,7 @@ test('first load: no browser console error at all, the icon included', { skip, t
 });
 
 test('one named zone: the form takes and the list, event and month show campus times; the browser\'s zone is a switch', { skip, timeout: TIMEOUT_MS }, async () => {
-  const page = await newTab();
-  await signIn(page, journey.url, journey.keys.organizer);
+  const page = await organizerTab();
   await page.goto(`${journey.url}/console/#/new`);
   await page.getByText(`Times are in ${CAMPUS}, the campus time zone.`).waitFor();
   await page.getByLabel('Title').fill('Sitar recital');
@@ -102,8 +101,7 @@ test('one named zone: the form takes and the list, event and month show campus t
 });
 
 test('field problems in the form\'s words: end before start, title too long, e-mail taken, capacity below registrations', { skip, timeout: TIMEOUT_MS }, async () => {
-  const page = await newTab();
-  await signIn(page, journey.url, journey.keys.organizer);
+  const page = await organizerTab();
   await page.goto(`${journey.url}/console/#/new`);
   await page.getByLabel('Title').fill('x'.repeat(201));
   await page.getByLabel('Category').selectOption('academic');
@@ -143,8 +141,7 @@ test('field problems in the form\'s words: end before start, title too long, e-m
 
 test('a phone shows events first: filters fold to one line with a count, the first event within 740 px', { skip, timeout: TIMEOUT_MS }, async () => {
   await createEvent({ title: 'Yoga on the lawn', category: 'athletic', start_time: '2027-05-01T07:00:00Z', end_time: '2027-05-01T08:00:00Z' });
-  const page = await page360();
-  await signIn(page, journey.url, journey.keys.organizer);
+  const page = await organizerTab(true);
   await page.goto(`${journey.url}/console/#/events?category=athletic`);
   const first = page.getByRole('link', { name: 'Yoga on the lawn' });
   await first.waitFor();
@@ -162,8 +159,7 @@ test('a phone shows events first: filters fold to one line with a count, the fir
 
 test('a phone: an organizer sees the attendees and the register form before the event\'s facts', { skip, timeout: TIMEOUT_MS }, async () => {
   const id = await createEvent({ title: 'Choir rehearsal', start_time: '2027-05-02T12:00:00Z', end_time: '2027-05-02T13:00:00Z' });
-  const page = await page360();
-  await signIn(page, journey.url, journey.keys.organizer);
+  const page = await organizerTab(true);
   await page.goto(`${journey.url}/console/#/events/${id}`);
   const attendees = page.getByRole('heading', { level: 2, name: 'Attendees' });
   await attendees.waitFor();
@@ -182,9 +178,8 @@ test('a phone: an organizer sees the attendees and the register form before the 
 
 test('registering gives the attendee\'s link to check or cancel their place, with a copy button; Cancel looks destructive', { skip, timeout: TIMEOUT_MS }, async () => {
   const id = await createEvent({ title: 'Pottery class', start_time: '2027-05-03T12:00:00Z', end_time: '2027-05-03T13:00:00Z', capacity: 1 });
-  const page = await newTab();
   await browsing.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: journey.url });
-  await signIn(page, journey.url, journey.keys.organizer);
+  const page = await organizerTab();
   await page.goto(`${journey.url}/console/#/events/${id}`);
   await page.getByLabel('Name', { exact: true }).fill('Cleo Clay');
   await page.getByLabel('E-mail', { exact: true }).fill('cleo@campus.edu');
@@ -219,8 +214,7 @@ test('registering gives the attendee\'s link to check or cancel their place, wit
 
 test('the edit form says at once, before saving, that someone else changed the event, and what', { skip, timeout: TIMEOUT_MS }, async () => {
   const id = await createEvent({ title: 'Debate night', start_time: '2027-05-04T12:00:00Z', end_time: '2027-05-04T13:00:00Z' });
-  const page = await newTab();
-  await signIn(page, journey.url, journey.keys.organizer);
+  const page = await organizerTab();
   await page.goto(`${journey.url}/console/#/events/${id}/edit`);
   await page.getByLabel('Title').waitFor();
   await page.getByText('Live updates: on.').waitFor();

@@ -2,20 +2,11 @@
 import { h } from './dom.js';
 import { field, type Field } from './fields.js';
 import { fromZoneInput, toZoneInput } from './format.js';
-import { CATEGORIES } from './types.js';
+import { CATEGORIES, type CampusEvent } from './types.js';
 import type { ConsoleContext } from './context.js';
 
-/** What the fields hold, as the API reads and writes it. */
-export interface EventFieldValues {
-  title: string;
-  description: string;
-  category: string;
-  location: string;
-  start_time: string;
-  end_time: string;
-  capacity: number;
-  organizer: { name: string; email: string };
-}
+/** What the fields hold, as the API reads and writes it (an event's or a series' shared fields and first times). */
+export type EventFieldValues = Pick<CampusEvent, 'title' | 'description' | 'category' | 'location' | 'start_time' | 'end_time' | 'capacity' | 'organizer'>;
 
 export interface EventFields {
   fields: Field[];

@@ -2,7 +2,7 @@
 // an edit sends If-Match, and says at once when someone else changes the event it holds.
 import { h } from './dom.js';
 import { ApiProblem, describeProblem } from './problem.js';
-import { clearProblems, formAlert, formWords, hideAlert, showAlert, showFailure, type Field } from './fields.js';
+import { clearProblems, formAlert, formWords, onSubmit, showAlert, showFailure, type Field } from './fields.js';
 import { eventFields, type EventFieldValues } from './event-fields.js';
 import { repeatSection } from './repeat-section.js';
 import { zoneNote } from './zone-note.js';
@@ -52,15 +52,9 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
     repeats?.element,
     h('div', { class: 'actions' }, submit, h('a', { href: editing === undefined ? '#/events' : `#/events/${editing.id}`, class: 'button' }, 'Cancel')),
   );
-  element.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void save();
-  });
+  onSubmit(element, fields, alert, submit, save);
 
   async function save(): Promise<void> {
-    hideAlert(alert);
-    clearProblems(fields);
-    submit.disabled = true;
     try {
       const rule = repeats?.rrule();
       if (editing === undefined && rule !== undefined) {
@@ -80,8 +74,6 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
       }
     } catch (error) {
       reportFailure(error);
-    } finally {
-      submit.disabled = false;
     }
   }
 

@@ -1,6 +1,7 @@
 // One event's page: its details, edit and delete for who may, and its registrations; kept current by live changes.
 import { h, replace } from './dom.js';
 import { describeProblem } from './problem.js';
+import { alertFailure } from './fields.js';
 import { formatDateTime } from './format.js';
 import { zoneNote } from './zone-note.js';
 import { canManage, canRegister } from './roles.js';
@@ -81,9 +82,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       ctx.announce(`Deleted “${event.title}”.`);
       ctx.navigate('#/events');
     } catch (error) {
-      alert.hidden = false;
-      alert.textContent = describeProblem(error);
-      alert.focus();
+      alertFailure(alert, error);
     }
   }
 

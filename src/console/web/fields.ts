@@ -110,3 +110,22 @@ export function showFailure(error: unknown, fields: Field[], alert: HTMLElement,
   alert.focus();
   return true;
 }
+
+/** Wires a form's submit: old problems cleared, the button disabled while `action` runs. */
+export function onSubmit(form: HTMLFormElement, fields: Field[], alert: HTMLElement, submit: HTMLButtonElement, action: () => Promise<void>): void {
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    hideAlert(alert);
+    clearProblems(fields);
+    submit.disabled = true;
+    void action().finally(() => {
+      submit.disabled = false;
+    });
+  });
+}
+
+/** A failure in words in a page's alert, which takes the focus so it is read out and acted on. */
+export function alertFailure(alert: HTMLElement, error: unknown): void {
+  showAlert(alert, describeProblem(error));
+  alert.focus();
+}

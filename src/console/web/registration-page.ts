@@ -1,6 +1,7 @@
 // One registration, by the link an attendee was given (API.md §8): whether they have a seat, and cancel it.
 import { h, replace } from './dom.js';
 import { describeProblem } from './problem.js';
+import { alertFailure } from './fields.js';
 import { formatDateTime } from './format.js';
 import { confirmAction } from './confirm.js';
 import { zoneNote } from './zone-note.js';
@@ -49,9 +50,7 @@ export function registrationPage(ctx: ConsoleContext, eventId: string, registrat
       ctx.announce(`The registration of ${registration.name} is cancelled.`);
       replace(body, h('p', {}, `The registration of ${registration.name} is cancelled.`), h('p', {}, h('a', { href: `#/events/${eventId}` }, 'Back to the event')));
     } catch (error) {
-      alert.hidden = false;
-      alert.textContent = describeProblem(error);
-      alert.focus();
+      alertFailure(alert, error);
     }
   }
 

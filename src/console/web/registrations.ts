@@ -2,7 +2,7 @@
 import { h, replace, uid } from './dom.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
-import { field, formAlert, formWords, hideAlert, showAlert, showFailure, clearProblems } from './fields.js';
+import { field, formAlert, formWords, hideAlert, onSubmit, showAlert, showFailure } from './fields.js';
 import { formatDateTime } from './format.js';
 import { copyButton } from './copy-button.js';
 import { confirmAction } from './confirm.js';
@@ -25,16 +25,10 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
   const outcome = h('div', { role: 'status', class: 'outcome' });
   const words = formWords([name, email], ctx.zones.shown);
   const form = h('form', { novalidate: true, 'aria-labelledby': 'register-heading' }, h('h3', { id: 'register-heading' }, 'Register someone'), name.row, email.row, h('div', { class: 'actions' }, submit), outcome);
-  form.addEventListener('submit', (submitted) => {
-    submitted.preventDefault();
-    void register();
-  });
+  onSubmit(form, [name, email], alert, submit, register);
 
   async function register(): Promise<void> {
-    clearProblems([name, email]);
-    hideAlert(alert);
     outcome.replaceChildren();
-    submit.disabled = true;
     try {
       const { data } = await ctx.api.json<Registration>('POST', path, { body: { name: name.control.value, email: email.control.value } });
       showOutcome(data);
@@ -44,8 +38,6 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
       changed();
     } catch (error) {
       if (!showFailure(error, [name, email], alert, words, 'Nobody was registered')) showAlert(alert, describeProblem(error));
-    } finally {
-      submit.disabled = false;
     }
   }
 

@@ -2,7 +2,7 @@
 // with If-Match; only what the person changed is sent, so an unchanged schedule is not expanded again.
 import { h } from './dom.js';
 import { ApiProblem, describeProblem } from './problem.js';
-import { clearProblems, formAlert, formWords, hideAlert, showAlert, showFailure, type Field } from './fields.js';
+import { formAlert, formWords, onSubmit, showAlert, showFailure, type Field } from './fields.js';
 import { eventFields, type EventFieldValues } from './event-fields.js';
 import { repeatSection } from './repeat-section.js';
 import { fromRrule } from './repeat-rule.js';
@@ -47,15 +47,9 @@ export function seriesForm(ctx: ConsoleContext, series: Series, etag: string | n
     return result;
   }
 
-  element.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void save();
-  });
+  onSubmit(element, fields, alert, submit, save);
 
   async function save(): Promise<void> {
-    hideAlert(alert);
-    clearProblems(fields);
-    submit.disabled = true;
     try {
       const headers: Record<string, string> = etag === null ? {} : { 'If-Match': etag };
       await ctx.api.json<Series>('PUT', `/series/${encodeURIComponent(series.id)}`, { body: changes(), headers });
@@ -66,8 +60,6 @@ export function seriesForm(ctx: ConsoleContext, series: Series, etag: string | n
       const stale = error instanceof ApiProblem && error.code === 'precondition_failed';
       showAlert(alert, stale ? 'Someone else changed this series while you were editing it, so your changes were not saved. Open the series again to see their version.' : describeProblem(error));
       alert.focus();
-    } finally {
-      submit.disabled = false;
     }
   }
 

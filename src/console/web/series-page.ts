@@ -2,6 +2,7 @@
 import { h, replace } from './dom.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
+import { alertFailure } from './fields.js';
 import { formatDate, formatDateTime, parseInput, toZoneInput } from './format.js';
 import { describeRepeat, fromRrule } from './repeat-rule.js';
 import { canManage } from './roles.js';
@@ -100,9 +101,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
       ctx.announce(`Deleted the series “${series.title}”.`);
       ctx.navigate('#/events');
     } catch (error) {
-      alert.hidden = false;
-      alert.textContent = describeProblem(error);
-      alert.focus();
+      alertFailure(alert, error);
     }
   }
 
