@@ -16,7 +16,7 @@ let hasSearch = false;
 
 before(async () => {
   if (skip !== false) return;
-  journey = await startJourneyServer();
+  journey = await startJourneyServer(['--time-zone', 'Europe/Berlin']);
   hasSearch = (await journey.api('GET', '/events?q=chem&category=academic,social', journey.keys.reader)).status === 200;
   const events: [string, string][] = [
     ['Organic Chemistry — Laboratory', 'academic'],
@@ -29,7 +29,7 @@ before(async () => {
     const response = await journey.api('POST', '/events', journey.keys.organizer, { title, category, location: 'Campus', start_time: new Date(start).toISOString(), end_time: new Date(start + 3600_000).toISOString(), capacity: 10 });
     assert.equal(response.status, 201);
   }
-  browsing = await openBrowser(journey.url);
+  browsing = await openBrowser(journey.url, { timezoneId: 'America/New_York' });
 });
 
 after(async () => {
@@ -47,7 +47,7 @@ test('a search box finds events by the starts of words, and several categories c
   if (!needSearch(t)) return;
   const page = await browsing.context.newPage();
   try {
-    await signIn(page, journey.url, journey.keys.reader);
+    await signIn(page, journey.url, journey.keys.organizer);
     await page.getByRole('link', { name: 'Jazz night' }).waitFor();
     await page.getByRole('searchbox', { name: 'Search' }).fill('chem lab');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -63,9 +63,9 @@ test('a search box finds events by the starts of words, and several categories c
     assert.equal(new URL(page.url()).hash, '#/events?q=chem&category=academic%2Csocial');
     assert.deepEqual(await page.locator('tbody tr td:first-child a').allTextContents(), ['Organic Chemistry — Laboratory', 'Chemistry quiz night']);
     await page.getByText('Filters (1 active)').waitFor();
+    await checkScreen(page, 'events-search');
     await page.getByText('Calendar subscription for this filter').click();
     assert.equal(await page.getByLabel('iCalendar address').inputValue(), `${journey.url}/events.ics?q=chem&category=academic%2Csocial&key=FEEDKEY`);
-    await checkScreen(page, 'events-search');
 
     await page.getByLabel('social', { exact: true }).uncheck();
     await page.getByLabel('athletic', { exact: true }).check();
