@@ -15,6 +15,7 @@ import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
 import { calendarRoute } from './feeds/calendar-route.js';
 import { registrationRoutes } from './registrations/registration-routes.js';
+import { seriesRoutes } from './series/series-routes.js';
 import { meRoute } from './auth/me-route.js';
 import { changesRoute } from './feeds/changes-route.js';
 import { ChangeStreams, type StreamTimers } from './feeds/change-stream.js';
@@ -182,6 +183,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   for (const { method, pattern, route } of [
     ...eventRoutes({ store, now, randomBytes, idempotency }),
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
+    ...seriesRoutes({ store, now, randomBytes, timeZone }),
     changesRoute({ source: store.changes, streams }),
   ]) {
     router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(route) : route);

@@ -199,9 +199,9 @@ async function verify(dataDir: string, json: boolean): Promise<void> {
   const leftoverTemp = existsSync(compactionTempFile(report.file));
   if (json) {
     const torn = report.torn === undefined ? null : { ...report.torn, bytes: report.fileLength - report.torn.offset };
-    const { file, exists, lines, liveEvents, liveRegistrations, supersededLines, lastSeq, fileLength } = report;
+    const { file, exists, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq, fileLength } = report;
     // ok: what the text form calls "healthy" (a torn tail included: the next start cuts it off).
-    const fields = { ok: true, file, exists, lines, live_events: liveEvents, live_registrations: liveRegistrations, superseded_lines: supersededLines, last_seq: lastSeq, bytes: fileLength, torn, compaction_temp_file: leftoverTemp };
+    const fields = { ok: true, file, exists, lines, live_events: liveEvents, live_registrations: liveRegistrations, live_series: liveDocuments, superseded_lines: supersededLines, last_seq: lastSeq, bytes: fileLength, torn, compaction_temp_file: leftoverTemp };
     process.stdout.write(JSON.stringify(fields) + '\n');
   } else if (!report.exists) {
     process.stdout.write(`${report.file}: no event log yet (an empty store)\n`);
@@ -211,6 +211,7 @@ async function verify(dataDir: string, json: boolean): Promise<void> {
         `  lines: ${report.lines} (${report.supersededLines} superseded)\n` +
         `  live events: ${report.liveEvents}\n` +
         `  live registrations: ${report.liveRegistrations} (registered_count of every event checked against them)\n` +
+        `  live series: ${report.liveDocuments}\n` +
         `  last seq: ${report.lastSeq}\n` +
         `  bytes: ${report.fileLength}\n`,
     );

@@ -18,7 +18,7 @@ function block(heading: string, language: string, marker: string): string {
   assert.fail(`README has no ${language} block with ${marker} after ${heading}`);
 }
 
-test('README quick start: create a key, then create, list, update an event, register and cancel an attendee, and delete the event with curl, on a folder that already holds an earlier event', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
+test('README quick start: create a key, then create, list, update an event, register and cancel an attendee, create a term of lectures and move it to another room, and delete the event with curl, on a folder that already holds an earlier event', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
   const { dir, remove } = tempDir();
   try {
     const server = await spawnServer(['--port', '0', '--data-dir', dir]);
@@ -40,6 +40,9 @@ test('README quick start: create a key, then create, list, update an event, regi
       assert.match(outputs, /"capacity":150,"registered_count":0/, 'the update printed the new capacity');
       assert.match(outputs, /id,name,email,status,created_at,checked_in_at\r\nreg_[0-9A-Za-z]{22},Grace Hopper,grace@campus\.edu,confirmed,/, 'the attendee list came as CSV');
       assert.equal(outputs.match(/HTTP\/1\.1 204/g)?.length, 2, 'the cancel and the delete answered 204');
+      assert.match(outputs, /"recurrence":"FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20280211","exdates":\[\],"occurrence_count":34/, 'the term of lectures was created in one request');
+      assert.match(outputs, /"start_time":"2027-10-28T08:00:00\.000Z".*"start_time":"2027-11-02T09:00:00\.000Z"/, 'its occurrences keep 10:00 Berlin time across the change to winter time');
+      assert.match(outputs, /"location":"Hall B","capacity":120,"organizer"/, 'one room change for the whole term');
       assert.doesNotMatch(outputs, /"error"/, 'no request of the script failed');
     } finally {
       assert.equal(await server.stop(), 0);

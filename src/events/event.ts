@@ -22,6 +22,8 @@ export interface EventRecord {
   registered_count: number;
   organizer: Person;
   created_at: string;
+  /** Only on an occurrence of a series (API.md §11): the series' id. */
+  series_id?: string;
 }
 
 /**
@@ -42,6 +44,8 @@ export interface StoredEvent {
   readonly modifiedMs: number;
   /** The view served by list, single read and update: every field but `created_at`. */
   readonly json: string;
+  /** The series this event is an occurrence of, if any (API.md §11). */
+  readonly seriesId?: string;
 }
 
 /** The view JSON of a record: every field but `created_at`, in the contract's order. */
@@ -57,6 +61,7 @@ export function viewJson(record: EventRecord): string {
     capacity: record.capacity,
     registered_count: record.registered_count,
     organizer: { name: record.organizer.name, email: record.organizer.email },
+    ...(record.series_id === undefined ? {} : { series_id: record.series_id }),
   });
 }
 
@@ -73,6 +78,7 @@ export function createdJson(record: EventRecord): string {
     capacity: record.capacity,
     registered_count: record.registered_count,
     created_at: record.created_at,
+    ...(record.series_id === undefined ? {} : { series_id: record.series_id }),
   });
 }
 
@@ -84,7 +90,7 @@ export function toRecord(stored: StoredEvent): EventRecord {
 
 /** The compact form of a record written at sequence `seq` at `modifiedMs` (default: its creation). */
 export function toStored(record: EventRecord, seq: number, json: string = viewJson(record), modifiedMs: number = Date.parse(record.created_at)): StoredEvent {
-  return {
+  const stored = {
     id: record.id,
     startMs: Date.parse(record.start_time),
     endMs: Date.parse(record.end_time),
@@ -95,6 +101,7 @@ export function toStored(record: EventRecord, seq: number, json: string = viewJs
     modifiedMs,
     json,
   };
+  return record.series_id === undefined ? stored : { ...stored, seriesId: record.series_id };
 }
 
 /** The seats of a stored event, read from its view without parsing it. */

@@ -6,7 +6,8 @@ import { mayActOn, type Principal } from '../auth/principal.js';
 import { randomId } from '../lib/random-id.js';
 import { crc32 } from '../lib/crc32.js';
 import { pageLinks } from '../http/page-links.js';
-import type { EventStore } from '../store/event-store.js';
+import type { EventChange, EventStore } from '../store/event-store.js';
+import { writeOccurrence } from '../series/occurrence-writes.js';
 import { createdJson, etagOf, type EventRecord, type StoredEvent, toRecord } from './event.js';
 import { validateCreate, validateUpdate } from './validate.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
@@ -23,6 +24,11 @@ export interface EventHandlerDeps {
 /** The five event routes, keyed by method and pattern. */
 export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: string; route: Route }[] {
   const { store } = deps;
+  // An occurrence of a series is written with its series (API.md §11); any other event alone.
+  const writeEvent = (id: string, change: EventChange): Promise<StoredEvent | null> => {
+    const seriesId = store.get(id)?.seriesId;
+    return seriesId === undefined ? store.write(id, change) : writeOccurrence(store, id, seriesId, change);
+  };
   const idempotency = deps.idempotency ?? new IdempotencyGuard(store, deps.now);
 
   const list: Route = {
@@ -107,7 +113,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     async handle(context) {
       const id = context.params['id']!;
       const principal = context.principal!;
-      const stored = await store.write(id, (current) => {
+      const stored = await writeEvent(id, (current) => {
         const record = checkAccess(current, id, principal, 'update', context);
         const updated = validateUpdate(context.body!, record, principal);
         if (updated.capacity < updated.registered_count) {
@@ -126,7 +132,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     body: false,
     async handle(context) {
       const id = context.params['id']!;
-      await store.write(id, (current) => {
+      await writeEvent(id, (current) => {
         checkAccess(current, id, context.principal!, 'delete', context);
         return null;
       });

@@ -48,12 +48,15 @@ export function parseListQuery(query: string): ParsedListQuery {
         result.endByMs = dateParameter(name, value) + DAY_MS;
         endDate = value;
         break;
+      case 'series_id':
+        result.seriesId = seriesIdParameter(value);
+        break;
       case 'limit':
       case 'page':
         result[name] = parsePaging(name, value);
         break;
       default:
-        throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /events takes category, start_date, end_date, limit and page.`);
+        throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /events takes category, start_date, end_date, series_id, limit and page.`);
     }
   }
   if (startDate !== undefined && endDate !== undefined && startDate > endDate) {
@@ -62,7 +65,14 @@ export function parseListQuery(query: string): ParsedListQuery {
   if (result.category !== undefined) result.filters.push(['category', result.category]);
   if (startDate !== undefined) result.filters.push(['start_date', startDate]);
   if (endDate !== undefined) result.filters.push(['end_date', endDate]);
+  if (result.seriesId !== undefined) result.filters.push(['series_id', result.seriesId]);
   return result;
+}
+
+/** A series id as `series_id` takes it (an unknown one matches nothing). */
+function seriesIdParameter(value: string): string {
+  if (!/^ser_[0-9A-Za-z]{16,64}$/.test(value)) throw new ApiError('bad_request', `Query parameter series_id must be a series id (ser_ and 16 or more letters and digits), got "${clip(value)}".`);
+  return value;
 }
 
 function dateParameter(name: string, value: string): number {

@@ -41,4 +41,5 @@ export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
     },
   },
   created_at: { access: 'read-only', required: false, schema: { type: 'string', format: 'date-time' } },
+  series_id: { access: 'read-only', required: false, schema: { type: 'string', pattern: '^ser_[0-9A-Za-z]{16,}$', description: 'Only on an occurrence of a recurring series: the series\' id. A one-off event has no such field.' } },
 });

@@ -14,6 +14,8 @@ export interface CalendarEvent {
   createdMs: number;
   /** The time of the event's last change, registrations included. */
   modifiedMs: number;
+  /** The series the event is an occurrence of (API.md §11): its VEVENT says RELATED-TO it. */
+  seriesId?: string | undefined;
 }
 
 /** Suffix of every UID, so ids stay unique among the events of other calendars. */
@@ -53,6 +55,7 @@ function renderEvent(event: CalendarEvent): string {
     foldLine(`ORGANIZER;CN=${quoteParameter(event.organizer.name)}:${mailtoUri(event.organizer.email)}`) +
     `CREATED:${utcDateTime(event.createdMs)}\r\n` +
     `LAST-MODIFIED:${modified}\r\n` +
+    (event.seriesId === undefined ? '' : foldLine(`RELATED-TO:${event.seriesId}@${UID_DOMAIN}`)) +
     'END:VEVENT\r\n'
   );
 }

@@ -58,5 +58,6 @@ function calendarEvent(stored: StoredEvent): CalendarEvent {
     createdMs: Date.parse(record.created_at),
     // The time of the event's last change, registrations included (kept in the log record).
     modifiedMs: stored.modifiedMs,
+    seriesId: stored.seriesId,
   };
 }

@@ -21,8 +21,8 @@ export function parseFeedQuery(query: string, nowMs: number): ParsedListQuery {
     if (name === 'limit' || name === 'page') {
       throw new ApiError('bad_request', `Query parameter ${name} is not taken by GET /events.ics: the feed has no pages, it holds the first ${FEED_MAX_EVENTS} matching events.`);
     }
-    if (name !== 'category' && name !== 'start_date' && name !== 'end_date') {
-      throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /events.ics takes category, start_date, end_date and key.`);
+    if (name !== 'category' && name !== 'start_date' && name !== 'end_date' && name !== 'series_id') {
+      throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /events.ics takes category, start_date, end_date, series_id and key.`);
     }
     filters.append(name, value);
   }

@@ -58,16 +58,45 @@ export function localTime(zone: string, ms: number): LocalTime {
 
 /** The zone's offset from UTC at instant `ms`, in ms (Berlin in summer: +7,200,000). */
 export function offsetAt(zone: string, ms: number): number {
+  // No zone changes its offset twice within twelve hours: when a bucket's two ends agree, so does all of it.
+  const bucket = Math.floor(ms / BUCKET_MS);
+  const before = bucketOffset(zone, bucket);
+  return before === bucketOffset(zone, bucket + 1) ? before : exactOffsetAt(zone, ms);
+}
+
+function exactOffsetAt(zone: string, ms: number): number {
   const whole = ms - (((ms % 1000) + 1000) % 1000);
   return wallAsUtc(localTime(zone, whole)) - whole;
 }
+
+/** The offset at the start of twelve-hour bucket `bucket`, cached (a series' expansion asks for thousands of nearby instants). */
+function bucketOffset(zone: string, bucket: number): number {
+  let offsets = bucketOffsets.get(zone);
+  if (offsets === undefined) bucketOffsets.set(zone, (offsets = new Map()));
+  let offset = offsets.get(bucket);
+  if (offset === undefined) {
+    if (offsets.size >= MAX_BUCKETS_PER_ZONE) offsets.clear();
+    offset = exactOffsetAt(zone, bucket * BUCKET_MS);
+    offsets.set(bucket, offset);
+  }
+  return offset;
+}
+
+const BUCKET_MS = 12 * 3_600_000;
+/** About 136 years of buckets per zone; the cache is cleared past it, so memory stays bounded. */
+const MAX_BUCKETS_PER_ZONE = 100_000;
+const bucketOffsets = new Map<string, Map<number, number>>();
 
 /**
  * The instant at which `zone`'s clocks show `local`, or undefined when they never do (the gap of a
  * spring-forward change, or a day a zone skipped). A time shown twice (the repeated hour) gives its first instant.
  */
 export function instantOf(zone: string, local: LocalTime): number | undefined {
-  const wall = wallAsUtc(local);
+  return instantOfWall(zone, wallAsUtc(local));
+}
+
+/** instantOf for a wall time given as ms read as UTC (see wallAsUtc). */
+export function instantOfWall(zone: string, wall: number): number | undefined {
   // Offsets in force around the wall time; a zone changes at most a few times within two days.
   const offsets = new Set([offsetAt(zone, wall - 2 * DAY_MS), offsetAt(zone, wall), offsetAt(zone, wall + 2 * DAY_MS)]);
   let first: number | undefined;

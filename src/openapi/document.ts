@@ -55,6 +55,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
     tags: [
       { name: 'events', description: 'Campus events.' },
       { name: 'registrations', description: "Attendees of an event: register, wait in line, cancel, check in (API.md §8)." },
+      { name: 'series', description: 'Recurring series: a rule once, each occurrence a real event (API.md §11).' },
       { name: 'service', description: 'Health and this document; no key needed.' },
     ],
     security: [{ [SECURITY_SCHEME]: [] }],

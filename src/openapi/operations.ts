@@ -2,6 +2,7 @@
 import { CREATE_EXAMPLES, UPDATE_EXAMPLES, type Example } from './examples.js';
 import { CHECK_IN_EXAMPLES, REGISTRATION_EXAMPLES } from './examples.js';
 import { LIST_QUERY_PARAMETERS } from './parameters.js';
+import { SERIES_OPERATIONS } from './series-spec.js';
 
 /** A success (or 304) response of an operation. */
 export interface SuccessSpec {
@@ -24,7 +25,7 @@ export interface OperationSpec {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'events' | 'registrations' | 'service';
+  tag: 'events' | 'registrations' | 'series' | 'service';
   /** Needs an API key: 401 and 429, the rate-limit headers, the global security requirement. */
   auth: boolean;
   /** Component parameters, by name. */
@@ -61,6 +62,7 @@ const ORDER_NOTE = 'When a request has several faults, the first of API.md §3 a
 
 /** Every operation of the contract (API.md §5). */
 export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
+  ...SERIES_OPERATIONS,
   'GET /events': {
     operationId: 'listEvents',
     summary: 'List events',
@@ -131,7 +133,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'events',
     auth: true,
     security: ['apiKey', 'feedKey'],
-    parameters: ['Category', 'StartDate', 'EndDate', 'FeedKey', 'CalendarIfNoneMatch'],
+    parameters: ['Category', 'StartDate', 'EndDate', 'SeriesIdQuery', 'FeedKey', 'CalendarIfNoneMatch'],
     responses: {
       '200': {
         description: 'The calendar.',

@@ -1,5 +1,6 @@
 // The parameters of the OpenAPI document: the event id, the query of GET /events, and the request headers the API reads.
 import { CATEGORIES } from '../events/event.js';
+import { seriesParameters } from './series-spec.js';
 
 type Parameter = Record<string, unknown>;
 
@@ -9,13 +10,14 @@ export function parameterRef(name: string): Parameter {
 }
 
 /** The query parameters GET /events takes; any other is refused. */
-export const LIST_QUERY_PARAMETERS = ['Category', 'StartDate', 'EndDate', 'Limit', 'Page'] as const;
+export const LIST_QUERY_PARAMETERS = ['Category', 'StartDate', 'EndDate', 'SeriesIdQuery', 'Limit', 'Page'] as const;
 
 const REFUSED = 'A bad value is a 400 bad_request naming the parameter.';
 
 /** Every parameter of `components.parameters`. */
 export function componentParameters(): Record<string, Parameter> {
   return {
+    ...seriesParameters(),
     EventId: {
       name: 'id',
       in: 'path',

@@ -1,5 +1,6 @@
 // The component schemas of the OpenAPI document, generated from EVENT_FIELDS and ERROR_CATALOG so they cannot drift from the validators.
 import { EVENT_FIELDS, type FieldRule } from '../events/schema.js';
+import { seriesSchemas } from './series-spec.js';
 import { ERROR_CATALOG } from '../http/errors.js';
 
 type Schema = Record<string, unknown>;
@@ -12,6 +13,7 @@ export function schemaRef(name: string): Schema {
 /** Every schema of `components.schemas`. */
 export function componentSchemas(): Record<string, Schema> {
   return {
+    ...seriesSchemas(),
     EventCreate: requestSchema('create'),
     EventUpdate: requestSchema('update'),
     Event: responseSchema(
@@ -158,7 +160,8 @@ function responseSchema(description: string, include: (field: string) => boolean
     type: 'object',
     description,
     additionalProperties: false,
-    required: fields,
+    // series_id is there only on an occurrence of a series (API.md §4).
+    required: fields.filter((field) => field !== 'series_id'),
     properties: Object.fromEntries(fields.map((field) => [field, EVENT_FIELDS[field]!.access === 'read-only' ? { ...EVENT_FIELDS[field]!.schema, readOnly: true } : { ...EVENT_FIELDS[field]!.schema }])),
   };
 }

@@ -4,6 +4,7 @@ import type { Category, StoredEvent } from '../events/event.js';
 import type { ListQuery, ListResult } from './event-store.js';
 import { OrderedEvents } from './ordered-events.js';
 import { compareEvents, sortEvents } from './sort-events.js';
+import { SeriesMembers } from './series-members.js';
 
 export { compareEvents };
 
@@ -12,6 +13,7 @@ export class EventIndex {
   readonly #byId: Map<string, StoredEvent>;
   readonly #all: OrderedEvents;
   readonly #byCategory: Map<Category, OrderedEvents>;
+  readonly #series = new SeriesMembers();
 
   /**
    * Takes ownership of `byId` (a bulk load, e.g. from replay): its values are sorted once. Keep the
@@ -24,6 +26,7 @@ export class EventIndex {
     const perCategory = new Map<Category, StoredEvent[]>(CATEGORIES.map((category) => [category, []]));
     for (const stored of sorted) perCategory.get(stored.category)?.push(stored);
     this.#byCategory = new Map(CATEGORIES.map((category) => [category, new OrderedEvents(perCategory.get(category))]));
+    for (const stored of byId.values()) this.#series.add(stored);
   }
   /** Number of live events. */
   get size(): number {
@@ -49,6 +52,7 @@ export class EventIndex {
     this.#byId.set(stored.id, stored);
     this.#all.insert(stored);
     this.#tree(stored.category).insert(stored);
+    this.#series.add(stored);
   }
 
   /** Removes an event; false when it was not there. */
@@ -62,6 +66,7 @@ export class EventIndex {
 
   /** One page of the events matching `query`, in list order, and the count of every match (API.md §5). */
   list(query: ListQuery): ListResult {
+    if (query.seriesId !== undefined) return this.#series.list({ ...query, seriesId: query.seriesId });
     const events = query.category === undefined ? this.#all : this.#tree(query.category);
     const from = query.startFromMs === undefined ? 0 : events.countStartingBefore(query.startFromMs);
     const offset = (query.page - 1) * query.limit;
@@ -95,5 +100,6 @@ export class EventIndex {
     if (!this.#all.delete(stored) || !this.#tree(stored.category).delete(stored)) {
       throw new Error(`event index out of step: ${stored.id} is not where its start time puts it`);
     }
+    this.#series.remove(stored);
   }
 }

@@ -4,6 +4,9 @@ import type { Registration, RosterView } from './roster.js';
 import type { ChangeFeedSource } from './change-log.js';
 import type { IdempotencyEntry } from './idempotency-table.js';
 import type { WriteOptions } from './write-queue.js';
+import type { StoredDocument } from './document-table.js';
+
+export type { StoredDocument };
 
 export type { WriteOptions };
 
@@ -14,6 +17,8 @@ export interface ListQuery {
   startFromMs?: number | undefined;
   /** Events whose end is at or before this instant (ms since the epoch). */
   endByMs?: number | undefined;
+  /** Only the occurrences of this series (API.md §11). */
+  seriesId?: string | undefined;
   limit: number;
   page: number;
 }
@@ -52,6 +57,31 @@ export interface RosterResult {
   registration: Registration | undefined;
 }
 
+/** What a group change sees: the latest state (queued changes included) of events, rosters and documents. */
+export interface GroupView {
+  event(id: string): StoredEvent | undefined;
+  roster(eventId: string): RosterView;
+  document(collection: string, id: string): StoredDocument | undefined;
+}
+
+/** What a group change writes: events to put (or delete, `null`) and documents to put (JSON text) or delete. */
+export interface GroupPlan {
+  events: readonly { id: string; record: EventRecord | null }[];
+  documents: readonly { collection: string; id: string; json: string | null }[];
+}
+
+/**
+ * A change to several events and documents at once, decided against the latest state; throws to refuse.
+ * Deleting an event deletes its registrations; a capacity raised confirms waitlisted ones, as in `write`.
+ */
+export type GroupChange = (view: GroupView) => GroupPlan;
+
+/** What a group write did: each event's and document's new state (`null`: deleted), by id. */
+export interface GroupResult {
+  events: Map<string, StoredEvent | null>;
+  documents: Map<string, StoredDocument | null>;
+}
+
 export interface EventStore {
   /** The committed state of one event. */
   get(id: string): StoredEvent | undefined;
@@ -64,6 +94,15 @@ export interface EventStore {
    * with StoreUnavailable when it could not be written, and then nothing of it remains.
    */
   write(id: string, change: EventChange, options?: WriteOptions): Promise<StoredEvent | null>;
+  /**
+   * Queues a change to several events and documents as one atomic write (one log line, one fsync): after a crash,
+   * all of it or none. Resolves once durable and visible, like `write`.
+   */
+  writeGroup(change: GroupChange): Promise<GroupResult>;
+  /** The committed document `id` of `collection`. */
+  document(collection: string, id: string): StoredDocument | undefined;
+  /** The committed documents of `collection`, in no promised order. */
+  documents(collection: string): StoredDocument[];
   /** The committed registrations of an event (empty for an unknown one). */
   roster(eventId: string): RosterView;
   /**

@@ -2,9 +2,10 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../events/event.js';
 import { EventIndex } from './event-index.js';
-import type { EventChange, EventStore, ListQuery, ListResult, RosterChange, RosterResult } from './event-store.js';
+import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument } from './event-store.js';
 import type { Registration, RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
+import type { DocumentTable } from './document-table.js';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
 import { acquireLock, assertLockFree } from './lock.js';
@@ -56,7 +57,7 @@ export interface LogStats {
   lines: number;
   liveEvents: number;
   liveRegistrations: number;
-  /** Lines no longer needed to rebuild the state: `lines - liveEvents - liveRegistrations`. */
+  /** Lines no longer needed to rebuild the state: `lines - liveEvents - liveRegistrations` less the live documents (series). */
   supersededLines: number;
   /** Bytes in the log. */
   bytes: number;
@@ -82,6 +83,7 @@ export class FileStore implements EventStore {
   readonly #now: () => number;
   readonly #index: EventIndex;
   readonly #rosters: RosterTable;
+  readonly #documents: DocumentTable;
   readonly #queue: WriteQueue;
   /** The change feed's index over the committed log. */
   readonly changes: ChangeLog;
@@ -112,6 +114,7 @@ export class FileStore implements EventStore {
     now: () => number;
     index: EventIndex;
     rosters: RosterTable;
+    documents: DocumentTable;
     length: number;
     lines: number;
     lastSeq: number;
@@ -130,6 +133,7 @@ export class FileStore implements EventStore {
     this.#now = init.now;
     this.#index = init.index;
     this.#rosters = init.rosters;
+    this.#documents = init.documents;
     this.#length = init.length;
     this.#lines = init.lines;
     this.#committed = { length: init.length, lines: init.lines };
@@ -142,6 +146,7 @@ export class FileStore implements EventStore {
       idempotency: init.idempotency,
       index: init.index,
       rosters: init.rosters,
+      documents: init.documents,
       now: init.now,
       nextSeq: init.lastSeq + 1,
       persist: (text, count) => this.#append(text, count),
@@ -182,6 +187,18 @@ export class FileStore implements EventStore {
     return this.#queue.changeRegistrations(eventId, change, options);
   }
 
+  writeGroup(change: GroupChange): Promise<GroupResult> {
+    return this.#queue.writeGroup(change);
+  }
+
+  document(collection: string, id: string): StoredDocument | undefined {
+    return this.#queue.document(collection, id);
+  }
+
+  documents(collection: string): StoredDocument[] {
+    return this.#queue.documents(collection);
+  }
+
   get writable(): boolean {
     return this.#queue.writable;
   }
@@ -197,7 +214,7 @@ export class FileStore implements EventStore {
       lines: this.#lines,
       liveEvents: this.#index.size,
       liveRegistrations,
-      supersededLines: this.#lines - this.#index.size - liveRegistrations,
+      supersededLines: this.#lines - this.#index.size - liveRegistrations - this.#documents.size,
       bytes: this.#length,
       lastSeq: this.#queue.nextSeq - 1,
     };
@@ -238,7 +255,7 @@ export class FileStore implements EventStore {
   /** After each durable batch: note what the index now holds, and compact when the log calls for it. */
   #afterCommit(): void {
     this.#committed = { length: this.#length, lines: this.#lines };
-    const superseded = this.#lines - this.#index.size - this.#rosters.registrations;
+    const superseded = this.#lines - this.#index.size - this.#rosters.registrations - this.#documents.size;
     if (this.#compaction !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (superseded * 2 <= this.#lines) return;
     // Failures are logged by #runCompaction; the writes go on either way.
@@ -264,6 +281,7 @@ export class FileStore implements EventStore {
       committed: () => ({
         events: [...this.#index.values()],
         registrations: this.#liveRegistrations(),
+        documents: this.#documents.all(),
         log: { fd: this.#fd, ...this.#committed },
         lastSeq: this.changes.lastSeq,
         tombstones: new Map(this.changes.tombstones),
@@ -410,6 +428,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       now,
       index,
       rosters: replay.rosters,
+      documents: replay.documents,
       length: replay.goodLength,
       lines: replay.lines,
       lastSeq: replay.lastSeq,

@@ -90,8 +90,35 @@ export interface IdempotencyRecord {
   entry: IdempotencyEntry;
 }
 
-/** Lines that change no event nor registration: what compaction writes to keep what it drops from mattering. */
-export type MetaRecord = MarkRecord | IdempotencyRecord;
+/**
+ * A document of a named collection kept beside the events (a recurring series, say): the store keeps its JSON
+ * whole and knows nothing of its meaning. `docstate` is compaction's copy, written ahead of the rest at the
+ * seq of the document's last write, so (like an idem line) its seq need not grow.
+ */
+export interface DocumentRecord {
+  seq: number;
+  op: 'doc' | 'docstate';
+  document: StoredDocument;
+}
+
+/** A line that deletes a document. */
+export interface DocumentDeleteRecord {
+  seq: number;
+  op: 'docdel';
+  collection: string;
+  id: string;
+}
+
+/** A document as the store holds it: its collection, id, JSON text and the seq of the line that wrote it. */
+export interface StoredDocument {
+  readonly collection: string;
+  readonly id: string;
+  readonly json: string;
+  readonly seq: number;
+}
+
+/** Lines that change no event nor registration: what compaction writes to keep what it drops from mattering, and documents. */
+export type MetaRecord = MarkRecord | IdempotencyRecord | DocumentRecord | DocumentDeleteRecord;
 
 /** The kinds of line that change registrations. */
 export type RosterRecord = RegisterRecord | CancelRecord | CheckInRecord | RegistrationStateRecord;
@@ -140,6 +167,35 @@ export function encodeRegister(registration: Registration, lineSeq: number = reg
   if (lineSeq < registration.seq) throw new TypeError(`a registration line at seq ${lineSeq} cannot hold a registration of seq ${registration.seq}`);
   return encodeRegistration('reg', registration, lineSeq, idem);
 }
+
+/** The line of a document written at `seq` (`doc`), or compaction's copy of it at its own seq (`docstate`). */
+export function encodeDocument(document: StoredDocument, op: 'doc' | 'docstate' = 'doc'): string {
+  checkDocumentKey(document.collection, document.id);
+  if (!document.json.startsWith('{') || !document.json.endsWith('}')) throw new TypeError(`document ${document.id} must be a JSON object`);
+  return seal(`{"seq":${checkSeq(document.seq)},"op":"${op}","coll":"${document.collection}","id":"${document.id}","doc":${document.json}`);
+}
+
+/** The line that deletes document `id` of `collection`. */
+export function encodeDocumentDelete(seq: number, collection: string, id: string): string {
+  checkDocumentKey(collection, id);
+  return seal(`{"seq":${checkSeq(seq)},"op":"docdel","coll":"${collection}","id":"${id}"`);
+}
+
+/**
+ * One atomic group of lines, written as one physical line: each member line (sealed, with its own seq and checksum)
+ * after a tab. A tab never occurs unescaped in JSON, and a line is whole or torn, so replay applies all or none.
+ */
+export function encodeGroup(lines: readonly string[]): string {
+  let text = '';
+  for (const line of lines) text += `\t${line.slice(0, -1)}`;
+  return `${text}\n`;
+}
+
+function checkDocumentKey(collection: string, id: string): void {
+  if (!COLLECTION_PATTERN.test(collection) || !ID_PATTERN.test(id)) throw new TypeError(`cannot log document ${JSON.stringify(id)} of collection ${JSON.stringify(collection)}`);
+}
+
+const COLLECTION_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
 
 /** The line compaction writes at the newest seq it dropped (see MarkRecord). */
 export function encodeMark(seq: number, gone: number): string {
@@ -257,6 +313,9 @@ const OP_DECODERS: Record<string, OpDecoder> = {
   regstate: decodeRosterLine,
   mark: decodeRosterLine,
   idem: decodeRosterLine,
+  doc: decodeRosterLine,
+  docstate: decodeRosterLine,
+  docdel: decodeRosterLine,
 };
 
 /**
@@ -422,6 +481,7 @@ function decodeRosterLine(buf: Buffer, start: number, end: number, seq: number, 
     return { seq, op: 'mark', gone };
   }
   if (fields['op'] === 'idem') return decodeIdempotencyLine(fields, seq, options);
+  if (fields['op'] === 'doc' || fields['op'] === 'docstate' || fields['op'] === 'docdel') return decodeDocumentLine(fields, seq);
   const eventId = fields['event'];
   if (typeof eventId !== 'string' || !EVENT_ID_PATTERN.test(eventId)) return `a ${String(fields['op'])} line has no valid "event"`;
   switch (fields['op']) {
@@ -453,6 +513,16 @@ function decodeRosterLine(buf: Buffer, start: number, end: number, seq: number, 
     default:
       return `unknown record kind "op":${JSON.stringify(fields['op'])}`;
   }
+}
+
+/** A `doc`, `docstate` or `docdel` line. */
+function decodeDocumentLine(fields: Record<string, unknown>, seq: number): DocumentRecord | DocumentDeleteRecord | string {
+  const { op, coll: collection, id, doc } = fields;
+  if (typeof collection !== 'string' || !COLLECTION_PATTERN.test(collection)) return `a ${String(op)} line has no valid "coll"`;
+  if (typeof id !== 'string' || !ID_PATTERN.test(id)) return `a ${String(op)} line has no valid "id"`;
+  if (op === 'docdel') return { seq, op, collection, id };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return `a ${String(op)} line has no "doc" object`;
+  return { seq, op: op === 'doc' ? 'doc' : 'docstate', document: { collection, id, json: JSON.stringify(doc), seq } };
 }
 
 /** An `idem` line: the remembered answer of an Idempotency-Key, as compaction wrote it. */
@@ -544,7 +614,9 @@ function storedFromView(json: string, createdAt: string, seq: number, modifiedMs
   const email = typeof fields.organizer === 'object' && fields.organizer !== null ? fields.organizer.email : undefined;
   if (typeof email !== 'string') return `event ${id} has no organizer e-mail`;
   const organizerEmail = email.toLowerCase();
-  return {
+  const seriesId = fields['series_id'];
+  if (seriesId !== undefined && (typeof seriesId !== 'string' || !SERIES_ID_PATTERN.test(seriesId))) return `event ${id} has a malformed "series_id"`;
+  const stored: StoredEvent = {
     id,
     startMs,
     endMs,
@@ -555,7 +627,10 @@ function storedFromView(json: string, createdAt: string, seq: number, modifiedMs
     modifiedMs,
     json,
   };
+  return seriesId === undefined ? stored : { ...stored, seriesId };
 }
+
+const SERIES_ID_PATTERN = /^ser_[0-9A-Za-z]{16,}$/;
 
 /** Milliseconds of a `YYYY-MM-DDTHH:MM:SS.sssZ` string, by the same rules as replay's byte parser; NaN otherwise. */
 function timeMs(value: unknown): number {

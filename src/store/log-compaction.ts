@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../events/event.js';
 import type { FileSystemSeam } from './file-system.js';
-import { encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from './jsonl-record.js';
+import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored, type StoredDocument } from './jsonl-record.js';
 import type { Registration } from './roster.js';
 import type { IdempotencyEntry } from './idempotency-table.js';
 import { copyBytes, writeFully } from './write-fully.js';
@@ -81,6 +81,8 @@ export interface CommittedState {
   horizon?: number;
   /** Answers of Idempotency-Keys still remembered: kept, in idem lines. */
   answers?: readonly IdempotencyEntry[];
+  /** The live documents (series): kept, in docstate lines at the seq that wrote each. */
+  documents?: readonly StoredDocument[];
 }
 
 /** How a compaction went. */
@@ -187,7 +189,8 @@ async function writeSnapshot(host: CompactionHost, fd: number, state: CommittedS
   let markWritten = mark === undefined;
   let text = '';
   for (const answer of state.answers ?? []) text += encodeIdempotency(answer);
-  const lines = (state.answers?.length ?? 0) + events.length + registrations.length + (mark === undefined ? 0 : 1);
+  for (const document of state.documents ?? []) text += encodeDocument(document, 'docstate');
+  const lines = (state.answers?.length ?? 0) + (state.documents?.length ?? 0) + events.length + registrations.length + (mark === undefined ? 0 : 1);
   let length = 0;
   let lastSeq = 0;
   let nextEvent = 0;

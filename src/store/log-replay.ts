@@ -8,6 +8,7 @@ import { rememberAnswer, type IdempotencyTable } from './idempotency-table.js';
 import { flatCopy } from './view-scan.js';
 import { RosterError } from './roster.js';
 import { RosterTable } from './roster-table.js';
+import { DocumentTable } from './document-table.js';
 
 /** Where replay stopped trusting the log: a torn tail starts here and runs to the end of the file. */
 export interface TornTail {
@@ -24,6 +25,8 @@ export interface ReplayResult {
   events: Map<string, StoredEvent>;
   /** The live registrations of every event. */
   rosters: RosterTable;
+  /** The live documents (series) kept beside the events. */
+  documents: DocumentTable;
   /** Good lines (puts and deletes), superseded ones included. */
   lines: number;
   /** The seq of the last good line; 0 for an empty log. */
@@ -128,27 +131,31 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ReplayOpt
     for (let newline = view.indexOf(10); newline !== -1; newline = view.indexOf(10, lineStart)) {
       lineNumber++;
       const offset = bufferOffset + lineStart;
-      const record = decodeRecord(buffer, lineStart, newline, options.decode);
-      if (typeof record === 'string') {
+      // A line starting with a tab is an atomic group (encodeGroup): every member good, or the whole line is bad.
+      const decoded = buffer[lineStart] === TAB ? decodeGroup(buffer, lineStart, newline, options.decode) : decodeRecord(buffer, lineStart, newline, options.decode);
+      if (typeof decoded === 'string') {
         lineStart = newline + 1;
-        firstBad ??= { line: lineNumber, offset, reason: record };
+        firstBad ??= { line: lineNumber, offset, reason: decoded };
         continue;
       }
       if (firstBad !== undefined) {
         throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is good, so this is not a torn tail`);
       }
       lineStart = newline + 1;
-      // An idem line carries the seq of the write it answers, written by compaction ahead of the rest: it changes nothing, so its seq need not grow.
-      if (record.op !== 'idem') {
-        if (record.seq <= lastSeq) {
-          throw new LogDamageError(options.file, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);
+      const records = Array.isArray(decoded) ? decoded : [decoded];
+      for (const record of records) {
+        // An idem or docstate line carries the seq of the write it keeps, written by compaction ahead of the rest: its seq need not grow.
+        if (record.op !== 'idem' && record.op !== 'docstate') {
+          if (record.seq <= lastSeq) {
+            throw new LogDamageError(options.file, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);
+          }
+          lastSeq = record.seq;
         }
-        lastSeq = record.seq;
       }
-      lines++;
+      lines += records.length;
       goodLength = bufferOffset + lineStart;
       try {
-        handlers.onRecord?.(record);
+        for (const record of records) handlers.onRecord?.(record);
       } catch (error) {
         // A line whose change does not fit the state before it (a registration of an unknown one, say) is damage too.
         if (error instanceof RosterError) throw new LogDamageError(options.file, lineNumber, offset, error.message);
@@ -180,6 +187,22 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ReplayOpt
   return { lines, lastSeq, goodLength, endOfFile: bufferOffset + filled, torn: firstBad };
 }
 
+const TAB = 0x09;
+
+/** The members of a group line (see encodeGroup), or why it is bad. */
+function decodeGroup(buf: Buffer, start: number, end: number, decode: DecodeOptions | undefined): (LogRecord | MetaRecord)[] | string {
+  const records: (LogRecord | MetaRecord)[] = [];
+  for (let member = start + 1; member <= end; ) {
+    let next = buf.indexOf(TAB, member);
+    if (next < 0 || next > end) next = end;
+    const record = decodeRecord(buf, member, next, decode);
+    if (typeof record === 'string') return `member ${records.length + 1} of an atomic group: ${record}`;
+    records.push(record);
+    member = next + 1;
+  }
+  return records.length === 0 ? 'an atomic group line holds no lines' : records;
+}
+
 /**
  * Replays the log open on `fd` from its start. Resolves with the live events and where the good
  * lines end; throws LogDamageError for a damaged line followed by a good one, or for a seq that
@@ -197,6 +220,7 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
     },
   };
   const rosters = new RosterTable();
+  const documents = new DocumentTable();
   const tombstones = new Map<string, number>();
   let horizon = 0;
   const nowMs = (options.now ?? Date.now)();
@@ -229,6 +253,11 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
           break;
         case 'mark':
           horizon = Math.max(horizon, record.gone);
+          break;
+        case 'doc':
+        case 'docstate':
+        case 'docdel':
+          documents.apply(record);
           break;
         case 'idem':
           options.idempotency?.remember(record.entry, nowMs);
@@ -268,7 +297,7 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
   const broken = rosterInvariantProblem(live, rosters);
   if (broken !== undefined) throw new RosterInvariantError(options.file, broken);
   const { lines, lastSeq, goodLength, torn } = scan;
-  return { events: live, rosters, lines, lastSeq, tombstones, horizon, goodLength, fileLength: Math.max(fileLength, scan.endOfFile), torn };
+  return { events: live, rosters, documents, lines, lastSeq, tombstones, horizon, goodLength, fileLength: Math.max(fileLength, scan.endOfFile), torn };
 }
 
 /**
@@ -333,6 +362,8 @@ export interface LogReport {
   liveEvents: number;
   /** Live registrations over all events. */
   liveRegistrations: number;
+  /** Live documents (series). */
+  liveDocuments: number;
   supersededLines: number;
   lastSeq: number;
   /** Bytes of good lines, and of the whole file. */
@@ -354,14 +385,15 @@ export async function verifyLog(dataDir: string, options: { fs?: FileSystemSeam 
     fd = await fs.open(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return { file, exists: false, lines: 0, liveEvents: 0, liveRegistrations: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined };
+    return { file, exists: false, lines: 0, liveEvents: 0, liveRegistrations: 0, liveDocuments: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined };
   }
   try {
     const result = await replayLog(fs, fd, { file });
     const liveEvents = result.events.size;
     const liveRegistrations = result.rosters.registrations;
+    const liveDocuments = result.documents.size;
     const { lines, lastSeq, goodLength, fileLength, torn } = result;
-    return { file, exists: true, lines, liveEvents, liveRegistrations, supersededLines: lines - liveEvents - liveRegistrations, lastSeq, goodLength, fileLength, torn };
+    return { file, exists: true, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines: lines - liveEvents - liveRegistrations - liveDocuments, lastSeq, goodLength, fileLength, torn };
   } finally {
     await fs.close(fd);
   }

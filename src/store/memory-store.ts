@@ -1,7 +1,7 @@
 // An event store that lives in memory only: for embedders' tests and unit tests, with the file store's write semantics.
 import type { StoredEvent } from '../events/event.js';
 import { EventIndex } from './event-index.js';
-import type { EventChange, EventStore, ListQuery, ListResult, RosterChange, RosterResult } from './event-store.js';
+import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument } from './event-store.js';
 import type { RosterView } from './roster.js';
 import { RosterTable } from './roster-table.js';
 import { WriteQueue, type WriteOptions } from './write-queue.js';
@@ -51,6 +51,18 @@ export class MemoryStore implements EventStore {
 
   changeRegistrations(eventId: string, change: RosterChange, options?: WriteOptions): Promise<RosterResult> {
     return this.#queue.changeRegistrations(eventId, change, options);
+  }
+
+  writeGroup(change: GroupChange): Promise<GroupResult> {
+    return this.#queue.writeGroup(change);
+  }
+
+  document(collection: string, id: string): StoredDocument | undefined {
+    return this.#queue.document(collection, id);
+  }
+
+  documents(collection: string): StoredDocument[] {
+    return this.#queue.documents(collection);
   }
 
   get writable(): boolean {

@@ -27,8 +27,11 @@ export function scanStoredView(
   while (idEnd < end && isAlphanumeric(buf[idEnd]!)) idEnd++;
   if (idEnd - idStart < 20 || expect(buf, idEnd, end, TITLE_KEY) < 0) return undefined;
 
-  if (!endsWith(buf, end, VIEW_END)) return undefined;
-  const emailEnd = end - VIEW_END.length;
+  // An occurrence of a series ends with `,"series_id":"ser_…"}` after the organizer.
+  const series = seriesSuffix(buf, end, idEnd);
+  const viewEnd = series === undefined ? end : series.start;
+  if (!endsWith(buf, viewEnd, series === undefined ? VIEW_END : ORGANIZER_END)) return undefined;
+  const emailEnd = viewEnd - (series === undefined ? VIEW_END.length : ORGANIZER_END.length);
   let emailStart = emailEnd;
   while (emailStart > idEnd && buf[emailStart - 1]! >= 0x20 && buf[emailStart - 1]! < 0x7f && buf[emailStart - 1] !== QUOTE && buf[emailStart - 1] !== BACKSLASH) emailStart--;
   // An e-mail with an escape or a non-ASCII character in it is left to JSON.parse.
@@ -45,8 +48,8 @@ export function scanStoredView(
   if (category === undefined || Number.isNaN(startMs) || Number.isNaN(endMs)) return undefined;
   // The e-mail is ASCII here, so its offsets from the end of the view are the same in bytes and in characters.
   // The slice points into `json`: interned (or copied) below, so no other event's e-mail keeps this view alive.
-  const email = json.slice(json.length - (end - emailStart), json.length - VIEW_END.length).toLowerCase();
-  return {
+  const email = json.slice(json.length - (end - emailStart), json.length - (end - emailEnd)).toLowerCase();
+  const stored: StoredEvent = {
     // A copy, not a slice of `json`: a map keyed by this id may outlive the event's view.
     id: buf.toString('latin1', idStart, idEnd),
     startMs,
@@ -58,6 +61,16 @@ export function scanStoredView(
     modifiedMs,
     json,
   };
+  return series === undefined ? stored : { ...stored, seriesId: buf.toString('latin1', series.idStart, end - 2) };
+}
+
+/** Where `,"series_id":"ser_…"}` ends a view: the offset of its comma and of the id; undefined when it does not. */
+function seriesSuffix(buf: Buffer, end: number, floor: number): { start: number; idStart: number } | undefined {
+  if (buf[end - 1] !== CLOSE_BRACE || buf[end - 2] !== QUOTE) return undefined;
+  let idStart = end - 2;
+  while (idStart > floor && isAlphanumeric(buf[idStart - 1]!)) idStart--;
+  if (end - 2 - idStart < 16 || !endsWith(buf, idStart, SERIES_KEY)) return undefined;
+  return { start: idStart - SERIES_KEY.length, idStart: idStart - 4 };
 }
 
 /** A copy of `text` that shares no memory with the string it was sliced from. */
@@ -174,6 +187,9 @@ const REGISTERED_KEY = ascii(',"registered_count":');
 const ORGANIZER_KEY = ascii(',"organizer":{"name":');
 const EMAIL_KEY = ascii(',"email":"');
 const VIEW_END = ascii('"}}');
+const ORGANIZER_END = ascii('"}');
+const SERIES_KEY = ascii(',"series_id":"ser_');
+const CLOSE_BRACE = 0x7d;
 /** Each category with the keys around it, in the order of CATEGORIES: `","category":"social`. */
 const CATEGORY_KEYS: Buffer[] = CATEGORIES.map((category) => ascii(`","category":"${category}`));
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -1,9 +1,10 @@
 // The write path both stores share: a change runs against the latest queued state, its line goes out in a group, then the index sees it.
 import { seatsOf, toStored, viewJson, withRegisteredCount } from '../events/event.js';
-import type { StoredEvent } from '../events/event.js';
-import type { EventChange, RosterChange, RosterResult } from './event-store.js';
+import type { EventRecord, StoredEvent } from '../events/event.js';
+import type { EventChange, GroupChange, GroupResult, GroupView, RosterChange, RosterResult } from './event-store.js';
+import { DocumentTable, type StoredDocument } from './document-table.js';
 import type { EventIndex } from './event-index.js';
-import { encodeCancel, encodeCheckIn, encodeDelete, encodeRegister, encodeStored, unloggableReason, type LogRecord } from './jsonl-record.js';
+import { encodeCancel, encodeCheckIn, encodeDelete, encodeDocument, encodeDocumentDelete, encodeGroup, encodeRegister, encodeStored, unloggableReason, type LogRecord } from './jsonl-record.js';
 import { emptyRoster, type Registration, Roster, type RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
 import { StoreUnavailable } from './store-errors.js';
@@ -32,6 +33,8 @@ export interface WriteQueueOptions {
   changes?: ChangeLog;
   /** The remembered answers of Idempotency-Keys: told of each tagged line once durable. */
   idempotency?: IdempotencyTable;
+  /** The committed documents (series); changed only after a batch is durable. Default: a table of its own. */
+  documents?: DocumentTable;
 }
 
 /** Options of a single write. */
@@ -40,14 +43,32 @@ export interface WriteOptions {
   idem?: IdempotencyTag | undefined;
 }
 
-interface QueuedChange {
+/** A change to one event inside a queued write. */
+interface EventMember {
   /** The event the change is to. */
   readonly id: string;
   /** The event after the change: null when deleted, undefined when the change leaves it as it was. */
   readonly state: StoredEvent | null | undefined;
   /** What the line says, applied to the committed rosters once it is durable. */
   readonly record: LogRecord;
+}
+
+/** A document put (or deleted: null) by a queued group write. */
+interface DocumentMember {
+  readonly collection: string;
+  readonly id: string;
+  readonly seq: number;
+  readonly document: StoredDocument | null;
+}
+
+interface QueuedChange {
+  /** The events it changes: one, or several for a group write. */
+  readonly members: readonly EventMember[];
+  readonly documents: readonly DocumentMember[];
+  /** Its text: one line, or one group line (see encodeGroup). */
   readonly line: string;
+  /** Log records in `line`. */
+  readonly lineCount: number;
   /** Tells the writer it is durable and visible. */
   readonly settle: () => void;
   readonly reject: (error: unknown) => void;
@@ -111,6 +132,9 @@ export class WriteQueue {
    */
   readonly #spareRosters = new Map<string, Roster>();
   #queue: QueuedChange[] = [];
+  readonly #documents: DocumentTable;
+  /** Documents with queued (not yet durable) changes: what the next group change sees. */
+  readonly #pendingDocuments = new Map<string, { document: StoredDocument | null; last: QueuedChange }>();
   #nextSeq: number;
   #running: Promise<void> | undefined;
   #paused = false;
@@ -128,6 +152,17 @@ export class WriteQueue {
     this.#onCommit = options.onCommit;
     this.#changes = options.changes;
     this.#idempotency = options.idempotency;
+    this.#documents = options.documents ?? new DocumentTable();
+  }
+
+  /** The committed document `id` of `collection`. */
+  document(collection: string, id: string): StoredDocument | undefined {
+    return this.#documents.get(collection, id);
+  }
+
+  /** The committed documents of `collection`. */
+  documents(collection: string): StoredDocument[] {
+    return this.#documents.list(collection);
   }
 
   /** False once a write failed or the queue was closed. */
@@ -161,23 +196,10 @@ export class WriteQueue {
         line = encodeDelete(seq, id);
         record = { seq, op: 'del', id };
       } else {
-        if (next.id !== id) throw new TypeError(`a change to event ${id} returned event ${next.id}`);
-        const roster = current === undefined ? emptyRoster() : this.#rosterNow(id);
-        promoted = roster.waitlisted > 0 ? roster.nextToConfirm(next.capacity) : [];
-        // The roster is the truth of registered_count: the confirmed ones, and those a raised capacity confirms now.
-        const registered = roster.confirmed + promoted.length;
-        const record_ = next.registered_count === registered ? next : { ...next, registered_count: registered };
-        const unloggable = unloggableReason(record_);
-        if (unloggable !== undefined) throw new TypeError(`the store cannot log event ${id}: ${unloggable}`);
-        const view = viewJson(record_);
+        const put = this.#put(id, current, pending !== undefined, next, seq, options);
         // A change that changes nothing of a committed event writes nothing, so its ETag stays.
-        if (pending === undefined && current !== undefined && view === current.json && record_.created_at === current.createdAt) {
-          return Promise.resolve(current);
-        }
-        state = toStored(record_, seq, view, this.#now());
-        line = encodeStored(state, promoted, options.idem);
-        record = promoted.length === 0 ? { seq, op: 'put', stored: state } : { seq, op: 'put', stored: state, promoted };
-        if (options.idem !== undefined) record.idem = options.idem;
+        if (put === undefined) return Promise.resolve(current!);
+        ({ state, line, record, promoted } = put);
       }
     } catch (error) {
       return Promise.reject(error);
@@ -189,6 +211,101 @@ export class WriteQueue {
       }
       else if (promoted.length > 0) this.#working(id, entry).confirm(promoted);
     }, () => state);
+  }
+
+  /** The put of `next` over `current` at `seq`, its count set from the roster; undefined when it would change nothing of a committed event. */
+  #put(id: string, current: StoredEvent | undefined, queued: boolean, next: EventRecord, seq: number, options: WriteOptions): { state: StoredEvent; line: string; record: LogRecord; promoted: string[] } | undefined {
+    if (next.id !== id) throw new TypeError(`a change to event ${id} returned event ${next.id}`);
+    const roster = current === undefined ? emptyRoster() : this.#rosterNow(id);
+    const promoted = roster.waitlisted > 0 ? roster.nextToConfirm(next.capacity) : [];
+    // The roster is the truth of registered_count: the confirmed ones, and those a raised capacity confirms now.
+    const registered = roster.confirmed + promoted.length;
+    const record_ = next.registered_count === registered ? next : { ...next, registered_count: registered };
+    const unloggable = unloggableReason(record_);
+    if (unloggable !== undefined) throw new TypeError(`the store cannot log event ${id}: ${unloggable}`);
+    const view = viewJson(record_);
+    if (!queued && current !== undefined && view === current.json && record_.created_at === current.createdAt) return undefined;
+    const state = toStored(record_, seq, view, this.#now());
+    const line = encodeStored(state, promoted, options.idem);
+    const record: LogRecord = promoted.length === 0 ? { seq, op: 'put', stored: state } : { seq, op: 'put', stored: state, promoted };
+    if (options.idem !== undefined) record.idem = options.idem;
+    return { state, line, record, promoted };
+  }
+
+  /**
+   * Queues a change to several events and documents as one group line (see EventStore.writeGroup): `change`
+   * decides against the latest queued state, and nothing of it is visible until the whole line is durable.
+   */
+  writeGroup(change: GroupChange): Promise<GroupResult> {
+    if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
+    const view: GroupView = {
+      event: (id) => this.#eventNow(id),
+      roster: (id) => this.#rosterNow(id),
+      document: (collection, id) => {
+        const pending = this.#pendingDocuments.get(documentKey(collection, id));
+        return pending === undefined ? this.#documents.get(collection, id) : (pending.document ?? undefined);
+      },
+    };
+    let seq = this.#nextSeq;
+    const members: (EventMember & { promoted: string[] })[] = [];
+    const documents: DocumentMember[] = [];
+    const lines: string[] = [];
+    try {
+      const plan = change(view);
+      const seen = new Set<string>();
+      for (const { id, record: next } of plan.events) {
+        if (seen.has(id)) throw new TypeError(`a group write changes event ${id} twice`);
+        seen.add(id);
+        const pending = this.#pending.get(id);
+        const current = this.#eventNow(id);
+        if (next === null) {
+          if (current === undefined) throw new TypeError(`a group write deleted event ${id}, which does not exist`);
+          members.push({ id, state: null, record: { seq, op: 'del', id }, promoted: [] });
+          lines.push(encodeDelete(seq++, id));
+          continue;
+        }
+        const put = this.#put(id, current, pending !== undefined, next, seq, {});
+        if (put === undefined) continue;
+        members.push({ id, state: put.state, record: put.record, promoted: put.promoted });
+        lines.push(put.line);
+        seq++;
+      }
+      for (const { collection, id, json } of plan.documents) {
+        if (seen.has(documentKey(collection, id))) throw new TypeError(`a group write changes document ${id} twice`);
+        seen.add(documentKey(collection, id));
+        const document = json === null ? null : { collection, id, json, seq };
+        lines.push(document === null ? encodeDocumentDelete(seq, collection, id) : encodeDocument(document));
+        documents.push({ collection, id, seq, document });
+        seq++;
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const result = (): GroupResult => ({
+      events: new Map(members.map((member) => [member.id, member.state ?? null])),
+      documents: new Map(documents.map((member) => [member.id, member.document])),
+    });
+    if (lines.length === 0) return Promise.resolve(result());
+    this.#nextSeq = seq;
+    return new Promise<GroupResult>((resolve, reject) => {
+      const queued: QueuedChange = { members, documents, line: lines.length === 1 ? lines[0]! : encodeGroup(lines), lineCount: lines.length, settle: () => resolve(result()), reject };
+      for (const member of members) {
+        const entry = this.#pendingEntry(member.id, queued, member.state);
+        if (member.state === null) {
+          entry.roster = new Roster();
+          this.#spareRosters.delete(member.id);
+        } else if (member.promoted.length > 0) this.#working(member.id, entry).confirm(member.promoted);
+      }
+      for (const member of documents) this.#pendingDocuments.set(documentKey(member.collection, member.id), { document: member.document, last: queued });
+      this.#queue.push(queued);
+      this.#kick();
+    });
+  }
+
+  /** The latest queued state of an event, else its committed one. */
+  #eventNow(id: string): StoredEvent | undefined {
+    const pending = this.#pending.get(id);
+    return pending === undefined ? this.#index.get(id) : pending.event;
   }
 
   /**
@@ -287,18 +404,23 @@ export class WriteQueue {
   #enqueue<T>(id: string, state: StoredEvent | null | undefined, record: LogRecord, line: string, touch: (entry: Pending) => void, result: () => T): Promise<T> {
     this.#nextSeq = record.seq + 1;
     return new Promise<T>((resolve, reject) => {
-      const queued: QueuedChange = { id, state, record, line, settle: () => resolve(result()), reject };
-      let entry = this.#pending.get(id);
-      if (entry === undefined) {
-        entry = { event: this.#index.get(id), roster: undefined, last: queued };
-        this.#pending.set(id, entry);
-      }
-      entry.last = queued;
-      if (state !== undefined) entry.event = state ?? undefined;
-      touch(entry);
+      const queued: QueuedChange = { members: [{ id, state, record }], documents: [], line, lineCount: 1, settle: () => resolve(result()), reject };
+      touch(this.#pendingEntry(id, queued, state));
       this.#queue.push(queued);
       this.#kick();
     });
+  }
+
+  /** The pending state of event `id`, now last changed by `queued` (to `state`, unless undefined). */
+  #pendingEntry(id: string, queued: QueuedChange, state: StoredEvent | null | undefined): Pending {
+    let entry = this.#pending.get(id);
+    if (entry === undefined) {
+      entry = { event: this.#index.get(id), roster: undefined, last: queued };
+      this.#pending.set(id, entry);
+    }
+    entry.last = queued;
+    if (state !== undefined) entry.event = state ?? undefined;
+    return entry;
   }
 
   /** Resolves once nothing is queued or being written (waits through a pause). */
@@ -347,9 +469,13 @@ export class WriteQueue {
     while (this.#queue.length > 0 && !this.#paused) {
       const batch = this.#takeBatch();
       let text = '';
-      for (const entry of batch) text += entry.line;
+      let lineCount = 0;
+      for (const entry of batch) {
+        text += entry.line;
+        lineCount += entry.lineCount;
+      }
       try {
-        await this.#persist(text, batch.length);
+        await this.#persist(text, lineCount);
       } catch (error) {
         this.#fail(batch, error);
         break;
@@ -385,19 +511,30 @@ export class WriteQueue {
   /** Memory after disk: the index changes only now, then the writers hear back. */
   #commit(batch: readonly QueuedChange[]): void {
     for (const entry of batch) {
-      if (entry.state === null) this.#index.delete(entry.id);
-      else if (entry.state !== undefined) this.#index.put(entry.state);
-      this.#rosters.apply(entry.record);
-      this.#changes?.committed(entry.record.seq, entry.id, entry.state);
-      if (this.#idempotency !== undefined) rememberAnswer(this.#idempotency, entry.record, this.#now());
-      const pending = this.#pending.get(entry.id);
-      if (pending?.last !== entry) continue;
-      this.#pending.delete(entry.id);
-      // Every change made to the working roster is now committed: it equals the committed one, and is kept for the next change.
-      if (pending.roster !== undefined) this.#keepSpare(entry.id, pending.roster);
+      for (const member of entry.members) this.#commitMember(entry, member);
+      for (const member of entry.documents) {
+        this.#documents.set(member.collection, member.id, member.document);
+        // Not a change-feed entry (API.md §11), but the newest durable write: next_since and compaction's mark count it.
+        this.#changes?.committed(member.seq, member.id, undefined);
+        const key = documentKey(member.collection, member.id);
+        if (this.#pendingDocuments.get(key)?.last === entry) this.#pendingDocuments.delete(key);
+      }
     }
     this.#changes?.batchCommitted(this.#index.values(), this.#index.size);
     for (const entry of batch) entry.settle();
+  }
+
+  #commitMember(entry: QueuedChange, member: EventMember): void {
+    if (member.state === null) this.#index.delete(member.id);
+    else if (member.state !== undefined) this.#index.put(member.state);
+    this.#rosters.apply(member.record);
+    this.#changes?.committed(member.record.seq, member.id, member.state);
+    if (this.#idempotency !== undefined) rememberAnswer(this.#idempotency, member.record, this.#now());
+    const pending = this.#pending.get(member.id);
+    if (pending?.last !== entry) return;
+    this.#pending.delete(member.id);
+    // Every change made to the working roster is now committed: it equals the committed one, and is kept for the next change.
+    if (pending.roster !== undefined) this.#keepSpare(member.id, pending.roster);
   }
 
   #keepSpare(id: string, roster: Roster): void {
@@ -413,9 +550,14 @@ export class WriteQueue {
     const failed = [...batch, ...this.#queue];
     this.#queue = [];
     this.#pending.clear();
+    this.#pendingDocuments.clear();
     this.#spareRosters.clear();
     for (const entry of failed) entry.reject(cannotWriteError(reason, uncertain));
   }
+}
+
+function documentKey(collection: string, id: string): string {
+  return `${collection}/${id}`;
 }
 
 function existing(roster: RosterView, registrationId: string, eventId: string): Registration {

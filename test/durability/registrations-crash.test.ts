@@ -6,7 +6,7 @@ import { tempDir } from '../helpers/harness.js';
 import { mulberry32 } from '../helpers/random.js';
 import { runCli } from '../helpers/spawn.js';
 import { assertSeatRule, type Attendee } from '../registrations/seat-rule.js';
-import { createKey, eventBody, logFile, send, serverArgs, sleep, startServer, type Server } from './support.js';
+import { crashAndVerify, createKey, eventBody, logFile, send, serverArgs, sleep, startServer, type Server } from './support.js';
 
 const CLIENTS = 8;
 const EVENTS = 3;
@@ -140,15 +140,7 @@ test('kill -9 during concurrent registrations, cancels, check-ins and capacity c
     };
     const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
     await sleep(100 + below(400));
-    server.child.kill('SIGKILL');
-    alive = false;
-    assert.equal(await server.exited, 'SIGKILL');
-    await Promise.all(clients);
-    assert.deepEqual(unexpected, [], `${context}: only the expected answers`);
-
-    // The folder as the crash left it: verify reads it whole and checks the invariant (a torn tail is fine).
-    const verify = runCli(['verify', '--json', '--data-dir', dir]);
-    assert.equal(verify.status, 0, `${context}: verify: ${verify.stdout}${verify.stderr}`);
+    await crashAndVerify(server, { stop: () => void (alive = false), clients, unexpected, context, dataDir: dir });
 
     server = await startServer(args);
     tally.inDoubt += unanswered.size + checkInsInDoubt.size + [...known.values()].filter((entry) => entry.cancelInDoubt).length;

@@ -25,6 +25,20 @@ export function startServer(args: string[], command: string[] = [process.execPat
   return spawnServer(args, {}, command);
 }
 
+/**
+ * kill -9 the server while `clients` write, wait for them to notice, and check the folder as the crash left it
+ * with `verify` (which reads it whole and checks the invariants; a torn tail is fine). `stop` tells the clients to stop.
+ */
+export async function crashAndVerify(server: Server, crash: { stop: () => void; clients: Promise<unknown>[]; unexpected: string[]; context: string; dataDir: string }): Promise<void> {
+  server.child.kill('SIGKILL');
+  crash.stop();
+  assert.equal(await server.exited, 'SIGKILL');
+  await Promise.all(crash.clients);
+  assert.deepEqual(crash.unexpected, [], `${crash.context}: only the expected answers`);
+  const verify = runCli(['verify', '--json', '--data-dir', crash.dataDir]);
+  assert.equal(verify.status, 0, `${crash.context}: verify: ${verify.stdout}${verify.stderr}`);
+}
+
 /** Creates an organizer key in `dataDir` with the CLI (before any server starts there) and returns its secret. */
 export function createKey(dataDir: string): string {
   // The CLI refuses a folder that does not exist (a mistyped --data-dir); a new data folder is made first.

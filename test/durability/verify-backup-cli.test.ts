@@ -30,7 +30,7 @@ test('verify reports lines, superseded lines, live events and the last seq of a 
   const result = runCli(['verify', '--data-dir', dir]);
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.stderr, '');
-  assert.match(result.stdout, /events\.jsonl: healthy\n {2}lines: 4 \(3 superseded\)\n {2}live events: 1\n {2}live registrations: 0 \(registered_count of every event checked against them\)\n {2}last seq: 4\n/);
+  assert.match(result.stdout, /events\.jsonl: healthy\n {2}lines: 4 \(3 superseded\)\n {2}live events: 1\n {2}live registrations: 0 \(registered_count of every event checked against them\)\n {2}live series: 0\n {2}last seq: 4\n/);
   const json = runCli(['verify', '--json', '--data-dir', dir]);
   assert.equal(json.status, 0);
   assert.deepEqual(JSON.parse(json.stdout), {
@@ -40,6 +40,7 @@ test('verify reports lines, superseded lines, live events and the last seq of a 
     lines: 4,
     live_events: 1,
     live_registrations: 0,
+    live_series: 0,
     superseded_lines: 3,
     last_seq: 4,
     bytes: readFileSync(path.join(dir, 'events.jsonl')).length,

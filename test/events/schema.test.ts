@@ -7,7 +7,7 @@ import { EVENT_FIELDS } from "../../src/events/schema.js";
 
 test("EVENT_FIELDS lists every field of an event in the response order", () => {
   assert.deepEqual(Object.keys(EVENT_FIELDS), [
-    "id", "title", "description", "category", "location", "start_time", "end_time", "capacity", "registered_count", "organizer", "created_at",
+    "id", "title", "description", "category", "location", "start_time", "end_time", "capacity", "registered_count", "organizer", "created_at", "series_id",
   ]);
 });
 
@@ -21,7 +21,7 @@ test("EVENT_FIELDS marks id, registered_count and created_at read-only and organ
   assert.deepEqual(access, {
     id: "read-only", title: "writable", description: "writable", category: "writable", location: "writable",
     start_time: "writable", end_time: "writable", capacity: "writable", registered_count: "read-only",
-    organizer: "admin-only", created_at: "read-only",
+    organizer: "admin-only", created_at: "read-only", series_id: "read-only",
   });
 });
 

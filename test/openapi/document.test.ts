@@ -24,6 +24,7 @@ const CONTRACT_ROUTES = [
   "GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /events.ics", "GET /changes", "GET /health", "GET /openapi.json",
   "POST /events/{id}/registrations", "GET /events/{id}/registrations", "GET /events/{id}/registrations/{reg_id}",
   "DELETE /events/{id}/registrations/{reg_id}", "POST /events/{id}/registrations/{reg_id}/check-in", "GET /me",
+  "GET /series", "POST /series", "GET /series/{id}", "PUT /series/{id}", "DELETE /series/{id}",
 ];
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
@@ -148,7 +149,7 @@ test("openApiDocument's update examples pass validateUpdate on an event made fro
 test("EventCreate lists what a create accepts (no id, no created_at, registered_count only 0); EventUpdate every field; EventCreate requires exactly the required fields", () => {
   const { EventCreate, EventUpdate } = doc.components.schemas;
   const required = Object.entries(EVENT_FIELDS).filter(([, rule]) => rule.required).map(([field]) => field);
-  assert.deepEqual(Object.keys(EventCreate.properties), Object.keys(EVENT_FIELDS).filter((field) => field !== "id" && field !== "created_at"));
+  assert.deepEqual(Object.keys(EventCreate.properties), Object.keys(EVENT_FIELDS).filter((field) => field !== "id" && field !== "created_at" && field !== "series_id"));
   assert.deepEqual(EventCreate.required, required);
   assert.equal(EventCreate.additionalProperties, false);
   assert.equal(EventCreate.properties.registered_count.const, 0);
@@ -197,9 +198,11 @@ test("Event and EventCreated list exactly the fields viewJson and createdJson se
     end_time: "2026-09-01T18:00:00.000Z", capacity: 1, registered_count: 0, organizer: { name: "n", email: "n@campus.edu" }, created_at: "2026-01-01T00:00:00.000Z",
   };
   const { Event, EventCreated } = doc.components.schemas;
-  assert.deepEqual(Object.keys(Event.properties), Object.keys(JSON.parse(viewJson(record))));
+  // An occurrence of a series also carries series_id, the one field a one-off event lacks (API.md §4).
+  const occurrence = { ...record, series_id: "ser_0000000000000000" };
+  assert.deepEqual(Object.keys(Event.properties), Object.keys(JSON.parse(viewJson(occurrence))));
   assert.deepEqual(Event.required, Object.keys(JSON.parse(viewJson(record))));
-  assert.deepEqual(Object.keys(EventCreated.properties), Object.keys(JSON.parse(createdJson(record))));
+  assert.deepEqual(Object.keys(EventCreated.properties), Object.keys(JSON.parse(createdJson(occurrence))));
   assert.deepEqual(EventCreated.required, Object.keys(JSON.parse(createdJson(record))));
 });
 
@@ -265,7 +268,7 @@ test("each operation documents the errors it can give, with their headers", () =
 test("the list query parameters agree with parseListQuery: category enum, defaults and bounds", () => {
   const parameters = doc.paths["/events"].get.parameters.map(deref).filter((p: Json) => p.in === "query");
   const byName = Object.fromEntries(parameters.map((p: Json) => [p.name, p]));
-  assert.deepEqual(Object.keys(byName).sort(), ["category", "end_date", "limit", "page", "start_date"]);
+  assert.deepEqual(Object.keys(byName).sort(), ["category", "end_date", "limit", "page", "series_id", "start_date"]);
   assert.deepEqual(byName.category.schema.enum, [...CATEGORIES]);
   assert.equal(byName.start_date.schema.format, "date");
   assert.equal(byName.end_date.schema.format, "date");
@@ -303,7 +306,7 @@ test("openApiDocument describes GET /events.ics: text/calendar, 304, the key par
   assert.ok(operation.responses["304"]);
   assert.deepEqual(operation.security, [{ apiKey: [] }, { feedKey: [] }]);
   const parameters = operation.parameters.map(deref);
-  assert.deepEqual(parameters.map((p: Json) => `${p.in} ${p.name}`).sort(), ["header If-None-Match", "query category", "query end_date", "query key", "query start_date"]);
+  assert.deepEqual(parameters.map((p: Json) => `${p.in} ${p.name}`).sort(), ["header If-None-Match", "query category", "query end_date", "query key", "query series_id", "query start_date"]);
   assert.deepEqual(doc.components.securitySchemes.feedKey, { ...doc.components.securitySchemes.feedKey, type: "apiKey", in: "query", name: "key" });
   for (const status of ["400", "401", "429"]) assert.ok(operation.responses[status], status);
 });

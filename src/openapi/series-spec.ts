@@ -1,0 +1,161 @@
+// The recurring series of API.md §11 in the OpenAPI document: its operations, schemas and parameters.
+import { EVENT_FIELDS } from '../events/schema.js';
+import type { Example } from './examples.js';
+import type { OperationSpec } from './operations.js';
+
+type Schema = Record<string, unknown>;
+
+const SERIES_ID = '^ser_[0-9A-Za-z]{16,}$';
+const RULES =
+  'Expansion follows RFC 5545 in time_zone: every occurrence starts at the first\'s local wall-clock time and lasts as long in local terms; dates that do not exist (BYMONTHDAY=31 in April) and local times in a spring-forward gap are skipped and not counted; an ambiguous local time is its first instant. ' +
+  'At most 500 occurrences, the last within 1096 days of the first.';
+
+/** Example bodies of POST /series (each valid: a test runs them through the validators). */
+export const SERIES_EXAMPLES: Readonly<Record<string, Example>> = {
+  term: {
+    summary: 'A lecture every Tuesday and Thursday of a term, 10:00–11:30 Berlin time',
+    value: {
+      title: 'Distributed Systems (lecture)',
+      category: 'academic',
+      location: 'Hall A',
+      start_time: '2026-10-20T10:00:00+02:00',
+      end_time: '2026-10-20T11:30:00+02:00',
+      capacity: 120,
+      time_zone: 'Europe/Berlin',
+      recurrence: 'FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270212',
+    },
+  },
+  club: {
+    summary: 'A club on the first Monday of each month, ten times',
+    value: { title: 'Chess club', category: 'social', location: 'Room 12', start_time: '2026-11-02T18:00:00Z', end_time: '2026-11-02T20:00:00Z', capacity: 30, recurrence: 'FREQ=MONTHLY;BYDAY=1MO;COUNT=10' },
+  },
+};
+
+const SHARED = ['title', 'description', 'category', 'location', 'capacity', 'organizer'] as const;
+const SCHEDULE: Record<string, Schema> = {
+  time_zone: { type: 'string', minLength: 1, maxLength: 64, description: 'An IANA zone name (Europe/Berlin); default the campus zone (--time-zone).' },
+  recurrence: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 1000,
+    description: 'An RFC 5545 RRULE value without "RRULE:": FREQ (DAILY, WEEKLY, MONTHLY), INTERVAL (1–99), BYDAY (MO…SU; with MONTHLY an ordinal too: 1MO, -1FR), BYMONTHDAY (MONTHLY: 1–31, -31…-1), WKST, and exactly one of COUNT (1–500) or UNTIL (20270115T000000Z, or a date 20270115: through that local day). start_time must be its first occurrence.',
+    examples: ['FREQ=WEEKLY;BYDAY=TU,TH;COUNT=28'],
+  },
+  exdates: { type: 'array', maxItems: 500, items: { type: 'string', format: 'date-time' }, description: 'Occurrence starts left out, each equal to a start the rule makes.' },
+};
+
+function eventField(field: string): Schema {
+  return { ...EVENT_FIELDS[field]!.schema };
+}
+
+function bodySchema(kind: 'create' | 'update'): Schema {
+  const properties: Schema = {};
+  for (const field of [...SHARED, 'start_time', 'end_time']) properties[field] = eventField(field);
+  Object.assign(properties, SCHEDULE);
+  if (kind === 'update') {
+    properties['id'] = { type: 'string', pattern: SERIES_ID, description: 'Read-only: may be sent only with its stored value.' };
+    properties['occurrence_count'] = { type: 'integer', minimum: 0, description: 'Read-only: may be sent only with its stored value.' };
+    properties['created_at'] = { type: 'string', format: 'date-time', description: 'Read-only: may be sent only with its stored value.' };
+  }
+  const schema: Schema = { type: 'object', additionalProperties: false, properties };
+  if (kind === 'create') {
+    schema['required'] = ['title', 'category', 'location', 'start_time', 'end_time', 'capacity', 'recurrence'];
+    schema['description'] = `A new series: the event fields (start_time and end_time are the first occurrence's) and its schedule. ${RULES}`;
+  } else {
+    schema['description'] = 'A partial update, validated as a whole. Shared fields change every occurrence that has not started and was not edited alone; a new schedule is expanded again, keeping the id and registrations of occurrences whose start stays.';
+  }
+  return schema;
+}
+
+/** The series schemas of components.schemas. */
+export function seriesSchemas(): Record<string, Schema> {
+  const properties: Schema = { id: { type: 'string', pattern: SERIES_ID, readOnly: true } };
+  for (const field of [...SHARED, 'start_time', 'end_time']) properties[field] = eventField(field);
+  Object.assign(properties, SCHEDULE);
+  properties['occurrence_count'] = { type: 'integer', minimum: 0, readOnly: true, description: 'Its live occurrences.' };
+  properties['created_at'] = { type: 'string', format: 'date-time', readOnly: true };
+  return {
+    SeriesCreate: bodySchema('create'),
+    SeriesUpdate: bodySchema('update'),
+    Series: { type: 'object', description: `A recurring series; its occurrences are events (GET /events?series_id=). ${RULES}`, additionalProperties: false, required: Object.keys(properties), properties },
+    SeriesList: {
+      type: 'object',
+      description: 'One page of series, ordered by created_at then id.',
+      additionalProperties: false,
+      required: ['series', 'total', 'page'],
+      properties: {
+        series: { type: 'array', items: { $ref: '#/components/schemas/Series' }, description: 'Empty past the last page.' },
+        total: { type: 'integer', minimum: 0 },
+        page: { type: 'integer', minimum: 1 },
+      },
+    },
+  };
+}
+
+/** The series parameters of components.parameters. */
+export function seriesParameters(): Record<string, Schema> {
+  return {
+    SeriesId: { name: 'id', in: 'path', required: true, description: 'The series id (ser_ then at least 16 characters of [0-9A-Za-z]). An id no series has is a 404 naming it.', schema: { type: 'string' }, example: 'ser_4q0KxV7mW2dJr9TzLb8sNc' },
+    SeriesIdQuery: { name: 'series_id', in: 'query', required: false, description: 'Only the occurrences of this series (ser_…), in the same order. A malformed id is a 400; an unknown one matches nothing.', schema: { type: 'string', pattern: SERIES_ID } },
+  };
+}
+
+const ORDER = 'Errors as in §3: unknown id (404), then not the owner (403), then If-Match (412), then fields (400), then state (409).';
+
+/** The /series operations. */
+export const SERIES_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
+  'GET /series': {
+    operationId: 'listSeries',
+    summary: 'List series',
+    description: 'Series ordered by created_at then id, with limit and page as GET /events. Occurrences: GET /events?series_id=.',
+    tag: 'series',
+    auth: true,
+    parameters: ['Limit', 'Page'],
+    responses: { '200': { description: 'One page of series.', schema: 'SeriesList', headers: ['Link'] } },
+    errors: [],
+  },
+  'POST /series': {
+    operationId: 'createSeries',
+    summary: 'Create a recurring series and all its occurrences',
+    description: `Organizer or admin keys. The series and every occurrence (each an event with its own id, registered_count 0 and series_id) are written in one atomic write. ${RULES}`,
+    tag: 'series',
+    auth: true,
+    requestBody: { schema: 'SeriesCreate', description: 'The new series.', examples: SERIES_EXAMPLES },
+    responses: { '201': { description: 'Created: the series.', schema: 'Series', headers: ['Location', 'ETag'] } },
+    errors: [403, 413, 415],
+  },
+  'GET /series/{id}': {
+    operationId: 'getSeries',
+    summary: 'Read one series',
+    description: 'The series, with its ETag; If-None-Match with a current ETag answers 304.',
+    tag: 'series',
+    auth: true,
+    parameters: ['SeriesId', 'IfNoneMatch'],
+    responses: {
+      '200': { description: 'The series.', schema: 'Series', headers: ['ETag'] },
+      '304': { description: 'Not modified. No body.', headers: ['ETag'] },
+    },
+    errors: [404],
+  },
+  'PUT /series/{id}': {
+    operationId: 'updateSeries',
+    summary: 'Change a series and its future occurrences',
+    description: `Its organizer or an admin; one atomic write. Occurrences that have started are never changed. A capacity below an occurrence's registered_count, or a schedule that would delete an occurrence holding registrations, is a 409 naming it. ${ORDER}`,
+    tag: 'series',
+    auth: true,
+    parameters: ['SeriesId', 'IfMatch'],
+    requestBody: { schema: 'SeriesUpdate', description: 'The fields to change.', examples: { room: { summary: 'Move every future lecture to another room', value: { location: 'Hall B' } } } },
+    responses: { '200': { description: 'The series, with its new ETag.', schema: 'Series', headers: ['ETag'] } },
+    errors: [403, 404, 409, 412, 413, 415],
+  },
+  'DELETE /series/{id}': {
+    operationId: 'deleteSeries',
+    summary: 'Delete a series, every occurrence and their registrations',
+    description: `Its organizer or an admin; one atomic write. ${ORDER}`,
+    tag: 'series',
+    auth: true,
+    parameters: ['SeriesId', 'IfMatch'],
+    responses: { '204': { description: 'Deleted. No body.' } },
+    errors: [403, 404, 412],
+  },
+};

@@ -1,0 +1,78 @@
+// A recurring series as the store keeps it (one document), and the view a client reads (API.md §11).
+import type { Category, Person } from '../events/event.js';
+import type { StoredDocument } from '../store/event-store.js';
+
+/** The store's collection of series documents. */
+export const SERIES_COLLECTION = 'series';
+
+/** The fields every occurrence takes from its series, unless it was edited on its own. */
+export interface SharedFields {
+  title: string;
+  description: string;
+  category: Category;
+  location: string;
+  capacity: number;
+  organizer: Person;
+}
+
+/** The schedule of a series: its first occurrence, zone, rule and the starts left out (UTC `YYYY-MM-DDTHH:MM:SS.sssZ`). */
+export interface ScheduleFields {
+  time_zone: string;
+  start_time: string;
+  end_time: string;
+  recurrence: string;
+  exdates: string[];
+}
+
+/** A series document: what a client reads, plus which events are its occurrences and which were edited alone. */
+export interface SeriesDocument extends SharedFields, ScheduleFields {
+  id: string;
+  created_at: string;
+  /** Ids of its live occurrences. */
+  occurrences: string[];
+  /** Occurrences edited on their own (id → the start the schedule gave them): shared changes pass them by. */
+  detached: Record<string, string>;
+}
+
+/** The document read back from the store. */
+export function parseSeries(stored: StoredDocument): SeriesDocument {
+  return JSON.parse(stored.json) as SeriesDocument;
+}
+
+/** The JSON the store keeps, fields in a fixed order. */
+export function seriesJson(series: SeriesDocument): string {
+  return JSON.stringify({
+    ...viewFields(series),
+    occurrences: series.occurrences,
+    detached: series.detached,
+  });
+}
+
+/** What GET /series/{id} answers. */
+export function seriesViewJson(series: SeriesDocument): string {
+  return JSON.stringify(viewFields(series));
+}
+
+function viewFields(series: SeriesDocument): Record<string, unknown> {
+  return {
+    id: series.id,
+    title: series.title,
+    description: series.description,
+    category: series.category,
+    location: series.location,
+    capacity: series.capacity,
+    organizer: { name: series.organizer.name, email: series.organizer.email },
+    time_zone: series.time_zone,
+    start_time: series.start_time,
+    end_time: series.end_time,
+    recurrence: series.recurrence,
+    exdates: series.exdates,
+    occurrence_count: series.occurrences.length,
+    created_at: series.created_at,
+  };
+}
+
+/** The strong ETag of a series: the seq of its document's last write, which every change of it makes anew. */
+export function seriesEtag(stored: StoredDocument): string {
+  return `"s${stored.seq.toString(36)}"`;
+}

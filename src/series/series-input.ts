@@ -1,0 +1,137 @@
+// Validates a POST or PUT /series body (API.md §11): the event fields of §4, time_zone, recurrence and exdates, every problem named.
+import { ApiError, type FieldProblem } from '../http/errors.js';
+import type { Principal } from '../auth/principal.js';
+import { dateTime, Problem, quote } from '../events/checks.js';
+import { EVENT_FIELDS } from '../events/schema.js';
+import { isTimeZone } from '../lib/time-zone.js';
+import { expandSchedule, ScheduleProblem, ruleStarts, type Occurrence } from './expand.js';
+import { formatRecurrence, parseRecurrence, MAX_OCCURRENCES, type RecurrenceRule } from './recurrence-rule.js';
+import type { ScheduleFields, SeriesDocument, SharedFields } from './series-document.js';
+
+/** The fields of a series that change every occurrence not edited on its own. */
+export const SHARED_FIELDS = ['title', 'description', 'category', 'location', 'capacity', 'organizer'] as const;
+/** The fields that make the schedule: a change of any expands it again. */
+export const SCHEDULE_FIELDS = ['start_time', 'end_time', 'time_zone', 'recurrence', 'exdates'] as const;
+const READ_ONLY_FIELDS = ['id', 'occurrence_count', 'created_at'] as const;
+const REQUIRED_ON_CREATE = ['title', 'category', 'location', 'start_time', 'end_time', 'capacity', 'recurrence'] as const;
+
+/** A valid series body: its fields merged over the current ones, its parsed rule and its occurrences. */
+export interface SeriesInput {
+  shared: SharedFields;
+  schedule: ScheduleFields;
+  rule: RecurrenceRule;
+  occurrences: Occurrence[];
+  /** Which schedule fields the body sent (a PUT without any keeps the occurrences' times). */
+  scheduleSent: boolean;
+}
+
+/**
+ * Checks a body against `current` (undefined on create: then the required fields must be there and the
+ * organizer is the key's owner unless an admin names one). Throws `validation_failed` with every problem.
+ */
+export function validateSeries(body: Record<string, unknown>, principal: Principal, current: SeriesDocument | undefined, campusZone: string): SeriesInput {
+  const problems: FieldProblem[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) {
+    const checked = checkField(field, value, principal, current);
+    if (checked instanceof Problem) for (const problem of [checked, ...checked.also]) problems.push({ field: problem.field, message: problem.message });
+    else if (checked !== SKIP) values[field] = checked;
+  }
+  if (current === undefined) {
+    for (const field of REQUIRED_ON_CREATE) if (!Object.hasOwn(body, field)) problems.push({ field, message: `${field} is required` });
+  }
+  const merged = {
+    title: current?.title,
+    description: current?.description ?? '',
+    category: current?.category,
+    location: current?.location,
+    capacity: current?.capacity,
+    organizer: current?.organizer ?? { name: principal.name, email: principal.email },
+    time_zone: current?.time_zone ?? campusZone,
+    start_time: current?.start_time,
+    end_time: current?.end_time,
+    recurrence: current?.recurrence,
+    exdates: current?.exdates ?? [],
+    ...values,
+  } as SharedFields & ScheduleFields;
+  const scheduleSent = SCHEDULE_FIELDS.some((field) => Object.hasOwn(values, field));
+  let rule: RecurrenceRule | undefined;
+  if (typeof merged.recurrence === 'string' && !problems.some((p) => p.field === 'recurrence')) {
+    const parsed = parseRecurrence(merged.recurrence);
+    if (Array.isArray(parsed)) for (const message of parsed) problems.push({ field: 'recurrence', message });
+    else rule = parsed;
+  }
+  const timesOk = !problems.some((p) => p.field === 'start_time' || p.field === 'end_time');
+  if (timesOk && typeof merged.start_time === 'string' && typeof merged.end_time === 'string' && merged.end_time <= merged.start_time) {
+    const blame = Object.hasOwn(values, 'end_time') || !Object.hasOwn(values, 'start_time') ? 'end_time' : 'start_time';
+    problems.push({ field: blame, message: blame === 'end_time' ? `end_time must be after start_time (${merged.start_time}), got ${merged.end_time}` : `start_time must be before end_time (${merged.end_time}), got ${merged.start_time}` });
+  }
+  throwIfAny(problems);
+  // Every field is valid: now the schedule as a whole.
+  const schedule = { time_zone: merged.time_zone, start_time: merged.start_time, end_time: merged.end_time, recurrence: formatRecurrence(rule!), exdates: merged.exdates };
+  const startMs = Date.parse(schedule.start_time);
+  try {
+    if (current !== undefined && scheduleSent && !Object.hasOwn(values, 'exdates')) {
+      // Exdates kept from before that the new schedule no longer makes are dropped, not refused (see README).
+      const starts = new Set(ruleStarts({ startMs, zone: schedule.time_zone, rule: rule! }));
+      schedule.exdates = schedule.exdates.filter((each) => starts.has(Date.parse(each)));
+    }
+    schedule.exdates = [...new Set(schedule.exdates)].sort();
+    const occurrences = expandSchedule({ startMs, endMs: Date.parse(schedule.end_time), zone: schedule.time_zone, rule: rule!, exdates: schedule.exdates.map((each) => Date.parse(each)) });
+    const { title, description, category, location, capacity, organizer } = merged;
+    return { shared: { title, description, category, location, capacity, organizer }, schedule, rule: rule!, occurrences, scheduleSent };
+  } catch (error) {
+    if (error instanceof ScheduleProblem) throwIfAny([{ field: error.field, message: error.message }]);
+    throw error;
+  }
+}
+
+const SKIP = Symbol('unchanged read-only field');
+
+function checkField(field: string, value: unknown, principal: Principal, current: SeriesDocument | undefined): unknown {
+  if ((READ_ONLY_FIELDS as readonly string[]).includes(field)) {
+    const stored = current === undefined ? undefined : field === 'occurrence_count' ? current.occurrences.length : current[field as 'id' | 'created_at'];
+    if (stored !== undefined && value === stored) return SKIP;
+    return new Problem(field, current === undefined ? `${field} is set by the service and cannot be sent on create` : `${field} is read-only; it may only be sent with its stored value`);
+  }
+  if (field === 'organizer' && principal.role !== 'admin') {
+    const stored = current?.organizer ?? { name: principal.name, email: principal.email };
+    const sent = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+    if (Object.keys(sent).length === 2 && sent['name'] === stored.name && typeof sent['email'] === 'string' && sent['email'].toLowerCase() === stored.email.toLowerCase()) return SKIP;
+    return new Problem(field, 'organizer may be set only with an admin key; it is the key\'s owner otherwise');
+  }
+  if ((SHARED_FIELDS as readonly string[]).includes(field) || field === 'start_time' || field === 'end_time') return EVENT_FIELDS[field]!.check!(value, field);
+  switch (field) {
+    case 'time_zone':
+      return typeof value === 'string' && isTimeZone(value) ? canonicalCase(value) : new Problem(field, `time_zone must be an IANA time zone name such as "Europe/Berlin", got ${quote(value)}`);
+    case 'recurrence':
+      return typeof value === 'string' ? value : new Problem(field, `recurrence must be an RRULE value such as "FREQ=WEEKLY;BYDAY=TU,TH;COUNT=20", got ${quote(value)}`);
+    case 'exdates': {
+      if (!Array.isArray(value) || value.length > MAX_OCCURRENCES) return new Problem(field, `exdates must be an array of at most ${MAX_OCCURRENCES} RFC 3339 date-times, got ${quote(value)}`);
+      const problems: Problem[] = [];
+      const times: string[] = [];
+      value.forEach((each, index) => {
+        const checked = dateTime(each, `exdates[${index}]`);
+        if (checked instanceof Problem) problems.push(checked);
+        else times.push(checked);
+      });
+      const [first, ...rest] = problems;
+      return first === undefined ? times : new Problem(first.field, first.message, rest);
+    }
+    default:
+      return new Problem(field, `${quote(field)} is not a field of a series`);
+  }
+}
+
+/** `europe/berlin` as IANA writes it, `Europe/Berlin` (a zone ICU knows by another name is kept as sent). */
+function canonicalCase(zone: string): string {
+  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  return resolved.toLowerCase() === zone.toLowerCase() ? resolved : zone;
+}
+
+function throwIfAny(problems: FieldProblem[]): void {
+  if (problems.length === 0) return;
+  const first = problems[0]!.message;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} in details)` : '';
+  throw new ApiError('validation_failed', `The series is not valid: ${first}${more}.`, { details: problems });
+}

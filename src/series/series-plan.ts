@@ -1,0 +1,124 @@
+// What a series write changes, decided against the latest state: which occurrences to create, change and delete (API.md §11). Pure.
+import { ApiError } from '../http/errors.js';
+import { toRecord, type EventRecord, type StoredEvent } from '../events/event.js';
+import { formatTime } from '../events/time.js';
+import type { GroupPlan, GroupView } from '../store/event-store.js';
+import { ruleStarts, type Occurrence } from './expand.js';
+import { parseRecurrence } from './recurrence-rule.js';
+import { SERIES_COLLECTION, seriesJson, type SeriesDocument, type SharedFields } from './series-document.js';
+import type { SeriesInput } from './series-input.js';
+
+/** What a plan needs from the world: the time now, new event ids, and the latest state. */
+export interface PlanContext {
+  nowMs: number;
+  newEventId: () => string;
+  view: GroupView;
+}
+
+/** A group write and the series document it leaves. */
+export interface SeriesPlan {
+  plan: GroupPlan;
+  document: SeriesDocument;
+}
+
+/** A new series `id` and every occurrence its input makes, each a new event. */
+export function planCreate(id: string, createdAt: string, input: SeriesInput, context: PlanContext): SeriesPlan {
+  const events: { id: string; record: EventRecord }[] = input.occurrences.map((occurrence) => {
+    const eventId = context.newEventId();
+    return { id: eventId, record: occurrenceRecord(eventId, id, input.shared, occurrence, createdAt) };
+  });
+  const document: SeriesDocument = { id, ...input.shared, ...input.schedule, created_at: createdAt, occurrences: events.map((each) => each.id), detached: {} };
+  return { plan: { events, documents: [{ collection: SERIES_COLLECTION, id, json: seriesJson(document) }] }, document };
+}
+
+/**
+ * A change of `current` to `input`. Occurrences that have started are never changed. The others keep their id
+ * and registrations while the new schedule has an occurrence at their start (the start the schedule gave them,
+ * for one edited alone); they take the shared fields unless edited alone. The rest are deleted (409 when one
+ * holds registrations), and starts with no occurrence yet get a new one. A capacity below an occurrence's
+ * registered_count is a 409 naming it.
+ */
+export function planUpdate(current: SeriesDocument, input: SeriesInput, context: PlanContext): SeriesPlan {
+  const { view, nowMs } = context;
+  const wanted = new Map(input.occurrences.map((occurrence) => [occurrence.startMs, occurrence]));
+  const covered = new Set<number>();
+  const events: { id: string; record: EventRecord | null }[] = [];
+  const occurrences: string[] = [];
+  const detached: Record<string, string> = {};
+  for (const id of current.occurrences) {
+    const event = view.event(id);
+    if (event === undefined) continue;
+    const slot = current.detached[id];
+    const slotMs = slot === undefined ? event.startMs : Date.parse(slot);
+    const next = wanted.get(slotMs);
+    if (event.startMs <= nowMs || next !== undefined) {
+      covered.add(slotMs);
+      occurrences.push(id);
+      if (slot !== undefined) detached[id] = slot;
+      if (event.startMs <= nowMs || slot !== undefined) continue;
+      const record: EventRecord = { ...toRecord(event), ...input.shared, start_time: formatTime(next!.startMs), end_time: formatTime(next!.endMs) };
+      if (record.capacity < record.registered_count) {
+        throw new ApiError('conflict', `capacity cannot be ${record.capacity}: occurrence "${id}" (${record.start_time}) already has ${record.registered_count} attendees registered.`);
+      }
+      events.push({ id, record });
+      continue;
+    }
+    const roster = view.roster(id);
+    const holding = roster.confirmed + roster.waitlisted;
+    if (holding > 0) {
+      throw new ApiError('conflict', `The new schedule would delete occurrence "${id}" (${formatTime(event.startMs)}), which holds ${holding} registration${holding === 1 ? '' : 's'}; cancel them first, or keep that date.`);
+    }
+    events.push({ id, record: null });
+  }
+  for (const occurrence of input.occurrences) {
+    if (covered.has(occurrence.startMs) || occurrence.startMs <= nowMs) continue;
+    const eventId = context.newEventId();
+    events.push({ id: eventId, record: occurrenceRecord(eventId, current.id, input.shared, occurrence, new Date(nowMs).toISOString()) });
+    occurrences.push(eventId);
+  }
+  const document: SeriesDocument = { ...current, ...input.shared, ...input.schedule, occurrences, detached };
+  return { plan: { events, documents: [{ collection: SERIES_COLLECTION, id: current.id, json: seriesJson(document) }] }, document };
+}
+
+/** The series and every occurrence (their registrations with them). */
+export function planDelete(current: SeriesDocument, view: GroupView): GroupPlan {
+  return {
+    events: current.occurrences.filter((id) => view.event(id) !== undefined).map((id) => ({ id, record: null })),
+    documents: [{ collection: SERIES_COLLECTION, id: current.id, json: null }],
+  };
+}
+
+/** The series after its occurrence `event` is deleted alone: its start joins the exdates, so no later schedule change brings it back. */
+export function withoutOccurrence(series: SeriesDocument, event: StoredEvent): SeriesDocument {
+  const slot = series.detached[event.id] ?? formatTime(event.startMs);
+  const detached = { ...series.detached };
+  delete detached[event.id];
+  const rule = parseRecurrence(series.recurrence);
+  // Only a start the rule still makes is an exdate (one from an older schedule, kept because it had started, is not).
+  const makes = !Array.isArray(rule) && ruleStarts({ startMs: Date.parse(series.start_time), zone: series.time_zone, rule }).includes(Date.parse(slot));
+  const exdates = makes && !series.exdates.includes(slot) ? [...series.exdates, slot].sort() : series.exdates;
+  return { ...series, exdates, occurrences: series.occurrences.filter((id) => id !== event.id), detached };
+}
+
+/** The series after its occurrence `event` is edited alone: shared-field changes pass it by from now on. */
+export function withDetached(series: SeriesDocument, event: StoredEvent): SeriesDocument {
+  if (Object.hasOwn(series.detached, event.id)) return series;
+  return { ...series, detached: { ...series.detached, [event.id]: formatTime(event.startMs) } };
+}
+
+function occurrenceRecord(id: string, seriesId: string, shared: SharedFields, occurrence: Occurrence, createdAt: string): EventRecord {
+  return {
+    id,
+    title: shared.title,
+    description: shared.description,
+    category: shared.category,
+    location: shared.location,
+    start_time: formatTime(occurrence.startMs),
+    end_time: formatTime(occurrence.endMs),
+    capacity: shared.capacity,
+    registered_count: 0,
+    organizer: { name: shared.organizer.name, email: shared.organizer.email },
+    created_at: createdAt,
+    series_id: seriesId,
+  };
+}

@@ -1,0 +1,164 @@
+// The /series endpoints (API.md §11): each write is one atomic group of the series and its occurrences.
+import { ApiError } from '../http/errors.js';
+import type { HandlerResult, RequestContext, Route } from '../http/route.js';
+import { mayActOn, type Principal } from '../auth/principal.js';
+import { randomId } from '../lib/random-id.js';
+import { pageLinks } from '../http/page-links.js';
+import { parsePaging } from '../events/list-query.js';
+import { matchesNoneMatch } from '../events/handlers.js';
+import type { EventStore, GroupView, StoredDocument } from '../store/event-store.js';
+import { parseSeries, SERIES_COLLECTION, seriesEtag, seriesViewJson, type SeriesDocument } from './series-document.js';
+import { validateSeries } from './series-input.js';
+import { planCreate, planDelete, planUpdate } from './series-plan.js';
+
+export interface SeriesRouteDeps {
+  store: EventStore;
+  now: () => number;
+  randomBytes: (size: number) => Uint8Array;
+  /** The campus zone: a series' time_zone when its body names none. */
+  timeZone: string;
+}
+
+/** The five series routes, keyed by method and pattern. */
+export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: string; route: Route }[] {
+  const { store } = deps;
+  const newEventId = (): string => {
+    for (let attempt = 0; ; attempt++) {
+      const id = randomId('evt', deps.randomBytes);
+      if (store.get(id) === undefined || attempt === 3) return id;
+    }
+  };
+
+  const list: Route = {
+    name: 'listSeries',
+    auth: true,
+    action: 'read',
+    body: false,
+    query: true,
+    handle(context): HandlerResult {
+      const { limit, page } = parseSeriesListQuery(context.query);
+      const all = store.documents(SERIES_COLLECTION).map(parseSeries);
+      all.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const shown = all.slice((page - 1) * limit, page * limit);
+      const body = `{"series":[${shown.map(seriesViewJson).join(',')}],"total":${all.length},"page":${page}}`;
+      return { status: 200, body, headers: { Link: pageLinks({ path: `${context.prefix}/series`, filters: [], page, limit, total: all.length }) } };
+    },
+  };
+
+  const read: Route = {
+    name: 'getSeries',
+    auth: true,
+    action: 'read',
+    body: false,
+    handle(context) {
+      const id = context.params['id']!;
+      const stored = store.document(SERIES_COLLECTION, id);
+      if (stored === undefined) throw notFound(id);
+      const etag = seriesEtag(stored);
+      if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
+      return { status: 200, body: seriesViewJson(parseSeries(stored)), headers: { ETag: etag } };
+    },
+  };
+
+  const create: Route = {
+    name: 'createSeries',
+    auth: true,
+    action: 'create',
+    body: true,
+    async handle(context) {
+      const principal = context.principal!;
+      const input = validateSeries(context.body!, principal, undefined, deps.timeZone);
+      if (principal.role !== 'admin') input.shared.organizer = { name: principal.name, email: principal.email };
+      const id = randomId('ser', deps.randomBytes);
+      const nowMs = deps.now();
+      let document: SeriesDocument | undefined;
+      const result = await store.writeGroup((view) => {
+        if (view.document(SERIES_COLLECTION, id) !== undefined) throw new Error(`series id collision on ${id}`);
+        const planned = planCreate(id, new Date(nowMs).toISOString(), input, { nowMs, newEventId, view });
+        document = planned.document;
+        return planned.plan;
+      });
+      const stored = result.documents.get(id)!;
+      return { status: 201, body: seriesViewJson(document!), headers: { Location: `${context.prefix}/series/${id}`, ETag: seriesEtag(stored) } };
+    },
+  };
+
+  const update: Route = {
+    name: 'updateSeries',
+    auth: true,
+    action: 'update',
+    body: true,
+    async handle(context) {
+      const id = context.params['id']!;
+      let document: SeriesDocument | undefined;
+      const result = await store.writeGroup((view) => {
+        const current = checkAccess(view, id, context.principal!, 'update', context);
+        const input = validateSeries(context.body!, context.principal!, current, deps.timeZone);
+        const planned = planUpdate(current, input, { nowMs: deps.now(), newEventId, view });
+        document = planned.document;
+        // A PUT that changes nothing writes nothing, so the ETag stays (the store skips unchanged events too).
+        const unchanged = planned.plan.documents[0]?.json === view.document(SERIES_COLLECTION, id)?.json;
+        return unchanged ? { events: planned.plan.events, documents: [] } : planned.plan;
+      });
+      const stored = result.documents.get(id) ?? store.document(SERIES_COLLECTION, id)!;
+      return { status: 200, body: seriesViewJson(document!), headers: { ETag: seriesEtag(stored) } };
+    },
+  };
+
+  const remove: Route = {
+    name: 'deleteSeries',
+    auth: true,
+    action: 'delete',
+    body: false,
+    async handle(context) {
+      const id = context.params['id']!;
+      await store.writeGroup((view) => planDelete(checkAccess(view, id, context.principal!, 'delete', context), view));
+      return { status: 204, body: null };
+    },
+  };
+
+  return [
+    { method: 'GET', pattern: '/series', route: list },
+    { method: 'POST', pattern: '/series', route: create },
+    { method: 'GET', pattern: '/series/:id', route: read },
+    { method: 'PUT', pattern: '/series/:id', route: update },
+    { method: 'DELETE', pattern: '/series/:id', route: remove },
+  ];
+}
+
+/** Unknown id (404), then not the owner (403), then If-Match (412): the contract's order, against the latest state. */
+function checkAccess(view: GroupView, id: string, principal: Principal, action: 'update' | 'delete', context: RequestContext): SeriesDocument {
+  const stored: StoredDocument | undefined = view.document(SERIES_COLLECTION, id);
+  if (stored === undefined) throw notFound(id);
+  const series = parseSeries(stored);
+  if (!mayActOn(principal, action, series.organizer.email.toLowerCase())) {
+    throw new ApiError('forbidden', `Your key may ${action} only series you organise; series "${id}" is organised by someone else.`);
+  }
+  const ifMatch = context.request.headers['if-match'];
+  const etag = seriesEtag(stored);
+  if (ifMatch !== undefined && ifMatch.trim() !== '*' && !ifMatch.split(',').some((tag) => tag.trim() === etag)) {
+    throw new ApiError('precondition_failed', `If-Match ${clip(ifMatch)} does not match the current ETag ${etag} of series "${id}"; read it again and retry.`);
+  }
+  return series;
+}
+
+/** `limit` and `page` only (API.md §5's rules); anything else is a 400. */
+function parseSeriesListQuery(query: string): { limit: number; page: number } {
+  const paging = { limit: 50, page: 1 };
+  const seen = new Set<string>();
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name)} is given more than once.`);
+    seen.add(name);
+    if (name !== 'limit' && name !== 'page') throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /series takes limit and page (occurrences: GET /events?series_id=).`);
+    paging[name] = parsePaging(name, value);
+  }
+  return paging;
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('not_found', `No series has id "${clip(id)}".`);
+}
+
+function clip(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,192 @@
+// Whole-request tests of /series (API.md §11): occurrences as real events, schedule changes, exdates, 409s, the feed.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import ICAL from 'ical.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { assertError, detailFields } from './support.js';
+import { parseFeed } from '../feeds/parse-feed.js';
+
+/** A weekly lecture on Tuesdays and Thursdays, 10:00–11:30 Berlin time, from Tuesday 2027-10-19. */
+function lectures(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    title: 'Distributed Systems',
+    category: 'academic',
+    location: 'Hall A',
+    start_time: '2027-10-19T10:00:00+02:00',
+    end_time: '2027-10-19T11:30:00+02:00',
+    capacity: 50,
+    time_zone: 'Europe/Berlin',
+    recurrence: 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=20',
+    ...overrides,
+  };
+}
+
+describe('/series', () => {
+  let h: Harness;
+  before(async () => (h = await startHarness()));
+  after(() => h.close());
+
+  async function create(body: Record<string, unknown>, key = h.keys.organizer): Promise<Record<string, any>> {
+    const response = await h.request('POST', '/series', { key, body });
+    assert.equal(response.status, 201, response.text ?? '');
+    assert.equal(response.headers['Location'], `/series/${response.json.id}`);
+    return response.json;
+  }
+
+  async function occurrences(seriesId: string): Promise<Record<string, any>[]> {
+    const all: Record<string, any>[] = [];
+    for (let page = 1; ; page++) {
+      const response = await h.request('GET', `/events?series_id=${seriesId}&limit=100&page=${page}`, { key: h.keys.reader });
+      assert.equal(response.status, 200);
+      all.push(...response.json.events);
+      if (response.json.events.length < 100) return all;
+    }
+  }
+
+  it('POST /series makes a 500-occurrence series whose occurrences page through GET /events?series_id= in order', async () => {
+    const series = await create(lectures({ recurrence: 'FREQ=DAILY;COUNT=500', start_time: '2027-01-01T09:00:00Z', end_time: '2027-01-01T10:00:00Z', time_zone: 'UTC' }));
+    assert.match(series.id, /^ser_[0-9A-Za-z]{16,}$/);
+    assert.equal(series.occurrence_count, 500);
+    assert.deepEqual(Object.keys(series), ['id', 'title', 'description', 'category', 'location', 'capacity', 'organizer', 'time_zone', 'start_time', 'end_time', 'recurrence', 'exdates', 'occurrence_count', 'created_at']);
+    const first = await h.request('GET', `/events?series_id=${series.id}&limit=50`, { key: h.keys.reader });
+    assert.equal(first.json.total, 500);
+    assert.match(first.headers['Link']!, /page=2>; rel="next"/);
+    const all = await occurrences(series.id);
+    assert.equal(all.length, 500);
+    assert.equal(new Set(all.map((each) => each.id)).size, 500);
+    all.forEach((event, n) => {
+      assert.equal(event.series_id, series.id);
+      assert.equal(event.registered_count, 0);
+      assert.equal(event.start_time, new Date(Date.UTC(2027, 0, 1 + n, 9)).toISOString());
+    });
+    const single = await h.request('GET', `/events/${all[7]!.id}`, { key: h.keys.reader });
+    assert.equal(single.json.series_id, series.id);
+  });
+
+  it('keeps 10:00 Berlin time across the change to winter time, so the UTC times move', async () => {
+    const series = await create(lectures());
+    const all = await occurrences(series.id);
+    assert.equal(all.length, 20);
+    // Berlin leaves summer time on Sunday 2027-10-31.
+    assert.deepEqual(all.slice(2, 6).map((each) => [each.start_time, each.end_time]), [
+      ['2027-10-26T08:00:00.000Z', '2027-10-26T09:30:00.000Z'],
+      ['2027-10-28T08:00:00.000Z', '2027-10-28T09:30:00.000Z'],
+      ['2027-11-02T09:00:00.000Z', '2027-11-02T10:30:00.000Z'],
+      ['2027-11-04T09:00:00.000Z', '2027-11-04T10:30:00.000Z'],
+    ]);
+  });
+
+  it('PUT /series applies one room change to every occurrence, but not to one edited on its own', async () => {
+    const series = await create(lectures());
+    const [edited, ...rest] = await occurrences(series.id);
+    const alone = await h.request('PUT', `/events/${edited!.id}`, { key: h.keys.organizer, body: { title: 'Guest lecture' } });
+    assert.equal(alone.status, 200);
+    const read = await h.request('GET', `/series/${series.id}`, { key: h.keys.reader });
+    const moved = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { location: 'Hall B' }, headers: { 'If-Match': read.headers['ETag']! } });
+    assert.equal(moved.status, 200, moved.text ?? '');
+    assert.equal(moved.json.location, 'Hall B');
+    assert.notEqual(moved.headers['ETag'], read.headers['ETag']);
+    const after = await occurrences(series.id);
+    assert.deepEqual(after.map((each) => each.id), [edited!.id, ...rest.map((each) => each.id)], 'the same events, ids kept');
+    assert.equal(after[0]!.location, 'Hall A', 'the occurrence edited alone keeps its room');
+    assert.ok(after.slice(1).every((each) => each.location === 'Hall B'));
+    const stale = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { location: 'Hall C' }, headers: { 'If-Match': read.headers['ETag']! } });
+    assertError(stale, 412, 'precondition_failed');
+  });
+
+  it('a schedule change keeps the ids and registrations of occurrences whose start stays, and refuses (409) to drop one with registrations', async () => {
+    const series = await create(lectures({ recurrence: 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10' }));
+    const before = await occurrences(series.id);
+    const tuesday = before[2]!;
+    const thursday = before[3]!;
+    const registered = await h.request('POST', `/events/${tuesday.id}/registrations`, { key: h.keys.reader, body: { name: 'Rita', email: 'rita@campus.edu' } });
+    assert.equal(registered.status, 201);
+    // Tuesdays only: every Thursday goes; Tuesday's occurrences stay with their ids and registrations.
+    const tuesdays = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=5' } });
+    assert.equal(tuesdays.status, 200, tuesdays.text ?? '');
+    const after = await occurrences(series.id);
+    assert.deepEqual(after.map((each) => each.id), before.filter((_, n) => n % 2 === 0).map((each) => each.id));
+    assert.equal(after[1]!.registered_count, 1);
+    assert.equal((await h.request('GET', `/events/${thursday.id}`, { key: h.keys.reader })).status, 404);
+    // Thursdays only would delete Tuesday's occurrence holding a registration.
+    const refused = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { start_time: '2027-10-21T10:00:00+02:00', end_time: '2027-10-21T11:30:00+02:00', recurrence: 'FREQ=WEEKLY;BYDAY=TH;COUNT=5' } });
+    const error = assertError(refused, 409, 'conflict');
+    assert.ok(error.message.includes(tuesday.id), error.message);
+    assert.deepEqual((await occurrences(series.id)).map((each) => each.id), after.map((each) => each.id), 'nothing changed');
+  });
+
+  it('capacity below an occurrence\'s registered_count is a 409 naming it', async () => {
+    const series = await create(lectures({ capacity: 2, recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=3' }));
+    const [, second] = await occurrences(series.id);
+    for (const email of ['a@campus.edu', 'b@campus.edu']) {
+      assert.equal((await h.request('POST', `/events/${second!.id}/registrations`, { key: h.keys.reader, body: { name: 'A', email } })).status, 201);
+    }
+    const response = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { capacity: 1 } });
+    const error = assertError(response, 409, 'conflict');
+    assert.ok(error.message.includes(second!.id), error.message);
+  });
+
+  it('DELETE /events/{id} of an occurrence adds its start to exdates, and a later schedule change does not bring it back', async () => {
+    const series = await create(lectures({ recurrence: 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=6' }));
+    const before = await occurrences(series.id);
+    assert.equal((await h.request('DELETE', `/events/${before[1]!.id}`, { key: h.keys.organizer })).status, 204);
+    const read = await h.request('GET', `/series/${series.id}`, { key: h.keys.reader });
+    assert.deepEqual(read.json.exdates, [before[1]!.start_time]);
+    assert.equal(read.json.occurrence_count, 5);
+    const longer = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { recurrence: 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=8' } });
+    assert.equal(longer.status, 200, longer.text ?? '');
+    assert.equal(longer.json.occurrence_count, 7);
+    const starts = (await occurrences(series.id)).map((each) => each.start_time);
+    assert.ok(!starts.includes(before[1]!.start_time), 'the cancelled date stays cancelled');
+    assert.equal(starts.length, 7);
+  });
+
+  it('refuses what §11 refuses, naming the field and the part at fault', async () => {
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [lectures({ recurrence: 'FREQ=YEARLY;COUNT=3' }), 'recurrence', /YEARLY/],
+      [lectures({ recurrence: 'FREQ=MONTHLY;BYSETPOS=1;COUNT=3' }), 'recurrence', /BYSETPOS/],
+      [lectures({ recurrence: 'FREQ=DAILY;COUNT=3;UNTIL=20280101' }), 'recurrence', /COUNT and UNTIL/],
+      [lectures({ recurrence: 'FREQ=DAILY' }), 'recurrence', /COUNT/],
+      [lectures({ recurrence: 'FREQ=WEEKLY;BYDAY=WE;COUNT=3' }), 'recurrence', /first occurrence/],
+      [lectures({ recurrence: 'FREQ=DAILY;COUNT=501' }), 'recurrence', /COUNT/],
+      [lectures({ recurrence: 'FREQ=DAILY;UNTIL=20310101' }), 'recurrence', /500|1096/],
+      [lectures({ time_zone: 'Mars/Olympus' }), 'time_zone', /IANA/],
+      [lectures({ exdates: ['2027-10-20T08:00:00Z'] }), 'exdates[0]', /not the start/],
+      [lectures({ recurrence: 'FREQ=DAILY;COUNT=1', exdates: ['2027-10-19T08:00:00Z'] }), 'exdates', /every occurrence/],
+      [lectures({ occurrence_count: 3 }), 'occurrence_count', /set by the service/],
+    ];
+    for (const [body, field, message] of cases) {
+      const response = await h.request('POST', '/series', { key: h.keys.organizer, body });
+      assertError(response, 400, 'validation_failed');
+      assert.ok(detailFields(response).includes(field), `${JSON.stringify(body)}: ${response.text}`);
+      assert.match(response.text!, message);
+    }
+    assertError(await h.request('POST', '/series', { key: h.keys.reader, body: lectures() }), 403, 'forbidden');
+    assertError(await h.request('GET', '/series/ser_0000000000000000nope', { key: h.keys.reader }), 404, 'not_found');
+    const series = await create(lectures({ recurrence: 'FREQ=DAILY;COUNT=2' }));
+    assertError(await h.request('PUT', `/series/${series.id}`, { key: h.keys.other, body: { title: 'Mine now' } }), 403, 'forbidden');
+    assertError(await h.request('GET', '/events?series_id=nope', { key: h.keys.reader }), 400, 'bad_request');
+  });
+
+  it('GET /series lists by created_at then id with paging; DELETE /series removes the series and every occurrence', async () => {
+    const listed = await h.request('GET', '/series?limit=2', { key: h.keys.reader });
+    assert.equal(listed.status, 200);
+    assert.equal(listed.json.series.length, 2);
+    assert.ok(listed.json.total >= 2);
+    const series = await create(lectures({ recurrence: 'FREQ=DAILY;COUNT=3' }));
+    const ids = (await occurrences(series.id)).map((each) => each.id);
+    assert.equal((await h.request('DELETE', `/series/${series.id}`, { key: h.keys.admin })).status, 204);
+    assertError(await h.request('GET', `/series/${series.id}`, { key: h.keys.reader }), 404, 'not_found');
+    for (const id of ids) assert.equal((await h.request('GET', `/events/${id}`, { key: h.keys.reader })).status, 404);
+  });
+
+  it('the calendar feed of a series is one VEVENT per occurrence, RELATED-TO the series, and ical.js reads it', async () => {
+    const series = await create(lectures({ recurrence: 'FREQ=MONTHLY;BYDAY=-1FR;COUNT=4', start_time: '2027-10-29T18:00:00+02:00', end_time: '2027-10-29T20:00:00+02:00' }));
+    const response = await h.request('GET', `/events.ics?series_id=${series.id}&start_date=2027-01-01`, { key: h.keys.reader });
+    assert.equal(response.status, 200);
+    const feed = parseFeed(response.text!);
+    assert.deepEqual(feed.events.map((each) => new Date(each.startMs).toISOString()), ['2027-10-29T16:00:00.000Z', '2027-11-26T17:00:00.000Z', '2027-12-31T17:00:00.000Z', '2028-01-28T17:00:00.000Z']);
+    const calendar = new ICAL.Component(ICAL.parse(response.text!));
+    for (const vevent of calendar.getAllSubcomponents('vevent')) assert.equal(vevent.getFirstPropertyValue('related-to'), `${series.id}@campus-events`);
+  });
+});
