@@ -118,14 +118,20 @@ test('409s about the whole registration form are sentences too; an unknown messa
   assert.equal(fieldSentence({ field: 'title', message: 'title is haunted' }, words()), 'title is haunted');
 });
 
-test('409s of a series (API.md §11): capacity below an occurrence\'s registrations, a schedule that would drop a held occurrence', () => {
-  // The series server's own wording; when /series is in this build, test/console/console-series.test.ts meets them live.
-  const capacity = conflictProblem('capacity cannot be 1: occurrence "evt_0123456789abcdef" (2027-01-12T09:00:00.000Z) already has 2 attendees registered.');
-  assertSentence(capacity, 'capacity below an occurrence\'s registrations', 'Capacity (seats) cannot be lower than the 2 people already registered for the occurrence of <2027-01-12T09:00:00.000Z>; keep at least 2 seats, or cancel registrations first.');
-  assert.equal(
-    conflictSentence('The new schedule would delete occurrence "evt_0123456789abcdef" (2027-01-12T09:00:00.000Z), which holds 1 registration; cancel them first, or keep that date.', words()),
-    'The new schedule would drop the occurrence of <2027-01-12T09:00:00.000Z>, which holds 1 registration: cancel them first, or keep that date.',
-  );
+test('409s of a series (API.md §11): capacity below an occurrence\'s registrations, a schedule that would drop a held occurrence', async () => {
+  const made = await harness.request('POST', '/series', { key: harness.keys.organizer, body: eventBody({ start_time: '2030-01-07T09:00:00Z', end_time: '2030-01-07T10:00:00Z', capacity: 5, recurrence: 'FREQ=WEEKLY;COUNT=3' }) });
+  assert.equal(made.status, 201, JSON.stringify(made.json));
+  const occurrences = await harness.request('GET', `/events?series_id=${made.json.id}`, { key: harness.keys.organizer });
+  const second = occurrences.json.events[1] as { id: string; start_time: string };
+  for (const email of ['a@campus.edu', 'b@campus.edu']) {
+    assert.equal((await harness.request('POST', `/events/${second.id}/registrations`, { key: harness.keys.reader, body: { name: 'A', email } })).status, 201);
+  }
+  const lower = await harness.request('PUT', `/series/${made.json.id}`, { key: harness.keys.organizer, body: { capacity: 1 } });
+  assert.equal(lower.status, 409, JSON.stringify(lower.json));
+  assertSentence(conflictProblem(lower.json.message), 'capacity below an occurrence\'s registrations', `Capacity (seats) cannot be lower than the 2 people already registered for the occurrence of <${second.start_time}>; keep at least 2 seats, or cancel registrations first.`);
+  const shorter = await harness.request('PUT', `/series/${made.json.id}`, { key: harness.keys.organizer, body: { recurrence: 'FREQ=WEEKLY;COUNT=1' } });
+  assert.equal(shorter.status, 409, JSON.stringify(shorter.json));
+  assert.equal(conflictSentence(shorter.json.message, words()), `The new schedule would drop the occurrence of <${second.start_time}>, which holds 2 registrations: cancel them first, or keep that date.`);
 });
 
 test('every rule of the table was exercised above', () => {
