@@ -104,11 +104,27 @@ test('a term of lectures: weekly on two days, previewed before saving, then the 
     assert.deepEqual((await occurrencesOf(seriesId)).map((event) => event.location), new Array(6).fill('Lecture hall 2'), 'one edit moved every occurrence');
     assert.deepEqual((await occurrencesOf(seriesId)).map((event) => event.id), made.map((event) => event.id), 'the same occurrences, ids kept');
 
+    // A longer term: the schedule is sent (its section was touched), the six kept, two added.
+    await page.getByRole('link', { name: 'Edit all future occurrences' }).click();
+    assert.equal(await page.getByLabel('Number of occurrences').inputValue(), '6', 'the rule read back into the form');
+    await page.getByLabel('Number of occurrences').fill('8');
+    await page.getByText('8 occurrences, the last on').waitFor();
+    await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+    await page.getByText('8 occurrences.').waitFor();
+    const longer = await occurrencesOf(seriesId);
+    assert.deepEqual(longer.slice(0, 6).map((event) => event.id), made.map((event) => event.id));
+    assert.equal(longer.length, 8);
+    await page.getByRole('link', { name: shown([longer[7]!.start_time])[0]! }).click();
+    await page.getByRole('link', { name: 'Edit event' }).click();
+    await page.getByText('This event is one occurrence of a series: saving changes it alone').waitFor();
+    await page.getByRole('link', { name: 'Edit the whole series instead' }).click();
+
     await page.getByRole('button', { name: 'Delete series' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete series' }).click();
     await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
     assert.equal((await journey.api('GET', `/series/${seriesId}`, journey.keys.organizer)).status, 404);
     assert.deepEqual(await occurrencesOf(seriesId), []);
+    assert.equal((await journey.api('GET', `/events/${longer[7]!.id}`, journey.keys.organizer)).status, 404);
     assertClean(browsing);
   } finally {
     await page.close();
