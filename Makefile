@@ -51,6 +51,7 @@ bench: build
 	node --import tsx test/bench/run.ts
 	node --import tsx test/bench/feeds-bench.ts
 	node --import tsx test/bench/series-bench.ts
+	node --import tsx test/bench/webhooks-bench.ts
 
 bench-full: build
 	node --import tsx test/bench/run.ts --full

@@ -32,6 +32,7 @@ import { silentLogger, type Logger } from './log/logger.js';
 import { ROLES, type Principal, type Role } from './auth/principal.js';
 import { email, Problem, text } from './events/checks.js';
 import { isTimeZone } from './lib/time-zone.js';
+import { openWebhooks, type WebhookInternals } from './webhooks/open-webhooks.js';
 
 /** Options of createApp; every one has a default. */
 export interface AppOptions {
@@ -66,6 +67,8 @@ export interface AppOptions {
   console?: boolean;
   /** The campus's IANA time zone (`Europe/Berlin`): where list days begin, and series' default zone. Default `UTC`. */
   timeZone?: string;
+  /** Hosts webhooks may call: names, IP addresses, `*.domain`, or `*` for any (API.md §13). Default none. */
+  webhookHosts?: readonly string[];
 }
 
 /**
@@ -83,6 +86,8 @@ export interface InternalOptions {
   consoleDir?: string;
   /** Test only (internal, not API): the timers of change streams (keep-alives, revocation checks). Default real ones. */
   streamTimers?: StreamTimers;
+  /** Test only (internal, not API): the clock and HTTP client of webhook deliveries. Default real ones. */
+  webhooks?: WebhookInternals;
 }
 
 /** Who a new key belongs to; `role` defaults to `organizer`. */
@@ -171,6 +176,14 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     await store.close();
     throw error;
   }
+  let webhooks: Awaited<ReturnType<typeof openWebhooks>>;
+  try {
+    webhooks = await openWebhooks({ store, dataDir, memory: options.store === 'memory', sync: internal.unsafeNoSync !== true, hosts: options.webhookHosts ?? [], randomBytes, logger, internal: internal.webhooks });
+  } catch (error) {
+    keys.close();
+    await store.close();
+    throw error;
+  }
 
   const router = new Router<Route>();
   const idempotency = new IdempotencyGuard(store, now);
@@ -185,6 +198,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
     ...seriesRoutes({ store, now, randomBytes, timeZone }),
     changesRoute({ source: store.changes, streams }),
+    ...webhooks.routes,
   ]) {
     router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(route) : route);
   }
@@ -247,6 +261,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
         pipeline.drain();
         streams.closeAll();
         keys.close();
+        await webhooks.service.close();
         await store.close();
         logger.flush();
       })();

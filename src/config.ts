@@ -18,6 +18,8 @@ export interface ServerConfig {
   readonly console: boolean;
   /** The campus's IANA time zone: where list days begin and series default to. */
   readonly timeZone: string;
+  /** Hosts webhooks may call (API.md §13); `*` for any. */
+  readonly webhookHosts: readonly string[];
   readonly help: boolean;
   /** `--version`: print the version and exit 0. */
   readonly version: boolean;
@@ -70,6 +72,14 @@ const timeZone = (value: string, name: string): string => {
   return value;
 };
 
+const hosts = (value: string, name: string): string[] => {
+  const list = value.split(',').map((host) => host.trim()).filter((host) => host !== '');
+  for (const host of list) {
+    if (!/^(\*|(\*\.)?[A-Za-z0-9._-]+|\[?[0-9A-Fa-f:.]+\]?)$/.test(host)) throw new ConfigError(`${name} must be a comma-separated list of host names or addresses (or * for any), got "${host}"`);
+  }
+  return list;
+};
+
 /** The settings table: flag, variable, default and parser, in the order `--help` lists them. */
 export const SETTINGS: readonly Setting[] = [
   { flag: '--port', env: 'PORT', key: 'port', default: '3000', parse: integer(0, 65535), help: 'listen port (0: any free port)' },
@@ -89,6 +99,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'compact the log once it is over this many bytes and mostly superseded',
   },
   { flag: '--time-zone', env: 'TIME_ZONE', key: 'timeZone', default: 'UTC', parse: timeZone, help: "the campus's time zone, an IANA name (list days, series)" },
+  { flag: '--webhook-hosts', env: 'WEBHOOK_HOSTS', key: 'webhookHosts', default: '', parse: hosts, help: 'hosts webhooks may call, comma-separated; * for any' },
 ];
 
 /** Parses argv (without node and script) and the environment; flags beat the environment. */

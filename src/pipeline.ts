@@ -251,7 +251,7 @@ export function createPipeline(deps: PipelineDeps): {
     if (result.headers !== undefined) Object.assign(headers, result.headers);
     if (result.body !== null) headers['Content-Type'] ??= JSON_TYPE;
     if (result.stream !== undefined) return { status: result.status, headers, body: null, keyId, stream: result.stream };
-    return { status: result.status, headers, body: result.body, keyId };
+    return result.bodyBytes === undefined ? { status: result.status, headers, body: result.body, keyId } : { status: result.status, headers, body: result.body, keyId, bodyBytes: result.bodyBytes };
   }
 
   function fail(thrown: unknown, headers: Record<string, string>, keyId: string | undefined, request: PlainRequest): CoreResponse {

@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       compactMinBytes: config.compactMinBytes,
       console: config.console,
       timeZone: config.timeZone,
+      webhookHosts: config.webhookHosts,
       logger,
     });
   } catch (error) {

@@ -33,6 +33,7 @@ test("parseServerConfig() gives the documented defaults", () => {
     compactMinBytes: 67108864,
     console: true,
     timeZone: "UTC",
+    webhookHosts: [],
   });
 });
 
@@ -52,6 +53,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
     COMPACT_MIN_BYTES: "1024",
     CONSOLE: "off",
     TIME_ZONE: "America/Los_Angeles",
+    WEBHOOK_HOSTS: "hooks.campus.edu, *.signage.campus.edu",
   });
   assert.deepEqual(config, {
     help: false,
@@ -66,11 +68,12 @@ test("parseServerConfig() reads every setting from the environment", () => {
     compactMinBytes: 1024,
     console: false,
     timeZone: "America/Los_Angeles",
+    webhookHosts: ["hooks.campus.edu", "*.signage.campus.edu"],
   });
 });
 
 test("parseServerConfig() takes --flag value and --flag=value", () => {
-  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin"], {});
+  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin", "--webhook-hosts=*"], {});
   assert.deepEqual(config, {
     help: false,
     version: false,
@@ -84,6 +87,7 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
     compactMinBytes: 67108864,
     console: false,
     timeZone: "Europe/Berlin",
+    webhookHosts: ["*"],
   });
 });
 
@@ -233,4 +237,8 @@ test("commandName() is the installed name through npm's link, else node dist/FIL
 test("parseServerConfig() refuses a time zone ICU does not know, naming the flag and the value", () => {
   assert.throws(() => parseServerConfig(["--time-zone", "Mars/Olympus_Mons"], {}), (error: Error) => error instanceof ConfigError && /--time-zone .*IANA.*"Mars\/Olympus_Mons"/.test(error.message));
   assert.throws(() => parseServerConfig([], { TIME_ZONE: "CEST+2" }), /TIME_ZONE must be an IANA time zone name/);
+});
+
+test("parseServerConfig() refuses a --webhook-hosts entry that is not a host, naming it", () => {
+  assert.throws(() => parseServerConfig(["--webhook-hosts", "hooks.campus.edu,http://x/y"], {}), /--webhook-hosts .*"http:\/\/x\/y"/);
 });

@@ -16,7 +16,7 @@ const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src")
 const LAYERS: readonly { name: string; units: readonly string[]; mayKnow: readonly string[] }[] = [
   { name: "doors", units: ["server.ts", "cli.ts", "index.ts"], mayKnow: ["doors", "wiring", "domain", "edge", "store", "lib"] },
   { name: "wiring", units: ["app.ts", "pipeline.ts", "config.ts", "start-server.ts"], mayKnow: ["wiring", "domain", "edge", "store", "lib"] },
-  { name: "domain", units: ["events/", "registrations/", "feeds/", "series/", "console/", "openapi/"], mayKnow: ["domain", "edge", "store", "lib"] },
+  { name: "domain", units: ["events/", "registrations/", "feeds/", "series/", "console/", "openapi/", "webhooks/"], mayKnow: ["domain", "edge", "store", "lib"] },
   { name: "edge", units: ["http/", "auth/", "limits/", "log/"], mayKnow: ["edge", "store", "lib"] },
   { name: "store", units: ["store/"], mayKnow: ["store", "lib"] },
   { name: "lib", units: ["lib/"], mayKnow: ["lib"] },

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, spawnServer, waitFor } from './helpers/spawn.js';
@@ -232,6 +233,52 @@ test('README safe retries: the same Idempotency-Key twice makes one event and re
       assert.equal(await server.stop(), 0);
     }
   } finally {
+    remove();
+  }
+});
+
+test('README webhooks: the curl registers a webhook, the standardwebhooks receiver as written gets a verified message, and the by-hand check agrees', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
+  const { dir, remove } = tempDir();
+  const receiverFile = path.join(ROOT, `.readme-receiver-${process.pid}.mjs`);
+  const verifyFile = path.join(ROOT, `.readme-verify-${process.pid}.mjs`);
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = String((probe.address() as net.AddressInfo).port);
+  await new Promise((resolve) => probe.close(resolve));
+  const server = await spawnServer(['--port', '0', '--data-dir', dir, '--webhook-hosts', '127.0.0.1']);
+  let receiver: ReturnType<typeof spawn> | undefined;
+  try {
+    const key = /cek_[A-Za-z0-9]+/.exec(server.stderr())![0];
+    const script = block('### Webhooks', 'sh', '/webhooks').split('127.0.0.1:3000').join(new URL(server.url).host).split('4000').join(port);
+    const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, ADMIN_KEY: key }, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(result.status, 0, result.stderr);
+    const secret = (JSON.parse(result.stdout) as { secret: string }).secret;
+    writeFileSync(receiverFile, block('### Webhooks', 'js', 'standardwebhooks').split('4000').join(port));
+    receiver = spawn(process.execPath, [receiverFile], { env: { ...process.env, WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    receiver.stdout!.on('data', (chunk) => (stdout += chunk));
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then((r) => r.status === 401, () => false)), 10_000);
+    const created = await fetch(`${server.url}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Hooked', category: 'social', location: 'L', start_time: '2030-03-01T17:00:00Z', end_time: '2030-03-01T19:00:00Z', capacity: 5 }),
+    });
+    const id = ((await created.json()) as { id: string }).id;
+    assert.ok(await waitFor(async () => stdout.includes(`event.created {"id":"${id}"`), 10_000), `the receiver printed: ${stdout}`);
+
+    writeFileSync(verifyFile, `${block('### Webhooks', 'js', 'timingSafeEqual')}\nexport { verified };\n`);
+    const { verified } = (await import(verifyFile)) as { verified: (secret: string, headers: Record<string, string>, body: string) => boolean };
+    const { Webhook } = await import('standardwebhooks');
+    const body = '{"type":"event.deleted","timestamp":"2030-03-01T17:00:00.000Z","data":{"id":"evt_0000000000000000"}}';
+    const now = new Date();
+    const headers = { 'webhook-id': 'msg_9_0', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign('msg_9_0', now, body) };
+    assert.equal(verified(secret, headers, body), true);
+    assert.equal(verified(secret, headers, body.replace('deleted', 'created')), false);
+  } finally {
+    receiver?.kill('SIGKILL');
+    await server.stop();
+    rmSync(receiverFile, { force: true });
+    rmSync(verifyFile, { force: true });
     remove();
   }
 });

@@ -12,7 +12,7 @@ export interface Principal {
 }
 
 /** What a route does, for the role table: events' CRUD, registering attendees, managing an event's attendees (list, check-in), reading the calendar feed (API.md §9.1), and following the change feed (§9.2). */
-export type Action = 'read' | 'create' | 'update' | 'delete' | 'register' | 'attendees' | 'subscribe' | 'changes';
+export type Action = 'read' | 'create' | 'update' | 'delete' | 'register' | 'attendees' | 'subscribe' | 'changes' | 'webhooks';
 
 /** Each action in words, for a 403's message: "A reader key may not …". */
 export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
@@ -24,6 +24,7 @@ export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
   attendees: "see an event's attendees or check them in",
   subscribe: 'read the calendar feed',
   changes: 'follow the change feed',
+  webhooks: 'manage webhooks',
 });
 
 /**
@@ -33,7 +34,7 @@ export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
 export const ROLE_TABLE: Readonly<Record<Role, Partial<Record<Action, 'own' | 'any'>>>> = Object.freeze({
   reader: { read: 'any', register: 'any', subscribe: 'any', changes: 'any' },
   organizer: { read: 'any', create: 'any', update: 'own', delete: 'own', register: 'any', attendees: 'own', subscribe: 'any', changes: 'any' },
-  admin: { read: 'any', create: 'any', update: 'any', delete: 'any', register: 'any', attendees: 'any', subscribe: 'any', changes: 'any' },
+  admin: { read: 'any', create: 'any', update: 'any', delete: 'any', register: 'any', attendees: 'any', subscribe: 'any', changes: 'any', webhooks: 'any' },
   // A feed key may travel in a calendar's URL, so it may do nothing but read the calendar feed (and GET /me, which needs no action).
   feed: { subscribe: 'any' },
 });

@@ -1,4 +1,7 @@
 // The event as stored and as served: its full record, its compact in-memory form, and its JSON views.
+import { ServedEvent, viewWithCount } from '../store/served-event.js';
+
+export { seatsOf } from '../store/served-event.js';
 
 export const CATEGORIES = ['academic', 'social', 'athletic', 'cultural'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -29,6 +32,10 @@ export interface EventRecord {
 /**
  * The compact form kept in memory for each live event: its served JSON once, plus the few
  * fields that the index, the filters and the role checks need, so nothing is serialised per request.
+ * Read it through these fields only, and never copy one by spreading it: an event replayed at start-up
+ * is a PackedEvent whose fields are getters, so `{ ...stored }` keeps nothing but its id. Make a new
+ * state with toStored or withRegisteredCount. (A new field of the view: extend ViewLayout and
+ * PackedEvents too, or replayed events with it are kept as strings, correct but larger.)
  */
 export interface StoredEvent {
   readonly id: string;
@@ -42,7 +49,10 @@ export interface StoredEvent {
   readonly seq: number;
   /** When this state was written (ms since the epoch): the event's last change, registrations included. */
   readonly modifiedMs: number;
-  /** The view served by list, single read and update: every field but `created_at`. */
+  /**
+   * The view served by list, single read and update: every field but `created_at`. The one accessor of an
+   * event's served JSON: an event replayed at start-up may hold it packed and build the string on demand.
+   */
   readonly json: string;
   /** The series this event is an occurrence of, if any (API.md §11). */
   readonly seriesId?: string;
@@ -90,46 +100,13 @@ export function toRecord(stored: StoredEvent): EventRecord {
 
 /** The compact form of a record written at sequence `seq` at `modifiedMs` (default: its creation). */
 export function toStored(record: EventRecord, seq: number, json: string = viewJson(record), modifiedMs: number = Date.parse(record.created_at)): StoredEvent {
-  const stored = {
-    id: record.id,
-    startMs: Date.parse(record.start_time),
-    endMs: Date.parse(record.end_time),
-    category: record.category,
-    organizerEmail: record.organizer.email.toLowerCase(),
-    createdAt: record.created_at,
-    seq,
-    modifiedMs,
-    json,
-  };
-  return record.series_id === undefined ? stored : { ...stored, seriesId: record.series_id };
-}
-
-/** The seats of a stored event, read from its view without parsing it. */
-export function seatsOf(stored: StoredEvent): { capacity: number; registered: number } {
-  const at = countAt(stored.json);
-  const capacityAt = stored.json.lastIndexOf(CAPACITY_KEY, at);
-  return {
-    capacity: Number(stored.json.slice(capacityAt + CAPACITY_KEY.length, at)),
-    registered: Number(stored.json.slice(at + COUNT_KEY.length, stored.json.indexOf(',', at + COUNT_KEY.length))),
-  };
+  return new ServedEvent(record.id, Date.parse(record.start_time), Date.parse(record.end_time), record.category, record.organizer.email.toLowerCase(), record.created_at, seq, modifiedMs, json, record.series_id);
 }
 
 /** The same event with another `registered_count`, as written at `seq` and `modifiedMs`. */
 export function withRegisteredCount(stored: StoredEvent, registered: number, seq: number, modifiedMs: number): StoredEvent {
-  const at = countAt(stored.json);
-  const after = stored.json.indexOf(',', at + COUNT_KEY.length);
-  const json = `${stored.json.slice(0, at + COUNT_KEY.length)}${registered}${stored.json.slice(after)}`;
-  return { ...stored, seq, modifiedMs, json };
-}
-
-// Inside a JSON string a quote is always escaped, so these keys with their quotes occur once, as keys.
-const CAPACITY_KEY = ',"capacity":';
-const COUNT_KEY = ',"registered_count":';
-
-function countAt(json: string): number {
-  const at = json.indexOf(COUNT_KEY);
-  if (at < 0) throw new TypeError('an event view without "registered_count"');
-  return at;
+  const json = viewWithCount(stored.json, registered);
+  return new ServedEvent(stored.id, stored.startMs, stored.endMs, stored.category, stored.organizerEmail, stored.createdAt, seq, modifiedMs, json, stored.seriesId);
 }
 
 /** The strong ETag of a stored state: it changes with every write. */

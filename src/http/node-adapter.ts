@@ -40,28 +40,17 @@ export interface NodeListenerOptions {
 /** Adapts the core to a `node:http` request listener, with one log line per request. */
 export function toNodeListener(handle: CoreHandler, logger: Logger, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const { isDraining = () => false, mayReadBody } = options;
-  const logRequests = logger.enabled('info');
+  const listener: Listener = { handle, logger, isDraining, logRequests: logger.enabled('info') };
   return (req, res) => {
     // A request node parsed after a body that was never read: never run it, never answer it.
     if (condemned.has(req.socket)) return;
-    const started = logRequests ? performance.now() : 0;
+    const started = listener.logRequests ? performance.now() : 0;
     lastResponse.set(req.socket, res);
     const request = plainRequest(req);
     request.arrivedDuringShutdown = isDraining();
-    const respond = (response: CoreResponse): void => {
-      try {
-        send(res, request, response, isDraining());
-      } catch (error) {
-        // A header value node refuses would otherwise throw out of the listener and stop the process.
-        logger.error('response failed', { error: String(error) });
-        if (!res.headersSent) send(res, request, internalError());
-        else res.destroy();
-      }
-      if (logRequests) logRequest(logger, request, response, started);
-    };
-    const run = (): void => callCore(handle, request, logger, respond);
+    const exchange = new Exchange(listener, res, request, started);
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
-      run();
+      exchange.run();
       return;
     }
     if (mayReadBody !== undefined) {
@@ -71,13 +60,51 @@ export function toNodeListener(handle: CoreHandler, logger: Logger, options: Nod
         if (Number(req.headers['content-length']) > MAX_BODY_BYTES) request.bodyTooLarge = true;
         request.body = Buffer.alloc(0);
         condemn(req.socket, request);
-        run();
+        exchange.run();
         return;
       }
       res.writeContinue();
     }
-    readBody(req, request, run);
+    readBody(req, request, exchange);
   };
+}
+
+/** What every request of one listener shares. */
+interface Listener {
+  handle: CoreHandler;
+  logger: Logger;
+  isDraining: () => boolean;
+  logRequests: boolean;
+}
+
+/**
+ * One request between node:http and the core: runs the core, sends its answer and logs the line. An object
+ * per request rather than closures per request (the hot path of every read allocates one small object).
+ */
+class Exchange {
+  constructor(
+    readonly listener: Listener,
+    readonly res: ServerResponse,
+    readonly request: PlainRequest,
+    readonly started: number,
+  ) {}
+
+  run(): void {
+    callCore(this.listener.handle, this.request, this.listener.logger, this);
+  }
+
+  respond(response: CoreResponse): void {
+    const { res, request, listener } = this;
+    try {
+      send(res, request, response, listener.isDraining());
+    } catch (error) {
+      // A header value node refuses would otherwise throw out of the listener and stop the process.
+      listener.logger.error('response failed', { error: String(error) });
+      if (!res.headersSent) send(res, request, internalError());
+      else res.destroy();
+    }
+    if (listener.logRequests) logRequest(listener.logger, request, response, this.started);
+  }
 }
 
 /**
@@ -90,9 +117,11 @@ export function answerConnect(handle: CoreHandler, logger: Logger): (req: Incomi
     const started = performance.now();
     socket.on('error', () => socket.destroy());
     const request = plainRequest(req);
-    callCore(handle, request, logger, (response) => {
-      writeRaw(socket, response);
-      if (logger.enabled('info')) logRequest(logger, request, response, started);
+    callCore(handle, request, logger, {
+      respond(response) {
+        writeRaw(socket, response);
+        if (logger.enabled('info')) logRequest(logger, request, response, started);
+      },
     });
   };
 }
@@ -116,8 +145,8 @@ function plainRequest(req: IncomingMessage): PlainRequest {
   };
 }
 
-/** Runs the core and hands its response to `respond` (at once when the core answered synchronously); a throw or a rejection becomes the JSON 500. */
-function callCore(handle: CoreHandler, request: PlainRequest, logger: Logger, respond: (response: CoreResponse) => void): void {
+/** Runs the core and hands its response to `to.respond` (at once when the core answered synchronously); a throw or a rejection becomes the JSON 500. */
+function callCore(handle: CoreHandler, request: PlainRequest, logger: Logger, to: { respond(response: CoreResponse): void }): void {
   let result: CoreResponse | Promise<CoreResponse>;
   try {
     result = handle(request);
@@ -126,12 +155,15 @@ function callCore(handle: CoreHandler, request: PlainRequest, logger: Logger, re
     result = internalError();
   }
   if (result instanceof Promise) {
-    result.then(respond, (error: unknown) => {
-      logger.error('core threw', { error: String(error) });
-      respond(internalError());
-    });
+    result.then(
+      (response) => to.respond(response),
+      (error: unknown) => {
+        logger.error('core threw', { error: String(error) });
+        to.respond(internalError());
+      },
+    );
   } else {
-    respond(result);
+    to.respond(result);
   }
 }
 
@@ -168,14 +200,14 @@ function internalError(): CoreResponse {
   };
 }
 
-/** Reads up to MAX_BODY_BYTES; past that (or a larger Content-Length) stops reading and marks the request. */
-function readBody(req: IncomingMessage, request: PlainRequest, done: () => void): void {
+/** Reads up to MAX_BODY_BYTES (past that, or with a larger Content-Length, stops reading and marks the request), then runs the exchange. */
+function readBody(req: IncomingMessage, request: PlainRequest, exchange: Exchange): void {
   const declared = Number(req.headers['content-length']);
   if (declared > MAX_BODY_BYTES) {
     request.bodyTooLarge = true;
     request.body = Buffer.alloc(0);
     condemn(req.socket, request);
-    done();
+    exchange.run();
     return;
   }
   const chunks: Buffer[] = [];
@@ -187,7 +219,7 @@ function readBody(req: IncomingMessage, request: PlainRequest, done: () => void)
     req.off('data', onData);
     req.off('end', finish);
     request.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, Math.min(size, MAX_BODY_BYTES));
-    done();
+    exchange.run();
   };
   const onData = (chunk: Buffer): void => {
     size += chunk.length;
@@ -218,7 +250,8 @@ function send(res: ServerResponse, request: PlainRequest, response: CoreResponse
   const headers = response.headers;
   const body = response.body;
   const bodyless = request.method === 'HEAD' || response.status === 204 || response.status === 304;
-  if (body !== null && response.status !== 204 && response.status !== 304) headers['Content-Length'] = String(Buffer.byteLength(body));
+  // A handler that knows its body's length in bytes (a list page, summed from its events) says it; else it is counted here.
+  if (body !== null && response.status !== 204 && response.status !== 304) headers['Content-Length'] = String(response.bodyBytes ?? Buffer.byteLength(body));
   // A body over the cap was left unread, whatever the answer: close, or node would read (and drop) the rest of it.
   // (A request pipelined before the condemning one is answered as usual, keep-alive and all.)
   const unread = lastOnConnection.has(request);

@@ -24,6 +24,8 @@ export interface HandlerResult {
   headers?: Record<string, string>;
   /** A streamed body (body null): see PlainResponse.stream. */
   stream?: ResponseStream;
+  /** The body's length in UTF-8 bytes, when the handler knows it without counting (see PlainResponse.bodyBytes). */
+  bodyBytes?: number;
 }
 
 export interface Route {

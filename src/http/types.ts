@@ -49,6 +49,8 @@ export interface PlainResponse {
   body: string | null;
   /** A streamed body instead of `body` (which is then null): the adapter sends the head, then hands it a sink. */
   stream?: ResponseStream;
+  /** The body's length in UTF-8 bytes when known (a list page sums its events'); else the adapter counts it. */
+  bodyBytes?: number;
   /** Close the connection after this response (e.g. a 413 whose body was not read). */
   closeConnection?: boolean;
 }

@@ -99,13 +99,13 @@ export function createLogger(options: LoggerOptions): Logger {
         log('info', 'request', { request_id: line.requestId, method: line.method, path: line.path, status: line.status, duration_ms: line.durationMs, key_id: line.keyId, client: line.client, user_agent: line.userAgent });
         return;
       }
-      // request_id, method and key_id are from safe alphabets (checked on the way in); the path is escaped.
+      // request_id and key_id are from safe alphabets (checked on the way in); the rest is quoted, escaped only when it must be.
       buffer +=
-        `{"time":"${isoTime(now())}","level":"info","msg":"request","request_id":"${line.requestId}","method":${JSON.stringify(line.method)},` +
-        `"path":${JSON.stringify(line.path)},"status":${line.status},"duration_ms":${line.durationMs}` +
+        `{"time":"${isoTime(now())}","level":"info","msg":"request","request_id":"${line.requestId}","method":${jsonString(line.method)},` +
+        `"path":${jsonString(line.path)},"status":${line.status},"duration_ms":${line.durationMs}` +
         (line.keyId === undefined ? '' : `,"key_id":"${line.keyId}"`) +
-        (line.client === undefined ? '' : `,"client":${JSON.stringify(line.client)}`) +
-        (line.userAgent === undefined ? '}\n' : `,"user_agent":${JSON.stringify(line.userAgent)}}\n`);
+        (line.client === undefined ? '' : `,"client":${jsonString(line.client)}`) +
+        (line.userAgent === undefined ? '}\n' : `,"user_agent":${jsonString(line.userAgent)}}\n`);
       buffered();
     },
     debug: (message, fields) => log('debug', message, fields),
@@ -132,13 +132,21 @@ function isoTime(time: number): string {
   return lastIso;
 }
 
+/** Characters JSON.stringify writes as an escape: quote, backslash, controls, and (lone) surrogates. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(text)`, without its cost for the usual text that needs no escape (a path, an address, a User-Agent). */
+export function jsonString(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
 function jsonLine(time: number, level: LogLevel, message: string, fields: LogFields | undefined): string {
-  let line = `{"time":"${isoTime(time)}","level":"${level}","msg":${JSON.stringify(message)}`;
+  let line = `{"time":"${isoTime(time)}","level":"${level}","msg":${jsonString(message)}`;
   if (fields !== undefined) {
     for (const key in fields) {
       const value = fields[key];
       if (value === undefined) continue;
-      line += `,${JSON.stringify(key)}:${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+      line += `,${jsonString(key)}:${typeof value === 'string' ? jsonString(value) : String(value)}`;
     }
   }
   return line + '}\n';

@@ -3,6 +3,7 @@ import { OPERATIONS, ALWAYS_ERRORS, KEY_ERRORS, REQUEST_ERRORS, pathWords, undes
 import { componentParameters, parameterRef } from './parameters.js';
 import { COMMON_HEADERS, JSON_MEDIA, RATE_LIMIT_HEADERS, componentHeaders, errorResponseRef, errorResponses, headerRefs, type RateLimits } from './responses.js';
 import { componentSchemas, schemaRef } from './schemas.js';
+import { webhookEntries } from './webhook-operations.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -57,9 +58,11 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
       { name: 'registrations', description: "Attendees of an event: register, wait in line, cancel, check in (API.md §8)." },
       { name: 'series', description: 'Recurring series: a rule once, each occurrence a real event (API.md §11).' },
       { name: 'service', description: 'Health and this document; no key needed.' },
+      { name: 'webhooks', description: 'Changes pushed to other systems, signed (Standard Webhooks), in order, until acknowledged (API.md §13).' },
     ],
     security: [{ [SECURITY_SCHEME]: [] }],
     paths,
+    webhooks: webhookEntries(),
     components: {
       schemas: componentSchemas(),
       parameters,

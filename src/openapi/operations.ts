@@ -3,6 +3,7 @@ import { CREATE_EXAMPLES, UPDATE_EXAMPLES, type Example } from './examples.js';
 import { CHECK_IN_EXAMPLES, REGISTRATION_EXAMPLES } from './examples.js';
 import { LIST_QUERY_PARAMETERS } from './parameters.js';
 import { SERIES_OPERATIONS } from './series-spec.js';
+import { WEBHOOK_OPERATIONS } from './webhook-operations.js';
 
 /** A success (or 304) response of an operation. */
 export interface SuccessSpec {
@@ -25,7 +26,7 @@ export interface OperationSpec {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'events' | 'registrations' | 'series' | 'service';
+  tag: 'events' | 'registrations' | 'series' | 'service' | 'webhooks';
   /** Needs an API key: 401 and 429, the rate-limit headers, the global security requirement. */
   auth: boolean;
   /** Component parameters, by name. */
@@ -244,6 +245,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     responses: { '200': { description: 'The document.', schema: 'OpenApiDocument' } },
     errors: [],
   },
+  ...WEBHOOK_OPERATIONS,
 };
 
 /**

@@ -2,6 +2,7 @@
 import { EVENT_FIELDS, type FieldRule } from '../events/schema.js';
 import { seriesSchemas } from './series-spec.js';
 import { ERROR_CATALOG } from '../http/errors.js';
+import { webhookSchemas } from './webhook-operations.js';
 
 type Schema = Record<string, unknown>;
 
@@ -25,6 +26,7 @@ export function componentSchemas(): Record<string, Schema> {
       (field) => field !== 'organizer',
     ),
     EventList: pageSchema('events', 'Event', 'One page of events, ordered by start_time then id.'),
+    ...webhookSchemas(),
     ChangeEntry: {
       type: 'object',
       description: 'The latest change of one event: its state now, or a deletion.',

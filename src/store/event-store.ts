@@ -7,6 +7,8 @@ import type { WriteOptions } from './write-queue.js';
 import type { StoredDocument } from './document-table.js';
 
 export type { StoredDocument };
+import type { ChangeHistorySource } from './change-history.js';
+import type { WebhookStateStore } from './webhook-state.js';
 
 export type { WriteOptions };
 
@@ -112,6 +114,10 @@ export interface EventStore {
   changeRegistrations(eventId: string, change: RosterChange, options?: WriteOptions): Promise<RosterResult>;
   /** The change feed's view of the committed log (API.md §9.2). */
   readonly changes: ChangeFeedSource;
+  /** Each durable line with its context, and the durable past read back: what webhooks derive messages from (API.md §13). Optional, so an engine may come without it. */
+  readonly history?: ChangeHistorySource;
+  /** Where an engine keeps the webhooks' state itself (a database); without it, webhooks.json in the data folder (or memory). */
+  readonly webhookState?: WebhookStateStore;
   /** The answer remembered for an Idempotency-Key of an API key, if still within its TTL at `nowMs` (API.md §9.3). */
   rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined;
   /** False once a write has failed: reads still work, writes are refused until restart. */

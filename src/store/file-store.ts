@@ -19,6 +19,8 @@ import { describeWriteError, WriteQueue, type WriteOptions } from './write-queue
 import { ChangeLog } from './change-log.js';
 import { IdempotencyTable, type IdempotencyEntry } from './idempotency-table.js';
 import { UncertainWriteError } from './uncertain-write.js';
+import { ChangeHistory, type ChangeHistorySource, type HistoryRead } from './change-history.js';
+import { readHistoryAfter } from './history-read.js';
 
 /** Where the store reports what it did; the app's Logger fits. */
 export interface StoreLogger {
@@ -87,6 +89,8 @@ export class FileStore implements EventStore {
   readonly #queue: WriteQueue;
   /** The change feed's index over the committed log. */
   readonly changes: ChangeLog;
+  /** Each durable line with its context, for webhooks (API.md §13). */
+  readonly #history = new ChangeHistory();
   readonly #idempotency: IdempotencyTable;
   readonly #compactMinBytes: number;
   readonly #onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
@@ -142,6 +146,7 @@ export class FileStore implements EventStore {
     this.changes = init.changes;
     this.#idempotency = init.idempotency;
     this.#queue = new WriteQueue({
+      history: this.#history,
       changes: init.changes,
       idempotency: init.idempotency,
       index: init.index,
@@ -197,6 +202,14 @@ export class FileStore implements EventStore {
 
   documents(collection: string): StoredDocument[] {
     return this.#queue.documents(collection);
+  }
+
+  get history(): ChangeHistorySource {
+    return {
+      subscribe: (listener) => this.#history.subscribe(listener),
+      onCompacted: (listener) => this.#history.onCompacted(listener),
+      readAfter: (since, limit): Promise<HistoryRead> => readHistoryAfter(this.#fs, this.file, { since, through: this.changes.lastSeq, limit }, this.#now()),
+    };
   }
 
   get writable(): boolean {
@@ -299,6 +312,7 @@ export class FileStore implements EventStore {
         this.#committed = { length: log.length, lines: log.lines };
         // The new log no longer holds these deletions: the change feed answers 410 before the newest of them.
         this.changes.dropDeletionsThrough(compactedThrough);
+        this.#history.compacted(compactedThrough);
       },
       resume: () => this.#queue.resume(),
       refuse: (error) => {

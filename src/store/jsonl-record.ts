@@ -2,7 +2,9 @@
 import { CATEGORIES, viewJson } from '../events/event.js';
 import type { Category, EventRecord, StoredEvent } from '../events/event.js';
 import { crc32, crc32Byte, crc32Hex } from '../lib/crc32.js';
-import { looksLikeUtcTime, parseUtcTime, scanStoredView } from './view-scan.js';
+import { looksLikeUtcTime, parseUtcTime, scanStoredView, scanViewLayout } from './view-scan.js';
+import type { PackedEvent, PackedEvents } from './packed-events.js';
+import { ServedEvent } from './served-event.js';
 import { REGISTRATION_ID_PATTERN, type Registration, type RegistrationStatus } from './roster.js';
 import type { IdempotencyEntry, IdempotencyTag, RememberedAnswer } from './idempotency-table.js';
 
@@ -130,6 +132,8 @@ export interface DecodeOptions {
    * memory small. It gets a string that may point into the event's view: it must keep a copy.
    */
   intern?: (value: string) => string;
+  /** Where replay packs the views it reads (see PackedEvents); without it every view is kept as a string. */
+  pack?: PackedEvents;
 }
 
 const TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -360,6 +364,7 @@ function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: 
   if (!matches(buf, pos, CREATED_OPEN, end - 24)) return 'a put line lacks "created_at"';
   pos += CREATED_OPEN.length;
   if (!looksLikeUtcTime(buf, pos, end)) return `created_at is not a UTC time: ${JSON.stringify(buf.toString('utf8', pos, pos + 24))}`;
+  const createdAtPos = pos;
   const createdAt = buf.toString('latin1', pos, pos + 24);
   let modifiedMs = parseUtcTime(buf, pos, end);
   pos += 24;
@@ -389,13 +394,26 @@ function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: 
   if (!matches(buf, pos, eventOpen, end - 2)) return 'a put line lacks "event" after "created_at"';
   pos += eventOpen.length;
   if (buf[pos] !== OPEN_BRACE || buf[end - 1] !== CLOSE_BRACE) return 'the "event" is not a JSON object';
+  const packed = options.pack === undefined ? undefined : packView(buf, pos, end, createdAtPos, seq, modifiedMs, options.pack);
+  if (packed !== undefined) return putRecord(seq, packed, promoted, idem);
   // toString copies the bytes into a new flat string: nothing keeps the read buffer alive.
   const json = buf.toString('utf8', pos, end);
   const stored = scanStoredView(buf, pos, end, json, createdAt, seq, modifiedMs, options.intern) ?? storedFromView(json, createdAt, seq, modifiedMs, options);
   if (typeof stored === 'string') return stored;
+  return putRecord(seq, stored, promoted, idem);
+}
+
+function putRecord(seq: number, stored: StoredEvent, promoted: string[] | undefined, idem: IdempotencyTag | undefined): PutRecord {
   const record: PutRecord = promoted === undefined ? { seq, op: 'put', stored } : { seq, op: 'put', stored, promoted };
   if (idem !== undefined) record.idem = idem;
   return record;
+}
+
+/** The view in `buf[start, end)` packed into `pack`, when it has the usual layout and packs exactly; else undefined. */
+function packView(buf: Buffer, start: number, end: number, createdAtPos: number, seq: number, modifiedMs: number, pack: PackedEvents): PackedEvent | undefined {
+  const layout = scanViewLayout(buf, start, end);
+  if (layout === undefined) return undefined;
+  return pack.pack(buf, layout, buf.toString('latin1', layout.idStart, layout.idEnd), parseUtcTime(buf, createdAtPos, end), seq, modifiedMs);
 }
 
 /**
@@ -616,18 +634,8 @@ function storedFromView(json: string, createdAt: string, seq: number, modifiedMs
   const organizerEmail = email.toLowerCase();
   const seriesId = fields['series_id'];
   if (seriesId !== undefined && (typeof seriesId !== 'string' || !SERIES_ID_PATTERN.test(seriesId))) return `event ${id} has a malformed "series_id"`;
-  const stored: StoredEvent = {
-    id,
-    startMs,
-    endMs,
-    category: category satisfies Category,
-    organizerEmail: options.intern === undefined ? organizerEmail : options.intern(organizerEmail),
-    createdAt,
-    seq,
-    modifiedMs,
-    json,
-  };
-  return seriesId === undefined ? stored : { ...stored, seriesId };
+  const shared = options.intern === undefined ? organizerEmail : options.intern(organizerEmail);
+  return new ServedEvent(id, startMs, endMs, category satisfies Category, shared, createdAt, seq, modifiedMs, json, seriesId as string | undefined);
 }
 
 const SERIES_ID_PATTERN = /^ser_[0-9A-Za-z]{16,}$/;

@@ -9,6 +9,7 @@ import { flatCopy } from './view-scan.js';
 import { RosterError } from './roster.js';
 import { RosterTable } from './roster-table.js';
 import { DocumentTable } from './document-table.js';
+import { PackedEvent, PackedEvents } from './packed-events.js';
 
 /** Where replay stopped trusting the log: a torn tail starts here and runs to the end of the file. */
 export interface TornTail {
@@ -213,6 +214,7 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
   const events = new Map<string, StoredEvent>();
   const emails = new Map<string, string>();
   const decode: DecodeOptions = {
+    pack: new PackedEvents(),
     intern(email: string): string {
       let shared = emails.get(email);
       if (shared === undefined) emails.set(email, (shared = flatCopy(email)));
@@ -230,9 +232,14 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
    */
   const recounted = new Map<string, { seq: number; modifiedMs: number }>();
   const moveToEnd = (stored: StoredEvent): void => {
-    // Keep the map in the order of each event's latest seq: a change moves the event to the end.
-    events.delete(stored.id);
+    // Keep the map in the order of each event's latest seq: a change moves the event to the end. Most puts are
+    // an event's first: set alone finds that out (one probe of a map of a million ids, not two).
+    const size = events.size;
     events.set(stored.id, stored);
+    if (events.size === size) {
+      events.delete(stored.id);
+      events.set(stored.id, stored);
+    }
   };
   const scan = await scanLog(fs, fd, { ...options, decode }, {
     onRecord(record) {
@@ -311,7 +318,9 @@ function recount(events: Map<string, StoredEvent>, recounted: Map<string, { seq:
   const takeChangedBefore = (seq: number): void => {
     for (; next < changed.length && changed[next]![1].seq < seq; next++) {
       const [id, change] = changed[next]!;
-      ordered.set(id, withRegisteredCount(events.get(id)!, rosters.get(id).confirmed, change.seq, change.modifiedMs));
+      const event = events.get(id)!;
+      const confirmed = rosters.get(id).confirmed;
+      ordered.set(id, event instanceof PackedEvent ? event.recounted(confirmed, change.seq, change.modifiedMs) : withRegisteredCount(event, confirmed, change.seq, change.modifiedMs));
     }
   };
   for (const [id, event] of events) {

@@ -7,6 +7,7 @@ import { RosterTable } from './roster-table.js';
 import { WriteQueue, type WriteOptions } from './write-queue.js';
 import { ChangeLog } from './change-log.js';
 import { IdempotencyTable, type IdempotencyEntry } from './idempotency-table.js';
+import { ChangeHistory, type ChangeHistorySource } from './change-history.js';
 
 /** An EventStore without files: writes go through the same queue (overlay, group commit) as the file store's. */
 export class MemoryStore implements EventStore {
@@ -15,6 +16,7 @@ export class MemoryStore implements EventStore {
   readonly #queue: WriteQueue;
   readonly changes: ChangeLog;
   readonly #idempotency = new IdempotencyTable();
+  readonly #history = new ChangeHistory();
 
   constructor(options: { now?: () => number } = {}) {
     this.changes = new ChangeLog((id) => this.#index.get(id));
@@ -25,6 +27,7 @@ export class MemoryStore implements EventStore {
       nextSeq: 1,
       persist: () => Promise.resolve(),
       changes: this.changes,
+      history: this.#history,
       idempotency: this.#idempotency,
     });
   }
@@ -63,6 +66,15 @@ export class MemoryStore implements EventStore {
 
   documents(collection: string): StoredDocument[] {
     return this.#queue.documents(collection);
+  }
+
+  /** Each durable change for webhooks; nothing outlives the process, so a read of the past finds nothing. */
+  get history(): ChangeHistorySource {
+    return {
+      subscribe: (listener) => this.#history.subscribe(listener),
+      onCompacted: (listener) => this.#history.onCompacted(listener),
+      readAfter: () => Promise.resolve({ changes: [], compactedThrough: 0 }),
+    };
   }
 
   get writable(): boolean {

@@ -1,15 +1,13 @@
 // Reads the index fields of a logged event view straight from its bytes, for fast replay; JSON.parse remains the fallback.
 import { CATEGORIES } from '../events/event.js';
-import type { Category, StoredEvent } from '../events/event.js';
+import type { StoredEvent } from '../events/event.js';
+import { ServedEvent } from './served-event.js';
 
 /**
  * The compact form of the view in `buf[start, end)` when it has exactly the layout `viewJson` writes
  * today; `undefined` for any other layout (an older field order, a non-ASCII e-mail), which the
  * caller then reads with JSON.parse. `json` is that view already decoded; `intern` shares equal
  * e-mails (and must return a string that does not point into `json`).
- *
- * The long free text (title, description) is never scanned: the id is read forward from the start,
- * everything else backward from the end, where only short strings (e-mail, name, location) lie.
  */
 export function scanStoredView(
   buf: Buffer,
@@ -21,6 +19,61 @@ export function scanStoredView(
   modifiedMs: number,
   intern: ((value: string) => string) | undefined,
 ): StoredEvent | undefined {
+  const layout = scanViewLayout(buf, start, end);
+  if (layout === undefined) return undefined;
+  // The e-mail is ASCII here, so its offsets from the end of the view are the same in bytes and in characters.
+  // The slice points into `json`: interned (or copied) below, so no other event's e-mail keeps this view alive.
+  const email = json.slice(json.length - (end - layout.emailStart), json.length - (end - layout.emailEnd)).toLowerCase();
+  // A copy of the id, not a slice of `json`: a map keyed by this id may outlive the event's view.
+  const id = buf.toString('latin1', layout.idStart, layout.idEnd);
+  const seriesId = layout.seriesIdStart < 0 ? undefined : buf.toString('latin1', layout.seriesIdStart, layout.seriesIdEnd);
+  return new ServedEvent(id, layout.startMs, layout.endMs, CATEGORIES[layout.category]!, intern === undefined ? flatCopy(email) : intern(email), createdAt, seq, modifiedMs, json, seriesId);
+}
+
+/**
+ * Where the parts of a view lie in its bytes, when it has exactly the layout `viewJson` writes. Every
+ * `…Start`/`…End` is a byte position; the text fields (title, description, location, name) span their
+ * JSON string literal, quotes included; the e-mail spans its characters only (it is plain ASCII here).
+ */
+export interface ViewLayout {
+  idStart: number;
+  idEnd: number;
+  titleStart: number;
+  titleEnd: number;
+  descriptionStart: number;
+  descriptionEnd: number;
+  /** Index in CATEGORIES. */
+  category: number;
+  locationStart: number;
+  locationEnd: number;
+  startMs: number;
+  endMs: number;
+  capacityStart: number;
+  capacityEnd: number;
+  registeredStart: number;
+  registeredEnd: number;
+  nameStart: number;
+  nameEnd: number;
+  emailStart: number;
+  emailEnd: number;
+  /** The series id of an occurrence (`ser_…`, plain ASCII), or -1 for an event outside a series. */
+  seriesIdStart: number;
+  seriesIdEnd: number;
+}
+
+/** The one layout object scanViewLayout fills (replay reads a million views: no object per view). */
+const LAYOUT: ViewLayout = {
+  idStart: 0, idEnd: 0, titleStart: 0, titleEnd: 0, descriptionStart: 0, descriptionEnd: 0, category: 0, locationStart: 0, locationEnd: 0,
+  startMs: 0, endMs: 0, capacityStart: 0, capacityEnd: 0, registeredStart: 0, registeredEnd: 0, nameStart: 0, nameEnd: 0, emailStart: 0, emailEnd: 0,
+  seriesIdStart: -1, seriesIdEnd: -1,
+};
+
+/**
+ * The layout of the view in `buf[start, end)`, or undefined for any other layout. The result is
+ * overwritten by the next call. The description is never scanned: the id and the title are read
+ * forward from the start, everything else backward from the end, where only short strings lie.
+ */
+export function scanViewLayout(buf: Buffer, start: number, end: number): ViewLayout | undefined {
   const idStart = expect(buf, start, end, ID_KEY);
   if (idStart < 0 || !startsWith(buf, idStart, EVT_PREFIX)) return undefined;
   let idEnd = idStart + EVT_PREFIX.length;
@@ -36,32 +89,50 @@ export function scanStoredView(
   while (emailStart > idEnd && buf[emailStart - 1]! >= 0x20 && buf[emailStart - 1]! < 0x7f && buf[emailStart - 1] !== QUOTE && buf[emailStart - 1] !== BACKSLASH) emailStart--;
   // An e-mail with an escape or a non-ASCII character in it is left to JSON.parse.
   if (!endsWith(buf, emailStart, EMAIL_KEY)) return undefined;
-  let pos = openingQuote(buf, emailStart - EMAIL_KEY.length, idEnd);
-  pos = digitsBefore(buf, before(buf, pos, ORGANIZER_KEY), idEnd);
-  pos = digitsBefore(buf, before(buf, pos, REGISTERED_KEY), idEnd);
-  pos = before(buf, pos, CAPACITY_KEY) - 24;
+  const nameEnd = emailStart - EMAIL_KEY.length;
+  const nameStart = openingQuote(buf, nameEnd, idEnd);
+  const registeredEnd = before(buf, nameStart, ORGANIZER_KEY);
+  const registeredStart = digitsBefore(buf, registeredEnd, idEnd);
+  const capacityEnd = before(buf, registeredStart, REGISTERED_KEY);
+  const capacityStart = digitsBefore(buf, capacityEnd, idEnd);
+  let pos = before(buf, capacityStart, CAPACITY_KEY) - 24;
   const endMs = parseUtcTime(buf, pos, end);
   pos = before(buf, pos, END_KEY) - 24;
   const startMs = parseUtcTime(buf, pos, end);
-  pos = openingQuote(buf, before(buf, pos, START_KEY), idEnd);
-  const category = categoryBefore(buf, before(buf, pos, LOCATION_KEY));
-  if (category === undefined || Number.isNaN(startMs) || Number.isNaN(endMs)) return undefined;
-  // The e-mail is ASCII here, so its offsets from the end of the view are the same in bytes and in characters.
-  // The slice points into `json`: interned (or copied) below, so no other event's e-mail keeps this view alive.
-  const email = json.slice(json.length - (end - emailStart), json.length - (end - emailEnd)).toLowerCase();
-  const stored: StoredEvent = {
-    // A copy, not a slice of `json`: a map keyed by this id may outlive the event's view.
-    id: buf.toString('latin1', idStart, idEnd),
-    startMs,
-    endMs,
-    category,
-    organizerEmail: intern === undefined ? flatCopy(email) : intern(email),
-    createdAt,
-    seq,
-    modifiedMs,
-    json,
-  };
-  return series === undefined ? stored : { ...stored, seriesId: buf.toString('latin1', series.idStart, end - 2) };
+  const locationEnd = before(buf, pos, START_KEY);
+  const locationStart = openingQuote(buf, locationEnd, idEnd);
+  const categoryEnd = before(buf, locationStart, LOCATION_KEY);
+  const category = categoryBefore(buf, categoryEnd);
+  if (category < 0 || Number.isNaN(startMs) || Number.isNaN(endMs)) return undefined;
+  // The title's closing quote is its first unescaped one; the description runs from there to the category.
+  const titleStart = idEnd + TITLE_KEY.length - 1;
+  const titleEnd = closingQuote(buf, titleStart, end) + 1;
+  const descriptionStart = expect(buf, titleEnd, end, DESCRIPTION_KEY);
+  const descriptionEnd = categoryEnd - CATEGORY_KEYS[category]!.length + 1;
+  if (titleEnd <= 0 || descriptionStart < 0 || buf[descriptionStart] !== QUOTE || descriptionEnd < descriptionStart + 2) return undefined;
+  const layout = LAYOUT;
+  layout.idStart = idStart;
+  layout.idEnd = idEnd;
+  layout.titleStart = titleStart;
+  layout.titleEnd = titleEnd;
+  layout.descriptionStart = descriptionStart;
+  layout.descriptionEnd = descriptionEnd;
+  layout.category = category;
+  layout.locationStart = locationStart;
+  layout.locationEnd = locationEnd;
+  layout.startMs = startMs;
+  layout.endMs = endMs;
+  layout.capacityStart = capacityStart;
+  layout.capacityEnd = capacityEnd;
+  layout.registeredStart = registeredStart;
+  layout.registeredEnd = registeredEnd;
+  layout.nameStart = nameStart;
+  layout.nameEnd = nameEnd;
+  layout.emailStart = emailStart;
+  layout.emailEnd = emailEnd;
+  layout.seriesIdStart = series === undefined ? -1 : series.idStart;
+  layout.seriesIdEnd = series === undefined ? -1 : end - 2;
+  return layout;
 }
 
 /** Where `,"series_id":"ser_…"}` ends a view: the offset of its comma and of the id; undefined when it does not. */
@@ -167,18 +238,30 @@ function isAlphanumeric(byte: number): boolean {
   return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
 }
 
-/** The category whose name ends at `pos` (before its closing quote), as the shared constant (no string per event). */
-function categoryBefore(buf: Buffer, pos: number): Category | undefined {
+/** The index in CATEGORIES of the category whose name ends at `pos` (before its closing quote), or -1. */
+function categoryBefore(buf: Buffer, pos: number): number {
   for (let i = 0; i < CATEGORY_KEYS.length; i++) {
-    if (endsWith(buf, pos, CATEGORY_KEYS[i]!)) return CATEGORIES[i];
+    if (endsWith(buf, pos, CATEGORY_KEYS[i]!)) return i;
   }
-  return undefined;
+  return -1;
+}
+
+/** Given the position of a JSON string's opening quote, the position of its closing quote (the first unescaped one), or -1. */
+function closingQuote(buf: Buffer, opening: number, end: number): number {
+  if (buf[opening] !== QUOTE) return -1;
+  for (let pos = opening + 1; pos < end; pos++) {
+    const byte = buf[pos];
+    if (byte === BACKSLASH) pos++;
+    else if (byte === QUOTE) return pos;
+  }
+  return -1;
 }
 
 const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
 const ID_KEY = ascii('{"id":"');
 const EVT_PREFIX = ascii('evt_');
 const TITLE_KEY = ascii('","title":"');
+const DESCRIPTION_KEY = ascii(',"description":');
 const LOCATION_KEY = ascii('","location":');
 const START_KEY = ascii(',"start_time":"');
 const END_KEY = ascii('","end_time":"');

@@ -11,6 +11,7 @@ import { StoreUnavailable } from './store-errors.js';
 import type { ChangeLog } from './change-log.js';
 import { rememberAnswer, type IdempotencyTable, type IdempotencyTag } from './idempotency-table.js';
 import { UncertainWriteError } from './uncertain-write.js';
+import { touchedBy, type ChangeHistory, type CommittedChange } from './change-history.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */
 export type PersistBatch = (text: string, lineCount: number) => Promise<void>;
@@ -35,6 +36,8 @@ export interface WriteQueueOptions {
   idempotency?: IdempotencyTable;
   /** The committed documents (series); changed only after a batch is durable. Default: a table of its own. */
   documents?: DocumentTable;
+  /** Webhooks' view of the log: told of each durable batch, line by line with its context, while anyone listens. */
+  history?: ChangeHistory;
 }
 
 /** Options of a single write. */
@@ -123,6 +126,7 @@ export class WriteQueue {
   readonly #onCommit: (() => void) | undefined;
   readonly #changes: ChangeLog | undefined;
   readonly #idempotency: IdempotencyTable | undefined;
+  readonly #history: ChangeHistory | undefined;
   /** Events with queued (not yet durable) changes: what the next change to each sees. */
   readonly #pending = new Map<string, Pending>();
   /**
@@ -153,6 +157,7 @@ export class WriteQueue {
     this.#changes = options.changes;
     this.#idempotency = options.idempotency;
     this.#documents = options.documents ?? new DocumentTable();
+    this.#history = options.history;
   }
 
   /** The committed document `id` of `collection`. */
@@ -510,8 +515,15 @@ export class WriteQueue {
 
   /** Memory after disk: the index changes only now, then the writers hear back. */
   #commit(batch: readonly QueuedChange[]): void {
+    const history: CommittedChange[] | undefined = this.#history?.listened === true ? [] : undefined;
+    const atMs = history === undefined ? 0 : this.#now();
     for (const entry of batch) {
-      for (const member of entry.members) this.#commitMember(entry, member);
+      for (const member of entry.members) {
+        if (history !== undefined) {
+          history.push({ record: member.record, before: this.#index.get(member.id), after: member.state, touched: touchedBy(member.record, this.#rosters.get(member.id)), atMs });
+        }
+        this.#commitMember(entry, member);
+      }
       for (const member of entry.documents) {
         this.#documents.set(member.collection, member.id, member.document);
         // Not a change-feed entry (API.md §11), but the newest durable write: next_since and compaction's mark count it.
@@ -521,6 +533,7 @@ export class WriteQueue {
       }
     }
     this.#changes?.batchCommitted(this.#index.values(), this.#index.size);
+    if (history !== undefined) this.#history!.committed(history);
     for (const entry of batch) entry.settle();
   }
 

@@ -53,16 +53,18 @@ export interface OursOptions {
   straceFile?: string;
   /** Extra node flags, e.g. `--cpu-prof`. */
   nodeFlags?: readonly string[];
+  /** `--log-level` of `node dist/server.js` (default info: one request line per request). */
+  logLevel?: 'info' | 'warn';
 }
 
-/** Starts our server on `data` (request logging at info, its stderr to a file) pinned to the server CPUs. */
+/** Starts our server on `data` (request logging at info unless `logLevel` says warn, its stderr to a file) pinned to the server CPUs. */
 export function startOurs(context: BenchContext, data: BenchData, options: OursOptions): Promise<ServerProcess> {
   const viaLauncher = options.launcher === true || options.noSync === true || options.noAuth === true;
   const common = ['--data-dir', data.dir, '--rate-limit', RATE_LIMIT];
   const switches = [...(options.noSync === true ? ['--no-sync'] : []), ...(options.noAuth === true ? ['--no-auth'] : [])];
   const argv = viaLauncher
     ? [process.execPath, ...(options.nodeFlags ?? []), '--import', 'tsx', LAUNCHER, '--dist', context.distDir, ...common, ...switches]
-    : [process.execPath, ...(options.nodeFlags ?? []), path.join(context.distDir, 'server.js'), '--port', '0', '--log-level', 'info', ...common];
+    : [process.execPath, ...(options.nodeFlags ?? []), path.join(context.distDir, 'server.js'), '--port', '0', '--log-level', options.logLevel ?? 'info', ...common];
   return startServerProcess({
     name: options.name,
     argv,
@@ -93,12 +95,17 @@ export async function measure(context: BenchContext, target: Target): Promise<Lo
 
 /** Runs A and B alternately, A B A B …, `rounds` times each. */
 export async function alternate(context: BenchContext, label: string, a: Target, b: Target): Promise<{ a: LoadResult[]; b: LoadResult[] }> {
-  const results = { a: [] as LoadResult[], b: [] as LoadResult[] };
+  const [runsA, runsB] = await alternateAll(context, label, [a, b]);
+  return { a: runsA!, b: runsB! };
+}
+
+/** Runs every target in turn, A B C A B C …, `rounds` times each; the runs of each target, in the order given. */
+export async function alternateAll(context: BenchContext, label: string, targets: readonly Target[]): Promise<LoadResult[][]> {
+  const results = targets.map(() => [] as LoadResult[]);
   for (let round = 1; round <= context.rounds; round++) {
-    results.a.push(await measure(context, a));
-    results.b.push(await measure(context, b));
-    const [lastA, lastB] = [results.a.at(-1)!, results.b.at(-1)!];
-    context.progress(`${label} round ${round}: ${Math.round(lastA.requestsPerSecond)} vs ${Math.round(lastB.requestsPerSecond)} req/s, server CPU ${lastA.serverCpuMicros?.toFixed(0)} vs ${lastB.serverCpuMicros?.toFixed(0)} us/request`);
+    for (const [i, target] of targets.entries()) results[i]!.push(await measure(context, target));
+    const last = results.map((runs) => runs.at(-1)!);
+    context.progress(`${label} round ${round}: ${last.map((run) => Math.round(run.requestsPerSecond)).join(' vs ')} req/s, server CPU ${last.map((run) => run.serverCpuMicros?.toFixed(1)).join(' vs ')} us/request`);
   }
   return results;
 }

@@ -28,14 +28,22 @@ interface Window {
 const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /** Profiles our server under `GET /events/{id}` for one measured run and returns the top `count` functions by self time. */
-export async function profileSingleRead(context: BenchContext, data: BenchData, count = 15): Promise<ProfileEntry[]> {
-  const profileDir = path.join(context.workDir, 'cpu-profile');
+export function profileSingleRead(context: BenchContext, data: BenchData, count = 15): Promise<ProfileEntry[]> {
+  return profileReads(context, data, { name: 'single-read', paths: data.sampleIds.map((id) => `/events/${id}`) }, count);
+}
+
+/**
+ * Profiles our server (request log at info) under GETs of `paths` in turn for one measured run, keeps the profile as
+ * test/bench/results/NAME.cpuprofile (for Chrome DevTools) and returns the top `count` functions by self time.
+ */
+export async function profileReads(context: BenchContext, data: BenchData, load: { name: string; paths: string[] }, count = 15): Promise<ProfileEntry[]> {
+  const profileDir = path.join(context.workDir, `cpu-profile-${load.name}`);
   fs.mkdirSync(profileDir, { recursive: true });
   const server = await startOurs(context, data, { name: 'ours --cpu-prof', nodeFlags: ['--cpu-prof', '--cpu-prof-dir', profileDir] });
   // Only the measured window counts: not the start-up (log replay) nor the warm-up.
   const window: Window = { from: NaN, to: NaN };
   try {
-    const plan = planFor(context, server.url, { paths: data.sampleIds.map((id) => `/events/${id}`), concurrency: 10, authorization: `Bearer ${data.secret}` });
+    const plan = planFor(context, server.url, { paths: load.paths, concurrency: 10, authorization: `Bearer ${data.secret}` });
     const result = await context.runLoad(plan, () => (window.from = monotonicMicros()));
     window.to = monotonicMicros();
     context.progress(`profiled run: ${Math.round(result.requestsPerSecond)} req/s`);
@@ -45,7 +53,7 @@ export async function profileSingleRead(context: BenchContext, data: BenchData, 
   const file = fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error(`node --cpu-prof wrote no profile into ${profileDir}`);
   const top = topSelfTime(JSON.parse(fs.readFileSync(path.join(profileDir, file), 'utf8')) as CpuProfile, count, context.distDir, window);
-  fs.copyFileSync(path.join(profileDir, file), path.join(ROOT, 'test/bench/results/single-read.cpuprofile'));
+  fs.copyFileSync(path.join(profileDir, file), path.join(ROOT, `test/bench/results/${load.name}.cpuprofile`));
   return top;
 }
 

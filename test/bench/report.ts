@@ -1,7 +1,7 @@
 // The bench report: the table on stdout, the targets as PASS/MISS lines, the JSON file and README-figures.md.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BenchResults, LoadRow, ScalingRow } from './bench-results.js';
+import type { BenchResults, LoadRow, ScalingRow, StartupFigure } from './bench-results.js';
 import { median, type LoadResult } from './load-plan.js';
 
 /** One target line: `pass` undefined means it was not measured in this run. */
@@ -47,7 +47,8 @@ export function targetLines(results: BenchResults): TargetLine[] {
     return { target, measured, pass: Number.isFinite(ratio) ? ratio >= min : undefined, cpuPass: Number.isFinite(byCpu) ? byCpu >= min : undefined };
   };
   const lines: TargetLine[] = [
-    ratioLine('single-read', 'GET /events/{id} >= 0.9x bare server, same bytes', 0.9),
+    ratioLine('single-read', 'GET /events/{id}, request log at info, >= 0.9x bare server, same bytes', 0.9),
+    ratioLine('single-read-warn', 'GET /events/{id}, request log off (warn), >= 0.9x bare server, same bytes', 0.9),
     ratioLine('list-100', 'GET /events?limit=100 >= 2.5x bare JSON.stringify server', 2.5),
   ];
   const filtered = row('filtered-1m');
@@ -66,11 +67,16 @@ export function targetLines(results: BenchResults): TargetLine[] {
     cpuPass: post === undefined || perSync === undefined ? undefined : cpuRatioOf(post) >= 0.8 && perSync >= 10,
   });
   const million = results.startup.find((figure) => figure.events === 1_000_000);
-  lines.push({
-    target: '1M events: start-up <= 5 s, RSS <= 700 MiB',
-    measured: million === undefined ? 'needs make bench-full' : `${(million.startupMs / 1000).toFixed(2)} s, ${Math.round(million.rssMiB)} MiB`,
-    pass: million === undefined ? undefined : million.startupMs <= 5000 && million.rssMiB <= 700,
+  const millionLine = (target: string, measured: (figure: StartupFigure) => string, pass: (figure: StartupFigure) => boolean): TargetLine => ({
+    target: `1M events: ${target}`,
+    measured: million === undefined ? 'needs make bench-full' : measured(million),
+    pass: million === undefined ? undefined : pass(million),
   });
+  lines.push(
+    millionLine('start-up to listening <= 5 s (wall)', (figure) => `${(figure.startupMs / 1000).toFixed(2)} s`, (figure) => figure.startupMs <= 5000),
+    millionLine('start-up <= 5 s of server CPU (what a busy machine does not inflate)', (figure) => `${((figure.startupCpuMs ?? NaN) / 1000).toFixed(2)} s`, (figure) => (figure.startupCpuMs ?? Infinity) <= 5000),
+    millionLine('RSS at listening <= 700 MiB', (figure) => `${Math.round(figure.rssMiB)} MiB (store heap and arena ${Math.round(figure.heapBytesPerEvent)} B/event)`, (figure) => figure.rssMiB <= 700),
+  );
   lines.push(...scalingTargets(results.scaling));
   const auth = row('auth');
   const overhead = auth === undefined ? NaN : 1 - ratioOf(auth);

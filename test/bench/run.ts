@@ -1,11 +1,12 @@
 // `make bench` (10k events, about 3 minutes) and `make bench-full` (adds 1M events): scenarios against baselines, a table, JSON.
-// Flags: --full, --generator node|wrk (default wrk when on the PATH), --quick (1 s runs, 1 round: for trying the bench out), --profile.
+// Flags: --full, --generator node|wrk (default wrk when on the PATH), --quick (1 s runs, 1 round: for trying the bench out), --profile,
+// --reads (only the read scenarios at 10k events, with their baselines: for work on the read path; leaves README-figures.md alone).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type BenchContext, ROOT, snapshotDist } from './bench-context.js';
-import type { BenchResults, LoadRow, ProfileEntry, ScalingRow, StartupFigure } from './bench-results.js';
+import type { BenchResults, LimiterFigures, LoadRow, ProfileEntry, ScalingRow, StartupFigure } from './bench-results.js';
 import { authOverheadScenario } from './auth-scenario.js';
 import { profileSingleRead } from './cpu-profile.js';
 import { generateData } from './data-generator.js';
@@ -24,6 +25,7 @@ import { runWrk } from './wrk-runner.js';
 const args = process.argv.slice(2);
 const full = args.includes('--full');
 const quick = args.includes('--quick');
+const readsOnly = args.includes('--reads');
 const generatorFlag = args.includes('--generator') ? args[args.indexOf('--generator') + 1] : undefined;
 if (generatorFlag !== undefined && generatorFlag !== 'node' && generatorFlag !== 'wrk') {
   process.stderr.write(`bench: --generator must be node or wrk, got "${generatorFlag}"\n`);
@@ -85,29 +87,33 @@ try {
   progress('generated 10,000 events');
   const rows: LoadRow[] = [];
   rows.push(...(await readScenarios(context, data, true)));
-  rows.push(await authOverheadScenario(context, data));
-  rows.push(await postScenario(context, data));
-  rows.push(await mixedScenario(context, data));
-  rows.push(await registrationWriteScenario(context, data));
-  const startupRuns = quick ? 1 : 3;
+  const startup: StartupFigure[] = [];
   const scaling: ScalingRow[] = [];
-  if (full) scaling.push(await scalingRow(context, data, (await startupFigure(context, data.events, startupRuns, data)).figure));
-  const hundredThousand = await startupFigure(context, 100_000, startupRuns);
-  const startup: StartupFigure[] = [hundredThousand.figure];
-  if (full) scaling.push(await scalingRow(context, hundredThousand.data, hundredThousand.figure));
-  fs.rmSync(path.join(workDir, 'events-100000'), { recursive: true, force: true });
-  progress('measuring limiter memory');
-  const limiter = await limiterFigures();
+  let limiter: LimiterFigures | undefined;
   let campus: CampusFigure | undefined;
-  if (full) {
-    const million = await startupFigure(context, 1_000_000, startupRuns);
-    startup.push(million.figure);
-    rows.push(...(await readScenarios(context, million.data, false)));
-    scaling.push(await scalingRow(context, million.data, million.figure));
-    fs.rmSync(million.data.dir, { recursive: true, force: true });
-    const campusRun = await campusScenario(context);
-    rows.push(campusRun.row);
-    campus = campusRun.figure;
+  if (!readsOnly) {
+    rows.push(await authOverheadScenario(context, data));
+    rows.push(await postScenario(context, data));
+    rows.push(await mixedScenario(context, data));
+    rows.push(await registrationWriteScenario(context, data));
+    const startupRuns = quick ? 1 : 3;
+    if (full) scaling.push(await scalingRow(context, data, (await startupFigure(context, data.events, startupRuns, data)).figure));
+    const hundredThousand = await startupFigure(context, 100_000, startupRuns);
+    startup.push(hundredThousand.figure);
+    if (full) scaling.push(await scalingRow(context, hundredThousand.data, hundredThousand.figure));
+    fs.rmSync(path.join(workDir, 'events-100000'), { recursive: true, force: true });
+    progress('measuring limiter memory');
+    limiter = await limiterFigures();
+    if (full) {
+      const million = await startupFigure(context, 1_000_000, startupRuns);
+      startup.push(million.figure);
+      rows.push(...(await readScenarios(context, million.data, false)));
+      scaling.push(await scalingRow(context, million.data, million.figure));
+      fs.rmSync(million.data.dir, { recursive: true, force: true });
+      const campusRun = await campusScenario(context);
+      rows.push(campusRun.row);
+      campus = campusRun.figure;
+    }
   }
   let profile: ProfileEntry[] | undefined;
   if (args.includes('--profile')) profile = await profileSingleRead(context, data);
@@ -132,8 +138,9 @@ try {
   };
   process.stdout.write(formatText(results));
   process.stdout.write(registrationReport(rows, campus));
-  const jsonFile = saveResults(results, path.join(ROOT, 'test/bench/results'), { figures: !quick });
-  process.stdout.write(`saved ${path.relative(ROOT, jsonFile)}${quick ? ' (a --quick run leaves README-figures.md alone)' : ' and test/bench/results/README-figures.md'}\n`);
+  const figures = !quick && !readsOnly;
+  const jsonFile = saveResults(results, path.join(ROOT, 'test/bench/results'), { figures });
+  process.stdout.write(`saved ${path.relative(ROOT, jsonFile)}${figures ? ' and test/bench/results/README-figures.md' : ' (a --quick or --reads run leaves README-figures.md alone)'}\n`);
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;

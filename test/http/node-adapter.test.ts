@@ -177,3 +177,23 @@ test('toNodeListener: a request pipelined before the oversized one is still answ
     await live.close();
   }
 });
+
+test('toNodeListener: a list page sends the Content-Length its handler summed, in the place the adapter always put it', async () => {
+  const live = await startLive();
+  try {
+    const agent = new http.Agent({ keepAlive: false });
+    const body = JSON.stringify({ title: 'Zoë — 日本 🎉 "quoted"', description: 'naïve \\ café', category: 'social', location: 'Hall', start_time: '2030-01-01T10:00:00Z', end_time: '2030-01-01T11:00:00Z', capacity: 5 });
+    const created = await send(live.port, agent, { method: 'POST', path: '/events', headers: { authorization: `Bearer ${live.keys.admin}`, 'content-type': 'application/json' }, body });
+    assert.equal(created.status, 201);
+    await createEvent(live);
+    const answered = await exchange(live, Buffer.from(`GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${live.keys.admin}\r\nConnection: close\r\n\r\n`));
+    const head = answered.slice(0, answered.indexOf('\r\n\r\n'));
+    const bytes = Buffer.from(answered.slice(head.length + 4), 'latin1');
+    const names = head.split('\r\n').slice(1).map((line) => line.slice(0, line.indexOf(':')));
+    assert.equal(Number(/\r\nContent-Length: (\d+)/.exec(head)?.[1]), bytes.length, 'Content-Length is the UTF-8 length of the body');
+    assert.equal((JSON.parse(bytes.toString('utf8')) as { total: number }).total, 2);
+    assert.deepEqual(names.slice(names.indexOf('ETag'), names.indexOf('Content-Length') + 1), ['ETag', 'Link', 'Content-Type', 'Content-Length']);
+  } finally {
+    await live.close();
+  }
+});

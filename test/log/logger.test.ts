@@ -1,7 +1,8 @@
 // The logger: one JSON object per line, levels, the request line's fixed shape, and batching.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger, FLUSH_DELAY_MS } from '../../src/log/logger.js';
+import { createLogger, FLUSH_DELAY_MS, jsonString } from '../../src/log/logger.js';
+import { mulberry32 } from '../helpers/random.js';
 
 function capture(level: 'debug' | 'info' | 'warn' | 'error' | 'silent' = 'info', pretty = false) {
   const chunks: string[] = [];
@@ -96,4 +97,28 @@ test('request() carries the client address and user agent when given (issue 11.9
   const line = JSON.parse(written.join('')) as Record<string, unknown>;
   assert.equal(line['client'], '2001:db8::7');
   assert.equal(line['user_agent'], 'curl/8.5.0 "quoted"');
+});
+
+test('jsonString() writes exactly what JSON.stringify writes, for plain text and for every character that needs an escape', () => {
+  const seed = Number(process.env['LOG_SEED'] ?? Date.now() % 1_000_000);
+  const random = mulberry32(seed);
+  // Plain ASCII, the characters JSON escapes, surrogates paired and lone, and other non-ASCII text.
+  const pool = ['a', 'Z', '/', '?', '=', ' ', '"', '\\', '\n', '\u0000', '\u001f', '\u007f', 'é', '€', '\ud83d\ude00', '\ud800', '\udfff', '\u2028'];
+  for (let i = 0; i < 2000; i++) {
+    let text = '';
+    const length = Math.floor(random() * 12);
+    for (let c = 0; c < length; c++) text += pool[Math.floor(random() * (random() < 0.8 ? 6 : pool.length))];
+    assert.equal(jsonString(text), JSON.stringify(text), `seed ${seed} (LOG_SEED=${seed} repeats it), text ${JSON.stringify(text)}`);
+  }
+});
+
+test('request() writes the line byte for byte in its fixed field order, escaping a path, client and User-Agent only when they need it', () => {
+  const { logger, lines } = capture();
+  logger.request({ requestId: 'p-1', method: 'GET', path: '/events/evt_1?x=%22', status: 200, durationMs: 0.042, keyId: 'key_a', client: '::1', userAgent: 'curl/8.5 "x"' });
+  logger.request({ requestId: 'p-2', method: 'DELETE', path: '/e\u0001', status: 204, durationMs: 12.5, keyId: undefined, client: '127.0.0.1', userAgent: 'w\ud800' });
+  logger.flush();
+  assert.deepEqual(lines(), [
+    '{"time":"2026-09-01T17:00:00.005Z","level":"info","msg":"request","request_id":"p-1","method":"GET","path":"/events/evt_1?x=%22","status":200,"duration_ms":0.042,"key_id":"key_a","client":"::1","user_agent":"curl/8.5 \\"x\\""}',
+    '{"time":"2026-09-01T17:00:00.005Z","level":"info","msg":"request","request_id":"p-2","method":"DELETE","path":"/e\\u0001","status":204,"duration_ms":12.5,"client":"127.0.0.1","user_agent":"w\\ud800"}',
+  ]);
 });

@@ -19,12 +19,13 @@ import { call, tempDir } from "../helpers/harness.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is arbitrary JSON
 type Json = any;
 
-/** The contract's routes, API.md §5, §8 and §9.1, and GET /me (§2). */
+/** The contract's routes, API.md §5, §8, §9.1 and §13, and GET /me (§2). */
 const CONTRACT_ROUTES = [
   "GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /events.ics", "GET /changes", "GET /health", "GET /openapi.json",
   "POST /events/{id}/registrations", "GET /events/{id}/registrations", "GET /events/{id}/registrations/{reg_id}",
   "DELETE /events/{id}/registrations/{reg_id}", "POST /events/{id}/registrations/{reg_id}/check-in", "GET /me",
   "GET /series", "POST /series", "GET /series/{id}", "PUT /series/{id}", "DELETE /series/{id}",
+  "POST /webhooks", "GET /webhooks", "GET /webhooks/{id}", "PUT /webhooks/{id}", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries",
 ];
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { EventRecord } from '../../src/events/event.js';
+import type { EventRecord, StoredEvent } from '../../src/events/event.js';
 import { nodeFileSystem } from '../../src/store/file-system.js';
 import type { FileSystemSeam } from '../../src/store/file-system.js';
 
@@ -27,6 +27,16 @@ export function sampleRecord(n: number, overrides: Partial<EventRecord> = {}): E
     created_at: '2026-08-01T12:00:00.000Z',
     ...overrides,
   };
+}
+
+/**
+ * Every field of a stored event read through its accessors, as a plain object: what deepEqual compares when
+ * one side was replayed (a packed event, whose fields are getters) and the other written (plain fields).
+ */
+export function eventFields(stored: StoredEvent | undefined): Record<string, unknown> | undefined {
+  if (stored === undefined) return undefined;
+  const { id, startMs, endMs, category, organizerEmail, createdAt, seq, modifiedMs, json, seriesId } = stored;
+  return { id, startMs, endMs, category, organizerEmail, createdAt, seq, modifiedMs, json, seriesId };
 }
 
 /** A new empty folder under the OS temp folder, removed when the test ends. */

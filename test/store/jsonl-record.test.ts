@@ -156,7 +156,7 @@ test('encodeCancel() and encodeCheckIn() round-trip, promotions in order', () =>
 });
 
 test('encodeStored() writes the time of the change and the registrations a capacity raise confirmed; decode reads both', () => {
-  const stored = { ...toStored(sampleRecord(3), 40), modifiedMs: Date.parse('2030-01-04T00:00:00.000Z') };
+  const stored = toStored(sampleRecord(3), 40, undefined, Date.parse('2030-01-04T00:00:00.000Z'));
   const line = encodeStored(stored, ['reg_0000000000000000000009']);
   assert.match(line, /"at":"2030-01-04T00:00:00\.000Z","promoted":\["reg_0000000000000000000009"\],"event":/);
   assert.deepEqual(decode(line), { seq: 40, op: 'put', stored, promoted: ['reg_0000000000000000000009'] });

@@ -7,7 +7,7 @@ import { ApiError } from '../../src/http/errors.js';
 import { openFileStore } from '../../src/store/file-store.js';
 import type { FileStore, FileStoreOptions } from '../../src/store/file-store.js';
 import { COMPACTION_STEPS, compactionTempFile } from '../../src/store/log-compaction.js';
-import { eventId, logLines, sampleRecord, tempDir, TestFileSystem } from './helpers.js';
+import { eventFields, eventId, logLines, sampleRecord, tempDir, TestFileSystem } from './helpers.js';
 import { StoreUnavailable } from '../../src/store/store-errors.js';
 
 const NEVER = Number.MAX_SAFE_INTEGER;
@@ -354,7 +354,7 @@ test('compact() keeps registrations: statuses, check-ins, counts and seqs surviv
   await store.changeRegistrations(eventId(1), () => ({ op: 'cancel', id: `reg_${'1'.padStart(22, '0')}` }));
   await store.changeRegistrations(eventId(1), () => ({ op: 'checkIn', id: `reg_${'3'.padStart(22, '0')}` }));
   await store.write(eventId(2), () => sampleRecord(2));
-  const state = (s: typeof store) => ({ event: s.get(eventId(1)), registrations: [...s.roster(eventId(1)).values()] });
+  const state = (s: typeof store) => ({ event: eventFields(s.get(eventId(1))), registrations: [...s.roster(eventId(1)).values()] });
   const before = state(store);
   await store.compact();
   assert.deepEqual(state(store), before);

@@ -1,0 +1,112 @@
+// Where webhooks keep their definitions, secrets, cursors and delivery logs: behind one small interface, so any engine can carry them.
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { StoreUnavailable } from './store-errors.js';
+import { describeWriteError } from './write-queue.js';
+
+/** One attempt to deliver a message, as the delivery log shows it (API.md §13). */
+export interface DeliveryRecord {
+  message_id: string | null;
+  type: string | null;
+  attempt: number;
+  status: 'succeeded' | 'failed';
+  response_status: number | null;
+  error: string | null;
+  at: string;
+}
+
+/** A webhook's whole durable state. */
+export interface WebhookState {
+  id: string;
+  url: string;
+  events: string[];
+  description: string;
+  secret: string;
+  created_at: string;
+  status: 'active' | 'paused' | 'failing';
+  /** The last message acknowledged (or passed over by the filter): its line's seq and its place in that line. */
+  cursor: { seq: number; index: number };
+  /** Failed attempts at the next message so far, and when the first of them failed (ms), null when none. */
+  attempts: number;
+  firstFailureMs: number | null;
+  /** The last attempts, newest first. */
+  deliveries: DeliveryRecord[];
+}
+
+/** Everything kept: the webhooks, and the last seq a compaction rewrote while one of them was behind it. */
+export interface WebhookStateSnapshot {
+  webhooks: WebhookState[];
+  compactedThrough: number;
+  /** Names this run of the log in message ids; a new one when the log is found older than the cursors (restored from a backup). */
+  logId?: string;
+}
+
+/** Loads and saves the whole state; a save replaces it atomically (all of it or none). */
+export interface WebhookStateStore {
+  load(): Promise<WebhookStateSnapshot>;
+  save(snapshot: WebhookStateSnapshot): Promise<void>;
+}
+
+const EMPTY: WebhookStateSnapshot = { webhooks: [], compactedThrough: 0 };
+
+/** The state in memory only (the memory store, tests). */
+export function memoryWebhookState(): WebhookStateStore {
+  let saved = JSON.stringify(EMPTY);
+  return {
+    load: () => Promise.resolve(JSON.parse(saved) as WebhookStateSnapshot),
+    save(snapshot) {
+      saved = JSON.stringify(snapshot);
+      return Promise.resolve();
+    },
+  };
+}
+
+/** The state in `DATA_DIR/webhooks.json` (mode 0600: it holds the secrets), replaced whole: temporary file, fsync, rename, fsync of the folder. */
+export function fileWebhookState(dataDir: string, options: { sync?: boolean } = {}): WebhookStateStore {
+  const file = path.join(dataDir, 'webhooks.json');
+  const temp = `${file}.tmp`;
+  const sync = options.sync !== false;
+  return {
+    async load() {
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return structuredClone(EMPTY);
+        throw error;
+      }
+      const parsed = JSON.parse(text) as Partial<WebhookStateSnapshot>;
+      if (!Array.isArray(parsed.webhooks)) throw new Error(`${file} holds no "webhooks" list`);
+      const snapshot: WebhookStateSnapshot = { webhooks: parsed.webhooks, compactedThrough: typeof parsed.compactedThrough === 'number' ? parsed.compactedThrough : 0 };
+      if (typeof parsed.logId === 'string') snapshot.logId = parsed.logId;
+      return snapshot;
+    },
+    async save(snapshot) {
+      try {
+        await replaceFile(dataDir, file, temp, JSON.stringify(snapshot), sync);
+      } catch (error) {
+        await unlink(temp).catch(() => undefined);
+        throw new StoreUnavailable(`The webhooks could not be saved (${describeWriteError(error)}); nothing of this change was kept. Retry once the cause is fixed.`);
+      }
+    },
+  };
+}
+
+/** Writes `text` to `temp`, makes it durable, and renames it over `file` (then makes the rename durable). */
+async function replaceFile(dataDir: string, file: string, temp: string, text: string, sync: boolean): Promise<void> {
+  const handle = await open(temp, 'w', 0o600);
+  try {
+    await handle.writeFile(text);
+    if (sync) await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, file);
+  if (!sync) return;
+  const folder = await open(dataDir, 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}

@@ -1,0 +1,172 @@
+// One webhook's deliveries: one message in flight at a time, in write order, retried on the schedule of API.md §13.
+import type { DeliveryRecord, WebhookState } from '../store/webhook-state.js';
+import type { DeliveryClient, SentAttempt } from './delivery-client.js';
+import { LINE_DONE, type MessageBacklog } from './message-backlog.js';
+import { signer } from './signature.js';
+import { nextAttemptAt } from './retry-schedule.js';
+import { isAfter, type WebhookMessage } from './messages.js';
+
+/** The clock and timers deliveries run on (a fake one in tests). */
+export interface WebhookClock {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The real clock; its timers never keep the process alive. */
+export const realClock: WebhookClock = {
+  now: Date.now,
+  setTimeout(callback, ms) {
+    const timer = setTimeout(callback, ms);
+    timer.unref();
+    return timer;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** A whole exchange (connect, send, answer) must finish within this. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Attempts kept in a webhook's delivery log. */
+export const DELIVERY_LOG_SIZE = 100;
+
+export interface LaneDeps {
+  /** The backlog this lane reads now (the shared one, or its catch-up from the log); undefined: wait. */
+  backlog(): MessageBacklog | undefined;
+  /** Messages this lane needs are no longer held: true when they are being read back from the log (the lane is poked again). */
+  recover?(): boolean;
+  client: DeliveryClient;
+  clock: WebhookClock;
+  /** The state changed (cursor, status, log): save it. */
+  changed(): void;
+  /** The name of the log in message ids. */
+  logId(): string;
+  /** The webhook became failing (for the log line). */
+  failed?(webhook: WebhookState): void;
+}
+
+/** Drives one webhook's state: `poke()` whenever a message may be ready, `stop()` to abandon what is in flight. */
+export class DeliveryLane {
+  readonly state: WebhookState;
+  readonly #deps: LaneDeps;
+  #inFlight: SentAttempt | undefined;
+  /** Signs with the secret's bytes, decoded once. */
+  readonly #sign: (messageId: string, nowMs: number, body: string) => Record<string, string>;
+  #retryTimer: unknown;
+  #stopped = false;
+
+  constructor(state: WebhookState, deps: LaneDeps) {
+    this.state = state;
+    this.#deps = deps;
+    this.#sign = signer(state.secret);
+  }
+
+  /** True while an attempt is on the wire. */
+  get busy(): boolean {
+    return this.#inFlight !== undefined;
+  }
+
+  /** Sends the next message if the webhook is active, idle and not waiting to retry. */
+  poke(): void {
+    if (this.#stopped || this.state.status !== 'active' || this.#inFlight !== undefined || this.#retryTimer !== undefined) return;
+    const backlog = this.#deps.backlog();
+    if (backlog === undefined) return;
+    const next = backlog.next(this.state.cursor, (type) => this.state.events.includes(type));
+    if (next === undefined) return this.#skipToEnd(backlog);
+    if (next.kind === 'message') return this.#send(next.message, next.lastOfLine);
+    if (this.#deps.recover?.() === true) return;
+    this.record({
+      message_id: null,
+      type: null,
+      attempt: 0,
+      status: 'failed',
+      response_status: null,
+      error: `messages after seq ${this.state.cursor.seq} up to seq ${next.through.seq} were compacted out of the log (or could not be read back) before delivery; they cannot be sent`,
+      at: new Date(this.#deps.clock.now()).toISOString(),
+    });
+    this.state.cursor = { ...next.through };
+    this.#deps.changed();
+    // Past the gap another backlog may hold what follows (a catch-up ends where the shared one begins).
+    this.poke();
+  }
+
+  /** Status set by an admin: `active` starts the retry schedule afresh; `paused` holds the messages. */
+  setStatus(status: 'active' | 'paused'): void {
+    this.state.status = status;
+    this.#clearRetry();
+    if (status === 'active') {
+      this.state.attempts = 0;
+      this.state.firstFailureMs = null;
+    }
+    this.poke();
+  }
+
+  /** Abandons the attempt in flight (it is sent again after the next start) and every timer. */
+  stop(): void {
+    this.#stopped = true;
+    this.#clearRetry();
+    this.#inFlight?.abort('the service stopped');
+    this.#inFlight = undefined;
+  }
+
+  /** Nothing selected is left: the cursor moves past the messages the filter passed over, so the backlog can drop them. */
+  #skipToEnd(backlog: MessageBacklog): void {
+    const last = backlog.last;
+    const end = backlog.end ?? (last === undefined ? undefined : { seq: last.seq, index: LINE_DONE });
+    if (end !== undefined && isAfter(end, this.state.cursor)) this.state.cursor = { ...end };
+    // A catch-up read to its end: the shared backlog (or the next stretch of the log) follows.
+    if (backlog.end !== undefined) this.poke();
+  }
+
+  #send(message: WebhookMessage, lastOfLine: boolean): void {
+    const { clock, client } = this.#deps;
+    const attempt = this.state.attempts + 1;
+    const body = message.body;
+    const messageId = message.idIn(this.#deps.logId());
+    const sent = client.send({ url: this.state.url, headers: this.#sign(messageId, clock.now(), body), body });
+    this.#inFlight = sent;
+    const timeout = clock.setTimeout(() => sent.abort(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`), ATTEMPT_TIMEOUT_MS);
+    const failure = { ok: false, responseStatus: null, error: 'the request failed' };
+    sent.outcome.catch(() => failure).then(
+      (outcome) => {
+        clock.clearTimeout(timeout);
+        if (this.#inFlight !== sent) return;
+        this.#inFlight = undefined;
+        const nowMs = clock.now();
+        this.record({ message_id: messageId, type: message.type, attempt, status: outcome.ok ? 'succeeded' : 'failed', response_status: outcome.responseStatus, error: outcome.error, at: new Date(nowMs).toISOString() });
+        if (outcome.ok) {
+          this.state.cursor = { seq: message.seq, index: lastOfLine ? LINE_DONE : message.index };
+          this.state.attempts = 0;
+          this.state.firstFailureMs = null;
+          this.#deps.changed();
+          this.poke();
+          return;
+        }
+        this.state.attempts = attempt;
+        this.state.firstFailureMs ??= nowMs;
+        const retryAt = nextAttemptAt(attempt, this.state.firstFailureMs, nowMs);
+        if (retryAt === undefined) {
+          this.state.status = 'failing';
+          this.#deps.failed?.(this.state);
+        } else if (this.state.status === 'active') {
+          this.#retryTimer = clock.setTimeout(() => {
+            this.#retryTimer = undefined;
+            this.poke();
+          }, retryAt - nowMs);
+        }
+        this.#deps.changed();
+      },
+    );
+  }
+
+  /** Notes an attempt (or a gap) in the delivery log, newest first, the last 100. */
+  record(entry: DeliveryRecord): void {
+    this.state.deliveries.unshift(entry);
+    if (this.state.deliveries.length > DELIVERY_LOG_SIZE) this.state.deliveries.length = DELIVERY_LOG_SIZE;
+  }
+
+  #clearRetry(): void {
+    if (this.#retryTimer === undefined) return;
+    this.#deps.clock.clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+  }
+}

@@ -1,0 +1,101 @@
+// The messages of API.md §13, derived from durable log lines: what happened to an event or a registration, in write order.
+import type { CommittedChange } from '../store/change-history.js';
+import type { Registration } from '../store/roster.js';
+import { registrationJson } from '../registrations/registration-view.js';
+
+/** Every message type a webhook may ask for (API.md §13), in the contract's order. */
+export const MESSAGE_TYPES = [
+  'event.created',
+  'event.updated',
+  'event.deleted',
+  'registration.created',
+  'registration.cancelled',
+  'registration.promoted',
+  'registration.checked_in',
+] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+/**
+ * One message: where it sits in the log, and its body as sent. The body is built when sent: a held message keeps
+ * only its data, which for an event is the very string the store serves (shared, not copied).
+ */
+export class WebhookMessage {
+  constructor(
+    /** The seq of the line it comes from, and its place among that line's messages: together its position. */
+    readonly seq: number,
+    readonly index: number,
+    readonly type: MessageType,
+    readonly timeMs: number,
+    /** The JSON of `data`. */
+    readonly data: string,
+  ) {}
+
+  /** The `webhook-id` in the log named `logId`: the same on every attempt, and after a restart (it is made from the position). */
+  idIn(logId: string): string {
+    return `msg_${logId}_${this.seq}_${this.index}`;
+  }
+
+  /** `{type, timestamp, data}` as JSON. */
+  get body(): string {
+    return `{"type":"${this.type}","timestamp":"${new Date(this.timeMs).toISOString()}","data":${this.data}}`;
+  }
+}
+
+/** A position in the message stream: after the message at (seq, index). */
+export interface Cursor {
+  seq: number;
+  index: number;
+}
+
+/** True when the message comes after the cursor. */
+export function isAfter(message: { seq: number; index: number }, cursor: Cursor): boolean {
+  return message.seq > cursor.seq || (message.seq === cursor.seq && message.index > cursor.index);
+}
+
+/**
+ * The messages of one durable line, in a fixed order (so a line read back after a restart gives the same ids):
+ * the registration's own message first, then those it confirmed from the waitlist, then the event's.
+ */
+export function messagesOf(change: CommittedChange): WebhookMessage[] {
+  const { record, before, after } = change;
+  const parts: { type: MessageType; timeMs: number; data: string }[] = [];
+  const registrationPart = (type: MessageType, registration: Registration, timeMs: number): void => {
+    parts.push({ type, timeMs, data: `{"event_id":${JSON.stringify(registration.eventId)},"registration":${registrationJson(registration)}}` });
+  };
+  const promotions = (ids: readonly string[] | undefined, timeMs: number): void => {
+    for (const id of ids ?? []) {
+      const registration = change.touched.find((touched) => touched.id === id);
+      if (registration !== undefined) registrationPart('registration.promoted', { ...registration, status: 'confirmed' }, timeMs);
+    }
+  };
+  switch (record.op) {
+    case 'put':
+      parts.push({ type: before === undefined ? 'event.created' : 'event.updated', timeMs: record.stored.modifiedMs, data: record.stored.json });
+      promotions(record.promoted, record.stored.modifiedMs);
+      break;
+    case 'del':
+      parts.push({ type: 'event.deleted', timeMs: change.atMs, data: `{"id":${JSON.stringify(record.id)}}` });
+      break;
+    case 'reg':
+      registrationPart('registration.created', record.registration, Date.parse(record.registration.createdAt));
+      break;
+    case 'cancel': {
+      const cancelled = change.touched.find((registration) => registration.id === record.id);
+      if (cancelled !== undefined) registrationPart('registration.cancelled', cancelled, record.atMs);
+      promotions(record.promoted, record.atMs);
+      break;
+    }
+    case 'checkin': {
+      const checkedIn = change.touched.find((registration) => registration.id === record.id);
+      if (checkedIn !== undefined) registrationPart('registration.checked_in', { ...checkedIn, checkedInAt: record.at }, Date.parse(record.at));
+      break;
+    }
+    case 'regstate':
+      // Written only by compaction: a registration's state, not something that happened.
+      break;
+  }
+  if (record.op !== 'put' && record.op !== 'del' && after !== undefined && after !== null) {
+    parts.push({ type: 'event.updated', timeMs: after.modifiedMs, data: after.json });
+  }
+  return parts.map((part, index) => new WebhookMessage(record.seq, index, part.type, part.timeMs, part.data));
+}

@@ -1,0 +1,48 @@
+// Builds the webhooks of an app: the state store beside the event store, the HTTP client under --webhook-hosts, the service and its routes.
+import type { EventStore } from '../store/event-store.js';
+import { fileWebhookState, memoryWebhookState } from '../store/webhook-state.js';
+import type { Logger } from '../log/logger.js';
+import type { Route } from '../http/route.js';
+import { hostPolicy } from './host-policy.js';
+import { httpDeliveryClient, type DeliveryClient } from './delivery-client.js';
+import { realClock, type WebhookClock } from './delivery-lane.js';
+import { WebhookService } from './webhook-service.js';
+import { webhookRoutes } from './webhook-routes.js';
+
+/** Test only (internal, not API): the clock, the client, and how often cursors are saved. */
+export interface WebhookInternals {
+  clock?: WebhookClock;
+  client?: DeliveryClient;
+  saveEveryMs?: number;
+  maxBacklog?: number;
+}
+
+export interface OpenWebhooksOptions {
+  store: EventStore;
+  dataDir: string;
+  /** The memory store: the webhooks' state lives in memory too. */
+  memory: boolean;
+  sync: boolean;
+  hosts: readonly string[];
+  randomBytes: (size: number) => Uint8Array;
+  logger: Logger;
+  internal: WebhookInternals | undefined;
+}
+
+/** The running webhooks and their routes. */
+export async function openWebhooks(options: OpenWebhooksOptions): Promise<{ service: WebhookService; routes: { method: string; pattern: string; route: Route }[] }> {
+  const policy = hostPolicy(options.hosts);
+  const { store } = options;
+  const service = await WebhookService.open({
+    history: store.history,
+    lastSeq: () => store.changes.lastSeq,
+    stateStore: store.webhookState ?? (options.memory ? memoryWebhookState() : fileWebhookState(options.dataDir, { sync: options.sync })),
+    client: options.internal?.client ?? httpDeliveryClient(policy),
+    clock: options.internal?.clock ?? realClock,
+    randomBytes: options.randomBytes,
+    logger: options.logger,
+    saveEveryMs: options.internal?.saveEveryMs,
+    maxBacklog: options.internal?.maxBacklog,
+  });
+  return { service, routes: webhookRoutes({ service, policy }) };
+}

@@ -1,0 +1,27 @@
+// Standard Webhooks signing: the secret's format and the v1 signature of a message.
+import { createHmac } from 'node:crypto';
+
+/** Random bytes in a secret: 32 (the specification asks for 24 to 64). */
+const SECRET_BYTES = 32;
+
+/** A new secret: `whsec_` + the base64 of 32 random bytes. */
+export function newSecret(randomBytes: (size: number) => Uint8Array): string {
+  return `whsec_${Buffer.from(randomBytes(SECRET_BYTES)).toString('base64')}`;
+}
+
+/** The headers of one attempt (API.md §13) for a secret, its bytes decoded once: `webhook-id`, `webhook-timestamp`, `webhook-signature`. */
+export function signer(secret: string): (messageId: string, nowMs: number, body: string) => Record<string, string> {
+  const key = secretBytes(secret);
+  return (messageId, nowMs, body) => {
+    const timestamp = Math.floor(nowMs / 1000);
+    return {
+      'webhook-id': messageId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': `v1,${createHmac('sha256', key).update(`${messageId}.${timestamp}.${body}`).digest('base64')}`,
+    };
+  };
+}
+
+function secretBytes(secret: string): Buffer {
+  return Buffer.from(secret.slice(secret.indexOf('_') + 1), 'base64');
+}

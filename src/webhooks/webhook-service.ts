@@ -1,0 +1,299 @@
+// The webhooks of a running service: their durable state, the shared backlog fed by the store's durable changes, and one delivery lane each.
+import type { ChangeHistorySource, CommittedChange } from '../store/change-history.js';
+import type { WebhookState, WebhookStateStore } from '../store/webhook-state.js';
+import type { Logger } from '../log/logger.js';
+import { randomId } from '../lib/random-id.js';
+import { base62 } from '../lib/base62.js';
+import { DeliveryLane, type WebhookClock } from './delivery-lane.js';
+import type { DeliveryClient } from './delivery-client.js';
+import { LINE_DONE, MessageBacklog } from './message-backlog.js';
+import { isAfter, messagesOf, MESSAGE_TYPES, type Cursor } from './messages.js';
+import { newSecret } from './signature.js';
+import { CatchUps } from './catch-up.js';
+import type { WebhookInput } from './webhook-input.js';
+
+export interface WebhookServiceDeps {
+  /** The store's durable changes; without it (an engine that has none) webhooks hear nothing. */
+  history: ChangeHistorySource | undefined;
+  /** The seq of the last durable line. */
+  lastSeq: () => number;
+  stateStore: WebhookStateStore;
+  client: DeliveryClient;
+  clock: WebhookClock;
+  randomBytes: (size: number) => Uint8Array;
+  logger: Logger;
+  /** Cursors and delivery logs are saved at most this often (definitions at once). Default 1000 ms. */
+  saveEveryMs?: number;
+  /** Messages held in memory at most (default MAX_BACKLOG); a webhook behind them reads them back from the log. */
+  maxBacklog?: number;
+}
+
+/** The webhooks, their deliveries and their durable state. */
+export class WebhookService {
+  readonly #deps: WebhookServiceDeps;
+  readonly #lanes = new Map<string, DeliveryLane>();
+  #backlog: MessageBacklog | undefined;
+  #unsubscribe: (() => void) | undefined;
+  readonly #stopCompactionWatch: (() => void) | undefined;
+  #compactedThrough: number;
+  #logId: string;
+  #saving: Promise<void> | undefined;
+  #saveTimer: unknown;
+  /** Lanes changed since the last save began (cursors, logs, status). */
+  #dirty = false;
+  #closed = false;
+  readonly #catchUps: CatchUps;
+
+  private constructor(deps: WebhookServiceDeps, compactedThrough: number, logId: string | undefined) {
+    this.#deps = deps;
+    this.#compactedThrough = compactedThrough;
+    this.#logId = logId ?? newLogId(deps.randomBytes);
+    this.#stopCompactionWatch = deps.history?.onCompacted((throughSeq) => this.#compacted(throughSeq));
+    this.#catchUps = new CatchUps({
+      history: deps.history,
+      shared: () => this.#backlog,
+      compactedThrough: () => this.#compactedThrough,
+      lane: (id) => this.#lanes.get(id),
+      logger: deps.logger,
+    });
+  }
+
+  /** Loads the saved webhooks, reads back from the log what they had not acknowledged, and starts delivering. */
+  static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
+    const snapshot = await deps.stateStore.load();
+    const service = new WebhookService(deps, snapshot.compactedThrough, snapshot.logId);
+    for (const state of snapshot.webhooks) service.#addLane(state);
+    if (service.#rewound()) await service.#save();
+    if (service.#lanes.size > 0) await service.#startFeed(true);
+    return service;
+  }
+
+  /** Every webhook, oldest first. */
+  list(): WebhookState[] {
+    return [...this.#lanes.values()].map((lane) => lane.state);
+  }
+
+  get(id: string): WebhookState | undefined {
+    return this.#lanes.get(id)?.state;
+  }
+
+  /** Creates a webhook that hears every change made from now on; resolves once it is saved. */
+  async create(input: WebhookInput): Promise<WebhookState> {
+    let id = randomId('whk', this.#deps.randomBytes);
+    while (this.#lanes.has(id)) id = randomId('whk', this.#deps.randomBytes);
+    if (this.#backlog === undefined) await this.#startFeed(false);
+    const state: WebhookState = {
+      id,
+      url: input.url!,
+      events: input.events ?? [...MESSAGE_TYPES],
+      description: input.description ?? '',
+      secret: newSecret(this.#deps.randomBytes),
+      created_at: new Date(this.#deps.clock.now()).toISOString(),
+      status: 'active',
+      cursor: { seq: this.#deps.lastSeq(), index: LINE_DONE },
+      attempts: 0,
+      firstFailureMs: null,
+      deliveries: [],
+    };
+    this.#addLane(state);
+    await this.#saveOrUndo(() => {
+      this.#lanes.get(id)?.stop();
+      this.#lanes.delete(id);
+      if (this.#lanes.size === 0) this.#stopFeed();
+    });
+    return state;
+  }
+
+  /** Changes a webhook's url, events, description or status; resolves once saved (undefined for an unknown id). */
+  async update(id: string, input: WebhookInput): Promise<WebhookState | undefined> {
+    const lane = this.#lanes.get(id);
+    if (lane === undefined) return undefined;
+    const before = { url: lane.state.url, events: lane.state.events, description: lane.state.description, status: lane.state.status };
+    if (input.url !== undefined) lane.state.url = input.url;
+    if (input.events !== undefined) lane.state.events = input.events;
+    if (input.description !== undefined) lane.state.description = input.description;
+    if (input.status !== undefined) lane.setStatus(input.status);
+    else lane.poke();
+    await this.#saveOrUndo(() => {
+      Object.assign(lane.state, before);
+      lane.poke();
+    });
+    return lane.state;
+  }
+
+  /** Deletes a webhook (its undelivered messages with it); resolves once saved. */
+  async remove(id: string): Promise<boolean> {
+    const lane = this.#lanes.get(id);
+    if (lane === undefined) return false;
+    this.#lanes.delete(id);
+    await this.#saveOrUndo(() => this.#lanes.set(id, lane));
+    lane.stop();
+    this.#catchUps.forget(id);
+    if (this.#lanes.size === 0) this.#stopFeed();
+    else this.#trim();
+    return true;
+  }
+
+  /** Abandons attempts in flight (sent again after the next start), saves the cursors and stops. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const lane of this.#lanes.values()) lane.stop();
+    this.#stopFeed();
+    this.#stopCompactionWatch?.();
+    if (this.#saveTimer !== undefined) this.#deps.clock.clearTimeout(this.#saveTimer);
+    this.#deps.client.close();
+    await this.#saving?.catch(() => undefined);
+    if (this.#dirty) await this.#save().catch((error: unknown) => this.#deps.logger.warn('could not save the state of webhooks on stop; messages acknowledged since the last save will be sent again', { reason: (error as Error).message }));
+  }
+
+  /**
+   * A log older than the cursors (restored from a backup): its next writes reuse sequence numbers the webhooks
+   * already passed. Each webhook goes on from the log's end, saying so in its delivery log, and message ids get a new
+   * log name, so a receiver's memory of ids never swallows a new message. True when it happened.
+   */
+  #rewound(): boolean {
+    const lastSeq = this.#deps.lastSeq();
+    const behind = [...this.#lanes.values()].filter((lane) => lane.state.cursor.seq > lastSeq);
+    for (const lane of behind) {
+      lane.record({
+        message_id: null,
+        type: null,
+        attempt: 0,
+        status: 'failed',
+        response_status: null,
+        error: `the event log ends at seq ${lastSeq}, before this webhook's position ${lane.state.cursor.seq} (restored from a backup?); delivery goes on from its end`,
+        at: new Date(this.#deps.clock.now()).toISOString(),
+      });
+      lane.state.cursor = { seq: lastSeq, index: LINE_DONE };
+    }
+    if (behind.length === 0) return false;
+    this.#logId = newLogId(this.#deps.randomBytes);
+    this.#compactedThrough = Math.min(this.#compactedThrough, lastSeq);
+    return true;
+  }
+
+  #addLane(state: WebhookState): void {
+    const lane = new DeliveryLane(state, {
+      backlog: () => this.#catchUps.backlogFor(state.id),
+      recover: () => this.#catchUps.recover(state.id),
+      client: this.#deps.client,
+      clock: this.#deps.clock,
+      changed: () => this.#laneChanged(),
+      logId: () => this.#logId,
+      failed: (webhook) => this.#deps.logger.warn('a webhook is failing: its receiver has not acknowledged a message for 3 days; set its status to active to try again', { webhook: webhook.id }),
+    });
+    this.#lanes.set(state.id, lane);
+  }
+
+  /**
+   * Subscribes to durable changes and builds the backlog: on open, from the log after the oldest cursor (reporting
+   * what compaction took as a gap in the delivery logs of the webhooks behind it); on a first webhook, empty.
+   */
+  async #startFeed(readBack: boolean): Promise<void> {
+    const buffered: CommittedChange[] = [];
+    let ready = false;
+    this.#unsubscribe = this.#deps.history?.subscribe((changes) => {
+      if (ready) this.#heard(changes);
+      else buffered.push(...changes);
+    });
+    const lastSeq = this.#deps.lastSeq();
+    const oldest = this.#oldestCursor() ?? { seq: lastSeq, index: LINE_DONE };
+    if (readBack && oldest.seq < lastSeq && this.#deps.history !== undefined) {
+      const read = await this.#deps.history.readAfter(Math.max(0, oldest.seq - 1));
+      const through = Math.max(read.compactedThrough, this.#compactedThrough);
+      const coveredFrom: Cursor = through >= oldest.seq ? { seq: through, index: LINE_DONE } : { seq: Math.max(0, oldest.seq - 1), index: LINE_DONE };
+      this.#backlog = new MessageBacklog(coveredFrom, { max: this.#deps.maxBacklog });
+      for (const change of read.changes) if (change.record.seq > coveredFrom.seq) this.#backlog.push(messagesOf(change));
+    } else this.#backlog = new MessageBacklog({ seq: lastSeq, index: LINE_DONE }, { max: this.#deps.maxBacklog });
+    ready = true;
+    this.#heard(buffered.filter((change) => change.record.seq > lastSeq));
+  }
+
+  #stopFeed(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    this.#backlog = undefined;
+  }
+
+  /** A durable batch: its messages join the backlog, and every lane looks for its next one. */
+  #heard(changes: readonly CommittedChange[]): void {
+    if (this.#backlog === undefined) return;
+    for (const change of changes) {
+      const messages = messagesOf(change);
+      if (messages.length > 0) this.#backlog.push(messages);
+    }
+    for (const lane of this.#lanes.values()) lane.poke();
+    this.#trim();
+  }
+
+  #laneChanged(): void {
+    this.#dirty = true;
+    this.#trim();
+    if (this.#closed || this.#saveTimer !== undefined) return;
+    this.#saveTimer = this.#deps.clock.setTimeout(() => {
+      this.#saveTimer = undefined;
+      this.#save().catch((error: unknown) => {
+        this.#dirty = true;
+        this.#deps.logger.warn('could not save the state of webhooks; it is saved again with the next change', { reason: (error as Error).message });
+      });
+    }, this.#deps.saveEveryMs ?? 1000);
+  }
+
+  /** Drops from the backlog what every webhook is past. */
+  #trim(): void {
+    const oldest = this.#oldestCursor();
+    if (oldest !== undefined) this.#backlog?.dropThrough(oldest);
+  }
+
+  #oldestCursor(): Cursor | undefined {
+    let oldest: Cursor | undefined;
+    for (const lane of this.#lanes.values()) {
+      if (oldest === undefined || isAfter(oldest, lane.state.cursor)) oldest = lane.state.cursor;
+    }
+    return oldest;
+  }
+
+  /** A compaction rewrote the log through `throughSeq`: remember it if a webhook is behind, so a restart reports the gap. */
+  #compacted(throughSeq: number): void {
+    const oldest = this.#oldestCursor();
+    if (oldest === undefined || !isAfter({ seq: throughSeq, index: LINE_DONE }, oldest)) return;
+    this.#compactedThrough = Math.max(this.#compactedThrough, throughSeq);
+    this.#save().catch(() => undefined);
+  }
+
+  /** Saves an admin's change; when that fails, `undo` puts the state back, so memory never holds what the disk does not. */
+  async #saveOrUndo(undo: () => void): Promise<void> {
+    try {
+      await this.#save();
+    } catch (error) {
+      undo();
+      throw error;
+    }
+  }
+
+  /** Saves the state as it is once the save running (if any) is done; resolves once it is durable. */
+  #save(): Promise<void> {
+    const run = (this.#saving ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => {
+        this.#dirty = false;
+        return this.#deps.stateStore.save({ webhooks: this.list().map((state) => structuredClone(state)), compactedThrough: this.#compactedThrough, logId: this.#logId });
+      });
+    this.#saving = run;
+    run.then(
+      () => this.#settled(run),
+      () => this.#settled(run),
+    );
+    return run;
+  }
+
+  #settled(run: Promise<void>): void {
+    if (this.#saving === run) this.#saving = undefined;
+  }
+}
+
+/** A short random name for a run of the log: 8 base62 characters. */
+function newLogId(randomBytes: (size: number) => Uint8Array): string {
+  return base62(randomBytes(6), 8);
+}

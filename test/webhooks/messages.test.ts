@@ -1,0 +1,58 @@
+// messagesOf: the messages of each kind of durable line, in their fixed order, with stable ids.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { toStored, viewJson, withRegisteredCount, type EventRecord } from '../../src/events/event.js';
+import { messagesOf } from '../../src/webhooks/messages.js';
+import type { Registration } from '../../src/store/roster.js';
+
+const RECORD: EventRecord = {
+  id: 'evt_0123456789abcdef',
+  title: 'Talk',
+  description: '',
+  category: 'academic',
+  location: 'Hall',
+  start_time: '2027-01-01T10:00:00.000Z',
+  end_time: '2027-01-01T11:00:00.000Z',
+  capacity: 1,
+  registered_count: 0,
+  organizer: { name: 'Ada', email: 'ada@campus.edu' },
+  created_at: '2026-11-25T08:00:00.000Z',
+};
+const EVENT = toStored(RECORD, 1, viewJson(RECORD), Date.parse(RECORD.created_at));
+const registration = (id: string, status: Registration['status'], seq: number): Registration => ({ id, eventId: EVENT.id, name: id, email: `${id}@campus.edu`, status, createdAt: '2026-11-25T09:00:00.000Z', checkedInAt: null, seq });
+const ANA = registration('reg_ana0000000000000000000000', 'confirmed', 2);
+const BEN = registration('reg_ben0000000000000000000000', 'waitlisted', 4);
+
+test('messagesOf a put of a new event is one event.created with the event as a single read gives it', () => {
+  const [message, ...rest] = messagesOf({ record: { seq: 1, op: 'put', stored: EVENT }, before: undefined, after: EVENT, touched: [], atMs: 0 });
+  assert.deepEqual(rest, []);
+  assert.equal(message!.idIn('k3J9x2Qa'), 'msg_k3J9x2Qa_1_0');
+  assert.deepEqual(JSON.parse(message!.body), { type: 'event.created', timestamp: '2026-11-25T08:00:00.000Z', data: JSON.parse(EVENT.json) });
+});
+
+test('messagesOf a confirmed registration is registration.created, then event.updated with the new registered_count', () => {
+  const after = withRegisteredCount(EVENT, 1, 3, Date.parse(ANA.createdAt));
+  const messages = messagesOf({ record: { seq: 3, op: 'reg', registration: ANA }, before: EVENT, after, touched: [], atMs: 0 });
+  assert.deepEqual(messages.map((m) => [m.idIn('L'), m.type]), [['msg_L_3_0', 'registration.created'], ['msg_L_3_1', 'event.updated']]);
+  assert.deepEqual(JSON.parse(messages[0]!.body).data, { event_id: EVENT.id, registration: { id: ANA.id, event_id: EVENT.id, name: ANA.name, email: ANA.email, status: 'confirmed', created_at: ANA.createdAt, checked_in_at: null } });
+  assert.equal(JSON.parse(messages[1]!.body).data.registered_count, 1);
+});
+
+test('messagesOf a cancel that frees a seat for the waitlist is registration.cancelled then registration.promoted, and no event.updated', () => {
+  const record = { seq: 5, op: 'cancel' as const, eventId: EVENT.id, id: ANA.id, atMs: Date.parse('2026-11-25T10:00:00Z'), promoted: [BEN.id] };
+  const messages = messagesOf({ record, before: EVENT, after: undefined, touched: [ANA, BEN], atMs: 0 });
+  assert.deepEqual(messages.map((m) => m.type), ['registration.cancelled', 'registration.promoted']);
+  const promoted = JSON.parse(messages[1]!.body);
+  assert.equal(promoted.data.registration.id, BEN.id);
+  assert.equal(promoted.data.registration.status, 'confirmed');
+  assert.equal(promoted.timestamp, '2026-11-25T10:00:00.000Z');
+});
+
+test('messagesOf a waitlisted cancel names only the cancelled one; a check-in carries its time; a delete only the id', () => {
+  const cancel = messagesOf({ record: { seq: 6, op: 'cancel', eventId: EVENT.id, id: BEN.id, atMs: 0, promoted: [] }, before: EVENT, after: undefined, touched: [BEN], atMs: 0 });
+  assert.deepEqual(cancel.map((m) => [m.type, JSON.parse(m.body).data.registration.id]), [['registration.cancelled', BEN.id]]);
+  const checkIn = messagesOf({ record: { seq: 7, op: 'checkin', eventId: EVENT.id, id: ANA.id, at: '2027-01-01T09:55:00.000Z' }, before: EVENT, after: undefined, touched: [ANA], atMs: 0 });
+  assert.equal(JSON.parse(checkIn[0]!.body).data.registration.checked_in_at, '2027-01-01T09:55:00.000Z');
+  const deleted = messagesOf({ record: { seq: 8, op: 'del', id: EVENT.id }, before: EVENT, after: null, touched: [], atMs: Date.parse('2026-12-01T00:00:00Z') });
+  assert.deepEqual(JSON.parse(deleted[0]!.body), { type: 'event.deleted', timestamp: '2026-12-01T00:00:00.000Z', data: { id: EVENT.id } });
+});
