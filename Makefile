@@ -52,9 +52,11 @@ bench: build
 	node --import tsx test/bench/feeds-bench.ts
 	node --import tsx test/bench/series-bench.ts
 	node --import tsx test/bench/webhooks-bench.ts
+	node --import tsx test/bench/search-bench.ts
 
 bench-full: build
 	node --import tsx test/bench/run.ts --full
+	node --import tsx test/bench/search-bench.ts --full
 
 clean:
 	rm -rf dist node_modules test/tools/openapi-typegen/node_modules .test-output.log

@@ -88,6 +88,8 @@ export interface InternalOptions {
   streamTimers?: StreamTimers;
   /** Test only (internal, not API): the clock and HTTP client of webhook deliveries. Default real ones. */
   webhooks?: WebhookInternals;
+  /** Benchmark only: build no search index, so `q` scans the list (the baseline for the index's cost). */
+  noSearchIndex?: boolean;
 }
 
 /** Who a new key belongs to; `role` defaults to `organizer`. */
@@ -161,6 +163,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
           sync: internal.unsafeNoSync !== true,
           compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
           fs: internal.fileSystem,
+          searchIndex: internal.noSearchIndex !== true,
         });
   let keys: KeyRegistry;
   let initialAdminKey: string | undefined;
@@ -194,7 +197,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     timers: internal.streamTimers,
   });
   for (const { method, pattern, route } of [
-    ...eventRoutes({ store, now, randomBytes, idempotency }),
+    ...eventRoutes({ store, now, randomBytes, idempotency, timeZone }),
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
     ...seriesRoutes({ store, now, randomBytes, timeZone }),
     changesRoute({ source: store.changes, streams }),
@@ -202,7 +205,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   ]) {
     router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(route) : route);
   }
-  const feed = calendarRoute({ store, now });
+  const feed = calendarRoute({ store, now, timeZone });
   router.add(feed.method, feed.pattern, feed.route);
   router.add('GET', '/me', meRoute);
   router.add('GET', '/health', {

@@ -19,6 +19,8 @@ export interface EventHandlerDeps {
   randomBytes: (size: number) => Uint8Array;
   /** The Idempotency-Key checks (API.md §9.3), shared with the registration routes. Default: one of its own. */
   idempotency?: IdempotencyGuard;
+  /** The campus's IANA zone: where the list's days begin. Default `UTC`. */
+  timeZone?: string;
 }
 
 /** The five event routes, keyed by method and pattern. */
@@ -38,7 +40,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     body: false,
     query: true,
     handle(context): HandlerResult {
-      const query = parseListQuery(context.query);
+      const query = parseListQuery(context.query, { timeZone: deps.timeZone });
       const { events, total } = store.list(query);
       const page = listPage(events, total, query.page);
       // Front-ends poll the list: a tag of the exact bytes lets them ask with If-None-Match and get a bodiless 304.

@@ -4,6 +4,8 @@ import { CATEGORIES } from './event.js';
 import { parseDate } from './time.js';
 import type { ListQuery } from '../store/event-store.js';
 import { ApiError } from '../http/errors.js';
+import { queryWords } from '../lib/search-words.js';
+import { startOfDay } from '../lib/time-zone.js';
 
 const DAY_MS = 86_400_000;
 
@@ -23,48 +25,64 @@ export function parsePaging(name: string, value: string): number {
   return Number(value);
 }
 
-/** Parses `category`, `start_date`, `end_date`, `limit`, `page`; anything else is a 400. */
-export function parseListQuery(query: string): ParsedListQuery {
+/** The most characters (code points) of `q`. */
+export const MAX_Q_LENGTH = 200;
+
+/**
+ * Parses `category` (one or several, comma-separated), `start_date`, `end_date` (days of the campus zone
+ * `timeZone`, default UTC), `q`, `limit`, `page`; anything else is a 400.
+ */
+export function parseListQuery(query: string, options: { timeZone?: string } = {}): ParsedListQuery {
+  const timeZone = options.timeZone ?? 'UTC';
   const params = new URLSearchParams(query);
   const seen = new Set<string>();
   const result: ParsedListQuery = { limit: 50, page: 1, filters: [] };
   let startDate: string | undefined;
   let endDate: string | undefined;
+  let categories: string | undefined;
+  let q: string | undefined;
   for (const [name, value] of params) {
     if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name)} is given more than once.`);
     seen.add(name);
     switch (name) {
-      case 'category':
-        if (!(CATEGORIES as readonly string[]).includes(value)) {
-          throw new ApiError('bad_request', `Query parameter category must be one of ${CATEGORIES.join(', ')}, got "${clip(value)}".`);
-        }
-        result.category = value as Category;
+      case 'category': {
+        const several = categoryList(value);
+        if (several.length === 1) result.category = several[0];
+        else result.categories = several;
+        categories = value;
         break;
+      }
       case 'start_date':
-        result.startFromMs = dateParameter(name, value);
+        result.startFromMs = dayStart(timeZone, dateParameter(name, value));
         startDate = value;
         break;
       case 'end_date':
-        result.endByMs = dateParameter(name, value) + DAY_MS;
+        // The end of day D is the start of day D + 1: 23 or 25 hours later on a daylight-saving change.
+        result.endByMs = dayStart(timeZone, dateParameter(name, value) + DAY_MS);
         endDate = value;
         break;
       case 'series_id':
         result.seriesId = seriesIdParameter(value);
+        break;
+      case 'q':
+        result.words = searchQuery(value);
+        q = value;
         break;
       case 'limit':
       case 'page':
         result[name] = parsePaging(name, value);
         break;
       default:
-        throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /events takes category, start_date, end_date, series_id, limit and page.`);
+        throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /events takes category, start_date, end_date, q, series_id, limit and page.`);
     }
   }
   if (startDate !== undefined && endDate !== undefined && startDate > endDate) {
     throw new ApiError('bad_request', `Query parameter start_date (${startDate}) must not be after end_date (${endDate}).`);
   }
-  if (result.category !== undefined) result.filters.push(['category', result.category]);
+  if (categories !== undefined) result.filters.push(['category', categories]);
   if (startDate !== undefined) result.filters.push(['start_date', startDate]);
   if (endDate !== undefined) result.filters.push(['end_date', endDate]);
+  if (q !== undefined) result.filters.push(['q', q]);
   if (result.seriesId !== undefined) result.filters.push(['series_id', result.seriesId]);
   return result;
 }
@@ -73,6 +91,37 @@ export function parseListQuery(query: string): ParsedListQuery {
 function seriesIdParameter(value: string): string {
   if (!/^ser_[0-9A-Za-z]{16,64}$/.test(value)) throw new ApiError('bad_request', `Query parameter series_id must be a series id (ser_ and 16 or more letters and digits), got "${clip(value)}".`);
   return value;
+}
+
+/** The categories of `academic,social`: each known, none twice. */
+function categoryList(value: string): Category[] {
+  const several: Category[] = [];
+  for (const name of value.split(',')) {
+    if (!(CATEGORIES as readonly string[]).includes(name)) {
+      throw new ApiError('bad_request', `Query parameter category must be one of ${CATEGORIES.join(', ')}, or several of them separated by commas, got "${clip(name)}".`);
+    }
+    if (several.includes(name as Category)) throw new ApiError('bad_request', `Query parameter category names "${name}" more than once.`);
+    several.push(name as Category);
+  }
+  return several;
+}
+
+/** The words of `q`: 1–200 characters holding at least one word. */
+function searchQuery(value: string): string[] {
+  const length = [...value].length;
+  if (length < 1 || length > MAX_Q_LENGTH) {
+    throw new ApiError('bad_request', `Query parameter q must be 1 to ${MAX_Q_LENGTH} characters, got ${length}.`);
+  }
+  const words = queryWords(value);
+  if (words.length === 0) throw new ApiError('bad_request', `Query parameter q must hold at least one word (letters or digits), got "${clip(value)}".`);
+  return words;
+}
+
+/** The first instant of the day whose UTC midnight is `utcMidnightMs`, in `zone` (UTC: that midnight itself). */
+function dayStart(zone: string, utcMidnightMs: number): number {
+  if (zone === 'UTC') return utcMidnightMs;
+  const day = new Date(utcMidnightMs);
+  return startOfDay(zone, day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate());
 }
 
 function dateParameter(name: string, value: string): number {

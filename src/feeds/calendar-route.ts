@@ -10,6 +10,8 @@ import { parseFeedQuery } from './feed-query.js';
 export interface CalendarRouteDeps {
   store: EventStore;
   now: () => number;
+  /** The campus's IANA zone: where the feed's days begin. Default `UTC`. */
+  timeZone?: string;
 }
 
 /** `Content-Type` of the feed. */
@@ -25,9 +27,9 @@ export function calendarRoute(deps: CalendarRouteDeps): { method: string; patter
     query: true,
     queryKey: true,
     handle(context) {
-      const query = parseFeedQuery(context.query, deps.now());
+      const query = parseFeedQuery(context.query, deps.now(), { timeZone: deps.timeZone });
       const { events } = deps.store.list(query);
-      const body = renderCalendar(calendarName(query.category), events.map(calendarEvent));
+      const body = renderCalendar(calendarName(query.categories?.join(', ') ?? query.category), events.map(calendarEvent));
       // The tag is a hash of the bytes: equal bytes, equal tag, whenever asked and on any process.
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
       // `private`: the answer may have been reached with a key in the URL, so no shared cache may keep it.

@@ -1,7 +1,7 @@
 // What the route table cannot say about each operation: its name, prose, parameters, body and the responses it can give.
 import { CREATE_EXAMPLES, UPDATE_EXAMPLES, type Example } from './examples.js';
 import { CHECK_IN_EXAMPLES, REGISTRATION_EXAMPLES } from './examples.js';
-import { LIST_QUERY_PARAMETERS } from './parameters.js';
+import { FEED_FILTER_PARAMETERS, LIST_QUERY_PARAMETERS } from './parameters.js';
 import { SERIES_OPERATIONS } from './series-spec.js';
 import { WEBHOOK_OPERATIONS } from './webhook-operations.js';
 
@@ -126,15 +126,15 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     operationId: 'getCalendarFeed',
     summary: 'Calendar feed (iCalendar)',
     description:
-      'The events GET /events would list for the same category, start_date and end_date, as an RFC 5545 calendar that Google Calendar, Outlook and Apple Calendar can subscribe to by URL: ' +
-      'the first 1000 matching events in list order, no paging (limit or page: 400). Without start_date the feed starts 31 days before today (UTC), so past events fall away. ' +
+      'The events GET /events would list for the same category, start_date, end_date and q, as an RFC 5545 calendar that Google Calendar, Outlook and Apple Calendar can subscribe to by URL: ' +
+      'the first 1000 matching events in list order, no paging (limit or page: 400). Without start_date the feed starts at the midnight 31 days before today in the campus time zone (--time-zone, default UTC), so past events fall away. ' +
       'Lines end in CRLF and are folded at 75 octets, never inside a UTF-8 character; times are UTC (20260901T170000Z). One VEVENT per event with UID {id}@campus-events, DTSTAMP, DTSTART, DTEND, SUMMARY, DESCRIPTION, LOCATION, CATEGORIES, ORGANIZER, CREATED and LAST-MODIFIED; ' +
       'DTSTAMP and LAST-MODIFIED are the time of the event\'s last change, registrations included, so the same events in the same state give the same bytes and the same ETag whenever asked. ' +
       'Authentication: Authorization: Bearer with a key of any role, or ?key= with a key of role feed only (calendar programs cannot send headers). Another role\'s key in the URL is a 401, so a powerful key is never left in a calendar\'s settings; a key both in the header and the URL is a 400. A feed key may do nothing else (403 elsewhere). Keys are redacted from every log line.',
     tag: 'events',
     auth: true,
     security: ['apiKey', 'feedKey'],
-    parameters: ['Category', 'StartDate', 'EndDate', 'SeriesIdQuery', 'FeedKey', 'CalendarIfNoneMatch'],
+    parameters: [...FEED_FILTER_PARAMETERS, 'FeedKey', 'CalendarIfNoneMatch'],
     responses: {
       '200': {
         description: 'The calendar.',

@@ -10,7 +10,12 @@ export function parameterRef(name: string): Parameter {
 }
 
 /** The query parameters GET /events takes; any other is refused. */
-export const LIST_QUERY_PARAMETERS = ['Category', 'StartDate', 'EndDate', 'SeriesIdQuery', 'Limit', 'Page'] as const;
+export const LIST_QUERY_PARAMETERS = ['Category', 'StartDate', 'EndDate', 'Q', 'SeriesIdQuery', 'Limit', 'Page'] as const;
+
+/** The filters GET /events.ics shares with GET /events. */
+export const FEED_FILTER_PARAMETERS = ['Category', 'StartDate', 'EndDate', 'Q', 'SeriesIdQuery'] as const;
+
+const ONE_CATEGORY = `(${CATEGORIES.join('|')})`;
 
 const REFUSED = 'A bad value is a 400 bad_request naming the parameter.';
 
@@ -35,9 +40,22 @@ export function componentParameters(): Record<string, Parameter> {
       example: 'reg_0R3kq9VwLm2XbT7sNc4dJh',
     },
     RegistrationStatus: query('status', { type: 'string', enum: ['confirmed', 'waitlisted'] }, `Only registrations with this status. ${REFUSED}`),
-    Category: query('category', { type: 'string', enum: [...CATEGORIES] }, `Only events of this category. ${REFUSED}`),
-    StartDate: query('start_date', { type: 'string', format: 'date' }, `A real date YYYY-MM-DD (1970–9999): only events whose start_time is at or after its 00:00:00Z. After end_date: 400. ${REFUSED}`),
-    EndDate: query('end_date', { type: 'string', format: 'date' }, `A real date YYYY-MM-DD (1970–9999): only events whose end_time is at or before the next day's 00:00:00Z (an event ending at midnight ends on that day). ${REFUSED}`),
+    Category: {
+      ...query('category', { type: 'string', pattern: `^${ONE_CATEGORY}(,${ONE_CATEGORY})*$` }, `Only events of this category, or of any of several separated by commas (academic,social). An unknown or repeated name is a 400 naming it. ${REFUSED}`),
+      example: 'academic,social',
+    },
+    StartDate: query('start_date', { type: 'string', format: 'date' }, `A real date YYYY-MM-DD (1970–9999): only events whose start_time is at or after the midnight starting that day in the campus time zone (--time-zone; with the default UTC, its 00:00:00Z). After end_date: 400. ${REFUSED}`),
+    EndDate: query('end_date', { type: 'string', format: 'date' }, `A real date YYYY-MM-DD (1970–9999): only events whose end_time is at or before the midnight ending that day in the campus time zone (with the default UTC, the next day's 00:00:00Z; an event ending at that midnight ends on that day). A day with a daylight-saving change is as long as the zone makes it (23 or 25 hours). ${REFUSED}`),
+    Q: {
+      ...query(
+        'q',
+        { type: 'string', minLength: 1, maxLength: 200 },
+        'Words to find: 1–200 characters. An event matches when every word is the start of a word of its title, description, location or organizer name, compared without regard to case or accents ' +
+          '(Unicode NFKD without combining marks, then full case folding: é matches e, ß matches ss, İ matches i). Words are split on anything that is not a letter or digit; each CJK ideograph is a word of its own (京 finds 東京大学). ' +
+          `Order and paging are as without q. A q with no word (--) is a 400 naming q. ${REFUSED}`,
+      ),
+      example: 'chem lab',
+    },
     Limit: query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 50 }, `Items per page. ${REFUSED}`),
     Page: query('page', { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 }, `The page to return, from 1; past the last page, events is empty. ${REFUSED}`),
     FeedKey: query('key', { type: 'string', pattern: '^cek_[A-Za-z0-9_-]+$' }, 'GET /events.ics only: a key of role feed, for calendar programs that cannot send headers (security scheme feedKey). Any other role\'s key here is a 401; with an Authorization header as well, a 400. On any other path, key is an unknown parameter.'),

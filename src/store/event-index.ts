@@ -5,8 +5,13 @@ import type { ListQuery, ListResult } from './event-store.js';
 import { OrderedEvents } from './ordered-events.js';
 import { compareEvents, sortEvents } from './sort-events.js';
 import { SeriesMembers } from './series-members.js';
+import { SearchIndex } from './search-index.js';
+import { listFiltered, type ListSources } from './filtered-list.js';
 
 export { compareEvents };
+
+/** Events indexed for `q` per turn of the event loop while the index is built after a start (a few milliseconds). */
+const SEARCH_BUILD_STEP = 2000;
 
 /** Every live event, by id and in list order, overall and per category. */
 export class EventIndex {
@@ -14,12 +19,15 @@ export class EventIndex {
   readonly #all: OrderedEvents;
   readonly #byCategory: Map<Category, OrderedEvents>;
   readonly #series = new SeriesMembers();
+  /** The words of every event, for `q`; undefined when switched off (then `q` scans, for benchmarks' baselines). */
+  readonly #search: SearchIndex | undefined;
+  readonly #sources: ListSources;
 
   /**
    * Takes ownership of `byId` (a bulk load, e.g. from replay): its values are sorted once. Keep the
    * map in the order of each event's latest seq (delete before re-setting an id) so `values()` is too.
    */
-  constructor(byId: Map<string, StoredEvent> = new Map()) {
+  constructor(byId: Map<string, StoredEvent> = new Map(), options: { searchIndex?: boolean } = {}) {
     this.#byId = byId;
     const sorted = sortEvents([...byId.values()]);
     this.#all = new OrderedEvents(sorted);
@@ -27,6 +35,20 @@ export class EventIndex {
     for (const stored of sorted) perCategory.get(stored.category)?.push(stored);
     this.#byCategory = new Map(CATEGORIES.map((category) => [category, new OrderedEvents(perCategory.get(category))]));
     for (const stored of byId.values()) this.#series.add(stored);
+    this.#search = options.searchIndex === false ? undefined : new SearchIndex(byId.values());
+    this.#sources = { all: this.#all, tree: (category) => this.#tree(category), search: this.#search };
+  }
+
+  /**
+   * Indexes the words of the bulk-loaded events, SEARCH_BUILD_STEP events per turn of the event loop, so requests
+   * are served meanwhile (a list with `q` is refused with StoreUnavailable until it is done). Resolves once done,
+   * or once `stop` is set.
+   */
+  async buildSearchIndex(stop: () => boolean = () => false): Promise<void> {
+    const search = this.#search;
+    if (search === undefined) return;
+    const isCurrent = (stored: StoredEvent): boolean => this.#byId.get(stored.id) === stored;
+    while (!stop() && !search.buildSome(SEARCH_BUILD_STEP, isCurrent)) await new Promise((resolve) => setImmediate(resolve));
   }
   /** Number of live events. */
   get size(): number {
@@ -53,6 +75,7 @@ export class EventIndex {
     this.#all.insert(stored);
     this.#tree(stored.category).insert(stored);
     this.#series.add(stored);
+    this.#search?.put(stored, previous);
   }
 
   /** Removes an event; false when it was not there. */
@@ -61,12 +84,15 @@ export class EventIndex {
     if (previous === undefined) return false;
     this.#unlink(previous);
     this.#byId.delete(id);
+    this.#search?.delete(previous);
     return true;
   }
 
   /** One page of the events matching `query`, in list order, and the count of every match (API.md §5). */
   list(query: ListQuery): ListResult {
     if (query.seriesId !== undefined) return this.#series.list({ ...query, seriesId: query.seriesId });
+
+    if (query.words !== undefined || query.categories !== undefined) return listFiltered(this.#sources, query);
     const events = query.category === undefined ? this.#all : this.#tree(query.category);
     const from = query.startFromMs === undefined ? 0 : events.countStartingBefore(query.startFromMs);
     const offset = (query.page - 1) * query.limit;

@@ -15,6 +15,10 @@ export type { WriteOptions };
 /** What a list request asks for, already validated (API.md §5). */
 export interface ListQuery {
   category?: Category | undefined;
+  /** Events of any of these categories (`category=academic,social`); when given, `category` is not looked at. */
+  categories?: readonly Category[] | undefined;
+  /** Folded query words (queryWords of `q`): events where each starts a word of the title, description, location or organizer name. */
+  words?: readonly string[] | undefined;
   /** Events whose start is at or after this instant (ms since the epoch). */
   startFromMs?: number | undefined;
   /** Events whose end is at or before this instant (ms since the epoch). */

@@ -51,6 +51,8 @@ export interface FileStoreOptions {
    * reads are served and every write is refused with the reason.
    */
   readOnly?: { reason: unknown };
+  /** Benchmark only: false builds no search index (then `q` scans the list). Default true. */
+  searchIndex?: boolean;
 }
 
 /** Counts of the log, for compaction and for `verify`. */
@@ -106,6 +108,8 @@ export class FileStore implements EventStore {
   #closing: Promise<void> | undefined;
   /** Why writes are refused, once they are (for /health). */
   #unwritableReason: string | undefined;
+  /** The search index's build after the start (API.md §5 `q`), done or stopped by close. */
+  readonly #searchBuilt: Promise<void>;
 
   /** @internal Use openFileStore. */
   constructor(init: {
@@ -157,6 +161,14 @@ export class FileStore implements EventStore {
       persist: (text, count) => this.#append(text, count),
       onCommit: () => this.#afterCommit(),
     });
+    const buildStarted = init.now();
+    this.#searchBuilt = init.index.buildSearchIndex(() => this.#stopping).then(
+      () => {
+        if (!this.#stopping) this.#logger.info('search index built', { file: init.file, live_events: init.index.size, ms: init.now() - buildStarted });
+      },
+      // A bug, never a state of the data: q stays a 503 until a restart, and everything else works on.
+      (error: unknown) => this.#logger.warn('the search index could not be built; q is unavailable until a restart', { file: init.file, error: String(error) }),
+    );
     if (init.readOnly !== undefined) {
       this.#unwritableReason = `started read-only: ${describeWriteError(init.readOnly.reason)}`;
       this.#queue.fail(init.readOnly.reason);
@@ -251,10 +263,16 @@ export class FileStore implements EventStore {
   }
 
   /** Refuses new writes, waits for queued ones (and a compaction running), closes the log and releases the lock. */
+  /** Resolves once the search index holds every event of the start (until then `q` is answered without it). */
+  whenSearchReady(): Promise<void> {
+    return this.#searchBuilt;
+  }
+
   close(): Promise<void> {
     this.#closing ??= (async () => {
       try {
         this.#stopping = true;
+        await this.#searchBuilt;
         await this.#compaction?.catch(() => undefined);
         await this.#queue.close();
         await this.#fs.close(this.#fd);
@@ -428,7 +446,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       logger.warn('the event log ends in a torn write; started read-only, so it is left in place until a writable start cuts it off', { file, line: replay.torn.line, reason: replay.torn.reason });
     } else if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
     logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, live_registrations: replay.rosters.registrations, mib: mib(replay.goodLength), ms: now() - started });
-    const index = new EventIndex(replay.events);
+    const index = new EventIndex(replay.events, { searchIndex: options.searchIndex });
     const changes = new ChangeLog((id) => index.get(id), { events: replay.events.values(), tombstones: replay.tombstones, lastSeq: replay.lastSeq, horizon: replay.horizon });
     return new FileStore({
       changes,

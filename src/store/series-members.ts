@@ -2,6 +2,8 @@
 import type { StoredEvent } from '../events/event.js';
 import type { ListQuery, ListResult } from './event-store.js';
 import { compareEvents } from './sort-events.js';
+import { categoriesOf } from './filtered-list.js';
+import { hasSearchWords } from './event-search-text.js';
 
 /** Live events by series id; an event without a series is in none. */
 export class SeriesMembers {
@@ -21,13 +23,15 @@ export class SeriesMembers {
     if (members?.size === 0) this.#bySeries.delete(stored.seriesId);
   }
 
-  /** One page of the series' events matching the rest of `query` (category, dates), in list order (API.md §5). */
+  /** One page of the series' events matching the rest of `query` (categories, dates, words), in list order (API.md §5). */
   list(query: ListQuery & { seriesId: string }): ListResult {
+    const categories = categoriesOf(query);
     const matches: StoredEvent[] = [];
     for (const stored of this.#bySeries.get(query.seriesId)?.values() ?? []) {
-      if (query.category !== undefined && stored.category !== query.category) continue;
+      if (categories.length > 0 && !categories.includes(stored.category)) continue;
       if (query.startFromMs !== undefined && stored.startMs < query.startFromMs) continue;
       if (query.endByMs !== undefined && stored.endMs > query.endByMs) continue;
+      if (query.words !== undefined && !hasSearchWords(stored, query.words)) continue;
       matches.push(stored);
     }
     matches.sort(compareEvents);

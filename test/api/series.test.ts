@@ -43,6 +43,18 @@ describe('/series', () => {
     }
   }
 
+  it('series_id combines with q and several categories: only the series occurrences that match every filter', async () => {
+    const series = await create(lectures({ title: 'Quantum Chromodynamics', recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=4' }));
+    const other = await h.request('POST', '/events', { key: h.keys.organizer, body: { title: 'Quantum picnic', category: 'academic', location: 'Lawn', start_time: '2027-10-19T08:00:00Z', end_time: '2027-10-19T09:00:00Z', capacity: 5 } });
+    assert.equal(other.status, 201);
+    const read = async (query: string): Promise<Record<string, any>> => (await h.request('GET', `/events?series_id=${series.id}&${query}`, { key: h.keys.reader })).json;
+    const matched = await read('q=chromo%20quan&category=social,academic');
+    assert.equal(matched.total, 4);
+    assert.ok(matched.events.every((event: Record<string, any>) => event.series_id === series.id));
+    assert.equal((await read('q=picnic')).total, 0);
+    assert.equal((await read('category=social,athletic')).total, 0);
+  });
+
   it('POST /series makes a 500-occurrence series whose occurrences page through GET /events?series_id= in order', async () => {
     const series = await create(lectures({ recurrence: 'FREQ=DAILY;COUNT=500', start_time: '2027-01-01T09:00:00Z', end_time: '2027-01-01T10:00:00Z', time_zone: 'UTC' }));
     assert.match(series.id, /^ser_[0-9A-Za-z]{16,}$/);

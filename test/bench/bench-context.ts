@@ -49,6 +49,8 @@ export interface OursOptions {
   launcher?: boolean;
   noSync?: boolean;
   noAuth?: boolean;
+  /** Start without the search index (`q` then scans): the baseline of the index's memory, start-up and write cost. */
+  noSearchIndex?: boolean;
   /** Count fdatasync calls with strace (summary in this file). */
   straceFile?: string;
   /** Extra node flags, e.g. `--cpu-prof`. */
@@ -59,9 +61,9 @@ export interface OursOptions {
 
 /** Starts our server on `data` (request logging at info unless `logLevel` says warn, its stderr to a file) pinned to the server CPUs. */
 export function startOurs(context: BenchContext, data: BenchData, options: OursOptions): Promise<ServerProcess> {
-  const viaLauncher = options.launcher === true || options.noSync === true || options.noAuth === true;
+  const viaLauncher = options.launcher === true || options.noSync === true || options.noAuth === true || options.noSearchIndex === true;
   const common = ['--data-dir', data.dir, '--rate-limit', RATE_LIMIT];
-  const switches = [...(options.noSync === true ? ['--no-sync'] : []), ...(options.noAuth === true ? ['--no-auth'] : [])];
+  const switches = [...(options.noSync === true ? ['--no-sync'] : []), ...(options.noAuth === true ? ['--no-auth'] : []), ...(options.noSearchIndex === true ? ['--no-search-index'] : [])];
   const argv = viaLauncher
     ? [process.execPath, ...(options.nodeFlags ?? []), '--import', 'tsx', LAUNCHER, '--dist', context.distDir, ...common, ...switches]
     : [process.execPath, ...(options.nodeFlags ?? []), path.join(context.distDir, 'server.js'), '--port', '0', '--log-level', options.logLevel ?? 'info', ...common];

@@ -1,5 +1,5 @@
 // Bench-only launcher: startServer from dist/ with the switches `node dist/server.js` does not offer (--no-sync, --no-auth).
-// Run: node --import tsx test/bench/bench-server.ts --dist DIST --data-dir DIR [--rate-limit N] [--no-sync] [--no-auth]
+// Run: node --import tsx test/bench/bench-server.ts --dist DIST --data-dir DIR [--rate-limit N] [--no-sync] [--no-auth] [--no-search-index]
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -26,7 +26,7 @@ const logger = createLogger({ level: 'info', write: (text) => process.stderr.wri
 // The switches are internal (InternalOptions): not part of the package's API, so the launcher calls startServerWith.
 const running = await startServerWith(
   { port: 0, dataDir, rateLimit: Number(valueOf('--rate-limit') ?? 1_000_000_000), logger },
-  { unsafeNoSync: args.includes('--no-sync'), unsafeNoAuth: args.includes('--no-auth') },
+  { unsafeNoSync: args.includes('--no-sync'), unsafeNoAuth: args.includes('--no-auth'), noSearchIndex: args.includes('--no-search-index') },
 );
 process.on('SIGTERM', () => {
   void running.close().finally(() => {

@@ -23,7 +23,7 @@ const QUARTER_HOURS_IN_TWO_YEARS = 2 * 365 * 96;
 
 
 /** Event `i` of a run: ids look like the service's (`evt_` + 22 base62), starts spread over 2026–2027. */
-function eventAt(i: number, random: () => number): EventRecord {
+export function benchEventAt(i: number, random: () => number): EventRecord {
   let id = 'evt_';
   for (let c = 0; c < 22; c++) id += ALPHABET[Math.floor(random() * 62)];
   const start = FIRST_START_MS + Math.floor(random() * QUARTER_HOURS_IN_TWO_YEARS) * 900_000;
@@ -45,15 +45,20 @@ function eventAt(i: number, random: () => number): EventRecord {
 
 /** Writes `events` events and one admin key into a new folder `dir`. */
 export async function generateData(dir: string, events: number): Promise<BenchData> {
-  fs.mkdirSync(dir, { recursive: true });
   const random = mulberry32(20_260_101);
+  return writeBenchFolder(dir, events, (i) => benchEventAt(i, random));
+}
+
+/** Writes events `eventAt(0)` to `eventAt(events - 1)` as a log, and one admin key, into a new folder `dir`. */
+export async function writeBenchFolder(dir: string, events: number, eventAt: (i: number) => EventRecord): Promise<BenchData> {
+  fs.mkdirSync(dir, { recursive: true });
   const every = Math.max(1, Math.floor(events / 1000));
   const sampleIds: string[] = [];
   const out = fs.openSync(path.join(dir, 'events.jsonl'), 'w');
   try {
     let chunk = '';
     for (let i = 0; i < events; i++) {
-      const record = eventAt(i, random);
+      const record = eventAt(i);
       if (i % every === 0 && sampleIds.length < 1000) sampleIds.push(record.id);
       chunk += encodePut(i + 1, record);
       if (chunk.length > 1 << 20) {

@@ -1,44 +1,21 @@
 // Runs the registration scenarios alone (make bench and make bench-full run them among the others), pinned as run.ts pins.
 // Run: node --import tsx test/bench/registration-run.ts [--write] [--campus] [--quick] [--events N] [--registrations N]
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type BenchContext, ROOT, snapshotDist } from './bench-context.js';
 import type { LoadRow } from './bench-results.js';
 import { generateData } from './data-generator.js';
-import { runNodeLoad } from './load-generator.js';
-import { findProgram } from './programs.js';
 import { campusScenario, type CampusFigure, registrationReport, registrationWriteScenario } from './registration-scenarios.js';
 import { killStartedServers } from './server-process.js';
-import { runWrk } from './wrk-runner.js';
+import { standaloneContext } from './standalone-context.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
 const quick = args.includes('--quick');
 const campusWanted = args.includes('--campus');
 const writeWanted = args.includes('--write') || !campusWanted;
-process.chdir(ROOT);
-const startedAt = performance.now();
-const cpuCount = os.availableParallelism();
-const canPin = findProgram('taskset') !== undefined && cpuCount >= 2;
-const generatorCpus = canPin ? (cpuCount === 2 ? '1' : `1-${cpuCount - 1}`) : undefined;
-if (generatorCpus !== undefined) spawnSync('taskset', ['-a', '-cp', generatorCpus, String(process.pid)], { stdio: 'ignore' });
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'campus-events-registration-bench-'));
-const wrk = findProgram('wrk');
-const context: BenchContext = {
-  workDir,
-  distDir: snapshotDist(workDir),
-  serverCpus: canPin ? '0' : undefined,
-  generatorCpus,
-  generator: wrk === undefined ? 'node' : 'wrk',
-  runLoad: wrk === undefined ? runNodeLoad : (plan, onMeasuring) => runWrk(plan, { wrk, scriptDir: workDir, threads: Math.max(1, cpuCount - 1), cpus: generatorCpus }, onMeasuring),
-  warmupMs: 1000,
-  durationMs: quick ? 1000 : 5000,
-  rounds: quick ? 1 : 3,
-  strace: false,
-  progress: (line) => void process.stderr.write(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}\n`),
-};
+const context = standaloneContext('registration', { warmupMs: 1000, durationMs: quick ? 1000 : 5000, rounds: quick ? 1 : 3 });
+const workDir = context.workDir;
 try {
   const rows: LoadRow[] = [];
   let campus: CampusFigure | undefined;

@@ -24,6 +24,8 @@ export interface ServerProcess {
   pid: number;
   /** From spawn to the listening line. */
   startupMs: number;
+  /** The file its stderr (the log) goes to. */
+  stderrFile: string;
   /** The resident set of the node process now, in MiB (VmRSS in /proc/PID/status). */
   rssMiB(): number;
   /** CPU time (user + system, every thread) the node process has used so far, in ms; NaN without /proc. */
@@ -76,6 +78,7 @@ export function startServerProcess(command: ServerCommand): Promise<ServerProces
         url: match[1]!,
         pid,
         startupMs,
+        stderrFile: command.stderrFile,
         rssMiB: () => residentMiB(pid),
         cpuMs: () => processCpuMs(pid),
         async stop() {

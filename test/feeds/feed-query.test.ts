@@ -48,7 +48,7 @@ test('parseFeedQuery() refuses limit and page: the feed has no pages', () => {
 });
 
 test('parseFeedQuery() refuses unknown parameters, naming them and what it takes', () => {
-  assertBadQuery('q=x', '"q"', 'category, start_date, end_date, series_id and key');
+  assertBadQuery('sort=x', '"sort"', 'category, start_date, end_date, q, series_id and key');
 });
 
 test('parseFeedQuery() gives the 400s of GET /events for bad values', () => {

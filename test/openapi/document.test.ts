@@ -266,11 +266,22 @@ test("each operation documents the errors it can give, with their headers", () =
   assert.ok(doc.paths["/events"].get.responses["200"].headers.Link);
 });
 
-test("the list query parameters agree with parseListQuery: category enum, defaults and bounds", () => {
+test("the list query parameters agree with parseListQuery: category pattern, q length, defaults and bounds", () => {
   const parameters = doc.paths["/events"].get.parameters.map(deref).filter((p: Json) => p.in === "query");
   const byName = Object.fromEntries(parameters.map((p: Json) => [p.name, p]));
-  assert.deepEqual(Object.keys(byName).sort(), ["category", "end_date", "limit", "page", "series_id", "start_date"]);
-  assert.deepEqual(byName.category.schema.enum, [...CATEGORIES]);
+  assert.deepEqual(Object.keys(byName).sort(), ["category", "end_date", "limit", "page", "q", "series_id", "start_date"]);
+  const categoryPattern = new RegExp(byName.category.schema.pattern);
+  for (const value of [...CATEGORIES, "academic,social", CATEGORIES.join(",")]) {
+    assert.match(value, categoryPattern);
+    assert.doesNotThrow(() => parseListQuery(`category=${value}`), value);
+  }
+  for (const value of ["party", "academic,", "Social"]) {
+    assert.doesNotMatch(value, categoryPattern);
+    assert.throws(() => parseListQuery(`category=${value}`), value);
+  }
+  assert.deepEqual([byName.q.schema.minLength, byName.q.schema.maxLength], [1, 200]);
+  assert.doesNotThrow(() => parseListQuery(`q=${"a".repeat(200)}`));
+  assert.throws(() => parseListQuery(`q=${"a".repeat(201)}`));
   assert.equal(byName.start_date.schema.format, "date");
   assert.equal(byName.end_date.schema.format, "date");
   const defaults = parseListQuery("");
@@ -307,7 +318,7 @@ test("openApiDocument describes GET /events.ics: text/calendar, 304, the key par
   assert.ok(operation.responses["304"]);
   assert.deepEqual(operation.security, [{ apiKey: [] }, { feedKey: [] }]);
   const parameters = operation.parameters.map(deref);
-  assert.deepEqual(parameters.map((p: Json) => `${p.in} ${p.name}`).sort(), ["header If-None-Match", "query category", "query end_date", "query key", "query series_id", "query start_date"]);
+  assert.deepEqual(parameters.map((p: Json) => `${p.in} ${p.name}`).sort(), ["header If-None-Match", "query category", "query end_date", "query key", "query q", "query series_id", "query start_date"]);
   assert.deepEqual(doc.components.securitySchemes.feedKey, { ...doc.components.securitySchemes.feedKey, type: "apiKey", in: "query", name: "key" });
   for (const status of ["400", "401", "429"]) assert.ok(operation.responses[status], status);
 });

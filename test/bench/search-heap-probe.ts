@@ -1,0 +1,40 @@
+// The heap the search index holds per event, and the CPU of building it, on the Zipf text of the search bench.
+// Run: node --expose-gc --import tsx test/bench/search-heap-probe.ts [EVENTS]   (default 100,000)
+import { toStored, type EventRecord, type StoredEvent } from '../../src/events/event.js';
+import { SearchIndex } from '../../src/store/search-index.js';
+import { searchEvents } from './search-data.js';
+
+const events = Number(process.argv[2] ?? 100_000);
+const gc = globalThis.gc;
+if (gc === undefined) throw new Error('run with --expose-gc');
+
+function heap(): number {
+  gc!();
+  gc!();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+}
+
+/** Heap bytes per event of the search index alone, and the CPU of building it. */
+function measure(stored: readonly StoredEvent[]): { bytesPerEvent: number; buildMicrosPerEvent: number } {
+  const base = heap();
+  const started = process.cpuUsage();
+  const index = new SearchIndex(stored);
+  index.buildSome(stored.length, () => true);
+  const spent = process.cpuUsage(started);
+  const bytes = heap() - base;
+  if (!index.ready) throw new Error('the index is not built');
+  return { bytesPerEvent: Math.round(bytes / events), buildMicrosPerEvent: Math.round((spent.user + spent.system) / events) };
+}
+
+/** The compact events of `records`, made before measuring so no record array is freed during it. */
+function storedOf(records: Iterable<EventRecord>): StoredEvent[] {
+  const stored: StoredEvent[] = [];
+  for (const record of records) stored.push(toStored(record, stored.length + 1));
+  // As the map by id does in the server: hashing flattens an id built piece by piece (a chain of cons strings).
+  new Map(stored.map((event) => [event.id, event]));
+  return stored;
+}
+
+const zipf = measure(storedOf(searchEvents(events)));
+process.stdout.write(`${JSON.stringify({ events, zipf })}\n`);
