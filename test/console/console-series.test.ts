@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // Recurring series in the console (API.md §11): the "Repeats" section with its preview, the series page, an occurrence's
 // link to it, editing all future occurrences and deleting the series. The preview is checked against what the server made.
-import { test, before, after, type TestContext } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { checkScreen, openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
@@ -13,13 +13,10 @@ const CAMPUS = 'Europe/Berlin';
 
 let journey: JourneyServer;
 let browsing: Browsing;
-/** Whether the server has /series yet (it is built on another branch); the tests skip, saying so, until it has. */
-let hasSeries = false;
 
 before(async () => {
   if (skip !== false) return;
   journey = await startJourneyServer(['--time-zone', CAMPUS]);
-  hasSeries = (await journey.api('GET', '/series', journey.keys.organizer)).status === 200;
   browsing = await openBrowser(journey.url, { timezoneId: 'America/New_York' });
 });
 
@@ -28,11 +25,6 @@ after(async () => {
   await browsing?.close();
   await journey?.stop();
 });
-
-function needSeries(t: TestContext): boolean {
-  if (!hasSeries) t.skip('this server has no /series (API.md §11) yet');
-  return hasSeries;
-}
 
 interface Occurrence {
   id: string;
@@ -68,8 +60,7 @@ async function fillEvent(page: Page, title: string, start: string, end: string):
   await page.getByLabel('Capacity (seats)').fill('80');
 }
 
-test('a term of lectures: weekly on two days, previewed before saving, then the series page lists what the server made', { skip, timeout: TIMEOUT_MS }, async (t) => {
-  if (!needSeries(t)) return;
+test('a term of lectures: weekly on two days, previewed before saving, then the series page lists what the server made', { skip, timeout: TIMEOUT_MS }, async () => {
   const page = await browsing.context.newPage();
   try {
     await signIn(page, journey.url, journey.keys.organizer);
@@ -131,8 +122,7 @@ test('a term of lectures: weekly on two days, previewed before saving, then the 
   }
 });
 
-test('a club on the last Friday of each month until a date: the preview matches the server, and a reader sees no edit', { skip, timeout: TIMEOUT_MS }, async (t) => {
-  if (!needSeries(t)) return;
+test('a club on the last Friday of each month until a date: the preview matches the server, and a reader sees no edit', { skip, timeout: TIMEOUT_MS }, async () => {
   const page = await browsing.context.newPage();
   try {
     await signIn(page, journey.url, journey.keys.organizer);
