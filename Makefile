@@ -50,6 +50,7 @@ check: install
 bench: build
 	node --import tsx test/bench/run.ts
 	node --import tsx test/bench/feeds-bench.ts
+	node --import tsx test/bench/postgres-bench.ts
 	node --import tsx test/bench/series-bench.ts
 	node --import tsx test/bench/webhooks-bench.ts
 	node --import tsx test/bench/search-bench.ts

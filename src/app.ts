@@ -9,10 +9,12 @@ import { ApiError } from './http/errors.js';
 import type { PlainRequest } from './http/types.js';
 import { toNodeListener } from './http/node-adapter.js';
 import { createPipeline, type CoreResponse } from './pipeline.js';
-import { ensureAdminKey, KeyRegistry } from './auth/key-registry.js';
+import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
+import { LeasedWindowLimiter } from './limits/leased-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
+import { freshOnNotFound } from './events/fresh-on-not-found.js';
 import { calendarRoute } from './feeds/calendar-route.js';
 import { registrationRoutes } from './registrations/registration-routes.js';
 import { seriesRoutes } from './series/series-routes.js';
@@ -24,6 +26,8 @@ import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/memory-store.js';
 import { DEFAULT_COMPACT_MIN_BYTES } from './store/file-store.js';
 import { openFileStoreOrReadOnly } from './store/open-or-read-only.js';
+import { openPostgresStore } from './store/postgres/postgres-store.js';
+import { isPostgresUrl } from './store/postgres/client.js';
 import type { FileSystemSeam } from './store/file-system.js';
 import { openApiDocument } from './openapi/document.js';
 import { loadConsoleAssets, withConsoleSettings } from './console/console-assets.js';
@@ -46,8 +50,11 @@ export interface AppOptions {
   corsOrigins?: readonly string[];
   /** Where logs go. Default: nowhere. */
   logger?: Logger;
-  /** `'memory'` keeps events in memory only (for an embedder's own tests). Default `'file'`. */
-  store?: 'file' | 'memory';
+  /**
+   * `'memory'` keeps events in memory only (for an embedder's own tests); a `postgres://` URL keeps events and keys
+   * in that database, shared by every instance on it (needs the optional `postgres` package). Default `'file'`.
+   */
+  store?: 'file' | 'memory' | (string & {});
   /** Create an admin key when the folder has none. Default true. */
   bootstrapAdminKey?: boolean;
   /** How often keys.json is checked for changes, in ms. Default 1000. */
@@ -153,8 +160,11 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
   const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone });
 
+  const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now }) : undefined;
   const store: EventStore =
-    options.store === 'memory'
+    postgres !== undefined
+      ? postgres
+      : options.store === 'memory'
       ? new MemoryStore({ now })
       : await openFileStoreOrReadOnly({
           dataDir,
@@ -168,7 +178,10 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   let keys: KeyRegistry;
   let initialAdminKey: string | undefined;
   try {
-    if (options.store === 'memory') {
+    if (postgres !== undefined) {
+      if (options.bootstrapAdminKey !== false) initialAdminKey = await ensureAdminKeyIn(postgres.keys, { randomBytes, now });
+      keys = await KeyRegistry.fromSource(postgres.keys, { pollMs: options.keyPollMs ?? 1000, now });
+    } else if (options.store === 'memory') {
       keys = KeyRegistry.inMemory({ now });
       if (options.bootstrapAdminKey !== false) initialAdminKey = (await keys.create(FIRST_ADMIN, { randomBytes, now })).secret;
     } else {
@@ -203,7 +216,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     changesRoute({ source: store.changes, streams }),
     ...webhooks.routes,
   ]) {
-    router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(route) : route);
+    const fresh = postgres === undefined ? route : freshOnNotFound(route, postgres);
+    router.add(method, pattern, internal.unsafeNoAuth === true ? withoutAuth(fresh) : fresh);
   }
   const feed = calendarRoute({ store, now, timeZone });
   router.add(feed.method, feed.pattern, feed.route);
@@ -215,7 +229,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     handle: () => {
       if (!store.writable) {
         const why = store.unwritableReason ?? 'a write failed, e.g. disk full';
-        throw new ApiError('unavailable', `The store cannot write (${why}); reads still work. Restart the server once the cause is fixed.`);
+        const after = postgres !== undefined ? 'The server keeps retrying by itself.' : 'Restart the server once the cause is fixed.';
+        throw new ApiError('unavailable', `The store cannot write (${why}); reads still work. ${after}`);
       }
       return { status: 200, body: '{"status":"ok"}' };
     },
@@ -231,11 +246,21 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
 
   if (consoleAssets !== undefined) for (const { method, pattern, route } of consoleRoutes(consoleAssets)) router.add(method, pattern, route);
 
+  // On PostgreSQL the limit counts over every instance: slots are leased from the database in batches.
+  const leased = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000, source: postgres.rateLeases });
+  // And so do failed authentications, per address: 100 in 15 minutes over all instances (API.md §6, §12).
+  const leasedFailures = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: 100, windowMs: 15 * 60_000, source: postgres.rateLeases });
+  const sweep = leased === undefined ? undefined : setInterval(() => {
+    void leased.sweep(now());
+    void leasedFailures?.sweep(now());
+  }, Math.min(1000, (rateWindow * 1000) / 60));
+  sweep?.unref();
   const pipeline = createPipeline({
     router,
     keys,
-    limiter: new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 }),
+    limiter: leased ?? new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 }),
     authFailures: new AuthFailureThrottle(),
+    sharedAuthFailures: leasedFailures,
     cors: new CorsPolicy(options.corsOrigins ?? []),
     logger,
     now,
@@ -264,6 +289,9 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
         pipeline.drain();
         streams.closeAll();
         keys.close();
+        clearInterval(sweep);
+        await leased?.close();
+        await leasedFailures?.close();
         await webhooks.service.close();
         await store.close();
         logger.flush();

@@ -11,6 +11,7 @@ import { backupLog } from './store/log-backup.js';
 import { compactionTempFile } from './store/log-compaction.js';
 import { verifyLog } from './store/log-replay.js';
 import { commandName, packageVersion } from './config.js';
+import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey } from './cli-postgres.js';
 
 class UsageError extends Error {}
 class CommandError extends Error {}
@@ -34,6 +35,12 @@ Commands:
   backup --out FILE       copy the event log consistently while a server runs (FILE.tmp, fsync,
                           rename; never overwrites FILE); restore: put FILE in an empty data
                           folder as events.jsonl and start a server there
+  migrate --from DATA_DIR --to postgres://USER:PASSWORD@HOST:PORT/DATABASE
+                          copy a data folder (events, series, registrations, keys) into an
+                          empty PostgreSQL database (needs the pg package)
+
+keys and backup also take --store postgres://... (or STORE; "postgres" alone reads DATABASE_URL):
+the keys and the log are then the database's.
 
 Every command takes --data-dir DIR (or DATA_DIR; default ./data) anywhere after it; the folder must
 exist (the server creates it on its first start). --version prints the version, --help this text.
@@ -45,7 +52,7 @@ interface Parsed {
   options: Map<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(['--name', '--email', '--role', '--data-dir', '--out']);
+const VALUE_FLAGS = new Set(['--name', '--email', '--role', '--data-dir', '--out', '--store', '--from', '--to']);
 const BOOLEAN_FLAGS = new Set(['--json', '--help', '--version']);
 
 function parseArgs(argv: readonly string[]): Parsed {
@@ -71,7 +78,7 @@ function parseArgs(argv: readonly string[]): Parsed {
 
 function allowOnly(parsed: Parsed, allowed: string[], positionals: number): void {
   for (const flag of parsed.options.keys()) {
-    if (flag !== '--data-dir' && flag !== '--help' && !allowed.includes(flag)) throw new UsageError(`${parsed.positional.slice(0, 2).join(' ')} does not take ${flag}`);
+    if (flag !== '--data-dir' && flag !== '--help' && flag !== '--store' && !allowed.includes(flag)) throw new UsageError(`${parsed.positional.slice(0, 2).join(' ')} does not take ${flag}`);
   }
   if (parsed.positional.length !== positionals) throw new UsageError(`${parsed.positional.slice(0, 2).join(' ')} takes ${positionals - 2 || 'no'} argument${positionals - 2 === 1 ? '' : 's'}`);
 }
@@ -95,17 +102,19 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
   const dataDir = path.resolve(stringOption(parsed, '--data-dir') ?? env['DATA_DIR'] ?? './data');
   const json = parsed.options.get('--json') === true;
   const command = parsed.positional.slice(0, 2).join(' ');
+  const database = databaseUrl(stringOption(parsed, '--store') ?? env['STORE'] ?? 'file', env);
   switch (command) {
     case 'keys create': {
       allowOnly(parsed, ['--name', '--email', '--role', '--json'], 2);
-      requireDataDir(dataDir);
+      if (database === undefined) requireDataDir(dataDir);
       const name = text({ min: 1, max: 200, trim: true })(stringOption(parsed, '--name'), '--name');
       const email = emailCheck(stringOption(parsed, '--email'), '--email');
       if (name instanceof Problem) throw new UsageError(stringOption(parsed, '--name') === undefined ? '--name is required' : name.message);
       if (email instanceof Problem) throw new UsageError(stringOption(parsed, '--email') === undefined ? '--email is required' : email.message);
       const role = stringOption(parsed, '--role') ?? 'organizer';
       if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}, got "${role}"`);
-      const { record, secret } = await createKey(dataDir, { name, email, role: role as Role }, { randomBytes, now: Date.now });
+      const owner = { name, email, role: role as Role };
+      const { record, secret } = database === undefined ? await createKey(dataDir, owner, { randomBytes, now: Date.now }) : await createDatabaseKey(database, owner);
       if (json) {
         const { hash: _hash, ...shown } = record;
         process.stdout.write(JSON.stringify({ ...shown, key: secret }) + '\n');
@@ -114,14 +123,14 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
     }
     case 'keys list': {
       allowOnly(parsed, ['--json'], 2);
-      requireDataDir(dataDir);
-      const keys = (await readKeys(dataDir)).map(({ hash: _hash, ...shown }) => shown);
+      if (database === undefined) requireDataDir(dataDir);
+      const keys = (database === undefined ? await readKeys(dataDir) : await listDatabaseKeys(database)).map(({ hash: _hash, ...shown }) => shown);
       if (json) {
         process.stdout.write(JSON.stringify(keys) + '\n');
         return;
       }
       if (keys.length === 0) {
-        process.stdout.write(`No keys in ${dataDir}.\n`);
+        process.stdout.write(`No keys in ${database === undefined ? dataDir : 'the database'}.\n`);
         return;
       }
       const header = ['ID', 'ROLE', 'NAME', 'EMAIL', 'CREATED', 'STATE'];
@@ -131,8 +140,14 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
     }
     case 'keys revoke': {
       allowOnly(parsed, [], 3);
-      requireDataDir(dataDir);
       const id = parsed.positional[2]!;
+      if (database !== undefined) {
+        const outcome = await revokeDatabaseKey(database, id);
+        if (outcome === 'unknown') throw new CommandError(`no key has id "${id}" in the database; see: ${SELF} keys list --store ...`);
+        process.stdout.write(outcome === 'already' ? `${id} was already revoked\n` : `revoked ${id}\n`);
+        return;
+      }
+      requireDataDir(dataDir);
       const outcome = await updateKeys(dataDir, (keys) => {
         const key = keys.find((candidate) => candidate.id === id);
         if (key === undefined) return 'unknown';
@@ -153,17 +168,41 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       allowOnly(parsed, ['--out'], 1);
       const out = stringOption(parsed, '--out');
       if (out === undefined || out === '') throw new UsageError('backup needs --out FILE');
-      requireDataDir(dataDir);
+      if (database === undefined) requireDataDir(dataDir);
       const folder = path.dirname(path.resolve(out));
       if (!isFolder(folder)) throw new CommandError(`the folder of --out, ${folder}, does not exist; create it first (mkdir -p ${folder}) or choose another --out`);
+      if (database !== undefined) {
+        const copied = await backupFromDatabase(database, out);
+        process.stdout.write(`backed up ${copied.lines} lines (last seq ${copied.lastSeq}, ${copied.bytes} bytes) of the database to ${copied.out}\n`);
+        return;
+      }
       const result = await backupLog(dataDir, out);
       const leftOut = result.leftOut > 0 ? `; left out ${result.leftOut} bytes after the last whole line (a write in progress or a torn tail)` : '';
       process.stdout.write(`backed up ${result.lines} lines (last seq ${result.lastSeq}, ${result.bytes} bytes) of ${result.source} to ${result.out}${leftOut}\n`);
       return;
     }
+    case 'migrate': {
+      allowOnly(parsed, ['--from', '--to'], 1);
+      const from = stringOption(parsed, '--from');
+      const target = stringOption(parsed, '--to');
+      const to = target === undefined || target === 'file' ? undefined : databaseUrl(target, env);
+      if (from === undefined || to === undefined) throw new UsageError('migrate needs --from DATA_DIR and --to postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+      requireDataDir(path.resolve(from));
+      const done = await migrateFolder(path.resolve(from), to);
+      process.stdout.write(`migrated ${done.lines} lines (last seq ${done.lastSeq}) and ${done.keys} keys from ${path.resolve(from)} to the database\n`);
+      return;
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+/** The database URL of a `--store` (or `--to`) value, undefined for `file`; `postgres` alone reads DATABASE_URL. */
+function databaseUrl(store: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (store === 'file') return undefined;
+  const url = store === 'postgres' ? (env['DATABASE_URL'] ?? '') : store;
+  if (!/^postgres(ql)?:\/\/\S+$/.test(url)) throw new UsageError(`the store must be "file" or a postgres://user:password@host:port/database URL${store === 'postgres' ? ' (DATABASE_URL is not one)' : ''}`);
+  return url;
 }
 
 /** A data folder the command can use; else a CommandError naming it and saying how to make one. */
@@ -231,6 +270,10 @@ async function verify(dataDir: string, json: boolean): Promise<void> {
 run(process.argv.slice(2), process.env).then(
   () => process.exit(0),
   (error: unknown) => {
+    if (error instanceof Error && error.name === 'MissingClientError') {
+      process.stderr.write(`campus-events-cli: ${error.message}\n`);
+      process.exit(2);
+    }
     if (error instanceof UsageError) {
       process.stderr.write(`campus-events-cli: ${error.message}; see ${SELF} --help\n`);
       process.exit(2);

@@ -18,6 +18,8 @@ export interface ServerConfig {
   readonly console: boolean;
   /** The campus's IANA time zone: where list days begin and series default to. */
   readonly timeZone: string;
+  /** Where data lives: `file` (the data folder) or a `postgres://` URL (API.md §12). */
+  readonly store: string;
   /** Hosts webhooks may call (API.md §13); `*` for any. */
   readonly webhookHosts: readonly string[];
   readonly help: boolean;
@@ -72,6 +74,11 @@ const timeZone = (value: string, name: string): string => {
   return value;
 };
 
+const storeKind = (value: string, name: string): string => {
+  if (value === 'file' || value === 'postgres' || /^postgres(ql)?:\/\/\S+$/.test(value)) return value;
+  throw new ConfigError(`${name} must be "file", "postgres" (with DATABASE_URL) or a postgres://user:password@host:port/database URL, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
+};
+
 const hosts = (value: string, name: string): string[] => {
   const list = value.split(',').map((host) => host.trim()).filter((host) => host !== '');
   for (const host of list) {
@@ -99,6 +106,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'compact the log once it is over this many bytes and mostly superseded',
   },
   { flag: '--time-zone', env: 'TIME_ZONE', key: 'timeZone', default: 'UTC', parse: timeZone, help: "the campus's time zone, an IANA name (list days, series)" },
+  { flag: '--store', env: 'STORE', key: 'store', default: 'file', parse: storeKind, help: 'where data lives: file, or a postgres:// URL (postgres alone: DATABASE_URL)' },
   { flag: '--webhook-hosts', env: 'WEBHOOK_HOSTS', key: 'webhookHosts', default: '', parse: hosts, help: 'hosts webhooks may call, comma-separated; * for any' },
 ];
 
@@ -137,6 +145,7 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
     else if (envValue !== undefined && envValue !== '') config[setting.key] = setting.parse(envValue, setting.env);
     else config[setting.key] = setting.parse(setting.default, setting.flag);
   }
+  if (config['store'] === 'postgres') config['store'] = storeKind(env['DATABASE_URL'] ?? '', 'DATABASE_URL (read because the store is "postgres")');
   return Object.freeze(config) as unknown as ServerConfig;
 }
 

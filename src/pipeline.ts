@@ -8,15 +8,29 @@ import { containsKey, redactKeys } from './http/redact-keys.js';
 import type { CorsPolicy } from './http/cors.js';
 import { ACTION_WORDS, canEver, type Principal } from './auth/principal.js';
 import type { KeyRegistry } from './auth/key-registry.js';
-import type { SlidingWindowLimiter, LimitDecision } from './limits/sliding-window.js';
+import type { LimitDecision } from './limits/sliding-window.js';
 import type { AuthFailureThrottle } from './limits/auth-failures.js';
+import { addressKey } from './limits/address.js';
 import type { Logger } from './log/logger.js';
+
+/** The per-key rate limit: in memory (SlidingWindowLimiter), or over several instances (LeasedWindowLimiter), whose `take` may ask a database. */
+export interface RateLimiter {
+  readonly limit: number;
+  take(key: string, nowMs: number): LimitDecision | Promise<LimitDecision>;
+  peek(key: string, nowMs: number): LimitDecision;
+  refund(key: string, nowMs: number): void;
+}
 
 export interface PipelineDeps {
   router: Router<Route>;
   keys: KeyRegistry;
-  limiter: SlidingWindowLimiter;
+  limiter: RateLimiter;
   authFailures: AuthFailureThrottle;
+  /**
+   * Failed authentications counted over every instance (on PostgreSQL): each failure takes a slot of its
+   * address's window, and a refused one is the 429. Undefined: this instance's throttle alone decides.
+   */
+  sharedAuthFailures?: RateLimiter | undefined;
   cors: CorsPolicy;
   logger: Logger;
   now: () => number;
@@ -142,7 +156,7 @@ export function createPipeline(deps: PipelineDeps): {
 
   /** The steps after the key: rate (429), role (403), body (415, 413, 400), then the handler. */
   function proceed(pending: Pending, principal: Principal | undefined): CoreResponse | Promise<CoreResponse> {
-    const { request, route, headers } = pending;
+    const { request, headers } = pending;
     const keyId = principal?.keyId;
     /** Set once this request took a rate-limit slot: a 429 after that (a full stream cap) gives it back. */
     let counted = false;
@@ -153,35 +167,69 @@ export function createPipeline(deps: PipelineDeps): {
       }
       return fail(error, headers, keyId, request);
     };
+    const afterSlot = (): CoreResponse | Promise<CoreResponse> => {
+      try {
+        return handleCounted(pending, principal, failCounted);
+      } catch (error) {
+        return failCounted(error);
+      }
+    };
     try {
-      if (principal !== undefined) {
-        takeSlot(principal, headers);
-        counted = true;
-        if (route.action !== undefined && !canEver(principal.role, route.action)) {
-          throw new ApiError('forbidden', `A ${principal.role} key may not ${ACTION_WORDS[route.action]}.`);
-        }
+      if (principal === undefined) return afterSlot();
+      const taken = takeSlot(principal, headers);
+      if (taken instanceof Promise) {
+        return taken.then(() => {
+          counted = true;
+          return afterSlot();
+        }, failCounted);
       }
-      let body: Record<string, unknown> | undefined;
-      if (route.body === true) body = readJsonObject(request);
-      else if (route.body === 'optional') body = readOptionalJsonObject(request);
-      else checkUnreadBody(request);
-      if (route.query !== true && pending.query !== '') {
-        throw new ApiError('bad_request', `Unknown query parameter in "?${redactKeys(pending.query).slice(0, 60)}": ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
-      }
-      const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body };
-      const result = route.handle(context);
-      if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), failCounted);
-      return finish(result, headers, keyId);
+      counted = true;
+      return afterSlot();
     } catch (error) {
       return failCounted(error);
     }
   }
 
-  function refusal(pending: Pending, secret: string | undefined, inQuery = false): CoreResponse {
+  /** The steps after the rate limit: role (403), body (415, 413, 400), then the handler. */
+  function handleCounted(pending: Pending, principal: Principal | undefined, failCounted: (error: unknown) => CoreResponse): CoreResponse | Promise<CoreResponse> {
+    const { request, route, headers } = pending;
+    const keyId = principal?.keyId;
+    if (principal !== undefined) {
+      if (route.action !== undefined && !canEver(principal.role, route.action)) {
+        throw new ApiError('forbidden', `A ${principal.role} key may not ${ACTION_WORDS[route.action]}.`);
+      }
+    }
+    let body: Record<string, unknown> | undefined;
+    if (route.body === true) body = readJsonObject(request);
+    else if (route.body === 'optional') body = readOptionalJsonObject(request);
+    else checkUnreadBody(request);
+    if (route.query !== true && pending.query !== '') {
+      throw new ApiError('bad_request', `Unknown query parameter in "?${redactKeys(pending.query).slice(0, 60)}": ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
+    }
+    const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body };
+    const result = route.handle(context);
+    if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), failCounted);
+    return finish(result, headers, keyId);
+  }
+
+  function refusal(pending: Pending, secret: string | undefined, inQuery = false): CoreResponse | Promise<CoreResponse> {
+    const failed = (error: unknown): CoreResponse => fail(error, pending.headers, undefined, pending.request);
     try {
-      return refuse(pending.request, secret, inQuery);
+      const at = now();
+      throwIfBlocked(pending.request, at);
+      const shared = deps.sharedAuthFailures?.take(`auth ${addressKey(pending.request.remoteAddress)}`, at);
+      if (shared instanceof Promise) {
+        return shared.then((decision) => {
+          try {
+            return refuse(pending.request, secret, inQuery, decision);
+          } catch (error) {
+            return failed(error);
+          }
+        }, failed);
+      }
+      return refuse(pending.request, secret, inQuery, shared);
     } catch (error) {
-      return fail(error, pending.headers, undefined, pending.request);
+      return failed(error);
     }
   }
 
@@ -204,14 +252,18 @@ export function createPipeline(deps: PipelineDeps): {
   }
 
   /** Answers a request without a good key: 401, or 429 once its address has failed too often. */
-  function refuse(request: PlainRequest, secret: string | undefined, inQuery = false): never {
-    const at = now();
-    const blocked = authFailures.isBlocked(request.remoteAddress, at);
+  function throwIfBlocked(request: PlainRequest, at: number, shared?: LimitDecision): void {
+    const blocked = shared === undefined || shared.allowed ? authFailures.isBlocked(request.remoteAddress, at) : { blocked: true, retryAfterSeconds: shared.resetSeconds };
     if (blocked.blocked) {
       throw new ApiError('rate_limited', `This address is held by the per-address throttle for failed authentications: more than ${authFailures.maxFailures} requests without a valid key in 15 minutes; retry in ${blocked.retryAfterSeconds} s (a valid key is never held by it).`, {
         headers: { 'Retry-After': String(blocked.retryAfterSeconds), 'Cache-Control': 'no-store' },
       });
     }
+  }
+
+  function refuse(request: PlainRequest, secret: string | undefined, inQuery: boolean, shared: LimitDecision | undefined): never {
+    const at = now();
+    throwIfBlocked(request, at, shared);
     authFailures.recordFailure(request.remoteAddress, at);
     const challenge = secret === undefined ? 'Bearer realm="campus-events"' : 'Bearer realm="campus-events", error="invalid_token"';
     // The same message for every refused ?key=, so the answer tells nothing about which keys exist.
@@ -223,8 +275,13 @@ export function createPipeline(deps: PipelineDeps): {
     throw new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': challenge } });
   }
 
-  function takeSlot(principal: Principal, headers: Record<string, string>): void {
+  function takeSlot(principal: Principal, headers: Record<string, string>): void | Promise<void> {
     const decision = limiter.take(principal.keyId, now());
+    if (decision instanceof Promise) return decision.then((settled) => admit(settled, headers));
+    admit(decision, headers);
+  }
+
+  function admit(decision: LimitDecision, headers: Record<string, string>): void {
     addRateHeaders(decision, headers);
     if (!decision.allowed) {
       const retry = String(Math.max(1, Math.min(decision.resetSeconds, deps.rateWindowSeconds)));

@@ -45,11 +45,16 @@ async function main(): Promise<void> {
       compactMinBytes: config.compactMinBytes,
       console: config.console,
       timeZone: config.timeZone,
+      store: config.store === 'file' ? 'file' : config.store,
       webhookHosts: config.webhookHosts,
       logger,
     });
   } catch (error) {
     logger.flush();
+    if (error instanceof Error && error.name === 'MissingClientError') {
+      process.stderr.write(`campus-events: ${error.message}\n`);
+      process.exit(2);
+    }
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : (error as Error).message;
     // A line like every other on stderr (JSON, or readable on a terminal), written whatever the log level.
@@ -81,7 +86,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.dataDir);
+  if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.store === 'file' ? `--data-dir ${config.dataDir}` : '--store postgres://…');
   logger.info('started', { url: running.url, data_dir: config.dataDir, pid: process.pid });
   process.stdout.write(`listening on ${running.url}\n`);
 }
@@ -90,8 +95,8 @@ async function main(): Promise<void> {
  * Prints the first admin key once on stderr, whatever the log level: a readable block on a
  * terminal, else one JSON line like every other line there.
  */
-function announceAdminKey(key: string, dataDir: string): void {
-  const makeMore = `${CLI} keys create --name NAME --email EMAIL --role organizer --data-dir ${dataDir}`;
+function announceAdminKey(key: string, where: string): void {
+  const makeMore = `${CLI} keys create --name NAME --email EMAIL --role organizer ${where}`;
   const owner = 'role admin, owner Administrator <admin@campus.local>';
   if (process.stderr.isTTY === true) {
     process.stderr.write(['', `Created the first API key (${owner}). It is shown only this once:`, '', `    ${key}`, '', `Make more with: ${makeMore}`, '', ''].join(os.EOL));

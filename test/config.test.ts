@@ -33,6 +33,7 @@ test("parseServerConfig() gives the documented defaults", () => {
     compactMinBytes: 67108864,
     console: true,
     timeZone: "UTC",
+    store: "file",
     webhookHosts: [],
   });
 });
@@ -53,6 +54,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
     COMPACT_MIN_BYTES: "1024",
     CONSOLE: "off",
     TIME_ZONE: "America/Los_Angeles",
+    STORE: "postgres://campus:secret@db.campus.edu:5432/events",
     WEBHOOK_HOSTS: "hooks.campus.edu, *.signage.campus.edu",
   });
   assert.deepEqual(config, {
@@ -68,12 +70,13 @@ test("parseServerConfig() reads every setting from the environment", () => {
     compactMinBytes: 1024,
     console: false,
     timeZone: "America/Los_Angeles",
+    store: "postgres://campus:secret@db.campus.edu:5432/events",
     webhookHosts: ["hooks.campus.edu", "*.signage.campus.edu"],
   });
 });
 
 test("parseServerConfig() takes --flag value and --flag=value", () => {
-  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin", "--webhook-hosts=*"], {});
+  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin", "--store=postgresql://db/events", "--webhook-hosts=*"], {});
   assert.deepEqual(config, {
     help: false,
     version: false,
@@ -87,8 +90,15 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
     compactMinBytes: 67108864,
     console: false,
     timeZone: "Europe/Berlin",
+    store: "postgresql://db/events",
     webhookHosts: ["*"],
   });
+});
+
+test("parseServerConfig() --store: file, a postgres:// URL, or postgres with DATABASE_URL; anything else is a usage error that hides a password", () => {
+  assert.equal(parseServerConfig(["--store", "postgres"], { DATABASE_URL: "postgres://u:p@h/d" }).store, "postgres://u:p@h/d");
+  assert.throws(() => parseServerConfig(["--store", "postgres"], {}), /DATABASE_URL/);
+  assert.throws(() => parseServerConfig(["--store", "mysql://u:hunter2@h/d"], {}), (error: Error) => error instanceof ConfigError && !error.message.includes("hunter2") && error.message.includes("--store"));
 });
 
 test("parseServerConfig() lets a flag beat the environment, in both forms", () => {

@@ -14,7 +14,7 @@ const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src")
  * takes the store's lock: both down); the store knows no HTTP and no keys.
  */
 const LAYERS: readonly { name: string; units: readonly string[]; mayKnow: readonly string[] }[] = [
-  { name: "doors", units: ["server.ts", "cli.ts", "index.ts"], mayKnow: ["doors", "wiring", "domain", "edge", "store", "lib"] },
+  { name: "doors", units: ["server.ts", "cli.ts", "cli-postgres.ts", "index.ts"], mayKnow: ["doors", "wiring", "domain", "edge", "store", "lib"] },
   { name: "wiring", units: ["app.ts", "pipeline.ts", "config.ts", "start-server.ts"], mayKnow: ["wiring", "domain", "edge", "store", "lib"] },
   { name: "domain", units: ["events/", "registrations/", "feeds/", "series/", "console/", "openapi/", "webhooks/"], mayKnow: ["domain", "edge", "store", "lib"] },
   { name: "edge", units: ["http/", "auth/", "limits/", "log/"], mayKnow: ["edge", "store", "lib"] },
@@ -111,4 +111,43 @@ test("every exception still names an import that exists", () => {
     const used = files.some((file) => exception.from.test(file) && importsOf(readFileSync(path.join(SRC, file), "utf8")).some((specifier) => resolve(file, specifier) === exception.to));
     assert.ok(used, `the exception ${exception.from} → ${exception.to} (${exception.why}) is no longer needed: remove it`);
   }
+});
+
+/**
+ * Modules only the file engine uses (the JSON-lines file, its lock, replay, compaction, backup): the PostgreSQL
+ * engine under store/postgres/ shares the views and the write queue, never these; and no other store module
+ * knows the PostgreSQL engine.
+ */
+const FILE_ENGINE_ONLY = ["store/file-store.ts", "store/file-system.ts", "store/lock.ts", "store/log-compaction.ts", "store/log-replay.ts", "store/log-backup.ts", "store/open-or-read-only.ts", "store/write-fully.ts", "store/process-identity.ts"];
+
+/** Imports that cross between the two engines, as "from → to". */
+function engineCrossings(files: readonly string[], read: (file: string) => string): string[] {
+  const wrong: string[] = [];
+  for (const file of files) {
+    if (!file.startsWith("store/")) continue;
+    const postgres = file.startsWith("store/postgres/");
+    for (const specifier of importsOf(read(file))) {
+      const target = resolve(file, specifier);
+      if (postgres ? FILE_ENGINE_ONLY.includes(target) : target.startsWith("store/postgres/")) wrong.push(`${file} → ${target}`);
+    }
+  }
+  return wrong;
+}
+
+test("the PostgreSQL engine never imports the file engine's modules, and no other store module imports it", () => {
+  const files = sourceFiles(SRC);
+  for (const file of FILE_ENGINE_ONLY) assert.ok(files.includes(file), `${file} is still a module (update FILE_ENGINE_ONLY)`);
+  assert.deepEqual(engineCrossings(files, (file) => readFileSync(path.join(SRC, file), "utf8")), []);
+});
+
+test("engineCrossings() catches an engine reaching into the other", () => {
+  const sources: Record<string, string> = {
+    "store/postgres/postgres-store.ts": "import { replayLog } from '../log-replay.js';\nimport { WriteQueue } from '../write-queue.js';",
+    "store/file-store.ts": "import { connect } from './postgres/client.js';",
+    "store/write-queue.ts": "import { LogRecord } from './jsonl-record.js';",
+  };
+  assert.deepEqual(engineCrossings(Object.keys(sources), (file) => sources[file]!), [
+    "store/postgres/postgres-store.ts → store/log-replay.ts",
+    "store/file-store.ts → store/postgres/client.ts",
+  ]);
 });

@@ -7,6 +7,12 @@ import type { Principal } from './principal.js';
 
 const RECENT_KEYS = 10_000;
 
+/** Keys kept somewhere other than keys.json (the PostgreSQL store's table): read whole on each poll. */
+export interface KeySource {
+  read(): Promise<KeyRecord[]>;
+  add(record: KeyRecord): Promise<void>;
+}
+
 interface Entry {
   hash: string;
   principal: Principal;
@@ -16,6 +22,8 @@ interface Entry {
 export class KeyRegistry {
   /** The folder of keys.json; undefined for a registry in memory, which never touches the disk. */
   readonly #dataDir: string | undefined;
+  /** Where keys live when not in a folder's keys.json. */
+  #source: KeySource | undefined;
   #memoryKeys: KeyRecord[] = [];
   #byHash = new Map<string, Entry>();
   /** Ids of the keys not revoked, so open streams can be checked against keys.json. */
@@ -45,6 +53,19 @@ export class KeyRegistry {
     return registry;
   }
 
+  /** Loads the keys of `source` and polls it every `pollMs` (default 1 s), as open() polls keys.json. */
+  static async fromSource(source: KeySource, options: { pollMs?: number; now?: () => number } = {}): Promise<KeyRegistry> {
+    const registry = new KeyRegistry(undefined, options.now ?? Date.now);
+    registry.#source = source;
+    registry.#load(await source.read());
+    const pollMs = options.pollMs ?? 1_000;
+    if (pollMs > 0) {
+      registry.#timer = setInterval(() => void registry.refresh().catch(() => undefined), pollMs);
+      registry.#timer.unref();
+    }
+    return registry;
+  }
+
   /** A registry whose keys live in memory only (for an app with `store: 'memory'`): nothing is read or written. */
   static inMemory(options: { now?: () => number } = {}): KeyRegistry {
     return new KeyRegistry(undefined, options.now ?? Date.now);
@@ -52,6 +73,11 @@ export class KeyRegistry {
 
   /** Creates a key in keys.json (under its lock), or in memory for a registry in memory; its secret is returned once. */
   async create(owner: { name: string; email: string; role: KeyRecord['role'] }, deps: { randomBytes: (size: number) => Uint8Array; now: () => number }): Promise<CreatedKey> {
+    if (this.#source !== undefined) {
+      const created = await createKeyIn(this.#source, owner, deps);
+      await this.refresh();
+      return created;
+    }
     if (this.#dataDir !== undefined) {
       const created = await createKey(this.#dataDir, owner, deps);
       await this.refresh();
@@ -102,6 +128,15 @@ export class KeyRegistry {
   }
 
   async #reload(): Promise<void> {
+    if (this.#source !== undefined) {
+      // An unreachable database keeps the keys last read: the store answers 503 for what needs it.
+      const keys = await this.#source.read().catch(() => undefined);
+      if (keys === undefined) return;
+      const fingerprint = JSON.stringify(keys.map((key) => [key.id, key.revoked_at]));
+      if (fingerprint !== this.#fingerprint) this.#load(keys);
+      this.#fingerprint = fingerprint;
+      return;
+    }
     if (this.#dataDir === undefined) return;
     const stat = await fs.stat(path.join(this.#dataDir, KEY_FILE)).catch(() => undefined);
     const fingerprint = stat === undefined ? 'none' : `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
@@ -175,6 +210,21 @@ export async function ensureAdminKey(dataDir: string, deps: { randomBytes: (size
     return true;
   });
   return created ? secret : undefined;
+}
+
+/** Creates a key in `source` (the database's table); its secret is returned once. */
+export async function createKeyIn(source: Pick<KeySource, 'add'>, owner: { name: string; email: string; role: KeyRecord['role'] }, deps: { randomBytes: (size: number) => Uint8Array; now: () => number }): Promise<CreatedKey> {
+  const secret = newSecret(deps.randomBytes);
+  const record = keyRecord(owner, secret, deps);
+  await source.add(record);
+  return { record, secret };
+}
+
+/** Creates the first admin key in `source` when it has none (several instances starting together make one); returns its secret, else undefined. */
+export async function ensureAdminKeyIn(source: { addIfNone(record: KeyRecord): Promise<boolean> }, deps: { randomBytes: (size: number) => Uint8Array; now: () => number }): Promise<string | undefined> {
+  const secret = newSecret(deps.randomBytes);
+  const record = keyRecord({ name: 'Administrator', email: 'admin@campus.local', role: 'admin' }, secret, deps);
+  return (await source.addIfNone(record)) ? secret : undefined;
 }
 
 /** Removes the key with this secret from the folder's key file (for a key that was never shown). */

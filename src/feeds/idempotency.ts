@@ -4,6 +4,7 @@ import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext } from '../http/route.js';
 import type { EventStore } from '../store/event-store.js';
 import type { IdempotencyEntry, IdempotencyTag } from '../store/idempotency-table.js';
+import { AlreadyAnswered } from '../store/store-errors.js';
 
 /** 1–255 printable ASCII characters (space to tilde). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -77,6 +78,14 @@ export async function withIdempotency(
   if ('replay' in checked) return checked.replay;
   try {
     return await write(checked.tag);
+  } catch (error) {
+    // Another instance answered this key while the write waited for the database (API.md §12): replay that answer.
+    if (!(error instanceof AlreadyAnswered)) throw error;
+    if (error.entry.requestHash !== checked.tag.requestHash) {
+      throw new ApiError('idempotency_key_reused', `Idempotency-Key "${clip(checked.tag.key)}" was already used with another request (a different path or body); use a new key for a new request.`);
+    }
+    const replay = render(error.entry, context);
+    return { ...replay, headers: { ...replay.headers, 'Idempotent-Replayed': 'true' } };
   } finally {
     checked.done();
   }

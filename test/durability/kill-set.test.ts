@@ -52,6 +52,11 @@ test('kill -9 at random moments under 16 concurrent writers: every acknowledged 
       const round = rounds;
       const unexpected: string[] = [];
       let alive = true;
+      // The kill comes at a random moment once this round has more acknowledged writes than there are clients (waiting
+      // for answers, not for time: on a loaded machine 20-270 ms may see almost none, and the check below would fail).
+      let roundAcknowledged = 0;
+      let enough: () => void = () => undefined;
+      const enoughWritten = new Promise<void>((resolve) => (enough = resolve));
       const client = async (c: number): Promise<void> => {
         for (let k = 0; alive; k++) {
           const live = [...known].filter(([, entry]) => entry.owner === c && entry.confirmed !== DELETED && entry.unknown.length === 0).map(([id]) => id);
@@ -83,12 +88,17 @@ test('kill -9 at random moments under 16 concurrent writers: every acknowledged 
             return; // The server is gone: this write's fate is unknown, and this client stops.
           }
           if (response.status >= 300) unexpected.push(`${response.status} ${await response.text().catch(() => '(body lost)')}`);
-          else acknowledged++;
+          else {
+            acknowledged++;
+            if (++roundAcknowledged > CLIENTS) enough();
+          }
           await response.arrayBuffer().catch(() => undefined);
         }
       };
       const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
-      await sleep(20 + random(250));
+      // Every client stopping (a server gone early) also ends the wait; the round then has nothing more to write.
+      await Promise.race([enoughWritten, Promise.all(clients)]);
+      await sleep(random(250));
       server.child.kill('SIGKILL');
       alive = false;
       assert.equal(await server.exited, 'SIGKILL');

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { CLI, runCli, SERVER, spawnServer } from '../helpers/spawn.js';
 
@@ -63,14 +64,40 @@ export function eventBody(title: string, extra: Record<string, unknown> = {}): R
   return { title, category: 'social', location: 'Durability lab', start_time: '2026-10-01T18:00:00Z', end_time: '2026-10-01T20:00:00Z', capacity: 30, ...extra };
 }
 
-/** Sends one request with the key; `body` goes as JSON. Network errors reject (a killed server). */
+/**
+ * Sends one request with the key; `body` goes as JSON. Resolves with the whole answer (as a fetch `Response`) once it is
+ * complete; a network error, or a connection that closes before the answer is whole, rejects (a killed server).
+ *
+ * Not `fetch`: Node 20's fetch (undici 6) compiles its HTTP parser (WebAssembly, asynchronously) on the process's first
+ * connection and only then listens to that socket. A server killed during that compile closes the socket unobserved: the
+ * fetch neither resolves nor rejects, no handle is left, and node:test ends the test with "Promise resolution is still
+ * pending but the event loop has already resolved". node:http listens to its socket from the start and always settles.
+ */
 export function send(url: string, key: string, method: string, target: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, ...headers } };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] = 'application/json';
-  }
-  return fetch(`${url}${target}`, init);
+  const all: Record<string, string> = { authorization: `Bearer ${key}`, ...headers };
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined) all['content-type'] = 'application/json';
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${url}${target}`, { method, headers: all }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => resolve(asResponse(method, answer, Buffer.concat(chunks))));
+      answer.on('error', reject);
+      // A close before 'end' without 'error' still settles (a no-op after resolve).
+      answer.on('close', () => reject(new Error(`${method} ${target}: the connection closed before the answer was complete`)));
+    });
+    request.on('error', reject);
+    request.end(payload);
+  });
+}
+
+/** The answer as a fetch `Response` (a null body where fetch has one), so tests read it as they would fetch's. */
+function asResponse(method: string, answer: http.IncomingMessage, body: Buffer): Response {
+  const status = answer.statusCode ?? 0;
+  const headers = new Headers();
+  for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) headers.append(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+  const nullBody = method === 'HEAD' || status === 204 || status === 205 || status === 304;
+  return new Response(nullBody ? null : new Uint8Array(body), { status, statusText: answer.statusMessage ?? '', headers });
 }
 
 /** Every event the server lists, by id, walking the pages. */

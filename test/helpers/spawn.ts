@@ -51,14 +51,14 @@ export function spawnServer(args: string[], env: Record<string, string> = {}, co
 }
 
 /** Runs the server expecting it to exit without listening; returns its exit code and output. */
-export function runServer(args: string[], env: Record<string, string> = {}, timeoutMs = 10_000): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [SERVER, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: timeoutMs });
+export function runServer(args: string[], env: Record<string, string> = {}, timeoutMs = 10_000, server = SERVER): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [server, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: timeoutMs });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** Runs the CLI and returns its exit code and output. */
-export function runCli(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000 });
+export function runCli(args: string[], env: Record<string, string> = {}, cli = CLI): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

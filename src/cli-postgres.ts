@@ -1,0 +1,68 @@
+// The CLI's commands against a PostgreSQL store (API.md §12): keys in the database, backup from it, migrate a data folder into it.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createKeyIn } from './auth/key-registry.js';
+import { readKeys, type KeyRecord } from './auth/key-file.js';
+import type { Role } from './auth/principal.js';
+import { backupLog } from './store/log-backup.js';
+import { connect, type Database } from './store/postgres/client.js';
+import { KeyTable } from './store/postgres/key-table.js';
+import { backupDatabase, importLines } from './store/postgres/log-export.js';
+import { migrateSchema } from './store/postgres/schema.js';
+
+/** Runs `work` on the database at `url` (its schema created or migrated first), then closes it. */
+async function withDatabase<T>(url: string, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await connect(url, { max: 2 });
+  try {
+    await migrateSchema(db);
+    return await work(db);
+  } finally {
+    await db.end().catch(() => undefined);
+  }
+}
+
+/** `keys create --store URL`: the new key's record and its secret (shown once). */
+export function createDatabaseKey(url: string, owner: { name: string; email: string; role: Role }): Promise<{ record: KeyRecord; secret: string }> {
+  return withDatabase(url, (db) => createKeyIn(new KeyTable(db), owner, { randomBytes, now: Date.now }));
+}
+
+/** `keys list --store URL`: every key, revoked ones included. */
+export function listDatabaseKeys(url: string): Promise<KeyRecord[]> {
+  return withDatabase(url, (db) => new KeyTable(db).read());
+}
+
+/** `keys revoke ID --store URL`: 'revoked', 'already' or 'unknown'. */
+export function revokeDatabaseKey(url: string, id: string): Promise<'revoked' | 'already' | 'unknown'> {
+  return withDatabase(url, async (db) => {
+    const keys = new KeyTable(db);
+    const key = (await keys.read()).find((candidate) => candidate.id === id);
+    if (key === undefined) return 'unknown';
+    if (key.revoked_at !== null) return 'already';
+    await keys.revoke(id, new Date().toISOString());
+    return 'revoked';
+  });
+}
+
+/** `backup --out FILE --store URL`. */
+export function backupFromDatabase(url: string, out: string): ReturnType<typeof backupDatabase> {
+  return withDatabase(url, (db) => backupDatabase(db, out));
+}
+
+/**
+ * `migrate --from DATA_DIR --to URL`: a consistent copy of the folder's log (taken as `backup` takes one, so a
+ * server may still run on it) and its keys, into an empty database.
+ */
+export async function migrateFolder(dataDir: string, url: string): Promise<{ lines: number; keys: number; lastSeq: number }> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-migrate-'));
+  try {
+    const copy = await backupLog(dataDir, path.join(scratch, 'events.jsonl'));
+    const lines = (await readFile(copy.out, 'utf8')).split('\n').filter((line) => line !== '');
+    const keys = await readKeys(dataDir);
+    const done = await withDatabase(url, (db) => importLines(db, lines, keys));
+    return { ...done, lastSeq: copy.lastSeq };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

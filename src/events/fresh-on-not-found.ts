@@ -1,0 +1,33 @@
+// With several instances (API.md §12), an id this instance has not seen yet may exist: catch up once before a 404.
+import { ApiError } from '../http/errors.js';
+import type { Route } from '../http/route.js';
+
+/** A store that can read what other instances committed, now (the PostgreSQL store). */
+export interface CatchingUp {
+  /** Applies every record committed so far; resolves true when it applied any. */
+  catchUp(): Promise<boolean>;
+}
+
+/**
+ * The route, answering a `not_found` only after the store caught up: an event created a moment ago on another
+ * instance is found, not denied. A 404 writes nothing, so the handler may run again; a known id costs nothing.
+ */
+export function freshOnNotFound(route: Route, store: CatchingUp): Route {
+  const again = async (error: unknown, context: Parameters<Route['handle']>[0]): Promise<Awaited<ReturnType<Route['handle']>>> => {
+    if (!(error instanceof ApiError) || error.code !== 'not_found') throw error;
+    if (!(await store.catchUp().catch(() => false))) throw error;
+    return route.handle(context);
+  };
+  return {
+    ...route,
+    // A synchronous answer stays synchronous: only a 404 waits for the database.
+    handle: (context) => {
+      try {
+        const result = route.handle(context);
+        return result instanceof Promise ? result.catch((error: unknown) => again(error, context)) : result;
+      } catch (error) {
+        return again(error, context);
+      }
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// Copies between a database and record lines: a backup file the file store can start from, and a migration into an empty database.
+import { open, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Database } from './client.js';
+import type { KeyRow } from './key-table.js';
+import { seqOfLine } from './log-table.js';
+
+/** What a backup wrote. */
+export interface PostgresBackupResult {
+  out: string;
+  lines: number;
+  bytes: number;
+  lastSeq: number;
+}
+
+/**
+ * Writes every record of the database's log, in seq order, as of one snapshot (REPEATABLE READ), to `out`:
+ * `out.tmp`, fsync, rename, never overwriting `out`. The lines are the file store's: started as a data folder's
+ * `events.jsonl`, the copy is that state.
+ */
+export async function backupDatabase(db: Database, out: string): Promise<PostgresBackupResult> {
+  const target = path.resolve(out);
+  if (await stat(target).then(() => true, () => false)) throw new Error(`${target} already exists; a backup never overwrites one: remove it or choose another --out`);
+  const temp = `${target}.tmp`;
+  const file = await open(temp, 'wx', 0o600);
+  let lines = 0;
+  let bytes = 0;
+  let lastSeq = 0;
+  try {
+    await db.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      for (;;) {
+        const rows = await tx.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 10000', [lastSeq]);
+        if (rows.length === 0) return;
+        const text = rows.map((row) => (row.line.endsWith('\n') ? row.line : `${row.line}\n`)).join('');
+        await file.write(text);
+        lines += rows.length;
+        bytes += Buffer.byteLength(text);
+        lastSeq = rows[rows.length - 1]!.seq;
+      }
+    });
+    await file.sync();
+    await file.close();
+    await rename(temp, target);
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    await rm(temp, { force: true });
+    throw error;
+  }
+  return { out: target, lines, bytes, lastSeq };
+}
+
+/** The database already holds data: a migration never mixes two campuses. */
+export class DatabaseNotEmptyError extends Error {
+  override readonly name = 'DatabaseNotEmptyError';
+}
+
+/**
+ * Copies record lines (a data folder's log, seqs kept) and keys into an empty database, in one transaction:
+ * all of it or nothing. Lines of kind `idem` (remembered Idempotency-Key answers a compaction rewrote) are left
+ * out, since their seq repeats a write's; a retry after a migration writes again.
+ */
+export async function importLines(db: Database, lines: readonly string[], keys: readonly KeyRow[]): Promise<{ lines: number; keys: number }> {
+  const kept = lines.filter((line) => !/^\{"seq":\d+,"op":"idem"/.test(line));
+  await db.transaction(async (tx) => {
+    await tx.query('LOCK TABLE campus_log, campus_keys IN EXCLUSIVE MODE');
+    const [present] = await tx.query('SELECT 1 FROM campus_log UNION ALL SELECT 1 FROM campus_keys LIMIT 1');
+    if (present !== undefined) throw new DatabaseNotEmptyError('the database already holds events or keys; migrate only into an empty database (a new one, or drop the campus_* tables)');
+    for (let at = 0; at < kept.length; at += 5000) {
+      const chunk = kept.slice(at, at + 5000).map((line) => (line.endsWith('\n') ? line : `${line}\n`));
+      await tx.query('INSERT INTO campus_log (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[])', [chunk.map(seqOfLine), chunk]);
+    }
+    for (const key of keys) {
+      await tx.query('INSERT INTO campus_keys (id, name, email, role, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [key.id, key.name, key.email, key.role, key.hash, key.created_at, key.revoked_at]);
+    }
+  });
+  return { lines: kept.length, keys: keys.length };
+}

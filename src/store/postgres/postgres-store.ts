@@ -1,0 +1,337 @@
+// The PostgreSQL engine: one log table in global seq order; each write's transaction catches up, decides with the shared write queue, then commits.
+import type { StoredEvent } from '../../events/event.js';
+import { ChangeLog } from '../change-log.js';
+import { EventIndex } from '../event-index.js';
+import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
+import { DocumentTable } from '../document-table.js';
+import { IdempotencyTable, type IdempotencyEntry } from '../idempotency-table.js';
+import type { RosterView } from '../roster.js';
+import { RosterTable } from '../roster-table.js';
+import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
+import { WriteQueue } from '../write-queue.js';
+import { applyRecord, type Views } from './apply-record.js';
+import { connect, redactUrl, withTimeout, type Database, type Queryable } from './client.js';
+import { KeyTable } from './key-table.js';
+import { RateLeaseTable } from './rate-leases.js';
+import { decodeLines, LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
+import { migrateSchema } from './schema.js';
+
+/** One log call: a message and its fields. */
+type LogCall = (message: string, fields?: Record<string, string | number | boolean | null | undefined>) => void;
+
+/** Where the store reports what it did (the database lost and back, the schema migrated); the app's Logger fits. */
+export type PostgresStoreLogger = Readonly<Record<'info' | 'warn', LogCall>>;
+
+/** Options of openPostgresStore. */
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  logger?: PostgresStoreLogger;
+  /** The clock, ms since the epoch. Default Date.now. */
+  now?: () => number;
+  /** How often an instance reads what others wrote when no notification came, and retries an unreachable database, in ms. Default 500. */
+  pollMs?: number;
+}
+
+/** How long a read, or the wait for a write transaction's connection, may take before the database counts as unreachable. */
+const QUERY_TIMEOUT_MS = 2_000;
+
+/** A write waiting for the next batch: it is decided only inside the batch's transaction, against caught-up state. */
+interface Intent {
+  run(queue: WriteQueue): Promise<unknown>;
+  idem: WriteOptions['idem'];
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * An EventStore over one PostgreSQL database shared by several instances. Reads are served from the same
+ * in-memory views as the file store's. A batch of writes takes the log's advisory lock in its transaction, so
+ * sequence numbers are assigned one transaction at a time and commit in order: a follower reading `seq > last`
+ * never skips one that commits late.
+ */
+export class PostgresStore implements EventStore {
+  readonly #db: Database;
+  readonly #views: Views;
+  readonly #now: () => number;
+  readonly #logger: PostgresStoreLogger;
+  readonly #pollMs: number;
+  readonly changes: ChangeLog;
+  /** The API keys in the same database. */
+  readonly keys: KeyTable;
+  /** Rate-limit slots leased to instances. */
+  readonly rateLeases: RateLeaseTable;
+  #lastSeq = 0;
+  #intents: Intent[] = [];
+  /** Every batch and catch-up runs after the one before: the views change in one order. */
+  #chain: Promise<void> = Promise.resolve();
+  #batchQueued = false;
+  /** Why the database cannot be used now (for 503 and /health); undefined while it can. */
+  #down: string | undefined;
+  #closed = false;
+  #timer: NodeJS.Timeout | undefined;
+  #unlisten: (() => Promise<void>) | undefined;
+
+  /** @internal Use openPostgresStore. */
+  constructor(db: Database, options: PostgresStoreOptions) {
+    this.#db = db;
+    this.#now = options.now ?? Date.now;
+    this.#logger = options.logger ?? { info() {}, warn() {} };
+    this.#pollMs = options.pollMs ?? 500;
+    this.keys = new KeyTable(db);
+    this.rateLeases = new RateLeaseTable(db);
+    const index = new EventIndex();
+    this.changes = new ChangeLog((id) => index.get(id));
+    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable() };
+  }
+
+  /** Reads the whole log, then follows it: notifications wake it, a poll backs them up. */
+  async start(): Promise<void> {
+    await this.#catchUp(this.#db);
+    this.#unlisten = await this.#db.listen(LOG_CHANNEL, (payload) => {
+      if (Number(payload) > this.#lastSeq) this.#follow();
+    }, () => this.#follow());
+    this.#timer = setInterval(() => this.#follow(), this.#pollMs);
+    this.#timer.unref();
+  }
+
+  /** The seq of the newest record applied to this instance's views. */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  get(id: string): StoredEvent | undefined {
+    return this.#views.index.get(id);
+  }
+
+  list(query: ListQuery): ListResult {
+    return this.#views.index.list(query);
+  }
+
+  roster(eventId: string): RosterView {
+    return this.#views.rosters.get(eventId);
+  }
+
+  rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined {
+    return this.#views.idempotency.find(keyId, key, nowMs);
+  }
+
+  get size(): number {
+    return this.#views.index.size;
+  }
+
+  get writable(): boolean {
+    return !this.#closed && this.#down === undefined;
+  }
+
+  get unwritableReason(): string | undefined {
+    if (this.#closed) return 'the store is closing';
+    return this.#down === undefined ? undefined : `the database cannot be reached: ${this.#down}; retrying`;
+  }
+
+  write(id: string, change: EventChange, options: WriteOptions = {}): Promise<StoredEvent | null> {
+    return this.#queue((queue) => queue.write(id, change, options), options) as Promise<StoredEvent | null>;
+  }
+
+  writeGroup(change: GroupChange): Promise<GroupResult> {
+    return this.#queue((queue) => queue.writeGroup(change), {}) as Promise<GroupResult>;
+  }
+
+  document(collection: string, id: string): StoredDocument | undefined {
+    return this.#views.documents.get(collection, id);
+  }
+
+  documents(collection: string): StoredDocument[] {
+    return this.#views.documents.list(collection);
+  }
+
+  changeRegistrations(eventId: string, change: RosterChange, options: WriteOptions = {}): Promise<RosterResult> {
+    return this.#queue((queue) => queue.changeRegistrations(eventId, change, options), options) as Promise<RosterResult>;
+  }
+
+  /** Applies what other instances committed, now (before a 404, say); true when anything new was applied. */
+  catchUp(): Promise<boolean> {
+    const before = this.#lastSeq;
+    this.#follow();
+    return this.#chain.then(() => this.#lastSeq > before);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    await this.#chain;
+    await this.#unlisten?.().catch(() => undefined);
+    await this.#db.end();
+  }
+
+  #queue(run: (queue: WriteQueue) => Promise<unknown>, options: WriteOptions): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new StoreUnavailable('The server is shutting down; nothing of this request was saved. Retry in a moment.'));
+    if (this.#down !== undefined) return Promise.reject(this.#unavailable());
+    return new Promise((resolve, reject) => {
+      this.#intents.push({ run, idem: options.idem, resolve, reject });
+      if (this.#batchQueued) return;
+      this.#batchQueued = true;
+      this.#exclusive(() => this.#batch());
+    });
+  }
+
+  #exclusive(step: () => Promise<void>): void {
+    this.#chain = this.#chain.then(step).catch((error: unknown) => this.#lost(error));
+  }
+
+  /** Catches up with what other instances committed (a notification, the poll, a reconnect). */
+  #follow(): void {
+    if (this.#closed) return;
+    this.#exclusive(async () => {
+      await this.#catchUp(this.#db);
+      if (this.#down !== undefined) {
+        this.#logger.info('the database is reachable again; writes resume', {});
+        this.#down = undefined;
+      }
+    });
+  }
+
+  /** Applies every committed record after #lastSeq, in seq order. */
+  async #catchUp(db: Queryable): Promise<void> {
+    for (;;) {
+      // seq::float8: an exact number for every seq below 2^53, where int8 would come back as a string.
+      const rows = await withTimeout(db.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 5000', [this.#lastSeq]), QUERY_TIMEOUT_MS, 'reading the log');
+      if (rows.length === 0) return;
+      const nowMs = this.#now();
+      for (const record of decodeLines(rows)) {
+        applyRecord(this.#views, record, nowMs);
+        this.#lastSeq = record.seq > this.#lastSeq ? record.seq : this.#lastSeq;
+      }
+      this.#lastSeq = Math.max(this.#lastSeq, rows[rows.length - 1]!.seq);
+      this.changes.batchCommitted(this.#views.index.values(), this.#views.index.size);
+      if (rows.length < 5000) return;
+    }
+  }
+
+  /**
+   * One transaction for every write queued meanwhile (group commit): the log's lock, catch-up, the shared
+   * write queue's decisions against the now-current state, one insert, commit; only then the views change.
+   */
+  async #batch(): Promise<void> {
+    this.#batchQueued = false;
+    const intents = this.#intents;
+    this.#intents = [];
+    if (intents.length === 0) return;
+    let failure: unknown;
+    /** Set once the transaction's fate is known: the queue's persist waits on it before the views change. */
+    let settleCommit!: { resolve: () => void; reject: (error: unknown) => void };
+    const commit = new Promise<void>((resolve, reject) => (settleCommit = { resolve, reject }));
+    commit.catch(() => undefined);
+    let newest = 0;
+    let inserted = false;
+    let settled: Promise<void>[] = [];
+    // A transaction whose connection never came is abandoned; should it start later after all, it writes nothing.
+    let started = false;
+    let abandoned = false;
+    try {
+      const transaction = this.#db.transaction(async (tx) => {
+        if (abandoned) throw new Error('abandoned: its connection came too late');
+        started = true;
+        await this.#catchUp(tx);
+        newest = this.#lastSeq;
+        let signalInserted!: () => void;
+        const insertedSignal = new Promise<void>((resolve) => (signalInserted = resolve));
+        const queue = new WriteQueue({
+          ...this.#views,
+          now: this.#now,
+          nextSeq: this.#lastSeq + 1,
+          maxBatchChars: Number.MAX_SAFE_INTEGER,
+          persist: async (text) => {
+            // One persist per batch: a second would run outside the transaction and its lock.
+            if (inserted) throw new Error('a batch persisted twice');
+            inserted = true;
+            const lines = text.split('\n').slice(0, -1).map((line) => `${line}\n`);
+            const seqs = lines.map(seqOfLine);
+            newest = Math.max(newest, ...seqs);
+            try {
+              // One round trip: the rows, and the notification followers wake on (sent by PostgreSQL at commit).
+              await tx.query('WITH written AS (INSERT INTO campus_log (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[]) RETURNING 1) SELECT pg_notify($3, $4) FROM (SELECT count(*) FROM written) AS done', [seqs, lines, LOG_CHANNEL, String(newest)]);
+            } catch (error) {
+              failure = error;
+              throw error;
+            } finally {
+              signalInserted();
+            }
+            // Memory after the commit: the queue applies the records and answers the writers only once it is known.
+            await commit;
+          },
+        });
+        settled = intents.map((intent) => this.#decide(intent, queue));
+        // Either the queue persisted (then the transaction commits when this returns), or nothing was to be written.
+        await Promise.race([insertedSignal, queue.drain()]);
+        if (failure !== undefined) throw failure;
+      }, `SELECT pg_advisory_xact_lock(${LOG_LOCK})`);
+      transaction.catch(() => undefined);
+      await withTimeout(transaction, QUERY_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
+        if (started) return transaction;
+        abandoned = true;
+        throw error;
+      });
+      if (inserted) this.#lastSeq = newest;
+      settleCommit.resolve();
+    } catch (error) {
+      failure ??= error;
+      settleCommit.reject(error);
+    }
+    await Promise.all(settled);
+    if (failure !== undefined) {
+      for (const intent of intents) intent.reject(this.#unavailable());
+      this.#lost(failure);
+    }
+  }
+
+  /** Runs one write in the batch's queue; an Idempotency-Key another instance answered meanwhile replays instead. */
+  #decide(intent: Intent, queue: WriteQueue): Promise<void> {
+    const idem = intent.idem;
+    const remembered = idem === undefined ? undefined : this.#views.idempotency.find(idem.keyId, idem.key, this.#now());
+    if (remembered !== undefined) {
+      intent.reject(new AlreadyAnswered(remembered));
+      return Promise.resolve();
+    }
+    return intent.run(queue).then(intent.resolve, (error: unknown) => {
+      // A failed batch rejects its writes with the file store's "restart" sentence; the batch answers them instead.
+      if (!(error instanceof StoreUnavailable)) intent.reject(error);
+    });
+  }
+
+  #unavailable(): StoreUnavailable {
+    return new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? '' : ` (${this.#down})`}; nothing of this request was saved. Retry in a moment.`);
+  }
+
+  /** The database failed: refuse writes until a catch-up succeeds (the poll keeps trying). */
+  #lost(error: unknown): void {
+    const reason = describeDatabaseError(error);
+    if (this.#down === undefined) this.#logger.warn('the database cannot be reached; writes get 503 until it is back', { error: reason });
+    this.#down = reason;
+  }
+}
+
+/** A short description of a database error without secrets, e.g. `ECONNREFUSED` or `57P01: terminating connection`. */
+export function describeDatabaseError(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return 'an unexpected error';
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message.split('\n')[0]!.slice(0, 120) : '';
+  return typeof code === 'string' ? `${code}${text === '' || text === code ? '' : `: ${text}`}` : text || 'an unexpected error';
+}
+
+/** Connects, creates or migrates the schema, reads the log into memory and starts following it. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const db = await connect(options.url, { retryMs: options.pollMs });
+  try {
+    const migrated = await migrateSchema(db);
+    if (migrated.from !== migrated.to) options.logger?.info('database schema created or migrated', { from: migrated.from, to: migrated.to, database: redactUrl(options.url) });
+    const store = new PostgresStore(db, options);
+    await store.start();
+    options.logger?.info('event log read from the database', { live_events: store.size, last_seq: store.lastSeq });
+    return store;
+  } catch (error) {
+    await db.end().catch(() => undefined);
+    throw error;
+  }
+}

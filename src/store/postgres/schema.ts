@@ -1,0 +1,49 @@
+// The database's tables, created or migrated on start under an advisory lock; a newer schema than ours is refused.
+import type { Database } from './client.js';
+
+/** The schema this program writes. A database at a higher version was made by a newer program. */
+export const SCHEMA_VERSION = 1;
+
+/** pg_advisory_xact_lock key of schema changes (any number unlikely to clash: "campus" in ASCII). */
+const MIGRATE_LOCK = 0x63616d707573;
+
+/** The database was made by a newer version of the program: starting would risk misreading it. */
+export class SchemaTooNewError extends Error {
+  override readonly name = 'SchemaTooNewError';
+}
+
+/** Each step moves the schema from version i to i + 1. */
+const STEPS: readonly string[][] = [
+  [
+    'CREATE TABLE campus_meta (name text PRIMARY KEY, value text NOT NULL)',
+    // One row per log record, in the line format of the file store's events.jsonl: one decoder for both engines.
+    'CREATE TABLE campus_log (seq bigint PRIMARY KEY, line text NOT NULL)',
+    'CREATE TABLE campus_keys (id text PRIMARY KEY, name text NOT NULL, email text NOT NULL, role text NOT NULL, hash text NOT NULL UNIQUE, created_at text NOT NULL, revoked_at text)',
+    // Rate-limit slots leased to instances: per key and sub-window (1/60 of a window), how many were handed out.
+    'CREATE TABLE campus_rate (key text NOT NULL, bucket bigint NOT NULL, granted integer NOT NULL, PRIMARY KEY (key, bucket))',
+  ],
+];
+
+/**
+ * Brings the schema to SCHEMA_VERSION in one transaction under an advisory lock, so instances starting
+ * together migrate once. Throws SchemaTooNewError for a database of a newer program.
+ */
+export async function migrateSchema(db: Database): Promise<{ from: number; to: number }> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATE_LOCK]);
+    const [exists] = await tx.query<{ present: boolean }>("SELECT to_regclass('campus_meta') IS NOT NULL AS present");
+    let version = 0;
+    if (exists?.present === true) {
+      const [row] = await tx.query<{ value: string }>("SELECT value FROM campus_meta WHERE name = 'schema_version'");
+      version = row === undefined ? 0 : Number(row.value);
+    }
+    if (version > SCHEMA_VERSION) {
+      throw new SchemaTooNewError(`the database's schema is version ${version}, newer than this program's ${SCHEMA_VERSION}: upgrade campus-events (the database was left as it was)`);
+    }
+    for (let step = version; step < SCHEMA_VERSION; step++) for (const statement of STEPS[step]!) await tx.query(statement);
+    if (version < SCHEMA_VERSION) {
+      await tx.query("INSERT INTO campus_meta (name, value) VALUES ('schema_version', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [String(SCHEMA_VERSION)]);
+    }
+    return { from: version, to: SCHEMA_VERSION };
+  });
+}

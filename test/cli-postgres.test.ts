@@ -1,0 +1,147 @@
+// The CLI and the server against PostgreSQL (API.md §12): keys with --store, migrate, backup both ways, a missing client, a newer schema.
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, renameSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { connect } from '../src/store/postgres/client.js';
+import { tempDir } from './helpers/harness.js';
+import { newEvent } from './helpers/instances.js';
+import { skip, usePostgres } from './helpers/postgres-fixture.js';
+import { ROOT, runCli, runServer, spawnServer, type SpawnedServer } from './helpers/spawn.js';
+
+const pg = usePostgres();
+
+function call(server: SpawnedServer, key: string, method: string, target: string, body?: unknown): Promise<Response> {
+  return fetch(`${server.url}${target}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+/** The answers to a list of reads, without what differs by instance (request ids, dates of the answer). */
+async function reads(server: SpawnedServer, key: string, eventIds: string[]): Promise<unknown[]> {
+  const targets = ['/events?limit=100', '/changes?since=0&limit=1000', '/me', ...eventIds.flatMap((id) => [`/events/${id}`, `/events/${id}/registrations?limit=100`])];
+  return Promise.all(targets.map(async (target) => {
+    const answer = await call(server, key, 'GET', target);
+    return { target, status: answer.status, etag: answer.headers.get('etag'), body: await answer.json() };
+  }));
+}
+
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, what);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
+  it('keys create, list and revoke in the database; a running server honours a new key and refuses a revoked one within 2 s', async () => {
+    const url = await pg.database('keys');
+    const created = runCli(['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu', '--role', 'organizer', '--json', '--store', url]);
+    assert.equal(created.status, 0, created.stderr);
+    const key = JSON.parse(created.stdout) as { id: string; key: string; role: string };
+    assert.equal(key.role, 'organizer');
+    const server = await spawnServer(['--port', '0', '--store', url, '--console', 'off']);
+    try {
+      assert.equal((await call(server, key.key, 'GET', '/me')).status, 200);
+      const late = runCli(['keys', 'create', '--name', 'Rita', '--email', 'rita@campus.edu', '--role', 'reader', '--store', url]);
+      assert.equal(late.status, 0, late.stderr);
+      const secret = late.stdout.trim();
+      await until(async () => (await call(server, secret, 'GET', '/me')).status === 200, 'a key made by the CLI works within 2 s');
+      const listed = JSON.parse(runCli(['keys', 'list', '--json'], { STORE: url }).stdout) as { id: string; key?: string }[];
+      assert.equal(listed.length, 2, 'Olivia and Rita (keys existed, so the server made no first admin key)');
+      assert.ok(listed.every((entry) => entry.key === undefined && !('hash' in entry)));
+      assert.equal(runCli(['keys', 'revoke', key.id, '--store', url]).status, 0);
+      await until(async () => (await call(server, key.key, 'GET', '/me')).status === 401, 'a revoked key is refused within 2 s');
+      assert.equal(runCli(['keys', 'revoke', 'key_nosuchkey', '--store', url]).status, 1);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('migrate copies a data folder (events, registrations, keys) into an empty database: the same answers from both stores; backup brings it back', async () => {
+    const { dir, remove } = tempDir();
+    try {
+      const fileServer = await spawnServer(['--port', '0', '--data-dir', dir, '--console', 'off']);
+      const adminKey = /"key":"(cek_[A-Za-z0-9_-]+)"/.exec(fileServer.stderr())![1]!;
+      const ids: string[] = [];
+      try {
+        for (let n = 0; n < 4; n++) ids.push(((await (await call(fileServer, adminKey, 'POST', '/events', newEvent(n, 2))).json()) as { id: string }).id);
+        for (let n = 0; n < 3; n++) assert.equal((await call(fileServer, adminKey, 'POST', `/events/${ids[0]}/registrations`, { name: `P${n}`, email: `p${n}@campus.edu` })).status, 201);
+        assert.equal((await call(fileServer, adminKey, 'PUT', `/events/${ids[1]}`, { title: 'Renamed' })).status, 200);
+        assert.equal((await call(fileServer, adminKey, 'DELETE', `/events/${ids[2]}`)).status, 204);
+      } finally {
+        await fileServer.stop();
+      }
+      const fileAgain = await spawnServer(['--port', '0', '--data-dir', dir, '--console', 'off']);
+      const before = await reads(fileAgain, adminKey, ids).finally(() => fileAgain.stop());
+
+      const url = await pg.database('migrate');
+      const migrated = runCli(['migrate', '--from', dir, '--to', url]);
+      assert.equal(migrated.status, 0, migrated.stderr);
+      assert.equal(runCli(['migrate', '--from', dir, '--to', url]).status, 1, 'never into a database that holds data');
+      const pgServer = await spawnServer(['--port', '0', '--store', url, '--console', 'off']);
+      const out = path.join(dir, 'backup-from-pg.jsonl');
+      try {
+        assert.deepEqual(await reads(pgServer, adminKey, ids), before);
+        const backup = runCli(['backup', '--out', out, '--store', url]);
+        assert.equal(backup.status, 0, backup.stderr);
+      } finally {
+        await pgServer.stop();
+      }
+      // Back to a data folder: the backup, as events.jsonl, with the keys file.
+      const back = path.join(dir, 'back');
+      mkdirSync(back);
+      renameSync(out, path.join(back, 'events.jsonl'));
+      cpSync(path.join(dir, 'keys.json'), path.join(back, 'keys.json'));
+      const restored = await spawnServer(['--port', '0', '--data-dir', back, '--console', 'off']);
+      try {
+        assert.deepEqual(await reads(restored, adminKey, ids), before);
+      } finally {
+        await restored.stop();
+      }
+    } finally {
+      remove();
+    }
+  });
+
+  it('a database whose schema is newer than the program is refused: exit 1, the reason on stderr', async () => {
+    const url = await pg.database('newer');
+    const db = await connect(url);
+    try {
+      await db.query('CREATE TABLE campus_meta (name text PRIMARY KEY, value text NOT NULL)');
+      await db.query("INSERT INTO campus_meta VALUES ('schema_version', '99')");
+    } finally {
+      await db.end();
+    }
+    const result = runServer(['--port', '0', '--store', url]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /schema is version 99, newer than this program's 1/);
+  });
+});
+
+describe('without the pg package', () => {
+  it('--store postgres:// is a one-line error naming the package, exit 2 (server and CLI); the file store needs nothing but Node', async () => {
+    const { dir, remove } = tempDir();
+    try {
+      // The built program alone, with no node_modules beside it: as installed without the optional peer.
+      cpSync(path.join(ROOT, 'dist'), path.join(dir, 'dist'), { recursive: true });
+      cpSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+      assert.ok(!existsSync(path.join(dir, 'node_modules')));
+      const server = runServer(['--port', '0', '--store', 'postgres://campus@127.0.0.1:1/campus'], {}, 10_000, path.join(dir, 'dist/server.js'));
+      assert.equal(server.status, 2);
+      assert.equal(server.stderr.trim().split('\n').length, 1);
+      assert.match(server.stderr, /npm install pg/);
+      const cli = runCli(['keys', 'list', '--store', 'postgres://campus@127.0.0.1:1/campus'], {}, path.join(dir, 'dist/cli.js'));
+      assert.equal(cli.status, 2);
+      assert.match(cli.stderr, /^campus-events-cli: .*npm install pg.*\n$/);
+      const fileServer = await spawnServer(['--port', '0', '--data-dir', path.join(dir, 'data'), '--console', 'off'], {}, [process.execPath, path.join(dir, 'dist/server.js')]);
+      assert.equal((await fetch(`${fileServer.url}/health`)).status, 200);
+      await fileServer.stop();
+    } finally {
+      remove();
+    }
+  });
+});

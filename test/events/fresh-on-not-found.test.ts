@@ -1,0 +1,51 @@
+// freshOnNotFound(): a 404 waits for the store to catch up with other instances once, then the route runs again.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { freshOnNotFound } from '../../src/events/fresh-on-not-found.js';
+import { ApiError } from '../../src/http/errors.js';
+import type { RequestContext, Route } from '../../src/http/route.js';
+
+const context = {} as RequestContext;
+
+/** A route that answers 404 until `known` is true. */
+function routeOver(state: { known: boolean; runs: number }, async = false): Route {
+  return {
+    name: 'test',
+    auth: true,
+    body: false,
+    handle: () => {
+      state.runs++;
+      if (!state.known) throw new ApiError('not_found', 'No event has id "evt_x".');
+      return async ? Promise.resolve({ status: 200, body: 'found' }) : { status: 200, body: 'found' };
+    },
+  };
+}
+
+test('freshOnNotFound() runs the route again after a catch-up that brought something new, and then finds it', async () => {
+  const state = { known: false, runs: 0 };
+  const route = freshOnNotFound(routeOver(state), { catchUp: () => Promise.resolve((state.known = true)) });
+  assert.deepEqual(await route.handle(context), { status: 200, body: 'found' });
+  assert.equal(state.runs, 2);
+});
+
+test('freshOnNotFound() answers the 404 when the catch-up brought nothing, or failed (the database is away)', async () => {
+  for (const catchUp of [() => Promise.resolve(false), () => Promise.reject(new Error('ECONNREFUSED'))]) {
+    const state = { known: false, runs: 0 };
+    const route = freshOnNotFound(routeOver(state), { catchUp });
+    await assert.rejects(Promise.resolve(route.handle(context)), (error) => error instanceof ApiError && error.code === 'not_found');
+    assert.equal(state.runs, 1);
+  }
+});
+
+test('freshOnNotFound() keeps a synchronous answer synchronous and never asks the store when the id is known', () => {
+  const state = { known: true, runs: 0 };
+  let asked = 0;
+  const route = freshOnNotFound(routeOver(state), { catchUp: () => Promise.resolve(asked++ > 0) });
+  assert.deepEqual(route.handle(context), { status: 200, body: 'found' });
+  assert.equal(asked, 0);
+});
+
+test('freshOnNotFound() passes other errors through untouched', async () => {
+  const route = freshOnNotFound({ name: 't', auth: true, body: false, handle: () => Promise.reject(new ApiError('forbidden', 'no')) }, { catchUp: () => Promise.resolve(true) });
+  await assert.rejects(Promise.resolve(route.handle(context)), (error) => error instanceof ApiError && error.code === 'forbidden');
+});

@@ -1,0 +1,113 @@
+// Faults with several instances on one database (API.md §12): kill -9 of an instance, and the database stopped and
+// restarted, under write load: nothing acknowledged is lost, seats hold, service comes back without restarts.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
+import { newEvent, startInstances, type Instances } from '../../helpers/instances.js';
+
+const pg = usePostgres();
+
+/** Writes from a few clients, round robin over the instances, until stopped; remembers every acknowledged one. */
+function writeLoad(instances: Instances, eventId: string): { stop(): Promise<void>; events: string[]; registrations: string[]; statuses: Map<number, number> } {
+  const events: string[] = [];
+  const registrations: string[] = [];
+  const statuses = new Map<number, number>();
+  let running = true;
+  let n = 0;
+  const client = async (c: number): Promise<void> => {
+    while (running) {
+      const i = n++;
+      const target = (i + c) % instances.servers.length;
+      try {
+        const answer = i % 2 === 0
+          ? await instances.call(target, 'POST', '/events', newEvent(i, 5))
+          : await instances.call(target, 'POST', `/events/${eventId}/registrations`, { name: `P ${i}`, email: `p${i}@campus.example` });
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        const body = (await answer.json()) as { id?: string };
+        if (answer.status === 201) (i % 2 === 0 ? events : registrations).push(body.id!);
+        if (answer.status === 503) await new Promise((resolve) => setTimeout(resolve, 20));
+      } catch {
+        // The instance died mid-request: not acknowledged, so nothing is owed.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  };
+  const clients = Array.from({ length: 6 }, (_, c) => client(c));
+  return {
+    events,
+    registrations,
+    statuses,
+    async stop() {
+      running = false;
+      await Promise.all(clients);
+    },
+  };
+}
+
+/** Every acknowledged write is on every instance, and the seats of the event hold. */
+async function assertAllThere(instances: Instances, eventId: string, load: { events: string[]; registrations: string[] }, capacity: number): Promise<void> {
+  for (let i = 0; i < instances.servers.length; i++) {
+    // Another instance is at most a moment behind: wait until it has the newest acknowledged event.
+    const newest = load.events[load.events.length - 1]!;
+    for (let tries = 0; (await instances.call(i, 'GET', `/events/${newest}`)).status !== 200 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const id of load.events) assert.equal((await instances.call(i, 'GET', `/events/${id}`)).status, 200, `event ${id} on instance ${i}`);
+    const event = (await (await instances.call(i, 'GET', `/events/${eventId}`)).json()) as { registered_count: number };
+    const confirmed = (await (await instances.call(i, 'GET', `/events/${eventId}/registrations?status=confirmed&limit=100`)).json()) as { total: number };
+    assert.equal(event.registered_count, confirmed.total, `instance ${i}: registered_count is the confirmed count`);
+    assert.ok(event.registered_count <= capacity);
+    for (const id of load.registrations) assert.equal((await instances.call(i, 'GET', `/events/${eventId}/registrations/${id}`)).status, 200, `registration ${id} on instance ${i}`);
+  }
+}
+
+describe('faults with three instances on one database', { skip, timeout: 120_000 }, () => {
+  it('kill -9 of one instance under write load, three rounds: every acknowledged write is there, seats hold', async () => {
+    const three = await startInstances(await pg.database('kill'), 3);
+    try {
+      const { id } = (await (await three.call(0, 'POST', '/events', newEvent(0, 40))).json()) as { id: string };
+      const load = writeLoad(three, id);
+      for (let round = 0; round < 3; round++) {
+        const before = load.events.length;
+        while (load.events.length < before + 10) await new Promise((resolve) => setTimeout(resolve, 10));
+        await three.killAndRestart(round % 3);
+      }
+      const before = load.events.length;
+      while (load.events.length < before + 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      await load.stop();
+      await assertAllThere(three, id, load, 40);
+    } finally {
+      await three.stop();
+    }
+  });
+
+  it('the database stopped (immediate) and restarted under load: 503s meanwhile, nothing acknowledged lost, back without restarting instances', async () => {
+    const three = await startInstances(await pg.database('restart'), 3);
+    try {
+      const { id } = (await (await three.call(0, 'POST', '/events', newEvent(0, 40))).json()) as { id: string };
+      const load = writeLoad(three, id);
+      while (load.events.length < 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      pg.server().crash();
+      // While it is down: writes get 503, and /health says 503 on every instance.
+      for (let i = 0; i < 3; i++) {
+        for (let tries = 0; (await fetch(`${three.servers[i]!.url}/health`).catch((error: unknown) => { throw new Error(`instance ${i} died: ${three.servers[i]!.stderr().slice(-2000)}`, { cause: error }); })).status !== 503; tries++) {
+          assert.ok(tries < 200, `instance ${i} noticed the database was gone`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      }
+      while ((load.statuses.get(503) ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      pg.server().start();
+      for (let i = 0; i < 3; i++) {
+        for (let tries = 0; (await fetch(`${three.servers[i]!.url}/health`)).status !== 200; tries++) {
+          assert.ok(tries < 400, `instance ${i} is back`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      }
+      const after = load.events.length;
+      while (load.events.length < after + 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      await load.stop();
+      assert.deepEqual([...load.statuses.keys()].filter((status) => status !== 201 && status !== 503 && status !== 409), [], `only 201, 503 (and 409 for the same e-mail) were answered: ${JSON.stringify([...load.statuses])}`);
+      await assertAllThere(three, id, load, 40);
+    } finally {
+      await three.stop();
+    }
+  });
+});

@@ -1,0 +1,168 @@
+// Three instances on one PostgreSQL database, over HTTP (API.md §12): seats, If-Match, Idempotency-Key and /changes hold across them.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
+import { newEvent, startInstances, type Instances } from '../../helpers/instances.js';
+
+const pg = usePostgres();
+
+describe('three instances on one database', { skip, timeout: 120_000 }, () => {
+  let three: Instances;
+  before(async () => {
+    three = await startInstances(await pg.database('three'), 3);
+  });
+  after(() => three?.stop());
+
+  it('500 simultaneous registrations for 100 seats spread over three instances confirm exactly 100', async () => {
+    const created = await three.call(0, 'POST', '/events', newEvent(1, 100));
+    assert.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: string };
+    const answers = await Promise.all(
+      Array.from({ length: 500 }, (_, n) => three.call(n % 3, 'POST', `/events/${id}/registrations`, { name: `Person ${n}`, email: `p${n}@campus.example` })),
+    );
+    const statuses = await Promise.all(answers.map(async (answer) => (answer.status === 201 ? ((await answer.json()) as { status: string }).status : String(answer.status))));
+    assert.equal(statuses.filter((status) => status === 'confirmed').length, 100);
+    assert.equal(statuses.filter((status) => status === 'waitlisted').length, 400);
+    for (let i = 0; i < 3; i++) {
+      const event = await waitForJson(three, i, `/events/${id}`, (body) => body['registered_count'] === 100);
+      assert.equal(event['registered_count'], 100);
+    }
+  });
+
+  it('If-Match races between instances have exactly one winner each', async () => {
+    const ids = await Promise.all(Array.from({ length: 10 }, async (_, n) => ((await (await three.call(n % 3, 'POST', '/events', newEvent(n))).json()) as { id: string }).id));
+    let races = 0;
+    await Promise.all(ids.map(async (id) => {
+      for (let round = 0; round < 10; round++) {
+        // The ETag as the instance that will race first sees it: wait until all three agree on it.
+        const etag = (await three.call(round % 3, 'GET', `/events/${id}`)).headers.get('etag')!;
+        for (let i = 0; i < 3; i++) await waitForJson(three, i, `/events/${id}`, (_, answer) => answer.headers.get('etag') === etag);
+        const puts = await Promise.all([0, 1, 2].map((i) => three.call(i, 'PUT', `/events/${id}`, { title: `Round ${round} by ${i}` }, { 'if-match': etag })));
+        assert.deepEqual(puts.map((put) => put.status).sort(), [200, 412, 412], `event ${id} round ${round}`);
+        races++;
+      }
+    }));
+    assert.equal(races, 100);
+  });
+
+  it('an Idempotency-Key retried on another instance replays the first answer', async () => {
+    const first = await three.call(0, 'POST', '/events', newEvent(7), { 'idempotency-key': 'retry-elsewhere-1' });
+    assert.equal(first.status, 201);
+    const again = await three.call(1, 'POST', '/events', newEvent(7), { 'idempotency-key': 'retry-elsewhere-1' });
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(await again.json(), await first.json());
+    const reused = await three.call(2, 'POST', '/events', newEvent(8), { 'idempotency-key': 'retry-elsewhere-1' });
+    assert.equal(reused.status, 422);
+  });
+
+  it('/changes read from each instance, paged and streamed, gives the same sequence with no gap while all three write', async () => {
+    const since = ((await (await three.call(0, 'GET', '/changes?since=0&limit=1000')).json()) as { next_since: number }).next_since;
+    const streams = await Promise.all([0, 1, 2].map(async (i) => {
+      const answer = await fetch(`${three.servers[i]!.url}/changes?since=${since}`, { headers: { authorization: `Bearer ${three.adminKey}`, accept: 'text/event-stream' } });
+      assert.equal(answer.status, 200);
+      return answer.body!.getReader();
+    }));
+    await Promise.all(Array.from({ length: 90 }, (_, n) => three.call(n % 3, 'POST', '/events', newEvent(100 + n))));
+    const streamed = await Promise.all(streams.map(async (reader) => {
+      let text = '';
+      const decoder = new TextDecoder();
+      while ((text.match(/^id: \d+$/gm) ?? []).length < 90) text += decoder.decode((await reader.read()).value);
+      await reader.cancel();
+      return (text.match(/^id: \d+$/gm) ?? []).map((line) => Number(line.slice(4)));
+    }));
+    // Ninety creations, nothing else written meanwhile: ninety consecutive seqs, the same on every instance's stream.
+    assert.deepEqual(streamed[0], Array.from({ length: 90 }, (_, k) => since + 1 + k));
+    assert.deepEqual(streamed[1], streamed[0]);
+    assert.deepEqual(streamed[2], streamed[0]);
+    const pages: number[][] = [];
+    for (let i = 0; i < 3; i++) {
+      const seqs: number[] = [];
+      let since = 0;
+      let copy: string | undefined;
+      for (;;) {
+        // Each page from the next instance: a `since` and `copy` from one are good on another.
+        const answer = await three.call((i + seqs.length) % 3, 'GET', `/changes?since=${since}&limit=25${copy === undefined ? '' : `&copy=${copy}`}`);
+        assert.equal(answer.status, 200);
+        const page = (await answer.json()) as { changes: { seq: number }[]; next_since: number; more: boolean; copy?: string };
+        seqs.push(...page.changes.map((change) => change.seq));
+        since = page.next_since;
+        copy = page.copy;
+        if (!page.more) break;
+      }
+      pages.push(seqs);
+    }
+    assert.ok(pages[0]!.length >= 100);
+    for (const seqs of pages) for (let k = 1; k < seqs.length; k++) assert.ok(seqs[k]! > seqs[k - 1]!);
+    assert.deepEqual(pages[1], pages[0]);
+    assert.deepEqual(pages[2], pages[0]);
+  });
+
+  it('a series made on one instance is on the others, with its occurrences, in one atomic write', async () => {
+    const created = await three.call(0, 'POST', '/series', { ...newEvent(500), recurrence: 'FREQ=WEEKLY;COUNT=6', start_time: '2031-03-04T10:00:00Z', end_time: '2031-03-04T12:00:00Z' });
+    assert.equal(created.status, 201, await created.clone().text());
+    const series = (await created.json()) as { id: string };
+    for (let i = 1; i < 3; i++) {
+      const body = await waitForJson(three, i, `/events?series_id=${series.id}`, (page) => page['total'] === 6);
+      assert.equal(body['total'], 6);
+      assert.equal((await three.call(i, 'GET', `/series/${series.id}`)).status, 200);
+    }
+    assert.equal((await three.call(1, 'DELETE', `/series/${series.id}`)).status, 204);
+    const gone = await waitForJson(three, 2, `/events?series_id=${series.id}`, (page) => page['total'] === 0);
+    assert.equal(gone['total'], 0);
+  });
+
+  it('a write on one instance reaches a change stream on another within 1 s', async () => {
+    const since = ((await (await three.call(2, 'GET', '/changes?since=0&limit=1')).json()) as { next_since: number }).next_since;
+    const controller = new AbortController();
+    const stream = await fetch(`${three.servers[2]!.url}/changes?since=${Math.max(since, 1)}`, { headers: { authorization: `Bearer ${three.adminKey}`, accept: 'text/event-stream' }, signal: controller.signal });
+    assert.equal(stream.status, 200);
+    const reader = stream.body!.getReader();
+    const sentAt = performance.now();
+    const created = (await (await three.call(0, 'POST', '/events', newEvent(999))).json()) as { id: string };
+    let text = '';
+    while (!text.includes(created.id)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const elapsed = performance.now() - sentAt;
+    controller.abort();
+    assert.ok(text.includes(created.id), 'the stream carried the write');
+    assert.ok(elapsed < 1000, `reached the other instance's stream in ${Math.round(elapsed)} ms`);
+  });
+});
+
+describe('a key\'s rate limit over three instances', { skip, timeout: 60_000 }, () => {
+  it('admits exactly the limit in a window, however the requests are spread, and 429s carry Retry-After; so does the failed-auth throttle', async () => {
+    const three = await startInstances(await pg.database('ratelimit'), 3, ['--rate-limit', '30']);
+    try {
+      const answers = await Promise.all(Array.from({ length: 90 }, (_, n) => three.call(n % 3, 'GET', '/events?limit=1')));
+      assert.equal(answers.filter((answer) => answer.status === 200).length, 30);
+      const refused = answers.filter((answer) => answer.status === 429);
+      assert.equal(refused.length, 60);
+      for (const answer of refused) {
+        assert.ok(Number(answer.headers.get('retry-after')) >= 1);
+        assert.equal(answer.headers.get('ratelimit-remaining'), '0');
+      }
+      // Later requests on any instance are refused too: the window is full over all of them.
+      for (let i = 0; i < 3; i++) assert.equal((await three.call(i, 'GET', '/me')).status, 429);
+      // Failed authentications from one address: 100 in 15 minutes over all three, then 429 (API.md §6).
+      const failures = await Promise.all(Array.from({ length: 300 }, (_, n) => fetch(`${three.servers[n % 3]!.url}/events`, { headers: { authorization: 'Bearer not-a-key' } })));
+      assert.equal(failures.filter((answer) => answer.status === 401).length, 100);
+      assert.equal(failures.filter((answer) => answer.status === 429).length, 200);
+    } finally {
+      await three.stop();
+    }
+  });
+});
+
+async function waitForJson(instances: Instances, i: number, path: string, done: (body: Record<string, unknown>, answer: Response) => boolean): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const answer = await instances.call(i, 'GET', path);
+    const body = (await answer.json()) as Record<string, unknown>;
+    if (done(body, answer) || Date.now() > deadline) return body;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
