@@ -26,11 +26,11 @@ test/tools/openapi-typegen/node_modules/.installed: test/tools/openapi-typegen/p
 install: node_modules/.installed test/tools/openapi-typegen/node_modules/.installed
 
 # dist/server.js stands for the whole build (no stamp file inside dist/, which npm would pack).
-dist/server.js: node_modules/.installed tsconfig.json $(shell find src -name '*.ts' -o -name '*.html' -o -name '*.css' -o -name 'tsconfig.json')
+dist/server.js: node_modules/.installed tsconfig.json $(shell find src -name '*.ts' -o -name '*.html' -o -name '*.css' -o -name '*.svg' -o -name 'tsconfig.json')
 	rm -rf dist
 	npx tsc -p tsconfig.json
 	npx tsc -p src/console/web/tsconfig.json
-	cp src/console/web/index.html src/console/web/console.css dist/console/web/
+	cp src/console/web/index.html src/console/web/console.css src/console/web/icon.svg dist/console/web/
 	@touch $@
 
 build: dist/server.js

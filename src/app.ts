@@ -30,7 +30,7 @@ import { openPostgresStore } from './store/postgres/postgres-store.js';
 import { isPostgresUrl } from './store/postgres/client.js';
 import type { FileSystemSeam } from './store/file-system.js';
 import { openApiDocument } from './openapi/document.js';
-import { loadConsoleAssets } from './console/console-assets.js';
+import { loadConsoleAssets, withConsoleSettings } from './console/console-assets.js';
 import { consoleRoutes, isConsolePattern } from './console/console-routes.js';
 import { silentLogger, type Logger } from './log/logger.js';
 import { ROLES, type Principal, type Role } from './auth/principal.js';
@@ -158,7 +158,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const timeZone = options.timeZone ?? 'UTC';
   if (!isTimeZone(timeZone)) throw new TypeError(`createApp: timeZone must be an IANA time zone name such as Europe/Berlin, got "${timeZone}"`);
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
-  const consoleAssets = options.console === false ? undefined : await loadConsoleAssets(internal.consoleDir);
+  const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone });
 
   const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now }) : undefined;
   const store: EventStore =

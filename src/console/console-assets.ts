@@ -20,6 +20,7 @@ export const CONSOLE_CONTENT_TYPES: Readonly<Record<string, string>> = Object.fr
   '.html': 'text/html; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
 });
 
 /**
@@ -45,9 +46,28 @@ export async function loadConsoleAssets(dir: string = CONSOLE_DIR): Promise<Cons
     const contentType = CONSOLE_CONTENT_TYPES[path.extname(name)];
     // Source files (`.ts`) and maps may sit beside the built files; only the three kinds above are the console.
     if (contentType === undefined) continue;
-    const bytes = await readFile(path.join(dir, name));
-    const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
-    assets.set(name, { body: bytes.toString('utf8'), contentType, etag });
+    assets.set(name, asset(await readFile(path.join(dir, name)), contentType));
   }
   return assets;
+}
+
+/** What the console reads about the server it runs on; only the console reads it, so the API's answers keep their shapes. */
+export interface ConsoleSettings {
+  /** The campus time zone (`--time-zone`), in which the console shows and takes dates and times by default. */
+  timeZone: string;
+}
+
+/**
+ * The assets plus `settings.json` (`{"time_zone": ...}`), made from the server's settings at start. A folder
+ * without the console (no `index.html`) gets none, so it keeps answering the "run make build" 404.
+ */
+export function withConsoleSettings(assets: ConsoleAssets, settings: ConsoleSettings): ConsoleAssets {
+  if (!assets.has('index.html')) return assets;
+  const json = `${JSON.stringify({ time_zone: settings.timeZone })}\n`;
+  return new Map([...assets, ['settings.json', asset(Buffer.from(json), 'application/json; charset=utf-8')]]);
+}
+
+function asset(bytes: Buffer, contentType: string): ConsoleAsset {
+  const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+  return { body: bytes.toString('utf8'), contentType, etag };
 }

@@ -37,17 +37,20 @@ export function consoleRoutes(assets: ConsoleAssets): { method: string; pattern:
     query: true,
     handle: (context) => serve(assets, context.params['file']!, context),
   };
+  // Browsers ask every site for /favicon.ico; the console's icon answers, so no first load logs a 404.
+  const icon: Route = { name: 'consoleIcon', auth: false, body: false, query: true, handle: (context) => serve(assets, 'icon.svg', context) };
   return [
     { method: 'GET', pattern: '/', route: redirect },
+    { method: 'GET', pattern: '/favicon.ico', route: icon },
     { method: 'GET', pattern: '/console', route: redirect },
     { method: 'GET', pattern: '/console/', route: page },
     { method: 'GET', pattern: '/console/:file', route: file },
   ];
 }
 
-/** True for the console's paths (`/`, `/console`, `/console/...`), which the OpenAPI document of the API leaves out. */
+/** True for the console's paths (`/`, `/favicon.ico`, `/console`, `/console/...`), which the OpenAPI document of the API leaves out. */
 export function isConsolePattern(pattern: string): boolean {
-  return pattern === '/' || pattern === '/console' || pattern.startsWith('/console/');
+  return pattern === '/' || pattern === '/favicon.ico' || pattern === '/console' || pattern.startsWith('/console/');
 }
 
 /** One file: 200 with its ETag, 304 when the client holds it, 404 (with the console headers) when there is none. */

@@ -42,6 +42,8 @@ export interface Browsing {
   offHost: string[];
   /** Console errors and uncaught exceptions, with the page they came from. */
   errors: string[];
+  /** Every console error, the browser's own lines for 4xx answers included (a missing favicon is one). */
+  allErrors: string[];
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function openBrowser(serverUrl: string, options: { timezoneId?: str
   const host = new URL(serverUrl).host;
   const offHost: string[] = [];
   const errors: string[] = [];
+  const allErrors: string[] = [];
   // Only other hosts are intercepted, so the server's own answers (the change feed's stream) pass untouched.
   const elsewhere = (url: URL): boolean => url.protocol !== 'blob:' && url.protocol !== 'data:' && url.host !== host;
   await context.route(elsewhere, (route) => {
@@ -75,6 +78,7 @@ export async function openBrowser(serverUrl: string, options: { timezoneId?: str
   const watch = (page: Page): void => {
     page.on('console', (message) => {
       if (message.type() !== 'error') return;
+      allErrors.push(`${page.url()}: ${message.text()}`);
       if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
       errors.push(`${page.url()}: ${message.text()}`);
     });
@@ -87,6 +91,7 @@ export async function openBrowser(serverUrl: string, options: { timezoneId?: str
     context,
     offHost,
     errors,
+    allErrors,
     async newPage() {
       const existing = context.pages().find((page) => page.url() === 'about:blank');
       return existing ?? (await context.newPage());

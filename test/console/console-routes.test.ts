@@ -8,12 +8,14 @@ import { CONSOLE_HEADERS } from '../../src/console/console-routes.js';
 
 let harness: Harness;
 let files: { dir: string; remove: () => void };
+const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>';
 
 before(async () => {
   files = tempDir();
   writeFileSync(path.join(files.dir, 'index.html'), '<!doctype html><title>Campus events</title>');
   writeFileSync(path.join(files.dir, 'console.css'), 'body { margin: 0 }');
   writeFileSync(path.join(files.dir, 'main.js'), 'export {};');
+  writeFileSync(path.join(files.dir, 'icon.svg'), ICON);
   harness = await startHarness({}, { consoleDir: files.dir });
 });
 
@@ -66,6 +68,33 @@ test('If-None-Match with the current ETag (strong or weak, or *) answers 304 wit
   assert.equal((await harness.request('GET', '/console/main.js', { headers: { 'If-None-Match': '"stale"' } })).status, 200);
 });
 
+test('/favicon.ico is the console\'s SVG icon, with no key and under the same headers, so no first load logs a 404', async () => {
+  for (const target of ['/favicon.ico', '/console/icon.svg']) {
+    const response = await harness.request('GET', target);
+    assert.equal(response.status, 200, target);
+    assert.equal(response.headers['Content-Type'], 'image/svg+xml');
+    assert.equal(response.text, ICON);
+    assert.equal(response.headers['Cache-Control'], 'no-cache');
+    assertConsoleHeaders(response.headers);
+  }
+});
+
+test('/console/settings.json tells the console the campus time zone (UTC by default), and nothing else', async () => {
+  const plain = await harness.request('GET', '/console/settings.json');
+  assert.equal(plain.status, 200);
+  assert.equal(plain.headers['Content-Type'], 'application/json; charset=utf-8');
+  assert.deepEqual(plain.json, { time_zone: 'UTC' });
+  assertConsoleHeaders(plain.headers);
+  const berlin = await startHarness({ timeZone: 'Europe/Berlin' }, { consoleDir: files.dir });
+  try {
+    const response = await berlin.request('GET', '/console/settings.json');
+    assert.deepEqual(response.json, { time_zone: 'Europe/Berlin' });
+    assert.notEqual(response.headers['ETag'], plain.headers['ETag'], 'another zone, another ETag');
+  } finally {
+    await berlin.close();
+  }
+});
+
 test('HEAD works wherever GET does, and another method is a 405 listing GET', async () => {
   const head = await harness.request('HEAD', '/console/');
   assert.equal(head.status, 200);
@@ -89,7 +118,7 @@ test('an unknown console file is a JSON 404 naming it, still with the console he
 test('GET /openapi.json documents the API, not the console pages', async () => {
   const paths = Object.keys((await harness.request('GET', '/openapi.json')).json.paths as Record<string, unknown>);
   assert.ok(paths.includes('/events'));
-  assert.deepEqual(paths.filter((entry) => entry === '/' || entry.startsWith('/console')), []);
+  assert.deepEqual(paths.filter((entry) => entry === '/' || entry === '/favicon.ico' || entry.startsWith('/console')), []);
 });
 
 test('the console headers are the ones API.md §10 lists', () => {
@@ -99,7 +128,7 @@ test('the console headers are the ones API.md §10 lists', () => {
 test('with console: false, /, /console/ and its files are 404', async () => {
   const off = await startHarness({ console: false }, { consoleDir: files.dir });
   try {
-    for (const target of ['/', '/console/', '/console/main.js']) {
+    for (const target of ['/', '/console/', '/console/main.js', '/console/settings.json', '/favicon.ico']) {
       const response = await off.request('GET', target);
       assert.equal(response.status, 404, target);
       assert.equal(response.json.error, 'not_found');

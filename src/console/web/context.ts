@@ -2,6 +2,7 @@
 import type { Api } from './api.js';
 import type { Me } from './roles.js';
 import type { ChangeEntry } from './live.js';
+import type { Zones } from './zones.js';
 
 export interface ConsoleContext {
   api: Api;
@@ -10,6 +11,10 @@ export interface ConsoleContext {
   navigate(hash: string): void;
   /** Says something to screen readers (and shows it in the status line). */
   announce(message: string): void;
+  /** The zone times are shown and typed in (`shown`), and the two it can be. */
+  zones: Zones;
+  /** Shows times in the browser's zone (`mine`) or the campus's, and draws the screen again. */
+  switchZone(mine: boolean): void;
 }
 
 /** A rendered screen; `onChange` is called for each live change while it is shown. */

@@ -1,38 +1,59 @@
-// The events list: the filters and paging of API.md §5, refreshed by live changes, with the calendar address of the filter.
+// The events list: the search, filters and paging of API.md §5, refreshed by live changes, with the calendar address of the filter.
 import { h, replace, uid } from './dom.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
 import { formatDateTime } from './format.js';
 import { canCreate } from './roles.js';
 import { feedAddress } from './feed-address.js';
+import { zoneNote } from './zone-note.js';
 import { CATEGORIES, type EventPage } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 const LIMITS = ['10', '25', '50', '100'];
 
-/** The list for the filter in `params` (category, start_date, end_date, limit, page). */
+/** The list for the filter in `params` (q, category as a comma list, start_date, end_date, limit, page). */
 export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen {
-  const filter = { category: params.get('category') ?? '', start_date: params.get('start_date') ?? '', end_date: params.get('end_date') ?? '' };
+  const chosen = (params.get('category') ?? '').split(',').filter((name) => (CATEGORIES as readonly string[]).includes(name));
+  const filter = { q: params.get('q') ?? '', category: chosen.join(','), start_date: params.get('start_date') ?? '', end_date: params.get('end_date') ?? '' };
   const limit = LIMITS.includes(params.get('limit') ?? '') ? Number(params.get('limit')) : 25;
   const page = Math.max(1, Math.floor(Number(params.get('page') ?? '1')) || 1);
 
-  const ids = { category: uid('category'), from: uid('from'), to: uid('to'), limit: uid('limit') };
-  const categorySelect = h('select', { id: ids.category, name: 'category' }, h('option', { value: '' }, 'All categories'), CATEGORIES.map((name) => h('option', { value: name, selected: name === filter.category }, name)));
+  const ids = { q: uid('q'), from: uid('from'), to: uid('to'), limit: uid('limit') };
+  const search = h('input', { id: ids.q, name: 'q', type: 'search', value: filter.q, maxlength: 200, autocomplete: 'off' });
+  const boxes = CATEGORIES.map((name) => h('input', { type: 'checkbox', id: uid(`category-${name}`), value: name, checked: chosen.includes(name) }));
   const fromInput = h('input', { id: ids.from, name: 'start_date', type: 'date', value: filter.start_date });
   const toInput = h('input', { id: ids.to, name: 'end_date', type: 'date', value: filter.end_date });
   const limitSelect = h('select', { id: ids.limit, name: 'limit' }, LIMITS.map((value) => h('option', { value, selected: Number(value) === limit }, value)));
+  const active = [filter.category, filter.start_date, filter.end_date].filter((value) => value !== '').length + (limit === 25 ? 0 : 1);
+  const campus = ctx.zones.campus;
+  // One line on a phone: the filters open on demand (and stay open on a wide screen, or while some are set there).
+  const wide = window.matchMedia('(min-width: 40rem)');
+  const fold = h(
+    'details',
+    { class: 'more-filters', open: wide.matches },
+    h('summary', {}, active === 0 ? 'Filters' : `Filters (${active} active)`),
+    h('div', { class: 'filters' },
+      h('fieldset', { class: 'choices' }, h('legend', {}, 'Categories'), boxes.map((box) => h('span', { class: 'choice' }, box, h('label', { for: box.id }, box.value)))),
+      h('div', { class: 'field' }, h('label', { for: ids.from }, `Starts on or after (a day in ${campus})`), fromInput),
+      h('div', { class: 'field' }, h('label', { for: ids.to }, `Ends on or before (a day in ${campus})`), toInput),
+      h('div', { class: 'field' }, h('label', { for: ids.limit }, 'Per page'), limitSelect),
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Apply filters'), h('a', { href: '#/events', class: 'button' }, 'Clear')),
+    ),
+  );
   const form = h(
     'form',
-    { class: 'filters', role: 'search', 'aria-label': 'Filter events' },
-    h('div', { class: 'field' }, h('label', { for: ids.category }, 'Category'), categorySelect),
-    h('div', { class: 'field' }, h('label', { for: ids.from }, 'Starts from (UTC date)'), fromInput),
-    h('div', { class: 'field' }, h('label', { for: ids.to }, 'Ends by (UTC date)'), toInput),
-    h('div', { class: 'field' }, h('label', { for: ids.limit }, 'Per page'), limitSelect),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Apply filters'), h('a', { href: '#/events', class: 'button' }, 'Clear')),
+    { class: 'find', role: 'search', 'aria-label': 'Find events' },
+    h('div', { class: 'field search' }, h('label', { for: ids.q }, 'Search'), h('div', { class: 'search-line' }, search, h('button', { type: 'submit' }, 'Search'))),
+    fold,
   );
+  const unfold = (): void => {
+    fold.open = wide.matches;
+  };
+  wide.addEventListener('change', unfold);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    ctx.navigate(`#/events${queryString({ category: categorySelect.value, start_date: fromInput.value, end_date: toInput.value, limit: limitSelect.value === '25' ? undefined : limitSelect.value })}`);
+    const category = boxes.filter((box) => box.checked).map((box) => box.value).join(',');
+    ctx.navigate(`#/events${queryString({ q: search.value.trim(), category, start_date: fromInput.value, end_date: toInput.value, limit: limitSelect.value === '25' ? undefined : limitSelect.value })}`);
   });
 
   const results = h('div', { class: 'results', 'aria-busy': 'true' }, h('p', {}, 'Loading events…'));
@@ -48,7 +69,7 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
           'tr',
           {},
           h('td', { 'data-label': 'Event' }, h('a', { href: `#/events/${event.id}` }, event.title)),
-          h('td', { 'data-label': 'Starts' }, formatDateTime(event.start_time)),
+          h('td', { 'data-label': 'Starts' }, formatDateTime(event.start_time, ctx.zones.shown)),
           h('td', { 'data-label': 'Category' }, event.category),
           h('td', { 'data-label': 'Location' }, event.location),
           h('td', { 'data-label': 'Seats' }, `${event.registered_count} / ${event.capacity}`),
@@ -56,7 +77,7 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
       );
       replace(
         results,
-        h('p', { class: 'summary' }, data.total === 0 ? 'No events match this filter.' : `${data.total} event${data.total === 1 ? '' : 's'}; page ${page} of ${lastPage}.`),
+        h('p', { class: 'summary' }, data.total === 0 ? (filter.q === '' ? 'No events match this filter.' : `No events match “${filter.q}” with this filter.`) : `${data.total} event${data.total === 1 ? '' : 's'}; page ${page} of ${lastPage}.`),
         rows.length === 0
           ? null
           : h(
@@ -87,6 +108,7 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
     'section',
     {},
     canCreate(ctx.me) ? h('p', {}, h('a', { href: '#/new', class: 'button primary' }, 'New event')) : null,
+    zoneNote(ctx),
     form,
     results,
     feedAddress(ctx.api.base, filter),
@@ -99,6 +121,9 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
       clearTimeout(pending);
       pending = setTimeout(() => void load(true), 200);
     },
-    dispose: () => clearTimeout(pending),
+    dispose: () => {
+      clearTimeout(pending);
+      wide.removeEventListener('change', unfold);
+    },
   };
 }

@@ -1,7 +1,9 @@
 // One event's page: its details, edit and delete for who may, and its registrations; kept current by live changes.
 import { h, replace } from './dom.js';
 import { describeProblem } from './problem.js';
-import { formatDateTime, timeZoneName } from './format.js';
+import { alertFailure } from './fields.js';
+import { formatDateTime } from './format.js';
+import { zoneNote } from './zone-note.js';
 import { canManage, canRegister } from './roles.js';
 import { confirmAction } from './confirm.js';
 import { registrationsSection } from './registrations.js';
@@ -9,10 +11,21 @@ import type { CampusEvent } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
-  const details = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading the event…'));
+  const details = h('div', { class: 'details', 'aria-busy': 'true' }, h('p', {}, 'Loading the event…'));
   const alert = h('div', { class: 'alert', role: 'alert', hidden: true, tabindex: -1 });
   let registrations: { element: HTMLElement; reload: () => void } | undefined;
   const slot = h('div');
+  const page = h('section', { class: 'event-page' }, zoneNote(ctx), alert, details, slot);
+  // On a phone, an organizer comes for the attendees: they go before the event's facts (in the DOM too, so Tab agrees).
+  const narrow = window.matchMedia('(max-width: 40rem)');
+  let managing = false;
+  const arrange = (): void => {
+    const first = managing && narrow.matches;
+    page.classList.toggle('attendees-first', first);
+    if (first) page.insertBefore(slot, details);
+    else page.insertBefore(details, slot);
+  };
+  narrow.addEventListener('change', arrange);
 
   async function load(): Promise<void> {
     try {
@@ -21,6 +34,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       if (!details.isConnected) return;
       setTitle(event.title);
       const manage = canManage(ctx.me, event);
+      managing = manage;
       const full = event.registered_count >= event.capacity;
       replace(
         details,
@@ -28,9 +42,9 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
           'dl',
           { class: 'facts' },
           h('dt', {}, 'Starts'),
-          h('dd', {}, formatDateTime(event.start_time)),
+          h('dd', {}, formatDateTime(event.start_time, ctx.zones.shown)),
           h('dt', {}, 'Ends'),
-          h('dd', {}, formatDateTime(event.end_time)),
+          h('dd', {}, formatDateTime(event.end_time, ctx.zones.shown)),
           h('dt', {}, 'Location'),
           h('dd', {}, event.location),
           h('dt', {}, 'Category'),
@@ -39,8 +53,8 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
           h('dd', { class: 'seats' }, `${event.registered_count} of ${event.capacity} taken${full ? ' (full: new registrations join the waitlist)' : ''}`),
           h('dt', {}, 'Organizer'),
           h('dd', {}, `${event.organizer.name} (${event.organizer.email})`),
+          event.series_id === undefined ? null : [h('dt', {}, 'Series'), h('dd', {}, h('a', { href: `#/series/${event.series_id}` }, 'Part of a series: see every occurrence'))],
         ),
-        h('p', { class: 'hint' }, `Times are in your time zone, ${timeZoneName()}.`),
         event.description === '' ? null : h('div', { class: 'description' }, event.description.split('\n').map((line) => h('p', {}, line))),
         manage
           ? h('div', { class: 'actions' }, h('a', { href: `#/events/${event.id}/edit`, class: 'button primary' }, 'Edit event'), h('button', { type: 'button', class: 'danger', onclick: () => void remove(event) }, 'Delete event'))
@@ -53,6 +67,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       } else {
         registrations?.reload();
       }
+      arrange();
     } catch (error) {
       replace(details, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)), h('p', {}, h('a', { href: '#/events' }, 'Back to the events')));
     } finally {
@@ -67,16 +82,14 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       ctx.announce(`Deleted “${event.title}”.`);
       ctx.navigate('#/events');
     } catch (error) {
-      alert.hidden = false;
-      alert.textContent = describeProblem(error);
-      alert.focus();
+      alertFailure(alert, error);
     }
   }
 
   void load();
   return {
     title: 'Event',
-    element: h('section', {}, alert, details, slot),
+    element: page,
     onChange(entry) {
       if (entry.id !== id) return;
       if (entry.deleted) {
@@ -86,5 +99,6 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       }
       void load();
     },
+    dispose: () => narrow.removeEventListener('change', arrange),
   };
 }

@@ -2,6 +2,7 @@
 import { h, uid } from './dom.js';
 import { queryString } from './api.js';
 import { storedFeedKey, storeFeedKey } from './session.js';
+import { copyButton } from './copy-button.js';
 
 /** The subscription address: this server's origin, the API base, the filter and `key=`. */
 export function feedUrl(origin: string, base: string, filter: Record<string, string | undefined>, feedKey: string): string {
@@ -23,21 +24,9 @@ export function feedAddress(base: string, filter: Record<string, string | undefi
     update();
   });
   update();
-  const copy = h('button', { type: 'button' }, 'Copy address');
-  copy.addEventListener('click', () => {
-    address.select();
-    const done = (): void => {
-      status.textContent = keyInput.value.trim() === '' ? 'Copied. Replace FEEDKEY with a feed key before subscribing.' : 'Copied. Paste it into your calendar program as a subscription.';
-    };
-    // The clipboard API needs a secure context (https or localhost); elsewhere the text is selected for Ctrl+C.
-    if (navigator.clipboard === undefined) {
-      status.textContent = 'The address is selected: press Ctrl+C (or ⌘C) to copy it.';
-      return;
-    }
-    navigator.clipboard.writeText(address.value).then(done, () => {
-      status.textContent = 'The address is selected: press Ctrl+C (or ⌘C) to copy it.';
-    });
-  });
+  const copy = copyButton('Copy address', address, status, () =>
+    keyInput.value.trim() === '' ? 'Copied. Replace FEEDKEY with a feed key before subscribing.' : 'Copied. Paste it into your calendar program as a subscription.',
+  );
   return h(
     'details',
     // Open at once for a feed key, for which the address is the whole point.

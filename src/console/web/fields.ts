@@ -1,10 +1,15 @@
 // Labelled form fields with a place for the API's message about them (aria-describedby, aria-invalid).
 import { append, h, uid, type Child } from './dom.js';
 import type { FieldProblem } from './problem.js';
+import { conflictProblem, conflictSentence, fieldSentence, type FormWords } from './field-sentences.js';
+import { ApiProblem, describeProblem } from './problem.js';
+import { formatDateTime, formatTyped } from './format.js';
 
 export interface Field {
   /** The API field it edits, e.g. `start_time`, to match `details`. */
   name: string;
+  /** Its label, as the sentences about it name it. */
+  label: string;
   row: HTMLElement;
   control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   message: HTMLElement;
@@ -19,22 +24,43 @@ export function field(name: string, label: string, control: Field['control'], hi
   const hintElement = hint === undefined ? null : h('p', { class: 'hint', id: `${id}-hint` }, hint);
   control.setAttribute('aria-describedby', [hintElement?.id, message.id].filter(Boolean).join(' '));
   const row = h('div', { class: 'field' }, h('label', { for: id }, label), hintElement, control, message);
-  return { name, row, control, message };
+  return { name, label, row, control, message };
 }
 
-/** Shows each problem next to its field; returns the problems no field claimed (shown above the form). */
-export function showProblems(fields: Field[], problems: FieldProblem[]): FieldProblem[] {
+/** The words of a form for the sentence table: its labels, and its values as shown (times typed in `zone`). */
+export function formWords(fields: Field[], zone: string): FormWords {
+  const byName = (name: string): Field | undefined => fields.find((candidate) => candidate.name === name);
+  return {
+    label: (name) => byName(name)?.label,
+    shown(name) {
+      const control = byName(name)?.control;
+      if (control === undefined || control.value === '') return undefined;
+      if (control.type !== 'datetime-local') return control.value;
+      // A time next to another on the same day is shown as its time alone: "Ends must be after Starts (6:00 PM)".
+      const other = fields.find((candidate) => candidate.control !== control && candidate.control.type === 'datetime-local');
+      return formatTyped(control.value, zone, other?.control.value);
+    },
+    time: (iso) => formatDateTime(iso, zone),
+  };
+}
+
+/**
+ * Shows each problem next to its field, in the form's words (field-sentences.ts); returns the problems no
+ * field claimed, already in words, for the form to show above itself.
+ */
+export function showProblems(fields: Field[], problems: FieldProblem[], words: FormWords): FieldProblem[] {
   clearProblems(fields);
   const unclaimed: FieldProblem[] = [];
   for (const problem of problems) {
     // `organizer.email` belongs to the organizer e-mail field, `organizer` to the first organizer field.
     const target = fields.find((candidate) => candidate.name === problem.field) ?? fields.find((candidate) => candidate.name.startsWith(`${problem.field}.`));
+    const sentence = fieldSentence(problem, words);
     if (target === undefined) {
-      unclaimed.push(problem);
+      unclaimed.push({ field: problem.field, message: sentence });
       continue;
     }
     target.message.hidden = false;
-    target.message.textContent = target.message.textContent === '' ? problem.message : `${target.message.textContent} ${problem.message}`;
+    target.message.textContent = target.message.textContent === '' ? sentence : `${target.message.textContent} ${sentence}`;
     target.control.setAttribute('aria-invalid', 'true');
   }
   const firstInvalid = fields.find((candidate) => candidate.control.getAttribute('aria-invalid') === 'true');
@@ -64,4 +90,42 @@ export function showAlert(alert: HTMLElement, ...children: Child[]): void {
 export function hideAlert(alert: HTMLElement): void {
   alert.hidden = true;
   alert.replaceChildren();
+}
+
+/**
+ * Shows a failed save in the form's words: a validation error's details, or a 409 about one field, next to their
+ * fields (the rest listed in `alert`); a 409 about the whole form as its sentence. False for anything else.
+ */
+export function showFailure(error: unknown, fields: Field[], alert: HTMLElement, words: FormWords, notSaved: string): boolean {
+  if (!(error instanceof ApiProblem)) return false;
+  const onField = error.code === 'conflict' ? conflictProblem(error.message) : undefined;
+  if (error.code === 'validation_failed' || onField !== undefined) {
+    const rest = showProblems(fields, onField === undefined ? error.details : [onField], words);
+    showAlert(alert, onField === undefined ? describeProblem(error) : `${notSaved}: see the field marked below.`, rest.length > 0 ? h('ul', {}, rest.map((problem) => h('li', {}, problem.message))) : null);
+    return true;
+  }
+  const sentence = error.code === 'conflict' ? conflictSentence(error.message, words) : undefined;
+  if (sentence === undefined) return false;
+  showAlert(alert, sentence);
+  alert.focus();
+  return true;
+}
+
+/** Wires a form's submit: old problems cleared, the button disabled while `action` runs. */
+export function onSubmit(form: HTMLFormElement, fields: Field[], alert: HTMLElement, submit: HTMLButtonElement, action: () => Promise<void>): void {
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    hideAlert(alert);
+    clearProblems(fields);
+    submit.disabled = true;
+    void action().finally(() => {
+      submit.disabled = false;
+    });
+  });
+}
+
+/** A failure in words in a page's alert, which takes the focus so it is read out and acted on. */
+export function alertFailure(alert: HTMLElement, error: unknown): void {
+  showAlert(alert, describeProblem(error));
+  alert.focus();
 }

@@ -1,46 +1,128 @@
-// Times as people read them: in the browser's time zone, and back from a `datetime-local` field to UTC.
+// Times as people read and type them, in a named IANA zone (the campus's, or the browser's), from the browser's own Intl.
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
-
-/** `2026-09-01T17:00:00.000Z` as a local date and time, e.g. "1 Sept 2026, 19:00". */
-export function formatDateTime(iso: string): string {
-  return dateTime.format(new Date(iso));
+/** A wall-clock date and time; `month` is 1–12. */
+export interface Wall {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
 }
 
-/** The local time of day of an instant. */
-export function formatTime(iso: string): string {
-  return timeOnly.format(new Date(iso));
+const DAY_MS = 86_400_000;
+const splitters = new Map<string, Intl.DateTimeFormat>();
+
+/** The formatter that reads an instant's wall clock in `zone` (cached: building one is slow). */
+function splitter(zone: string): Intl.DateTimeFormat {
+  let found = splitters.get(zone);
+  if (found === undefined) {
+    found = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    splitters.set(zone, found);
+  }
+  return found;
 }
 
-/** The browser's time zone name, e.g. "Europe/Paris". */
-export function timeZoneName(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+/** What the clocks of `zone` show at instant `ms` (seconds dropped). */
+export function wallClock(zone: string, ms: number): Wall {
+  const read: Record<string, number> = {};
+  for (const part of splitter(zone).formatToParts(ms)) if (part.type !== 'literal') read[part.type] = Number(part.value);
+  return { year: read['year']!, month: read['month']!, day: read['day']!, hour: read['hour']!, minute: read['minute']! };
+}
+
+/** A wall time counted as if it were UTC: the base of the zone arithmetic below. */
+function naive(wall: Wall): number {
+  return Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute);
+}
+
+/** How far `zone`'s clocks are ahead of UTC at instant `ms`, in ms (to the minute). */
+function aheadOfUtc(zone: string, ms: number): number {
+  const minute = Math.floor(ms / 60_000) * 60_000;
+  return naive(wallClock(zone, minute)) - minute;
+}
+
+/**
+ * The instant at which `zone`'s clocks show `wall`: the earlier one when they show it twice (the repeated
+ * hour), undefined when they never do (a spring-forward gap, or a day the zone skipped).
+ */
+export function instantAt(zone: string, wall: Wall): number | undefined {
+  const target = naive(wall);
+  // The offsets in force a day either side cover every real change but a zone's two in one day.
+  const candidates = [target - aheadOfUtc(zone, target - DAY_MS), target - aheadOfUtc(zone, target + DAY_MS)];
+  const hits = candidates.filter((candidate) => naive(wallClock(zone, candidate)) === target);
+  return hits.length === 0 ? undefined : Math.min(...hits);
+}
+
+/** `wall` as an instant, or, in a gap, the instant just past it (what the clocks read once they have jumped). */
+export function instantNear(zone: string, wall: Wall): number {
+  return instantAt(zone, wall) ?? naive(wall) - aheadOfUtc(zone, naive(wall) - DAY_MS);
 }
 
 const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
 
-/** An instant as the value of a `datetime-local` input in local time: `YYYY-MM-DDTHH:MM`. */
-export function toLocalInput(iso: string): string {
-  const date = new Date(iso);
-  return `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+/** `YYYY-MM-DD` of a wall date. */
+export function dayKey(wall: Pick<Wall, 'year' | 'month' | 'day'>): string {
+  return `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)}`;
 }
 
-/** A `datetime-local` value read as local time, as an RFC 3339 UTC time; undefined when empty or not a date. */
-export function fromLocalInput(value: string): string | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+/** An instant as the value of a `datetime-local` input in `zone`: `YYYY-MM-DDTHH:MM`. */
+export function toZoneInput(iso: string, zone: string): string {
+  const wall = wallClock(zone, Date.parse(iso));
+  return `${dayKey(wall)}T${pad(wall.hour)}:${pad(wall.minute)}`;
+}
+
+/** Reads `YYYY-MM-DDTHH:MM` (a `datetime-local` value); undefined when empty or malformed. */
+export function parseInput(value: string): Wall | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?$/.exec(value);
   if (match === null) return undefined;
-  const [, year, month, day, hours, minutes, seconds] = match.map(Number) as [number, number, number, number, number, number, number];
-  const date = new Date(year, month - 1, day, hours, minutes, Number.isNaN(seconds) ? 0 : seconds);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  const [year, month, day, hour, minute] = match.slice(1).map(Number) as [number, number, number, number, number];
+  const check = new Date(Date.UTC(year, month - 1, day, hour, minute));
+  if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23 || minute > 59) return undefined;
+  return { year, month, day, hour, minute };
 }
 
-/** A local calendar day as `YYYY-MM-DD`. */
-export function localDayKey(date: Date): string {
-  return `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+/** A `datetime-local` value read in `zone`, as an RFC 3339 UTC time; undefined when empty or not a date. */
+export function fromZoneInput(value: string, zone: string): string | undefined {
+  const wall = parseInput(value);
+  return wall === undefined ? undefined : new Date(instantNear(zone, wall)).toISOString();
 }
 
-/** A UTC calendar day as `YYYY-MM-DD`, the form of the API's date filters. */
-export function utcDayKey(date: Date): string {
-  return date.toISOString().slice(0, 10);
+const shown = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(zone: string, style: 'dateTime' | 'time' | 'date'): Intl.DateTimeFormat {
+  const key = `${zone} ${style}`;
+  let found = shown.get(key);
+  if (found === undefined) {
+    const options: Intl.DateTimeFormatOptions = style === 'dateTime' ? { dateStyle: 'medium', timeStyle: 'short' } : style === 'time' ? { timeStyle: 'short' } : { dateStyle: 'full' };
+    found = new Intl.DateTimeFormat(undefined, { ...options, timeZone: zone });
+    shown.set(key, found);
+  }
+  return found;
+}
+
+/** An instant as a date and time in `zone`, e.g. "1 Sept 2026, 19:00". */
+export function formatDateTime(iso: string | number, zone: string): string {
+  return formatter(zone, 'dateTime').format(new Date(iso));
+}
+
+/** An instant's time of day in `zone`. */
+export function formatTime(iso: string | number, zone: string): string {
+  return formatter(zone, 'time').format(new Date(iso));
+}
+
+/** An instant's date in `zone`, with its weekday: "Tuesday 1 September 2026". */
+export function formatDate(iso: string | number, zone: string): string {
+  return formatter(zone, 'date').format(new Date(iso));
+}
+
+/** A `datetime-local` value as the person sees it: its time alone when `sameDayAs` is a value on the same day ("6:00 PM"), else its date too. */
+export function formatTyped(value: string, zone: string, sameDayAs?: string): string {
+  const wall = parseInput(value);
+  if (wall === undefined) return value;
+  const at = instantNear(zone, wall);
+  return sameDayAs !== undefined && sameDayAs.slice(0, 10) === value.slice(0, 10) ? formatTime(at, zone) : formatDateTime(at, zone);
+}
+
+/** The browser's time zone name, e.g. "Europe/Paris". */
+export function browserZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }

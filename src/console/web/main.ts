@@ -1,5 +1,6 @@
 // The console's entry: sign-in state, the header, fragment routing between screens, and the live change feed.
-import { Api, apiBase } from './api.js';
+// Screens beyond the list and an event's page are imported when first shown, so the first load stays small.
+import { Api, apiBase, type ApiAnswer } from './api.js';
 import { h, replace } from './dom.js';
 import { describeProblem } from './problem.js';
 import { canCreate, canRead, type Me } from './roles.js';
@@ -7,12 +8,11 @@ import { forgetKeys, storedKey } from './session.js';
 import { LiveFeed, type LiveState } from './live.js';
 import { signIn } from './sign-in.js';
 import { eventList } from './event-list.js';
-import { monthView } from './month-view.js';
 import { eventPage } from './event-page.js';
-import { eventForm } from './event-form.js';
 import { feedAddress } from './feed-address.js';
+import { chooseZone, currentZones, loadCampusZone } from './zones.js';
 import type { ConsoleContext, Screen } from './context.js';
-import type { CampusEvent } from './types.js';
+import type { CampusEvent, Series } from './types.js';
 
 const base = apiBase(location.pathname);
 const byId = (id: string): HTMLElement => document.getElementById(id)!;
@@ -27,6 +27,8 @@ let me: Me | undefined;
 let screen: Screen | undefined;
 let feed: LiveFeed | undefined;
 let renderCount = 0;
+/** The campus time zone (the server's settings.json), read once at start. */
+const campusZone = loadCampusZone();
 
 const api = new Api(base, storedKey, () => signOut('Your key is no longer accepted (it may have been revoked). Sign in again.'));
 
@@ -98,7 +100,13 @@ async function render(): Promise<void> {
   const ticket = ++renderCount;
   const [path = '', query = ''] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(query);
-  const context: ConsoleContext = { api, me, navigate, announce };
+  const switchZone = (mine: boolean): void => {
+    chooseZone(mine);
+    announce(mine ? 'Times are now shown in your time zone.' : 'Times are now shown in the campus time zone.');
+    void render();
+  };
+  const context: ConsoleContext = { api, me, navigate, announce, zones: currentZones(await campusZone), switchZone };
+  if (ticket !== renderCount) return;
   for (const link of nav.querySelectorAll('a')) {
     const current = path === link.getAttribute('href')!.slice(1) || (path === '' && link.getAttribute('href') === '#/events');
     if (current) link.setAttribute('aria-current', 'page');
@@ -110,26 +118,46 @@ async function render(): Promise<void> {
   } else if (parts.length === 0 || (parts[0] === 'events' && parts.length === 1)) {
     show(eventList(context, params), 'Events');
   } else if (parts[0] === 'month') {
+    const { monthView } = await import('./month-view.js');
+    if (ticket !== renderCount) return;
     show(monthView(context, params), 'Month');
   } else if (parts[0] === 'new' && canCreate(me)) {
+    const { eventForm } = await import('./event-form.js');
+    if (ticket !== renderCount) return;
     show(eventForm(context), 'New event');
   } else if (parts[0] === 'events' && parts.length === 2) {
     show(eventPage(context, decodeURIComponent(parts[1]!), setTitle), 'Event');
+  } else if (parts[0] === 'events' && parts[2] === 'registrations' && parts.length === 4) {
+    const { registrationPage } = await import('./registration-page.js');
+    if (ticket !== renderCount) return;
+    show(registrationPage(context, decodeURIComponent(parts[1]!), decodeURIComponent(parts[3]!)), 'Registration');
   } else if (parts[0] === 'events' && parts[2] === 'edit' && parts.length === 3) {
-    const id = decodeURIComponent(parts[1]!);
-    show(h('p', {}, 'Loading the event…'), 'Edit event');
-    try {
-      const answer = await api.json<CampusEvent>('GET', `/events/${encodeURIComponent(id)}`);
-      if (ticket !== renderCount) return;
-      show(eventForm(context, { event: answer.data, etag: answer.etag }), 'Edit event');
-    } catch (error) {
-      if (ticket !== renderCount) return;
-      show(h('section', {}, h('p', { class: 'alert', role: 'alert' }, describeProblem(error))), 'Edit event');
-    }
+    const { eventForm } = await import('./event-form.js');
+    await showEditor<CampusEvent>(ticket, `/events/${encodeURIComponent(decodeURIComponent(parts[1]!))}`, 'Edit event', (answer) => eventForm(context, { event: answer.data, etag: answer.etag }));
+  } else if (parts[0] === 'series' && parts.length === 2) {
+    const { seriesPage } = await import('./series-page.js');
+    if (ticket !== renderCount) return;
+    show(seriesPage(context, decodeURIComponent(parts[1]!), setTitle), 'Series');
+  } else if (parts[0] === 'series' && parts[2] === 'edit' && parts.length === 3 && canCreate(me)) {
+    const { seriesForm } = await import('./series-form.js');
+    await showEditor<Series>(ticket, `/series/${encodeURIComponent(decodeURIComponent(parts[1]!))}`, 'Edit series', (answer) => seriesForm(context, answer.data, answer.etag));
   } else {
     show(h('section', {}, h('p', {}, 'There is no such page in the console. '), h('p', {}, h('a', { href: '#/events' }, 'Go to the events'))), 'Not found');
   }
   heading.focus();
+}
+
+/** An edit form: reads what it edits (with its ETag) first, then shows the form, unless the person has moved on. */
+async function showEditor<T>(ticket: number, path: string, title: string, build: (answer: ApiAnswer<T>) => Screen): Promise<void> {
+  show(h('p', {}, 'Loading…'), title);
+  try {
+    const answer = await api.json<T>('GET', path);
+    if (ticket !== renderCount) return;
+    show(build(answer), title);
+  } catch (error) {
+    if (ticket !== renderCount) return;
+    show(h('section', {}, h('p', { class: 'alert', role: 'alert' }, describeProblem(error))), title);
+  }
 }
 
 window.addEventListener('hashchange', () => void render());

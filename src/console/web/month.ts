@@ -1,47 +1,69 @@
-// The month view's arithmetic: which local days a month grid shows, and which UTC filter fetches them.
-import { localDayKey, utcDayKey } from './format.js';
+// The month view's arithmetic: which days of a zone a month grid shows, and which list filter reaches them.
+import { dayKey, instantNear, wallClock } from './format.js';
 
 /** A month as `YYYY-MM`, the form kept in the address. */
 export type MonthKey = string;
 
+/** One day of the grid: its `YYYY-MM-DD` key and its number in the month. */
+export interface GridDay {
+  key: string;
+  day: number;
+}
+
 export interface MonthGrid {
-  /** The first of the month, local midnight. */
-  first: Date;
-  /** Weeks of seven local days, Monday first; days outside the month are null. */
-  weeks: (Date | null)[][];
-  /** The `start_date` filter that reaches every event starting in this local month (a day early: UTC may lag local time). */
+  year: number;
+  /** 1–12. */
+  month: number;
+  /** Weeks of seven days, Monday first; days outside the month are null. */
+  weeks: (GridDay | null)[][];
+  /** The first instant of the month in the zone. */
+  first: number;
+  /** The first instant of the next month: events starting at or after it are not in this one. */
+  end: number;
+  /**
+   * The `start_date` filter that reaches every event starting in this month: two days early, since the
+   * API reads the date in the campus zone, which may be up to 26 hours from the zone shown.
+   */
   startDate: string;
-  /** Local midnight after the month's last day: events starting at or after it are not in the month. */
-  end: Date;
 }
 
-/** The month of `key` (`YYYY-MM`), or of `today` when the key is missing or malformed. */
-export function monthGrid(key: string | null, today: Date = new Date()): MonthGrid {
+/** The month of `key` (`YYYY-MM`) in `zone`, or the month of `now` there when the key is missing or malformed. */
+export function monthGrid(key: string | null, zone: string, now: number = Date.now()): MonthGrid {
   const match = key === null ? null : /^(\d{4})-(\d{2})$/.exec(key);
-  const year = match ? Number(match[1]) : today.getFullYear();
-  const month = match && Number(match[2]) >= 1 && Number(match[2]) <= 12 ? Number(match[2]) - 1 : today.getMonth();
-  const first = new Date(year, month, 1);
-  const end = new Date(year, month + 1, 1);
-  const weeks: (Date | null)[][] = [];
-  let week: (Date | null)[] = new Array<Date | null>((first.getDay() + 6) % 7).fill(null);
-  for (let day = 1; day <= new Date(year, month + 1, 0).getDate(); day++) {
-    week.push(new Date(year, month, day));
-    if (week.length === 7) {
-      weeks.push(week);
-      week = [];
-    }
-  }
-  if (week.length > 0) weeks.push([...week, ...new Array<Date | null>(7 - week.length).fill(null)]);
-  const dayBefore = new Date(first.getTime() - 24 * 3600 * 1000);
-  return { first, weeks, startDate: utcDayKey(dayBefore), end };
+  const today = wallClock(zone, now);
+  const valid = match !== null && Number(match[2]) >= 1 && Number(match[2]) <= 12;
+  const year = valid ? Number(match![1]) : today.year;
+  const month = valid ? Number(match![2]) : today.month;
+  const length = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const weekday = (new Date(Date.UTC(year, month - 1, 1)).getUTCDay() + 6) % 7;
+  const cells: (GridDay | null)[] = new Array<GridDay | null>(weekday).fill(null);
+  for (let day = 1; day <= length; day++) cells.push({ key: dayKey({ year, month, day }), day });
+  while (cells.length % 7 !== 0) cells.push(null);
+  const weeks = Array.from({ length: cells.length / 7 }, (_, index) => cells.slice(index * 7, index * 7 + 7));
+  const midnight = (y: number, m: number, d: number): number => instantNear(zone, { year: y, month: m, day: d, hour: 0, minute: 0 });
+  const early = new Date(Date.UTC(year, month - 1, 1 - 2));
+  return {
+    year,
+    month,
+    weeks,
+    first: midnight(year, month, 1),
+    end: month === 12 ? midnight(year + 1, 1, 1) : midnight(year, month + 1, 1),
+    startDate: early.toISOString().slice(0, 10),
+  };
 }
 
-/** `YYYY-MM` of a local date. */
-export function monthKey(date: Date): MonthKey {
-  return localDayKey(date).slice(0, 7);
+/** `YYYY-MM` of the grid's month. */
+export function monthKey(grid: Pick<MonthGrid, 'year' | 'month'>): MonthKey {
+  return dayKey({ ...grid, day: 1 }).slice(0, 7);
 }
 
-/** The month `delta` months from `first`. */
-export function shiftMonth(first: Date, delta: number): MonthKey {
-  return monthKey(new Date(first.getFullYear(), first.getMonth() + delta, 1));
+/** The month `delta` months from the grid's. */
+export function shiftMonth(grid: Pick<MonthGrid, 'year' | 'month'>, delta: number): MonthKey {
+  const index = grid.year * 12 + grid.month - 1 + delta;
+  return monthKey({ year: Math.floor(index / 12), month: (index % 12) + 1 });
+}
+
+/** The `YYYY-MM-DD` of an instant in `zone`, to place it on the grid. */
+export function dayOf(iso: string, zone: string): string {
+  return dayKey(wallClock(zone, Date.parse(iso)));
 }

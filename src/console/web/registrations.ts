@@ -1,9 +1,10 @@
 // An event's attendees (API.md §8) for its organizer and admins: status, register, cancel, check in, CSV download.
 import { h, replace, uid } from './dom.js';
 import { queryString } from './api.js';
-import { ApiProblem, describeProblem } from './problem.js';
-import { field, formAlert, hideAlert, showAlert, showProblems, clearProblems } from './fields.js';
+import { describeProblem } from './problem.js';
+import { field, formAlert, formWords, hideAlert, onSubmit, showAlert, showFailure } from './fields.js';
 import { formatDateTime } from './format.js';
+import { copyButton } from './copy-button.js';
 import { confirmAction } from './confirm.js';
 import type { CampusEvent, Registration, RegistrationPage } from './types.js';
 import type { ConsoleContext } from './context.js';
@@ -21,31 +22,38 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
   const name = field('name', 'Name', h('input', { type: 'text', autocomplete: 'off' }));
   const email = field('email', 'E-mail', h('input', { type: 'email', autocomplete: 'off' }));
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Register');
-  const outcome = h('p', { role: 'status' });
+  const outcome = h('div', { role: 'status', class: 'outcome' });
+  const words = formWords([name, email], ctx.zones.shown);
   const form = h('form', { novalidate: true, 'aria-labelledby': 'register-heading' }, h('h3', { id: 'register-heading' }, 'Register someone'), name.row, email.row, h('div', { class: 'actions' }, submit), outcome);
-  form.addEventListener('submit', (submitted) => {
-    submitted.preventDefault();
-    void register();
-  });
+  onSubmit(form, [name, email], alert, submit, register);
 
   async function register(): Promise<void> {
-    clearProblems([name, email]);
-    hideAlert(alert);
-    outcome.textContent = '';
-    submit.disabled = true;
+    outcome.replaceChildren();
     try {
       const { data } = await ctx.api.json<Registration>('POST', path, { body: { name: name.control.value, email: email.control.value } });
-      outcome.textContent = `${data.name} is registered: ${data.status === 'confirmed' ? 'confirmed, with a seat' : 'on the waitlist (the event is full)'}. Registration id: ${data.id}.`;
+      showOutcome(data);
       name.control.value = '';
       email.control.value = '';
       name.control.focus();
       changed();
     } catch (error) {
-      if (error instanceof ApiProblem && error.code === 'validation_failed') showProblems([name, email], error.details);
-      showAlert(alert, describeProblem(error));
-    } finally {
-      submit.disabled = false;
+      if (!showFailure(error, [name, email], alert, words, 'Nobody was registered')) showAlert(alert, describeProblem(error));
     }
+  }
+
+  /** What registering did, and the attendee's link to check or cancel their place, ready to copy. */
+  function showOutcome(registration: Registration): void {
+    const linkId = uid('registration-link');
+    const link = h('input', { id: linkId, type: 'text', readonly: true, class: 'feed-url', value: `${location.origin}${location.pathname}#/events/${event.id}/registrations/${registration.id}` });
+    const copied = h('p', { class: 'hint' });
+    replace(
+      outcome,
+      h('p', {}, `${registration.name} is registered: ${registration.status === 'confirmed' ? 'confirmed, with a seat' : 'on the waitlist (the event is full); they get a seat when one frees up'}.`),
+      h('div', { class: 'field' }, h('label', { for: linkId }, `${registration.name}'s registration link`), h('p', { class: 'hint', id: `${linkId}-hint` }, 'Send it to them: with it they can check whether they have a seat, or cancel their place, later.'), link),
+      h('div', { class: 'actions' }, copyButton('Copy link', link, copied, () => `Copied. Send it to ${registration.name}.`)),
+      copied,
+    );
+    link.setAttribute('aria-describedby', `${linkId}-hint`);
   }
 
   const statusId = uid('status');
@@ -70,14 +78,15 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
           h('td', { 'data-label': 'Name' }, registration.name),
           h('td', { 'data-label': 'E-mail' }, registration.email),
           h('td', { 'data-label': 'Status' }, registration.status),
-          h('td', { 'data-label': 'Checked in' }, registration.checked_in_at === null ? 'not yet' : formatDateTime(registration.checked_in_at)),
+          h('td', { 'data-label': 'Checked in' }, registration.checked_in_at === null ? 'not yet' : formatDateTime(registration.checked_in_at, ctx.zones.shown)),
           h(
             'td',
             { 'data-label': 'Actions', class: 'row-actions' },
             registration.status === 'confirmed' && registration.checked_in_at === null
-              ? h('button', { type: 'button', 'aria-label': `Check in ${registration.name}`, onclick: () => void act(() => checkIn(registration)) }, 'Check in')
+              ? h('button', { type: 'button', class: 'primary', 'aria-label': `Check in ${registration.name}`, onclick: () => void act(() => checkIn(registration)) }, 'Check in')
               : null,
-            h('button', { type: 'button', 'aria-label': `Cancel registration of ${registration.name}`, onclick: () => void act(() => cancel(registration)) }, 'Cancel registration'),
+            // Apart from Check in, and looking like what it is: a destructive action.
+            h('button', { type: 'button', class: 'danger apart', 'aria-label': `Cancel registration of ${registration.name}`, onclick: () => void act(() => cancel(registration)) }, 'Cancel registration'),
           ),
         ),
       );

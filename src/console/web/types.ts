@@ -13,6 +13,25 @@ export interface CampusEvent {
   capacity: number;
   registered_count: number;
   organizer: { name: string; email: string };
+  /** Only on an occurrence of a series (API.md §11). */
+  series_id?: string;
+}
+
+/** A series (API.md §11): the rule and shared fields of its occurrences. */
+export interface Series {
+  id: string;
+  title: string;
+  description: string;
+  category: string;
+  location: string;
+  capacity: number;
+  organizer: { name: string; email: string };
+  time_zone: string;
+  start_time: string;
+  end_time: string;
+  recurrence: string;
+  exdates: string[];
+  occurrence_count: number;
 }
 
 export interface EventPage {

@@ -1,0 +1,72 @@
+// The fields an event and a series share (API.md §4, §11): built once for the event form and the series form.
+import { h } from './dom.js';
+import { field, type Field } from './fields.js';
+import { fromZoneInput, toZoneInput } from './format.js';
+import { CATEGORIES, type CampusEvent } from './types.js';
+import type { ConsoleContext } from './context.js';
+
+/** What the fields hold, as the API reads and writes it (an event's or a series' shared fields and first times). */
+export type EventFieldValues = Pick<CampusEvent, 'title' | 'description' | 'category' | 'location' | 'start_time' | 'end_time' | 'capacity' | 'organizer'>;
+
+export interface EventFields {
+  fields: Field[];
+  start: Field;
+  end: Field;
+  fill(values: EventFieldValues): void;
+  /** The request body: empty fields left out on create (so the API names what is missing), sent as they are on edit. */
+  body(editing: boolean): Record<string, unknown>;
+}
+
+/**
+ * The labelled fields, times typed in `options.zone` (default: the zone the console shows; a series form uses
+ * the series' own); `options.startHint` says what Starts means.
+ */
+export function eventFields(ctx: ConsoleContext, options: { zone?: string; startHint?: string } = {}): EventFields {
+  const zone = options.zone ?? ctx.zones.shown;
+  const startHint = options.startHint ?? '';
+  const title = field('title', 'Title', h('input', { type: 'text', autocomplete: 'off' }));
+  const category = field('category', 'Category', h('select', {}, h('option', { value: '' }, 'Choose a category'), CATEGORIES.map((name) => h('option', { value: name }, name))));
+  const location = field('location', 'Location', h('input', { type: 'text' }));
+  const start = field('start_time', 'Starts', h('input', { type: 'datetime-local' }), `${startHint}In ${zone}.`);
+  const end = field('end_time', 'Ends', h('input', { type: 'datetime-local' }), `In ${zone}.`);
+  const capacity = field('capacity', 'Capacity (seats)', h('input', { type: 'number', min: 1, max: 100000, step: 1, inputmode: 'numeric' }));
+  const description = field('description', 'Description', h('textarea', { rows: 5 }), 'Optional.');
+  const fields: Field[] = [title, category, location, start, end, capacity, description];
+  let organizer: [Field, Field] | undefined;
+  if (ctx.me.role === 'admin') {
+    organizer = [
+      field('organizer.name', 'Organizer name', h('input', { type: 'text', autocomplete: 'off' }), 'Admins only; leave both empty to be the organizer yourself.'),
+      field('organizer.email', 'Organizer e-mail', h('input', { type: 'email', autocomplete: 'off' })),
+    ];
+    fields.push(...organizer);
+  }
+  return {
+    fields,
+    start,
+    end,
+    fill(values) {
+      title.control.value = values.title;
+      category.control.value = values.category;
+      location.control.value = values.location;
+      start.control.value = toZoneInput(values.start_time, zone);
+      end.control.value = toZoneInput(values.end_time, zone);
+      capacity.control.value = String(values.capacity);
+      description.control.value = values.description;
+      if (organizer !== undefined) [organizer[0].control.value, organizer[1].control.value] = [values.organizer.name, values.organizer.email];
+    },
+    body(editing) {
+      const result: Record<string, unknown> = {};
+      for (const item of [title, location, description]) if (item.control.value !== '' || editing) result[item.name] = item.control.value;
+      if (category.control.value !== '') result['category'] = category.control.value;
+      const startValue = fromZoneInput(start.control.value, zone);
+      const endValue = fromZoneInput(end.control.value, zone);
+      if (startValue !== undefined) result['start_time'] = startValue;
+      if (endValue !== undefined) result['end_time'] = endValue;
+      if (capacity.control.value !== '') result['capacity'] = Number(capacity.control.value);
+      if (organizer !== undefined && (organizer[0].control.value !== '' || organizer[1].control.value !== '')) {
+        result['organizer'] = { name: organizer[0].control.value, email: organizer[1].control.value };
+      }
+      return result;
+    },
+  };
+}

@@ -1,0 +1,166 @@
+// The "Repeats" choices of the form as an RFC 5545 RRULE (API.md §11) and back, and a preview of the starts it makes.
+// The console offers a subset of what the API takes: weekly on chosen days, monthly by date or by weekday.
+// The preview follows the rules of §11 (the first start counts, skipped dates and gap times are not counted);
+// the server expands the rule itself on save, so a difference would show on the series page, never in data.
+import { dayKey, instantAt, wallClock, type Wall } from './format.js';
+
+export const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/** What the form's "Repeats" section says. */
+export interface Repeat {
+  freq: 'WEEKLY' | 'MONTHLY';
+  /** Every `interval` weeks or months, 1–99. */
+  interval: number;
+  /** WEEKLY: the days it meets on. */
+  days: Weekday[];
+  /** MONTHLY: on the start's day of the month, on its nth weekday (the 2nd Tuesday), or on the last such weekday. */
+  monthly: 'date' | 'weekday' | 'last-weekday';
+  /** How it ends: after a number of occurrences, or on a day (inclusive, in the series' zone). */
+  end: { count: number } | { until: string };
+}
+
+/** At most this many occurrences, within this many days of the first (API.md §11). */
+export const MAX_OCCURRENCES = 500;
+export const MAX_SPAN_DAYS = 1096;
+const DAY_MS = 86_400_000;
+
+const dayNumber = (year: number, month: number, day: number): number => Date.UTC(year, month - 1, day) / DAY_MS;
+const fromDayNumber = (days: number): { year: number; month: number; day: number } => {
+  const date = new Date(days * DAY_MS);
+  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() };
+};
+const monthLength = (year: number, month: number): number => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/** The weekday of a wall date. */
+export function weekdayOf(wall: Pick<Wall, 'year' | 'month' | 'day'>): Weekday {
+  return WEEKDAYS[(new Date(Date.UTC(wall.year, wall.month - 1, wall.day)).getUTCDay() + 6) % 7]!;
+}
+
+/** Which of its weekday in the month the date is: 1 for the first Tuesday, up to 5. */
+export function ordinalInMonth(wall: Pick<Wall, 'day'>): number {
+  return Math.ceil(wall.day / 7);
+}
+
+/** Whether the date is the last of its weekday in its month. */
+export function isLastInMonth(wall: Pick<Wall, 'year' | 'month' | 'day'>): boolean {
+  return wall.day + 7 > monthLength(wall.year, wall.month);
+}
+
+/** The RRULE value (no `RRULE:` prefix) for a start in `zone`; an `until` day ends at its last minute there, sent in UTC. */
+export function toRrule(repeat: Repeat, start: Wall, zone: string): string {
+  const parts = [`FREQ=${repeat.freq}`];
+  if (repeat.interval !== 1) parts.push(`INTERVAL=${repeat.interval}`);
+  if (repeat.freq === 'WEEKLY') parts.push(`BYDAY=${WEEKDAYS.filter((day) => repeat.days.includes(day)).join(',')}`);
+  else if (repeat.monthly === 'date') parts.push(`BYMONTHDAY=${start.day}`);
+  else parts.push(`BYDAY=${repeat.monthly === 'weekday' ? ordinalInMonth(start) : -1}${weekdayOf(start)}`);
+  if ('count' in repeat.end) parts.push(`COUNT=${repeat.end.count}`);
+  else parts.push(`UNTIL=${untilValue(repeat.end.until, zone)}`);
+  return parts.join(';');
+}
+
+/** The last minute of day `YYYY-MM-DD` in `zone`, as an RRULE UTC date-time `20270115T225900Z`. */
+function untilValue(day: string, zone: string): string {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  const wall = { year, month, day: date, hour: 23, minute: 59 };
+  const at = instantAt(zone, wall) ?? instantAt(zone, { ...wall, hour: 22 }) ?? Date.UTC(year, month - 1, date, 23, 59);
+  return new Date(at).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+}
+
+/** Reads a rule back into the form's choices; undefined for a rule the form cannot show (DAILY, several month days...). */
+export function fromRrule(rule: string, start: Wall, zone: string): Repeat | undefined {
+  const parts = new Map(rule.split(';').map((part) => part.split('=') as [string, string]));
+  const freq = parts.get('FREQ');
+  const interval = Number(parts.get('INTERVAL') ?? '1');
+  if ((freq !== 'WEEKLY' && freq !== 'MONTHLY') || !Number.isInteger(interval)) return undefined;
+  const byday = parts.get('BYDAY');
+  let days: Weekday[] = [];
+  let monthly: Repeat['monthly'] = 'date';
+  if (freq === 'WEEKLY') {
+    days = byday === undefined ? [weekdayOf(start)] : (byday.split(',') as Weekday[]);
+    if (!days.every((day) => (WEEKDAYS as readonly string[]).includes(day))) return undefined;
+  } else if (byday !== undefined) {
+    const match = /^(-1|[1-5])(MO|TU|WE|TH|FR|SA|SU)$/.exec(byday);
+    if (match === null || match[2] !== weekdayOf(start)) return undefined;
+    monthly = match[1] === '-1' ? 'last-weekday' : 'weekday';
+  } else if (parts.has('BYMONTHDAY') && parts.get('BYMONTHDAY') !== String(start.day)) {
+    return undefined;
+  }
+  const count = parts.get('COUNT');
+  const until = parts.get('UNTIL');
+  if (count !== undefined) return { freq, interval, days, monthly, end: { count: Number(count) } };
+  if (until === undefined) return undefined;
+  const [, y, m, d, time] = /^(\d{4})(\d{2})(\d{2})(T\d{6}Z)?$/.exec(until) ?? [];
+  if (y === undefined) return undefined;
+  const untilDay = time === undefined ? `${y}-${m}-${d}` : dayKey(wallClock(zone, Date.UTC(Number(y), Number(m) - 1, Number(d), Number(time.slice(1, 3)), Number(time.slice(3, 5)))));
+  return { freq, interval, days, monthly, end: { until: untilDay } };
+}
+
+/** The starts a rule makes: at most MAX_OCCURRENCES + 1 (so "too many" can be told), and whether the last is too far. */
+export interface Preview {
+  starts: number[];
+  tooMany: boolean;
+  tooLong: boolean;
+}
+
+/** The dates the rule meets on, period by period from the start's, in order (before gap times are dropped). */
+function* candidateDays(repeat: Repeat, start: Wall): Generator<number> {
+  const first = dayNumber(start.year, start.month, start.day);
+  const weekday = WEEKDAYS.indexOf(weekdayOf(start));
+  const offsets = WEEKDAYS.flatMap((day, index) => (repeat.days.includes(day) ? [index] : []));
+  // Enough periods to pass three years at any interval; a rule with no day in reach ends here.
+  for (let period = 0; period <= 160; period++) {
+    if (repeat.freq === 'WEEKLY') {
+      const monday = first - weekday + period * 7 * repeat.interval;
+      for (const offset of offsets) if (monday + offset >= first) yield monday + offset;
+      continue;
+    }
+    const index = start.year * 12 + start.month - 1 + period * repeat.interval;
+    const [year, month] = [Math.floor(index / 12), (index % 12) + 1];
+    const length = monthLength(year, month);
+    let day: number;
+    if (repeat.monthly === 'date') day = start.day;
+    else {
+      const target = WEEKDAYS.indexOf(weekdayOf(start));
+      const firstWeekday = WEEKDAYS.indexOf(weekdayOf({ year, month, day: 1 }));
+      const firstMatch = 1 + ((target - firstWeekday + 7) % 7);
+      day = repeat.monthly === 'weekday' ? firstMatch + 7 * (ordinalInMonth(start) - 1) : firstMatch + 7 * Math.floor((length - firstMatch) / 7);
+    }
+    if (day <= length) yield dayNumber(year, month, day);
+  }
+}
+
+/** The starts (instants) of the rule for a first start at `start` in `zone`, as the API would make them. */
+export function previewStarts(repeat: Repeat, start: Wall, zone: string): Preview {
+  const starts: number[] = [];
+  const count = 'count' in repeat.end ? repeat.end.count : Infinity;
+  const untilDay = 'until' in repeat.end ? repeat.end.until : undefined;
+  for (const days of candidateDays(repeat, start)) {
+    if (starts.length >= count || starts.length > MAX_OCCURRENCES) break;
+    const date = fromDayNumber(days);
+    if (untilDay !== undefined && dayKey(date) > untilDay) break;
+    const at = instantAt(zone, { ...date, hour: start.hour, minute: start.minute });
+    // A local time that does not exist that day (a spring-forward gap) is skipped and not counted.
+    if (at !== undefined) starts.push(at);
+  }
+  const first = starts[0];
+  const last = starts.at(-1);
+  return { starts, tooMany: starts.length > MAX_OCCURRENCES, tooLong: first !== undefined && last !== undefined && last - first > MAX_SPAN_DAYS * DAY_MS };
+}
+
+const DAY_NAMES: Record<Weekday, string> = { MO: 'Monday', TU: 'Tuesday', WE: 'Wednesday', TH: 'Thursday', FR: 'Friday', SA: 'Saturday', SU: 'Sunday' };
+const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth'];
+
+/** The rule in words: "Every 2 weeks on Tuesday and Thursday, 12 times". `until` is formatted by the caller. */
+export function describeRepeat(repeat: Repeat, start: Wall, formatDay: (day: string) => string): string {
+  const every = repeat.interval === 1 ? `Every ${repeat.freq === 'WEEKLY' ? 'week' : 'month'}` : `Every ${repeat.interval} ${repeat.freq === 'WEEKLY' ? 'weeks' : 'months'}`;
+  const names = WEEKDAYS.filter((day) => repeat.days.includes(day)).map((day) => DAY_NAMES[day]);
+  const when =
+    repeat.freq === 'WEEKLY'
+      ? `on ${names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`}`
+      : repeat.monthly === 'date'
+        ? `on day ${start.day}`
+        : `on the ${repeat.monthly === 'weekday' ? ORDINALS[ordinalInMonth(start) - 1] : 'last'} ${DAY_NAMES[weekdayOf(start)]}`;
+  const end = 'count' in repeat.end ? `${repeat.end.count} time${repeat.end.count === 1 ? '' : 's'}` : `until ${formatDay(repeat.end.until)}`;
+  return `${every} ${when}, ${end}`;
+}

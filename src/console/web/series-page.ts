@@ -1,0 +1,121 @@
+// A series' page (API.md §11): its rule in words, its occurrences (GET /events?series_id=), edit and delete for who may.
+import { h, replace } from './dom.js';
+import { queryString } from './api.js';
+import { describeProblem } from './problem.js';
+import { alertFailure } from './fields.js';
+import { formatDate, formatDateTime, parseInput, toZoneInput } from './format.js';
+import { describeRepeat, fromRrule } from './repeat-rule.js';
+import { canManage } from './roles.js';
+import { confirmAction } from './confirm.js';
+import { zoneNote } from './zone-note.js';
+import type { EventPage, Series } from './types.js';
+import type { ConsoleContext, Screen } from './context.js';
+
+const PAGE = 25;
+
+export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
+  const zone = ctx.zones.shown;
+  const details = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading the series…'));
+  const occurrences = h('div');
+  const alert = h('div', { class: 'alert', role: 'alert', hidden: true, tabindex: -1 });
+  let page = 1;
+
+  async function load(): Promise<void> {
+    try {
+      const { data: series, etag } = await ctx.api.json<Series>('GET', `/series/${encodeURIComponent(id)}`);
+      if (!details.isConnected) return;
+      setTitle(series.title);
+      const first = parseInput(toZoneInput(series.start_time, series.time_zone))!;
+      const repeat = fromRrule(series.recurrence, first, series.time_zone);
+      const rule = repeat === undefined ? series.recurrence : describeRepeat(repeat, first, (day) => formatDate(`${day}T12:00:00Z`, 'UTC'));
+      replace(
+        details,
+        h(
+          'dl',
+          { class: 'facts' },
+          h('dt', {}, 'Repeats'),
+          h('dd', {}, `${rule} (in ${series.time_zone})`),
+          h('dt', {}, 'First'),
+          h('dd', {}, formatDateTime(series.start_time, zone)),
+          h('dt', {}, 'Occurrences'),
+          h('dd', {}, String(series.occurrence_count)),
+          h('dt', {}, 'Location'),
+          h('dd', {}, series.location),
+          h('dt', {}, 'Category'),
+          h('dd', {}, series.category),
+          h('dt', {}, 'Seats'),
+          h('dd', {}, `${series.capacity} per occurrence`),
+          h('dt', {}, 'Organizer'),
+          h('dd', {}, `${series.organizer.name} (${series.organizer.email})`),
+        ),
+        series.description === '' ? null : h('div', { class: 'description' }, series.description.split('\n').map((line) => h('p', {}, line))),
+        canManage(ctx.me, series)
+          ? h(
+              'div',
+              { class: 'actions' },
+              h('a', { href: `#/series/${series.id}/edit`, class: 'button primary' }, 'Edit all future occurrences'),
+              h('button', { type: 'button', class: 'danger', onclick: () => void remove(series, etag) }, 'Delete series'),
+            )
+          : null,
+      );
+      await loadOccurrences();
+    } catch (error) {
+      replace(details, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)), h('p', {}, h('a', { href: '#/events' }, 'Back to the events')));
+    } finally {
+      details.setAttribute('aria-busy', 'false');
+    }
+  }
+
+  async function loadOccurrences(): Promise<void> {
+    const { data } = await ctx.api.json<EventPage>('GET', `/events${queryString({ series_id: id, limit: PAGE, page })}`);
+    const lastPage = Math.max(1, Math.ceil(data.total / PAGE));
+    replace(
+      occurrences,
+      h('h2', { id: 'occurrences-heading' }, 'Occurrences'),
+      h('p', { class: 'summary' }, `${data.total} occurrence${data.total === 1 ? '' : 's'}${lastPage > 1 ? `; page ${page} of ${lastPage}` : ''}.`),
+      h(
+        'ul',
+        { class: 'occurrence-list', 'aria-labelledby': 'occurrences-heading' },
+        data.events.map((event) => h('li', {}, h('a', { href: `#/events/${event.id}` }, formatDateTime(event.start_time, zone)), ` · ${event.registered_count} / ${event.capacity} seats`)),
+      ),
+      lastPage > 1
+        ? h(
+            'nav',
+            { class: 'pager', 'aria-label': 'Occurrence pages' },
+            page > 1 ? h('button', { type: 'button', onclick: () => void turn(-1) }, 'Previous page') : null,
+            page < lastPage ? h('button', { type: 'button', onclick: () => void turn(1) }, 'Next page') : null,
+          )
+        : null,
+    );
+  }
+
+  async function turn(delta: number): Promise<void> {
+    page += delta;
+    await loadOccurrences().catch((error: unknown) => replace(occurrences, h('p', { class: 'alert', role: 'alert' }, describeProblem(error))));
+  }
+
+  async function remove(series: Series, etag: string | null): Promise<void> {
+    if (!(await confirmAction(`Delete the series “${series.title}” for good? All ${series.occurrence_count} occurrences and their registrations go with it.`, 'Delete series'))) return;
+    try {
+      await ctx.api.json('DELETE', `/series/${encodeURIComponent(series.id)}`, { headers: etag === null ? {} : { 'If-Match': etag } });
+      ctx.announce(`Deleted the series “${series.title}”.`);
+      ctx.navigate('#/events');
+    } catch (error) {
+      alertFailure(alert, error);
+    }
+  }
+
+  void load();
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  return {
+    title: 'Series',
+    element: h('section', {}, zoneNote(ctx), alert, details, occurrences),
+    onChange(entry) {
+      const event = entry.event as { series_id?: string } | null;
+      if (event?.series_id !== id && !entry.deleted) return;
+      clearTimeout(pending);
+      pending = setTimeout(() => void load(), 200);
+    },
+    dispose: () => clearTimeout(pending),
+  };
+}

@@ -1,0 +1,163 @@
+/// <reference lib="dom" />
+// Recurring series in the console (API.md §11): the "Repeats" section with its preview, the series page, an occurrence's
+// link to it, editing all future occurrences and deleting the series. The preview is checked against what the server made.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { checkScreen, openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
+import { assertClean, signIn, startJourneyServer, type JourneyServer } from './journey-server.js';
+
+const skip = skipWithoutChromium();
+const TIMEOUT_MS = 180_000;
+const CAMPUS = 'Europe/Berlin';
+
+let journey: JourneyServer;
+let browsing: Browsing;
+
+before(async () => {
+  if (skip !== false) return;
+  journey = await startJourneyServer(['--time-zone', CAMPUS]);
+  browsing = await openBrowser(journey.url, { timezoneId: 'America/New_York' });
+});
+
+after(async () => {
+  if (skip !== false) return;
+  await browsing?.close();
+  await journey?.stop();
+});
+
+interface Occurrence {
+  id: string;
+  start_time: string;
+  location: string;
+  series_id?: string;
+}
+
+async function occurrencesOf(seriesId: string): Promise<Occurrence[]> {
+  const response = await journey.api('GET', `/events?series_id=${seriesId}&limit=100`, journey.keys.organizer);
+  assert.equal(response.status, 200);
+  return ((await response.json()) as { events: Occurrence[] }).events;
+}
+
+/** The preview's list, as shown. */
+async function previewed(page: Page): Promise<string[]> {
+  return page.locator('.preview ol li').allTextContents();
+}
+
+/** The starts as the console shows them, in the campus zone. */
+function shown(starts: string[]): string[] {
+  const format = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: CAMPUS });
+  return starts.map((start) => format.format(new Date(start)));
+}
+
+async function fillEvent(page: Page, title: string, start: string, end: string): Promise<void> {
+  await page.goto(`${journey.url}/console/#/new`);
+  await page.getByLabel('Title').fill(title);
+  await page.getByLabel('Category').selectOption('academic');
+  await page.getByLabel('Location').fill('Lecture hall 1');
+  await page.getByLabel('Starts').fill(start);
+  await page.getByLabel('Ends').fill(end);
+  await page.getByLabel('Capacity (seats)').fill('80');
+}
+
+test('a term of lectures: weekly on two days, previewed before saving, then the series page lists what the server made', { skip, timeout: TIMEOUT_MS }, async () => {
+  const page = await browsing.context.newPage();
+  try {
+    await signIn(page, journey.url, journey.keys.organizer);
+    // Tuesday 23 March 2027 10:00 in Berlin: the lectures cross the start of summer time on 28 March.
+    await fillEvent(page, 'Algorithms lecture', '2027-03-23T10:00', '2027-03-23T11:30');
+    await page.getByLabel('How often').selectOption('WEEKLY');
+    assert.equal(await page.getByLabel('Tuesday', { exact: true }).isChecked(), true, 'the start\'s own day is ticked');
+    await page.getByLabel('Thursday', { exact: true }).check();
+    await page.getByLabel('Number of occurrences').fill('6');
+    await page.getByText('Every week on Tuesday and Thursday, 6 times: 6 occurrences').waitFor();
+    const preview = await previewed(page);
+    assert.equal(preview.length, 6);
+    await page.getByRole('button', { name: 'Create event' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Algorithms lecture' }).waitFor();
+    const seriesId = new URL(page.url()).hash.split('/')[2]!;
+    assert.match(seriesId, /^ser_/);
+    const made = await occurrencesOf(seriesId);
+    assert.deepEqual(preview, shown(made.map((event) => event.start_time)), 'the preview showed exactly the occurrences the server made');
+    assert.ok(made.every((event) => shown([event.start_time])[0]!.endsWith('10:00')), 'every lecture at 10:00 local, across the change');
+    assert.deepEqual([made[0]!.start_time, made[5]!.start_time], ['2027-03-23T09:00:00.000Z', '2027-04-08T08:00:00.000Z'], 'so their UTC times move');
+    await page.getByText('6 occurrences.').waitFor();
+    await page.getByText('Every week on Tuesday and Thursday, 6 times (in Europe/Berlin)').waitFor();
+    await checkScreen(page, 'series');
+
+    await page.getByRole('link', { name: preview[2]! }).click();
+    await page.getByRole('heading', { level: 1, name: 'Algorithms lecture' }).waitFor();
+    await page.getByRole('link', { name: 'Part of a series: see every occurrence' }).click();
+    await page.getByRole('link', { name: 'Edit all future occurrences' }).click();
+    await page.getByLabel('Location').fill('Lecture hall 2');
+    await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+    await page.getByText('Lecture hall 2').waitFor();
+    assert.deepEqual((await occurrencesOf(seriesId)).map((event) => event.location), new Array(6).fill('Lecture hall 2'), 'one edit moved every occurrence');
+    assert.deepEqual((await occurrencesOf(seriesId)).map((event) => event.id), made.map((event) => event.id), 'the same occurrences, ids kept');
+
+    // A longer term: the schedule is sent (its section was touched), the six kept, two added.
+    await page.getByRole('link', { name: 'Edit all future occurrences' }).click();
+    assert.equal(await page.getByLabel('Number of occurrences').inputValue(), '6', 'the rule read back into the form');
+    await page.getByLabel('Number of occurrences').fill('8');
+    await page.getByText('8 occurrences, the last on').waitFor();
+    await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+    await page.getByText('8 occurrences.').waitFor();
+    const longer = await occurrencesOf(seriesId);
+    assert.deepEqual(longer.slice(0, 6).map((event) => event.id), made.map((event) => event.id));
+    assert.equal(longer.length, 8);
+    await page.getByRole('link', { name: shown([longer[7]!.start_time])[0]! }).click();
+    await page.getByRole('link', { name: 'Edit event' }).click();
+    await page.getByText('This event is one occurrence of a series: saving changes it alone').waitFor();
+    await page.getByRole('link', { name: 'Edit the whole series instead' }).click();
+
+    await page.getByRole('button', { name: 'Delete series' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete series' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+    assert.equal((await journey.api('GET', `/series/${seriesId}`, journey.keys.organizer)).status, 404);
+    assert.deepEqual(await occurrencesOf(seriesId), []);
+    assert.equal((await journey.api('GET', `/events/${longer[7]!.id}`, journey.keys.organizer)).status, 404);
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a club on the last Friday of each month until a date: the preview matches the server, and a reader sees no edit', { skip, timeout: TIMEOUT_MS }, async () => {
+  const page = await browsing.context.newPage();
+  try {
+    await signIn(page, journey.url, journey.keys.organizer);
+    await fillEvent(page, 'Film club', '2026-12-25T19:00', '2026-12-25T21:00');
+    await page.getByLabel('How often').selectOption('MONTHLY');
+    await page.getByLabel('the last Friday of each month').check();
+    await page.getByLabel('a date', { exact: true }).check();
+    await page.getByLabel('Last date').fill('2027-05-28');
+    await page.getByText('Every month on the last Friday, until').waitFor();
+    const preview = await previewed(page);
+    await page.getByRole('button', { name: 'Create event' }).click();
+    await page.getByRole('link', { name: 'Edit all future occurrences' }).waitFor();
+    const seriesId = new URL(page.url()).hash.split('/')[2]!;
+    const made = await occurrencesOf(seriesId);
+    assert.deepEqual(preview, shown(made.map((event) => event.start_time)).slice(0, 6));
+    assert.equal(made.length, 6, 'December to May, the 28th of May included');
+    const reader = await browsing.context.newPage();
+    try {
+      await signIn(reader, journey.url, journey.keys.reader);
+      await reader.goto(`${journey.url}/console/#/series/${seriesId}`);
+      await reader.getByRole('heading', { level: 1, name: 'Film club' }).waitFor();
+      assert.equal(await reader.getByRole('link', { name: 'Edit all future occurrences' }).count(), 0);
+      assert.equal(await reader.getByRole('button', { name: 'Delete series' }).count(), 0);
+    } finally {
+      await reader.close();
+    }
+    // The form with its preview, for the record (axe at both widths); nothing is submitted after it.
+    await fillEvent(page, 'Office hours', '2027-01-11T14:00', '2027-01-11T15:00');
+    await page.getByLabel('How often').selectOption('WEEKLY');
+    for (const day of ['Wednesday', 'Friday']) await page.getByLabel(day, { exact: true }).check();
+    await page.getByLabel('Number of occurrences').fill('30');
+    await page.getByText('Every week on Monday, Wednesday and Friday, 30 times: 30 occurrences').waitFor();
+    await checkScreen(page, 'series-form');
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});
