@@ -107,3 +107,35 @@ test('checkInvariants() throws for a tree built from events out of list order', 
   assert.throws(() => new OrderedEvents(events).checkInvariants(), /out of list order/);
   assert.throws(() => new OrderedEvents(hourly(10).reverse()).checkInvariants(), /out of list order/);
 });
+
+test('two branches merge and split again when the small one falls under 16 children beside one of more than 48', () => {
+  const seed = Number(process.env['TREE_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+  const random = mulberry32(seed);
+  // 4,608 events: 96 leaves of 48 under two branches of 48 leaves each.
+  let model = hourly(4608);
+  const tree = new OrderedEvents(model);
+  // Grow the right branch to 58 leaves: 17 more events in ten of its leaves split each of them.
+  for (let leaf = 0; leaf < 10; leaf++) {
+    for (let k = 0; k < 17; k++) {
+      const event = stored(200_000 + leaf * 17 + k, BASE + (2400 + leaf * 192) * HOUR + k + 1, BASE + (2401 + leaf * 192) * HOUR);
+      tree.insert(event);
+      model.push(event);
+    }
+  }
+  model.sort(compareEvents);
+  assertHolds(tree, model, `seed ${seed}: grown`);
+  // Empty the left branch in random order: on the way it falls under 16 leaves and merges into more than 64, which split.
+  const left = model.filter((event) => event.startMs < BASE + 2304 * HOUR);
+  for (let deleted = 1; left.length > 0; deleted++) {
+    const [gone] = left.splice(Math.floor(random() * left.length), 1);
+    assert.equal(tree.delete(gone!), true);
+    model.splice(model.indexOf(gone!), 1);
+    if (deleted % 4 === 0 || left.length < 200) assertHolds(tree, model, `seed ${seed}: delete ${deleted}`);
+  }
+  assertHolds(tree, model, `seed ${seed}: merged and split`);
+});
+
+test('checkInvariants() throws for a tree holding the same event twice', () => {
+  const events = hourly(10);
+  assert.throws(() => new OrderedEvents([...events.slice(0, 5), events[4]!, ...events.slice(5)]).checkInvariants(), /out of list order/);
+});
