@@ -139,3 +139,29 @@ test('checkInvariants() throws for a tree holding the same event twice', () => {
   const events = hourly(10);
   assert.throws(() => new OrderedEvents([...events.slice(0, 5), events[4]!, ...events.slice(5)]).checkInvariants(), /out of list order/);
 });
+
+test('ranksEndingAfter() reads nothing below the root when every event ends exactly at the end bound', () => {
+  // 5,000 events ending at the same instant: none ends after it, and a subtree whose latest end equals the bound is skipped whole.
+  const endByMs = BASE + 6000 * HOUR;
+  let reads = 0;
+  const events = hourly(5000).map((event) => {
+    const copy = { ...event, endMs: endByMs };
+    Object.defineProperty(copy, 'startMs', { get: () => (reads++, event.startMs), enumerable: true });
+    return copy as StoredEvent;
+  });
+  const tree = new OrderedEvents(events);
+  reads = 0;
+  assert.deepEqual(tree.ranksEndingAfter(BASE, endByMs), []);
+  assert.equal(reads, 0, `read a start ${reads} times`);
+  assert.deepEqual(tree.ranksEndingAfter(BASE, endByMs - 1), Array.from({ length: 5000 }, (_, rank) => rank), 'one ms earlier, every event ends after the bound');
+});
+
+test('slice() and sliceEndingBy() from a rank before the first, or past the last, give nothing', () => {
+  for (const count of [10, 500]) {
+    const tree = new OrderedEvents(hourly(count));
+    assert.deepEqual(tree.slice(-1, 5), [], `${count}: slice(-1)`);
+    assert.deepEqual(tree.sliceEndingBy(-1, 5, BASE + 10_000 * HOUR), [], `${count}: sliceEndingBy(-1)`);
+    assert.deepEqual(tree.slice(count, 5), [], `${count}: slice(size)`);
+    assert.deepEqual(tree.slice(count - 1, 5).length, 1, `${count}: slice(size - 1)`);
+  }
+});
