@@ -105,4 +105,7 @@ test('RosterTable.apply() refuses a cancel, a check-in or a promotion for an eve
   assert.deepEqual([...table.entries()], [], 'a put without promotions and a delete of an event without a roster make no roster');
   table.apply({ seq: 4, op: 'reg', registration: registration(4, eventId, 'confirmed') });
   assert.throws(() => table.apply({ seq: 5, op: 'regstate', registration: registration(4, eventId, 'confirmed') }), RosterError);
+  // A line of another kind (a mark, a document) is the caller's mistake: refused by name, not ignored.
+  assert.throws(() => table.apply({ seq: 6, op: 'mark', gone: 0 } as unknown as LogRecord), /no roster change for \{"seq":6,"op":"mark","gone":0\}/);
+  assert.equal(table.registrations, 1);
 });
