@@ -122,3 +122,43 @@ test('ChangeLog.subscribe() returns an unsubscribe that stops only that listener
   log.batchCommitted([], 0);
   assert.deepEqual(heard, ['a', 'b', 'b']);
 });
+
+test(`ChangeLog.batchCommitted() rebuilds its index exactly when it holds more than 1,024 entries and twice the live events and tombstones (CHANGE_LOG_SEED=${SEED})`, () => {
+  const random = mulberry32(SEED + 2);
+  const below = (n: number): number => Math.floor(random() * n);
+  const live = new Map<string, StoredEvent>();
+  const tombstones = new Map<string, number>();
+  const log = new ChangeLog((id) => live.get(id));
+  let rebuilds = 0;
+  for (let seq = 1; seq <= 6000; seq++) {
+    // Mostly one write a batch to a few ids, so the index passes 1,024 one entry at a time; now and then a burst of new ids.
+    const n = seq % 1500 < 300 ? seq : below(6);
+    const id = eventId(n);
+    if (below(5) === 0 && live.has(id)) {
+      live.delete(id);
+      tombstones.delete(id);
+      tombstones.set(id, seq);
+      log.committed(seq, id, null);
+    } else {
+      live.delete(id);
+      tombstones.delete(id);
+      live.set(id, toStored(sampleRecord(n), seq));
+      log.committed(seq, id, live.get(id)!);
+    }
+    const held = log.indexLength;
+    const needed = live.size + tombstones.size;
+    log.batchCommitted(live.values(), live.size);
+    const rebuilt = held > 1024 && held > 2 * needed;
+    if (rebuilt) rebuilds++;
+    assert.equal(log.indexLength, rebuilt ? needed : held, `seed ${SEED}, seq ${seq}: ${held} entries for ${live.size} live and ${tombstones.size} tombstones`);
+  }
+  assert.ok(rebuilds >= 3, `${rebuilds} rebuilds`);
+});
+
+test('ChangeLog.dropDeletionsThrough() never moves the horizon back, whatever order replay handed the tombstones in', () => {
+  const log = new ChangeLog(() => undefined, { tombstones: new Map([[eventId(2), 8], [eventId(1), 5], [eventId(3), 12]]), lastSeq: 12, horizon: 3 });
+  assert.equal(log.dropDeletionsThrough(9), 8);
+  assert.deepEqual([...log.tombstones], [[eventId(3), 12]]);
+  const later = new ChangeLog(() => undefined, { tombstones: new Map([[eventId(1), 5]]), lastSeq: 12, horizon: 10 });
+  assert.equal(later.dropDeletionsThrough(6), 10, 'a horizon from the log is not lowered by an older deletion dropped');
+});
