@@ -11,7 +11,7 @@ const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src")
 /**
  * The layers, top to bottom (folders end in "/"), and which layers each may import. Arrows go down or sideways,
  * never up: protocol, keys, limits and logging know no domain (the HTTP edge maps the store's errors, the key file
- * takes the store's lock: both down); the store knows no HTTP and no keys.
+ * takes the data folder's lock in lib/fs/: both down); the store knows no HTTP and no keys.
  */
 const LAYERS: readonly { name: string; units: readonly string[]; mayKnow: readonly string[] }[] = [
   { name: "doors", units: ["server.ts", "cli.ts", "cli-postgres.ts", "index.ts"], mayKnow: ["doors", "wiring", "domain", "edge", "store", "lib"] },
@@ -114,11 +114,11 @@ test("every exception still names an import that exists", () => {
 });
 
 /**
- * Modules only the file engine uses (the JSON-lines file, its lock, replay, compaction, backup): the PostgreSQL
+ * Modules only the file engine uses (the JSON-lines file, replay, compaction, backup): the PostgreSQL
  * engine under store/postgres/ shares the views and the write queue, never these; and no other store module
  * knows the PostgreSQL engine.
  */
-const FILE_ENGINE_ONLY = ["store/file-store.ts", "store/file-system.ts", "store/lock.ts", "store/log-compaction.ts", "store/log-replay.ts", "store/log-backup.ts", "store/open-or-read-only.ts", "store/write-fully.ts", "store/process-identity.ts"];
+const FILE_ENGINE_ONLY = ["store/file/file-store.ts", "store/file/file-system.ts", "store/file/log-compaction.ts", "store/file/log-replay.ts", "store/file/log-backup.ts", "store/file/open-or-read-only.ts", "store/file/write-fully.ts", "store/file/history-read.ts"];
 
 /** Imports that cross between the two engines, as "from → to". */
 function engineCrossings(files: readonly string[], read: (file: string) => string): string[] {
@@ -142,12 +142,12 @@ test("the PostgreSQL engine never imports the file engine's modules, and no othe
 
 test("engineCrossings() catches an engine reaching into the other", () => {
   const sources: Record<string, string> = {
-    "store/postgres/postgres-store.ts": "import { replayLog } from '../log-replay.js';\nimport { WriteQueue } from '../write-queue.js';",
-    "store/file-store.ts": "import { connect } from './postgres/client.js';",
-    "store/write-queue.ts": "import { LogRecord } from './jsonl-record.js';",
+    "store/postgres/postgres-store.ts": "import { replayLog } from '../file/log-replay.js';\nimport { WriteQueue } from '../views/write-queue.js';",
+    "store/file/file-store.ts": "import { connect } from '../postgres/client.js';",
+    "store/views/write-queue.ts": "import { LogRecord } from '../records/jsonl-record.js';",
   };
   assert.deepEqual(engineCrossings(Object.keys(sources), (file) => sources[file]!), [
-    "store/postgres/postgres-store.ts → store/log-replay.ts",
-    "store/file-store.ts → store/postgres/client.ts",
+    "store/postgres/postgres-store.ts → store/file/log-replay.ts",
+    "store/file/file-store.ts → store/postgres/client.ts",
   ]);
 });

@@ -2,7 +2,7 @@
 import { promises as fs, constants } from 'node:fs';
 import path from 'node:path';
 import type { Role } from './principal.js';
-import { acquireLock, LockHeldError } from '../store/lock.js';
+import { acquireLock, LockHeldError } from '../lib/fs/lock.js';
 
 /** One key as stored: never its secret, only the secret's SHA-256. */
 export interface KeyRecord {

@@ -1,13 +1,13 @@
 // The interface every event store keeps: reads from memory, writes made durable before they are seen.
 import type { Category, EventRecord, StoredEvent } from '../events/event.js';
-import type { Registration, RosterView } from './roster.js';
-import type { ChangeFeedSource } from './change-log.js';
-import type { IdempotencyEntry, IdempotencyUse } from './idempotency-table.js';
-import type { WriteOptions } from './write-queue.js';
-import type { StoredDocument } from './document-table.js';
+import type { Registration, RosterView } from './views/roster.js';
+import type { ChangeFeedSource } from './views/change-log.js';
+import type { IdempotencyEntry, IdempotencyUse } from './views/idempotency-table.js';
+import type { WriteOptions } from './views/write-queue.js';
+import type { StoredDocument } from './views/document-table.js';
 
 export type { StoredDocument };
-import type { ChangeHistorySource } from './change-history.js';
+import type { ChangeHistorySource } from './views/change-history.js';
 import type { WebhookStateStore } from './webhook-state.js';
 
 export type { WriteOptions };

@@ -2,7 +2,7 @@
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { StoreUnavailable } from './store-errors.js';
-import { describeWriteError } from './write-queue.js';
+import { describeWriteError } from './views/write-queue.js';
 
 /** One attempt to deliver a message, as the delivery log shows it (API.md §13). */
 export interface DeliveryRecord {

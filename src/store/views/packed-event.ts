@@ -1,0 +1,61 @@
+// A replayed event whose fields live in the columns and text arena of a PackedEvents table (see packed-events.ts).
+import type { Category } from '../../events/event.js';
+import type { PackedEvents } from './packed-events.js';
+import { EventState } from './served-event.js';
+
+/** A replayed event whose state lives in a PackedEvents slot: an id and a slot on the heap, the rest in columns and the arena. */
+export class PackedEvent extends EventState {
+  readonly #table: PackedEvents;
+  readonly #slot: number;
+
+  constructor(
+    table: PackedEvents,
+    slot: number,
+    readonly id: string,
+  ) {
+    super();
+    this.#table = table;
+    this.#slot = slot;
+  }
+
+  get startMs(): number {
+    return this.#table.startMs(this.#slot);
+  }
+  get endMs(): number {
+    return this.#table.endMs(this.#slot);
+  }
+  get category(): Category {
+    return this.#table.category(this.#slot);
+  }
+  get organizerEmail(): string {
+    return this.#table.email(this.#slot).toLowerCase();
+  }
+  get createdAt(): string {
+    return new Date(this.#table.createdMs(this.#slot)).toISOString();
+  }
+  get seq(): number {
+    return this.#table.seq(this.#slot);
+  }
+  get modifiedMs(): number {
+    return this.#table.modifiedMs(this.#slot);
+  }
+  get seriesId(): string | undefined {
+    return this.#table.seriesId(this.#slot);
+  }
+  get json(): string {
+    return this.#table.json(this.#slot, this.id);
+  }
+  viewCrc(): number {
+    return this.#table.viewCrc(this.#slot, this.id);
+  }
+  viewBytes(): number {
+    return this.#table.viewBytes(this.#slot, this.id);
+  }
+  seats(): { capacity: number; registered: number } {
+    return this.#table.seats(this.#slot);
+  }
+  /** This event with another count, seq and time, sharing this one's text (replay's recount). */
+  recounted(registered: number, seq: number, modifiedMs: number): PackedEvent {
+    return this.#table.recount(this.#slot, this.id, registered, seq, modifiedMs);
+  }
+}
