@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../../events/event.js';
 import { EventIndex } from '../views/event-index.js';
-import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument } from '../event-store.js';
+import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
 import type { Registration, RosterView } from '../views/roster.js';
 import type { RosterTable } from '../views/roster-table.js';
 import type { DocumentTable } from '../views/document-table.js';
@@ -15,7 +15,7 @@ import type { CompactionHost, CompactionResult, LogHandle } from './log-compacti
 import { replayLog } from './log-replay.js';
 import type { TornTail } from './log-replay.js';
 import { copyBytes, writeFully } from './write-fully.js';
-import { describeWriteError, WriteQueue, type WriteOptions } from '../views/write-queue.js';
+import { describeWriteError, WriteQueue } from '../views/write-queue.js';
 import { ChangeLog } from '../views/change-log.js';
 import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from '../views/idempotency-table.js';
 import { UncertainWriteError } from '../uncertain-write.js';

@@ -4,7 +4,8 @@ import { seatsOf, withRegisteredCount, type StoredEvent } from '../../events/eve
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
 import { decodeRecord, type DecodeOptions, type LogRecord, type MetaRecord } from '../records/jsonl-record.js';
-import { rememberAnswer, type IdempotencyTable } from '../views/idempotency-table.js';
+import type { IdempotencyTable } from '../views/idempotency-table.js';
+import { rememberAnswer } from '../views/remember-answer.js';
 import { flatCopy } from '../views/view-scan.js';
 import { RosterError } from '../views/roster.js';
 import { RosterTable } from '../views/roster-table.js';

@@ -2,7 +2,8 @@
 import { withRegisteredCount, type StoredEvent } from '../../events/event.js';
 import type { ChangeLog } from './change-log.js';
 import type { EventIndex } from './event-index.js';
-import { rememberAnswer, type IdempotencyTable } from './idempotency-table.js';
+import type { IdempotencyTable } from './idempotency-table.js';
+import { rememberAnswer } from './remember-answer.js';
 import type { LogRecord, MetaRecord } from '../records/jsonl-record.js';
 import type { RosterTable } from './roster-table.js';
 import type { DocumentTable } from './document-table.js';

@@ -1,6 +1,5 @@
 // The remembered first answers of POSTs sent with an Idempotency-Key: rebuilt from the log, forgotten after 24 h and never before.
 import type { Registration } from './roster.js';
-import type { LogRecord } from '../records/jsonl-record.js';
 
 /** What a write made under an Idempotency-Key carries into its log line. */
 export interface IdempotencyTag {
@@ -123,16 +122,4 @@ export class IdempotencyTable {
 
 function entryName(keyId: string, key: string): string {
   return `${keyId} ${key}`;
-}
-
-/** Remembers the answer of a line written under an Idempotency-Key (replay does the same from the log). */
-export function rememberAnswer(table: IdempotencyTable, record: LogRecord, nowMs: number): void {
-  if (record.op === 'put' && record.idem !== undefined) {
-    const { stored, idem } = record;
-    // Fields named one by one (not spread): every entry then has the same shape.
-    table.remember({ key: idem.key, keyId: idem.keyId, requestHash: idem.requestHash, atMs: stored.modifiedMs, seq: record.seq, answer: { kind: 'event', view: stored.json, createdAt: stored.createdAt } }, nowMs);
-  } else if (record.op === 'reg' && record.idem !== undefined) {
-    const { registration, idem } = record;
-    table.remember({ key: idem.key, keyId: idem.keyId, requestHash: idem.requestHash, atMs: Date.parse(registration.createdAt), seq: record.seq, answer: { kind: 'registration', registration } }, nowMs);
-  }
 }

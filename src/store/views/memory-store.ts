@@ -1,10 +1,10 @@
 // An event store that lives in memory only: for embedders' tests and unit tests, with the file store's write semantics.
 import type { StoredEvent } from '../../events/event.js';
 import { EventIndex } from './event-index.js';
-import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument } from '../event-store.js';
+import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
 import type { RosterView } from './roster.js';
 import { RosterTable } from './roster-table.js';
-import { WriteQueue, type WriteOptions } from './write-queue.js';
+import { WriteQueue } from './write-queue.js';
 import { ChangeLog } from './change-log.js';
 import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from './idempotency-table.js';
 import { ChangeHistory, type ChangeHistorySource } from './change-history.js';

@@ -1,15 +1,31 @@
 // A replayed event whose fields live in the columns and text arena of a PackedEvents table (see packed-events.ts).
 import type { Category } from '../../events/event.js';
-import type { PackedEvents } from './packed-events.js';
 import { EventState } from './served-event.js';
+
+/** The columns a PackedEvent reads its fields from, by slot: what PackedEvents offers it (named here, so this file need not import that one). */
+export interface PackedColumns {
+  startMs(slot: number): number;
+  endMs(slot: number): number;
+  createdMs(slot: number): number;
+  modifiedMs(slot: number): number;
+  seq(slot: number): number;
+  category(slot: number): Category;
+  seats(slot: number): { capacity: number; registered: number };
+  email(slot: number): string;
+  seriesId(slot: number): string | undefined;
+  json(slot: number, id: string): string;
+  viewCrc(slot: number, id: string): number;
+  viewBytes(slot: number, id: string): number;
+  recount(slot: number, id: string, registered: number, seq: number, modifiedMs: number): PackedEvent;
+}
 
 /** A replayed event whose state lives in a PackedEvents slot: an id and a slot on the heap, the rest in columns and the arena. */
 export class PackedEvent extends EventState {
-  readonly #table: PackedEvents;
+  readonly #table: PackedColumns;
   readonly #slot: number;
 
   constructor(
-    table: PackedEvents,
+    table: PackedColumns,
     slot: number,
     readonly id: string,
   ) {

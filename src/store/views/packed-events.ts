@@ -1,7 +1,7 @@
 // The events replayed at start-up, packed: their numbers in typed columns, their text in a byte arena without the
 // keys and the fields the columns hold, repeated text once, so the served JSON of a cold event is not on the JS heap.
 import { CATEGORIES, type Category } from '../../events/event.js';
-import { PackedEvent } from './packed-event.js';
+import { PackedEvent, type PackedColumns } from './packed-event.js';
 import { crc32 } from '../../lib/crc32.js';
 import { TextArena } from './text-arena.js';
 
@@ -46,7 +46,7 @@ class Block {
  * A slot is written once and never changed: a later write of the event makes a ServedEvent, and the slot is
  * left behind until the next start.
  */
-export class PackedEvents {
+export class PackedEvents implements PackedColumns {
   #count = 0;
   readonly #blocks: Block[] = [];
   readonly #arena = new TextArena();

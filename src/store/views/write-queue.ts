@@ -1,7 +1,7 @@
 // The write path both stores share: a change runs against the latest queued state, its line goes out in a group, then the index sees it.
 import { seatsOf, toStored, viewJson, withRegisteredCount } from '../../events/event.js';
 import type { EventRecord, StoredEvent } from '../../events/event.js';
-import type { EventChange, GroupChange, GroupResult, GroupView, RosterChange, RosterResult } from '../event-store.js';
+import type { EventChange, GroupChange, GroupResult, GroupView, RosterChange, RosterResult, WriteOptions } from '../event-store.js';
 import { DocumentTable, type StoredDocument } from './document-table.js';
 import type { EventIndex } from './event-index.js';
 import { encodeCancel, encodeCheckIn, encodeDelete, encodeDocument, encodeDocumentDelete, encodeGroup, encodeRegister, encodeStored, unloggableReason, type LogRecord } from '../records/jsonl-record.js';
@@ -9,7 +9,8 @@ import { emptyRoster, type Registration, Roster, type RosterView } from './roste
 import type { RosterTable } from './roster-table.js';
 import { StoreUnavailable } from '../store-errors.js';
 import type { ChangeLog } from './change-log.js';
-import { rememberAnswer, type IdempotencyTable, type IdempotencyTag } from './idempotency-table.js';
+import type { IdempotencyTable, IdempotencyTag } from './idempotency-table.js';
+import { rememberAnswer } from './remember-answer.js';
 import { UncertainWriteError } from '../uncertain-write.js';
 import { touchedBy, type ChangeHistory, type CommittedChange } from './change-history.js';
 
@@ -38,12 +39,6 @@ export interface WriteQueueOptions {
   documents?: DocumentTable;
   /** Webhooks' view of the log: told of each durable batch, line by line with its context, while anyone listens. */
   history?: ChangeHistory;
-}
-
-/** Options of a single write. */
-export interface WriteOptions {
-  /** The Idempotency-Key the request came with: the line carries it, and its answer is remembered once durable. */
-  idem?: IdempotencyTag | undefined;
 }
 
 /** A change to one event inside a queued write. */
