@@ -1,9 +1,8 @@
 // The durable event store: one append-only log (events.jsonl) with group commit, replayed into an in-memory index on open and compacted when mostly superseded.
 import * as path from 'node:path';
-import type { StoredEvent } from '../../events/event.js';
 import { EventIndex } from '../views/event-index.js';
-import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
-import type { Registration, RosterView } from '../views/roster.js';
+import type { EventStore } from '../event-store.js';
+import type { Registration } from '../views/roster.js';
 import type { RosterTable } from '../views/roster-table.js';
 import type { DocumentTable } from '../views/document-table.js';
 import { nodeFileSystem } from './file-system.js';
@@ -17,10 +16,11 @@ import type { TornTail } from './log-replay.js';
 import { copyBytes, writeFully } from './write-fully.js';
 import { describeWriteError, WriteQueue } from '../views/write-queue.js';
 import { ChangeLog } from '../views/change-log.js';
-import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from '../views/idempotency-table.js';
+import { IdempotencyTable } from '../views/idempotency-table.js';
 import { UncertainWriteError } from '../uncertain-write.js';
 import { ChangeHistory, type ChangeHistorySource, type HistoryRead } from '../views/change-history.js';
 import { readHistoryAfter } from './history-read.js';
+import { QueuedStore, type QueuedViews } from '../views/queued-store.js';
 
 /** Where the store reports what it did; the app's Logger fits. */
 export interface StoreLogger {
@@ -76,7 +76,7 @@ export const LOG_FILE = 'events.jsonl';
 export const DEFAULT_COMPACT_MIN_BYTES = 64 * 1024 * 1024;
 
 /** An EventStore over DATA_DIR/events.jsonl. Open it with openFileStore. */
-export class FileStore implements EventStore {
+export class FileStore extends QueuedStore implements EventStore {
   readonly file: string;
   readonly #fs: FileSystemSeam;
   /** The open log; a compaction swaps it for the new file. */
@@ -94,6 +94,7 @@ export class FileStore implements EventStore {
   /** Each durable line with its context, for webhooks (API.md §13). */
   readonly #history = new ChangeHistory();
   readonly #idempotency: IdempotencyTable;
+  protected override readonly queued: QueuedViews;
   readonly #compactMinBytes: number;
   readonly #onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
   /** Bytes of the log known durable: where the next batch goes, and where a failed one is cut back to. */
@@ -132,6 +133,7 @@ export class FileStore implements EventStore {
     onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
     readOnly?: { reason: unknown } | undefined;
   }) {
+    super();
     this.file = init.file;
     this.#fs = init.fs;
     this.#fd = init.fd;
@@ -161,6 +163,7 @@ export class FileStore implements EventStore {
       persist: (text, count) => this.#append(text, count),
       onCommit: () => this.#afterCommit(),
     });
+    this.queued = { index: init.index, rosters: init.rosters, idempotency: init.idempotency, queue: this.#queue };
     const buildStarted = init.now();
     this.#searchBuilt = init.index.buildSearchIndex(() => this.#stopping).then(
       () => {
@@ -180,60 +183,12 @@ export class FileStore implements EventStore {
     return this.#queue.writable ? undefined : (this.#unwritableReason ?? 'the store is closing');
   }
 
-  get(id: string): StoredEvent | undefined {
-    return this.#index.get(id);
-  }
-
-  list(query: ListQuery): ListResult {
-    return this.#index.list(query);
-  }
-
-  write(id: string, change: EventChange, options?: WriteOptions): Promise<StoredEvent | null> {
-    return this.#queue.write(id, change, options);
-  }
-
-  rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined {
-    return this.#idempotency.find(keyId, key, nowMs);
-  }
-
-  idempotencyUse(keyId: string, nowMs: number): IdempotencyUse {
-    return this.#idempotency.use(keyId, nowMs);
-  }
-
-  roster(eventId: string): RosterView {
-    return this.#rosters.get(eventId);
-  }
-
-  changeRegistrations(eventId: string, change: RosterChange, options?: WriteOptions): Promise<RosterResult> {
-    return this.#queue.changeRegistrations(eventId, change, options);
-  }
-
-  writeGroup(change: GroupChange): Promise<GroupResult> {
-    return this.#queue.writeGroup(change);
-  }
-
-  document(collection: string, id: string): StoredDocument | undefined {
-    return this.#queue.document(collection, id);
-  }
-
-  documents(collection: string): StoredDocument[] {
-    return this.#queue.documents(collection);
-  }
-
   get history(): ChangeHistorySource {
     return {
       subscribe: (listener) => this.#history.subscribe(listener),
       onCompacted: (listener) => this.#history.onCompacted(listener),
       readAfter: (since, limit): Promise<HistoryRead> => readHistoryAfter(this.#fs, this.file, { since, through: this.changes.lastSeq, limit }, this.#now()),
     };
-  }
-
-  get writable(): boolean {
-    return this.#queue.writable;
-  }
-
-  get size(): number {
-    return this.#index.size;
   }
 
   /** Counts of the durable log; compaction runs when superseded lines are more than half of it. */
