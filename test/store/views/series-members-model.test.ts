@@ -1,12 +1,12 @@
 // SeriesMembers.list() against filtering, sorting and paging a plain list of the live events, over seeded random series and queries.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored, type Category, type StoredEvent } from '../../src/events/event.js';
-import type { ListQuery } from '../../src/store/event-store.js';
-import { compareEvents } from '../../src/store/sort-events.js';
-import { SeriesMembers } from '../../src/store/series-members.js';
-import { mulberry32 } from '../helpers/random.js';
-import { sampleRecord } from './helpers.js';
+import { CATEGORIES, toStored, type Category, type StoredEvent } from '../../../src/events/event.js';
+import type { ListQuery } from '../../../src/store/event-store.js';
+import { compareEvents } from '../../../src/store/views/sort-events.js';
+import { SeriesMembers } from '../../../src/store/views/series-members.js';
+import { mulberry32 } from '../../helpers/random.js';
+import { sampleRecord } from '../helpers.js';
 
 const SEED = Number(process.env['SERIES_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const SERIES = ['ser_0000000000000000000A', 'ser_0000000000000000000B'];

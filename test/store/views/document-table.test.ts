@@ -1,8 +1,8 @@
 // DocumentTable against a plain map over seeded random sets, deletes and record lines: get, list, all and size agree after every step.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DocumentTable, type StoredDocument } from '../../src/store/document-table.js';
-import { mulberry32 } from '../helpers/random.js';
+import { DocumentTable, type StoredDocument } from '../../../src/store/views/document-table.js';
+import { mulberry32 } from '../../helpers/random.js';
 
 const SEED = Number(process.env['DOCUMENT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const COLLECTIONS = ['series', 'webhooks', 'other'];

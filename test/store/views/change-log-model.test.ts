@@ -1,10 +1,10 @@
 // ChangeLog against a plain model (each id's latest change) over seeded random writes, deletions, compactions and pages.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, type StoredEvent } from '../../src/events/event.js';
-import { ChangeLog, type ChangePage } from '../../src/store/change-log.js';
-import { mulberry32 } from '../helpers/random.js';
-import { eventId, sampleRecord } from './helpers.js';
+import { toStored, type StoredEvent } from '../../../src/events/event.js';
+import { ChangeLog, type ChangePage } from '../../../src/store/views/change-log.js';
+import { mulberry32 } from '../../helpers/random.js';
+import { eventId, sampleRecord } from '../helpers.js';
 
 const SEED = Number(process.env['CHANGE_LOG_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 

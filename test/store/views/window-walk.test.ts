@@ -1,10 +1,10 @@
 // walk() and walkCount() against filtering a plain array, over seeded random windows of a tree, across its 256-event chunks.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, type StoredEvent } from '../../src/events/event.js';
-import { OrderedEvents } from '../../src/store/ordered-events.js';
-import { walk, walkCount } from '../../src/store/window-walk.js';
-import { mulberry32 } from '../helpers/random.js';
+import { CATEGORIES, type StoredEvent } from '../../../src/events/event.js';
+import { OrderedEvents } from '../../../src/store/views/ordered-events.js';
+import { walk, walkCount } from '../../../src/store/views/window-walk.js';
+import { mulberry32 } from '../../helpers/random.js';
 
 const SEED = Number(process.env['WALK_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const HOUR = 3_600_000;

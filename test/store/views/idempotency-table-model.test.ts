@@ -1,11 +1,8 @@
 // IdempotencyTable against a plain model (the answers in written order, the oldest expired ones dropped from the front) over seeded random steps.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored } from '../../src/events/event.js';
-import { IDEMPOTENCY_TTL_MS, IdempotencyTable, rememberAnswer, type IdempotencyEntry } from '../../src/store/idempotency-table.js';
-import { mulberry32 } from '../helpers/random.js';
-import { registrationId } from './roster-helpers.js';
-import { sampleRecord } from './helpers.js';
+import { IDEMPOTENCY_TTL_MS, IdempotencyTable, type IdempotencyEntry } from '../../../src/store/views/idempotency-table.js';
+import { mulberry32 } from '../../helpers/random.js';
 
 const SEED = Number(process.env['IDEMPOTENCY_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const TTL = 1000;
@@ -69,24 +66,4 @@ test('IdempotencyTable.use() looks at the first eight answers of a key for the o
   for (let n = 0; n < 10; n++) table.remember(entry('key_a', `k${n}`, n === 7 ? 100 : 500 + n, n), 500);
   assert.deepEqual(table.use('key_a', 500), { live: 10, oldestExpiresMs: 100 + TTL });
   assert.equal(new IdempotencyTable().ttlMs, IDEMPOTENCY_TTL_MS);
-});
-
-test('rememberAnswer() remembers the answer of a create or a registration sent with an Idempotency-Key, and nothing else', () => {
-  const table = new IdempotencyTable();
-  const idem = { key: 'retry-1', keyId: 'key_a', requestHash: 'abc' };
-  const stored = toStored(sampleRecord(1), 7);
-  const nowMs = stored.modifiedMs + 1;
-  rememberAnswer(table, { seq: 7, op: 'put', stored }, nowMs);
-  rememberAnswer(table, { seq: 8, op: 'del', id: stored.id }, nowMs);
-  assert.equal(table.size, 0, 'no Idempotency-Key, nothing remembered');
-  rememberAnswer(table, { seq: 7, op: 'put', stored, idem }, nowMs);
-  assert.deepEqual(table.find('key_a', 'retry-1', nowMs), { ...idem, atMs: stored.modifiedMs, seq: 7, answer: { kind: 'event', view: stored.json, createdAt: stored.createdAt } });
-  const registration = { id: registrationId(1), eventId: stored.id, name: 'A', email: 'a@b.example', status: 'confirmed' as const, createdAt: '2026-08-02T00:00:00.000Z', checkedInAt: null, seq: 9 };
-  const regIdem = { ...idem, key: 'retry-2' };
-  rememberAnswer(table, { seq: 9, op: 'reg', registration }, Date.parse(registration.createdAt));
-  assert.equal(table.size, 1);
-  rememberAnswer(table, { seq: 9, op: 'reg', registration, idem: regIdem }, Date.parse(registration.createdAt));
-  assert.deepEqual(table.find('key_a', 'retry-2', Date.parse(registration.createdAt)), { ...regIdem, atMs: Date.parse(registration.createdAt), seq: 9, answer: { kind: 'registration', registration } });
-  rememberAnswer(table, { seq: 10, op: 'regstate', registration }, 0);
-  assert.equal(table.size, 2, 'a registration-state line made by compaction answers nothing');
 });

@@ -1,11 +1,11 @@
 // RosterTable against a plain model (per event, a list in creation order) over seeded random log records of every kind.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { StoredEvent } from '../../src/events/event.js';
-import type { LogRecord } from '../../src/store/jsonl-record.js';
-import { RosterError, type Registration } from '../../src/store/roster.js';
-import { RosterTable } from '../../src/store/roster-table.js';
-import { mulberry32 } from '../helpers/random.js';
+import type { StoredEvent } from '../../../src/events/event.js';
+import type { LogRecord } from '../../../src/store/records/jsonl-record.js';
+import { RosterError, type Registration } from '../../../src/store/views/roster.js';
+import { RosterTable } from '../../../src/store/views/roster-table.js';
+import { mulberry32 } from '../../helpers/random.js';
 import { registrationId } from './roster-helpers.js';
 
 const SEED = Number(process.env['ROSTER_TABLE_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
