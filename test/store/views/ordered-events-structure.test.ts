@@ -165,3 +165,14 @@ test('slice() and sliceEndingBy() from a rank before the first, or past the last
     assert.deepEqual(tree.slice(count - 1, 5).length, 1, `${count}: slice(size - 1)`);
   }
 });
+
+test('ranksEndingAfter() finds events that start exactly at either bound, across leaves of one start time', () => {
+  // 500 events with one start time fill several leaves: every separator starts at the bound itself.
+  const startMs = BASE + 10 * HOUR;
+  const events = Array.from({ length: 500 }, (_, n) => stored(n, startMs, startMs + 10 * HOUR));
+  const tree = new OrderedEvents([...hourly(5), ...events, ...hourly(5, 1000)]);
+  const all = Array.from({ length: 500 }, (_, k) => 5 + k);
+  assert.deepEqual(tree.ranksEndingAfter(startMs, startMs + HOUR), all, 'starting at the window\'s first instant');
+  assert.deepEqual(tree.ranksEndingAfter(startMs - HOUR, startMs), all, 'starting at its last instant');
+  assert.deepEqual(tree.ranksEndingAfter(startMs + 1, startMs + HOUR), [], 'starting before the window');
+});
