@@ -175,4 +175,7 @@ test('ranksEndingAfter() finds events that start exactly at either bound, across
   assert.deepEqual(tree.ranksEndingAfter(startMs, startMs + HOUR), all, 'starting at the window\'s first instant');
   assert.deepEqual(tree.ranksEndingAfter(startMs - HOUR, startMs), all, 'starting at its last instant');
   assert.deepEqual(tree.ranksEndingAfter(startMs + 1, startMs + HOUR), [], 'starting before the window');
+  assert.equal(tree.countStartingBefore(startMs), 5);
+  assert.equal(tree.countStartingBefore(startMs + 1), 505);
+  assert.deepEqual(tree.slice(4, 3).map((event) => event.startMs), [BASE + 4 * HOUR, startMs, startMs]);
 });
