@@ -3,7 +3,10 @@ import { CATEGORIES, type Category, type StoredEvent } from '../events/event.js'
 import { searchWords } from '../lib/search-words.js';
 import { sameSearchText, searchTextOf } from './event-search-text.js';
 import { type Posting, postingAdd, postingHas, postingOrInto, postingPushInto, postingRemove, postingSize, SlotBitmap } from './search-postings.js';
-import { SearchVocabulary } from './search-vocabulary.js';
+import { BulkPostings } from './views/search-bulk.js';
+import { PostingTable } from './views/search-posting-table.js';
+import { scanTerms } from './views/search-scan.js';
+import { SearchTerms } from './views/search-terms.js';
 
 /** The UTC month of an instant, as `year * 12 + month - 1`. */
 export function monthOf(ms: number): number {
@@ -34,18 +37,27 @@ const TEXT_CACHE_MAX_LENGTH = 1000;
  * long as the most events ever live at once.
  */
 export class SearchIndex {
-  readonly #vocabulary = new SearchVocabulary();
+  readonly #terms = new SearchTerms();
+  readonly #postings = new PostingTable();
   readonly #slotOf = new Map<string, number>();
   readonly #events: (StoredEvent | undefined)[] = [];
   readonly #freeSlots: number[] = [];
   readonly #byCategory = new Map<Category, SlotBitmap>(CATEGORIES.map((category) => [category, new SlotBitmap()]));
-  readonly #textWords = new Map<string, string[]>();
+  /** The term ids of texts met lately (descriptions, locations, organizer names), by text. */
+  readonly #textTerms = new Map<string, number[]>();
   /** The slots of the events starting in each UTC month (`year * 12 + month - 1`), to count a date window's matches by bitmaps. */
   readonly #months = new Map<number, Posting>();
 
   /** Events of the bulk load still to index (undefined once all are), and where the next step starts. */
   #pending: StoredEvent[] | undefined;
   #pendingAt = 0;
+  /**
+   * While building: the terms of the bulk load collected so far, the slots whose collected terms still stand, and
+   * the slots written since they were collected (or created during the build), indexed once the build is packed.
+   */
+  #bulk: BulkPostings | undefined;
+  #collected: SlotBitmap | undefined;
+  #rewritten: Set<number> | undefined;
 
   /**
    * Takes the events of a bulk load to index them step by step (buildSome), so a start with many events can
@@ -53,7 +65,11 @@ export class SearchIndex {
    */
   constructor(events: Iterable<StoredEvent> = []) {
     const pending = [...events];
-    this.#pending = pending.length === 0 ? undefined : pending;
+    if (pending.length === 0) return;
+    this.#pending = pending;
+    this.#bulk = new BulkPostings();
+    this.#collected = new SlotBitmap(pending.length);
+    this.#rewritten = new Set();
   }
 
   /** True once every event of the bulk load is indexed: from then on `match` answers. */
@@ -67,19 +83,37 @@ export class SearchIndex {
   }
 
   /**
-   * Indexes up to `count` more events of the bulk load; `isCurrent` tells whether one is still the live state
-   * (one written or deleted since was indexed, or dropped, by that write). Returns `ready`.
+   * Collects the terms of up to `count` more events of the bulk load; `isCurrent` tells whether one is still the
+   * live state (one written or deleted since was taken, or dropped, by that write). After the last, packs them
+   * all into postings at once and indexes the events written meanwhile. Returns `ready`.
    */
   buildSome(count: number, isCurrent: (stored: StoredEvent) => boolean): boolean {
     const pending = this.#pending;
-    if (pending === undefined) return true;
+    const bulk = this.#bulk;
+    if (pending === undefined || bulk === undefined) return true;
     const end = Math.min(pending.length, this.#pendingAt + count);
+    const terms: number[] = [];
     for (; this.#pendingAt < end; this.#pendingAt++) {
       const stored = pending[this.#pendingAt]!;
-      if (!this.#slotOf.has(stored.id) && isCurrent(stored)) this.put(stored, undefined);
+      if (this.#slotOf.has(stored.id) || !isCurrent(stored)) continue;
+      // Fresh slots only, so the collected slots ascend and each packed run comes out sorted.
+      const slot = this.#events.length;
+      this.#place(stored, slot);
+      terms.length = 0;
+      this.#termsOf(stored, terms);
+      bulk.add(slot, terms);
+      this.#collected!.add(slot);
     }
-    if (end === pending.length) this.#pending = undefined;
-    return this.ready;
+    if (end < pending.length) return false;
+    const collected = this.#collected!;
+    this.#postings.install(bulk.pack(this.#terms.size, this.capacity, (slot) => collected.has(slot)));
+    const rewritten = this.#rewritten!;
+    this.#pending = this.#bulk = this.#collected = this.#rewritten = undefined;
+    for (const slot of rewritten) {
+      const stored = this.#events[slot];
+      if (stored !== undefined) for (const term of this.#distinctTerms(stored)) this.#add(term, slot);
+    }
+    return true;
   }
 
   /** Slots in use or free: the length of every bitmap. */
@@ -108,12 +142,15 @@ export class SearchIndex {
     if (slot === undefined || previous === undefined) {
       if (slot !== undefined) this.delete(this.#events[slot]!);
       slot = this.#freeSlots.pop() ?? this.#events.length;
-      this.#slotOf.set(stored.id, slot);
-      this.#events[slot] = stored;
-      this.categoryBitmap(stored.category).add(slot);
-      this.#moveMonth(slot, undefined, stored.startMs);
-      for (const word of this.#wordsOf(stored)) this.#add(word, slot);
+      this.#place(stored, slot);
+      if (this.#rewritten !== undefined) this.#rewritten.add(slot);
+      else for (const term of this.#distinctTerms(stored)) this.#add(term, slot);
       return;
+    }
+    if (this.#rewritten !== undefined) {
+      // Building: the terms wait for the build's end (the collected ones of this slot no longer count).
+      this.#collected!.remove(slot);
+      this.#rewritten.add(slot);
     }
     this.#events[slot] = stored;
     if (previous.category !== stored.category) {
@@ -121,18 +158,29 @@ export class SearchIndex {
       this.categoryBitmap(stored.category).add(slot);
     }
     this.#moveMonth(slot, previous.startMs, stored.startMs);
-    if (sameSearchText(previous, stored)) return;
-    const before = new Set(this.#wordsOf(previous));
-    const after = new Set(this.#wordsOf(stored));
-    for (const word of before) if (!after.has(word)) this.#remove(word, slot);
-    for (const word of after) if (!before.has(word)) this.#add(word, slot);
+    if (this.#rewritten !== undefined || sameSearchText(previous, stored)) return;
+    const before = this.#distinctTerms(previous);
+    const after = this.#distinctTerms(stored);
+    for (const term of before) if (!after.has(term)) this.#remove(term, slot);
+    for (const term of after) if (!before.has(term)) this.#add(term, slot);
+  }
+
+  /** Gives `stored` the slot `slot`, with its category and month (its terms are the caller's). */
+  #place(stored: StoredEvent, slot: number): void {
+    this.#slotOf.set(stored.id, slot);
+    this.#events[slot] = stored;
+    this.categoryBitmap(stored.category).add(slot);
+    this.#moveMonth(slot, undefined, stored.startMs);
   }
 
   /** Drops a live event from the index. */
   delete(stored: StoredEvent): void {
     const slot = this.#slotOf.get(stored.id);
     if (slot === undefined) return;
-    for (const word of new Set(this.#wordsOf(this.#events[slot]!))) this.#remove(word, slot);
+    if (this.#rewritten !== undefined) {
+      this.#collected!.remove(slot);
+      this.#rewritten.delete(slot);
+    } else for (const term of this.#distinctTerms(this.#events[slot]!)) this.#remove(term, slot);
     this.categoryBitmap(this.#events[slot]!.category).remove(slot);
     this.#moveMonth(slot, this.#events[slot]!.startMs, undefined);
     this.#slotOf.delete(stored.id);
@@ -165,7 +213,11 @@ export class SearchIndex {
   /** The slots of the events in which each of `words` (folded, from queryWords) starts some word. */
   match(words: readonly string[]): SlotSet {
     const candidates = words.map((word) => {
-      const postings = this.#vocabulary.postingsStartingWith(word);
+      const postings: Posting[] = [];
+      for (const term of this.#terms.startingWith(word)) {
+        const posting = this.#postings.get(term);
+        if (posting !== undefined) postings.push(posting);
+      }
       let size = 0;
       for (const posting of postings) size += postingSize(posting);
       return { word, postings, size };
@@ -195,7 +247,7 @@ export class SearchIndex {
     const byText = slots.length * 1000;
     const byUnion = other.size + (this.capacity >>> 5);
     if (byPosting <= byText && byPosting <= byUnion) return slots.filter((slot) => other.postings.some((posting) => postingHas(posting, slot)));
-    if (byText <= byUnion) return slots.filter((slot) => this.#wordsOf(this.#events[slot]!).some((word) => word.startsWith(other.word)));
+    if (byText <= byUnion) return slots.filter((slot) => searchTextOf(this.#events[slot]!).some((text) => searchWords(text).some((word) => word.startsWith(other.word))));
     const bitmap = this.#union(other.postings);
     return slots.filter((slot) => bitmap.has(slot));
   }
@@ -219,32 +271,41 @@ export class SearchIndex {
     return bitmap;
   }
 
-  #add(word: string, slot: number): void {
-    const posting = this.#vocabulary.get(word);
+  #add(term: number, slot: number): void {
+    const posting = this.#postings.get(term);
     const added = postingAdd(posting, slot, this.capacity);
-    // An array or bitmap grows in place: only a new word, or a change of form, touches the vocabulary again.
-    if (added !== posting) this.#vocabulary.set(word, added);
+    // An array or bitmap grows in place: only a new posting, or a change of form, is set again.
+    if (added !== posting) this.#postings.set(term, added);
   }
 
-  #remove(word: string, slot: number): void {
-    const posting = this.#vocabulary.get(word);
-    if (posting !== undefined) this.#vocabulary.set(word, postingRemove(posting, slot, this.capacity));
+  #remove(term: number, slot: number): void {
+    const posting = this.#postings.get(term);
+    if (posting !== undefined) this.#postings.set(term, postingRemove(posting, slot, this.capacity));
   }
 
-  /** The words of an event's searched text, repeats included. */
-  #wordsOf(stored: StoredEvent): string[] {
-    const words: string[] = [];
-    for (const text of searchTextOf(stored)) {
-      let split = this.#textWords.get(text);
-      if (split === undefined) {
-        split = searchWords(text);
+  #distinctTerms(stored: StoredEvent): Set<number> {
+    const terms: number[] = [];
+    this.#termsOf(stored, terms);
+    return new Set(terms);
+  }
+
+  /** Pushes onto `out` the term ids of an event's searched text, repeats included. */
+  #termsOf(stored: StoredEvent, out: number[]): void {
+    const texts = searchTextOf(stored);
+    scanTerms(texts[0]!, this.#terms, out);
+    // The other fields repeat (a series' description, a building, an organizer): each is scanned once while recent.
+    for (let field = 1; field < texts.length; field++) {
+      const text = texts[field]!;
+      let terms = this.#textTerms.get(text);
+      if (terms === undefined) {
+        terms = [];
+        scanTerms(text, this.#terms, terms);
         if (text.length <= TEXT_CACHE_MAX_LENGTH) {
-          if (this.#textWords.size >= TEXT_CACHE_SIZE) this.#textWords.clear();
-          this.#textWords.set(text, split);
+          if (this.#textTerms.size >= TEXT_CACHE_SIZE) this.#textTerms.clear();
+          this.#textTerms.set(text, terms);
         }
       }
-      for (const word of split) words.push(word);
+      for (const term of terms) out.push(term);
     }
-    return words;
   }
 }
