@@ -54,6 +54,14 @@ export class PackedEvent extends EventState {
   seats(): { capacity: number; registered: number } {
     return this.#table.seats(this.#slot);
   }
+  /** A key of a searched text field (0 title, 1 description, 2 location, 3 organizer name): equal keys, equal text. */
+  searchTextKey(field: number): number {
+    return this.#table.searchTextKey(this.#slot, field);
+  }
+  /** A searched text field, numbered as searchTextKey numbers them, without building the whole view. */
+  searchText(field: number): string {
+    return this.#table.searchText(this.#slot, field);
+  }
   /** This event with another count, seq and time, sharing this one's text (replay's recount). */
   recounted(registered: number, seq: number, modifiedMs: number): PackedEvent {
     return this.#table.recount(this.#slot, this.id, registered, seq, modifiedMs);

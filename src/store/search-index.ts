@@ -3,6 +3,7 @@ import { CATEGORIES, type Category, type StoredEvent } from '../events/event.js'
 import { searchWords } from '../lib/search-words.js';
 import { sameSearchText, searchTextOf } from './event-search-text.js';
 import { type Posting, postingAdd, postingHas, postingOrInto, postingPushInto, postingRemove, postingSize, SlotBitmap } from './search-postings.js';
+import { PackedEvent } from './packed-event.js';
 import { BulkPostings } from './views/search-bulk.js';
 import { PostingTable } from './views/search-posting-table.js';
 import { scanTerms } from './views/search-scan.js';
@@ -28,6 +29,8 @@ export type SlotSet = { slots: number[] } | { bitmap: SlotBitmap };
 const FEW_SLOTS = 64;
 /** Equal texts (a series' description, an organizer's name) are split into words once, while they are this many. */
 const TEXT_CACHE_SIZE = 1024;
+/** Replayed texts kept by key: enough for every building and room of a campus, a few MiB at most. */
+const KEY_CACHE_SIZE = 16_384;
 /** Longer texts are not kept in that cache (it would hold up to 5,000 characters per description). */
 const TEXT_CACHE_MAX_LENGTH = 1000;
 
@@ -45,6 +48,8 @@ export class SearchIndex {
   readonly #byCategory = new Map<Category, SlotBitmap>(CATEGORIES.map((category) => [category, new SlotBitmap()]));
   /** The term ids of texts met lately (descriptions, locations, organizer names), by text. */
   readonly #textTerms = new Map<string, number[]>();
+  /** The same for replayed events' texts, by their key (see PackedEvent.searchTextKey): no string to hash. */
+  readonly #keyTerms = new Map<number, number[]>();
   /** The slots of the events starting in each UTC month (`year * 12 + month - 1`), to count a date window's matches by bitmaps. */
   readonly #months = new Map<number, Posting>();
 
@@ -291,6 +296,22 @@ export class SearchIndex {
 
   /** Pushes onto `out` the term ids of an event's searched text, repeats included. */
   #termsOf(stored: StoredEvent, out: number[]): void {
+    if (stored instanceof PackedEvent) {
+      // A replayed event: its fields straight from the arena (no view built), repeated ones known by their key.
+      scanTerms(stored.searchText(0), this.#terms, out);
+      for (let field = 1; field < 4; field++) {
+        const key = stored.searchTextKey(field);
+        let terms = this.#keyTerms.get(key);
+        if (terms === undefined) {
+          terms = [];
+          scanTerms(stored.searchText(field), this.#terms, terms);
+          if (this.#keyTerms.size >= KEY_CACHE_SIZE) this.#keyTerms.clear();
+          this.#keyTerms.set(key, terms);
+        }
+        for (const term of terms) out.push(term);
+      }
+      return;
+    }
     const texts = searchTextOf(stored);
     scanTerms(texts[0]!, this.#terms, out);
     // The other fields repeat (a series' description, a building, an organizer): each is scanned once while recent.

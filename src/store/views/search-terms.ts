@@ -33,9 +33,8 @@ export class SearchTerms {
     return this.#count;
   }
 
-  /** The id of the term spelt by `units[0, length)`, adding it the first time. */
-  intern(units: Uint16Array, length: number): number {
-    const hash = hashUnits(units, length);
+  /** The id of the term spelt by `units[0, length)`, whose hashUnits is `hash`, adding it the first time. */
+  intern(units: Uint16Array, length: number, hash = hashUnits(units, length)): number {
     const mask = this.#cells.length - 1;
     let cell = hash & mask;
     for (let id = this.#cells[cell]!; id !== 0; cell = (cell + 1) & mask, id = this.#cells[cell]!) {
@@ -181,10 +180,14 @@ export class SearchTerms {
 
 /** FNV-1a of the units `units[0, length)`. */
 export function hashUnits(units: Uint16Array, length: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < length; i++) hash = Math.imul(hash ^ units[i]!, 0x01000193);
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < length; i++) hash = Math.imul(hash ^ units[i]!, FNV_PRIME);
   return hash >>> 0;
 }
+
+/** FNV-1a's start and multiplier (32 bits), for callers that hash a term while they read it. */
+export const FNV_OFFSET = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
 
 /** A copy of `array` with room for at least `length` elements, doubled at least. */
 export function grown<T extends Uint16Array | Uint32Array | Int32Array>(array: T, length: number): T {
