@@ -5,14 +5,23 @@ import { sameSearchText, searchTextOf } from './event-search-text.js';
 import { type Posting, postingAdd, postingHas, postingOrInto, postingPushInto, postingRemove, postingSize, SlotBitmap } from './search-postings.js';
 import { PackedEvent } from './packed-event.js';
 import { BulkPostings } from './views/search-bulk.js';
+import { TermsByKey } from './views/search-key-cache.js';
 import { PostingTable } from './views/search-posting-table.js';
 import { scanTerms } from './views/search-scan.js';
 import { SearchTerms } from './views/search-terms.js';
 
-/** The UTC month of an instant, as `year * 12 + month - 1`. */
+/** The UTC month of an instant, as `year * 12 + month - 1` (by arithmetic on days: no Date per call). */
 export function monthOf(ms: number): number {
-  const date = new Date(ms);
-  return date.getUTCFullYear() * 12 + date.getUTCMonth();
+  // Howard Hinnant's civil_from_days, with years starting in March.
+  const days = Math.floor(ms / 86_400_000) + 719_468;
+  const era = Math.floor(days / 146_097);
+  const dayOfEra = days - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const marchMonth = Math.floor((5 * dayOfYear + 2) / 153);
+  const month = marchMonth < 10 ? marchMonth + 2 : marchMonth - 10;
+  const year = yearOfEra + era * 400 + (month <= 1 ? 1 : 0);
+  return year * 12 + month;
 }
 
 /** The first instant of a month given as monthOf gives it. */
@@ -29,8 +38,6 @@ export type SlotSet = { slots: number[] } | { bitmap: SlotBitmap };
 const FEW_SLOTS = 64;
 /** Equal texts (a series' description, an organizer's name) are split into words once, while they are this many. */
 const TEXT_CACHE_SIZE = 1024;
-/** Replayed texts kept by key: enough for every building and room of a campus, a few MiB at most. */
-const KEY_CACHE_SIZE = 16_384;
 /** Longer texts are not kept in that cache (it would hold up to 5,000 characters per description). */
 const TEXT_CACHE_MAX_LENGTH = 1000;
 
@@ -49,7 +56,7 @@ export class SearchIndex {
   /** The term ids of texts met lately (descriptions, locations, organizer names), by text. */
   readonly #textTerms = new Map<string, number[]>();
   /** The same for replayed events' texts, by their key (see PackedEvent.searchTextKey): no string to hash. */
-  readonly #keyTerms = new Map<number, number[]>();
+  readonly #keyTerms = new TermsByKey();
   /** The slots of the events starting in each UTC month (`year * 12 + month - 1`), to count a date window's matches by bitmaps. */
   readonly #months = new Map<number, Posting>();
 
@@ -301,14 +308,10 @@ export class SearchIndex {
       scanTerms(stored.searchText(0), this.#terms, out);
       for (let field = 1; field < 4; field++) {
         const key = stored.searchTextKey(field);
-        let terms = this.#keyTerms.get(key);
-        if (terms === undefined) {
-          terms = [];
-          scanTerms(stored.searchText(field), this.#terms, terms);
-          if (this.#keyTerms.size >= KEY_CACHE_SIZE) this.#keyTerms.clear();
-          this.#keyTerms.set(key, terms);
-        }
-        for (const term of terms) out.push(term);
+        if (this.#keyTerms.pushInto(key, out)) continue;
+        const from = out.length;
+        scanTerms(stored.searchText(field), this.#terms, out);
+        this.#keyTerms.set(key, out, from);
       }
       return;
     }
