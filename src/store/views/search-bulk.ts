@@ -3,9 +3,13 @@ import { SlotBitmap } from '../search-postings.js';
 import type { PackedPostings } from './search-posting-table.js';
 import { grown } from './search-terms.js';
 
-/** Term ids per chunk of the collected stream (4 MiB): the stream grows a chunk at a time, never copied. */
-const CHUNK_BITS = 20;
-const CHUNK = 1 << CHUNK_BITS;
+/**
+ * Bytes per chunk of the collected stream (4 MiB): the stream grows a chunk at a time, never copied. Each term is
+ * written as `term + 1` in a varint (most terms of an event are frequent ones, with small ids: a byte or two each,
+ * not four), never across two chunks: the zero bytes left at a chunk's end are skipped.
+ */
+const CHUNK = 1 << 22;
+const MAX_VARINT = 5;
 /** A term in at least this many slots (and 1/64 of them) is packed as a bitmap, as postingAdd would make it. */
 const MIN_BITMAP = 256;
 
@@ -14,7 +18,7 @@ const MIN_BITMAP = 256;
  * sorted runs in one array, a bitmap for each frequent term: no array per term grows one push at a time.
  */
 export class BulkPostings {
-  readonly #chunks: Uint32Array[] = [];
+  readonly #chunks: Uint8Array[] = [];
   #length = 0;
   /** Each added event: its slot, and where its terms end in the stream. */
   #slots = new Uint32Array(1024);
@@ -33,9 +37,17 @@ export class BulkPostings {
       if (term >= this.#lastSlot.length) this.#lastSlot = grown(this.#lastSlot, term + 1);
       if (this.#lastSlot[term] === slot + 1) continue;
       this.#lastSlot[term] = slot + 1;
-      const at = this.#length++;
-      if (at >>> CHUNK_BITS === this.#chunks.length) this.#chunks.push(new Uint32Array(CHUNK));
-      this.#chunks[at >>> CHUNK_BITS]![at & (CHUNK - 1)] = term;
+      let offset = this.#length % CHUNK;
+      if (offset > CHUNK - MAX_VARINT || this.#chunks.length === 0) {
+        if (this.#chunks.length > 0) this.#length += CHUNK - offset;
+        this.#chunks.push(new Uint8Array(CHUNK));
+        offset = 0;
+      }
+      const chunk = this.#chunks[this.#chunks.length - 1]!;
+      let value = term + 1;
+      for (; value >= 0x80; value = Math.floor(value / 0x80)) chunk[offset++] = (value & 0x7f) | 0x80;
+      chunk[offset++] = value;
+      this.#length = (this.#chunks.length - 1) * CHUNK + offset;
     }
     this.#slots[this.#events] = slot;
     this.#ends[this.#events++] = this.#length;
@@ -86,7 +98,22 @@ export class BulkPostings {
         at = end;
         continue;
       }
-      for (; at < end; at++) visit(this.#chunks[at >>> CHUNK_BITS]![at & (CHUNK - 1)]!, slot);
+      while (at < end) {
+        const chunk = this.#chunks[Math.floor(at / CHUNK)]!;
+        let offset = at % CHUNK;
+        let byte = chunk[offset++]!;
+        if (byte === 0) {
+          at += CHUNK - (at % CHUNK);
+          continue;
+        }
+        let value = byte & 0x7f;
+        for (let scale = 0x80; byte >= 0x80; scale *= 0x80) {
+          byte = chunk[offset++]!;
+          value += (byte & 0x7f) * scale;
+        }
+        at += offset - (at % CHUNK);
+        visit(value - 1, slot);
+      }
     }
   }
 }

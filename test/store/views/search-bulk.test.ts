@@ -54,3 +54,28 @@ test('PostingTable: a packed run reads as a bare slot or a view, and a write mov
   assert.equal(table.get(0), undefined, 'a term emptied by writes no longer reads its run');
   assert.throws(() => table.install({ offsets: new Uint32Array(1), slots: new Uint32Array(0), bitmaps: new Map() }), /before any write/);
 });
+
+test('BulkPostings reads its stream across a chunk: large term ids (4-byte varints) over 4 MiB of it', () => {
+  const base = 2 ** 21;
+  const bulk = new BulkPostings();
+  const model = new Map<number, number[]>();
+  for (let slot = 0; slot < 400_000; slot++) {
+    const own = [base + (slot % 97), base + 97 + (slot % 3), base + 100 + Math.floor(slot / 100_000)];
+    bulk.add(slot, own);
+    for (const term of own) model.set(term, [...(model.get(term) ?? []), slot].slice(-3));
+  }
+  const table = new PostingTable();
+  table.install(bulk.pack(base + 104, 400_000, () => true));
+  for (const [term, lastSlots] of model) {
+    const slots: number[] = [];
+    postingPushInto(table.get(term)!, slots);
+    assert.deepEqual(slots.slice(-3), lastSlots, `term ${term}`);
+  }
+  let total = 0;
+  for (const term of model.keys()) {
+    const slots: number[] = [];
+    postingPushInto(table.get(term)!, slots);
+    total += slots.length;
+  }
+  assert.equal(total, 1_200_000, 'every slot of every term, none lost at the chunk edge');
+});
