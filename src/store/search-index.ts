@@ -38,6 +38,8 @@ export type SlotSet = { slots: number[] } | { bitmap: SlotBitmap };
 const FEW_SLOTS = 64;
 /** Equal texts (a series' description, an organizer's name) are split into words once, while they are this many. */
 const TEXT_CACHE_SIZE = 1024;
+/** Added events packed per step, per event collected per step (packing one is far cheaper than collecting it). */
+const PACK_STEPS_PER_COLLECT = 8;
 /** Longer texts are not kept in that cache (it would hold up to 5,000 characters per description). */
 const TEXT_CACHE_MAX_LENGTH = 1000;
 
@@ -64,12 +66,14 @@ export class SearchIndex {
   #pending: StoredEvent[] | undefined;
   #pendingAt = 0;
   /**
-   * While building: the terms of the bulk load collected so far, the slots whose collected terms still stand, and
-   * the slots written since they were collected (or created during the build), indexed once the build is packed.
+   * While building: the terms of the bulk load collected so far; the slots collected; the slots written during
+   * the build (their terms are set right once the build is packed); and the state each written slot had when
+   * collected, whose terms are then taken out again.
    */
   #bulk: BulkPostings | undefined;
   #collected: SlotBitmap | undefined;
   #rewritten: Set<number> | undefined;
+  readonly #staleCollected = new Map<number, StoredEvent>();
 
   /**
    * Takes the events of a bulk load to index them step by step (buildSome), so a start with many events can
@@ -117,15 +121,26 @@ export class SearchIndex {
       this.#collected!.add(slot);
     }
     if (end < pending.length) return false;
-    const collected = this.#collected!;
-    this.#postings.install(bulk.pack(this.#terms.size, this.capacity, (slot) => collected.has(slot)));
+    // Packing, a step at a time too: counting, then filling (each far cheaper an event than collecting).
+    const packed = bulk.packSome(this.#terms.size, this.capacity, count * PACK_STEPS_PER_COLLECT);
+    if (packed === undefined) return false;
+    this.#postings.install(packed);
     const rewritten = this.#rewritten!;
     this.#pending = this.#bulk = this.#collected = this.#rewritten = undefined;
     for (const slot of rewritten) {
+      const stale = this.#staleCollected.get(slot);
+      if (stale !== undefined) for (const term of this.#distinctTerms(stale)) this.#remove(term, slot);
       const stored = this.#events[slot];
       if (stored !== undefined) for (const term of this.#distinctTerms(stored)) this.#add(term, slot);
     }
+    this.#staleCollected.clear();
     return true;
+  }
+
+  /** While building: notes that `slot` is written, and the state it was collected with (taken out once packed). */
+  #rewrite(slot: number): void {
+    if (this.#collected!.has(slot) && !this.#staleCollected.has(slot)) this.#staleCollected.set(slot, this.#events[slot]!);
+    this.#rewritten!.add(slot);
   }
 
   /** Slots in use or free: the length of every bitmap. */
@@ -159,11 +174,8 @@ export class SearchIndex {
       else for (const term of this.#distinctTerms(stored)) this.#add(term, slot);
       return;
     }
-    if (this.#rewritten !== undefined) {
-      // Building: the terms wait for the build's end (the collected ones of this slot no longer count).
-      this.#collected!.remove(slot);
-      this.#rewritten.add(slot);
-    }
+    // Building: the terms wait for the build's end.
+    if (this.#rewritten !== undefined) this.#rewrite(slot);
     this.#events[slot] = stored;
     if (previous.category !== stored.category) {
       this.categoryBitmap(previous.category).remove(slot);
@@ -189,10 +201,8 @@ export class SearchIndex {
   delete(stored: StoredEvent): void {
     const slot = this.#slotOf.get(stored.id);
     if (slot === undefined) return;
-    if (this.#rewritten !== undefined) {
-      this.#collected!.remove(slot);
-      this.#rewritten.delete(slot);
-    } else for (const term of this.#distinctTerms(this.#events[slot]!)) this.#remove(term, slot);
+    if (this.#rewritten !== undefined) this.#rewrite(slot);
+    else for (const term of this.#distinctTerms(this.#events[slot]!)) this.#remove(term, slot);
     this.categoryBitmap(this.#events[slot]!.category).remove(slot);
     this.#moveMonth(slot, this.#events[slot]!.startMs, undefined);
     this.#slotOf.delete(stored.id);

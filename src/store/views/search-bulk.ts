@@ -13,6 +13,24 @@ const MAX_VARINT = 5;
 /** A term in at least this many slots (and 1/64 of them) is packed as a bitmap, as postingAdd would make it. */
 const MIN_BITMAP = 256;
 
+/** The runs and bitmaps being filled: `next[term]` is where the term's next slot goes in `slots`. */
+interface Filling extends PackedPostings {
+  /** The bitmap of each frequent term, by its index + 1 in `list` (0: the term has a run). */
+  bitmapAt: Uint32Array;
+  list: SlotBitmap[];
+  next: Uint32Array;
+}
+
+/** Where packing is: counting (no filling yet) or filling, from added event `event`, whose terms start at `at`. */
+interface Packing {
+  filling: Filling | undefined;
+  event: number;
+  at: number;
+  counts: Uint32Array;
+  terms: number;
+  capacity: number;
+}
+
 /**
  * Collects `(slot, term ids)` of the events of a bulk load, slots ascending, then packs them (`pack`) into
  * sorted runs in one array, a bitmap for each frequent term: no array per term grows one push at a time.
@@ -24,6 +42,7 @@ export class BulkPostings {
   #slots = new Uint32Array(1024);
   #ends = new Uint32Array(1024);
   #events = 0;
+  #packing: Packing | undefined;
   /** Per term: the last slot + 1 that added it (to drop repeats within an event). */
   #lastSlot = new Uint32Array(1024);
 
@@ -53,16 +72,50 @@ export class BulkPostings {
     this.#ends[this.#events++] = this.#length;
   }
 
+  /** Packs every event added, in one go: see packSome. */
+  pack(terms: number, capacity: number): PackedPostings {
+    for (;;) {
+      const packed = this.packSome(terms, capacity, Infinity);
+      if (packed !== undefined) return packed;
+    }
+  }
+
   /**
-   * The packed postings of the events added whose slot `keep` still accepts (an event written or deleted during the
-   * build is indexed by that write instead), for `terms` term ids and `capacity` slots.
+   * Packs up to `events` more of the events added (counting every term's slots, then filling the runs and
+   * bitmaps: each pass a step at a time), for `terms` term ids and `capacity` slots as given on the first call.
+   * Returns the packed postings once done, undefined before. Nothing may be added once packing has begun.
    */
-  pack(terms: number, capacity: number, keep: (slot: number) => boolean): PackedPostings {
-    const counts = new Uint32Array(terms + 1);
-    this.#forEach(keep, (term) => counts[term]!++);
+  packSome(terms: number, capacity: number, events: number): PackedPostings | undefined {
+    this.#packing ??= { filling: undefined, event: 0, at: 0, counts: new Uint32Array(terms + 1), terms, capacity };
+    const packing = this.#packing;
+    const end = Math.min(this.#events, packing.event + events);
+    const filling = packing.filling;
+    if (filling === undefined) {
+      const { counts } = packing;
+      packing.at = this.#forEach(packing.event, end, packing.at, (term) => counts[term]!++);
+    } else {
+      const { bitmapAt, list, slots, next } = filling;
+      packing.at = this.#forEach(packing.event, end, packing.at, (term, slot) => {
+        const bitmap = bitmapAt[term]!;
+        if (bitmap !== 0) list[bitmap - 1]!.add(slot);
+        else slots[next[term]!++] = slot;
+      });
+    }
+    packing.event = end;
+    if (end < this.#events) return undefined;
+    if (filling === undefined) {
+      packing.filling = this.#layOut(packing.counts, packing.terms, packing.capacity);
+      packing.event = packing.at = 0;
+      return undefined;
+    }
+    this.#chunks.length = 0;
+    return { offsets: filling.offsets, slots: filling.slots, bitmaps: filling.bitmaps };
+  }
+
+  /** From each term's count: where its run starts (or its bitmap, for a frequent term); `counts` becomes where the next slot goes. */
+  #layOut(counts: Uint32Array, terms: number, capacity: number): Filling {
     const threshold = Math.max(MIN_BITMAP, capacity >>> 6);
     const bitmaps = new Map<number, SlotBitmap>();
-    /** The bitmap of each frequent term, by its index + 1 in `list` (0: the term has a run). */
     const bitmapAt = new Uint32Array(terms);
     const list: SlotBitmap[] = [];
     const offsets = new Uint32Array(terms + 1);
@@ -75,29 +128,17 @@ export class BulkPostings {
         bitmaps.set(term, bitmap);
         bitmapAt[term] = list.push(bitmap);
       } else total += count;
-      // From here on counts[term] is where the term's next slot goes.
       counts[term] = offsets[term]!;
     }
     offsets[terms] = total;
-    const slots = new Uint32Array(total);
-    this.#forEach(keep, (term, slot) => {
-      const bitmap = bitmapAt[term]!;
-      if (bitmap !== 0) list[bitmap - 1]!.add(slot);
-      else slots[counts[term]!++] = slot;
-    });
-    this.#chunks.length = 0;
-    return { offsets, slots, bitmaps };
+    return { offsets, slots: new Uint32Array(total), bitmaps, bitmapAt, list, next: counts };
   }
 
-  #forEach(keep: (slot: number) => boolean, visit: (term: number, slot: number) => void): void {
-    let at = 0;
-    for (let event = 0; event < this.#events; event++) {
+  /** Visits the terms of added events `[from, to)`, whose terms start at `at` in the stream; returns where they end. */
+  #forEach(from: number, to: number, at: number, visit: (term: number, slot: number) => void): number {
+    for (let event = from; event < to; event++) {
       const slot = this.#slots[event]!;
       const end = this.#ends[event]!;
-      if (!keep(slot)) {
-        at = end;
-        continue;
-      }
       while (at < end) {
         const chunk = this.#chunks[Math.floor(at / CHUNK)]!;
         let offset = at % CHUNK;
@@ -115,5 +156,6 @@ export class BulkPostings {
         visit(value - 1, slot);
       }
     }
+    return at;
   }
 }

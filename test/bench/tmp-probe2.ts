@@ -1,0 +1,17 @@
+import { toStored, type StoredEvent } from '../../src/events/event.js';
+import { SearchIndex } from '../../src/store/search-index.js';
+import { searchEvents } from './search-data.js';
+const n = Number(process.argv[2] ?? 100000);
+const stored: StoredEvent[] = [];
+for (const r of searchEvents(n)) stored.push(toStored(r, stored.length + 1));
+const gc = globalThis.gc!;
+const mem = () => { gc(); gc(); const u = process.memoryUsage(); return u.heapUsed + u.arrayBuffers; };
+mem();
+const t = process.cpuUsage();
+let index: SearchIndex | undefined = new SearchIndex(stored);
+index.buildSome(stored.length, () => true);
+const cpu = process.cpuUsage(t);
+const withIndex = mem();
+index = undefined;
+const without = mem();
+console.log({ bytesPerEvent: (withIndex - without) / n, cpuUs: (cpu.user + cpu.system) / n, rss: process.memoryUsage().rss / 2 ** 20 });

@@ -1,0 +1,10 @@
+import { openFileStore } from '../../src/store/file-store.js';
+import { SearchIndex } from '../../src/store/search-index.js';
+const original = SearchIndex.prototype.buildSome;
+let max = 0; let last = 0;
+SearchIndex.prototype.buildSome = function (count, isCurrent) { const t = performance.now(); const r = original.call(this, count, isCurrent); const d = performance.now() - t; max = Math.max(max, d); last = d; return r; };
+const store = await openFileStore({ dataDir: process.argv[2]!, searchIndex: true } as never);
+await store.whenSearchReady();
+console.log({ maxStepMs: max.toFixed(0), lastStepMs: last.toFixed(0) });
+const u = process.memoryUsage(); console.log('rss', (u.rss / 2 ** 20).toFixed(0), 'heapUsed', (u.heapUsed / 2 ** 20).toFixed(0), 'arrayBuffers', (u.arrayBuffers / 2 ** 20).toFixed(0));
+await store.close();
