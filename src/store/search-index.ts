@@ -121,8 +121,9 @@ export class SearchIndex {
       this.#collected!.add(slot);
     }
     if (end < pending.length) return false;
-    // Packing, a step at a time too: counting, then filling (each far cheaper an event than collecting).
-    const packed = bulk.packSome(this.#terms.size, this.capacity, count * PACK_STEPS_PER_COLLECT);
+    // Packing, a step at a time too: counting, then filling (each far cheaper an event than collecting). A load
+    // of one step is packed in the same step, so a small campus is indexed before the server listens.
+    const packed = bulk.packSome(this.#terms.size, this.capacity, pending.length <= count ? Infinity : count * PACK_STEPS_PER_COLLECT);
     if (packed === undefined) return false;
     this.#postings.install(packed);
     const rewritten = this.#rewritten!;
