@@ -81,6 +81,15 @@ test(`SearchIndex built in steps with writes between them matches a scan, then a
   assertSameAsScan(index, live, random, 'after 1,500 more writes');
 });
 
+test('SearchIndex.buildSome() indexes a load of one step in that step (a small campus is indexed before it listens)', () => {
+  const random = mulberry32(SEED);
+  const events = Array.from({ length: 500 }, (_, n) => randomEvent(random, n, n + 1));
+  const index = new SearchIndex(events);
+  assert.equal(index.buildSome(500, () => true), true);
+  assert.ok(index.ready);
+  assert.equal(idsOf(index, index.match(queryWords('seminar'))).length, events.filter((stored) => hasSearchWords(stored, ['seminar'])).length);
+});
+
 test(`monthOf() is the UTC year and month Date gives, from 1970 to 9999 (seed ${SEED})`, () => {
   const random = mulberry32(SEED);
   const edges = [0, Date.UTC(2000, 1, 29, 23, 59, 59, 999), Date.UTC(2026, 2, 1), Date.UTC(2100, 1, 28), Date.UTC(9999, 11, 31, 23, 59, 59, 999)];

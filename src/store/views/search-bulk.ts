@@ -74,10 +74,7 @@ export class BulkPostings {
 
   /** Packs every event added, in one go: see packSome. */
   pack(terms: number, capacity: number): PackedPostings {
-    for (;;) {
-      const packed = this.packSome(terms, capacity, Infinity);
-      if (packed !== undefined) return packed;
-    }
+    return this.packSome(terms, capacity, Infinity)!;
   }
 
   /**
@@ -106,7 +103,7 @@ export class BulkPostings {
     if (filling === undefined) {
       packing.filling = this.#layOut(packing.counts, packing.terms, packing.capacity);
       packing.event = packing.at = 0;
-      return undefined;
+      return events === Infinity ? this.packSome(terms, capacity, Infinity) : undefined;
     }
     this.#chunks.length = 0;
     return { offsets: filling.offsets, slots: filling.slots, bitmaps: filling.bitmaps };
