@@ -40,6 +40,8 @@ const FEW_SLOTS = 64;
 const TEXT_CACHE_SIZE = 1024;
 /** Added events packed per step, per event collected per step (packing one is far cheaper than collecting it). */
 const PACK_STEPS_PER_COLLECT = 8;
+/** Unions of query words kept (each a bitmap of capacity / 8 bytes: 125 KiB at 1,000,000 events). */
+const UNIONS_KEPT = 8;
 /** Longer texts are not kept in that cache (it would hold up to 5,000 characters per description). */
 const TEXT_CACHE_MAX_LENGTH = 1000;
 
@@ -74,6 +76,10 @@ export class SearchIndex {
   #collected: SlotBitmap | undefined;
   #rewritten: Set<number> | undefined;
   readonly #staleCollected = new Map<number, StoredEvent>();
+  /** Unions of query words' postings (see #wordUnion), good while #postingsVersion is still #unionsVersion. */
+  readonly #unions = new Map<string, SlotBitmap>();
+  #unionsVersion = -1;
+  #postingsVersion = 0;
 
   /**
    * Takes the events of a bulk load to index them step by step (buildSome), so a start with many events can
@@ -255,8 +261,10 @@ export class SearchIndex {
       for (const other of rest) slots = this.#keepMatching(slots, other);
       return { slots };
     }
-    const bitmap = this.#union(first.postings, true);
-    for (const other of rest) bitmap.intersect(this.#union(other.postings));
+    const union = this.#wordUnion(first);
+    if (rest.length === 0) return { bitmap: union };
+    const bitmap = union.copy();
+    for (const other of rest) bitmap.intersect(this.#wordUnion(other));
     return { bitmap };
   }
 
@@ -271,14 +279,33 @@ export class SearchIndex {
     const byUnion = other.size + (this.capacity >>> 5);
     if (byPosting <= byText && byPosting <= byUnion) return slots.filter((slot) => other.postings.some((posting) => postingHas(posting, slot)));
     if (byText <= byUnion) return slots.filter((slot) => searchTextOf(this.#events[slot]!).some((text) => searchWords(text).some((word) => word.startsWith(other.word))));
-    const bitmap = this.#union(other.postings);
+    const bitmap = this.#wordUnion(other);
     return slots.filter((slot) => bitmap.has(slot));
   }
 
-  /** One bitmap of the slots of `postings`: the posting itself when it is the only one and a bitmap, unless `own`. */
-  #union(postings: readonly Posting[], own = false): SlotBitmap {
+  /**
+   * The union of a query word's postings, from the unions asked lately while no posting has changed since: a
+   * common prefix stands for many words (one of 4 letters starts 60 in the bench's text), and a search box asks
+   * for the same few again and again. Shared: callers read it, never change it.
+   */
+  #wordUnion(candidate: { word: string; postings: Posting[] }): SlotBitmap {
+    if (this.#unionsVersion !== this.#postingsVersion) {
+      this.#unions.clear();
+      this.#unionsVersion = this.#postingsVersion;
+    }
+    let union = this.#unions.get(candidate.word);
+    if (union === undefined) {
+      union = this.#union(candidate.postings);
+      if (this.#unions.size >= UNIONS_KEPT) this.#unions.delete(this.#unions.keys().next().value as string);
+      this.#unions.set(candidate.word, union);
+    }
+    return union;
+  }
+
+  /** One bitmap of the slots of `postings`: the posting itself when it is the only one and a bitmap. */
+  #union(postings: readonly Posting[]): SlotBitmap {
     const only = postings[0];
-    if (postings.length === 1 && only instanceof SlotBitmap) return own ? only.copy() : only;
+    if (postings.length === 1 && only instanceof SlotBitmap) return only;
     // Start from a copy of the largest bitmap (a common prefix is mostly one common word), then add the rest:
     // bare slots and arrays keep the count, another bitmap's words need a recount at the end.
     let largest: SlotBitmap | undefined;
@@ -295,6 +322,7 @@ export class SearchIndex {
   }
 
   #add(term: number, slot: number): void {
+    this.#postingsVersion++;
     const posting = this.#postings.get(term);
     const added = postingAdd(posting, slot, this.capacity);
     // An array or bitmap grows in place: only a new posting, or a change of form, is set again.
@@ -302,6 +330,7 @@ export class SearchIndex {
   }
 
   #remove(term: number, slot: number): void {
+    this.#postingsVersion++;
     const posting = this.#postings.get(term);
     if (posting !== undefined) this.#postings.set(term, postingRemove(posting, slot, this.capacity));
   }
