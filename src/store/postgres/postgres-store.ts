@@ -10,7 +10,7 @@ import { RosterTable } from '../roster-table.js';
 import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
 import { WriteQueue } from '../write-queue.js';
 import { applyRecord, type Views } from './apply-record.js';
-import { connect, redactUrl, withTimeout, type Database, type Queryable } from './client.js';
+import { connect, redactUrl, withTimeout, type Database, type Queryable, type Transaction } from './client.js';
 import { KeyTable } from './key-table.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { decodeLines, LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
@@ -35,6 +35,17 @@ export interface PostgresStoreOptions {
 
 /** How long a read, or the wait for a write transaction's connection, may take before the database counts as unreachable. */
 const QUERY_TIMEOUT_MS = 2_000;
+
+/** Rows a catch-up reads at a time. */
+const CATCH_UP_ROWS = 5000;
+
+/** The log after `lastSeq`, in order; seq::float8: an exact number for every seq below 2^53, where int8 would come back as a string. */
+function catchUpQuery(lastSeq: number): string {
+  return `SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > ${Math.trunc(lastSeq)} ORDER BY seq LIMIT ${CATCH_UP_ROWS}`;
+}
+
+/** A log row as a catch-up reads it. */
+type LogRow = { seq: number; line: string };
 
 /** A write waiting for the next batch: it is decided only inside the batch's transaction, against caught-up state. */
 interface Intent {
@@ -89,7 +100,7 @@ export class PostgresStore implements EventStore {
   async start(): Promise<void> {
     await this.#catchUp(this.#db);
     this.#unlisten = await this.#db.listen(LOG_CHANNEL, (payload) => {
-      if (Number(payload) > this.#lastSeq) this.#follow();
+      if (Number(payload) > this.#lastSeq) this.#follow(Number(payload));
     }, () => this.#follow());
     this.#timer = setInterval(() => this.#follow(), this.#pollMs);
     this.#timer.unref();
@@ -185,10 +196,14 @@ export class PostgresStore implements EventStore {
     this.#chain = this.#chain.then(step).catch((error: unknown) => this.#lost(error));
   }
 
-  /** Catches up with what other instances committed (a notification, the poll, a reconnect). */
-  #follow(): void {
+  /**
+   * Catches up with what other instances committed (a notification, the poll, a reconnect). A notification of
+   * `upTo` needs no read once the views reach it: usually this instance's own commit, applied meanwhile.
+   */
+  #follow(upTo?: number): void {
     if (this.#closed) return;
     this.#exclusive(async () => {
+      if (upTo !== undefined && upTo <= this.#lastSeq && this.#down === undefined) return;
       await this.#catchUp(this.#db);
       if (this.#down !== undefined) {
         this.#logger.info('the database is reachable again; writes resume', {});
@@ -197,11 +212,11 @@ export class PostgresStore implements EventStore {
     });
   }
 
-  /** Applies every committed record after #lastSeq, in seq order. */
-  async #catchUp(db: Queryable): Promise<void> {
+  /** Applies every committed record after #lastSeq, in seq order; `read`: the first rows, read already (by catchUpQuery). */
+  async #catchUp(db: Queryable, read?: readonly LogRow[]): Promise<void> {
     for (;;) {
-      // seq::float8: an exact number for every seq below 2^53, where int8 would come back as a string.
-      const rows = await withTimeout(db.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 5000', [this.#lastSeq]), QUERY_TIMEOUT_MS, 'reading the log');
+      const rows = read ?? (await withTimeout(db.query<LogRow>(catchUpQuery(this.#lastSeq)), QUERY_TIMEOUT_MS, 'reading the log'));
+      read = undefined;
       if (rows.length === 0) return;
       const nowMs = this.#now();
       for (const record of decodeLines(rows)) {
@@ -210,13 +225,14 @@ export class PostgresStore implements EventStore {
       }
       this.#lastSeq = Math.max(this.#lastSeq, rows[rows.length - 1]!.seq);
       this.changes.batchCommitted(this.#views.index.values(), this.#views.index.size);
-      if (rows.length < 5000) return;
+      if (rows.length < CATCH_UP_ROWS) return;
     }
   }
 
   /**
-   * One transaction for every write queued meanwhile (group commit): the log's lock, catch-up, the shared
-   * write queue's decisions against the now-current state, one insert, commit; only then the views change.
+   * One transaction for every write queued meanwhile (group commit), in two round trips: BEGIN, the log's lock and
+   * the catch-up read; then, after the shared write queue's decisions against the now-current state, one insert,
+   * the notification and COMMIT. Only then the views change.
    */
   async #batch(): Promise<void> {
     this.#batchQueued = false;
@@ -235,10 +251,10 @@ export class PostgresStore implements EventStore {
     let started = false;
     let abandoned = false;
     try {
-      const transaction = this.#db.transaction(async (tx) => {
+      const transaction = this.#db.transaction(async (tx: Transaction) => {
         if (abandoned) throw new Error('abandoned: its connection came too late');
         started = true;
-        await this.#catchUp(tx);
+        await this.#catchUp(tx, tx.firstRows as LogRow[]);
         newest = this.#lastSeq;
         let signalInserted!: () => void;
         const insertedSignal = new Promise<void>((resolve) => (signalInserted = resolve));
@@ -255,8 +271,10 @@ export class PostgresStore implements EventStore {
             const seqs = lines.map(seqOfLine);
             newest = Math.max(newest, ...seqs);
             try {
-              // One round trip: the rows, and the notification followers wake on (sent by PostgreSQL at commit).
-              await tx.query('WITH written AS (INSERT INTO campus_log (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[]) RETURNING 1) SELECT pg_notify($3, $4) FROM (SELECT count(*) FROM written) AS done', [seqs, lines, LOG_CHANNEL, String(newest)]);
+              // One round trip: the rows, the notification followers wake on (sent by PostgreSQL at commit), and COMMIT.
+              // Seqs are integers; lines go in as literals the client escapes (a simple query takes no parameters).
+              const values = `unnest(ARRAY[${seqs.join(',')}]::bigint[], ARRAY[${lines.map((line) => tx.literal(line)).join(',')}]::text[])`;
+              await tx.commitWith(`WITH written AS (INSERT INTO campus_log (seq, line) SELECT * FROM ${values} RETURNING 1) SELECT pg_notify(${tx.literal(LOG_CHANNEL)}, '${newest}') FROM (SELECT count(*) FROM written) AS done`);
             } catch (error) {
               failure = error;
               throw error;
@@ -271,7 +289,7 @@ export class PostgresStore implements EventStore {
         // Either the queue persisted (then the transaction commits when this returns), or nothing was to be written.
         await Promise.race([insertedSignal, queue.drain()]);
         if (failure !== undefined) throw failure;
-      }, `SELECT pg_advisory_xact_lock(${LOG_LOCK})`);
+      }, `SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${catchUpQuery(this.#lastSeq)}`);
       transaction.catch(() => undefined);
       await withTimeout(transaction, QUERY_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
         if (started) return transaction;
