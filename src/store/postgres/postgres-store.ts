@@ -74,9 +74,14 @@ export class PostgresStore implements EventStore {
   readonly rateLeases: RateLeaseTable;
   #lastSeq = 0;
   #intents: Intent[] = [];
-  /** Every batch and catch-up runs after the one before: the views change in one order. */
+  /** Every batch's decisions and every catch-up run after the one before: the views change in one order. */
   #chain: Promise<void> = Promise.resolve();
+  /** Writes are queued for a batch that has not taken them yet (started, or to start once #deciding ends). */
   #batchQueued = false;
+  /** A batch holds the log's lock and has not yet sent its COMMIT: the next batch starts when it does. */
+  #deciding = false;
+  /** Batches whose transaction is open, for close() to wait on: at most two, one holding the log's lock, one waiting for it. */
+  readonly #batches = new Set<Promise<void>>();
   /** Why the database cannot be used now (for 503 and /health); undefined while it can. */
   #down: string | undefined;
   #closed = false;
@@ -176,6 +181,8 @@ export class PostgresStore implements EventStore {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#timer);
+    // A batch ending may start the next for writes queued meanwhile: wait until none is left.
+    while (this.#batches.size > 0) await Promise.all(this.#batches);
     await this.#chain;
     await this.#unlisten?.().catch(() => undefined);
     await this.#db.end();
@@ -188,8 +195,38 @@ export class PostgresStore implements EventStore {
       this.#intents.push({ run, idem: options.idem, resolve, reject });
       if (this.#batchQueued) return;
       this.#batchQueued = true;
-      this.#exclusive(() => this.#batch());
+      if (!this.#deciding) this.#startBatch();
     });
+  }
+
+  #startBatch(): void {
+    const batch = this.#batch();
+    this.#batches.add(batch);
+    void batch.finally(() => this.#batches.delete(batch));
+  }
+
+  /** The deciding batch sends its COMMIT (or ends): a batch for the writes queued meanwhile starts and waits for the lock. */
+  #decided(): void {
+    if (!this.#deciding) return;
+    this.#deciding = false;
+    if (this.#batchQueued) this.#startBatch();
+  }
+
+  /** The writes queued so far, for the batch taking them; later ones start the next batch. */
+  #takeIntents(): Intent[] {
+    this.#batchQueued = false;
+    const intents = this.#intents;
+    this.#intents = [];
+    return intents;
+  }
+
+  /** Waits for the views' turn (after every step queued before); resolves with the function that ends the turn. */
+  #turn(): Promise<() => void> {
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const turn = this.#chain.then(() => end);
+    this.#chain = turn.then(() => ended);
+    return turn;
   }
 
   #exclusive(step: () => Promise<void>): void {
@@ -217,28 +254,31 @@ export class PostgresStore implements EventStore {
     for (;;) {
       const rows = read ?? (await withTimeout(db.query<LogRow>(catchUpQuery(this.#lastSeq)), QUERY_TIMEOUT_MS, 'reading the log'));
       read = undefined;
-      if (rows.length === 0) return;
-      const nowMs = this.#now();
-      for (const record of decodeLines(rows)) {
-        applyRecord(this.#views, record, nowMs);
-        this.#lastSeq = record.seq > this.#lastSeq ? record.seq : this.#lastSeq;
+      // Rows read before the batch ahead applied its own (see #batch) are in the views already.
+      const fresh = rows.filter((row) => row.seq > this.#lastSeq);
+      if (fresh.length > 0) {
+        const nowMs = this.#now();
+        for (const record of decodeLines(fresh)) {
+          applyRecord(this.#views, record, nowMs);
+          this.#lastSeq = record.seq > this.#lastSeq ? record.seq : this.#lastSeq;
+        }
+        this.#lastSeq = Math.max(this.#lastSeq, fresh[fresh.length - 1]!.seq);
+        this.changes.batchCommitted(this.#views.index.values(), this.#views.index.size);
       }
-      this.#lastSeq = Math.max(this.#lastSeq, rows[rows.length - 1]!.seq);
-      this.changes.batchCommitted(this.#views.index.values(), this.#views.index.size);
       if (rows.length < CATCH_UP_ROWS) return;
     }
   }
 
   /**
-   * One transaction for every write queued meanwhile (group commit), in two round trips: BEGIN, the log's lock and
-   * the catch-up read; then, after the shared write queue's decisions against the now-current state, one insert,
-   * the notification and COMMIT. Only then the views change.
+   * One transaction for every write queued until it holds the log's lock (group commit), in two round trips: BEGIN,
+   * the lock and the catch-up read; then, after the shared write queue's decisions against the now-current state,
+   * one insert, the notification and COMMIT. Only then the views change. Pipelined: the next batch starts as this one
+   * sends its COMMIT, so its first round trip waits on the lock meanwhile; it decides only once this one's records
+   * are applied (its turn), skipping them in what it read.
    */
   async #batch(): Promise<void> {
-    this.#batchQueued = false;
-    const intents = this.#intents;
-    this.#intents = [];
-    if (intents.length === 0) return;
+    let intents: Intent[] | undefined;
+    let endTurn = (): void => undefined;
     let failure: unknown;
     /** Set once the transaction's fate is known: the queue's persist waits on it before the views change. */
     let settleCommit!: { resolve: () => void; reject: (error: unknown) => void };
@@ -254,6 +294,11 @@ export class PostgresStore implements EventStore {
       const transaction = this.#db.transaction(async (tx: Transaction) => {
         if (abandoned) throw new Error('abandoned: its connection came too late');
         started = true;
+        endTurn = await this.#turn();
+        intents = this.#takeIntents();
+        this.#deciding = true;
+        // The batch ahead failed: this one's writes get the same 503, and its transaction writes nothing.
+        if (this.#down !== undefined) throw new Error(this.#down);
         await this.#catchUp(tx, tx.firstRows as LogRow[]);
         newest = this.#lastSeq;
         let signalInserted!: () => void;
@@ -273,6 +318,7 @@ export class PostgresStore implements EventStore {
             try {
               // One round trip: the rows, the notification followers wake on (sent by PostgreSQL at commit), and COMMIT.
               // Seqs are integers; lines go in as literals the client escapes (a simple query takes no parameters).
+              this.#decided();
               const values = `unnest(ARRAY[${seqs.join(',')}]::bigint[], ARRAY[${lines.map((line) => tx.literal(line)).join(',')}]::text[])`;
               await tx.commitWith(`WITH written AS (INSERT INTO campus_log (seq, line) SELECT * FROM ${values} RETURNING 1) SELECT pg_notify(${tx.literal(LOG_CHANNEL)}, '${newest}') FROM (SELECT count(*) FROM written) AS done`);
             } catch (error) {
@@ -304,9 +350,12 @@ export class PostgresStore implements EventStore {
     }
     await Promise.all(settled);
     if (failure !== undefined) {
-      for (const intent of intents) intent.reject(this.#unavailable());
+      // Writes not taken yet (the transaction never got its lock) fail with it; a new write starts a new batch.
+      for (const intent of intents ?? this.#takeIntents()) intent.reject(this.#unavailable());
       this.#lost(failure);
     }
+    this.#decided();
+    endTurn();
   }
 
   /** Runs one write in the batch's queue; an Idempotency-Key another instance answered meanwhile replays instead. */
