@@ -308,6 +308,8 @@ export class PostgresStore implements EventStore {
           now: this.#now,
           nextSeq: this.#lastSeq + 1,
           maxBatchChars: Number.MAX_SAFE_INTEGER,
+          // Every write of the batch is queued below at once; waiting a turn of the event loop would hold the lock longer.
+          gatherTurn: false,
           persist: async (text) => {
             // One persist per batch: a second would run outside the transaction and its lock.
             if (inserted) throw new Error('a batch persisted twice');
