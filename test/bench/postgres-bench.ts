@@ -2,12 +2,13 @@
 // (Fastify 5 + pg, test/bench/fastify-peer/) on the same database, in one run on this machine. Reads by CPU per request
 // (target ≥ 0.9× the file store's), durable writes at 64 clients (≥ 0.5× its rate), and the p99 of a write on one
 // instance reaching another's change stream. Skipped (with a line saying so) when no PostgreSQL can start.
-// BENCH_SECONDS (default 2) per run, BENCH_ROUNDS (default 3) rounds, servers alternating; BENCH_ONLY=writes|reads.
+// BENCH_SECONDS (default 2) per run, BENCH_ROUNDS (default 3) rounds, servers alternating; BENCH_ONLY=writes|reads;
+// BENCH_SERVER: another build's server.js for our instances (to compare before and after a change with one command).
 import { loadavg } from 'node:os';
 import * as path from 'node:path';
 import { tempDir } from '../helpers/harness.js';
 import { postgresMissing, startPostgres } from '../helpers/postgres-server.js';
-import { ROOT, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { ROOT, SERVER, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { newEvent } from '../helpers/instances.js';
 import { runNodeLoad } from './load-generator.js';
 import { median, type LoadPlan } from './load-plan.js';
@@ -18,6 +19,7 @@ import { propagationTimes } from './postgres-propagation.js';
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const ONLY = process.env['BENCH_ONLY'];
+const OURS = [process.execPath, path.resolve(process.env['BENCH_SERVER'] ?? SERVER)];
 
 const missing = postgresMissing();
 if (missing !== undefined) {
@@ -51,10 +53,10 @@ const dbCpu = postgresCpu(path.join(pg.dir, 'data'));
 const { dir, remove } = tempDir();
 const servers: SpawnedServer[] = [];
 
-async function measure(target: Target, plan: Omit<LoadPlan, 'url' | 'warmupMs' | 'durationMs' | 'authorization'>): Promise<Run> {
+async function measure(target: Target, plan: Omit<LoadPlan, 'url' | 'warmupMs' | 'durationMs' | 'authorization'>, seconds = SECONDS): Promise<Run> {
   let node = NaN;
   let db = NaN;
-  const result = await runNodeLoad({ ...plan, url: target.server.url, authorization: `Bearer ${target.key}`, warmupMs: 500, durationMs: SECONDS * 1000 }, () => {
+  const result = await runNodeLoad({ ...plan, url: target.server.url, authorization: `Bearer ${target.key}`, warmupMs: 500, durationMs: seconds * 1000 }, () => {
     node = processCpuMs(target.server.child.pid!);
     db = dbCpu();
   });
@@ -66,9 +68,9 @@ async function measure(target: Target, plan: Omit<LoadPlan, 'url' | 'warmupMs' |
 try {
   const url = await pg.createDatabase('bench');
   const args = ['--port', '0', '--rate-limit', '1000000000', '--console', 'off', '--log-level', 'warn'];
-  const file = await spawnServer([...args, '--data-dir', dir]);
-  const pgA = await spawnServer([...args, '--store', url]);
-  const pgB = await spawnServer([...args, '--store', url]);
+  const file = await spawnServer([...args, '--data-dir', dir], {}, OURS);
+  const pgA = await spawnServer([...args, '--store', url], {}, OURS);
+  const pgB = await spawnServer([...args, '--store', url], {}, OURS);
   const peer = await spawnServer(['--store', url], {}, [process.execPath, '--import', 'tsx', path.join(ROOT, 'test/bench/fastify-peer/server.ts')]);
   servers.push(file, pgA, pgB, peer);
   const keyOf = (server: SpawnedServer): string => /"key":"(cek_[A-Za-z0-9_-]+)"/.exec(server.stderr())![1]!;
@@ -79,6 +81,12 @@ try {
     { name: 'fastify 5 + pg', server: peer, key: keyOf(pgA), ids: [], usesDatabase: true },
   ];
   for (const target of targets) await seed(target, 500);
+  for (const target of targets) {
+    // The same key check on both: a key that is not in campus_keys is refused.
+    const wrong = `${target.key.slice(0, -1)}${target.key.endsWith('x') ? 'y' : 'x'}`;
+    const refused = await fetch(`${target.server.url}/events/${target.ids[0]}`, { headers: { authorization: `Bearer ${wrong}` } });
+    if (refused.status !== 401) throw new Error(`${target.name}: a wrong key answered ${refused.status}, not 401`);
+  }
 
   type Scenario = { name: string; kind: 'reads' | 'writes'; plan: (target: Target) => Omit<LoadPlan, 'url' | 'warmupMs' | 'durationMs' | 'authorization'> };
   const registration = JSON.stringify({ name: 'Bench Person', email: 'p{{n}}@bench.example' });
@@ -92,6 +100,8 @@ try {
   const ms = (value: number): string => value.toFixed(value < 10 ? 2 : 1);
   for (const scenario of scenarios.filter((s) => ONLY === undefined || s.kind === ONLY)) {
     const runs = targets.map((): Run[] => []);
+    // A first run of each, not counted: the first run at a new concurrency was always slow, whichever server it was.
+    for (const target of targets) await measure(target, scenario.plan(target), 1);
     for (let round = 0; round < ROUNDS; round++) for (const [i, target] of targets.entries()) runs[i]!.push(await measure(target, scenario.plan(target)));
     const med = runs.map((list) => Object.fromEntries((Object.keys(list[0]!) as (keyof Run)[]).map((k) => [k, median(list.map((run) => run[k]))])) as unknown as Run);
     lines.push(scenario.name);
@@ -99,8 +109,10 @@ try {
       const m = med[i]!;
       lines.push(`  ${target.name.padEnd(16)} ${String(Math.round(m.perSecond)).padStart(6)} req/s  p50 ${ms(m.p50).padStart(5)} ms  p99 ${ms(m.p99).padStart(5)} ms  CPU/req node ${m.nodeCpu.toFixed(3)} ms + db ${m.dbCpu.toFixed(3)} ms   (rounds: ${runs[i]!.map((run) => Math.round(run.perSecond)).join(', ')} req/s)`);
     }
-    const [base, ours, fastify] = med as [Run, Run, Run];
-    const [ratio, what] = scenario.kind === 'reads' ? [base.nodeCpu / ours.nodeCpu, 'file store CPU/req ÷ ours (node)'] : [ours.perSecond / base.perSecond, 'ours req/s ÷ file store'];
+    const [ours, fastify] = [med[1]!, med[2]!];
+    // Each round's ratio of two runs next to each other, then their median: a change of the machine's load between rounds cancels out.
+    const paired = runs[0]!.map((base, round) => (scenario.kind === 'reads' ? base.nodeCpu / runs[1]![round]!.nodeCpu : runs[1]![round]!.perSecond / base.perSecond));
+    const [ratio, what] = [median(paired), scenario.kind === 'reads' ? 'file store CPU/req ÷ ours (node), median of rounds' : 'ours req/s ÷ file store, median of rounds'];
     const target = scenario.kind === 'reads' ? 0.9 : 0.5;
     lines.push(`  ours vs file store: ${ratio.toFixed(2)}× (${what}; target ≥ ${target}×) ${ratio >= target ? 'PASS' : 'MISS'}`);
     lines.push(`  ours vs fastify:    ${(ours.perSecond / fastify.perSecond).toFixed(2)}× req/s, ${((fastify.nodeCpu + fastify.dbCpu) / (ours.nodeCpu + ours.dbCpu)).toFixed(2)}× less CPU/req (node + db), p99 ${ms(ours.p99)} vs ${ms(fastify.p99)} ms (no target)`);
