@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/postgres-store.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { eventId, sampleRecord } from '../helpers.js';
-import { registrationId } from '../roster-helpers.js';
+import { registrationId } from '../views/roster-helpers.js';
 
 const pg = usePostgres();
 
