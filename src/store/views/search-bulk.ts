@@ -1,5 +1,5 @@
 // The bulk build of the search index at start-up: each event's term ids collected once, then packed in one pass.
-import { SlotBitmap } from '../search-postings.js';
+import { SlotBitmap } from './search-postings.js';
 import type { PackedPostings } from './search-posting-table.js';
 import { grown } from './search-terms.js';
 

@@ -1,5 +1,5 @@
 // The posting of every term of the search index: packed runs from the bulk build at start-up, and what writes changed.
-import { type Posting, SlotBitmap } from '../search-postings.js';
+import { type Posting, SlotBitmap } from './search-postings.js';
 
 /** What the bulk build leaves: each term's sorted run of slots in one array, or a bitmap for a frequent term. */
 export interface PackedPostings {

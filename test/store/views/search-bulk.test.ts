@@ -1,7 +1,7 @@
 // BulkPostings and PostingTable against a model: packed runs and bitmaps hold exactly the slots added and kept.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { postingAdd, postingPushInto } from '../../../src/store/search-postings.js';
+import { postingAdd, postingPushInto } from '../../../src/store/views/search-postings.js';
 import { BulkPostings } from '../../../src/store/views/search-bulk.js';
 import { PostingTable } from '../../../src/store/views/search-posting-table.js';
 import { mulberry32 } from '../../helpers/random.js';
