@@ -7,9 +7,11 @@ import { createKeyIn } from './auth/key-registry.js';
 import { readKeys, type KeyRecord } from './auth/key-file.js';
 import type { Role } from './auth/principal.js';
 import { backupLog } from './store/log-backup.js';
+import { LogDamageError, verifyLog } from './store/log-replay.js';
 import { connect, type Database } from './store/postgres/client.js';
 import { KeyTable } from './store/postgres/key-table.js';
 import { backupDatabase, importLines } from './store/postgres/log-export.js';
+import { copyCheckedLog, DatabaseLogDamage } from './store/postgres/log-verify.js';
 import { migrateSchema } from './store/postgres/schema.js';
 
 /** Runs `work` on the database at `url` (its schema created or migrated first), then closes it. */
@@ -48,6 +50,44 @@ export function revokeDatabaseKey(url: string, id: string): Promise<'revoked' | 
 /** `backup --out FILE --store URL`. */
 export function backupFromDatabase(url: string, out: string): ReturnType<typeof backupDatabase> {
   return withDatabase(url, (db) => backupDatabase(db, out));
+}
+
+/** What `verify --store URL` found. */
+export interface DatabaseLogReport {
+  /** Rows of campus_log (an atomic group, a series and its occurrences, is one row). */
+  rows: number;
+  /** Record lines, a group's members counted one by one. */
+  lines: number;
+  liveEvents: number;
+  liveRegistrations: number;
+  liveDocuments: number;
+  supersededLines: number;
+  lastSeq: number;
+}
+
+/**
+ * `verify --store URL`: the database's log checked as `verify` checks a data folder's (read-only; instances may
+ * run): every row, from one snapshot, then the views replayed from a copy of it in a temporary folder (registered_count
+ * against the confirmed registrations, seats, the waitlist). Throws DatabaseLogDamage naming the row.
+ */
+export async function verifyDatabase(url: string): Promise<DatabaseLogReport> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-verify-'));
+  try {
+    const { rowSeqs, lastSeq } = await withDatabase(url, (db) => copyCheckedLog(db, path.join(scratch, 'events.jsonl')));
+    let report;
+    try {
+      report = await verifyLog(scratch);
+    } catch (error) {
+      // Every row decoded, so what the replay refuses is what they say: name the row, not the scratch copy's line.
+      if (error instanceof LogDamageError) throw new DatabaseLogDamage(`campus_log row ${rowSeqs[error.line - 1] ?? '?'} is damaged: ${error.reason}`);
+      const message = error instanceof Error ? error.message : String(error);
+      throw new DatabaseLogDamage(`campus_log: ${message.replace(/^[^:]*events\.jsonl: /, '').replace(/ The store will not start.*$/, '')}`);
+    }
+    const { lines, liveEvents, liveRegistrations, liveDocuments, supersededLines } = report;
+    return { rows: rowSeqs.length, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 /**
