@@ -179,6 +179,40 @@ describe('a key\'s rate limit over three instances', { skip, timeout: 60_000 }, 
   });
 });
 
+describe('a key\'s rate limit over three instances, window after window', { skip, timeout: 60_000 }, () => {
+  it('with a 2 s window, clients on all three for 2.5 windows: no stretch of 2 s holds more than the limit, and freed slots come back', async () => {
+    const limit = 20;
+    const windowMs = 2_000;
+    const three = await startInstances(await pg.database('ratewindows'), 3, ['--rate-limit', String(limit), '--rate-window', String(windowMs / 1000)]);
+    try {
+      /** Every admitted request: when it was sent and when its answer came; the server decided in between. */
+      const admitted: { sent: number; answered: number }[] = [];
+      const statuses = new Set<number>();
+      const end = performance.now() + 2.5 * windowMs;
+      await Promise.all(Array.from({ length: 6 }, async (_, c) => {
+        for (let k = 0; performance.now() < end; k++) {
+          const sent = performance.now();
+          const answer = await three.call((c + k) % 3, 'GET', '/me');
+          await answer.arrayBuffer();
+          statuses.add(answer.status);
+          if (answer.status === 200) admitted.push({ sent, answered: performance.now() });
+          else await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      }));
+      assert.deepEqual([...statuses].sort(), [200, 429]);
+      // Requests certainly decided inside [a.sent, a.sent + window): sent at or after it, answered before its end.
+      for (const a of admitted) {
+        const inside = admitted.filter((b) => b.sent >= a.sent && b.answered < a.sent + windowMs).length;
+        assert.ok(inside <= limit, `${inside} requests admitted within ${windowMs} ms from ${Math.round(a.sent)}`);
+      }
+      // A slot counts until a whole window (and at most 1/60 more) after it was used: the second window's come back.
+      assert.ok(admitted.length >= 2 * limit, `${admitted.length} admitted over 2.5 windows`);
+    } finally {
+      await three.stop();
+    }
+  });
+});
+
 async function waitForJson(instances: Instances, i: number, path: string, done: (body: Record<string, unknown>, answer: Response) => boolean): Promise<Record<string, unknown>> {
   const deadline = Date.now() + 5000;
   for (;;) {
