@@ -7,7 +7,7 @@ import { createKeyIn } from './auth/key-registry.js';
 import { readKeys, type KeyRecord } from './auth/key-file.js';
 import type { Role } from './auth/principal.js';
 import { backupLog } from './store/log-backup.js';
-import { LogDamageError, verifyLog } from './store/log-replay.js';
+import { LogDamageError, verifyLog, type LogReport } from './store/log-replay.js';
 import { connect, type Database } from './store/postgres/client.js';
 import { KeyTable } from './store/postgres/key-table.js';
 import { backupDatabase, importLines } from './store/postgres/log-export.js';
@@ -52,18 +52,8 @@ export function backupFromDatabase(url: string, out: string): ReturnType<typeof 
   return withDatabase(url, (db) => backupDatabase(db, out));
 }
 
-/** What `verify --store URL` found. */
-export interface DatabaseLogReport {
-  /** Rows of campus_log (an atomic group, a series and its occurrences, is one row). */
-  rows: number;
-  /** Record lines, a group's members counted one by one. */
-  lines: number;
-  liveEvents: number;
-  liveRegistrations: number;
-  liveDocuments: number;
-  supersededLines: number;
-  lastSeq: number;
-}
+/** What `verify --store URL` found: a data folder's counts, and the rows of campus_log (a series and its occurrences are one). */
+export type DatabaseLogReport = Pick<LogReport, 'lines' | 'liveEvents' | 'liveRegistrations' | 'liveDocuments' | 'supersededLines' | 'lastSeq'> & { rows: number };
 
 /**
  * `verify --store URL`: the database's log checked as `verify` checks a data folder's (read-only; instances may
