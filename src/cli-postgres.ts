@@ -14,11 +14,11 @@ import { backupDatabase, importLines } from './store/postgres/log-export.js';
 import { copyCheckedLog, DatabaseLogDamage } from './store/postgres/log-verify.js';
 import { migrateSchema } from './store/postgres/schema.js';
 
-/** Runs `work` on the database at `url` (its schema created or migrated first), then closes it. */
-async function withDatabase<T>(url: string, work: (db: Database) => Promise<T>): Promise<T> {
+/** Runs `work` on the database at `url` (its schema created or migrated first, unless `readOnly`), then closes it. */
+async function withDatabase<T>(url: string, work: (db: Database) => Promise<T>, readOnly = false): Promise<T> {
   const db = await connect(url, { max: 2 });
   try {
-    await migrateSchema(db);
+    if (!readOnly) await migrateSchema(db);
     return await work(db);
   } finally {
     await db.end().catch(() => undefined);
@@ -63,7 +63,7 @@ export type DatabaseLogReport = Pick<LogReport, 'lines' | 'liveEvents' | 'liveRe
 export async function verifyDatabase(url: string): Promise<DatabaseLogReport> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-verify-'));
   try {
-    const { rowSeqs, lastSeq } = await withDatabase(url, (db) => copyCheckedLog(db, path.join(scratch, 'events.jsonl')));
+    const { rowSeqs, lastSeq } = await withDatabase(url, (db) => copyCheckedLog(db, path.join(scratch, 'events.jsonl')), true);
     let report;
     try {
       report = await verifyLog(scratch);

@@ -2,6 +2,7 @@
 import { open } from 'node:fs/promises';
 import type { Database } from './client.js';
 import { decodeLines, seqOfLine } from './log-table.js';
+import { SCHEMA_VERSION, SchemaTooNewError } from './schema.js';
 
 /** The database's log is damaged: a row that does not decode, a row kept under another seq than its line's, seqs out of order, or views that contradict each other. */
 export class DatabaseLogDamage extends Error {
@@ -22,6 +23,11 @@ export async function copyCheckedLog(db: Database, out: string): Promise<{ rowSe
   try {
     await db.transaction(async (tx) => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // A database no instance has started on yet has no log: an empty store, and verify creates nothing.
+      const [table] = await tx.query<{ present: boolean }>("SELECT to_regclass('campus_log') IS NOT NULL AS present");
+      if (table?.present !== true) return;
+      const [version] = await tx.query<{ value: string }>("SELECT value FROM campus_meta WHERE name = 'schema_version'");
+      if (Number(version?.value ?? 0) > SCHEMA_VERSION) throw new SchemaTooNewError(`the database's schema is version ${version!.value}, newer than this program's ${SCHEMA_VERSION}: verify it with a newer campus-events`);
       for (;;) {
         const page = await tx.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 10000', [rowSeqs.at(-1) ?? 0]);
         if (page.length === 0) return;

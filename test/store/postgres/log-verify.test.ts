@@ -62,4 +62,23 @@ describe('verify --store postgres://', { skip, timeout: 60_000 }, () => {
       await db.end();
     }
   });
+
+  it('an empty database is an empty store and stays untouched (no tables made); a newer schema is refused (exit 1)', async () => {
+    const url = await pg.database('verifyempty');
+    const empty = runCli(['verify', '--store', url]);
+    assert.equal(empty.status, 0, empty.stderr);
+    assert.match(empty.stdout, /\(table campus_log\): no events yet \(an empty store\)\n/);
+    const db = await connect(url);
+    try {
+      assert.deepEqual(await db.query("SELECT to_regclass('campus_log') IS NULL AS absent"), [{ absent: true }]);
+      await db.query('CREATE TABLE campus_meta (name text PRIMARY KEY, value text NOT NULL)');
+      await db.query('CREATE TABLE campus_log (seq bigint PRIMARY KEY, line text NOT NULL)');
+      await db.query("INSERT INTO campus_meta VALUES ('schema_version', '99')");
+    } finally {
+      await db.end();
+    }
+    const newer = runCli(['verify', '--store', url]);
+    assert.equal(newer.status, 1);
+    assert.match(newer.stderr, /schema is version 99, newer than this program's 1/);
+  });
 });
