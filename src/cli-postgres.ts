@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createKeyIn } from './auth/key-registry.js';
 import { readKeys, type KeyRecord } from './auth/key-file.js';
 import type { Role } from './auth/principal.js';
-import { backupLog } from './store/log-backup.js';
+import { backupLog } from './store/file/log-backup.js';
 import { connect, type Database } from './store/postgres/client.js';
 import { KeyTable } from './store/postgres/key-table.js';
 import { backupDatabase, importLines } from './store/postgres/log-export.js';

@@ -6,7 +6,7 @@ import { toStored, type StoredEvent } from '../../src/events/event.js';
 import { ChangeStreams, KEEP_ALIVE, NODE_TIMERS } from '../../src/feeds/change-stream.js';
 import { ApiError } from '../../src/http/errors.js';
 import type { ResponseStream } from '../../src/http/types.js';
-import { ChangeLog } from '../../src/store/change-log.js';
+import { ChangeLog } from '../../src/store/views/change-log.js';
 import { mulberry32 } from '../helpers/random.js';
 import { eventId, sampleRecord } from '../store/helpers.js';
 import { FakeTimers, RecordingSink } from './stream-support.js';

@@ -39,7 +39,7 @@ function assertRefused(run: () => unknown, problems: ExpectedProblem[], what: st
     assert.equal(error.code, 'validation_failed', context);
     assert.deepEqual(error.details!.map((problem) => problem.field), problems.map((problem) => problem.field), context);
     for (const [index, expected] of problems.entries()) {
-      const actual = error.details![index]!.message;
+      const actual: string = error.details![index]!.message;
       if (expected.message !== undefined) assert.equal(actual, expected.message, context);
       if (expected.startsWith !== undefined) assert.ok(actual.startsWith(expected.startsWith), `${context}: ${JSON.stringify(actual)} should start with ${JSON.stringify(expected.startsWith)}`);
     }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CSV_HEADER, CSV_TYPE, csvCell, registrationJson, registrationsCsv } from '../../src/registrations/registration-view.js';
-import type { Registration } from '../../src/store/roster.js';
+import type { Registration } from '../../src/store/views/roster.js';
 import { mulberry32 } from '../helpers/random.js';
 
 const REGISTRATION: Registration = {
