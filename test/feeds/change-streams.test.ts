@@ -2,30 +2,12 @@
 // timers only while a stream is open, streams ended before they start, keep-alives, and which compactions end a stream.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { toStored, type StoredEvent } from '../../src/events/event.js';
 import { ChangeStreams, KEEP_ALIVE, NODE_TIMERS } from '../../src/feeds/change-stream.js';
 import { ApiError } from '../../src/http/errors.js';
 import type { ResponseStream } from '../../src/http/types.js';
-import { ChangeLog } from '../../src/store/views/change-log.js';
 import { mulberry32 } from '../helpers/random.js';
-import { eventId, sampleRecord } from '../store/helpers.js';
-import { FakeTimers, RecordingSink } from './stream-support.js';
-
-/** A change log with a writer: `put(n)` and `remove(n)` commit one line each and tell the listeners, as the store does. */
-function feed(): { source: ChangeLog; put: (n: number) => number; remove: (n: number) => number; compactThrough: (seq: number) => void } {
-  const events = new Map<string, StoredEvent>();
-  const source = new ChangeLog((id) => events.get(id));
-  let seq = 0;
-  const commit = (n: number, deleted: boolean): number => {
-    seq++;
-    if (deleted) events.delete(eventId(n));
-    else events.set(eventId(n), toStored(sampleRecord(n), seq));
-    source.committed(seq, eventId(n), deleted ? null : events.get(eventId(n))!);
-    source.batchCommitted(events.values(), events.size);
-    return seq;
-  };
-  return { source, put: (n) => commit(n, false), remove: (n) => commit(n, true), compactThrough: (through) => void source.dropDeletionsThrough(through) };
-}
+import { eventId } from '../store/helpers.js';
+import { changeFeed as feed, FakeTimers, RecordingSink } from './stream-support.js';
 
 function refused(run: () => unknown, code: string, pattern: RegExp, headers?: Record<string, string>): void {
   assert.throws(run, (error: unknown) => {
