@@ -129,6 +129,22 @@ test('copyPage() refuses a token not made here (400), one of a log restored to b
   gone(() => copyPage(restored.source, { since: 2, limit: 2, copy }, now), /^This copy began at 5, after the last change \(4\): the log was restored/, 'restored');
 });
 
+test('copyPage() goes on with a copy after a compaction up to where it began, and refuses it (410) once one dropped a later deletion', () => {
+  const { source, put, remove, compactThrough } = changeFeed();
+  for (let n = 1; n <= 4; n++) put(n);
+  const began = remove(4); // seq 5: the copy begins at the newest write, this deletion
+  const now = Date.UTC(2026, 10, 25, 10);
+  const { copy } = copyPage(source, { since: 0, limit: 2 }, now);
+  assert.ok(copy !== undefined);
+  compactThrough(began);
+  assert.equal(source.horizon, began);
+  assert.deepEqual(copyPage(source, { since: 2, limit: 2, copy }, now).page.changes.map((change) => change.seq), [3], 'a horizon at the start of the copy cuts nothing from it (event 4 is gone with its deletion)');
+  put(5);
+  const later = remove(5);
+  compactThrough(later);
+  gone(() => copyPage(source, { since: 4, limit: 2, copy }, now), new RegExp(`^A deletion made after this copy began \\(up to ${later}\\) was compacted away before the copy finished\\. Start again from since=0\\.$`), 'a later deletion dropped');
+});
+
 test('checkPosition() names what it checked: since or Last-Event-ID; 0 and the horizon itself are fine', () => {
   const { source, put, remove, compactThrough } = changeFeed();
   put(1);
@@ -165,6 +181,8 @@ test('the GET /changes handler: JSON pages with no-store; with Accept: text/even
   assert.deepEqual(JSON.parse(page.body!).changes.map((change: { seq: number }) => change.seq), [2, 3]);
   const last = JSON.parse((await route.handle(contextOf('since=3'))).body!);
   assert.equal(last.next_since, 4);
+  const firstOfCopy = JSON.parse((await route.handle(contextOf('since=0&limit=1'))).body!);
+  assert.deepEqual(source.readCopyToken(firstOfCopy.copy), { began: 4, startedMs: Date.UTC(2026, 10, 25) }, 'the copy began at the injected clock');
 
   const open = async (query: string, headers: Record<string, string>): Promise<RecordingSink> => {
     const answer = await route.handle(contextOf(query, { accept: 'text/event-stream', ...headers }));
