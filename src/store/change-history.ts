@@ -1,6 +1,6 @@
 // Every durable line as a change with its context (the event before and after, the registrations it touched): what webhooks derive their messages from.
 import { withRegisteredCount, type StoredEvent } from '../events/event.js';
-import type { LogRecord } from './jsonl-record.js';
+import type { LogRecord, MetaRecord } from './jsonl-record.js';
 import type { Registration, RosterView } from './roster.js';
 import { RosterTable } from './roster-table.js';
 
@@ -73,6 +73,40 @@ export class HistoryShadow {
     if (after === null) this.#events.delete(id);
     else if (after !== undefined) this.#events.set(id, after);
     return { record, before, after, touched, atMs };
+  }
+}
+
+/**
+ * A history read as it walks the records from the log's start (either engine's): the changes after `since`, at most
+ * `limit`, and how far a compaction rewrote history (its mark and registration-state records say so).
+ */
+export class HistoryWalk {
+  readonly #shadow = new HistoryShadow();
+  readonly #changes: CommittedChange[] = [];
+  #compactedThrough = 0;
+  readonly #since: number;
+  readonly #limit: number;
+  readonly #nowMs: number;
+
+  constructor(since: number, limit: number, nowMs: number) {
+    this.#since = since;
+    this.#limit = limit;
+    this.#nowMs = nowMs;
+  }
+
+  /** Takes the next record; false once the read has what it asked for. */
+  take(record: LogRecord | MetaRecord): boolean {
+    // Documents (series) are no webhook message: their occurrences' own lines are.
+    if (record.op === 'idem' || record.op === 'docdel' || 'document' in record) return true;
+    if (record.op === 'mark' || record.op === 'regstate') this.#compactedThrough = Math.max(this.#compactedThrough, record.seq);
+    if (record.op === 'mark') return true;
+    const change = this.#shadow.apply(record, this.#nowMs);
+    if (record.seq > this.#since) this.#changes.push(change);
+    return this.#changes.length < this.#limit;
+  }
+
+  get result(): HistoryRead {
+    return { changes: this.#changes, compactedThrough: this.#compactedThrough };
   }
 }
 

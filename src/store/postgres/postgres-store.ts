@@ -9,7 +9,10 @@ import type { RosterView } from '../roster.js';
 import { RosterTable } from '../roster-table.js';
 import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
 import { WriteQueue } from '../write-queue.js';
-import { applyRecord, type Views } from './apply-record.js';
+import type { Views } from './apply-record.js';
+import { ChangeHistory, type ChangeHistorySource, type CommittedChange } from '../change-history.js';
+import { applyAndTell, readHistory } from './history-feed.js';
+import { PostgresWebhookTable } from './webhook-table.js';
 import { connect, redactUrl, withTimeout, type Database, type Queryable } from './client.js';
 import { KeyTable } from './key-table.js';
 import { RateLeaseTable } from './rate-leases.js';
@@ -61,6 +64,10 @@ export class PostgresStore implements EventStore {
   readonly keys: KeyTable;
   /** Rate-limit slots leased to instances. */
   readonly rateLeases: RateLeaseTable;
+  /** The webhooks, shared by every instance on the database (API.md §13). */
+  readonly webhookTable: PostgresWebhookTable;
+  /** Listeners of each applied record with its context (webhooks), this instance's writes and others' alike. */
+  readonly #history = new ChangeHistory();
   #lastSeq = 0;
   #intents: Intent[] = [];
   /** Every batch and catch-up runs after the one before: the views change in one order. */
@@ -80,6 +87,7 @@ export class PostgresStore implements EventStore {
     this.#pollMs = options.pollMs ?? 500;
     this.keys = new KeyTable(db);
     this.rateLeases = new RateLeaseTable(db);
+    this.webhookTable = new PostgresWebhookTable(db);
     const index = new EventIndex();
     this.changes = new ChangeLog((id) => index.get(id));
     this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable() };
@@ -123,6 +131,16 @@ export class PostgresStore implements EventStore {
 
   get size(): number {
     return this.#views.index.size;
+  }
+
+  /** Every record as it is applied here, in seq order, whichever instance wrote it; and the past read back from campus_log. */
+  get history(): ChangeHistorySource {
+    return {
+      subscribe: (listener) => this.#history.subscribe(listener),
+      // The database's log is never compacted.
+      onCompacted: () => () => undefined,
+      readAfter: (since, limit) => readHistory(this.#db, { since, through: this.#lastSeq, limit }, this.#now()),
+    };
   }
 
   get writable(): boolean {
@@ -204,10 +222,12 @@ export class PostgresStore implements EventStore {
       const rows = await withTimeout(db.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 5000', [this.#lastSeq]), QUERY_TIMEOUT_MS, 'reading the log');
       if (rows.length === 0) return;
       const nowMs = this.#now();
+      const told: CommittedChange[] | undefined = this.#history.listened ? [] : undefined;
       for (const record of decodeLines(rows)) {
-        applyRecord(this.#views, record, nowMs);
+        applyAndTell(this.#views, record, nowMs, told);
         this.#lastSeq = record.seq > this.#lastSeq ? record.seq : this.#lastSeq;
       }
+      if (told !== undefined && told.length > 0) this.#history.committed(told);
       this.#lastSeq = Math.max(this.#lastSeq, rows[rows.length - 1]!.seq);
       this.changes.batchCommitted(this.#views.index.values(), this.#views.index.size);
       if (rows.length < 5000) return;
@@ -247,6 +267,7 @@ export class PostgresStore implements EventStore {
           now: this.#now,
           nextSeq: this.#lastSeq + 1,
           maxBatchChars: Number.MAX_SAFE_INTEGER,
+          history: this.#history,
           persist: async (text) => {
             // One persist per batch: a second would run outside the transaction and its lock.
             if (inserted) throw new Error('a batch persisted twice');
