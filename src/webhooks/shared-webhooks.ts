@@ -24,9 +24,9 @@ export class SharedWebhooks {
   #service!: WebhookService;
   /** The webhooks delivered here, with the version of the admin's change last applied to each. */
   readonly #held = new Map<string, number>();
-  /** When the last lease renewal that succeeded was sent (this instance's clock). */
-  #renewedAt = 0;
   #timer: unknown;
+  /** Fires when the leases held here may be about to lapse (no renewal came back in time): delivery here stops. */
+  #watchdog: unknown;
   #ticking: Promise<void> | undefined;
   #warned = false;
   #closed = false;
@@ -95,6 +95,7 @@ export class SharedWebhooks {
     this.#closed = true;
     this.#deps.clock.clearTimeout(this.#timer);
     await this.#ticking;
+    this.#deps.clock.clearTimeout(this.#watchdog);
     await this.#service.close();
     await this.#deps.table.release(this.#owner).catch((error: unknown) => this.#deps.logger.warn('could not give up the leases of webhooks on stop; other instances take them over once they lapse', { reason: (error as Error).message }));
   }
@@ -116,15 +117,18 @@ export class SharedWebhooks {
     try {
       held = await this.#deps.table.lease(this.#owner, this.#leaseMs);
     } catch (error) {
-      // Stop well before the lease lapses in the database, so two instances never deliver one webhook together.
-      if (this.#deps.clock.now() - this.#renewedAt > (this.#leaseMs * 2) / 3) for (const id of [...this.#held.keys()]) this.#drop(id, 'its lease could not be renewed');
       if (!this.#warned) this.#deps.logger.warn('could not renew the leases of webhooks; their delivery stops here until the database answers', { reason: (error as Error).message });
       this.#warned = true;
       return;
     }
     this.#warned = false;
-    this.#renewedAt = sentAt;
     if (this.#closed) return;
+    // The database renewed the leases after `sentAt`: stop well before they can lapse there, so that two instances
+    // never deliver one webhook together, should the next renewals fail or hang.
+    this.#deps.clock.clearTimeout(this.#watchdog);
+    this.#watchdog = this.#deps.clock.setTimeout(() => {
+      for (const id of [...this.#held.keys()]) this.#drop(id, 'its lease could not be renewed in time');
+    }, sentAt + (this.#leaseMs * 2) / 3 - this.#deps.clock.now());
     const ids = new Set(held.map((webhook) => webhook.state.id));
     for (const id of [...this.#held.keys()]) if (!ids.has(id)) this.#drop(id);
     for (const webhook of held) {

@@ -116,10 +116,13 @@ describe('webhooks with several instances on one database', { skip, timeout: 120
   it('kill -9 of the delivering instance mid-stream: another instance takes over and nothing is lost, in order', async () => {
     const two = await startInstances(await pg.database('takeover'), 2, HOSTS);
     const receiver = await startReceiver();
+    const other = await startReceiver();
     try {
       // Made on instance 0, so instance 0 holds its lease and delivers it.
       const created = await json<{ id: string; secret: string }>(two.call(0, 'POST', '/webhooks', { url: receiver.url, events: ['event.created'] }));
       receiver.secret = created.body.secret;
+      // Instance 1 delivers one of its own, so it takes the first over with its messages already flowing (a catch-up from the log).
+      other.secret = (await json<{ secret: string }>(two.call(1, 'POST', '/webhooks', { url: other.url, events: ['event.created'] }))).body.secret;
       const acknowledged: string[] = [];
       let writing = true;
       const writer = (async () => {
@@ -142,12 +145,16 @@ describe('webhooks with several instances on one database', { skip, timeout: 120
       assert.equal(takeover, 'delivered');
       assert.deepEqual(deliveredIds(receiver), await globalOrder(two, 1), 'first arrivals in global order, none lost');
       assertInWriteOrder(receiver);
+      await eventually('the other webhook got every write too', () => deliveredIds(other).length >= acknowledged.length);
+      assert.deepEqual(deliveredIds(other), deliveredIds(receiver));
+      assert.equal(other.received.length, other.unique().length, 'its deliverer never died: each message once');
       // The survivor's delivery log goes on where the dead instance's last save left it.
       const deliveries = (await json<{ deliveries: Delivery[] }>(two.call(1, 'GET', `/webhooks/${created.body.id}/deliveries`))).body.deliveries;
       assert.equal(deliveries[0]!.message_id, receiver.received.at(-1)!.id);
     } finally {
       await two.stop();
       await receiver.close();
+      await other.close();
     }
   });
 });
