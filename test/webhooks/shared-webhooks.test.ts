@@ -5,6 +5,8 @@ import { describe, it } from 'node:test';
 import { skip, usePostgres } from '../helpers/postgres-fixture.js';
 import { newEvent, startInstances, type Instances } from '../helpers/instances.js';
 import { eventually, startReceiver, type Receiver } from './support.js';
+import { runCli, spawnServer } from '../helpers/spawn.js';
+import { tempDir } from '../helpers/harness.js';
 
 const pg = usePostgres();
 const HOSTS = ['--webhook-hosts', '127.0.0.1'];
@@ -155,6 +157,50 @@ describe('webhooks with several instances on one database', { skip, timeout: 120
       await two.stop();
       await receiver.close();
       await other.close();
+    }
+  });
+
+  it('migrate carries a data folder\'s webhooks: what the folder had not delivered is sent from the database, under the same webhook-ids', async () => {
+    const { dir, remove } = tempDir('campus-webhook-migrate-');
+    const receiver = await startReceiver();
+    receiver.behaviour = 'error';
+    let id = '';
+    try {
+      const fileServer = await spawnServer(['--port', '0', '--data-dir', dir, '--console', 'off', ...HOSTS]);
+      const adminKey = /"key":"(cek_[A-Za-z0-9_-]+)"/.exec(fileServer.stderr())![1]!;
+      const call = (base: string, method: string, path: string, body?: unknown): Promise<Response> =>
+        fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      try {
+        const created = await json<{ id: string; secret: string }>(call(fileServer.url, 'POST', '/webhooks', { url: receiver.url, events: ['event.created'] }));
+        ({ id } = created.body);
+        receiver.secret = created.body.secret;
+        for (let n = 0; n < 3; n++) assert.equal((await call(fileServer.url, 'POST', '/events', newEvent(n))).status, 201);
+        await receiver.until(1);
+      } finally {
+        await fileServer.stop();
+      }
+      const url = await pg.database('migrate_webhooks');
+      const migrated = runCli(['migrate', '--from', dir, '--to', url]);
+      assert.equal(migrated.status, 0, migrated.stderr);
+      assert.match(migrated.stdout, / 1 webhooks /);
+      receiver.behaviour = 'ok';
+      const pgServer = await spawnServer(['--port', '0', '--store', url, '--console', 'off', ...HOSTS]);
+      try {
+        await eventually('the three messages delivered from the database', () => receiver.unique().length >= 3 && receiver.received.at(-1)!.id === receiver.unique()[2]!.id);
+        const firstTried = receiver.received[0]!.id;
+        assert.equal(receiver.unique()[0]!.id, firstTried);
+        assert.ok(receiver.received.filter((entry) => entry.id === firstTried).length >= 2, 'the message the folder could not deliver was sent again, under its webhook-id');
+        assertInWriteOrder(receiver);
+        const listed = await json<{ webhooks: { id: string; url: string }[] }>(call(pgServer.url, 'GET', '/webhooks'));
+        assert.deepEqual(listed.body.webhooks.map((webhook) => [webhook.id, webhook.url]), [[id, receiver.url]]);
+        const deliveries = await json<{ deliveries: Delivery[] }>(call(pgServer.url, 'GET', `/webhooks/${id}/deliveries`));
+        assert.equal(deliveries.body.deliveries.at(-1)!.status, 'failed', "the folder's attempts are kept");
+      } finally {
+        await pgServer.stop();
+      }
+    } finally {
+      await receiver.close();
+      remove();
     }
   });
 });

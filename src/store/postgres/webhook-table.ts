@@ -1,7 +1,7 @@
 // The campus_webhooks table: webhooks shared by every instance on the database, each delivered by the one instance holding its lease.
-import type { SharedWebhook, SharedWebhookTable, WebhookChanges, WebhookState } from '../webhook-state.js';
+import type { SharedWebhook, SharedWebhookTable, WebhookChanges, WebhookState, WebhookStateSnapshot } from '../webhook-state.js';
 import { StoreUnavailable } from '../store-errors.js';
-import { withTimeout, type Database } from './client.js';
+import { withTimeout, type Database, type Queryable } from './client.js';
 
 /** How long an admin's read or change may take before the database counts as unreachable (503). */
 const QUERY_TIMEOUT_MS = 2_000;
@@ -149,4 +149,22 @@ export class PostgresWebhookTable implements SharedWebhookTable {
       throw unavailable(error);
     }
   }
+}
+
+/**
+ * Copies a data folder's webhooks (webhooks.json) into the table, leased to no one, their log's name with them (so
+ * message ids go on as before). A cursor past `lastSeq`, the end of the copied log, is brought back to it: the
+ * database's next writes take the sequence numbers after it, and none of their messages is passed over.
+ */
+export async function importWebhooks(tx: Queryable, snapshot: WebhookStateSnapshot, lastSeq: number): Promise<number> {
+  if (snapshot.logId !== undefined) await tx.query("INSERT INTO campus_meta (name, value) VALUES ('webhook_log_id', $1)", [snapshot.logId]);
+  for (const state of snapshot.webhooks) {
+    const cursor = state.cursor.seq > lastSeq ? { seq: lastSeq, index: Number.MAX_SAFE_INTEGER } : state.cursor;
+    await tx.query(
+      `INSERT INTO campus_webhooks (id, url, events, description, secret, created_at, status, cursor_seq, cursor_index, attempts, first_failure_ms, deliveries)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [state.id, state.url, JSON.stringify(state.events), state.description, state.secret, state.created_at, state.status, cursor.seq, cursor.index, state.attempts, state.firstFailureMs, JSON.stringify(state.deliveries)],
+    );
+  }
+  return snapshot.webhooks.length;
 }
