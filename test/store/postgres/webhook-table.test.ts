@@ -87,3 +87,19 @@ describe('PostgresWebhookTable', { skip }, () => {
     assert.equal(await table.delete(webhook(1).id), false);
   });
 });
+
+describe('schema version 2', { skip }, () => {
+  it('migrateSchema() brings a database of version 1 (made before webhooks were shared) to 2, adding campus_webhooks', async () => {
+    const db = await connect(await pg.database('schema_v1'));
+    try {
+      await db.query('CREATE TABLE campus_meta (name text PRIMARY KEY, value text NOT NULL)');
+      await db.query('CREATE TABLE campus_log (seq bigint PRIMARY KEY, line text NOT NULL)');
+      await db.query("INSERT INTO campus_meta VALUES ('schema_version', '1')");
+      assert.deepEqual(await migrateSchema(db), { from: 1, to: 2 });
+      assert.deepEqual(await db.query('SELECT count(*)::int AS n FROM campus_webhooks'), [{ n: 0 }]);
+      assert.deepEqual(await migrateSchema(db), { from: 2, to: 2 });
+    } finally {
+      await db.end();
+    }
+  });
+});
