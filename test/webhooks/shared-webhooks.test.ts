@@ -160,6 +160,36 @@ describe('webhooks with several instances on one database', { skip, timeout: 120
     }
   });
 
+  it('the database stopped (immediate) and restarted: delivery goes on by itself, nothing lost, in order', async () => {
+    const two = await startInstances(await pg.database('db_restart'), 2, HOSTS);
+    const receiver = await startReceiver();
+    const health = async (i: number, status: number): Promise<void> => {
+      for (let tries = 0; (await fetch(`${two.servers[i]!.url}/health`)).status !== status; tries++) {
+        assert.ok(tries < 400, `instance ${i}: /health ${status}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    try {
+      const created = await json<{ secret: string }>(two.call(0, 'POST', '/webhooks', { url: receiver.url, events: ['event.created'] }));
+      receiver.secret = created.body.secret;
+      const before = await writeEvents(two, 10);
+      await eventually('the first writes delivered', () => deliveredIds(receiver).length >= before.length);
+      pg.server().crash();
+      await health(0, 503);
+      await health(1, 503);
+      pg.server().start();
+      await health(0, 200);
+      await health(1, 200);
+      const after = await writeEvents(two, 10, 10);
+      await eventually('the writes after the restart delivered', () => after.every((id) => deliveredIds(receiver).includes(id)));
+      assert.deepEqual(deliveredIds(receiver), await globalOrder(two), 'none lost, in global order');
+      assertInWriteOrder(receiver);
+    } finally {
+      await two.stop();
+      await receiver.close();
+    }
+  });
+
   it('migrate carries a data folder\'s webhooks: what the folder had not delivered is sent from the database, under the same webhook-ids', async () => {
     const { dir, remove } = tempDir('campus-webhook-migrate-');
     const receiver = await startReceiver();
