@@ -116,6 +116,8 @@ export interface SharedWebhook {
   state: WebhookState;
   /** Counts an admin's changes (url, events, description, status): the deliverer applies each once. */
   version: number;
+  /** The version of the admin's change that last set `status` (0: none did). */
+  statusVersion: number;
 }
 
 /** What an admin may change on a webhook; `status: 'active'` also starts its retry schedule afresh. */
@@ -144,8 +146,11 @@ export interface SharedWebhookTable {
   delete(id: string): Promise<boolean>;
   /** Renews `owner`'s leases and takes the free or lapsed ones; returns every webhook `owner` holds now. */
   lease(owner: string, leaseMs: number): Promise<SharedWebhook[]>;
-  /** Saves the delivery state (cursor, retries, attempts; `failing` unless an admin changed the webhook since `version`) of webhooks `owner` holds; returns the ids it no longer holds. */
-  saveProgress(owner: string, webhooks: readonly SharedWebhook[]): Promise<string[]>;
+  /**
+   * Saves the delivery state (cursor, retries, attempts; `failing` unless an admin set a status after `version`, the
+   * change last applied) of webhooks `owner` holds; returns the ids it no longer holds.
+   */
+  saveProgress(owner: string, webhooks: readonly { state: WebhookState; version: number }[]): Promise<string[]>;
   /** Gives up every lease of `owner` (on a graceful stop), so another instance takes over at once. */
   release(owner: string): Promise<void>;
 }

@@ -137,7 +137,7 @@ export class SharedWebhooks {
       this.#held.set(id, Math.max(applied ?? 0, webhook.version));
       // Not awaited: reading a webhook's past back may take a while, and the leases must be renewed meanwhile.
       if (applied === undefined) void this.#adopt(webhook.state);
-      else if (webhook.version > applied) this.#follow(webhook);
+      else if (webhook.version > applied) this.#follow(webhook, applied);
     }
   }
 
@@ -151,11 +151,10 @@ export class SharedWebhooks {
     }
   }
 
-  /** An admin changed a webhook delivered here, on another instance. */
-  #follow(webhook: SharedWebhook): void {
+  /** An admin changed a webhook delivered here, on another instance, after version `applied`: a status set then applies as set here would. */
+  #follow(webhook: SharedWebhook, applied: number): void {
     const { state } = webhook;
-    const current = this.#service.get(state.id);
-    const status = state.status !== 'failing' && state.status !== current?.status ? state.status : undefined;
+    const status = webhook.statusVersion > applied && state.status !== 'failing' ? state.status : undefined;
     this.#service.redefine(state.id, { url: state.url, events: state.events as WebhookInput['events'], description: state.description, status });
   }
 

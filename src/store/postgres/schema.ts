@@ -24,8 +24,9 @@ const STEPS: readonly string[][] = [
   ],
   [
     // Webhooks (API.md §13): definition, delivery state (cursor, retries, the last 100 attempts as JSON), and the
-    // lease of the one instance delivering it; `version` counts an admin's changes (see webhook-table.ts).
-    'CREATE TABLE campus_webhooks (id text PRIMARY KEY, url text NOT NULL, events text NOT NULL, description text NOT NULL, secret text NOT NULL, created_at text NOT NULL, status text NOT NULL, version bigint NOT NULL DEFAULT 0, cursor_seq bigint NOT NULL, cursor_index bigint NOT NULL, attempts integer NOT NULL DEFAULT 0, first_failure_ms float8, deliveries text NOT NULL DEFAULT \'[]\', lease_owner text, lease_until timestamptz)',
+    // lease of the one instance delivering it; `version` counts an admin's changes, `status_version` is the one
+    // that last set a status (see webhook-table.ts).
+    'CREATE TABLE campus_webhooks (id text PRIMARY KEY, url text NOT NULL, events text NOT NULL, description text NOT NULL, secret text NOT NULL, created_at text NOT NULL, status text NOT NULL, version bigint NOT NULL DEFAULT 0, status_version bigint NOT NULL DEFAULT 0, cursor_seq bigint NOT NULL, cursor_index bigint NOT NULL, attempts integer NOT NULL DEFAULT 0, first_failure_ms float8, deliveries text NOT NULL DEFAULT \'[]\', lease_owner text, lease_until timestamptz)',
   ],
 ];
 

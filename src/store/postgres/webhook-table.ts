@@ -7,7 +7,7 @@ import { withTimeout, type Database, type Queryable } from './client.js';
 const QUERY_TIMEOUT_MS = 2_000;
 
 const COLUMNS =
-  'id, url, events, description, secret, created_at, status, version::float8 AS version, cursor_seq::float8 AS cursor_seq, cursor_index::float8 AS cursor_index, attempts, first_failure_ms, deliveries';
+  'id, url, events, description, secret, created_at, status, version::float8 AS version, status_version::float8 AS status_version, cursor_seq::float8 AS cursor_seq, cursor_index::float8 AS cursor_index, attempts, first_failure_ms, deliveries';
 
 interface Row {
   id: string;
@@ -18,6 +18,7 @@ interface Row {
   created_at: string;
   status: WebhookState['status'];
   version: number;
+  status_version: number;
   cursor_seq: number;
   cursor_index: number;
   attempts: number;
@@ -28,6 +29,7 @@ interface Row {
 function webhookOf(row: Row): SharedWebhook {
   return {
     version: row.version,
+    statusVersion: row.status_version,
     state: {
       id: row.id,
       url: row.url,
@@ -91,7 +93,8 @@ export class PostgresWebhookTable implements SharedWebhookTable {
   async change(id: string, changes: WebhookChanges): Promise<SharedWebhook | undefined> {
     const [row] = await this.#admin(this.#db.query<Row>(
       `UPDATE campus_webhooks SET url = coalesce($2, url), events = coalesce($3, events), description = coalesce($4, description), status = coalesce($5::text, status),
-         attempts = CASE WHEN $5::text = 'active' THEN 0 ELSE attempts END, first_failure_ms = CASE WHEN $5::text = 'active' THEN NULL ELSE first_failure_ms END, version = version + 1
+         attempts = CASE WHEN $5::text = 'active' THEN 0 ELSE attempts END, first_failure_ms = CASE WHEN $5::text = 'active' THEN NULL ELSE first_failure_ms END,
+         status_version = CASE WHEN $5::text IS NULL THEN status_version ELSE version + 1 END, version = version + 1
        WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, changes.url ?? null, changes.events === undefined ? null : JSON.stringify(changes.events), changes.description ?? null, changes.status ?? null],
     ));
@@ -112,12 +115,12 @@ export class PostgresWebhookTable implements SharedWebhookTable {
     return rows.map(webhookOf).sort(byAge);
   }
 
-  async saveProgress(owner: string, webhooks: readonly SharedWebhook[]): Promise<string[]> {
+  async saveProgress(owner: string, webhooks: readonly { state: WebhookState; version: number }[]): Promise<string[]> {
     if (webhooks.length === 0) return [];
     const states = webhooks.map((webhook) => webhook.state);
     const rows = await withTimeout(this.#db.query<{ id: string }>(
       `UPDATE campus_webhooks AS w SET cursor_seq = s.cursor_seq, cursor_index = s.cursor_index, attempts = s.attempts, first_failure_ms = s.first_failure_ms,
-         deliveries = s.deliveries, status = CASE WHEN s.failing AND w.version = s.version THEN 'failing' ELSE w.status END
+         deliveries = s.deliveries, status = CASE WHEN s.failing AND w.status_version <= s.version THEN 'failing' ELSE w.status END
        FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::int[], $6::float8[], $7::text[], $8::bool[], $9::bigint[])
          AS s(id, cursor_seq, cursor_index, attempts, first_failure_ms, deliveries, failing, version)
        WHERE w.id = s.id AND w.lease_owner = $1 RETURNING w.id`,

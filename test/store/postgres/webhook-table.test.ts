@@ -65,15 +65,19 @@ describe('PostgresWebhookTable', { skip }, () => {
     assert.equal((await table.get(state.id))!.state.attempts, 2, 'the other instance wrote nothing');
   });
 
-  it('a webhook that became failing is saved so unless an admin changed it meanwhile', async () => {
+  it('a webhook that became failing is saved so unless an admin set a status after the change its deliverer last applied', async () => {
     const [mine] = await table.lease('run_a', LONG);
     const failing = { ...mine!.state, status: 'failing' as const };
-    const changed = (await table.change(failing.id, { description: 'Signage' }))!;
-    assert.equal(changed.version, mine!.version + 1);
+    const described = (await table.change(failing.id, { description: 'Signage' }))!;
+    assert.deepEqual([described.version, described.statusVersion], [mine!.version + 1, mine!.statusVersion], 'a description sets no status');
     await table.saveProgress('run_a', [{ state: failing, version: mine!.version }]);
-    assert.equal((await table.get(failing.id))!.state.status, 'active', "the admin's change is newer");
-    await table.saveProgress('run_a', [{ state: failing, version: changed.version }]);
-    assert.equal((await table.get(failing.id))!.state.status, 'failing');
+    assert.equal((await table.get(failing.id))!.state.status, 'failing', 'a change of description does not undo failing');
+    const paused = (await table.change(failing.id, { status: 'paused' }))!;
+    assert.equal(paused.statusVersion, paused.version);
+    await table.saveProgress('run_a', [{ state: failing, version: described.version }]);
+    assert.equal((await table.get(failing.id))!.state.status, 'paused', "the admin's status is newer than what the deliverer applied");
+    await table.saveProgress('run_a', [{ state: failing, version: paused.version }]);
+    assert.equal((await table.get(failing.id))!.state.status, 'failing', 'failing after the deliverer applied it');
     const revived = (await table.change(failing.id, { status: 'active' }))!;
     assert.deepEqual([revived.state.status, revived.state.attempts, revived.state.firstFailureMs], ['active', 0, null], 'active starts the schedule afresh');
   });
