@@ -28,6 +28,8 @@ export class SharedWebhooks {
   /** Fires when the leases held here may be about to lapse (no renewal came back in time): delivery here stops. */
   #watchdog: unknown;
   #ticking: Promise<void> | undefined;
+  /** Webhooks deleted here that a tick in flight may still return: never taken up again. */
+  readonly #deleted = new Set<string>();
   #warned = false;
   #closed = false;
 
@@ -45,7 +47,7 @@ export class SharedWebhooks {
       load: () => Promise.resolve({ webhooks: [], compactedThrough: 0, logId }),
       save: async (snapshot) => {
         const held = snapshot.webhooks.map((state) => ({ state, version: shared.#held.get(state.id) ?? 0 }));
-        for (const id of await deps.table.saveProgress(shared.#owner, held)) shared.#drop(id, 'its lease was taken by another instance');
+        for (const id of await deps.table.saveProgress(shared.#owner, held)) shared.#drop(id, 'it was deleted, or another instance took its lease');
       },
     };
     shared.#service = await WebhookService.open({ ...deps, stateStore, saveEveryMs: deps.saveEveryMs ?? 250 });
@@ -66,7 +68,10 @@ export class SharedWebhooks {
 
   /** Adds a webhook, delivered here until this instance stops or loses its lease; resolves once it is in the table. */
   async create(input: WebhookInput): Promise<WebhookState> {
+    const sentAt = this.#deps.clock.now();
     const state = await this.#deps.table.insert(newWebhookState(input, this.#deps, () => false), this.#owner, this.#leaseMs);
+    // Leased by the insert: when no renewal is due to be watched (the database failed meanwhile), watch this lease.
+    if (this.#watchdog === undefined) this.#watch(sentAt);
     this.#held.set(state.id, 0);
     await this.#adopt(structuredClone(state));
     return state;
@@ -85,6 +90,7 @@ export class SharedWebhooks {
 
   async remove(id: string): Promise<boolean> {
     const removed = await this.#deps.table.delete(id);
+    this.#deleted.add(id);
     this.#drop(id);
     return removed;
   }
@@ -113,6 +119,8 @@ export class SharedWebhooks {
   /** Renews and takes leases; starts the webhooks newly held, stops those no longer held, applies admins' changes made elsewhere. */
   async #tick(): Promise<void> {
     const sentAt = this.#deps.clock.now();
+    // What this renewal asks for: a webhook created meanwhile (leased by its insert) is not let go for missing from it.
+    const asked = new Set(this.#held.keys());
     let held: SharedWebhook[];
     try {
       held = await this.#deps.table.lease(this.#owner, this.#leaseMs);
@@ -123,22 +131,31 @@ export class SharedWebhooks {
     }
     this.#warned = false;
     if (this.#closed) return;
-    // The database renewed the leases after `sentAt`: stop well before they can lapse there, so that two instances
-    // never deliver one webhook together, should the next renewals fail or hang.
-    this.#deps.clock.clearTimeout(this.#watchdog);
-    this.#watchdog = this.#deps.clock.setTimeout(() => {
-      for (const id of [...this.#held.keys()]) this.#drop(id, 'its lease could not be renewed in time');
-    }, sentAt + (this.#leaseMs * 2) / 3 - this.#deps.clock.now());
+    this.#watch(sentAt);
     const ids = new Set(held.map((webhook) => webhook.state.id));
-    for (const id of [...this.#held.keys()]) if (!ids.has(id)) this.#drop(id);
+    for (const id of [...this.#held.keys()]) if (!ids.has(id) && asked.has(id)) this.#drop(id);
+    for (const id of [...this.#deleted]) if (!ids.has(id)) this.#deleted.delete(id);
     for (const webhook of held) {
       const { id } = webhook.state;
+      if (this.#deleted.has(id)) continue;
       const applied = this.#held.get(id);
       this.#held.set(id, Math.max(applied ?? 0, webhook.version));
       // Not awaited: reading a webhook's past back may take a while, and the leases must be renewed meanwhile.
       if (applied === undefined) void this.#adopt(webhook.state);
       else if (webhook.version > applied) this.#follow(webhook, applied);
     }
+  }
+
+  /**
+   * The leases held here were renewed by the database after `sentAt`: delivery here stops 2/3 of a lease later unless
+   * a renewal comes back meanwhile, well before they can lapse there, so two instances never deliver one webhook together.
+   */
+  #watch(sentAt: number): void {
+    this.#deps.clock.clearTimeout(this.#watchdog);
+    this.#watchdog = this.#deps.clock.setTimeout(() => {
+      this.#watchdog = undefined;
+      for (const id of [...this.#held.keys()]) this.#drop(id, 'its lease could not be renewed in time');
+    }, sentAt + (this.#leaseMs * 2) / 3 - this.#deps.clock.now());
   }
 
   /** Starts delivering a webhook from its saved state; if its past cannot be read now, it is let go and taken again on the next tick. */
