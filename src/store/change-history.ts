@@ -46,6 +46,11 @@ export function touchedBy(record: LogRecord, roster: RosterView): Registration[]
   return found;
 }
 
+/** The event a record is about. */
+export function eventIdOf(record: LogRecord): string {
+  return record.op === 'put' ? record.stored.id : record.op === 'del' ? record.id : record.op === 'reg' || record.op === 'regstate' ? record.registration.eventId : record.eventId;
+}
+
 /**
  * The state a history read rebuilds as it walks the log from its start (events and rosters), so each line after the
  * position comes with the event before and after it, as the write queue saw them when it committed the line.
@@ -56,7 +61,7 @@ export class HistoryShadow {
 
   /** Applies one line; returns it as a change. */
   apply(record: LogRecord, atMs: number): CommittedChange {
-    const id = record.op === 'put' ? record.stored.id : record.op === 'del' ? record.id : record.op === 'reg' || record.op === 'regstate' ? record.registration.eventId : record.eventId;
+    const id = eventIdOf(record);
     const before = this.#events.get(id);
     const roster = this.#rosters.get(id);
     const touched = touchedBy(record, roster);
@@ -103,6 +108,11 @@ export class HistoryWalk {
     const change = this.#shadow.apply(record, this.#nowMs);
     if (record.seq > this.#since) this.#changes.push(change);
     return this.#changes.length < this.#limit;
+  }
+
+  /** A compaction rewrote history through `seq` (known without walking its records). */
+  compacted(seq: number): void {
+    this.#compactedThrough = Math.max(this.#compactedThrough, seq);
   }
 
   get result(): HistoryRead {

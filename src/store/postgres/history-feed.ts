@@ -1,5 +1,5 @@
 // The webhooks' view of the database's log (API.md §13 with §12): each record applied with its context, and the past read back.
-import { HistoryWalk, touchedBy, type CommittedChange, type HistoryRead } from '../change-history.js';
+import { eventIdOf, HistoryWalk, touchedBy, type CommittedChange, type HistoryRead } from '../change-history.js';
 import type { LogRecord, MetaRecord } from '../jsonl-record.js';
 import { withTimeout, type Queryable } from './client.js';
 import { applyRecord, type Views } from './apply-record.js';
@@ -7,6 +7,9 @@ import { decodeLines } from './log-table.js';
 
 /** Rows read back at a time. */
 const PAGE = 5000;
+/** A stretch touching more events than this is read back by walking the whole log (one regular expression per row would cost more). */
+const MAX_EVENTS = 500;
+const READ_TIMEOUT_MS = 30_000;
 
 /**
  * Applies a record another instance committed (as applyRecord does) and, when `told` is given, adds it there as a
@@ -14,7 +17,7 @@ const PAGE = 5000;
  */
 export function applyAndTell(views: Views, record: LogRecord | MetaRecord, nowMs: number, told: CommittedChange[] | undefined): void {
   if (told === undefined || !isEventRecord(record)) return applyRecord(views, record, nowMs);
-  const id = record.op === 'put' ? record.stored.id : record.op === 'del' ? record.id : record.op === 'reg' || record.op === 'regstate' ? record.registration.eventId : record.eventId;
+  const id = eventIdOf(record);
   const before = views.index.get(id);
   const touched = touchedBy(record, views.rosters.get(id));
   applyRecord(views, record, nowMs);
@@ -27,14 +30,58 @@ function isEventRecord(record: LogRecord | MetaRecord): record is LogRecord {
   return record.op === 'put' || record.op === 'del' || record.op === 'reg' || record.op === 'cancel' || record.op === 'checkin' || record.op === 'regstate';
 }
 
-/** The changes after `since` up to `through`, at most `limit`, walking campus_log from its start (as the file store walks its log). */
+type Row = { seq: number; line: string };
+
+/**
+ * The changes after `since` up to `through`, at most `limit`. Each needs the state before it, which only the records
+ * before `since` can rebuild: of those, only the rows naming an event the stretch touches are read (a webhook taken
+ * over is usually a moment behind, in a log of millions of rows), and the whole log when the stretch touches many.
+ */
 export async function readHistory(db: Queryable, range: { since: number; through: number; limit?: number | undefined }, nowMs: number): Promise<HistoryRead> {
+  const limit = range.limit ?? Infinity;
+  const stretch: Row[] = [];
+  const events = new Set<string>();
+  let changes = 0;
+  for (let last = range.since; changes < limit; ) {
+    const rows = await page(db, 'seq > $1 AND seq <= $2', [last, range.through]);
+    if (rows.length === 0) break;
+    stretch.push(...rows);
+    for (const record of decodeLines(rows)) {
+      if (!isEventRecord(record)) continue;
+      events.add(eventIdOf(record));
+      changes++;
+    }
+    last = rows[rows.length - 1]!.seq;
+  }
+  if (events.size > MAX_EVENTS) return readFromStart(db, range, nowMs);
+  const walk = new HistoryWalk(range.since, limit, nowMs);
+  const [marked] = await withTimeout(db.query<{ seq: number | null }>(`SELECT max(seq)::float8 AS seq FROM campus_log WHERE seq <= $1 AND line ~ '^\\{"seq":[0-9]+,"op":"(mark|regstate)"'`, [range.since]), READ_TIMEOUT_MS, 'reading the log back for webhooks');
+  if (marked?.seq !== null && marked?.seq !== undefined) walk.compacted(marked.seq);
+  if (events.size > 0) {
+    // Ids are letters, digits and _: quoted, one matches only itself.
+    const named = `"(${[...events].join('|')})"`;
+    for (let last = 0; ; ) {
+      const rows = await page(db, 'seq > $1 AND seq <= $2 AND line ~ $3', [last, range.since, named]);
+      if (rows.length === 0) break;
+      for (const record of decodeLines(rows)) walk.take(record);
+      last = rows[rows.length - 1]!.seq;
+    }
+  }
+  for (const record of decodeLines(stretch)) if (!walk.take(record)) break;
+  return walk.result;
+}
+
+/** The same read, walking campus_log from its start (as the file store walks its log). */
+export async function readFromStart(db: Queryable, range: { since: number; through: number; limit?: number | undefined }, nowMs: number): Promise<HistoryRead> {
   const walk = new HistoryWalk(range.since, range.limit ?? Infinity, nowMs);
-  let last = 0;
-  for (;;) {
-    const rows = await withTimeout(db.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3', [last, range.through, PAGE]), 10_000, 'reading the log back for webhooks');
+  for (let last = 0; ; ) {
+    const rows = await page(db, 'seq > $1 AND seq <= $2', [last, range.through]);
     if (rows.length === 0) return walk.result;
     for (const record of decodeLines(rows)) if (record.seq <= range.through && !walk.take(record)) return walk.result;
     last = rows[rows.length - 1]!.seq;
   }
+}
+
+function page(db: Queryable, where: string, params: unknown[]): Promise<Row[]> {
+  return withTimeout(db.query<Row>(`SELECT seq::float8 AS seq, line FROM campus_log WHERE ${where} ORDER BY seq LIMIT ${PAGE}`, params), READ_TIMEOUT_MS, 'reading the log back for webhooks');
 }
