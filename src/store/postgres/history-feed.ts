@@ -7,7 +7,7 @@ import { decodeLines } from './log-table.js';
 
 /** Rows read back at a time. */
 const PAGE = 5000;
-/** A stretch touching more events than this is read back by walking the whole log (one regular expression per row would cost more). */
+/** A stretch touching more events than this is read back by walking the whole log. */
 const MAX_EVENTS = 500;
 const READ_TIMEOUT_MS = 30_000;
 
@@ -58,10 +58,11 @@ export async function readHistory(db: Queryable, range: { since: number; through
   const [marked] = await withTimeout(db.query<{ seq: number | null }>(`SELECT max(seq)::float8 AS seq FROM campus_log WHERE seq <= $1 AND line ~ '^\\{"seq":[0-9]+,"op":"(mark|regstate)"'`, [range.since]), READ_TIMEOUT_MS, 'reading the log back for webhooks');
   if (marked?.seq !== null && marked?.seq !== undefined) walk.compacted(marked.seq);
   if (events.size > 0) {
-    // Ids are letters, digits and _: quoted, one matches only itself.
-    const named = `"(${[...events].join('|')})"`;
+    // The first event id a record line names is the event it is about (put, del, reg, regstate, cancel, checkin); an
+    // atomic group's row (a series) may name several, so every group row is read.
+    const about = `(split_part(split_part(line, '"evt_', 2), '"', 1) = ANY($3) OR left(line, 1) = E'\\t')`;
     for (let last = 0; ; ) {
-      const rows = await page(db, 'seq > $1 AND seq <= $2 AND line ~ $3', [last, range.since, named]);
+      const rows = await page(db, `seq > $1 AND seq <= $2 AND ${about}`, [last, range.since, [...events].map((id) => id.slice('evt_'.length))]);
       if (rows.length === 0) break;
       for (const record of decodeLines(rows)) walk.take(record);
       last = rows[rows.length - 1]!.seq;
