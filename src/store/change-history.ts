@@ -46,6 +46,11 @@ export function touchedBy(record: LogRecord, roster: RosterView): Registration[]
   return found;
 }
 
+/** True for a record about an event (what webhooks derive messages from); false for marks, remembered answers and documents. */
+export function isEventRecord(record: LogRecord | MetaRecord): record is LogRecord {
+  return record.op === 'put' || record.op === 'del' || record.op === 'reg' || record.op === 'cancel' || record.op === 'checkin' || record.op === 'regstate';
+}
+
 /** The event a record is about. */
 export function eventIdOf(record: LogRecord): string {
   return record.op === 'put' ? record.stored.id : record.op === 'del' ? record.id : record.op === 'reg' || record.op === 'regstate' ? record.registration.eventId : record.eventId;

@@ -1,8 +1,6 @@
-// The webhooks' view of the database's log (API.md §13 with §12): each record applied with its context, and the past read back.
-import { eventIdOf, HistoryWalk, touchedBy, type CommittedChange, type HistoryRead } from '../change-history.js';
-import type { LogRecord, MetaRecord } from '../jsonl-record.js';
+// The past of the database's log as webhooks read it back (API.md §13 with §12): the changes after a position, with their context.
+import { eventIdOf, HistoryWalk, isEventRecord, type HistoryRead } from '../change-history.js';
 import { withTimeout, type Queryable } from './client.js';
-import { applyRecord, type Views } from './apply-record.js';
 import { decodeLines } from './log-table.js';
 
 /** Rows read back at a time. */
@@ -10,25 +8,6 @@ const PAGE = 5000;
 /** A stretch touching more events than this is read back by walking the whole log. */
 const MAX_EVENTS = 500;
 const READ_TIMEOUT_MS = 30_000;
-
-/**
- * Applies a record another instance committed (as applyRecord does) and, when `told` is given, adds it there as a
- * change with its context: the event before and after it, and the registrations it touched, as its writer saw them.
- */
-export function applyAndTell(views: Views, record: LogRecord | MetaRecord, nowMs: number, told: CommittedChange[] | undefined): void {
-  if (told === undefined || !isEventRecord(record)) return applyRecord(views, record, nowMs);
-  const id = eventIdOf(record);
-  const before = views.index.get(id);
-  const touched = touchedBy(record, views.rosters.get(id));
-  applyRecord(views, record, nowMs);
-  const now = views.index.get(id);
-  const after = record.op === 'put' ? record.stored : record.op === 'del' ? null : now !== before ? now : undefined;
-  told.push({ record, before, after, touched, atMs: nowMs });
-}
-
-function isEventRecord(record: LogRecord | MetaRecord): record is LogRecord {
-  return record.op === 'put' || record.op === 'del' || record.op === 'reg' || record.op === 'cancel' || record.op === 'checkin' || record.op === 'regstate';
-}
 
 type Row = { seq: number; line: string };
 

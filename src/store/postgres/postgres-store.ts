@@ -9,15 +9,15 @@ import type { RosterView } from '../roster.js';
 import { RosterTable } from '../roster-table.js';
 import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
 import { WriteQueue } from '../write-queue.js';
-import type { Views } from './apply-record.js';
-import { ChangeHistory, type ChangeHistorySource, type CommittedChange } from '../change-history.js';
-import { applyAndTell, readHistory } from './history-feed.js';
-import { PostgresWebhookTable } from './webhook-table.js';
+import { applyRecord, type Views } from './apply-record.js';
 import { connect, redactUrl, withTimeout, type Database, type Queryable } from './client.js';
 import { KeyTable } from './key-table.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { decodeLines, LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 import { migrateSchema } from './schema.js';
+import { ChangeHistory, type ChangeHistorySource } from '../change-history.js';
+import { readHistory } from './history-feed.js';
+import { PostgresWebhookTable } from './webhook-table.js';
 
 /** One log call: a message and its fields. */
 type LogCall = (message: string, fields?: Record<string, string | number | boolean | null | undefined>) => void;
@@ -66,7 +66,7 @@ export class PostgresStore implements EventStore {
   readonly rateLeases: RateLeaseTable;
   /** The webhooks, shared by every instance on the database (API.md §13). */
   readonly webhookTable: PostgresWebhookTable;
-  /** Listeners of each applied record with its context (webhooks), this instance's writes and others' alike. */
+  /** Told of each record applied here with its context (webhooks): this instance's writes (the write queue) and others' (applyRecord). */
   readonly #history = new ChangeHistory();
   #lastSeq = 0;
   #intents: Intent[] = [];
@@ -90,7 +90,7 @@ export class PostgresStore implements EventStore {
     this.webhookTable = new PostgresWebhookTable(db);
     const index = new EventIndex();
     this.changes = new ChangeLog((id) => index.get(id));
-    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable() };
+    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };
   }
 
   /** Reads the whole log, then follows it: notifications wake it, a poll backs them up. */
@@ -222,12 +222,10 @@ export class PostgresStore implements EventStore {
       const rows = await withTimeout(db.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 5000', [this.#lastSeq]), QUERY_TIMEOUT_MS, 'reading the log');
       if (rows.length === 0) return;
       const nowMs = this.#now();
-      const told: CommittedChange[] | undefined = this.#history.listened ? [] : undefined;
       for (const record of decodeLines(rows)) {
-        applyAndTell(this.#views, record, nowMs, told);
+        applyRecord(this.#views, record, nowMs);
         this.#lastSeq = record.seq > this.#lastSeq ? record.seq : this.#lastSeq;
       }
-      if (told !== undefined && told.length > 0) this.#history.committed(told);
       this.#lastSeq = Math.max(this.#lastSeq, rows[rows.length - 1]!.seq);
       this.changes.batchCommitted(this.#views.index.values(), this.#views.index.size);
       if (rows.length < 5000) return;
@@ -267,7 +265,6 @@ export class PostgresStore implements EventStore {
           now: this.#now,
           nextSeq: this.#lastSeq + 1,
           maxBatchChars: Number.MAX_SAFE_INTEGER,
-          history: this.#history,
           persist: async (text) => {
             // One persist per batch: a second would run outside the transaction and its lock.
             if (inserted) throw new Error('a batch persisted twice');
