@@ -45,6 +45,12 @@ function deliveredIds(receiver: Receiver): string[] {
   return receiver.unique().map((entry) => (entry.message!.data as { id: string }).id);
 }
 
+/** Stops the instances and closes the receivers. */
+async function stopAll(instances: Instances, ...receivers: Receiver[]): Promise<void> {
+  await instances.stop();
+  for (const receiver of receivers) await receiver.close();
+}
+
 /** Asserts first arrivals came in write order: each message's position (seq, index in its line) after the one before. */
 function assertInWriteOrder(receiver: Receiver): void {
   const positions = receiver.unique().map((entry) => entry.id.split('_').slice(2).map(Number) as [number, number]);
@@ -109,9 +115,7 @@ describe('webhooks with several instances on one database', { skip, timeout: 120
       assert.equal((await three.call(1, 'DELETE', `/webhooks/${id}`)).status, 204);
       for (let i = 0; i < 3; i++) assert.equal((await three.call(i, 'GET', `/webhooks/${id}`)).status, 404, `instance ${i}: deleted`);
     } finally {
-      await three.stop();
-      await receiver.close();
-      await stuck.close();
+      await stopAll(three, receiver, stuck);
     }
   });
 
@@ -154,9 +158,7 @@ describe('webhooks with several instances on one database', { skip, timeout: 120
       const deliveries = (await json<{ deliveries: Delivery[] }>(two.call(1, 'GET', `/webhooks/${created.body.id}/deliveries`))).body.deliveries;
       assert.equal(deliveries[0]!.message_id, receiver.received.at(-1)!.id);
     } finally {
-      await two.stop();
-      await receiver.close();
-      await other.close();
+      await stopAll(two, receiver, other);
     }
   });
 
@@ -185,8 +187,7 @@ describe('webhooks with several instances on one database', { skip, timeout: 120
       assert.deepEqual(deliveredIds(receiver), await globalOrder(two), 'none lost, in global order');
       assertInWriteOrder(receiver);
     } finally {
-      await two.stop();
-      await receiver.close();
+      await stopAll(two, receiver);
     }
   });
 
