@@ -6,12 +6,12 @@ import path from 'node:path';
 import { createKeyIn } from './auth/key-registry.js';
 import { readKeys, type KeyRecord } from './auth/key-file.js';
 import type { Role } from './auth/principal.js';
-import { backupLog } from './store/log-backup.js';
+import { backupLog } from './store/file/log-backup.js';
 import { connect, type Database } from './store/postgres/client.js';
 import { KeyTable } from './store/postgres/key-table.js';
 import { backupDatabase, importLines } from './store/postgres/log-export.js';
 import { migrateSchema } from './store/postgres/schema.js';
-import { fileWebhookState } from './store/webhook-state.js';
+import { fileWebhookState } from './store/file/file-webhook-state.js';
 
 /** Runs `work` on the database at `url` (its schema created or migrated first), then closes it. */
 async function withDatabase<T>(url: string, work: (db: Database) => Promise<T>): Promise<T> {

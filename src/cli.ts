@@ -7,9 +7,9 @@ import { createKey } from './auth/key-registry.js';
 import { readKeys, updateKeys } from './auth/key-file.js';
 import { ROLES, type Role } from './auth/principal.js';
 import { email as emailCheck, Problem, text } from './events/checks.js';
-import { backupLog } from './store/log-backup.js';
-import { compactionTempFile } from './store/log-compaction.js';
-import { verifyLog } from './store/log-replay.js';
+import { backupLog } from './store/file/log-backup.js';
+import { compactionTempFile } from './store/file/log-compaction.js';
+import { verifyLog } from './store/file/log-replay.js';
 import { commandName, packageVersion } from './config.js';
 import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey } from './cli-postgres.js';
 

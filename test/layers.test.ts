@@ -11,7 +11,7 @@ const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src")
 /**
  * The layers, top to bottom (folders end in "/"), and which layers each may import. Arrows go down or sideways,
  * never up: protocol, keys, limits and logging know no domain (the HTTP edge maps the store's errors, the key file
- * takes the store's lock: both down); the store knows no HTTP and no keys.
+ * takes the data folder's lock in lib/fs/: both down); the store knows no HTTP and no keys.
  */
 const LAYERS: readonly { name: string; units: readonly string[]; mayKnow: readonly string[] }[] = [
   { name: "doors", units: ["server.ts", "cli.ts", "cli-postgres.ts", "index.ts"], mayKnow: ["doors", "wiring", "domain", "edge", "store", "lib"] },
@@ -95,6 +95,7 @@ test("forbiddenImports() catches the imports this test exists for", () => {
     "http/node-adapter.ts": "import type { CoreResponse } from '../pipeline.js';",
     "store/log-replay.ts": "const m = await import('../auth/key-file.js');",
     "events/handlers.ts": "import { base62 } from '../lib/base62.js';\nimport { ApiError } from '../http/errors.js';",
+    "lib/fs/replace-file.ts": "import { crc32 } from '../crc32.js';\nimport { StoreUnavailable } from '../../store/store-errors.js';",
   };
   assert.deepEqual(forbiddenImports(Object.keys(sources), (file) => sources[file]!), [
     "http/list-query.ts → events/event.ts",
@@ -102,6 +103,7 @@ test("forbiddenImports() catches the imports this test exists for", () => {
     "store/file-store.ts → http/errors.ts",
     "http/node-adapter.ts → pipeline.ts",
     "store/log-replay.ts → auth/key-file.ts",
+    "lib/fs/replace-file.ts → store/store-errors.ts",
   ]);
 });
 
@@ -114,40 +116,108 @@ test("every exception still names an import that exists", () => {
 });
 
 /**
- * Modules only the file engine uses (the JSON-lines file, its lock, replay, compaction, backup): the PostgreSQL
- * engine under store/postgres/ shares the views and the write queue, never these; and no other store module
- * knows the PostgreSQL engine.
+ * The rooms of store/ (STYLE.md: store/views/ shared, store/file/ and store/postgres/ one engine each) and the rooms
+ * each may not know: the views, the record format and the store interface know neither engine; an engine never
+ * knows the other. Anything not listed (the views, records/, the top of store/) may be known by any room.
  */
-const FILE_ENGINE_ONLY = ["store/file-store.ts", "store/file-system.ts", "store/lock.ts", "store/log-compaction.ts", "store/log-replay.ts", "store/log-backup.ts", "store/open-or-read-only.ts", "store/write-fully.ts", "store/process-identity.ts"];
+const STORE_ROOMS: readonly { room: string; mayNotKnow: readonly string[] }[] = [
+  { room: "store/", mayNotKnow: ["store/file/", "store/postgres/"] },
+  { room: "store/views/", mayNotKnow: ["store/file/", "store/postgres/"] },
+  { room: "store/records/", mayNotKnow: ["store/file/", "store/postgres/"] },
+  { room: "store/file/", mayNotKnow: ["store/postgres/"] },
+  { room: "store/postgres/", mayNotKnow: ["store/file/"] },
+];
 
-/** Imports that cross between the two engines, as "from → to". */
-function engineCrossings(files: readonly string[], read: (file: string) => string): string[] {
+/** The room of a path under src/store/: its folder ("store/file/"), or "store/" for the files at the top. */
+function roomOf(file: string): string {
+  const parts = file.split("/");
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : `${parts[0]}/`;
+}
+
+/** Imports from one room of store/ into a room it may not know, as "from → to". */
+function roomCrossings(files: readonly string[], read: (file: string) => string): string[] {
   const wrong: string[] = [];
   for (const file of files) {
     if (!file.startsWith("store/")) continue;
-    const postgres = file.startsWith("store/postgres/");
+    const rule = STORE_ROOMS.find((entry) => entry.room === roomOf(file));
+    if (rule === undefined) continue;
     for (const specifier of importsOf(read(file))) {
       const target = resolve(file, specifier);
-      if (postgres ? FILE_ENGINE_ONLY.includes(target) : target.startsWith("store/postgres/")) wrong.push(`${file} → ${target}`);
+      if (target.startsWith("store/") && rule.mayNotKnow.includes(roomOf(target))) wrong.push(`${file} → ${target}`);
     }
   }
   return wrong;
 }
 
-test("the PostgreSQL engine never imports the file engine's modules, and no other store module imports it", () => {
-  const files = sourceFiles(SRC);
-  for (const file of FILE_ENGINE_ONLY) assert.ok(files.includes(file), `${file} is still a module (update FILE_ENGINE_ONLY)`);
-  assert.deepEqual(engineCrossings(files, (file) => readFileSync(path.join(SRC, file), "utf8")), []);
+test("every folder under src/store/ is a room with its rules", () => {
+  const rooms = new Set(sourceFiles(SRC).filter((file) => file.startsWith("store/")).map(roomOf));
+  const unplaced = [...rooms].filter((room) => !STORE_ROOMS.some((entry) => entry.room === room));
+  assert.deepEqual(unplaced, [], "add the new folder to STORE_ROOMS in test/layers.test.ts (and the README's layout)");
 });
 
-test("engineCrossings() catches an engine reaching into the other", () => {
+test("the views, the records and the store interface know neither engine, and neither engine knows the other", () => {
+  assert.deepEqual(roomCrossings(sourceFiles(SRC), (file) => readFileSync(path.join(SRC, file), "utf8")), []);
+});
+
+test("roomCrossings() catches an engine reaching into the other, and the views reaching into an engine", () => {
   const sources: Record<string, string> = {
-    "store/postgres/postgres-store.ts": "import { replayLog } from '../log-replay.js';\nimport { WriteQueue } from '../write-queue.js';",
-    "store/file-store.ts": "import { connect } from './postgres/client.js';",
-    "store/write-queue.ts": "import { LogRecord } from './jsonl-record.js';",
+    "store/postgres/postgres-store.ts": "import { replayLog } from '../file/log-replay.js';\nimport { WriteQueue } from '../views/write-queue.js';",
+    "store/file/file-store.ts": "import { connect } from '../postgres/client.js';\nimport { LogRecord } from '../records/jsonl-record.js';",
+    "store/views/write-queue.ts": "import { LogRecord } from '../records/jsonl-record.js';\nimport type { FileSystemSeam } from '../file/file-system.js';",
+    "store/records/jsonl-record.ts": "import { x } from '../postgres/log-table.js';",
+    "store/event-store.ts": "import type { FileStore } from './file/file-store.js';\nimport type { Roster } from './views/roster.js';",
   };
-  assert.deepEqual(engineCrossings(Object.keys(sources), (file) => sources[file]!), [
-    "store/postgres/postgres-store.ts → store/log-replay.ts",
-    "store/file-store.ts → store/postgres/client.ts",
+  assert.deepEqual(roomCrossings(Object.keys(sources), (file) => sources[file]!), [
+    "store/postgres/postgres-store.ts → store/file/log-replay.ts",
+    "store/file/file-store.ts → store/postgres/client.ts",
+    "store/views/write-queue.ts → store/file/file-system.ts",
+    "store/records/jsonl-record.ts → store/postgres/log-table.ts",
+    "store/event-store.ts → store/file/file-store.ts",
+  ]);
+});
+
+/** The import cycles among `files` (type-only imports included), each as "a → b → … → a", each once. */
+function importCycles(files: readonly string[], read: (file: string) => string): string[] {
+  const graph = new Map(files.map((file) => [file, importsOf(read(file)).map((specifier) => resolve(file, specifier)).filter((target) => files.includes(target))]));
+  const cycles = new Set<string>();
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, "open");
+    stack.push(file);
+    for (const target of graph.get(file)!) {
+      if (state.get(target) === "open") {
+        const loop = stack.slice(stack.indexOf(target));
+        // Start each cycle at its smallest file, so one cycle found from two places is reported once.
+        const first = loop.indexOf([...loop].sort()[0]!);
+        const turned = [...loop.slice(first), ...loop.slice(0, first)];
+        cycles.add([...turned, turned[0]].join(" → "));
+      } else if (state.get(target) === undefined) visit(target);
+    }
+    stack.pop();
+    state.set(file, "done");
+  };
+  for (const file of files) if (state.get(file) === undefined) visit(file);
+  return [...cycles].sort();
+}
+
+test("no import cycle under src/store/ or src/lib/ (a type-only import counts: it ties the files as much)", () => {
+  const files = sourceFiles(SRC).filter((file) => file.startsWith("store/") || file.startsWith("lib/"));
+  assert.deepEqual(importCycles(files, (file) => readFileSync(path.join(SRC, file), "utf8")), [], "these files import each other, directly or around a circle");
+});
+
+test("importCycles() finds a direct and a longer circle, once each, and no circle in a chain", () => {
+  const sources: Record<string, string> = {
+    "store/event-store.ts": "import type { WriteOptions } from './views/write-queue.js';",
+    "store/views/write-queue.ts": "import type { EventIndex } from './event-index.js';",
+    "store/views/event-index.ts": "import type { ListQuery } from '../event-store.js';",
+    "store/views/idempotency-table.ts": "import type { LogRecord } from '../records/jsonl-record.js';",
+    "store/records/jsonl-record.ts": "import type { IdempotencyEntry } from '../views/idempotency-table.js';\nimport { crc32 } from '../../lib/crc32.js';",
+    "lib/crc32.ts": "",
+    "store/file/file-store.ts": "import { WriteQueue } from '../views/write-queue.js';",
+  };
+  assert.deepEqual(importCycles(Object.keys(sources), (file) => sources[file]!), [
+    "store/event-store.ts → store/views/write-queue.ts → store/views/event-index.ts → store/event-store.ts",
+    "store/records/jsonl-record.ts → store/views/idempotency-table.ts → store/records/jsonl-record.ts",
   ]);
 });

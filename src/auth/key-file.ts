@@ -1,8 +1,9 @@
 // DATA_DIR/keys.json: read whole, replaced whole (temporary file, fsync, rename) under DATA_DIR/keys.lock.
-import { promises as fs, constants } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Role } from './principal.js';
-import { acquireLock, LockHeldError } from '../store/lock.js';
+import { acquireLock, LockHeldError } from '../lib/fs/lock.js';
+import { replaceFile } from '../lib/fs/replace-file.js';
 
 /** One key as stored: never its secret, only the secret's SHA-256. */
 export interface KeyRecord {
@@ -58,33 +59,8 @@ export async function updateKeys<T>(dataDir: string, change: (keys: KeyRecord[])
 }
 
 async function writeWhole(dataDir: string, content: KeyFile): Promise<void> {
-  const target = path.join(dataDir, KEY_FILE);
-  const temporary = `${target}.tmp-${process.pid}`;
-  try {
-    const handle = await fs.open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(JSON.stringify(content, null, 2) + '\n');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temporary, target);
-  } catch (error) {
-    // A full disk or a failed sync: keys.json is as it was; leave no temporary file behind.
-    await fs.rm(temporary, { force: true });
-    throw error;
-  }
-  await syncFolder(dataDir);
-}
-
-/** fsyncs a folder so a rename or a new file in it survives a power cut. */
-export async function syncFolder(folder: string): Promise<void> {
-  const handle = await fs.open(folder, constants.O_RDONLY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  // A full disk or a failed sync: keys.json is as it was, and no temporary file is left behind.
+  await replaceFile(path.join(dataDir, KEY_FILE), JSON.stringify(content, null, 2) + '\n');
 }
 
 /**

@@ -1,7 +1,7 @@
 // The event as stored and as served: its full record, its compact in-memory form, and its JSON views.
-import { ServedEvent, viewWithCount } from '../store/served-event.js';
+import { ServedEvent, viewWithCount } from '../store/views/served-event.js';
 
-export { seatsOf } from '../store/served-event.js';
+export { seatsOf } from '../store/views/served-event.js';
 
 export const CATEGORIES = ['academic', 'social', 'athletic', 'cultural'] as const;
 export type Category = (typeof CATEGORIES)[number];

@@ -11,7 +11,7 @@ import { writeOccurrence } from '../series/occurrence-writes.js';
 import { createdJson, etagOf, type EventRecord, type StoredEvent, toRecord } from './event.js';
 import { validateCreate, validateUpdate } from './validate.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
-import type { IdempotencyEntry } from '../store/idempotency-table.js';
+import type { IdempotencyEntry } from '../store/views/idempotency-table.js';
 
 export interface EventHandlerDeps {
   store: EventStore;

@@ -1,7 +1,7 @@
 // The body of a list page and its ETag, from each event's served bytes measured once (not the page read again per request).
 import { crc32, crc32Byte } from '../lib/crc32.js';
 import { crc32Combine } from '../lib/crc32-combine.js';
-import { viewBytes, viewCrc } from '../store/served-event.js';
+import { viewBytes, viewCrc } from '../store/views/served-event.js';
 import type { StoredEvent } from './event.js';
 
 const HEAD = '{"events":[';

@@ -1,5 +1,5 @@
 // One change-feed entry as served (API.md §9.2): `{seq, id, deleted, event}`, and the same as a Server-Sent Event.
-import type { Change } from '../store/change-log.js';
+import type { Change } from '../store/views/change-log.js';
 
 /** The JSON of one entry: the event's state now (its single-read view), or null once deleted. */
 export function changeEntryJson(change: Change): string {

@@ -1,7 +1,7 @@
 // The open change-feed streams (Server-Sent Events): backlog then live changes, keep-alives, caps, revocation, shutdown.
 import { ApiError } from '../http/errors.js';
 import type { ResponseStream, StreamSink } from '../http/types.js';
-import type { Change, ChangeFeedSource } from '../store/change-log.js';
+import type { Change, ChangeFeedSource } from '../store/views/change-log.js';
 import { changeEventFrame } from './change-entry.js';
 
 /** Repeating timers, injected so tests tick them instead of sleeping. */

@@ -1,8 +1,8 @@
 // GET /changes (API.md §9.2): a page of the latest change of each event after `since`, or the same as a Server-Sent Events stream.
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, Route } from '../http/route.js';
-import type { ChangeFeedSource, ChangePage } from '../store/change-log.js';
-import { COPY_TOKEN_MAX_AGE_MS } from '../store/copy-token.js';
+import type { ChangeFeedSource, ChangePage } from '../store/views/change-log.js';
+import { COPY_TOKEN_MAX_AGE_MS } from '../store/views/copy-token.js';
 import { changePageJson } from './change-entry.js';
 import { parseChangesQuery, parseLastEventId, type ChangesQuery } from './changes-query.js';
 import type { ChangeStreams } from './change-stream.js';

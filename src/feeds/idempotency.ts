@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext } from '../http/route.js';
 import type { EventStore } from '../store/event-store.js';
-import { IDEMPOTENCY_TTL_MS, type IdempotencyEntry, type IdempotencyTag } from '../store/idempotency-table.js';
+import { IDEMPOTENCY_TTL_MS, type IdempotencyEntry, type IdempotencyTag } from '../store/views/idempotency-table.js';
 import { AlreadyAnswered } from '../store/store-errors.js';
 
 /** 1–255 printable ASCII characters (space to tilde). */

@@ -8,11 +8,11 @@ import { mayActOn } from '../auth/principal.js';
 import { randomId } from '../lib/random-id.js';
 import { seatsOf, type StoredEvent } from '../events/event.js';
 import type { EventStore } from '../store/event-store.js';
-import type { Registration, RegistrationStatus, RosterView } from '../store/roster.js';
+import type { Registration, RegistrationStatus, RosterView } from '../store/views/roster.js';
 import { validateCheckIn, validateRegistration } from './registration-input.js';
 import { CSV_TYPE, registrationJson, registrationsCsv } from './registration-view.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
-import type { IdempotencyEntry, IdempotencyTag } from '../store/idempotency-table.js';
+import type { IdempotencyEntry, IdempotencyTag } from '../store/views/idempotency-table.js';
 
 export interface RegistrationRouteDeps {
   store: EventStore;

@@ -1,5 +1,5 @@
 // A registration as served (API.md §8): its JSON object, and a page of them as CSV for a spreadsheet.
-import type { Registration } from '../store/roster.js';
+import type { Registration } from '../store/views/roster.js';
 
 /** The JSON of one registration: `{id, event_id, name, email, status, created_at, checked_in_at}`. */
 export function registrationJson(registration: Registration): string {

@@ -1,16 +1,19 @@
 // The interface every event store keeps: reads from memory, writes made durable before they are seen.
 import type { Category, EventRecord, StoredEvent } from '../events/event.js';
-import type { Registration, RosterView } from './roster.js';
-import type { ChangeFeedSource } from './change-log.js';
-import type { IdempotencyEntry, IdempotencyUse } from './idempotency-table.js';
-import type { WriteOptions } from './write-queue.js';
-import type { StoredDocument } from './document-table.js';
+import type { Registration, RosterView } from './views/roster.js';
+import type { ChangeFeedSource } from './views/change-log.js';
+import type { IdempotencyEntry, IdempotencyTag, IdempotencyUse } from './views/idempotency-table.js';
+import type { StoredDocument } from './views/document-table.js';
 
 export type { StoredDocument };
-import type { ChangeHistorySource } from './change-history.js';
+import type { ChangeHistorySource } from './views/change-history.js';
 import type { SharedWebhookTable, WebhookStateStore } from './webhook-state.js';
 
-export type { WriteOptions };
+/** Options of a single write. */
+export interface WriteOptions {
+  /** The Idempotency-Key the request came with: the line carries it, and its answer is remembered once durable. */
+  idem?: IdempotencyTag | undefined;
+}
 
 /** What a list request asks for, already validated (API.md §5). */
 export interface ListQuery {

@@ -1,5 +1,5 @@
 // The errors the store raises for its callers to map: it knows no HTTP.
-import type { IdempotencyEntry } from './idempotency-table.js';
+import type { IdempotencyEntry } from './views/idempotency-table.js';
 
 /** The store cannot write (a failed write, disk full, shutting down): nothing of the change was kept. */
 export class StoreUnavailable extends Error {

@@ -1,8 +1,4 @@
 // Where webhooks keep their definitions, secrets, cursors and delivery logs: behind one small interface, so any engine can carry them.
-import { open, readFile, rename, unlink } from 'node:fs/promises';
-import path from 'node:path';
-import { StoreUnavailable } from './store-errors.js';
-import { describeWriteError } from './write-queue.js';
 
 /** One attempt to deliver a message, as the delivery log shows it (API.md §13). */
 export interface DeliveryRecord {
@@ -91,11 +87,12 @@ export interface SharedWebhookTable {
   release(owner: string): Promise<void>;
 }
 
-const EMPTY: WebhookStateSnapshot = { webhooks: [], compactedThrough: 0 };
+/** The state before any webhook was made. */
+export const EMPTY_WEBHOOK_STATE: WebhookStateSnapshot = { webhooks: [], compactedThrough: 0 };
 
 /** The state in memory only (the memory store, tests). */
 export function memoryWebhookState(): WebhookStateStore {
-  let saved = JSON.stringify(EMPTY);
+  let saved = JSON.stringify(EMPTY_WEBHOOK_STATE);
   return {
     load: () => Promise.resolve(JSON.parse(saved) as WebhookStateSnapshot),
     save(snapshot) {
@@ -103,54 +100,4 @@ export function memoryWebhookState(): WebhookStateStore {
       return Promise.resolve();
     },
   };
-}
-
-/** The state in `DATA_DIR/webhooks.json` (mode 0600: it holds the secrets), replaced whole: temporary file, fsync, rename, fsync of the folder. */
-export function fileWebhookState(dataDir: string, options: { sync?: boolean } = {}): WebhookStateStore {
-  const file = path.join(dataDir, 'webhooks.json');
-  const temp = `${file}.tmp`;
-  const sync = options.sync !== false;
-  return {
-    async load() {
-      let text: string;
-      try {
-        text = await readFile(file, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return structuredClone(EMPTY);
-        throw error;
-      }
-      const parsed = JSON.parse(text) as Partial<WebhookStateSnapshot>;
-      if (!Array.isArray(parsed.webhooks)) throw new Error(`${file} holds no "webhooks" list`);
-      const snapshot: WebhookStateSnapshot = { webhooks: parsed.webhooks, compactedThrough: typeof parsed.compactedThrough === 'number' ? parsed.compactedThrough : 0 };
-      if (typeof parsed.logId === 'string') snapshot.logId = parsed.logId;
-      return snapshot;
-    },
-    async save(snapshot) {
-      try {
-        await replaceFile(dataDir, file, temp, JSON.stringify(snapshot), sync);
-      } catch (error) {
-        await unlink(temp).catch(() => undefined);
-        throw new StoreUnavailable(`The webhooks could not be saved (${describeWriteError(error)}); nothing of this change was kept. Retry once the cause is fixed.`);
-      }
-    },
-  };
-}
-
-/** Writes `text` to `temp`, makes it durable, and renames it over `file` (then makes the rename durable). */
-async function replaceFile(dataDir: string, file: string, temp: string, text: string, sync: boolean): Promise<void> {
-  const handle = await open(temp, 'w', 0o600);
-  try {
-    await handle.writeFile(text);
-    if (sync) await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temp, file);
-  if (!sync) return;
-  const folder = await open(dataDir, 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
 }

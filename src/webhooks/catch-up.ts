@@ -1,5 +1,5 @@
 // Webhooks behind the messages held in memory: each reads its next stretch back from the log into a backlog of its own.
-import type { ChangeHistorySource } from '../store/change-history.js';
+import type { ChangeHistorySource } from '../store/views/change-history.js';
 import type { Logger } from '../log/logger.js';
 import type { DeliveryLane } from './delivery-lane.js';
 import { LINE_DONE, MessageBacklog } from './message-backlog.js';

@@ -1,6 +1,6 @@
 // The messages of API.md §13, derived from durable log lines: what happened to an event or a registration, in write order.
-import type { CommittedChange } from '../store/change-history.js';
-import type { Registration } from '../store/roster.js';
+import type { CommittedChange } from '../store/views/change-history.js';
+import type { Registration } from '../store/views/roster.js';
 import { registrationJson } from '../registrations/registration-view.js';
 
 /** Every message type a webhook may ask for (API.md §13), in the contract's order. */

@@ -1,6 +1,7 @@
 // Builds the webhooks of an app: the state store beside the event store, the HTTP client under --webhook-hosts, the service and its routes.
 import type { EventStore } from '../store/event-store.js';
-import { fileWebhookState, memoryWebhookState } from '../store/webhook-state.js';
+import { memoryWebhookState } from '../store/webhook-state.js';
+import { fileWebhookState } from '../store/file/file-webhook-state.js';
 import type { Logger } from '../log/logger.js';
 import type { Route } from '../http/route.js';
 import { hostPolicy } from './host-policy.js';

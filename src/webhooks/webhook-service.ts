@@ -1,5 +1,5 @@
 // The webhooks of a running service: their durable state, the shared backlog fed by the store's durable changes, and one delivery lane each.
-import type { ChangeHistorySource, CommittedChange } from '../store/change-history.js';
+import type { ChangeHistorySource, CommittedChange } from '../store/views/change-history.js';
 import type { WebhookState, WebhookStateStore } from '../store/webhook-state.js';
 import type { Logger } from '../log/logger.js';
 import { randomId } from '../lib/random-id.js';

@@ -1,7 +1,7 @@
 // The heap the search index holds per event, and the CPU of building it, on the Zipf text of the search bench.
 // Run: node --expose-gc --import tsx test/bench/search-heap-probe.ts [EVENTS]   (default 100,000)
 import { toStored, type EventRecord, type StoredEvent } from '../../src/events/event.js';
-import { SearchIndex } from '../../src/store/search-index.js';
+import { SearchIndex } from '../../src/store/views/search-index.js';
 import { searchEvents } from './search-data.js';
 
 const events = Number(process.argv[2] ?? 100_000);

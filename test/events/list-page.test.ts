@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import { type StoredEvent, toStored, viewJson } from '../../src/events/event.js';
 import { listPage } from '../../src/events/list-page.js';
 import { crc32 } from '../../src/lib/crc32.js';
-import { decodeRecord, encodePut } from '../../src/store/jsonl-record.js';
-import { PackedEvents } from '../../src/store/packed-events.js';
+import { decodeRecord, encodePut } from '../../src/store/records/jsonl-record.js';
+import { PackedEvents } from '../../src/store/views/packed-events.js';
 import { sampleRecord } from '../store/helpers.js';
 import { mulberry32 } from '../helpers/random.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toStored } from '../../src/events/event.js';
 import { changeEntryJson, changeEventFrame, changePageJson } from '../../src/feeds/change-entry.js';
-import type { Change } from '../../src/store/change-log.js';
+import type { Change } from '../../src/store/views/change-log.js';
 import { eventId, sampleRecord } from '../store/helpers.js';
 
 const live: Change = { seq: 4, id: eventId(1), event: toStored(sampleRecord(1), 4) };

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import test from 'node:test';
 import { openApp, type App } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
-import type { FileStore } from '../../src/store/file-store.js';
+import type { FileStore } from '../../src/store/file/file-store.js';
 import { mulberry32 } from '../helpers/random.js';
 import { call, tempDir } from '../helpers/harness.js';
 import { FakeTimers, RecordingSink } from './stream-support.js';

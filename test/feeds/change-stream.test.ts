@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { updateKeys } from '../../src/auth/key-file.js';
 import { ChangeStreams, KEEP_ALIVE } from '../../src/feeds/change-stream.js';
-import { ChangeLog } from '../../src/store/change-log.js';
+import { ChangeLog } from '../../src/store/views/change-log.js';
 import { eventId, sampleRecord, TestFileSystem } from '../store/helpers.js';
 import { toStored, type StoredEvent } from '../../src/events/event.js';
 import { startHarness } from '../helpers/harness.js';

@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import test from 'node:test';
 import { openApp as openAppWith, type App } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
-import type { FileStore } from '../../src/store/file-store.js';
-import { verifyLog } from '../../src/store/log-replay.js';
+import type { FileStore } from '../../src/store/file/file-store.js';
+import { verifyLog } from '../../src/store/file/log-replay.js';
 import { call, eventBody, startHarness, tempDir } from '../helpers/harness.js';
 import { assertError, createEvent } from '../api/support.js';
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import test from 'node:test';
 import { openApp as openAppWith, type App } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
-import type { FileStore } from '../../src/store/file-store.js';
+import type { FileStore } from '../../src/store/file/file-store.js';
 import { TestFileSystem } from '../store/helpers.js';
 import { call, eventBody, startHarness, tempDir } from '../helpers/harness.js';
 import { assertError } from '../api/support.js';

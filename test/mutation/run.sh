@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation score of one module: test/mutation/run.sh src/store/roster.ts test/store/roster.test.ts [more tests...]
+# Mutation score of one module: test/mutation/run.sh src/store/views/roster.ts test/store/views/roster.test.ts [more tests...]
 # StrykerJS is not a dependency of this repository: install it once outside it (see README, Development) and point
 # STRYKER_HOME at that folder (default ../stryker). Runs with concurrency 1 (CONCURRENCY=2 at most: the machine is shared).
 set -euo pipefail

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CSV_HEADER, csvCell, registrationJson, registrationsCsv } from '../../src/registrations/registration-view.js';
-import type { Registration } from '../../src/store/roster.js';
+import type { Registration } from '../../src/store/views/roster.js';
 
 const REGISTRATION: Registration = {
   id: 'reg_0000000000000000000001',

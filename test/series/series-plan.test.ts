@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import type { Principal } from '../../src/auth/principal.js';
 import { toStored, type EventRecord, type StoredEvent } from '../../src/events/event.js';
 import { ApiError } from '../../src/http/errors.js';
-import { emptyRoster } from '../../src/store/roster.js';
+import { emptyRoster } from '../../src/store/views/roster.js';
 import type { GroupView } from '../../src/store/event-store.js';
 import type { SeriesDocument } from '../../src/series/series-document.js';
 import { validateSeries } from '../../src/series/series-input.js';

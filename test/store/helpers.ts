@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EventRecord, StoredEvent } from '../../src/events/event.js';
-import { nodeFileSystem } from '../../src/store/file-system.js';
-import type { FileSystemSeam } from '../../src/store/file-system.js';
+import { nodeFileSystem } from '../../src/store/file/file-system.js';
+import type { FileSystemSeam } from '../../src/store/file/file-system.js';
 
 /** A valid event id for a number: `evt_` + 16 digits. */
 export function eventId(n: number): string {

@@ -2,7 +2,7 @@
 // from the log: all arrive, in order, with no gap; what compaction rewrote meanwhile is reported as a gap instead.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { FileStore } from '../../src/store/file-store.js';
+import type { FileStore } from '../../src/store/file/file-store.js';
 import { call, startHarness } from '../helpers/harness.js';
 import { EVENT_FIELDS, eventually, startReceiver } from './support.js';
 

@@ -2,7 +2,7 @@
 // what compaction took before a webhook acknowledged it is reported in the delivery log as a gap, never skipped silently.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { FileStore } from '../../src/store/file-store.js';
+import type { FileStore } from '../../src/store/file/file-store.js';
 import { call } from '../helpers/harness.js';
 import { EVENT_FIELDS as EVENT, eventually, harnessWithWebhook, reopen } from './support.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toStored, viewJson, withRegisteredCount, type EventRecord } from '../../src/events/event.js';
 import { messagesOf } from '../../src/webhooks/messages.js';
-import type { Registration } from '../../src/store/roster.js';
+import type { Registration } from '../../src/store/views/roster.js';
 
 const RECORD: EventRecord = {
   id: 'evt_0123456789abcdef',

@@ -1,5 +1,5 @@
 // The past of the database's log as webhooks read it back (API.md §13 with §12): the changes after a position, with their context.
-import { eventIdOf, HistoryWalk, isEventRecord, type HistoryRead } from '../change-history.js';
+import { eventIdOf, HistoryWalk, isEventRecord, type HistoryRead } from '../views/change-history.js';
 import { withTimeout, type Queryable } from './client.js';
 import { decodeLines } from './log-table.js';
 

@@ -1,21 +1,21 @@
 // The PostgreSQL engine: one log table in global seq order; each write's transaction catches up, decides with the shared write queue, then commits.
 import type { StoredEvent } from '../../events/event.js';
-import { ChangeLog } from '../change-log.js';
-import { EventIndex } from '../event-index.js';
+import { ChangeLog } from '../views/change-log.js';
+import { EventIndex } from '../views/event-index.js';
 import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
-import { DocumentTable } from '../document-table.js';
-import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from '../idempotency-table.js';
-import type { RosterView } from '../roster.js';
-import { RosterTable } from '../roster-table.js';
+import { DocumentTable } from '../views/document-table.js';
+import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from '../views/idempotency-table.js';
+import type { RosterView } from '../views/roster.js';
+import { RosterTable } from '../views/roster-table.js';
 import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
-import { WriteQueue } from '../write-queue.js';
-import { applyRecord, type Views } from './apply-record.js';
+import { WriteQueue } from '../views/write-queue.js';
+import { applyRecord, type Views } from '../views/apply-record.js';
 import { connect, redactUrl, withTimeout, type Database, type Queryable } from './client.js';
 import { KeyTable } from './key-table.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { decodeLines, LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 import { migrateSchema } from './schema.js';
-import { ChangeHistory, type ChangeHistorySource } from '../change-history.js';
+import { ChangeHistory, type ChangeHistorySource } from '../views/change-history.js';
 import { readHistory } from './history-feed.js';
 import { PostgresWebhookTable } from './webhook-table.js';
 

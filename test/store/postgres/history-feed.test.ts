@@ -7,7 +7,7 @@ import { openApp } from '../../../src/app.js';
 import { connect } from '../../../src/store/postgres/client.js';
 import { readFromStart, readHistory } from '../../../src/store/postgres/history-feed.js';
 import { messagesOf } from '../../../src/webhooks/messages.js';
-import type { HistoryRead } from '../../../src/store/change-history.js';
+import type { HistoryRead } from '../../../src/store/views/change-history.js';
 import { call } from '../../helpers/harness.js';
 import { mulberry32 } from '../../helpers/random.js';
 

@@ -1,0 +1,37 @@
+// Webhooks' state in the data folder: DATA_DIR/webhooks.json, replaced whole.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { replaceFile } from '../../lib/fs/replace-file.js';
+import { StoreUnavailable } from '../store-errors.js';
+import { describeWriteError } from '../views/write-queue.js';
+import { EMPTY_WEBHOOK_STATE, type WebhookStateSnapshot, type WebhookStateStore } from '../webhook-state.js';
+
+/** The state in `DATA_DIR/webhooks.json` (mode 0600: it holds the secrets), replaced whole: temporary file, fsync, rename, fsync of the folder. */
+export function fileWebhookState(dataDir: string, options: { sync?: boolean } = {}): WebhookStateStore {
+  const file = path.join(dataDir, 'webhooks.json');
+  const temp = `${file}.tmp`;
+  const sync = options.sync !== false;
+  return {
+    async load() {
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return structuredClone(EMPTY_WEBHOOK_STATE);
+        throw error;
+      }
+      const parsed = JSON.parse(text) as Partial<WebhookStateSnapshot>;
+      if (!Array.isArray(parsed.webhooks)) throw new Error(`${file} holds no "webhooks" list`);
+      const snapshot: WebhookStateSnapshot = { webhooks: parsed.webhooks, compactedThrough: typeof parsed.compactedThrough === 'number' ? parsed.compactedThrough : 0 };
+      if (typeof parsed.logId === 'string') snapshot.logId = parsed.logId;
+      return snapshot;
+    },
+    async save(snapshot) {
+      try {
+        await replaceFile(file, JSON.stringify(snapshot), { temporary: temp, sync });
+      } catch (error) {
+        throw new StoreUnavailable(`The webhooks could not be saved (${describeWriteError(error)}); nothing of this change was kept. Retry once the cause is fixed.`);
+      }
+    },
+  };
+}

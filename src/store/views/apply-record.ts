@@ -1,0 +1,92 @@
+// Applies records another instance committed to this instance's views, as the writer that made them did to its own.
+import { withRegisteredCount, type StoredEvent } from '../../events/event.js';
+import type { ChangeLog } from './change-log.js';
+import type { EventIndex } from './event-index.js';
+import type { IdempotencyTable } from './idempotency-table.js';
+import { rememberAnswer } from './remember-answer.js';
+import type { LogRecord, MetaRecord } from '../records/jsonl-record.js';
+import type { RosterTable } from './roster-table.js';
+import type { DocumentTable } from './document-table.js';
+import { eventIdOf, isEventRecord, touchedBy, type ChangeHistory } from './change-history.js';
+
+/** The in-memory views both engines feed. */
+export interface Views {
+  index: EventIndex;
+  rosters: RosterTable;
+  changes: ChangeLog;
+  idempotency: IdempotencyTable;
+  documents: DocumentTable;
+  /** Told of each event record applied, with its context, while someone listens (webhooks). */
+  history?: ChangeHistory | undefined;
+}
+
+/**
+ * Applies one committed record: the index, the rosters, the change log and the remembered answers end as the
+ * write queue's commit leaves them (a registration that changes the count gives the event the record's seq and time).
+ */
+export function applyRecord(views: Views, record: LogRecord | MetaRecord, nowMs: number): void {
+  const { history } = views;
+  if (history?.listened !== true || !isEventRecord(record)) return applyToViews(views, record, nowMs);
+  // With its context, as the writer's queue told its own listeners: the event before and after, the registrations touched.
+  const id = eventIdOf(record);
+  const before = views.index.get(id);
+  const touched = touchedBy(record, views.rosters.get(id));
+  applyToViews(views, record, nowMs);
+  const now = views.index.get(id);
+  const after = record.op === 'put' ? record.stored : record.op === 'del' ? null : now !== before ? now : undefined;
+  history.committed([{ record, before, after, touched, atMs: nowMs }]);
+}
+
+function applyToViews(views: Views, record: LogRecord | MetaRecord, nowMs: number): void {
+  switch (record.op) {
+    case 'put':
+      views.index.put(record.stored);
+      views.rosters.apply(record);
+      views.changes.committed(record.seq, record.stored.id, record.stored);
+      rememberAnswer(views.idempotency, record, nowMs);
+      return;
+    case 'del':
+      views.index.delete(record.id);
+      views.rosters.apply(record);
+      views.changes.committed(record.seq, record.id, null);
+      return;
+    case 'regstate':
+      // A compacted log (migrated from a data folder): the event's own line says its count.
+      views.rosters.apply(record);
+      views.changes.committed(record.seq, record.registration.eventId, undefined);
+      return;
+    case 'mark':
+      views.changes.dropDeletionsThrough(record.gone);
+      return;
+    case 'idem':
+      views.idempotency.remember(record.entry, nowMs);
+      return;
+    case 'doc':
+    case 'docstate':
+    case 'docdel':
+      views.documents.apply(record);
+      return;
+    case 'reg':
+    case 'cancel':
+    case 'checkin': {
+      const eventId = record.op === 'reg' ? record.registration.eventId : record.eventId;
+      const before = views.rosters.get(eventId).confirmed;
+      views.rosters.apply(record);
+      rememberAnswer(views.idempotency, record, nowMs);
+      const after = views.rosters.get(eventId).confirmed;
+      const event = views.index.get(eventId);
+      let state: StoredEvent | undefined;
+      if (after !== before && event !== undefined) {
+        const modifiedMs = record.op === 'reg' ? Date.parse(record.registration.createdAt) : record.op === 'cancel' ? record.atMs : Date.parse(record.at);
+        state = withRegisteredCount(event, after, record.seq, modifiedMs);
+        views.index.put(state);
+      }
+      views.changes.committed(record.seq, eventId, state);
+      return;
+    }
+    default: {
+      const unknown: never = record;
+      throw new Error(`cannot apply the record ${JSON.stringify(unknown)}`);
+    }
+  }
+}

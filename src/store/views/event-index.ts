@@ -1,0 +1,131 @@
+// The in-memory state of the events: a map by id and B+trees in list order (start, id), one overall and one per category.
+import { CATEGORIES } from '../../events/event.js';
+import type { Category, StoredEvent } from '../../events/event.js';
+import type { ListQuery, ListResult } from '../event-store.js';
+import { OrderedEvents } from './ordered-events.js';
+import { compareEvents, sortEvents } from './sort-events.js';
+import { SeriesMembers } from './series-members.js';
+import { SearchIndex } from './search-index.js';
+import { listFiltered, type ListSources } from './filtered-list.js';
+
+export { compareEvents };
+
+/** Events indexed for `q` per turn of the event loop while the index is built after a start (a few milliseconds). */
+const SEARCH_BUILD_STEP = 2000;
+
+/** Every live event, by id and in list order, overall and per category. */
+export class EventIndex {
+  readonly #byId: Map<string, StoredEvent>;
+  readonly #all: OrderedEvents;
+  readonly #byCategory: Map<Category, OrderedEvents>;
+  readonly #series = new SeriesMembers();
+  /** The words of every event, for `q`; undefined when switched off (then `q` scans, for benchmarks' baselines). */
+  readonly #search: SearchIndex | undefined;
+  readonly #sources: ListSources;
+
+  /**
+   * Takes ownership of `byId` (a bulk load, e.g. from replay): its values are sorted once. Keep the
+   * map in the order of each event's latest seq (delete before re-setting an id) so `values()` is too.
+   */
+  constructor(byId: Map<string, StoredEvent> = new Map(), options: { searchIndex?: boolean } = {}) {
+    this.#byId = byId;
+    const sorted = sortEvents([...byId.values()]);
+    this.#all = new OrderedEvents(sorted);
+    const perCategory = new Map<Category, StoredEvent[]>(CATEGORIES.map((category) => [category, []]));
+    for (const stored of sorted) perCategory.get(stored.category)?.push(stored);
+    this.#byCategory = new Map(CATEGORIES.map((category) => [category, new OrderedEvents(perCategory.get(category))]));
+    for (const stored of byId.values()) this.#series.add(stored);
+    this.#search = options.searchIndex === false ? undefined : new SearchIndex(byId.values());
+    this.#sources = { all: this.#all, tree: (category) => this.#tree(category), search: this.#search };
+  }
+
+  /**
+   * Indexes the words of the bulk-loaded events, SEARCH_BUILD_STEP events per turn of the event loop, so requests
+   * are served meanwhile (a list with `q` is refused with StoreUnavailable until it is done). Resolves once done,
+   * or once `stop` is set.
+   */
+  async buildSearchIndex(stop: () => boolean = () => false): Promise<void> {
+    const search = this.#search;
+    if (search === undefined) return;
+    const isCurrent = (stored: StoredEvent): boolean => this.#byId.get(stored.id) === stored;
+    while (!stop() && !search.buildSome(SEARCH_BUILD_STEP, isCurrent)) await new Promise((resolve) => setImmediate(resolve));
+  }
+  /** Number of live events. */
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** The event with this id, if live. */
+  get(id: string): StoredEvent | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Every live event in the order of its latest seq (the order a compacted log is written in). */
+  values(): IterableIterator<StoredEvent> {
+    return this.#byId.values();
+  }
+
+  /** Creates or replaces the event `stored.id`. */
+  put(stored: StoredEvent): void {
+    const previous = this.#byId.get(stored.id);
+    if (previous !== undefined) this.#unlink(previous);
+    // Delete then set, so the map's order follows each event's latest seq.
+    this.#byId.delete(stored.id);
+    this.#byId.set(stored.id, stored);
+    this.#all.insert(stored);
+    this.#tree(stored.category).insert(stored);
+    this.#series.add(stored);
+    this.#search?.put(stored, previous);
+  }
+
+  /** Removes an event; false when it was not there. */
+  delete(id: string): boolean {
+    const previous = this.#byId.get(id);
+    if (previous === undefined) return false;
+    this.#unlink(previous);
+    this.#byId.delete(id);
+    this.#search?.delete(previous);
+    return true;
+  }
+
+  /** One page of the events matching `query`, in list order, and the count of every match (API.md §5). */
+  list(query: ListQuery): ListResult {
+    if (query.seriesId !== undefined) return this.#series.list({ ...query, seriesId: query.seriesId });
+
+    if (query.words !== undefined || query.categories !== undefined) return listFiltered(this.#sources, query);
+    const events = query.category === undefined ? this.#all : this.#tree(query.category);
+    const from = query.startFromMs === undefined ? 0 : events.countStartingBefore(query.startFromMs);
+    const offset = (query.page - 1) * query.limit;
+    if (query.endByMs === undefined) {
+      const total = events.size - from;
+      return { events: offset >= total ? [] : events.slice(from + offset, Math.min(query.limit, total - offset)), total };
+    }
+    // An event ends after it starts, so none starting after endByMs can match. Of those starting in
+    // [from, to), only the ones still running at endByMs fail: counted apart, not by walking the window.
+    const endByMs = query.endByMs;
+    const to = Math.max(from, events.countStartingBefore(endByMs + 1));
+    const dropped = events.ranksEndingAfter(query.startFromMs ?? -Infinity, endByMs);
+    const total = to - from - dropped.length;
+    if (offset >= total) return { events: [], total };
+    // The rank of the match number `offset`: step over each dropped rank at or before it.
+    let first = from + offset;
+    for (const rank of dropped) {
+      if (rank > first) break;
+      first++;
+    }
+    return { events: events.sliceEndingBy(first, query.limit, endByMs), total };
+  }
+
+  #tree(category: Category): OrderedEvents {
+    const tree = this.#byCategory.get(category);
+    if (tree === undefined) throw new TypeError(`unknown category ${JSON.stringify(category)}`);
+    return tree;
+  }
+
+  #unlink(stored: StoredEvent): void {
+    if (!this.#all.delete(stored) || !this.#tree(stored.category).delete(stored)) {
+      throw new Error(`event index out of step: ${stored.id} is not where its start time puts it`);
+    }
+    this.#series.remove(stored);
+  }
+}

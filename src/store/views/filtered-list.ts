@@ -1,0 +1,108 @@
+// A list page with several categories or words (`q`): the ordered trees give the date window, the search index the words.
+import type { Category, StoredEvent } from '../../events/event.js';
+import type { ListQuery, ListResult } from '../event-store.js';
+import type { OrderedEvents } from './ordered-events.js';
+import type { SearchIndex, SlotSet } from './search-index.js';
+import { SlotBitmap } from './search-postings.js';
+import { compareEvents } from './sort-events.js';
+import { StoreUnavailable } from '../store-errors.js';
+import { hasSearchWords } from './event-search-text.js';
+import { walk, walkCount } from './window-walk.js';
+import { countWindowMatches } from './window-count.js';
+
+/** What the event index lends a filtered list: its trees in list order and its search index (absent: words are scanned). */
+export interface ListSources {
+  all: OrderedEvents;
+  tree(category: Category): OrderedEvents;
+  /** The search index; undefined when it is switched off (a benchmark's baseline: then `q` scans the list). */
+  search: SearchIndex | undefined;
+}
+
+/**
+ * One page and the total of a query with `categories` or `words` (API.md §5), in list order. The start-date window
+ * is a range of ranks of one tree (the category's, or the whole list tested for its categories); the words are a
+ * set of slots from the search index. Each count and page takes the cheaper way: counting the matched slots, or
+ * walking the window; a bitmap count when no date bounds the list.
+ */
+export function listFiltered(sources: ListSources, query: ListQuery): ListResult {
+  const categories = categoriesOf(query);
+  const tree = categories.length === 1 ? sources.tree(categories[0]!) : sources.all;
+  const wanted = categories.length === 0 ? undefined : new Set(categories);
+  const { startFromMs, endByMs } = query;
+  const from = startFromMs === undefined ? 0 : tree.countStartingBefore(startFromMs);
+  const to = endByMs === undefined ? tree.size : Math.max(from, tree.countStartingBefore(endByMs + 1));
+  // The window holds every start in [startFromMs, endByMs]: what remains is the category and the end.
+  const fits = (stored: StoredEvent): boolean => (wanted === undefined || wanted.has(stored.category)) && (endByMs === undefined || stored.endMs <= endByMs);
+  const offset = (query.page - 1) * query.limit;
+  const window = { tree, from, to };
+
+  if (query.words === undefined) {
+    const total = categories.reduce((sum, category) => sum + windowTotal(sources.tree(category), query), 0);
+    return { events: offset >= total ? [] : walk(window, fits, offset, query.limit), total };
+  }
+  const search = sources.search;
+  if (search !== undefined && !search.ready) {
+    const { indexed, total } = search.progress;
+    // Scanning instead would hold the event loop for seconds on a large campus: every other request would wait.
+    throw new StoreUnavailable(`The search index is still being built after the start (${indexed} of ${total} events); retry q in a few seconds. Lists without q work now.`);
+  }
+  if (search === undefined) {
+    const words = query.words;
+    const matches = (stored: StoredEvent): boolean => fits(stored) && hasSearchWords(stored, words);
+    return { events: walk(window, matches, offset, query.limit), total: walkCount(window, matches) };
+  }
+
+  const found = search.match(query.words);
+  const size = 'slots' in found ? found.slots.length : found.bitmap.count;
+  const inWindow = (stored: StoredEvent): boolean => fits(stored) && (startFromMs === undefined || stored.startMs >= startFromMs);
+  let total: number;
+  if ('bitmap' in found && startFromMs === undefined && endByMs === undefined) {
+    total = categories.length === 0 ? size : categories.reduce((sum, category) => sum + found.bitmap.countShared(search.categoryBitmap(category)), 0);
+  } else if (size <= to - from) {
+    total = 0;
+    forEachSlot(found, (slot) => void (inWindow(search.eventAt(slot)!) && total++));
+  } else {
+    const bitmap = bitmapOf(found, search.capacity);
+    total = countWindowMatches({ tree, search, matched: bitmap, categories, startFromMs, endByMs }) ?? walkCount(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored.id)!));
+  }
+  if (offset >= total) return { events: [], total };
+  // Walking visits about (offset + limit) / density events of the window; sorting the matches, size * log(size).
+  const walkSteps = Math.min(to - from, ((offset + query.limit) * (to - from)) / total);
+  if (size * Math.log2(size + 2) * 2 < walkSteps) {
+    const matches: StoredEvent[] = [];
+    forEachSlot(found, (slot) => {
+      const stored = search.eventAt(slot)!;
+      if (inWindow(stored)) matches.push(stored);
+    });
+    return { events: matches.sort(compareEvents).slice(offset, offset + query.limit), total };
+  }
+  const bitmap = bitmapOf(found, search.capacity);
+  return { events: walk(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored.id)!), offset, query.limit), total };
+}
+
+/** The categories a query keeps, once each; empty for all of them. */
+export function categoriesOf(query: ListQuery): readonly Category[] {
+  if (query.categories !== undefined && query.categories.length > 0) return [...new Set(query.categories)];
+  return query.category === undefined ? [] : [query.category];
+}
+
+/** The `total` of the date window alone in `tree` (as EventIndex.list counts it): starts in the window, less those ending late. */
+function windowTotal(tree: OrderedEvents, query: ListQuery): number {
+  const from = query.startFromMs === undefined ? 0 : tree.countStartingBefore(query.startFromMs);
+  if (query.endByMs === undefined) return tree.size - from;
+  const to = Math.max(from, tree.countStartingBefore(query.endByMs + 1));
+  return to - from - tree.ranksEndingAfter(query.startFromMs ?? -Infinity, query.endByMs).length;
+}
+
+function forEachSlot(found: SlotSet, visit: (slot: number) => void): void {
+  if ('slots' in found) for (const slot of found.slots) visit(slot);
+  else found.bitmap.forEach(visit);
+}
+
+function bitmapOf(found: SlotSet, capacity: number): SlotBitmap {
+  if ('bitmap' in found) return found.bitmap;
+  const bitmap = new SlotBitmap(capacity);
+  for (const slot of found.slots) bitmap.add(slot);
+  return bitmap;
+}
+

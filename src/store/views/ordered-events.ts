@@ -1,0 +1,388 @@
+// A B+tree of events in list order (start time, then id) with counted subtrees and each subtree's latest end:
+// insert and delete in O(log n), ranks by start time in O(log n), and a date window's misfits found without walking it.
+import type { StoredEvent } from '../../events/event.js';
+import { compareEvents } from './sort-events.js';
+
+/** Entries of a leaf, children of a branch, at most: a splice inside a node moves at most this many pointers. */
+const MAX_ENTRIES = 64;
+/** A node (other than the root) with fewer entries is merged with a neighbour, and split again if that overflows. */
+const MIN_ENTRIES = 16;
+/** Entries per node of a bulk load: room for inserts before the first splits. */
+const BULK_ENTRIES = 48;
+
+interface Leaf {
+  readonly leaf: true;
+  items: StoredEvent[];
+  /** The largest endMs in this leaf (-Infinity when empty). */
+  maxEnd: number;
+  /** The next leaf in list order, so a page walks across leaves without going back up. */
+  next: Leaf | undefined;
+}
+
+interface Branch {
+  readonly leaf: false;
+  children: TreeNode[];
+  /** The first event of each child: child i holds events from lows[i] up to (not including) lows[i + 1]. */
+  lows: StoredEvent[];
+  /** Events under this branch. */
+  size: number;
+  /** The largest endMs under this branch. */
+  maxEnd: number;
+}
+
+type TreeNode = Leaf | Branch;
+
+/**
+ * A set of events in list order (API.md §5). Besides insert and delete, it answers in O(log n) how
+ * many events start before an instant and which event sits at a rank, which makes a page and the
+ * `total` of a start_date filter plain arithmetic. For an end_date filter, the events of the start
+ * window that end after the end bound are found through the per-subtree latest end, skipping every
+ * subtree that ends in time: cost grows with their number (events running at that instant), not with the window.
+ */
+export class OrderedEvents {
+  #root: TreeNode;
+
+  /** A tree of `sorted`, which must already be in list order without repeats (e.g. from sortEvents). */
+  constructor(sorted: readonly StoredEvent[] = []) {
+    this.#root = buildTree(sorted);
+  }
+
+  /** Number of events held. */
+  get size(): number {
+    return sizeOf(this.#root);
+  }
+
+  /** Adds `stored`, which must not be held already (an update deletes the old state first). */
+  insert(stored: StoredEvent): void {
+    const split = insertInto(this.#root, stored);
+    if (split !== undefined) this.#root = newBranch([this.#root, split]);
+  }
+
+  /** Removes this very object; false when it is not held. */
+  delete(stored: StoredEvent): boolean {
+    const removed = removeFrom(this.#root, stored);
+    if (!this.#root.leaf && this.#root.children.length === 1) this.#root = this.#root.children[0]!;
+    return removed;
+  }
+
+  /** How many events start before `ms`: the rank of the first event starting at or after it. */
+  countStartingBefore(ms: number): number {
+    let node = this.#root;
+    let count = 0;
+    while (!node.leaf) {
+      const i = lastLowStartingBefore(node.lows, ms);
+      if (i < 0) return count;
+      for (let k = 0; k < i; k++) count += sizeOf(node.children[k]!);
+      node = node.children[i]!;
+    }
+    return count + firstStartingAtOrAfter(node.items, ms);
+  }
+
+  /** Up to `count` events in list order from rank `from` on. */
+  slice(from: number, count: number): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    let at = this.#leafAt(from);
+    while (at !== undefined && out.length < count) {
+      const { leaf } = at;
+      for (let i = at.index; i < leaf.items.length && out.length < count; i++) out.push(leaf.items[i]!);
+      at = leaf.next === undefined ? undefined : { leaf: leaf.next, index: 0 };
+    }
+    return out;
+  }
+
+  /**
+   * The ranks, ascending, of the events starting in [fromMs, endByMs] that end after `endByMs`: in
+   * the window of start times of an end_date filter, the ones the filter drops.
+   */
+  ranksEndingAfter(fromMs: number, endByMs: number): number[] {
+    const ranks: number[] = [];
+    collectEndingAfter(this.#root, 0, fromMs, endByMs, ranks);
+    return ranks;
+  }
+
+  /**
+   * Up to `count` events from rank `from` on, in list order, leaving out those that end after
+   * `endByMs`, and stopping at the first event starting after it.
+   */
+  sliceEndingBy(from: number, count: number, endByMs: number): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    let at = this.#leafAt(from);
+    while (at !== undefined && out.length < count) {
+      const { leaf } = at;
+      for (let i = at.index; i < leaf.items.length && out.length < count; i++) {
+        const stored = leaf.items[i]!;
+        if (stored.startMs > endByMs) return out;
+        if (stored.endMs <= endByMs) out.push(stored);
+      }
+      at = leaf.next === undefined ? undefined : { leaf: leaf.next, index: 0 };
+    }
+    return out;
+  }
+
+  /** Every event in list order (for tests and checks; a page uses slice). */
+  toArray(): StoredEvent[] {
+    return this.slice(0, this.size);
+  }
+
+  /** Throws when a structural invariant does not hold: for tests, which run it after every step. */
+  checkInvariants(): void {
+    const leaves: Leaf[] = [];
+    checkNode(this.#root, true, leaves);
+    for (let i = 0; i < leaves.length; i++) {
+      if (leaves[i]!.next !== leaves[i + 1]) throw new Error(`leaf ${i} does not link to the leaf after it`);
+    }
+    const all = this.toArray();
+    for (let i = 1; i < all.length; i++) {
+      if (compareEvents(all[i - 1]!, all[i]!) >= 0) throw new Error(`events ${i - 1} and ${i} are out of list order`);
+    }
+  }
+
+  /** The leaf holding rank `rank` and the index there; undefined past the end. */
+  #leafAt(rank: number): { leaf: Leaf; index: number } | undefined {
+    if (rank < 0 || rank >= this.size) return undefined;
+    let node = this.#root;
+    while (!node.leaf) {
+      let i = 0;
+      for (; i < node.children.length - 1; i++) {
+        const size = sizeOf(node.children[i]!);
+        if (rank < size) break;
+        rank -= size;
+      }
+      node = node.children[i]!;
+    }
+    return { leaf: node, index: rank };
+  }
+}
+
+function newLeaf(items: StoredEvent[]): Leaf {
+  return { leaf: true, items, maxEnd: latestEnd(items), next: undefined };
+}
+
+function newBranch(children: TreeNode[]): Branch {
+  const branch: Branch = { leaf: false, children, lows: children.map(lowOf), size: 0, maxEnd: -Infinity };
+  recount(branch);
+  return branch;
+}
+
+function sizeOf(node: TreeNode): number {
+  return node.leaf ? node.items.length : node.size;
+}
+
+function entriesOf(node: TreeNode): number {
+  return node.leaf ? node.items.length : node.children.length;
+}
+
+/** The first event under `node`; only an empty root leaf has none, and it is never a child. */
+function lowOf(node: TreeNode): StoredEvent {
+  return node.leaf ? node.items[0]! : node.lows[0]!;
+}
+
+function latestEnd(items: readonly StoredEvent[]): number {
+  let max = -Infinity;
+  for (const stored of items) if (stored.endMs > max) max = stored.endMs;
+  return max;
+}
+
+/** Sets a branch's size and maxEnd from its children. */
+function recount(branch: Branch): void {
+  let size = 0;
+  let maxEnd = -Infinity;
+  for (const child of branch.children) {
+    size += sizeOf(child);
+    if (child.maxEnd > maxEnd) maxEnd = child.maxEnd;
+  }
+  branch.size = size;
+  branch.maxEnd = maxEnd;
+}
+
+/** Cuts `count` items into `parts` runs as even as can be. */
+function evenRuns<T>(items: readonly T[], parts: number): T[][] {
+  const runs: T[][] = [];
+  for (let k = 0; k < parts; k++) runs.push(items.slice(Math.floor((k * items.length) / parts), Math.floor(((k + 1) * items.length) / parts)));
+  return runs;
+}
+
+/** A tree of sorted events, bottom up, every node about three quarters full. */
+function buildTree(sorted: readonly StoredEvent[]): TreeNode {
+  if (sorted.length <= MAX_ENTRIES) return newLeaf(sorted.slice());
+  const leaves = evenRuns(sorted, Math.ceil(sorted.length / BULK_ENTRIES)).map(newLeaf);
+  for (let i = 0; i + 1 < leaves.length; i++) leaves[i]!.next = leaves[i + 1];
+  let level: TreeNode[] = leaves;
+  while (level.length > 1) level = evenRuns(level, Math.ceil(level.length / BULK_ENTRIES)).map(newBranch);
+  return level[0]!;
+}
+
+/** The index of the child of `branch` whose range holds `stored` (0 when it sorts before every low). */
+function childFor(branch: Branch, stored: StoredEvent): number {
+  let low = 1;
+  let high = branch.lows.length;
+  // The largest i with lows[i] <= stored, found among 1..length-1; else 0.
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareEvents(branch.lows[middle]!, stored) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  return low - 1;
+}
+
+/** The largest i with lows[i].startMs < ms, or -1. */
+function lastLowStartingBefore(lows: readonly StoredEvent[], ms: number): number {
+  let low = 0;
+  let high = lows.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (lows[middle]!.startMs < ms) low = middle + 1;
+    else high = middle;
+  }
+  return low - 1;
+}
+
+/** The first index whose event is not before `target` in list order. */
+function lowerBound(items: readonly StoredEvent[], target: StoredEvent): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareEvents(items[middle]!, target) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The first index whose event starts at or after `ms`. */
+function firstStartingAtOrAfter(items: readonly StoredEvent[], ms: number): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (items[middle]!.startMs < ms) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Inserts under `node`; returns the new right sibling when `node` had to split. */
+function insertInto(node: TreeNode, stored: StoredEvent): TreeNode | undefined {
+  if (node.leaf) {
+    node.items.splice(lowerBound(node.items, stored), 0, stored);
+    if (stored.endMs > node.maxEnd) node.maxEnd = stored.endMs;
+    return node.items.length > MAX_ENTRIES ? splitNode(node) : undefined;
+  }
+  const i = childFor(node, stored);
+  const child = node.children[i]!;
+  const split = insertInto(child, stored);
+  node.size++;
+  if (stored.endMs > node.maxEnd) node.maxEnd = stored.endMs;
+  node.lows[i] = lowOf(child);
+  if (split === undefined) return undefined;
+  node.children.splice(i + 1, 0, split);
+  node.lows.splice(i + 1, 0, lowOf(split));
+  return node.children.length > MAX_ENTRIES ? splitNode(node) : undefined;
+}
+
+/** Moves the upper half of `node` into a new right sibling, which it returns. */
+function splitNode(node: TreeNode): TreeNode {
+  if (node.leaf) {
+    const right = newLeaf(node.items.splice(node.items.length >>> 1));
+    node.maxEnd = latestEnd(node.items);
+    right.next = node.next;
+    node.next = right;
+    return right;
+  }
+  const half = node.children.length >>> 1;
+  const right = newBranch(node.children.splice(half));
+  node.lows.length = half;
+  recount(node);
+  return right;
+}
+
+/** Removes the object `stored` from under `node`; false when it is not there. */
+function removeFrom(node: TreeNode, stored: StoredEvent): boolean {
+  if (node.leaf) {
+    const at = lowerBound(node.items, stored);
+    if (node.items[at] !== stored) return false;
+    node.items.splice(at, 1);
+    if (stored.endMs >= node.maxEnd) node.maxEnd = latestEnd(node.items);
+    return true;
+  }
+  const i = childFor(node, stored);
+  const child = node.children[i]!;
+  if (!removeFrom(child, stored)) return false;
+  node.size--;
+  if (entriesOf(child) < MIN_ENTRIES && node.children.length > 1) mergeWithNeighbour(node, i);
+  else if (child.leaf ? child.items.length > 0 : true) node.lows[i] = lowOf(child);
+  if (stored.endMs >= node.maxEnd) recount(node);
+  return true;
+}
+
+/** Merges child `i` of `parent`, grown too small, with a neighbour; splits the result again if it overflows. */
+function mergeWithNeighbour(parent: Branch, i: number): void {
+  const left = i > 0 ? i - 1 : i;
+  const into = parent.children[left]!;
+  const from = parent.children[left + 1]!;
+  if (into.leaf && from.leaf) {
+    into.items.push(...from.items);
+    into.next = from.next;
+    if (from.maxEnd > into.maxEnd) into.maxEnd = from.maxEnd;
+  } else if (!into.leaf && !from.leaf) {
+    into.children.push(...from.children);
+    into.lows.push(...from.lows);
+    recount(into);
+  } else {
+    throw new Error('ordered events: siblings at different depths');
+  }
+  parent.children.splice(left + 1, 1);
+  parent.lows.splice(left + 1, 1);
+  if (entriesOf(into) > MAX_ENTRIES) {
+    const split = splitNode(into);
+    parent.children.splice(left + 1, 0, split);
+    parent.lows.splice(left + 1, 0, lowOf(split));
+  }
+  parent.lows[left] = lowOf(into);
+}
+
+/** Pushes onto `ranks` the ranks of events under `node` (whose first rank is `base`) starting in [fromMs, endByMs] and ending after endByMs. */
+function collectEndingAfter(node: TreeNode, base: number, fromMs: number, endByMs: number, ranks: number[]): void {
+  if (node.maxEnd <= endByMs) return;
+  if (node.leaf) {
+    for (let i = 0; i < node.items.length; i++) {
+      const stored = node.items[i]!;
+      if (stored.startMs > endByMs) return;
+      if (stored.startMs >= fromMs && stored.endMs > endByMs) ranks.push(base + i);
+    }
+    return;
+  }
+  const { children, lows } = node;
+  for (let i = 0; i < children.length; i++) {
+    if (lows[i]!.startMs > endByMs) return;
+    const child = children[i]!;
+    // Every event of child i sorts before lows[i + 1], so starts no later than it.
+    const startsTooEarly = i + 1 < lows.length && lows[i + 1]!.startMs < fromMs;
+    if (!startsTooEarly) collectEndingAfter(child, base, fromMs, endByMs, ranks);
+    base += sizeOf(child);
+  }
+}
+
+/** Checks sizes, latest ends, lows, fill and depth under `node`, collecting its leaves in order; returns the depth. */
+function checkNode(node: TreeNode, isRoot: boolean, leaves: Leaf[]): number {
+  if (!isRoot && entriesOf(node) < MIN_ENTRIES) throw new Error(`a node holds ${entriesOf(node)} entries, fewer than ${MIN_ENTRIES}`);
+  if (entriesOf(node) > MAX_ENTRIES) throw new Error(`a node holds ${entriesOf(node)} entries, more than ${MAX_ENTRIES}`);
+  if (node.leaf) {
+    if (node.maxEnd !== latestEnd(node.items)) throw new Error('a leaf has a stale maxEnd');
+    leaves.push(node);
+    return 0;
+  }
+  if (!isRoot && node.children.length < 2) throw new Error('a branch below the root has one child');
+  const { size, maxEnd } = node;
+  recount(node);
+  if (size !== node.size || maxEnd !== node.maxEnd) throw new Error('a branch has a stale size or maxEnd');
+  let depth = -1;
+  node.children.forEach((child, i) => {
+    if (node.lows[i] !== lowOf(child)) throw new Error(`low ${i} of a branch is not its child's first event`);
+    const childDepth = checkNode(child, false, leaves);
+    if (depth !== -1 && childDepth !== depth) throw new Error('leaves at different depths');
+    depth = childDepth;
+  });
+  if (node.lows.length !== node.children.length) throw new Error('a branch has as many lows as children');
+  return depth + 1;
+}

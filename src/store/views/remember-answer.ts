@@ -1,0 +1,15 @@
+// The answer a line written under an Idempotency-Key leaves in the idempotency table, whoever applies the line.
+import type { LogRecord } from '../records/jsonl-record.js';
+import type { IdempotencyTable } from './idempotency-table.js';
+
+/** Remembers the answer of a line written under an Idempotency-Key (replay does the same from the log). */
+export function rememberAnswer(table: IdempotencyTable, record: LogRecord, nowMs: number): void {
+  if (record.op === 'put' && record.idem !== undefined) {
+    const { stored, idem } = record;
+    // Fields named one by one (not spread): every entry then has the same shape.
+    table.remember({ key: idem.key, keyId: idem.keyId, requestHash: idem.requestHash, atMs: stored.modifiedMs, seq: record.seq, answer: { kind: 'event', view: stored.json, createdAt: stored.createdAt } }, nowMs);
+  } else if (record.op === 'reg' && record.idem !== undefined) {
+    const { registration, idem } = record;
+    table.remember({ key: idem.key, keyId: idem.keyId, requestHash: idem.requestHash, atMs: Date.parse(registration.createdAt), seq: record.seq, answer: { kind: 'registration', registration } }, nowMs);
+  }
+}

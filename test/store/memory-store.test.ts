@@ -1,5 +1,0 @@
-// MemoryStore: the shared EventStore contract, without files.
-import { MemoryStore } from '../../src/store/memory-store.js';
-import { storeContract } from './store-contract.js';
-
-storeContract('MemoryStore', async () => new MemoryStore());

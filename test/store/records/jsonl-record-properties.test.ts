@@ -1,0 +1,478 @@
+// Properties of the log line format over seeded random records: every line written reads back equal (every escape
+// included); every field of a well-checksummed line, made wrong, is refused as damage; the encoders refuse what replay
+// could not read. A failure prints its seed: rerun with RECORD_SEED=n.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CATEGORIES, toStored, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
+import { crc32, crc32Hex } from '../../../src/lib/crc32.js';
+import {
+  decodeRecord,
+  encodeCancel,
+  encodeCheckIn,
+  encodeDelete,
+  encodeIdempotency,
+  encodeDocument,
+  encodeDocumentDelete,
+  encodeIdemToken,
+  encodeMark,
+  encodePut,
+  encodeRegister,
+  encodeRegistrationState,
+  encodeStored,
+  unloggableReason,
+  type LogRecord,
+  type MetaRecord,
+} from '../../../src/store/records/jsonl-record.js';
+import type { IdempotencyEntry, IdempotencyTag } from '../../../src/store/views/idempotency-table.js';
+import type { Registration } from '../../../src/store/views/roster.js';
+import { mulberry32 } from '../../helpers/random.js';
+
+const SEED = Number(process.env['RECORD_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+const random = mulberry32(SEED);
+
+/** Characters that need an escape in JSON, or take 2, 3 or 4 bytes in UTF-8, or are JSON's own punctuation. */
+const HARD = ['"', '\\', '/', '\b', '\f', '\n', '\r', '\t', '\u0000', '\u0001', '\u001f', '\u007f', 'é', '\u0800', '€', '\u2028', '\u2029', '\uffff', '😀', '𐀀', '{', '}', '[', ']', ',', ':'];
+const PLAIN = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .-_@+';
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+function int(min: number, max: number): number {
+  return min + Math.floor(random() * (max - min + 1));
+}
+function pick<T>(items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)]!;
+}
+/** A string of `min`–`max` characters; with `hard`, about a third of them from HARD. */
+function text(min: number, max: number, hard = true): string {
+  let out = '';
+  for (let n = int(min, max); n > 0; n--) out += hard && random() < 0.35 ? pick(HARD) : PLAIN[Math.floor(random() * PLAIN.length)];
+  return out;
+}
+function base62(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += BASE62[Math.floor(random() * 62)];
+  return out;
+}
+function time(): string {
+  return new Date(int(0, 4_102_444_800_000)).toISOString();
+}
+const eventIdOf = (): string => `evt_${base62(int(16, 24))}`;
+const registrationIdOf = (): string => `reg_${base62(int(22, 30))}`;
+
+function eventRecord(hard: boolean): EventRecord {
+  const start = int(0, 4_000_000_000_000);
+  return {
+    id: eventIdOf(),
+    title: text(1, 40, hard),
+    description: text(0, 80, hard),
+    category: pick(CATEGORIES),
+    location: text(1, 30, hard),
+    start_time: new Date(start).toISOString(),
+    end_time: new Date(start + int(0, 86_400_000)).toISOString(),
+    capacity: int(0, 100_000),
+    registered_count: int(0, 100),
+    organizer: { name: text(1, 20, hard), email: `${text(1, 12, hard)}@${text(1, 12, hard)}` },
+    created_at: time(),
+  };
+}
+
+function registration(seq: number, hard: boolean, checkedIn = random() < 0.5): Registration {
+  return {
+    id: registrationIdOf(),
+    eventId: eventIdOf(),
+    name: text(1, 30, hard),
+    email: `${text(1, 12, hard)}@${text(1, 12, hard)}`,
+    status: pick(['confirmed', 'waitlisted'] as const),
+    createdAt: time(),
+    checkedInAt: checkedIn ? time() : null,
+    seq,
+  };
+}
+
+function tag(): IdempotencyTag {
+  let key = '';
+  for (let n = int(1, 255); n > 0; n--) key += String.fromCharCode(int(0x20, 0x7e));
+  return { key, keyId: base62(int(1, 20)).replace(/^./, '_'), requestHash: base62(32).replace(/./g, (c) => (random() < 0.05 ? pick(['-', '_']) : c)) };
+}
+
+/** A random line and the record it must read back as. */
+function sample(hard: boolean): { line: string; expected: LogRecord | MetaRecord } {
+  const seq = int(1, 2 ** 40);
+  switch (int(0, 9)) {
+    case 0: {
+      const record = eventRecord(hard);
+      return { line: encodePut(seq, record), expected: { seq, op: 'put', stored: toStored(record, seq) } };
+    }
+    case 1: {
+      // A later change: its time, the registrations it confirmed and the Idempotency-Key, each there or not.
+      const record = eventRecord(hard);
+      const modifiedMs = Date.parse(record.created_at) + int(0, 1) * int(1, 10 ** 9);
+      const stored: StoredEvent = toStored(record, seq, undefined, modifiedMs);
+      const promoted = Array.from({ length: int(0, 3) }, registrationIdOf);
+      const idem = random() < 0.5 ? tag() : undefined;
+      const expected: LogRecord = { seq, op: 'put', stored, ...(promoted.length > 0 ? { promoted } : {}), ...(idem === undefined ? {} : { idem }) };
+      return { line: encodeStored(stored, promoted, idem), expected };
+    }
+    case 2: {
+      const id = pick([eventIdOf(), base62(int(1, 64)), `_${base62(int(0, 10))}`]);
+      return { line: encodeDelete(seq, id), expected: { seq, op: 'del', id } };
+    }
+    case 3: {
+      const own = registration(int(1, seq), hard, false);
+      const lineSeq = own.status === 'confirmed' && random() < 0.5 ? own.seq + 1 : own.seq;
+      const idem = random() < 0.3 ? tag() : undefined;
+      return { line: encodeRegister(own, lineSeq, idem), expected: { seq: lineSeq, op: 'reg', registration: own, ...(idem === undefined ? {} : { idem }) } };
+    }
+    case 4: {
+      const state = registration(seq, hard);
+      return { line: encodeRegistrationState(state), expected: { seq, op: 'regstate', registration: state } };
+    }
+    case 5: {
+      const cancel = { seq, eventId: eventIdOf(), id: registrationIdOf(), atMs: int(0, 4_102_444_800_000), promoted: Array.from({ length: int(0, 3) }, registrationIdOf) };
+      return { line: encodeCancel(cancel), expected: { op: 'cancel', ...cancel } };
+    }
+    case 6: {
+      const checkIn = { seq, eventId: eventIdOf(), id: registrationIdOf(), at: time() };
+      return { line: encodeCheckIn(checkIn), expected: { op: 'checkin', ...checkIn } };
+    }
+    case 7: {
+      const gone = int(0, seq);
+      return { line: encodeMark(seq, gone), expected: { seq, op: 'mark', gone } };
+    }
+    case 8: {
+      const record = eventRecord(hard);
+      const entry: IdempotencyEntry = { ...tag(), atMs: int(0, 4_102_444_800_000), seq, answer: { kind: 'event', view: toStored(record, seq).json, createdAt: record.created_at } };
+      return { line: encodeIdempotency(entry), expected: { seq, op: 'idem', entry } };
+    }
+    default: {
+      const answer = registration(int(1, seq), hard, false);
+      const entry: IdempotencyEntry = { ...tag(), atMs: int(0, 4_102_444_800_000), seq, answer: { kind: 'registration', registration: answer } };
+      return { line: encodeIdempotency(entry), expected: { seq, op: 'idem', entry } };
+    }
+  }
+}
+
+function decode(line: string, pad = 0): LogRecord | MetaRecord | string {
+  const bytes = Buffer.from(line, 'utf8');
+  assert.equal(bytes[bytes.length - 1], 0x0a, 'a line ends with a newline');
+  // Somewhere in a larger buffer, as replay reads it.
+  const buf = Buffer.concat([Buffer.alloc(pad, 0x7b), bytes, Buffer.from('{"seq":1')]);
+  return decodeRecord(buf, pad, pad + bytes.length - 1);
+}
+
+/** A line with the same fields as `line` but `change` applied to its parsed object, sealed with a good checksum. */
+function reseal(line: string, change: (fields: Record<string, any>) => void): string {
+  const fields = JSON.parse(line) as Record<string, any>;
+  delete fields['crc'];
+  change(fields);
+  const head = JSON.stringify(fields).slice(0, -1);
+  return `${head},"crc":"${crc32Hex(crc32(`${head}}`))}"}\n`;
+}
+
+test(`every line written reads back equal: 1,000 seeded random records of every kind, every escape included (RECORD_SEED=${SEED})`, () => {
+  for (let n = 0; n < 1000; n++) {
+    const { line, expected } = sample(n % 3 !== 0);
+    assert.deepEqual(decode(line, n % 7), expected, `record ${n}: ${line}`);
+    assert.deepEqual(decode(reseal(line, () => undefined)), expected, 'the checksum covers exactly the line before it');
+  }
+});
+
+test(`lines without escapes are read from their bytes, never by JSON.parse: put, del and reg lines (RECORD_SEED=${SEED})`, (t) => {
+  const parse = t.mock.method(JSON, 'parse');
+  for (let n = 0; n < 300; n++) {
+    const seq = int(1, 2 ** 40);
+    const record = eventRecord(false);
+    assert.deepEqual(decode(encodePut(seq, record)), { seq, op: 'put', stored: toStored(record, seq) });
+    const own = registration(seq, false, false);
+    assert.deepEqual(decode(encodeRegister(own)), { seq, op: 'reg', registration: own });
+    const id = eventIdOf();
+    assert.deepEqual(decode(encodeDelete(seq, id)), { seq, op: 'del', id });
+  }
+  assert.equal(parse.mock.callCount(), 0);
+});
+
+/** Values that no field of a line may hold where a string, an id, a time or a seq is expected. */
+const NOT_A_TIME = [undefined, null, 5, '', 'x', '2026-08-01T12:00:00Z', '2026-08-01T12:00:00.000+01:00', '2026-08-01 12:00:00.000Z', ['2026-08-01T12:00:00.000Z']];
+const NOT_AN_EVENT_ID = [undefined, null, 7, '', 'evt_short', 'abc_0000000000000000', 'evt_000000000000000!', ['evt_0000000000000000'], 'xevt_0000000000000000', 'evt_0000000000000000!'];
+const NOT_A_REGISTRATION_ID = [undefined, null, 7, '', 'reg_short', 'xyz_0000000000000000000000', `reg_${'0'.repeat(65)}`, 'reg_0000000000000000000000!', [`reg_${'0'.repeat(22)}`]];
+const NOT_A_SEQ = [undefined, null, 0, -1, 1.5, '1', [1], 2 ** 53];
+const NOT_A_TAG = [null, 5, '', 'hash.key.A', 'a.b', 'a.b.c.d', 'h!.key.a2V5', 'hash.bad key.a2V5', 'hash.key.', 'hash.key.a2V5!', `hash.key.${'A'.repeat(401)}`, `hash.key.${Buffer.from('k'.repeat(256), 'latin1').toString('base64url')}`];
+
+interface Corruption {
+  path: string;
+  values: readonly unknown[];
+}
+
+function setPath(fields: Record<string, any>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let target = fields;
+  for (const part of parts.slice(0, -1)) target = target[part];
+  if (value === undefined) delete target[parts.at(-1)!];
+  else target[parts.at(-1)!] = value;
+}
+
+function assertAllRefused(kind: string, line: string, corruptions: readonly Corruption[]): number {
+  let count = 0;
+  assert.equal(typeof decode(line), 'object', `${kind}: the good line reads`);
+  for (const { path, values } of corruptions) {
+    for (const value of values) {
+      const bad = reseal(line, (fields) => setPath(fields, path, value));
+      const decoded = decode(bad);
+      assert.equal(typeof decoded, 'string', `${kind}: ${path} = ${JSON.stringify(value)} must be refused, got ${JSON.stringify(decoded)} from ${bad}`);
+      assert.match(decoded as string, /^[a-z"].{15,}/, `${kind}: ${path} = ${JSON.stringify(value)}: the reason is a sentence`);
+      count++;
+    }
+  }
+  return count;
+}
+
+/** `seq` and `op` made wrong; `ops` the other kinds whose fields this line cannot hold. */
+const SEQ_AND_OP = (ops: readonly string[]): Corruption[] => [
+  { path: 'seq', values: NOT_A_SEQ },
+  { path: 'op', values: [undefined, null, 5, '', 'PUT', 'nope', 'constructor', '__proto__', ...ops] },
+];
+
+test(`every field of a well-checksummed line, made wrong, is refused as damage, on both the byte path and the JSON.parse path (RECORD_SEED=${SEED})`, () => {
+  let count = 0;
+  for (const hard of [false, true]) {
+    const record = eventRecord(hard);
+    const seq = int(2, 2 ** 40);
+    const stored = toStored(record, seq, undefined, Date.parse(record.created_at) + 1000);
+    const put = encodeStored(stored, [registrationIdOf()], tag());
+    const eventFields: Corruption[] = [
+      { path: 'event', values: [undefined, null, 5, 'x', []] },
+      { path: 'event.id', values: NOT_AN_EVENT_ID },
+      { path: 'event.category', values: [undefined, null, 5, '', 'party', 'Social'] },
+      { path: 'event.start_time', values: NOT_A_TIME },
+      { path: 'event.end_time', values: NOT_A_TIME },
+      { path: 'event.capacity', values: [undefined, null, '5', [5]] },
+      { path: 'event.registered_count', values: [undefined, null, '0', [0]] },
+      { path: 'event.organizer', values: [undefined, null, 'x', 5] },
+      { path: 'event.organizer.email', values: [undefined, null, 5, ['a@b']] },
+    ];
+    count += assertAllRefused('put', put, [
+      ...SEQ_AND_OP(['del', 'reg']),
+      { path: 'created_at', values: NOT_A_TIME },
+      { path: 'at', values: NOT_A_TIME.filter((value) => value !== undefined) },
+      { path: 'idem', values: NOT_A_TAG },
+      { path: 'promoted', values: [null, 5, 'reg_x', {}, [5], ['reg_short'], [registrationIdOf(), 'x'], [[registrationIdOf()]]] },
+      ...eventFields,
+    ]);
+    count += assertAllRefused('plain put', encodePut(seq, record), [{ path: 'created_at', values: NOT_A_TIME }, ...eventFields]);
+    count += assertAllRefused('del', encodeDelete(seq, record.id), [...SEQ_AND_OP(['put']), { path: 'id', values: [undefined, null, 5, '', 'a b', 'é', 'x'.repeat(65), 'evt-1'] }]);
+
+    const registrationFields = (withSeq: boolean): Corruption[] => [
+      { path: 'event', values: NOT_AN_EVENT_ID },
+      { path: 'reg', values: [undefined, null, 5, 'x'] },
+      { path: 'reg.id', values: NOT_A_REGISTRATION_ID },
+      { path: 'reg.name', values: [undefined, null, 5, ['n'], { n: 1 }] },
+      { path: 'reg.email', values: [undefined, null, 5, '', 'no-at-sign', ['a@b']] },
+      { path: 'reg.status', values: [undefined, null, 5, '', 'cancelled', 'Confirmed'] },
+      { path: 'reg.created_at', values: NOT_A_TIME },
+      ...(withSeq ? [{ path: 'reg.seq', values: [...NOT_A_SEQ, seq + 1] }] : []),
+    ];
+    const own = registration(seq - 1, hard, false);
+    count += assertAllRefused('reg', encodeRegister(own, seq), [...SEQ_AND_OP(['cancel', 'checkin', 'idem', 'put']), ...registrationFields(true)]);
+    count += assertAllRefused('reg with idem', encodeRegister(own, seq, tag()), [{ path: 'idem', values: NOT_A_TAG }, ...registrationFields(true)]);
+    count += assertAllRefused('regstate', encodeRegistrationState(registration(seq, hard, true)), [
+      ...SEQ_AND_OP(['cancel', 'mark']),
+      ...registrationFields(false),
+      { path: 'reg.checked_in_at', values: NOT_A_TIME.filter((value) => value !== undefined && value !== null) },
+    ]);
+    count += assertAllRefused('cancel', encodeCancel({ seq, eventId: eventIdOf(), id: registrationIdOf(), atMs: 1_700_000_000_000, promoted: [registrationIdOf()] }), [
+      ...SEQ_AND_OP(['reg', 'mark']),
+      { path: 'event', values: NOT_AN_EVENT_ID },
+      { path: 'id', values: NOT_A_REGISTRATION_ID },
+      { path: 'at', values: NOT_A_TIME },
+      { path: 'promoted', values: [undefined, null, 'x', 5, {}, [5], ['reg_short'], [registrationIdOf(), null], [[registrationIdOf()]]] },
+    ]);
+    count += assertAllRefused('checkin', encodeCheckIn({ seq, eventId: eventIdOf(), id: registrationIdOf(), at: time() }), [
+      ...SEQ_AND_OP(['cancel', 'reg']),
+      { path: 'event', values: NOT_AN_EVENT_ID },
+      { path: 'id', values: NOT_A_REGISTRATION_ID },
+      { path: 'at', values: NOT_A_TIME },
+    ]);
+    count += assertAllRefused('mark', encodeMark(seq, seq - 1), [...SEQ_AND_OP(['del']), { path: 'gone', values: [undefined, null, -1, 1.5, '1', seq + 1, [1], 2 ** 53] }]);
+    const idemFields: Corruption[] = [
+      { path: 'idem', values: [undefined, ...NOT_A_TAG] },
+      { path: 'at', values: NOT_A_TIME },
+    ];
+    count += assertAllRefused('idem of an event', encodeIdempotency({ ...tag(), atMs: 1_700_000_000_000, seq, answer: { kind: 'event', view: stored.json, createdAt: record.created_at } }), [
+      ...idemFields,
+      { path: 'created_at', values: NOT_A_TIME },
+      { path: 'view', values: [undefined, null, 5, {}] },
+    ]);
+    count += assertAllRefused('idem of a registration', encodeIdempotency({ ...tag(), atMs: 1_700_000_000_000, seq, answer: { kind: 'registration', registration: registration(seq - 1, hard, false) } }), [
+      ...idemFields,
+      ...registrationFields(true),
+    ]);
+  }
+  assert.ok(count > 400, `${count} damaged lines refused`);
+});
+
+test('the encoders refuse what replay could not read back, so the store never writes a line that stops the next start', () => {
+  const record = eventRecord(true);
+  const stored = toStored(record, 5);
+  const own = registration(5, true, false);
+  const goodTag = tag();
+  const refusals: [string, () => unknown][] = [
+    ['seq 0', () => encodePut(0, record)],
+    ['seq 1.5', () => encodeDelete(1.5, record.id)],
+    ['seq NaN', () => encodeMark(Number.NaN, 0)],
+    ['seq past 2^53', () => encodeCheckIn({ seq: 2 ** 53, eventId: record.id, id: own.id, at: own.createdAt })],
+    ['a seq of 16 digits (the decoder reads 15)', () => encodeDelete(10 ** 15, 'x')],
+    ['created_at without ms', () => encodePut(1, { ...record, created_at: '2026-08-01T12:00:00Z' })],
+    ['created_at with a zone', () => encodeStored({ ...stored, createdAt: '2026-08-01T12:00:00.000+00:00' })],
+    ['a promoted id', () => encodeStored(stored, ['reg_short'])],
+    ['a tag with a bad key id', () => encodeStored(stored, [], { ...goodTag, keyId: 'a b' })],
+    ['a tag with a bad hash', () => encodeIdemToken({ ...goodTag, requestHash: 'a.b' })],
+    ['a delete of a bad id', () => encodeDelete(1, 'a b')],
+    ['a mark gone past its seq', () => encodeMark(3, 4)],
+    ['a mark gone below 0', () => encodeMark(3, -1)],
+    ['a mark gone 1.5', () => encodeMark(3, 1.5)],
+    ['a reg line before its registration', () => encodeRegister(own, 4)],
+    ['a reg of a bad event id', () => encodeRegister({ ...own, eventId: 'evt_short' })],
+    ['a reg of a bad id', () => encodeRegistrationState({ ...own, id: 'reg_short' })],
+    ['a reg with a bad created_at', () => encodeRegister({ ...own, createdAt: 'yesterday' })],
+    ['a cancel of a bad id', () => encodeCancel({ seq: 1, eventId: record.id, id: 'x', atMs: 0, promoted: [] })],
+    ['a cancel promoting a bad id', () => encodeCancel({ seq: 1, eventId: record.id, id: own.id, atMs: 0, promoted: ['reg_x'] })],
+    ['a check-in of a bad event', () => encodeCheckIn({ seq: 1, eventId: 'x', id: own.id, at: own.createdAt })],
+    ['a check-in with a bad time', () => encodeCheckIn({ seq: 1, eventId: record.id, id: own.id, at: '2026-08-01' })],
+    ['an idem of an event with a bad created_at', () => encodeIdempotency({ ...goodTag, atMs: 0, seq: 1, answer: { kind: 'event', view: '{}', createdAt: 'x' } })],
+    ['an idem of a bad registration', () => encodeIdempotency({ ...goodTag, atMs: 0, seq: 5, answer: { kind: 'registration', registration: { ...own, id: 'bad' } } })],
+    ['an idem with seq 0', () => encodeIdempotency({ ...goodTag, atMs: 0, seq: 0, answer: { kind: 'registration', registration: own } })],
+  ];
+  for (const [what, encode] of refusals) assert.throws(encode, (error: unknown) => error instanceof TypeError && /^[a-z].{15,}/.test(error.message) && !error.message.includes('undefined'), what);
+  // And what they accept at the edges reads back.
+  assert.deepEqual(decode(encodeMark(3, 3)), { seq: 3, op: 'mark', gone: 3 });
+  assert.deepEqual(decode(encodeMark(3, 0)), { seq: 3, op: 'mark', gone: 0 });
+  assert.deepEqual(decode(encodeDelete(10 ** 15 - 1, 'x')), { seq: 10 ** 15 - 1, op: 'del', id: 'x' }, 'the largest seq a line holds');
+  assert.deepEqual(decode(encodeRegister(own, 6)), { seq: 6, op: 'reg', registration: own });
+});
+
+test('unloggableReason() names each field replay would refuse, and accepts a good record', () => {
+  const record = eventRecord(true);
+  assert.equal(unloggableReason(record), undefined);
+  const cases: [Partial<EventRecord> | Record<string, unknown>, RegExp][] = [
+    [{ id: 'evt_short' }, /id/],
+    [{ id: 5 }, /id/],
+    [{ id: ['evt_0000000000000000'] }, /id/],
+    [{ id: 'xevt_0000000000000000' }, /id/],
+    [{ id: 'evt_0000000000000000!' }, /id/],
+    [{ created_at: ['2026-08-01T12:00:00.000Z'] }, /created_at/],
+    [{ category: 'party' }, /category/],
+    [{ start_time: '2026-08-01T12:00:00Z' }, /start_time/],
+    [{ end_time: 'x' }, /end_time/],
+    [{ created_at: '2026-08-01T12:00:00Z' }, /created_at/],
+    [{ created_at: 5 }, /created_at/],
+    [{ capacity: Number.POSITIVE_INFINITY }, /capacity/],
+    [{ registered_count: Number.NaN }, /registered_count/],
+    [{ organizer: { name: 'x' } }, /e-mail/],
+    [{ organizer: null }, /e-mail/],
+  ];
+  for (const [change, reason] of cases) assert.match(unloggableReason({ ...record, ...change } as EventRecord) ?? 'accepted', reason, JSON.stringify(change));
+});
+
+/** The one line the encoders write for `record`: the format has a single spelling of each record. */
+function encodeAgain(record: LogRecord | MetaRecord): string {
+  switch (record.op) {
+    case 'put':
+      return encodeStored(record.stored, record.promoted ?? [], record.idem);
+    case 'del':
+      return encodeDelete(record.seq, record.id);
+    case 'reg':
+      return encodeRegister(record.registration, record.seq, record.idem);
+    case 'regstate':
+      return encodeRegistrationState(record.registration);
+    case 'cancel':
+      return encodeCancel(record);
+    case 'checkin':
+      return encodeCheckIn(record);
+    case 'mark':
+      return encodeMark(record.seq, record.gone);
+    case 'idem':
+      return encodeIdempotency(record.entry);
+    case 'doc':
+    case 'docstate':
+      return encodeDocument(record.document, record.op);
+    case 'docdel':
+      return encodeDocumentDelete(record.seq, record.collection, record.id);
+  }
+}
+
+test(`a line with any one character cut out, or cut short anywhere, then sealed with a good checksum, is refused or read as the JSON it now spells (RECORD_SEED=${SEED})`, () => {
+  let refused = 0;
+  let lines = 0;
+  for (let n = 0; n < 60; n++) {
+    const { line, expected } = sample(n % 2 === 0);
+    // A base64url Idempotency-Key cut short may still decode (its last bits are free): left to the field test above.
+    if ('idem' in expected && expected.idem !== undefined) continue;
+    if (expected.op === 'idem') continue;
+    const head = line.slice(0, line.indexOf(',"crc":"'));
+    // The byte path of a put line reads only the fields of the view the index needs (view-scan.ts): a view broken
+    // elsewhere (a quote cut out of the title, a capacity of 0266) with the checksum made again is served as it is.
+    // A known gap (the checksum still catches every accidental change): the view is left out here.
+    const viewAt = expected.op === 'put' ? head.indexOf(',"event":{') + ',"event":'.length : head.length;
+    for (let at = 0; at < viewAt; at++) {
+      for (const cut of [head.slice(0, at) + head.slice(at + 1), head.slice(0, at)]) {
+        const sealed = `${cut},"crc":"${crc32Hex(crc32(`${cut}}`))}"}\n`;
+        const decoded = decode(sealed);
+        lines++;
+        if (typeof decoded === 'string') refused++;
+        else {
+          // Read: then it is JSON (the byte paths accept nothing JSON.parse would refuse), and it means what the
+          // record says (the same JSON value as the line the encoders write for that record).
+          // (Half of a surrogate pair cut out reaches the file as U+FFFD, as the decoder reads it.)
+          let meaning: unknown;
+          assert.doesNotThrow(() => (meaning = JSON.parse(Buffer.from(sealed, 'utf8').toString('utf8'))), `a line that is not JSON was read: ${sealed}`);
+          const again = JSON.parse(encodeAgain(decoded)) as Record<string, unknown>;
+          delete again['crc'];
+          delete (meaning as Record<string, unknown>)['crc'];
+          assert.deepEqual(again, meaning, `a damaged line was read as another: ${sealed}`);
+        }
+      }
+    }
+  }
+  assert.ok(refused > lines / 2, `${refused} of ${lines} refused`);
+});
+
+test('the edges a random record seldom hits: seq 1 everywhere, a checksum in capitals or not hex, and interned strings', () => {
+  const first = { ...registration(1, false, false), status: 'confirmed' as const };
+  assert.deepEqual(decode(encodeRegister(first, 1)), { seq: 1, op: 'reg', registration: first });
+  assert.deepEqual(decode(encodeRegister({ ...first, name: 'a "quoted" name' }, 1)), { seq: 1, op: 'reg', registration: { ...first, name: 'a "quoted" name' } });
+  const state = { ...first, checkedInAt: null };
+  assert.deepEqual(decode(encodeRegistrationState(state)), { seq: 1, op: 'regstate', registration: state });
+  const entry: IdempotencyEntry = { ...tag(), atMs: 0, seq: 1, answer: { kind: 'registration', registration: first } };
+  assert.deepEqual(decode(encodeIdempotency(entry)), { seq: 1, op: 'idem', entry });
+  const line = encodeDelete(7, 'abc');
+  const crc = /"crc":"([0-9a-f]{8})"/.exec(line)![1]!;
+  for (const bad of [crc.toUpperCase(), `${crc.slice(0, 7)}g`, `${crc.slice(0, 7)}G`, `${crc.slice(0, 7)}/`, `${crc.slice(0, 7)}:`, `${crc.slice(0, 7)}\``]) {
+    if (bad === crc) continue;
+    assert.equal(decode(line.replace(crc, bad)), 'the checksum is not 8 lowercase hex digits', bad);
+  }
+  // Each kind of damage before the fields is named as what it is.
+  const sealed = (head: string): string => `${head},"crc":"${crc32Hex(crc32(`${head}}`))}"}\n`;
+  assert.match(decode('{"seq":7,"op":"del","id":"abc"}\n') as string, /^the line does not end with its checksum/);
+  assert.match(decode(line.replace('"abc"', '"abd"')) as string, /^the checksum does not match \(written [0-9a-f]{8}, computed [0-9a-f]{8}\)$/);
+  assert.equal(decode(sealed('{"seq":7,"xp":"del","id":"abc"')), 'the "op" field does not follow "seq"');
+  assert.equal(decode(sealed('{"sequence":7,"op":"del","id":"abc"')), 'the line does not start with {"seq":');
+  assert.equal(decode(sealed('{"seq":07,"op":"del","id":"abc"')), 'the sequence number is not a positive integer');
+  assert.equal(decode(sealed('{"seq":7,"op":"nope","id":"abc"')), 'unknown record kind "op":"nope"');
+  // Replay shares equal strings through `intern`: the event id of a registration and the organizer's e-mail.
+  const seen: string[] = [];
+  const intern = (value: string): string => (seen.push(value), `interned:${value}`);
+  const record = eventRecord(false);
+  const bytes = Buffer.from(encodePut(3, record));
+  const put = decodeRecord(bytes, 0, bytes.length - 1, { intern });
+  assert.ok(typeof put !== 'string' && put.op === 'put');
+  assert.equal(put.stored.organizerEmail, `interned:${record.organizer.email.toLowerCase()}`);
+  const escaped = Buffer.from(encodePut(3, { ...record, organizer: { ...record.organizer, email: 'Quote"d@Campus.edu' } }));
+  const slow = decodeRecord(escaped, 0, escaped.length - 1, { intern });
+  assert.ok(typeof slow !== 'string' && slow.op === 'put');
+  assert.equal(slow.stored.organizerEmail, 'interned:quote"d@campus.edu', 'the JSON.parse path interns too');
+  for (const reg of [first, { ...first, name: 'an escape\\n' }]) {
+    const regBytes = Buffer.from(encodeRegister(reg, 1));
+    const decoded = decodeRecord(regBytes, 0, regBytes.length - 1, { intern });
+    assert.ok(typeof decoded !== 'string' && decoded.op === 'reg');
+    assert.equal(decoded.registration.eventId, `interned:${reg.eventId}`);
+  }
+});
