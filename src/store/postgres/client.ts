@@ -68,7 +68,8 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
     async transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
-      client.on('error', (error: Error) => (broken = error));
+      const onError = (error: Error): void => void (broken = error);
+      client.on('error', onError);
       try {
         // Several statements in one simple query answer with one result each.
         const begun = (await client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`)) as pgType.QueryResult | pgType.QueryResult[];
@@ -89,7 +90,9 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        // A connection that failed is closed rather than given back, so no one inherits its state.
+        // A connection that failed is closed rather than given back, so no one inherits its state; a pooled one
+        // keeps no listener of this transaction (they added up, one per write, on every connection of the pool).
+        client.off('error', onError);
         client.release(broken);
       }
     },

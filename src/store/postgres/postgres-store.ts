@@ -15,6 +15,9 @@ import { KeyTable } from './key-table.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { decodeLines, LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 import { migrateSchema } from './schema.js';
+import { ChangeHistory, type ChangeHistorySource } from '../views/change-history.js';
+import { readHistory } from './history-feed.js';
+import { PostgresWebhookTable } from './webhook-table.js';
 
 /** One log call: a message and its fields. */
 type LogCall = (message: string, fields?: Record<string, string | number | boolean | null | undefined>) => void;
@@ -72,6 +75,10 @@ export class PostgresStore implements EventStore {
   readonly keys: KeyTable;
   /** Rate-limit slots leased to instances. */
   readonly rateLeases: RateLeaseTable;
+  /** The webhooks, shared by every instance on the database (API.md §13). */
+  readonly webhookTable: PostgresWebhookTable;
+  /** Told of each record applied here with its context (webhooks): this instance's writes (the write queue) and others' (applyRecord). */
+  readonly #history = new ChangeHistory();
   #lastSeq = 0;
   #intents: Intent[] = [];
   /** Every batch's decisions and every catch-up run after the one before: the views change in one order. */
@@ -96,9 +103,10 @@ export class PostgresStore implements EventStore {
     this.#pollMs = options.pollMs ?? 500;
     this.keys = new KeyTable(db);
     this.rateLeases = new RateLeaseTable(db);
+    this.webhookTable = new PostgresWebhookTable(db);
     const index = new EventIndex();
     this.changes = new ChangeLog((id) => index.get(id));
-    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable() };
+    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };
   }
 
   /** Reads the whole log, then follows it: notifications wake it, a poll backs them up. */
@@ -139,6 +147,16 @@ export class PostgresStore implements EventStore {
 
   get size(): number {
     return this.#views.index.size;
+  }
+
+  /** Every record as it is applied here, in seq order, whichever instance wrote it; and the past read back from campus_log. */
+  get history(): ChangeHistorySource {
+    return {
+      subscribe: (listener) => this.#history.subscribe(listener),
+      // The database's log is never compacted.
+      onCompacted: () => () => undefined,
+      readAfter: (since, limit) => readHistory(this.#db, { since, through: this.#lastSeq, limit }, this.#now()),
+    };
   }
 
   get writable(): boolean {
