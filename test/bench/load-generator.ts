@@ -72,7 +72,7 @@ export function runNodeLoad(plan: LoadPlan, onMeasuring?: () => void): Promise<L
           hostname: target.hostname,
           port: target.port,
           method: post === undefined ? 'GET' : 'POST',
-          path: post === undefined ? plan.paths[index % plan.paths.length]! : post.path,
+          path: post === undefined ? plan.paths[index % plan.paths.length]! : (post.paths?.[index % post.paths.length] ?? post.path),
           headers: post === undefined ? getHeaders : uniqueBodies ? { ...postHeaders, 'content-length': String(Buffer.byteLength(payload)) } : postHeaders,
         },
         (response) => {

@@ -14,7 +14,8 @@ export interface LoadPlan {
   authorization?: string;
   /** A JSON POST replacing every `every`-th request (1: all of them). */
   /** `{{n}}` in the body becomes a number never sent before in this process (registrations need distinct e-mails). */
-  post?: { path: string; body: string; every: number };
+  /** `paths`, when given, are the POST targets used in turn instead of `path` (registrations spread over many events). */
+  post?: { path: string; body: string; every: number; paths?: readonly string[] };
 }
 
 /** What a run measured; warm-up requests are counted apart and not in the rate or the latencies. */

@@ -14,13 +14,27 @@ export interface Queryable {
   query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
 }
 
+/** Queries inside a transaction, and the way to end it in the same round trip as its last statements. */
+export interface Transaction extends Queryable {
+  /** The rows of the last statement of `first` (see Database.transaction); none without it. */
+  readonly firstRows: readonly Record<string, unknown>[];
+  /**
+   * Sends `statements` (without parameters: values go in with `literal`) and COMMIT in one round trip; resolves once
+   * COMMIT answered, rejects when any of them failed (then none took effect, unless COMMIT itself was lost).
+   */
+  commitWith(statements: string): Promise<void>;
+  /** `value` as an SQL string literal, escaped by the client. */
+  literal(value: string): string;
+}
+
 /** What the store needs of a database: queries, transactions on one connection, notifications. */
 export interface Database extends Queryable {
   /**
    * BEGIN, `work`, COMMIT on one pooled connection (ROLLBACK when `work` throws); resolves once COMMIT answered.
-   * `first`, a statement without parameters, goes in the same round trip as BEGIN.
+   * `first`, statements without parameters, go in the same round trip as BEGIN. COMMIT is not sent again when
+   * `work` ended the transaction with `commitWith`.
    */
-  transaction<T>(work: (tx: Queryable) => Promise<T>, first?: string): Promise<T>;
+  transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string): Promise<T>;
   /**
    * LISTENs on `channel` on a connection of its own, reconnecting after a failure; `onConnect` runs after each
    * (re)connect, since notifications sent meanwhile were missed. Returns the way to stop.
@@ -51,21 +65,34 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
     async query<Row>(text: string, params: readonly unknown[] = []) {
       return rowsOf<Row>(await pool.query(text, params as unknown[]));
     },
-    async transaction<T>(work: (tx: Queryable) => Promise<T>, first?: string): Promise<T> {
+    async transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
-      client.on('error', (error: Error) => (broken = error));
+      const onError = (error: Error): void => void (broken = error);
+      client.on('error', onError);
       try {
-        await client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`);
-        const result = await work({ query: async <Row>(text: string, params: readonly unknown[] = []) => rowsOf<Row>(await client.query(text, params as unknown[])) });
-        await client.query('COMMIT');
+        // Several statements in one simple query answer with one result each.
+        const begun = (await client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`)) as pgType.QueryResult | pgType.QueryResult[];
+        let committed = false;
+        const result = await work({
+          firstRows: rowsOf(Array.isArray(begun) ? begun[begun.length - 1]! : begun),
+          query: async <Row>(text: string, params: readonly unknown[] = []) => rowsOf<Row>(await client.query(text, params as unknown[])),
+          async commitWith(statements) {
+            committed = true;
+            await client.query(`${statements}; COMMIT`);
+          },
+          literal: (value) => client.escapeLiteral(value),
+        });
+        if (!committed) await client.query('COMMIT');
         return result;
       } catch (error) {
         broken ??= error instanceof Error ? error : new Error(String(error));
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        // A connection that failed is closed rather than given back, so no one inherits its state.
+        // A connection that failed is closed rather than given back, so no one inherits its state; a pooled one
+        // keeps no listener of this transaction (they added up, one per write, on every connection of the pool).
+        client.off('error', onError);
         client.release(broken);
       }
     },

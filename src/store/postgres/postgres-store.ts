@@ -10,11 +10,14 @@ import { RosterTable } from '../views/roster-table.js';
 import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
 import { WriteQueue } from '../views/write-queue.js';
 import { applyRecord, type Views } from '../views/apply-record.js';
-import { connect, redactUrl, withTimeout, type Database, type Queryable } from './client.js';
+import { connect, redactUrl, withTimeout, type Database, type Queryable, type Transaction } from './client.js';
 import { KeyTable } from './key-table.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { decodeLines, LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 import { migrateSchema } from './schema.js';
+import { ChangeHistory, type ChangeHistorySource } from '../views/change-history.js';
+import { readHistory } from './history-feed.js';
+import { PostgresWebhookTable } from './webhook-table.js';
 
 /** One log call: a message and its fields. */
 type LogCall = (message: string, fields?: Record<string, string | number | boolean | null | undefined>) => void;
@@ -35,6 +38,17 @@ export interface PostgresStoreOptions {
 
 /** How long a read, or the wait for a write transaction's connection, may take before the database counts as unreachable. */
 const QUERY_TIMEOUT_MS = 2_000;
+
+/** Rows a catch-up reads at a time. */
+const CATCH_UP_ROWS = 5000;
+
+/** The log after `lastSeq`, in order; seq::float8: an exact number for every seq below 2^53, where int8 would come back as a string. */
+function catchUpQuery(lastSeq: number): string {
+  return `SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > ${Math.trunc(lastSeq)} ORDER BY seq LIMIT ${CATCH_UP_ROWS}`;
+}
+
+/** A log row as a catch-up reads it. */
+type LogRow = { seq: number; line: string };
 
 /** A write waiting for the next batch: it is decided only inside the batch's transaction, against caught-up state. */
 interface Intent {
@@ -61,11 +75,20 @@ export class PostgresStore implements EventStore {
   readonly keys: KeyTable;
   /** Rate-limit slots leased to instances. */
   readonly rateLeases: RateLeaseTable;
+  /** The webhooks, shared by every instance on the database (API.md §13). */
+  readonly webhookTable: PostgresWebhookTable;
+  /** Told of each record applied here with its context (webhooks): this instance's writes (the write queue) and others' (applyRecord). */
+  readonly #history = new ChangeHistory();
   #lastSeq = 0;
   #intents: Intent[] = [];
-  /** Every batch and catch-up runs after the one before: the views change in one order. */
+  /** Every batch's decisions and every catch-up run after the one before: the views change in one order. */
   #chain: Promise<void> = Promise.resolve();
+  /** Writes are queued for a batch that has not taken them yet (started, or to start once #deciding ends). */
   #batchQueued = false;
+  /** A batch holds the log's lock and has not yet sent its COMMIT: the next batch starts when it does. */
+  #deciding = false;
+  /** Batches whose transaction is open, for close() to wait on: at most two, one holding the log's lock, one waiting for it. */
+  readonly #batches = new Set<Promise<void>>();
   /** Why the database cannot be used now (for 503 and /health); undefined while it can. */
   #down: string | undefined;
   #closed = false;
@@ -80,16 +103,17 @@ export class PostgresStore implements EventStore {
     this.#pollMs = options.pollMs ?? 500;
     this.keys = new KeyTable(db);
     this.rateLeases = new RateLeaseTable(db);
+    this.webhookTable = new PostgresWebhookTable(db);
     const index = new EventIndex();
     this.changes = new ChangeLog((id) => index.get(id));
-    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable() };
+    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };
   }
 
   /** Reads the whole log, then follows it: notifications wake it, a poll backs them up. */
   async start(): Promise<void> {
     await this.#catchUp(this.#db);
     this.#unlisten = await this.#db.listen(LOG_CHANNEL, (payload) => {
-      if (Number(payload) > this.#lastSeq) this.#follow();
+      if (Number(payload) > this.#lastSeq) this.#follow(Number(payload));
     }, () => this.#follow());
     this.#timer = setInterval(() => this.#follow(), this.#pollMs);
     this.#timer.unref();
@@ -123,6 +147,16 @@ export class PostgresStore implements EventStore {
 
   get size(): number {
     return this.#views.index.size;
+  }
+
+  /** Every record as it is applied here, in seq order, whichever instance wrote it; and the past read back from campus_log. */
+  get history(): ChangeHistorySource {
+    return {
+      subscribe: (listener) => this.#history.subscribe(listener),
+      // The database's log is never compacted.
+      onCompacted: () => () => undefined,
+      readAfter: (since, limit) => readHistory(this.#db, { since, through: this.#lastSeq, limit }, this.#now()),
+    };
   }
 
   get writable(): boolean {
@@ -165,6 +199,8 @@ export class PostgresStore implements EventStore {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#timer);
+    // A batch ending may start the next for writes queued meanwhile: wait until none is left.
+    while (this.#batches.size > 0) await Promise.all(this.#batches);
     await this.#chain;
     await this.#unlisten?.().catch(() => undefined);
     await this.#db.end();
@@ -177,18 +213,52 @@ export class PostgresStore implements EventStore {
       this.#intents.push({ run, idem: options.idem, resolve, reject });
       if (this.#batchQueued) return;
       this.#batchQueued = true;
-      this.#exclusive(() => this.#batch());
+      if (!this.#deciding) this.#startBatch();
     });
+  }
+
+  #startBatch(): void {
+    const batch = this.#batch();
+    this.#batches.add(batch);
+    void batch.finally(() => this.#batches.delete(batch));
+  }
+
+  /** The deciding batch sends its COMMIT (or ends): a batch for the writes queued meanwhile starts and waits for the lock. */
+  #decided(): void {
+    if (!this.#deciding) return;
+    this.#deciding = false;
+    if (this.#batchQueued) this.#startBatch();
+  }
+
+  /** The writes queued so far, for the batch taking them; later ones start the next batch. */
+  #takeIntents(): Intent[] {
+    this.#batchQueued = false;
+    const intents = this.#intents;
+    this.#intents = [];
+    return intents;
+  }
+
+  /** Waits for the views' turn (after every step queued before); resolves with the function that ends the turn. */
+  #turn(): Promise<() => void> {
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const turn = this.#chain.then(() => end);
+    this.#chain = turn.then(() => ended);
+    return turn;
   }
 
   #exclusive(step: () => Promise<void>): void {
     this.#chain = this.#chain.then(step).catch((error: unknown) => this.#lost(error));
   }
 
-  /** Catches up with what other instances committed (a notification, the poll, a reconnect). */
-  #follow(): void {
+  /**
+   * Catches up with what other instances committed (a notification, the poll, a reconnect). A notification of
+   * `upTo` needs no read once the views reach it: usually this instance's own commit, applied meanwhile.
+   */
+  #follow(upTo?: number): void {
     if (this.#closed) return;
     this.#exclusive(async () => {
+      if (upTo !== undefined && upTo <= this.#lastSeq && this.#down === undefined) return;
       await this.#catchUp(this.#db);
       if (this.#down !== undefined) {
         this.#logger.info('the database is reachable again; writes resume', {});
@@ -197,32 +267,36 @@ export class PostgresStore implements EventStore {
     });
   }
 
-  /** Applies every committed record after #lastSeq, in seq order. */
-  async #catchUp(db: Queryable): Promise<void> {
+  /** Applies every committed record after #lastSeq, in seq order; `read`: the first rows, read already (by catchUpQuery). */
+  async #catchUp(db: Queryable, read?: readonly LogRow[]): Promise<void> {
     for (;;) {
-      // seq::float8: an exact number for every seq below 2^53, where int8 would come back as a string.
-      const rows = await withTimeout(db.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 5000', [this.#lastSeq]), QUERY_TIMEOUT_MS, 'reading the log');
-      if (rows.length === 0) return;
-      const nowMs = this.#now();
-      for (const record of decodeLines(rows)) {
-        applyRecord(this.#views, record, nowMs);
-        this.#lastSeq = record.seq > this.#lastSeq ? record.seq : this.#lastSeq;
+      const rows = read ?? (await withTimeout(db.query<LogRow>(catchUpQuery(this.#lastSeq)), QUERY_TIMEOUT_MS, 'reading the log'));
+      read = undefined;
+      // Rows read before the batch ahead applied its own (see #batch) are in the views already.
+      const fresh = rows.filter((row) => row.seq > this.#lastSeq);
+      if (fresh.length > 0) {
+        const nowMs = this.#now();
+        for (const record of decodeLines(fresh)) {
+          applyRecord(this.#views, record, nowMs);
+          this.#lastSeq = record.seq > this.#lastSeq ? record.seq : this.#lastSeq;
+        }
+        this.#lastSeq = Math.max(this.#lastSeq, fresh[fresh.length - 1]!.seq);
+        this.changes.batchCommitted(this.#views.index.values(), this.#views.index.size);
       }
-      this.#lastSeq = Math.max(this.#lastSeq, rows[rows.length - 1]!.seq);
-      this.changes.batchCommitted(this.#views.index.values(), this.#views.index.size);
-      if (rows.length < 5000) return;
+      if (rows.length < CATCH_UP_ROWS) return;
     }
   }
 
   /**
-   * One transaction for every write queued meanwhile (group commit): the log's lock, catch-up, the shared
-   * write queue's decisions against the now-current state, one insert, commit; only then the views change.
+   * One transaction for every write queued until it holds the log's lock (group commit), in two round trips: BEGIN,
+   * the lock and the catch-up read; then, after the shared write queue's decisions against the now-current state,
+   * one insert, the notification and COMMIT. Only then the views change. Pipelined: the next batch starts as this one
+   * sends its COMMIT, so its first round trip waits on the lock meanwhile; it decides only once this one's records
+   * are applied (its turn), skipping them in what it read.
    */
   async #batch(): Promise<void> {
-    this.#batchQueued = false;
-    const intents = this.#intents;
-    this.#intents = [];
-    if (intents.length === 0) return;
+    let intents: Intent[] | undefined;
+    let endTurn = (): void => undefined;
     let failure: unknown;
     /** Set once the transaction's fate is known: the queue's persist waits on it before the views change. */
     let settleCommit!: { resolve: () => void; reject: (error: unknown) => void };
@@ -235,10 +309,15 @@ export class PostgresStore implements EventStore {
     let started = false;
     let abandoned = false;
     try {
-      const transaction = this.#db.transaction(async (tx) => {
+      const transaction = this.#db.transaction(async (tx: Transaction) => {
         if (abandoned) throw new Error('abandoned: its connection came too late');
         started = true;
-        await this.#catchUp(tx);
+        endTurn = await this.#turn();
+        intents = this.#takeIntents();
+        this.#deciding = true;
+        // The batch ahead failed: this one's writes get the same 503, and its transaction writes nothing.
+        if (this.#down !== undefined) throw new Error(this.#down);
+        await this.#catchUp(tx, tx.firstRows as LogRow[]);
         newest = this.#lastSeq;
         let signalInserted!: () => void;
         const insertedSignal = new Promise<void>((resolve) => (signalInserted = resolve));
@@ -247,6 +326,8 @@ export class PostgresStore implements EventStore {
           now: this.#now,
           nextSeq: this.#lastSeq + 1,
           maxBatchChars: Number.MAX_SAFE_INTEGER,
+          // Every write of the batch is queued below at once; waiting a turn of the event loop would hold the lock longer.
+          gatherTurn: false,
           persist: async (text) => {
             // One persist per batch: a second would run outside the transaction and its lock.
             if (inserted) throw new Error('a batch persisted twice');
@@ -255,8 +336,11 @@ export class PostgresStore implements EventStore {
             const seqs = lines.map(seqOfLine);
             newest = Math.max(newest, ...seqs);
             try {
-              // One round trip: the rows, and the notification followers wake on (sent by PostgreSQL at commit).
-              await tx.query('WITH written AS (INSERT INTO campus_log (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[]) RETURNING 1) SELECT pg_notify($3, $4) FROM (SELECT count(*) FROM written) AS done', [seqs, lines, LOG_CHANNEL, String(newest)]);
+              // One round trip: the rows, the notification followers wake on (sent by PostgreSQL at commit), and COMMIT.
+              // Seqs are integers; lines go in as literals the client escapes (a simple query takes no parameters).
+              this.#decided();
+              const values = `unnest(ARRAY[${seqs.join(',')}]::bigint[], ARRAY[${lines.map((line) => tx.literal(line)).join(',')}]::text[])`;
+              await tx.commitWith(`WITH written AS (INSERT INTO campus_log (seq, line) SELECT * FROM ${values} RETURNING 1) SELECT pg_notify(${tx.literal(LOG_CHANNEL)}, '${newest}') FROM (SELECT count(*) FROM written) AS done`);
             } catch (error) {
               failure = error;
               throw error;
@@ -271,7 +355,7 @@ export class PostgresStore implements EventStore {
         // Either the queue persisted (then the transaction commits when this returns), or nothing was to be written.
         await Promise.race([insertedSignal, queue.drain()]);
         if (failure !== undefined) throw failure;
-      }, `SELECT pg_advisory_xact_lock(${LOG_LOCK})`);
+      }, `SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${catchUpQuery(this.#lastSeq)}`);
       transaction.catch(() => undefined);
       await withTimeout(transaction, QUERY_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
         if (started) return transaction;
@@ -286,9 +370,12 @@ export class PostgresStore implements EventStore {
     }
     await Promise.all(settled);
     if (failure !== undefined) {
-      for (const intent of intents) intent.reject(this.#unavailable());
+      // Writes not taken yet (the transaction never got its lock) fail with it; a new write starts a new batch.
+      for (const intent of intents ?? this.#takeIntents()) intent.reject(this.#unavailable());
       this.#lost(failure);
     }
+    this.#decided();
+    endTurn();
   }
 
   /** Runs one write in the batch's queue; an Idempotency-Key another instance answered meanwhile replays instead. */

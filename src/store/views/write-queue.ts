@@ -39,6 +39,11 @@ export interface WriteQueueOptions {
   documents?: DocumentTable;
   /** Webhooks' view of the log: told of each durable batch, line by line with its context, while anyone listens. */
   history?: ChangeHistory;
+  /**
+   * Whether a batch waits one turn of the event loop for the writes of every request read in that turn. Default
+   * true. False for a caller that queues a whole batch at once (the PostgreSQL store, holding the log's lock).
+   */
+  gatherTurn?: boolean;
 }
 
 /** A change to one event inside a queued write. */
@@ -122,6 +127,7 @@ export class WriteQueue {
   readonly #changes: ChangeLog | undefined;
   readonly #idempotency: IdempotencyTable | undefined;
   readonly #history: ChangeHistory | undefined;
+  readonly #gatherTurn: boolean;
   /** Events with queued (not yet durable) changes: what the next change to each sees. */
   readonly #pending = new Map<string, Pending>();
   /**
@@ -153,6 +159,7 @@ export class WriteQueue {
     this.#idempotency = options.idempotency;
     this.#documents = options.documents ?? new DocumentTable();
     this.#history = options.history;
+    this.#gatherTurn = options.gatherTurn ?? true;
   }
 
   /** The committed document `id` of `collection`. */
@@ -464,8 +471,9 @@ export class WriteQueue {
   }
 
   async #run(): Promise<void> {
-    // Wait one turn of the event loop, so the writes of every request read in this turn go out together.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Wait one turn of the event loop, so the writes of every request read in this turn go out together; without
+    // gatherTurn, only until the caller's synchronous queueing is done.
+    await (this.#gatherTurn ? new Promise<void>((resolve) => setImmediate(resolve)) : Promise.resolve());
     while (this.#queue.length > 0 && !this.#paused) {
       const batch = this.#takeBatch();
       let text = '';
