@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connect } from '../../../src/store/postgres/client.js';
+import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { runCli, runServer, spawnServer } from '../../helpers/spawn.js';
 
@@ -25,7 +26,7 @@ describe('starting instances on PostgreSQL', { skip, timeout: 60_000 }, () => {
       assert.deepEqual(keys.map((key) => key.role), ['admin']);
       const db = await connect(url);
       try {
-        assert.deepEqual(await db.query("SELECT name, value FROM campus_meta WHERE name = 'schema_version'"), [{ name: 'schema_version', value: '1' }]);
+        assert.deepEqual(await db.query("SELECT name, value FROM campus_meta WHERE name = 'schema_version'"), [{ name: 'schema_version', value: String(SCHEMA_VERSION) }]);
       } finally {
         await db.end();
       }
