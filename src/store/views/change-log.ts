@@ -74,6 +74,11 @@ export class ChangeLog implements ChangeFeedSource {
     return this.#horizon;
   }
 
+  /** Entries in the change index now, superseded ones included: what its memory bound is about (for tests). */
+  get indexLength(): number {
+    return this.#seqs.length;
+  }
+
   /** Tombstones held now (for compaction and tests). */
   get tombstones(): ReadonlyMap<string, number> {
     return this.#tombstones;

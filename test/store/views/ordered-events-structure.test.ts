@@ -107,3 +107,75 @@ test('checkInvariants() throws for a tree built from events out of list order', 
   assert.throws(() => new OrderedEvents(events).checkInvariants(), /out of list order/);
   assert.throws(() => new OrderedEvents(hourly(10).reverse()).checkInvariants(), /out of list order/);
 });
+
+test('two branches merge and split again when the small one falls under 16 children beside one of more than 48', () => {
+  const seed = Number(process.env['TREE_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+  const random = mulberry32(seed);
+  // 4,608 events: 96 leaves of 48 under two branches of 48 leaves each.
+  let model = hourly(4608);
+  const tree = new OrderedEvents(model);
+  // Grow the right branch to 58 leaves: 17 more events in ten of its leaves split each of them.
+  for (let leaf = 0; leaf < 10; leaf++) {
+    for (let k = 0; k < 17; k++) {
+      const event = stored(200_000 + leaf * 17 + k, BASE + (2400 + leaf * 192) * HOUR + k + 1, BASE + (2401 + leaf * 192) * HOUR);
+      tree.insert(event);
+      model.push(event);
+    }
+  }
+  model.sort(compareEvents);
+  assertHolds(tree, model, `seed ${seed}: grown`);
+  // Empty the left branch in random order: on the way it falls under 16 leaves and merges into more than 64, which split.
+  const left = model.filter((event) => event.startMs < BASE + 2304 * HOUR);
+  for (let deleted = 1; left.length > 0; deleted++) {
+    const [gone] = left.splice(Math.floor(random() * left.length), 1);
+    assert.equal(tree.delete(gone!), true);
+    model.splice(model.indexOf(gone!), 1);
+    if (deleted % 4 === 0 || left.length < 200) assertHolds(tree, model, `seed ${seed}: delete ${deleted}`);
+  }
+  assertHolds(tree, model, `seed ${seed}: merged and split`);
+});
+
+test('checkInvariants() throws for a tree holding the same event twice', () => {
+  const events = hourly(10);
+  assert.throws(() => new OrderedEvents([...events.slice(0, 5), events[4]!, ...events.slice(5)]).checkInvariants(), /out of list order/);
+});
+
+test('ranksEndingAfter() reads nothing below the root when every event ends exactly at the end bound', () => {
+  // 5,000 events ending at the same instant: none ends after it, and a subtree whose latest end equals the bound is skipped whole.
+  const endByMs = BASE + 6000 * HOUR;
+  let reads = 0;
+  const events = hourly(5000).map((event) => {
+    const copy = { ...event, endMs: endByMs };
+    Object.defineProperty(copy, 'startMs', { get: () => (reads++, event.startMs), enumerable: true });
+    return copy as StoredEvent;
+  });
+  const tree = new OrderedEvents(events);
+  reads = 0;
+  assert.deepEqual(tree.ranksEndingAfter(BASE, endByMs), []);
+  assert.equal(reads, 0, `read a start ${reads} times`);
+  assert.deepEqual(tree.ranksEndingAfter(BASE, endByMs - 1), Array.from({ length: 5000 }, (_, rank) => rank), 'one ms earlier, every event ends after the bound');
+});
+
+test('slice() and sliceEndingBy() from a rank before the first, or past the last, give nothing', () => {
+  for (const count of [10, 500]) {
+    const tree = new OrderedEvents(hourly(count));
+    assert.deepEqual(tree.slice(-1, 5), [], `${count}: slice(-1)`);
+    assert.deepEqual(tree.sliceEndingBy(-1, 5, BASE + 10_000 * HOUR), [], `${count}: sliceEndingBy(-1)`);
+    assert.deepEqual(tree.slice(count, 5), [], `${count}: slice(size)`);
+    assert.deepEqual(tree.slice(count - 1, 5).length, 1, `${count}: slice(size - 1)`);
+  }
+});
+
+test('ranksEndingAfter() finds events that start exactly at either bound, across leaves of one start time', () => {
+  // 500 events with one start time fill several leaves: every separator starts at the bound itself.
+  const startMs = BASE + 10 * HOUR;
+  const events = Array.from({ length: 500 }, (_, n) => stored(n, startMs, startMs + 10 * HOUR));
+  const tree = new OrderedEvents([...hourly(5), ...events, ...hourly(5, 1000)]);
+  const all = Array.from({ length: 500 }, (_, k) => 5 + k);
+  assert.deepEqual(tree.ranksEndingAfter(startMs, startMs + HOUR), all, 'starting at the window\'s first instant');
+  assert.deepEqual(tree.ranksEndingAfter(startMs - HOUR, startMs), all, 'starting at its last instant');
+  assert.deepEqual(tree.ranksEndingAfter(startMs + 1, startMs + HOUR), [], 'starting before the window');
+  assert.equal(tree.countStartingBefore(startMs), 5);
+  assert.equal(tree.countStartingBefore(startMs + 1), 505);
+  assert.deepEqual(tree.slice(4, 3).map((event) => event.startMs), [BASE + 4 * HOUR, startMs, startMs]);
+});

@@ -14,12 +14,13 @@ function stored(id: string, startMs: number, endMs: number): StoredEvent {
   return { id, startMs, endMs, category: CATEGORIES[0], organizerEmail: 'a@b.example', createdAt: '2026-01-01T00:00:00.000Z', modifiedMs: 0, seq: 1, json: '{}' };
 }
 
-/** The obvious implementation: a sorted array, filtered and counted by walking it. */
+/** The obvious implementation: a sorted array, filtered and counted by walking it (with plain loops: it runs for every mutant). */
 class SortedArrayModel {
   items: StoredEvent[] = [];
   insert(event: StoredEvent): void {
-    this.items.push(event);
-    this.items.sort(compareEvents);
+    let at = this.items.length;
+    while (at > 0 && compareEvents(this.items[at - 1]!, event) > 0) at--;
+    this.items.splice(at, 0, event);
   }
   delete(event: StoredEvent): boolean {
     const at = this.items.indexOf(event);
@@ -28,10 +29,17 @@ class SortedArrayModel {
     return true;
   }
   countStartingBefore(ms: number): number {
-    return this.items.filter((event) => event.startMs < ms).length;
+    let count = 0;
+    for (const event of this.items) if (event.startMs < ms) count++;
+    return count;
   }
   ranksEndingAfter(fromMs: number, endByMs: number): number[] {
-    return this.items.flatMap((event, rank) => (event.startMs >= fromMs && event.startMs <= endByMs && event.endMs > endByMs ? [rank] : []));
+    const ranks: number[] = [];
+    for (let rank = 0; rank < this.items.length; rank++) {
+      const event = this.items[rank]!;
+      if (event.startMs >= fromMs && event.startMs <= endByMs && event.endMs > endByMs) ranks.push(rank);
+    }
+    return ranks;
   }
   sliceEndingBy(from: number, count: number, endByMs: number): StoredEvent[] {
     const out: StoredEvent[] = [];
