@@ -172,3 +172,11 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** A short description of a database error without secrets, e.g. `ECONNREFUSED` or `57P01: terminating connection`. */
+export function describeDatabaseError(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return 'an unexpected error';
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message.split('\n')[0]!.slice(0, 120) : '';
+  return typeof code === 'string' ? `${code}${text === '' || text === code ? '' : `: ${text}`}` : text || 'an unexpected error';
+}
