@@ -46,6 +46,23 @@ describe('LeasedWindowLimiter on one database', { skip, timeout: 60_000 }, () =>
     }
   });
 
+
+  it('RateLeaseTable.lease() grants up to the limit over every lease of a key, for a key with quotes and backslashes too (sent as escaped literals)', async () => {
+    const db = await connect(await pg.database('rate_literal'));
+    try {
+      await migrateSchema(db);
+      const table = new RateLeaseTable(db);
+      const key = "203.0.113.7'; DROP TABLE campus_rate; --\\'";
+      assert.deepEqual(await table.lease(key, 1000, 5, 7), { granted: 5, total: 5, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, 5, 7), { granted: 2, total: 7, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, 5, 7), { granted: 0, total: 7, oldest: 1000 });
+      // Another key is counted apart; a whole window later the first key's slots are free again.
+      assert.deepEqual(await table.lease('key_other', 1001, 3, 7), { granted: 3, total: 3, oldest: 1001 });
+      assert.deepEqual(await table.lease(key, 1061, 5, 7), { granted: 5, total: 7, oldest: 1001 });
+    } finally {
+      await db.end();
+    }
+  });
 });
 
 describe('LeasedWindowLimiter', () => {

@@ -40,6 +40,8 @@ export interface Database extends Queryable {
    * (re)connect, since notifications sent meanwhile were missed. Returns the way to stop.
    */
   listen(channel: string, onNotify: (payload: string) => void, onConnect: () => void): Promise<() => Promise<void>>;
+  /** `value` as an SQL string literal, escaped by the client (for statements sent without parameters). */
+  literal(value: string): string;
   end(): Promise<void>;
 }
 
@@ -68,7 +70,8 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
     async transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
-      client.on('error', (error: Error) => (broken = error));
+      const onError = (error: Error): void => void (broken = error);
+      client.on('error', onError);
       try {
         // Several statements in one simple query answer with one result each.
         const begun = (await client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`)) as pgType.QueryResult | pgType.QueryResult[];
@@ -89,7 +92,9 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        // A connection that failed is closed rather than given back, so no one inherits its state.
+        // A connection that failed is closed rather than given back, so no one inherits its state; a pooled one
+        // keeps no listener of this transaction (they would pile up, one per transaction, for the connection's life).
+        client.off('error', onError);
         client.release(broken);
       }
     },
@@ -127,6 +132,7 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
         await client?.end().catch(() => undefined);
       };
     },
+    literal: (value) => pg.escapeLiteral(value),
     async end() {
       await pool.end();
     },
