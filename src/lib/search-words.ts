@@ -41,7 +41,8 @@ export function foldText(text: string): string {
   return HANGUL_JAMO.test(folded) ? folded.normalize('NFC') : folded;
 }
 
-function foldCodePoint(codePoint: number): string {
+/** The fold of one non-ASCII code point (as foldText folds it inside a text), cached. */
+export function foldCodePoint(codePoint: number): string {
   let folded = foldedCodePoints.get(codePoint);
   if (folded === undefined) {
     folded = String.fromCodePoint(codePoint).normalize('NFKD').replace(MARKS, '').toUpperCase().toLowerCase().replace(MARKS, '').replaceAll('ς', 'σ').replaceAll('ß', 'ss');

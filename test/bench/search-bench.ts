@@ -1,6 +1,7 @@
 // `make bench` (100,000 events) and `make bench-full` (adds 1,000,000): the cost of `q` and of its index, against
 // the same pages without `q` and the same server without the index, with PASS/MISS against issue 19's targets.
-// Flags: --full, --quick (1 s runs, 1 round), --generator node|wrk (default wrk when on the PATH).
+// Flags: --full, --quick (1 s runs, 1 round), --startup N (start-up figures only, at N events),
+// --generator node|wrk (default wrk when on the PATH).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,8 @@ import { standaloneContext } from './standalone-context.js';
 const args = process.argv.slice(2);
 const full = args.includes('--full');
 const quick = args.includes('--quick');
+/** `--startup N`: only the start-up figures (with and without the index, both kinds of data) at N events. */
+const startupOnly = args.includes('--startup') ? Number(args[args.indexOf('--startup') + 1]) : undefined;
 const CLIENTS = 10;
 const WRITE_CLIENTS = 32;
 const context = standaloneContext('search', { warmupMs: quick ? 300 : 500, durationMs: quick ? 1000 : 2000, rounds: quick ? 1 : 2, generator: args.includes('--generator') && args[args.indexOf('--generator') + 1] === 'node' ? 'node' : undefined });
@@ -99,7 +102,8 @@ function startupLines(size: string, data: string, indexed: Startup, bare: Startu
   targets.push(`- **${verdict(indexed.cpuMs <= bare.cpuMs * 1.25)}** ${size} events, ${data}: the index adds at most 25 % to start-up's CPU (until the index is built): +${growth(indexed.cpuMs, bare.cpuMs)}${atTarget}`);
 }
 
-async function benchSize(events: number): Promise<void> {
+/** Start-up with and without the index at `events` events, on both kinds of data; returns the Zipf data. */
+async function startupSize(events: number): Promise<BenchData> {
   const data = await generateSearchData(path.join(workDir, `search-${events}`), events);
   progress(`generated ${events} events`);
   const size = events.toLocaleString('en-US');
@@ -111,6 +115,12 @@ async function benchSize(events: number): Promise<void> {
   const usual = await generateData(path.join(workDir, `usual-${events}`), events);
   startupLines(size, "the main bench's data", await startup(usual, false, runs), await startup(usual, true, runs));
   fs.rmSync(usual.dir, { recursive: true, force: true });
+  return data;
+}
+
+async function benchSize(events: number): Promise<void> {
+  const data = await startupSize(events);
+  const size = events.toLocaleString('en-US');
 
   const server = await startOurs(context, data, { name: `q ${events}`, launcher: true });
   try {
@@ -148,8 +158,11 @@ async function benchSize(events: number): Promise<void> {
 
 try {
   progress(`generator ${context.generator}; ${context.serverCpus === undefined ? 'no CPU pinning' : 'server on CPU 0, generator on the others'}; load average ${os.loadavg()[0]!.toFixed(2)}`);
-  await benchSize(100_000);
-  if (full) await benchSize(1_000_000);
+  if (startupOnly !== undefined) await startupSize(startupOnly);
+  else {
+    await benchSize(100_000);
+    if (full) await benchSize(1_000_000);
+  }
   process.stdout.write(`\n## Search (q) and its index\n\nZipf text (50,000 words; the common word is in most events, the rare one in about 1 in 2,000); ${context.generator}, ${CLIENTS} clients, ${context.durationMs / 1000} s runs after ${context.warmupMs / 1000} s warm-up, ${context.rounds} rounds alternating; load average ${os.loadavg()[0]!.toFixed(2)} at the end.\n\n`);
   process.stdout.write(`| figure | events | with q / with the index | without | growth |\n|---|--:|--:|--:|--:|\n${lines.join('\n')}\n\n${targets.join('\n')}\n`);
 } catch (error) {

@@ -19,12 +19,15 @@ export function searchTextOf(stored: StoredEvent): string[] {
     const start = json.indexOf(key, from) + key.length;
     const end = json.indexOf(next, start);
     if (start < key.length || end < 0) throw new TypeError(`an event view without the field ${key}`);
-    // A JSON string literal: read as is unless it holds an escape (`\n` would otherwise read as the letter n).
-    const literal = json.slice(start, end);
-    texts.push(literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1));
+    texts.push(textOfLiteral(json.slice(start, end)));
     from = end;
   }
   return texts;
+}
+
+/** The text of a JSON string literal: read as is unless it holds an escape (`\n` would otherwise read as the letter n). */
+export function textOfLiteral(literal: string): string {
+  return literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
 }
 
 /** Whether two states of an event have the same searched text (a registration changes only the count). */

@@ -17,6 +17,8 @@ export interface PackedColumns {
   viewCrc(slot: number, id: string): number;
   viewBytes(slot: number, id: string): number;
   recount(slot: number, id: string, registered: number, seq: number, modifiedMs: number): PackedEvent;
+  searchTextKey(slot: number, field: number): number;
+  searchText(slot: number, field: number): string;
 }
 
 /** A replayed event whose state lives in a PackedEvents slot: an id and a slot on the heap, the rest in columns and the arena. */
@@ -69,6 +71,14 @@ export class PackedEvent extends EventState {
   }
   seats(): { capacity: number; registered: number } {
     return this.#table.seats(this.#slot);
+  }
+  /** A key of a searched text field (0 title, 1 description, 2 location, 3 organizer name): equal keys, equal text. */
+  searchTextKey(field: number): number {
+    return this.#table.searchTextKey(this.#slot, field);
+  }
+  /** A searched text field, numbered as searchTextKey numbers them, without building the whole view. */
+  searchText(field: number): string {
+    return this.#table.searchText(this.#slot, field);
   }
   /** This event with another count, seq and time, sharing this one's text (replay's recount). */
   recounted(registered: number, seq: number, modifiedMs: number): PackedEvent {

@@ -4,10 +4,13 @@ import { CATEGORIES, type Category } from '../../events/event.js';
 import { PackedEvent, type PackedColumns } from './packed-event.js';
 import { crc32 } from '../../lib/crc32.js';
 import { TextArena } from './text-arena.js';
+import { textOfLiteral } from './event-search-text.js';
 
 export { PackedEvent };
 import type { ViewLayout } from './view-scan.js';
 
+/** Tables made so far in this process. */
+let tables = 0;
 /** Views built lately, kept as strings so a hot event is served without building it again. */
 const RECENT_VIEWS = 8192;
 /** Slots per block of columns (16,384: 1.2 MiB a block): the columns grow a block at a time, never copied. */
@@ -51,6 +54,8 @@ export class PackedEvents implements PackedColumns {
   readonly #blocks: Block[] = [];
   readonly #arena = new TextArena();
   readonly #recent = new Map<number, string>();
+  /** This table's number, which keeps text keys of different tables apart. */
+  readonly #number = tables++;
 
   /** Slots written (live or not). */
   get slots(): number {
@@ -132,6 +137,25 @@ export class PackedEvents implements PackedColumns {
   seats(slot: number): { capacity: number; registered: number } {
     const block = this.#blocks[slot >>> BLOCK_BITS]!;
     return { capacity: block.capacity[slot & MASK]!, registered: block.registered[slot & MASK]! };
+  }
+
+  /**
+   * A key of searched text field `field` of `slot` (0 title, 1 description, 2 location, 3 organizer name): equal
+   * keys hold equal text, in this table and any other.
+   */
+  searchTextKey(slot: number, field: number): number {
+    return this.#number * 2 ** 32 + this.#textRef(slot, field);
+  }
+
+  /** The text of searched field `field` of `slot` (as searchTextKey numbers them), decoded. */
+  searchText(slot: number, field: number): string {
+    return textOfLiteral(this.#arena.text(this.#textRef(slot, field)));
+  }
+
+  #textRef(slot: number, field: number): number {
+    const block = this.#blocks[slot >>> BLOCK_BITS]!;
+    const i = slot & MASK;
+    return (field === 0 ? block.title : field === 1 ? block.description : field === 2 ? block.location : block.name)[i]!;
   }
 
   /** The organizer's e-mail as written (plain ASCII). */

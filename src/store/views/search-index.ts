@@ -3,12 +3,25 @@ import { CATEGORIES, type Category, type StoredEvent } from '../../events/event.
 import { searchWords } from '../../lib/search-words.js';
 import { sameSearchText, searchTextOf } from './event-search-text.js';
 import { type Posting, postingAdd, postingHas, postingOrInto, postingPushInto, postingRemove, postingSize, SlotBitmap } from './search-postings.js';
-import { SearchVocabulary } from './search-vocabulary.js';
+import { PackedEvent } from './packed-event.js';
+import { BulkPostings } from './search-bulk.js';
+import { TermsByKey } from './search-key-cache.js';
+import { PostingTable } from './search-posting-table.js';
+import { scanTerms } from './search-scan.js';
+import { SearchTerms } from './search-terms.js';
 
-/** The UTC month of an instant, as `year * 12 + month - 1`. */
+/** The UTC month of an instant, as `year * 12 + month - 1` (by arithmetic on days: no Date per call). */
 export function monthOf(ms: number): number {
-  const date = new Date(ms);
-  return date.getUTCFullYear() * 12 + date.getUTCMonth();
+  // Howard Hinnant's civil_from_days, with years starting in March.
+  const days = Math.floor(ms / 86_400_000) + 719_468;
+  const era = Math.floor(days / 146_097);
+  const dayOfEra = days - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const marchMonth = Math.floor((5 * dayOfYear + 2) / 153);
+  const month = marchMonth < 10 ? marchMonth + 2 : marchMonth - 10;
+  const year = yearOfEra + era * 400 + (month <= 1 ? 1 : 0);
+  return year * 12 + month;
 }
 
 /** The first instant of a month given as monthOf gives it. */
@@ -25,6 +38,10 @@ export type SlotSet = { slots: number[] } | { bitmap: SlotBitmap };
 const FEW_SLOTS = 64;
 /** Equal texts (a series' description, an organizer's name) are split into words once, while they are this many. */
 const TEXT_CACHE_SIZE = 1024;
+/** Added events packed per step, per event collected per step (packing one is far cheaper than collecting it). */
+const PACK_STEPS_PER_COLLECT = 8;
+/** Unions of query words kept (each a bitmap of capacity / 8 bytes: 125 KiB at 1,000,000 events). */
+const UNIONS_KEPT = 8;
 /** Longer texts are not kept in that cache (it would hold up to 5,000 characters per description). */
 const TEXT_CACHE_MAX_LENGTH = 1000;
 
@@ -34,18 +51,35 @@ const TEXT_CACHE_MAX_LENGTH = 1000;
  * long as the most events ever live at once.
  */
 export class SearchIndex {
-  readonly #vocabulary = new SearchVocabulary();
+  readonly #terms = new SearchTerms();
+  readonly #postings = new PostingTable();
   readonly #slotOf = new Map<string, number>();
   readonly #events: (StoredEvent | undefined)[] = [];
   readonly #freeSlots: number[] = [];
   readonly #byCategory = new Map<Category, SlotBitmap>(CATEGORIES.map((category) => [category, new SlotBitmap()]));
-  readonly #textWords = new Map<string, string[]>();
+  /** The term ids of texts met lately (descriptions, locations, organizer names), by text. */
+  readonly #textTerms = new Map<string, number[]>();
+  /** The same for replayed events' texts, by their key (see PackedEvent.searchTextKey): no string to hash. */
+  readonly #keyTerms = new TermsByKey();
   /** The slots of the events starting in each UTC month (`year * 12 + month - 1`), to count a date window's matches by bitmaps. */
   readonly #months = new Map<number, Posting>();
 
   /** Events of the bulk load still to index (undefined once all are), and where the next step starts. */
   #pending: StoredEvent[] | undefined;
   #pendingAt = 0;
+  /**
+   * While building: the terms of the bulk load collected so far; the slots collected; the slots written during
+   * the build (their terms are set right once the build is packed); and the state each written slot had when
+   * collected, whose terms are then taken out again.
+   */
+  #bulk: BulkPostings | undefined;
+  #collected: SlotBitmap | undefined;
+  #rewritten: Set<number> | undefined;
+  readonly #staleCollected = new Map<number, StoredEvent>();
+  /** Unions of query words' postings (see #wordUnion), good while #postingsVersion is still #unionsVersion. */
+  readonly #unions = new Map<string, SlotBitmap>();
+  #unionsVersion = -1;
+  #postingsVersion = 0;
 
   /**
    * Takes the events of a bulk load to index them step by step (buildSome), so a start with many events can
@@ -53,7 +87,11 @@ export class SearchIndex {
    */
   constructor(events: Iterable<StoredEvent> = []) {
     const pending = [...events];
-    this.#pending = pending.length === 0 ? undefined : pending;
+    if (pending.length === 0) return;
+    this.#pending = pending;
+    this.#bulk = new BulkPostings();
+    this.#collected = new SlotBitmap(pending.length);
+    this.#rewritten = new Set();
   }
 
   /** True once every event of the bulk load is indexed: from then on `match` answers. */
@@ -67,19 +105,49 @@ export class SearchIndex {
   }
 
   /**
-   * Indexes up to `count` more events of the bulk load; `isCurrent` tells whether one is still the live state
-   * (one written or deleted since was indexed, or dropped, by that write). Returns `ready`.
+   * Collects the terms of up to `count` more events of the bulk load; `isCurrent` tells whether one is still the
+   * live state (one written or deleted since was taken, or dropped, by that write). After the last, packs them
+   * all into postings at once and indexes the events written meanwhile. Returns `ready`.
    */
   buildSome(count: number, isCurrent: (stored: StoredEvent) => boolean): boolean {
     const pending = this.#pending;
-    if (pending === undefined) return true;
+    const bulk = this.#bulk;
+    if (pending === undefined || bulk === undefined) return true;
     const end = Math.min(pending.length, this.#pendingAt + count);
+    const terms: number[] = [];
     for (; this.#pendingAt < end; this.#pendingAt++) {
       const stored = pending[this.#pendingAt]!;
-      if (!this.#slotOf.has(stored.id) && isCurrent(stored)) this.put(stored, undefined);
+      if (this.#slotOf.has(stored.id) || !isCurrent(stored)) continue;
+      // Fresh slots only, so the collected slots ascend and each packed run comes out sorted.
+      const slot = this.#events.length;
+      this.#place(stored, slot);
+      terms.length = 0;
+      this.#termsOf(stored, terms);
+      bulk.add(slot, terms);
+      this.#collected!.add(slot);
     }
-    if (end === pending.length) this.#pending = undefined;
-    return this.ready;
+    if (end < pending.length) return false;
+    // Packing, a step at a time too: counting, then filling (each far cheaper an event than collecting). A load
+    // of one step is packed in the same step, so a small campus is indexed before the server listens.
+    const packed = bulk.packSome(this.#terms.size, this.capacity, pending.length <= count ? Infinity : count * PACK_STEPS_PER_COLLECT);
+    if (packed === undefined) return false;
+    this.#postings.install(packed);
+    const rewritten = this.#rewritten!;
+    this.#pending = this.#bulk = this.#collected = this.#rewritten = undefined;
+    for (const slot of rewritten) {
+      const stale = this.#staleCollected.get(slot);
+      if (stale !== undefined) for (const term of this.#distinctTerms(stale)) this.#remove(term, slot);
+      const stored = this.#events[slot];
+      if (stored !== undefined) for (const term of this.#distinctTerms(stored)) this.#add(term, slot);
+    }
+    this.#staleCollected.clear();
+    return true;
+  }
+
+  /** While building: notes that `slot` is written, and the state it was collected with (taken out once packed). */
+  #rewrite(slot: number): void {
+    if (this.#collected!.has(slot) && !this.#staleCollected.has(slot)) this.#staleCollected.set(slot, this.#events[slot]!);
+    this.#rewritten!.add(slot);
   }
 
   /** Slots in use or free: the length of every bitmap. */
@@ -108,31 +176,40 @@ export class SearchIndex {
     if (slot === undefined || previous === undefined) {
       if (slot !== undefined) this.delete(this.#events[slot]!);
       slot = this.#freeSlots.pop() ?? this.#events.length;
-      this.#slotOf.set(stored.id, slot);
-      this.#events[slot] = stored;
-      this.categoryBitmap(stored.category).add(slot);
-      this.#moveMonth(slot, undefined, stored.startMs);
-      for (const word of this.#wordsOf(stored)) this.#add(word, slot);
+      this.#place(stored, slot);
+      if (this.#rewritten !== undefined) this.#rewritten.add(slot);
+      else for (const term of this.#distinctTerms(stored)) this.#add(term, slot);
       return;
     }
+    // Building: the terms wait for the build's end.
+    if (this.#rewritten !== undefined) this.#rewrite(slot);
     this.#events[slot] = stored;
     if (previous.category !== stored.category) {
       this.categoryBitmap(previous.category).remove(slot);
       this.categoryBitmap(stored.category).add(slot);
     }
     this.#moveMonth(slot, previous.startMs, stored.startMs);
-    if (sameSearchText(previous, stored)) return;
-    const before = new Set(this.#wordsOf(previous));
-    const after = new Set(this.#wordsOf(stored));
-    for (const word of before) if (!after.has(word)) this.#remove(word, slot);
-    for (const word of after) if (!before.has(word)) this.#add(word, slot);
+    if (this.#rewritten !== undefined || sameSearchText(previous, stored)) return;
+    const before = this.#distinctTerms(previous);
+    const after = this.#distinctTerms(stored);
+    for (const term of before) if (!after.has(term)) this.#remove(term, slot);
+    for (const term of after) if (!before.has(term)) this.#add(term, slot);
+  }
+
+  /** Gives `stored` the slot `slot`, with its category and month (its terms are the caller's). */
+  #place(stored: StoredEvent, slot: number): void {
+    this.#slotOf.set(stored.id, slot);
+    this.#events[slot] = stored;
+    this.categoryBitmap(stored.category).add(slot);
+    this.#moveMonth(slot, undefined, stored.startMs);
   }
 
   /** Drops a live event from the index. */
   delete(stored: StoredEvent): void {
     const slot = this.#slotOf.get(stored.id);
     if (slot === undefined) return;
-    for (const word of new Set(this.#wordsOf(this.#events[slot]!))) this.#remove(word, slot);
+    if (this.#rewritten !== undefined) this.#rewrite(slot);
+    else for (const term of this.#distinctTerms(this.#events[slot]!)) this.#remove(term, slot);
     this.categoryBitmap(this.#events[slot]!.category).remove(slot);
     this.#moveMonth(slot, this.#events[slot]!.startMs, undefined);
     this.#slotOf.delete(stored.id);
@@ -165,7 +242,11 @@ export class SearchIndex {
   /** The slots of the events in which each of `words` (folded, from queryWords) starts some word. */
   match(words: readonly string[]): SlotSet {
     const candidates = words.map((word) => {
-      const postings = this.#vocabulary.postingsStartingWith(word);
+      const postings: Posting[] = [];
+      for (const term of this.#terms.startingWith(word)) {
+        const posting = this.#postings.get(term);
+        if (posting !== undefined) postings.push(posting);
+      }
       let size = 0;
       for (const posting of postings) size += postingSize(posting);
       return { word, postings, size };
@@ -180,8 +261,10 @@ export class SearchIndex {
       for (const other of rest) slots = this.#keepMatching(slots, other);
       return { slots };
     }
-    const bitmap = this.#union(first.postings, true);
-    for (const other of rest) bitmap.intersect(this.#union(other.postings));
+    const union = this.#wordUnion(first);
+    if (rest.length === 0) return { bitmap: union };
+    const bitmap = union.copy();
+    for (const other of rest) bitmap.intersect(this.#wordUnion(other));
     return { bitmap };
   }
 
@@ -195,15 +278,34 @@ export class SearchIndex {
     const byText = slots.length * 1000;
     const byUnion = other.size + (this.capacity >>> 5);
     if (byPosting <= byText && byPosting <= byUnion) return slots.filter((slot) => other.postings.some((posting) => postingHas(posting, slot)));
-    if (byText <= byUnion) return slots.filter((slot) => this.#wordsOf(this.#events[slot]!).some((word) => word.startsWith(other.word)));
-    const bitmap = this.#union(other.postings);
+    if (byText <= byUnion) return slots.filter((slot) => searchTextOf(this.#events[slot]!).some((text) => searchWords(text).some((word) => word.startsWith(other.word))));
+    const bitmap = this.#wordUnion(other);
     return slots.filter((slot) => bitmap.has(slot));
   }
 
-  /** One bitmap of the slots of `postings`: the posting itself when it is the only one and a bitmap, unless `own`. */
-  #union(postings: readonly Posting[], own = false): SlotBitmap {
+  /**
+   * The union of a query word's postings, from the unions asked lately while no posting has changed since: a
+   * common prefix stands for many words (one of 4 letters starts 60 in the bench's text), and a search box asks
+   * for the same few again and again. Shared: callers read it, never change it.
+   */
+  #wordUnion(candidate: { word: string; postings: Posting[] }): SlotBitmap {
+    if (this.#unionsVersion !== this.#postingsVersion) {
+      this.#unions.clear();
+      this.#unionsVersion = this.#postingsVersion;
+    }
+    let union = this.#unions.get(candidate.word);
+    if (union === undefined) {
+      union = this.#union(candidate.postings);
+      if (this.#unions.size >= UNIONS_KEPT) this.#unions.delete(this.#unions.keys().next().value as string);
+      this.#unions.set(candidate.word, union);
+    }
+    return union;
+  }
+
+  /** One bitmap of the slots of `postings`: the posting itself when it is the only one and a bitmap. */
+  #union(postings: readonly Posting[]): SlotBitmap {
     const only = postings[0];
-    if (postings.length === 1 && only instanceof SlotBitmap) return own ? only.copy() : only;
+    if (postings.length === 1 && only instanceof SlotBitmap) return only;
     // Start from a copy of the largest bitmap (a common prefix is mostly one common word), then add the rest:
     // bare slots and arrays keep the count, another bitmap's words need a recount at the end.
     let largest: SlotBitmap | undefined;
@@ -219,32 +321,55 @@ export class SearchIndex {
     return bitmap;
   }
 
-  #add(word: string, slot: number): void {
-    const posting = this.#vocabulary.get(word);
+  #add(term: number, slot: number): void {
+    this.#postingsVersion++;
+    const posting = this.#postings.get(term);
     const added = postingAdd(posting, slot, this.capacity);
-    // An array or bitmap grows in place: only a new word, or a change of form, touches the vocabulary again.
-    if (added !== posting) this.#vocabulary.set(word, added);
+    // An array or bitmap grows in place: only a new posting, or a change of form, is set again.
+    if (added !== posting) this.#postings.set(term, added);
   }
 
-  #remove(word: string, slot: number): void {
-    const posting = this.#vocabulary.get(word);
-    if (posting !== undefined) this.#vocabulary.set(word, postingRemove(posting, slot, this.capacity));
+  #remove(term: number, slot: number): void {
+    this.#postingsVersion++;
+    const posting = this.#postings.get(term);
+    if (posting !== undefined) this.#postings.set(term, postingRemove(posting, slot, this.capacity));
   }
 
-  /** The words of an event's searched text, repeats included. */
-  #wordsOf(stored: StoredEvent): string[] {
-    const words: string[] = [];
-    for (const text of searchTextOf(stored)) {
-      let split = this.#textWords.get(text);
-      if (split === undefined) {
-        split = searchWords(text);
+  #distinctTerms(stored: StoredEvent): Set<number> {
+    const terms: number[] = [];
+    this.#termsOf(stored, terms);
+    return new Set(terms);
+  }
+
+  /** Pushes onto `out` the term ids of an event's searched text, repeats included. */
+  #termsOf(stored: StoredEvent, out: number[]): void {
+    if (stored instanceof PackedEvent) {
+      // A replayed event: its fields straight from the arena (no view built), repeated ones known by their key.
+      scanTerms(stored.searchText(0), this.#terms, out);
+      for (let field = 1; field < 4; field++) {
+        const key = stored.searchTextKey(field);
+        if (this.#keyTerms.pushInto(key, out)) continue;
+        const from = out.length;
+        scanTerms(stored.searchText(field), this.#terms, out);
+        this.#keyTerms.set(key, out, from);
+      }
+      return;
+    }
+    const texts = searchTextOf(stored);
+    scanTerms(texts[0]!, this.#terms, out);
+    // The other fields repeat (a series' description, a building, an organizer): each is scanned once while recent.
+    for (let field = 1; field < texts.length; field++) {
+      const text = texts[field]!;
+      let terms = this.#textTerms.get(text);
+      if (terms === undefined) {
+        terms = [];
+        scanTerms(text, this.#terms, terms);
         if (text.length <= TEXT_CACHE_MAX_LENGTH) {
-          if (this.#textWords.size >= TEXT_CACHE_SIZE) this.#textWords.clear();
-          this.#textWords.set(text, split);
+          if (this.#textTerms.size >= TEXT_CACHE_SIZE) this.#textTerms.clear();
+          this.#textTerms.set(text, terms);
         }
       }
-      for (const word of split) words.push(word);
+      for (const term of terms) out.push(term);
     }
-    return words;
   }
 }

@@ -114,29 +114,29 @@ function popcount(word: number): number {
 /**
  * The slots of the events holding a word. Most words are in one event (a bare number costs no object), many in a
  * few (a sorted array); a word in more than 1/64 of the slots is a bitmap, which then costs less than the array.
+ * A word indexed at start-up and not written since is a sorted run of a packed table (a Uint32Array view); the
+ * first write to it turns it into an array.
  */
-export type Posting = number | number[] | SlotBitmap;
+export type Posting = number | number[] | Uint32Array | SlotBitmap;
 
 /** The fewest slots a word is in before its posting becomes a bitmap (fewer than this stay an array). */
 const MIN_BITMAP = 256;
 
 /** How many events hold the word. */
 export function postingSize(posting: Posting): number {
-  return typeof posting === 'number' ? 1 : Array.isArray(posting) ? posting.length : posting.count;
+  return typeof posting === 'number' ? 1 : posting instanceof SlotBitmap ? posting.count : posting.length;
 }
 
 export function postingHas(posting: Posting, slot: number): boolean {
   if (typeof posting === 'number') return posting === slot;
-  if (Array.isArray(posting)) {
-    const at = lowerBound(posting, slot);
-    return posting[at] === slot;
-  }
-  return posting.has(slot);
+  if (posting instanceof SlotBitmap) return posting.has(slot);
+  return posting[lowerBound(posting, slot)] === slot;
 }
 
 /** `posting` with `slot` added (the same object when it changed in place); `capacity` is the slots in use. */
 export function postingAdd(posting: Posting | undefined, slot: number, capacity: number): Posting {
   if (posting === undefined) return slot;
+  if (posting instanceof Uint32Array) posting = Array.from(posting);
   if (typeof posting === 'number') return posting === slot ? posting : posting < slot ? [posting, slot] : [slot, posting];
   if (!Array.isArray(posting)) {
     posting.add(slot);
@@ -159,6 +159,7 @@ export function postingAdd(posting: Posting | undefined, slot: number, capacity:
 /** `posting` without `slot`, or undefined when nothing is left. */
 export function postingRemove(posting: Posting, slot: number, capacity: number): Posting | undefined {
   if (typeof posting === 'number') return posting === slot ? undefined : posting;
+  if (posting instanceof Uint32Array) posting = Array.from(posting);
   if (Array.isArray(posting)) {
     const at = lowerBound(posting, slot);
     if (posting[at] === slot) posting.splice(at, 1);
@@ -175,7 +176,7 @@ export function postingRemove(posting: Posting, slot: number, capacity: number):
 /** Sets in `into` every slot of `posting`; a bitmap's leave `into.count` stale: call `recount` after the last one. */
 export function postingOrInto(posting: Posting, into: SlotBitmap): void {
   if (typeof posting === 'number') into.add(posting);
-  else if (Array.isArray(posting)) for (const slot of posting) into.add(slot);
+  else if (!(posting instanceof SlotBitmap)) for (const slot of posting) into.add(slot);
   else {
     into.reserve(posting.words.length);
     const { words } = into;
@@ -187,12 +188,12 @@ export function postingOrInto(posting: Posting, into: SlotBitmap): void {
 /** Pushes onto `into` every slot of `posting` (unsorted across postings). */
 export function postingPushInto(posting: Posting, into: number[]): void {
   if (typeof posting === 'number') into.push(posting);
-  else if (Array.isArray(posting)) for (const slot of posting) into.push(slot);
+  else if (!(posting instanceof SlotBitmap)) for (const slot of posting) into.push(slot);
   else posting.forEach((slot) => into.push(slot));
 }
 
 /** The first index of `sorted` (ascending by `<`) whose value is not below `value`. */
-export function lowerBound<T extends number | string>(sorted: readonly T[], value: T): number {
+export function lowerBound<T extends number | string>(sorted: ArrayLike<T>, value: T): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {

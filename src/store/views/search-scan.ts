@@ -1,0 +1,104 @@
+// Folds and splits a text into term ids in one pass over its characters, without a string per word: the words
+// searchWords gives, for the text search-words.ts calls plain; any other text is left to searchWords itself.
+import { foldCodePoint, searchWords } from '../../lib/search-words.js';
+import { FNV_OFFSET, FNV_PRIME, type SearchTerms } from './search-terms.js';
+
+/**
+ * What the scan does with each UTF-16 unit: the one unit it folds to (a letter or digit of a word), SEPARATOR, or
+ * SPECIAL (not classified yet, a mark that folds to nothing, a fold of several units, or a reason to leave the
+ * text to searchWords: see `special`). One table lookup per character on the common path.
+ */
+const SEPARATOR = 0;
+const SPECIAL = 0xffff;
+const foldedUnit = new Uint16Array(0x10000).fill(SPECIAL);
+/** What a SPECIAL unit is, once classified. */
+const DROPPED = 1;
+const LONG = 2;
+const SLOW = 3;
+const specialKinds = new Uint8Array(0x10000);
+const longFolds = new Map<number, string>();
+/** The most units one code point folds to (U+FDFA folds to 18). */
+const MAX_FOLD = 32;
+
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+/** Letters searchWords splits further (CJK, kana) or puts back together (Hangul jamo): a text with one takes the slow path. */
+const SPLIT_OR_JOINED = /^[\p{Ideographic}\p{Script=Hiragana}\p{Script=Katakana}\u1100-\u11ff]$/u;
+
+for (let unit = 0; unit < 0x80; unit++) {
+  const lower = unit >= 0x41 && unit <= 0x5a ? unit + 0x20 : unit;
+  const isWord = (lower >= 0x61 && lower <= 0x7a) || (lower >= 0x30 && lower <= 0x39);
+  foldedUnit[unit] = isWord ? lower : SEPARATOR;
+}
+for (let unit = 0xd800; unit < 0xe000; unit++) specialKinds[unit] = SLOW;
+
+/** Classifies a non-ASCII BMP unit by its fold: letters and digits, separators, nothing, or mixed (slow). */
+function classify(unit: number): void {
+  const folded = foldCodePoint(unit);
+  let kind = DROPPED;
+  let letters = false;
+  for (const char of folded) {
+    const isSlow = char.length > 1 || SPLIT_OR_JOINED.test(char);
+    const isWord = WORD_CHAR.test(char);
+    if (isSlow || (kind !== DROPPED && letters !== isWord)) {
+      kind = SLOW;
+      break;
+    }
+    kind = LONG;
+    letters = isWord;
+  }
+  if (kind === LONG && !letters) foldedUnit[unit] = SEPARATOR;
+  else if (kind === LONG && folded.length === 1) foldedUnit[unit] = folded.charCodeAt(0);
+  else {
+    specialKinds[unit] = kind;
+    if (kind === LONG) longFolds.set(unit, folded);
+  }
+}
+
+let buffer = new Uint16Array(1024);
+
+/**
+ * Pushes onto `out` the term id of each word of `text`, in order, repeats included: the words `searchWords(text)`
+ * gives, interned in `terms`. A text with a character whose fold is not plain letters or separators (CJK, kana,
+ * Hangul, an astral character, `½`) is handed to searchWords whole.
+ */
+export function scanTerms(text: string, terms: SearchTerms, out: number[]): void {
+  const from = out.length;
+  if (buffer.length < text.length + MAX_FOLD) buffer = new Uint16Array(Math.max(text.length + MAX_FOLD, buffer.length * 2));
+  let units = buffer;
+  let length = 0;
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    const folded = foldedUnit[unit]!;
+    if (folded === SEPARATOR) {
+      if (length > 0) out.push(terms.intern(units, length, hash >>> 0));
+      length = 0;
+      hash = FNV_OFFSET;
+    } else if (folded !== SPECIAL) {
+      units[length++] = folded;
+      hash = Math.imul(hash ^ folded, FNV_PRIME);
+    } else {
+      if (specialKinds[unit] === 0 && unit >= 0x80) classify(unit);
+      const kind = specialKinds[unit]!;
+      if (kind === SLOW) {
+        out.length = from;
+        for (const word of searchWords(text)) out.push(terms.internWord(word));
+        return;
+      }
+      if (kind === LONG) {
+        // A fold of several units may outgrow the buffer sized for the text.
+        if (units.length < length + text.length - i + MAX_FOLD) {
+          const longer = new Uint16Array(units.length * 2 + MAX_FOLD);
+          longer.set(units);
+          units = buffer = longer;
+        }
+        for (const char of longFolds.get(unit)!) {
+          const code = char.charCodeAt(0);
+          units[length++] = code;
+          hash = Math.imul(hash ^ code, FNV_PRIME);
+        }
+      } else if (kind === 0) i--; // classified just now as a plain fold or separator: read the unit again
+    }
+  }
+  if (length > 0) out.push(terms.intern(units, length, hash >>> 0));
+}
