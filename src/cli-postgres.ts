@@ -7,16 +7,18 @@ import { createKeyIn } from './auth/key-registry.js';
 import { readKeys, type KeyRecord } from './auth/key-file.js';
 import type { Role } from './auth/principal.js';
 import { backupLog } from './store/file/log-backup.js';
+import { LogDamageError, verifyLog, type LogReport } from './store/file/log-replay.js';
 import { connect, type Database } from './store/postgres/client.js';
 import { KeyTable } from './store/postgres/key-table.js';
 import { backupDatabase, importLines } from './store/postgres/log-export.js';
+import { copyCheckedLog, DatabaseLogDamage } from './store/postgres/log-verify.js';
 import { migrateSchema } from './store/postgres/schema.js';
 
-/** Runs `work` on the database at `url` (its schema created or migrated first), then closes it. */
-async function withDatabase<T>(url: string, work: (db: Database) => Promise<T>): Promise<T> {
+/** Runs `work` on the database at `url` (its schema created or migrated first, unless `readOnly`), then closes it. */
+async function withDatabase<T>(url: string, work: (db: Database) => Promise<T>, readOnly = false): Promise<T> {
   const db = await connect(url, { max: 2 });
   try {
-    await migrateSchema(db);
+    if (!readOnly) await migrateSchema(db);
     return await work(db);
   } finally {
     await db.end().catch(() => undefined);
@@ -48,6 +50,34 @@ export function revokeDatabaseKey(url: string, id: string): Promise<'revoked' | 
 /** `backup --out FILE --store URL`. */
 export function backupFromDatabase(url: string, out: string): ReturnType<typeof backupDatabase> {
   return withDatabase(url, (db) => backupDatabase(db, out));
+}
+
+/** What `verify --store URL` found: a data folder's counts, and the rows of campus_log (a series and its occurrences are one). */
+export type DatabaseLogReport = Pick<LogReport, 'lines' | 'liveEvents' | 'liveRegistrations' | 'liveDocuments' | 'supersededLines' | 'lastSeq'> & { rows: number };
+
+/**
+ * `verify --store URL`: the database's log checked as `verify` checks a data folder's (read-only; instances may
+ * run): every row, from one snapshot, then the views replayed from a copy of it in a temporary folder (registered_count
+ * against the confirmed registrations, seats, the waitlist). Throws DatabaseLogDamage naming the row.
+ */
+export async function verifyDatabase(url: string): Promise<DatabaseLogReport> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-verify-'));
+  try {
+    const { rowSeqs, lastSeq } = await withDatabase(url, (db) => copyCheckedLog(db, path.join(scratch, 'events.jsonl')), true);
+    let report;
+    try {
+      report = await verifyLog(scratch);
+    } catch (error) {
+      // Every row decoded, so what the replay refuses is what they say: name the row, not the scratch copy's line.
+      if (error instanceof LogDamageError) throw new DatabaseLogDamage(`campus_log row ${rowSeqs[error.line - 1] ?? '?'} is damaged: ${error.reason}`);
+      const message = error instanceof Error ? error.message : String(error);
+      throw new DatabaseLogDamage(`campus_log: ${message.replace(/^[^:]*events\.jsonl: /, '').replace(/ The store will not start.*$/, '')}`);
+    }
+    const { lines, liveEvents, liveRegistrations, liveDocuments, supersededLines } = report;
+    return { rows: rowSeqs.length, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 /**

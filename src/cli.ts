@@ -11,7 +11,8 @@ import { backupLog } from './store/file/log-backup.js';
 import { compactionTempFile } from './store/file/log-compaction.js';
 import { verifyLog } from './store/file/log-replay.js';
 import { commandName, packageVersion } from './config.js';
-import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey } from './cli-postgres.js';
+import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey, verifyDatabase } from './cli-postgres.js';
+import { redactUrl } from './store/postgres/client.js';
 
 class UsageError extends Error {}
 class CommandError extends Error {}
@@ -39,8 +40,8 @@ Commands:
                           copy a data folder (events, series, registrations, keys) into an
                           empty PostgreSQL database (needs the pg package)
 
-keys and backup also take --store postgres://... (or STORE; "postgres" alone reads DATABASE_URL):
-the keys and the log are then the database's.
+keys, verify and backup also take --store postgres://... (or STORE; "postgres" alone reads
+DATABASE_URL): the keys and the log are then the database's.
 
 Every command takes --data-dir DIR (or DATA_DIR; default ./data) anywhere after it; the folder must
 exist (the server creates it on its first start). --version prints the version, --help this text.
@@ -161,6 +162,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
     }
     case 'verify': {
       allowOnly(parsed, ['--json'], 1);
+      if (database !== undefined) return verifyStore(database, json);
       await verify(dataDir, json);
       return;
     }
@@ -265,6 +267,31 @@ async function verify(dataDir: string, json: boolean): Promise<void> {
   if (leftoverTemp) {
     process.stderr.write(`warning: ${compactionTempFile(report.file)} exists: a compaction is running, or one was interrupted (the next start removes it; the log is intact).\n`);
   }
+}
+
+/** `verify --store URL`: the database's log, reported as a data folder's is; damage exits 1 (with --json, also ok: false). */
+async function verifyStore(url: string, json: boolean): Promise<void> {
+  const store = redactUrl(url);
+  let report;
+  try {
+    report = await verifyDatabase(url);
+  } catch (error) {
+    if (json && error instanceof Error && error.name === 'DatabaseLogDamage') process.stdout.write(JSON.stringify({ ok: false, store, error: error.message }) + '\n');
+    throw error;
+  }
+  const { rows, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq } = report;
+  if (json) {
+    process.stdout.write(JSON.stringify({ ok: true, store, rows, lines, live_events: liveEvents, live_registrations: liveRegistrations, live_series: liveDocuments, superseded_lines: supersededLines, last_seq: lastSeq }) + '\n');
+    return;
+  }
+  process.stdout.write(
+    `${store} (table campus_log): ${rows === 0 ? 'no events yet (an empty store)' : 'healthy'}\n` +
+      `  rows: ${rows} (${lines} lines, ${supersededLines} superseded)\n` +
+      `  live events: ${liveEvents}\n` +
+      `  live registrations: ${liveRegistrations} (registered_count of every event checked against them)\n` +
+      `  live series: ${liveDocuments}\n` +
+      `  last seq: ${lastSeq}\n`,
+  );
 }
 
 run(process.argv.slice(2), process.env).then(

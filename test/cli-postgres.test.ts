@@ -20,8 +20,15 @@ function call(server: SpawnedServer, key: string, method: string, target: string
 }
 
 /** The answers to a list of reads, without what differs by instance (request ids, dates of the answer). */
-async function reads(server: SpawnedServer, key: string, eventIds: string[]): Promise<unknown[]> {
-  const targets = ['/events?limit=100', '/changes?since=0&limit=1000', '/me', ...eventIds.flatMap((id) => [`/events/${id}`, `/events/${id}/registrations?limit=100`])];
+async function reads(server: SpawnedServer, key: string, eventIds: string[], seriesIds: string[] = []): Promise<unknown[]> {
+  const targets = [
+    '/events?limit=100',
+    '/changes?since=0&limit=1000',
+    '/me',
+    '/series',
+    ...eventIds.flatMap((id) => [`/events/${id}`, `/events/${id}/registrations?limit=100`]),
+    ...seriesIds.flatMap((id) => [`/series/${id}`, `/events?series_id=${id}`]),
+  ];
   return Promise.all(targets.map(async (target) => {
     const answer = await call(server, key, 'GET', target);
     return { target, status: answer.status, etag: answer.headers.get('etag'), body: await answer.json() };
@@ -61,22 +68,34 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
     }
   });
 
-  it('migrate copies a data folder (events, registrations, keys) into an empty database: the same answers from both stores; backup brings it back', async () => {
+  it('migrate copies a data folder (events, series, registrations, keys) into an empty database: the same answers from both stores; backup brings it back', async () => {
     const { dir, remove } = tempDir();
     try {
       const fileServer = await spawnServer(['--port', '0', '--data-dir', dir, '--console', 'off']);
       const adminKey = /"key":"(cek_[A-Za-z0-9_-]+)"/.exec(fileServer.stderr())![1]!;
       const ids: string[] = [];
+      const seriesIds: string[] = [];
       try {
         for (let n = 0; n < 4; n++) ids.push(((await (await call(fileServer, adminKey, 'POST', '/events', newEvent(n, 2))).json()) as { id: string }).id);
         for (let n = 0; n < 3; n++) assert.equal((await call(fileServer, adminKey, 'POST', `/events/${ids[0]}/registrations`, { name: `P${n}`, email: `p${n}@campus.edu` })).status, 201);
         assert.equal((await call(fileServer, adminKey, 'PUT', `/events/${ids[1]}`, { title: 'Renamed' })).status, 200);
         assert.equal((await call(fileServer, adminKey, 'DELETE', `/events/${ids[2]}`)).status, 204);
+        // A series (one atomic group of lines) whose first occurrence is edited alone, another cancelled, one registered for.
+        const series = await call(fileServer, adminKey, 'POST', '/series', { ...newEvent(9, 3), recurrence: 'FREQ=WEEKLY;COUNT=4', start_time: '2031-03-04T10:00:00Z', end_time: '2031-03-04T12:00:00Z' });
+        assert.equal(series.status, 201, await series.clone().text());
+        seriesIds.push(((await series.json()) as { id: string }).id);
+        const occurrences = ((await (await call(fileServer, adminKey, 'GET', `/events?series_id=${seriesIds[0]}`)).json()) as { events: { id: string }[] }).events.map((event) => event.id);
+        assert.equal(occurrences.length, 4);
+        assert.equal((await call(fileServer, adminKey, 'PUT', `/events/${occurrences[0]}`, { location: 'Annex' })).status, 200);
+        assert.equal((await call(fileServer, adminKey, 'DELETE', `/events/${occurrences[1]}`)).status, 204);
+        assert.equal((await call(fileServer, adminKey, 'POST', `/events/${occurrences[2]}/registrations`, { name: 'S', email: 's@campus.edu' })).status, 201);
+        ids.push(occurrences[0]!, occurrences[2]!);
       } finally {
         await fileServer.stop();
       }
       const fileAgain = await spawnServer(['--port', '0', '--data-dir', dir, '--console', 'off']);
-      const before = await reads(fileAgain, adminKey, ids).finally(() => fileAgain.stop());
+      const before = await reads(fileAgain, adminKey, ids, seriesIds).finally(() => fileAgain.stop());
+      assert.deepEqual((before as { target: string; status: number }[]).filter((read) => read.status !== 200 && !read.target.includes(ids[2]!)), [], 'every read but the deleted event\'s answers 200 on the data folder');
 
       const url = await pg.database('migrate');
       const migrated = runCli(['migrate', '--from', dir, '--to', url]);
@@ -85,7 +104,7 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
       const pgServer = await spawnServer(['--port', '0', '--store', url, '--console', 'off']);
       const out = path.join(dir, 'backup-from-pg.jsonl');
       try {
-        assert.deepEqual(await reads(pgServer, adminKey, ids), before);
+        assert.deepEqual(await reads(pgServer, adminKey, ids, seriesIds), before);
         const backup = runCli(['backup', '--out', out, '--store', url]);
         assert.equal(backup.status, 0, backup.stderr);
       } finally {
@@ -98,7 +117,7 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
       cpSync(path.join(dir, 'keys.json'), path.join(back, 'keys.json'));
       const restored = await spawnServer(['--port', '0', '--data-dir', back, '--console', 'off']);
       try {
-        assert.deepEqual(await reads(restored, adminKey, ids), before);
+        assert.deepEqual(await reads(restored, adminKey, ids, seriesIds), before);
       } finally {
         await restored.stop();
       }

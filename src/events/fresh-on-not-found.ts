@@ -1,4 +1,5 @@
-// With several instances (API.md §12), an id this instance has not seen yet may exist: catch up once before a 404.
+// With several instances (API.md §12), an id this instance has not seen yet may exist, and a change-feed position
+// another instance gave may be ahead of this one: catch up once before a 404 or a 410.
 import { ApiError } from '../http/errors.js';
 import type { Route } from '../http/route.js';
 
@@ -9,12 +10,13 @@ export interface CatchingUp {
 }
 
 /**
- * The route, answering a `not_found` only after the store caught up: an event created a moment ago on another
- * instance is found, not denied. A 404 writes nothing, so the handler may run again; a known id costs nothing.
+ * The route, answering a `not_found` or a `gone` only after the store caught up: an event created a moment ago on
+ * another instance is found, not denied, and a `since` or copy token another instance gave (newer than what this one
+ * has applied) reads on. Neither answer writes anything, so the handler may run again; a known id costs nothing.
  */
 export function freshOnNotFound(route: Route, store: CatchingUp): Route {
   const again = async (error: unknown, context: Parameters<Route['handle']>[0]): Promise<Awaited<ReturnType<Route['handle']>>> => {
-    if (!(error instanceof ApiError) || error.code !== 'not_found') throw error;
+    if (!(error instanceof ApiError) || (error.code !== 'not_found' && error.code !== 'gone')) throw error;
     if (!(await store.catchUp().catch(() => false))) throw error;
     return route.handle(context);
   };

@@ -49,3 +49,22 @@ test('freshOnNotFound() passes other errors through untouched', async () => {
   const route = freshOnNotFound({ name: 't', auth: true, body: false, handle: () => Promise.reject(new ApiError('forbidden', 'no')) }, { catchUp: () => Promise.resolve(true) });
   await assert.rejects(Promise.resolve(route.handle(context)), (error) => error instanceof ApiError && error.code === 'forbidden');
 });
+
+test('freshOnNotFound() runs the route again after a catch-up on a 410 too: a /changes position another instance gave, ahead of this one', async () => {
+  let applied = 2;
+  const changes: Route = {
+    name: 'listChanges',
+    auth: true,
+    body: false,
+    handle: () => {
+      if (5 > applied) throw new ApiError('gone', `since 5 is newer than the last change (${applied}).`);
+      return { status: 200, body: 'page' };
+    },
+  };
+  const route = freshOnNotFound(changes, { catchUp: () => Promise.resolve((applied = 7) > 0) });
+  assert.deepEqual(await route.handle(context), { status: 200, body: 'page' });
+  // Still ahead after the catch-up (the log was restored from an older copy): the 410 stands.
+  applied = 2;
+  const behind = freshOnNotFound(changes, { catchUp: () => Promise.resolve(false) });
+  await assert.rejects(Promise.resolve(behind.handle(context)), (error) => error instanceof ApiError && error.code === 'gone');
+});

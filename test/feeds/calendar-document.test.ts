@@ -66,6 +66,8 @@ test('renderCalendar() output read by ical.js gives back every field, hostile te
       description: HOSTILE + '\n\n' + HOSTILE,
       location: 'Room 1; Building 2, Floor \\3',
       organizer: { name: 'Doe, "JD" ^ Jane; 🎉', email: "o'neil+x@campus.edu" },
+      // The longest series id: its RELATED-TO line is folded.
+      seriesId: `ser_${'S'.repeat(64)}`,
     }),
   ];
   const parsed = parseFeed(renderCalendar('Campus events: social', events));
@@ -87,6 +89,7 @@ test('renderCalendar() output read by ical.js gives back every field, hostile te
     assert.equal(got.createdMs, want.createdMs);
     assert.equal(got.lastModifiedMs, want.modifiedMs);
     assert.equal(got.dtstampMs, want.modifiedMs);
+    assert.equal(got.relatedTo, want.seriesId === undefined ? null : `${want.seriesId}@campus-events`);
   }
 });
 
@@ -96,4 +99,10 @@ test('renderCalendar() gives the same bytes for the same events, and different b
   assert.equal(again, first);
   const changed = renderCalendar('Campus events', [event({ modifiedMs: Date.UTC(2026, 7, 3) }), event({ id: 'evt_1111111111111111111111' })]);
   assert.notEqual(changed, first);
+});
+
+test('renderCalendar() says RELATED-TO the series last in the VEVENT of an occurrence, and nothing of a series for a one-off event', () => {
+  const occurrence = renderCalendar('Campus events', [event({ seriesId: 'ser_0000000000000001' })]);
+  assert.ok(occurrence.includes('\r\nLAST-MODIFIED:20260802T100001Z\r\nRELATED-TO:ser_0000000000000001@campus-events\r\nEND:VEVENT\r\n'), occurrence);
+  assert.ok(!renderCalendar('Campus events', [event()]).includes('RELATED-TO'));
 });

@@ -42,3 +42,12 @@ test('parseLastEventId() joins a repeated header (then refuses it) and reads a w
   assert.equal(parseLastEventId('   '), undefined);
   assert.equal(parseLastEventId('\t4\t'), 4);
 });
+
+test('parseChangesQuery() and parseLastEventId() quote a bad value whole up to 60 characters, clipped to 57 and "..." past that', () => {
+  const sixty = 'x'.repeat(60);
+  const longer = `${'y'.repeat(57)}ZZZZ`;
+  refused(() => parseChangesQuery(`since=${sixty}`), new RegExp(`got "${sixty}"\\.$`));
+  refused(() => parseChangesQuery(`since=${longer}`), new RegExp(`got "${'y'.repeat(57)}\\.\\.\\."\\.$`));
+  refused(() => parseChangesQuery(`since=1&${longer}=1`), new RegExp(`Unknown query parameter "${'y'.repeat(57)}\\.\\.\\."`));
+  refused(() => parseLastEventId(longer), new RegExp(`got "${'y'.repeat(57)}\\.\\.\\."\\.$`));
+});

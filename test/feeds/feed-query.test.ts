@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from '../../src/http/errors.js';
 import { DEFAULT_LOOKBACK_DAYS, FEED_MAX_EVENTS, parseFeedQuery } from '../../src/feeds/feed-query.js';
+import { mulberry32 } from '../helpers/random.js';
 
 const NOW = Date.UTC(2026, 8, 15, 13, 45, 12, 345);
 
@@ -57,4 +58,54 @@ test('parseFeedQuery() gives the 400s of GET /events for bad values', () => {
   assertBadQuery('end_date=tomorrow', 'end_date');
   assertBadQuery('start_date=2026-09-02&end_date=2026-09-01', 'start_date', 'end_date');
   assertBadQuery('category=social&category=academic', 'category', 'more than once');
+});
+
+/** The local calendar day of instant `ms` in `zone`, `YYYY-MM-DD`, from Intl directly (the model; not src/lib/time-zone). */
+function localDay(zone: string, ms: number): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
+}
+
+/** The calendar day `days` before `day` (`YYYY-MM-DD`). */
+function daysBefore(day: string, days: number): string {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(year, month - 1, date - days)).toISOString().slice(0, 10);
+}
+
+// Zones with odd offsets, both hemispheres, and (São Paulo before 2019, Havana) daylight saving that starts at midnight.
+const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Pacific/Auckland', 'Asia/Kolkata', 'Pacific/Chatham', 'America/St_Johns', 'America/Sao_Paulo', 'America/Havana', 'Pacific/Kiritimati'];
+
+test('parseFeedQuery() without start_date starts at the first instant of the local day 31 days before today, in any zone (seeded random instants)', () => {
+  const seed = Number(process.env['TEST_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+  const random = mulberry32(seed);
+  for (let round = 0; round < 300; round++) {
+    const zone = ZONES[round % ZONES.length]!;
+    const nowMs = Date.UTC(1972, 0, 1) + Math.floor(random() * (Date.UTC(2099, 0, 1) - Date.UTC(1972, 0, 1)));
+    const start = parseFeedQuery('', nowMs, { timeZone: zone }).startFromMs!;
+    const context = `seed ${seed} (rerun with TEST_SEED=${seed}), round ${round}: ${zone} at ${new Date(nowMs).toISOString()}, start ${new Date(start).toISOString()}`;
+    assert.equal(localDay(zone, start), daysBefore(localDay(zone, nowMs), DEFAULT_LOOKBACK_DAYS), context);
+    assert.notEqual(localDay(zone, start - 1), localDay(zone, start), `${context}: not the first instant of its day`);
+  }
+});
+
+test('parseFeedQuery() reads start_date and end_date as days of the given zone, and starts 31 local days back (Berlin, around the March change)', () => {
+  const berlin = { timeZone: 'Europe/Berlin' };
+  const query = parseFeedQuery('start_date=2026-03-29&end_date=2026-03-29', NOW, berlin);
+  assert.equal(query.startFromMs, Date.UTC(2026, 2, 28, 23), 'midnight in winter time, +01:00');
+  assert.equal(query.endByMs, Date.UTC(2026, 2, 29, 22), 'the next midnight is in summer time, +02:00: a day of 23 hours');
+  // 2026-04-29 00:30 in Berlin is still 2026-04-28 in UTC: the local day counts.
+  assert.equal(parseFeedQuery('', Date.UTC(2026, 3, 28, 22, 30), berlin).startFromMs, Date.UTC(2026, 2, 28, 23), '31 days before 29 April is 29 March, which starts at 23:00 UTC');
+  assert.equal(parseFeedQuery('', Date.UTC(2026, 3, 28, 22, 30)).startFromMs, Date.UTC(2026, 2, 28), 'without a zone, days are UTC days');
+});
+
+test('parseFeedQuery() takes q and series_id as GET /events does', () => {
+  const query = parseFeedQuery('q=jazz&series_id=ser_0000000000000000000001', NOW);
+  assert.deepEqual(query.words, ['jazz']);
+  assert.equal(query.seriesId, 'ser_0000000000000000000001');
+});
+
+test('parseFeedQuery() says why page and limit are refused, and clips a long unknown name at 60 characters', () => {
+  assertBadQuery('page=1', 'page is not taken by GET /events.ics', 'no pages');
+  assertBadQuery('limit=1', 'limit is not taken by GET /events.ics', 'no pages');
+  assertBadQuery(`${'n'.repeat(60)}=1`, `"${'n'.repeat(60)}"`);
+  assertBadQuery(`${'n'.repeat(61)}=1`, `"${'n'.repeat(57)}..."`);
 });

@@ -96,6 +96,7 @@ test('mailtoUri() percent-encodes what a mailto address cannot carry as is', () 
   assert.equal(mailtoUri("o'neil+events@campus.edu"), "mailto:o'neil+events@campus.edu");
   assert.equal(mailtoUri('a,b;c:d%e?f#g@x.edu'), 'mailto:a%2Cb%3Bc%3Ad%25e%3Ff%23g@x.edu');
   assert.equal(mailtoUri('zoë@x.edu'), 'mailto:zo%C3%AB@x.edu');
+  assert.equal(mailtoUri('a\u0001 \u007f@x.edu'), 'mailto:a%01%20%7F@x.edu', 'two hex digits always');
 });
 
 test('utcDateTime() writes the UTC form 20260901T170000Z and drops milliseconds', () => {
@@ -104,8 +105,8 @@ test('utcDateTime() writes the UTC form 20260901T170000Z and drops milliseconds'
   assert.equal(utcDateTime(Date.UTC(9999, 11, 31, 23, 59, 59, 500)), '99991231T235959Z');
 });
 
-test('foldLine() folds exactly where the next character would pass 75 octets: U+07FF, U+0800, U+FFFF and U+10000 at the boundary', () => {
-  for (const [char, size] of [['\u07ff', 2], ['\u0800', 3], ['\uffff', 3], ['\u{10000}', 4]] as const) {
+test('foldLine() folds exactly where the next character would pass 75 octets: U+007F, U+0080, U+07FF, U+0800, U+FFFF and U+10000 at the boundary', () => {
+  for (const [char, size] of [['\u007f', 1], ['\u0080', 2], ['\u07ff', 2], ['\u0800', 3], ['\uffff', 3], ['\u{10000}', 4]] as const) {
     for (let lead = 70; lead <= 75; lead++) {
       const line = 'a'.repeat(lead) + char + 'b';
       const first = foldLine(line).split('\r\n')[0]!;

@@ -16,6 +16,8 @@ export interface ParsedEvent {
   createdMs: number;
   lastModifiedMs: number;
   dtstampMs: number;
+  /** RELATED-TO: the UID of the series of an occurrence, null when the event is none. */
+  relatedTo: string | null;
 }
 
 /** The calendar's own properties (name → value as text) and its events, in document order. */
@@ -49,6 +51,7 @@ export function parseFeed(text: string): ParsedFeed {
       createdMs: time('created'),
       lastModifiedMs: time('last-modified'),
       dtstampMs: time('dtstamp'),
+      relatedTo: vevent.hasProperty('related-to') ? text('related-to') : null,
     };
   });
   return { properties, events };

@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import type { App } from '../../src/app.js';
 import type { StreamTimers } from '../../src/feeds/change-stream.js';
 import type { StreamSink } from '../../src/http/types.js';
+import { toStored, type StoredEvent } from '../../src/events/event.js';
+import { ChangeLog } from '../../src/store/views/change-log.js';
+import { eventId, sampleRecord } from '../store/helpers.js';
 
 /** Timers that run only when a test fires them. */
 export class FakeTimers implements StreamTimers {
@@ -82,4 +85,31 @@ export async function openStream(app: App, key: string, target: string, headers:
   response.stream.start(sink);
   const stream = response.stream;
   return { sink, cancel: () => stream.cancel(), headers: response.headers };
+}
+
+/** A change log and its writer, as the store drives it: each put or remove commits one line and tells the listeners. */
+export interface ChangeFeed {
+  source: ChangeLog;
+  /** Puts event `n` (created or updated); returns the seq of its line. */
+  put: (n: number) => number;
+  /** Deletes event `n`; returns the seq of its line. */
+  remove: (n: number) => number;
+  /** A compaction dropped the deletions up to `seq`. */
+  compactThrough: (seq: number) => void;
+}
+
+/** A ChangeLog without a store: events `eventId(n)` made from `sampleRecord(n)`. */
+export function changeFeed(): ChangeFeed {
+  const events = new Map<string, StoredEvent>();
+  const source = new ChangeLog((id) => events.get(id));
+  let seq = 0;
+  const commit = (n: number, deleted: boolean): number => {
+    seq++;
+    if (deleted) events.delete(eventId(n));
+    else events.set(eventId(n), toStored(sampleRecord(n), seq));
+    source.committed(seq, eventId(n), deleted ? null : events.get(eventId(n))!);
+    source.batchCommitted(events.values(), events.size);
+    return seq;
+  };
+  return { source, put: (n) => commit(n, false), remove: (n) => commit(n, true), compactThrough: (through) => void source.dropDeletionsThrough(through) };
 }
