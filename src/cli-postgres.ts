@@ -13,6 +13,7 @@ import { KeyTable } from './store/postgres/key-table.js';
 import { backupDatabase, importLines } from './store/postgres/log-export.js';
 import { copyCheckedLog, DatabaseLogDamage } from './store/postgres/log-verify.js';
 import { migrateSchema } from './store/postgres/schema.js';
+import { fileWebhookState } from './store/file/file-webhook-state.js';
 
 /** Runs `work` on the database at `url` (its schema created or migrated first, unless `readOnly`), then closes it. */
 async function withDatabase<T>(url: string, work: (db: Database) => Promise<T>, readOnly = false): Promise<T> {
@@ -82,15 +83,17 @@ export async function verifyDatabase(url: string): Promise<DatabaseLogReport> {
 
 /**
  * `migrate --from DATA_DIR --to URL`: a consistent copy of the folder's log (taken as `backup` takes one, so a
- * server may still run on it) and its keys, into an empty database.
+ * server may still run on it), its keys and its webhooks, into an empty database.
  */
-export async function migrateFolder(dataDir: string, url: string): Promise<{ lines: number; keys: number; lastSeq: number }> {
+export async function migrateFolder(dataDir: string, url: string): Promise<{ lines: number; keys: number; webhooks: number; lastSeq: number }> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-migrate-'));
   try {
     const copy = await backupLog(dataDir, path.join(scratch, 'events.jsonl'));
     const lines = (await readFile(copy.out, 'utf8')).split('\n').filter((line) => line !== '');
     const keys = await readKeys(dataDir);
-    const done = await withDatabase(url, (db) => importLines(db, lines, keys));
+    // The webhooks with their secrets and positions (webhooks.json): delivery goes on from the database.
+    const webhooks = await fileWebhookState(dataDir).load();
+    const done = await withDatabase(url, (db) => importLines(db, lines, keys, webhooks));
     return { ...done, lastSeq: copy.lastSeq };
   } finally {
     await rm(scratch, { recursive: true, force: true });

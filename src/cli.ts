@@ -191,7 +191,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       if (from === undefined || to === undefined) throw new UsageError('migrate needs --from DATA_DIR and --to postgres://USER:PASSWORD@HOST:PORT/DATABASE');
       requireDataDir(path.resolve(from));
       const done = await migrateFolder(path.resolve(from), to);
-      process.stdout.write(`migrated ${done.lines} lines (last seq ${done.lastSeq}) and ${done.keys} keys from ${path.resolve(from)} to the database\n`);
+      process.stdout.write(`migrated ${done.lines} lines (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${path.resolve(from)} to the database\n`);
       return;
     }
     default:

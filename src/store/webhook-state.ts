@@ -43,6 +43,50 @@ export interface WebhookStateStore {
   save(snapshot: WebhookStateSnapshot): Promise<void>;
 }
 
+/** A webhook as a shared table holds it (several instances on one database): its state, and how often an admin changed it. */
+export interface SharedWebhook {
+  state: WebhookState;
+  /** Counts an admin's changes (url, events, description, status): the deliverer applies each once. */
+  version: number;
+  /** The version of the admin's change that last set `status` (0: none did). */
+  statusVersion: number;
+}
+
+/** What an admin may change on a webhook; `status: 'active'` also starts its retry schedule afresh. */
+export interface WebhookChanges {
+  url?: string | undefined;
+  events?: string[] | undefined;
+  description?: string | undefined;
+  status?: 'active' | 'paused' | undefined;
+}
+
+/**
+ * Webhooks in a table every instance shares: definitions changed at once for all, and delivery leased to one
+ * instance per webhook at a time (`owner`: a name unique to one run of one instance). A lease not renewed within
+ * `leaseMs` lapses, and another instance takes the webhook over from its saved state.
+ */
+export interface SharedWebhookTable {
+  /** The name of the log in message ids, made once per database: the one stored, or `candidate` when none was. */
+  logId(candidate: string): Promise<string>;
+  /** Every webhook, oldest first. */
+  list(): Promise<SharedWebhook[]>;
+  get(id: string): Promise<SharedWebhook | undefined>;
+  /** Adds a webhook leased to `owner`; its cursor is set to the newest committed seq (it hears what comes after). */
+  insert(state: WebhookState, owner: string, leaseMs: number): Promise<WebhookState>;
+  /** An admin's change: one more version. Undefined for an unknown id. */
+  change(id: string, changes: WebhookChanges): Promise<SharedWebhook | undefined>;
+  delete(id: string): Promise<boolean>;
+  /** Renews `owner`'s leases and takes the free or lapsed ones; returns every webhook `owner` holds now. */
+  lease(owner: string, leaseMs: number): Promise<SharedWebhook[]>;
+  /**
+   * Saves the delivery state (cursor, retries, attempts; `failing` unless an admin set a status after `version`, the
+   * change last applied) of webhooks `owner` holds; returns the ids it no longer holds.
+   */
+  saveProgress(owner: string, webhooks: readonly { state: WebhookState; version: number }[]): Promise<string[]>;
+  /** Gives up every lease of `owner` (on a graceful stop), so another instance takes over at once. */
+  release(owner: string): Promise<void>;
+}
+
 /** The state before any webhook was made. */
 export const EMPTY_WEBHOOK_STATE: WebhookStateSnapshot = { webhooks: [], compactedThrough: 0 };
 

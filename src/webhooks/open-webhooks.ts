@@ -8,7 +8,8 @@ import { hostPolicy } from './host-policy.js';
 import { httpDeliveryClient, type DeliveryClient } from './delivery-client.js';
 import { realClock, type WebhookClock } from './delivery-lane.js';
 import { WebhookService } from './webhook-service.js';
-import { webhookRoutes } from './webhook-routes.js';
+import { webhookRoutes, type WebhookDirectory } from './webhook-routes.js';
+import { SharedWebhooks } from './shared-webhooks.js';
 
 /** Test only (internal, not API): the clock, the client, and how often cursors are saved. */
 export interface WebhookInternals {
@@ -30,20 +31,23 @@ export interface OpenWebhooksOptions {
   internal: WebhookInternals | undefined;
 }
 
-/** The running webhooks and their routes. */
-export async function openWebhooks(options: OpenWebhooksOptions): Promise<{ service: WebhookService; routes: { method: string; pattern: string; route: Route }[] }> {
+/** The running webhooks and their routes: in the store's shared table when it has one (PostgreSQL), else this process's own. */
+export async function openWebhooks(options: OpenWebhooksOptions): Promise<{ service: WebhookDirectory; routes: { method: string; pattern: string; route: Route }[] }> {
   const policy = hostPolicy(options.hosts);
   const { store } = options;
-  const service = await WebhookService.open({
+  const deps = {
     history: store.history,
     lastSeq: () => store.changes.lastSeq,
-    stateStore: store.webhookState ?? (options.memory ? memoryWebhookState() : fileWebhookState(options.dataDir, { sync: options.sync })),
     client: options.internal?.client ?? httpDeliveryClient(policy),
     clock: options.internal?.clock ?? realClock,
     randomBytes: options.randomBytes,
     logger: options.logger,
     saveEveryMs: options.internal?.saveEveryMs,
     maxBacklog: options.internal?.maxBacklog,
-  });
+  };
+  const service: WebhookDirectory =
+    store.webhookTable !== undefined
+      ? await SharedWebhooks.open({ ...deps, table: store.webhookTable })
+      : await WebhookService.open({ ...deps, stateStore: store.webhookState ?? (options.memory ? memoryWebhookState() : fileWebhookState(options.dataDir, { sync: options.sync })) });
   return { service, routes: webhookRoutes({ service, policy }) };
 }

@@ -4,10 +4,20 @@ import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import type { WebhookState } from '../store/webhook-state.js';
 import type { HostPolicy } from './host-policy.js';
 import { validateWebhook } from './webhook-input.js';
-import type { WebhookService } from './webhook-service.js';
+import type { WebhookInput } from './webhook-input.js';
+
+/** Where the routes find and change webhooks: this process's (WebhookService) or a table several instances share (SharedWebhooks). */
+export interface WebhookDirectory {
+  list(): WebhookState[] | Promise<WebhookState[]>;
+  get(id: string): WebhookState | undefined | Promise<WebhookState | undefined>;
+  create(input: WebhookInput): Promise<WebhookState>;
+  update(id: string, input: WebhookInput): Promise<WebhookState | undefined>;
+  remove(id: string): Promise<boolean>;
+  close(): Promise<void>;
+}
 
 export interface WebhookRouteDeps {
-  service: WebhookService;
+  service: WebhookDirectory;
   policy: HostPolicy;
 }
 
@@ -19,16 +29,16 @@ export function webhookView(state: WebhookState, withSecret = false): Record<str
 
 /** The six webhook routes, admin only. */
 export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern: string; route: Route }[] {
-  const route = (name: string, body: boolean, handle: (context: RequestContext, service: WebhookService) => Promise<HandlerResult>): Route => ({
+  const route = (name: string, body: boolean, handle: (context: RequestContext, service: WebhookDirectory) => Promise<HandlerResult>): Route => ({
     name,
     auth: true,
     action: 'webhooks',
     body,
     handle: (context) => handle(context, deps.service),
   });
-  const known = (service: WebhookService, context: RequestContext): WebhookState => {
+  const known = async (service: WebhookDirectory, context: RequestContext): Promise<WebhookState> => {
     const id = context.params['id']!;
-    const state = service.get(id);
+    const state = await service.get(id);
     if (state === undefined) throw new ApiError('not_found', `No webhook has the id "${id.length > 60 ? `${id.slice(0, 57)}...` : id}".`);
     return state;
   };
@@ -44,18 +54,18 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
     {
       method: 'GET',
       pattern: '/webhooks',
-      route: route('listWebhooks', false, async (_context, service) => ({ status: 200, body: JSON.stringify({ webhooks: service.list().map((state) => webhookView(state)) }) })),
+      route: route('listWebhooks', false, async (_context, service) => ({ status: 200, body: JSON.stringify({ webhooks: (await service.list()).map((state) => webhookView(state)) }) })),
     },
     {
       method: 'GET',
       pattern: '/webhooks/:id',
-      route: route('getWebhook', false, async (context, service) => ({ status: 200, body: JSON.stringify(webhookView(known(service, context))) })),
+      route: route('getWebhook', false, async (context, service) => ({ status: 200, body: JSON.stringify(webhookView(await known(service, context))) })),
     },
     {
       method: 'PUT',
       pattern: '/webhooks/:id',
       route: route('updateWebhook', true, async (context, service) => {
-        const state = known(service, context);
+        const state = await known(service, context);
         const changed = await service.update(state.id, validateWebhook(context.body!, deps.policy, 'update'));
         return { status: 200, body: JSON.stringify(webhookView(changed ?? state)) };
       }),
@@ -64,14 +74,14 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
       method: 'DELETE',
       pattern: '/webhooks/:id',
       route: route('deleteWebhook', false, async (context, service) => {
-        await service.remove(known(service, context).id);
+        await service.remove((await known(service, context)).id);
         return { status: 204, body: null };
       }),
     },
     {
       method: 'GET',
       pattern: '/webhooks/:id/deliveries',
-      route: route('listWebhookDeliveries', false, async (context, service) => ({ status: 200, body: JSON.stringify({ deliveries: known(service, context).deliveries }) })),
+      route: route('listWebhookDeliveries', false, async (context, service) => ({ status: 200, body: JSON.stringify({ deliveries: (await known(service, context)).deliveries }) })),
     },
   ];
 }

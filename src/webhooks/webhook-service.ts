@@ -42,6 +42,9 @@ export class WebhookService {
   /** Lanes changed since the last save began (cursors, logs, status). */
   #dirty = false;
   #closed = false;
+  #feedStarting: Promise<void> | undefined;
+  /** Counts the feed's stops, so a start that read the log meanwhile knows it was stopped. */
+  #feedGeneration = 0;
   readonly #catchUps: CatchUps;
 
   private constructor(deps: WebhookServiceDeps, compactedThrough: number, logId: string | undefined) {
@@ -64,7 +67,7 @@ export class WebhookService {
     const service = new WebhookService(deps, snapshot.compactedThrough, snapshot.logId);
     for (const state of snapshot.webhooks) service.#addLane(state);
     if (service.#rewound()) await service.#save();
-    if (service.#lanes.size > 0) await service.#startFeed(true);
+    if (service.#lanes.size > 0) await service.#ensureFeed(true);
     return service;
   }
 
@@ -79,22 +82,9 @@ export class WebhookService {
 
   /** Creates a webhook that hears every change made from now on; resolves once it is saved. */
   async create(input: WebhookInput): Promise<WebhookState> {
-    let id = randomId('whk', this.#deps.randomBytes);
-    while (this.#lanes.has(id)) id = randomId('whk', this.#deps.randomBytes);
-    if (this.#backlog === undefined) await this.#startFeed(false);
-    const state: WebhookState = {
-      id,
-      url: input.url!,
-      events: input.events ?? [...MESSAGE_TYPES],
-      description: input.description ?? '',
-      secret: newSecret(this.#deps.randomBytes),
-      created_at: new Date(this.#deps.clock.now()).toISOString(),
-      status: 'active',
-      cursor: { seq: this.#deps.lastSeq(), index: LINE_DONE },
-      attempts: 0,
-      firstFailureMs: null,
-      deliveries: [],
-    };
+    if (this.#backlog === undefined) await this.#ensureFeed(false);
+    const state = newWebhookState(input, this.#deps, (id) => this.#lanes.has(id));
+    const { id } = state;
     this.#addLane(state);
     await this.#saveOrUndo(() => {
       this.#lanes.get(id)?.stop();
@@ -109,11 +99,7 @@ export class WebhookService {
     const lane = this.#lanes.get(id);
     if (lane === undefined) return undefined;
     const before = { url: lane.state.url, events: lane.state.events, description: lane.state.description, status: lane.state.status };
-    if (input.url !== undefined) lane.state.url = input.url;
-    if (input.events !== undefined) lane.state.events = input.events;
-    if (input.description !== undefined) lane.state.description = input.description;
-    if (input.status !== undefined) lane.setStatus(input.status);
-    else lane.poke();
+    redefine(lane, input);
     await this.#saveOrUndo(() => {
       Object.assign(lane.state, before);
       lane.poke();
@@ -132,6 +118,34 @@ export class WebhookService {
     if (this.#lanes.size === 0) this.#stopFeed();
     else this.#trim();
     return true;
+  }
+
+  /**
+   * Starts delivering a webhook this instance now holds (several instances on one database: its lease was taken),
+   * from the state its last holder saved. Its state is saved with the others'.
+   */
+  async adopt(state: WebhookState): Promise<void> {
+    if (this.#closed || this.#lanes.has(state.id)) return;
+    this.#addLane(state);
+    await this.#ensureFeed(true);
+    this.#lanes.get(state.id)?.poke();
+  }
+
+  /** An admin changed a webhook this instance delivers, on another instance: the lane follows. */
+  redefine(id: string, input: WebhookInput): void {
+    const lane = this.#lanes.get(id);
+    if (lane !== undefined) redefine(lane, input);
+  }
+
+  /** Stops delivering a webhook (deleted, or its lease lost): what is in flight is abandoned, nothing is saved. */
+  release(id: string): void {
+    const lane = this.#lanes.get(id);
+    if (lane === undefined) return;
+    lane.stop();
+    this.#lanes.delete(id);
+    this.#catchUps.forget(id);
+    if (this.#lanes.size === 0) this.#stopFeed();
+    else this.#trim();
   }
 
   /** Abandons attempts in flight (sent again after the next start), saves the cursors and stops. */
@@ -186,6 +200,15 @@ export class WebhookService {
     this.#lanes.set(state.id, lane);
   }
 
+  /** Starts the feed unless it runs; waits for a start under way (and starts again if it was stopped meanwhile while webhooks remain). */
+  async #ensureFeed(readBack: boolean): Promise<void> {
+    while (this.#backlog === undefined && !this.#closed) {
+      this.#feedStarting ??= this.#startFeed(readBack).finally(() => (this.#feedStarting = undefined));
+      await this.#feedStarting;
+      if (this.#lanes.size === 0) return;
+    }
+  }
+
   /**
    * Subscribes to durable changes and builds the backlog: on open, from the log after the oldest cursor (reporting
    * what compaction took as a gap in the delivery logs of the webhooks behind it); on a first webhook, empty.
@@ -200,7 +223,13 @@ export class WebhookService {
     const lastSeq = this.#deps.lastSeq();
     const oldest = this.#oldestCursor() ?? { seq: lastSeq, index: LINE_DONE };
     if (readBack && oldest.seq < lastSeq && this.#deps.history !== undefined) {
-      const read = await this.#deps.history.readAfter(Math.max(0, oldest.seq - 1));
+      const generation = this.#feedGeneration;
+      const read = await this.#deps.history.readAfter(Math.max(0, oldest.seq - 1)).catch((error: unknown) => {
+        if (this.#feedGeneration === generation) this.#stopFeed();
+        throw error;
+      });
+      // Every webhook went (released) while the log was read: the feed was stopped meanwhile.
+      if (this.#feedGeneration !== generation) return;
       const through = Math.max(read.compactedThrough, this.#compactedThrough);
       const coveredFrom: Cursor = through >= oldest.seq ? { seq: through, index: LINE_DONE } : { seq: Math.max(0, oldest.seq - 1), index: LINE_DONE };
       this.#backlog = new MessageBacklog(coveredFrom, { max: this.#deps.maxBacklog });
@@ -211,6 +240,7 @@ export class WebhookService {
   }
 
   #stopFeed(): void {
+    this.#feedGeneration++;
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
     this.#backlog = undefined;
@@ -293,7 +323,35 @@ export class WebhookService {
   }
 }
 
+/** A new webhook's state: a fresh id (one `taken` does not hold) and secret, active, hearing what comes after the last durable line. */
+export function newWebhookState(input: WebhookInput, deps: Pick<WebhookServiceDeps, 'randomBytes' | 'clock' | 'lastSeq'>, taken: (id: string) => boolean): WebhookState {
+  let id = randomId('whk', deps.randomBytes);
+  while (taken(id)) id = randomId('whk', deps.randomBytes);
+  return {
+    id,
+    url: input.url!,
+    events: input.events ?? [...MESSAGE_TYPES],
+    description: input.description ?? '',
+    secret: newSecret(deps.randomBytes),
+    created_at: new Date(deps.clock.now()).toISOString(),
+    status: 'active',
+    cursor: { seq: deps.lastSeq(), index: LINE_DONE },
+    attempts: 0,
+    firstFailureMs: null,
+    deliveries: [],
+  };
+}
+
+/** Applies an admin's change to a lane: a new status restarts its schedule (active) or holds it (paused). */
+function redefine(lane: DeliveryLane, input: WebhookInput): void {
+  if (input.url !== undefined) lane.state.url = input.url;
+  if (input.events !== undefined) lane.state.events = input.events;
+  if (input.description !== undefined) lane.state.description = input.description;
+  if (input.status !== undefined) lane.setStatus(input.status);
+  else lane.poke();
+}
+
 /** A short random name for a run of the log: 8 base62 characters. */
-function newLogId(randomBytes: (size: number) => Uint8Array): string {
+export function newLogId(randomBytes: (size: number) => Uint8Array): string {
   return base62(randomBytes(6), 8);
 }

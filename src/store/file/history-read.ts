@@ -1,7 +1,7 @@
 // Reads the durable changes after a position back from events.jsonl, for webhooks that were behind when the server stopped.
 import type { FileSystemSeam } from './file-system.js';
 import { scanLog } from './log-replay.js';
-import { HistoryShadow, type CommittedChange, type HistoryRead } from '../views/change-history.js';
+import { HistoryWalk, type HistoryRead } from '../views/change-history.js';
 
 /** Stops a scan once a read has what it asked for. */
 class Enough extends Error {}
@@ -14,20 +14,12 @@ class Enough extends Error {}
  */
 export async function readHistoryAfter(fs: FileSystemSeam, file: string, range: { since: number; through: number; limit?: number | undefined }, nowMs: number): Promise<HistoryRead> {
   const { since, through, limit = Infinity } = range;
-  const shadow = new HistoryShadow();
-  const changes: CommittedChange[] = [];
-  let compactedThrough = 0;
+  const walk = new HistoryWalk(since, limit, nowMs);
   const fd = await fs.open(file, 'r');
   try {
     await scanLog(fs, fd, { file }, {
       onRecord(record) {
-        // Documents (series) are no webhook message: their occurrences' own lines are.
-        if (record.op === 'idem' || record.op === 'docdel' || 'document' in record || record.seq > through) return;
-        if (record.op === 'mark' || record.op === 'regstate') compactedThrough = Math.max(compactedThrough, record.seq);
-        if (record.op === 'mark') return;
-        const change = shadow.apply(record, nowMs);
-        if (record.seq > since) changes.push(change);
-        if (changes.length >= limit) throw new Enough();
+        if (record.seq <= through && !walk.take(record)) throw new Enough();
       },
     });
   } catch (error) {
@@ -35,5 +27,5 @@ export async function readHistoryAfter(fs: FileSystemSeam, file: string, range: 
   } finally {
     await fs.close(fd).catch(() => undefined);
   }
-  return { changes, compactedThrough };
+  return walk.result;
 }

@@ -93,7 +93,7 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
         throw error;
       } finally {
         // A connection that failed is closed rather than given back, so no one inherits its state; a pooled one
-        // keeps no listener of this transaction (they would pile up, one per transaction, for the connection's life).
+        // keeps no listener of this transaction (they added up, one per write, on every connection of the pool).
         client.off('error', onError);
         client.release(broken);
       }

@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { Database } from './client.js';
 import type { KeyRow } from './key-table.js';
 import { seqOfLine } from './log-table.js';
+import type { WebhookStateSnapshot } from '../webhook-state.js';
+import { importWebhooks } from './webhook-table.js';
 
 /** What a backup wrote. */
 export interface PostgresBackupResult {
@@ -60,12 +62,13 @@ export class DatabaseNotEmptyError extends Error {
  * all of it or nothing. Lines of kind `idem` (remembered Idempotency-Key answers a compaction rewrote) are left
  * out, since their seq repeats a write's; a retry after a migration writes again.
  */
-export async function importLines(db: Database, lines: readonly string[], keys: readonly KeyRow[]): Promise<{ lines: number; keys: number }> {
+export async function importLines(db: Database, lines: readonly string[], keys: readonly KeyRow[], webhooks?: WebhookStateSnapshot): Promise<{ lines: number; keys: number; webhooks: number }> {
   const kept = lines.filter((line) => !/^\{"seq":\d+,"op":"idem"/.test(line));
+  let webhookCount = 0;
   await db.transaction(async (tx) => {
-    await tx.query('LOCK TABLE campus_log, campus_keys IN EXCLUSIVE MODE');
-    const [present] = await tx.query('SELECT 1 FROM campus_log UNION ALL SELECT 1 FROM campus_keys LIMIT 1');
-    if (present !== undefined) throw new DatabaseNotEmptyError('the database already holds events or keys; migrate only into an empty database (a new one, or drop the campus_* tables)');
+    await tx.query('LOCK TABLE campus_log, campus_keys, campus_webhooks IN EXCLUSIVE MODE');
+    const [present] = await tx.query('SELECT 1 FROM campus_log UNION ALL SELECT 1 FROM campus_keys UNION ALL SELECT 1 FROM campus_webhooks LIMIT 1');
+    if (present !== undefined) throw new DatabaseNotEmptyError('the database already holds events, keys or webhooks; migrate only into an empty database (a new one, or drop the campus_* tables)');
     for (let at = 0; at < kept.length; at += 5000) {
       const chunk = kept.slice(at, at + 5000).map((line) => (line.endsWith('\n') ? line : `${line}\n`));
       await tx.query('INSERT INTO campus_log (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[])', [chunk.map(seqOfLine), chunk]);
@@ -73,6 +76,7 @@ export async function importLines(db: Database, lines: readonly string[], keys: 
     for (const key of keys) {
       await tx.query('INSERT INTO campus_keys (id, name, email, role, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [key.id, key.name, key.email, key.role, key.hash, key.created_at, key.revoked_at]);
     }
+    if (webhooks !== undefined) webhookCount = await importWebhooks(tx, webhooks, kept.length === 0 ? 0 : seqOfLine(kept[kept.length - 1]!));
   });
-  return { lines: kept.length, keys: keys.length };
+  return { lines: kept.length, keys: keys.length, webhooks: webhookCount };
 }

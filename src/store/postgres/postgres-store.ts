@@ -17,6 +17,9 @@ import { LOG_CHANNEL } from './log-table.js';
 import { catchUp, type LogRow } from './catch-up.js';
 import { WriteBatches } from './write-batch.js';
 import { migrateSchema } from './schema.js';
+import { ChangeHistory, type ChangeHistorySource } from '../views/change-history.js';
+import { readHistory } from './history-feed.js';
+import { PostgresWebhookTable } from './webhook-table.js';
 
 /** One log call: a message and its fields. */
 type LogCall = (message: string, fields?: Record<string, string | number | boolean | null | undefined>) => void;
@@ -52,6 +55,10 @@ export class PostgresStore implements EventStore {
   readonly keys: KeyTable;
   /** Rate-limit slots leased to instances. */
   readonly rateLeases: RateLeaseTable;
+  /** The webhooks, shared by every instance on the database (API.md §13). */
+  readonly webhookTable: PostgresWebhookTable;
+  /** Told of each record applied here with its context (webhooks): this instance's writes (the write queue) and others' (applyRecord). */
+  readonly #history = new ChangeHistory();
   #lastSeq = 0;
   /** Every batch's decisions and every catch-up run after the one before: the views change in one order. */
   #chain: Promise<void> = Promise.resolve();
@@ -70,9 +77,10 @@ export class PostgresStore implements EventStore {
     this.#pollMs = options.pollMs ?? 500;
     this.keys = new KeyTable(db);
     this.rateLeases = new RateLeaseTable(db);
+    this.webhookTable = new PostgresWebhookTable(db);
     const index = new EventIndex();
     this.changes = new ChangeLog((id) => index.get(id));
-    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable() };
+    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };
     this.#batches = new WriteBatches({
       db,
       views: this.#views,
@@ -125,6 +133,16 @@ export class PostgresStore implements EventStore {
 
   get size(): number {
     return this.#views.index.size;
+  }
+
+  /** Every record as it is applied here, in seq order, whichever instance wrote it; and the past read back from campus_log. */
+  get history(): ChangeHistorySource {
+    return {
+      subscribe: (listener) => this.#history.subscribe(listener),
+      // The database's log is never compacted.
+      onCompacted: () => () => undefined,
+      readAfter: (since, limit) => readHistory(this.#db, { since, through: this.#lastSeq, limit }, this.#now()),
+    };
   }
 
   get writable(): boolean {

@@ -2,7 +2,7 @@
 import type { Database } from './client.js';
 
 /** The schema this program writes. A database at a higher version was made by a newer program. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** pg_advisory_xact_lock key of schema changes (any number unlikely to clash: "campus" in ASCII). */
 const MIGRATE_LOCK = 0x63616d707573;
@@ -21,6 +21,12 @@ const STEPS: readonly string[][] = [
     'CREATE TABLE campus_keys (id text PRIMARY KEY, name text NOT NULL, email text NOT NULL, role text NOT NULL, hash text NOT NULL UNIQUE, created_at text NOT NULL, revoked_at text)',
     // Rate-limit slots leased to instances: per key and sub-window (1/60 of a window), how many were handed out.
     'CREATE TABLE campus_rate (key text NOT NULL, bucket bigint NOT NULL, granted integer NOT NULL, PRIMARY KEY (key, bucket))',
+  ],
+  [
+    // Webhooks (API.md §13): definition, delivery state (cursor, retries, the last 100 attempts as JSON), and the
+    // lease of the one instance delivering it; `version` counts an admin's changes, `status_version` is the one
+    // that last set a status (see webhook-table.ts).
+    'CREATE TABLE campus_webhooks (id text PRIMARY KEY, url text NOT NULL, events text NOT NULL, description text NOT NULL, secret text NOT NULL, created_at text NOT NULL, status text NOT NULL, version bigint NOT NULL DEFAULT 0, status_version bigint NOT NULL DEFAULT 0, cursor_seq bigint NOT NULL, cursor_index bigint NOT NULL, attempts integer NOT NULL DEFAULT 0, first_failure_ms float8, deliveries text NOT NULL DEFAULT \'[]\', lease_owner text, lease_until timestamptz)',
   ],
 ];
 

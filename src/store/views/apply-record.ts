@@ -7,6 +7,7 @@ import { rememberAnswer } from './remember-answer.js';
 import type { LogRecord, MetaRecord } from '../records/jsonl-record.js';
 import type { RosterTable } from './roster-table.js';
 import type { DocumentTable } from './document-table.js';
+import { eventIdOf, isEventRecord, touchedBy, type ChangeHistory } from './change-history.js';
 
 /** The in-memory views both engines feed. */
 export interface Views {
@@ -15,6 +16,8 @@ export interface Views {
   changes: ChangeLog;
   idempotency: IdempotencyTable;
   documents: DocumentTable;
+  /** Told of each event record applied, with its context, while someone listens (webhooks). */
+  history?: ChangeHistory | undefined;
 }
 
 /**
@@ -22,6 +25,19 @@ export interface Views {
  * write queue's commit leaves them (a registration that changes the count gives the event the record's seq and time).
  */
 export function applyRecord(views: Views, record: LogRecord | MetaRecord, nowMs: number): void {
+  const { history } = views;
+  if (history?.listened !== true || !isEventRecord(record)) return applyToViews(views, record, nowMs);
+  // With its context, as the writer's queue told its own listeners: the event before and after, the registrations touched.
+  const id = eventIdOf(record);
+  const before = views.index.get(id);
+  const touched = touchedBy(record, views.rosters.get(id));
+  applyToViews(views, record, nowMs);
+  const now = views.index.get(id);
+  const after = record.op === 'put' ? record.stored : record.op === 'del' ? null : now !== before ? now : undefined;
+  history.committed([{ record, before, after, touched, atMs: nowMs }]);
+}
+
+function applyToViews(views: Views, record: LogRecord | MetaRecord, nowMs: number): void {
   switch (record.op) {
     case 'put':
       views.index.put(record.stored);

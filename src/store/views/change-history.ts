@@ -1,6 +1,6 @@
 // Every durable line as a change with its context (the event before and after, the registrations it touched): what webhooks derive their messages from.
 import { withRegisteredCount, type StoredEvent } from '../../events/event.js';
-import type { LogRecord } from '../records/jsonl-record.js';
+import type { LogRecord, MetaRecord } from '../records/jsonl-record.js';
 import type { Registration, RosterView } from './roster.js';
 import { RosterTable } from './roster-table.js';
 
@@ -46,6 +46,16 @@ export function touchedBy(record: LogRecord, roster: RosterView): Registration[]
   return found;
 }
 
+/** True for a record about an event (what webhooks derive messages from); false for marks, remembered answers and documents. */
+export function isEventRecord(record: LogRecord | MetaRecord): record is LogRecord {
+  return record.op === 'put' || record.op === 'del' || record.op === 'reg' || record.op === 'cancel' || record.op === 'checkin' || record.op === 'regstate';
+}
+
+/** The event a record is about. */
+export function eventIdOf(record: LogRecord): string {
+  return record.op === 'put' ? record.stored.id : record.op === 'del' ? record.id : record.op === 'reg' || record.op === 'regstate' ? record.registration.eventId : record.eventId;
+}
+
 /**
  * The state a history read rebuilds as it walks the log from its start (events and rosters), so each line after the
  * position comes with the event before and after it, as the write queue saw them when it committed the line.
@@ -56,7 +66,7 @@ export class HistoryShadow {
 
   /** Applies one line; returns it as a change. */
   apply(record: LogRecord, atMs: number): CommittedChange {
-    const id = record.op === 'put' ? record.stored.id : record.op === 'del' ? record.id : record.op === 'reg' || record.op === 'regstate' ? record.registration.eventId : record.eventId;
+    const id = eventIdOf(record);
     const before = this.#events.get(id);
     const roster = this.#rosters.get(id);
     const touched = touchedBy(record, roster);
@@ -73,6 +83,45 @@ export class HistoryShadow {
     if (after === null) this.#events.delete(id);
     else if (after !== undefined) this.#events.set(id, after);
     return { record, before, after, touched, atMs };
+  }
+}
+
+/**
+ * A history read as it walks the records from the log's start (either engine's): the changes after `since`, at most
+ * `limit`, and how far a compaction rewrote history (its mark and registration-state records say so).
+ */
+export class HistoryWalk {
+  readonly #shadow = new HistoryShadow();
+  readonly #changes: CommittedChange[] = [];
+  #compactedThrough = 0;
+  readonly #since: number;
+  readonly #limit: number;
+  readonly #nowMs: number;
+
+  constructor(since: number, limit: number, nowMs: number) {
+    this.#since = since;
+    this.#limit = limit;
+    this.#nowMs = nowMs;
+  }
+
+  /** Takes the next record; false once the read has what it asked for. */
+  take(record: LogRecord | MetaRecord): boolean {
+    // Documents (series) are no webhook message: their occurrences' own lines are.
+    if (record.op === 'idem' || record.op === 'docdel' || 'document' in record) return true;
+    if (record.op === 'mark' || record.op === 'regstate') this.#compactedThrough = Math.max(this.#compactedThrough, record.seq);
+    if (record.op === 'mark') return true;
+    const change = this.#shadow.apply(record, this.#nowMs);
+    if (record.seq > this.#since) this.#changes.push(change);
+    return this.#changes.length < this.#limit;
+  }
+
+  /** A compaction rewrote history through `seq` (known without walking its records). */
+  compacted(seq: number): void {
+    this.#compactedThrough = Math.max(this.#compactedThrough, seq);
+  }
+
+  get result(): HistoryRead {
+    return { changes: this.#changes, compactedThrough: this.#compactedThrough };
   }
 }
 

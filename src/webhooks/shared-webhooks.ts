@@ -1,0 +1,191 @@
+// Webhooks on a database several instances share (API.md §12, §13): definitions in its table, and each webhook delivered by the one instance holding its lease.
+import type { SharedWebhook, SharedWebhookTable, WebhookState, WebhookStateStore } from '../store/webhook-state.js';
+import { randomId } from '../lib/random-id.js';
+import type { WebhookInput } from './webhook-input.js';
+import { newLogId, newWebhookState, WebhookService, type WebhookServiceDeps } from './webhook-service.js';
+
+export interface SharedWebhooksDeps extends Omit<WebhookServiceDeps, 'stateStore'> {
+  table: SharedWebhookTable;
+  /** A lease not renewed for this long lapses, and another instance takes the webhook over. Default 3000 ms. */
+  leaseMs?: number;
+  /** How often leases are renewed, lapsed ones taken and admins' changes picked up. Default 500 ms. */
+  tickMs?: number;
+}
+
+/**
+ * The webhooks of one instance among several: admins' reads and changes go to the shared table (so every instance
+ * sees them at once); a timer renews this instance's leases, takes free or lapsed ones, and hands the webhooks it
+ * holds to a WebhookService, which delivers them and saves their progress to the table while the lease is held.
+ */
+export class SharedWebhooks {
+  readonly #deps: SharedWebhooksDeps;
+  readonly #owner: string;
+  readonly #leaseMs: number;
+  #service!: WebhookService;
+  /** The webhooks delivered here, with the version of the admin's change last applied to each. */
+  readonly #held = new Map<string, number>();
+  #timer: unknown;
+  /** Fires when the leases held here may be about to lapse (no renewal came back in time): delivery here stops. */
+  #watchdog: unknown;
+  #ticking: Promise<void> | undefined;
+  /** Webhooks deleted here that a tick in flight may still return: never taken up again. */
+  readonly #deleted = new Set<string>();
+  #warned = false;
+  #closed = false;
+
+  private constructor(deps: SharedWebhooksDeps) {
+    this.#deps = deps;
+    this.#leaseMs = deps.leaseMs ?? 3000;
+    this.#owner = randomId('run', deps.randomBytes);
+  }
+
+  /** Opens the service over the table and takes the leases it can at once. */
+  static async open(deps: SharedWebhooksDeps): Promise<SharedWebhooks> {
+    const shared = new SharedWebhooks(deps);
+    const logId = await deps.table.logId(newLogId(deps.randomBytes));
+    const stateStore: WebhookStateStore = {
+      load: () => Promise.resolve({ webhooks: [], compactedThrough: 0, logId }),
+      save: async (snapshot) => {
+        const held = snapshot.webhooks.map((state) => ({ state, version: shared.#held.get(state.id) ?? 0 }));
+        for (const id of await deps.table.saveProgress(shared.#owner, held)) shared.#drop(id, 'it was deleted, or another instance took its lease');
+      },
+    };
+    shared.#service = await WebhookService.open({ ...deps, stateStore, saveEveryMs: deps.saveEveryMs ?? 250 });
+    await shared.#tick();
+    shared.#schedule();
+    return shared;
+  }
+
+  /** Every webhook, oldest first: the table's, with the progress of those delivered here as it is now. */
+  async list(): Promise<WebhookState[]> {
+    return (await this.#deps.table.list()).map((webhook) => this.#fresh(webhook));
+  }
+
+  async get(id: string): Promise<WebhookState | undefined> {
+    const webhook = await this.#deps.table.get(id);
+    return webhook === undefined ? undefined : this.#fresh(webhook);
+  }
+
+  /** Adds a webhook, delivered here until this instance stops or loses its lease; resolves once it is in the table. */
+  async create(input: WebhookInput): Promise<WebhookState> {
+    const sentAt = this.#deps.clock.now();
+    const state = await this.#deps.table.insert(newWebhookState(input, this.#deps, () => false), this.#owner, this.#leaseMs);
+    // Leased by the insert: when no renewal is due to be watched (the database failed meanwhile), watch this lease.
+    if (this.#watchdog === undefined) this.#watch(sentAt);
+    this.#held.set(state.id, 0);
+    await this.#adopt(structuredClone(state));
+    return state;
+  }
+
+  /** Changes a webhook in the table; the instance delivering it follows at once (here) or within a tick (elsewhere). */
+  async update(id: string, input: WebhookInput): Promise<WebhookState | undefined> {
+    const changed = await this.#deps.table.change(id, input);
+    if (changed === undefined) return undefined;
+    if (this.#held.has(id)) {
+      this.#held.set(id, changed.version);
+      this.#service.redefine(id, input);
+    }
+    return this.#fresh(changed);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const removed = await this.#deps.table.delete(id);
+    this.#deleted.add(id);
+    this.#drop(id);
+    return removed;
+  }
+
+  /** Saves the progress of the webhooks delivered here and gives up their leases, so another instance goes on at once. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#deps.clock.clearTimeout(this.#timer);
+    await this.#ticking;
+    this.#deps.clock.clearTimeout(this.#watchdog);
+    await this.#service.close();
+    await this.#deps.table.release(this.#owner).catch((error: unknown) => this.#deps.logger.warn('could not give up the leases of webhooks on stop; other instances take them over once they lapse', { reason: (error as Error).message }));
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    this.#timer = this.#deps.clock.setTimeout(() => {
+      this.#ticking = this.#tick().finally(() => {
+        this.#ticking = undefined;
+        this.#schedule();
+      });
+    }, this.#deps.tickMs ?? 500);
+  }
+
+  /** Renews and takes leases; starts the webhooks newly held, stops those no longer held, applies admins' changes made elsewhere. */
+  async #tick(): Promise<void> {
+    const sentAt = this.#deps.clock.now();
+    // What this renewal asks for: a webhook created meanwhile (leased by its insert) is not let go for missing from it.
+    const asked = new Set(this.#held.keys());
+    let held: SharedWebhook[];
+    try {
+      held = await this.#deps.table.lease(this.#owner, this.#leaseMs);
+    } catch (error) {
+      if (!this.#warned) this.#deps.logger.warn('could not renew the leases of webhooks; their delivery stops here until the database answers', { reason: (error as Error).message });
+      this.#warned = true;
+      return;
+    }
+    this.#warned = false;
+    if (this.#closed) return;
+    this.#watch(sentAt);
+    const ids = new Set(held.map((webhook) => webhook.state.id));
+    for (const id of [...this.#held.keys()]) if (!ids.has(id) && asked.has(id)) this.#drop(id);
+    for (const id of [...this.#deleted]) if (!ids.has(id)) this.#deleted.delete(id);
+    for (const webhook of held) {
+      const { id } = webhook.state;
+      if (this.#deleted.has(id)) continue;
+      const applied = this.#held.get(id);
+      this.#held.set(id, Math.max(applied ?? 0, webhook.version));
+      // Not awaited: reading a webhook's past back may take a while, and the leases must be renewed meanwhile.
+      if (applied === undefined) void this.#adopt(webhook.state);
+      else if (webhook.version > applied) this.#follow(webhook, applied);
+    }
+  }
+
+  /**
+   * The leases held here were renewed by the database after `sentAt`: delivery here stops 2/3 of a lease later unless
+   * a renewal comes back meanwhile, well before they can lapse there, so two instances never deliver one webhook together.
+   */
+  #watch(sentAt: number): void {
+    this.#deps.clock.clearTimeout(this.#watchdog);
+    this.#watchdog = this.#deps.clock.setTimeout(() => {
+      this.#watchdog = undefined;
+      for (const id of [...this.#held.keys()]) this.#drop(id, 'its lease could not be renewed in time');
+    }, sentAt + (this.#leaseMs * 2) / 3 - this.#deps.clock.now());
+  }
+
+  /** Starts delivering a webhook from its saved state; if its past cannot be read now, it is let go and taken again on the next tick. */
+  async #adopt(state: WebhookState): Promise<void> {
+    try {
+      await this.#service.adopt(state);
+    } catch (error) {
+      this.#deps.logger.warn('could not start delivering a webhook; trying again shortly', { webhook: state.id, reason: (error as Error).message });
+      this.#drop(state.id);
+    }
+  }
+
+  /** An admin changed a webhook delivered here, on another instance, after version `applied`: a status set then applies as set here would. */
+  #follow(webhook: SharedWebhook, applied: number): void {
+    const { state } = webhook;
+    const status = webhook.statusVersion > applied && state.status !== 'failing' ? state.status : undefined;
+    this.#service.redefine(state.id, { url: state.url, events: state.events as WebhookInput['events'], description: state.description, status });
+  }
+
+  /** Stops delivering a webhook here (deleted, or no longer held). */
+  #drop(id: string, why?: string): void {
+    if (!this.#held.delete(id)) return;
+    this.#service.release(id);
+    if (why !== undefined) this.#deps.logger.info('stopped delivering a webhook here', { webhook: id, reason: why });
+  }
+
+  /** A webhook as the table holds it, with the progress of delivery here when this instance delivers it (newer than the last save). */
+  #fresh(webhook: SharedWebhook): WebhookState {
+    const here = this.#service.get(webhook.state.id);
+    if (here === undefined) return webhook.state;
+    return { ...webhook.state, cursor: { ...here.cursor }, attempts: here.attempts, firstFailureMs: here.firstFailureMs, deliveries: [...here.deliveries] };
+  }
+}
