@@ -1,5 +1,6 @@
 // Starting on PostgreSQL (API.md §12): instances starting together on an empty database create the schema and the
 // first admin key once; a start with the database unreachable is exit 1 with the reason.
+import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connect } from '../../../src/store/postgres/client.js';
@@ -25,7 +26,7 @@ describe('starting instances on PostgreSQL', { skip, timeout: 60_000 }, () => {
       assert.deepEqual(keys.map((key) => key.role), ['admin']);
       const db = await connect(url);
       try {
-        assert.deepEqual(await db.query("SELECT name, value FROM campus_meta WHERE name = 'schema_version'"), [{ name: 'schema_version', value: '1' }]);
+        assert.deepEqual(await db.query("SELECT name, value FROM campus_meta WHERE name = 'schema_version'"), [{ name: 'schema_version', value: String(SCHEMA_VERSION) }]);
       } finally {
         await db.end();
       }
