@@ -29,8 +29,10 @@ interface KeyLease {
   /** Slots handed out in the window over all instances, as of the last lease. */
   total: number;
   oldest: number | undefined;
-  /** A lease being asked for: later requests of the key wait for it. */
+  /** A lease being asked for: requests of the key finding no slot left wait for it. */
   asking: Promise<void> | undefined;
+  /** When `left` falls to this, the next batch is asked for ahead (-1: never, near the limit). */
+  lowWater: number;
 }
 
 const BUCKETS_PER_WINDOW = 60;
@@ -59,15 +61,51 @@ export class LeasedWindowLimiter {
     this.#maxKeys = options.maxKeys ?? 100_000;
   }
 
-  /** Counts one request of `key` when a slot is free over all instances: at once from a lease held, else after asking the source. */
+  /**
+   * Counts one request of `key` when a slot is free over all instances: at once from a lease held, else after asking
+   * the source. A lease half used asks for the next batch in the background, so requests never wait for the
+   * database while slots are plentiful (only the first of each sub-window does).
+   */
   take(key: string, nowMs: number): LimitDecision | Promise<LimitDecision> {
     const bucket = this.#bucketOf(nowMs);
     const lease = this.#leases.get(key);
-    if (lease !== undefined && lease.asking === undefined && lease.bucket === bucket && lease.left > 0) {
+    // While a lease is asked for, slots already held in the same sub-window are still this instance's to use.
+    if (lease !== undefined && lease.bucket === bucket && lease.left > 0) {
       lease.left--;
+      if (lease.asking === undefined && lease.left <= lease.lowWater) this.#refill(key, lease);
       return this.#decision(lease, true, nowMs);
     }
     return this.#ask(key, bucket, nowMs);
+  }
+
+  /** Leases the next batch of `lease`'s sub-window ahead of need; a failure is left for the next #ask to report. */
+  #refill(key: string, lease: KeyLease): void {
+    const bucket = lease.bucket;
+    const want = this.#want(lease);
+    let done!: () => void;
+    lease.asking = new Promise((resolve) => (done = resolve));
+    void this.#source.lease(key, bucket, want, this.limit).then((granted) => {
+      // Only #ask moves a lease to another sub-window, and it waits for this; a lease forgotten meanwhile gives back.
+      if (this.#leases.get(key) !== lease) return this.#source.giveBack(key, bucket, granted.granted);
+      lease.left += granted.granted;
+      lease.total = granted.total;
+      lease.oldest = granted.oldest;
+      lease.lowWater = this.#lowWater(lease, granted.granted);
+      return undefined;
+    }).catch(() => undefined).finally(() => {
+      lease.asking = undefined;
+      done();
+    });
+  }
+
+  /** Slots to ask for: fewer as the window fills (down to one), so leases unused here hold back little from others. */
+  #want(lease: KeyLease): number {
+    return Math.max(1, Math.min(this.#maxBatch, Math.floor(Math.max(0, this.limit - lease.total) / 8)));
+  }
+
+  /** Slots left at which the next batch is asked for ahead: half a batch; none near the limit (one slot at a time there). */
+  #lowWater(lease: KeyLease, granted: number): number {
+    return this.#want(lease) >= 2 ? Math.floor(granted / 2) : -1;
   }
 
   async #ask(key: string, bucket: number, nowMs: number): Promise<LimitDecision> {
@@ -80,22 +118,22 @@ export class LeasedWindowLimiter {
       lease.left--;
       return this.#decision(lease, true, nowMs);
     }
-    const state: KeyLease = lease ?? { bucket, left: 0, total: 0, oldest: undefined, asking: undefined };
+    const state: KeyLease = lease ?? { bucket, left: 0, total: 0, oldest: undefined, asking: undefined, lowWater: -1 };
     if (lease === undefined) this.#remember(key, state);
     let done!: () => void;
     state.asking = new Promise((resolve) => (done = resolve));
     try {
-      if (state.left > 0 && state.bucket !== bucket) await this.#source.giveBack(key, state.bucket, state.left).catch(() => undefined);
+      // Given back without waiting: until it lands the slots count for nobody, which errs on the safe side.
+      if (state.left > 0 && state.bucket !== bucket) void this.#source.giveBack(key, state.bucket, state.left).catch(() => undefined);
       state.left = 0;
       state.bucket = bucket;
-      const remaining = Math.max(0, this.limit - state.total);
-      const want = Math.max(1, Math.min(this.#maxBatch, Math.floor(remaining / 8)));
-      const granted = await this.#source.lease(key, bucket, want, this.limit).catch((error: unknown) => {
+      const granted = await this.#source.lease(key, bucket, this.#want(state), this.limit).catch((error: unknown) => {
         throw new StoreUnavailable(`The database that counts this key's requests over all instances cannot be reached (${error instanceof Error ? error.message : 'no answer'}); retry in a moment.`);
       });
       state.total = granted.total;
       state.oldest = granted.oldest;
       state.left = granted.granted;
+      state.lowWater = this.#lowWater(state, granted.granted);
     } finally {
       state.asking = undefined;
       done();

@@ -40,6 +40,8 @@ export interface Database extends Queryable {
    * (re)connect, since notifications sent meanwhile were missed. Returns the way to stop.
    */
   listen(channel: string, onNotify: (payload: string) => void, onConnect: () => void): Promise<() => Promise<void>>;
+  /** `value` as an SQL string literal, escaped by the client (for statements sent without parameters). */
+  literal(value: string): string;
   end(): Promise<void>;
 }
 
@@ -130,6 +132,7 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
         await client?.end().catch(() => undefined);
       };
     },
+    literal: (value) => pg.escapeLiteral(value),
     async end() {
       await pool.end();
     },
@@ -174,4 +177,12 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
     timer = setTimeout(() => reject(new QueryTimeout(`${what} did not answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A short description of a database error without secrets, e.g. `ECONNREFUSED` or `57P01: terminating connection`. */
+export function describeDatabaseError(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return 'an unexpected error';
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message.split('\n')[0]!.slice(0, 120) : '';
+  return typeof code === 'string' ? `${code}${text === '' || text === code ? '' : `: ${text}`}` : text || 'an unexpected error';
 }

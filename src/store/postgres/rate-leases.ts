@@ -28,21 +28,23 @@ export class RateLeaseTable {
    */
   lease(key: string, bucket: number, want: number, limit: number): Promise<Lease> {
     const first = bucket - this.#bucketsPerWindow;
+    const k = this.#db.literal(key);
+    // Two round trips: BEGIN, the lock, the clean-up and the sum; then the grant with COMMIT. Each statement reads
+    // after the one before (READ COMMITTED), so the sum sees every lease committed before the lock was granted.
     return withTimeout(this.#db.transaction(async (tx) => {
-      await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('campus_rate:' || $1, 0))", [key]);
-      await tx.query('DELETE FROM campus_rate WHERE key = $1 AND bucket < $2', [key, first]);
-      const [row] = await tx.query<{ total: number; oldest: number | null }>(
-        'SELECT coalesce(sum(granted), 0)::float8 AS total, min(bucket)::float8 AS oldest FROM campus_rate WHERE key = $1 AND granted > 0',
-        [key],
-      );
+      const row = tx.firstRows[0] as { total: number; oldest: number | null } | undefined;
       const total = row?.total ?? 0;
       const granted = Math.max(0, Math.min(want, limit - total));
       if (granted > 0) {
-        await tx.query('INSERT INTO campus_rate (key, bucket, granted) VALUES ($1, $2, $3) ON CONFLICT (key, bucket) DO UPDATE SET granted = campus_rate.granted + EXCLUDED.granted', [key, bucket, granted]);
+        await tx.commitWith(`INSERT INTO campus_rate (key, bucket, granted) VALUES (${k}, ${Math.trunc(bucket)}, ${Math.trunc(granted)}) ON CONFLICT (key, bucket) DO UPDATE SET granted = campus_rate.granted + EXCLUDED.granted`);
       }
       const oldest = row?.oldest ?? (granted > 0 ? bucket : null);
       return { granted, total: total + granted, oldest: oldest === null ? undefined : Math.min(oldest, bucket) };
-    }), 2_000, 'leasing rate-limit slots');
+    }, [
+      `SELECT pg_advisory_xact_lock(hashtextextended('campus_rate:' || ${k}, 0))`,
+      `DELETE FROM campus_rate WHERE key = ${k} AND bucket < ${Math.trunc(first)}`,
+      `SELECT coalesce(sum(granted), 0)::float8 AS total, min(bucket)::float8 AS oldest FROM campus_rate WHERE key = ${k} AND granted > 0`,
+    ].join('; ')), 2_000, 'leasing rate-limit slots');
   }
 
   /** Gives back `count` slots of `key` in `bucket` that were leased and never used. */

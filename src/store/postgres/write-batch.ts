@@ -1,0 +1,201 @@
+// The PostgreSQL store's writes: queued writes taken by one transaction at a time (group commit), decided against caught-up state, pipelined.
+import type { WriteOptions } from '../event-store.js';
+import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
+import type { Views } from '../views/apply-record.js';
+import { WriteQueue } from '../views/write-queue.js';
+import { withTimeout, type Database, type Queryable, type Transaction } from './client.js';
+import { catchUpQuery, type LogRow } from './catch-up.js';
+import { LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
+
+/** How long the wait for a write transaction's connection may take before the database counts as unreachable. */
+const TRANSACTION_TIMEOUT_MS = 2_000;
+
+/** What a batch needs of the store: its views, its place in the log, their one order of change, and its down state. */
+export interface BatchHost {
+  readonly db: Database;
+  readonly views: Views;
+  readonly now: () => number;
+  /** The seq of the newest record applied to the views. */
+  lastSeq(): number;
+  /** A batch committed records up to `seq`: the views hold them now. */
+  committed(seq: number): void;
+  /** Why the database cannot be used now, or undefined. */
+  down(): string | undefined;
+  /** Waits for the views' turn (after every step queued before); resolves with the function that ends the turn. */
+  turn(): Promise<() => void>;
+  /** Applies every committed record after lastSeq; `read`: the first rows, read already (by catchUpQuery). */
+  catchUp(db: Queryable, read?: readonly LogRow[]): Promise<void>;
+  /** The database failed: writes are refused until a catch-up succeeds. */
+  lost(error: unknown): void;
+  /** The 503 a write gets while the database cannot be reached. */
+  unavailable(): StoreUnavailable;
+}
+
+/** A write waiting for the next batch: it is decided only inside the batch's transaction, against caught-up state. */
+interface Intent {
+  run(queue: WriteQueue): Promise<unknown>;
+  idem: WriteOptions['idem'];
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Batches of writes, each one transaction that takes the log's advisory lock, so sequence numbers are assigned one
+ * transaction at a time and commit in order: a follower reading `seq > last` never skips one that commits late.
+ */
+export class WriteBatches {
+  readonly #host: BatchHost;
+  #intents: Intent[] = [];
+  /** Writes are queued for a batch that has not taken them yet (started, or to start once #deciding ends). */
+  #batchQueued = false;
+  /** A batch holds the log's lock and has not yet sent its COMMIT: the next batch starts when it does. */
+  #deciding = false;
+  /** Batches whose transaction is open, for close() to wait on: at most two, one holding the log's lock, one waiting for it. */
+  readonly #batches = new Set<Promise<void>>();
+
+  constructor(host: BatchHost) {
+    this.#host = host;
+  }
+
+  /** Queues a write for the next batch; it settles once that batch's transaction is known committed (or failed). */
+  queue(run: (queue: WriteQueue) => Promise<unknown>, options: WriteOptions): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.#intents.push({ run, idem: options.idem, resolve, reject });
+      if (this.#batchQueued) return;
+      this.#batchQueued = true;
+      if (!this.#deciding) this.#startBatch();
+    });
+  }
+
+  /** Waits until no batch is left (a batch ending may start the next for writes queued meanwhile). */
+  async drain(): Promise<void> {
+    while (this.#batches.size > 0) await Promise.all(this.#batches);
+  }
+
+  #startBatch(): void {
+    const batch = this.#batch();
+    this.#batches.add(batch);
+    void batch.finally(() => this.#batches.delete(batch));
+  }
+
+  /** The deciding batch sends its COMMIT (or ends): a batch for the writes queued meanwhile starts and waits for the lock. */
+  #decided(): void {
+    if (!this.#deciding) return;
+    this.#deciding = false;
+    if (this.#batchQueued) this.#startBatch();
+  }
+
+  /** The writes queued so far, for the batch taking them; later ones start the next batch. */
+  #takeIntents(): Intent[] {
+    this.#batchQueued = false;
+    const intents = this.#intents;
+    this.#intents = [];
+    return intents;
+  }
+
+  /**
+   * One transaction for every write queued until it holds the log's lock (group commit), in two round trips: BEGIN,
+   * the lock and the catch-up read; then, after the shared write queue's decisions against the now-current state,
+   * one insert, the notification and COMMIT. Only then the views change. Pipelined: the next batch starts as this one
+   * sends its COMMIT, so its first round trip waits on the lock meanwhile; it decides only once this one's records
+   * are applied (its turn), skipping them in what it read.
+   */
+  async #batch(): Promise<void> {
+    let intents: Intent[] | undefined;
+    let endTurn = (): void => undefined;
+    let failure: unknown;
+    /** Set once the transaction's fate is known: the queue's persist waits on it before the views change. */
+    let settleCommit!: { resolve: () => void; reject: (error: unknown) => void };
+    const commit = new Promise<void>((resolve, reject) => (settleCommit = { resolve, reject }));
+    commit.catch(() => undefined);
+    let newest = 0;
+    let inserted = false;
+    let settled: Promise<void>[] = [];
+    // A transaction whose connection never came is abandoned; should it start later after all, it writes nothing.
+    let started = false;
+    let abandoned = false;
+    try {
+      const transaction = this.#host.db.transaction(async (tx: Transaction) => {
+        if (abandoned) throw new Error('abandoned: its connection came too late');
+        started = true;
+        endTurn = await this.#host.turn();
+        intents = this.#takeIntents();
+        this.#deciding = true;
+        // The batch ahead failed: this one's writes get the same 503, and its transaction writes nothing.
+        const down = this.#host.down();
+        if (down !== undefined) throw new Error(down);
+        await this.#host.catchUp(tx, tx.firstRows as LogRow[]);
+        newest = this.#host.lastSeq();
+        let signalInserted!: () => void;
+        const insertedSignal = new Promise<void>((resolve) => (signalInserted = resolve));
+        const queue = new WriteQueue({
+          ...this.#host.views,
+          now: this.#host.now,
+          nextSeq: this.#host.lastSeq() + 1,
+          maxBatchChars: Number.MAX_SAFE_INTEGER,
+          // Every write of the batch is queued below at once; waiting a turn of the event loop would hold the lock longer.
+          gatherTurn: false,
+          persist: async (text) => {
+            // One persist per batch: a second would run outside the transaction and its lock.
+            if (inserted) throw new Error('a batch persisted twice');
+            inserted = true;
+            const lines = text.split('\n').slice(0, -1).map((line) => `${line}\n`);
+            const seqs = lines.map(seqOfLine);
+            newest = Math.max(newest, ...seqs);
+            try {
+              // One round trip: the rows, the notification followers wake on (sent by PostgreSQL at commit), and COMMIT.
+              // Seqs are integers; lines go in as literals the client escapes (a simple query takes no parameters).
+              this.#decided();
+              const values = `unnest(ARRAY[${seqs.join(',')}]::bigint[], ARRAY[${lines.map((line) => tx.literal(line)).join(',')}]::text[])`;
+              await tx.commitWith(`WITH written AS (INSERT INTO campus_log (seq, line) SELECT * FROM ${values} RETURNING 1) SELECT pg_notify(${tx.literal(LOG_CHANNEL)}, '${newest}') FROM (SELECT count(*) FROM written) AS done`);
+            } catch (error) {
+              failure = error;
+              throw error;
+            } finally {
+              signalInserted();
+            }
+            // Memory after the commit: the queue applies the records and answers the writers only once it is known.
+            await commit;
+          },
+        });
+        settled = intents.map((intent) => this.#decide(intent, queue));
+        // Either the queue persisted (then the transaction commits when this returns), or nothing was to be written.
+        await Promise.race([insertedSignal, queue.drain()]);
+        if (failure !== undefined) throw failure;
+      }, `SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${catchUpQuery(this.#host.lastSeq())}`);
+      transaction.catch(() => undefined);
+      await withTimeout(transaction, TRANSACTION_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
+        if (started) return transaction;
+        abandoned = true;
+        throw error;
+      });
+      if (inserted) this.#host.committed(newest);
+      settleCommit.resolve();
+    } catch (error) {
+      failure ??= error;
+      settleCommit.reject(error);
+    }
+    await Promise.all(settled);
+    if (failure !== undefined) {
+      // Writes not taken yet (the transaction never got its lock) fail with it; a new write starts a new batch.
+      for (const intent of intents ?? this.#takeIntents()) intent.reject(this.#host.unavailable());
+      this.#host.lost(failure);
+    }
+    this.#decided();
+    endTurn();
+  }
+
+  /** Runs one write in the batch's queue; an Idempotency-Key another instance answered meanwhile replays instead. */
+  #decide(intent: Intent, queue: WriteQueue): Promise<void> {
+    const idem = intent.idem;
+    const remembered = idem === undefined ? undefined : this.#host.views.idempotency.find(idem.keyId, idem.key, this.#host.now());
+    if (remembered !== undefined) {
+      intent.reject(new AlreadyAnswered(remembered));
+      return Promise.resolve();
+    }
+    return intent.run(queue).then(intent.resolve, (error: unknown) => {
+      // A failed batch rejects its writes with the file store's "restart" sentence; the batch answers them instead.
+      if (!(error instanceof StoreUnavailable)) intent.reject(error);
+    });
+  }
+}
