@@ -129,3 +129,34 @@ test('strings fill chunks to the byte, the longest string fits, a longer one is 
   assert.deepEqual(refs.map(([ref]) => ref), [0, CHUNK - 200, CHUNK, CHUNK + 2, 2 * CHUNK]);
   for (const [ref, start, end] of refs) assert.equal(arena.text(ref, 'latin1'), big.toString('latin1', start, end));
 });
+
+test('intern() tells apart strings whose 32-bit hashes collide, of the same length and of different lengths', () => {
+  // Found by a birthday search over the arena's FNV-1a of length and bytes; equal hashes, different strings.
+  for (const [a, b] of [['ltzxxxxxxxxx', '21cdxxxxxxxx'], ['12fwyyyyyyyyy', '1k35xxxxxxxx']] as const) {
+    for (const [first, second] of [[a, b], [b, a]]) {
+      const arena = new TextArena();
+      const refFirst = arena.intern(Buffer.from(first), 0, first.length);
+      const refSecond = arena.intern(Buffer.from(second), 0, second.length);
+      assert.notEqual(refSecond, refFirst, `${second} is not ${first}`);
+      assert.equal(arena.text(refSecond), second);
+      assert.equal(arena.intern(Buffer.from(first), 0, first.length), refFirst);
+      assert.equal(arena.intern(Buffer.from(second), 0, second.length), refSecond);
+    }
+  }
+});
+
+test('a string whose header grows to 2 or 3 bytes opens a new chunk when header and bytes do not fit', () => {
+  for (const [length, header] of [[127, 1], [128, 2], [16383, 2], [16384, 3]] as const) {
+    for (const room of [header + length - 1, header + length]) {
+      const arena = new TextArena();
+      const filler = CHUNK - room;
+      // The filler's own header: 3 bytes at these sizes.
+      arena.append(Buffer.alloc(filler - 3), 0, filler - 3);
+      assert.equal(arena.bytes, filler);
+      const text = Buffer.alloc(length, 0x41 + (length % 26));
+      const ref = arena.append(text, 0, length);
+      assert.equal(ref, room === header + length ? filler : CHUNK, `length ${length} with ${room} bytes left`);
+      assert.equal(arena.text(ref, 'latin1'), text.toString('latin1'));
+    }
+  }
+});
