@@ -309,8 +309,11 @@ function removeFrom(node: TreeNode, stored: StoredEvent): boolean {
   const child = node.children[i]!;
   if (!removeFrom(child, stored)) return false;
   node.size--;
-  if (entriesOf(child) < MIN_ENTRIES && node.children.length > 1) mergeWithNeighbour(node, i);
-  else if (child.leaf ? child.items.length > 0 : true) node.lows[i] = lowOf(child);
+  // Every branch holds at least 2 children here (a bulk load or a split makes at least 2, a non-root node keeps at
+  // least MIN_ENTRIES, delete() lifts a root left with 1), so a small child always has a neighbour; a child that is
+  // not merged holds at least MIN_ENTRIES entries, so it has a low.
+  if (entriesOf(child) < MIN_ENTRIES) mergeWithNeighbour(node, i);
+  else node.lows[i] = lowOf(child);
   if (stored.endMs >= node.maxEnd) recount(node);
   return true;
 }
