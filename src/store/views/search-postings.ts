@@ -11,8 +11,8 @@ export class SlotBitmap {
   }
 
   has(slot: number): boolean {
-    const word = this.words[slot >>> 5];
-    return word !== undefined && (word & (1 << (slot & 31))) !== 0;
+    // Past the end the word reads as undefined, which `&` takes as 0: not held.
+    return (this.words[slot >>> 5]! & (1 << (slot & 31))) !== 0;
   }
 
   /** Makes room for `length` machine words (32 slots each), growing by half at least. */
@@ -25,7 +25,7 @@ export class SlotBitmap {
 
   add(slot: number): void {
     const at = slot >>> 5;
-    if (at >= this.words.length) this.reserve(at + 1);
+    this.reserve(at + 1);
     const bit = 1 << (slot & 31);
     if ((this.words[at]! & bit) === 0) {
       this.words[at]! |= bit;
@@ -36,7 +36,8 @@ export class SlotBitmap {
   remove(slot: number): void {
     const at = slot >>> 5;
     const bit = 1 << (slot & 31);
-    if (at < this.words.length && (this.words[at]! & bit) !== 0) {
+    // Past the end the word reads as undefined (0 to `&`): nothing to remove.
+    if ((this.words[at]! & bit) !== 0) {
       this.words[at]! &= ~bit;
       this.count--;
     }
@@ -137,7 +138,7 @@ export function postingHas(posting: Posting, slot: number): boolean {
 export function postingAdd(posting: Posting | undefined, slot: number, capacity: number): Posting {
   if (posting === undefined) return slot;
   if (posting instanceof Uint32Array) posting = Array.from(posting);
-  if (typeof posting === 'number') return posting === slot ? posting : posting < slot ? [posting, slot] : [slot, posting];
+  if (typeof posting === 'number') return posting === slot ? posting : [Math.min(posting, slot), Math.max(posting, slot)];
   if (!Array.isArray(posting)) {
     posting.add(slot);
     return posting;
