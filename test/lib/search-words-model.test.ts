@@ -13,7 +13,7 @@ const PIECES = [
   'é', 'É', 'e\u0301', '\u0301', 'Å', 'Ł', 'ñ', 'Ç', 'ø', 'ß', 'ẞ', 'İ', 'ı', 'I', 'Σ', 'σ', 'ς', 'ΣΟΦΟΣ', 'ǰ', 'ŉ',
   'ﬁ', 'ﬀ', '²', 'Ⅻ', 'Ａ', '１', 'ｶ', '٣', 'Ж', 'ж', 'ǅ', 'ᾼ', 'ﷺ', 'µ',
   '東', '京', '大学', 'で', 'カタカナ', 'ひらがな', 'が', '한국어', '수업', '\u1112', '\u1161', '\u11ab',
-  '🎉', '🧘', '👩\u200d🔬', '\u200d', '\ud83c', '\udf89', '\u2028', '\ufeff', '𝐀', '𝟙',
+  '\uffff', '\u0080', '🎉', '🧘', '👩\u200d🔬', '\u200d', '\ud83c', '\udf89', '\u2028', '\ufeff', '𝐀', '𝟙',
 ];
 
 type Random = () => number;
@@ -99,6 +99,7 @@ test('foldText() on ASCII only lower-cases; on ASCII around other letters it low
   assert.equal(foldText('🎉🎉A'), '🎉🎉a');
   assert.equal(foldText('A\u{1D400}B'), 'aab', 'an astral letter (mathematical bold A) is read as one code point');
   assert.equal(foldText(''), '');
+  assert.equal(foldText('A\uffffB'), 'a\uffffb', 'U+FFFF is one unit: the B after it is read');
 });
 
 test('searchWords(): ASCII words are runs of letters and digits; a text with none has no words', () => {

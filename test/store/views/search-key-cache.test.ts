@@ -71,7 +71,7 @@ test('TermsByKey: 2,000 keys of 4 tables with the same offsets stay apart (at le
 test('TermsByKey: an unknown key, key 0 and a key set with no terms', () => {
   const cache = new TermsByKey();
   assert.equal(lookup(cache, 0), undefined, 'empty: not even key 0');
-  assert.equal(lookup(cache, 12), undefined);
+  for (const key of [1, 12, 2 ** 32, 2 ** 40 + 3]) assert.equal(lookup(cache, key), undefined, `empty: not ${key}`);
   cache.set(0, [], 0);
   assert.deepEqual(lookup(cache, 0), []);
   cache.set(12, [1, 2, 3], 3);
@@ -108,7 +108,7 @@ test('TermsByKey: the pool starts over only when a set would not fit: 16 full ke
   // One more term does not: every key is forgotten, and the pool is used from its start again.
   cache.set(6, [42], 0);
   assert.deepEqual(lookup(cache, 6), [42]);
-  for (const key of [...keys, 5]) assert.equal(lookup(cache, key), undefined, `key ${key} forgotten`);
+  for (const key of [...keys, 5, 1, 0]) assert.equal(lookup(cache, key), undefined, `key ${key} forgotten`);
   keys.forEach((key, n) => cache.set(key, [n], 0));
   keys.forEach((key, n) => assert.deepEqual(lookup(cache, key), [n]));
   assert.deepEqual(lookup(cache, 6), [42]);
