@@ -16,10 +16,10 @@ export function searchTextOf(stored: StoredEvent): string[] {
   const texts: string[] = [];
   let from = 0;
   for (const [key, next] of FIELDS) {
-    const start = json.indexOf(key, from) + key.length;
-    const end = json.indexOf(next, start);
-    if (start < key.length || end < 0) throw new TypeError(`an event view without the field ${key}`);
-    texts.push(textOfLiteral(json.slice(start, end)));
+    const at = json.indexOf(key, from);
+    const end = json.indexOf(next, at + key.length);
+    if (at === -1 || end === -1) throw new TypeError(`an event view without the field ${key}`);
+    texts.push(textOfLiteral(json.slice(at + key.length, end)));
     from = end;
   }
   return texts;

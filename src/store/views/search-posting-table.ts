@@ -41,7 +41,7 @@ export class PostingTable {
 
   #packedPosting(term: number): Posting | undefined {
     const { offsets, slots, bitmaps } = this.#packed;
-    if (term + 1 >= offsets.length) return undefined;
+    // A term past the packed ones (a word first met since) reads both bounds as undefined: no run, no bitmap.
     const [start, end] = [offsets[term]!, offsets[term + 1]!];
     if (end - start === 1) return slots[start]!;
     if (end > start) return slots.subarray(start, end);

@@ -59,13 +59,17 @@ test('TermsByKey: 2,000 keys of 4 tables with the same offsets stay apart (at le
     return terms !== undefined;
   });
   assert.ok(found.length >= 1_800, `${found.length} of 2,000 found`);
-  // Offsets one apart in one table, and one offset in many tables: spread too.
+  // Offsets one apart in one table, one offset in many tables: spread too.
   const dense = new TermsByKey();
   for (let n = 0; n < 1_000; n++) dense.set(n, [n], 0);
   assert.ok(Array.from({ length: 1_000 }, (_, n) => n).filter((n) => lookup(dense, n) !== undefined).length >= 900);
   const tables = new TermsByKey();
   for (let n = 0; n < 1_000; n++) tables.set(n * 2 ** 32 + 5, [n], 0);
   assert.ok(Array.from({ length: 1_000 }, (_, n) => n).filter((n) => lookup(tables, n * 2 ** 32 + 5) !== undefined).length >= 900);
+  // Table and offset growing together (table n, offset n): neither part alone tells them apart.
+  const diagonal = new TermsByKey();
+  for (let n = 0; n < 1_000; n++) diagonal.set(n * 2 ** 32 + n, [n], 0);
+  assert.ok(Array.from({ length: 1_000 }, (_, n) => n).filter((n) => lookup(diagonal, n * 2 ** 32 + n) !== undefined).length >= 900);
 });
 
 test('TermsByKey: an unknown key, key 0 and a key set with no terms', () => {
