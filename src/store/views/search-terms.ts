@@ -3,11 +3,8 @@
 /** The first units of a term (two, or one and 0 for a one-unit term): the key of the bucket it sorts in. */
 const bucketKey = (first: number, second: number): number => first * 0x10000 + second;
 
-/** The term ids sharing their first two units, sorted (by their units) when a prefix lookup needs them. */
-interface Bucket {
-  ids: number[];
-  sorted: boolean;
-}
+/** The term ids sharing their first two units, sorted by their units (each added in its place). */
+type Bucket = number[];
 
 /**
  * The dictionary behind `q`. A term is a number (0, 1, 2…, in the order first met); its units live in one
@@ -64,9 +61,8 @@ export class SearchTerms {
     const first = prefix.charCodeAt(0);
     const buckets = prefix.length === 1 ? (this.#bucketsByFirst.get(first) ?? []) : [this.#buckets.get(bucketKey(first, prefix.charCodeAt(1)))];
     const out: number[] = [];
-    for (const bucket of buckets) {
-      if (bucket === undefined) continue;
-      const ids = this.#sorted(bucket);
+    for (const ids of buckets) {
+      if (ids === undefined) continue;
       let low = 0;
       let high = ids.length;
       while (low < high) {
@@ -105,33 +101,22 @@ export class SearchTerms {
     const key = bucketKey(units[0]!, length > 1 ? units[1]! : 0);
     let bucket = this.#buckets.get(key);
     if (bucket === undefined) {
-      bucket = { ids: [], sorted: true };
+      bucket = [];
       this.#buckets.set(key, bucket);
       const siblings = this.#bucketsByFirst.get(units[0]!);
       if (siblings === undefined) this.#bucketsByFirst.set(units[0]!, [bucket]);
       else siblings.push(bucket);
     }
-    if (!bucket.sorted || bucket.ids.length === 0) bucket.ids.push(id);
-    else {
-      // A sorted bucket (a lookup has needed it) stays sorted: one binary search and a move, not a sort per lookup.
-      let low = 0;
-      let high = bucket.ids.length;
-      while (low < high) {
-        const middle = (low + high) >>> 1;
-        if (this.#compare(bucket.ids[middle]!, id) < 0) low = middle + 1;
-        else high = middle;
-      }
-      bucket.ids.splice(low, 0, id);
+    // The bucket stays sorted: one binary search and a move, not a sort per lookup.
+    let low = 0;
+    let high = bucket.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.#compare(bucket[middle]!, id) < 0) low = middle + 1;
+      else high = middle;
     }
+    bucket.splice(low, 0, id);
     return id;
-  }
-
-  #sorted(bucket: Bucket): number[] {
-    if (!bucket.sorted) {
-      bucket.ids.sort((a, b) => this.#compare(a, b));
-      bucket.sorted = true;
-    }
-    return bucket.ids;
   }
 
   /** The order of two terms by their units (as `<` orders strings). */

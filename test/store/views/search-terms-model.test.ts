@@ -146,3 +146,18 @@ test('grown() copies a typed array of the same kind into one at least twice as l
   assert.deepEqual([...signed], [-5, 0]);
   assert.equal(small.length, 3, 'the original is left as it was');
 });
+
+test('SearchTerms grows past its first sizes: a first term of 150,000 units, then 10,000 terms, all found again', () => {
+  const terms = new SearchTerms();
+  // First a term longer than twice the first arena (65,536 units): the arena grows to hold it, not only doubles.
+  const long = 'ab'.repeat(75_000);
+  const words = [long, ...Array.from({ length: 10_000 }, (_, n) => `w${n.toString(36)}${'x'.repeat(n % 30)}`)];
+  words.forEach((word, id) => assert.equal(terms.internWord(word), id, word.slice(0, 20)));
+  assert.equal(terms.size, words.length);
+  words.forEach((word, id) => assert.equal(terms.internWord(word), id, `${word.slice(0, 20)} again`));
+  for (const id of [1, 2, 5_000, 10_000]) assert.equal(terms.word(id), words[id]);
+  assert.deepEqual(terms.startingWith('abab'), [0]);
+  assert.deepEqual(terms.startingWith(long), [0]);
+  assert.deepEqual(terms.startingWith(long + 'a'), []);
+  assert.equal(terms.size, words.length);
+});
