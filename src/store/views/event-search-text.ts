@@ -17,7 +17,7 @@ export function searchTextOf(stored: StoredEvent): string[] {
   let from = 0;
   for (const [key, next] of FIELDS) {
     const at = json.indexOf(key, from);
-    const end = json.indexOf(next, at + key.length);
+    const end = json.indexOf(next, at);
     if (at === -1 || end === -1) throw new TypeError(`an event view without the field ${key}`);
     texts.push(textOfLiteral(json.slice(at + key.length, end)));
     from = end;
