@@ -2,7 +2,7 @@
 
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 const ASCII_WORD = /[a-z0-9]+/g;
-const MARKS = /\p{M}+/gu;
+const MARKS = /\p{M}/gu;
 const LETTERS_AND_DIGITS = /[\p{L}\p{N}]+/gu;
 /** Letters that are words on their own (a CJK ideograph) or apart from the letters around them (a run of kana). */
 const SPLIT_FURTHER = /[\p{Ideographic}\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -49,6 +49,11 @@ export function foldCodePoint(codePoint: number): string {
     if (foldedCodePoints.size < MAX_CACHED_CODE_POINTS) foldedCodePoints.set(codePoint, folded);
   }
   return folded;
+}
+
+/** How many code points' folds are cached: at most 65,536 (a bound on memory; read by a test). */
+export function foldCacheSize(): number {
+  return foldedCodePoints.size;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (syllables and loose jamo), emoji, joiners and lone surrogates.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { foldCodePoint, foldText, queryWords, searchWords } from '../../src/lib/search-words.js';
+import { foldCacheSize, foldCodePoint, foldText, queryWords, searchWords } from '../../src/lib/search-words.js';
 import { mulberry32 } from '../helpers/random.js';
 
 const SEED = Number(process.env['WORDS_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
@@ -117,4 +117,15 @@ test('queryWords(): longest first, ties in the order of their units', () => {
   assert.deepEqual(queryWords('lab laboratory labs'), ['laboratory', 'labs']);
   assert.deepEqual(queryWords('x'), ['x']);
   assert.deepEqual(queryWords('b a'), ['a', 'b']);
+});
+
+test('the cache of folded code points stops at 65,536 and still folds the ones past it', () => {
+  const before = foldCacheSize();
+  assert.ok(before < 65_536, `${before} cached before`);
+  // Every code point of the planes 1 and 2 not yet cached (CJK extensions, scripts, emoji): well past the bound.
+  for (let codePoint = 0x10000; codePoint < 0x10000 + 70_000; codePoint++) foldCodePoint(codePoint);
+  assert.equal(foldCacheSize(), 65_536);
+  assert.equal(foldCodePoint(0x2f800 + 1_000), modelFold(String.fromCodePoint(0x2f800 + 1_000)), 'past the bound: folded, not cached');
+  assert.equal(foldCodePoint(0x1d400), 'a', 'cached before the bound: still there');
+  assert.equal(foldCacheSize(), 65_536);
 });
