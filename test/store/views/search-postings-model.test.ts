@@ -52,7 +52,7 @@ test(`postingAdd/postingRemove hold the slots of a Set, in the form the sizes ca
     let cycles = 0;
     for (let step = 0; cycles < 2; step++) {
       const what = `seed ${SEED}, round ${round}, step ${step}`;
-      const formBefore = form;
+      const formBefore: Form = form;
       if (growing && model.size >= threshold + 10) growing = false;
       if (!growing && model.size === 0) [growing, cycles] = [true, cycles + 1];
       const slot = !growing && held.length > 0 && random() < 0.7 ? held[below(held.length)]! : below(range);
