@@ -76,6 +76,7 @@ export function searchWords(text: string): string[] {
  * starts another query word (`chem chemistry` asks no more than `chemistry`). Longest first; empty when `q` has none.
  */
 export function queryWords(q: string): string[] {
-  const words = [...new Set(searchWords(q))].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+  // Distinct words (a Set): two of one length are never equal, so `a < b` alone orders them.
+  const words = [...new Set(searchWords(q))].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   return words.filter((word, i) => !words.some((other, j) => j < i && other.startsWith(word)));
 }
