@@ -13,6 +13,9 @@ const MAX_VARINT = 5;
 /** A term in at least this many slots (and 1/64 of them) is packed as a bitmap, as postingAdd would make it. */
 const MIN_BITMAP = 256;
 
+/** The slot relabel gives an event left out. */
+export const DROPPED = 0xffffffff;
+
 /** The runs and bitmaps being filled: `next[term]` is where the term's next slot goes in `slots`. */
 interface Filling extends PackedPostings {
   /** The bitmap of each frequent term, by its index + 1 in `list` (0: the term has a run). */
@@ -70,6 +73,14 @@ export class BulkPostings {
     }
     this.#slots[this.#events] = slot;
     this.#ends[this.#events++] = this.#length;
+  }
+
+  /**
+   * Gives each event added a new slot, `slots[its slot]`, or DROPPED to leave it out of the postings (a put that a
+   * later line replaced). The new slots must ascend too. Before packing.
+   */
+  relabel(slots: Uint32Array): void {
+    for (let event = 0; event < this.#events; event++) this.#slots[event] = slots[this.#slots[event]!]!;
   }
 
   /** Packs every event added, in one go: see packSome. */
@@ -136,6 +147,10 @@ export class BulkPostings {
     for (let event = from; event < to; event++) {
       const slot = this.#slots[event]!;
       const end = this.#ends[event]!;
+      if (slot === DROPPED) {
+        at = end;
+        continue;
+      }
       while (at < end) {
         const chunk = this.#chunks[Math.floor(at / CHUNK)]!;
         let offset = at % CHUNK;

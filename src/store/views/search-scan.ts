@@ -1,5 +1,6 @@
 // Folds and splits a text into term ids in one pass over its characters, without a string per word: the words
-// searchWords gives, for the text search-words.ts calls plain; any other text is left to searchWords itself.
+// searchWords gives, for the text search-words.ts calls plain; any other text is left to searchWords itself. A text
+// is read from a string, or straight from the UTF-8 bytes of a JSON string literal (the log's, at start-up).
 import { foldCodePoint, searchWords } from '../../lib/search-words.js';
 import { FNV_OFFSET, FNV_PRIME, type SearchTerms } from './search-terms.js';
 
@@ -19,6 +20,7 @@ const specialKinds = new Uint8Array(0x10000);
 const longFolds = new Map<number, string>();
 /** The most units one code point folds to (U+FDFA folds to 18). */
 const MAX_FOLD = 32;
+const BACKSLASH = 0x5c;
 
 const WORD_CHAR = /^[\p{L}\p{N}]$/u;
 /** Letters searchWords splits further (CJK, kana) or puts back together (Hangul jamo): a text with one takes the slow path. */
@@ -54,7 +56,9 @@ function classify(unit: number): void {
   }
 }
 
-let buffer = new Uint16Array(1024);
+/** The text's units (input), and the units of the word being read (word). */
+let input = new Uint16Array(1024);
+let word = new Uint16Array(1024);
 
 /**
  * Pushes onto `out` the term id of each word of `text`, in order, repeats included: the words `searchWords(text)`
@@ -62,43 +66,86 @@ let buffer = new Uint16Array(1024);
  * Hangul, an astral character, `½`) is handed to searchWords whole.
  */
 export function scanTerms(text: string, terms: SearchTerms, out: number[]): void {
-  const from = out.length;
-  if (buffer.length < text.length + MAX_FOLD) buffer = new Uint16Array(Math.max(text.length + MAX_FOLD, buffer.length * 2));
-  let units = buffer;
+  if (input.length < text.length) input = new Uint16Array(Math.max(text.length, input.length * 2));
+  for (let i = 0; i < text.length; i++) input[i] = text.charCodeAt(i);
+  if (!scanUnits(text.length, terms, out)) slowScan(text, terms, out);
+}
+
+/**
+ * The same for the text of the JSON string literal whose characters (quotes excluded) are the UTF-8 bytes
+ * `bytes[start, end)`: no string is made unless the text needs searchWords or holds an escape.
+ */
+export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[]): void {
+  if (input.length < end - start) input = new Uint16Array(Math.max(end - start, input.length * 2));
   let length = 0;
+  let plain = true;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    let unit: number;
+    if (byte < 0x80) unit = byte;
+    else if (byte < 0xe0) unit = ((byte & 0x1f) << 6) | (bytes[++i]! & 0x3f);
+    else if (byte < 0xf0) {
+      unit = ((byte & 0x0f) << 12) | ((bytes[i + 1]! & 0x3f) << 6) | (bytes[i + 2]! & 0x3f);
+      i += 2;
+    } else unit = 0xd800; // an astral character: searchWords reads the text
+    if (unit === BACKSLASH || unit === 0xd800) {
+      plain = false;
+      break;
+    }
+    input[length++] = unit;
+  }
+  if (plain && scanUnits(length, terms, out)) return;
+  const literal = Buffer.from(bytes.buffer, bytes.byteOffset + start - 1, end - start + 2).toString('utf8');
+  slowScan(literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1), terms, out);
+}
+
+/** Pushes every word of `text` by searchWords (the slow path), dropping what a fast scan pushed. */
+function slowScan(text: string, terms: SearchTerms, out: number[]): void {
+  for (const each of searchWords(text)) out.push(terms.internWord(each));
+}
+
+/**
+ * Scans `input[0, length)`: pushes the term ids onto `out` and returns true, or returns false (having pushed
+ * nothing) when a unit needs searchWords.
+ */
+function scanUnits(length: number, terms: SearchTerms, out: number[]): boolean {
+  const from = out.length;
+  if (word.length < length + MAX_FOLD) word = new Uint16Array(Math.max(length + MAX_FOLD, word.length * 2));
+  let units = word;
+  let used = 0;
   let hash = FNV_OFFSET;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
+  for (let i = 0; i < length; i++) {
+    const unit = input[i]!;
     const folded = foldedUnit[unit]!;
     if (folded === SEPARATOR) {
-      if (length > 0) out.push(terms.intern(units, length, hash >>> 0));
-      length = 0;
+      if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
+      used = 0;
       hash = FNV_OFFSET;
     } else if (folded !== SPECIAL) {
-      units[length++] = folded;
+      units[used++] = folded;
       hash = Math.imul(hash ^ folded, FNV_PRIME);
     } else {
       if (specialKinds[unit] === 0 && unit >= 0x80) classify(unit);
       const kind = specialKinds[unit]!;
       if (kind === SLOW) {
         out.length = from;
-        for (const word of searchWords(text)) out.push(terms.internWord(word));
-        return;
+        return false;
       }
       if (kind === LONG) {
         // A fold of several units may outgrow the buffer sized for the text.
-        if (units.length < length + text.length - i + MAX_FOLD) {
+        if (units.length < used + length - i + MAX_FOLD) {
           const longer = new Uint16Array(units.length * 2 + MAX_FOLD);
           longer.set(units);
-          units = buffer = longer;
+          units = word = longer;
         }
         for (const char of longFolds.get(unit)!) {
           const code = char.charCodeAt(0);
-          units[length++] = code;
+          units[used++] = code;
           hash = Math.imul(hash ^ code, FNV_PRIME);
         }
       } else if (kind === 0) i--; // classified just now as a plain fold or separator: read the unit again
     }
   }
-  if (length > 0) out.push(terms.intern(units, length, hash >>> 0));
+  if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
+  return true;
 }

@@ -9,6 +9,16 @@ interface Bucket {
   sorted: boolean;
 }
 
+/** The arrays of a dictionary (SearchTerms.parts), without its buckets (rebuilt from them). */
+export interface TermParts {
+  units: Uint16Array<ArrayBuffer>;
+  used: number;
+  starts: Uint32Array<ArrayBuffer>;
+  hashes: Uint32Array<ArrayBuffer>;
+  count: number;
+  cells: Uint32Array<ArrayBuffer>;
+}
+
 /**
  * The dictionary behind `q`. A term is a number (0, 1, 2…, in the order first met); its units live in one
  * Uint16Array and it is found again by an FNV-1a hash in an open-addressing table of ids, so a term costs about
@@ -27,6 +37,24 @@ export class SearchTerms {
   readonly #buckets = new Map<number, Bucket>();
   /** The buckets of each first unit: where a one-unit prefix looks. */
   readonly #bucketsByFirst = new Map<number, Bucket[]>();
+
+  /** The dictionary's arrays, to hand to another thread (their buffers can be transferred): see fromParts. */
+  parts(): TermParts {
+    return { units: this.#units, used: this.#used, starts: this.#starts, hashes: this.#hashes, count: this.#count, cells: this.#cells };
+  }
+
+  /** The dictionary `parts` describes (made by another thread), taking its arrays as they are. */
+  static fromParts(parts: TermParts): SearchTerms {
+    const terms = new SearchTerms();
+    terms.#units = parts.units;
+    terms.#used = parts.used;
+    terms.#starts = parts.starts;
+    terms.#hashes = parts.hashes;
+    terms.#count = parts.count;
+    terms.#cells = parts.cells;
+    for (let id = 0; id < parts.count; id++) terms.#file(id, false);
+    return terms;
+  }
 
   /** Distinct terms. */
   get size(): number {
@@ -102,15 +130,24 @@ export class SearchTerms {
     this.#hashes[id] = hash;
     this.#units.set(units.subarray(0, length), this.#used);
     this.#used += length;
-    const key = bucketKey(units[0]!, length > 1 ? units[1]! : 0);
+    this.#file(id);
+    return id;
+  }
+
+  /** Puts term `id` in the bucket of its first two units (in order when the bucket is sorted, unless `inOrder` is false). */
+  #file(id: number, inOrder = true): void {
+    const units = this.#units;
+    const start = this.#starts[id]!;
+    const key = bucketKey(units[start]!, this.#end(id) - start > 1 ? units[start + 1]! : 0);
     let bucket = this.#buckets.get(key);
     if (bucket === undefined) {
       bucket = { ids: [], sorted: true };
       this.#buckets.set(key, bucket);
-      const siblings = this.#bucketsByFirst.get(units[0]!);
-      if (siblings === undefined) this.#bucketsByFirst.set(units[0]!, [bucket]);
+      const siblings = this.#bucketsByFirst.get(units[start]!);
+      if (siblings === undefined) this.#bucketsByFirst.set(units[start]!, [bucket]);
       else siblings.push(bucket);
     }
+    if (!inOrder) bucket.sorted = false;
     if (!bucket.sorted || bucket.ids.length === 0) bucket.ids.push(id);
     else {
       // A sorted bucket (a lookup has needed it) stays sorted: one binary search and a move, not a sort per lookup.
@@ -123,7 +160,6 @@ export class SearchTerms {
       }
       bucket.ids.splice(low, 0, id);
     }
-    return id;
   }
 
   #sorted(bucket: Bucket): number[] {
@@ -190,7 +226,7 @@ export const FNV_OFFSET = 0x811c9dc5;
 export const FNV_PRIME = 0x01000193;
 
 /** A copy of `array` with room for at least `length` elements, doubled at least. */
-export function grown<T extends Uint16Array | Uint32Array | Int32Array>(array: T, length: number): T {
+export function grown<T extends Uint16Array | Uint32Array | Int32Array | Float64Array>(array: T, length: number): T {
   const copy = new (array.constructor as new (length: number) => T)(Math.max(length, array.length * 2));
   copy.set(array);
   return copy;

@@ -1,0 +1,35 @@
+// Builds the search index from the log in a worker thread, on the other core, while the main thread replays the log.
+import { Worker } from 'node:worker_threads';
+import type { BuiltSearch } from '../views/search-built.js';
+
+/** A build under way: its result (the built index, or why there is none), and a way to stop it. */
+export interface SearchLogBuild {
+  readonly result: Promise<BuiltSearch | string>;
+  stop(): void;
+}
+
+/** The worker's module: beside this one, as TypeScript under a loader such as tsx (tests), else as built JavaScript. */
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './search-log-worker.ts' : './search-log-worker.js', import.meta.url);
+
+/**
+ * Starts reading the first `length` bytes of the log `file` (whole lines: nothing is appended before the replay
+ * ends) in a worker. The result is a string for a worker that failed or was stopped: the main thread then builds
+ * the index itself, as it would without the worker. `workerUrl` is for tests (a worker that fails).
+ */
+export function startSearchLogBuild(file: string, length: number, workerUrl: URL = WORKER_URL): SearchLogBuild {
+  let worker: Worker;
+  try {
+    worker = new Worker(workerUrl, { workerData: { file, length } });
+  } catch (error) {
+    return { result: Promise.resolve(`the worker did not start: ${String(error)}`), stop() {} };
+  }
+  // The build must not keep a process alive that is done with the store (a CLI command, a test).
+  worker.unref();
+  const result = new Promise<BuiltSearch | string>((resolve) => {
+    worker.once('message', (built: BuiltSearch) => resolve(built));
+    worker.once('error', (error) => resolve(`the worker failed: ${String(error)}`));
+    worker.once('exit', (code) => resolve(`the worker exited (code ${code}) without a result`));
+  });
+  void result.then(() => worker.terminate());
+  return { result, stop: () => void worker.terminate() };
+}
