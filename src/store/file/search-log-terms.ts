@@ -3,7 +3,9 @@
 import { BulkPostings, DROPPED } from '../views/search-bulk.js';
 import { type BuiltSearch, builtSearch } from '../views/search-built.js';
 import { scanTerms, scanUtf8Terms } from '../views/search-scan.js';
-import { grown, SearchTerms } from '../views/search-terms.js';
+import { grown } from '../views/search-hash.js';
+import { ByteIds } from './search-log-ids.js';
+import { SearchTerms } from '../views/search-terms.js';
 import { scanViewLayout } from '../views/view-scan.js';
 
 const SEQ_OPEN = Buffer.from('{"seq":');
@@ -17,15 +19,18 @@ const QUOTE = 0x22;
 
 /**
  * Reads log lines (`line`), keeping what replay keeps of them for `q`: the words of each put, and which put of
- * each id is live (a later put replaces it, a del drops it). Lines are trusted: replay checks every one, and the
+ * each id is live (a later put replaces it, a del drops it; live events are ordered by their last put, as replay's
+ * map orders them). Lines are trusted: replay checks every one, and the
  * main thread takes the result only if its events are the replay's (see builtSlots).
  */
 export class LogTermCollector {
   readonly #terms = new SearchTerms();
   readonly #bulk = new BulkPostings();
-  /** The live put of each id, by its number (puts are numbered as read): a Map keeps them in that order. */
-  readonly #live = new Map<string, number>();
+  readonly #ids = new ByteIds();
+  /** Per put (numbered as read): its seq and its id's number; per id: its live put, or -1 (deleted). */
   #putSeqs = new Float64Array(1 << 16);
+  #putIds = new Uint32Array(1 << 16);
+  #livePut = new Int32Array(1 << 16).fill(-1);
   #puts = 0;
   readonly #scratch: number[] = [];
 
@@ -43,26 +48,32 @@ export class LogTermCollector {
     }
   }
 
-  /** The built search of the lines read, the log read being `logLength` bytes. */
+  /** The built search of the lines read, the log read being `logLength` bytes. Live events take slots in the order of their last put, as replay orders them. */
   finish(logLength: number): BuiltSearch {
-    const live = this.#live;
+    const ids = this.#ids;
     const slots = new Uint32Array(this.#puts).fill(DROPPED);
-    const putSeqs = new Float64Array(live.size);
-    const idEnds = new Uint32Array(live.size);
+    let live = 0;
     let idBytes = 0;
-    for (const id of live.keys()) idBytes += id.length;
-    const ids = Buffer.alloc(idBytes);
-    let slot = 0;
+    for (let put = 0; put < this.#puts; put++) {
+      const id = this.#putIds[put]!;
+      if (this.#livePut[id] !== put) continue;
+      slots[put] = live++;
+      idBytes += ids.length(id);
+    }
+    const putSeqs = new Float64Array(live);
+    const idEnds = new Uint32Array(live);
+    const idBytesOut = new Uint8Array(idBytes);
     let at = 0;
-    for (const [id, put] of live) {
-      slots[put] = slot;
+    for (let put = 0; put < this.#puts; put++) {
+      const slot = slots[put]!;
+      if (slot === DROPPED) continue;
       putSeqs[slot] = this.#putSeqs[put]!;
-      at += ids.write(id, at, 'latin1');
-      idEnds[slot++] = at;
+      at = ids.copyInto(this.#putIds[put]!, idBytesOut, at);
+      idEnds[slot] = at;
     }
     this.#bulk.relabel(slots);
-    const packed = this.#bulk.pack(this.#terms.size, live.size);
-    return builtSearch(this.#terms, packed, { ids: new Uint8Array(ids.buffer, ids.byteOffset, ids.length), idEnds, putSeqs, logLength });
+    const packed = this.#bulk.pack(this.#terms.size, live);
+    return builtSearch(this.#terms, packed, { ids: idBytesOut, idEnds, putSeqs, logLength });
   }
 
   #record(bytes: Buffer, start: number, end: number): void {
@@ -72,7 +83,8 @@ export class LogTermCollector {
     for (; bytes[pos]! >= 0x30 && bytes[pos]! <= 0x39; pos++) seq = seq * 10 + (bytes[pos]! - 0x30);
     if (startsWith(bytes, pos, DEL_OPEN)) {
       const idStart = pos + DEL_OPEN.length;
-      this.#live.delete(bytes.toString('latin1', idStart, bytes.indexOf(QUOTE, idStart)));
+      const id = this.#idNumber(bytes, idStart, bytes.indexOf(QUOTE, idStart));
+      this.#livePut[id] = -1;
     } else if (startsWith(bytes, pos, PUT_OPEN)) {
       const viewStart = bytes.indexOf(EVENT_KEY, pos) + EVENT_KEY.length - 1;
       if (viewStart < EVENT_KEY.length || viewStart >= end) throw new Error(`a put line (seq ${seq}) has no "event"`);
@@ -85,9 +97,9 @@ export class LogTermCollector {
     const terms = this.#scratch;
     terms.length = 0;
     const layout = scanViewLayout(bytes, start, end);
-    let id: string;
+    let id: number;
     if (layout !== undefined) {
-      id = bytes.toString('latin1', layout.idStart, layout.idEnd);
+      id = this.#idNumber(bytes, layout.idStart, layout.idEnd);
       scanUtf8Terms(bytes, layout.titleStart + 1, layout.titleEnd - 1, this.#terms, terms);
       scanUtf8Terms(bytes, layout.descriptionStart + 1, layout.descriptionEnd - 1, this.#terms, terms);
       scanUtf8Terms(bytes, layout.locationStart + 1, layout.locationEnd - 1, this.#terms, terms);
@@ -95,20 +107,30 @@ export class LogTermCollector {
     } else {
       // A view of another layout (as replay reads it then): JSON.parse.
       const view = JSON.parse(bytes.toString('utf8', start, end)) as { id: string; title: string; description: string; location: string; organizer: { name: string } };
-      id = view.id;
+      const idBytes = Buffer.from(view.id, 'latin1');
+      id = this.#idNumber(idBytes, 0, idBytes.length);
       for (const text of [view.title, view.description, view.location, view.organizer.name]) scanTerms(text, this.#terms, terms);
     }
     const put = this.#puts++;
-    if (put === this.#putSeqs.length) this.#putSeqs = grown(this.#putSeqs, put + 1);
-    this.#putSeqs[put] = seq;
-    this.#bulk.add(put, terms);
-    // As replay's moveToEnd: a put moves its id to the end of the order.
-    const size = this.#live.size;
-    this.#live.set(id, put);
-    if (this.#live.size === size) {
-      this.#live.delete(id);
-      this.#live.set(id, put);
+    if (put === this.#putSeqs.length) {
+      this.#putSeqs = grown(this.#putSeqs, put + 1);
+      this.#putIds = grown(this.#putIds, put + 1);
     }
+    this.#putSeqs[put] = seq;
+    this.#putIds[put] = id;
+    this.#livePut[id] = put;
+    this.#bulk.add(put, terms);
+  }
+
+  /** The number of the id `bytes[start, end)`, with room for its live put. */
+  #idNumber(bytes: Uint8Array, start: number, end: number): number {
+    const id = this.#ids.intern(bytes, start, end);
+    if (id >= this.#livePut.length) {
+      const longer = new Int32Array(this.#livePut.length * 2).fill(-1);
+      longer.set(this.#livePut);
+      this.#livePut = longer;
+    }
+    return id;
   }
 }
 

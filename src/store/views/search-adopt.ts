@@ -1,6 +1,9 @@
-// Which slot of a search index built from the log (BuiltSearch) holds each event the main thread replayed.
+// Which slot of a search index built from the log (BuiltSearch) holds each event the main thread replayed, and its
+// postings renamed to the replay's slots.
 import type { StoredEvent } from '../../events/event.js';
 import type { BuiltSearch } from './search-built.js';
+import type { PackedPostings } from './search-posting-table.js';
+import { SlotBitmap } from './search-postings.js';
 
 /**
  * The slot in `built` of each event of `events` (the replay's live events, in the order of their latest seq), or
@@ -37,4 +40,34 @@ function sameId(id: string, ids: Uint8Array, start: number, end: number): boolea
   if (end - start !== id.length) return false;
   for (let i = 0; i < id.length; i++) if (ids[start + i] !== id.charCodeAt(i)) return false;
   return true;
+}
+
+/**
+ * `packed` (a worker's postings, by its slots) with each built slot `slotOf[i]` renamed `i`, the slot event i of
+ * the replay takes. Most often the same order (returned as is); else the runs are renamed and sorted again, and
+ * the bitmaps rebuilt.
+ */
+export function remapped(packed: PackedPostings, slotOf: Uint32Array, events: number): PackedPostings {
+  let same = true;
+  for (let i = 0; i < slotOf.length && same; i++) same = slotOf[i] === i;
+  if (same) return packed;
+  const mainSlot = new Uint32Array(events);
+  for (let i = 0; i < slotOf.length; i++) mainSlot[slotOf[i]!] = i;
+  const { offsets, slots } = packed;
+  for (let at = 0; at < slots.length; at++) slots[at] = mainSlot[slots[at]!]!;
+  for (let term = 0; term + 1 < offsets.length; term++) {
+    const run = slots.subarray(offsets[term]!, offsets[term + 1]!);
+    for (let at = 1; at < run.length; at++) {
+      if (run[at - 1]! < run[at]!) continue;
+      run.sort();
+      break;
+    }
+  }
+  const bitmaps = new Map<number, SlotBitmap>();
+  for (const [term, built] of packed.bitmaps) {
+    const bitmap = new SlotBitmap(events);
+    built.forEach((slot) => bitmap.add(mainSlot[slot]!));
+    bitmaps.set(term, bitmap);
+  }
+  return { offsets, slots, bitmaps };
 }

@@ -1,9 +1,9 @@
 // The search index's bulk build after a start: the replayed events placed in slots a step at a time, their words
 // collected here (on the main thread) or taken from a build of the log done meanwhile in a worker (adopt).
 import type { StoredEvent } from '../../events/event.js';
-import { builtSlots } from './search-adopt.js';
+import { builtSlots, remapped } from './search-adopt.js';
 import { BulkPostings } from './search-bulk.js';
-import { type BuiltSearch, packedOf } from './search-built.js';
+import { type BuiltSearch, packedOf, releaseEvents } from './search-built.js';
 import type { EventTerms } from './search-event-terms.js';
 import type { PackedPostings, PostingTable } from './search-posting-table.js';
 import { SlotBitmap } from './search-postings.js';
@@ -12,8 +12,8 @@ import { SearchTerms } from './search-terms.js';
 
 /** Added events packed per step, per event collected per step (packing one is far cheaper than collecting it). */
 const PACK_STEPS_PER_COLLECT = 8;
-/** Events placed per step, per event collected per step, when the words come from a worker's build. */
-const PLACE_STEPS_PER_COLLECT = 8;
+/** Events placed per step, per event collected per step, when the words come from elsewhere. */
+export const PLACE_STEPS_PER_COLLECT = 8;
 
 /** What the build changes in the index. */
 export interface BuildHost {
@@ -25,19 +25,20 @@ export interface BuildHost {
 }
 
 /**
- * The build of the events of a bulk load, which own slots [0, events) from the start (writes meanwhile take slots
- * after them). Writes during the build are noted (noteNew, noteWrite): their terms are set right at the end, once
- * the postings of the bulk load are installed.
+ * The build of the events of a bulk load: event i of the load takes slot i (writes meanwhile take slots after
+ * them). Writes during the build are noted (noteNew, noteWrite): their terms are set right at the end, once the
+ * postings of the bulk load are installed.
  */
 export class SearchBuild {
   readonly #host: BuildHost;
   readonly #pending: readonly StoredEvent[];
-  #at = 0;
-  /** The words collected here; undefined once a worker's build is adopted. */
-  #bulk: BulkPostings | undefined = new BulkPostings();
-  /** A worker's build: the slot of each pending event, and its postings. */
-  #slotOf: Uint32Array | undefined;
+  /** Events placed, and events whose words are collected (here, on the main thread). */
+  #placedUpTo = 0;
+  #collectedUpTo = 0;
+  readonly #bulk = new BulkPostings();
+  /** The postings, once packed here or adopted from a worker's build. */
   #packed: PackedPostings | undefined;
+  #adopted = false;
   /** The slots placed; those written since; the state each written one had when placed (its terms then come out again). */
   readonly #placed: SlotBitmap;
   readonly #rewritten = new Set<number>();
@@ -54,21 +55,22 @@ export class SearchBuild {
 
   /** How far the build is, as `indexed of total` events of the bulk load. */
   get progress(): { indexed: number; total: number } {
-    return { indexed: this.#at, total: this.#pending.length };
+    return { indexed: this.#adopted ? this.#placedUpTo : this.#collectedUpTo, total: this.#pending.length };
   }
 
   /**
-   * Takes the index `built` from the log in a worker, if it holds exactly the pending events: then the steps only
-   * place them. Returns why not otherwise (the build then goes on collecting the words itself). Before any step.
+   * Takes the words of the load from `built` (the log read in a worker), if it holds exactly the pending events.
+   * Returns why not otherwise (the steps then collect them here). Before the first step that collects.
    */
   adopt(built: BuiltSearch): string | undefined {
-    if (this.#at > 0 || this.#bulk === undefined) return 'the build had begun';
-    const slots = builtSlots(this.#pending, built);
-    if (typeof slots === 'string') return slots;
+    if (this.#collectedUpTo > 0 || this.#adopted) return 'the build had begun';
+    const slotOf = builtSlots(this.#pending, built);
+    const events = built.putSeqs.length;
+    releaseEvents(built);
+    if (typeof slotOf === 'string') return slotOf;
     this.#host.eventTerms.adopt(SearchTerms.fromParts(built.terms));
-    this.#slotOf = slots;
-    this.#packed = packedOf(built);
-    this.#bulk = undefined;
+    this.#packed = remapped(packedOf(built), slotOf, events);
+    this.#adopted = true;
     return undefined;
   }
 
@@ -84,34 +86,51 @@ export class SearchBuild {
   }
 
   /**
-   * Places (and collects the words of) up to `count` more pending events, `isCurrent` telling whether one is still
-   * the live state; then packs, a step at a time too, installs the postings and sets the written slots right.
-   * Returns true once done.
+   * Places up to `count` more pending events in their slots, without their words (a worker is collecting them),
+   * `isCurrent` telling whether one is still the live state. Returns true once all are placed.
+   */
+  placeSome(count: number, isCurrent: (stored: StoredEvent) => boolean): boolean {
+    const { slots } = this.#host;
+    const end = Math.min(this.#pending.length, this.#placedUpTo + count);
+    for (let slot = this.#placedUpTo; slot < end; slot++) {
+      const stored = this.#pending[slot]!;
+      // Written before it was placed: the write gave it another slot, or deleted it.
+      if (slots.slotOf(stored.id) !== undefined || !isCurrent(stored)) this.#unclaimed.push(slot);
+      else {
+        slots.place(stored, slot);
+        this.#placed.add(slot);
+      }
+    }
+    this.#placedUpTo = end;
+    return end === this.#pending.length;
+  }
+
+  /**
+   * Places the pending events and collects their words, `count` a step (or only places them, more a step, when
+   * the words are adopted); then packs, a step at a time too, installs the postings and sets the written slots
+   * right. Returns true once done.
    */
   step(count: number, isCurrent: (stored: StoredEvent) => boolean): boolean {
-    const { slots, eventTerms } = this.#host;
-    const pending = this.#pending;
-    const bulk = this.#bulk;
-    const end = Math.min(pending.length, this.#at + (bulk === undefined ? count * PLACE_STEPS_PER_COLLECT : count));
-    const terms: number[] = [];
-    for (; this.#at < end; this.#at++) {
-      const stored = pending[this.#at]!;
-      const slot = this.#slotOf === undefined ? this.#at : this.#slotOf[this.#at]!;
-      if (slots.slotOf(stored.id) !== undefined || !isCurrent(stored)) {
-        this.#unclaimed.push(this.#at);
-        continue;
+    const total = this.#pending.length;
+    if (this.#adopted) {
+      if (!this.placeSome(count * PLACE_STEPS_PER_COLLECT, isCurrent)) return false;
+    } else if (this.#collectedUpTo < total) {
+      const end = Math.min(total, this.#collectedUpTo + count);
+      if (this.#placedUpTo < end) this.placeSome(end - this.#placedUpTo, isCurrent);
+      const { eventTerms } = this.#host;
+      const terms: number[] = [];
+      for (let slot = this.#collectedUpTo; slot < end; slot++) {
+        if (!this.#placed.has(slot)) continue;
+        terms.length = 0;
+        eventTerms.termsOf(this.#pending[slot]!, terms);
+        this.#bulk.add(slot, terms);
       }
-      slots.place(stored, slot);
-      this.#placed.add(slot);
-      if (bulk === undefined) continue;
-      terms.length = 0;
-      eventTerms.termsOf(stored, terms);
-      bulk.add(slot, terms);
+      this.#collectedUpTo = end;
+      if (end < total) return false;
     }
-    if (end < pending.length) return false;
     // Packing, a step at a time too. A load of one step is packed in the same step, so a small campus is indexed
     // before the server listens.
-    this.#packed ??= bulk!.packSome(eventTerms.terms.size, slots.capacity, pending.length <= count ? Infinity : count * PACK_STEPS_PER_COLLECT);
+    this.#packed ??= this.#bulk.packSome(this.#host.eventTerms.terms.size, this.#host.slots.capacity, total <= count ? Infinity : count * PACK_STEPS_PER_COLLECT);
     if (this.#packed === undefined) return false;
     this.#finish(this.#packed);
     return true;
@@ -120,9 +139,9 @@ export class SearchBuild {
   #finish(packed: PackedPostings): void {
     const { slots, eventTerms, postings, add, remove } = this.#host;
     postings.install(packed);
-    for (const at of this.#unclaimed) {
-      const slot = this.#slotOf === undefined ? at : this.#slotOf[at]!;
-      if (this.#slotOf !== undefined) for (const term of eventTerms.distinct(this.#pending[at]!)) remove(term, slot);
+    for (const slot of this.#unclaimed) {
+      // A worker's build holds the event as the log had it: its terms come out of the slot.
+      if (this.#adopted) for (const term of eventTerms.distinct(this.#pending[slot]!)) remove(term, slot);
       slots.free(slot);
     }
     for (const slot of this.#rewritten) {

@@ -57,3 +57,13 @@ export function packedOf(built: BuiltSearch): PackedPostings {
   }
   return { offsets: built.offsets, slots: built.slots, bitmaps };
 }
+
+/**
+ * Drops the arrays of `built` that only match it to the replayed events (its ids and seqs, 38 bytes an event), once
+ * matched: whoever still holds `built` (a settled promise) then holds only what the index holds anyway.
+ */
+export function releaseEvents(built: BuiltSearch): void {
+  built.ids = new Uint8Array(0);
+  built.idEnds = new Uint32Array(0);
+  built.putSeqs = new Float64Array(0);
+}

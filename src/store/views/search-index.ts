@@ -65,9 +65,18 @@ export class SearchIndex {
   /**
    * Takes the words of the bulk load from `built` (a build of the same log in a worker), before the first
    * buildSome: the steps then only place the events. Returns why it cannot (the build then collects them itself).
+   * Takes the arrays of `built` (its postings become the index's) and empties it of its ids.
    */
   adoptBuilt(built: BuiltSearch): string | undefined {
     return this.#build === undefined ? 'the index is built already' : this.#build.adopt(built);
+  }
+
+  /**
+   * Places up to `count` more events of the bulk load in their slots, without their words (while a worker collects
+   * them: see adoptBuilt). Returns true once all are placed (or the index is ready).
+   */
+  placeSome(count: number, isCurrent: (stored: StoredEvent) => boolean): boolean {
+    return this.#build?.placeSome(count, isCurrent) ?? true;
   }
 
   /**

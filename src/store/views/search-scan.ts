@@ -2,7 +2,8 @@
 // searchWords gives, for the text search-words.ts calls plain; any other text is left to searchWords itself. A text
 // is read from a string, or straight from the UTF-8 bytes of a JSON string literal (the log's, at start-up).
 import { foldCodePoint, searchWords } from '../../lib/search-words.js';
-import { FNV_OFFSET, FNV_PRIME, type SearchTerms } from './search-terms.js';
+import { FNV_OFFSET, FNV_PRIME } from './search-hash.js';
+import type { SearchTerms } from './search-terms.js';
 
 /**
  * What the scan does with each UTF-16 unit: the one unit it folds to (a letter or digit of a word), SEPARATOR, or
@@ -56,8 +57,7 @@ function classify(unit: number): void {
   }
 }
 
-/** The text's units (input), and the units of the word being read (word). */
-let input = new Uint16Array(1024);
+/** The units of the word being read. */
 let word = new Uint16Array(1024);
 
 /**
@@ -66,56 +66,30 @@ let word = new Uint16Array(1024);
  * Hangul, an astral character, `½`) is handed to searchWords whole.
  */
 export function scanTerms(text: string, terms: SearchTerms, out: number[]): void {
-  if (input.length < text.length) input = new Uint16Array(Math.max(text.length, input.length * 2));
-  for (let i = 0; i < text.length; i++) input[i] = text.charCodeAt(i);
-  if (!scanUnits(text.length, terms, out)) slowScan(text, terms, out);
+  if (!scanString(text, terms, out)) slowScan(text, terms, out);
 }
 
 /**
  * The same for the text of the JSON string literal whose characters (quotes excluded) are the UTF-8 bytes
- * `bytes[start, end)`: no string is made unless the text needs searchWords or holds an escape.
+ * `bytes[start, end)`, read straight from the bytes: no string is made unless the text needs searchWords or holds
+ * an escape. ASCII takes one table lookup a byte; a two- or three-byte character is decoded first.
  */
 export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[]): void {
-  if (input.length < end - start) input = new Uint16Array(Math.max(end - start, input.length * 2));
-  let length = 0;
-  let plain = true;
-  for (let i = start; i < end; i++) {
-    const byte = bytes[i]!;
-    let unit: number;
-    if (byte < 0x80) unit = byte;
-    else if (byte < 0xe0) unit = ((byte & 0x1f) << 6) | (bytes[++i]! & 0x3f);
-    else if (byte < 0xf0) {
-      unit = ((byte & 0x0f) << 12) | ((bytes[i + 1]! & 0x3f) << 6) | (bytes[i + 2]! & 0x3f);
-      i += 2;
-    } else unit = 0xd800; // an astral character: searchWords reads the text
-    if (unit === BACKSLASH || unit === 0xd800) {
-      plain = false;
-      break;
-    }
-    input[length++] = unit;
-  }
-  if (plain && scanUnits(length, terms, out)) return;
-  const literal = Buffer.from(bytes.buffer, bytes.byteOffset + start - 1, end - start + 2).toString('utf8');
-  slowScan(literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1), terms, out);
-}
-
-/** Pushes every word of `text` by searchWords (the slow path), dropping what a fast scan pushed. */
-function slowScan(text: string, terms: SearchTerms, out: number[]): void {
-  for (const each of searchWords(text)) out.push(terms.internWord(each));
-}
-
-/**
- * Scans `input[0, length)`: pushes the term ids onto `out` and returns true, or returns false (having pushed
- * nothing) when a unit needs searchWords.
- */
-function scanUnits(length: number, terms: SearchTerms, out: number[]): boolean {
   const from = out.length;
-  if (word.length < length + MAX_FOLD) word = new Uint16Array(Math.max(length + MAX_FOLD, word.length * 2));
+  if (word.length < end - start + MAX_FOLD) word = new Uint16Array(Math.max(end - start + MAX_FOLD, word.length * 2));
   let units = word;
   let used = 0;
   let hash = FNV_OFFSET;
-  for (let i = 0; i < length; i++) {
-    const unit = input[i]!;
+  for (let i = start; i < end; i++) {
+    let unit = bytes[i]!;
+    if (unit >= 0x80) {
+      if (unit >= 0xf0) return slowUtf8(bytes, start, end, terms, out, from);
+      if (unit < 0xe0) unit = ((unit & 0x1f) << 6) | (bytes[++i]! & 0x3f);
+      else {
+        unit = ((unit & 0x0f) << 12) | ((bytes[i + 1]! & 0x3f) << 6) | (bytes[i + 2]! & 0x3f);
+        i += 2;
+      }
+    } else if (unit === BACKSLASH) return slowUtf8(bytes, start, end, terms, out, from);
     const folded = foldedUnit[unit]!;
     if (folded === SEPARATOR) {
       if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
@@ -125,19 +99,85 @@ function scanUnits(length: number, terms: SearchTerms, out: number[]): boolean {
       units[used++] = folded;
       hash = Math.imul(hash ^ folded, FNV_PRIME);
     } else {
-      if (specialKinds[unit] === 0 && unit >= 0x80) classify(unit);
-      const kind = specialKinds[unit]!;
+      const kind = kindOf(unit);
+      if (kind === SLOW) return slowUtf8(bytes, start, end, terms, out, from);
+      if (kind === LONG) {
+        units = roomFor(units, used, end - i);
+        for (const char of longFolds.get(unit)!) {
+          const code = char.charCodeAt(0);
+          units[used++] = code;
+          hash = Math.imul(hash ^ code, FNV_PRIME);
+        }
+      } else if (kind === 0) i = rewind(bytes, i); // classified just now as a plain fold or separator: read it again
+    }
+  }
+  if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
+}
+
+/** The index before the first byte of the character whose last byte is at `i` (so the loop reads it again). */
+function rewind(bytes: Uint8Array, i: number): number {
+  let first = i;
+  while ((bytes[first]! & 0xc0) === 0x80) first--;
+  return first - 1;
+}
+
+/** A text read from its bytes that needs searchWords or holds an escape: made a string, its pushed words dropped. */
+function slowUtf8(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[], from: number): void {
+  out.length = from;
+  const literal = Buffer.from(bytes.buffer, bytes.byteOffset + start - 1, end - start + 2).toString('utf8');
+  slowScan(literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1), terms, out);
+}
+
+/** The kind of a SPECIAL unit, classifying it the first time (0: it is a plain fold or separator after all). */
+function kindOf(unit: number): number {
+  if (specialKinds[unit] === 0 && unit >= 0x80) classify(unit);
+  return specialKinds[unit]!;
+}
+
+/** `units`, or a longer copy (then also the shared word buffer), with room for `used` units and `left` more characters' folds. */
+function roomFor(units: Uint16Array<ArrayBuffer>, used: number, left: number): Uint16Array<ArrayBuffer> {
+  if (units.length >= used + left + MAX_FOLD) return units;
+  const longer = new Uint16Array(units.length * 2 + left + MAX_FOLD);
+  longer.set(units);
+  word = longer;
+  return longer;
+}
+
+/** Pushes every word of `text` by searchWords (the slow path), dropping what a fast scan pushed. */
+function slowScan(text: string, terms: SearchTerms, out: number[]): void {
+  for (const each of searchWords(text)) out.push(terms.internWord(each));
+}
+
+/**
+ * Scans `text`: pushes the term ids onto `out` and returns true, or returns false (having pushed
+ * nothing) when a unit needs searchWords.
+ */
+function scanString(text: string, terms: SearchTerms, out: number[]): boolean {
+  const length = text.length;
+  const from = out.length;
+  if (word.length < length + MAX_FOLD) word = new Uint16Array(Math.max(length + MAX_FOLD, word.length * 2));
+  let units = word;
+  let used = 0;
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < length; i++) {
+    const unit = text.charCodeAt(i);
+    const folded = foldedUnit[unit]!;
+    if (folded === SEPARATOR) {
+      if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
+      used = 0;
+      hash = FNV_OFFSET;
+    } else if (folded !== SPECIAL) {
+      units[used++] = folded;
+      hash = Math.imul(hash ^ folded, FNV_PRIME);
+    } else {
+      const kind = kindOf(unit);
       if (kind === SLOW) {
         out.length = from;
         return false;
       }
       if (kind === LONG) {
         // A fold of several units may outgrow the buffer sized for the text.
-        if (units.length < used + length - i + MAX_FOLD) {
-          const longer = new Uint16Array(units.length * 2 + MAX_FOLD);
-          longer.set(units);
-          units = word = longer;
-        }
+        units = roomFor(units, used, length - i);
         for (const char of longFolds.get(unit)!) {
           const code = char.charCodeAt(0);
           units[used++] = code;

@@ -1,4 +1,5 @@
 // The term dictionary of the search index: every folded word once, as UTF-16 units in one arena, numbered.
+import { grown, hashUnits, rehashed, scratch } from './search-hash.js';
 
 /** The first units of a term (two, or one and 0 for a one-unit term): the key of the bucket it sorts in. */
 const bucketKey = (first: number, second: number): number => first * 0x10000 + second;
@@ -32,8 +33,8 @@ export class SearchTerms {
   #starts = new Uint32Array(1 << 12);
   #hashes = new Uint32Array(1 << 12);
   #count = 0;
-  /** Open addressing: term id + 1 per cell, 0 for empty; at most half full. */
-  #cells = new Uint32Array(1 << 13);
+  /** Open addressing: a term's hash and id + 1 per cell (0 for empty); at most half full. */
+  #cells = new Uint32Array(1 << 14);
   readonly #buckets = new Map<number, Bucket>();
   /** The buckets of each first unit: where a one-unit prefix looks. */
   readonly #bucketsByFirst = new Map<number, Bucket[]>();
@@ -63,14 +64,17 @@ export class SearchTerms {
 
   /** The id of the term spelt by `units[0, length)`, whose hashUnits is `hash`, adding it the first time. */
   intern(units: Uint16Array, length: number, hash = hashUnits(units, length)): number {
-    const mask = this.#cells.length - 1;
+    // Each cell holds a term's hash beside its id + 1: a probe reads one place, and a term's units only when the hash matches.
+    const cells = this.#cells;
+    const mask = (cells.length >>> 1) - 1;
     let cell = hash & mask;
-    for (let id = this.#cells[cell]!; id !== 0; cell = (cell + 1) & mask, id = this.#cells[cell]!) {
-      if (this.#hashes[id - 1] === hash && this.#equals(id - 1, units, length)) return id - 1;
+    for (let id = cells[2 * cell + 1]!; id !== 0; cell = (cell + 1) & mask, id = cells[2 * cell + 1]!) {
+      if (cells[2 * cell] === hash && this.#equals(id - 1, units, length)) return id - 1;
     }
     const id = this.#append(units, length, hash);
-    this.#cells[cell] = id + 1;
-    if (this.#count * 2 > this.#cells.length) this.#growCells();
+    cells[2 * cell] = hash;
+    cells[2 * cell + 1] = id + 1;
+    if (this.#count * 4 > cells.length) this.#growCells();
     return id;
   }
 
@@ -141,14 +145,15 @@ export class SearchTerms {
     const key = bucketKey(units[start]!, this.#end(id) - start > 1 ? units[start + 1]! : 0);
     let bucket = this.#buckets.get(key);
     if (bucket === undefined) {
-      bucket = { ids: [], sorted: true };
+      // Sorted when a lookup first needs it: until then, filing a term is one push.
+      bucket = { ids: [], sorted: false };
       this.#buckets.set(key, bucket);
       const siblings = this.#bucketsByFirst.get(units[start]!);
       if (siblings === undefined) this.#bucketsByFirst.set(units[start]!, [bucket]);
       else siblings.push(bucket);
     }
     if (!inOrder) bucket.sorted = false;
-    if (!bucket.sorted || bucket.ids.length === 0) bucket.ids.push(id);
+    if (!bucket.sorted) bucket.ids.push(id);
     else {
       // A sorted bucket (a lookup has needed it) stays sorted: one binary search and a move, not a sort per lookup.
       let low = 0;
@@ -203,39 +208,6 @@ export class SearchTerms {
   }
 
   #growCells(): void {
-    const cells = new Uint32Array(this.#cells.length * 2);
-    const mask = cells.length - 1;
-    for (let id = 0; id < this.#count; id++) {
-      let cell = this.#hashes[id]! & mask;
-      while (cells[cell] !== 0) cell = (cell + 1) & mask;
-      cells[cell] = id + 1;
-    }
-    this.#cells = cells;
+    this.#cells = rehashed(this.#hashes, this.#count, this.#cells.length);
   }
-}
-
-/** FNV-1a of the units `units[0, length)`. */
-export function hashUnits(units: Uint16Array, length: number): number {
-  let hash = FNV_OFFSET;
-  for (let i = 0; i < length; i++) hash = Math.imul(hash ^ units[i]!, FNV_PRIME);
-  return hash >>> 0;
-}
-
-/** FNV-1a's start and multiplier (32 bits), for callers that hash a term while they read it. */
-export const FNV_OFFSET = 0x811c9dc5;
-export const FNV_PRIME = 0x01000193;
-
-/** A copy of `array` with room for at least `length` elements, doubled at least. */
-export function grown<T extends Uint16Array | Uint32Array | Int32Array | Float64Array>(array: T, length: number): T {
-  const copy = new (array.constructor as new (length: number) => T)(Math.max(length, array.length * 2));
-  copy.set(array);
-  return copy;
-}
-
-let scratchUnits = new Uint16Array(256);
-
-/** A shared buffer of at least `length` units (overwritten by the next caller). */
-function scratch(length: number): Uint16Array {
-  if (scratchUnits.length < length) scratchUnits = new Uint16Array(Math.max(length, scratchUnits.length * 2));
-  return scratchUnits;
 }
