@@ -8,8 +8,9 @@ export interface SearchLogBuild {
   stop(): void;
 }
 
-/** The worker's module: beside this one, as TypeScript under a loader such as tsx (tests), else as built JavaScript. */
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './search-log-worker.ts' : './search-log-worker.js', import.meta.url);
+/** The worker's module: beside this one, as built JavaScript, or as TypeScript when this one runs from its source (tests). */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(FROM_SOURCE ? './search-log-worker.ts' : './search-log-worker.js', import.meta.url);
 
 /**
  * Starts reading the first `length` bytes of the log `file` (whole lines: nothing is appended before the replay
@@ -19,7 +20,7 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './search-log-worke
 export function startSearchLogBuild(file: string, length: number, workerUrl: URL = WORKER_URL): SearchLogBuild {
   let worker: Worker;
   try {
-    worker = new Worker(workerUrl, { workerData: { file, length } });
+    worker = new Worker(FROM_SOURCE ? fromSource(workerUrl) : workerUrl, { workerData: { file, length } });
   } catch (error) {
     return { result: Promise.resolve(`the worker did not start: ${String(error)}`), stop() {} };
   }
@@ -32,4 +33,14 @@ export function startSearchLogBuild(file: string, length: number, workerUrl: URL
   });
   void result.then(() => worker.terminate());
   return { result, stop: () => void worker.terminate() };
+}
+
+/**
+ * A worker started from TypeScript sources (under tsx, as the tests run) does not inherit the loader's hooks on
+ * Node 20: a bootstrap registers tsx in the worker, then imports the module. Never taken from dist/.
+ */
+function fromSource(module: URL): URL {
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const code = `const { register } = await import(${JSON.stringify(tsx)}); register(); await import(${JSON.stringify(module.href)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
 }

@@ -65,9 +65,9 @@ export class SearchBuild {
   adopt(built: BuiltSearch): string | undefined {
     if (this.#collectedUpTo > 0 || this.#adopted) return 'the build had begun';
     const slotOf = builtSlots(this.#pending, built);
+    if (typeof slotOf === 'string') return slotOf;
     const events = built.putSeqs.length;
     releaseEvents(built);
-    if (typeof slotOf === 'string') return slotOf;
     this.#host.eventTerms.adopt(SearchTerms.fromParts(built.terms));
     this.#packed = remapped(packedOf(built), slotOf, events);
     this.#adopted = true;

@@ -18,9 +18,10 @@ export const DROPPED = 0xffffffff;
 
 /** The runs and bitmaps being filled, from added event `event`, whose terms start at `at`: `next[term]` is where the term's next slot goes in `slots`. */
 interface Filling extends PackedPostings {
-  /** The bitmap of each frequent term, by its index + 1 in `list` (0: the term has a run). */
+  /** Where the bitmap of each frequent term starts in `words`, + 1 (0: the term has a run). */
   bitmapAt: Uint32Array;
-  list: SlotBitmap[];
+  /** The bits of every bitmap, one after the other (each bitmap's `words` is a view of its part). */
+  words: Uint32Array;
   next: Uint32Array;
   event: number;
   at: number;
@@ -102,7 +103,7 @@ export class BulkPostings {
    */
   packSome(terms: number, capacity: number, events: number): PackedPostings | undefined {
     const filling = (this.#filling ??= this.#layOut(terms, capacity));
-    const { bitmapAt, list, slots, next } = filling;
+    const { bitmapAt, words, slots, next } = filling;
     const end = Math.min(this.#events, filling.event + events);
     const chunks = this.#chunks;
     let at = filling.at;
@@ -130,7 +131,8 @@ export class BulkPostings {
         at += offset - (at & (CHUNK - 1));
         const term = value - 1;
         const bitmap = bitmapAt[term]!;
-        if (bitmap !== 0) list[bitmap - 1]!.add(slot);
+        // Each slot comes once per term: a bit set, no count to keep (each bitmap's count is its term's).
+        if (bitmap !== 0) words[bitmap - 1 + (slot >>> 5)]! |= 1 << (slot & 31);
         else slots[next[term]!++] = slot;
       }
     }
@@ -141,27 +143,32 @@ export class BulkPostings {
     return { offsets: filling.offsets, slots: filling.slots, bitmaps: filling.bitmaps };
   }
 
-  /** From each term's count: where its run starts (or its bitmap, for a frequent term). */
+  /** From each term's count: where its run starts, or its bitmap (for a frequent term) in one array of bits. */
   #layOut(terms: number, capacity: number): Filling {
     const counts = this.#counts;
     const threshold = Math.max(MIN_BITMAP, capacity >>> 6);
+    const length = (capacity + 31) >>> 5;
+    const frequent: number[] = [];
+    for (let term = 0; term < terms && term < counts.length; term++) if (counts[term]! >= threshold) frequent.push(term);
+    const words = new Uint32Array(frequent.length * length);
     const bitmaps = new Map<number, SlotBitmap>();
     const bitmapAt = new Uint32Array(terms);
-    const list: SlotBitmap[] = [];
+    frequent.forEach((term, at) => {
+      const bitmap = new SlotBitmap();
+      bitmap.words = words.subarray(at * length, (at + 1) * length);
+      bitmap.count = counts[term]!;
+      bitmaps.set(term, bitmap);
+      bitmapAt[term] = at * length + 1;
+    });
     const offsets = new Uint32Array(terms + 1);
     const next = new Uint32Array(terms);
     let total = 0;
     for (let term = 0; term < terms; term++) {
       offsets[term] = next[term] = total;
-      const count = term < counts.length ? counts[term]! : 0;
-      if (count >= threshold) {
-        const bitmap = new SlotBitmap(capacity);
-        bitmaps.set(term, bitmap);
-        bitmapAt[term] = list.push(bitmap);
-      } else total += count;
+      if (bitmapAt[term] === 0 && term < counts.length) total += counts[term]!;
     }
     offsets[terms] = total;
-    return { offsets, slots: new Uint32Array(total), bitmaps, bitmapAt, list, next, event: 0, at: 0 };
+    return { offsets, slots: new Uint32Array(total), bitmaps, bitmapAt, words, next, event: 0, at: 0 };
   }
 
   /** Visits the terms of added event `event`. */
