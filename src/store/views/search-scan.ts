@@ -57,8 +57,11 @@ function classify(unit: number): void {
   }
 }
 
-/** The units of the word being read. */
+/** The units of the word being read, and a string's UTF-8 bytes (scanTerms). */
 let word = new Uint16Array(1024);
+let utf8 = Buffer.alloc(4096);
+/** What a lone surrogate of a string becomes in UTF-8: such a string is left to searchWords. */
+const REPLACEMENT = 0xfffd;
 
 /**
  * Pushes onto `out` the term id of each word of `text`, in order, repeats included: the words `searchWords(text)`
@@ -66,15 +69,34 @@ let word = new Uint16Array(1024);
  * Hangul, an astral character, `½`) is handed to searchWords whole.
  */
 export function scanTerms(text: string, terms: SearchTerms, out: number[]): void {
-  if (!scanString(text, terms, out)) slowScan(text, terms, out);
+  if (utf8.length < text.length * 3) utf8 = Buffer.alloc(Math.max(text.length * 3, utf8.length * 2));
+  const length = utf8.write(text, 0, 'utf8');
+  if (!scanBytes(utf8, 0, length, terms, out, false)) slowScan(text, terms, out);
 }
 
 /**
  * The same for the text of the JSON string literal whose characters (quotes excluded) are the UTF-8 bytes
  * `bytes[start, end)`, read straight from the bytes: no string is made unless the text needs searchWords or holds
- * an escape. ASCII takes one table lookup a byte; a two- or three-byte character is decoded first.
+ * an escape.
  */
 export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[]): void {
+  if (scanBytes(bytes, start, end, terms, out, true)) return;
+  const literal = Buffer.from(bytes.buffer, bytes.byteOffset + start - 1, end - start + 2).toString('utf8');
+  slowScan(literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1), terms, out);
+}
+
+/** Pushes every word of `text` by searchWords (the slow path). */
+function slowScan(text: string, terms: SearchTerms, out: number[]): void {
+  for (const each of searchWords(text)) out.push(terms.internWord(each));
+}
+
+/**
+ * Scans the UTF-8 text `bytes[start, end)` (the characters of a JSON string literal when `literal`: a backslash
+ * starts an escape): pushes the term ids onto `out` and returns true, or returns false (having pushed nothing)
+ * when the text needs searchWords or holds an escape. ASCII takes one table lookup a byte; a two- or three-byte
+ * character is decoded first.
+ */
+function scanBytes(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[], literal: boolean): boolean {
   const from = out.length;
   if (word.length < end - start + MAX_FOLD) word = new Uint16Array(Math.max(end - start + MAX_FOLD, word.length * 2));
   let units = word;
@@ -83,13 +105,14 @@ export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, ter
   for (let i = start; i < end; i++) {
     let unit = bytes[i]!;
     if (unit >= 0x80) {
-      if (unit >= 0xf0) return slowUtf8(bytes, start, end, terms, out, from);
+      if (unit >= 0xf0) return dropped(out, from);
       if (unit < 0xe0) unit = ((unit & 0x1f) << 6) | (bytes[++i]! & 0x3f);
       else {
         unit = ((unit & 0x0f) << 12) | ((bytes[i + 1]! & 0x3f) << 6) | (bytes[i + 2]! & 0x3f);
         i += 2;
+        if (unit === REPLACEMENT && !literal) return dropped(out, from);
       }
-    } else if (unit === BACKSLASH) return slowUtf8(bytes, start, end, terms, out, from);
+    } else if (unit === BACKSLASH && literal) return dropped(out, from);
     const folded = foldedUnit[unit]!;
     if (folded === SEPARATOR) {
       if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
@@ -99,93 +122,34 @@ export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, ter
       units[used++] = folded;
       hash = Math.imul(hash ^ folded, FNV_PRIME);
     } else {
-      const kind = kindOf(unit);
-      if (kind === SLOW) return slowUtf8(bytes, start, end, terms, out, from);
-      if (kind === LONG) {
-        units = roomFor(units, used, end - i);
-        for (const char of longFolds.get(unit)!) {
-          const code = char.charCodeAt(0);
-          units[used++] = code;
-          hash = Math.imul(hash ^ code, FNV_PRIME);
-        }
-      } else if (kind === 0) i = rewind(bytes, i); // classified just now as a plain fold or separator: read it again
-    }
-  }
-  if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
-}
-
-/** The index before the first byte of the character whose last byte is at `i` (so the loop reads it again). */
-function rewind(bytes: Uint8Array, i: number): number {
-  let first = i;
-  while ((bytes[first]! & 0xc0) === 0x80) first--;
-  return first - 1;
-}
-
-/** A text read from its bytes that needs searchWords or holds an escape: made a string, its pushed words dropped. */
-function slowUtf8(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[], from: number): void {
-  out.length = from;
-  const literal = Buffer.from(bytes.buffer, bytes.byteOffset + start - 1, end - start + 2).toString('utf8');
-  slowScan(literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1), terms, out);
-}
-
-/** The kind of a SPECIAL unit, classifying it the first time (0: it is a plain fold or separator after all). */
-function kindOf(unit: number): number {
-  if (specialKinds[unit] === 0 && unit >= 0x80) classify(unit);
-  return specialKinds[unit]!;
-}
-
-/** `units`, or a longer copy (then also the shared word buffer), with room for `used` units and `left` more characters' folds. */
-function roomFor(units: Uint16Array<ArrayBuffer>, used: number, left: number): Uint16Array<ArrayBuffer> {
-  if (units.length >= used + left + MAX_FOLD) return units;
-  const longer = new Uint16Array(units.length * 2 + left + MAX_FOLD);
-  longer.set(units);
-  word = longer;
-  return longer;
-}
-
-/** Pushes every word of `text` by searchWords (the slow path), dropping what a fast scan pushed. */
-function slowScan(text: string, terms: SearchTerms, out: number[]): void {
-  for (const each of searchWords(text)) out.push(terms.internWord(each));
-}
-
-/**
- * Scans `text`: pushes the term ids onto `out` and returns true, or returns false (having pushed
- * nothing) when a unit needs searchWords.
- */
-function scanString(text: string, terms: SearchTerms, out: number[]): boolean {
-  const length = text.length;
-  const from = out.length;
-  if (word.length < length + MAX_FOLD) word = new Uint16Array(Math.max(length + MAX_FOLD, word.length * 2));
-  let units = word;
-  let used = 0;
-  let hash = FNV_OFFSET;
-  for (let i = 0; i < length; i++) {
-    const unit = text.charCodeAt(i);
-    const folded = foldedUnit[unit]!;
-    if (folded === SEPARATOR) {
-      if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
-      used = 0;
-      hash = FNV_OFFSET;
-    } else if (folded !== SPECIAL) {
-      units[used++] = folded;
-      hash = Math.imul(hash ^ folded, FNV_PRIME);
-    } else {
-      const kind = kindOf(unit);
-      if (kind === SLOW) {
-        out.length = from;
-        return false;
-      }
+      if (specialKinds[unit] === 0 && unit >= 0x80) classify(unit);
+      const kind = specialKinds[unit]!;
+      if (kind === SLOW) return dropped(out, from);
       if (kind === LONG) {
         // A fold of several units may outgrow the buffer sized for the text.
-        units = roomFor(units, used, length - i);
+        if (units.length < used + end - i + MAX_FOLD) {
+          const longer = new Uint16Array(units.length * 2 + end - i + MAX_FOLD);
+          longer.set(units);
+          units = word = longer;
+        }
         for (const char of longFolds.get(unit)!) {
           const code = char.charCodeAt(0);
           units[used++] = code;
           hash = Math.imul(hash ^ code, FNV_PRIME);
         }
-      } else if (kind === 0) i--; // classified just now as a plain fold or separator: read the unit again
+      } else if (kind === 0) {
+        // Classified just now as a plain fold or separator: read the character again from its first byte.
+        while ((bytes[i]! & 0xc0) === 0x80) i--;
+        i--;
+      }
     }
   }
   if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
   return true;
+}
+
+/** Drops what a scan pushed onto `out` since `from`; false, for the scan to return. */
+function dropped(out: number[], from: number): false {
+  out.length = from;
+  return false;
 }
