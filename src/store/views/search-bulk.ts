@@ -45,6 +45,7 @@ export class BulkPostings {
   #lastSlot = new Uint32Array(1024);
   #counts = new Uint32Array(1024);
   #filling: Filling | undefined;
+  readonly #scratch: number[] = [];
 
   /** Adds the terms of the event in `slot` (repeats dropped); slots must come ascending. */
   add(slot: number, terms: readonly number[]): void {
@@ -87,7 +88,10 @@ export class BulkPostings {
     for (let event = 0; event < this.#events; event++) {
       const slot = slots[this.#slots[event]!]!;
       this.#slots[event] = slot;
-      if (slot === DROPPED) this.#forEachOf(event, (term) => counts[term]!--);
+      if (slot !== DROPPED) continue;
+      const terms = this.#scratch;
+      this.#decode(event === 0 ? 0 : this.#ends[event - 1]!, this.#ends[event]!, terms);
+      for (let i = 0; i < terms.length; i++) counts[terms[i]!]!--;
     }
   }
 
@@ -105,7 +109,7 @@ export class BulkPostings {
     const filling = (this.#filling ??= this.#layOut(terms, capacity));
     const { bitmapAt, words, slots, next } = filling;
     const end = Math.min(this.#events, filling.event + events);
-    const chunks = this.#chunks;
+    const read = this.#scratch;
     let at = filling.at;
     for (let event = filling.event; event < end; event++) {
       const slot = this.#slots[event]!;
@@ -114,22 +118,9 @@ export class BulkPostings {
         at = until;
         continue;
       }
-      while (at < until) {
-        const chunk = chunks[(at - (at & (CHUNK - 1))) / CHUNK]!;
-        let offset = at & (CHUNK - 1);
-        let byte = chunk[offset++]!;
-        if (byte === 0) {
-          // The zero bytes left at a chunk's end.
-          at += CHUNK - (at & (CHUNK - 1));
-          continue;
-        }
-        let value = byte & 0x7f;
-        for (let shift = 7; byte >= 0x80; shift += 7) {
-          byte = chunk[offset++]!;
-          value |= (byte & 0x7f) << shift;
-        }
-        at += offset - (at & (CHUNK - 1));
-        const term = value - 1;
+      at = this.#decode(at, until, read);
+      for (let i = 0; i < read.length; i++) {
+        const term = read[i]!;
         const bitmap = bitmapAt[term]!;
         // Each slot comes once per term: a bit set, no count to keep (each bitmap's count is its term's).
         if (bitmap !== 0) words[bitmap - 1 + (slot >>> 5)]! |= 1 << (slot & 31);
@@ -171,14 +162,15 @@ export class BulkPostings {
     return { offsets, slots: new Uint32Array(total), bitmaps, bitmapAt, words, next, event: 0, at: 0 };
   }
 
-  /** Visits the terms of added event `event`. */
-  #forEachOf(event: number, visit: (term: number) => void): void {
-    const until = this.#ends[event]!;
-    for (let at = event === 0 ? 0 : this.#ends[event - 1]!; at < until; ) {
+  /** Reads into `terms` the terms written in the stream from `at` to `until` (one event's); returns `until`. */
+  #decode(at: number, until: number, terms: number[]): number {
+    terms.length = 0;
+    while (at < until) {
       const chunk = this.#chunks[(at - (at & (CHUNK - 1))) / CHUNK]!;
       let offset = at & (CHUNK - 1);
       let byte = chunk[offset++]!;
       if (byte === 0) {
+        // The zero bytes left at a chunk's end.
         at += CHUNK - (at & (CHUNK - 1));
         continue;
       }
@@ -188,7 +180,8 @@ export class BulkPostings {
         value |= (byte & 0x7f) << shift;
       }
       at += offset - (at & (CHUNK - 1));
-      visit(value - 1);
+      terms.push(value - 1);
     }
+    return at;
   }
 }
