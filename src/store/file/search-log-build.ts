@@ -26,12 +26,14 @@ export function startSearchLogBuild(file: string, length: number, workerUrl: URL
   }
   // The build must not keep a process alive that is done with the store (a CLI command, a test).
   worker.unref();
+  // Resolved once the worker has exited, so its heap is given back before the main thread takes the result.
   const result = new Promise<BuiltSearch | string>((resolve) => {
-    worker.once('message', (built: BuiltSearch) => resolve(built));
-    worker.once('error', (error) => resolve(`the worker failed: ${String(error)}`));
-    worker.once('exit', (code) => resolve(`the worker exited (code ${code}) without a result`));
+    let built: BuiltSearch | undefined;
+    let failure: string | undefined;
+    worker.once('message', (message: BuiltSearch) => (built = message));
+    worker.once('error', (error) => (failure = `the worker failed: ${String(error)}`));
+    worker.once('exit', (code) => resolve(built ?? failure ?? `the worker exited (code ${code}) without a result`));
   });
-  void result.then(() => worker.terminate());
   return { result, stop: () => void worker.terminate() };
 }
 
