@@ -24,8 +24,8 @@ export function startSearchLogBuild(file: string, length: number, workerUrl: URL
   } catch (error) {
     return { result: Promise.resolve(`the worker did not start: ${String(error)}`), stop() {} };
   }
-  // The build must not keep a process alive that is done with the store (a CLI command, a test).
-  worker.unref();
+  // Not unref'd: the result comes with its 'exit', which must keep the process alive until then (a store's
+  // close stops the worker, so nothing waits longer than the build).
   // Resolved once the worker has exited, so its heap is given back before the main thread takes the result.
   const result = new Promise<BuiltSearch | string>((resolve) => {
     let built: BuiltSearch | undefined;
