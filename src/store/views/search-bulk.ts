@@ -4,11 +4,14 @@ import type { PackedPostings } from './search-posting-table.js';
 import { grown } from './search-hash.js';
 
 /**
- * Bytes per chunk of the collected stream (4 MiB): the stream grows a chunk at a time, never copied. Each term is
+ * Bytes per chunk of the collected stream (32 MiB): the stream grows a chunk at a time, never copied. A chunk this
+ * large is mapped by the allocator on its own (its pages resident only once written) and given back whole when
+ * freed, so the build leaves no holes in the heap behind (RSS once a worker built 1,000,000 events: 951 MiB with
+ * 4 MiB chunks, 916 with these; one start each). Each term is
  * written as `term + 1` in a varint (most terms of an event are frequent ones, with small ids: a byte or two each,
  * not four), never across two chunks: the zero bytes left at a chunk's end are skipped.
  */
-const CHUNK = 1 << 22;
+const CHUNK = 1 << 25;
 const MAX_VARINT = 5;
 /** A term in at least this many slots (and 1/64 of them) is packed as a bitmap, as postingAdd would make it. */
 const MIN_BITMAP = 256;
