@@ -82,7 +82,7 @@ const idsOf = (index: SearchIndex, found: SlotSet): string[] => {
 };
 
 function assertSameAnswers(indexes: SearchIndex[], live: Map<string, StoredEvent>, random: Random, when: string): void {
-  for (let n = 0; n < 150; n++) {
+  for (let n = 0; n < 80; n++) {
     const word = WORDS[Math.floor(random() * WORDS.length)]!;
     const q = `${word.slice(0, 1 + Math.floor(random() * word.length))}${random() < 0.3 ? ` ${WORDS[Math.floor(random() * WORDS.length)]!.slice(0, 2)}` : ''}`;
     const words = queryWords(q);
@@ -94,7 +94,7 @@ function assertSameAnswers(indexes: SearchIndex[], live: Map<string, StoredEvent
 
 test(`an index adopted from the log's build answers as one built on the main thread and as a scan, with writes throughout (seed ${SEED})`, () => {
   const random = mulberry32(SEED);
-  const { pending, built } = randomLog(random, 1500);
+  const { pending, built } = randomLog(random, 600);
   const live = new Map(pending.map((stored) => [stored.id, stored]));
   const adopted = new SearchIndex(pending);
   const mainThread = new SearchIndex(pending);
@@ -132,8 +132,8 @@ test(`an index adopted from the log's build answers as one built on the main thr
   while (!adopted.buildSome(100, isCurrent)) writes();
   while (!mainThread.buildSome(100, isCurrent)) writes();
   assertSameAnswers(indexes, live, random, 'just built');
-  for (let n = 0; n < 500; n++) write();
-  assertSameAnswers(indexes, live, random, 'after 500 more writes');
+  for (let n = 0; n < 300; n++) write();
+  assertSameAnswers(indexes, live, random, 'after 300 more writes');
 });
 
 test(`adoptBuilt() refuses a build of other events, and the main thread then builds the index itself (seed ${SEED})`, () => {
