@@ -1,5 +1,6 @@
 // The durable event store: one append-only log (events.jsonl) with group commit, replayed into an in-memory index on open and compacted when mostly superseded.
 import * as path from 'node:path';
+import { availableParallelism } from 'node:os';
 import { EventIndex } from '../views/event-index.js';
 import type { EventStore } from '../event-store.js';
 import type { Registration } from '../views/roster.js';
@@ -460,6 +461,8 @@ function startSearchWorker(options: FileStoreOptions, file: string, length: numb
   const worker = options.searchWorker;
   if (worker === false || options.searchIndex === false || options.fs !== undefined) return undefined;
   if (length < (worker?.minLogBytes ?? DEFAULT_SEARCH_WORKER_MIN_BYTES)) return undefined;
+  // On one core the worker would only take its CPU from the replay, delaying the start to listening.
+  if (worker === undefined && availableParallelism() < 2) return undefined;
   return startSearchLogBuild(file, length, worker?.url);
 }
 
