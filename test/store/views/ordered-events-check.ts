@@ -15,7 +15,7 @@ const firstOf = (node: TreeNode): StoredEvent | undefined => (node.leaf ? node.i
 
 function latestEnd(items: readonly StoredEvent[]): number {
   let max = -Infinity;
-  for (const stored of items) max = Math.max(max, stored.endMs);
+  for (let i = 0; i < items.length; i++) if (items[i]!.endMs > max) max = items[i]!.endMs;
   return max;
 }
 
@@ -42,14 +42,15 @@ export function checkInvariants(tree: OrderedEvents): TreeShape {
     let size = 0;
     let maxEnd = -Infinity;
     let leafDepth = -1;
-    node.children.forEach((child, i) => {
+    for (let i = 0; i < entries; i++) {
+      const child = node.children[i]!;
       if (node.lows[i] !== firstOf(child)) throw new Error(`low ${i} of a branch is not its child's first event`);
       const below = visit(child, depth + 1);
       if (leafDepth !== -1 && below.leafDepth !== leafDepth) throw new Error('leaves at different depths');
       leafDepth = below.leafDepth;
       size += below.size;
       maxEnd = Math.max(maxEnd, below.maxEnd);
-    });
+    }
     if (node.size !== size) throw new Error(`a branch's size is ${node.size}, not ${size}`);
     if (node.maxEnd !== maxEnd) throw new Error(`a branch's maxEnd is ${node.maxEnd}, not ${maxEnd}`);
     return { size, maxEnd, leafDepth };
@@ -59,9 +60,12 @@ export function checkInvariants(tree: OrderedEvents): TreeShape {
   for (let i = 0; i < leaves.length; i++) {
     if (leaves[i]!.next !== leaves[i + 1]) throw new Error(`leaf ${i} does not link to the leaf after it`);
   }
-  const all = leaves.flatMap((leaf) => leaf.items);
-  for (let i = 1; i < all.length; i++) {
-    if (compareEvents(all[i - 1]!, all[i]!) >= 0) throw new Error(`events ${i - 1} and ${i} are out of list order`);
+  let previous: StoredEvent | undefined;
+  for (const leaf of leaves) {
+    for (const stored of leaf.items) {
+      if (previous !== undefined && compareEvents(previous, stored) >= 0) throw new Error(`${previous.id} and ${stored.id} are out of list order`);
+      previous = stored;
+    }
   }
   return { levels };
 }
