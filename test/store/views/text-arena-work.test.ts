@@ -182,3 +182,18 @@ test('strings over 256 bytes are copied in with one Buffer#copy, and those over 
     assert.deepEqual(calls, { copy: length > 256 ? 1 : 0, compare: length > 48 ? 1 : 0 }, `${length} bytes`);
   }
 });
+
+test('growing the table moves each string once and looks at no empty cell, even with a string in the new cell 0', () => {
+  // A string whose hash puts it in cell 0 of the 8,192-cell table, then 2,048 more: the last one doubles the table,
+  // and that string, moved first, sits where a mistaken move of an empty cell (hash 0) would look.
+  let zero = Buffer.alloc(0);
+  for (let k = 0; (fnv(zero) & 8191) !== 0; k++) zero = Buffer.from(`zero ${k}`);
+  const arena = new TextArena();
+  const model = new TableModel();
+  for (const bytes of [zero, ...Array.from({ length: 2048 }, (_, n) => Buffer.from(`string ${n}`))]) {
+    arena.intern(bytes, 0, bytes.length);
+    model.intern(bytes);
+  }
+  assert.equal(arena.tableCells, 8192);
+  assert.deepEqual(arena.work, model.work);
+});
