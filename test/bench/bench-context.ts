@@ -53,6 +53,8 @@ export interface OursOptions {
   noSearchIndex?: boolean;
   /** Count fdatasync calls with strace (summary in this file). */
   straceFile?: string;
+  /** Not pinned to the server CPUs (start-up figures: no load generator runs then, and a start may use both cores). */
+  unpinned?: boolean;
   /** Extra node flags, e.g. `--cpu-prof`. */
   nodeFlags?: readonly string[];
   /** `--log-level` of `node dist/server.js` (default info: one request line per request). */
@@ -71,7 +73,7 @@ export function startOurs(context: BenchContext, data: BenchData, options: OursO
     name: options.name,
     argv,
     stderrFile: path.join(context.workDir, `${options.name.replace(/[^a-z0-9]+/gi, '-')}-${Date.now()}.stderr`),
-    cpus: context.serverCpus,
+    cpus: options.unpinned === true ? undefined : context.serverCpus,
     straceFile: options.straceFile,
   });
 }

@@ -67,7 +67,9 @@ async function startup(data: BenchData, noSearchIndex: boolean, runs: number): P
   const figures = { ms: [] as number[], readyMs: [] as number[], cpuMs: [] as number[], rss: [] as number[] };
   for (let run = 0; run < runs; run++) {
     const spawnedAt = performance.now();
-    const server = await startOurs(context, data, { name: noSearchIndex ? 'no index' : 'index', launcher: true, noSearchIndex });
+    // Unpinned: no load generator runs during a start, and the index is built by a worker on the other core while the
+    // main thread replays the log (pinned to one CPU, both would share it).
+    const server = await startOurs(context, data, { name: noSearchIndex ? 'no index' : 'index', launcher: true, noSearchIndex, unpinned: true });
     if (!noSearchIndex) await logLine(server.stderrFile, '"search index built"');
     figures.ms.push(server.startupMs);
     figures.readyMs.push(noSearchIndex ? server.startupMs : performance.now() - spawnedAt);
@@ -98,8 +100,9 @@ function startupLines(size: string, data: string, indexed: Startup, bare: Startu
   lines.push(`| RSS with the index built, MiB (${data}) | ${size} | ${indexed.rss.toFixed(0)} | ${bare.rss.toFixed(0)} | ${growth(indexed.rss, bare.rss)} |`);
   const atTarget = size === '1,000,000' ? '' : ' (the target is set at 1,000,000; a guide here)';
   targets.push(`- **${verdict(indexed.rss <= bare.rss * 1.25)}** ${size} events, ${data}: the index adds at most 25 % to RSS: +${growth(indexed.rss, bare.rss)}${atTarget}`);
-  targets.push(`- **${verdict(indexed.ms <= bare.ms * 1.25)}** ${size} events, ${data}: the index adds at most 25 % to start-up (to listening; the index is built after): +${growth(indexed.ms, bare.ms)}${atTarget}`);
-  targets.push(`- **${verdict(indexed.cpuMs <= bare.cpuMs * 1.25)}** ${size} events, ${data}: the index adds at most 25 % to start-up's CPU (until the index is built): +${growth(indexed.cpuMs, bare.cpuMs)}${atTarget}`);
+  targets.push(`- **${verdict(indexed.readyMs <= bare.ms * 1.25)}** ${size} events, ${data}: the index adds at most 25 % to start-up (spawn to the index built, against spawn to listening without it; unpinned): +${growth(indexed.readyMs, bare.ms)}${atTarget}`);
+  targets.push(`- **${verdict(indexed.ms <= bare.ms * 1.25)}** ${size} events, ${data}: start-up to listening (the index is built after, by a worker during replay): +${growth(indexed.ms, bare.ms)}${atTarget}`);
+  targets.push(`- **${verdict(indexed.cpuMs <= bare.cpuMs * 1.25)}** ${size} events, ${data}: the index adds at most 25 % to start-up's CPU (all threads, until the index is built; the index is rebuilt from the log at every start): +${growth(indexed.cpuMs, bare.cpuMs)}${atTarget}`);
 }
 
 /** Start-up with and without the index at `events` events, on both kinds of data; returns the Zipf data. */
@@ -157,13 +160,13 @@ async function benchSize(events: number): Promise<void> {
 }
 
 try {
-  progress(`generator ${context.generator}; ${context.serverCpus === undefined ? 'no CPU pinning' : 'server on CPU 0, generator on the others'}; load average ${os.loadavg()[0]!.toFixed(2)}`);
+  progress(`generator ${context.generator}; ${context.serverCpus === undefined ? 'no CPU pinning' : 'server on CPU 0, generator on the others'} (start-up figures unpinned: a start uses both cores); load average ${os.loadavg()[0]!.toFixed(2)}`);
   if (startupOnly !== undefined) await startupSize(startupOnly);
   else {
     await benchSize(100_000);
     if (full) await benchSize(1_000_000);
   }
-  process.stdout.write(`\n## Search (q) and its index\n\nZipf text (50,000 words; the common word is in most events, the rare one in about 1 in 2,000); ${context.generator}, ${CLIENTS} clients, ${context.durationMs / 1000} s runs after ${context.warmupMs / 1000} s warm-up, ${context.rounds} rounds alternating; load average ${os.loadavg()[0]!.toFixed(2)} at the end.\n\n`);
+  process.stdout.write(`\n## Search (q) and its index\n\nZipf text (50,000 words; the common word is in most events, the rare one in about 1 in 2,000); ${context.generator}, ${CLIENTS} clients, ${context.durationMs / 1000} s runs after ${context.warmupMs / 1000} s warm-up, ${context.rounds} rounds alternating; load average ${os.loadavg()[0]!.toFixed(2)} at the end. Start-up figures: the server unpinned (no load runs then; the index's worker reads the log on the other core while the main thread replays it), medians of ${quick ? 1 : 3} starts.\n\n`);
   process.stdout.write(`| figure | events | with q / with the index | without | growth |\n|---|--:|--:|--:|--:|\n${lines.join('\n')}\n\n${targets.join('\n')}\n`);
 } catch (error) {
   process.stderr.write(`search bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -1,7 +1,10 @@
-// The heap the search index holds per event, and the CPU of building it, on the Zipf text of the search bench.
+// The heap the search index holds per event, and the CPU of building it (from events on the main thread, and from the
+// log's bytes as the start-up worker does), on the Zipf text of the search bench.
 // Run: node --expose-gc --import tsx test/bench/search-heap-probe.ts [EVENTS]   (default 100,000)
 import { toStored, type EventRecord, type StoredEvent } from '../../src/events/event.js';
 import { SearchIndex } from '../../src/store/views/search-index.js';
+import { LogTermCollector } from '../../src/store/file/search-log-terms.js';
+import { encodePut } from '../../src/store/records/jsonl-record.js';
 import { searchEvents } from './search-data.js';
 
 const events = Number(process.argv[2] ?? 100_000);
@@ -41,5 +44,20 @@ function storedOf(records: Iterable<EventRecord>): StoredEvent[] {
   return stored;
 }
 
-const zipf = measure(storedOf(searchEvents(events)));
+/** The CPU of building the index from the log's bytes, as the start-up worker does (see search-log-build.ts). */
+function measureLogBuild(records: Iterable<EventRecord>): { logBuildMicrosPerEvent: number } {
+  const log = Buffer.from([...records].map((record, at) => encodePut(at + 1, record)).join(''), 'utf8');
+  const started = process.cpuUsage();
+  const collector = new LogTermCollector();
+  let start = 0;
+  for (let newline = log.indexOf(10); newline !== -1; newline = log.indexOf(10, start)) {
+    collector.line(log, start, newline);
+    start = newline + 1;
+  }
+  if (collector.finish(start).putSeqs.length !== events) throw new Error('the log build lost events');
+  const spent = process.cpuUsage(started);
+  return { logBuildMicrosPerEvent: Math.round((spent.user + spent.system) / events) };
+}
+
+const zipf = { ...measure(storedOf(searchEvents(events))), ...measureLogBuild(searchEvents(events)) };
 process.stdout.write(`${JSON.stringify({ events, zipf })}\n`);

@@ -1,5 +1,6 @@
 // The durable event store: one append-only log (events.jsonl) with group commit, replayed into an in-memory index on open and compacted when mostly superseded.
 import * as path from 'node:path';
+import { availableParallelism } from 'node:os';
 import { EventIndex } from '../views/event-index.js';
 import type { EventStore } from '../event-store.js';
 import type { Registration } from '../views/roster.js';
@@ -12,6 +13,7 @@ import type { Lock } from '../../lib/fs/lock.js';
 import { CompactionAbandoned, compactionTempFile, compactLog } from './log-compaction.js';
 import type { CompactionHost, CompactionResult, LogHandle } from './log-compaction.js';
 import { replayLog } from './log-replay.js';
+import { type SearchLogBuild, startSearchLogBuild } from './search-log-build.js';
 import type { TornTail } from './log-replay.js';
 import { copyBytes, writeFully } from './write-fully.js';
 import { describeWriteError, WriteQueue } from '../views/write-queue.js';
@@ -53,6 +55,12 @@ export interface FileStoreOptions {
   readOnly?: { reason: unknown };
   /** Benchmark only: false builds no search index (then `q` scans the list). Default true. */
   searchIndex?: boolean;
+  /**
+   * The search index's build from the log in a worker thread, while replay runs (see search-log-build.ts): for a
+   * log of at least `minLogBytes` (default 8 MiB) read by node:fs. False builds it on the main thread after replay.
+   * `url` is for tests (a worker that fails).
+   */
+  searchWorker?: false | { minLogBytes?: number; url?: URL };
 }
 
 /** Counts of the log, for compaction and for `verify`. */
@@ -111,6 +119,8 @@ export class FileStore extends QueuedStore implements EventStore {
   #unwritableReason: string | undefined;
   /** The search index's build after the start (API.md §5 `q`), done or stopped by close. */
   readonly #searchBuilt: Promise<void>;
+  /** The build from the log in a worker, if one was started and is not done: stopped by close. */
+  #searchBuild: SearchLogBuild | undefined;
 
   /** @internal Use openFileStore. */
   constructor(init: {
@@ -132,6 +142,7 @@ export class FileStore extends QueuedStore implements EventStore {
     compactMinBytes: number;
     onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
     readOnly?: { reason: unknown } | undefined;
+    searchBuild?: SearchLogBuild | undefined;
   }) {
     super();
     this.file = init.file;
@@ -165,9 +176,13 @@ export class FileStore extends QueuedStore implements EventStore {
     });
     this.queued = { index: init.index, rosters: init.rosters, idempotency: init.idempotency, queue: this.#queue };
     const buildStarted = init.now();
-    this.#searchBuilt = init.index.buildSearchIndex(() => this.#stopping).then(
-      () => {
-        if (!this.#stopping) this.#logger.info('search index built', { file: init.file, live_events: init.index.size, ms: init.now() - buildStarted });
+    this.#searchBuild = init.searchBuild;
+    this.#searchBuilt = init.index.buildSearchIndex(() => this.#stopping, init.searchBuild?.result).then(
+      (notTaken) => {
+        // Its result (the built arrays no longer needed once placed) goes with it.
+        this.#searchBuild = undefined;
+        const by = notTaken === undefined ? 'a worker thread, during replay' : `the main thread (${notTaken})`;
+        if (!this.#stopping) this.#logger.info('search index built', { file: init.file, live_events: init.index.size, ms: init.now() - buildStarted, by });
       },
       // A bug, never a state of the data: q stays a 503 until a restart, and everything else works on.
       (error: unknown) => this.#logger.warn('the search index could not be built; q is unavailable until a restart', { file: init.file, error: String(error) }),
@@ -231,6 +246,7 @@ export class FileStore extends QueuedStore implements EventStore {
     this.#closing ??= (async () => {
       try {
         this.#stopping = true;
+        this.#searchBuild?.stop();
         await this.#searchBuilt;
         await this.#compaction?.catch(() => undefined);
         await this.#queue.close();
@@ -388,12 +404,14 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
   if (readOnly !== undefined && options.lock !== false) assertLockFree(dataDir);
   const lock = options.lock === false || readOnly !== undefined ? undefined : acquireLock(dataDir, { now });
   let fd: number | undefined;
+  let searchBuild: SearchLogBuild | undefined;
   try {
     // Until its rename, a compaction leaves the log untouched: a leftover temporary file is just dropped.
     const temp = compactionTempFile(file);
     if (readOnly === undefined && (await fs.unlink(temp))) logger.warn('removed the temporary file of an interrupted compaction; the log itself is intact', { file: temp });
     fd = await openOrCreate(fs, file, dataDir);
     const started = now();
+    searchBuild = startSearchWorker(options, file, await fs.size(fd));
     const idempotency = new IdempotencyTable();
     const replay = await replayLog(fs, fd, {
       file,
@@ -405,6 +423,8 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       logger.warn('the event log ends in a torn write; started read-only, so it is left in place until a writable start cuts it off', { file, line: replay.torn.line, reason: replay.torn.reason });
     } else if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
     logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, live_registrations: replay.rosters.registrations, mib: mib(replay.goodLength), ms: now() - started });
+    // The worker read the log as it was: with a torn tail (cut off above), its events may not be the replay's.
+    if (replay.torn !== undefined) searchBuild?.stop();
     const index = new EventIndex(replay.events, { searchIndex: options.searchIndex });
     const changes = new ChangeLog((id) => index.get(id), { events: replay.events.values(), tombstones: replay.tombstones, lastSeq: replay.lastSeq, horizon: replay.horizon });
     return new FileStore({
@@ -426,13 +446,28 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
       onCompactionStep: options.onCompactionStep,
       readOnly,
+      searchBuild,
     });
   } catch (error) {
+    searchBuild?.stop();
     if (fd !== undefined) await fs.close(fd).catch(() => undefined);
     lock?.release();
     throw error;
   }
 }
+
+/** Starts the search index's build from the log in a worker, when the options and the log's size call for it. */
+function startSearchWorker(options: FileStoreOptions, file: string, length: number): SearchLogBuild | undefined {
+  const worker = options.searchWorker;
+  if (worker === false || options.searchIndex === false || options.fs !== undefined) return undefined;
+  if (length < (worker?.minLogBytes ?? DEFAULT_SEARCH_WORKER_MIN_BYTES)) return undefined;
+  // On one core the worker would only take its CPU from the replay, delaying the start to listening.
+  if (worker === undefined && availableParallelism() < 2) return undefined;
+  return startSearchLogBuild(file, length, worker?.url);
+}
+
+/** Below this, the main thread builds the search index in a few steps (a small log's first step is done before listening). */
+const DEFAULT_SEARCH_WORKER_MIN_BYTES = 8 * 1024 * 1024;
 
 async function openOrCreate(fs: FileSystemSeam, file: string, dataDir: string): Promise<number> {
   try {

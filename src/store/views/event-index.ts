@@ -6,6 +6,8 @@ import { OrderedEvents } from './ordered-events.js';
 import { compareEvents, sortEvents } from './sort-events.js';
 import { SeriesMembers } from './series-members.js';
 import { SearchIndex } from './search-index.js';
+import type { BuiltSearch } from './search-built.js';
+import { PLACE_STEPS_PER_COLLECT } from './search-build.js';
 import { listFiltered, type ListSources } from './filtered-list.js';
 
 export { compareEvents };
@@ -41,15 +43,27 @@ export class EventIndex {
 
   /**
    * Indexes the words of the bulk-loaded events, SEARCH_BUILD_STEP events per turn of the event loop, so requests
-   * are served meanwhile (a list with `q` is refused with StoreUnavailable until it is done). Resolves once done,
-   * or once `stop` is set.
+   * are served meanwhile (a list with `q` is refused with StoreUnavailable until it is done). With `built` (a build
+   * of the same log in a worker), waits for it and only places the events when it holds exactly them. Resolves
+   * once done, or once `stop` is set: with undefined when the worker's build was taken, else why not.
    */
-  async buildSearchIndex(stop: () => boolean = () => false): Promise<void> {
+  async buildSearchIndex(stop: () => boolean = () => false, built?: Promise<BuiltSearch | string>): Promise<string | undefined> {
     const search = this.#search;
-    if (search === undefined) return;
+    if (search === undefined) return 'no search index';
     const isCurrent = (stored: StoredEvent): boolean => this.#byId.get(stored.id) === stored;
+    let notTaken: string | undefined = 'no build from the log';
+    if (built !== undefined) {
+      let result: BuiltSearch | string | undefined;
+      void built.then((value) => (result = value));
+      // The events are placed in their slots while the worker reads the log: its words are all that is left then.
+      while (!stop() && result === undefined && !search.placeSome(SEARCH_BUILD_STEP * PLACE_STEPS_PER_COLLECT, isCurrent)) await new Promise((resolve) => setImmediate(resolve));
+      result ??= await built;
+      notTaken = typeof result === 'string' ? result : search.adoptBuilt(result);
+    }
     while (!stop() && !search.buildSome(SEARCH_BUILD_STEP, isCurrent)) await new Promise((resolve) => setImmediate(resolve));
+    return notTaken;
   }
+
   /** Number of live events. */
   get size(): number {
     return this.#byId.size;

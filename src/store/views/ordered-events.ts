@@ -4,13 +4,13 @@ import type { StoredEvent } from '../../events/event.js';
 import { compareEvents } from './sort-events.js';
 
 /** Entries of a leaf, children of a branch, at most: a splice inside a node moves at most this many pointers. */
-const MAX_ENTRIES = 64;
+export const MAX_ENTRIES = 64;
 /** A node (other than the root) with fewer entries is merged with a neighbour, and split again if that overflows. */
-const MIN_ENTRIES = 16;
+export const MIN_ENTRIES = 16;
 /** Entries per node of a bulk load: room for inserts before the first splits. */
 const BULK_ENTRIES = 48;
 
-interface Leaf {
+export interface Leaf {
   readonly leaf: true;
   items: StoredEvent[];
   /** The largest endMs in this leaf (-Infinity when empty). */
@@ -19,7 +19,7 @@ interface Leaf {
   next: Leaf | undefined;
 }
 
-interface Branch {
+export interface Branch {
   readonly leaf: false;
   children: TreeNode[];
   /** The first event of each child: child i holds events from lows[i] up to (not including) lows[i + 1]. */
@@ -30,7 +30,7 @@ interface Branch {
   maxEnd: number;
 }
 
-type TreeNode = Leaf | Branch;
+export type TreeNode = Leaf | Branch;
 
 /**
  * A set of events in list order (API.md §5). Besides insert and delete, it answers in O(log n) how
@@ -102,7 +102,8 @@ export class OrderedEvents {
 
   /**
    * Up to `count` events from rank `from` on, in list order, leaving out those that end after
-   * `endByMs`, and stopping at the first event starting after it.
+   * `endByMs`, and stopping at the first event starting at or after it (an event ends after it starts, so none
+   * from there on ends by `endByMs`).
    */
   sliceEndingBy(from: number, count: number, endByMs: number): StoredEvent[] {
     const out: StoredEvent[] = [];
@@ -111,7 +112,7 @@ export class OrderedEvents {
       const { leaf } = at;
       for (let i = at.index; i < leaf.items.length && out.length < count; i++) {
         const stored = leaf.items[i]!;
-        if (stored.startMs > endByMs) return out;
+        if (stored.startMs >= endByMs) return out;
         if (stored.endMs <= endByMs) out.push(stored);
       }
       at = leaf.next === undefined ? undefined : { leaf: leaf.next, index: 0 };
@@ -124,17 +125,9 @@ export class OrderedEvents {
     return this.slice(0, this.size);
   }
 
-  /** Throws when a structural invariant does not hold: for tests, which run it after every step. */
-  checkInvariants(): void {
-    const leaves: Leaf[] = [];
-    checkNode(this.#root, true, leaves);
-    for (let i = 0; i < leaves.length; i++) {
-      if (leaves[i]!.next !== leaves[i + 1]) throw new Error(`leaf ${i} does not link to the leaf after it`);
-    }
-    const all = this.toArray();
-    for (let i = 1; i < all.length; i++) {
-      if (compareEvents(all[i - 1]!, all[i]!) >= 0) throw new Error(`events ${i - 1} and ${i} are out of list order`);
-    }
+  /** The root node, to be read, not changed: the tests check the tree's structure through it. */
+  get root(): TreeNode {
+    return this.#root;
   }
 
   /** The leaf holding rank `rank` and the index there; undefined past the end. */
@@ -159,7 +152,8 @@ function newLeaf(items: StoredEvent[]): Leaf {
 }
 
 function newBranch(children: TreeNode[]): Branch {
-  const branch: Branch = { leaf: false, children, lows: children.map(lowOf), size: 0, maxEnd: -Infinity };
+  // size and maxEnd are set by recount.
+  const branch: Branch = { leaf: false, children, lows: children.map(lowOf), size: 0, maxEnd: 0 };
   recount(branch);
   return branch;
 }
@@ -179,7 +173,7 @@ function lowOf(node: TreeNode): StoredEvent {
 
 function latestEnd(items: readonly StoredEvent[]): number {
   let max = -Infinity;
-  for (const stored of items) if (stored.endMs > max) max = stored.endMs;
+  for (const stored of items) max = Math.max(max, stored.endMs);
   return max;
 }
 
@@ -189,7 +183,7 @@ function recount(branch: Branch): void {
   let maxEnd = -Infinity;
   for (const child of branch.children) {
     size += sizeOf(child);
-    if (child.maxEnd > maxEnd) maxEnd = child.maxEnd;
+    maxEnd = Math.max(maxEnd, child.maxEnd);
   }
   branch.size = size;
   branch.maxEnd = maxEnd;
@@ -206,7 +200,7 @@ function evenRuns<T>(items: readonly T[], parts: number): T[][] {
 function buildTree(sorted: readonly StoredEvent[]): TreeNode {
   if (sorted.length <= MAX_ENTRIES) return newLeaf(sorted.slice());
   const leaves = evenRuns(sorted, Math.ceil(sorted.length / BULK_ENTRIES)).map(newLeaf);
-  for (let i = 0; i + 1 < leaves.length; i++) leaves[i]!.next = leaves[i + 1];
+  for (let i = 0; i < leaves.length; i++) leaves[i]!.next = leaves[i + 1];
   let level: TreeNode[] = leaves;
   while (level.length > 1) level = evenRuns(level, Math.ceil(level.length / BULK_ENTRIES)).map(newBranch);
   return level[0]!;
@@ -265,14 +259,14 @@ function firstStartingAtOrAfter(items: readonly StoredEvent[], ms: number): numb
 function insertInto(node: TreeNode, stored: StoredEvent): TreeNode | undefined {
   if (node.leaf) {
     node.items.splice(lowerBound(node.items, stored), 0, stored);
-    if (stored.endMs > node.maxEnd) node.maxEnd = stored.endMs;
+    node.maxEnd = Math.max(node.maxEnd, stored.endMs);
     return node.items.length > MAX_ENTRIES ? splitNode(node) : undefined;
   }
   const i = childFor(node, stored);
   const child = node.children[i]!;
   const split = insertInto(child, stored);
   node.size++;
-  if (stored.endMs > node.maxEnd) node.maxEnd = stored.endMs;
+  node.maxEnd = Math.max(node.maxEnd, stored.endMs);
   node.lows[i] = lowOf(child);
   if (split === undefined) return undefined;
   node.children.splice(i + 1, 0, split);
@@ -322,17 +316,17 @@ function removeFrom(node: TreeNode, stored: StoredEvent): boolean {
 function mergeWithNeighbour(parent: Branch, i: number): void {
   const left = i > 0 ? i - 1 : i;
   const into = parent.children[left]!;
-  const from = parent.children[left + 1]!;
-  if (into.leaf && from.leaf) {
+  // Siblings are at one depth: both leaves or both branches.
+  if (into.leaf) {
+    const from = parent.children[left + 1] as Leaf;
     into.items.push(...from.items);
     into.next = from.next;
-    if (from.maxEnd > into.maxEnd) into.maxEnd = from.maxEnd;
-  } else if (!into.leaf && !from.leaf) {
+    into.maxEnd = Math.max(into.maxEnd, from.maxEnd);
+  } else {
+    const from = parent.children[left + 1] as Branch;
     into.children.push(...from.children);
     into.lows.push(...from.lows);
     recount(into);
-  } else {
-    throw new Error('ordered events: siblings at different depths');
   }
   parent.children.splice(left + 1, 1);
   parent.lows.splice(left + 1, 1);
@@ -364,28 +358,4 @@ function collectEndingAfter(node: TreeNode, base: number, fromMs: number, endByM
     if (!startsTooEarly) collectEndingAfter(child, base, fromMs, endByMs, ranks);
     base += sizeOf(child);
   }
-}
-
-/** Checks sizes, latest ends, lows, fill and depth under `node`, collecting its leaves in order; returns the depth. */
-function checkNode(node: TreeNode, isRoot: boolean, leaves: Leaf[]): number {
-  if (!isRoot && entriesOf(node) < MIN_ENTRIES) throw new Error(`a node holds ${entriesOf(node)} entries, fewer than ${MIN_ENTRIES}`);
-  if (entriesOf(node) > MAX_ENTRIES) throw new Error(`a node holds ${entriesOf(node)} entries, more than ${MAX_ENTRIES}`);
-  if (node.leaf) {
-    if (node.maxEnd !== latestEnd(node.items)) throw new Error('a leaf has a stale maxEnd');
-    leaves.push(node);
-    return 0;
-  }
-  if (!isRoot && node.children.length < 2) throw new Error('a branch below the root has one child');
-  const { size, maxEnd } = node;
-  recount(node);
-  if (size !== node.size || maxEnd !== node.maxEnd) throw new Error('a branch has a stale size or maxEnd');
-  let depth = -1;
-  node.children.forEach((child, i) => {
-    if (node.lows[i] !== lowOf(child)) throw new Error(`low ${i} of a branch is not its child's first event`);
-    const childDepth = checkNode(child, false, leaves);
-    if (depth !== -1 && childDepth !== depth) throw new Error('leaves at different depths');
-    depth = childDepth;
-  });
-  if (node.lows.length !== node.children.length) throw new Error('a branch has as many lows as children');
-  return depth + 1;
 }

@@ -1,50 +1,54 @@
 // The bulk build of the search index at start-up: each event's term ids collected once, then packed in one pass.
 import { SlotBitmap } from './search-postings.js';
 import type { PackedPostings } from './search-posting-table.js';
-import { grown } from './search-terms.js';
+import { grown } from './search-hash.js';
 
 /**
- * Bytes per chunk of the collected stream (4 MiB): the stream grows a chunk at a time, never copied. Each term is
+ * Bytes per chunk of the collected stream (32 MiB): the stream grows a chunk at a time, never copied. A chunk this
+ * large is mapped by the allocator on its own (its pages resident only once written) and given back whole when
+ * freed, so the build leaves no holes in the heap behind (RSS once a worker built 1,000,000 events: 951 MiB with
+ * 4 MiB chunks, 916 with these; one start each). Each term is
  * written as `term + 1` in a varint (most terms of an event are frequent ones, with small ids: a byte or two each,
  * not four), never across two chunks: the zero bytes left at a chunk's end are skipped.
  */
-const CHUNK = 1 << 22;
+const CHUNK = 1 << 25;
 const MAX_VARINT = 5;
 /** A term in at least this many slots (and 1/64 of them) is packed as a bitmap, as postingAdd would make it. */
 const MIN_BITMAP = 256;
 
-/** The runs and bitmaps being filled: `next[term]` is where the term's next slot goes in `slots`. */
-interface Filling extends PackedPostings {
-  /** The bitmap of each frequent term, by its index + 1 in `list` (0: the term has a run). */
-  bitmapAt: Uint32Array;
-  list: SlotBitmap[];
-  next: Uint32Array;
-}
+/** The slot relabel gives an event left out. */
+export const DROPPED = 0xffffffff;
 
-/** Where packing is: counting (no filling yet) or filling, from added event `event`, whose terms start at `at`. */
-interface Packing {
-  filling: Filling | undefined;
+/** The runs and bitmaps being filled, from added event `event`, whose terms start at `at`: `next[term]` is where the term's next slot goes in `slots`. */
+interface Filling extends PackedPostings {
+  /** Where the bitmap of each frequent term starts in `words`, + 1 (0: the term has a run). */
+  bitmapAt: Uint32Array;
+  /** The bits of every bitmap, one after the other (each bitmap's `words` is a view of its part). */
+  words: Uint32Array;
+  next: Uint32Array;
   event: number;
   at: number;
-  counts: Uint32Array;
-  terms: number;
-  capacity: number;
 }
 
 /**
- * Collects `(slot, term ids)` of the events of a bulk load, slots ascending, then packs them (`pack`) into
- * sorted runs in one array, a bitmap for each frequent term: no array per term grows one push at a time.
+ * Collects `(slot, term ids)` of the events of a bulk load, slots ascending, counting each term's events as it
+ * goes, then packs them (`pack`) into sorted runs in one array, a bitmap for each frequent term: no array per term
+ * grows one push at a time.
  */
 export class BulkPostings {
   readonly #chunks: Uint8Array[] = [];
-  #length = 0;
+  /** The chunk being written, and where. */
+  #chunk = new Uint8Array(0);
+  #offset = CHUNK;
   /** Each added event: its slot, and where its terms end in the stream. */
   #slots = new Uint32Array(1024);
   #ends = new Uint32Array(1024);
   #events = 0;
-  #packing: Packing | undefined;
-  /** Per term: the last slot + 1 that added it (to drop repeats within an event). */
+  /** Per term: the last slot + 1 that added it (to drop repeats within an event), and the events holding it. */
   #lastSlot = new Uint32Array(1024);
+  #counts = new Uint32Array(1024);
+  #filling: Filling | undefined;
+  readonly #scratch: number[] = [];
 
   /** Adds the terms of the event in `slot` (repeats dropped); slots must come ascending. */
   add(slot: number, terms: readonly number[]): void {
@@ -52,24 +56,46 @@ export class BulkPostings {
       this.#slots = grown(this.#slots, this.#events + 1);
       this.#ends = grown(this.#ends, this.#events + 1);
     }
-    for (const term of terms) {
-      if (term >= this.#lastSlot.length) this.#lastSlot = grown(this.#lastSlot, term + 1);
+    let chunk = this.#chunk;
+    let offset = this.#offset;
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i]!;
+      if (term >= this.#lastSlot.length) {
+        this.#lastSlot = grown(this.#lastSlot, term + 1);
+        this.#counts = grown(this.#counts, term + 1);
+      }
       if (this.#lastSlot[term] === slot + 1) continue;
       this.#lastSlot[term] = slot + 1;
-      let offset = this.#length % CHUNK;
-      if (offset > CHUNK - MAX_VARINT || this.#chunks.length === 0) {
-        if (this.#chunks.length > 0) this.#length += CHUNK - offset;
-        this.#chunks.push(new Uint8Array(CHUNK));
+      this.#counts[term]!++;
+      if (offset > CHUNK - MAX_VARINT) {
+        chunk = new Uint8Array(CHUNK);
+        this.#chunks.push(chunk);
         offset = 0;
       }
-      const chunk = this.#chunks[this.#chunks.length - 1]!;
       let value = term + 1;
-      for (; value >= 0x80; value = Math.floor(value / 0x80)) chunk[offset++] = (value & 0x7f) | 0x80;
+      for (; value >= 0x80; value >>>= 7) chunk[offset++] = (value & 0x7f) | 0x80;
       chunk[offset++] = value;
-      this.#length = (this.#chunks.length - 1) * CHUNK + offset;
     }
+    this.#chunk = chunk;
+    this.#offset = offset;
     this.#slots[this.#events] = slot;
-    this.#ends[this.#events++] = this.#length;
+    this.#ends[this.#events++] = (this.#chunks.length - 1) * CHUNK + offset;
+  }
+
+  /**
+   * Gives each event added a new slot, `slots[its slot]`, or DROPPED to leave it out of the postings (a put that a
+   * later line replaced). The new slots must ascend too. Before packing.
+   */
+  relabel(slots: Uint32Array): void {
+    const counts = this.#counts;
+    for (let event = 0; event < this.#events; event++) {
+      const slot = slots[this.#slots[event]!]!;
+      this.#slots[event] = slot;
+      if (slot !== DROPPED) continue;
+      const terms = this.#scratch;
+      this.#decode(event === 0 ? 0 : this.#ends[event - 1]!, this.#ends[event]!, terms);
+      for (let i = 0; i < terms.length; i++) counts[terms[i]!]!--;
+    }
   }
 
   /** Packs every event added, in one go: see packSome. */
@@ -78,80 +104,86 @@ export class BulkPostings {
   }
 
   /**
-   * Packs up to `events` more of the events added (counting every term's slots, then filling the runs and
-   * bitmaps: each pass a step at a time), for `terms` term ids and `capacity` slots as given on the first call.
-   * Returns the packed postings once done, undefined before. Nothing may be added once packing has begun.
+   * Packs up to `events` more of the events added (filling the runs and bitmaps a step at a time), for `terms`
+   * term ids and `capacity` slots as given on the first call. Returns the packed postings once done, undefined
+   * before. Nothing may be added once packing has begun.
    */
   packSome(terms: number, capacity: number, events: number): PackedPostings | undefined {
-    this.#packing ??= { filling: undefined, event: 0, at: 0, counts: new Uint32Array(terms + 1), terms, capacity };
-    const packing = this.#packing;
-    const end = Math.min(this.#events, packing.event + events);
-    const filling = packing.filling;
-    if (filling === undefined) {
-      const { counts } = packing;
-      packing.at = this.#forEach(packing.event, end, packing.at, (term) => counts[term]!++);
-    } else {
-      const { bitmapAt, list, slots, next } = filling;
-      packing.at = this.#forEach(packing.event, end, packing.at, (term, slot) => {
+    const filling = (this.#filling ??= this.#layOut(terms, capacity));
+    const { bitmapAt, words, slots, next } = filling;
+    const end = Math.min(this.#events, filling.event + events);
+    const read = this.#scratch;
+    let at = filling.at;
+    for (let event = filling.event; event < end; event++) {
+      const slot = this.#slots[event]!;
+      const until = this.#ends[event]!;
+      if (slot === DROPPED) {
+        at = until;
+        continue;
+      }
+      at = this.#decode(at, until, read);
+      for (let i = 0; i < read.length; i++) {
+        const term = read[i]!;
         const bitmap = bitmapAt[term]!;
-        if (bitmap !== 0) list[bitmap - 1]!.add(slot);
+        // Each slot comes once per term: a bit set, no count to keep (each bitmap's count is its term's).
+        if (bitmap !== 0) words[bitmap - 1 + (slot >>> 5)]! |= 1 << (slot & 31);
         else slots[next[term]!++] = slot;
-      });
+      }
     }
-    packing.event = end;
+    filling.event = end;
+    filling.at = at;
     if (end < this.#events) return undefined;
-    if (filling === undefined) {
-      packing.filling = this.#layOut(packing.counts, packing.terms, packing.capacity);
-      packing.event = packing.at = 0;
-      return events === Infinity ? this.packSome(terms, capacity, Infinity) : undefined;
-    }
     this.#chunks.length = 0;
     return { offsets: filling.offsets, slots: filling.slots, bitmaps: filling.bitmaps };
   }
 
-  /** From each term's count: where its run starts (or its bitmap, for a frequent term); `counts` becomes where the next slot goes. */
-  #layOut(counts: Uint32Array, terms: number, capacity: number): Filling {
+  /** From each term's count: where its run starts, or its bitmap (for a frequent term) in one array of bits. */
+  #layOut(terms: number, capacity: number): Filling {
+    const counts = this.#counts;
     const threshold = Math.max(MIN_BITMAP, capacity >>> 6);
+    const length = (capacity + 31) >>> 5;
+    const frequent: number[] = [];
+    for (let term = 0; term < terms && term < counts.length; term++) if (counts[term]! >= threshold) frequent.push(term);
+    const words = new Uint32Array(frequent.length * length);
     const bitmaps = new Map<number, SlotBitmap>();
     const bitmapAt = new Uint32Array(terms);
-    const list: SlotBitmap[] = [];
+    frequent.forEach((term, at) => {
+      const bitmap = new SlotBitmap();
+      bitmap.words = words.subarray(at * length, (at + 1) * length);
+      bitmap.count = counts[term]!;
+      bitmaps.set(term, bitmap);
+      bitmapAt[term] = at * length + 1;
+    });
     const offsets = new Uint32Array(terms + 1);
+    const next = new Uint32Array(terms);
     let total = 0;
     for (let term = 0; term < terms; term++) {
-      offsets[term] = total;
-      const count = counts[term]!;
-      if (count >= threshold) {
-        const bitmap = new SlotBitmap(capacity);
-        bitmaps.set(term, bitmap);
-        bitmapAt[term] = list.push(bitmap);
-      } else total += count;
-      counts[term] = offsets[term]!;
+      offsets[term] = next[term] = total;
+      if (bitmapAt[term] === 0 && term < counts.length) total += counts[term]!;
     }
     offsets[terms] = total;
-    return { offsets, slots: new Uint32Array(total), bitmaps, bitmapAt, list, next: counts };
+    return { offsets, slots: new Uint32Array(total), bitmaps, bitmapAt, words, next, event: 0, at: 0 };
   }
 
-  /** Visits the terms of added events `[from, to)`, whose terms start at `at` in the stream; returns where they end. */
-  #forEach(from: number, to: number, at: number, visit: (term: number, slot: number) => void): number {
-    for (let event = from; event < to; event++) {
-      const slot = this.#slots[event]!;
-      const end = this.#ends[event]!;
-      while (at < end) {
-        const chunk = this.#chunks[Math.floor(at / CHUNK)]!;
-        let offset = at % CHUNK;
-        let byte = chunk[offset++]!;
-        if (byte === 0) {
-          at += CHUNK - (at % CHUNK);
-          continue;
-        }
-        let value = byte & 0x7f;
-        for (let scale = 0x80; byte >= 0x80; scale *= 0x80) {
-          byte = chunk[offset++]!;
-          value += (byte & 0x7f) * scale;
-        }
-        at += offset - (at % CHUNK);
-        visit(value - 1, slot);
+  /** Reads into `terms` the terms written in the stream from `at` to `until` (one event's); returns `until`. */
+  #decode(at: number, until: number, terms: number[]): number {
+    terms.length = 0;
+    while (at < until) {
+      const chunk = this.#chunks[(at - (at & (CHUNK - 1))) / CHUNK]!;
+      let offset = at & (CHUNK - 1);
+      let byte = chunk[offset++]!;
+      if (byte === 0) {
+        // The zero bytes left at a chunk's end.
+        at += CHUNK - (at & (CHUNK - 1));
+        continue;
       }
+      let value = byte & 0x7f;
+      for (let shift = 7; byte >= 0x80; shift += 7) {
+        byte = chunk[offset++]!;
+        value |= (byte & 0x7f) << shift;
+      }
+      at += offset - (at & (CHUNK - 1));
+      terms.push(value - 1);
     }
     return at;
   }

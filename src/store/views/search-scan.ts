@@ -1,7 +1,9 @@
 // Folds and splits a text into term ids in one pass over its characters, without a string per word: the words
-// searchWords gives, for the text search-words.ts calls plain; any other text is left to searchWords itself.
+// searchWords gives, for the text search-words.ts calls plain; any other text is left to searchWords itself. A text
+// is read from a string, or straight from the UTF-8 bytes of a JSON string literal (the log's, at start-up).
 import { foldCodePoint, searchWords } from '../../lib/search-words.js';
-import { FNV_OFFSET, FNV_PRIME, type SearchTerms } from './search-terms.js';
+import { FNV_OFFSET, FNV_PRIME } from './search-hash.js';
+import type { SearchTerms } from './search-terms.js';
 
 /**
  * What the scan does with each UTF-16 unit: the one unit it folds to (a letter or digit of a word), SEPARATOR, or
@@ -19,6 +21,7 @@ const specialKinds = new Uint8Array(0x10000);
 const longFolds = new Map<number, string>();
 /** The most units one code point folds to (U+FDFA folds to 18). */
 const MAX_FOLD = 32;
+const BACKSLASH = 0x5c;
 
 const WORD_CHAR = /^[\p{L}\p{N}]$/u;
 /** Letters searchWords splits further (CJK, kana) or puts back together (Hangul jamo): a text with one takes the slow path. */
@@ -54,7 +57,11 @@ function classify(unit: number): void {
   }
 }
 
-let buffer = new Uint16Array(1024);
+/** The units of the word being read, and a string's UTF-8 bytes (scanTerms). */
+let word = new Uint16Array(1024);
+let utf8 = Buffer.alloc(4096);
+/** What a lone surrogate of a string becomes in UTF-8: such a string is left to searchWords. */
+const REPLACEMENT = 0xfffd;
 
 /**
  * Pushes onto `out` the term id of each word of `text`, in order, repeats included: the words `searchWords(text)`
@@ -62,43 +69,87 @@ let buffer = new Uint16Array(1024);
  * Hangul, an astral character, `½`) is handed to searchWords whole.
  */
 export function scanTerms(text: string, terms: SearchTerms, out: number[]): void {
+  if (utf8.length < text.length * 3) utf8 = Buffer.alloc(Math.max(text.length * 3, utf8.length * 2));
+  const length = utf8.write(text, 0, 'utf8');
+  if (!scanBytes(utf8, 0, length, terms, out, false)) slowScan(text, terms, out);
+}
+
+/**
+ * The same for the text of the JSON string literal whose characters (quotes excluded) are the UTF-8 bytes
+ * `bytes[start, end)`, read straight from the bytes: no string is made unless the text needs searchWords or holds
+ * an escape.
+ */
+export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[]): void {
+  if (scanBytes(bytes, start, end, terms, out, true)) return;
+  const literal = Buffer.from(bytes.buffer, bytes.byteOffset + start - 1, end - start + 2).toString('utf8');
+  slowScan(literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1), terms, out);
+}
+
+/** Pushes every word of `text` by searchWords (the slow path). */
+function slowScan(text: string, terms: SearchTerms, out: number[]): void {
+  for (const each of searchWords(text)) out.push(terms.internWord(each));
+}
+
+/**
+ * Scans the UTF-8 text `bytes[start, end)` (the characters of a JSON string literal when `literal`: a backslash
+ * starts an escape): pushes the term ids onto `out` and returns true, or returns false (having pushed nothing)
+ * when the text needs searchWords or holds an escape. ASCII takes one table lookup a byte; a two- or three-byte
+ * character is decoded first.
+ */
+function scanBytes(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[], literal: boolean): boolean {
   const from = out.length;
-  if (buffer.length < text.length + MAX_FOLD) buffer = new Uint16Array(Math.max(text.length + MAX_FOLD, buffer.length * 2));
-  let units = buffer;
-  let length = 0;
+  if (word.length < end - start + MAX_FOLD) word = new Uint16Array(Math.max(end - start + MAX_FOLD, word.length * 2));
+  let units = word;
+  let used = 0;
   let hash = FNV_OFFSET;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
+  for (let i = start; i < end; i++) {
+    let unit = bytes[i]!;
+    if (unit >= 0x80) {
+      if (unit >= 0xf0) return dropped(out, from);
+      if (unit < 0xe0) unit = ((unit & 0x1f) << 6) | (bytes[++i]! & 0x3f);
+      else {
+        unit = ((unit & 0x0f) << 12) | ((bytes[i + 1]! & 0x3f) << 6) | (bytes[i + 2]! & 0x3f);
+        i += 2;
+        if (unit === REPLACEMENT && !literal) return dropped(out, from);
+      }
+    } else if (unit === BACKSLASH && literal) return dropped(out, from);
     const folded = foldedUnit[unit]!;
     if (folded === SEPARATOR) {
-      if (length > 0) out.push(terms.intern(units, length, hash >>> 0));
-      length = 0;
+      if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
+      used = 0;
       hash = FNV_OFFSET;
     } else if (folded !== SPECIAL) {
-      units[length++] = folded;
+      units[used++] = folded;
       hash = Math.imul(hash ^ folded, FNV_PRIME);
     } else {
       if (specialKinds[unit] === 0 && unit >= 0x80) classify(unit);
       const kind = specialKinds[unit]!;
-      if (kind === SLOW) {
-        out.length = from;
-        for (const word of searchWords(text)) out.push(terms.internWord(word));
-        return;
-      }
+      if (kind === SLOW) return dropped(out, from);
       if (kind === LONG) {
         // A fold of several units may outgrow the buffer sized for the text.
-        if (units.length < length + text.length - i + MAX_FOLD) {
-          const longer = new Uint16Array(units.length * 2 + MAX_FOLD);
+        if (units.length < used + end - i + MAX_FOLD) {
+          const longer = new Uint16Array(units.length * 2 + end - i + MAX_FOLD);
           longer.set(units);
-          units = buffer = longer;
+          units = word = longer;
         }
         for (const char of longFolds.get(unit)!) {
           const code = char.charCodeAt(0);
-          units[length++] = code;
+          units[used++] = code;
           hash = Math.imul(hash ^ code, FNV_PRIME);
         }
-      } else if (kind === 0) i--; // classified just now as a plain fold or separator: read the unit again
+      } else if (kind === 0) {
+        // Classified just now as a plain fold or separator: read the character again from its first byte.
+        while ((bytes[i]! & 0xc0) === 0x80) i--;
+        i--;
+      }
     }
   }
-  if (length > 0) out.push(terms.intern(units, length, hash >>> 0));
+  if (used > 0) out.push(terms.intern(units, used, hash >>> 0));
+  return true;
+}
+
+/** Drops what a scan pushed onto `out` since `from`; false, for the scan to return. */
+function dropped(out: number[], from: number): false {
+  out.length = from;
+  return false;
 }

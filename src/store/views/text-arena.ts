@@ -1,11 +1,23 @@
 // Byte strings kept outside the JS heap: appended to large Buffers, each found again by a 32-bit reference, and
 // those that repeat (a location, an organizer, a recurring description) stored once.
 
-/** Bytes per chunk: a string never spans two. With 32-bit references, 4,096 chunks (4 GiB) at most. */
+/** Bytes per chunk: a string never spans two. */
 const CHUNK = 1024 * 1024;
-const MAX_CHUNKS = 2 ** 32 / CHUNK;
+/** With 32-bit references, 4,096 chunks (4 GiB) at most. */
+export const MAX_CHUNKS = 2 ** 32 / CHUNK;
 /** The longest string kept: longer ones (none the API accepts) are left to the caller. */
 export const MAX_TEXT_BYTES = CHUNK - 8;
+
+/**
+ * What an arena's table has done, for the tests that pin it: a worse hash, or a skipped hash check, shows as more.
+ * Counting costs an increment per cell looked at, next to a memory read.
+ */
+export interface ArenaWork {
+  /** Occupied cells looked at: by intern() on its way to the string or to an empty cell, and by the table growing. */
+  probes: number;
+  /** Stored strings compared with one being interned (only where their hashes are equal). */
+  comparisons: number;
+}
 
 /**
  * An append-only arena of byte strings. A reference is `chunk × CHUNK + offset` of a string's header (its
@@ -19,10 +31,23 @@ export class TextArena {
   #cells = new Uint32Array(1 << 12);
   #hashes = new Uint32Array(1 << 12);
   #interned = 0;
+  readonly #maxChunks: number;
+  /** The table's work so far (see ArenaWork). */
+  readonly work: ArenaWork = { probes: 0, comparisons: 0 };
 
-  /** Bytes held (headers included, the unused end of the last chunk not). */
+  /** `maxChunks` of 1 MiB at most: the 32-bit limit unless a test wants a smaller one. */
+  constructor(maxChunks = MAX_CHUNKS) {
+    this.#maxChunks = maxChunks;
+  }
+
+  /** Bytes held (headers included, the unused end of the last chunk not): 0 with no chunk, as #used starts full. */
   get bytes(): number {
-    return this.#chunks.length === 0 ? 0 : (this.#chunks.length - 1) * CHUNK + this.#used;
+    return (this.#chunks.length - 1) * CHUNK + this.#used;
+  }
+
+  /** Cells in the table of interned strings (8 bytes each): it doubles when more than half are in use. */
+  get tableCells(): number {
+    return this.#cells.length;
   }
 
   /** Appends `from[start, end)` and returns its reference, or -1 when it is too long or the arena is full. */
@@ -31,7 +56,7 @@ export class TextArena {
     if (length > MAX_TEXT_BYTES) return -1;
     const size = varintSize(length) + length;
     if (this.#used + size > CHUNK) {
-      if (this.#chunks.length === MAX_CHUNKS) return -1;
+      if (this.#chunks.length >= this.#maxChunks) return -1;
       this.#chunks.push(Buffer.allocUnsafeSlow(CHUNK));
       this.#used = 0;
     }
@@ -51,6 +76,7 @@ export class TextArena {
     const mask = this.#cells.length - 1;
     let cell = hash & mask;
     for (; this.#cells[cell] !== 0; cell = (cell + 1) & mask) {
+      this.work.probes++;
       if (this.#hashes[cell] === hash && this.#equals(this.#cells[cell]! - 1, from, start, end)) return this.#cells[cell]! - 1;
     }
     const ref = this.append(from, start, end);
@@ -68,9 +94,11 @@ export class TextArena {
   }
 
   #equals(ref: number, from: Buffer, start: number, end: number): boolean {
+    this.work.comparisons++;
     const { chunk, pos, length } = this.#locate(ref);
     if (length !== end - start) return false;
-    if (length > SAMPLED) return chunk.compare(from, start, end, pos, pos + length) === 0;
+    // Buffer#compare for a long string, a plain loop for a short one (cheaper than the call).
+    if (length > SAMPLED) return from.compare(chunk, pos, pos + length, start, end) === 0;
     for (let i = start, at = pos; i < end; i++, at++) if (chunk[at] !== from[i]) return false;
     return true;
   }
@@ -97,7 +125,7 @@ export class TextArena {
     for (let i = 0; i < cells.length; i++) {
       if (cells[i] === 0) continue;
       let cell = hashes[i]! & mask;
-      while (this.#cells[cell] !== 0) cell = (cell + 1) & mask;
+      for (; this.#cells[cell] !== 0; cell = (cell + 1) & mask) this.work.probes++;
       this.#cells[cell] = cells[i]!;
       this.#hashes[cell] = hashes[i]!;
     }
@@ -110,12 +138,11 @@ const SAMPLED = 48;
 /** FNV-1a of the length and the bytes of `from[start, end)`: all of them, or the first and last SAMPLED of a long one. */
 function sampleHash(from: Buffer, start: number, end: number): number {
   let hash = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
-  if (end - start <= 2 * SAMPLED) {
-    for (let i = start; i < end; i++) hash = Math.imul(hash ^ from[i]!, 0x01000193);
-  } else {
-    for (let i = start; i < start + SAMPLED; i++) hash = Math.imul(hash ^ from[i]!, 0x01000193);
-    for (let i = end - SAMPLED; i < end; i++) hash = Math.imul(hash ^ from[i]!, 0x01000193);
-  }
+  // [start, head) and [tail, end): the whole of a string of 2 × SAMPLED bytes or fewer (tail = head), else its two ends.
+  const head = Math.min(end, start + SAMPLED);
+  const tail = Math.max(head, end - SAMPLED);
+  for (let i = start; i < head; i++) hash = Math.imul(hash ^ from[i]!, 0x01000193);
+  for (let i = tail; i < end; i++) hash = Math.imul(hash ^ from[i]!, 0x01000193);
   return hash >>> 0;
 }
 

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { CATEGORIES, type StoredEvent } from '../../../src/events/event.js';
 import { OrderedEvents } from '../../../src/store/views/ordered-events.js';
 import { compareEvents } from '../../../src/store/views/sort-events.js';
+import { checkInvariants } from './ordered-events-check.js';
 import { mulberry32 } from '../../helpers/random.js';
 
 const HOUR = 3_600_000;
@@ -21,7 +22,7 @@ function hourly(count: number, from = 0): StoredEvent[] {
 }
 
 function assertHolds(tree: OrderedEvents, model: readonly StoredEvent[], what: string): void {
-  tree.checkInvariants();
+  checkInvariants(tree);
   assert.equal(tree.size, model.length, `${what}: size`);
   const all = tree.toArray();
   assert.equal(all.length, model.length, `${what}: toArray`);
@@ -51,7 +52,7 @@ test('a three-level tree stays valid after every single delete and insert: leaf 
     assert.equal(tree.delete(gone!), true);
     assert.equal(tree.delete(gone!), false, 'a second delete finds nothing');
     if (++deleted % 5 === 0 || model.length < 400) assertHolds(tree, model, `seed ${seed}: delete ${deleted}`);
-    else tree.checkInvariants();
+    else checkInvariants(tree);
   }
   // From the front and from the back: the first child of each branch loses its first event, merges rightwards.
   for (let n = 0; n < 150; n++) {
@@ -73,7 +74,7 @@ test('the tree keeps no reference to the array it was built from, nor hands one 
     assert.equal(events.length, count, `${count}: the tree's changes do not reach the caller`);
     tree.toArray().pop();
     assert.equal(tree.size, count + 1);
-    tree.checkInvariants();
+    checkInvariants(tree);
   }
 });
 
@@ -104,8 +105,8 @@ test('ranksEndingAfter() skips the subtrees that end in time: it reads a few hun
 
 test('checkInvariants() throws for a tree built from events out of list order', () => {
   const events = hourly(100).reverse();
-  assert.throws(() => new OrderedEvents(events).checkInvariants(), /out of list order/);
-  assert.throws(() => new OrderedEvents(hourly(10).reverse()).checkInvariants(), /out of list order/);
+  assert.throws(() => checkInvariants(new OrderedEvents(events)), /out of list order/);
+  assert.throws(() => checkInvariants(new OrderedEvents(hourly(10).reverse())), /out of list order/);
 });
 
 test('two branches merge and split again when the small one falls under 16 children beside one of more than 48', () => {
@@ -137,7 +138,7 @@ test('two branches merge and split again when the small one falls under 16 child
 
 test('checkInvariants() throws for a tree holding the same event twice', () => {
   const events = hourly(10);
-  assert.throws(() => new OrderedEvents([...events.slice(0, 5), events[4]!, ...events.slice(5)]).checkInvariants(), /out of list order/);
+  assert.throws(() => checkInvariants(new OrderedEvents([...events.slice(0, 5), events[4]!, ...events.slice(5)])), /out of list order/);
 });
 
 test('ranksEndingAfter() reads nothing below the root when every event ends exactly at the end bound', () => {

@@ -26,7 +26,7 @@ test(`BulkPostings.packSome() in steps gives each term the sorted slots of the e
   let packed = bulk.packSome(terms, slot + 1, 1 + Math.floor(random() * 5000));
   let steps = 1;
   for (; packed === undefined; steps++) packed = bulk.packSome(terms, slot + 1, 1 + Math.floor(random() * 5000));
-  assert.ok(steps >= 4, `packed in ${steps} steps: at least one to count and one to fill, each over several`);
+  assert.ok(steps >= 4, `packed in ${steps} steps: the filling spread over several`);
   const table = new PostingTable();
   table.install(packed);
   assert.ok(packed.bitmaps.has(0), 'the term in every event is a bitmap');

@@ -3,7 +3,8 @@
 // other units past their end; prefix lookups give each bucket of two first units sorted, buckets in the order made.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FNV_OFFSET, FNV_PRIME, grown, hashUnits, SearchTerms } from '../../../src/store/views/search-terms.js';
+import { FNV_OFFSET, FNV_PRIME, grown, hashUnits } from '../../../src/store/views/search-hash.js';
+import { SearchTerms } from '../../../src/store/views/search-terms.js';
 import { mulberry32 } from '../../helpers/random.js';
 
 const SEED = Number(process.env['TERMS_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
