@@ -65,6 +65,8 @@ function applyToViews(views: Views, record: LogRecord | MetaRecord, nowMs: numbe
     case 'docstate':
     case 'docdel':
       views.documents.apply(record);
+      // Not a change-feed entry, but the newest durable write as the writer counts it: its next_since may name this seq.
+      views.changes.committed(record.seq, record.op === 'docdel' ? record.id : record.document.id, undefined);
       return;
     case 'reg':
     case 'cancel':
