@@ -164,6 +164,10 @@ test(`scanViewLayout finds every part of 4,000 random views where building them 
     const start = Buffer.byteLength(before);
     const end = start + Buffer.byteLength(view);
     const layout = scanViewLayout(buf, start, end);
+    // No proper part of a view is a view, even with the rest of its bytes right beside it.
+    const cut = 1 + Math.floor(random() * (end - start - 1));
+    assert.equal(scanViewLayout(buf, start, end - cut), undefined, `${where}: the last ${cut} bytes cut off`);
+    assert.equal(scanViewLayout(buf, start + cut, end), undefined, `${where}: the first ${cut} bytes cut off`);
     if (!scannable(record)) {
       assert.equal(layout, undefined, `${where}: refused`);
       assert.equal(scanStoredView(buf, start, end, view, record.created_at, n, 5, undefined), undefined, `${where}: refused as an event`);
