@@ -116,3 +116,12 @@ test(`a compacted log applied to empty views gives back the events, rosters, rem
   for (const record of recordsOf([rows(lines.map(({ line }) => line).join(''))])) applyRecord(bare, record, now);
   assert.equal(bare.changes.lastSeq, last.seq, `${where}: the last seq`);
 });
+
+test('a registration line for an event this instance does not hold changes only the roster; an unknown kind of line is refused by name', () => {
+  const views = emptyViews();
+  const registration = { id: registrationId(1), eventId: eventId(7), name: 'Ana', email: 'ana@campus.edu', status: 'confirmed' as const, createdAt: '2030-01-01T00:00:00.000Z', checkedInAt: null, seq: 4 };
+  applyRecord(views, { seq: 4, op: 'reg', registration }, 0);
+  assert.deepEqual([...views.rosters.get(eventId(7)).values()], [registration]);
+  assert.deepEqual([views.index.size, views.changes.lastSeq, views.changes.after(0, 10).changes], [0, 4, []]);
+  assert.throws(() => applyRecord(views, { seq: 5, op: 'rename', id: eventId(7) } as never, 0), /cannot apply the record \{"seq":5,"op":"rename","id":"evt_0000000000000007"\}/);
+});
