@@ -201,6 +201,65 @@ test(`scanViewLayout finds every part of 4,000 random views where building them 
   assert.ok(scanned > 1000, `seed ${SEED}: only ${scanned} views were scannable`);
 });
 
+/** A scannable view changed into another layout: a field dropped or moved, a value of another type, spaces, broken bytes. */
+function otherLayout(random: Random, record: EventRecord, view: string): { how: string; text: string | Buffer } {
+  const fields = JSON.parse(view) as Record<string, unknown> & { organizer: Record<string, unknown> };
+  const keys = Object.keys(fields).filter((key) => key !== 'series_id');
+  const rebuild = (order: string[], changed: Record<string, unknown> = {}): string => JSON.stringify(Object.fromEntries(order.map((key) => [key, key in changed ? changed[key] : fields[key]]).concat(fields['series_id'] === undefined ? [] : [['series_id', fields['series_id']]])));
+  const roll = Math.floor(random() * 8);
+  const key = pick(random, keys);
+  if (roll === 0) return { how: `without ${key}`, text: rebuild(keys.filter((each) => each !== key)) };
+  if (roll === 1) {
+    const at = Math.floor(random() * (keys.length - 1));
+    const order = [...keys];
+    [order[at], order[at + 1]] = [order[at + 1]!, order[at]!];
+    return { how: `${order[at]} before ${order[at + 1]}`, text: rebuild(order) };
+  }
+  if (roll === 2) {
+    const value = pick(random, [null, 7, true, [], {}, '7', 1.5, -2]);
+    // A number where the view has a string, or anything else where it has a number or an object.
+    const fits = typeof fields[key] === typeof value && (typeof value !== 'number' || (Number.isInteger(value) && value >= 0));
+    return { how: `${key} as ${JSON.stringify(value)}`, text: rebuild(keys, { [key]: fits ? null : value }) };
+  }
+  if (roll === 3) {
+    const part = pick(random, ['name', 'email']);
+    const organizer = random() < 0.5 ? { email: fields.organizer['email'], name: fields.organizer['name'] } : { [part]: fields.organizer[part] };
+    return { how: `organizer ${JSON.stringify(Object.keys(organizer))}`, text: rebuild(keys, { organizer }) };
+  }
+  if (roll === 4) {
+    const spaced = JSON.stringify(fields, null, 1);
+    return { how: 'with spaces', text: random() < 0.5 ? spaced : view.replace(pick(random, ['":', ',"']), (found) => (found === '":' ? '": ' : ', "')) };
+  }
+  if (roll === 5) {
+    // The description's opening quote shared with the category's key: no JSON writer makes it.
+    return { how: 'a description of one quote', text: view.replace(/,"description":.*,"category":"/s, ',"description":","category":"') };
+  }
+  if (roll === 6) {
+    // A raw control byte or a byte above ASCII spliced into the e-mail (JSON.stringify escapes the first, keeps the second as UTF-8).
+    const bytes = Buffer.from(view);
+    const at = bytes.lastIndexOf(',"email":"') + 10 + Math.floor(random() * (record.organizer.email.length + 1));
+    const byte = pick(random, [0x00, 0x09, 0x0a, 0x1f, 0x7f, 0x80, 0xc3, 0xff]);
+    return { how: `byte ${byte} in the e-mail at ${at}`, text: Buffer.concat([bytes.subarray(0, at), Buffer.from([byte]), bytes.subarray(at)]) };
+  }
+  // Another key's name in place of one: mostly the same name capitalised (same length: only the key's bytes differ).
+  const inner = random() < 0.3;
+  const renamedKey = inner ? pick(random, ['name', 'email']) : key;
+  const renamed = random() < 0.7 ? renamedKey[0]!.toUpperCase() + renamedKey.slice(1) : pick(random, ['desc', 'categories', 'place', 'start', 'end_date', 'seats', 'registered', 'owner', 'ident']);
+  const rename = (object: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(object).map(([name, value]) => [name === renamedKey ? renamed : name, value]));
+  return { how: `${inner ? 'organizer.' : ''}${renamedKey} renamed ${renamed}`, text: JSON.stringify(inner ? { ...fields, organizer: rename(fields.organizer) } : rename(fields)) };
+}
+
+test(`scanViewLayout refuses 3,000 views changed into another layout (seed ${SEED})`, () => {
+  const random = mulberry32(SEED + 1);
+  for (let n = 0; n < 3000; n++) {
+    const record = randomRecord(random);
+    if (!scannable(record)) continue;
+    const { how, text } = otherLayout(random, record, viewJson(record));
+    const buf = Buffer.concat([Buffer.from('"}}evt_0123456789ABCDEFGHIJ'), Buffer.from(text), Buffer.from('"}}')]);
+    assert.equal(scanViewLayout(buf, 27, buf.length - 3), undefined, `seed ${SEED}, view ${n}, ${how}: ${buf.toString('utf8', 27, buf.length - 3)}`);
+  }
+});
+
 test(`parseUtcTime and looksLikeUtcTime agree with Date over random texts with one character changed (seed ${SEED})`, () => {
   const random = mulberry32(SEED);
   const characters = [...'0123456789-T:.Z +/a'];
@@ -210,11 +269,12 @@ test(`parseUtcTime and looksLikeUtcTime agree with Date over random texts with o
       const at = Math.floor(random() * 24);
       time = time.slice(0, at) + pick(random, characters) + time.slice(at + 1);
     }
-    const pos = Math.floor(random() * 3);
-    const buf = Buffer.from('9'.repeat(pos) + time + pick(random, ['', 'Z', '0']));
+    // At -1 the time's first byte is cut off: the rest must not pass for a time read from before the buffer.
+    const pos = Math.floor(random() * 4) - 1;
+    const buf = Buffer.from(pos < 0 ? time.slice(1) : '9'.repeat(pos) + time + pick(random, ['', 'Z', '0']));
     const limit = random() < 0.1 ? pos + 23 : buf.length;
     const where = `seed ${SEED}, ${JSON.stringify(time)} at ${pos}, limit ${limit}`;
-    const shaped = limit - pos >= 24 && /^....-..-..T..:..:..\....Z$/.test(time);
+    const shaped = pos >= 0 && limit - pos >= 24 && /^....-..-..T..:..:..\....Z$/.test(time);
     assert.equal(looksLikeUtcTime(buf, pos, limit), shaped, where);
     const valid = shaped && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(time) && time >= '1970' && roundTrips(time);
     const ms = parseUtcTime(buf, pos, limit);
