@@ -206,7 +206,7 @@ function otherLayout(random: Random, record: EventRecord, view: string): { how: 
   const fields = JSON.parse(view) as Record<string, unknown> & { organizer: Record<string, unknown> };
   const keys = Object.keys(fields).filter((key) => key !== 'series_id');
   const rebuild = (order: string[], changed: Record<string, unknown> = {}): string => JSON.stringify(Object.fromEntries(order.map((key) => [key, key in changed ? changed[key] : fields[key]]).concat(fields['series_id'] === undefined ? [] : [['series_id', fields['series_id']]])));
-  const roll = Math.floor(random() * 8);
+  const roll = Math.floor(random() * 9);
   const key = pick(random, keys);
   if (roll === 0) return { how: `without ${key}`, text: rebuild(keys.filter((each) => each !== key)) };
   if (roll === 1) {
@@ -240,6 +240,12 @@ function otherLayout(random: Random, record: EventRecord, view: string): { how: 
     const at = bytes.lastIndexOf(',"email":"') + 10 + Math.floor(random() * (record.organizer.email.length + 1));
     const byte = pick(random, [0x00, 0x09, 0x0a, 0x1f, 0x7f, 0x80, 0xc3, 0xff]);
     return { how: `byte ${byte} in the e-mail at ${at}`, text: Buffer.concat([bytes.subarray(0, at), Buffer.from([byte]), bytes.subarray(at)]) };
+  }
+  if (roll === 8) {
+    // The closing bytes broken (a series id's closing quote too): the last or the one before it dropped, the last doubled, a byte before it.
+    const [body, last, beforeLast] = [view.slice(0, -2), view.slice(-1), view.slice(-2, -1)];
+    const broken = pick(random, [beforeLast, last, beforeLast + last + last, `${beforeLast}x${last}`]);
+    return { how: `ending ${JSON.stringify(broken)}`, text: body + broken };
   }
   // Another key's name in place of one: mostly the same name capitalised (same length: only the key's bytes differ).
   const inner = random() < 0.3;
