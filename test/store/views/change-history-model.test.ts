@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
-import { ChangeHistory, eventIdOf, HistoryWalk, isEventRecord, type CommittedChange } from '../../../src/store/views/change-history.js';
+import { ChangeHistory, eventIdOf, HistoryWalk, isEventRecord, touchedBy, type CommittedChange } from '../../../src/store/views/change-history.js';
+import { RosterTable } from '../../../src/store/views/roster-table.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { changeFields, newWriter, randomWrites, recordsOf } from './random-writes.js';
 
@@ -169,4 +170,20 @@ test('ChangeHistory hands each batch to the listeners subscribed when it is hand
   history.compacted(30);
   assert.deepEqual(compactions.slice(4), ['z30']);
   assert.deepEqual(heard, ['a1', 'b1', 'a2', 'c2'], 'compactions are not batches');
+});
+
+test('a line whose registrations or event a history does not hold touches none and changes no event', () => {
+  const registration = { id: 'reg_0000000000000000000001', eventId: 'evt_0000000000000009', name: 'n', email: 'e@x.edu', status: 'confirmed' as const, createdAt: '2030-01-01T00:00:00.000Z', checkedInAt: null, seq: 3 };
+  const empty = new RosterTable().get('evt_0000000000000009');
+  const lines: LogRecord[] = [
+    { seq: 3, op: 'cancel', eventId: registration.eventId, id: registration.id, atMs: 0, promoted: ['reg_0000000000000000000002'] },
+    { seq: 3, op: 'checkin', eventId: registration.eventId, id: registration.id, at: registration.createdAt },
+    { seq: 3, op: 'put', stored: { id: registration.eventId } as never, promoted: [registration.id] },
+  ];
+  for (const record of lines) assert.deepEqual(touchedBy(record, empty), [], record.op);
+  // A registration for an event the walk never saw (a log that starts later): the roster takes it, no event changes.
+  const walk = new HistoryWalk(0, 10, 5);
+  walk.take({ seq: 3, op: 'reg', registration });
+  walk.take({ seq: 4, op: 'checkin', eventId: registration.eventId, id: registration.id, at: '2030-01-02T00:00:00.000Z' });
+  assert.deepEqual(walk.result.changes.map((change) => [change.record.seq, change.before, change.after, change.touched.map((each) => each.id)]), [[3, undefined, undefined, []], [4, undefined, undefined, [registration.id]]]);
 });
