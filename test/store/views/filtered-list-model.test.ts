@@ -18,7 +18,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** Months of 2027 and how many events start in each: two crowded (bitmap postings), some thin, one with a single event. */
 const MONTHS: [number, number][] = [[0, 700], [1, 20], [2, 600], [3, 1], [5, 60], [6, 3]];
-/** Words: `common` in most titles, `often` in many, the rest rare. */
+/** Words: `common` in most titles, `often` in many, the rest rare; `xenon` and `yodel` in a few dozen events at most. */
 const RARE = ['kappa', 'kilo', 'lima', 'mango', 'nectar', 'oboe', 'papa', 'quartz', 'romeo', 'sierra', 'tango', 'umbra'];
 
 type Random = () => number;
@@ -34,6 +34,8 @@ function randomEvent(random: Random, n: number, month: number): { stored: Stored
   if (random() < 0.6) words.push('common');
   if (random() < 0.2) words.push('often');
   for (let k = Math.floor(random() * 3); k > 0; k--) words.push(RARE[Math.floor(random() * RARE.length)]!);
+  // A word in a few events only: the index answers it with a list of slots, not a bitmap.
+  if (random() < 0.02) words.push(random() < 0.5 ? 'xenon' : 'yodel');
   // Most events last hours; some days, so they end after a date bound their start is inside.
   const length = random() < 0.8 ? (1 + Math.floor(random() * 5)) * HOUR : (1 + Math.floor(random() * 20)) * DAY;
   const category = random() < 0.5 ? 'academic' : CATEGORIES[Math.floor(random() * CATEGORIES.length)]!;
@@ -70,7 +72,8 @@ function randomQuery(random: Random): ListQuery {
   if (roll < 0.75) {
     const words = [];
     for (let k = 1 + Math.floor(random() * 2); k > 0; k--) {
-      const word = random() < 0.35 ? 'common' : random() < 0.4 ? 'often' : RARE[Math.floor(random() * RARE.length)]!;
+      const roll = random();
+      const word = roll < 0.3 ? 'common' : roll < 0.5 ? 'often' : roll < 0.65 ? (random() < 0.5 ? 'xenon' : 'yodel') : RARE[Math.floor(random() * RARE.length)]!;
       words.push(word.slice(0, 1 + Math.floor(random() * word.length)));
     }
     query.words = queryWords(words.join(' '));
