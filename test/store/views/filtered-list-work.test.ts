@@ -6,10 +6,9 @@ import { test } from 'node:test';
 import { CATEGORIES, toStored, type Category, type StoredEvent } from '../../../src/events/event.js';
 import { queryWords } from '../../../src/lib/search-words.js';
 import type { ListQuery } from '../../../src/store/event-store.js';
-import { listFiltered, type ListSources } from '../../../src/store/views/filtered-list.js';
-import { OrderedEvents } from '../../../src/store/views/ordered-events.js';
-import { SearchIndex } from '../../../src/store/views/search-index.js';
-import { compareEvents, sortEvents } from '../../../src/store/views/sort-events.js';
+import { listFiltered } from '../../../src/store/views/filtered-list.js';
+import { compareEvents } from '../../../src/store/views/sort-events.js';
+import { countedSources } from './counted-sources.js';
 import { eventId, sampleRecord } from '../helpers.js';
 
 const HOUR = 3_600_000;
@@ -24,31 +23,6 @@ function campus(): StoredEvent[] {
     const start = FIRST + i * 3 * HOUR;
     return toStored(sampleRecord(i + 1, { title, category, start_time: new Date(start).toISOString(), end_time: new Date(start + HOUR).toISOString() }), i + 1);
   });
-}
-
-/** Sources whose trees and search index count the events read from them. */
-function countedSources(events: readonly StoredEvent[]): { sources: ListSources; reads: () => number } {
-  let reads = 0;
-  const counted = (tree: OrderedEvents): OrderedEvents => {
-    const slice = tree.slice.bind(tree);
-    tree.slice = (rank: number, count: number) => {
-      const out = slice(rank, count);
-      reads += out.length;
-      return out;
-    };
-    return tree;
-  };
-  const sorted = sortEvents(events);
-  const all = counted(new OrderedEvents(sorted));
-  const trees = new Map(CATEGORIES.map((category) => [category, counted(new OrderedEvents(sorted.filter((stored) => stored.category === category)))]));
-  const search = new SearchIndex();
-  for (const stored of events) search.put(stored, undefined);
-  const eventAt = search.eventAt.bind(search);
-  search.eventAt = (slot: number) => {
-    reads++;
-    return eventAt(slot);
-  };
-  return { sources: { all, tree: (category) => trees.get(category)!, search }, reads: () => reads };
 }
 
 const events = campus();
