@@ -100,7 +100,8 @@ export function cannotWriteError(reason: string, uncertain = false): StoreUnavai
 export function describeWriteError(error: unknown): string {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   if (typeof code !== 'string') return 'an unexpected write error';
-  return IO_ERRORS[code] === undefined ? code : `${code}: ${IO_ERRORS[code]}`;
+  // Own keys only: a code such as `toString` must not name a method of Object.prototype.
+  return Object.hasOwn(IO_ERRORS, code) ? `${code}: ${IO_ERRORS[code]}` : code;
 }
 
 const IO_ERRORS: Record<string, string> = {
