@@ -449,8 +449,8 @@ export class WriteQueue {
   /** Starts writing again after `pause()`. */
   resume(): void {
     this.#paused = false;
+    // With nothing queued, nobody waits for idle here: whatever emptied the queue (a run, a failure) woke them.
     if (this.#queue.length > 0) this.#kick();
-    else if (this.#running === undefined) this.#wakeIdleWaiters();
   }
 
   /**
@@ -459,6 +459,8 @@ export class WriteQueue {
    */
   fail(error: unknown): void {
     this.#fail([], error);
+    // Nothing is queued now: with no batch in flight to finish, the queue is idle at once.
+    if (this.#running === undefined) this.#wakeIdleWaiters();
   }
 
   /** Refuses new writes, then waits for the queued ones. */

@@ -19,7 +19,7 @@ import { mulberry32 } from '../../helpers/random.js';
 import { eventId, sampleRecord } from '../helpers.js';
 
 const SEED = Number(process.env['WRITE_QUEUE_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
-const EVENTS = [1, 2, 3, 4].map(eventId);
+const EVENTS = [1, 2, 3, 4, 5, 6].map(eventId);
 const COLLECTIONS = ['series', 'notes'];
 const START = Date.parse('2031-03-01T08:00:00.000Z');
 
@@ -640,6 +640,7 @@ class Harness {
     const message = 'The store cannot write (an unexpected write error); nothing of this request was saved. Writes are refused until the server is restarted.';
     this.failAll(this.unsent, message);
     this.writes.fail(new Error('compaction swap failed'));
+    if (this.run === undefined) this.wake();
   }
 
   close(): void {
@@ -671,7 +672,6 @@ class Harness {
     this.paused = false;
     this.writes.resume();
     if (this.unsent.length > 0) this.kick();
-    else if (this.run === undefined) this.wake();
   }
 
   /** Everything the queue shows now against the model, after a turn of the event loop. */
@@ -748,8 +748,8 @@ async function round(seed: number, steps: number): Promise<void> {
     if (roll < 40) {
       for (let k = h.below(4); k >= 0; k--) {
         const kind = h.below(10);
-        if (kind < 5) h.queueWrite();
-        else if (kind < 9) h.queueRegistration();
+        if (kind < 4) h.queueWrite();
+        else if (kind < 8) h.queueRegistration();
         else h.queueGroup();
       }
       if (h.below(12) === 0) h.pause();

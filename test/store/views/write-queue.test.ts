@@ -124,3 +124,19 @@ test('changeRegistrations() refuses a registration whose id or e-mail the roster
   assert.equal(next.registration!.status, 'confirmed');
   assert.equal(rosters.get(eventId(1)).size, 2);
 });
+
+test('fail() while paused with writes queued refuses them, and drain() and close() resolve at once, without a resume()', async () => {
+  const { writes, index } = queue();
+  await writes.pause();
+  const queued = writes.write(eventId(1), () => sampleRecord(1));
+  let drained = false;
+  void writes.drain().then(() => (drained = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(drained, false, 'a paused queue with a write queued is not idle');
+  writes.fail(Object.assign(new Error('rename failed'), { code: 'EIO' }));
+  await assert.rejects(queued, { name: 'StoreUnavailable', message: 'The store cannot write (EIO: input/output error on the disk); nothing of this request was saved. Writes are refused until the server is restarted.' });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(drained, true);
+  await writes.close();
+  assert.equal(index.get(eventId(1)), undefined);
+});
