@@ -225,10 +225,9 @@ export class WriteQueue {
   #put(id: string, current: StoredEvent | undefined, queued: boolean, next: EventRecord, seq: number, options: WriteOptions): { state: StoredEvent; line: string; record: LogRecord; promoted: string[] } | undefined {
     if (next.id !== id) throw new TypeError(`a change to event ${id} returned event ${next.id}`);
     const roster = current === undefined ? emptyRoster() : this.#rosterNow(id);
-    const promoted = roster.waitlisted > 0 ? roster.nextToConfirm(next.capacity) : [];
+    const promoted = roster.nextToConfirm(next.capacity);
     // The roster is the truth of registered_count: the confirmed ones, and those a raised capacity confirms now.
-    const registered = roster.confirmed + promoted.length;
-    const record_ = next.registered_count === registered ? next : { ...next, registered_count: registered };
+    const record_ = { ...next, registered_count: roster.confirmed + promoted.length };
     const unloggable = unloggableReason(record_);
     if (unloggable !== undefined) throw new TypeError(`the store cannot log event ${id}: ${unloggable}`);
     const view = viewJson(record_);
