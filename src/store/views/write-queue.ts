@@ -4,7 +4,7 @@ import type { EventRecord, StoredEvent } from '../../events/event.js';
 import type { EventChange, GroupChange, GroupResult, GroupView, RosterChange, RosterResult, WriteOptions } from '../event-store.js';
 import { DocumentTable, type StoredDocument } from './document-table.js';
 import type { EventIndex } from './event-index.js';
-import { encodeCancel, encodeCheckIn, encodeDelete, encodeDocument, encodeDocumentDelete, encodeGroup, encodeRegister, encodeStored, unloggableReason, type LogRecord } from '../records/jsonl-record.js';
+import { encodeCancel, encodeCheckIn, encodeDelete, encodeDocument, encodeDocumentDelete, encodeGroup, encodeRegister, encodeStored, unloggableReason, type CancelRecord, type CheckInRecord, type LogRecord, type RegisterRecord } from '../records/jsonl-record.js';
 import { emptyRoster, type Registration, Roster, type RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
 import { StoreUnavailable } from '../store-errors.js';
@@ -195,12 +195,13 @@ export class WriteQueue {
     let state: StoredEvent | null;
     let line: string;
     let record: LogRecord;
-    let promoted: string[] = [];
+    let promoted: string[];
     try {
       const next = change(current);
       if (next === null) {
         if (current === undefined) throw new TypeError(`a change deleted event ${id}, which does not exist`);
         state = null;
+        promoted = [];
         line = encodeDelete(seq, id);
         record = { seq, op: 'del', id };
       } else {
@@ -217,7 +218,7 @@ export class WriteQueue {
         entry.roster = new Roster();
         this.#spareRosters.delete(id);
       }
-      else if (promoted.length > 0) this.#working(id, entry).confirm(promoted);
+      if (promoted.length > 0) this.#working(id, entry).confirm(promoted);
     }, () => state);
   }
 
@@ -301,7 +302,8 @@ export class WriteQueue {
         if (member.state === null) {
           entry.roster = new Roster();
           this.#spareRosters.delete(member.id);
-        } else if (member.promoted.length > 0) this.#working(member.id, entry).confirm(member.promoted);
+        }
+        if (member.promoted.length > 0) this.#working(member.id, entry).confirm(member.promoted);
       }
       for (const member of documents) this.#pendingDocuments.set(documentKey(member.collection, member.id), { document: member.document, last: queued });
       this.#queue.push(queued);
@@ -328,7 +330,7 @@ export class WriteQueue {
     const atMs = this.#now();
     const at = new Date(atMs).toISOString();
     let decision: ReturnType<RosterChange>;
-    let record: LogRecord;
+    let record: RegisterRecord | CancelRecord | CheckInRecord;
     let line: string;
     let registration: Registration;
     let confirmedAfter: number;
@@ -389,7 +391,7 @@ export class WriteQueue {
       else if (record.op === 'cancel') {
         working.remove(record.id);
         working.confirm(record.promoted);
-      } else if (record.op === 'checkin') working.checkIn(record.id, record.at);
+      } else working.checkIn(record.id, record.at);
     }, () => ({ event: state ?? event, registration }));
   }
 
@@ -510,18 +512,13 @@ export class WriteQueue {
       chars += this.#queue[count]!.line.length;
       count++;
     }
-    if (count === this.#queue.length) {
-      const batch = this.#queue;
-      this.#queue = [];
-      return batch;
-    }
     return this.#queue.splice(0, count);
   }
 
   /** Memory after disk: the index changes only now, then the writers hear back. */
   #commit(batch: readonly QueuedChange[]): void {
     const history: CommittedChange[] | undefined = this.#history?.listened === true ? [] : undefined;
-    const atMs = history === undefined ? 0 : this.#now();
+    const atMs = this.#now();
     for (const entry of batch) {
       for (const member of entry.members) {
         if (history !== undefined) {
