@@ -269,3 +269,55 @@ test('fail() while a group with a document is being written: that batch still la
   assert.equal(writes.document('series', 's1')!.json, '{"v":1}');
   await assert.rejects(writes.write(eventId(2), () => sampleRecord(2)), /an unexpected write error/);
 });
+
+test('a group raising a capacity, still queued: the next registration change sees the promoted one confirmed', async () => {
+  const { writes, release } = heldQueue();
+  const created = writes.write(eventId(1), () => sampleRecord(1, { capacity: 1 }));
+  const registered = [1, 2].map((n) => writes.changeRegistrations(eventId(1), registerChange(n)));
+  await turn();
+  await release();
+  await Promise.all([created, ...registered]);
+  const group = writes.writeGroup((view) => ({ events: [{ id: eventId(1), record: { ...toRecord(view.event(eventId(1))!), capacity: 2 } }], documents: [] }));
+  let seen: number[] = [];
+  void writes.changeRegistrations(eventId(1), (_event, roster) => {
+    seen = [roster.confirmed, roster.waitlisted];
+    return undefined;
+  });
+  assert.deepEqual(seen, [2, 0]);
+  await turn();
+  await release();
+  assert.equal(seatsOf((await group).events.get(eventId(1))!).registered, 2);
+});
+
+test('cancelling a confirmed registration with a waitlist: its seat goes to the oldest waitlisted one, and the event is not rewritten', async () => {
+  const { index, writes } = queue();
+  await writes.write(eventId(1), () => sampleRecord(1, { capacity: 2 }));
+  for (const n of [1, 2, 3]) await writes.changeRegistrations(eventId(1), registerChange(n));
+  const before = index.get(eventId(1))!;
+  const cancelled = await writes.changeRegistrations(eventId(1), () => ({ op: 'cancel', id: `reg_${'1'.padStart(22, '0')}` }));
+  assert.equal(cancelled.registration!.status, 'confirmed');
+  assert.equal(cancelled.event, before);
+  assert.equal(index.get(eventId(1)), before, 'registered_count stays 2: no new state of the event');
+  const waitlisted = await writes.changeRegistrations(eventId(1), registerChange(4));
+  const dropped = await writes.changeRegistrations(eventId(1), () => ({ op: 'cancel', id: waitlisted.registration!.id }));
+  assert.equal(dropped.event, before, 'a waitlisted one cancelled frees no seat');
+  const freed = await writes.changeRegistrations(eventId(1), () => ({ op: 'cancel', id: `reg_${'2'.padStart(22, '0')}` }));
+  assert.equal(seatsOf(freed.event!).registered, 1, 'with nobody waiting, the count goes down');
+});
+
+test('checking in: a waitlisted registration is refused; a second check-in keeps the first time and writes nothing', async () => {
+  let now = NOW;
+  const index = new EventIndex();
+  const writes = new WriteQueue({ index, rosters: new RosterTable(), now: () => now, nextSeq: 1, persist: () => Promise.resolve() });
+  await writes.write(eventId(1), () => sampleRecord(1, { capacity: 1 }));
+  const confirmed = (await writes.changeRegistrations(eventId(1), registerChange(1))).registration!;
+  const waitlisted = (await writes.changeRegistrations(eventId(1), registerChange(2))).registration!;
+  await assert.rejects(writes.changeRegistrations(eventId(1), () => ({ op: 'checkIn', id: waitlisted.id })), { name: 'TypeError', message: `registration ${waitlisted.id} is waitlisted: it cannot be checked in` });
+  const first = await writes.changeRegistrations(eventId(1), () => ({ op: 'checkIn', id: confirmed.id }));
+  assert.equal(first.registration!.checkedInAt, '2030-01-01T00:00:00.000Z');
+  now += 60_000;
+  const seq = writes.nextSeq;
+  const again = await writes.changeRegistrations(eventId(1), () => ({ op: 'checkIn', id: confirmed.id }));
+  assert.deepEqual(again, { event: index.get(eventId(1)), registration: first.registration });
+  assert.equal(writes.nextSeq, seq, 'nothing written');
+});
