@@ -29,6 +29,8 @@ test('UncertainWriteError names both failures, keeps the first as its cause, and
   assert.equal(error.code, 'EIO');
   assert.equal(new UncertainWriteError(Object.assign(new Error('x'), { code: 5 }), 'undo').code, undefined);
   assert.equal(new UncertainWriteError(null, 'undo').code, undefined);
+  assert.equal(new UncertainWriteError(undefined, 'undo').code, undefined);
+  assert.equal(new UncertainWriteError(28, 'undo').code, undefined);
   assert.equal(new UncertainWriteError('ENOSPC', 'undo').code, undefined);
   assert.equal(new UncertainWriteError('ENOSPC', 'undo').message, 'a write failed (ENOSPC) and undoing it failed too (undo)');
 });
