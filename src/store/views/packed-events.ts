@@ -12,10 +12,10 @@ import type { ViewLayout } from './view-scan.js';
 /** Tables made so far in this process. */
 let tables = 0;
 /** Views built lately, kept as strings so a hot event is served without building it again. */
-const RECENT_VIEWS = 8192;
+export const RECENT_VIEWS = 8192;
 /** Slots per block of columns (16,384: 1.2 MiB a block): the columns grow a block at a time, never copied. */
 const BLOCK_BITS = 14;
-const BLOCK = 1 << BLOCK_BITS;
+export const BLOCK = 1 << BLOCK_BITS;
 const MASK = BLOCK - 1;
 const NOT_MEASURED = 0;
 const MAX_UINT32 = 2 ** 32 - 1;
@@ -54,12 +54,23 @@ export class PackedEvents implements PackedColumns {
   readonly #blocks: Block[] = [];
   readonly #arena = new TextArena();
   readonly #recent = new Map<number, string>();
+  #built = 0;
   /** This table's number, which keeps text keys of different tables apart. */
   readonly #number = tables++;
 
   /** Slots written (live or not). */
   get slots(): number {
     return this.#count;
+  }
+
+  /** Blocks of columns allocated, BLOCK slots each. */
+  get blocks(): number {
+    return this.#blocks.length;
+  }
+
+  /** Views built from the columns so far: a view among the RECENT_VIEWS built last, or a measured one, is not built again. */
+  get viewsBuilt(): number {
+    return this.#built;
   }
 
   /** Bytes of text held in the arena. */
@@ -199,6 +210,7 @@ export class PackedEvents implements PackedColumns {
   }
 
   #build(slot: number, id: string): string {
+    this.#built++;
     const block = this.#blocks[slot >>> BLOCK_BITS]!;
     const i = slot & MASK;
     const arena = this.#arena;
@@ -221,9 +233,12 @@ export class PackedEvents implements PackedColumns {
 /** 10000-01-01T00:00:00.000Z: below it, `toISOString` writes the 4-digit year the log has. */
 const MAX_FOUR_DIGIT_YEAR_MS = 253402300800000;
 
-/** The digits in `buf[start, end)` as a number when JSON would write that number so (no leading zero) and it fits 32 bits, else -1. */
+/**
+ * The digits in `buf[start, end)` as a number when JSON would write that number so (no leading zero) and it fits 32 bits,
+ * else -1. More than 10 digits never fit; a span outside `buf` reads NaN, which fails the same check.
+ */
 function canonicalNumber(buf: Buffer, start: number, end: number): number {
-  if (start < 0 || end - start < 1 || end - start > 10 || (end - start > 1 && buf[start] === 0x30)) return -1;
+  if (end - start < 1 || (end - start > 1 && buf[start] === 0x30)) return -1;
   let value = 0;
   for (let i = start; i < end; i++) value = value * 10 + (buf[i]! - 0x30);
   return value <= MAX_UINT32 ? value : -1;
