@@ -42,6 +42,7 @@ run: build
 # nothing ran: pass the list, and fail unless the summary counts at least one test.
 test: build test/tools/openapi-typegen/node_modules/.installed
 	@test -n "$(TEST_FILES)" || { echo "make test: no test files found under test/" >&2; exit 1; }
+	npx tsc -p test/tsconfig.json --noEmit
 	@set -o pipefail; $(NODE_TEST) $(TEST_FILES) 2>&1 | tee .test-output.log
 	@grep -Eq '^. tests [1-9]' .test-output.log || { echo "make test: no test ran" >&2; exit 1; }
 	@rm -f .test-output.log

@@ -11,7 +11,8 @@ export class UncertainWriteError extends Error {
   constructor(cause: unknown, undoError: unknown) {
     super(`a write failed (${String(cause)}) and undoing it failed too (${String(undoError)})`, { cause });
     this.name = 'UncertainWriteError';
-    const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
+    // A string, a number or null has no code of its own: reading one gives undefined.
+    const code = (cause as { code?: unknown } | null | undefined)?.code;
     this.code = typeof code === 'string' ? code : undefined;
   }
 }

@@ -10,7 +10,7 @@ let key: string;
 let dir: string;
 let remove: () => void;
 /** Many sockets at once, so the server really sees the requests together. */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 200 });
+const agent = new http.Agent({ keepAlive: true, maxSockets: 200, timeout: 30_000 });
 
 before(async () => {
   ({ dir, remove } = tempDir('campus-ordering-'));

@@ -110,7 +110,7 @@ describe(`fuzz: ${SEQUENTIAL_CASES + CONCURRENT_CASES} seeded requests (FUZZ_SEE
       (size) => serverRandom.bytes(size),
     );
     logPath = path.join(live.dataDir, 'events.jsonl');
-    agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY, timeout: 30_000 });
     // Each worker owns two events to start with; only that worker ever targets them, so its model is exact.
     for (let worker = 0; worker < CONCURRENCY; worker++) {
       models.push(new Map());

@@ -82,7 +82,7 @@ describe('API2 broken authentication: keys never appear in logs or responses', (
   const responses: { what: string; response: LiveResponse }[] = [];
   before(async () => {
     live = await startLive({ logger: createLogger({ level: 'debug', write: (text) => (log += text) }) });
-    const agent = new http.Agent({ keepAlive: true });
+    const agent = new http.Agent({ keepAlive: true, timeout: 30_000 });
     const unknownKey = newSecret(randomBytes);
     const call = async (what: string, method: string, target: string, headers: Record<string, string>, body?: string): Promise<void> => {
       responses.push({ what, response: await send(live.port, agent, { method, path: target, headers, ...(body === undefined ? {} : { body }) }) });
@@ -286,7 +286,7 @@ describe('X-Forwarded-For is not trusted by the failed-authentication throttle',
   after(() => live.close());
 
   it('counts failures against the socket address, whatever X-Forwarded-For, X-Real-IP or Forwarded claim', async () => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8, timeout: 30_000 });
     try {
       const spoofed = (i: number): Record<string, string> => ({
         authorization: 'Bearer cek_wrong',

@@ -61,7 +61,7 @@ test('500 simultaneous registrations for 100 seats confirm exactly 100; 50 cance
   const key = createKey(dir);
   let server: Server = await startServer(serverArgs(dir));
   // One socket per request in flight: all 500 are on the wire together.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: REGISTRATIONS });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: REGISTRATIONS, timeout: 30_000 });
   t.after(async () => {
     agent.destroy();
     server.child.kill('SIGKILL');

@@ -33,7 +33,8 @@ export function applyRecord(views: Views, record: LogRecord | MetaRecord, nowMs:
   const touched = touchedBy(record, views.rosters.get(id));
   applyToViews(views, record, nowMs);
   const now = views.index.get(id);
-  const after = record.op === 'put' ? record.stored : record.op === 'del' ? null : now !== before ? now : undefined;
+  // A put leaves its own event in the index, a deletion none; a registration line a new state only when the count moved.
+  const after = record.op === 'del' ? null : now !== before ? now : undefined;
   history.committed([{ record, before, after, touched, atMs: nowMs }]);
 }
 
@@ -65,10 +66,16 @@ function applyToViews(views: Views, record: LogRecord | MetaRecord, nowMs: numbe
     case 'docstate':
     case 'docdel':
       views.documents.apply(record);
+      // Not a change-feed entry, but the newest durable write as the writer counts it: its next_since may name this seq.
+      views.changes.committed(record.seq, record.op === 'docdel' ? record.id : record.document.id, undefined);
+      return;
+    case 'checkin':
+      // A check-in never changes the count: the event stays as it was.
+      views.rosters.apply(record);
+      views.changes.committed(record.seq, record.eventId, undefined);
       return;
     case 'reg':
-    case 'cancel':
-    case 'checkin': {
+    case 'cancel': {
       const eventId = record.op === 'reg' ? record.registration.eventId : record.eventId;
       const before = views.rosters.get(eventId).confirmed;
       views.rosters.apply(record);
@@ -77,8 +84,7 @@ function applyToViews(views: Views, record: LogRecord | MetaRecord, nowMs: numbe
       const event = views.index.get(eventId);
       let state: StoredEvent | undefined;
       if (after !== before && event !== undefined) {
-        const modifiedMs = record.op === 'reg' ? Date.parse(record.registration.createdAt) : record.op === 'cancel' ? record.atMs : Date.parse(record.at);
-        state = withRegisteredCount(event, after, record.seq, modifiedMs);
+        state = withRegisteredCount(event, after, record.seq, record.op === 'reg' ? Date.parse(record.registration.createdAt) : record.atMs);
         views.index.put(state);
       }
       views.changes.committed(record.seq, eventId, state);

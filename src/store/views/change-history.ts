@@ -75,10 +75,10 @@ export class HistoryShadow {
     let after: StoredEvent | null | undefined;
     if (record.op === 'put') after = record.stored;
     else if (record.op === 'del') after = null;
-    else if (record.op !== 'regstate' && before !== undefined) {
+    else if ((record.op === 'reg' || record.op === 'cancel') && before !== undefined) {
+      // Only these move the count (a check-in never does; a registration state is a compacted line, with its event's own).
       const confirmed = this.#rosters.get(id).confirmed;
-      const modifiedMs = record.op === 'reg' ? Date.parse(record.registration.createdAt) : record.op === 'cancel' ? record.atMs : Date.parse(record.at);
-      if (confirmed !== confirmedBefore) after = withRegisteredCount(before, confirmed, record.seq, modifiedMs);
+      if (confirmed !== confirmedBefore) after = withRegisteredCount(before, confirmed, record.seq, record.op === 'reg' ? Date.parse(record.registration.createdAt) : record.atMs);
     }
     if (after === null) this.#events.delete(id);
     else if (after !== undefined) this.#events.set(id, after);

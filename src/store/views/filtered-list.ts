@@ -37,7 +37,9 @@ export function listFiltered(sources: ListSources, query: ListQuery): ListResult
   const window = { tree, from, to };
 
   if (query.words === undefined) {
-    const total = categories.reduce((sum, category) => sum + windowTotal(sources.tree(category), query), 0);
+    // No category named (`categories: []`, as categoriesOf gives for all of them): the whole list's window.
+    const trees = categories.length === 0 ? [sources.all] : categories.map((category) => sources.tree(category));
+    const total = trees.reduce((sum, each) => sum + windowTotal(each, query), 0);
     return { events: offset >= total ? [] : walk(window, fits, offset, query.limit), total };
   }
   const search = sources.search;

@@ -26,7 +26,7 @@ export function scanStoredView(
   const email = json.slice(json.length - (end - layout.emailStart), json.length - (end - layout.emailEnd)).toLowerCase();
   // A copy of the id, not a slice of `json`: a map keyed by this id may outlive the event's view.
   const id = buf.toString('latin1', layout.idStart, layout.idEnd);
-  const seriesId = layout.seriesIdStart < 0 ? undefined : buf.toString('latin1', layout.seriesIdStart, layout.seriesIdEnd);
+  const seriesId = layout.seriesIdStart === -1 ? undefined : buf.toString('latin1', layout.seriesIdStart, layout.seriesIdEnd);
   return new ServedEvent(id, layout.startMs, layout.endMs, CATEGORIES[layout.category]!, intern === undefined ? flatCopy(email) : intern(email), createdAt, seq, modifiedMs, json, seriesId);
 }
 
@@ -65,7 +65,7 @@ export interface ViewLayout {
 const LAYOUT: ViewLayout = {
   idStart: 0, idEnd: 0, titleStart: 0, titleEnd: 0, descriptionStart: 0, descriptionEnd: 0, category: 0, locationStart: 0, locationEnd: 0,
   startMs: 0, endMs: 0, capacityStart: 0, capacityEnd: 0, registeredStart: 0, registeredEnd: 0, nameStart: 0, nameEnd: 0, emailStart: 0, emailEnd: 0,
-  seriesIdStart: -1, seriesIdEnd: -1,
+  seriesIdStart: 0, seriesIdEnd: 0,
 };
 
 /**
@@ -75,26 +75,28 @@ const LAYOUT: ViewLayout = {
  */
 export function scanViewLayout(buf: Buffer, start: number, end: number): ViewLayout | undefined {
   const idStart = expect(buf, start, end, ID_KEY);
-  if (idStart < 0 || !startsWith(buf, idStart, EVT_PREFIX)) return undefined;
+  if (!startsWith(buf, idStart, EVT_PREFIX)) return undefined;
   let idEnd = idStart + EVT_PREFIX.length;
-  while (idEnd < end && isAlphanumeric(buf[idEnd]!)) idEnd++;
+  // Past `end` too: an id that runs into the next bytes fails the title's key below, which must fit before `end`.
+  while (isAlphanumeric(buf[idEnd]!)) idEnd++;
   if (idEnd - idStart < 20 || expect(buf, idEnd, end, TITLE_KEY) < 0) return undefined;
 
   // An occurrence of a series ends with `,"series_id":"ser_…"}` after the organizer.
-  const series = seriesSuffix(buf, end, idEnd);
+  const series = seriesSuffix(buf, end);
   const viewEnd = series === undefined ? end : series.start;
   if (!endsWith(buf, viewEnd, series === undefined ? VIEW_END : ORGANIZER_END)) return undefined;
   const emailEnd = viewEnd - (series === undefined ? VIEW_END.length : ORGANIZER_END.length);
   let emailStart = emailEnd;
-  while (emailStart > idEnd && buf[emailStart - 1]! >= 0x20 && buf[emailStart - 1]! < 0x7f && buf[emailStart - 1] !== QUOTE && buf[emailStart - 1] !== BACKSLASH) emailStart--;
+  // Bounded by the quote that opens the e-mail (or the title's, before it, in any other layout).
+  while (buf[emailStart - 1]! >= 0x20 && buf[emailStart - 1]! < 0x7f && buf[emailStart - 1] !== QUOTE && buf[emailStart - 1] !== BACKSLASH) emailStart--;
   // An e-mail with an escape or a non-ASCII character in it is left to JSON.parse.
   if (!endsWith(buf, emailStart, EMAIL_KEY)) return undefined;
   const nameEnd = emailStart - EMAIL_KEY.length;
   const nameStart = openingQuote(buf, nameEnd, idEnd);
   const registeredEnd = before(buf, nameStart, ORGANIZER_KEY);
-  const registeredStart = digitsBefore(buf, registeredEnd, idEnd);
+  const registeredStart = digitsBefore(buf, registeredEnd);
   const capacityEnd = before(buf, registeredStart, REGISTERED_KEY);
-  const capacityStart = digitsBefore(buf, capacityEnd, idEnd);
+  const capacityStart = digitsBefore(buf, capacityEnd);
   let pos = before(buf, capacityStart, CAPACITY_KEY) - 24;
   const endMs = parseUtcTime(buf, pos, end);
   pos = before(buf, pos, END_KEY) - 24;
@@ -104,12 +106,13 @@ export function scanViewLayout(buf: Buffer, start: number, end: number): ViewLay
   const categoryEnd = before(buf, locationStart, LOCATION_KEY);
   const category = categoryBefore(buf, categoryEnd);
   if (category < 0 || Number.isNaN(startMs) || Number.isNaN(endMs)) return undefined;
-  // The title's closing quote is its first unescaped one; the description runs from there to the category.
+  // The title's closing quote is its first unescaped one (the location's opening quote, found above, is one such);
+  // the description runs from there to the category.
   const titleStart = idEnd + TITLE_KEY.length - 1;
   const titleEnd = closingQuote(buf, titleStart, end) + 1;
   const descriptionStart = expect(buf, titleEnd, end, DESCRIPTION_KEY);
   const descriptionEnd = categoryEnd - CATEGORY_KEYS[category]!.length + 1;
-  if (titleEnd <= 0 || descriptionStart < 0 || buf[descriptionStart] !== QUOTE || descriptionEnd < descriptionStart + 2) return undefined;
+  if (descriptionStart < 0 || buf[descriptionStart] !== QUOTE || descriptionEnd < descriptionStart + 2) return undefined;
   const layout = LAYOUT;
   layout.idStart = idStart;
   layout.idEnd = idEnd;
@@ -136,10 +139,11 @@ export function scanViewLayout(buf: Buffer, start: number, end: number): ViewLay
 }
 
 /** Where `,"series_id":"ser_…"}` ends a view: the offset of its comma and of the id; undefined when it does not. */
-function seriesSuffix(buf: Buffer, end: number, floor: number): { start: number; idStart: number } | undefined {
+function seriesSuffix(buf: Buffer, end: number): { start: number; idStart: number } | undefined {
   if (buf[end - 1] !== CLOSE_BRACE || buf[end - 2] !== QUOTE) return undefined;
   let idStart = end - 2;
-  while (idStart > floor && isAlphanumeric(buf[idStart - 1]!)) idStart--;
+  // Bounded by the `_` of `ser_`, or by any other byte a view holds before it.
+  while (isAlphanumeric(buf[idStart - 1]!)) idStart--;
   if (end - 2 - idStart < 16 || !endsWith(buf, idStart, SERIES_KEY)) return undefined;
   return { start: idStart - SERIES_KEY.length, idStart: idStart - 4 };
 }
@@ -207,7 +211,7 @@ function before(buf: Buffer, pos: number, literal: Buffer): number {
 }
 
 function endsWith(buf: Buffer, pos: number, literal: Buffer): boolean {
-  return pos >= literal.length && expect(buf, pos - literal.length, pos, literal) >= 0;
+  return expect(buf, pos - literal.length, pos, literal) !== -1;
 }
 
 /**
@@ -216,7 +220,7 @@ function endsWith(buf: Buffer, pos: number, literal: Buffer): boolean {
  * number of backslashes; the first quote going backward with an even number is the opening one.
  */
 function openingQuote(buf: Buffer, afterClosing: number, floor: number): number {
-  if (afterClosing < 0 || buf[afterClosing - 1] !== QUOTE) return -1;
+  if (buf[afterClosing - 1] !== QUOTE) return -1;
   for (let pos = afterClosing - 2; pos > floor; pos--) {
     if (buf[pos] !== QUOTE) continue;
     let backslashes = 0;
@@ -226,11 +230,10 @@ function openingQuote(buf: Buffer, afterClosing: number, floor: number): number 
   return -1;
 }
 
-/** The position of the first of the digits that end at `pos`, or -1 when none do. */
-function digitsBefore(buf: Buffer, pos: number, floor: number): number {
-  if (pos < 0) return -1;
+/** The position of the first of the digits that end at `pos`, or -1 when none do (or `pos` is -1). */
+function digitsBefore(buf: Buffer, pos: number): number {
   let first = pos;
-  while (first > floor && buf[first - 1]! >= 0x30 && buf[first - 1]! <= 0x39) first--;
+  while (buf[first - 1]! >= 0x30 && buf[first - 1]! <= 0x39) first--;
   return first === pos ? -1 : first;
 }
 
@@ -248,7 +251,6 @@ function categoryBefore(buf: Buffer, pos: number): number {
 
 /** Given the position of a JSON string's opening quote, the position of its closing quote (the first unescaped one), or -1. */
 function closingQuote(buf: Buffer, opening: number, end: number): number {
-  if (buf[opening] !== QUOTE) return -1;
   for (let pos = opening + 1; pos < end; pos++) {
     const byte = buf[pos];
     if (byte === BACKSLASH) pos++;
@@ -257,7 +259,8 @@ function closingQuote(buf: Buffer, opening: number, end: number): number {
   return -1;
 }
 
-const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
+/** The bytes of an ASCII key (its UTF-8). */
+const ascii = (text: string): Buffer => Buffer.from(text);
 const ID_KEY = ascii('{"id":"');
 const EVT_PREFIX = ascii('evt_');
 const TITLE_KEY = ascii('","title":"');

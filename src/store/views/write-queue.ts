@@ -4,7 +4,7 @@ import type { EventRecord, StoredEvent } from '../../events/event.js';
 import type { EventChange, GroupChange, GroupResult, GroupView, RosterChange, RosterResult, WriteOptions } from '../event-store.js';
 import { DocumentTable, type StoredDocument } from './document-table.js';
 import type { EventIndex } from './event-index.js';
-import { encodeCancel, encodeCheckIn, encodeDelete, encodeDocument, encodeDocumentDelete, encodeGroup, encodeRegister, encodeStored, unloggableReason, type LogRecord } from '../records/jsonl-record.js';
+import { encodeCancel, encodeCheckIn, encodeDelete, encodeDocument, encodeDocumentDelete, encodeGroup, encodeRegister, encodeStored, unloggableReason, type CancelRecord, type CheckInRecord, type LogRecord, type RegisterRecord } from '../records/jsonl-record.js';
 import { emptyRoster, type Registration, Roster, type RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
 import { StoreUnavailable } from '../store-errors.js';
@@ -100,7 +100,8 @@ export function cannotWriteError(reason: string, uncertain = false): StoreUnavai
 export function describeWriteError(error: unknown): string {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   if (typeof code !== 'string') return 'an unexpected write error';
-  return IO_ERRORS[code] === undefined ? code : `${code}: ${IO_ERRORS[code]}`;
+  // Own keys only: a code such as `toString` must not name a method of Object.prototype.
+  return Object.hasOwn(IO_ERRORS, code) ? `${code}: ${IO_ERRORS[code]}` : code;
 }
 
 const IO_ERRORS: Record<string, string> = {
@@ -194,12 +195,13 @@ export class WriteQueue {
     let state: StoredEvent | null;
     let line: string;
     let record: LogRecord;
-    let promoted: string[] = [];
+    let promoted: string[];
     try {
       const next = change(current);
       if (next === null) {
         if (current === undefined) throw new TypeError(`a change deleted event ${id}, which does not exist`);
         state = null;
+        promoted = [];
         line = encodeDelete(seq, id);
         record = { seq, op: 'del', id };
       } else {
@@ -216,7 +218,7 @@ export class WriteQueue {
         entry.roster = new Roster();
         this.#spareRosters.delete(id);
       }
-      else if (promoted.length > 0) this.#working(id, entry).confirm(promoted);
+      if (promoted.length > 0) this.#working(id, entry).confirm(promoted);
     }, () => state);
   }
 
@@ -224,10 +226,9 @@ export class WriteQueue {
   #put(id: string, current: StoredEvent | undefined, queued: boolean, next: EventRecord, seq: number, options: WriteOptions): { state: StoredEvent; line: string; record: LogRecord; promoted: string[] } | undefined {
     if (next.id !== id) throw new TypeError(`a change to event ${id} returned event ${next.id}`);
     const roster = current === undefined ? emptyRoster() : this.#rosterNow(id);
-    const promoted = roster.waitlisted > 0 ? roster.nextToConfirm(next.capacity) : [];
+    const promoted = roster.nextToConfirm(next.capacity);
     // The roster is the truth of registered_count: the confirmed ones, and those a raised capacity confirms now.
-    const registered = roster.confirmed + promoted.length;
-    const record_ = next.registered_count === registered ? next : { ...next, registered_count: registered };
+    const record_ = { ...next, registered_count: roster.confirmed + promoted.length };
     const unloggable = unloggableReason(record_);
     if (unloggable !== undefined) throw new TypeError(`the store cannot log event ${id}: ${unloggable}`);
     const view = viewJson(record_);
@@ -301,7 +302,8 @@ export class WriteQueue {
         if (member.state === null) {
           entry.roster = new Roster();
           this.#spareRosters.delete(member.id);
-        } else if (member.promoted.length > 0) this.#working(member.id, entry).confirm(member.promoted);
+        }
+        if (member.promoted.length > 0) this.#working(member.id, entry).confirm(member.promoted);
       }
       for (const member of documents) this.#pendingDocuments.set(documentKey(member.collection, member.id), { document: member.document, last: queued });
       this.#queue.push(queued);
@@ -328,7 +330,7 @@ export class WriteQueue {
     const atMs = this.#now();
     const at = new Date(atMs).toISOString();
     let decision: ReturnType<RosterChange>;
-    let record: LogRecord;
+    let record: RegisterRecord | CancelRecord | CheckInRecord;
     let line: string;
     let registration: Registration;
     let confirmedAfter: number;
@@ -389,7 +391,7 @@ export class WriteQueue {
       else if (record.op === 'cancel') {
         working.remove(record.id);
         working.confirm(record.promoted);
-      } else if (record.op === 'checkin') working.checkIn(record.id, record.at);
+      } else working.checkIn(record.id, record.at);
     }, () => ({ event: state ?? event, registration }));
   }
 
@@ -448,8 +450,8 @@ export class WriteQueue {
   /** Starts writing again after `pause()`. */
   resume(): void {
     this.#paused = false;
+    // With nothing queued, nobody waits for idle here: whatever emptied the queue (a run, a failure) woke them.
     if (this.#queue.length > 0) this.#kick();
-    else if (this.#running === undefined) this.#wakeIdleWaiters();
   }
 
   /**
@@ -458,6 +460,8 @@ export class WriteQueue {
    */
   fail(error: unknown): void {
     this.#fail([], error);
+    // Nothing is queued now: with no batch in flight to finish, the queue is idle at once.
+    if (this.#running === undefined) this.#wakeIdleWaiters();
   }
 
   /** Refuses new writes, then waits for the queued ones. */
@@ -508,18 +512,13 @@ export class WriteQueue {
       chars += this.#queue[count]!.line.length;
       count++;
     }
-    if (count === this.#queue.length) {
-      const batch = this.#queue;
-      this.#queue = [];
-      return batch;
-    }
     return this.#queue.splice(0, count);
   }
 
   /** Memory after disk: the index changes only now, then the writers hear back. */
   #commit(batch: readonly QueuedChange[]): void {
     const history: CommittedChange[] | undefined = this.#history?.listened === true ? [] : undefined;
-    const atMs = history === undefined ? 0 : this.#now();
+    const atMs = this.#now();
     for (const entry of batch) {
       for (const member of entry.members) {
         if (history !== undefined) {

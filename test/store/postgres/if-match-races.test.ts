@@ -19,7 +19,7 @@ interface Answer {
 
 /** JSON requests over keep-alive connections (fetch would open and tear down far more of them). */
 function client(instances: Instances): { call(i: number, method: string, target: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>; close(): void } {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT, timeout: 30_000 });
   return {
     call(i, method, target, body, headers = {}) {
       const url = new URL(target, instances.servers[i]!.url);

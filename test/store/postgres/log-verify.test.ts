@@ -1,5 +1,4 @@
 // `verify --store postgres://…` (copyCheckedLog, and the CLI around it): the database's log checked as a data folder's is.
-import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connect } from '../../../src/store/postgres/client.js';

@@ -1,6 +1,5 @@
 // Starting on PostgreSQL (API.md §12): instances starting together on an empty database create the schema and the
 // first admin key once; a start with the database unreachable is exit 1 with the reason.
-import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connect } from '../../../src/store/postgres/client.js';

@@ -26,7 +26,7 @@ function model(events: readonly StoredEvent[]): string[] {
 function watched(events: StoredEvent[]): { input: StoredEvent[]; fellBack: () => boolean } {
   let fell = false;
   const input = Object.assign([...events], {
-    slice(this: StoredEvent[], ...args: number[]) {
+    slice(this: StoredEvent[], ...args: [start?: number, end?: number]) {
       fell = true;
       return Array.prototype.slice.apply(this, args);
     },
