@@ -30,6 +30,12 @@ test(`monthStart() is the first millisecond of the UTC month monthOf() names, it
   assert.equal(monthStart(2026 * 12 + 1), Date.UTC(2026, 1, 1));
   assert.equal(monthOf(Date.UTC(2026, 1, 1) - 1), 2026 * 12, 'the last millisecond of January');
   assert.equal(monthOf(-1), 1969 * 12 + 11, 'before 1970: December 1969');
+  // The last day of a 400-year era (29 February of 1600, 2000, 2400) and the days either side.
+  for (const year of [1600, 2000, 2400]) {
+    for (const [month, day] of [[1, 28], [1, 29], [2, 1]] as const) {
+      for (const ms of [Date.UTC(year, month, day), Date.UTC(year, month, day, 23, 59, 59, 999)]) assert.equal(monthOf(ms), year * 12 + month, new Date(ms).toISOString());
+    }
+  }
   for (let round = 0; round < 300; round++) {
     const month = Math.floor(random() * 12_000) + 1900 * 12;
     const start = monthStart(month);
