@@ -134,3 +134,14 @@ test(`SlotTable keeps slots, categories and months as a Map of id to event would
     }
   }
 });
+
+test('a new SlotTable has no slot: the first event takes slot 0', () => {
+  const table = new SlotTable();
+  assert.equal(table.capacity, 0);
+  assert.equal(table.eventAt(0), undefined);
+  assert.equal(table.newSlot(), 0);
+  const event = fakeEvent(mulberry32(1), 'a');
+  table.place(event, 0);
+  assert.equal(table.capacity, 1);
+  assert.equal(table.newSlot(), 1);
+});
