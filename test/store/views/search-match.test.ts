@@ -1,6 +1,6 @@
 // WordMatcher against brute force: a slot matches when each query word starts some word of its event's searched
 // text. Seeded random campuses large enough for every path (few slots, bitmaps, checks by posting, by text and by
-// union), with events removed and added between queries so that stale cached unions would show.
+// union: a prefix of hundreds of words, 'tag'), with events removed and added between queries so that stale cached unions would show.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toStored, type StoredEvent } from '../../../src/events/event.js';
@@ -42,10 +42,10 @@ class Campus {
     return new Set(searchTextOf(stored).flatMap((text) => searchWords(text)));
   }
 
-  put(random: Random, slot: number): void {
+  put(random: Random, slot: number, extra = ''): void {
     this.remove(slot);
-    const pick = (): string => (random() < 0.5 ? COMMON[Math.floor(random() * COMMON.length)]! : RARE[Math.floor(random() * RARE.length)]!);
-    const title = Array.from({ length: 1 + Math.floor(random() * 3) }, pick).join(' ');
+    const pick = (): string => (random() < 0.5 ? COMMON[Math.floor(random() * COMMON.length)]! : random() < 0.3 && this.capacity > 1000 ? `tag${Math.floor(random() * 300)}` : RARE[Math.floor(random() * RARE.length)]!);
+    const title = `${extra} ${Array.from({ length: 1 + Math.floor(random() * 3) }, pick).join(' ')}`.trim();
     const stored = toStored(sampleRecord(slot, { title, description: random() < 0.5 ? '' : pick(), location: pick(), organizer: { name: pick(), email: 'o@campus.example' } }), slot + 1);
     this.events[slot] = stored;
     for (const word of this.#wordsOf(stored)) {
@@ -79,7 +79,7 @@ class Campus {
 }
 
 function randomQuery(random: Random): string[] {
-  const all = [...COMMON, ...RARE, 'nothing'];
+  const all = [...COMMON, ...RARE, 'nothing', 'tag', 'tag1'];
   return Array.from({ length: Math.floor(random() * 4) }, () => {
     const word = all[Math.floor(random() * all.length)]!;
     return word.slice(0, 1 + Math.floor(random() * word.length));
@@ -122,4 +122,17 @@ test('WordMatcher answers from its cached union of a word until a posting change
   const after = matcher.match(['se']);
   assert.notEqual(bitmapOf(after), first.bitmap);
   assert.deepEqual(slotList(after), campus.brute(['se']));
+});
+
+test(`WordMatcher checks a few slots against a prefix of hundreds of words by their own text, as brute force does (seed ${SEED})`, () => {
+  const random = mulberry32(SEED);
+  const campus = new Campus(3000);
+  for (let slot = 0; slot < 3000; slot++) campus.put(random, slot);
+  const matcher = new WordMatcher(campus);
+  campus.put(random, 17, 'unicorn tag7');
+  campus.put(random, 2999, 'unicorn Unicorn');
+  for (const words of [['unicorn', 'tag'], ['unicorn', 'tag7'], ['unicorn', 'tag8'], ['tag', 'unicorn'], ['unicorn', 'ta', 'u']]) {
+    assert.deepEqual(slotList(matcher.match(words)), campus.brute(words), `seed ${SEED}: ${JSON.stringify(words)}`);
+  }
+  assert.deepEqual(campus.brute(['unicorn', 'tag7']), [17]);
 });
