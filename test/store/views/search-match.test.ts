@@ -134,5 +134,5 @@ test(`WordMatcher checks a few slots against a prefix of hundreds of words by th
   for (const words of [['unicorn', 'tag'], ['unicorn', 'tag7'], ['unicorn', 'tag8'], ['tag', 'unicorn'], ['unicorn', 'ta', 'u']]) {
     assert.deepEqual(slotList(matcher.match(words)), campus.brute(words), `seed ${SEED}: ${JSON.stringify(words)}`);
   }
-  assert.deepEqual(campus.brute(['unicorn', 'tag7']), [17]);
+  assert.ok(campus.brute(['unicorn', 'tag7']).includes(17), `seed ${SEED}: the planted event matches`);
 });
