@@ -10,9 +10,8 @@ export function monthOf(ms: number): number {
   const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
   const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
   const marchMonth = Math.floor((5 * dayOfYear + 2) / 153);
-  const month = marchMonth < 10 ? marchMonth + 2 : marchMonth - 10;
-  const year = yearOfEra + era * 400 + (month <= 1 ? 1 : 0);
-  return year * 12 + month;
+  // January and February (marchMonth 10, 11) are months 0, 1 of the next year: the same count of months.
+  return (yearOfEra + era * 400) * 12 + marchMonth + 2;
 }
 
 /** The first instant of a month given as monthOf gives it. */
