@@ -1,4 +1,5 @@
 // What every scenario shares: the work folder, CPU pinning, the load generator and run lengths, and how to start our server.
+import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,7 +74,8 @@ export function startOurs(context: BenchContext, data: BenchData, options: OursO
     name: options.name,
     argv,
     stderrFile: path.join(context.workDir, `${options.name.replace(/[^a-z0-9]+/gi, '-')}-${Date.now()}.stderr`),
-    cpus: options.unpinned === true ? undefined : context.serverCpus,
+    // Unpinned means every CPU, said explicitly: a child otherwise inherits the bench's own pinning to the generator's CPUs.
+    cpus: options.unpinned === true ? (context.serverCpus === undefined ? undefined : `0-${os.cpus().length - 1}`) : context.serverCpus,
     straceFile: options.straceFile,
   });
 }
