@@ -62,6 +62,8 @@ test('a search box finds events by the starts of words, and several categories c
     await page.getByLabel('athletic', { exact: true }).check();
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
+    // The count reads "2 events" before and after: wait for the new list itself, not the line it shares with the old one.
+    await page.getByRole('link', { name: 'Yoga at dawn' }).waitFor();
     await page.getByText('2 events; page 1 of 1.').waitFor();
     assert.deepEqual(await page.locator('tbody tr td:first-child a').allTextContents(), ['Organic Chemistry — Laboratory', 'Yoga at dawn']);
 
