@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import { seatsOf, withRegisteredCount, type StoredEvent } from '../../events/event.js';
 import { nodeFileSystem } from './file-system.js';
+import { carryPartialLine } from './line-buffer.js';
 import type { FileSystemSeam } from './file-system.js';
 import { decodeRecord, type DecodeOptions, type LogRecord, type MetaRecord } from '../records/jsonl-record.js';
 import type { IdempotencyTable } from '../views/idempotency-table.js';
@@ -171,16 +172,9 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ReplayOpt
       if (lineStart < filled) firstBad ??= { line: lineNumber + 1, offset: bufferOffset + lineStart, reason: 'the last line is incomplete (no newline)' };
       break;
     }
-    if (lineStart === 0 && filled === buffer.length) {
-      // One line longer than the buffer: grow it.
-      const larger = Buffer.allocUnsafe(buffer.length * 2);
-      buffer.copy(larger, 0, 0, filled);
-      buffer = larger;
-    } else {
-      buffer.copy(buffer, 0, lineStart, filled);
-      filled -= lineStart;
-      bufferOffset += lineStart;
-    }
+    buffer = carryPartialLine(buffer, lineStart, filled);
+    filled -= lineStart;
+    bufferOffset += lineStart;
     if (options.onProgress !== undefined && now() >= nextProgress) {
       nextProgress = now() + progressMs;
       options.onProgress({ lines: lineNumber, bytes: bufferOffset, fileLength });

@@ -2,6 +2,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { transferablesOf } from '../views/search-built.js';
+import { carryPartialLine } from './line-buffer.js';
 import { LogTermCollector } from './search-log-terms.js';
 
 const { file, length } = workerData as { file: string; length: number };
@@ -23,16 +24,9 @@ try {
       collector.line(buffer, lineStart, newline);
       lineStart = newline + 1;
     }
-    if (lineStart === 0 && filled === buffer.length) {
-      // One line longer than the buffer: grow it.
-      const larger = Buffer.allocUnsafe(buffer.length * 2);
-      buffer.copy(larger, 0, 0, filled);
-      buffer = larger;
-    } else {
-      buffer.copy(buffer, 0, lineStart, filled);
-      filled -= lineStart;
-      offset += lineStart;
-    }
+    buffer = carryPartialLine(buffer, lineStart, filled);
+    filled -= lineStart;
+    offset += lineStart;
   }
 } finally {
   closeSync(fd);
