@@ -7,10 +7,13 @@ import { LogTermCollector } from './search-log-terms.js';
 
 const CHUNK = 4 * 1024 * 1024;
 
-/** The built search of the first `length` bytes of the log `file` (whole lines: nothing is appended meanwhile). */
-export function buildSearchFromLog(file: string, length: number, collector = new LogTermCollector()): BuiltSearch {
+/**
+ * The built search of the first `length` bytes of the log `file` (whole lines: nothing is appended meanwhile), read
+ * `chunk` bytes at a time (a line longer than that is read into a buffer twice as long, and so on).
+ */
+export function buildSearchFromLog(file: string, length: number, collector = new LogTermCollector(), chunk = CHUNK): BuiltSearch {
   const fd = openSync(file, 'r');
-  let buffer = Buffer.allocUnsafe(CHUNK);
+  let buffer = Buffer.allocUnsafe(chunk);
   let filled = 0;
   /** File offset of buffer[0]. */
   let offset = 0;
