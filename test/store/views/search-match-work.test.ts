@@ -8,7 +8,7 @@ import { searchWords } from '../../../src/lib/search-words.js';
 import { searchTextOf } from '../../../src/store/views/event-search-text.js';
 import { type MatchSource, type MatchWork, type SlotSet, WordMatcher } from '../../../src/store/views/search-match.js';
 import { PostingTable } from '../../../src/store/views/search-posting-table.js';
-import { type Posting, SlotBitmap } from '../../../src/store/views/search-postings.js';
+import { type Posting, postingSize, SlotBitmap } from '../../../src/store/views/search-postings.js';
 import { SearchTerms } from '../../../src/store/views/search-terms.js';
 import { sampleRecord } from '../helpers.js';
 
@@ -75,6 +75,13 @@ function assertMatch(index: HandIndex, query: string[], work: Partial<MatchWork>
   return found;
 }
 
+/** The costs of filtering `slots` slots by `prefix`: by its postings (8 a check), by text (1,000 each), by its union (its slots + capacity / 32). */
+function costs(index: HandIndex, slots: number, prefix: string): number[] {
+  const postings = index.terms.startingWith(prefix).map((term) => index.postings.get(term)!);
+  const size = postings.reduce((sum, posting) => sum + postingSize(posting), 0);
+  return [slots * postings.length * 8, slots * 1000, size + (index.capacity >>> 5)];
+}
+
 test('a query word in no event answers at once, whatever the other words', () => {
   const index = new HandIndex(128, { common: range(0, 100) });
   assertMatch(index, ['zzz', 'common'], {}, 'nothing to list or filter');
@@ -100,18 +107,23 @@ test('the few slots are filtered the cheapest way (a posting check 8, a text 1,0
   // 'tag' starts 125 words: 1 slot × 125 × 8 = 1,000 by postings, 1,000 by text, 126 + 32,000 / 32 by union.
   const tags = (count: number, from: number): Words => Object.fromEntries(range(0, count).map((n) => [`tag${String(n).padStart(3, '0')}`, [from + n]]));
   const postingOrText = new HandIndex(32_000, { unicorn: [0], ...tags(125, 1), tag007: [0, 8] });
+  assert.deepEqual(costs(postingOrText, 1, 'tag'), [1000, 1000, 1126]);
   assertMatch(postingOrText, ['unicorn', 'tag'], { listed: 1, byPosting: 1 }, 'posting = text < union');
   // 'run' starts 2 words in 12 events: 2 slots × 2 × 8 = 32 by postings, 2,000 by text, 12 + 640 / 32 by union.
   const runs = { zebra: [0, 1], runa: [0, 2, 3, 4, 5, 6], runb: range(7, 13) };
+  assert.deepEqual(costs(new HandIndex(640, runs), 2, 'run'), [32, 2000, 32]);
   assertMatch(new HandIndex(640, runs), ['zebra', 'run'], { listed: 2, byPosting: 1 }, 'posting = union < text');
   // The same with 320 slots: 12 + 10 by union is cheapest.
+  assert.deepEqual(costs(new HandIndex(320, runs), 2, 'run'), [32, 2000, 22]);
   assertMatch(new HandIndex(320, runs), ['zebra', 'run'], { listed: 2, byUnion: 1, unions: 1, ored: 12 }, 'union < posting < text');
-  // 200 words: 2 slots × 200 × 8 = 3,200 by postings, 2,000 by text, 200 + 57,600 / 32 by union. Slot 1 has no
-  // 'tag' word; slot 0 has one among others.
-  const textOrUnion = new HandIndex(57_600, { unicorn: [0, 1], zebra: [1], ...tags(200, 2), tag007: [0, 9] });
+  // 200 words in 201 events: 2 slots × 200 × 8 = 3,200 by postings, 2,000 by text, 201 + 57,568 / 32 by union.
+  // Slot 1 has no 'tag' word; slot 0 has one among others.
+  const textOrUnion = new HandIndex(57_568, { unicorn: [0, 1], zebra: [1], ...tags(200, 2), tag007: [0, 9] });
+  assert.deepEqual(costs(textOrUnion, 2, 'tag'), [3200, 2000, 2000]);
   assertMatch(textOrUnion, ['unicorn', 'tag'], { listed: 2, byText: 1 }, 'text = union < posting');
-  // 1 slot: 1,600 by postings, 1,000 by text, 200 + 64,000 / 32 by union.
+  // 1 slot: 1,600 by postings, 1,000 by text, 200 + 64,000 / 32 by union (posting before text would be wrong here).
   const text = new HandIndex(64_000, { unicorn: [0], ...tags(200, 1) });
+  assert.deepEqual(costs(text, 1, 'tag'), [1600, 1000, 2200]);
   assertMatch(text, ['unicorn', 'tag'], { listed: 1, byText: 1 }, 'text < posting < union');
 });
 
