@@ -11,6 +11,7 @@ import { PostingTable } from '../../../src/store/views/search-posting-table.js';
 import { type Posting, postingSize, SlotBitmap } from '../../../src/store/views/search-postings.js';
 import { SearchTerms } from '../../../src/store/views/search-terms.js';
 import { sampleRecord } from '../helpers.js';
+import { slotList } from './search-match-slots.js';
 
 /** Each word's slots; `{ bitmap }` makes its posting a bitmap however few they are. */
 type Words = Record<string, number[] | { bitmap: number[] }>;
@@ -58,13 +59,6 @@ class HandIndex implements MatchSource {
   }
 }
 
-function slotList(set: SlotSet): number[] {
-  if ('slots' in set) return set.slots;
-  const slots: number[] = [];
-  set.bitmap.forEach((slot) => slots.push(slot));
-  assert.equal(set.bitmap.count, slots.length, 'the bitmap counts its slots');
-  return slots;
-}
 
 /** Asks `query` of a new matcher over `index`: the slots brute force gives, with exactly `work` done. */
 function assertMatch(index: HandIndex, query: string[], work: Partial<MatchWork>, why: string): SlotSet {
@@ -78,7 +72,7 @@ function assertMatch(index: HandIndex, query: string[], work: Partial<MatchWork>
 /** The costs of filtering `slots` slots by `prefix`: by its postings (8 a check), by text (1,000 each), by its union (its slots + capacity / 32). */
 function costs(index: HandIndex, slots: number, prefix: string): number[] {
   const postings = index.terms.startingWith(prefix).map((term) => index.postings.get(term)!);
-  const size = postings.reduce((sum, posting) => sum + postingSize(posting), 0);
+  const size = postings.reduce<number>((sum, posting) => sum + postingSize(posting), 0);
   return [slots * postings.length * 8, slots * 1000, size + (index.capacity >>> 5)];
 }
 
