@@ -196,7 +196,9 @@ test(`SearchBuild collects or adopts the words of a bulk load with writes betwee
   const random = mulberry32(SEED);
   for (let n = 0; n < 12; n++) {
     const events = 300 + Math.floor(random() * 60);
-    const round = { events, count: 5 + Math.floor(random() * 40), adopt: n % 2 === 1, placedFirst: n % 3 === 2 ? Math.floor(random() * events * 1.2) : 0, writes: 5, byId: n % 4 >= 2 };
+    // Adopted, a step places 8 × count: few a step, so that writes meet events not yet placed.
+    const adopt = n % 2 === 1;
+    const round = { events, count: adopt ? 1 + Math.floor(random() * 5) : 5 + Math.floor(random() * 40), adopt, placedFirst: n % 3 === 2 ? Math.floor(random() * events * 1.2) : 0, writes: 5, byId: n % 4 >= 2 };
     buildRound(random, round, `seed ${SEED}, round ${n} ${JSON.stringify(round)}`);
   }
 });
