@@ -4,106 +4,18 @@
 // writer's lines) and with the writer's own views. REPLAY_SEED=n replays a run.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { seatsOf } from '../../../src/events/event.js';
-import { compactLog } from '../../../src/store/file/log-compaction.js';
 import { LogDamageError, replayLog, type ReplayResult } from '../../../src/store/file/log-replay.js';
-import { decodeRecord, type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
+import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { applyRecord, type Views } from '../../../src/store/views/apply-record.js';
 import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';
 import type { RosterTable } from '../../../src/store/views/roster-table.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { eventFields } from '../helpers.js';
-import { emptyViews, newWriter, randomWrites, type Writer } from '../views/random-writes.js';
+import { emptyViews, randomWrites, type Writer } from '../views/random-writes.js';
 import { MemoryFileSystem } from './memory-file-system.js';
+import { appendBatches, compact, FILE, guardedWriter, linesOf, type Line } from './written-log.js';
 
 const SEED = Number(process.env['REPLAY_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
-const FILE = '/data/events.jsonl';
-
-/**
- * A writer that refuses a capacity below the confirmed registrations, as the HTTP handlers do (409) before a change
- * reaches the queue: the queue itself does not check it, and replay rightly refuses a log that breaks the invariant.
- */
-function guardedWriter(): Writer {
-  const writer = newWriter();
-  const queue = writer.queue;
-  const write = queue.write.bind(queue);
-  const writeGroup = queue.writeGroup.bind(queue);
-  const refuse = (id: string, capacity: number, confirmed: number): void => {
-    if (capacity < confirmed) throw new TypeError(`capacity cannot be ${capacity}: ${confirmed} attendees are registered for ${id}`);
-  };
-  queue.write = (id, change, options) =>
-    write(id, (current) => {
-      const next = change(current);
-      if (next !== null && current !== undefined) refuse(id, next.capacity, seatsOf(current).registered);
-      return next;
-    }, options);
-  queue.writeGroup = (change) =>
-    writeGroup((view) => {
-      const plan = change(view);
-      for (const { id, record } of plan.events) if (record !== null) refuse(id, record.capacity, view.roster(id).confirmed);
-      return plan;
-    });
-  return writer;
-}
-
-/** Appends the writer's batches from `from` on to the log, as the file store's persist does; returns how many there are now. */
-function appendBatches(fs: MemoryFileSystem, writer: Writer, from: number): number {
-  for (const rows of writer.batches.slice(from)) fs.append(FILE, rows.map(({ line }) => `${line}\n`).join(''));
-  return writer.batches.length;
-}
-
-/** Compacts the log as the file store does when the queue is idle; returns the newest deletion it dropped. */
-async function compact(fs: MemoryFileSystem, writer: Writer): Promise<number> {
-  const views = writer.views;
-  const fd = await fs.open(FILE, 'r');
-  const log = { fd, length: fs.content(FILE).length, lines: 0 };
-  let through = -1;
-  await compactLog({
-    fs,
-    file: FILE,
-    sync: false,
-    committed: () => ({
-      events: [...views.index.values()].sort((a, b) => a.seq - b.seq),
-      registrations: [...views.rosters.entries()].flatMap(([, roster]) => [...roster.values()]),
-      documents: views.documents.all(),
-      log,
-      lastSeq: views.changes.lastSeq,
-      tombstones: new Map(views.changes.tombstones),
-      horizon: views.changes.horizon,
-      answers: views.idempotency.live(writer.clock.now),
-    }),
-    pause: async () => log,
-    swap: (_, compactedThrough) => (through = compactedThrough),
-    resume() {},
-    refuse(error) {
-      throw error;
-    },
-    stopping: () => false,
-  });
-  assert.equal(fs.openCount, 1, 'compaction closed the old log and keeps the new one open');
-  views.changes.dropDeletionsThrough(through);
-  return views.changes.horizon;
-}
-
-/** The physical lines of a log: where each starts and ends (after its newline), and its records. */
-interface Line {
-  start: number;
-  end: number;
-  records: (LogRecord | MetaRecord)[];
-}
-
-function linesOf(bytes: Buffer): Line[] {
-  const lines: Line[] = [];
-  for (let start = 0; start < bytes.length; ) {
-    const end = bytes.indexOf(10, start) + 1;
-    const members = bytes[start] === 0x09 ? bytes.toString('latin1', start + 1, end - 1).split('\t').map((member) => Buffer.from(member, 'latin1')) : [bytes.subarray(start, end - 1)];
-    const records = members.map((member) => decodeRecord(member, 0, member.length));
-    for (const record of records) assert.ok(typeof record !== 'string', `line at ${start}: ${String(record)}`);
-    lines.push({ start, end, records: records as (LogRecord | MetaRecord)[] });
-    start = end;
-  }
-  return lines;
-}
 
 /** A record whose seq must grow from line to line (an idem or docstate line keeps the seq of an older write). */
 function ordered(record: LogRecord | MetaRecord): boolean {
@@ -248,18 +160,18 @@ test(`replayLog() gives back what the writer wrote, whole, cut at any byte, dama
   await randomWrites(random, writer, 24);
   // The last rounds within the hour, so answers are still remembered at the end.
   await randomWrites(random, writer, 6, 0);
-  let written = appendBatches(fs, writer, 0);
+  let written = appendBatches(fs, FILE, writer, 0);
   const plain = Buffer.from(fs.content(FILE));
   assert.ok(plain.includes('\t{"seq":'), `seed ${SEED}: the log holds a group line`);
   await checkLog(random, plain, 0, writer, `seed ${SEED}, written`);
 
   const live = [...writer.views.index.values()];
   if (live.length > 0) await writer.queue.write(live[0]!.id, () => null);
-  written = appendBatches(fs, writer, written);
-  const gone = await compact(fs, writer);
+  written = appendBatches(fs, FILE, writer, written);
+  const gone = await compact(fs, FILE, writer);
   const snapshot = fs.content(FILE).length;
   await randomWrites(random, writer, 10, 0);
-  written = appendBatches(fs, writer, written);
+  written = appendBatches(fs, FILE, writer, written);
   const compacted = Buffer.from(fs.content(FILE));
   for (const op of ['idem', 'docstate', 'regstate', 'mark', 'put']) assert.ok(compacted.includes(`"op":"${op}"`), `seed ${SEED}: a compacted log holds a ${op} line`);
   assert.ok(gone > 0, `seed ${SEED}: the compaction dropped a deletion`);

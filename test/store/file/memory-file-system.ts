@@ -6,6 +6,8 @@ function missing(path: string): Error {
   return Object.assign(new Error(`ENOENT: no such file, '${path}'`), { code: 'ENOENT' });
 }
 
+const FLAGS = new Set(['r', 'r+', 'w', 'w+', 'a', 'a+']);
+
 /** Files by path, each a growing byte array; descriptors name a path. */
 export class MemoryFileSystem implements FileSystemSeam {
   readonly files = new Map<string, Buffer>();
@@ -47,6 +49,7 @@ export class MemoryFileSystem implements FileSystemSeam {
   }
 
   async open(path: string, flags: string): Promise<number> {
+    if (!FLAGS.has(flags)) throw Object.assign(new Error(`invalid flags ${JSON.stringify(flags)}`), { code: 'ERR_INVALID_ARG_VALUE' });
     if (flags.startsWith('w')) this.files.set(path, Buffer.alloc(0));
     else if (!this.files.has(path)) {
       if (!flags.startsWith('a')) throw missing(path);
