@@ -4,7 +4,7 @@
 // writer's lines) and with the writer's own views. REPLAY_SEED=n replays a run.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LogDamageError, replayLog, type ReplayResult } from '../../../src/store/file/log-replay.js';
+import { LogDamageError, replayLog, verifyLog, type ReplayResult } from '../../../src/store/file/log-replay.js';
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { applyRecord, type Views } from '../../../src/store/views/apply-record.js';
 import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';
@@ -79,6 +79,20 @@ async function checkLog(random: () => number, log: Buffer, firstCut: number, wri
     { lines: lines.reduce((sum, line) => sum + line.records.length, 0), lastSeq: writer.queue.nextSeq - 1, horizon: writer.views.changes.horizon, goodLength: log.length, fileLength: log.length, torn: undefined },
     `${where}, whole`,
   );
+  // The `verify` command's report of the same log (it replays without a table of answers to fill).
+  const records = lines.reduce((sum, line) => sum + line.records.length, 0);
+  const live = { liveEvents: writer.views.index.size, liveRegistrations: writer.views.rosters.registrations, liveDocuments: writer.views.documents.size };
+  assert.deepEqual(await verifyLog('/data', { fs }), {
+    file: FILE,
+    exists: true,
+    lines: records,
+    ...live,
+    supersededLines: records - live.liveEvents - live.liveRegistrations - live.liveDocuments,
+    lastSeq: writer.queue.nextSeq - 1,
+    goodLength: log.length,
+    fileLength: log.length,
+    torn: undefined,
+  }, `${where}, verify`);
 
   // Cut at random bytes: the whole lines before the cut, and a torn tail from the first line the cut runs into.
   for (let round = 0; round < 24; round++) {

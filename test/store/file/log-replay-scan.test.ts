@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LogDamageError, replayLog, scanLog, type ReplayProgress } from '../../../src/store/file/log-replay.js';
-import { encodeCancel, encodeDelete, encodeDocument, encodeGroup, encodePut, encodeRegister, type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
-import { viewJson } from '../../../src/events/event.js';
+import { encodeCancel, encodeDelete, encodeDocument, encodeGroup, encodePut, encodeRegister, encodeStored, type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
+import { toStored, viewJson } from '../../../src/events/event.js';
+import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';
+import { PackedEvent } from '../../../src/store/views/packed-events.js';
 import type { Registration } from '../../../src/store/views/roster.js';
 import { eventFields, eventId, sampleRecord } from '../helpers.js';
 import { MemoryFileSystem } from './memory-file-system.js';
@@ -118,11 +120,34 @@ test('scanLog() reads a group line as its members, or as damage naming the bad m
       return true;
     });
   }
-  // A group line with an empty member (two tabs in a row) is bad too.
-  const empty = new MemoryFileSystem();
-  empty.append(FILE, `\t\t${members[0]}`);
-  const torn = await scanLog(empty, await empty.open(FILE, 'r'), { file: FILE }, {});
-  assert.deepEqual(torn.torn, { line: 1, offset: 0, reason: 'member 1 of an atomic group: the line does not end with its checksum ,"crc":"…"}' });
+  // A group line with an empty member (two tabs in a row, or a tab before its newline) is bad too.
+  for (const [line, member] of [[`\t\t${members[0]}`, 1], [`\t${members[0]!.slice(0, -1)}\t\n`, 2]] as const) {
+    const empty = new MemoryFileSystem();
+    empty.append(FILE, line);
+    const torn = await scanLog(empty, await empty.open(FILE, 'r'), { file: FILE }, {});
+    assert.deepEqual(torn.torn, { line: 1, offset: 0, reason: `member ${member} of an atomic group: the line does not end with its checksum ,"crc":"…"}` }, line);
+  }
+});
+
+test('scanLog() reads a log of less than 4 MiB in one read (and one more that finds its end), without asking its size unless it reports progress', async () => {
+  const { fs, ends } = putLog(40);
+  const result = await scanLog(fs, await opened(fs), { file: FILE }, {});
+  assert.deepEqual([result.lines, result.goodLength, fs.reads, fs.sizes], [40, ends.at(-1), 2, 0]);
+});
+
+test('replayLog() packs the views it reads, and remembers only the answers still younger than the TTL at its clock\'s time', async () => {
+  const fs = new MemoryFileSystem();
+  const at = Date.parse('2031-05-01T00:00:00.000Z');
+  const record = sampleRecord(1, { created_at: new Date(at).toISOString() });
+  fs.append(FILE, encodeStored(toStored(record, 1, viewJson(record), at), [], { key: 'k', keyId: 'key1', requestHash: 'h' }));
+  for (const [nowMs, remembered] of [[at + 3_600_000, 1], [at + 25 * 3_600_000, 0]] as const) {
+    const answers = new IdempotencyTable();
+    const result = await replayLog(fs, await opened(fs), { file: FILE, now: () => nowMs, idempotency: answers });
+    assert.ok(result.events.get(eventId(1)) instanceof PackedEvent);
+    assert.equal(answers.size, remembered, `at ${new Date(nowMs).toISOString()}`);
+  }
+  // Without a table to fill, the answer is not remembered anywhere, and nothing fails.
+  assert.equal((await replayLog(fs, await opened(fs), { file: FILE })).events.size, 1);
 });
 
 test('replayLog() counts in what was appended while it read, and reports the file\'s length at its end', async () => {

@@ -1,5 +1,5 @@
 // A file-system seam over files held in memory, for fast tests of the code that reads and writes the log through it:
-// counts the calls a test may pin (reads, opens, closes), and can run a hook before each read.
+// counts the calls a test may pin (reads, sizes, opens, closes), and can run a hook before each read.
 import type { FileSystemSeam } from '../../../src/store/file/file-system.js';
 
 function missing(path: string): Error {
@@ -14,10 +14,13 @@ export class MemoryFileSystem implements FileSystemSeam {
   readonly #open = new Map<number, string>();
   #nextFd = 3;
   reads = 0;
+  sizes = 0;
   opens = 0;
   closes = 0;
   /** Runs before each read (after counting it): a test may append to a file while it is read. */
   beforeRead: ((fd: number) => void) | undefined;
+  /** The error `open` rejects with, when set. */
+  openError: Error | undefined;
   /** The error `close` rejects with, when set (a close that fails must not change what a read returns). */
   closeError: Error | undefined;
 
@@ -49,6 +52,7 @@ export class MemoryFileSystem implements FileSystemSeam {
   }
 
   async open(path: string, flags: string): Promise<number> {
+    if (this.openError !== undefined) throw this.openError;
     if (!FLAGS.has(flags)) throw Object.assign(new Error(`invalid flags ${JSON.stringify(flags)}`), { code: 'ERR_INVALID_ARG_VALUE' });
     if (flags.startsWith('w')) this.files.set(path, Buffer.alloc(0));
     else if (!this.files.has(path)) {
@@ -93,6 +97,7 @@ export class MemoryFileSystem implements FileSystemSeam {
   }
 
   async size(fd: number): Promise<number> {
+    this.sizes++;
     return this.content(this.#path(fd)).length;
   }
 
