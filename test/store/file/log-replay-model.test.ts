@@ -17,6 +17,19 @@ import { appendBatches, compact, FILE, guardedWriter, linesOf, type Line } from 
 
 const SEED = Number(process.env['REPLAY_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 
+/** Puts of an event already live: replay moves each to the end of its map (work it counts). */
+function updates(records: readonly (LogRecord | MetaRecord)[]): number {
+  const live = new Set<string>();
+  let count = 0;
+  for (const record of records) {
+    if (record.op === 'put') {
+      if (live.has(record.stored.id)) count++;
+      live.add(record.stored.id);
+    } else if (record.op === 'del') live.delete(record.id);
+  }
+  return count;
+}
+
 /** A record whose seq must grow from line to line (an idem or docstate line keeps the seq of an older write). */
 function ordered(record: LogRecord | MetaRecord): boolean {
   return record.op !== 'idem' && record.op !== 'docstate';
@@ -79,6 +92,7 @@ async function checkLog(random: () => number, log: Buffer, firstCut: number, wri
     { lines: lines.reduce((sum, line) => sum + line.records.length, 0), lastSeq: writer.queue.nextSeq - 1, horizon: writer.views.changes.horizon, goodLength: log.length, fileLength: log.length, torn: undefined },
     `${where}, whole`,
   );
+  assert.equal(whole.result.work.moved, updates(lines.flatMap((line) => line.records)), `${where}, whole: events moved`);
   // The `verify` command's report of the same log (it replays without a table of answers to fill).
   const records = lines.reduce((sum, line) => sum + line.records.length, 0);
   const live = { liveEvents: writer.views.index.size, liveRegistrations: writer.views.rosters.registrations, liveDocuments: writer.views.documents.size };
@@ -105,6 +119,7 @@ async function checkLog(random: () => number, log: Buffer, firstCut: number, wri
     const { result, answers } = await replay(fs, chunk, nowMs);
     assertReplayed(result, applied(complete, nowMs), answers, nowMs, at);
     const records = complete.flatMap((line) => line.records);
+    assert.equal(result.work.moved, updates(records), `${at}: events moved`);
     assert.deepEqual(
       { lines: result.lines, lastSeq: result.lastSeq, horizon: result.horizon, goodLength: result.goodLength, fileLength: result.fileLength, torn: result.torn },
       {

@@ -129,6 +129,13 @@ test('scanLog() reads a group line as its members, or as damage naming the bad m
   }
 });
 
+test('replayLog() without a progress listener reports nothing, however long it takes', async () => {
+  const { fs } = putLog(20);
+  const result = await replayLog(fs, await opened(fs), { file: FILE, chunkBytes: 500, progressMs: 1, now: () => fs.reads * 5000 });
+  assert.deepEqual([result.lines, result.torn], [20, undefined]);
+  assert.ok(fs.reads > 10);
+});
+
 test('scanLog() reads a log of less than 4 MiB in one read (and one more that finds its end), without asking its size unless it reports progress', async () => {
   const { fs, ends } = putLog(40);
   const result = await scanLog(fs, await opened(fs), { file: FILE }, {});
@@ -174,6 +181,12 @@ test('replayLog() keeps tombstones in the order of their deletions, an id delete
   const result = await replayLog(fs, await opened(fs), { file: FILE });
   assert.deepEqual([...result.tombstones], [[eventId(2), 4], [eventId(1), 5]]);
   assert.deepEqual([...result.events.keys()], [eventId(3)]);
+  assert.deepEqual(result.work, { moved: 0, interned: 0, recounted: 0 }, 'a put after a deletion adds its event');
+
+  // An update moves its event to the end of the map; a first put only adds one.
+  for (const line of [encodePut(7, sampleRecord(4)), encodePut(8, sampleRecord(3, { title: 'Again' })), encodePut(9, sampleRecord(4, { title: 'Again' }))]) fs.append(FILE, line);
+  const updated = await replayLog(fs, await opened(fs), { file: FILE });
+  assert.deepEqual([[...updated.events.keys()], updated.work], [[eventId(3), eventId(4)], { moved: 2, interned: 0, recounted: 0 }]);
 });
 
 test('replayLog() recounts an event whose view it could not pack (a layout of its own) from its registrations, in seq order', async () => {
@@ -188,13 +201,19 @@ test('replayLog() recounts an event whose view it could not pack (a layout of it
   fs.append(FILE, encodePut(5, sampleRecord(3)));
   fs.append(FILE, encodeCancel({ seq: 6, eventId: eventId(1), id: attendee(1, 'confirmed', 3).id, atMs: Date.parse('2030-02-01T00:00:00.000Z'), promoted: [attendee(2, 'waitlisted', 4).id] }));
   fs.append(FILE, encodeRegister(attendee(3, 'confirmed', 7, 2)));
+  fs.append(FILE, encodeRegister(attendee(4, 'confirmed', 8, 3)));
+  fs.append(FILE, encodeCancel({ seq: 9, eventId: eventId(3), id: attendee(4, 'confirmed', 8, 3).id, atMs: Date.parse('2030-03-01T00:00:00.000Z'), promoted: [] }));
   const result = await replayLog(fs, await opened(fs), { file: FILE });
-  // The cancel that promotes leaves one confirmed: the count last moved with the first registration.
+  // The cancel that promotes leaves one confirmed: the count last moved with the first registration. The cancel
+  // without a waitlist moved it: its time.
   assert.deepEqual([...result.events.values()].map((event) => [event.id, event.seq, event.modifiedMs]), [
     [eventId(1), 3, Date.parse('2030-01-01T00:00:00.000Z')],
-    [eventId(3), 5, Date.parse(sampleRecord(3).created_at)],
     [eventId(2), 7, Date.parse('2030-01-03T00:00:00.000Z')],
+    [eventId(3), 9, Date.parse('2030-03-01T00:00:00.000Z')],
   ]);
+  // Every event copied into the recounted map once; the unpacked view's e-mail and each event id of a registration
+  // line copied once to be shared.
+  assert.deepEqual(result.work, { moved: 0, interned: 4, recounted: 3 });
   assert.equal(JSON.parse(result.events.get(eventId(1))!.json).registered_count, 1);
   assert.equal(eventFields(result.events.get(eventId(1)))!['json'], view.replace('"registered_count":0', '"registered_count":1'));
 });
