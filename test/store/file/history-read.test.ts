@@ -9,7 +9,7 @@ import { HistoryWalk, type HistoryRead } from '../../../src/store/views/change-h
 import { mulberry32 } from '../../helpers/random.js';
 import { changeFields, randomWrites, type Writer } from '../views/random-writes.js';
 import { MemoryFileSystem } from './memory-file-system.js';
-import { appendBatches, compact, FILE, guardedWriter, linesOf } from './written-log.js';
+import { appendBatches, compact, emptyLog, FILE, guardedWriter, linesOf } from './written-log.js';
 
 const SEED = Number(process.env['HISTORY_READ_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const NOW = Date.parse('2031-02-03T04:05:06.007Z');
@@ -47,8 +47,7 @@ test(`readHistoryAfter() gives the changes the writer's listener heard, after a 
   t.diagnostic(`seed ${SEED}`);
   const random = mulberry32(SEED);
   const writer = guardedWriter();
-  const fs = new MemoryFileSystem();
-  fs.files.set(FILE, Buffer.alloc(0));
+  const fs = emptyLog();
   await randomWrites(random, writer, 30);
   let written = appendBatches(fs, FILE, writer, 0);
   const lastSeq = writer.queue.nextSeq - 1;
@@ -79,8 +78,7 @@ test(`readHistoryAfter() gives the changes the writer's listener heard, after a 
 test('readHistoryAfter() stops at its limit, rejects a damaged log naming the file, and closes the log even when closing fails', async () => {
   const random = mulberry32(7);
   const writer = guardedWriter();
-  const fs = new MemoryFileSystem();
-  fs.files.set(FILE, Buffer.alloc(0));
+  const fs = emptyLog();
   await randomWrites(random, writer, 12);
   appendBatches(fs, FILE, writer, 0);
   const lastSeq = writer.queue.nextSeq - 1;

@@ -13,7 +13,7 @@ import { mulberry32 } from '../../helpers/random.js';
 import { eventFields } from '../helpers.js';
 import { emptyViews, randomWrites, type Writer } from '../views/random-writes.js';
 import { MemoryFileSystem } from './memory-file-system.js';
-import { appendBatches, compact, FILE, guardedWriter, linesOf, type Line } from './written-log.js';
+import { appendBatches, compact, emptyLog, FILE, guardedWriter, linesOf, type Line } from './written-log.js';
 
 const SEED = Number(process.env['REPLAY_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 
@@ -184,8 +184,7 @@ test(`replayLog() gives back what the writer wrote, whole, cut at any byte, dama
   t.diagnostic(`seed ${SEED}`);
   const random = mulberry32(SEED);
   const writer = guardedWriter();
-  const fs = new MemoryFileSystem();
-  fs.files.set(FILE, Buffer.alloc(0));
+  const fs = emptyLog();
   await randomWrites(random, writer, 24);
   // The last rounds within the hour, so answers are still remembered at the end.
   await randomWrites(random, writer, 6, 0);

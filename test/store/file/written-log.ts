@@ -5,10 +5,17 @@ import { seatsOf } from '../../../src/events/event.js';
 import { compactLog } from '../../../src/store/file/log-compaction.js';
 import { decodeRecord, type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { newWriter, type Writer } from '../views/random-writes.js';
-import type { MemoryFileSystem } from './memory-file-system.js';
+import { MemoryFileSystem } from './memory-file-system.js';
 
 /** Where the tests keep the log in their MemoryFileSystem. */
 export const FILE = '/data/events.jsonl';
+
+/** A MemoryFileSystem holding an empty log at FILE. */
+export function emptyLog(): MemoryFileSystem {
+  const fs = new MemoryFileSystem();
+  fs.files.set(FILE, Buffer.alloc(0));
+  return fs;
+}
 
 /**
  * A writer that refuses a capacity below the confirmed registrations, as the HTTP handlers do (409) before a change
