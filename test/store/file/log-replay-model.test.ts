@@ -124,8 +124,7 @@ async function checkLog(random: () => number, log: Buffer, firstCut: number, wri
       { lines: result.lines, lastSeq: result.lastSeq, horizon: result.horizon, goodLength: result.goodLength, fileLength: result.fileLength, torn: result.torn },
       {
         lines: records.length,
-        // A mark line says the newest deletion its compaction dropped. (Applied to empty views, as a PostgreSQL store
-        // migrated from a data folder applies it, it leaves the change log's horizon at 0: there is no tombstone to drop.)
+        // A mark line says the newest deletion its compaction dropped.
         horizon: records.reduce((newest, record) => (record.op === 'mark' ? Math.max(newest, record.gone) : newest), 0),
         lastSeq: records.filter(ordered).reduce((last, record) => record.seq, 0),
         goodLength,
