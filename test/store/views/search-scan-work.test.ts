@@ -79,9 +79,12 @@ class Buffers {
     if (this.word < bytes + MAX_FOLD) this.word = Math.max(bytes + MAX_FOLD, this.word * 2);
   }
 
-  /** `Ⅷ` (3 bytes, 4 units: viii) `count` times: before each, room for its fold and a unit a byte after it. */
-  eights(count: number): void {
-    this.bytes(count * 3);
+  /**
+   * A text of `before` plain bytes (each its own unit, ending in a separator) then `Ⅷ` (3 bytes, 4 units: viii)
+   * `count` times: before each Ⅷ, room for its fold and a unit a byte after it.
+   */
+  eights(count: number, before = 0): void {
+    this.bytes(before + count * 3);
     for (let k = 0; k < count; k++) {
       const after = 3 * count - (3 * k + 2);
       if (this.word < 4 * k + after + MAX_FOLD) this.word = this.word * 2 + after + MAX_FOLD;
@@ -105,21 +108,26 @@ test('the buffers grow as the model says: to the text, or twice; a long fold gro
     model.eights(count);
     model.check(`after Ⅷ × ${count}`);
   }
-  // A text just over twice the buffers: each grows to exactly what it needs; the same length again grows neither.
-  const length = Math.max(model.word, model.utf8) + 1;
-  for (let round = 0; round < 2; round++) {
+  // A text just over twice the buffers: each grows to exactly what it needs; the same length again grows neither;
+  // a little longer, each doubles.
+  const length = Math.max(2 * model.word, model.utf8) + 1;
+  for (const [round, size] of [length, length, length + 1].entries()) {
     const ids: number[] = [];
-    scanTerms(`${'b'.repeat(length - 2)} c`, terms, ids);
+    scanTerms(`${'b'.repeat(size - 2)} c`, terms, ids);
     assert.equal(ids.length, 2);
-    model.string(length, length);
-    model.check(`a text of ${length} bytes, round ${round}`);
+    model.string(size, size);
+    model.check(`a text of ${size} bytes, round ${round}`);
   }
-  // A literal deep inside a large buffer needs room for its own bytes only.
-  const line = Buffer.from(`${'x'.repeat(3 * model.word)}"deep inside Ⅷ"`);
-  const ids: number[] = [];
-  scanUtf8Terms(line, 3 * model.word + 1, line.length - 1, terms, ids);
-  assert.deepEqual(ids.map((id) => terms.word(id)), ['deep', 'inside', 'viii']);
-  model.check('a short literal far into its buffer');
+  // A literal deep inside a large buffer needs room for its own bytes only, short or long.
+  for (const repeats of [0, model.word]) {
+    const text = `deep ${'ab '.repeat(repeats)}Ⅷ`;
+    const line = Buffer.from(`${'x'.repeat(3 * model.word)}"${text}"`);
+    const ids: number[] = [];
+    scanUtf8Terms(line, 3 * model.word + 1, line.length - 1, terms, ids);
+    assert.deepEqual(ids.map((id) => terms.word(id)), ['deep', ...new Array<string>(repeats).fill('ab'), 'viii']);
+    model.eights(1, text.length - 1);
+    model.check(`a literal of ${text.length + 2} bytes far into its buffer`);
+  }
   // Ⅷ read from a literal at an offset grows the word buffer as from a string.
   for (const count of [Math.floor(model.word / 4) - 8, Math.floor(model.word / 4) + 1]) {
     const literal = Buffer.from(`{"t":"${'Ⅷ'.repeat(count)}"}`);
