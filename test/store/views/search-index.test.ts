@@ -81,9 +81,37 @@ class Model {
     readonly index: SearchIndex,
   ) {}
 
-  /** One random write (or a delete of an id that is not live). */
+  /** The distinct words of an event: its terms in the index. */
+  termsOf(stored: StoredEvent): Set<string> {
+    return new Set(searchTextOf(stored).flatMap(searchWords));
+  }
+
+  /** One random write; once the index is ready, the posting updates it costs are those of the words that changed. */
   write(): void {
+    const { index, live } = this;
+    const before = index.postingUpdates;
+    const ready = index.ready;
+    const states = new Map(live);
+    this.#randomWrite();
+    if (!ready) return;
+    let expected = 0;
+    for (const id of new Set([...states.keys(), ...live.keys()])) {
+      const [was, now] = [states.get(id), live.get(id)];
+      if (was === now) continue;
+      const [old, next] = [was === undefined ? new Set<string>() : this.termsOf(was), now === undefined ? new Set<string>() : this.termsOf(now)];
+      // Told as new although live: every word out and in again.
+      const replaced = was !== undefined && now !== undefined && this.toldAsNew;
+      for (const term of old) if (replaced || !next.has(term)) expected++;
+      for (const term of next) if (replaced || !old.has(term)) expected++;
+    }
+    assert.equal(index.postingUpdates - before, expected, `posting updates of a write (SEARCH_INDEX_SEED=${SEED})`);
+  }
+
+  toldAsNew = false;
+
+  #randomWrite(): void {
     const { random, index, live } = this;
+    this.toldAsNew = false;
     const ids = [...live.keys()];
     const roll = random();
     const some = (): StoredEvent => live.get(ids[Math.floor(random() * ids.length)]!)!;
@@ -113,6 +141,7 @@ class Model {
       live.set(stored.id, stored);
     } else if (roll < 0.8) {
       // Told as new although the id is live: the former state goes.
+      this.toldAsNew = true;
       const stored = randomEvent(random, Number(some().id.slice(4)), ++this.seq);
       index.put(stored, undefined);
       live.set(stored.id, stored);
@@ -238,9 +267,58 @@ function round(random: Random, events: number, start: Start, what: string): void
 test(`SearchIndex answers as a scan of the live events, built, adopted or refused, with writes all along (SEARCH_INDEX_SEED=${SEED})`, () => {
   const random = mulberry32(SEED);
   const starts: Start[] = ['collect', 'place, then adopt', 'adopt refused'];
-  for (let n = 0; n < 9; n++) {
-    const events = [0, 1, 40, 160][Math.floor(random() * 4)]!;
+  for (const [n, events] of [0, 1, 40, 160, 160, 40, 1, 0, 160].entries()) {
     const start = starts[n % 3]!;
     round(random, events, start, `round ${n}: ${events} events, ${start}`);
   }
+});
+
+test('a new SearchIndex holds nothing and is ready: no build to adopt, nothing to place', () => {
+  const index = new SearchIndex();
+  assert.equal(index.ready, true);
+  assert.deepEqual(index.progress, { indexed: 0, total: 0 });
+  assert.equal(index.adoptBuilt(builtOf([])), 'the index is built already');
+  assert.equal(index.placeSome(10, () => true), true);
+  assert.equal(index.capacity, 0);
+  assert.deepEqual(index.months(), []);
+  assert.deepEqual(index.match(['yoga']), { slots: [] });
+});
+
+test('a registration changes no posting; an edit, only those of the words it changes; a delete and a new slot, all', () => {
+  const index = new SearchIndex();
+  const stored = toStored(sampleRecord(1, { title: 'Yoga lab', description: 'yoga at noon', location: 'Gym', organizer: { name: 'Ann', email: 'a@campus.example' } }), 1);
+  index.put(stored, undefined);
+  // yoga, lab, at, noon, gym, ann.
+  assert.equal(index.postingUpdates, 6);
+  const registered = withRegisteredCount(stored, 5, 2, stored.modifiedMs + 1);
+  index.put(registered, stored);
+  assert.equal(index.postingUpdates, 6);
+  const edited = toStored(sampleRecord(1, { title: 'Yoga run', description: 'yoga at noon', location: 'Gym', organizer: { name: 'Ann', email: 'a@campus.example' } }), 3);
+  index.put(edited, registered);
+  assert.equal(index.postingUpdates, 8, 'lab out, run in');
+  assert.deepEqual(index.match(['lab']), { slots: [] });
+  assert.deepEqual(index.match(['ru']), { slots: [index.slotOf(stored.id)!] });
+  index.delete(edited);
+  assert.equal(index.postingUpdates, 14);
+  index.delete(edited);
+  assert.equal(index.postingUpdates, 14, 'a delete of an event not there');
+});
+
+test('a big campus: a word of few events of many gives a list of slots, and a prefix of many words is checked on those slots alone', () => {
+  const index = new SearchIndex();
+  const put = (n: number, title: string): void => index.put(toStored(sampleRecord(n, { title, description: '', location: 'Hall', organizer: { name: 'Ann', email: 'a@campus.example' } }), n + 1), undefined);
+  // 5,000 slots: `some` in 70 (more than 64, fewer than one in 64), `filler` in the rest, `rare` in one; 200 words
+  // `w0`…`w199` in 5 events each, so `w` stands for 200 postings of 1,000 slots in all.
+  for (let n = 0; n < 5000; n++) put(n, `${n < 70 ? 'some' : 'filler'}${n < 1000 ? ` w${Math.floor(n / 5)}` : ''}${n === 7 ? ' rare' : ''}`);
+  assert.equal(index.capacity, 5000);
+  const some = index.match(['some']);
+  assert.ok('slots' in some, 'a list of slots');
+  assert.deepEqual(some.slots, Array.from({ length: 70 }, (_, n) => n));
+  const filler = index.match(['filler']);
+  assert.ok('bitmap' in filler, 'a bitmap');
+  assert.equal(filler.bitmap.count, 4930);
+  // `rare` is in one event: `w` (200 postings) is checked by that event's own text, which holds `w1`.
+  assert.deepEqual(index.match(['rare', 'w']), { slots: [7] });
+  assert.deepEqual(index.match(['w', 'rare']), { slots: [7] });
+  assert.deepEqual(index.match(['rare', 'w2']), { slots: [] });
 });
