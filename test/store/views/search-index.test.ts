@@ -13,6 +13,7 @@ import { monthOf, SearchIndex, type SlotSet } from '../../../src/store/views/sea
 import { type Posting, postingPushInto, SlotBitmap } from '../../../src/store/views/search-postings.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { sampleRecord } from '../helpers.js';
+import { randomSearchEvent } from './search-index-events.js';
 
 const SEED = Number(process.env['SEARCH_INDEX_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 /** The first words are in most events (a query of them takes the bitmap path), the last in few. */
@@ -20,20 +21,7 @@ const WORDS = ['seminar', 'lab', 'Chemistry', 'chemie', 'yoga', 'StraÃŸe', 'cafÃ
 
 type Random = () => number;
 
-function randomEvent(random: Random, n: number, seq: number): StoredEvent {
-  const text = (count: number): string => Array.from({ length: count }, () => WORDS[Math.floor(WORDS.length * random() ** 3)]!).join(' ');
-  const start = Date.UTC(2026, Math.floor(random() * 4), 1 + Math.floor(random() * 28));
-  const record = sampleRecord(n, {
-    title: text(1 + Math.floor(random() * 3)),
-    description: random() < 0.4 ? '' : text(Math.floor(random() * 4)),
-    location: text(1),
-    organizer: { name: text(1), email: 'org@campus.example' },
-    category: CATEGORIES[Math.floor(random() * CATEGORIES.length)]!,
-    start_time: new Date(start).toISOString(),
-    end_time: new Date(start + 3_600_000).toISOString(),
-  });
-  return toStored(record, seq);
-}
+const randomEvent = (random: Random, n: number, seq: number): StoredEvent => randomSearchEvent(random, n, seq, WORDS, { skew: 3, digits: 0, months: 4 });
 
 const slotsOf = (posting: Posting | SlotBitmap | undefined): number[] => {
   const slots: number[] = [];
