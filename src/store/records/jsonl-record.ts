@@ -224,7 +224,7 @@ export function encodeIdempotency(entry: IdempotencyEntry): string {
 
 /** The `idem` field of a line: request hash, API key id and the base64url Idempotency-Key, dot-separated, so it needs no escaping. */
 export function encodeIdemToken(tag: IdempotencyTag): string {
-  if (!TOKEN_PART.test(tag.requestHash) || !ID_PATTERN.test(tag.keyId)) throw new TypeError(`cannot log the idempotency tag of key ${JSON.stringify(tag.keyId)}`);
+  if (!TOKEN_PART.test(tag.requestHash) || !ID_PATTERN.test(tag.keyId) || !LOGGABLE_KEY.test(tag.key)) throw new TypeError(`cannot log the idempotency tag of key ${JSON.stringify(tag.keyId)}`);
   return `${tag.requestHash}.${tag.keyId}.${Buffer.from(tag.key, 'latin1').toString('base64url')}`;
 }
 
@@ -237,6 +237,8 @@ function decodeIdemToken(token: string): IdempotencyTag | undefined {
 }
 
 const TOKEN_PART = /^[A-Za-z0-9_-]{1,400}$/;
+/** The keys replay reads back: 1 to 255 characters, each one byte in latin1 (HTTP allows only printable ASCII). */
+const LOGGABLE_KEY = /^[\u0000-\u00ff]{1,255}$/;
 
 /** The line compaction writes for a live registration: its state now, at the seq that created it. */
 export function encodeRegistrationState(registration: Registration): string {
