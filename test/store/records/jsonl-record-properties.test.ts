@@ -322,3 +322,62 @@ test(`an Idempotency-Key of 1 to 255 characters of any byte (U+0000–U+00FF) re
     assert.throws(() => encodeStored(stored, [], { ...tag(), key }), /cannot log the idempotency tag/, JSON.stringify(key));
   }
 });
+
+/** Times of the right shape that are no real time from 1970 on: replay refuses them wherever a line holds a time. */
+const IMPOSSIBLE_TIMES = ['2026-02-29T00:00:00.000Z', '2026-13-01T00:00:00.000Z', '2026-04-31T00:00:00.000Z', '2026-01-00T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '2026-01-01T00:60:00.000Z', '2026-01-01T00:00:60.000Z', '1969-12-31T23:59:59.999Z', 'abcd-ef-ghTij:kl:mn.opqZ'];
+
+test(`a time of the right shape that is no real time is refused in every line that holds one, and the encoders never write one (RECORD_SEED=${SEED})`, () => {
+  const record = eventRecord(false);
+  const stored = toStored(record, 9, undefined, Date.parse(record.created_at) + 1000);
+  const own = registration(8, false, false);
+  const lines = {
+    put: encodeStored(stored),
+    'put with at': encodeStored(stored, [registrationIdOf()]),
+    reg: encodeRegister(own, 9),
+    regstate: encodeRegistrationState({ ...own, checkedInAt: time() }),
+    checkin: encodeCheckIn({ seq: 9, eventId: own.eventId, id: own.id, at: time() }),
+    cancel: encodeCancel({ seq: 9, eventId: own.eventId, id: own.id, atMs: 5, promoted: [] }),
+    idem: encodeIdempotency({ ...tag(), atMs: 5, seq: 9, answer: { kind: 'event', view: stored.json, createdAt: record.created_at } }),
+  };
+  const paths: Record<keyof typeof lines, string[]> = {
+    put: ['created_at'],
+    'put with at': ['created_at', 'at'],
+    reg: ['reg.created_at'],
+    regstate: ['reg.created_at', 'reg.checked_in_at'],
+    checkin: ['at'],
+    cancel: ['at'],
+    idem: ['at', 'created_at'],
+  };
+  for (const [kind, line] of Object.entries(lines) as [keyof typeof lines, string][]) {
+    assertAllRefused(kind, line, paths[kind].map((path) => ({ path, values: IMPOSSIBLE_TIMES })));
+  }
+  for (const bad of IMPOSSIBLE_TIMES) {
+    assert.match(unloggableReason({ ...record, created_at: bad }) ?? 'accepted', /created_at/, bad);
+    for (const write of [
+      () => encodePut(1, { ...record, created_at: bad }),
+      () => encodeRegister({ ...own, createdAt: bad }),
+      () => encodeRegistrationState({ ...own, createdAt: bad }),
+      () => encodeCheckIn({ seq: 9, eventId: own.eventId, id: own.id, at: bad }),
+      () => encodeIdempotency({ ...tag(), atMs: 5, seq: 9, answer: { kind: 'event', view: stored.json, createdAt: bad } }),
+    ]) {
+      assert.throws(write, /must be YYYY-MM-DDTHH:MM:SS\.sssZ/, bad);
+    }
+  }
+  // A time in ms becomes the line's text: it must be one replay reads back as the same ms.
+  const limit = Date.UTC(10000, 0, 1);
+  for (const ms of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, limit, 2 ** 53]) {
+    for (const write of [
+      () => encodeStored({ ...stored, modifiedMs: ms } as typeof stored),
+      () => encodeCancel({ seq: 9, eventId: own.eventId, id: own.id, atMs: ms, promoted: [] }),
+      () => encodeIdempotency({ ...tag(), atMs: ms, seq: 9, answer: { kind: 'registration', registration: own } }),
+    ]) {
+      assert.throws(write, (error: unknown) => error instanceof TypeError && error.message.endsWith(`must be a whole number of ms from 1970 to 9999, got ${ms}`), String(ms));
+    }
+  }
+  for (const ms of [0, limit - 1]) {
+    const cancel = { seq: 9, eventId: own.eventId, id: own.id, atMs: ms, promoted: [] };
+    assert.deepEqual(decode(encodeCancel(cancel)), { op: 'cancel', ...cancel });
+    const entry = { ...tag(), atMs: ms, seq: 9, answer: { kind: 'registration' as const, registration: own } };
+    assert.deepEqual(decode(encodeIdempotency(entry)), { seq: 9, op: 'idem', entry });
+  }
+});

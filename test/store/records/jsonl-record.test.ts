@@ -254,3 +254,15 @@ test('decodeRecord() reads a reg line from its bytes exactly as JSON.parse would
   const head = line.slice(0, line.indexOf(',"crc":')).replace('"seq":20}', '"seq":22}');
   assert.equal(typeof decode(`${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`), 'string', 'a registration seq after its line is damage');
 });
+
+test('decodeRecord() names the damage of a line that is only a checksum, and reads at most 17 bytes of an unknown op', () => {
+  const sealed = (head: string): string => `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
+  // Nothing before the checksum: not even a seq to check it against.
+  assert.equal(decode(sealed('')), 'the line does not end with its checksum ,"crc":"…"}');
+  assert.equal(decode(sealed('{')), 'the line does not start with {"seq":');
+  // The op's name is read up to its closing quote, and no further than 17 bytes.
+  assert.equal(decode(sealed('{"seq":3,"op":"abcdefghijklmnopq"')), 'unknown record kind "op":"abcdefghijklmnopq"');
+  assert.equal(decode(sealed('{"seq":3,"op":"abcdefghijklmnopqrstuvwxyz","id":"x"')), 'unknown record kind "op":"abcdefghijklmnopq"');
+  assert.equal(decode(sealed('{"seq":3,"op":"docdel')), 'unknown record kind "op":"docdel"');
+  assert.equal(decode(sealed('{"seq":3,"op":"')), 'unknown record kind "op":""');
+});
