@@ -54,6 +54,23 @@ test(`lines without escapes are read from their bytes, never by JSON.parse: put,
   assert.equal(parse.mock.callCount(), 0);
 });
 
+test(`the kind of a put, del or plain reg line is matched on its bytes: its name is never made a string (RECORD_SEED=${SEED})`, (t) => {
+  const record = eventRecord(false);
+  const lines = [encodePut(3, record), encodeStored(toStored(record, 4, undefined, 5), [registrationIdOf()], tag()), encodeDelete(5, eventIdOf()), encodeRegister(registration(6, false, false))];
+  for (const line of lines) {
+    const buf = Buffer.from(line);
+    const strings = t.mock.method(buf, 'toString');
+    assert.equal(typeof decodeRecord(buf, 0, buf.length - 1), 'object');
+    const made = strings.mock.calls.map((call) => call.result);
+    for (const op of ['put', 'del', 'reg']) assert.ok(!made.includes(op), `"${op}" read as a string from ${line}`);
+  }
+  // Other kinds are looked up by name.
+  const buf = Buffer.from(encodeMark(7, 2));
+  const strings = t.mock.method(buf, 'toString');
+  assert.deepEqual(decodeRecord(buf, 0, buf.length - 1), { seq: 7, op: 'mark', gone: 2 });
+  assert.ok(strings.mock.calls.some((call) => call.result === 'mark'));
+});
+
 test(`every field of a well-checksummed line, made wrong, is refused as damage, on both the byte path and the JSON.parse path (RECORD_SEED=${SEED})`, () => {
   let count = 0;
   for (const hard of [false, true]) {

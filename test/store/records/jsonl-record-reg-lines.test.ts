@@ -87,8 +87,16 @@ function randomLine(): string {
   if (random() < 0.05) fields['idem'] = pick(['x', 5, `${tag().requestHash}.key.`]);
   let order = Object.keys(reg);
   if (random() < 0.15) order = order.sort(() => random() - 0.5);
-  const sortedReg = Object.fromEntries(order.map((key) => [key, reg[key]]));
-  let head = JSON.stringify({ ...fields, reg: sortedReg }).slice(0, -1);
+  // A key renamed to another of the same length (the byte path must not read a field by its place alone).
+  const renamed = (key: string): string => (random() < 0.04 ? pick([key.toUpperCase(), `${key.slice(0, -1)}_`, `x${key.slice(1)}`]) : key);
+  const sortedReg = Object.fromEntries(order.map((key) => [renamed(key), reg[key]]));
+  const { seq, op, ...rest } = fields;
+  let top = Object.entries({ ...rest, reg: sortedReg });
+  if (random() < 0.1) top = top.reverse();
+  let head = JSON.stringify({ seq, op, ...Object.fromEntries(top.map(([key, each]) => [key === 'reg' ? key : renamed(key), each])) }).slice(0, -1);
+  if (random() < 0.05) head = head.replace('"reg":{', '"re\\u0067":{');
+  if (random() < 0.05) head = head.replace('"event":', '"ev\\u0065nt":');
+  if (random() < 0.05) head = head.replace('"reg":{', '"Reg":{');
   // A space or tab after a colon inside `reg` (the line's own head, `{"seq":N,"op":"reg"`, has one spelling).
   const regAt = head.indexOf('"reg":{');
   if (random() < 0.1) head = head.slice(0, regAt) + head.slice(regAt).replace(/":(?=["\d{])/, pick(['": ', '":\t']));

@@ -266,3 +266,41 @@ test('decodeRecord() names the damage of a line that is only a checksum, and rea
   assert.equal(decode(sealed('{"seq":3,"op":"docdel')), 'unknown record kind "op":"docdel"');
   assert.equal(decode(sealed('{"seq":3,"op":"')), 'unknown record kind "op":""');
 });
+
+test('decodeRecord() names each kind of damage to the head of a put line (with a good checksum), and cuts it short anywhere', () => {
+  const sealed = (head: string): string => `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
+  const stored = toStored(sampleRecord(3), 40, undefined, Date.parse('2030-01-04T00:00:00.000Z'));
+  const line = encodeStored(stored, ['reg_0000000000000000000009'], { key: 'k', keyId: 'key_1', requestHash: 'abc' });
+  const head = line.slice(0, line.indexOf(',"crc":'));
+  const view = head.slice(head.indexOf(',"event":') + ',"event":'.length);
+  const put = '{"seq":40,"op":"put"';
+  const created = ',"created_at":"2026-08-01T12:00:00.000Z"';
+  const cases: [string, string][] = [
+    [`${put},"event":${view}`, 'a put line lacks "created_at"'],
+    [`${put},"created_at":"2026-08-01T12:00"`, 'a put line lacks "created_at"'],
+    [`${put},"created_at":"2026-08-01T12:00:00.000Z`, 'a put line lacks "event" after "created_at"'],
+    [`${put},"created_at":"2026-08-01 12:00:00.000Z","event":${view}`, 'created_at is not a UTC time: "2026-08-01 12:00:00.000Z"'],
+    [`${put},"created_at":"2026-02-30T12:00:00.000Z","event":${view}`, 'created_at is not a UTC time: "2026-02-30T12:00:00.000Z"'],
+    [`${put}${created},"at":"2030-01-04T00:00:00.000X","event":${view}`, '"at" is not a UTC time: "2030-01-04T00:00:00.000X"'],
+    [`${put}${created},"at":"2030-01-04T00:00:00.000Z"`, 'a put line lacks "event" after "created_at"'],
+    [`${put}${created},"at":"2030-01-04T00:00`, 'a put line lacks "event" after "created_at"'],
+    [`${put}${created},"idem":"abc.key_1.aw`, 'a put line has an unclosed "idem"'],
+    [`${put}${created},"idem":"abc.key_1","event":${view}`, 'a put line has a malformed "idem"'],
+    [`${put}${created},"promoted":["reg_0000000000000000000009"`, 'a put line has an unclosed "promoted" list'],
+    [`${put}${created},"promoted":["reg_0000000000000000000009"}`, 'a put line has an unclosed "promoted" list'],
+    [`${put}${created},"promoted":["reg_9"],"event":${view}`, 'a put line has a malformed "promoted" list'],
+    [`${put}${created},"promoted":[,],"event":${view}`, 'a put line has a malformed "promoted" list'],
+    [`${put}${created},"event":`, 'a put line lacks "event" after "created_at"'],
+    [`${put}${created},"event"`, 'a put line lacks "event" after "created_at"'],
+    [`${put}${created},"view":${view}`, 'a put line lacks "event" after "created_at"'],
+    [`${put}${created},"event":[${view}]`, 'the "event" is not a JSON object'],
+    [`${put}${created},"event":${view}]`, 'the "event" is not a JSON object'],
+    [`${put}${created},"event":${view.slice(0, -2)}`, 'the "event" is not a JSON object'],
+    [`${put}${created},"event":${view.slice(0, -1)}]`, 'the "event" is not a JSON object'],
+  ];
+  for (const [damaged, reason] of cases) assert.equal(decode(sealed(damaged)), reason, damaged);
+  // The first line written: nothing but the fields every put has.
+  assert.deepEqual(decode(sealed(`${put}${created},"event":${view}`)), { seq: 40, op: 'put', stored: toStored(sampleRecord(3), 40) });
+  // A checksum of all zeros is hex: it is compared, not refused as not hex.
+  assert.match(decode(line.replace(/"crc":"[0-9a-f]{8}"/, '"crc":"00000000"')) as string, /^the checksum does not match \(written 00000000, computed [0-9a-f]{8}\)$/);
+});
