@@ -35,7 +35,12 @@ function idemTagOf(token: unknown): IdempotencyTag | undefined {
 
 /** The obvious reader of a reg line: the record it means, or undefined when a field is wrong. */
 function reference(line: string): LogRecord | undefined {
-  const fields = JSON.parse(line) as Record<string, unknown>;
+  let fields: Record<string, unknown>;
+  try {
+    fields = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
   const { seq, event, reg } = fields;
   if (typeof seq !== 'number' || typeof event !== 'string' || !/^evt_[0-9A-Za-z]{16,}$/.test(event)) return undefined;
   if (typeof reg !== 'object' || reg === null) return undefined;
@@ -97,6 +102,8 @@ function randomLine(): string {
   if (random() < 0.05) head = head.replace('"reg":{', '"re\\u0067":{');
   if (random() < 0.05) head = head.replace('"event":', '"ev\\u0065nt":');
   if (random() < 0.05) head = head.replace('"reg":{', '"Reg":{');
+  // A raw control character inside the name or the e-mail: not JSON, so refused.
+  if (random() < 0.05) head = head.replace(pick(['"name":"', '"email":"']), (key) => key + pick(['\u0001', '\t', '\n', '\u001f']));
   // A space or tab after a colon inside `reg` (the line's own head, `{"seq":N,"op":"reg"`, has one spelling).
   const regAt = head.indexOf('"reg":{');
   if (random() < 0.1) head = head.slice(0, regAt) + head.slice(regAt).replace(/":(?=["\d{])/, pick(['": ', '":\t']));

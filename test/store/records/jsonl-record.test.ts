@@ -304,3 +304,13 @@ test('decodeRecord() names each kind of damage to the head of a put line (with a
   // A checksum of all zeros is hex: it is compared, not refused as not hex.
   assert.match(decode(line.replace(/"crc":"[0-9a-f]{8}"/, '"crc":"00000000"')) as string, /^the checksum does not match \(written 00000000, computed [0-9a-f]{8}\)$/);
 });
+
+test('decodeRecord() reads a line read by JSON.parse with its last "op", as JSON.parse does: a second one naming no kind is damage', () => {
+  const sealed = (head: string): string => `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
+  const cancel = encodeCancel({ seq: 30, eventId: eventId(3), id: REGISTRATION.id, atMs: 0, promoted: [] });
+  const head = cancel.slice(0, cancel.indexOf(',"crc":'));
+  assert.equal(decode(sealed(`${head},"op":"nope"`)), 'unknown record kind "op":"nope"');
+  assert.equal(decode(sealed(`${head},"op":5`)), 'unknown record kind "op":5');
+  assert.equal(decode(sealed('{"seq":3,"op":"checkin","op":"nope"')), 'a nope line has no valid "event"');
+  assert.deepEqual(decode(sealed(`${head},"op":"cancel"`)), decode(cancel));
+});
