@@ -65,7 +65,7 @@ const VARIANTS: Record<string, () => unknown> = {
   id: () => pick([registrationIdOf(), registrationIdOf(), 'reg_short', `reg_${'0'.repeat(65)}`, `Reg_${'0'.repeat(22)}`, 7, null]),
   name: () => pick([text(0, 12, false), text(0, 12), text(1, 4) + '"', '', 5, null, ['n']]),
   email: () => pick([`${text(1, 8, false)}@${text(1, 8, false)}`, `${text(1, 8)}@${text(1, 8)}`, 'no-at-sign', '@', '', 5]),
-  status: () => pick(['confirmed', 'waitlisted', 'confirmed', 'waitlisted', 'Confirmed', 'confirmedx', 'waitlist', 'cancelled', '', 0]),
+  status: () => pick(['confirmed', 'waitlisted', 'confirmed', 'waitlisted', 'Confirmed', 'confirmedx', 'waitlist', 'cancelled', 'unassigned', '', 0]),
   created_at: () => pick([time(), time(), time(), '2026-02-29T00:00:00.000Z', '2028-02-29T23:59:59.999Z', '2026-13-01T00:00:00.000Z', '2026-04-31T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '2026-01-01T00:60:00.000Z', '1969-12-31T23:59:59.999Z', 'abcd-ef-ghTij:kl:mn.opqZ', '2026-01-01T00:00:00.000Zx', '2026-01-01T00:00:00Z', 5]),
   seq: () => pick([1, 2, 'line', 'line', 'line+1', 0, -1, 1.5, '1', 2 ** 53]),
 };
@@ -138,6 +138,8 @@ test('the byte path refuses a reg line whose seq of its own is not a plain posit
     ['"seq":020}', undefined],
     ['"seq":}', undefined],
     ['"seq":2x}', undefined],
+    ['"seq":20]', undefined],
+    ['"seq":20', undefined],
     ['"seq":20 }', 20],
     ['"seq":20,"x":1}', 20],
     ['"seq":-1}', undefined],

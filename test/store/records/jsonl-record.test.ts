@@ -314,3 +314,17 @@ test('decodeRecord() reads a line read by JSON.parse with its last "op", as JSON
   assert.equal(decode(sealed('{"seq":3,"op":"checkin","op":"nope"')), 'a nope line has no valid "event"');
   assert.deepEqual(decode(sealed(`${head},"op":"cancel"`)), decode(cancel));
 });
+
+test('decodeRecord() names the damage of a registration line read by JSON.parse, and reads a state line as the state it is', () => {
+  const sealed = (head: string): string => `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
+  assert.equal(decode(sealed('{"seq":3,"op":"cancel",')), 'the line is not valid JSON');
+  const escaped = { ...REGISTRATION, name: 'tab\there' };
+  const line = encodeRegister(escaped);
+  const head = line.slice(0, line.indexOf(',"crc":'));
+  assert.equal(decode(sealed(head.replace('"confirmed"', '"maybe"'))), `a reg line has an unknown "status" for ${REGISTRATION.id}`);
+  const state = encodeRegistrationState(escaped);
+  const stateHead = state.slice(0, state.indexOf(',"crc":'));
+  assert.equal(decode(sealed(stateHead.replace('"confirmed"', '"maybe"'))), `a regstate line has an unknown "status" for ${REGISTRATION.id}`);
+  // No encoder writes an Idempotency-Key on a state line: one there changes nothing of what it is.
+  assert.deepEqual(decode(sealed(`${stateHead},"idem":"abc.key_1.aw"`)), { seq: 21, op: 'regstate', registration: escaped });
+});
