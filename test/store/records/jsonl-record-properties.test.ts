@@ -383,12 +383,12 @@ test(`a time of the right shape that is no real time is refused in every line th
   // A time in ms becomes the line's text: it must be one replay reads back as the same ms.
   const limit = Date.UTC(10000, 0, 1);
   for (const ms of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, limit, 2 ** 53]) {
-    for (const write of [
-      () => encodeStored({ ...stored, modifiedMs: ms } as typeof stored),
-      () => encodeCancel({ seq: 9, eventId: own.eventId, id: own.id, atMs: ms, promoted: [] }),
-      () => encodeIdempotency({ ...tag(), atMs: ms, seq: 9, answer: { kind: 'registration', registration: own } }),
-    ]) {
-      assert.throws(write, (error: unknown) => error instanceof TypeError && error.message.endsWith(`must be a whole number of ms from 1970 to 9999, got ${ms}`), String(ms));
+    for (const [what, write] of [
+      ['the time of a change', () => encodeStored({ ...stored, modifiedMs: ms } as typeof stored)],
+      ['the time of a cancellation', () => encodeCancel({ seq: 9, eventId: own.eventId, id: own.id, atMs: ms, promoted: [] })],
+      ['the time of an answer', () => encodeIdempotency({ ...tag(), atMs: ms, seq: 9, answer: { kind: 'registration', registration: own } })],
+    ] as const) {
+      assert.throws(write, (error: unknown) => error instanceof TypeError && error.message === `${what} must be a whole number of ms from 1970 to 9999, got ${ms}`, String(ms));
     }
   }
   for (const ms of [0, limit - 1]) {

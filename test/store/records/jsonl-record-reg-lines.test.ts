@@ -146,6 +146,8 @@ test('the byte path refuses a reg line whose seq of its own is not a plain posit
     ['"seq":1e1}', 10],
     ['"seq":2.0}', 2],
   ];
+  // A status of as many letters as "waitlisted" that is not it.
+  assert.equal(typeof decode(sealed(head.replace('"confirmed"', '"unassigned"'))), 'string');
   for (const [tail, ownSeq] of cases) {
     const changed = sealed(head.replace('"seq":20}', tail));
     const decoded = decode(changed);

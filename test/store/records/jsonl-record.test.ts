@@ -294,11 +294,16 @@ test('decodeRecord() names each kind of damage to the head of a put line (with a
     [`${put}${created},"event"`, 'a put line lacks "event" after "created_at"'],
     [`${put}${created},"view":${view}`, 'a put line lacks "event" after "created_at"'],
     [`${put}${created},"event":[${view}]`, 'the "event" is not a JSON object'],
+    [`${put}${created},"event":1}`, 'the "event" is not a JSON object'],
     [`${put}${created},"event":${view}]`, 'the "event" is not a JSON object'],
     [`${put}${created},"event":${view.slice(0, -2)}`, 'the "event" is not a JSON object'],
     [`${put}${created},"event":${view.slice(0, -1)}]`, 'the "event" is not a JSON object'],
   ];
   for (const [damaged, reason] of cases) assert.equal(decode(sealed(damaged)), reason, damaged);
+  // Replay reads a line inside a buffer of many: an unclosed list must not be closed by the next line's bracket.
+  const unclosed = Buffer.from(sealed(`${put}${created},"promoted":["reg_0000000000000000000009"`) + line);
+  const first = unclosed.indexOf('\n');
+  assert.equal(decodeRecord(unclosed, 0, first), 'a put line has an unclosed "promoted" list');
   // The first line written: nothing but the fields every put has.
   assert.deepEqual(decode(sealed(`${put}${created},"event":${view}`)), { seq: 40, op: 'put', stored: toStored(sampleRecord(3), 40) });
   // A checksum of all zeros is hex: it is compared, not refused as not hex.
