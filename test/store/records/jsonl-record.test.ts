@@ -7,6 +7,11 @@ import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodeIdempote
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { eventId, sampleRecord } from '../helpers.js';
 
+/** `head` closed and sealed with its checksum, as the encoders seal a line. */
+function sealed(head: string): string {
+  return `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
+}
+
 function decode(line: string): LogRecord | MetaRecord | string {
   const buf = Buffer.from(line, 'utf8');
   assert.equal(buf[buf.length - 1], 10, 'a line ends with a newline');
@@ -256,7 +261,6 @@ test('decodeRecord() reads a reg line from its bytes exactly as JSON.parse would
 });
 
 test('decodeRecord() names the damage of a line that is only a checksum, and reads at most 17 bytes of an unknown op', () => {
-  const sealed = (head: string): string => `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
   // Nothing before the checksum: not even a seq to check it against.
   assert.equal(decode(sealed('')), 'the line does not end with its checksum ,"crc":"…"}');
   assert.equal(decode(sealed('{')), 'the line does not start with {"seq":');
@@ -268,7 +272,6 @@ test('decodeRecord() names the damage of a line that is only a checksum, and rea
 });
 
 test('decodeRecord() names each kind of damage to the head of a put line (with a good checksum), and cuts it short anywhere', () => {
-  const sealed = (head: string): string => `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
   const stored = toStored(sampleRecord(3), 40, undefined, Date.parse('2030-01-04T00:00:00.000Z'));
   const line = encodeStored(stored, ['reg_0000000000000000000009'], { key: 'k', keyId: 'key_1', requestHash: 'abc' });
   const head = line.slice(0, line.indexOf(',"crc":'));
@@ -311,7 +314,6 @@ test('decodeRecord() names each kind of damage to the head of a put line (with a
 });
 
 test('decodeRecord() reads a line read by JSON.parse with its last "op", as JSON.parse does: a second one naming no kind is damage', () => {
-  const sealed = (head: string): string => `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
   const cancel = encodeCancel({ seq: 30, eventId: eventId(3), id: REGISTRATION.id, atMs: 0, promoted: [] });
   const head = cancel.slice(0, cancel.indexOf(',"crc":'));
   assert.equal(decode(sealed(`${head},"op":"nope"`)), 'unknown record kind "op":"nope"');
@@ -321,7 +323,6 @@ test('decodeRecord() reads a line read by JSON.parse with its last "op", as JSON
 });
 
 test('decodeRecord() names the damage of a registration line read by JSON.parse, and reads a state line as the state it is', () => {
-  const sealed = (head: string): string => `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
   assert.equal(decode(sealed('{"seq":3,"op":"cancel",')), 'the line is not valid JSON');
   const escaped = { ...REGISTRATION, name: 'tab\there' };
   const line = encodeRegister(escaped);
