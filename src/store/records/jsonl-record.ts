@@ -2,7 +2,7 @@
 import { CATEGORIES, viewJson } from '../../events/event.js';
 import type { Category, EventRecord, StoredEvent } from '../../events/event.js';
 import { crc32, crc32Byte, crc32Hex } from '../../lib/crc32.js';
-import { looksLikeUtcTime, parseUtcTime, scanStoredView, scanViewLayout } from '../views/view-scan.js';
+import { parseUtcTime, scanStoredView, scanViewLayout } from '../views/view-scan.js';
 import type { PackedEvent, PackedEvents } from '../views/packed-events.js';
 import { ServedEvent } from '../views/served-event.js';
 import { REGISTRATION_ID_PATTERN, type Registration, type RegistrationStatus } from '../views/roster.js';
@@ -150,7 +150,7 @@ export function unloggableReason(record: EventRecord): string | undefined {
   if (typeof record.id !== 'string' || !EVENT_ID_PATTERN.test(record.id)) return `its id ${JSON.stringify(record.id)} is not evt_ + 16 or more letters and digits`;
   if (!CATEGORIES.includes(record.category)) return `its category ${JSON.stringify(record.category)} is unknown`;
   if (Number.isNaN(timeMs(record.start_time)) || Number.isNaN(timeMs(record.end_time))) return 'its start_time and end_time must be YYYY-MM-DDTHH:MM:SS.sssZ';
-  if (typeof record.created_at !== 'string' || !TIME_PATTERN.test(record.created_at)) return 'its created_at must be YYYY-MM-DDTHH:MM:SS.sssZ';
+  if (Number.isNaN(timeMs(record.created_at))) return 'its created_at must be YYYY-MM-DDTHH:MM:SS.sssZ';
   if (!Number.isFinite(record.capacity) || !Number.isFinite(record.registered_count)) return 'its capacity and registered_count must be numbers';
   if (typeof record.organizer?.email !== 'string') return 'it has no organizer e-mail';
   return undefined;
@@ -163,7 +163,7 @@ export function encodePut(seq: number, record: EventRecord, view: string = viewJ
 
 /** The put line of a stored event, at the sequence number it was written with (compaction keeps them), with the registrations it confirmed. */
 export function encodeStored(stored: StoredEvent, promoted: readonly string[] = [], idem?: IdempotencyTag): string {
-  return encodeView(stored.seq, stored.createdAt, new Date(stored.modifiedMs).toISOString(), promoted, stored.json, idem);
+  return encodeView(stored.seq, stored.createdAt, isoTime(stored.modifiedMs, 'the time of a change'), promoted, stored.json, idem);
 }
 
 /** The line of a new registration at `lineSeq`: its own seq, or the next one when it confirms (the event's); `idem` when sent with an Idempotency-Key. */
@@ -212,19 +212,19 @@ export function encodeIdempotency(entry: IdempotencyEntry): string {
   const answer = entry.answer;
   let payload: string;
   if (answer.kind === 'event') {
-    if (!TIME_PATTERN.test(answer.createdAt)) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(answer.createdAt)}`);
+    if (Number.isNaN(timeMs(answer.createdAt))) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(answer.createdAt)}`);
     payload = `"created_at":"${answer.createdAt}","view":${JSON.stringify(answer.view)}`;
   } else {
     const r = answer.registration;
     checkIds(r.eventId, r.id, []);
     payload = `"event":"${r.eventId}","reg":${JSON.stringify({ id: r.id, name: r.name, email: r.email, status: r.status, created_at: r.createdAt, seq: r.seq })}`;
   }
-  return seal(`{"seq":${checkSeq(entry.seq)},"op":"idem","idem":"${encodeIdemToken(entry)}","at":"${new Date(entry.atMs).toISOString()}",${payload}`);
+  return seal(`{"seq":${checkSeq(entry.seq)},"op":"idem","idem":"${encodeIdemToken(entry)}","at":"${isoTime(entry.atMs, 'the time of an answer')}",${payload}`);
 }
 
 /** The `idem` field of a line: request hash, API key id and the base64url Idempotency-Key, dot-separated, so it needs no escaping. */
 export function encodeIdemToken(tag: IdempotencyTag): string {
-  if (!TOKEN_PART.test(tag.requestHash) || !ID_PATTERN.test(tag.keyId)) throw new TypeError(`cannot log the idempotency tag of key ${JSON.stringify(tag.keyId)}`);
+  if (!TOKEN_PART.test(tag.requestHash) || !ID_PATTERN.test(tag.keyId) || !LOGGABLE_KEY.test(tag.key)) throw new TypeError(`cannot log the idempotency tag of key ${JSON.stringify(tag.keyId)}`);
   return `${tag.requestHash}.${tag.keyId}.${Buffer.from(tag.key, 'latin1').toString('base64url')}`;
 }
 
@@ -237,6 +237,8 @@ function decodeIdemToken(token: string): IdempotencyTag | undefined {
 }
 
 const TOKEN_PART = /^[A-Za-z0-9_-]{1,400}$/;
+/** The keys replay reads back: 1 to 255 characters, each one byte in latin1 (HTTP allows only printable ASCII). */
+const LOGGABLE_KEY = /^[\u0000-\u00ff]{1,255}$/;
 
 /** The line compaction writes for a live registration: its state now, at the seq that created it. */
 export function encodeRegistrationState(registration: Registration): string {
@@ -246,20 +248,20 @@ export function encodeRegistrationState(registration: Registration): string {
 /** The line of a cancelled registration and the waitlisted ones confirmed in its place. */
 export function encodeCancel(record: Omit<CancelRecord, 'op'>): string {
   checkIds(record.eventId, record.id, record.promoted);
-  const at = new Date(record.atMs).toISOString();
+  const at = isoTime(record.atMs, 'the time of a cancellation');
   return seal(`{"seq":${checkSeq(record.seq)},"op":"cancel","event":"${record.eventId}","at":"${at}","id":"${record.id}","promoted":${JSON.stringify(record.promoted)}`);
 }
 
 /** The line of a check-in. */
 export function encodeCheckIn(record: Omit<CheckInRecord, 'op'>): string {
   checkIds(record.eventId, record.id, []);
-  if (!TIME_PATTERN.test(record.at)) throw new TypeError(`a check-in time must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(record.at)}`);
+  if (Number.isNaN(timeMs(record.at))) throw new TypeError(`a check-in time must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(record.at)}`);
   return seal(`{"seq":${checkSeq(record.seq)},"op":"checkin","event":"${record.eventId}","at":"${record.at}","id":"${record.id}"`);
 }
 
 function encodeRegistration(op: 'reg' | 'regstate', registration: Registration, lineSeq: number, idem?: IdempotencyTag): string {
   checkIds(registration.eventId, registration.id, []);
-  if (!TIME_PATTERN.test(registration.createdAt)) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(registration.createdAt)}`);
+  if (Number.isNaN(timeMs(registration.createdAt))) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(registration.createdAt)}`);
   const fields = {
     id: registration.id,
     name: registration.name,
@@ -287,7 +289,7 @@ export function encodeDelete(seq: number, id: string): string {
 
 /** A put line; `at` (the time of the change) and `promoted` are left out when they add nothing, as lines before them had neither. */
 function encodeView(seq: number, createdAt: string, at: string, promoted: readonly string[], view: string, idem?: IdempotencyTag): string {
-  if (!TIME_PATTERN.test(createdAt)) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(createdAt)}`);
+  if (Number.isNaN(timeMs(createdAt))) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(createdAt)}`);
   for (const id of promoted) if (!REGISTRATION_ID_PATTERN.test(id)) throw new TypeError(`cannot log registration id ${JSON.stringify(id)}`);
   const atField = at === createdAt ? '' : `,"at":"${at}"`;
   const idemField = idem === undefined ? '' : `,"idem":"${encodeIdemToken(idem)}"`;
@@ -367,15 +369,16 @@ export function decodeRecord(buf: Buffer, start: number, end: number, options: D
 function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: DecodeOptions): PutRecord | string {
   if (!matches(buf, pos, CREATED_OPEN, end - 24)) return 'a put line lacks "created_at"';
   pos += CREATED_OPEN.length;
-  if (!looksLikeUtcTime(buf, pos, end)) return `created_at is not a UTC time: ${JSON.stringify(buf.toString('utf8', pos, pos + 24))}`;
-  const createdAtPos = pos;
+  // A real time from 1970 on, as timeMs reads one (replay's byte parser): NaN for anything else.
+  const createdMs = parseUtcTime(buf, pos, end);
+  if (Number.isNaN(createdMs)) return `created_at is not a UTC time: ${JSON.stringify(buf.toString('utf8', pos, pos + 24))}`;
   const createdAt = buf.toString('latin1', pos, pos + 24);
-  let modifiedMs = parseUtcTime(buf, pos, end);
+  let modifiedMs = createdMs;
   pos += 24;
   if (matches(buf, pos, AT_OPEN, end - 24)) {
     pos += AT_OPEN.length;
-    if (!looksLikeUtcTime(buf, pos, end)) return `"at" is not a UTC time: ${JSON.stringify(buf.toString('utf8', pos, pos + 24))}`;
     modifiedMs = parseUtcTime(buf, pos, end);
+    if (Number.isNaN(modifiedMs)) return `"at" is not a UTC time: ${JSON.stringify(buf.toString('utf8', pos, pos + 24))}`;
     pos += 24;
   }
   let idem: IdempotencyTag | undefined;
@@ -398,7 +401,7 @@ function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: 
   if (!matches(buf, pos, eventOpen, end - 2)) return 'a put line lacks "event" after "created_at"';
   pos += eventOpen.length;
   if (buf[pos] !== OPEN_BRACE || buf[end - 1] !== CLOSE_BRACE) return 'the "event" is not a JSON object';
-  const packed = options.pack === undefined ? undefined : packView(buf, pos, end, createdAtPos, seq, modifiedMs, options.pack);
+  const packed = options.pack === undefined ? undefined : packView(buf, pos, end, createdMs, seq, modifiedMs, options.pack);
   if (packed !== undefined) return putRecord(seq, packed, promoted, idem);
   // toString copies the bytes into a new flat string: nothing keeps the read buffer alive.
   const json = buf.toString('utf8', pos, end);
@@ -414,10 +417,10 @@ function putRecord(seq: number, stored: StoredEvent, promoted: string[] | undefi
 }
 
 /** The view in `buf[start, end)` packed into `pack`, when it has the usual layout and packs exactly; else undefined. */
-function packView(buf: Buffer, start: number, end: number, createdAtPos: number, seq: number, modifiedMs: number, pack: PackedEvents): PackedEvent | undefined {
+function packView(buf: Buffer, start: number, end: number, createdMs: number, seq: number, modifiedMs: number, pack: PackedEvents): PackedEvent | undefined {
   const layout = scanViewLayout(buf, start, end);
   if (layout === undefined) return undefined;
-  return pack.pack(buf, layout, buf.toString('latin1', layout.idStart, layout.idEnd), parseUtcTime(buf, createdAtPos, end), seq, modifiedMs);
+  return pack.pack(buf, layout, buf.toString('latin1', layout.idStart, layout.idEnd), createdMs, seq, modifiedMs);
 }
 
 /**
@@ -459,7 +462,7 @@ function scanRegisterLine(buf: Buffer, pos: number, end: number, seq: number, op
   if (!EVENT_ID_PATTERN.test(eventId)) return 'a reg line has no valid "event"';
   if (!REGISTRATION_ID_PATTERN.test(id)) return 'a reg line has no valid registration "id"';
   if (!email.includes('@')) return `a reg line has no valid "name" and "email" for ${id}`;
-  if (!looksLikeUtcTime(buf, createdStart, end)) return `a reg line has no valid "created_at" for ${id}`;
+  if (Number.isNaN(parseUtcTime(buf, createdStart, end))) return `a reg line has no valid "created_at" for ${id}`;
   if (ownSeq < 1 || ownSeq > seq) return 'a reg line has no valid registration "seq"';
   return {
     seq,
@@ -556,7 +559,7 @@ function decodeIdempotencyLine(fields: Record<string, unknown>, seq: number, opt
   let answer: RememberedAnswer;
   if (typeof fields['view'] === 'string') {
     const createdAt = fields['created_at'];
-    if (typeof createdAt !== 'string' || !TIME_PATTERN.test(createdAt)) return 'an idem line has no valid "created_at"';
+    if (typeof createdAt !== 'string' || Number.isNaN(timeMs(createdAt))) return 'an idem line has no valid "created_at"';
     answer = { kind: 'event', view: fields['view'], createdAt };
   } else {
     const eventId = fields['event'];
@@ -653,6 +656,15 @@ function timeMs(value: unknown): number {
 }
 
 const TIME_SCRATCH = Buffer.alloc(24);
+
+/** 10000-01-01T00:00:00.000Z: the first time whose ISO string has more than 4 digits of year. */
+const TIME_LIMIT_MS = Date.UTC(10000, 0, 1);
+
+/** The log's form of a time given in ms since the epoch; throws for one replay could not read back (before 1970, from 10000 on, not a whole number). */
+function isoTime(ms: number, what: string): string {
+  if (!Number.isInteger(ms) || ms < 0 || ms >= TIME_LIMIT_MS) throw new TypeError(`${what} must be a whole number of ms from 1970 to 9999, got ${ms}`);
+  return new Date(ms).toISOString();
+}
 
 function parseHex(buf: Buffer, pos: number): number {
   let value = 0;

@@ -36,6 +36,9 @@ export interface RosterView {
   nextToConfirm(capacity: number): string[];
 }
 
+/** Registrations `page()` has looked at, over every roster: a test holds it to what a page must walk (no work counted per roster, to keep rosters small). */
+export const pageWork = { visited: 0 };
+
 /** The active registrations of one event. Its methods keep the counts true; the seat rules are the caller's. */
 export class Roster implements RosterView {
   /** Every registration, in creation order (a replaced one keeps its place). */
@@ -88,6 +91,7 @@ export class Roster implements RosterView {
     const source = status === 'waitlisted' ? this.#waitlist : this.#byId;
     let skipped = 0;
     for (const registration of source.values()) {
+      pageWork.visited++;
       if (status !== undefined && registration.status !== status) continue;
       if (skipped++ < offset) continue;
       registrations.push(registration);

@@ -3,7 +3,7 @@
 // could not read. A failure prints its seed: rerun with RECORD_SEED=n.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
+import { toStored, type EventRecord } from '../../../src/events/event.js';
 import { crc32, crc32Hex } from '../../../src/lib/crc32.js';
 import {
   decodeRecord,
@@ -23,150 +23,14 @@ import {
   type LogRecord,
   type MetaRecord,
 } from '../../../src/store/records/jsonl-record.js';
-import type { IdempotencyEntry, IdempotencyTag } from '../../../src/store/views/idempotency-table.js';
-import type { Registration } from '../../../src/store/views/roster.js';
+import type { IdempotencyEntry } from '../../../src/store/views/idempotency-table.js';
 import { mulberry32 } from '../../helpers/random.js';
+import { NOT_A_REGISTRATION_ID, NOT_A_SEQ, NOT_A_TAG, NOT_A_TIME, NOT_AN_EVENT_ID, SEQ_AND_OP, assertAllRefused, decode, recordSamples, reseal, type Corruption } from './random-records.js';
 
 const SEED = Number(process.env['RECORD_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const random = mulberry32(SEED);
 
-/** Characters that need an escape in JSON, or take 2, 3 or 4 bytes in UTF-8, or are JSON's own punctuation. */
-const HARD = ['"', '\\', '/', '\b', '\f', '\n', '\r', '\t', '\u0000', '\u0001', '\u001f', '\u007f', 'é', '\u0800', '€', '\u2028', '\u2029', '\uffff', '😀', '𐀀', '{', '}', '[', ']', ',', ':'];
-const PLAIN = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .-_@+';
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-function int(min: number, max: number): number {
-  return min + Math.floor(random() * (max - min + 1));
-}
-function pick<T>(items: readonly T[]): T {
-  return items[Math.floor(random() * items.length)]!;
-}
-/** A string of `min`–`max` characters; with `hard`, about a third of them from HARD. */
-function text(min: number, max: number, hard = true): string {
-  let out = '';
-  for (let n = int(min, max); n > 0; n--) out += hard && random() < 0.35 ? pick(HARD) : PLAIN[Math.floor(random() * PLAIN.length)];
-  return out;
-}
-function base62(length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += BASE62[Math.floor(random() * 62)];
-  return out;
-}
-function time(): string {
-  return new Date(int(0, 4_102_444_800_000)).toISOString();
-}
-const eventIdOf = (): string => `evt_${base62(int(16, 24))}`;
-const registrationIdOf = (): string => `reg_${base62(int(22, 30))}`;
-
-function eventRecord(hard: boolean): EventRecord {
-  const start = int(0, 4_000_000_000_000);
-  return {
-    id: eventIdOf(),
-    title: text(1, 40, hard),
-    description: text(0, 80, hard),
-    category: pick(CATEGORIES),
-    location: text(1, 30, hard),
-    start_time: new Date(start).toISOString(),
-    end_time: new Date(start + int(0, 86_400_000)).toISOString(),
-    capacity: int(0, 100_000),
-    registered_count: int(0, 100),
-    organizer: { name: text(1, 20, hard), email: `${text(1, 12, hard)}@${text(1, 12, hard)}` },
-    created_at: time(),
-  };
-}
-
-function registration(seq: number, hard: boolean, checkedIn = random() < 0.5): Registration {
-  return {
-    id: registrationIdOf(),
-    eventId: eventIdOf(),
-    name: text(1, 30, hard),
-    email: `${text(1, 12, hard)}@${text(1, 12, hard)}`,
-    status: pick(['confirmed', 'waitlisted'] as const),
-    createdAt: time(),
-    checkedInAt: checkedIn ? time() : null,
-    seq,
-  };
-}
-
-function tag(): IdempotencyTag {
-  let key = '';
-  for (let n = int(1, 255); n > 0; n--) key += String.fromCharCode(int(0x20, 0x7e));
-  return { key, keyId: base62(int(1, 20)).replace(/^./, '_'), requestHash: base62(32).replace(/./g, (c) => (random() < 0.05 ? pick(['-', '_']) : c)) };
-}
-
-/** A random line and the record it must read back as. */
-function sample(hard: boolean): { line: string; expected: LogRecord | MetaRecord } {
-  const seq = int(1, 2 ** 40);
-  switch (int(0, 9)) {
-    case 0: {
-      const record = eventRecord(hard);
-      return { line: encodePut(seq, record), expected: { seq, op: 'put', stored: toStored(record, seq) } };
-    }
-    case 1: {
-      // A later change: its time, the registrations it confirmed and the Idempotency-Key, each there or not.
-      const record = eventRecord(hard);
-      const modifiedMs = Date.parse(record.created_at) + int(0, 1) * int(1, 10 ** 9);
-      const stored: StoredEvent = toStored(record, seq, undefined, modifiedMs);
-      const promoted = Array.from({ length: int(0, 3) }, registrationIdOf);
-      const idem = random() < 0.5 ? tag() : undefined;
-      const expected: LogRecord = { seq, op: 'put', stored, ...(promoted.length > 0 ? { promoted } : {}), ...(idem === undefined ? {} : { idem }) };
-      return { line: encodeStored(stored, promoted, idem), expected };
-    }
-    case 2: {
-      const id = pick([eventIdOf(), base62(int(1, 64)), `_${base62(int(0, 10))}`]);
-      return { line: encodeDelete(seq, id), expected: { seq, op: 'del', id } };
-    }
-    case 3: {
-      const own = registration(int(1, seq), hard, false);
-      const lineSeq = own.status === 'confirmed' && random() < 0.5 ? own.seq + 1 : own.seq;
-      const idem = random() < 0.3 ? tag() : undefined;
-      return { line: encodeRegister(own, lineSeq, idem), expected: { seq: lineSeq, op: 'reg', registration: own, ...(idem === undefined ? {} : { idem }) } };
-    }
-    case 4: {
-      const state = registration(seq, hard);
-      return { line: encodeRegistrationState(state), expected: { seq, op: 'regstate', registration: state } };
-    }
-    case 5: {
-      const cancel = { seq, eventId: eventIdOf(), id: registrationIdOf(), atMs: int(0, 4_102_444_800_000), promoted: Array.from({ length: int(0, 3) }, registrationIdOf) };
-      return { line: encodeCancel(cancel), expected: { op: 'cancel', ...cancel } };
-    }
-    case 6: {
-      const checkIn = { seq, eventId: eventIdOf(), id: registrationIdOf(), at: time() };
-      return { line: encodeCheckIn(checkIn), expected: { op: 'checkin', ...checkIn } };
-    }
-    case 7: {
-      const gone = int(0, seq);
-      return { line: encodeMark(seq, gone), expected: { seq, op: 'mark', gone } };
-    }
-    case 8: {
-      const record = eventRecord(hard);
-      const entry: IdempotencyEntry = { ...tag(), atMs: int(0, 4_102_444_800_000), seq, answer: { kind: 'event', view: toStored(record, seq).json, createdAt: record.created_at } };
-      return { line: encodeIdempotency(entry), expected: { seq, op: 'idem', entry } };
-    }
-    default: {
-      const answer = registration(int(1, seq), hard, false);
-      const entry: IdempotencyEntry = { ...tag(), atMs: int(0, 4_102_444_800_000), seq, answer: { kind: 'registration', registration: answer } };
-      return { line: encodeIdempotency(entry), expected: { seq, op: 'idem', entry } };
-    }
-  }
-}
-
-function decode(line: string, pad = 0): LogRecord | MetaRecord | string {
-  const bytes = Buffer.from(line, 'utf8');
-  assert.equal(bytes[bytes.length - 1], 0x0a, 'a line ends with a newline');
-  // Somewhere in a larger buffer, as replay reads it.
-  const buf = Buffer.concat([Buffer.alloc(pad, 0x7b), bytes, Buffer.from('{"seq":1')]);
-  return decodeRecord(buf, pad, pad + bytes.length - 1);
-}
-
-/** A line with the same fields as `line` but `change` applied to its parsed object, sealed with a good checksum. */
-function reseal(line: string, change: (fields: Record<string, any>) => void): string {
-  const fields = JSON.parse(line) as Record<string, any>;
-  delete fields['crc'];
-  change(fields);
-  const head = JSON.stringify(fields).slice(0, -1);
-  return `${head},"crc":"${crc32Hex(crc32(`${head}}`))}"}\n`;
-}
+const { int, time, eventIdOf, registrationIdOf, eventRecord, registration, tag, sample } = recordSamples(random);
 
 test(`every line written reads back equal: 1,000 seeded random records of every kind, every escape included (RECORD_SEED=${SEED})`, () => {
   for (let n = 0; n < 1000; n++) {
@@ -182,54 +46,30 @@ test(`lines without escapes are read from their bytes, never by JSON.parse: put,
     const seq = int(1, 2 ** 40);
     const record = eventRecord(false);
     assert.deepEqual(decode(encodePut(seq, record)), { seq, op: 'put', stored: toStored(record, seq) });
-    const own = registration(seq, false, false);
-    assert.deepEqual(decode(encodeRegister(own)), { seq, op: 'reg', registration: own });
+    const own = registration(n < 2 ? 10 ** 15 - 1 : seq, false, false);
+    assert.deepEqual(decode(encodeRegister(own)), { seq: own.seq, op: 'reg', registration: own });
     const id = eventIdOf();
     assert.deepEqual(decode(encodeDelete(seq, id)), { seq, op: 'del', id });
   }
   assert.equal(parse.mock.callCount(), 0);
 });
 
-/** Values that no field of a line may hold where a string, an id, a time or a seq is expected. */
-const NOT_A_TIME = [undefined, null, 5, '', 'x', '2026-08-01T12:00:00Z', '2026-08-01T12:00:00.000+01:00', '2026-08-01 12:00:00.000Z', ['2026-08-01T12:00:00.000Z']];
-const NOT_AN_EVENT_ID = [undefined, null, 7, '', 'evt_short', 'abc_0000000000000000', 'evt_000000000000000!', ['evt_0000000000000000'], 'xevt_0000000000000000', 'evt_0000000000000000!'];
-const NOT_A_REGISTRATION_ID = [undefined, null, 7, '', 'reg_short', 'xyz_0000000000000000000000', `reg_${'0'.repeat(65)}`, 'reg_0000000000000000000000!', [`reg_${'0'.repeat(22)}`]];
-const NOT_A_SEQ = [undefined, null, 0, -1, 1.5, '1', [1], 2 ** 53];
-const NOT_A_TAG = [null, 5, '', 'hash.key.A', 'a.b', 'a.b.c.d', 'h!.key.a2V5', 'hash.bad key.a2V5', 'hash.key.', 'hash.key.a2V5!', `hash.key.${'A'.repeat(401)}`, `hash.key.${Buffer.from('k'.repeat(256), 'latin1').toString('base64url')}`];
-
-interface Corruption {
-  path: string;
-  values: readonly unknown[];
-}
-
-function setPath(fields: Record<string, any>, path: string, value: unknown): void {
-  const parts = path.split('.');
-  let target = fields;
-  for (const part of parts.slice(0, -1)) target = target[part];
-  if (value === undefined) delete target[parts.at(-1)!];
-  else target[parts.at(-1)!] = value;
-}
-
-function assertAllRefused(kind: string, line: string, corruptions: readonly Corruption[]): number {
-  let count = 0;
-  assert.equal(typeof decode(line), 'object', `${kind}: the good line reads`);
-  for (const { path, values } of corruptions) {
-    for (const value of values) {
-      const bad = reseal(line, (fields) => setPath(fields, path, value));
-      const decoded = decode(bad);
-      assert.equal(typeof decoded, 'string', `${kind}: ${path} = ${JSON.stringify(value)} must be refused, got ${JSON.stringify(decoded)} from ${bad}`);
-      assert.match(decoded as string, /^[a-z"].{15,}/, `${kind}: ${path} = ${JSON.stringify(value)}: the reason is a sentence`);
-      count++;
-    }
+test(`the kind of a put, del or plain reg line is matched on its bytes: its name is never made a string (RECORD_SEED=${SEED})`, (t) => {
+  const record = eventRecord(false);
+  const lines = [encodePut(3, record), encodeStored(toStored(record, 4, undefined, 5), [registrationIdOf()], tag()), encodeDelete(5, eventIdOf()), encodeRegister(registration(6, false, false))];
+  for (const line of lines) {
+    const buf = Buffer.from(line);
+    const strings = t.mock.method(buf, 'toString');
+    assert.equal(typeof decodeRecord(buf, 0, buf.length - 1), 'object');
+    const made = strings.mock.calls.map((call) => call.result);
+    for (const op of ['put', 'del', 'reg']) assert.ok(!made.includes(op), `"${op}" read as a string from ${line}`);
   }
-  return count;
-}
-
-/** `seq` and `op` made wrong; `ops` the other kinds whose fields this line cannot hold. */
-const SEQ_AND_OP = (ops: readonly string[]): Corruption[] => [
-  { path: 'seq', values: NOT_A_SEQ },
-  { path: 'op', values: [undefined, null, 5, '', 'PUT', 'nope', 'constructor', '__proto__', ...ops] },
-];
+  // Other kinds are looked up by name.
+  const buf = Buffer.from(encodeMark(7, 2));
+  const strings = t.mock.method(buf, 'toString');
+  assert.deepEqual(decodeRecord(buf, 0, buf.length - 1), { seq: 7, op: 'mark', gone: 2 });
+  assert.ok(strings.mock.calls.some((call) => call.result === 'mark'));
+});
 
 test(`every field of a well-checksummed line, made wrong, is refused as damage, on both the byte path and the JSON.parse path (RECORD_SEED=${SEED})`, () => {
   let count = 0;
@@ -474,5 +314,87 @@ test('the edges a random record seldom hits: seq 1 everywhere, a checksum in cap
     const decoded = decodeRecord(regBytes, 0, regBytes.length - 1, { intern });
     assert.ok(typeof decoded !== 'string' && decoded.op === 'reg');
     assert.equal(decoded.registration.eventId, `interned:${reg.eventId}`);
+  }
+});
+
+test(`an Idempotency-Key of 1 to 255 characters of any byte (U+0000–U+00FF) reads back equal from a put, a reg and an idem line; any other is refused when written (RECORD_SEED=${SEED})`, () => {
+  const own = registration(5, false, false);
+  const stored = toStored(eventRecord(false), 6);
+  for (let n = 0; n < 200; n++) {
+    const length = n < 2 ? [1, 255][n]! : int(1, 255);
+    let key = '';
+    for (let i = 0; i < length; i++) key += String.fromCharCode(int(0, 255));
+    const tagged = { ...tag(), key };
+    const put = decode(encodeStored(stored, [], tagged));
+    assert.ok(typeof put !== 'string' && put.op === 'put', JSON.stringify(put));
+    assert.deepEqual(put.idem, tagged, `key ${JSON.stringify(key)}`);
+    assert.deepEqual(decode(encodeRegister(own, 6, tagged)), { seq: 6, op: 'reg', registration: own, idem: tagged });
+    const entry: IdempotencyEntry = { ...tagged, atMs: 0, seq: 6, answer: { kind: 'registration', registration: own } };
+    assert.deepEqual(decode(encodeIdempotency(entry)), { seq: 6, op: 'idem', entry });
+  }
+  // Replay refuses an empty key, or one of 256 bytes (NOT_A_TAG): the store must not write one. A character past
+  // U+00FF would come back as another key (latin1 keeps its low byte).
+  for (const key of ['', 'k'.repeat(256), 'caf\u0113', '\u{1f600}']) {
+    assert.throws(() => encodeIdemToken({ ...tag(), key }), /cannot log the idempotency tag/, JSON.stringify(key));
+    assert.throws(() => encodeStored(stored, [], { ...tag(), key }), /cannot log the idempotency tag/, JSON.stringify(key));
+  }
+});
+
+/** Times of the right shape that are no real time from 1970 on: replay refuses them wherever a line holds a time. */
+const IMPOSSIBLE_TIMES = ['2026-02-29T00:00:00.000Z', '2026-13-01T00:00:00.000Z', '2026-04-31T00:00:00.000Z', '2026-01-00T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '2026-01-01T00:60:00.000Z', '2026-01-01T00:00:60.000Z', '1969-12-31T23:59:59.999Z', 'abcd-ef-ghTij:kl:mn.opqZ'];
+
+test(`a time of the right shape that is no real time is refused in every line that holds one, and the encoders never write one (RECORD_SEED=${SEED})`, () => {
+  const record = eventRecord(false);
+  const stored = toStored(record, 9, undefined, Date.parse(record.created_at) + 1000);
+  const own = registration(8, false, false);
+  const lines = {
+    put: encodeStored(stored),
+    'put with at': encodeStored(stored, [registrationIdOf()]),
+    reg: encodeRegister(own, 9),
+    regstate: encodeRegistrationState({ ...own, checkedInAt: time() }),
+    checkin: encodeCheckIn({ seq: 9, eventId: own.eventId, id: own.id, at: time() }),
+    cancel: encodeCancel({ seq: 9, eventId: own.eventId, id: own.id, atMs: 5, promoted: [] }),
+    idem: encodeIdempotency({ ...tag(), atMs: 5, seq: 9, answer: { kind: 'event', view: stored.json, createdAt: record.created_at } }),
+  };
+  const paths: Record<keyof typeof lines, string[]> = {
+    put: ['created_at'],
+    'put with at': ['created_at', 'at'],
+    reg: ['reg.created_at'],
+    regstate: ['reg.created_at', 'reg.checked_in_at'],
+    checkin: ['at'],
+    cancel: ['at'],
+    idem: ['at', 'created_at'],
+  };
+  for (const [kind, line] of Object.entries(lines) as [keyof typeof lines, string][]) {
+    assertAllRefused(kind, line, paths[kind].map((path) => ({ path, values: IMPOSSIBLE_TIMES })));
+  }
+  for (const bad of IMPOSSIBLE_TIMES) {
+    assert.match(unloggableReason({ ...record, created_at: bad }) ?? 'accepted', /created_at/, bad);
+    for (const write of [
+      () => encodePut(1, { ...record, created_at: bad }),
+      () => encodeRegister({ ...own, createdAt: bad }),
+      () => encodeRegistrationState({ ...own, createdAt: bad }),
+      () => encodeCheckIn({ seq: 9, eventId: own.eventId, id: own.id, at: bad }),
+      () => encodeIdempotency({ ...tag(), atMs: 5, seq: 9, answer: { kind: 'event', view: stored.json, createdAt: bad } }),
+    ]) {
+      assert.throws(write, /must be YYYY-MM-DDTHH:MM:SS\.sssZ/, bad);
+    }
+  }
+  // A time in ms becomes the line's text: it must be one replay reads back as the same ms.
+  const limit = Date.UTC(10000, 0, 1);
+  for (const ms of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, limit, 2 ** 53]) {
+    for (const [what, write] of [
+      ['the time of a change', () => encodeStored({ ...stored, modifiedMs: ms } as typeof stored)],
+      ['the time of a cancellation', () => encodeCancel({ seq: 9, eventId: own.eventId, id: own.id, atMs: ms, promoted: [] })],
+      ['the time of an answer', () => encodeIdempotency({ ...tag(), atMs: ms, seq: 9, answer: { kind: 'registration', registration: own } })],
+    ] as const) {
+      assert.throws(write, (error: unknown) => error instanceof TypeError && error.message === `${what} must be a whole number of ms from 1970 to 9999, got ${ms}`, String(ms));
+    }
+  }
+  for (const ms of [0, limit - 1]) {
+    const cancel = { seq: 9, eventId: own.eventId, id: own.id, atMs: ms, promoted: [] };
+    assert.deepEqual(decode(encodeCancel(cancel)), { op: 'cancel', ...cancel });
+    const entry = { ...tag(), atMs: ms, seq: 9, answer: { kind: 'registration' as const, registration: own } };
+    assert.deepEqual(decode(encodeIdempotency(entry)), { seq: 9, op: 'idem', entry });
   }
 });

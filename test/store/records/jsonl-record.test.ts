@@ -7,6 +7,11 @@ import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodeIdempote
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { eventId, sampleRecord } from '../helpers.js';
 
+/** `head` closed and sealed with its checksum, as the encoders seal a line. */
+function sealed(head: string): string {
+  return `${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`;
+}
+
 function decode(line: string): LogRecord | MetaRecord | string {
   const buf = Buffer.from(line, 'utf8');
   assert.equal(buf[buf.length - 1], 10, 'a line ends with a newline');
@@ -253,4 +258,79 @@ test('decodeRecord() reads a reg line from its bytes exactly as JSON.parse would
   const line = encodeRegister({ ...REGISTRATION, name: 'Plain', seq: 20 }, 21);
   const head = line.slice(0, line.indexOf(',"crc":')).replace('"seq":20}', '"seq":22}');
   assert.equal(typeof decode(`${head},"crc":"${crc32Hex(crc32(head + '}'))}"}\n`), 'string', 'a registration seq after its line is damage');
+});
+
+test('decodeRecord() names the damage of a line that is only a checksum, and reads at most 17 bytes of an unknown op', () => {
+  // Nothing before the checksum: not even a seq to check it against.
+  assert.equal(decode(sealed('')), 'the line does not end with its checksum ,"crc":"…"}');
+  assert.equal(decode(sealed('{')), 'the line does not start with {"seq":');
+  // The op's name is read up to its closing quote, and no further than 17 bytes.
+  assert.equal(decode(sealed('{"seq":3,"op":"abcdefghijklmnopq"')), 'unknown record kind "op":"abcdefghijklmnopq"');
+  assert.equal(decode(sealed('{"seq":3,"op":"abcdefghijklmnopqrstuvwxyz","id":"x"')), 'unknown record kind "op":"abcdefghijklmnopq"');
+  assert.equal(decode(sealed('{"seq":3,"op":"docdel')), 'unknown record kind "op":"docdel"');
+  assert.equal(decode(sealed('{"seq":3,"op":"')), 'unknown record kind "op":""');
+});
+
+test('decodeRecord() names each kind of damage to the head of a put line (with a good checksum), and cuts it short anywhere', () => {
+  const stored = toStored(sampleRecord(3), 40, undefined, Date.parse('2030-01-04T00:00:00.000Z'));
+  const line = encodeStored(stored, ['reg_0000000000000000000009'], { key: 'k', keyId: 'key_1', requestHash: 'abc' });
+  const head = line.slice(0, line.indexOf(',"crc":'));
+  const view = head.slice(head.indexOf(',"event":') + ',"event":'.length);
+  const put = '{"seq":40,"op":"put"';
+  const created = ',"created_at":"2026-08-01T12:00:00.000Z"';
+  const cases: [string, string][] = [
+    [`${put},"event":${view}`, 'a put line lacks "created_at"'],
+    [`${put},"created_at":"2026-08-01T12:00"`, 'a put line lacks "created_at"'],
+    [`${put},"created_at":"2026-08-01T12:00:00.000Z`, 'a put line lacks "event" after "created_at"'],
+    [`${put},"created_at":"2026-08-01 12:00:00.000Z","event":${view}`, 'created_at is not a UTC time: "2026-08-01 12:00:00.000Z"'],
+    [`${put},"created_at":"2026-02-30T12:00:00.000Z","event":${view}`, 'created_at is not a UTC time: "2026-02-30T12:00:00.000Z"'],
+    [`${put}${created},"at":"2030-01-04T00:00:00.000X","event":${view}`, '"at" is not a UTC time: "2030-01-04T00:00:00.000X"'],
+    [`${put}${created},"at":"2030-01-04T00:00:00.000Z"`, 'a put line lacks "event" after "created_at"'],
+    [`${put}${created},"at":"2030-01-04T00:00`, 'a put line lacks "event" after "created_at"'],
+    [`${put}${created},"idem":"abc.key_1.aw`, 'a put line has an unclosed "idem"'],
+    [`${put}${created},"idem":"abc.key_1","event":${view}`, 'a put line has a malformed "idem"'],
+    [`${put}${created},"promoted":["reg_0000000000000000000009"`, 'a put line has an unclosed "promoted" list'],
+    [`${put}${created},"promoted":["reg_0000000000000000000009"}`, 'a put line has an unclosed "promoted" list'],
+    [`${put}${created},"promoted":["reg_9"],"event":${view}`, 'a put line has a malformed "promoted" list'],
+    [`${put}${created},"promoted":[,],"event":${view}`, 'a put line has a malformed "promoted" list'],
+    [`${put}${created},"event":`, 'a put line lacks "event" after "created_at"'],
+    [`${put}${created},"event"`, 'a put line lacks "event" after "created_at"'],
+    [`${put}${created},"view":${view}`, 'a put line lacks "event" after "created_at"'],
+    [`${put}${created},"event":[${view}]`, 'the "event" is not a JSON object'],
+    [`${put}${created},"event":1}`, 'the "event" is not a JSON object'],
+    [`${put}${created},"event":${view}]`, 'the "event" is not a JSON object'],
+    [`${put}${created},"event":${view.slice(0, -2)}`, 'the "event" is not a JSON object'],
+    [`${put}${created},"event":${view.slice(0, -1)}]`, 'the "event" is not a JSON object'],
+  ];
+  for (const [damaged, reason] of cases) assert.equal(decode(sealed(damaged)), reason, damaged);
+  // Replay reads a line inside a buffer of many: an unclosed list must not be closed by the next line's bracket.
+  const unclosed = Buffer.from(sealed(`${put}${created},"promoted":["reg_0000000000000000000009"`) + line);
+  const first = unclosed.indexOf('\n');
+  assert.equal(decodeRecord(unclosed, 0, first), 'a put line has an unclosed "promoted" list');
+  // The first line written: nothing but the fields every put has.
+  assert.deepEqual(decode(sealed(`${put}${created},"event":${view}`)), { seq: 40, op: 'put', stored: toStored(sampleRecord(3), 40) });
+  // A checksum of all zeros is hex: it is compared, not refused as not hex.
+  assert.match(decode(line.replace(/"crc":"[0-9a-f]{8}"/, '"crc":"00000000"')) as string, /^the checksum does not match \(written 00000000, computed [0-9a-f]{8}\)$/);
+});
+
+test('decodeRecord() reads a line read by JSON.parse with its last "op", as JSON.parse does: a second one naming no kind is damage', () => {
+  const cancel = encodeCancel({ seq: 30, eventId: eventId(3), id: REGISTRATION.id, atMs: 0, promoted: [] });
+  const head = cancel.slice(0, cancel.indexOf(',"crc":'));
+  assert.equal(decode(sealed(`${head},"op":"nope"`)), 'unknown record kind "op":"nope"');
+  assert.equal(decode(sealed(`${head},"op":5`)), 'unknown record kind "op":5');
+  assert.equal(decode(sealed('{"seq":3,"op":"checkin","op":"nope"')), 'a nope line has no valid "event"');
+  assert.deepEqual(decode(sealed(`${head},"op":"cancel"`)), decode(cancel));
+});
+
+test('decodeRecord() names the damage of a registration line read by JSON.parse, and reads a state line as the state it is', () => {
+  assert.equal(decode(sealed('{"seq":3,"op":"cancel",')), 'the line is not valid JSON');
+  const escaped = { ...REGISTRATION, name: 'tab\there' };
+  const line = encodeRegister(escaped);
+  const head = line.slice(0, line.indexOf(',"crc":'));
+  assert.equal(decode(sealed(head.replace('"confirmed"', '"maybe"'))), `a reg line has an unknown "status" for ${REGISTRATION.id}`);
+  const state = encodeRegistrationState(escaped);
+  const stateHead = state.slice(0, state.indexOf(',"crc":'));
+  assert.equal(decode(sealed(stateHead.replace('"confirmed"', '"maybe"'))), `a regstate line has an unknown "status" for ${REGISTRATION.id}`);
+  // No encoder writes an Idempotency-Key on a state line: one there changes nothing of what it is.
+  assert.deepEqual(decode(sealed(`${stateHead},"idem":"abc.key_1.aw"`)), { seq: 21, op: 'regstate', registration: escaped });
 });

@@ -2,7 +2,7 @@
 // roster (clones included) answers every question exactly as a plain list of its registrations does. ROSTER_SEED=n replays.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { REGISTRATION_ID_PATTERN, Roster, RosterError, emptyRoster, type Registration, type RegistrationStatus } from '../../../src/store/views/roster.js';
+import { REGISTRATION_ID_PATTERN, Roster, RosterError, emptyRoster, pageWork, type Registration, type RegistrationStatus } from '../../../src/store/views/roster.js';
 import { mulberry32 } from '../../helpers/random.js';
 
 const SEED = Number(process.env['ROSTER_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
@@ -17,6 +17,17 @@ function registration(n: number, status: RegistrationStatus): Registration {
 /** A RosterError whose message names `what` (the registration or e-mail at fault). */
 function rosterError(what: string): (error: unknown) => boolean {
   return (error) => error instanceof RosterError && error.name === 'RosterError' && error.message.includes(what);
+}
+
+/**
+ * The registrations a page must look at: none past the end; else the list it walks (the waitlist for `waitlisted`,
+ * everything otherwise, in creation order) up to its last match, or to the end when there are too few.
+ */
+function pageCost(model: Model, status: RegistrationStatus | undefined, offset: number, limit: number): number {
+  const walked = status === 'waitlisted' ? model.filter((each) => each.status === 'waitlisted') : model;
+  const matches = walked.filter((each) => status === undefined || each.status === status);
+  if (offset >= matches.length) return 0;
+  return offset + limit > matches.length ? walked.length : walked.indexOf(matches[offset + limit - 1]!) + 1;
 }
 
 /** Every question a RosterView answers, asked of the roster and of the model. */
@@ -38,7 +49,9 @@ function assertSame(roster: Roster, model: Model, step: string): void {
     const all = status === undefined ? model : of(status);
     for (const [offset, limit] of [[0, 1], [0, 1000], [1, 2], [2, 3], [all.length - 1, 5], [all.length, 5], [all.length + 1, 1]] as const) {
       const expected = { registrations: all.slice(Math.max(0, offset), Math.max(0, offset) + limit), total: all.length };
+      const before = pageWork.visited;
       assert.deepEqual(roster.page(status, Math.max(0, offset), limit), expected, `${step}: page(${status}, ${offset}, ${limit})`);
+      assert.equal(pageWork.visited - before, pageCost(model, status, Math.max(0, offset), limit), `${step}: registrations page(${status}, ${offset}, ${limit}) looked at`);
     }
   }
   const waitlist = of('waitlisted').map((each) => each.id);

@@ -77,6 +77,7 @@ test('clone() gives an independent copy', () => {
   roster.add(registration(1, 'confirmed'));
   roster.add(registration(2, 'waitlisted'));
   const copy = roster.clone();
+  assert.deepEqual([copy.size, copy.confirmed, copy.waitlisted, copy.nextToConfirm(5)], [2, 1, 1, [registration(2, 'waitlisted').id]], 'the copy starts equal, its waitlist included');
   copy.remove(registration(1, 'confirmed').id);
   copy.confirm([registration(2, 'waitlisted').id]);
   copy.add(registration(3, 'waitlisted'));
