@@ -1,7 +1,7 @@
 // The worker thread that builds the search index from the log while the main thread replays it (see search-log-build.ts).
 import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { transferablesOf } from '../views/search-built.js';
+import { compacted, transferablesOf } from '../views/search-built.js';
 import { carryPartialLine } from './line-buffer.js';
 import { LogTermCollector } from './search-log-terms.js';
 
@@ -31,5 +31,5 @@ try {
 } finally {
   closeSync(fd);
 }
-const built = collector.finish(offset);
+const built = compacted(collector.finish(offset));
 parentPort!.postMessage(built, transferablesOf(built));
