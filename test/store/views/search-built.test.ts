@@ -169,11 +169,18 @@ test('releaseEvents() frees the ids and seqs of a compacted build at once, and o
   const mixed = builtSearch(new SearchTerms(), { offsets: shared.subarray(0, 1), slots: shared.subarray(1, 2), bitmaps: new Map() }, { ids: new Uint8Array(shared.buffer, 8, 4), idEnds: shared.subarray(3, 4), putSeqs: new Float64Array(shared.buffer, 16, 1), logLength: 1 });
   releaseEvents(mixed);
   assert.equal(shared.length, 8);
-  // Ids, ends and seqs each in a buffer of its own (as builtSearch leaves them): not detached either.
-  const separate = builtSearch(new SearchTerms(), { offsets: new Uint32Array(1), slots: new Uint32Array(0), bitmaps: new Map() }, { ids: Uint8Array.from([97]), idEnds: Uint32Array.from([1]), putSeqs: Float64Array.from([3]), logLength: 1 });
-  const separateIds = separate.ids;
-  releaseEvents(separate);
-  assert.equal(separateIds.length, 1);
+  // Ids, ends and seqs not all in one buffer (as builtSearch leaves them, or two of them sharing one): nothing detached.
+  const apart = (ids: Uint8Array, idEnds: Uint32Array, putSeqs: Float64Array): BuiltSearch => builtSearch(new SearchTerms(), { offsets: new Uint32Array(1), slots: new Uint32Array(0), bitmaps: new Map() }, { ids, idEnds, putSeqs, logLength: 1 });
+  const two = new ArrayBuffer(16);
+  for (const [name, built] of [
+    ['each its own', apart(Uint8Array.from([97]), Uint32Array.from([1]), Float64Array.from([3]))],
+    ['ids and ends in one', apart(new Uint8Array(two, 0, 1), new Uint32Array(two, 8, 1), Float64Array.from([3]))],
+    ['ids and seqs in one', apart(new Uint8Array(two, 0, 1), Uint32Array.from([1]), new Float64Array(two, 8, 1))],
+  ] as const) {
+    const { ids, idEnds, putSeqs } = built;
+    releaseEvents(built);
+    assert.deepEqual([ids.length, idEnds.length, putSeqs.length], [1, 1, 1], name);
+  }
 });
 
 test('freeNow() detaches a buffer: its views read as empty', () => {
