@@ -82,7 +82,7 @@ export function compacted(built: BuiltSearch): BuiltSearch {
   };
 }
 
-/** Copies arrays (the first `used` elements of each) into one new buffer, each at a multiple of 8 bytes, handed out in order by next(). */
+/** Copies arrays (the first `used` elements of each) into one new buffer (see MAPPED_ALONE), each at a multiple of 8 bytes, handed out in order by next(). */
 class Packer {
   readonly #arrays: readonly (readonly [Kept, number])[];
   readonly #buffer: ArrayBuffer;
@@ -93,7 +93,7 @@ class Packer {
     this.#arrays = arrays;
     let bytes = 0;
     for (const [array] of arrays) bytes += padded(array.byteLength);
-    this.#buffer = new ArrayBuffer(bytes);
+    this.#buffer = new ArrayBuffer(Math.max(bytes, MAPPED_ALONE));
   }
 
   /** The next array's copy. */
@@ -107,6 +107,13 @@ class Packer {
 }
 
 const padded = (bytes: number): number => Math.ceil(bytes / 8) * 8;
+
+/**
+ * The least length of each buffer: glibc's malloc maps a block this large on its own whatever its threshold (raised
+ * up to 32 MiB as blocks are freed), so a small build's buffers never land in the worker's arena either. The length
+ * beyond what is copied is pages never written: address space, not RSS.
+ */
+const MAPPED_ALONE = 32 * 1024 * 1024 + 4096;
 
 /** The buffers of `built`, to transfer (not copy) with postMessage. */
 export function transferablesOf(built: BuiltSearch): ArrayBuffer[] {
