@@ -187,6 +187,17 @@ test('releaseEvents() frees the ids and seqs of a compacted build at once, and o
   }
 });
 
+test('compacted() makes a buffer as long as its arrays need past the least length', () => {
+  const slots = new Uint32Array((33 * 1024 * 1024) / 4);
+  slots[slots.length - 1] = 7;
+  const built = builtSearch(new SearchTerms(), { offsets: Uint32Array.from([0, slots.length]), slots, bitmaps: new Map() }, { ids: new Uint8Array(0), idEnds: new Uint32Array(0), putSeqs: new Float64Array(0), logLength: 1 });
+  const copy = compacted(built);
+  assert.equal(copy.slots.length, slots.length);
+  assert.equal(copy.slots[slots.length - 1], 7);
+  assert.ok(copy.slots.buffer.byteLength >= copy.slots.byteOffset + slots.byteLength);
+  for (const buffer of transferablesOf(copy)) freeNow(buffer);
+});
+
 test('freeNow() detaches a buffer: its views read as empty', () => {
   const array = new Float64Array(1000).fill(1);
   freeNow(array.buffer);
