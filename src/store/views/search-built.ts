@@ -39,7 +39,7 @@ export function builtSearch(terms: SearchTerms, packed: PackedPostings, events: 
   return { terms: terms.parts(), offsets: packed.offsets, slots: packed.slots, bitmapTerms, bitmapCounts, bitmapWords, ...events };
 }
 
-/** The arrays of a build that the index keeps, and those only matched against the replay (see releaseEvents). */
+/** A typed array of a build. */
 type Kept = Uint8Array | Uint16Array | Uint32Array | Float64Array;
 
 /**
