@@ -2,7 +2,7 @@
 // the events' ids and seqs) comes out the same on the other side, its bitmaps cut to the events it holds.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { builtSearch, packedOf, releaseEvents, transferablesOf } from '../../../src/store/views/search-built.js';
+import { type BuiltSearch, builtSearch, compacted, freeNow, packedOf, releaseEvents, transferablesOf } from '../../../src/store/views/search-built.js';
 import type { PackedPostings } from '../../../src/store/views/search-posting-table.js';
 import { SlotBitmap } from '../../../src/store/views/search-postings.js';
 import { SearchTerms } from '../../../src/store/views/search-terms.js';
@@ -87,4 +87,119 @@ test('transferablesOf() lists each buffer of a build once; releaseEvents() drops
   assert.deepEqual([built.ids.length, built.idEnds.length, built.putSeqs.length], [0, 0, 0]);
   assert.ok(built.ids instanceof Uint8Array && built.idEnds instanceof Uint32Array && built.putSeqs instanceof Float64Array);
   assert.equal(packedOf(built).bitmaps.get(0)!.has(33), true, 'the postings stay');
+});
+
+/** A build of random words (some interned twice), runs, bitmaps and events, as a worker's collector makes one. */
+function randomBuild(random: () => number): { built: BuiltSearch; words: string[] } {
+  const events = Math.floor(random() * 300);
+  const terms = new SearchTerms();
+  const words = Array.from({ length: Math.floor(random() * 400) }, (_, i) => `w${i.toString(36)}${'é'.repeat(Math.floor(random() * 3))}`);
+  for (const word of words) terms.internWord(word);
+  const bitmaps = new Map<number, SlotBitmap>();
+  for (let term = 0; term < words.length && events > 0; term++) {
+    if (random() < 0.9) continue;
+    const bitmap = new SlotBitmap(events);
+    for (let n = 0; n < 10; n++) bitmap.add(Math.floor(random() * events));
+    bitmaps.set(term, bitmap);
+  }
+  const offsets = Uint32Array.from({ length: words.length + 1 }, (_, i) => 2 * i);
+  const slots = Uint32Array.from({ length: 2 * words.length }, () => Math.floor(random() * 1000));
+  const ids = Uint8Array.from({ length: 5 * events }, () => 97 + Math.floor(random() * 26));
+  const idEnds = Uint32Array.from({ length: events }, (_, i) => 5 * (i + 1));
+  const putSeqs = Float64Array.from({ length: events }, () => Math.floor(random() * 2 ** 40));
+  return { built: builtSearch(terms, { offsets, slots, bitmaps }, { ids, idEnds, putSeqs, logLength: Math.floor(random() * 1e9) }), words };
+}
+
+/** Every array of a build, by name. */
+function arraysOf(built: BuiltSearch): Record<string, Uint8Array | Uint16Array | Uint32Array | Float64Array> {
+  const { terms } = built;
+  return { units: terms.units, starts: terms.starts, hashes: terms.hashes, cells: terms.cells, offsets: built.offsets, slots: built.slots, bitmapTerms: built.bitmapTerms, bitmapCounts: built.bitmapCounts, bitmapWords: built.bitmapWords, ids: built.ids, idEnds: built.idEnds, putSeqs: built.putSeqs };
+}
+
+test(`compacted() copies a build into two buffers: the same arrays and lengths, the unused room zero (seed ${SEED})`, () => {
+  const random = mulberry32(SEED);
+  for (let round = 0; round < 15; round++) {
+    const where = `seed ${SEED}, round ${round}`;
+    const { built, words } = randomBuild(random);
+    const copy = compacted(built);
+    const [from, to] = [arraysOf(built), arraysOf(copy)];
+    const used: Record<string, number> = { units: built.terms.used, starts: built.terms.count, hashes: built.terms.count };
+    for (const name of Object.keys(from)) {
+      const [a, b] = [from[name]!, to[name]!];
+      assert.equal(b.constructor, a.constructor, `${where}: ${name}`);
+      assert.equal(b.length, a.length, `${where}: ${name} keeps its length (its room to grow)`);
+      assert.notEqual(b.buffer, a.buffer, `${where}: ${name} is copied`);
+      assert.equal(b.byteOffset % 8, 0, `${where}: ${name} starts on 8 bytes`);
+      const end = used[name] ?? a.length;
+      const bytes = (array: typeof a, from: number, to: number): Buffer => Buffer.from(array.buffer, array.byteOffset + from * array.BYTES_PER_ELEMENT, (to - from) * array.BYTES_PER_ELEMENT);
+      assert.ok(bytes(b, 0, end).equals(bytes(a, 0, end)), `${where}: ${name}`);
+      assert.ok(bytes(b, end, b.length).every((value) => value === 0), `${where}: ${name} past its ${end} used is zero`);
+    }
+    assert.deepEqual([copy.terms.used, copy.terms.count, copy.logLength], [built.terms.used, built.terms.count, built.logLength], where);
+    const buffers = transferablesOf(copy);
+    assert.equal(buffers.length, 2, `${where}: two buffers`);
+    const events = copy.ids.buffer;
+    assert.ok(copy.idEnds.buffer === events && copy.putSeqs.buffer === events, `${where}: the ids and seqs share a buffer`);
+    for (const name of ['units', 'starts', 'hashes', 'cells', 'offsets', 'slots', 'bitmapTerms', 'bitmapCounts', 'bitmapWords']) assert.notEqual(to[name]!.buffer, events, `${where}: ${name} is not in the events' buffer`);
+    const padded = (bytes: number): number => Math.ceil(bytes / 8) * 8;
+    assert.equal(copy.putSeqs.byteOffset + padded(copy.putSeqs.byteLength), copy.idEnds.byteOffset, `${where}: the ends follow the seqs`);
+    assert.equal(copy.idEnds.byteOffset + padded(copy.idEnds.byteLength), copy.ids.byteOffset, `${where}: the ids follow the ends`);
+    for (const buffer of buffers) assert.ok(buffer.byteLength > 32 * 1024 * 1024, `${where}: each buffer large enough to be mapped on its own`);
+    // The dictionary works on the copy: every word found under its id, and a new word added past the copied room.
+    const terms = SearchTerms.fromParts(copy.terms);
+    words.forEach((word, id) => assert.equal(terms.internWord(word), id, `${where}: ${word}`));
+    assert.equal(terms.internWord('zz-new'), words.length, where);
+    assert.deepEqual(terms.startingWith('w1').sort(), words.flatMap((word, id) => (word.startsWith('w1') ? [id] : [])).sort(), where);
+    const [a, b] = [packedOf(built), packedOf(copy)];
+    assert.deepEqual([...b.bitmaps.keys()], [...a.bitmaps.keys()], where);
+    for (const [term, bitmap] of a.bitmaps) assert.deepEqual(slotsOf(b.bitmaps.get(term)!), slotsOf(bitmap), `${where}: term ${term}`);
+    // 64 MiB of address space a round: given back now, not at a garbage collection the next rounds would force.
+    for (const buffer of buffers) freeNow(buffer);
+  }
+});
+
+test('releaseEvents() frees the ids and seqs of a compacted build at once, and only theirs', () => {
+  const { built } = randomBuild(mulberry32(7));
+  const copy = compacted(built);
+  const { ids, idEnds, putSeqs, bitmapWords, slots } = copy;
+  assert.ok(ids.length > 0);
+  const kept = Object.entries(arraysOf(copy)).filter(([name]) => !['ids', 'idEnds', 'putSeqs'].includes(name));
+  releaseEvents(copy);
+  assert.deepEqual([ids.length, idEnds.length, putSeqs.length, ids.buffer.byteLength], [0, 0, 0, 0], 'the old views are detached from their freed buffer');
+  for (const [name, array] of kept) assert.ok(array.buffer.byteLength > 0, `${name} stays`);
+  assert.deepEqual([bitmapWords, slots], [copy.bitmapWords, copy.slots]);
+  // A build whose ids share a buffer with what the index keeps: nothing is detached.
+  const shared = new Uint32Array(8);
+  const mixed = builtSearch(new SearchTerms(), { offsets: shared.subarray(0, 1), slots: shared.subarray(1, 2), bitmaps: new Map() }, { ids: new Uint8Array(shared.buffer, 8, 4), idEnds: shared.subarray(3, 4), putSeqs: new Float64Array(shared.buffer, 16, 1), logLength: 1 });
+  releaseEvents(mixed);
+  assert.equal(shared.length, 8);
+  // Ids, ends and seqs not all in one buffer (as builtSearch leaves them, or two of them sharing one): nothing detached.
+  const apart = (ids: Uint8Array, idEnds: Uint32Array, putSeqs: Float64Array): BuiltSearch => builtSearch(new SearchTerms(), { offsets: new Uint32Array(1), slots: new Uint32Array(0), bitmaps: new Map() }, { ids, idEnds, putSeqs, logLength: 1 });
+  const two = new ArrayBuffer(16);
+  for (const [name, built] of [
+    ['each its own', apart(Uint8Array.from([97]), Uint32Array.from([1]), Float64Array.from([3]))],
+    ['ids and ends in one', apart(new Uint8Array(two, 0, 1), new Uint32Array(two, 8, 1), Float64Array.from([3]))],
+    ['ids and seqs in one', apart(new Uint8Array(two, 0, 1), Uint32Array.from([1]), new Float64Array(two, 8, 1))],
+  ] as const) {
+    const { ids, idEnds, putSeqs } = built;
+    releaseEvents(built);
+    assert.deepEqual([ids.length, idEnds.length, putSeqs.length], [1, 1, 1], name);
+  }
+});
+
+test('compacted() makes a buffer as long as its arrays need past the least length', () => {
+  const slots = new Uint32Array((33 * 1024 * 1024) / 4);
+  slots[slots.length - 1] = 7;
+  const built = builtSearch(new SearchTerms(), { offsets: Uint32Array.from([0, slots.length]), slots, bitmaps: new Map() }, { ids: new Uint8Array(0), idEnds: new Uint32Array(0), putSeqs: new Float64Array(0), logLength: 1 });
+  const copy = compacted(built);
+  assert.equal(copy.slots.length, slots.length);
+  assert.equal(copy.slots[slots.length - 1], 7);
+  assert.ok(copy.slots.buffer.byteLength >= copy.slots.byteOffset + slots.byteLength);
+  for (const buffer of transferablesOf(copy)) freeNow(buffer);
+});
+
+test('freeNow() detaches a buffer: its views read as empty', () => {
+  const array = new Float64Array(1000).fill(1);
+  freeNow(array.buffer);
+  assert.deepEqual([array.length, array.buffer.byteLength], [0, 0]);
 });
