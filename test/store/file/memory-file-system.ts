@@ -71,8 +71,13 @@ export class MemoryFileSystem implements FileSystemSeam {
     return entry;
   }
 
-  #name(fd: number): string {
+  /** The path descriptor `fd` was opened with (`fdN` once closed). */
+  pathOf(fd: number): string {
     return this.#open.get(fd)?.path ?? `fd${fd}`;
+  }
+
+  #name(fd: number): string {
+    return this.pathOf(fd);
   }
 
   async mkdir(path: string): Promise<string | undefined> {
