@@ -144,6 +144,10 @@ interface Misbehaviour {
   stopFrom?: number;
   /** pause() resolves with undefined (the store can no longer write). */
   unwritable?: boolean;
+  /** resume() throws. */
+  resumeThrows?: boolean;
+  /** The host has no onStep hook (as in production). */
+  noHook?: boolean;
 }
 
 /** Runs compactLog on a case, recording the host's calls among the file system's. */
@@ -153,7 +157,7 @@ async function run(c: Case, misbehave: Misbehaviour = {}): Promise<{ fs: MemoryF
   const logFd = fs.openQuietly(FILE);
   let stops = 0;
   const record = (call: string): void => void fs.calls.push(call);
-  const host: CompactionHost = {
+  const host: Omit<CompactionHost, 'onStep'> & { onStep?: CompactionHost['onStep'] } = {
     fs,
     file: FILE,
     sync: c.sync,
@@ -166,17 +170,22 @@ async function run(c: Case, misbehave: Misbehaviour = {}): Promise<{ fs: MemoryF
       return misbehave.unwritable === true ? undefined : { fd: logFd, length: Buffer.byteLength(c.old + c.tail), lines: c.oldLines + c.tailLines };
     },
     swap: (log: LogHandle, through: number) => record(`swap ${fs.pathOf(log.fd)} ${log.length} ${log.lines} ${through}`),
-    resume: () => record('resume'),
+    resume: () => {
+      record('resume');
+      if (misbehave.resumeThrows === true) throw new Error('resume failed');
+    },
     refuse: (error) => record(`refuse ${(error as Error).message}`),
     stopping: () => {
       record('stopping');
       return misbehave.stopFrom !== undefined && ++stops >= misbehave.stopFrom;
     },
-    onStep: (step) => {
+  };
+  if (misbehave.noHook !== true) {
+    host.onStep = (step) => {
       record(`step ${step}`);
       if (step === misbehave.throwAt) throw new Error(`thrown at step ${step}`);
-    },
-  };
+    };
+  }
   const outcome = await compactLog(host).catch((error: unknown) => error);
   return { fs, outcome, logFd };
 }
@@ -248,6 +257,19 @@ test(`compactLog() failing at any call or step cleans up as its step says: the o
   }
 });
 
+test('compactLog() runs without a step hook, writes its temporary file beside the log, and resumes the queue once even when resuming throws', async () => {
+  assert.equal(compactionTempFile('/data/x/events.jsonl'), '/data/x/events.jsonl.compact-tmp');
+  const c = randomCase(mulberry32(5), 20);
+  const plain = plainRun(c);
+  const bare = await run(c, { noHook: true });
+  assert.deepEqual(bare.outcome, plain.result);
+  assert.deepEqual(bare.fs.calls, plain.calls.filter((call) => !call.startsWith('step')));
+  assert.equal(bare.fs.text(FILE), plain.file);
+  const resuming = await run(c, { resumeThrows: true });
+  assert.equal((resuming.outcome as Error).message, 'resume failed');
+  assert.deepEqual(resuming.fs.calls, plain.calls);
+});
+
 test('compactLog() goes on when closing the old log fails, and a failed cleanup does not hide the error that caused it', async () => {
   const c = randomCase(mulberry32(7), 20);
   const plain = plainRun(c);
@@ -262,15 +284,44 @@ test('compactLog() goes on when closing the old log fails, and a failed cleanup 
   assert.equal(failing.fs.text(FILE), c.old + c.tail);
 });
 
-test('compactLog() writes a snapshot of more than 1 MiB in chunks of at least 1 Mi characters, checking between chunks whether the store is closing', async () => {
+/** A registration of seq `seq` for the chunking tests. */
+function registrationAt(seq: number): Registration {
+  return { id: registrationId(seq), eventId: eventId(seq % 50), name: `Person ${seq} ${'é'.repeat(600)}`, email: `p${seq}@campus.example`, status: 'confirmed', createdAt: '2026-08-02T10:00:00.000Z', checkedInAt: null, seq };
+}
+
+test('compactLog() writes a snapshot of more than 1 MiB in chunks of at least 1 Mi characters, checking between chunks whether the store is closing, until every line of each kind is written', async () => {
   const random = mulberry32(11);
-  const c = randomCase(random, 10);
-  const events: StoredEvent[] = [];
-  for (let seq = 1; seq <= 3000; seq++) events.push(toStored(sampleRecord(seq, { title: `Lecture ${seq} é東`, description: `${'Long description é '.repeat(20)}${seq}` }), seq));
-  c.state = { events, registrations: [], lastSeq: 3002, tombstones: new Map([[eventId(9999), 3001]]), answers: [], documents: [] };
+  const base = randomCase(random, 10);
+  const long = `${'Long description é '.repeat(20)}`;
+  // Seq 1 is free (the mark goes first); seqs 2–6001: events and registrations mixed, then the last 3,000 (over 1 Mi characters) of one kind only.
+  for (const last of ['events', 'registrations'] as const) {
+    const events: StoredEvent[] = [];
+    const registrations: Registration[] = [];
+    for (let seq = 2; seq <= 6001; seq++) {
+      const kind = seq > 3001 ? last : seq % 3 === 0 ? 'registrations' : 'events';
+      if (kind === 'events') events.push(toStored(sampleRecord(seq, { title: `Lecture ${seq} é東`, description: `${long}${seq}` }), seq));
+      else registrations.push(registrationAt(seq));
+    }
+    const c: Case = { ...base, state: { events, registrations: registrations.reverse(), lastSeq: 6001, tombstones: new Map([[eventId(9999), 1]]) } };
+    const plain = plainRun(c);
+    const writes = plain.calls.filter((call) => call.startsWith(`write ${TEMP}`));
+    assert.ok(writes.length >= 3, `${writes.length} chunks and the tail`);
+    const { fs, outcome } = await run(c);
+    assert.deepEqual(outcome, plain.result, last);
+    assert.deepEqual(fs.calls, plain.calls, last);
+    assert.equal(fs.text(FILE), plain.file, last);
+  }
+});
+
+test('compactLog() ends a chunk that reaches exactly 1 Mi characters', async () => {
+  const base = randomCase(mulberry32(13), 0);
+  const answer = (view: string): IdempotencyEntry => ({ key: 'k', keyId: 'k1', requestHash: 'h1', atMs: Date.UTC(2026, 7, 1), seq: 1, answer: { kind: 'event', view, createdAt: '2026-08-01T12:00:00.000Z' } });
+  const overhead = encodeIdempotency(answer('')).length;
+  const exact = answer('x'.repeat(CHUNK_CHARS - overhead));
+  assert.equal(encodeIdempotency(exact).length, CHUNK_CHARS);
+  const c: Case = { ...base, state: { events: [toStored(sampleRecord(2), 2)], registrations: [], lastSeq: 2, answers: [exact] } };
   const plain = plainRun(c);
-  const writes = plain.calls.filter((call) => call.startsWith(`write ${TEMP}`));
-  assert.ok(writes.length >= 3, `${writes.length} chunks and the tail`);
+  assert.equal(plain.calls.filter((call) => call.startsWith(`write ${TEMP}`)).length, 2 + (c.tail === '' ? 0 : 1), 'the answer alone, then the rest');
   const { fs, outcome } = await run(c);
   assert.deepEqual(outcome, plain.result);
   assert.deepEqual(fs.calls, plain.calls);
