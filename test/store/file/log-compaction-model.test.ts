@@ -11,7 +11,7 @@ import type { IdempotencyEntry } from '../../../src/store/views/idempotency-tabl
 import { mulberry32 } from '../../helpers/random.js';
 import { eventId, sampleRecord } from '../helpers.js';
 import { registrationId } from '../views/roster-helpers.js';
-import { MemoryFileSystem, type MemoryFaults } from './memory-file-system.js';
+import { RecordingFileSystem, type MemoryFaults } from './recording-file-system.js';
 
 const SEED = Number(process.env.COMPACTION_SEED ?? Date.now() % 100_000);
 const FILE = '/data/events.jsonl';
@@ -151,8 +151,8 @@ interface Misbehaviour {
 }
 
 /** Runs compactLog on a case, recording the host's calls among the file system's. */
-async function run(c: Case, misbehave: Misbehaviour = {}): Promise<{ fs: MemoryFileSystem; outcome: unknown; logFd: number }> {
-  const fs = new MemoryFileSystem(misbehave.faults);
+async function run(c: Case, misbehave: Misbehaviour = {}): Promise<{ fs: RecordingFileSystem; outcome: unknown; logFd: number }> {
+  const fs = new RecordingFileSystem(misbehave.faults);
   fs.put(FILE, c.old + c.tail);
   const logFd = fs.openQuietly(FILE);
   let stops = 0;

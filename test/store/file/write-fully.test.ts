@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { copyBytes, writeFully } from '../../../src/store/file/write-fully.js';
 import { mulberry32 } from '../../helpers/random.js';
-import { MemoryFileSystem } from './memory-file-system.js';
+import { RecordingFileSystem } from './recording-file-system.js';
 
 const SEED = Number(process.env.WRITE_FULLY_SEED ?? Date.now() % 100_000);
 const MIB4 = 4 * 1024 * 1024;
@@ -18,7 +18,7 @@ test(`writeFully() writes every byte at its position through short writes, each 
   const random = mulberry32(SEED);
   for (let round = 0; round < 60; round++) {
     const maxWriteBytes = 1 + Math.floor(random() * 40);
-    const fs = new MemoryFileSystem({ maxWriteBytes });
+    const fs = new RecordingFileSystem({ maxWriteBytes });
     const before = randomBytes(random, Math.floor(random() * 50));
     fs.put('/f', before);
     const fd = await fs.open('/f', 'r+');
@@ -36,7 +36,7 @@ test(`writeFully() writes every byte at its position through short writes, each 
 });
 
 test('writeFully() refuses a write that writes nothing with EIO, naming the file, rather than looping', async () => {
-  const fs = new MemoryFileSystem({ maxWriteBytes: 3, zeroWriteAt: 2 });
+  const fs = new RecordingFileSystem({ maxWriteBytes: 3, zeroWriteAt: 2 });
   const fd = await fs.open('/log', 'w+');
   const error = await writeFully(fs, fd, Buffer.from('abcdefgh'), 0, 'the log').then(
     () => undefined,
@@ -50,7 +50,7 @@ test('writeFully() refuses a write that writes nothing with EIO, naming the file
 });
 
 test('writeFully() passes a failing write on', async () => {
-  const fs = new MemoryFileSystem({ failAt: { write: 1 }, code: 'ENOSPC' });
+  const fs = new RecordingFileSystem({ failAt: { write: 1 }, code: 'ENOSPC' });
   const fd = await fs.open('/log', 'w+');
   await assert.rejects(writeFully(fs, fd, Buffer.from('abc'), 0, 'the log'), { code: 'ENOSPC' });
 });
@@ -60,7 +60,7 @@ test(`copyBytes() copies [start, end) to its position through short reads and wr
   for (let round = 0; round < 60; round++) {
     const maxReadBytes = 1 + Math.floor(random() * 30);
     const maxWriteBytes = 1 + Math.floor(random() * 30);
-    const fs = new MemoryFileSystem({ maxReadBytes, maxWriteBytes });
+    const fs = new RecordingFileSystem({ maxReadBytes, maxWriteBytes });
     const source = randomBytes(random, 1 + Math.floor(random() * 100));
     fs.put('/from', source);
     const target = randomBytes(random, Math.floor(random() * 20));
@@ -83,7 +83,7 @@ test(`copyBytes() copies [start, end) to its position through short reads and wr
 });
 
 test('copyBytes() copies nothing, and reads nothing, when end is not after start', async () => {
-  const fs = new MemoryFileSystem();
+  const fs = new RecordingFileSystem();
   fs.put('/from', 'abcdef');
   const from = await fs.open('/from', 'r');
   const to = await fs.open('/to', 'w+');
@@ -93,7 +93,7 @@ test('copyBytes() copies nothing, and reads nothing, when end is not after start
 });
 
 test('copyBytes() reads a copy of more than 4 MiB in chunks of 4 MiB, each written at its place', async () => {
-  const fs = new MemoryFileSystem();
+  const fs = new RecordingFileSystem();
   const length = MIB4 * 2 + 1000;
   const source = Buffer.alloc(length + 10);
   for (let i = 0; i < source.length; i++) source[i] = (i * 7 + (i >> 12)) & 0xff;
@@ -113,7 +113,7 @@ test('copyBytes() reads a copy of more than 4 MiB in chunks of 4 MiB, each writt
 });
 
 test('copyBytes() refuses a source that ends before `end` with EIO, naming the file and the byte', async () => {
-  const fs = new MemoryFileSystem({ maxReadBytes: 4 });
+  const fs = new RecordingFileSystem({ maxReadBytes: 4 });
   fs.put('/from', 'abcdefghij');
   const from = await fs.open('/from', 'r');
   const to = await fs.open('/to', 'w+');
@@ -128,7 +128,7 @@ test('copyBytes() refuses a source that ends before `end` with EIO, naming the f
 });
 
 test('copyBytes() names the copy in the error of a write that writes nothing', async () => {
-  const fs = new MemoryFileSystem({ zeroWriteAt: 1 });
+  const fs = new RecordingFileSystem({ zeroWriteAt: 1 });
   fs.put('/from', 'abc');
   const from = await fs.open('/from', 'r');
   const to = await fs.open('/to', 'w+');

@@ -1,10 +1,10 @@
-// A FileSystemSeam in memory for fast unit tests of the file engine's parts: it records every call, and fails, writes short or reads short on demand.
+// A FileSystemSeam in memory that records every call (for tests that pin each call in its step), and fails, writes short or reads short on demand.
 import type { FileSystemSeam } from '../../../src/store/file/file-system.js';
 
-/** The seam's operations, as recorded in `MemoryFileSystem.calls` and counted for faults. */
+/** The seam's operations, as recorded in `RecordingFileSystem.calls` and counted for faults. */
 export type SeamOp = keyof FileSystemSeam;
 
-/** How a MemoryFileSystem misbehaves; call counts are 1-based, per operation, over every file. */
+/** How a RecordingFileSystem misbehaves; call counts are 1-based, per operation, over every file. */
 export interface MemoryFaults {
   /** The Nth call of an operation rejects with `code` (default EIO). */
   failAt?: Partial<Record<SeamOp, number>>;
@@ -18,7 +18,7 @@ export interface MemoryFaults {
 }
 
 /** Files as byte arrays by path, descriptors from 10 on. */
-export class MemoryFileSystem implements FileSystemSeam {
+export class RecordingFileSystem implements FileSystemSeam {
   readonly files = new Map<string, { bytes: Buffer }>();
   /** Every call, in order, as `op argument…` (descriptors by the path they were opened with). */
   readonly calls: string[] = [];
