@@ -57,7 +57,7 @@ function applyToViews(views: Views, record: LogRecord | MetaRecord, nowMs: numbe
       views.changes.committed(record.seq, record.registration.eventId, undefined);
       return;
     case 'mark':
-      views.changes.dropDeletionsThrough(record.gone);
+      views.changes.markDropped(record.gone);
       return;
     case 'idem':
       views.idempotency.remember(record.entry, nowMs);

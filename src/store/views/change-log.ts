@@ -111,6 +111,15 @@ export class ChangeLog implements ChangeFeedSource {
     return this.#horizon;
   }
 
+  /**
+   * A compacted log's mark line, applied by an instance that did not compact (a PostgreSQL store migrated from a data
+   * folder): the deletions through `gone` are gone, the newest of them at `gone`, whether or not it held their tombstones.
+   */
+  markDropped(gone: number): void {
+    this.dropDeletionsThrough(gone);
+    if (gone > this.#horizon) this.#horizon = gone;
+  }
+
   after(since: number, limit: number, liveThrough: number = since === 0 ? Infinity : 0): ChangePage {
     const changes: Change[] = [];
     let at = firstAfter(this.#seqs, since);

@@ -114,23 +114,24 @@ export class SearchBuild {
     const total = this.#pending.length;
     if (this.#adopted) {
       if (!this.placeSome(count * PLACE_STEPS_PER_COLLECT, isCurrent)) return false;
-    } else if (this.#collectedUpTo < total) {
+    } else {
+      // Once all are collected, this collects nothing more.
       const end = Math.min(total, this.#collectedUpTo + count);
       if (this.#placedUpTo < end) this.placeSome(end - this.#placedUpTo, isCurrent);
       const { eventTerms } = this.#host;
       const terms: number[] = [];
       for (let slot = this.#collectedUpTo; slot < end; slot++) {
         if (!this.#placed.has(slot)) continue;
-        terms.length = 0;
         eventTerms.termsOf(this.#pending[slot]!, terms);
         this.#bulk.add(slot, terms);
+        terms.length = 0;
       }
       this.#collectedUpTo = end;
       if (end < total) return false;
     }
-    // Packing, a step at a time too. A load of one step is packed in the same step, so a small campus is indexed
-    // before the server listens.
-    this.#packed ??= this.#bulk.packSome(this.#host.eventTerms.terms.size, this.#host.slots.capacity, total <= count ? Infinity : count * PACK_STEPS_PER_COLLECT);
+    // Packing, a step at a time too. A load of one step is packed in the same step (it packs 8 × count), so a small
+    // campus is indexed before the server listens.
+    this.#packed ??= this.#bulk.packSome(this.#host.eventTerms.terms.size, this.#host.slots.capacity, count * PACK_STEPS_PER_COLLECT);
     if (this.#packed === undefined) return false;
     this.#finish(this.#packed);
     return true;

@@ -37,9 +37,11 @@ interface Filling extends PackedPostings {
  */
 export class BulkPostings {
   readonly #chunks: Uint8Array[] = [];
+  /** Bytes per chunk: CHUNK, or a smaller power of 2 (at least 8) for tests, whose streams then cross chunks often. */
+  readonly #chunkBytes: number;
   /** The chunk being written, and where. */
   #chunk = new Uint8Array(0);
-  #offset = CHUNK;
+  #offset: number;
   /** Each added event: its slot, and where its terms end in the stream. */
   #slots = new Uint32Array(1024);
   #ends = new Uint32Array(1024);
@@ -50,12 +52,22 @@ export class BulkPostings {
   #filling: Filling | undefined;
   readonly #scratch: number[] = [];
 
+  constructor(chunkBytes = CHUNK) {
+    this.#chunkBytes = this.#offset = chunkBytes;
+  }
+
+  /** The chunks of the stream held: a chunk is filled to within a varint of its end; none once packed. */
+  get chunks(): number {
+    return this.#chunks.length;
+  }
+
   /** Adds the terms of the event in `slot` (repeats dropped); slots must come ascending. */
   add(slot: number, terms: readonly number[]): void {
     if (this.#events === this.#slots.length) {
       this.#slots = grown(this.#slots, this.#events + 1);
       this.#ends = grown(this.#ends, this.#events + 1);
     }
+    const size = this.#chunkBytes;
     let chunk = this.#chunk;
     let offset = this.#offset;
     for (let i = 0; i < terms.length; i++) {
@@ -67,8 +79,8 @@ export class BulkPostings {
       if (this.#lastSlot[term] === slot + 1) continue;
       this.#lastSlot[term] = slot + 1;
       this.#counts[term]!++;
-      if (offset > CHUNK - MAX_VARINT) {
-        chunk = new Uint8Array(CHUNK);
+      if (offset > size - MAX_VARINT) {
+        chunk = new Uint8Array(size);
         this.#chunks.push(chunk);
         offset = 0;
       }
@@ -79,7 +91,7 @@ export class BulkPostings {
     this.#chunk = chunk;
     this.#offset = offset;
     this.#slots[this.#events] = slot;
-    this.#ends[this.#events++] = (this.#chunks.length - 1) * CHUNK + offset;
+    this.#ends[this.#events++] = (this.#chunks.length - 1) * size + offset;
   }
 
   /**
@@ -94,7 +106,7 @@ export class BulkPostings {
       if (slot !== DROPPED) continue;
       const terms = this.#scratch;
       this.#decode(event === 0 ? 0 : this.#ends[event - 1]!, this.#ends[event]!, terms);
-      for (let i = 0; i < terms.length; i++) counts[terms[i]!]!--;
+      for (const term of terms) counts[term]!--;
     }
   }
 
@@ -122,8 +134,7 @@ export class BulkPostings {
         continue;
       }
       at = this.#decode(at, until, read);
-      for (let i = 0; i < read.length; i++) {
-        const term = read[i]!;
+      for (const term of read) {
         const bitmap = bitmapAt[term]!;
         // Each slot comes once per term: a bit set, no count to keep (each bitmap's count is its term's).
         if (bitmap !== 0) words[bitmap - 1 + (slot >>> 5)]! |= 1 << (slot & 31);
@@ -143,7 +154,8 @@ export class BulkPostings {
     const threshold = Math.max(MIN_BITMAP, capacity >>> 6);
     const length = (capacity + 31) >>> 5;
     const frequent: number[] = [];
-    for (let term = 0; term < terms && term < counts.length; term++) if (counts[term]! >= threshold) frequent.push(term);
+    // A term past the counted ones reads as undefined here and below: in no event.
+    for (let term = 0; term < terms; term++) if (counts[term]! >= threshold) frequent.push(term);
     const words = new Uint32Array(frequent.length * length);
     const bitmaps = new Map<number, SlotBitmap>();
     const bitmapAt = new Uint32Array(terms);
@@ -159,7 +171,7 @@ export class BulkPostings {
     let total = 0;
     for (let term = 0; term < terms; term++) {
       offsets[term] = next[term] = total;
-      if (bitmapAt[term] === 0 && term < counts.length) total += counts[term]!;
+      if (bitmapAt[term] === 0) total += counts[term] ?? 0;
     }
     offsets[terms] = total;
     return { offsets, slots: new Uint32Array(total), bitmaps, bitmapAt, words, next, event: 0, at: 0 };
@@ -168,13 +180,14 @@ export class BulkPostings {
   /** Reads into `terms` the terms written in the stream from `at` to `until` (one event's); returns `until`. */
   #decode(at: number, until: number, terms: number[]): number {
     terms.length = 0;
+    const size = this.#chunkBytes;
     while (at < until) {
-      const chunk = this.#chunks[(at - (at & (CHUNK - 1))) / CHUNK]!;
-      let offset = at & (CHUNK - 1);
+      const chunk = this.#chunks[(at - (at & (size - 1))) / size]!;
+      let offset = at & (size - 1);
       let byte = chunk[offset++]!;
       if (byte === 0) {
         // The zero bytes left at a chunk's end.
-        at += CHUNK - (at & (CHUNK - 1));
+        at += size - (at & (size - 1));
         continue;
       }
       let value = byte & 0x7f;
@@ -182,7 +195,7 @@ export class BulkPostings {
         byte = chunk[offset++]!;
         value |= (byte & 0x7f) << shift;
       }
-      at += offset - (at & (CHUNK - 1));
+      at += offset - (at & (size - 1));
       terms.push(value - 1);
     }
     return at;

@@ -18,9 +18,15 @@ export class EventTerms {
   readonly #textTerms = new Map<string, number[]>();
   /** The same for replayed events' texts, by their key (see PackedEvent.searchTextKey): no string to hash. */
   readonly #keyTerms = new TermsByKey();
+  #textsScanned = 0;
 
   get terms(): SearchTerms {
     return this.#terms;
+  }
+
+  /** Texts split into words so far: a repeated text found in a cache is not split again (the tests count on it). */
+  get textsScanned(): number {
+    return this.#textsScanned;
   }
 
   /** Takes `terms` (built elsewhere) as the dictionary, before any event's words were looked up. */
@@ -40,25 +46,25 @@ export class EventTerms {
   termsOf(stored: StoredEvent, out: number[]): void {
     if (stored instanceof PackedEvent) {
       // A replayed event: its fields straight from the arena (no view built), repeated ones known by their key.
-      scanTerms(stored.searchText(0), this.#terms, out);
+      this.#scan(stored.searchText(0), out);
       for (let field = 1; field < 4; field++) {
         const key = stored.searchTextKey(field);
         if (this.#keyTerms.pushInto(key, out)) continue;
         const from = out.length;
-        scanTerms(stored.searchText(field), this.#terms, out);
+        this.#scan(stored.searchText(field), out);
         this.#keyTerms.set(key, out, from);
       }
       return;
     }
     const texts = searchTextOf(stored);
-    scanTerms(texts[0]!, this.#terms, out);
+    this.#scan(texts[0]!, out);
     // The other fields repeat (a series' description, a building, an organizer): each is scanned once while recent.
     for (let field = 1; field < texts.length; field++) {
       const text = texts[field]!;
       let terms = this.#textTerms.get(text);
       if (terms === undefined) {
         terms = [];
-        scanTerms(text, this.#terms, terms);
+        this.#scan(text, terms);
         if (text.length <= TEXT_CACHE_MAX_LENGTH) {
           if (this.#textTerms.size >= TEXT_CACHE_SIZE) this.#textTerms.clear();
           this.#textTerms.set(text, terms);
@@ -66,5 +72,11 @@ export class EventTerms {
       }
       for (const term of terms) out.push(term);
     }
+  }
+
+  /** Pushes onto `out` the term ids of `text`'s words. */
+  #scan(text: string, out: number[]): void {
+    this.#textsScanned++;
+    scanTerms(text, this.#terms, out);
   }
 }

@@ -148,6 +148,11 @@ export class SearchIndex {
     this.#slots.remove(slot);
   }
 
+  /** Slots added to or taken from a term's posting so far (each makes the cached unions stale): the work writes cost, for tests. */
+  get postingUpdates(): number {
+    return this.#postingsVersion;
+  }
+
   /** The slots of the events in which each of `words` (folded, from queryWords) starts some word. */
   match(words: readonly string[]): SlotSet {
     return this.#matcher.match(words);

@@ -24,6 +24,25 @@ const FEW_SLOTS = 64;
 /** Unions of query words kept (each a bitmap of capacity / 8 bytes: 125 KiB at 1,000,000 events). */
 const UNIONS_KEPT = 8;
 
+/**
+ * What a WordMatcher has done since it was made: the tests hold it to the cheapest way (as TextArena.work does),
+ * since a dearer way gives the same slots.
+ */
+export interface MatchWork {
+  /** Slots listed from the postings of a first word in few events. */
+  listed: number;
+  /** Passes filtering those slots by another word: against its postings, by each slot's own text, against its union. */
+  byPosting: number;
+  byText: number;
+  byUnion: number;
+  /** Unions of a word's postings made (not found among those kept). */
+  unions: number;
+  /** Slots of the postings or-ed into those unions; bitmaps copied whole; bitmaps counted again bit by bit. */
+  ored: number;
+  copies: number;
+  recounts: number;
+}
+
 interface Candidate {
   word: string;
   postings: Posting[];
@@ -36,6 +55,8 @@ export class WordMatcher {
   /** Unions of query words' postings (see #wordUnion), good while the postings' version is still #unionsVersion. */
   readonly #unions = new Map<string, SlotBitmap>();
   #unionsVersion = -1;
+  /** The work done so far (see MatchWork). */
+  readonly work: MatchWork = { listed: 0, byPosting: 0, byText: 0, byUnion: 0, unions: 0, ored: 0, copies: 0, recounts: 0 };
 
   constructor(source: MatchSource) {
     this.#source = source;
@@ -60,6 +81,7 @@ export class WordMatcher {
     if (first.size <= FEW_SLOTS || first.size * 64 < capacity) {
       let slots: number[] = [];
       for (const posting of first.postings) postingPushInto(posting, slots);
+      this.work.listed += slots.length;
       slots = [...new Set(slots)].sort((a, b) => a - b);
       for (const other of rest) slots = this.#keepMatching(slots, other);
       return { slots };
@@ -67,6 +89,7 @@ export class WordMatcher {
     const union = this.#wordUnion(first);
     if (rest.length === 0) return { bitmap: union };
     const bitmap = union.copy();
+    this.work.copies++;
     for (const other of rest) bitmap.intersect(this.#wordUnion(other));
     return { bitmap };
   }
@@ -80,8 +103,15 @@ export class WordMatcher {
     const byPosting = slots.length * other.postings.length * 8;
     const byText = slots.length * 1000;
     const byUnion = other.size + (this.#source.capacity >>> 5);
-    if (byPosting <= byText && byPosting <= byUnion) return slots.filter((slot) => other.postings.some((posting) => postingHas(posting, slot)));
-    if (byText <= byUnion) return slots.filter((slot) => searchTextOf(this.#source.eventAt(slot)!).some((text) => searchWords(text).some((word) => word.startsWith(other.word))));
+    if (byPosting <= byText && byPosting <= byUnion) {
+      this.work.byPosting++;
+      return slots.filter((slot) => other.postings.some((posting) => postingHas(posting, slot)));
+    }
+    if (byText <= byUnion) {
+      this.work.byText++;
+      return slots.filter((slot) => searchTextOf(this.#source.eventAt(slot)!).some((text) => searchWords(text).some((word) => word.startsWith(other.word))));
+    }
+    this.work.byUnion++;
     const bitmap = this.#wordUnion(other);
     return slots.filter((slot) => bitmap.has(slot));
   }
@@ -99,6 +129,7 @@ export class WordMatcher {
     }
     let union = this.#unions.get(candidate.word);
     if (union === undefined) {
+      this.work.unions++;
       union = this.#union(candidate.postings);
       if (this.#unions.size >= UNIONS_KEPT) this.#unions.delete(this.#unions.keys().next().value as string);
       this.#unions.set(candidate.word, union);
@@ -114,14 +145,23 @@ export class WordMatcher {
     // bare slots and arrays keep the count, another bitmap's words need a recount at the end.
     let largest: SlotBitmap | undefined;
     for (const posting of postings) if (posting instanceof SlotBitmap && (largest === undefined || posting.count > largest.count)) largest = posting;
-    const bitmap = largest === undefined ? new SlotBitmap(this.#source.capacity) : largest.copy();
+    let bitmap: SlotBitmap;
+    if (largest === undefined) bitmap = new SlotBitmap(this.#source.capacity);
+    else {
+      bitmap = largest.copy();
+      this.work.copies++;
+    }
     let recount = false;
     for (const posting of postings) {
       if (posting === largest) continue;
       postingOrInto(posting, bitmap);
+      this.work.ored += postingSize(posting);
       recount ||= posting instanceof SlotBitmap;
     }
-    if (recount) bitmap.recount();
+    if (recount) {
+      bitmap.recount();
+      this.work.recounts++;
+    }
     return bitmap;
   }
 }

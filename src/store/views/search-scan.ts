@@ -23,22 +23,28 @@ const longFolds = new Map<number, string>();
 const MAX_FOLD = 32;
 const BACKSLASH = 0x5c;
 
-const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+/** Tested on one code point at a time (a character of a fold), so neither pattern needs anchors. */
+const WORD_CHAR = /[\p{L}\p{N}]/u;
 /** Letters searchWords splits further (CJK, kana) or puts back together (Hangul jamo): a text with one takes the slow path. */
-const SPLIT_OR_JOINED = /^[\p{Ideographic}\p{Script=Hiragana}\p{Script=Katakana}\u1100-\u11ff]$/u;
+const SPLIT_OR_JOINED = /[\p{Ideographic}\p{Script=Hiragana}\p{Script=Katakana}\u1100-\u11ff]/u;
 
 for (let unit = 0; unit < 0x80; unit++) {
   const lower = unit >= 0x41 && unit <= 0x5a ? unit + 0x20 : unit;
   const isWord = (lower >= 0x61 && lower <= 0x7a) || (lower >= 0x30 && lower <= 0x39);
   foldedUnit[unit] = isWord ? lower : SEPARATOR;
 }
-for (let unit = 0xd800; unit < 0xe000; unit++) specialKinds[unit] = SLOW;
+
+/** What the scans did so far (see scanWork). */
+let slowScans = 0;
+let classified = 0;
 
 /** Classifies a non-ASCII BMP unit by its fold: letters and digits, separators, nothing, or mixed (slow). */
 function classify(unit: number): void {
+  classified++;
   const folded = foldCodePoint(unit);
   let kind = DROPPED;
-  let letters = false;
+  /** Whether the fold is letters and digits (set by its first character). */
+  let letters: boolean | undefined;
   for (const char of folded) {
     const isSlow = char.length > 1 || SPLIT_OR_JOINED.test(char);
     const isWord = WORD_CHAR.test(char);
@@ -60,8 +66,14 @@ function classify(unit: number): void {
 /** The units of the word being read, and a string's UTF-8 bytes (scanTerms). */
 let word = new Uint16Array(1024);
 let utf8 = Buffer.alloc(4096);
-/** What a lone surrogate of a string becomes in UTF-8: such a string is left to searchWords. */
-const REPLACEMENT = 0xfffd;
+
+/**
+ * The scans' work and memory so far, for tests: texts left to searchWords (`slow`), units classified on first
+ * sight, long folds held, and the sizes of the two buffers (units of a word, bytes of a string).
+ */
+export function scanWork(): { slow: number; classified: number; longFolds: number; wordUnits: number; utf8Bytes: number } {
+  return { slow: slowScans, classified, longFolds: longFolds.size, wordUnits: word.length, utf8Bytes: utf8.length };
+}
 
 /**
  * Pushes onto `out` the term id of each word of `text`, in order, repeats included: the words `searchWords(text)`
@@ -70,7 +82,7 @@ const REPLACEMENT = 0xfffd;
  */
 export function scanTerms(text: string, terms: SearchTerms, out: number[]): void {
   if (utf8.length < text.length * 3) utf8 = Buffer.alloc(Math.max(text.length * 3, utf8.length * 2));
-  const length = utf8.write(text, 0, 'utf8');
+  const length = utf8.write(text);
   if (!scanBytes(utf8, 0, length, terms, out, false)) slowScan(text, terms, out);
 }
 
@@ -81,12 +93,13 @@ export function scanTerms(text: string, terms: SearchTerms, out: number[]): void
  */
 export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[]): void {
   if (scanBytes(bytes, start, end, terms, out, true)) return;
-  const literal = Buffer.from(bytes.buffer, bytes.byteOffset + start - 1, end - start + 2).toString('utf8');
-  slowScan(literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1), terms, out);
+  const literal = Buffer.from(bytes.buffer, bytes.byteOffset + start - 1, end - start + 2).toString();
+  slowScan(JSON.parse(literal) as string, terms, out);
 }
 
 /** Pushes every word of `text` by searchWords (the slow path). */
 function slowScan(text: string, terms: SearchTerms, out: number[]): void {
+  slowScans++;
   for (const each of searchWords(text)) out.push(terms.internWord(each));
 }
 
@@ -94,7 +107,8 @@ function slowScan(text: string, terms: SearchTerms, out: number[]): void {
  * Scans the UTF-8 text `bytes[start, end)` (the characters of a JSON string literal when `literal`: a backslash
  * starts an escape): pushes the term ids onto `out` and returns true, or returns false (having pushed nothing)
  * when the text needs searchWords or holds an escape. ASCII takes one table lookup a byte; a two- or three-byte
- * character is decoded first.
+ * character is decoded first. A string's lone surrogate arrives as U+FFFD, a separator, as searchWords takes the
+ * surrogate itself (its fold is not a letter); valid UTF-8 never decodes to a surrogate.
  */
 function scanBytes(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[], literal: boolean): boolean {
   const from = out.length;
@@ -110,7 +124,6 @@ function scanBytes(bytes: Uint8Array, start: number, end: number, terms: SearchT
       else {
         unit = ((unit & 0x0f) << 12) | ((bytes[i + 1]! & 0x3f) << 6) | (bytes[i + 2]! & 0x3f);
         i += 2;
-        if (unit === REPLACEMENT && !literal) return dropped(out, from);
       }
     } else if (unit === BACKSLASH && literal) return dropped(out, from);
     const folded = foldedUnit[unit]!;
@@ -122,7 +135,7 @@ function scanBytes(bytes: Uint8Array, start: number, end: number, terms: SearchT
       units[used++] = folded;
       hash = Math.imul(hash ^ folded, FNV_PRIME);
     } else {
-      if (specialKinds[unit] === 0 && unit >= 0x80) classify(unit);
+      if (specialKinds[unit] === 0) classify(unit);
       const kind = specialKinds[unit]!;
       if (kind === SLOW) return dropped(out, from);
       if (kind === LONG) {

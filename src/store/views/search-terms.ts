@@ -20,6 +20,16 @@ export interface TermParts {
   cells: Uint32Array<ArrayBuffer>;
 }
 
+/** What a dictionary has done so far (SearchTerms.work): tests count it to pin the cheaper way, never time it. */
+export interface TermsWork {
+  /** Buckets a prefix lookup looked in. */
+  bucketsRead: number;
+  /** Units compared while sorting a bucket, filing a term in a sorted one and looking a prefix up (interning compares hashes first). */
+  unitsCompared: number;
+  /** Times the arena, the id arrays or the cell table grew. */
+  growths: number;
+}
+
 /**
  * The dictionary behind `q`. A term is a number (0, 1, 2…, in the order first met); its units live in one
  * Uint16Array and it is found again by an FNV-1a hash in an open-addressing table of ids, so a term costs about
@@ -38,6 +48,8 @@ export class SearchTerms {
   readonly #buckets = new Map<number, Bucket>();
   /** The buckets of each first unit: where a one-unit prefix looks. */
   readonly #bucketsByFirst = new Map<number, Bucket[]>();
+  /** The work done so far (see TermsWork). */
+  readonly work: TermsWork = { bucketsRead: 0, unitsCompared: 0, growths: 0 };
 
   /** The dictionary's arrays, to hand to another thread (their buffers can be transferred): see fromParts. */
   parts(): TermParts {
@@ -98,6 +110,7 @@ export class SearchTerms {
     const out: number[] = [];
     for (const bucket of buckets) {
       if (bucket === undefined) continue;
+      this.work.bucketsRead++;
       const ids = this.#sorted(bucket);
       let low = 0;
       let high = ids.length;
@@ -124,8 +137,12 @@ export class SearchTerms {
   }
 
   #append(units: Uint16Array, length: number, hash: number): number {
-    if (this.#used + length > this.#units.length) this.#units = grown(this.#units, this.#used + length);
+    if (this.#used + length > this.#units.length) {
+      this.#units = grown(this.#units, this.#used + length);
+      this.work.growths++;
+    }
     if (this.#count === this.#starts.length) {
+      this.work.growths++;
       this.#starts = grown(this.#starts, this.#count + 1);
       this.#hashes = grown(this.#hashes, this.#count + 1);
     }
@@ -181,6 +198,7 @@ export class SearchTerms {
     const [aStart, aEnd, bStart, bEnd] = [this.#starts[a]!, this.#end(a), this.#starts[b]!, this.#end(b)];
     const length = Math.min(aEnd - aStart, bEnd - bStart);
     for (let i = 0; i < length; i++) {
+      this.work.unitsCompared++;
       const difference = units[aStart + i]! - units[bStart + i]!;
       if (difference !== 0) return difference;
     }
@@ -194,6 +212,7 @@ export class SearchTerms {
     const length = this.#end(id) - start;
     const shorter = Math.min(length, word.length);
     for (let i = 0; i < shorter; i++) {
+      this.work.unitsCompared++;
       const difference = units[start + i]! - word.charCodeAt(i);
       if (difference !== 0) return difference;
     }
@@ -203,11 +222,15 @@ export class SearchTerms {
   #startsWith(id: number, prefix: string): boolean {
     const start = this.#starts[id]!;
     if (this.#end(id) - start < prefix.length) return false;
-    for (let i = 0; i < prefix.length; i++) if (this.#units[start + i] !== prefix.charCodeAt(i)) return false;
+    for (let i = 0; i < prefix.length; i++) {
+      this.work.unitsCompared++;
+      if (this.#units[start + i] !== prefix.charCodeAt(i)) return false;
+    }
     return true;
   }
 
   #growCells(): void {
     this.#cells = rehashed(this.#hashes, this.#count, this.#cells.length);
+    this.work.growths++;
   }
 }

@@ -17,3 +17,12 @@ test('one line that fills the whole buffer is kept, in a buffer twice as long', 
   assert.equal(next.length, 16);
   assert.equal(next.toString('latin1', 0, 8), 'abcdefgh');
 });
+
+test('a partial line at the start of a buffer it does not fill stays in that buffer: only a full one grows', () => {
+  const buffer = Buffer.alloc(8);
+  buffer.write('abc', 'latin1');
+  const next = carryPartialLine(buffer, 0, 3);
+  assert.equal(next, buffer);
+  assert.equal(next.length, 8);
+  assert.equal(next.toString('latin1', 0, 3), 'abc');
+});

@@ -117,6 +117,17 @@ test(`a compacted log applied to empty views gives back the events, rosters, rem
   assert.equal(bare.changes.lastSeq, last.seq, `${where}: the last seq`);
 });
 
+test('a mark applied to views that never held its tombstones (a PostgreSQL store migrated from a compacted folder) still answers 410 before it', () => {
+  const views = emptyViews();
+  applyRecord(views, { seq: 31, op: 'mark', gone: 17 }, 0);
+  assert.equal(views.changes.horizon, 17, 'the newest deletion the compaction dropped');
+  // A second, older mark never lowers it; a newer one raises it.
+  applyRecord(views, { seq: 32, op: 'mark', gone: 9 }, 0);
+  assert.equal(views.changes.horizon, 17);
+  applyRecord(views, { seq: 33, op: 'mark', gone: 25 }, 0);
+  assert.equal(views.changes.horizon, 25);
+});
+
 test('a registration line for an event this instance does not hold changes only the roster; an unknown kind of line is refused by name', () => {
   const views = emptyViews();
   const registration = { id: registrationId(1), eventId: eventId(7), name: 'Ana', email: 'ana@campus.edu', status: 'confirmed' as const, createdAt: '2030-01-01T00:00:00.000Z', checkedInAt: null, seq: 4 };

@@ -2,32 +2,19 @@
 // the same matches for random queries once built, and after more writes that move packed terms to ordinary postings.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored, type StoredEvent } from '../../../src/events/event.js';
+import type { StoredEvent } from '../../../src/events/event.js';
 import { queryWords } from '../../../src/lib/search-words.js';
 import { hasSearchWords } from '../../../src/store/views/event-search-text.js';
 import { monthOf, SearchIndex, type SlotSet } from '../../../src/store/views/search-index.js';
 import { mulberry32 } from '../../helpers/random.js';
-import { sampleRecord } from '../helpers.js';
+import { randomSearchEvent } from './search-index-events.js';
 
 const SEED = Number(process.env['SEARCH_BUILD_SEED'] ?? Date.now() % 1_000_000);
 const WORDS = ['seminar', 'lab', 'Chemistry', 'chemie', 'yoga', 'Straße', 'café', 'Łódź', '東京', 'run', 'running', 'rune', '2026', 'ka', 'kalo', 'İz'];
 
 type Random = () => number;
 
-function randomEvent(random: Random, n: number, seq: number): StoredEvent {
-  const text = (count: number): string => Array.from({ length: count }, () => WORDS[Math.floor(WORDS.length * random() ** 2)]! + (random() < 0.3 ? String(Math.floor(random() * 40)) : '')).join(' ');
-  const start = Date.UTC(2026, Math.floor(random() * 12), 1 + Math.floor(random() * 28));
-  const record = sampleRecord(n, {
-    title: text(1 + Math.floor(random() * 3)),
-    description: random() < 0.4 ? '' : text(Math.floor(random() * 6)),
-    location: text(1),
-    organizer: { name: text(1), email: 'org@campus.example' },
-    category: CATEGORIES[Math.floor(random() * CATEGORIES.length)]!,
-    start_time: new Date(start).toISOString(),
-    end_time: new Date(start + 3_600_000).toISOString(),
-  });
-  return toStored(record, seq);
-}
+const randomEvent = (random: Random, n: number, seq: number): StoredEvent => randomSearchEvent(random, n, seq, WORDS);
 
 const idsOf = (index: SearchIndex, found: SlotSet): string[] => {
   const slots: number[] = 'slots' in found ? found.slots : [];

@@ -12,6 +12,7 @@ import { postingAdd, postingRemove } from '../../../src/store/views/search-posti
 import { SearchTerms } from '../../../src/store/views/search-terms.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { sampleRecord } from '../helpers.js';
+import { slotList } from './search-match-slots.js';
 
 const SEED = Number(process.env['SEARCH_MATCH_SEED'] ?? Date.now() % 1_000_000);
 type Random = () => number;
@@ -19,13 +20,6 @@ type Random = () => number;
 const COMMON = ['seminar', 'lab', 'session'];
 const RARE = ['chemistry', 'chemie', 'chess', 'yoga', 'run', 'running', 'rune', 'café', 'straße', '2026', 'ka', 'kalo', 'kale', 'zebra'];
 
-function slotList(set: SlotSet): number[] {
-  if ('slots' in set) return set.slots;
-  const slots: number[] = [];
-  set.bitmap.forEach((slot) => slots.push(slot));
-  assert.equal(set.bitmap.count, slots.length, 'the bitmap counts its slots');
-  return slots;
-}
 
 class Campus {
   readonly terms = new SearchTerms();
