@@ -11,9 +11,16 @@ export class ByteIds {
   #count = 0;
   /** A hash and id + 1 per cell (0 for empty); at most half full. */
   #cells = new Uint32Array(1 << 16);
+  /** Work done by `intern`, for tests: occupied cells probed, and ids compared byte by byte (the hashes were equal). */
+  readonly work = { probes: 0, comparisons: 0 };
 
   get size(): number {
     return this.#count;
+  }
+
+  /** Bytes held by its arrays (ids, ends, hashes, cells), for tests of when each grows. */
+  get allocated(): number {
+    return this.#bytes.byteLength + this.#ends.byteLength + this.#hashes.byteLength + this.#cells.byteLength;
   }
 
   /** The number of the id spelt by `bytes[start, end)`, adding it the first time. */
@@ -25,6 +32,7 @@ export class ByteIds {
     const mask = (cells.length >>> 1) - 1;
     let cell = hash & mask;
     for (let id = cells[2 * cell + 1]!; id !== 0; cell = (cell + 1) & mask, id = cells[2 * cell + 1]!) {
+      this.work.probes++;
       if (cells[2 * cell] === hash && this.#equals(id - 1, bytes, start, end)) return id - 1;
     }
     if (this.#used + end - start > this.#bytes.length) this.#bytes = grown(this.#bytes, this.#used + end - start);
@@ -56,6 +64,7 @@ export class ByteIds {
   }
 
   #equals(id: number, bytes: Uint8Array, start: number, end: number): boolean {
+    this.work.comparisons++;
     const from = id === 0 ? 0 : this.#ends[id - 1]!;
     if (this.#ends[id]! - from !== end - start) return false;
     for (let i = 0; i < end - start; i++) if (this.#bytes[from + i] !== bytes[start + i]) return false;
