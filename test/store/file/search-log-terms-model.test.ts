@@ -191,6 +191,15 @@ test('a line is read within its bounds only: a group is cut at its end, and a pu
   // A line that starts otherwise, or a seq with another op, is skipped.
   const skipped = collect(new LogTermCollector(), `{"seqq":1,"op":"put","event":{}}\n{"seq":2,"op":"puts","event":{}}\n{"seq":3,"op":"delete","id":"${eventId(1)}"}\n${encodePut(4, first)}`);
   assert.deepEqual([...readBuilt(skipped).events].map(([id, event]) => [id, event.seq]), [[eventId(1), 4]]);
+  // Put lines whose seq key or seq number is of another shape are no puts either.
+  const put = encodePut(5, second);
+  const misshapen = collect(new LogTermCollector(), `${put.replace('{"seq":5,', '{"sek":5,')}${put.replace('{"seq":5,', '{"seq":5A,')}${encodePut(6, first)}`);
+  assert.deepEqual([...readBuilt(misshapen).events].map(([id, event]) => [id, event.seq]), [[eventId(1), 6]]);
+  // A line that is only a tab (a group of no members) reads nothing past its end, though a put line follows.
+  const empty = Buffer.from(`\t${encodePut(7, first)}`);
+  const nothing = new LogTermCollector();
+  nothing.line(empty, 0, 1);
+  assert.deepEqual([...readBuilt(nothing.finish(1)).events.keys()], []);
 });
 
 test('more than 65,536 ids and more than 65,536 puts are all kept', () => {
