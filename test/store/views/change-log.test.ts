@@ -79,6 +79,24 @@ test('ChangeLog.dropDeletionsThrough() forgets tombstones up to a seq and raises
   assert.equal(log.dropDeletionsThrough(2), 3, 'the horizon never goes back');
 });
 
+test('ChangeLog.markDropped() (a compacted log read by another instance) takes the mark as the horizon, held tombstones or not', () => {
+  const { log, put, del } = fixture();
+  put(1, 1);
+  put(2, 2);
+  del(1, 3);
+  del(2, 9);
+  // The mark says deletions through 5 are gone: the tombstone at 3 goes, the one at 9 stays, the horizon is 5, not 3.
+  log.markDropped(5);
+  assert.equal(log.horizon, 5);
+  assert.deepEqual([...log.tombstones.values()], [9], 'the tombstone at 3 is forgotten');
+  assert.deepEqual(seqs(log.after(5, 100)), [9]);
+  log.markDropped(4);
+  assert.equal(log.horizon, 5, 'an older mark never lowers it');
+  const empty = fixture().log;
+  empty.markDropped(7);
+  assert.equal(empty.horizon, 7, 'no tombstone held: the mark alone sets it');
+});
+
 test('ChangeLog.subscribe() hears each batch until unsubscribed', () => {
   const { log, put } = fixture();
   let heard = 0;
