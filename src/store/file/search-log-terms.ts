@@ -6,7 +6,7 @@ import { scanTerms, scanUtf8Terms } from '../views/search-scan.js';
 import { grown } from '../views/search-hash.js';
 import { ByteIds } from './search-log-ids.js';
 import { SearchTerms } from '../views/search-terms.js';
-import { scanViewLayout } from '../views/view-scan.js';
+import { locateViewTexts } from './search-log-view.js';
 
 const SEQ_OPEN = Buffer.from('{"seq":');
 const PUT_OPEN = Buffer.from(',"op":"put"');
@@ -33,6 +33,12 @@ export class LogTermCollector {
   #livePut = new Int32Array(1 << 16).fill(-1);
   #puts = 0;
   readonly #scratch: number[] = [];
+  #parsedViews = 0;
+
+  /** Views read by JSON.parse so far, not located in their bytes (another layout): for tests. */
+  get parsedViews(): number {
+    return this.#parsedViews;
+  }
 
   /** Takes the line `bytes[start, end)` (without its newline): a put, a del, an atomic group of lines, or another kind (skipped). */
   line(bytes: Buffer, start: number, end: number): void {
@@ -96,7 +102,7 @@ export class LogTermCollector {
   #put(bytes: Buffer, start: number, end: number, seq: number): void {
     const terms = this.#scratch;
     terms.length = 0;
-    const layout = scanViewLayout(bytes, start, end);
+    const layout = locateViewTexts(bytes, start, end);
     let id: number;
     if (layout !== undefined) {
       id = this.#idNumber(bytes, layout.idStart, layout.idEnd);
@@ -106,6 +112,7 @@ export class LogTermCollector {
       scanUtf8Terms(bytes, layout.nameStart + 1, layout.nameEnd - 1, this.#terms, terms);
     } else {
       // A view of another layout (as replay reads it then): JSON.parse.
+      this.#parsedViews++;
       const view = JSON.parse(bytes.toString('utf8', start, end)) as { id: string; title: string; description: string; location: string; organizer: { name: string } };
       const idBytes = Buffer.from(view.id, 'latin1');
       id = this.#idNumber(idBytes, 0, idBytes.length);

@@ -219,7 +219,7 @@ function endsWith(buf: Buffer, pos: number, literal: Buffer): boolean {
  * (not after `floor`), or -1. Inside a string every quote is escaped, i.e. preceded by an odd
  * number of backslashes; the first quote going backward with an even number is the opening one.
  */
-function openingQuote(buf: Buffer, afterClosing: number, floor: number): number {
+export function openingQuote(buf: Buffer, afterClosing: number, floor: number): number {
   if (buf[afterClosing - 1] !== QUOTE) return -1;
   for (let pos = afterClosing - 2; pos > floor; pos--) {
     if (buf[pos] !== QUOTE) continue;
@@ -231,13 +231,13 @@ function openingQuote(buf: Buffer, afterClosing: number, floor: number): number 
 }
 
 /** The position of the first of the digits that end at `pos`, or -1 when none do (or `pos` is -1). */
-function digitsBefore(buf: Buffer, pos: number): number {
+export function digitsBefore(buf: Buffer, pos: number): number {
   let first = pos;
   while (buf[first - 1]! >= 0x30 && buf[first - 1]! <= 0x39) first--;
   return first === pos ? -1 : first;
 }
 
-function isAlphanumeric(byte: number): boolean {
+export function isAlphanumeric(byte: number): boolean {
   return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
 }
 
@@ -250,7 +250,7 @@ function categoryBefore(buf: Buffer, pos: number): number {
 }
 
 /** Given the position of a JSON string's opening quote, the position of its closing quote (the first unescaped one), or -1. */
-function closingQuote(buf: Buffer, opening: number, end: number): number {
+export function closingQuote(buf: Buffer, opening: number, end: number): number {
   for (let pos = opening + 1; pos < end; pos++) {
     const byte = buf[pos];
     if (byte === BACKSLASH) pos++;
