@@ -7,11 +7,14 @@ import { grown } from '../views/search-hash.js';
 import { ByteIds } from './search-log-ids.js';
 import { SearchTerms } from '../views/search-terms.js';
 import { locateViewTexts } from './search-log-view.js';
+import { bytePattern, matchesAt } from './search-log-bytes.js';
 
 const SEQ_OPEN = Buffer.from('{"seq":');
 const PUT_OPEN = Buffer.from(',"op":"put"');
 const DEL_OPEN = Buffer.from(',"op":"del","id":"');
 const EVENT_KEY = Buffer.from(',"event":{');
+/** A put's head when the view follows the creation time (no comma, so no `,"event":{`, before the last). */
+const PUT_HEAD = bytePattern(',"op":"put","created_at":"####-##-##T##:##:##.###Z","event":{');
 /** Bytes of `,"crc":"xxxxxxxx"}` at the end of every line. */
 const CRC_SUFFIX_LENGTH = 18;
 const TAB = 0x09;
@@ -92,7 +95,8 @@ export class LogTermCollector {
       const id = this.#idNumber(bytes, idStart, bytes.indexOf(QUOTE, idStart));
       this.#livePut[id] = -1;
     } else if (startsWith(bytes, pos, PUT_OPEN)) {
-      const viewStart = bytes.indexOf(EVENT_KEY, pos) + EVENT_KEY.length - 1;
+      // Most puts have no `at`, `idem` or `promoted` field before the view: one comparison finds it, not a search.
+      const viewStart = matchesAt(bytes, pos, PUT_HEAD) ? pos + PUT_HEAD.length - 1 : bytes.indexOf(EVENT_KEY, pos) + EVENT_KEY.length - 1;
       if (viewStart < EVENT_KEY.length || viewStart >= end) throw new Error(`a put line (seq ${seq}) has no "event"`);
       this.#put(bytes, viewStart, end - CRC_SUFFIX_LENGTH, seq);
     }

@@ -1,9 +1,10 @@
 // Where the id and the four searched texts lie in a logged view's bytes, for the search index's build from the log
 // (the worker's): the views scanViewLayout reads, and only the parts the index needs. scanViewLayout also parses both
 // times, the counts, the category and the series id for replay, which cost the worker about a tenth of its CPU;
-// here the times are only checked, the 90 fixed bytes around them in one pass over a template.
+// here the times are only checked, and the keys and times compared four bytes at a time.
 import { CATEGORIES } from '../../events/event.js';
-import { closingQuote, digitsBefore, isAlphanumeric, openingQuote } from '../views/view-scan.js';
+import { closingQuote, digitsBefore, openingQuote } from '../views/view-scan.js';
+import { bytePattern, endsAt, matchesAt } from './search-log-bytes.js';
 
 /** Byte positions in a view; each text spans its JSON string literal, quotes included (as in ViewLayout). */
 export interface ViewTexts {
@@ -28,51 +29,54 @@ const TEXTS: ViewTexts = { idStart: 0, idEnd: 0, titleStart: 0, titleEnd: 0, des
  * caller reads it with JSON.parse); undefined otherwise. The result is overwritten by the next call.
  */
 export function locateViewTexts(buf: Buffer, start: number, end: number): ViewTexts | undefined {
-  if (!startsWith(buf, start, ID_KEY)) return undefined;
+  // A shorter view fails the title's key, which must fit before `end`, and the id's is in it.
+  if (start + ID_KEY.length > end || !matchesAt(buf, start, ID_KEY)) return undefined;
   const idStart = start + ID_KEY.length - EVT_LENGTH;
   let idEnd = idStart + EVT_LENGTH;
-  // Past `end` too: an id that runs into the next bytes fails the title's key, which must fit before `end`.
-  while (isAlphanumeric(buf[idEnd]!)) idEnd++;
-  if (idEnd - idStart < 20 || idEnd + TITLE_KEY.length > end || !startsWith(buf, idEnd, TITLE_KEY)) return undefined;
+  // Past `end` too: an id that runs into the next bytes fails the title's key below.
+  while (idEnd < buf.length && ALPHANUMERIC[buf[idEnd]!] === 1) idEnd++;
+  if (idEnd - idStart < 20 || idEnd + TITLE_KEY.length > end || !matchesAt(buf, idEnd, TITLE_KEY)) return undefined;
 
   // An occurrence of a series ends with `,"series_id":"ser_…"}` after the organizer.
   let viewEnd = end;
-  let closing = VIEW_END;
+  /** `"}}` ends the view, or `"}` the organizer before a series id. */
+  let closing = 3;
   if (buf[end - 1] === CLOSE_BRACE && buf[end - 2] === QUOTE) {
     let seriesIdStart = end - 2;
-    while (isAlphanumeric(buf[seriesIdStart - 1]!)) seriesIdStart--;
-    if (end - 2 - seriesIdStart >= 16 && endsWith(buf, seriesIdStart, SERIES_KEY)) {
+    while (seriesIdStart > 0 && ALPHANUMERIC[buf[seriesIdStart - 1]!] === 1) seriesIdStart--;
+    if (end - 2 - seriesIdStart >= 16 && endsAt(buf, seriesIdStart, SERIES_KEY)) {
       viewEnd = seriesIdStart - SERIES_KEY.length;
-      closing = ORGANIZER_END;
+      closing = 2;
     }
   }
-  if (!endsWith(buf, viewEnd, closing)) return undefined;
-  const emailEnd = viewEnd - closing.length;
+  if (viewEnd < closing || buf[viewEnd - closing] !== QUOTE || buf[viewEnd - closing + 1] !== CLOSE_BRACE || buf[viewEnd - 1] !== CLOSE_BRACE) return undefined;
+  const emailEnd = viewEnd - closing;
   let emailStart = emailEnd;
   // As scanViewLayout: an e-mail with an escape or a non-ASCII character in it is left to JSON.parse.
-  while (buf[emailStart - 1]! >= 0x20 && buf[emailStart - 1]! < 0x7f && buf[emailStart - 1] !== QUOTE && buf[emailStart - 1] !== BACKSLASH) emailStart--;
-  if (!endsWith(buf, emailStart, EMAIL_KEY)) return undefined;
+  while (emailStart > 0 && EMAIL_BYTE[buf[emailStart - 1]!] === 1) emailStart--;
+  if (!endsAt(buf, emailStart, EMAIL_KEY)) return undefined;
   const nameEnd = emailStart - EMAIL_KEY.length;
   const nameStart = openingQuote(buf, nameEnd, idEnd);
-  if (nameStart < 0 || !endsWith(buf, nameStart, ORGANIZER_KEY)) return undefined;
+  if (nameStart < 0 || !endsAt(buf, nameStart, ORGANIZER_KEY)) return undefined;
   const registeredStart = digitsBefore(buf, nameStart - ORGANIZER_KEY.length);
-  if (registeredStart < 0 || !endsWith(buf, registeredStart, REGISTERED_KEY)) return undefined;
+  if (registeredStart < 0 || !endsAt(buf, registeredStart, REGISTERED_KEY)) return undefined;
   const capacityStart = digitsBefore(buf, registeredStart - REGISTERED_KEY.length);
   // The times and their keys, from the location's closing quote to the capacity: 90 bytes of a fixed shape.
+  if (capacityStart < 0 || !endsAt(buf, capacityStart, TIMES)) return undefined;
   const locationEnd = capacityStart - TIMES.length;
-  if (capacityStart < 0 || locationEnd < 0 || !timesAt(buf, locationEnd)) return undefined;
+  if (!realTime(buf, locationEnd + START_TIME_AT) || !realTime(buf, locationEnd + END_TIME_AT)) return undefined;
   const locationStart = openingQuote(buf, locationEnd, idEnd);
-  if (locationStart < 0 || !endsWith(buf, locationStart, LOCATION_KEY)) return undefined;
+  if (locationStart < 0 || !endsAt(buf, locationStart, LOCATION_KEY)) return undefined;
   const categoryEnd = locationStart - LOCATION_KEY.length;
   let category = 0;
-  while (category < CATEGORY_KEYS.length && !endsWith(buf, categoryEnd, CATEGORY_KEYS[category]!)) category++;
+  while (category < CATEGORY_KEYS.length && !endsAt(buf, categoryEnd, CATEGORY_KEYS[category]!)) category++;
   if (category === CATEGORY_KEYS.length) return undefined;
   // The title's closing quote is its first unescaped one; the description runs from there to the category.
   const titleStart = idEnd + TITLE_KEY.length - 1;
   const titleEnd = closingQuote(buf, titleStart, end) + 1;
   const descriptionStart = titleEnd + DESCRIPTION_KEY.length;
   const descriptionEnd = categoryEnd - CATEGORY_KEYS[category]!.length + 1;
-  if (descriptionStart > end || !startsWith(buf, titleEnd, DESCRIPTION_KEY) || buf[descriptionStart] !== QUOTE || descriptionEnd < descriptionStart + 2) return undefined;
+  if (descriptionStart > end || !matchesAt(buf, titleEnd, DESCRIPTION_KEY) || buf[descriptionStart] !== QUOTE || descriptionEnd < descriptionStart + 2) return undefined;
   const texts = TEXTS;
   texts.idStart = idStart;
   texts.idEnd = idEnd;
@@ -87,33 +91,7 @@ export function locateViewTexts(buf: Buffer, start: number, end: number): ViewTe
   return texts;
 }
 
-/** Whether `literal` is at `pos` (a byte past the buffer never matches). */
-function startsWith(buf: Buffer, pos: number, literal: Uint8Array): boolean {
-  for (let i = 0; i < literal.length; i++) if (buf[pos + i] !== literal[i]) return false;
-  return true;
-}
-
-/** Whether `literal` ends at `pos`, compared from its last byte (so the categories differ at the first or third). */
-function endsWith(buf: Buffer, pos: number, literal: Uint8Array): boolean {
-  const from = pos - literal.length;
-  if (from < 0) return false;
-  for (let i = literal.length - 1; i >= 0; i--) if (buf[from + i] !== literal[i]) return false;
-  return true;
-}
-
-/**
- * Whether the 90 bytes at `pos` (all in the buffer) are `,"start_time":"…","end_time":"…","capacity":` with two
- * real UTC times of the `YYYY-MM-DDTHH:MM:SS.sssZ` shape, as parseUtcTime reads them (1970 or later, a real day).
- */
-function timesAt(buf: Buffer, pos: number): boolean {
-  for (let i = 0; i < TIMES.length; i++) {
-    const byte = buf[pos + i]!;
-    if (TIMES[i] === DIGIT ? byte < 0x30 || byte > 0x39 : byte !== TIMES[i]) return false;
-  }
-  return realTime(buf, pos + START_TIME_AT) && realTime(buf, pos + END_TIME_AT);
-}
-
-/** Whether the time at `pos`, its digits checked, names a real instant: the ranges parseUtcTime checks. */
+/** Whether the time at `pos` (its shape and digits checked) names a real instant: the ranges parseUtcTime checks. */
 function realTime(buf: Buffer, pos: number): boolean {
   const year = number(buf, pos, 4);
   const month = number(buf, pos + 5, 2);
@@ -130,27 +108,31 @@ function number(buf: Buffer, pos: number, digits: number): number {
   return value;
 }
 
-const ascii = (text: string): Uint8Array => new Uint8Array(Buffer.from(text));
-const ID_KEY = ascii('{"id":"evt_');
-const EVT_LENGTH = 4;
-const TITLE_KEY = ascii('","title":"');
-const DESCRIPTION_KEY = ascii(',"description":');
-const LOCATION_KEY = ascii('","location":');
-const ORGANIZER_KEY = ascii(',"organizer":{"name":');
-const REGISTERED_KEY = ascii(',"registered_count":');
-const EMAIL_KEY = ascii(',"email":"');
-const VIEW_END = ascii('"}}');
-const ORGANIZER_END = ascii('"}');
-const SERIES_KEY = ascii(',"series_id":"ser_');
-const CATEGORY_KEYS: Uint8Array[] = CATEGORIES.map((category) => ascii(`","category":"${category}`));
-/** In TIMES, a byte that must be a decimal digit. */
-const DIGIT = 0;
-const START_TIME_KEY = ',"start_time":"';
-const TIME = '####-##-##T##:##:##.###Z';
-const TIMES = ascii(`${START_TIME_KEY}${TIME}","end_time":"${TIME}","capacity":`).map((byte) => (byte === 0x23 ? DIGIT : byte));
-const START_TIME_AT = START_TIME_KEY.length;
-const END_TIME_AT = TIMES.length - '","capacity":'.length - TIME.length;
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** 1 for each byte value of a class (a 256-entry table: one load a byte). */
+function byteClass(test: (byte: number) => boolean): Uint8Array {
+  return Uint8Array.from({ length: 256 }, (_, byte) => (test(byte) ? 1 : 0));
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const CLOSE_BRACE = 0x7d;
+const ID_KEY = bytePattern('{"id":"evt_');
+const EVT_LENGTH = 4;
+const TITLE_KEY = bytePattern('","title":"');
+const DESCRIPTION_KEY = bytePattern(',"description":');
+const LOCATION_KEY = bytePattern('","location":');
+const ORGANIZER_KEY = bytePattern(',"organizer":{"name":');
+const REGISTERED_KEY = bytePattern(',"registered_count":');
+const EMAIL_KEY = bytePattern(',"email":"');
+const SERIES_KEY = bytePattern(',"series_id":"ser_');
+const CATEGORY_KEYS = CATEGORIES.map((category) => bytePattern(`","category":"${category}`));
+const START_TIME_KEY = ',"start_time":"';
+/** A time's shape, `#` a digit. */
+const TIME = '####-##-##T##:##:##.###Z';
+const TIMES = bytePattern(`${START_TIME_KEY}${TIME}","end_time":"${TIME}","capacity":`);
+const START_TIME_AT = START_TIME_KEY.length;
+const END_TIME_AT = TIMES.length - '","capacity":'.length - TIME.length;
+const ALPHANUMERIC = byteClass((byte) => (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a));
+/** The bytes of an e-mail scanViewLayout reads: printable ASCII but the quote and the backslash. */
+const EMAIL_BYTE = byteClass((byte) => byte >= 0x20 && byte < 0x7f && byte !== QUOTE && byte !== BACKSLASH);
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

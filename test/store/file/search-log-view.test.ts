@@ -5,10 +5,11 @@
 // the views it refuses. SEARCH_LOG_VIEW_SEED=n replays one run.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { viewJson, type EventRecord } from '../../../src/events/event.js';
+import { toStored, viewJson, type EventRecord } from '../../../src/events/event.js';
 import { LogTermCollector } from '../../../src/store/file/search-log-terms.js';
 import { locateViewTexts, type ViewTexts } from '../../../src/store/file/search-log-view.js';
-import { encodePut } from '../../../src/store/records/jsonl-record.js';
+import { encodePut, encodeStored } from '../../../src/store/records/jsonl-record.js';
+import type { BuiltSearch } from '../../../src/store/views/search-built.js';
 import { scanViewLayout } from '../../../src/store/views/view-scan.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { junk, otherLayout, pick, randomRecord, type Random } from '../../helpers/random-views.js';
@@ -128,4 +129,27 @@ test('the build reads views of the layout written today without JSON.parse, and 
   }
   assert.equal(collector.parsedViews, 1);
   assert.equal(collector.finish(start).putSeqs.length, 21);
+});
+
+/** The build of `lines` (put lines), but the log's length. */
+function built(lines: readonly string[]): Omit<BuiltSearch, 'logLength'> {
+  const collector = new LogTermCollector();
+  for (const line of lines) {
+    const bytes = Buffer.from(line);
+    collector.line(bytes, 0, bytes.length - 1);
+  }
+  const { logLength: _, ...rest } = collector.finish(0);
+  return rest;
+}
+
+test('a put line with fields between its creation time and its view (a change time, promoted registrations, an idempotency tag) is read as a plain one', () => {
+  const records = Array.from({ length: 12 }, (_, n) => sampleRecord(n, { title: `Talk ${n} "on" Straße`, ...(n % 3 === 0 ? { series_id: `ser_${String(n).padStart(22, '0')}` } : {}) }));
+  const plain = records.map((record, n) => encodePut(n + 1, record));
+  const withFields = records.map((record, n) => {
+    const stored = toStored(record, n + 1, viewJson(record), Date.parse(record.created_at) + (n % 2) * 60_000);
+    const idem = n % 4 === 1 ? { key: 'k-1', keyId: 'key_1', requestHash: 'h' } : undefined;
+    return encodeStored(stored, n % 3 === 1 ? [`reg_${String(n).padStart(22, '0')}`] : [], idem);
+  });
+  assert.ok(withFields.some((line) => line.includes('"at":')) && withFields.some((line) => line.includes('"promoted":')) && withFields.some((line) => line.includes('"idem":')));
+  assert.deepEqual(built(withFields), built(plain));
 });
