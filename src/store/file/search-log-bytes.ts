@@ -20,7 +20,7 @@ export interface BytePattern {
 /** The pattern of `text` (ASCII, at least 4 bytes; `#` a digit). */
 export function bytePattern(text: string): BytePattern {
   const bytes = Buffer.from(text, 'latin1');
-  if (bytes.length < 4 || bytes.length !== text.length) throw new Error(`a byte pattern is 4 or more ASCII bytes: ${text}`);
+  if (bytes.length < 4 || /[^\x00-\x7f]/.test(text)) throw new Error(`a byte pattern is 4 or more ASCII bytes: ${text}`);
   const count = Math.ceil(bytes.length / 4);
   const pattern = { length: bytes.length, offsets: new Int32Array(count), keep: new Int32Array(count), expected: new Int32Array(count), low: new Int32Array(count), six: new Int32Array(count), tens: new Int32Array(count) };
   for (let word = 0; word < count; word++) {
