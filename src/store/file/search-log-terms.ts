@@ -3,7 +3,7 @@
 import { BulkPostings, DROPPED } from '../views/search-bulk.js';
 import { type BuiltSearch, builtSearch } from '../views/search-built.js';
 import { scanTerms, scanUtf8Terms } from '../views/search-scan.js';
-import { grown } from '../views/search-hash.js';
+import { grown, TermList } from '../views/search-hash.js';
 import { ByteIds } from './search-log-ids.js';
 import { SearchTerms } from '../views/search-terms.js';
 import { locateViewTexts } from './search-log-view.js';
@@ -35,7 +35,7 @@ export class LogTermCollector {
   #putIds = new Uint32Array(1 << 16);
   #livePut = new Int32Array(1 << 16).fill(-1);
   #puts = 0;
-  readonly #scratch: number[] = [];
+  readonly #scratch = new TermList();
   #parsedViews = 0;
 
   /** Views read by JSON.parse so far, not located in their bytes (another layout): for tests. */
@@ -130,7 +130,7 @@ export class LogTermCollector {
     this.#putSeqs[put] = seq;
     this.#putIds[put] = id;
     this.#livePut[id] = put;
-    this.#bulk.add(put, terms);
+    this.#bulk.add(put, terms.ids, terms.length);
   }
 
   /** The number of the id `bytes[start, end)`, with room for its live put. */

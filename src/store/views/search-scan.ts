@@ -2,7 +2,7 @@
 // searchWords gives, for the text search-words.ts calls plain; any other text is left to searchWords itself. A text
 // is read from a string, or straight from the UTF-8 bytes of a JSON string literal (the log's, at start-up).
 import { foldCodePoint, searchWords } from '../../lib/search-words.js';
-import { FNV_OFFSET, FNV_PRIME } from './search-hash.js';
+import { FNV_OFFSET, FNV_PRIME, type TermSink } from './search-hash.js';
 import type { SearchTerms } from './search-terms.js';
 
 /**
@@ -80,7 +80,7 @@ export function scanWork(): { slow: number; classified: number; longFolds: numbe
  * gives, interned in `terms`. A text with a character whose fold is not plain letters or separators (CJK, kana,
  * Hangul, an astral character, `½`) is handed to searchWords whole.
  */
-export function scanTerms(text: string, terms: SearchTerms, out: number[]): void {
+export function scanTerms(text: string, terms: SearchTerms, out: TermSink): void {
   if (utf8.length < text.length * 3) utf8 = Buffer.alloc(Math.max(text.length * 3, utf8.length * 2));
   const length = utf8.write(text);
   if (!scanBytes(utf8, 0, length, terms, out, false)) slowScan(text, terms, out);
@@ -91,14 +91,14 @@ export function scanTerms(text: string, terms: SearchTerms, out: number[]): void
  * `bytes[start, end)`, read straight from the bytes: no string is made unless the text needs searchWords or holds
  * an escape.
  */
-export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[]): void {
+export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: TermSink): void {
   if (scanBytes(bytes, start, end, terms, out, true)) return;
   const literal = Buffer.from(bytes.buffer, bytes.byteOffset + start - 1, end - start + 2).toString();
   slowScan(JSON.parse(literal) as string, terms, out);
 }
 
 /** Pushes every word of `text` by searchWords (the slow path). */
-function slowScan(text: string, terms: SearchTerms, out: number[]): void {
+function slowScan(text: string, terms: SearchTerms, out: TermSink): void {
   slowScans++;
   for (const each of searchWords(text)) out.push(terms.internWord(each));
 }
@@ -110,7 +110,7 @@ function slowScan(text: string, terms: SearchTerms, out: number[]): void {
  * character is decoded first. A string's lone surrogate arrives as U+FFFD, a separator, as searchWords takes the
  * surrogate itself (its fold is not a letter); valid UTF-8 never decodes to a surrogate.
  */
-function scanBytes(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: number[], literal: boolean): boolean {
+function scanBytes(bytes: Uint8Array, start: number, end: number, terms: SearchTerms, out: TermSink, literal: boolean): boolean {
   const from = out.length;
   if (word.length < end - start + MAX_FOLD) word = new Uint16Array(Math.max(end - start + MAX_FOLD, word.length * 2));
   let units = word;
@@ -162,7 +162,7 @@ function scanBytes(bytes: Uint8Array, start: number, end: number, terms: SearchT
 }
 
 /** Drops what a scan pushed onto `out` since `from`; false, for the scan to return. */
-function dropped(out: number[], from: number): false {
+function dropped(out: TermSink, from: number): false {
   out.length = from;
   return false;
 }
