@@ -4,7 +4,7 @@
 // here the times are only checked, and the keys and times compared four bytes at a time.
 import { CATEGORIES } from '../../events/event.js';
 import { closingQuote, digitsBefore, openingQuote } from '../views/view-scan.js';
-import { bytePattern, endsAt, matchesAt } from './search-log-bytes.js';
+import { bytePattern, digitsAt, wordsAt, wordsOf } from './search-log-bytes.js';
 
 /** Byte positions in a view; each text spans its JSON string literal, quotes included (as in ViewLayout). */
 export interface ViewTexts {
@@ -30,12 +30,13 @@ const TEXTS: ViewTexts = { idStart: 0, idEnd: 0, titleStart: 0, titleEnd: 0, des
  */
 export function locateViewTexts(buf: Buffer, start: number, end: number): ViewTexts | undefined {
   // A shorter view fails the title's key, which must fit before `end`, and the id's is in it.
-  if (start + ID_KEY.length > end || !matchesAt(buf, start, ID_KEY)) return undefined;
+  const words = wordsOf(buf);
+  if (start + ID_KEY.length > end || !wordsAt(words, start, ID_KEY)) return undefined;
   const idStart = start + ID_KEY.length - EVT_LENGTH;
   let idEnd = idStart + EVT_LENGTH;
   // Past `end` too: an id that runs into the next bytes fails the title's key below.
   while (idEnd < buf.length && ALPHANUMERIC[buf[idEnd]!] === 1) idEnd++;
-  if (idEnd - idStart < 20 || idEnd + TITLE_KEY.length > end || !matchesAt(buf, idEnd, TITLE_KEY)) return undefined;
+  if (idEnd - idStart < 20 || idEnd + TITLE_KEY.length > end || !wordsAt(words, idEnd, TITLE_KEY)) return undefined;
 
   // An occurrence of a series ends with `,"series_id":"ser_…"}` after the organizer.
   let viewEnd = end;
@@ -44,7 +45,7 @@ export function locateViewTexts(buf: Buffer, start: number, end: number): ViewTe
   if (buf[end - 1] === CLOSE_BRACE && buf[end - 2] === QUOTE) {
     let seriesIdStart = end - 2;
     while (seriesIdStart > 0 && ALPHANUMERIC[buf[seriesIdStart - 1]!] === 1) seriesIdStart--;
-    if (end - 2 - seriesIdStart >= 16 && endsAt(buf, seriesIdStart, SERIES_KEY)) {
+    if (end - 2 - seriesIdStart >= 16 && wordsAt(words, seriesIdStart - SERIES_KEY.length, SERIES_KEY)) {
       viewEnd = seriesIdStart - SERIES_KEY.length;
       closing = 2;
     }
@@ -54,29 +55,29 @@ export function locateViewTexts(buf: Buffer, start: number, end: number): ViewTe
   let emailStart = emailEnd;
   // As scanViewLayout: an e-mail with an escape or a non-ASCII character in it is left to JSON.parse.
   while (emailStart > 0 && EMAIL_BYTE[buf[emailStart - 1]!] === 1) emailStart--;
-  if (!endsAt(buf, emailStart, EMAIL_KEY)) return undefined;
+  if (!wordsAt(words, emailStart - EMAIL_KEY.length, EMAIL_KEY)) return undefined;
   const nameEnd = emailStart - EMAIL_KEY.length;
   const nameStart = openingQuote(buf, nameEnd, idEnd);
-  if (nameStart < 0 || !endsAt(buf, nameStart, ORGANIZER_KEY)) return undefined;
+  if (nameStart < 0 || !wordsAt(words, nameStart - ORGANIZER_KEY.length, ORGANIZER_KEY)) return undefined;
   const registeredStart = digitsBefore(buf, nameStart - ORGANIZER_KEY.length);
-  if (registeredStart < 0 || !endsAt(buf, registeredStart, REGISTERED_KEY)) return undefined;
+  if (registeredStart < 0 || !wordsAt(words, registeredStart - REGISTERED_KEY.length, REGISTERED_KEY)) return undefined;
   const capacityStart = digitsBefore(buf, registeredStart - REGISTERED_KEY.length);
   // The times and their keys, from the location's closing quote to the capacity: 90 bytes of a fixed shape.
-  if (capacityStart < 0 || !endsAt(buf, capacityStart, TIMES)) return undefined;
   const locationEnd = capacityStart - TIMES.length;
+  if (capacityStart < 0 || !wordsAt(words, locationEnd, TIMES) || !digitsAt(words, locationEnd, TIMES)) return undefined;
   if (!realTime(buf, locationEnd + START_TIME_AT) || !realTime(buf, locationEnd + END_TIME_AT)) return undefined;
   const locationStart = openingQuote(buf, locationEnd, idEnd);
-  if (locationStart < 0 || !endsAt(buf, locationStart, LOCATION_KEY)) return undefined;
+  if (locationStart < 0 || !wordsAt(words, locationStart - LOCATION_KEY.length, LOCATION_KEY)) return undefined;
   const categoryEnd = locationStart - LOCATION_KEY.length;
   let category = 0;
-  while (category < CATEGORY_KEYS.length && !endsAt(buf, categoryEnd, CATEGORY_KEYS[category]!)) category++;
+  while (category < CATEGORY_KEYS.length && !wordsAt(words, categoryEnd - CATEGORY_KEYS[category]!.length, CATEGORY_KEYS[category]!)) category++;
   if (category === CATEGORY_KEYS.length) return undefined;
   // The title's closing quote is its first unescaped one; the description runs from there to the category.
   const titleStart = idEnd + TITLE_KEY.length - 1;
   const titleEnd = closingQuote(buf, titleStart, end) + 1;
   const descriptionStart = titleEnd + DESCRIPTION_KEY.length;
   const descriptionEnd = categoryEnd - CATEGORY_KEYS[category]!.length + 1;
-  if (descriptionStart > end || !matchesAt(buf, titleEnd, DESCRIPTION_KEY) || buf[descriptionStart] !== QUOTE || descriptionEnd < descriptionStart + 2) return undefined;
+  if (descriptionStart > end || !wordsAt(words, titleEnd, DESCRIPTION_KEY) || buf[descriptionStart] !== QUOTE || descriptionEnd < descriptionStart + 2) return undefined;
   const texts = TEXTS;
   texts.idStart = idStart;
   texts.idEnd = idEnd;
