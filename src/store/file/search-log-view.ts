@@ -3,22 +3,11 @@
 // times, the counts, the category and the series id for replay, which cost the worker about a tenth of its CPU;
 // here the times are only checked, and the keys and times compared four bytes at a time.
 import { CATEGORIES } from '../../events/event.js';
-import { closingQuote, digitsBefore, openingQuote } from '../views/view-scan.js';
+import { closingQuote, digitsBefore, openingQuote, type ViewLayout } from '../views/view-scan.js';
 import { bytePattern, digitsAt, wordsAt, wordsOf } from './search-log-bytes.js';
 
 /** Byte positions in a view; each text spans its JSON string literal, quotes included (as in ViewLayout). */
-export interface ViewTexts {
-  idStart: number;
-  idEnd: number;
-  titleStart: number;
-  titleEnd: number;
-  descriptionStart: number;
-  descriptionEnd: number;
-  locationStart: number;
-  locationEnd: number;
-  nameStart: number;
-  nameEnd: number;
-}
+export type ViewTexts = Pick<ViewLayout, 'idStart' | 'idEnd' | 'titleStart' | 'titleEnd' | 'descriptionStart' | 'descriptionEnd' | 'locationStart' | 'locationEnd' | 'nameStart' | 'nameEnd'>;
 
 /** The one result locateViewTexts fills (a million views at start-up: no object per view). */
 const TEXTS: ViewTexts = { idStart: 0, idEnd: 0, titleStart: 0, titleEnd: 0, descriptionStart: 0, descriptionEnd: 0, locationStart: 0, locationEnd: 0, nameStart: 0, nameEnd: 0 };
