@@ -6,15 +6,22 @@ import type { TermParts } from './search-terms.js';
 
 /** Uint32 words per cell: 32 bytes, two cells a cache line. */
 const CELL = 8;
-/** Word 0: the hash's high 24 bits and the length (up to 255): a match is checked on units only when both agree. */
+/**
+ * Word 0: the hash's high 23 bits, INLINED, and the length (up to 255): a match is checked on units only when the
+ * hash bits and length agree.
+ */
 const LENGTH_BITS = 0xff;
+const INLINED = 0x100;
 /** Word 1: id + 1 (0: empty). Word 2: the event last holding the term, + 1. Word 3: the events holding it. */
 const ID = 1;
 const LAST = 2;
 const COUNT = 3;
-/** Words 4–7: the units of a term of up to 8 (zero-padded), else where its units start in the arena and its length. */
+/**
+ * Words 4–7: when INLINED, the units of a term of up to 16 units each under 256 (Latin-1: every ASCII and accented
+ * Latin word; zero-padded), as bytes; else where its units start in the arena, and its length.
+ */
 const INLINE = 4;
-const INLINE_UNITS = 8;
+const INLINE_UNITS = 16;
 /** SearchTerms' first table (8,192 cells), doubled while more than half full: the cells handed over are that size. */
 const FIRST_CELLS = 1 << 13;
 
@@ -26,7 +33,7 @@ const FIRST_CELLS = 1 << 13;
  */
 export class BuildTerms {
   #cells: Uint32Array;
-  #cellUnits: Uint16Array;
+  #cellBytes: Uint8Array;
   #mask: number;
   /** Grows when the count passes this: the table's cells × the most full it may be. */
   #limit: number;
@@ -40,11 +47,11 @@ export class BuildTerms {
   /** Times the table grew, and cells probed past the first (for tests: work, never time). */
   readonly work = { growths: 0, probes: 0 };
 
-  /** `load`: the most full the table may get (0.5: at most half its cells hold a term). */
-  constructor(load = 0.5, cells = 1 << 12) {
+  /** `load`: the most full the table may get (0.8: at most 4 cells in 5 hold a term; see the README). */
+  constructor(load = 0.8, cells = 1 << 12) {
     this.#load = load;
     this.#cells = new Uint32Array(cells * CELL);
-    this.#cellUnits = new Uint16Array(this.#cells.buffer);
+    this.#cellBytes = new Uint8Array(this.#cells.buffer);
     this.#mask = cells - 1;
     this.#limit = Math.floor(cells * load);
   }
@@ -61,10 +68,11 @@ export class BuildTerms {
   /** The id of the term spelt by `units[0, length)` (hashUnits `hash`) the first time in this event, else -1. */
   intern(units: Uint16Array, length: number, hash = hashUnits(units, length)): number {
     const cells = this.#cells;
-    const tag = ((hash & ~LENGTH_BITS) | (length < LENGTH_BITS ? length : LENGTH_BITS)) >>> 0;
+    // An int32, as `cells[base] & ~INLINED` reads.
+    const tag = (hash & ~(LENGTH_BITS | INLINED)) | (length < LENGTH_BITS ? length : LENGTH_BITS);
     let cell = hash & this.#mask;
     for (let base = cell * CELL; cells[base + ID] !== 0; cell = (cell + 1) & this.#mask, base = cell * CELL) {
-      if (cells[base] !== tag || !this.#same(base, units, length)) {
+      if ((cells[base]! & ~INLINED) !== tag || !this.#same(base, units, length)) {
         this.work.probes++;
         continue;
       }
@@ -114,9 +122,9 @@ export class BuildTerms {
   }
 
   #same(base: number, units: Uint16Array, length: number): boolean {
-    if (length <= INLINE_UNITS) {
-      const own = this.#cellUnits;
-      const at = (base + INLINE) * 2;
+    if ((this.#cells[base]! & INLINED) !== 0) {
+      const own = this.#cellBytes;
+      const at = (base + INLINE) * 4;
       for (let i = 0; i < length; i++) if (own[at + i] !== units[i]) return false;
       return true;
     }
@@ -145,11 +153,13 @@ export class BuildTerms {
   /** Fills the empty cell at `base` with term `id` (counted once, in this event). */
   #place(base: number, tag: number, id: number, units: Uint16Array, length: number): void {
     const cells = this.#cells;
-    cells[base] = tag;
     cells[base + ID] = id + 1;
     cells[base + LAST] = this.#event;
     cells[base + COUNT] = 1;
-    if (length <= INLINE_UNITS) this.#cellUnits.set(units.subarray(0, length), (base + INLINE) * 2);
+    let latin1 = length <= INLINE_UNITS;
+    for (let i = 0; i < length && latin1; i++) latin1 = units[i]! < 0x100;
+    cells[base] = latin1 ? tag | INLINED : tag;
+    if (latin1) this.#cellBytes.set(units.subarray(0, length), (base + INLINE) * 4);
     else {
       cells[base + INLINE] = this.#starts[id]!;
       cells[base + INLINE + 1] = length;
@@ -169,7 +179,7 @@ export class BuildTerms {
     const old = this.#cells;
     const size = (this.#mask + 1) * 2;
     this.#cells = new Uint32Array(size * CELL);
-    this.#cellUnits = new Uint16Array(this.#cells.buffer);
+    this.#cellBytes = new Uint8Array(this.#cells.buffer);
     this.#mask = size - 1;
     this.#limit = Math.floor(size * this.#load);
     for (let from = 0; from < old.length; from += CELL) {
