@@ -3,7 +3,7 @@
 import { BulkPostings, DROPPED } from '../views/search-bulk.js';
 import { type BuiltSearch, builtSearch } from '../views/search-built.js';
 import { scanTerms, scanUtf8Terms } from '../views/search-scan.js';
-import { grown } from '../views/search-hash.js';
+import { grown, TermList } from '../views/search-hash.js';
 import { ByteIds } from './search-log-ids.js';
 import { BuildTerms } from '../views/search-build-terms.js';
 import { scanViewLayout } from '../views/view-scan.js';
@@ -32,7 +32,7 @@ export class LogTermCollector {
   #putIds = new Uint32Array(1 << 16);
   #livePut = new Int32Array(1 << 16).fill(-1);
   #puts = 0;
-  readonly #scratch: number[] = [];
+  readonly #scratch = new TermList();
 
   /** Takes the line `bytes[start, end)` (without its newline): a put, a del, an atomic group of lines, or another kind (skipped). */
   line(bytes: Buffer, start: number, end: number): void {
@@ -122,7 +122,7 @@ export class LogTermCollector {
     this.#putSeqs[put] = seq;
     this.#putIds[put] = id;
     this.#livePut[id] = put;
-    this.#bulk.addDistinct(put, terms);
+    this.#bulk.addDistinct(put, terms.ids, terms.length);
   }
 
   /** The number of the id `bytes[start, end)`, with room for its live put. */

@@ -44,6 +44,9 @@ export class BuildTerms {
   #hashes = new Uint32Array(1 << 12);
   #count = 0;
   #event = 0;
+  /** The ids given out in this event, in order: what forget takes back from the end. */
+  #given = new Uint32Array(256);
+  #givenCount = 0;
   /** Times the table grew, and cells probed past the first (for tests: work, never time). */
   readonly work = { growths: 0, probes: 0 };
 
@@ -63,6 +66,7 @@ export class BuildTerms {
   /** Begins the next event: each term's first word in it is counted and given out, its repeats are not. */
   startEvent(): void {
     this.#event++;
+    this.#givenCount = 0;
   }
 
   /** The id of the term spelt by `units[0, length)` (hashUnits `hash`) the first time in this event, else -1. */
@@ -79,12 +83,12 @@ export class BuildTerms {
       if (cells[base + LAST] === this.#event) return -1;
       cells[base + LAST] = this.#event;
       cells[base + COUNT]!++;
-      return cells[base + ID]! - 1;
+      return this.#give(cells[base + ID]! - 1);
     }
     const id = this.#append(units, length, hash);
     this.#place(cell * CELL, tag, id, units, length);
     if (this.#count > this.#limit) this.#grow();
-    return id;
+    return this.#give(id);
   }
 
   /** `intern` of a string. */
@@ -95,12 +99,12 @@ export class BuildTerms {
   }
 
   /**
-   * Takes back the first occurrences `ids[from, …)` in this event (a scan that gave up on its text, which is then
-   * read again another way): each is uncounted, so the second reading counts it once.
+   * Takes back the last `count` ids given out in this event (by a scan that gave up on its text, which is then read
+   * again another way): each is uncounted, so the second reading counts it once. The terms stay, with their ids.
    */
-  forget(ids: readonly number[], from: number): void {
-    for (let at = from; at < ids.length; at++) {
-      const base = this.#cellOf(ids[at]!);
+  forget(count: number): void {
+    for (; count > 0; count--) {
+      const base = this.#cellOf(this.#given[--this.#givenCount]!);
       this.#cells[base + LAST] = 0;
       this.#cells[base + COUNT]!--;
     }
@@ -119,6 +123,12 @@ export class BuildTerms {
     const cells = this.#cells;
     for (let base = 0; base < cells.length; base += CELL) if (cells[base + ID] !== 0) counts[cells[base + ID]! - 1] = cells[base + COUNT]!;
     return counts;
+  }
+
+  #give(id: number): number {
+    if (this.#givenCount === this.#given.length) this.#given = grown(this.#given, this.#givenCount + 1);
+    this.#given[this.#givenCount++] = id;
+    return id;
   }
 
   #same(base: number, units: Uint16Array, length: number): boolean {

@@ -2,16 +2,16 @@
 // searchWords gives, for the text search-words.ts calls plain; any other text is left to searchWords itself. A text
 // is read from a string, or straight from the UTF-8 bytes of a JSON string literal (the log's, at start-up).
 import { foldCodePoint, searchWords } from '../../lib/search-words.js';
-import { FNV_OFFSET, FNV_PRIME } from './search-hash.js';
+import { FNV_OFFSET, FNV_PRIME, type TermSink } from './search-hash.js';
 
 /**
  * Where a scan interns its words: SearchTerms, or the start-up build's BuildTerms, whose `intern` gives -1 for a
- * repeat within an event (not pushed) and which takes back, by `forget`, what a scan that gave up had interned.
+ * repeat within an event (not pushed) and which takes back, by `forget`, the ids it gave a scan that then gave up.
  */
 export interface ScanTerms {
   intern(units: Uint16Array, length: number, hash: number): number;
   internWord(word: string): number;
-  forget?(ids: readonly number[], from: number): void;
+  forget?(count: number): void;
 }
 
 /**
@@ -89,7 +89,7 @@ export function scanWork(): { slow: number; classified: number; longFolds: numbe
  * gives, interned in `terms`. A text with a character whose fold is not plain letters or separators (CJK, kana,
  * Hangul, an astral character, `½`) is handed to searchWords whole.
  */
-export function scanTerms(text: string, terms: ScanTerms, out: number[]): void {
+export function scanTerms(text: string, terms: ScanTerms, out: TermSink): void {
   if (utf8.length < text.length * 3) utf8 = Buffer.alloc(Math.max(text.length * 3, utf8.length * 2));
   const length = utf8.write(text);
   if (!scanBytes(utf8, 0, length, terms, out, false)) slowScan(text, terms, out);
@@ -100,14 +100,14 @@ export function scanTerms(text: string, terms: ScanTerms, out: number[]): void {
  * `bytes[start, end)`, read straight from the bytes: no string is made unless the text needs searchWords or holds
  * an escape.
  */
-export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, terms: ScanTerms, out: number[]): void {
+export function scanUtf8Terms(bytes: Uint8Array, start: number, end: number, terms: ScanTerms, out: TermSink): void {
   if (scanBytes(bytes, start, end, terms, out, true)) return;
   const literal = Buffer.from(bytes.buffer, bytes.byteOffset + start - 1, end - start + 2).toString();
   slowScan(JSON.parse(literal) as string, terms, out);
 }
 
 /** Pushes every word of `text` by searchWords (the slow path). */
-function slowScan(text: string, terms: ScanTerms, out: number[]): void {
+function slowScan(text: string, terms: ScanTerms, out: TermSink): void {
   slowScans++;
   for (const each of searchWords(text)) {
     const id = terms.internWord(each);
@@ -122,7 +122,7 @@ function slowScan(text: string, terms: ScanTerms, out: number[]): void {
  * character is decoded first. A string's lone surrogate arrives as U+FFFD, a separator, as searchWords takes the
  * surrogate itself (its fold is not a letter); valid UTF-8 never decodes to a surrogate.
  */
-function scanBytes(bytes: Uint8Array, start: number, end: number, terms: ScanTerms, out: number[], literal: boolean): boolean {
+function scanBytes(bytes: Uint8Array, start: number, end: number, terms: ScanTerms, out: TermSink, literal: boolean): boolean {
   const from = out.length;
   if (word.length < end - start + MAX_FOLD) word = new Uint16Array(Math.max(end - start + MAX_FOLD, word.length * 2));
   let units = word;
@@ -180,8 +180,8 @@ function scanBytes(bytes: Uint8Array, start: number, end: number, terms: ScanTer
 }
 
 /** Drops what a scan pushed onto `out` since `from`; false, for the scan to return. */
-function dropped(terms: ScanTerms, out: number[], from: number): false {
-  terms.forget?.(out, from);
+function dropped(terms: ScanTerms, out: TermSink, from: number): false {
+  terms.forget?.(out.length - from);
   out.length = from;
   return false;
 }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BuildTerms } from '../../../src/store/views/search-build-terms.js';
 import { BulkPostings, DROPPED } from '../../../src/store/views/search-bulk.js';
+import { TermList } from '../../../src/store/views/search-hash.js';
 import { scanUtf8Terms } from '../../../src/store/views/search-scan.js';
 import { SearchTerms } from '../../../src/store/views/search-terms.js';
 import { mulberry32 } from '../../helpers/random.js';
@@ -41,14 +42,16 @@ test('the build dictionary with addDistinct gives the ids, dictionary and packed
     let live = 0;
     for (let event = 0; event < events; event++) {
       const texts = Array.from({ length: 1 + Math.floor(random() * 4) }, () => literal(random));
-      const [mine, expected]: number[][] = [[], []];
+      // A TermList, as the worker collects into; the main thread's way into an array.
+      const mine = new TermList();
+      const expected: number[] = [];
       built.startEvent();
       for (const text of texts) {
         scanUtf8Terms(text, 1, text.length - 1, built, mine);
         scanUtf8Terms(text, 1, text.length - 1, terms, expected);
       }
-      assert.deepEqual(mine, [...new Set(expected)], `${what}, event ${event}: each term once, in the order first met`);
-      ours.addDistinct(event, mine);
+      assert.deepEqual([...mine.ids.subarray(0, mine.length)], [...new Set(expected)], `${what}, event ${event}: each term once, in the order first met`);
+      ours.addDistinct(event, mine.ids, mine.length);
       theirs.add(event, expected);
       if (random() < 0.85) relabel[event] = live++;
     }
