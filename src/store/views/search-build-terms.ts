@@ -70,7 +70,7 @@ export class BuildTerms {
   }
 
   /** The id of the term spelt by `units[0, length)` (hashUnits `hash`) the first time in this event, else -1. */
-  intern(units: Uint16Array, length: number, hash = hashUnits(units, length)): number {
+  intern(units: Uint16Array, length: number, hash: number): number {
     const cells = this.#cells;
     // An int32, as `cells[base] & ~INLINED` reads.
     const tag = (hash & ~(LENGTH_BITS | INLINED)) | (length < LENGTH_BITS ? length : LENGTH_BITS);
@@ -85,17 +85,14 @@ export class BuildTerms {
       cells[base + COUNT]!++;
       return this.#give(cells[base + ID]! - 1);
     }
-    const id = this.#append(units, length, hash);
-    this.#place(cell * CELL, tag, id, units, length);
-    if (this.#count > this.#limit) this.#grow();
-    return this.#give(id);
+    return this.#add(cell * CELL, tag, units, length, hash);
   }
 
   /** `intern` of a string. */
   internWord(word: string): number {
     const units = scratch(word.length);
     for (let i = 0; i < word.length; i++) units[i] = word.charCodeAt(i);
-    return this.intern(units, word.length);
+    return this.intern(units, word.length, hashUnits(units, word.length));
   }
 
   /**
@@ -123,6 +120,14 @@ export class BuildTerms {
     const cells = this.#cells;
     for (let base = 0; base < cells.length; base += CELL) if (cells[base + ID] !== 0) counts[cells[base + ID]! - 1] = cells[base + COUNT]!;
     return counts;
+  }
+
+  /** A new term in the empty cell at `base` (apart from intern, which stays small enough for V8 to inline in the scan). */
+  #add(base: number, tag: number, units: Uint16Array, length: number, hash: number): number {
+    const id = this.#append(units, length, hash);
+    this.#place(base, tag, id, units, length);
+    if (this.#count > this.#limit) this.#grow();
+    return this.#give(id);
   }
 
   #give(id: number): number {
