@@ -5,7 +5,7 @@ import { type BuiltSearch, builtSearch } from '../views/search-built.js';
 import { scanTerms, scanUtf8Terms } from '../views/search-scan.js';
 import { grown, TermList } from '../views/search-hash.js';
 import { ByteIds } from './search-log-ids.js';
-import { SearchTerms } from '../views/search-terms.js';
+import { BuildTerms } from '../views/search-build-terms.js';
 import { locateViewTexts } from './search-log-view.js';
 import { bytePattern, matchesAt } from './search-log-bytes.js';
 
@@ -27,7 +27,7 @@ const QUOTE = 0x22;
  * main thread takes the result only if its events are the replay's (see builtSlots).
  */
 export class LogTermCollector {
-  readonly #terms = new SearchTerms();
+  readonly #terms = new BuildTerms();
   readonly #bulk = new BulkPostings();
   readonly #ids = new ByteIds();
   /** Per put (numbered as read): its seq and its id's number; per id: its live put, or -1 (deleted). */
@@ -80,6 +80,7 @@ export class LogTermCollector {
       at = ids.copyInto(this.#putIds[put]!, idBytesOut, at);
       idEnds[slot] = at;
     }
+    this.#bulk.countsFrom(this.#terms.counts());
     this.#bulk.relabel(slots);
     const packed = this.#bulk.pack(this.#terms.size, live);
     return builtSearch(this.#terms, packed, { ids: idBytesOut, idEnds, putSeqs, logLength });
@@ -106,6 +107,8 @@ export class LogTermCollector {
   #put(bytes: Buffer, start: number, end: number, seq: number): void {
     const terms = this.#scratch;
     terms.length = 0;
+    // Each term once per put, counted by the dictionary (see BuildTerms).
+    this.#terms.startEvent();
     const layout = locateViewTexts(bytes, start, end);
     let id: number;
     if (layout !== undefined) {
@@ -130,7 +133,7 @@ export class LogTermCollector {
     this.#putSeqs[put] = seq;
     this.#putIds[put] = id;
     this.#livePut[id] = put;
-    this.#bulk.add(put, terms.ids, terms.length);
+    this.#bulk.addDistinct(put, terms.ids, terms.length);
   }
 
   /** The number of the id `bytes[start, end)`, with room for its live put. */

@@ -63,6 +63,25 @@ export class BulkPostings {
 
   /** Adds the terms `terms[0, count)` of the event in `slot` (repeats dropped); slots must come ascending. */
   add(slot: number, terms: ArrayLike<number>, count = terms.length): void {
+    this.#write(slot, terms, count, true);
+  }
+
+  /**
+   * Adds the terms `terms[0, count)` of the event in `slot`, each once and already counted by the caller (the
+   * start-up build's BuildTerms), whose counts are handed over by `countsFrom` before relabel and pack. Slots must
+   * come ascending.
+   */
+  addDistinct(slot: number, terms: ArrayLike<number>, count = terms.length): void {
+    this.#write(slot, terms, count, false);
+  }
+
+  /** Takes each term's count of events (what `add` counts) from the caller, in place of the counts kept. */
+  countsFrom(counts: Uint32Array<ArrayBuffer>): void {
+    this.#counts = counts;
+  }
+
+  /** Writes one event's terms into the stream, dropping repeats and counting each term when `counting`. */
+  #write(slot: number, terms: ArrayLike<number>, count: number, counting: boolean): void {
     if (this.#events === this.#slots.length) {
       this.#slots = grown(this.#slots, this.#events + 1);
       this.#ends = grown(this.#ends, this.#events + 1);
@@ -72,13 +91,15 @@ export class BulkPostings {
     let offset = this.#offset;
     for (let i = 0; i < count; i++) {
       const term = terms[i]!;
-      if (term >= this.#lastSlot.length) {
-        this.#lastSlot = grown(this.#lastSlot, term + 1);
-        this.#counts = grown(this.#counts, term + 1);
+      if (counting) {
+        if (term >= this.#lastSlot.length) {
+          this.#lastSlot = grown(this.#lastSlot, term + 1);
+          this.#counts = grown(this.#counts, term + 1);
+        }
+        if (this.#lastSlot[term] === slot + 1) continue;
+        this.#lastSlot[term] = slot + 1;
+        this.#counts[term]!++;
       }
-      if (this.#lastSlot[term] === slot + 1) continue;
-      this.#lastSlot[term] = slot + 1;
-      this.#counts[term]!++;
       if (offset > size - MAX_VARINT) {
         chunk = new Uint8Array(size);
         this.#chunks.push(chunk);
