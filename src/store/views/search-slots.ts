@@ -27,6 +27,11 @@ export class SlotTable {
     return this.#events.length;
   }
 
+  /** Events whose slot is kept by id (not an EventState, or held by another table first): none in a store's index. */
+  get spared(): number {
+    return this.#spare.size;
+  }
+
   /** The event in `slot`, if live. */
   eventAt(slot: number): StoredEvent | undefined {
     return this.#events[slot];
