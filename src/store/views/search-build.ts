@@ -95,8 +95,8 @@ export class SearchBuild {
   /**
    * Places up to `count` more pending events in their slots, without their words (a worker is collecting them),
    * `isCurrent` telling whether one is still the live state (this very object). Returns true once all are placed.
-   * Until the first put or delete (noteChange) every pending event is live: `isCurrent` (a Map lookup by id, a
-   * second of the main thread's time at 1,000,000 events) is asked only after one.
+   * Until the first put or delete (noteChange) every pending event is live: `isCurrent` (a Map lookup by id for
+   * each event of the bulk load) is asked only after one.
    */
   placeSome(count: number, isCurrent: (stored: StoredEvent) => boolean): boolean {
     const { slots } = this.#host;
