@@ -3,9 +3,9 @@
 import { BulkPostings, DROPPED } from '../views/search-bulk.js';
 import { type BuiltSearch, builtSearch } from '../views/search-built.js';
 import { scanTerms, scanUtf8Terms } from '../views/search-scan.js';
-import { grown } from '../views/search-hash.js';
+import { grown, TermList } from '../views/search-hash.js';
 import { ByteIds } from './search-log-ids.js';
-import { SearchTerms } from '../views/search-terms.js';
+import { BuildTerms } from '../views/search-build-terms.js';
 import { scanViewLayout } from '../views/view-scan.js';
 
 const SEQ_OPEN = Buffer.from('{"seq":');
@@ -24,7 +24,7 @@ const QUOTE = 0x22;
  * main thread takes the result only if its events are the replay's (see builtSlots).
  */
 export class LogTermCollector {
-  readonly #terms = new SearchTerms();
+  readonly #terms = new BuildTerms();
   readonly #bulk = new BulkPostings();
   readonly #ids = new ByteIds();
   /** Per put (numbered as read): its seq and its id's number; per id: its live put, or -1 (deleted). */
@@ -32,7 +32,7 @@ export class LogTermCollector {
   #putIds = new Uint32Array(1 << 16);
   #livePut = new Int32Array(1 << 16).fill(-1);
   #puts = 0;
-  readonly #scratch: number[] = [];
+  readonly #scratch = new TermList();
 
   /** Takes the line `bytes[start, end)` (without its newline): a put, a del, an atomic group of lines, or another kind (skipped). */
   line(bytes: Buffer, start: number, end: number): void {
@@ -71,6 +71,7 @@ export class LogTermCollector {
       at = ids.copyInto(this.#putIds[put]!, idBytesOut, at);
       idEnds[slot] = at;
     }
+    this.#bulk.countsFrom(this.#terms.counts());
     this.#bulk.relabel(slots);
     const packed = this.#bulk.pack(this.#terms.size, live);
     return builtSearch(this.#terms, packed, { ids: idBytesOut, idEnds, putSeqs, logLength });
@@ -96,6 +97,8 @@ export class LogTermCollector {
   #put(bytes: Buffer, start: number, end: number, seq: number): void {
     const terms = this.#scratch;
     terms.length = 0;
+    // Each term once per put, counted by the dictionary (see BuildTerms).
+    this.#terms.startEvent();
     const layout = scanViewLayout(bytes, start, end);
     let id: number;
     if (layout !== undefined) {
@@ -119,7 +122,7 @@ export class LogTermCollector {
     this.#putSeqs[put] = seq;
     this.#putIds[put] = id;
     this.#livePut[id] = put;
-    this.#bulk.add(put, terms);
+    this.#bulk.addDistinct(put, terms.ids, terms.length);
   }
 
   /** The number of the id `bytes[start, end)`, with room for its live put. */

@@ -3,7 +3,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { SlotBitmap } from './search-postings.js';
 import type { PackedPostings } from './search-posting-table.js';
-import type { SearchTerms, TermParts } from './search-terms.js';
+import type { TermParts } from './search-terms.js';
 
 /** What a build from the log hands the main thread (see SearchIndex.adoptBuilt). */
 export interface BuiltSearch {
@@ -24,7 +24,7 @@ export interface BuiltSearch {
 }
 
 /** The built search of `terms` and `packed` for the events named by `ids`, `idEnds` and `putSeqs` (one per slot). */
-export function builtSearch(terms: SearchTerms, packed: PackedPostings, events: Pick<BuiltSearch, 'ids' | 'idEnds' | 'putSeqs' | 'logLength'>): BuiltSearch {
+export function builtSearch(terms: { parts(): TermParts }, packed: PackedPostings, events: Pick<BuiltSearch, 'ids' | 'idEnds' | 'putSeqs' | 'logLength'>): BuiltSearch {
   const words = (events.putSeqs.length + 31) >>> 5;
   const bitmapTerms = new Uint32Array(packed.bitmaps.size);
   const bitmapCounts = new Uint32Array(packed.bitmaps.size);

@@ -1,7 +1,7 @@
 // The bulk build of the search index at start-up: each event's term ids collected once, then packed in one pass.
 import { SlotBitmap } from './search-postings.js';
 import type { PackedPostings } from './search-posting-table.js';
-import { grown } from './search-hash.js';
+import { grown, TermList } from './search-hash.js';
 
 /**
  * Bytes per chunk of the collected stream (32 MiB): the stream grows a chunk at a time, never copied. A chunk this
@@ -50,7 +50,7 @@ export class BulkPostings {
   #lastSlot = new Uint32Array(1024);
   #counts = new Uint32Array(1024);
   #filling: Filling | undefined;
-  readonly #scratch: number[] = [];
+  readonly #scratch = new TermList();
 
   constructor(chunkBytes = CHUNK) {
     this.#chunkBytes = this.#offset = chunkBytes;
@@ -61,8 +61,27 @@ export class BulkPostings {
     return this.#chunks.length;
   }
 
-  /** Adds the terms of the event in `slot` (repeats dropped); slots must come ascending. */
-  add(slot: number, terms: readonly number[]): void {
+  /** Adds the terms `terms[0, count)` of the event in `slot` (repeats dropped); slots must come ascending. */
+  add(slot: number, terms: ArrayLike<number>, count = terms.length): void {
+    this.#write(slot, terms, count, true);
+  }
+
+  /**
+   * Adds the terms `terms[0, count)` of the event in `slot`, each once and already counted by the caller (the
+   * start-up build's BuildTerms), whose counts are handed over by `countsFrom` before relabel and pack. Slots must
+   * come ascending.
+   */
+  addDistinct(slot: number, terms: ArrayLike<number>, count = terms.length): void {
+    this.#write(slot, terms, count, false);
+  }
+
+  /** Takes each term's count of events (what `add` counts) from the caller, in place of the counts kept. */
+  countsFrom(counts: Uint32Array<ArrayBuffer>): void {
+    this.#counts = counts;
+  }
+
+  /** Writes one event's terms into the stream, dropping repeats and counting each term when `counting`. */
+  #write(slot: number, terms: ArrayLike<number>, count: number, counting: boolean): void {
     if (this.#events === this.#slots.length) {
       this.#slots = grown(this.#slots, this.#events + 1);
       this.#ends = grown(this.#ends, this.#events + 1);
@@ -70,15 +89,17 @@ export class BulkPostings {
     const size = this.#chunkBytes;
     let chunk = this.#chunk;
     let offset = this.#offset;
-    for (let i = 0; i < terms.length; i++) {
+    for (let i = 0; i < count; i++) {
       const term = terms[i]!;
-      if (term >= this.#lastSlot.length) {
-        this.#lastSlot = grown(this.#lastSlot, term + 1);
-        this.#counts = grown(this.#counts, term + 1);
+      if (counting) {
+        if (term >= this.#lastSlot.length) {
+          this.#lastSlot = grown(this.#lastSlot, term + 1);
+          this.#counts = grown(this.#counts, term + 1);
+        }
+        if (this.#lastSlot[term] === slot + 1) continue;
+        this.#lastSlot[term] = slot + 1;
+        this.#counts[term]!++;
       }
-      if (this.#lastSlot[term] === slot + 1) continue;
-      this.#lastSlot[term] = slot + 1;
-      this.#counts[term]!++;
       if (offset > size - MAX_VARINT) {
         chunk = new Uint8Array(size);
         this.#chunks.push(chunk);
@@ -106,7 +127,7 @@ export class BulkPostings {
       if (slot !== DROPPED) continue;
       const terms = this.#scratch;
       this.#decode(event === 0 ? 0 : this.#ends[event - 1]!, this.#ends[event]!, terms);
-      for (const term of terms) counts[term]!--;
+      for (let i = 0; i < terms.length; i++) counts[terms.ids[i]!]!--;
     }
   }
 
@@ -134,7 +155,9 @@ export class BulkPostings {
         continue;
       }
       at = this.#decode(at, until, read);
-      for (const term of read) {
+      const ids = read.ids;
+      for (let i = 0; i < read.length; i++) {
+        const term = ids[i]!;
         const bitmap = bitmapAt[term]!;
         // Each slot comes once per term: a bit set, no count to keep (each bitmap's count is its term's).
         if (bitmap !== 0) words[bitmap - 1 + (slot >>> 5)]! |= 1 << (slot & 31);
@@ -178,7 +201,7 @@ export class BulkPostings {
   }
 
   /** Reads into `terms` the terms written in the stream from `at` to `until` (one event's); returns `until`. */
-  #decode(at: number, until: number, terms: number[]): number {
+  #decode(at: number, until: number, terms: TermList): number {
     terms.length = 0;
     const size = this.#chunkBytes;
     while (at < until) {

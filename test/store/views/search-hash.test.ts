@@ -2,7 +2,7 @@
 // and an open-addressing table whose every id is found by probing from its hash.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FNV_OFFSET, FNV_PRIME, grown, hashUnits, rehashed, scratch } from '../../../src/store/views/search-hash.js';
+import { FNV_OFFSET, FNV_PRIME, grown, hashUnits, rehashed, scratch, TermList } from '../../../src/store/views/search-hash.js';
 import { mulberry32 } from '../../helpers/random.js';
 
 const SEED = Number(process.env['SEARCH_HASH_SEED'] ?? Date.now() % 1_000_000);
@@ -98,5 +98,21 @@ test(`rehashed() places every id where probing from its hash finds it, two numbe
     }
     // Ids placed in order: the first id whose hash lands on a free cell takes it.
     if (count > 0) assert.equal(cells[2 * (hashes[0]! & (size - 1)) + 1], 1, `seed ${SEED}, round ${round}: id 0 in its own cell`);
+  }
+});
+
+test(`a TermList holds what was pushed, in order, grows past its buffer, and keeps its buffer when emptied (seed ${SEED})`, () => {
+  const random = mulberry32(SEED);
+  const list = new TermList();
+  for (let round = 0; round < 20; round++) {
+    const pushed = Array.from({ length: Math.floor(random() * 300) }, () => Math.floor(random() * 2 ** 32));
+    const before = list.ids;
+    list.length = 0;
+    for (const id of pushed) list.push(id);
+    assert.equal(list.length, pushed.length, `seed ${SEED}, round ${round}`);
+    assert.deepEqual([...list.ids.subarray(0, list.length)], pushed, `seed ${SEED}, round ${round}`);
+    // Emptied and filled again within its buffer: the same buffer (an array would have dropped its store).
+    if (pushed.length <= before.length) assert.equal(list.ids, before, `seed ${SEED}, round ${round}: the buffer was replaced`);
+    else assert.ok(list.ids.length >= pushed.length && list.ids.length >= before.length * 2, `seed ${SEED}, round ${round}: grown at least double`);
   }
 });
