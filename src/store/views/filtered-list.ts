@@ -65,7 +65,7 @@ export function listFiltered(sources: ListSources, query: ListQuery): ListResult
     forEachSlot(found, (slot) => void (inWindow(search.eventAt(slot)!) && total++));
   } else {
     const bitmap = bitmapOf(found, search.capacity);
-    total = countWindowMatches({ tree, search, matched: bitmap, categories, startFromMs, endByMs }) ?? walkCount(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored.id)!));
+    total = countWindowMatches({ tree, search, matched: bitmap, categories, startFromMs, endByMs }) ?? walkCount(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored)!));
   }
   if (offset >= total) return { events: [], total };
   // Walking visits about (offset + limit) / density events of the window; sorting the matches, size * log(size).
@@ -79,7 +79,7 @@ export function listFiltered(sources: ListSources, query: ListQuery): ListResult
     return { events: matches.sort(compareEvents).slice(offset, offset + query.limit), total };
   }
   const bitmap = bitmapOf(found, search.capacity);
-  return { events: walk(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored.id)!), offset, query.limit), total };
+  return { events: walk(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored)!), offset, query.limit), total };
 }
 
 /** The categories a query keeps, once each; empty for all of them. */

@@ -45,6 +45,8 @@ export class SearchBuild {
   readonly #stale = new Map<number, StoredEvent>();
   /** Reserved slots whose event was written before it was placed: freed at the end (and a worker's terms taken out). */
   readonly #unclaimed: number[] = [];
+  /** Puts and deletes since the bulk load: until the first, every pending event is still live and unplaced. */
+  #changes = 0;
 
   constructor(host: BuildHost, pending: readonly StoredEvent[]) {
     this.#host = host;
@@ -74,6 +76,11 @@ export class SearchBuild {
     return undefined;
   }
 
+  /** A put or delete is about to happen during the build (before any other note of it). */
+  noteChange(): void {
+    this.#changes++;
+  }
+
   /** A new event took `slot` during the build. */
   noteNew(slot: number): void {
     this.#rewritten.add(slot);
@@ -87,15 +94,18 @@ export class SearchBuild {
 
   /**
    * Places up to `count` more pending events in their slots, without their words (a worker is collecting them),
-   * `isCurrent` telling whether one is still the live state. Returns true once all are placed.
+   * `isCurrent` telling whether one is still the live state (this very object). Returns true once all are placed.
+   * Until the first put or delete (noteChange) every pending event is live: `isCurrent` (a Map lookup by id for
+   * each event of the bulk load) is asked only after one.
    */
   placeSome(count: number, isCurrent: (stored: StoredEvent) => boolean): boolean {
     const { slots } = this.#host;
     const end = Math.min(this.#pending.length, this.#placedUpTo + count);
+    const changed = this.#changes > 0;
     for (let slot = this.#placedUpTo; slot < end; slot++) {
       const stored = this.#pending[slot]!;
-      // Written before it was placed: the write gave it another slot, or deleted it.
-      if (slots.slotOf(stored.id) !== undefined || !isCurrent(stored)) this.#unclaimed.push(slot);
+      // Written before it was placed: the write gave it another slot (or, put back, this one another), or deleted it.
+      if (changed && (slots.slotOf(stored) !== undefined || !isCurrent(stored))) this.#unclaimed.push(slot);
       else {
         slots.place(stored, slot);
         this.#placed.add(slot);

@@ -98,9 +98,9 @@ export class SearchIndex {
     return this.#slots.eventAt(slot);
   }
 
-  /** The slot of a live event. */
-  slotOf(id: string): number | undefined {
-    return this.#slots.slotOf(id);
+  /** The slot of `stored`, if it is a live event here (this very object, as the store holds it). */
+  slotOf(stored: StoredEvent): number | undefined {
+    return this.#slots.slotOf(stored);
   }
 
   /** The slots of each category's live events. */
@@ -120,13 +120,14 @@ export class SearchIndex {
 
   /** Indexes `stored`, which replaces `previous` (the same id's former state, indexed or not yet), if any. */
   put(stored: StoredEvent, previous: StoredEvent | undefined): void {
-    let slot = this.#slots.slotOf(stored.id);
-    if (slot === undefined || previous === undefined) {
-      if (slot !== undefined) this.delete(this.#slots.eventAt(slot)!);
-      slot = this.#slots.newSlot();
-      this.#slots.place(stored, slot);
-      if (this.#build !== undefined) this.#build.noteNew(slot);
-      else for (const term of this.#eventTerms.distinct(stored)) this.#add(term, slot);
+    this.#build?.noteChange();
+    // A previous state not placed yet (a bulk load's, during the build) leaves its reserved slot to the build.
+    const slot = previous === undefined ? undefined : this.#slots.slotOf(previous);
+    if (previous === undefined || slot === undefined) {
+      const fresh = this.#slots.newSlot();
+      this.#slots.place(stored, fresh);
+      if (this.#build !== undefined) this.#build.noteNew(fresh);
+      else for (const term of this.#eventTerms.distinct(stored)) this.#add(term, fresh);
       return;
     }
     // Building: the terms wait for the build's end.
@@ -139,9 +140,10 @@ export class SearchIndex {
     for (const term of after) if (!before.has(term)) this.#add(term, slot);
   }
 
-  /** Drops a live event from the index. */
+  /** Drops a live event (indexed or not yet) from the index. */
   delete(stored: StoredEvent): void {
-    const slot = this.#slots.slotOf(stored.id);
+    this.#build?.noteChange();
+    const slot = this.#slots.slotOf(stored);
     if (slot === undefined) return;
     if (this.#build !== undefined) this.#build.noteWrite(slot);
     else for (const term of this.#eventTerms.distinct(this.#slots.eventAt(slot)!)) this.#remove(term, slot);

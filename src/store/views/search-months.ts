@@ -45,6 +45,10 @@ export class MonthPostings {
       if (left === undefined) this.#months.delete(from);
       else this.#months.set(from, left);
     }
-    if (to !== undefined) this.#months.set(to, postingAdd(this.#months.get(to), slot, capacity));
+    if (to === undefined) return;
+    // A bitmap or array grows in place: the month is set again only when its posting is new or changes form.
+    const posting = this.#months.get(to);
+    const added = postingAdd(posting, slot, capacity);
+    if (added !== posting) this.#months.set(to, added);
   }
 }

@@ -8,6 +8,8 @@ import type { Category, StoredEvent } from '../../events/event.js';
  * bytes, kept after the first use. Other StoredEvent objects (a test's literal) are measured on each call.
  */
 export abstract class EventState implements StoredEvent {
+  /** This state's slot in the search index, -1 for none (see SlotTable): private, so no copy or comparison of an event sees it. */
+  #searchSlot = -1;
   abstract readonly id: string;
   abstract readonly startMs: number;
   abstract readonly endMs: number;
@@ -24,6 +26,14 @@ export abstract class EventState implements StoredEvent {
   abstract viewBytes(): number;
   /** `capacity` and `registered_count` of the view. */
   abstract seats(): { capacity: number; registered: number };
+
+  /** The slot SlotTable gave this state, -1 for none: a field read, where a Map by id cost 1,000,000 entries at start-up. */
+  get searchSlot(): number {
+    return this.#searchSlot;
+  }
+  set searchSlot(slot: number) {
+    this.#searchSlot = slot;
+  }
 }
 
 /** An event as a write (or a replayed line whose view has another layout) made it: every field held as is. */

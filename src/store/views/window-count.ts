@@ -29,7 +29,7 @@ export function countWindowMatches(spec: WindowMatches): number | undefined {
   const high = spec.endByMs === undefined ? Infinity : spec.endByMs + 1;
   const ranks = (from: number, to: number): { from: number; to: number } => ({ from: tree.countStartingBefore(from), to: tree.countStartingBefore(to) });
   const wanted = categories.length === 0 ? undefined : new Set(categories);
-  const inMatch = (stored: StoredEvent): boolean => (wanted === undefined || wanted.has(stored.category)) && matched.has(search.slotOf(stored.id)!);
+  const inMatch = (stored: StoredEvent): boolean => (wanted === undefined || wanted.has(stored.category)) && matched.has(search.slotOf(stored)!);
   const categoryBitmaps = categories.map((category) => search.categoryBitmap(category));
 
   const steps: (() => number)[] = [];

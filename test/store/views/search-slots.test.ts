@@ -119,8 +119,8 @@ test(`SlotTable keeps slots, categories and months as a Map of id to event would
         const held = [...model.values()].find((entry) => entry.slot === slot);
         assert.equal(table.eventAt(slot), held?.event, `${where}: event in slot ${slot}`);
       }
-      for (const [id, { slot }] of model) assert.equal(table.slotOf(id), slot, `${where}: slot of ${id}`);
-      assert.equal(table.slotOf(`e${next}`), undefined, `${where}: no slot for an unknown id`);
+      for (const [id, { slot, event }] of model) assert.equal(table.slotOf(event), slot, `${where}: slot of ${id}`);
+      assert.equal(table.slotOf({ id: `e${next}` } as StoredEvent), undefined, `${where}: no slot for an unknown id`);
       for (const category of CATEGORIES) {
         const expected = [...model.values()].filter((entry) => entry.event.category === category).map((entry) => entry.slot).sort((a, b) => a - b);
         const bitmap: number[] = [];
