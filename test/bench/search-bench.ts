@@ -17,6 +17,8 @@ const full = args.includes('--full');
 const quick = args.includes('--quick');
 /** `--startup N`: only the start-up figures (with and without the index, both kinds of data) at N events. */
 const startupOnly = args.includes('--startup') ? Number(args[args.indexOf('--startup') + 1]) : undefined;
+/** `--starts N`: starts per side for the start-up figures (default 3, 1 with --quick). */
+const startsOption = args.includes('--starts') ? Number(args[args.indexOf('--starts') + 1]) : undefined;
 const CLIENTS = 10;
 const WRITE_CLIENTS = 32;
 const context = standaloneContext('search', { warmupMs: quick ? 300 : 500, durationMs: quick ? 1000 : 2000, rounds: quick ? 1 : 2, generator: args.includes('--generator') && args[args.indexOf('--generator') + 1] === 'node' ? 'node' : undefined });
@@ -62,24 +64,34 @@ interface Startup {
   rss: number;
 }
 
-/** Medians of `runs` starts on `data`: spawn to listening, to the `search index built` log line, and CPU and RSS then. */
-async function startup(data: BenchData, noSearchIndex: boolean, runs: number): Promise<Startup> {
-  const figures = { ms: [] as number[], readyMs: [] as number[], cpuMs: [] as number[], rss: [] as number[] };
+/** One start on `data`: spawn to listening, to the `search index built` log line, and CPU and RSS then. */
+async function startOnce(data: BenchData, noSearchIndex: boolean): Promise<Startup> {
+  const spawnedAt = performance.now();
+  // Unpinned: no load generator runs during a start, and the index is built by a worker on the other core while the
+  // main thread replays the log (pinned to one CPU, both would share it).
+  const server = await startOurs(context, data, { name: noSearchIndex ? 'no index' : 'index', launcher: true, noSearchIndex, unpinned: true });
+  if (!noSearchIndex) await logLine(server.stderrFile, '"search index built"');
+  const figures = { ms: server.startupMs, readyMs: noSearchIndex ? server.startupMs : performance.now() - spawnedAt, cpuMs: server.cpuMs(), rss: server.rssMiB() };
+  await server.stop();
+  return figures;
+}
+
+/**
+ * Medians of `runs` starts on `data` with the index and `runs` without, alternating (with, without, with…), so a
+ * machine that gets busier or quieter during the run moves both sides alike.
+ */
+async function startups(data: BenchData, runs: number): Promise<{ indexed: Startup; bare: Startup }> {
+  const starts = { indexed: [] as Startup[], bare: [] as Startup[] };
   for (let run = 0; run < runs; run++) {
-    const spawnedAt = performance.now();
-    // Unpinned: no load generator runs during a start, and the index is built by a worker on the other core while the
-    // main thread replays the log (pinned to one CPU, both would share it).
-    const server = await startOurs(context, data, { name: noSearchIndex ? 'no index' : 'index', launcher: true, noSearchIndex, unpinned: true });
-    if (!noSearchIndex) await logLine(server.stderrFile, '"search index built"');
-    figures.ms.push(server.startupMs);
-    figures.readyMs.push(noSearchIndex ? server.startupMs : performance.now() - spawnedAt);
-    figures.cpuMs.push(server.cpuMs());
-    figures.rss.push(server.rssMiB());
-    await server.stop();
+    starts.indexed.push(await startOnce(data, false));
+    starts.bare.push(await startOnce(data, true));
   }
-  const result = { ms: median(figures.ms), readyMs: median(figures.readyMs), cpuMs: median(figures.cpuMs), rss: median(figures.rss) };
-  progress(`${data.events} events ${noSearchIndex ? 'without' : 'with'} the index: listening after ${Math.round(result.ms)} ms, index built after ${Math.round(result.readyMs)} ms, CPU ${Math.round(result.cpuMs)} ms, RSS ${result.rss.toFixed(0)} MiB`);
-  return result;
+  const medians = (list: Startup[], noSearchIndex: boolean): Startup => {
+    const result = { ms: median(list.map((s) => s.ms)), readyMs: median(list.map((s) => s.readyMs)), cpuMs: median(list.map((s) => s.cpuMs)), rss: median(list.map((s) => s.rss)) };
+    progress(`${data.events} events ${noSearchIndex ? 'without' : 'with'} the index: listening after ${Math.round(result.ms)} ms, index built after ${Math.round(result.readyMs)} ms, CPU ${Math.round(result.cpuMs)} ms, RSS ${result.rss.toFixed(0)} MiB (starts: ${list.map((s) => Math.round(s.readyMs)).join(', ')} ms)`);
+    return result;
+  };
+  return { indexed: medians(starts.indexed, false), bare: medians(starts.bare, true) };
 }
 
 /** Waits (polling, at most 300 s) until `file` holds `text`. */
@@ -110,13 +122,13 @@ async function startupSize(events: number): Promise<BenchData> {
   const data = await generateSearchData(path.join(workDir, `search-${events}`), events);
   progress(`generated ${events} events`);
   const size = events.toLocaleString('en-US');
-  const runs = quick ? 1 : 3;
-  const indexed = await startup(data, false, runs);
-  const bare = await startup(data, true, runs);
-  startupLines(size, 'Zipf text, 39 words an event', indexed, bare);
+  const runs = startsOption ?? (quick ? 1 : 3);
+  const zipf = await startups(data, runs);
+  startupLines(size, 'Zipf text, 39 words an event', zipf.indexed, zipf.bare);
   // The main bench's data (a title, one shared description, a few locations and organizers): text that repeats.
   const usual = await generateData(path.join(workDir, `usual-${events}`), events);
-  startupLines(size, "the main bench's data", await startup(usual, false, runs), await startup(usual, true, runs));
+  const usualStarts = await startups(usual, runs);
+  startupLines(size, "the main bench's data", usualStarts.indexed, usualStarts.bare);
   fs.rmSync(usual.dir, { recursive: true, force: true });
   return data;
 }
@@ -166,7 +178,7 @@ try {
     await benchSize(100_000);
     if (full) await benchSize(1_000_000);
   }
-  process.stdout.write(`\n## Search (q) and its index\n\nZipf text (50,000 words; the common word is in most events, the rare one in about 1 in 2,000); ${context.generator}, ${CLIENTS} clients, ${context.durationMs / 1000} s runs after ${context.warmupMs / 1000} s warm-up, ${context.rounds} rounds alternating; load average ${os.loadavg()[0]!.toFixed(2)} at the end. Start-up figures: the server unpinned (no load runs then; the index's worker reads the log on the other core while the main thread replays it), medians of ${quick ? 1 : 3} starts.\n\n`);
+  process.stdout.write(`\n## Search (q) and its index\n\nZipf text (50,000 words; the common word is in most events, the rare one in about 1 in 2,000); ${context.generator}, ${CLIENTS} clients, ${context.durationMs / 1000} s runs after ${context.warmupMs / 1000} s warm-up, ${context.rounds} rounds alternating; load average ${os.loadavg()[0]!.toFixed(2)} at the end. Start-up figures: the server unpinned (no load runs then; the index's worker reads the log on the other core while the main thread replays it), medians of ${startsOption ?? (quick ? 1 : 3)} starts per side, with and without the index alternating.\n\n`);
   process.stdout.write(`| figure | events | with q / with the index | without | growth |\n|---|--:|--:|--:|--:|\n${lines.join('\n')}\n\n${targets.join('\n')}\n`);
 } catch (error) {
   process.stderr.write(`search bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
