@@ -10,7 +10,7 @@ import { applyRecord, type Views } from '../../../src/store/views/apply-record.j
 import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';
 import type { RosterTable } from '../../../src/store/views/roster-table.js';
 import { mulberry32 } from '../../helpers/random.js';
-import { eventFields } from '../helpers.js';
+import { eventFields, eventId, sampleRecord } from '../helpers.js';
 import { emptyViews, randomWrites, type Writer } from '../views/random-writes.js';
 import { MemoryFileSystem } from './memory-file-system.js';
 import { appendBatches, compact, emptyLog, FILE, guardedWriter, linesOf, type Line } from './written-log.js';
@@ -187,6 +187,8 @@ test(`replayLog() gives back what the writer wrote, whole, cut at any byte, dama
   await randomWrites(random, writer, 24);
   // The last rounds within the hour, so answers are still remembered at the end.
   await randomWrites(random, writer, 6, 0);
+  // One answer surely remembered at the compaction below, whatever the seed drew: the compacted log holds an idem line.
+  await writer.queue.write(eventId(1), () => sampleRecord(1), { idem: { key: 'key-remembered', keyId: 'k1', requestHash: 'h-remembered' } });
   let written = appendBatches(fs, FILE, writer, 0);
   const plain = Buffer.from(fs.content(FILE));
   assert.ok(plain.includes('\t{"seq":'), `seed ${SEED}: the log holds a group line`);
