@@ -2,6 +2,7 @@
 // and an open-addressing table whose every id is found by probing from its hash.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import v8 from 'node:v8';
 import { FNV_OFFSET, FNV_PRIME, grown, hashUnits, rehashed, scratch, TermList } from '../../../src/store/views/search-hash.js';
 import { mulberry32 } from '../../helpers/random.js';
 
@@ -115,4 +116,29 @@ test(`a TermList holds what was pushed, in order, grows past its buffer, and kee
     if (pushed.length <= before.length) assert.equal(list.ids, before, `seed ${SEED}, round ${round}: the buffer was replaced`);
     else assert.ok(list.ids.length >= pushed.length && list.ids.length >= before.length * 2, `seed ${SEED}, round ${round}: grown at least double`);
   }
+});
+
+/** Bytes V8 allocated in its young generation while 1,000 rounds emptied `list` (length = 0) and pushed 40 ids onto it. */
+function refillBytes(list: { length: number; push(id: number): unknown }): number {
+  const used = (): number => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!.space_used_size;
+  const before = used();
+  for (let round = 0; round < 1000; round++) {
+    list.length = 0;
+    for (let i = 0; i < 40; i++) list.push(i);
+  }
+  return used() - before;
+}
+
+test('a TermList emptied and refilled allocates nothing, where an array emptied by length = 0 allocates its store again each time', () => {
+  // A young-generation collection during a run empties the space (the figure comes out negative): such a run is
+  // measured again.
+  const clean = (make: () => { length: number; push(id: number): unknown }): number => {
+    let bytes = -1;
+    for (let attempt = 0; attempt < 10 && bytes < 0; attempt++) bytes = refillBytes(make());
+    return bytes;
+  };
+  const array = clean(() => []);
+  assert.ok(array >= 100_000, `an emptied array should allocate its store again (saw ${array} bytes): the measure works`);
+  const list = clean(() => new TermList());
+  assert.ok(list >= 0 && list < 16_384, `a TermList allocated ${list} bytes over 1,000 refills`);
 });
