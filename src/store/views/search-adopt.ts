@@ -20,7 +20,8 @@ export function builtSlots(events: readonly StoredEvent[], built: BuiltSearch): 
   let next = 0;
   for (let i = 0; i < total; i++) {
     const stored = events[i]!;
-    let slot = aside.get(stored.id);
+    // Most often nothing is set aside: no lookup then (it would hash every id).
+    let slot = aside.size === 0 ? undefined : aside.get(stored.id);
     if (slot !== undefined) aside.delete(stored.id);
     else {
       for (; next < total && !sameId(stored.id, ids, next === 0 ? 0 : idEnds[next - 1]!, idEnds[next]!); next++) {
