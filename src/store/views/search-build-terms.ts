@@ -2,6 +2,7 @@
 // word outside the hot set costs one cache miss, not five across SearchTerms' table, starts and units and
 // BulkPostings' last slot and count. At the end it hands over the same TermParts SearchTerms would have built.
 import { grown, hashUnits, rehashed, scratch } from './search-hash.js';
+import { TermArena } from './search-term-arena.js';
 import type { TermParts } from './search-terms.js';
 
 /** Uint32 words per cell: 32 bytes, two cells a cache line. */
@@ -38,11 +39,8 @@ export class BuildTerms {
   /** Grows when the count passes this: the table's cells × the most full it may be. */
   #limit: number;
   readonly #load: number;
-  #units = new Uint16Array(1 << 16);
-  #used = 0;
-  #starts = new Uint32Array(1 << 12);
-  #hashes = new Uint32Array(1 << 12);
-  #count = 0;
+  /** The terms' units, starts and hashes, as SearchTerms keeps them. */
+  readonly #arena = new TermArena();
   #event = 0;
   /** The ids given out in this event, in order: what forget takes back from the end. */
   #given = new Uint32Array(256);
@@ -60,7 +58,7 @@ export class BuildTerms {
   }
 
   get size(): number {
-    return this.#count;
+    return this.#arena.count;
   }
 
   /** Begins the next event: each term's first word in it is counted and given out, its repeats are not. */
@@ -110,13 +108,14 @@ export class BuildTerms {
   /** SearchTerms' arrays for these terms: what `new SearchTerms()` interning the same words in the same order holds. */
   parts(): TermParts {
     let cells = FIRST_CELLS;
-    while (this.#count * 2 > cells) cells *= 2;
-    return { units: this.#units, used: this.#used, starts: this.#starts, hashes: this.#hashes, count: this.#count, cells: rehashed(this.#hashes, this.#count, cells) };
+    while (this.#arena.count * 2 > cells) cells *= 2;
+    const { units, used, starts, hashes, count } = this.#arena;
+    return { units, used, starts, hashes, count, cells: rehashed(hashes, count, cells) };
   }
 
   /** The events holding each term, by id. */
   counts(): Uint32Array<ArrayBuffer> {
-    const counts = new Uint32Array(this.#count);
+    const counts = new Uint32Array(this.#arena.count);
     const cells = this.#cells;
     for (let base = 0; base < cells.length; base += CELL) if (cells[base + ID] !== 0) counts[cells[base + ID]! - 1] = cells[base + COUNT]!;
     return counts;
@@ -124,9 +123,9 @@ export class BuildTerms {
 
   /** A new term in the empty cell at `base` (apart from intern, which stays small enough for V8 to inline in the scan). */
   #add(base: number, tag: number, units: Uint16Array, length: number, hash: number): number {
-    const id = this.#append(units, length, hash);
+    const id = this.#arena.append(units, length, hash);
     this.#place(base, tag, id, units, length);
-    if (this.#count > this.#limit) this.#grow();
+    if (this.#arena.count > this.#limit) this.#grow();
     return this.#give(id);
   }
 
@@ -145,24 +144,10 @@ export class BuildTerms {
     }
     const cells = this.#cells;
     if (cells[base + INLINE + 1] !== length) return false;
-    const own = this.#units;
+    const own = this.#arena.units;
     const start = cells[base + INLINE]!;
     for (let i = 0; i < length; i++) if (own[start + i] !== units[i]) return false;
     return true;
-  }
-
-  #append(units: Uint16Array, length: number, hash: number): number {
-    if (this.#used + length > this.#units.length) this.#units = grown(this.#units, this.#used + length);
-    if (this.#count === this.#starts.length) {
-      this.#starts = grown(this.#starts, this.#count + 1);
-      this.#hashes = grown(this.#hashes, this.#count + 1);
-    }
-    const id = this.#count++;
-    this.#starts[id] = this.#used;
-    this.#hashes[id] = hash;
-    this.#units.set(units.subarray(0, length), this.#used);
-    this.#used += length;
-    return id;
   }
 
   /** Fills the empty cell at `base` with term `id` (counted once, in this event). */
@@ -176,14 +161,14 @@ export class BuildTerms {
     cells[base] = latin1 ? tag | INLINED : tag;
     if (latin1) this.#cellBytes.set(units.subarray(0, length), (base + INLINE) * 4);
     else {
-      cells[base + INLINE] = this.#starts[id]!;
+      cells[base + INLINE] = this.#arena.starts[id]!;
       cells[base + INLINE + 1] = length;
     }
   }
 
   /** The cell holding term `id`. */
   #cellOf(id: number): number {
-    let cell = this.#hashes[id]! & this.#mask;
+    let cell = this.#arena.hashes[id]! & this.#mask;
     while (this.#cells[cell * CELL + ID] !== id + 1) cell = (cell + 1) & this.#mask;
     return cell * CELL;
   }
@@ -200,7 +185,7 @@ export class BuildTerms {
     for (let from = 0; from < old.length; from += CELL) {
       const id = old[from + ID]!;
       if (id === 0) continue;
-      let cell = this.#hashes[id - 1]! & this.#mask;
+      let cell = this.#arena.hashes[id - 1]! & this.#mask;
       while (this.#cells[cell * CELL + ID] !== 0) cell = (cell + 1) & this.#mask;
       this.#cells.set(old.subarray(from, from + CELL), cell * CELL);
     }

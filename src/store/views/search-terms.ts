@@ -1,5 +1,6 @@
 // The term dictionary of the search index: every folded word once, as UTF-16 units in one arena, numbered.
-import { grown, hashUnits, rehashed, scratch } from './search-hash.js';
+import { hashUnits, rehashed, scratch } from './search-hash.js';
+import { TermArena } from './search-term-arena.js';
 
 /** The first units of a term (two, or one and 0 for a one-unit term): the key of the bucket it sorts in. */
 const bucketKey = (first: number, second: number): number => first * 0x10000 + second;
@@ -37,12 +38,8 @@ export interface TermsWork {
  * the scanner passes a buffer of units. Terms are never removed (a word no event holds has an empty posting).
  */
 export class SearchTerms {
-  #units = new Uint16Array(1 << 16);
-  #used = 0;
-  /** Where term i's units start; term i ends where term i + 1 starts (or at #used for the last). */
-  #starts = new Uint32Array(1 << 12);
-  #hashes = new Uint32Array(1 << 12);
-  #count = 0;
+  /** The terms' units, starts and hashes. */
+  readonly #arena = new TermArena();
   /** Open addressing: a term's hash and id + 1 per cell (0 for empty); at most half full. */
   #cells = new Uint32Array(1 << 14);
   readonly #buckets = new Map<number, Bucket>();
@@ -53,17 +50,14 @@ export class SearchTerms {
 
   /** The dictionary's arrays, to hand to another thread (their buffers can be transferred): see fromParts. */
   parts(): TermParts {
-    return { units: this.#units, used: this.#used, starts: this.#starts, hashes: this.#hashes, count: this.#count, cells: this.#cells };
+    const { units, used, starts, hashes, count } = this.#arena;
+    return { units, used, starts, hashes, count, cells: this.#cells };
   }
 
   /** The dictionary `parts` describes (made by another thread), taking its arrays as they are. */
   static fromParts(parts: TermParts): SearchTerms {
     const terms = new SearchTerms();
-    terms.#units = parts.units;
-    terms.#used = parts.used;
-    terms.#starts = parts.starts;
-    terms.#hashes = parts.hashes;
-    terms.#count = parts.count;
+    Object.assign(terms.#arena, { units: parts.units, used: parts.used, starts: parts.starts, hashes: parts.hashes, count: parts.count });
     terms.#cells = parts.cells;
     for (let id = 0; id < parts.count; id++) terms.#file(id, false);
     return terms;
@@ -71,7 +65,7 @@ export class SearchTerms {
 
   /** Distinct terms. */
   get size(): number {
-    return this.#count;
+    return this.#arena.count;
   }
 
   /** The id of the term spelt by `units[0, length)`, whose hashUnits is `hash`, adding it the first time. */
@@ -86,7 +80,7 @@ export class SearchTerms {
     const id = this.#append(units, length, hash);
     cells[2 * cell] = hash;
     cells[2 * cell + 1] = id + 1;
-    if (this.#count * 4 > cells.length) this.#growCells();
+    if (this.#arena.count * 4 > cells.length) this.#growCells();
     return id;
   }
 
@@ -99,7 +93,7 @@ export class SearchTerms {
 
   /** The term `id` as a string. */
   word(id: number): string {
-    return String.fromCharCode(...this.#units.subarray(this.#starts[id]!, this.#end(id)));
+    return String.fromCharCode(...this.#arena.units.subarray(this.#arena.starts[id]!, this.#end(id)));
   }
 
   /** The ids of every term starting with `prefix` (in the terms' order within each bucket of two first units). */
@@ -125,40 +119,30 @@ export class SearchTerms {
   }
 
   #end(id: number): number {
-    return id + 1 < this.#count ? this.#starts[id + 1]! : this.#used;
+    return this.#arena.end(id);
   }
 
   #equals(id: number, units: Uint16Array, length: number): boolean {
-    const start = this.#starts[id]!;
+    const start = this.#arena.starts[id]!;
     if (this.#end(id) - start !== length) return false;
-    const own = this.#units;
+    const own = this.#arena.units;
     for (let i = 0; i < length; i++) if (own[start + i] !== units[i]) return false;
     return true;
   }
 
   #append(units: Uint16Array, length: number, hash: number): number {
-    if (this.#used + length > this.#units.length) {
-      this.#units = grown(this.#units, this.#used + length);
-      this.work.growths++;
-    }
-    if (this.#count === this.#starts.length) {
-      this.work.growths++;
-      this.#starts = grown(this.#starts, this.#count + 1);
-      this.#hashes = grown(this.#hashes, this.#count + 1);
-    }
-    const id = this.#count++;
-    this.#starts[id] = this.#used;
-    this.#hashes[id] = hash;
-    this.#units.set(units.subarray(0, length), this.#used);
-    this.#used += length;
+    const arena = this.#arena;
+    const growths = arena.growths;
+    const id = arena.append(units, length, hash);
+    this.work.growths += arena.growths - growths;
     this.#file(id);
     return id;
   }
 
   /** Puts term `id` in the bucket of its first two units (in order when the bucket is sorted, unless `inOrder` is false). */
   #file(id: number, inOrder = true): void {
-    const units = this.#units;
-    const start = this.#starts[id]!;
+    const units = this.#arena.units;
+    const start = this.#arena.starts[id]!;
     const key = bucketKey(units[start]!, this.#end(id) - start > 1 ? units[start + 1]! : 0);
     let bucket = this.#buckets.get(key);
     if (bucket === undefined) {
@@ -194,8 +178,8 @@ export class SearchTerms {
 
   /** The order of two terms by their units (as `<` orders strings). */
   #compare(a: number, b: number): number {
-    const units = this.#units;
-    const [aStart, aEnd, bStart, bEnd] = [this.#starts[a]!, this.#end(a), this.#starts[b]!, this.#end(b)];
+    const units = this.#arena.units;
+    const [aStart, aEnd, bStart, bEnd] = [this.#arena.starts[a]!, this.#end(a), this.#arena.starts[b]!, this.#end(b)];
     const length = Math.min(aEnd - aStart, bEnd - bStart);
     for (let i = 0; i < length; i++) {
       this.work.unitsCompared++;
@@ -207,8 +191,8 @@ export class SearchTerms {
 
   /** The order of term `id` against the string `word`. */
   #compareTo(id: number, word: string): number {
-    const units = this.#units;
-    const start = this.#starts[id]!;
+    const units = this.#arena.units;
+    const start = this.#arena.starts[id]!;
     const length = this.#end(id) - start;
     const shorter = Math.min(length, word.length);
     for (let i = 0; i < shorter; i++) {
@@ -220,17 +204,17 @@ export class SearchTerms {
   }
 
   #startsWith(id: number, prefix: string): boolean {
-    const start = this.#starts[id]!;
+    const start = this.#arena.starts[id]!;
     if (this.#end(id) - start < prefix.length) return false;
     for (let i = 0; i < prefix.length; i++) {
       this.work.unitsCompared++;
-      if (this.#units[start + i] !== prefix.charCodeAt(i)) return false;
+      if (this.#arena.units[start + i] !== prefix.charCodeAt(i)) return false;
     }
     return true;
   }
 
   #growCells(): void {
-    this.#cells = rehashed(this.#hashes, this.#count, this.#cells.length);
+    this.#cells = rehashed(this.#arena.hashes, this.#arena.count, this.#cells.length);
     this.work.growths++;
   }
 }
