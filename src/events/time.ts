@@ -1,4 +1,5 @@
 // Strict RFC 3339 date-time parsing (no Date.parse leniency) and the one output form, YYYY-MM-DDTHH:MM:SS.sssZ.
+import { daysInMonth } from '../lib/calendar.js';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -51,10 +52,7 @@ export function formatTime(ms: number): string {
 }
 
 function isRealDate(year: number, month: number, day: number): boolean {
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
-  return day <= days;
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
 function utcMs(year: number, month: number, day: number, hour: number, minute: number, second: number, millis: number): number {

@@ -1,4 +1,5 @@
 // Expands a recurrence rule into occurrence instants in an IANA zone (RFC 5545 §3.3.10, the subset of API.md §11); pure, no I/O.
+import { daysInMonth } from '../lib/calendar.js';
 import { instantOfWall, localTime, offsetAt, wallAsUtc, type LocalTime } from '../lib/time-zone.js';
 import { MAX_OCCURRENCES, type RecurrenceRule } from './recurrence-rule.js';
 
@@ -166,10 +167,6 @@ function wallOf(zone: string, ms: number): number {
 /** 0 = Monday … 6 = Sunday (1970-01-01 was a Thursday). */
 function weekdayOf(day: number): number {
   return (((day + 3) % 7) + 7) % 7;
-}
-
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
 function isoDate(day: number): string {

@@ -3,6 +3,7 @@
 // times, the counts, the category and the series id for replay, which cost the worker about a tenth of its CPU;
 // here the times are only checked, and the keys and times compared four bytes at a time.
 import { CATEGORIES } from '../../events/event.js';
+import { daysInMonth } from '../../lib/calendar.js';
 import { closingQuote, digitsBefore, openingQuote, type ViewLayout } from '../views/view-scan.js';
 import { bytePattern, digitsAt, wordsAt, wordsOf } from './search-log-bytes.js';
 
@@ -87,8 +88,7 @@ function realTime(buf: Buffer, pos: number): boolean {
   const month = number(buf, pos + 5, 2);
   const day = number(buf, pos + 8, 2);
   if (year < 1970 || month < 1 || month > 12 || day < 1 || number(buf, pos + 11, 2) > 23 || number(buf, pos + 14, 2) > 59 || number(buf, pos + 17, 2) > 59) return false;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
+  return day <= daysInMonth(year, month);
 }
 
 /** The decimal number of the `digits` digits at `pos`. */
@@ -125,4 +125,3 @@ const END_TIME_AT = TIMES.length - '","capacity":'.length - TIME.length;
 const ALPHANUMERIC = byteClass((byte) => (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a));
 /** The bytes of an e-mail scanViewLayout reads: printable ASCII but the quote and the backslash. */
 const EMAIL_BYTE = byteClass((byte) => byte >= 0x20 && byte < 0x7f && byte !== QUOTE && byte !== BACKSLASH);
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -1,6 +1,7 @@
 // Reads the index fields of a logged event view straight from its bytes, for fast replay; JSON.parse remains the fallback.
 import { CATEGORIES } from '../../events/event.js';
 import type { StoredEvent } from '../../events/event.js';
+import { daysInMonth } from '../../lib/calendar.js';
 import { ServedEvent } from './served-event.js';
 
 /**
@@ -173,8 +174,7 @@ export function parseUtcTime(buf: Buffer, pos: number, limit: number = buf.lengt
   const ms = digit(buf, pos + 20) * 100 + digit(buf, pos + 21) * 10 + digit(buf, pos + 22);
   // A non-digit is NaN, which fails every comparison below.
   if (!(year >= 1970 && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59 && ms >= 0)) return NaN;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  if (day > (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!)) return NaN;
+  if (day > daysInMonth(year, month)) return NaN;
   return (((daysSinceEpoch(year, month, day) * 24 + hour) * 60 + minute) * 60 + second) * 1000 + ms;
 }
 
@@ -278,7 +278,6 @@ const SERIES_KEY = ascii(',"series_id":"ser_');
 const CLOSE_BRACE = 0x7d;
 /** Each category with the keys around it, in the order of CATEGORIES: `","category":"social`. */
 const CATEGORY_KEYS: Buffer[] = CATEGORIES.map((category) => ascii(`","category":"${category}`));
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const DASH = 0x2d;
