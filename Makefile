@@ -59,6 +59,7 @@ bench: build
 	node --import tsx test/bench/series-bench.ts
 	node --import tsx test/bench/webhooks-bench.ts
 	node --import tsx test/bench/search-bench.ts
+	node --import tsx test/bench/client-input-memory.ts
 
 bench-full: build
 	node --import tsx test/bench/run.ts --full
