@@ -234,4 +234,19 @@ describe('/series', () => {
       '2027-11-09T09:32:00.000Z–2027-11-09T10:32:00.000Z',
     ]);
   });
+  it('two PUTs racing on one series: the second is decided against the first, not against the expansion it made a turn earlier (issue 33.8)', async () => {
+    const series = await create(lectures({ time_zone: 'UTC', start_time: '2027-09-06T09:00:00Z', end_time: '2027-09-06T10:00:00Z', recurrence: 'FREQ=DAILY;COUNT=2' }));
+    // Both expand on a turn of their own before writing: the second's expansion still sees COUNT=2.
+    const [first, second] = await Promise.all([
+      h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { recurrence: 'FREQ=DAILY;COUNT=4' } }),
+      h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { title: 'Renamed' } }),
+    ]);
+    assert.equal(first.status, 200, first.text ?? '');
+    assert.equal(second.status, 200, second.text ?? '');
+    assert.equal(second.json.recurrence, 'FREQ=DAILY;COUNT=4', 'the title change kept the first PUT\'s schedule');
+    const stored = (await h.request('GET', `/series/${series.id}`, { key: h.keys.reader })).json;
+    assert.equal(stored.title, 'Renamed');
+    assert.equal(stored.occurrence_count, 4);
+    assert.equal((await occurrences(series.id)).length, 4);
+  });
 });
