@@ -15,6 +15,8 @@ help:
 
 # The root package.json holds what building and running need, plus what the tests need from the root: TypeScript,
 # tsx (`node --import tsx` resolves it from the working folder), the Node types, and pg (src/ loads it with import()).
+# package.json's allowScripts denies esbuild's postinstall (tsx runs esbuild's binary from @esbuild/<platform>, which
+# npm installs without any script), so npm 11 has no unreviewed install script to warn about.
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
