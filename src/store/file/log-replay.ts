@@ -1,6 +1,7 @@
 // Reads events.jsonl back into memory in byte chunks, checking every line; finds a torn tail and refuses damage elsewhere.
 import * as path from 'node:path';
-import { seatsOf, withRegisteredCount, type StoredEvent } from '../../events/event.js';
+import { seatsOf, withRegisteredCount } from '../views/served-event.js';
+import type { StoredEvent } from '../../events/event.js';
 import { nodeFileSystem } from './file-system.js';
 import { carryPartialLine } from './line-buffer.js';
 import type { FileSystemSeam } from './file-system.js';

@@ -1,5 +1,6 @@
 // The write path both stores share: a change runs against the latest queued state, its line goes out in a group, then the index sees it.
-import { seatsOf, toStored, viewJson, withRegisteredCount } from '../../events/event.js';
+import { seatsOf, toStored, withRegisteredCount } from './served-event.js';
+import { viewJson } from '../../events/event.js';
 import type { EventRecord, StoredEvent } from '../../events/event.js';
 import type { EventChange, GroupChange, GroupResult, GroupView, RosterChange, RosterResult, WriteOptions } from '../event-store.js';
 import { DocumentTable, type StoredDocument } from './document-table.js';

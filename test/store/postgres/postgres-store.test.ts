@@ -8,7 +8,8 @@ import { eventId, sampleRecord } from '../helpers.js';
 import { connect } from '../../../src/store/postgres/client.js';
 import { LOG_LOCK } from '../../../src/store/postgres/log-table.js';
 import { encodeStored } from '../../../src/store/records/jsonl-record.js';
-import { toStored, viewJson } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import { viewJson } from '../../../src/events/event.js';
 import { AlreadyAnswered } from '../../../src/store/store-errors.js';
 
 const pg = usePostgres();

@@ -3,7 +3,8 @@
 // could not read. A failure prints its seed: rerun with RECORD_SEED=n.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, type EventRecord } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import type { EventRecord } from '../../../src/events/event.js';
 import { crc32, crc32Hex } from '../../../src/lib/crc32.js';
 import {
   decodeRecord,

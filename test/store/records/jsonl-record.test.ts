@@ -1,7 +1,8 @@
 // The log line format: exact bytes, round trips, and every kind of damage the decoder must catch.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, viewJson } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import { viewJson } from '../../../src/events/event.js';
 import { crc32, crc32Hex } from '../../../src/lib/crc32.js';
 import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodeIdempotency, encodeMark, encodePut, encodeRegister, encodeRegistrationState, encodeStored, unloggableReason } from '../../../src/store/records/jsonl-record.js';
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';

@@ -1,7 +1,8 @@
 // WriteQueue's registration path: the seat rules run in the one writer against queued state, and memory changes only after the disk.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { seatsOf, toRecord } from '../../../src/events/event.js';
+import { seatsOf } from '../../../src/store/views/served-event.js';
+import { toRecord } from '../../../src/events/event.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
 import { decodeRecord } from '../../../src/store/records/jsonl-record.js';
 import { RosterTable } from '../../../src/store/views/roster-table.js';
