@@ -5,7 +5,7 @@ import { toStored } from '../../src/store/views/served-event.js';
 import type { EventRecord, StoredEvent } from '../../src/events/event.js';
 import { SearchIndex } from '../../src/store/views/search-index.js';
 import { LogTermCollector } from '../../src/store/file/search-log-terms.js';
-import { encodePut } from '../../src/store/records/jsonl-record.js';
+import { encodePut } from '../../src/store/records/encode-record.js';
 import { searchEvents } from './search-data.js';
 
 const events = Number(process.argv[2] ?? 100_000);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { CATEGORIES, type StoredEvent } from '../../../src/events/event.js';
 import { toStored } from '../../../src/store/views/served-event.js';
 import { queryWords } from '../../../src/lib/search-words.js';
-import { encodeDelete, encodeGroup, encodePut } from '../../../src/store/records/jsonl-record.js';
+import { encodeDelete, encodeGroup, encodePut } from '../../../src/store/records/encode-record.js';
 import { LogTermCollector } from '../../../src/store/file/search-log-terms.js';
 import { hasSearchWords } from '../../../src/store/views/event-search-text.js';
 import type { BuiltSearch } from '../../../src/store/views/search-built.js';

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { seatsOf } from '../../../src/store/views/served-event.js';
 import { compactLog } from '../../../src/store/file/log-compaction.js';
-import { decodeRecord, type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { newWriter, type Writer } from '../views/random-writes.js';
 import { MemoryFileSystem } from './memory-file-system.js';
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { seatsOf } from '../../../src/store/views/served-event.js';
 import { toRecord } from '../../../src/events/event.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
-import { decodeRecord } from '../../../src/store/records/jsonl-record.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
 import { RosterTable } from '../../../src/store/views/roster-table.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';
 import { WriteQueue } from '../../../src/store/views/write-queue.js';
