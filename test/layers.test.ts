@@ -1,12 +1,10 @@
 // The layering of src/ (STYLE.md "Layers: who may know whom", README "Development"): imports go down or sideways,
 // never up, and each layer imports only the layers it may know.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-
-const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src");
+import { importsOf, resolveImport as resolve, SRC, sourceFiles } from "./source-graph.js";
 
 /**
  * The layers, top to bottom (folders end in "/"), and which layers each may import. Arrows go down or sideways,
@@ -36,28 +34,6 @@ function layerOf(file: string): (typeof LAYERS)[number] | undefined {
   const slash = file.indexOf("/");
   const unit = slash === -1 ? file : file.slice(0, slash + 1);
   return LAYERS.find((layer) => layer.units.includes(unit));
-}
-
-function sourceFiles(dir: string, prefix = ""): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) files.push(...sourceFiles(path.join(dir, entry.name), `${prefix}${entry.name}/`));
-    else if (entry.name.endsWith(".ts")) files.push(prefix + entry.name);
-  }
-  return files.sort();
-}
-
-/** The relative specifiers a module imports or re-exports, static or dynamic, type-only included. */
-function importsOf(source: string): string[] {
-  const specifiers: string[] = [];
-  const patterns = [/\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
-  for (const pattern of patterns) for (const match of source.matchAll(pattern)) specifiers.push(match[1]!);
-  return specifiers.filter((specifier) => specifier.startsWith("."));
-}
-
-/** A relative `.js` specifier of `file` as the `.ts` path under src/ it names. */
-function resolve(file: string, specifier: string): string {
-  return path.posix.join(path.posix.dirname(file), specifier).replace(/\.js$/, ".ts");
 }
 
 /** Every import of src/ that its layer may not make and is not a listed exception, as "from → to". */
@@ -173,51 +149,5 @@ test("roomCrossings() catches an engine reaching into the other, and the views r
     "store/views/write-queue.ts → store/file/file-system.ts",
     "store/records/jsonl-record.ts → store/postgres/log-table.ts",
     "store/event-store.ts → store/file/file-store.ts",
-  ]);
-});
-
-/** The import cycles among `files` (type-only imports included), each as "a → b → … → a", each once. */
-function importCycles(files: readonly string[], read: (file: string) => string): string[] {
-  const graph = new Map(files.map((file) => [file, importsOf(read(file)).map((specifier) => resolve(file, specifier)).filter((target) => files.includes(target))]));
-  const cycles = new Set<string>();
-  const state = new Map<string, "open" | "done">();
-  const stack: string[] = [];
-  const visit = (file: string): void => {
-    state.set(file, "open");
-    stack.push(file);
-    for (const target of graph.get(file)!) {
-      if (state.get(target) === "open") {
-        const loop = stack.slice(stack.indexOf(target));
-        // Start each cycle at its smallest file, so one cycle found from two places is reported once.
-        const first = loop.indexOf([...loop].sort()[0]!);
-        const turned = [...loop.slice(first), ...loop.slice(0, first)];
-        cycles.add([...turned, turned[0]].join(" → "));
-      } else if (state.get(target) === undefined) visit(target);
-    }
-    stack.pop();
-    state.set(file, "done");
-  };
-  for (const file of files) if (state.get(file) === undefined) visit(file);
-  return [...cycles].sort();
-}
-
-test("no import cycle under src/store/ or src/lib/ (a type-only import counts: it ties the files as much)", () => {
-  const files = sourceFiles(SRC).filter((file) => file.startsWith("store/") || file.startsWith("lib/"));
-  assert.deepEqual(importCycles(files, (file) => readFileSync(path.join(SRC, file), "utf8")), [], "these files import each other, directly or around a circle");
-});
-
-test("importCycles() finds a direct and a longer circle, once each, and no circle in a chain", () => {
-  const sources: Record<string, string> = {
-    "store/event-store.ts": "import type { WriteOptions } from './views/write-queue.js';",
-    "store/views/write-queue.ts": "import type { EventIndex } from './event-index.js';",
-    "store/views/event-index.ts": "import type { ListQuery } from '../event-store.js';",
-    "store/views/idempotency-table.ts": "import type { LogRecord } from '../records/jsonl-record.js';",
-    "store/records/jsonl-record.ts": "import type { IdempotencyEntry } from '../views/idempotency-table.js';\nimport { crc32 } from '../../lib/crc32.js';",
-    "lib/crc32.ts": "",
-    "store/file/file-store.ts": "import { WriteQueue } from '../views/write-queue.js';",
-  };
-  assert.deepEqual(importCycles(Object.keys(sources), (file) => sources[file]!), [
-    "store/event-store.ts → store/views/write-queue.ts → store/views/event-index.ts → store/event-store.ts",
-    "store/records/jsonl-record.ts → store/views/idempotency-table.ts → store/records/jsonl-record.ts",
   ]);
 });

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CATEGORIES } from '../../src/events/event.js';
 import type { EventRecord } from '../../src/events/event.js';
-import { encodePut } from '../../src/store/records/jsonl-record.js';
+import { encodePut } from '../../src/store/records/encode-record.js';
 import { openFileStore } from '../../src/store/file/file-store.js';
 
 const count = Number(process.argv[2] ?? 1_000_000);

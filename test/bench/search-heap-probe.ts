@@ -1,10 +1,11 @@
 // The heap the search index holds per event, and the CPU of building it (from events on the main thread, and from the
 // log's bytes as the start-up worker does), on the Zipf text of the search bench.
 // Run: node --expose-gc --import tsx test/bench/search-heap-probe.ts [EVENTS]   (default 100,000)
-import { toStored, type EventRecord, type StoredEvent } from '../../src/events/event.js';
+import { toStored } from '../../src/store/views/served-event.js';
+import type { EventRecord, StoredEvent } from '../../src/events/event.js';
 import { SearchIndex } from '../../src/store/views/search-index.js';
 import { LogTermCollector } from '../../src/store/file/search-log-terms.js';
-import { encodePut } from '../../src/store/records/jsonl-record.js';
+import { encodePut } from '../../src/store/records/encode-record.js';
 import { searchEvents } from './search-data.js';
 
 const events = Number(process.argv[2] ?? 100_000);

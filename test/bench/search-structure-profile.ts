@@ -1,7 +1,8 @@
 // The profile that chose the search index's structure: a word-prefix index (sorted vocabulary, postings) against
 // anchored trigrams and against no index (a scan), on the Zipf bench text: build time, heap per event, query time.
 // Run: node --expose-gc --import tsx test/bench/search-structure-profile.ts [EVENTS]   (default 100,000)
-import { toStored, type StoredEvent } from '../../src/events/event.js';
+import { toStored } from '../../src/store/views/served-event.js';
+import type { StoredEvent } from '../../src/events/event.js';
 import { queryWords as foldQuery, searchWords } from '../../src/lib/search-words.js';
 import { searchTextOf } from '../../src/store/views/event-search-text.js';
 import { SearchIndex } from '../../src/store/views/search-index.js';

@@ -1,10 +1,12 @@
 // Reads events.jsonl back into memory in byte chunks, checking every line; finds a torn tail and refuses damage elsewhere.
 import * as path from 'node:path';
-import { seatsOf, withRegisteredCount, type StoredEvent } from '../../events/event.js';
+import { seatsOf, withRegisteredCount } from '../views/served-event.js';
+import type { StoredEvent } from '../../events/event.js';
 import { nodeFileSystem } from './file-system.js';
 import { carryPartialLine } from './line-buffer.js';
 import type { FileSystemSeam } from './file-system.js';
-import { decodeRecord, type DecodeOptions, type LogRecord, type MetaRecord } from '../records/jsonl-record.js';
+import { decodeRecord } from '../records/decode-record.js';
+import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
 import type { IdempotencyTable } from '../views/idempotency-table.js';
 import { rememberAnswer } from '../views/remember-answer.js';
 import { flatCopy } from '../views/view-scan.js';

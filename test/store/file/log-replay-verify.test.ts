@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LogDamageError, RosterInvariantError, verifyLog } from '../../../src/store/file/log-replay.js';
-import { encodeDelete, encodeDocument, encodePut, encodeRegister, encodeRegistrationState } from '../../../src/store/records/jsonl-record.js';
+import { encodeDelete, encodeDocument, encodePut, encodeRegister, encodeRegistrationState } from '../../../src/store/records/encode-record.js';
 import type { Registration } from '../../../src/store/views/roster.js';
 import { eventId, sampleRecord } from '../helpers.js';
 import { MemoryFileSystem } from './memory-file-system.js';

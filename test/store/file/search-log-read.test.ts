@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { encodeDelete, encodeGroup, encodePut } from '../../../src/store/records/jsonl-record.js';
+import { encodeDelete, encodeGroup, encodePut } from '../../../src/store/records/encode-record.js';
 import { buildSearchFromLog } from '../../../src/store/file/search-log-read.js';
 import { LogTermCollector } from '../../../src/store/file/search-log-terms.js';
 import type { BuiltSearch } from '../../../src/store/views/search-built.js';

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { CATEGORIES, viewJson, type EventRecord } from '../../../src/events/event.js';
 import { searchWords } from '../../../src/lib/search-words.js';
 import { LogTermCollector } from '../../../src/store/file/search-log-terms.js';
-import { encodeDelete, encodeDocument, encodeDocumentDelete, encodeGroup, encodeIdempotency, encodeMark, encodePut, encodeRegister } from '../../../src/store/records/jsonl-record.js';
+import { encodeDelete, encodeDocument, encodeDocumentDelete, encodeGroup, encodeIdempotency, encodeMark, encodePut, encodeRegister } from '../../../src/store/records/encode-record.js';
 import { packedOf, type BuiltSearch } from '../../../src/store/views/search-built.js';
 import { SearchTerms } from '../../../src/store/views/search-terms.js';
 import { mulberry32 } from '../../helpers/random.js';

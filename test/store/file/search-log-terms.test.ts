@@ -3,9 +3,10 @@
 // replay moved (a registration after their put) in the log, and writes before, during and after the adoption.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored, type StoredEvent } from '../../../src/events/event.js';
+import { CATEGORIES, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
 import { queryWords } from '../../../src/lib/search-words.js';
-import { encodeDelete, encodeGroup, encodePut } from '../../../src/store/records/jsonl-record.js';
+import { encodeDelete, encodeGroup, encodePut } from '../../../src/store/records/encode-record.js';
 import { LogTermCollector } from '../../../src/store/file/search-log-terms.js';
 import { hasSearchWords } from '../../../src/store/views/event-search-text.js';
 import type { BuiltSearch } from '../../../src/store/views/search-built.js';

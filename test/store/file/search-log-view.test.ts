@@ -5,10 +5,11 @@
 // the views it refuses. SEARCH_LOG_VIEW_SEED=n replays one run.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, viewJson, type EventRecord } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import { viewJson, type EventRecord } from '../../../src/events/event.js';
 import { LogTermCollector } from '../../../src/store/file/search-log-terms.js';
 import { locateViewTexts, type ViewTexts } from '../../../src/store/file/search-log-view.js';
-import { encodePut, encodeStored } from '../../../src/store/records/jsonl-record.js';
+import { encodePut, encodeStored } from '../../../src/store/records/encode-record.js';
 import type { BuiltSearch } from '../../../src/store/views/search-built.js';
 import { scanViewLayout } from '../../../src/store/views/view-scan.js';
 import { mulberry32 } from '../../helpers/random.js';

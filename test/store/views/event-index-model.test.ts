@@ -2,7 +2,8 @@
 // categories, words, dates, series, pages) filtered and sorted the obvious way, with and without the search index.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, type Category, type EventRecord, type StoredEvent, toStored } from '../../../src/events/event.js';
+import { CATEGORIES, type Category, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
 import { queryWords } from '../../../src/lib/search-words.js';
 import type { ListQuery } from '../../../src/store/event-store.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';

@@ -2,7 +2,8 @@
 // escape, quotes, backslashes, the field markers themselves, accents, CJK and emoji (SEARCH_TEXT_SEED=n replays one).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type EventRecord, type StoredEvent, toStored } from '../../../src/events/event.js';
+import type { EventRecord, StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
 import { searchWords } from '../../../src/lib/search-words.js';
 import { hasSearchWords, sameSearchText, searchTextOf, textOfLiteral } from '../../../src/store/views/event-search-text.js';
 import { mulberry32 } from '../../helpers/random.js';

@@ -5,7 +5,8 @@
 // of steps and the progress after each are pinned too (a step places, collects and packs a bounded amount).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import type { StoredEvent } from '../../../src/events/event.js';
 import { searchWords } from '../../../src/lib/search-words.js';
 import { searchTextOf } from '../../../src/store/views/event-search-text.js';
 import { type BuildHost, SearchBuild } from '../../../src/store/views/search-build.js';

@@ -4,9 +4,11 @@
 // never empties.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, type EventRecord } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import type { EventRecord } from '../../../src/events/event.js';
 import { searchWords } from '../../../src/lib/search-words.js';
-import { decodeRecord, encodePut } from '../../../src/store/records/jsonl-record.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import { encodePut } from '../../../src/store/records/encode-record.js';
 import { searchTextOf } from '../../../src/store/views/event-search-text.js';
 import { PackedEvent, PackedEvents } from '../../../src/store/views/packed-events.js';
 import { EventTerms } from '../../../src/store/views/search-event-terms.js';

@@ -1,5 +1,6 @@
 // Random events for the search index's tests: a searched text made of a few words, the first of them far more common.
-import { CATEGORIES, toStored, type StoredEvent } from '../../../src/events/event.js';
+import { CATEGORIES, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
 import { sampleRecord } from '../helpers.js';
 
 /** How the words are drawn: `skew` 2 or 3 makes the first words common (bitmaps); `digits`, how often a number follows a word. */

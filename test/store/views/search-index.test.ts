@@ -4,7 +4,8 @@
 // month and query compared with a scan. Small (a few hundred events) so a mutation run stays fast.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored, withRegisteredCount, type StoredEvent } from '../../../src/events/event.js';
+import { CATEGORIES, type StoredEvent } from '../../../src/events/event.js';
+import { toStored, withRegisteredCount } from '../../../src/store/views/served-event.js';
 import { queryWords, searchWords } from '../../../src/lib/search-words.js';
 import { searchTextOf } from '../../../src/store/views/event-search-text.js';
 import { builtSearch, type BuiltSearch } from '../../../src/store/views/search-built.js';

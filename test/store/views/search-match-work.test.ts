@@ -3,7 +3,8 @@
 // cached unions, the union's shortcuts). A dearer way gives the same slots, so only the work shows it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import type { StoredEvent } from '../../../src/events/event.js';
 import { searchWords } from '../../../src/lib/search-words.js';
 import { searchTextOf } from '../../../src/store/views/event-search-text.js';
 import { type MatchSource, type MatchWork, type SlotSet, WordMatcher } from '../../../src/store/views/search-match.js';

@@ -3,7 +3,8 @@
 // union: a prefix of hundreds of words, 'tag'), with events removed and added between queries so that stale cached unions would show.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import type { StoredEvent } from '../../../src/events/event.js';
 import { searchWords } from '../../../src/lib/search-words.js';
 import { searchTextOf } from '../../../src/store/views/event-search-text.js';
 import { type SlotSet, WordMatcher } from '../../../src/store/views/search-match.js';
