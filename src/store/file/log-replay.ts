@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { seatsOf, withRegisteredCount, type StoredEvent } from '../../events/event.js';
 import { nodeFileSystem } from './file-system.js';
-import { carryPartialLine } from './line-buffer.js';
+import { carryPartialLine } from '../../lib/line-buffer.js';
 import type { FileSystemSeam } from './file-system.js';
 import { decodeRecord, type DecodeOptions, type LogRecord, type MetaRecord } from '../records/jsonl-record.js';
 import type { IdempotencyTable } from '../views/idempotency-table.js';

@@ -2,7 +2,7 @@
 // each whole line handed to a LogTermCollector. A function of its own so a bench can run it in-process.
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { BuiltSearch } from '../views/search-built.js';
-import { carryPartialLine } from './line-buffer.js';
+import { carryPartialLine } from '../../lib/line-buffer.js';
 import { LogTermCollector } from './search-log-terms.js';
 
 const CHUNK = 4 * 1024 * 1024;

@@ -4,11 +4,25 @@
 // here the times are only checked, and the keys and times compared four bytes at a time.
 import { CATEGORIES } from '../../events/event.js';
 import { daysInMonth } from '../../lib/calendar.js';
-import { closingQuote, digitsBefore, openingQuote, type ViewLayout } from '../views/view-scan.js';
+import { closingQuote, digitsBefore, openingQuote } from '../../lib/json-bytes.js';
 import { bytePattern, digitsAt, wordsAt, wordsOf } from './search-log-bytes.js';
 
-/** Byte positions in a view; each text spans its JSON string literal, quotes included (as in ViewLayout). */
-export type ViewTexts = Pick<ViewLayout, 'idStart' | 'idEnd' | 'titleStart' | 'titleEnd' | 'descriptionStart' | 'descriptionEnd' | 'locationStart' | 'locationEnd' | 'nameStart' | 'nameEnd'>;
+/**
+ * Byte positions in a view; each text spans its JSON string literal, quotes included: the same positions, under the
+ * same names, as the store's ViewLayout (scanViewLayout) gives for these parts.
+ */
+export interface ViewTexts {
+  idStart: number;
+  idEnd: number;
+  titleStart: number;
+  titleEnd: number;
+  descriptionStart: number;
+  descriptionEnd: number;
+  locationStart: number;
+  locationEnd: number;
+  nameStart: number;
+  nameEnd: number;
+}
 
 /** The one result locateViewTexts fills (a million views at start-up: no object per view). */
 const TEXTS: ViewTexts = { idStart: 0, idEnd: 0, titleStart: 0, titleEnd: 0, descriptionStart: 0, descriptionEnd: 0, locationStart: 0, locationEnd: 0, nameStart: 0, nameEnd: 0 };

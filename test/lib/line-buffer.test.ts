@@ -1,7 +1,7 @@
 // carryPartialLine: what a chunked log reader keeps of its buffer once the whole lines in it are read.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { carryPartialLine } from '../../../src/store/file/line-buffer.js';
+import { carryPartialLine } from '../../src/lib/line-buffer.js';
 
 test('the partial line after the whole ones moves to the start of the same buffer', () => {
   const buffer = Buffer.from('ab\ncd\nef');
