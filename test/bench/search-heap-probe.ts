@@ -2,8 +2,8 @@
 // log's bytes as the start-up worker does), on the Zipf text of the search bench.
 // Run: node --expose-gc --import tsx test/bench/search-heap-probe.ts [EVENTS]   (default 100,000)
 import { toStored, type EventRecord, type StoredEvent } from '../../src/events/event.js';
-import { SearchIndex } from '../../src/store/views/search-index.js';
-import { LogTermCollector } from '../../src/store/file/search-log-terms.js';
+import { SearchIndex } from '../../src/search/search-index.js';
+import { LogTermCollector } from '../../src/search/search-log-terms.js';
 import { encodePut } from '../../src/store/records/jsonl-record.js';
 import { searchEvents } from './search-data.js';
 

@@ -2,9 +2,9 @@
 // anchored trigrams and against no index (a scan), on the Zipf bench text: build time, heap per event, query time.
 // Run: node --expose-gc --import tsx test/bench/search-structure-profile.ts [EVENTS]   (default 100,000)
 import { toStored, type StoredEvent } from '../../src/events/event.js';
-import { queryWords as foldQuery, searchWords } from '../../src/lib/search-words.js';
-import { searchTextOf } from '../../src/store/views/event-search-text.js';
-import { SearchIndex } from '../../src/store/views/search-index.js';
+import { queryWords as foldQuery, searchWords } from '../../src/search/search-words.js';
+import { searchTextOf } from '../../src/search/event-search-text.js';
+import { SearchIndex } from '../../src/search/search-index.js';
 import { queryWords, searchEvents, vocabulary } from './search-data.js';
 
 const events = Number(process.argv[2] ?? 100_000);

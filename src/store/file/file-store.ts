@@ -13,7 +13,7 @@ import type { Lock } from '../../lib/fs/lock.js';
 import { CompactionAbandoned, compactionTempFile, compactLog } from './log-compaction.js';
 import type { CompactionHost, CompactionResult, LogHandle } from './log-compaction.js';
 import { replayLog } from './log-replay.js';
-import { type SearchLogBuild, startSearchLogBuild } from './search-log-build.js';
+import { type SearchLogBuild, startSearchLogBuild } from '../../search/search-log-build.js';
 import type { TornTail } from './log-replay.js';
 import { copyBytes, writeFully } from './write-fully.js';
 import { describeWriteError, WriteQueue } from '../views/write-queue.js';

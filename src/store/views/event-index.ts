@@ -5,9 +5,9 @@ import type { ListQuery, ListResult } from '../event-store.js';
 import { OrderedEvents } from './ordered-events.js';
 import { compareEvents, sortEvents } from './sort-events.js';
 import { SeriesMembers } from './series-members.js';
-import { SearchIndex } from './search-index.js';
-import type { BuiltSearch } from './search-built.js';
-import { PLACE_STEPS_PER_COLLECT } from './search-build.js';
+import { SearchIndex } from '../../search/search-index.js';
+import type { BuiltSearch } from '../../search/search-built.js';
+import { PLACE_STEPS_PER_COLLECT } from '../../search/search-build.js';
 import { listFiltered, type ListSources } from './filtered-list.js';
 
 export { compareEvents };

@@ -3,7 +3,7 @@
 import { CATEGORIES, type StoredEvent } from '../../../src/events/event.js';
 import type { ListSources } from '../../../src/store/views/filtered-list.js';
 import { OrderedEvents } from '../../../src/store/views/ordered-events.js';
-import { SearchIndex } from '../../../src/store/views/search-index.js';
+import { SearchIndex } from '../../../src/search/search-index.js';
 import { sortEvents } from '../../../src/store/views/sort-events.js';
 
 export /** Sources whose trees and search index count the events read from them. */

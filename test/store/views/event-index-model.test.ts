@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CATEGORIES, type Category, type EventRecord, type StoredEvent, toStored } from '../../../src/events/event.js';
-import { queryWords } from '../../../src/lib/search-words.js';
+import { queryWords } from '../../../src/search/search-words.js';
 import type { ListQuery } from '../../../src/store/event-store.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';
-import { hasSearchWords } from '../../../src/store/views/event-search-text.js';
+import { hasSearchWords } from '../../../src/search/event-search-text.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { eventId, sampleRecord } from '../helpers.js';

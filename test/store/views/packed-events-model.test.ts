@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { type EventRecord, type StoredEvent, seatsOf, toStored, viewJson } from '../../../src/events/event.js';
 import { crc32 } from '../../../src/lib/crc32.js';
 import { decodeRecord, encodePut } from '../../../src/store/records/jsonl-record.js';
-import { searchTextOf } from '../../../src/store/views/event-search-text.js';
+import { searchTextOf } from '../../../src/search/event-search-text.js';
 import { BLOCK, PackedEvent, PackedEvents, RECENT_VIEWS } from '../../../src/store/views/packed-events.js';
 import { viewBytes, viewCrc } from '../../../src/store/views/served-event.js';
 import { MAX_TEXT_BYTES } from '../../../src/store/views/text-arena.js';

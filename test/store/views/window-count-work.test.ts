@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CATEGORIES, toStored, type Category, type StoredEvent } from '../../../src/events/event.js';
-import { queryWords } from '../../../src/lib/search-words.js';
-import { SlotBitmap } from '../../../src/store/views/search-postings.js';
+import { queryWords } from '../../../src/search/search-words.js';
+import { SlotBitmap } from '../../../src/search/search-postings.js';
 import { countWindowMatches } from '../../../src/store/views/window-count.js';
 import { countedSources } from './counted-sources.js';
 import { sampleRecord } from '../helpers.js';
