@@ -1,7 +1,7 @@
 // The term ids of an event's searched text (title, description, location, organizer name), interned in the dictionary.
 import type { StoredEvent } from '../events/event.js';
 import { searchTextOf } from './event-search-text.js';
-import { PackedEvent } from '../store/views/packed-event.js';
+import type { EventForms } from './event-forms.js';
 import { TermsByKey } from './search-key-cache.js';
 import { scanTerms } from './search-scan.js';
 import { SearchTerms } from './search-terms.js';
@@ -13,12 +13,18 @@ const TEXT_CACHE_MAX_LENGTH = 1000;
 
 /** The dictionary of the search index, and the words of events in it, with the repeated texts met lately cached. */
 export class EventTerms {
+  readonly #keysTexts: EventForms['keysTexts'];
   #terms = new SearchTerms();
   /** The term ids of texts met lately (descriptions, locations, organizer names), by text. */
   readonly #textTerms = new Map<string, number[]>();
-  /** The same for replayed events' texts, by their key (see PackedEvent.searchTextKey): no string to hash. */
+  /** The same for replayed events' texts, by their key (see KeyedTexts.searchTextKey): no string to hash. */
   readonly #keyTerms = new TermsByKey();
   #textsScanned = 0;
+
+  /** `forms` tells which events' texts are read by key (the store's replayed ones). */
+  constructor(forms: EventForms) {
+    this.#keysTexts = forms.keysTexts;
+  }
 
   get terms(): SearchTerms {
     return this.#terms;
@@ -44,7 +50,7 @@ export class EventTerms {
 
   /** Pushes onto `out` the term ids of an event's searched text, repeats included. */
   termsOf(stored: StoredEvent, out: number[]): void {
-    if (stored instanceof PackedEvent) {
+    if (this.#keysTexts(stored)) {
       // A replayed event: its fields straight from the arena (no view built), repeated ones known by their key.
       this.#scan(stored.searchText(0), out);
       for (let field = 1; field < 4; field++) {

@@ -1,5 +1,6 @@
 // The word-prefix index behind `q` (API.md §5): each live event has a slot; each folded word, the slots holding it.
 import type { Category, StoredEvent } from '../events/event.js';
+import type { EventForms } from './event-forms.js';
 import { sameSearchText } from './event-search-text.js';
 import { SearchBuild } from './search-build.js';
 import type { BuiltSearch } from './search-built.js';
@@ -18,8 +19,8 @@ export type { SlotSet } from './search-match.js';
  * a write is found by `q` as soon as it is visible.
  */
 export class SearchIndex {
-  readonly #slots = new SlotTable();
-  readonly #eventTerms = new EventTerms();
+  readonly #slots: SlotTable;
+  readonly #eventTerms: EventTerms;
   readonly #postings = new PostingTable();
   readonly #matcher: WordMatcher;
   /** The bulk load's build, until it is done. */
@@ -28,9 +29,12 @@ export class SearchIndex {
 
   /**
    * Takes the events of a bulk load to index them step by step (buildSome), so a start with many events can
-   * listen first. Until `ready`, lists answer `q` without the index; puts and deletes are indexed at once.
+   * listen first. Until `ready`, lists answer `q` without the index; puts and deletes are indexed at once. `forms`
+   * tells the store's own event objects from others (see EventForms).
    */
-  constructor(events: Iterable<StoredEvent> = []) {
+  constructor(events: Iterable<StoredEvent>, forms: EventForms) {
+    this.#slots = new SlotTable(forms);
+    this.#eventTerms = new EventTerms(forms);
     const postings = this.#postings;
     const index = this;
     this.#matcher = new WordMatcher({

@@ -1,4 +1,5 @@
-// Builds the search index from the log in a worker thread, on the other core, while the main thread replays the log.
+// Builds the search index from the log in a worker thread, on the other core, while the main thread replays the log:
+// the one door of search/ the file engine uses (startSearchLogBuild, SearchLogBuild); the rest of the build is inside.
 import { Worker } from 'node:worker_threads';
 import type { BuiltSearch } from './search-built.js';
 

@@ -1,33 +1,39 @@
 // The slots of the search index: each live event has one (the bit it owns in every bitmap), with its category and month.
 import { CATEGORIES, type Category, type StoredEvent } from '../events/event.js';
+import type { EventForms } from './event-forms.js';
 import { MonthPostings } from './search-months.js';
 import type { Posting } from './search-postings.js';
 import { SlotBitmap } from './search-postings.js';
-import { EventState } from '../store/views/served-event.js';
 
 /**
  * Which event is in which slot, and the slots of each category and start month. Slots of deleted events are
  * reused, which keeps bitmaps as long as the most events ever live at once.
  *
- * An event's slot is kept on the store's own event objects (EventState.searchSlot), not in a Map by id: at
+ * An event's slot is kept on the store's own event objects (those `forms.holdsSlot` says keep one), not in a Map by id: at
  * 1,000,000 events that Map cost tens of MiB and most of the main thread's time placing a bulk load, and a string
  * hash lookup for every event a `q` page walks. A slot read from an object is trusted only if that slot holds that
  * very object here, so an object indexed by two tables (tests, benches) is never misread; the second table, and
- * any event that is not an EventState (a test's literal), keeps its slot in `#spare`, by id, as before.
+ * any event that keeps none (a test's literal), keeps its slot in `#spare`, by id, as before.
  */
 export class SlotTable {
+  readonly #holdsSlot: EventForms['holdsSlot'];
   readonly #spare = new Map<string, number>();
   #events: (StoredEvent | undefined)[] = [];
   readonly #freeSlots: number[] = [];
   readonly #byCategory = new Map<Category, SlotBitmap>(CATEGORIES.map((category) => [category, new SlotBitmap()]));
   readonly #months = new MonthPostings();
 
+  /** `forms` tells which events keep their slot themselves (the store's). */
+  constructor(forms: EventForms) {
+    this.#holdsSlot = forms.holdsSlot;
+  }
+
   /** Slots in use, free or reserved: the length of every bitmap. */
   get capacity(): number {
     return this.#events.length;
   }
 
-  /** Events whose slot is kept by id (not an EventState, or held by another table first): none in a store's index. */
+  /** Events whose slot is kept by id (one that keeps none, or held by another table first): none in a store's index. */
   get spared(): number {
     return this.#spare.size;
   }
@@ -39,7 +45,7 @@ export class SlotTable {
 
   /** The slot of `stored`, if it is a live event here (this very object, not another state of its id). */
   slotOf(stored: StoredEvent): number | undefined {
-    if (stored instanceof EventState) {
+    if (this.#holdsSlot(stored)) {
       const slot = stored.searchSlot;
       if (slot >= 0 && this.#events[slot] === stored) return slot;
     }
@@ -108,15 +114,15 @@ export class SlotTable {
     this.#freeSlots.push(slot);
   }
 
-  /** Notes that `stored`, just put in `slot`, is there: on the object when it is an EventState no table has taken yet. */
+  /** Notes that `stored`, just put in `slot`, is there: on the object when it keeps its slot and no table has taken it yet. */
   #claim(stored: StoredEvent, slot: number): void {
-    if (stored instanceof EventState && stored.searchSlot === -1) stored.searchSlot = slot;
+    if (this.#holdsSlot(stored) && stored.searchSlot === -1) stored.searchSlot = slot;
     else this.#spare.set(stored.id, slot);
   }
 
   /** Undoes #claim for `stored`, leaving `slot`: its slot goes back to -1, so a slot on an object is never stale here. */
   #forget(stored: StoredEvent, slot: number): void {
     if (this.#spare.size > 0 && this.#spare.get(stored.id) === slot) this.#spare.delete(stored.id);
-    else if (stored instanceof EventState && stored.searchSlot === slot) stored.searchSlot = -1;
+    else if (this.#holdsSlot(stored) && stored.searchSlot === slot) stored.searchSlot = -1;
   }
 }

@@ -6,6 +6,7 @@ import { SearchIndex } from '../../src/search/search-index.js';
 import { LogTermCollector } from '../../src/search/search-log-terms.js';
 import { encodePut } from '../../src/store/records/jsonl-record.js';
 import { searchEvents } from './search-data.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const events = Number(process.argv[2] ?? 100_000);
 const gc = globalThis.gc;
@@ -25,7 +26,7 @@ function heap(): number {
 function measure(stored: readonly StoredEvent[]): { bytesPerEvent: number; buildMicrosPerEvent: number } {
   heap();
   const started = process.cpuUsage();
-  let index: SearchIndex | undefined = new SearchIndex(stored);
+  let index: SearchIndex | undefined = new SearchIndex(stored, STORE_EVENT_FORMS);
   index.buildSome(stored.length, () => true);
   const spent = process.cpuUsage(started);
   if (!index.ready) throw new Error('the index is not built');

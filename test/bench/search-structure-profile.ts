@@ -6,6 +6,7 @@ import { queryWords as foldQuery, searchWords } from '../../src/search/search-wo
 import { searchTextOf } from '../../src/search/event-search-text.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { queryWords, searchEvents, vocabulary } from './search-data.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const events = Number(process.argv[2] ?? 100_000);
 const gc = globalThis.gc;
@@ -102,7 +103,7 @@ function timeQuery(run: () => number, rounds: number): { micros: number; count: 
 const rows: string[] = [];
 const structures: [string, () => unknown, (index: unknown, q: string) => number, number][] = [
   ['word-prefix index', () => {
-    const index = new SearchIndex(stored);
+    const index = new SearchIndex(stored, STORE_EVENT_FORMS);
     index.buildSome(stored.length, () => true);
     return index;
   }, (index, q) => {

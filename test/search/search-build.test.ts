@@ -17,6 +17,7 @@ import { postingAdd, postingHas, postingPushInto, postingRemove } from '../../sr
 import { SlotTable } from '../../src/search/search-slots.js';
 import { mulberry32 } from '../helpers/random.js';
 import { sampleRecord } from '../store/helpers.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const SEED = Number(process.env['SEARCH_BUILD_UNIT_SEED'] ?? Date.now() % 1_000_000);
 const WORDS = ['seminar', 'lab', 'chemistry', 'yoga', 'run', 'café', 'straße', '2026', 'zebra', 'tag'];
@@ -31,8 +32,8 @@ function randomEvent(random: Random, n: number, seq: number): StoredEvent {
 
 /** The host of a build (as SearchIndex is), its writes done as SearchIndex does them while it builds. */
 class Host implements BuildHost {
-  readonly slots = new SlotTable();
-  readonly eventTerms = new EventTerms();
+  readonly slots = new SlotTable(STORE_EVENT_FORMS);
+  readonly eventTerms = new EventTerms(STORE_EVENT_FORMS);
   readonly postings = new PostingTable();
   build: SearchBuild | undefined;
 
@@ -72,7 +73,7 @@ class Host implements BuildHost {
 
 /** A build of the log holding `events` (in the order of their put lines, at `putSeqs`), as a worker makes one. */
 function builtOf(events: readonly StoredEvent[], putSeqs: readonly number[]): BuiltSearch {
-  const eventTerms = new EventTerms();
+  const eventTerms = new EventTerms(STORE_EVENT_FORMS);
   const bulk = new BulkPostings();
   const terms: number[] = [];
   events.forEach((stored, slot) => {

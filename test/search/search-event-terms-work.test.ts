@@ -12,6 +12,7 @@ import { PackedEvent, PackedEvents } from '../../src/store/views/packed-events.j
 import { EventTerms } from '../../src/search/search-event-terms.js';
 import { mulberry32 } from '../helpers/random.js';
 import { sampleRecord } from '../store/helpers.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const SEED = Number(process.env['SEARCH_EVENT_TERMS_SEED'] ?? Date.now() % 1_000_000);
 
@@ -39,7 +40,7 @@ test(`EventTerms splits an event view's title each time and each other field onc
   const pool = Array.from({ length: 1100 }, (_, n) => `text ${n}`);
   const long = ['l'.repeat(1000), `${'m'.repeat(999)} `, `${'l'.repeat(1000)}x`, 'n'.repeat(1500)];
   const pick = (): string => (random() < 0.05 ? long[Math.floor(random() * long.length)]! : pool[Math.floor(random() * (random() < 0.5 ? 20 : pool.length))]!);
-  const terms = new EventTerms();
+  const terms = new EventTerms(STORE_EVENT_FORMS);
   const model = new TextCacheModel();
   for (let n = 0; n < 2500; n++) {
     const stored = toStored(record(n, `title ${n}`, pick(), pick(), pick()), n + 1);
@@ -54,7 +55,7 @@ test(`EventTerms splits an event view's title each time and each other field onc
 });
 
 test('EventTerms keeps a text of 1,000 characters and not one of 1,001; 1,024 texts, then starts over', () => {
-  const terms = new EventTerms();
+  const terms = new EventTerms(STORE_EVENT_FORMS);
   let n = 0;
   const scanned = (description: string): number => {
     const before = terms.textsScanned;
@@ -83,7 +84,7 @@ function replayed(stored: EventRecord, pack: PackedEvents, seq: number): PackedE
 
 test('EventTerms splits a replayed event\'s title each time and each other field once per key while cached', () => {
   const pack = new PackedEvents();
-  const terms = new EventTerms();
+  const terms = new EventTerms(STORE_EVENT_FORMS);
   const keys = new Set<number>();
   let expected = 0;
   const places = ['Main hall', 'Gym', 'Lab 2', ''];

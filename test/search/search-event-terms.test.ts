@@ -11,6 +11,7 @@ import { EventTerms } from '../../src/search/search-event-terms.js';
 import { SearchTerms } from '../../src/search/search-terms.js';
 import { mulberry32 } from '../helpers/random.js';
 import { sampleRecord } from '../store/helpers.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const SEED = Number(process.env['SEARCH_EVENT_TERMS_SEED'] ?? Date.now() % 1_000_000);
 const WORDS = ['Seminar', 'lab', 'Chemistry', 'yoga', 'Straße', 'café', 'Łódź', '東京', 'run', 'İz', '2026', 'x'.repeat(400)];
@@ -30,7 +31,7 @@ function wordsOf(stored: StoredEvent): string[] {
 test(`EventTerms.termsOf() and distinct() give the ids of searchWords of each searched field, views and replayed events alike (seed ${SEED})`, () => {
   const random = mulberry32(SEED);
   const text = (count: number): string => Array.from({ length: count }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(random() < 0.5 ? ' ' : '-');
-  const terms = new EventTerms();
+  const terms = new EventTerms(STORE_EVENT_FORMS);
   const pack = new PackedEvents();
   // Few texts for the repeated fields, so most are met again (from the cache), some longer than it keeps.
   const descriptions = Array.from({ length: 6 }, (_, i) => (i === 5 ? text(4).repeat(60) : text(i)));
@@ -59,18 +60,18 @@ test(`EventTerms.termsOf() and distinct() give the ids of searchWords of each se
 test('EventTerms.adopt() takes a dictionary built elsewhere, only before any word is interned', () => {
   const built = new SearchTerms();
   const yoga = built.internWord('yoga');
-  const terms = new EventTerms();
+  const terms = new EventTerms(STORE_EVENT_FORMS);
   terms.adopt(built);
   assert.equal(terms.terms, built);
   const out: number[] = [];
   terms.termsOf(toStored(sampleRecord(1, { title: 'Yoga', description: '', location: 'Gym', organizer: { name: 'Ann', email: 'a@campus.example' } }), 1), out);
   assert.equal(out[0], yoga, 'the adopted dictionary\'s id');
   assert.throws(() => terms.adopt(new SearchTerms()), /adopted before any word/);
-  assert.doesNotThrow(() => new EventTerms().adopt(new SearchTerms()));
+  assert.doesNotThrow(() => new EventTerms(STORE_EVENT_FORMS).adopt(new SearchTerms()));
 });
 
 test('EventTerms keeps giving the right ids past the size of its text cache (more than 1,024 distinct texts)', () => {
-  const terms = new EventTerms();
+  const terms = new EventTerms(STORE_EVENT_FORMS);
   for (let n = 0; n < 1100; n++) {
     const stored = toStored(sampleRecord(n, { title: 'T', description: `d${n} common`, location: `room ${n % 1030}`, organizer: { name: 'Ann', email: 'a@campus.example' } }), n + 1);
     const out: number[] = [];

@@ -8,6 +8,7 @@ import { hasSearchWords } from '../../src/search/event-search-text.js';
 import { monthOf, SearchIndex, type SlotSet } from '../../src/search/search-index.js';
 import { mulberry32 } from '../helpers/random.js';
 import { randomSearchEvent } from './search-index-events.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const SEED = Number(process.env['SEARCH_BUILD_SEED'] ?? Date.now() % 1_000_000);
 const WORDS = ['seminar', 'lab', 'Chemistry', 'chemie', 'yoga', 'Straße', 'café', 'Łódź', '東京', 'run', 'running', 'rune', '2026', 'ka', 'kalo', 'İz'];
@@ -40,7 +41,7 @@ test(`SearchIndex built in steps with writes between them matches a scan, then a
     const stored = randomEvent(random, n, ++seq);
     live.set(stored.id, stored);
   }
-  const index = new SearchIndex(live.values());
+  const index = new SearchIndex(live.values(), STORE_EVENT_FORMS);
   let next = 1500;
   const write = (): void => {
     const ids = [...live.keys()];
@@ -71,7 +72,7 @@ test(`SearchIndex built in steps with writes between them matches a scan, then a
 test('SearchIndex.buildSome() indexes a load of one step in that step (a small campus is indexed before it listens)', () => {
   const random = mulberry32(SEED);
   const events = Array.from({ length: 500 }, (_, n) => randomEvent(random, n, n + 1));
-  const index = new SearchIndex(events);
+  const index = new SearchIndex(events, STORE_EVENT_FORMS);
   assert.equal(index.buildSome(500, () => true), true);
   assert.ok(index.ready);
   assert.equal(idsOf(index, index.match(queryWords('seminar'))).length, events.filter((stored) => hasSearchWords(stored, ['seminar'])).length);

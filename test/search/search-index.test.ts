@@ -14,6 +14,7 @@ import { type Posting, postingPushInto, SlotBitmap } from '../../src/search/sear
 import { mulberry32 } from '../helpers/random.js';
 import { sampleRecord } from '../store/helpers.js';
 import { randomSearchEvent } from './search-index-events.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const SEED = Number(process.env['SEARCH_INDEX_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 /** The first words are in most events (a query of them takes the bitmap path), the last in few. */
@@ -33,7 +34,7 @@ const idsOf = (index: SearchIndex, found: SlotSet): string[] => slotsOf('slots' 
 
 /** The build a worker would hand over for `events` (event i in slot i): a dictionary, runs, and bitmaps for common terms. */
 function builtOf(events: readonly StoredEvent[]): BuiltSearch {
-  const eventTerms = new EventTerms();
+  const eventTerms = new EventTerms(STORE_EVENT_FORMS);
   const slotsByTerm: number[][] = [];
   events.forEach((stored, slot) => {
     for (const term of eventTerms.distinct(stored)) (slotsByTerm[term] ??= []).push(slot);
@@ -204,7 +205,7 @@ type Start = 'collect' | 'place, then adopt' | 'adopt refused';
 /** A bulk load of `events`, built in random steps with writes between them, then checked, written to and checked again. */
 function round(random: Random, events: number, start: Start, what: string): void {
   const pending = Array.from({ length: events }, (_, n) => randomEvent(random, n, n + 1));
-  const index = new SearchIndex(pending);
+  const index = new SearchIndex(pending, STORE_EVENT_FORMS);
   const model = new Model(random, index);
   for (const stored of pending) model.live.set(stored.id, stored);
   model.seq = events;
@@ -263,7 +264,7 @@ test(`SearchIndex answers as a scan of the live events, built, adopted or refuse
 });
 
 test('a new SearchIndex holds nothing and is ready: no build to adopt, nothing to place', () => {
-  const index = new SearchIndex();
+  const index = new SearchIndex([], STORE_EVENT_FORMS);
   assert.equal(index.ready, true);
   assert.deepEqual(index.progress, { indexed: 0, total: 0 });
   assert.equal(index.adoptBuilt(builtOf([])), 'the index is built already');
@@ -274,7 +275,7 @@ test('a new SearchIndex holds nothing and is ready: no build to adopt, nothing t
 });
 
 test('a registration changes no posting; an edit, only those of the words it changes; a delete and a new slot, all', () => {
-  const index = new SearchIndex();
+  const index = new SearchIndex([], STORE_EVENT_FORMS);
   const stored = toStored(sampleRecord(1, { title: 'Yoga lab', description: 'yoga at noon', location: 'Gym', organizer: { name: 'Ann', email: 'a@campus.example' } }), 1);
   index.put(stored, undefined);
   // yoga, lab, at, noon, gym, ann.
@@ -294,7 +295,7 @@ test('a registration changes no posting; an edit, only those of the words it cha
 });
 
 test('a big campus: a word of few events of many gives a list of slots, and a prefix of many words is checked on those slots alone', () => {
-  const index = new SearchIndex();
+  const index = new SearchIndex([], STORE_EVENT_FORMS);
   const put = (n: number, title: string): void => index.put(toStored(sampleRecord(n, { title, description: '', location: 'Hall', organizer: { name: 'Ann', email: 'a@campus.example' } }), n + 1), undefined);
   // 5,000 slots: `some` in 70 (more than 64, fewer than one in 64), `filler` in the rest, `rare` in one; 200 words
   // `w0`…`w199` in 5 events each, so `w` stands for 200 postings of 1,000 slots in all.

@@ -12,6 +12,7 @@ import type { BuiltSearch } from '../../src/search/search-built.js';
 import { SearchIndex, type SlotSet } from '../../src/search/search-index.js';
 import { mulberry32 } from '../helpers/random.js';
 import { sampleRecord } from '../store/helpers.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const SEED = Number(process.env['SEARCH_LOG_SEED'] ?? Date.now() % 1_000_000);
 /** Words with accents, a fold of several letters, CJK, an astral emoji, JSON escapes (quote, newline, backslash). */
@@ -96,8 +97,8 @@ test(`an index adopted from the log's build answers as one built on the main thr
   const random = mulberry32(SEED);
   const { pending, built } = randomLog(random, 600);
   const live = new Map(pending.map((stored) => [stored.id, stored]));
-  const adopted = new SearchIndex(pending);
-  const mainThread = new SearchIndex(pending);
+  const adopted = new SearchIndex(pending, STORE_EVENT_FORMS);
+  const mainThread = new SearchIndex(pending, STORE_EVENT_FORMS);
   const indexes = [adopted, mainThread];
   let next = 10_000;
   let seq = 1_000_000;
@@ -142,15 +143,15 @@ test(`adoptBuilt() refuses a build of other events, and the main thread then bui
   const live = new Map(pending.map((stored) => [stored.id, stored]));
   const isCurrent = (stored: StoredEvent): boolean => live.get(stored.id) === stored;
 
-  const fewer = new SearchIndex(pending.slice(1));
+  const fewer = new SearchIndex(pending.slice(1), STORE_EVENT_FORMS);
   assert.match(fewer.adoptBuilt(built) ?? '', /holds \d+ events, the replay \d+/);
   const newer = pending.map((stored, at) => (at === 7 ? toStored(JSON.parse(stored.json), 0) : stored));
-  const older = new SearchIndex(newer);
+  const older = new SearchIndex(newer, STORE_EVENT_FORMS);
   assert.match(older.adoptBuilt(built) ?? '', /newer than its 0/, 'an event the build read from a later put than the replay');
   const renamed = pending.map((stored, at) => (at === 3 ? toStored({ ...JSON.parse(stored.json), id: 'evt_ZZZZZZZZZZZZZZZZ' }, stored.seq) : stored));
-  assert.match(new SearchIndex(renamed).adoptBuilt(built) ?? '', /evt_ZZZZZZZZZZZZZZZZ is not in the build/);
+  assert.match(new SearchIndex(renamed, STORE_EVENT_FORMS).adoptBuilt(built) ?? '', /evt_ZZZZZZZZZZZZZZZZ is not in the build/);
 
-  const index = new SearchIndex(pending);
+  const index = new SearchIndex(pending, STORE_EVENT_FORMS);
   assert.equal(index.buildSome(50, isCurrent), false);
   assert.equal(index.adoptBuilt(built), 'the build had begun', 'words already collected here are not mixed with a build');
   while (!index.buildSome(50, isCurrent));

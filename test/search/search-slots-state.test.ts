@@ -8,6 +8,7 @@ import { monthStart } from '../../src/search/search-months.js';
 import { SlotTable } from '../../src/search/search-slots.js';
 import { ServedEvent } from '../../src/store/views/served-event.js';
 import { mulberry32 } from '../helpers/random.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const SEED = Number(process.env['SEARCH_SLOTS_STATE_SEED'] ?? Date.now() % 1_000_000);
 type Random = () => number;
@@ -43,8 +44,8 @@ test(`SlotTable keeps an EventState's slot on the object, and a second table sha
     const alone = round % 4 === 0;
     const literals = alone ? 0 : 0.2;
     const twins: Twin[] = [
-      { table: new SlotTable(), live: new Map() },
-      { table: new SlotTable(), live: new Map() },
+      { table: new SlotTable(STORE_EVENT_FORMS), live: new Map() },
+      { table: new SlotTable(STORE_EVENT_FORMS), live: new Map() },
     ];
     const retired: StoredEvent[] = [];
     let next = 0;
@@ -88,7 +89,7 @@ test(`SlotTable keeps an EventState's slot on the object, and a second table sha
 
 test('an EventState placed, replaced and removed: its slot is on it, then -1; a literal is kept by id', () => {
   const random = mulberry32(SEED);
-  const table = new SlotTable();
+  const table = new SlotTable(STORE_EVENT_FORMS);
   const first = stateOf(random, 'a', 0) as ServedEvent;
   const second = stateOf(random, 'a', 0) as ServedEvent;
   table.place(first, table.newSlot());
@@ -108,7 +109,7 @@ test('an EventState placed, replaced and removed: its slot is on it, then -1; a 
   // A second table given an object the first holds keeps it by id, and leaves the first's slot on it alone.
   const shared = stateOf(random, 'd', 0) as ServedEvent;
   table.place(shared, 0);
-  const other = new SlotTable();
+  const other = new SlotTable(STORE_EVENT_FORMS);
   other.place(stateOf(random, 'x', 0), other.newSlot());
   other.place(shared, other.newSlot());
   assert.deepEqual([shared.searchSlot, other.slotOf(shared), other.spared, table.slotOf(shared)], [0, 1, 1, 0]);

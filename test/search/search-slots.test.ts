@@ -7,6 +7,7 @@ import { MonthPostings, monthOf, monthStart } from '../../src/search/search-mont
 import { type Posting, postingPushInto } from '../../src/search/search-postings.js';
 import { SlotTable } from '../../src/search/search-slots.js';
 import { mulberry32 } from '../helpers/random.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const SEED = Number(process.env['SEARCH_SLOTS_SEED'] ?? Date.now() % 1_000_000);
 type Random = () => number;
@@ -68,7 +69,7 @@ test(`MonthPostings moves slots between months as a Map of Sets would (seed ${SE
 test(`SlotTable keeps slots, categories and months as a Map of id to event would (seed ${SEED})`, () => {
   const random = mulberry32(SEED);
   for (let round = 0; round < 20; round++) {
-    const table = new SlotTable();
+    const table = new SlotTable(STORE_EVENT_FORMS);
     const reserved = Math.floor(random() * 6);
     table.reserve(reserved);
     const model = new Map<string, { slot: number; event: StoredEvent }>();
@@ -136,7 +137,7 @@ test(`SlotTable keeps slots, categories and months as a Map of id to event would
 });
 
 test('a new SlotTable has no slot: the first event takes slot 0', () => {
-  const table = new SlotTable();
+  const table = new SlotTable(STORE_EVENT_FORMS);
   assert.equal(table.capacity, 0);
   assert.equal(table.eventAt(0), undefined);
   assert.equal(table.newSlot(), 0);
