@@ -6,7 +6,7 @@ import { CATEGORIES, type Category, type EventRecord, type StoredEvent } from '.
 import { searchWords, queryWords } from '../../src/search/search-words.js';
 import { compareEvents } from '../../src/store/views/event-index.js';
 import type { EventStore, ListQuery } from '../../src/store/event-store.js';
-import { openFileStore } from '../../src/store/file/file-store.js';
+import { openFileStore } from '../../src/store/file/open-file-store.js';
 import { StoreUnavailable } from '../../src/store/store-errors.js';
 import { mulberry32 } from '../helpers/random.js';
 import { eventId, sampleRecord, tempDir, TestFileSystem } from '../store/helpers.js';

@@ -3,7 +3,9 @@
 // of what replay keeps (tombstones, events recounted by their registrations).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LogDamageError, replayLog, scanLog, type ReplayProgress } from '../../../src/store/file/log-replay.js';
+import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
+import { replayLog } from '../../../src/store/file/log-replay.js';
+import { scanLog, type ReplayProgress } from '../../../src/store/file/log-scan.js';
 import { encodeCancel, encodeDelete, encodeDocument, encodeGroup, encodePut, encodeRegister, encodeStored, type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { toStored, viewJson } from '../../../src/events/event.js';
 import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';

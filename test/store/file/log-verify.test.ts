@@ -2,7 +2,9 @@
 // on logs in a MemoryFileSystem.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LogDamageError, RosterInvariantError, verifyLog } from '../../../src/store/file/log-replay.js';
+import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
+import { RosterInvariantError } from '../../../src/store/file/roster-invariant.js';
+import { verifyLog } from '../../../src/store/file/log-verify.js';
 import { encodeDelete, encodeDocument, encodePut, encodeRegister, encodeRegistrationState } from '../../../src/store/records/jsonl-record.js';
 import type { Registration } from '../../../src/store/views/roster.js';
 import { eventId, sampleRecord } from '../helpers.js';
