@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventRecord } from '../../../src/events/event.js';
-import { searchTextOf } from '../../../src/store/views/event-search-text.js';
+import { searchTextOf } from '../../../src/search/event-search-text.js';
 import { decodeRecord } from '../../../src/store/records/decode-record.js';
 import { encodePut } from '../../../src/store/records/encode-record.js';
 import { PackedEvent, PackedEvents } from '../../../src/store/views/packed-events.js';

@@ -8,7 +8,7 @@ import { seatsOf, toStored, viewBytes, viewCrc } from '../../../src/store/views/
 import { crc32 } from '../../../src/lib/crc32.js';
 import { decodeRecord } from '../../../src/store/records/decode-record.js';
 import { encodePut } from '../../../src/store/records/encode-record.js';
-import { searchTextOf } from '../../../src/store/views/event-search-text.js';
+import { searchTextOf } from '../../../src/search/event-search-text.js';
 import { BLOCK, PackedEvent, PackedEvents, RECENT_VIEWS } from '../../../src/store/views/packed-events.js';
 import { MAX_TEXT_BYTES } from '../../../src/store/views/text-arena.js';
 import { scanViewLayout, type ViewLayout } from '../../../src/store/views/view-scan.js';
