@@ -7,7 +7,7 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { ROOT, runCli, runServer, SERVER, spawnServer, waitFor } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
-import { encodePut } from '../src/store/records/jsonl-record.js';
+import { encodePut } from '../src/store/records/encode-record.js';
 import { sampleRecord } from './store/helpers.js';
 
 const event = {
