@@ -7,7 +7,8 @@
 // its loop.
 // Run (after `make build`): node --import tsx test/bench/fairness-bench.ts [--events N] [--seconds S]
 //   --cpu-prof DIR starts the server with --cpu-prof writing its profile there (to find what holds the event loop);
-//   --node-flags "..." passes more flags to the server's node.
+//   --node-flags "..." passes more flags to the server's node; --server FILE runs another build's server.js (the
+//   build before a change, for a before/after figure: git archive REF | tar -x -C DIR, then tsc there).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -177,7 +178,7 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campus-fairness-'));
   const profileDir = valueOf('--cpu-prof');
   const nodeFlags = (valueOf('--node-flags') ?? '').split(' ').filter((flag) => flag !== '');
-  console.log(`fairness: ${EVENTS} events, ${SECONDS} s per phase after ${WARMUP_MS / 1000} s of warm-up, Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`);
+  console.log(`fairness: ${valueOf('--server') ?? 'dist/server.js'}, ${EVENTS} events, ${SECONDS} s per phase after ${WARMUP_MS / 1000} s of warm-up, Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`);
   const data = await generateData(path.join(dir, 'data'), EVENTS);
   const argv = [
     process.execPath,
@@ -187,7 +188,7 @@ async function main(): Promise<void> {
     'tsx',
     '--import',
     path.join(HERE, 'loop-delay-probe.ts'),
-    path.join(ROOT, 'dist/server.js'),
+    valueOf('--server') ?? path.join(ROOT, 'dist/server.js'),
     ...['--port', '0', '--data-dir', data.dir, '--rate-limit', '1000000000', '--log-level', 'warn'],
   ];
   const server = await startServerProcess({ name: 'server', argv, stderrFile: path.join(dir, 'server.log') });
