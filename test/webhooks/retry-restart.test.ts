@@ -98,6 +98,8 @@ test('a restart after the attempt was due makes it at once, and one in the middl
     middle.advanceTo(START + 40 * S + 35 * MIN);
     await eventually('attempt 4', () => first.receiver.received.length === 4);
     assert.deepEqual(attemptTimes(first.receiver), [0, 40 * S, 40 * S + 5 * MIN, 40 * S + 35 * MIN]);
+    // Its outcome is logged once the receiver's answer is read.
+    await logged(app, first.webhookId, first.adminKey, 4);
     const log = (await call(app, 'GET', `/webhooks/${first.webhookId}/deliveries`, { key: first.adminKey })).json.deliveries as Delivery[];
     assert.deepEqual(log.map((entry) => entry.attempt), [4, 3, 2, 1]);
   } finally {
