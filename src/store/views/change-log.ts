@@ -120,6 +120,18 @@ export class ChangeLog implements ChangeFeedSource {
     if (gone > this.#horizon) this.#horizon = gone;
   }
 
+  /**
+   * Starts over from a checkpoint's state (a PostgreSQL instance that fell behind one: the rows it had not read were
+   * dropped): its live events in seq order, its last seq and the newest deletion it forgot. Every tombstone goes; the
+   * listeners stay, told at the next batchCommitted.
+   */
+  restart(init: { events: Iterable<StoredEvent>; lastSeq: number; horizon: number }): void {
+    this.#tombstones.clear();
+    this.#lastSeq = init.lastSeq;
+    if (init.horizon > this.#horizon) this.#horizon = init.horizon;
+    this.#rebuild(init.events);
+  }
+
   after(since: number, limit: number, liveThrough: number = since === 0 ? Infinity : 0): ChangePage {
     const changes: Change[] = [];
     let at = firstAfter(this.#seqs, since);
