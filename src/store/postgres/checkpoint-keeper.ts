@@ -112,11 +112,11 @@ export class CheckpointKeeper {
     }
   }
 
-  /** The next checkpoint is considered once the log has grown by an eighth (at least 1000 seqs). */
+  /** The next checkpoint is considered once the log has grown by a sixteenth (at least 64 seqs): the exact count is a query. */
   #backOff(): void {
     const lastSeq = this.#host.lastSeq();
     const lines = this.#known.lines + lastSeq - this.#known.seq;
-    this.#considerAfter = lastSeq + Math.max(1000, Math.floor(lines / 8));
+    this.#considerAfter = lastSeq + Math.max(64, Math.floor(lines / 16));
   }
 
   /** Live events, registrations and documents: what a compacted log keeps a line for. */
