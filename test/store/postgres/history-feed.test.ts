@@ -1,5 +1,6 @@
 // readHistory() on a real PostgreSQL: reading only the rows that name the events a stretch touches gives the very
-// messages a walk of the whole log gives, for seeded random writes (events, registrations, cancels, promotions, deletes).
+// messages a walk of the whole log gives, for seeded random writes (events, registrations, cancels, promotions, deletes),
+// with and without a checkpoint before them (before it, what it replaced is reported compacted).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
