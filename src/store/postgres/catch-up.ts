@@ -1,6 +1,6 @@
 // Reading campus_log into the views: every committed record after the last one applied, in seq order, and the newest checkpoint.
-import type { Views } from '../views/apply-record.js';
-import { applyRecord } from '../views/apply-record.js';
+import { applyRecord, type AppliedViews } from '../views/apply-record.js';
+import type { DecodeOptions } from '../records/jsonl-record.js';
 import { withTimeout, type Queryable } from './client.js';
 import { NEWEST_CHECKPOINT, parseCheckpoint, type Checkpoint } from './checkpoint-table.js';
 import { forEachRecord, seqNamedIn } from './log-table.js';
@@ -49,8 +49,10 @@ export class CheckpointPassed extends Error {
 
 /** The views a catch-up applies records to, and where they stand in the log. */
 export interface CatchUpTarget {
-  readonly views: Views;
+  readonly views: AppliedViews;
   readonly now: () => number;
+  /** How records are decoded (a start-up packs the events as replay does); default: each view kept as a string. */
+  readonly decode?: DecodeOptions;
   /** The seq of the newest record applied to the views. */
   lastSeq(): number;
   /** The views hold every record up to `seq` now. */
@@ -86,7 +88,7 @@ export async function catchUp(db: Queryable, target: CatchUpTarget, read?: reado
         if (record.seq <= target.lastSeq()) return;
         applyRecord(target.views, record, nowMs);
         target.advance(record.seq);
-      });
+      }, target.decode);
       target.advance(Math.max(target.lastSeq(), page.seq));
       target.read(page.rows, page.lines.length);
       target.views.changes.batchCommitted(target.views.index.values(), target.views.index.size);

@@ -17,8 +17,12 @@ import { migrateSchema } from './schema.js';
 import { ChangeHistory, type ChangeHistorySource } from '../views/change-history.js';
 import { readHistory } from './history-feed.js';
 import { PostgresWebhookTable } from './webhook-table.js';
-import { loadCheckpoint, type LoadedCheckpoint } from './checkpoint-load.js';
-import type { Checkpoint } from './checkpoint-table.js';
+import { loadViews, type LoadedViews } from './checkpoint-load.js';
+import { NO_CHECKPOINT, type Checkpoint } from './checkpoint-table.js';
+import { EventIndex } from '../views/event-index.js';
+import { DocumentTable } from '../views/document-table.js';
+import { IdempotencyTable } from '../views/idempotency-table.js';
+import { RosterTable } from '../views/roster-table.js';
 import type { CheckpointOutcome } from './checkpoint-write.js';
 import { CheckpointKeeper } from './checkpoint-keeper.js';
 
@@ -73,7 +77,7 @@ export class PostgresStore implements EventStore {
   readonly webhookTable: PostgresWebhookTable;
   /** Told of each record applied here with its context (webhooks): this instance's writes (the write queue) and others' (applyRecord). */
   readonly #history = new ChangeHistory();
-  #lastSeq: number;
+  #lastSeq = 0;
   /** Every batch's decisions and every catch-up run after the one before: the views change in one order. */
   #chain: Promise<void> = Promise.resolve();
   readonly #batches: WriteBatches;
@@ -86,7 +90,7 @@ export class PostgresStore implements EventStore {
   readonly #checkpoints: CheckpointKeeper;
 
   /** @internal Use openPostgresStore. */
-  constructor(db: Database, options: PostgresStoreOptions, loaded: LoadedCheckpoint) {
+  constructor(db: Database, options: PostgresStoreOptions) {
     this.#db = db;
     this.#now = options.now ?? Date.now;
     this.#logger = options.logger ?? { info() {}, warn() {} };
@@ -94,10 +98,9 @@ export class PostgresStore implements EventStore {
     this.keys = new KeyTable(db);
     this.rateLeases = new RateLeaseTable(db);
     this.webhookTable = new PostgresWebhookTable(db);
-    const { checkpoint, index, rosters, idempotency, documents } = loaded;
-    this.#lastSeq = checkpoint.seq;
-    this.changes = new ChangeLog((id) => this.#views.index.get(id), { events: index.values(), lastSeq: checkpoint.seq, horizon: checkpoint.gone });
-    this.#views = { index, rosters, changes: this.changes, idempotency, documents, history: this.#history };
+    // Empty until start() reads the database; a start from a checkpoint replaces them in place.
+    this.changes = new ChangeLog((id) => this.#views.index.get(id));
+    this.#views = { index: new EventIndex(), rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };
     this.#checkpoints = new CheckpointKeeper(
       {
         db,
@@ -111,7 +114,7 @@ export class PostgresStore implements EventStore {
         turn: () => this.#turn(),
         catchUp: () => this.catchUp(),
       },
-      checkpoint,
+      NO_CHECKPOINT,
     );
     this.#batches = new WriteBatches({
       db,
@@ -130,10 +133,9 @@ export class PostgresStore implements EventStore {
     });
   }
 
-  /** Reads the rows after the checkpoint, then follows the log: notifications wake it, a poll backs them up. */
+  /** Reads the newest checkpoint and the rows after it, then follows the log: notifications wake it, a poll backs them up. */
   async start(): Promise<void> {
-    this.#buildSearchIndex();
-    await this.#catchUpFromCheckpoint();
+    this.#install(await loadViews(this.#db, { now: this.#now }));
     this.#unlisten = await this.#db.listen(LOG_CHANNEL, (payload) => {
       if (Number(payload) > this.#lastSeq) this.#follow(Number(payload));
     }, () => this.#follow());
@@ -297,27 +299,26 @@ export class PostgresStore implements EventStore {
 
   /** Catches up; when a checkpoint dropped rows these views never applied, starts over from the newest checkpoint. */
   async #catchUpFromCheckpoint(): Promise<void> {
-    for (;;) {
-      try {
-        return await this.#catchUp(this.#db);
-      } catch (error) {
-        if (!(error instanceof CheckpointPassed)) throw error;
-        this.#logger.warn('this instance fell behind a checkpoint another instance wrote (the rows it needed were dropped); it reads the checkpoint again', { last_seq: error.lastSeq, checkpoint_seq: error.checkpoint.seq });
-        this.#install(await loadCheckpoint(this.#db, this.#now()));
-      }
+    try {
+      await this.#catchUp(this.#db);
+    } catch (error) {
+      if (!(error instanceof CheckpointPassed)) throw error;
+      this.#logger.warn('this instance fell behind a checkpoint another instance wrote (the rows it needed were dropped); it reads the checkpoint again', { last_seq: error.lastSeq, checkpoint_seq: error.checkpoint.seq });
+      // Webhooks hear what follows the checkpoint as it is applied, once told that history was rewritten through it.
+      this.#install(await loadViews(this.#db, { now: this.#now, history: this.#history, onCheckpoint: (checkpoint) => this.#history.compacted(checkpoint.seq) }));
     }
   }
 
-  /** Makes a checkpoint read from the database the views' state: every view replaced in place, the change log started over. */
-  #install(loaded: LoadedCheckpoint): void {
+  /** Makes views read from the database this store's, in one synchronous step: every view replaced in place, the change log started over. */
+  #install(loaded: LoadedViews): void {
     const { checkpoint, index, rosters, idempotency, documents } = loaded;
-    // Told while the views still stand before it: webhooks learn that the changes between were never applied here.
-    this.#history.compacted(checkpoint.seq);
     Object.assign(this.#views, { index, rosters, idempotency, documents });
-    this.changes.restart({ events: index.values(), lastSeq: checkpoint.seq, horizon: checkpoint.gone });
-    this.#lastSeq = checkpoint.seq;
+    this.changes.restart({ events: index.values(), tombstones: loaded.tombstones, lastSeq: loaded.feedLastSeq, horizon: loaded.horizon });
+    this.#lastSeq = loaded.lastSeq;
     this.#checkpoints.adopt(checkpoint);
+    this.#checkpoints.read(loaded.rowsRead, loaded.bytesRead);
     this.#buildSearchIndex();
+    this.changes.batchCommitted(index.values(), index.size);
   }
 
   /**
@@ -362,8 +363,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   try {
     const migrated = await migrateSchema(db);
     if (migrated.from !== migrated.to) options.logger?.info('database schema created or migrated', { from: migrated.from, to: migrated.to, database: redactUrl(options.url) });
-    const loaded = await loadCheckpoint(db, (options.now ?? Date.now)());
-    const store = new PostgresStore(db, options, loaded);
+    const store = new PostgresStore(db, options);
     await store.start();
     options.logger?.info('event log read from the database', { live_events: store.size, last_seq: store.lastSeq, checkpoint_seq: store.checkpointSeen.seq });
     return store;

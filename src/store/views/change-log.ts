@@ -121,12 +121,13 @@ export class ChangeLog implements ChangeFeedSource {
   }
 
   /**
-   * Starts over from a checkpoint's state (a PostgreSQL instance that fell behind one: the rows it had not read were
-   * dropped): its live events in seq order, its last seq and the newest deletion it forgot. Every tombstone goes; the
-   * listeners stay, told at the next batchCommitted.
+   * Starts over from a state read elsewhere (a PostgreSQL instance's start, or one that fell behind a checkpoint: the
+   * rows it had not read were dropped): the live events in seq order, the deletions still remembered, the last seq and
+   * the newest deletion forgotten (never lowered). The listeners stay, told at the next batchCommitted.
    */
-  restart(init: { events: Iterable<StoredEvent>; lastSeq: number; horizon: number }): void {
+  restart(init: { events: Iterable<StoredEvent>; tombstones?: ReadonlyMap<string, number>; lastSeq: number; horizon: number }): void {
     this.#tombstones.clear();
+    for (const [id, seq] of init.tombstones ?? []) this.#tombstones.set(id, seq);
     this.#lastSeq = init.lastSeq;
     if (init.horizon > this.#horizon) this.#horizon = init.horizon;
     this.#rebuild(init.events);
