@@ -24,7 +24,7 @@ import { ChangeStreams, type StreamTimers } from './feeds/change-stream.js';
 import { IdempotencyGuard, idempotencyQuota } from './feeds/idempotency.js';
 import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/views/memory-store.js';
-import { DEFAULT_COMPACT_MIN_BYTES } from './store/file/file-store.js';
+import { DEFAULT_COMPACT_MIN_BYTES } from './store/file/open-file-store.js';
 import { openFileStoreOrReadOnly } from './store/file/open-or-read-only.js';
 import { openPostgresStore } from './store/postgres/postgres-store.js';
 import { isPostgresUrl } from './store/postgres/client.js';

@@ -9,7 +9,7 @@ import { ROLES, type Role } from './auth/principal.js';
 import { email as emailCheck, Problem, text } from './events/checks.js';
 import { backupLog } from './store/file/log-backup.js';
 import { compactionTempFile } from './store/file/log-compaction.js';
-import { verifyLog } from './store/file/log-replay.js';
+import { verifyLog } from './store/file/log-verify.js';
 import { commandName, packageVersion } from './config.js';
 import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey, verifyDatabase } from './cli-postgres.js';
 import { redactUrl } from './store/postgres/client.js';

@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { ROOT, runCli, runServer, spawnServer, waitFor } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
-import { encodePut } from '../src/store/records/jsonl-record.js';
+import { encodePut } from '../src/store/records/encode-record.js';
 import { sampleRecord } from './store/helpers.js';
 
 const event = {

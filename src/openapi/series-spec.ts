@@ -1,7 +1,7 @@
 // The recurring series of API.md §11 in the OpenAPI document: its operations, schemas and parameters.
 import { EVENT_FIELDS } from '../events/schema.js';
 import type { Example } from './examples.js';
-import type { OperationSpec } from './operations.js';
+import type { OperationSpec } from './operation-spec.js';
 
 type Schema = Record<string, unknown>;
 

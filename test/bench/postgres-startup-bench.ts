@@ -11,7 +11,7 @@ import path from 'node:path';
 import { loadavg } from 'node:os';
 import { connect } from '../../src/store/postgres/client.js';
 import { migrateSchema } from '../../src/store/postgres/schema.js';
-import { encodeDelete, encodePut } from '../../src/store/records/jsonl-record.js';
+import { encodeDelete, encodePut } from '../../src/store/records/encode-record.js';
 import type { EventRecord } from '../../src/events/event.js';
 import { postgresBinDir, postgresMissing, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { SERVER } from '../helpers/spawn.js';

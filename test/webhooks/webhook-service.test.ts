@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { toStored } from '../../src/events/event.js';
+import { toStored } from '../../src/store/views/served-event.js';
 import { ChangeHistory, type ChangeHistorySource, type CommittedChange } from '../../src/store/views/change-history.js';
 import { memoryWebhookState } from '../../src/store/webhook-state.js';
 import { httpDeliveryClient } from '../../src/webhooks/delivery-client.js';

@@ -1,6 +1,7 @@
 // What a checkpoint holds, as record lines: the lines the file store's compaction writes for the same state (API.md §7).
 import type { StoredEvent } from '../../events/event.js';
-import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored, type StoredDocument } from '../records/jsonl-record.js';
+import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../records/encode-record.js';
+import type { StoredDocument } from '../records/jsonl-record.js';
 import type { IdempotencyEntry } from '../views/idempotency-table.js';
 import type { Registration } from '../views/roster.js';
 

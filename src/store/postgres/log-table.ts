@@ -1,5 +1,6 @@
 // The campus_log table: the file store's record lines, one per row, keyed by the global sequence number.
-import { decodeRecord, type DecodeOptions, type LogRecord, type MetaRecord } from '../records/jsonl-record.js';
+import { decodeRecord } from '../records/decode-record.js';
+import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
 
 /** pg_advisory_xact_lock key held by a write's transaction from its catch-up to its commit: seqs are assigned one transaction at a time. */
 export const LOG_LOCK = 0x63616d70_6c6f67;

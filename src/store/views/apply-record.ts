@@ -1,5 +1,6 @@
 // Applies records another instance committed to this instance's views, as the writer that made them did to its own.
-import { withRegisteredCount, type StoredEvent } from '../../events/event.js';
+import { withRegisteredCount } from './served-event.js';
+import type { StoredEvent } from '../../events/event.js';
 import type { ChangeLog } from './change-log.js';
 import type { EventIndex } from './event-index.js';
 import type { IdempotencyTable } from './idempotency-table.js';

@@ -5,10 +5,11 @@ import type { ListQuery, ListResult } from '../event-store.js';
 import { OrderedEvents } from './ordered-events.js';
 import { compareEvents, sortEvents } from './sort-events.js';
 import { SeriesMembers } from './series-members.js';
-import { SearchIndex } from './search-index.js';
-import type { BuiltSearch } from './search-built.js';
-import { PLACE_STEPS_PER_COLLECT } from './search-build.js';
+import { SearchIndex } from '../../search/search-index.js';
+import type { BuiltSearch } from '../../search/search-built.js';
+import { PLACE_STEPS_PER_COLLECT } from '../../search/search-build.js';
 import { listFiltered, type ListSources } from './filtered-list.js';
+import { STORE_EVENT_FORMS } from './store-event-forms.js';
 
 export { compareEvents };
 
@@ -37,7 +38,7 @@ export class EventIndex {
     for (const stored of sorted) perCategory.get(stored.category)?.push(stored);
     this.#byCategory = new Map(CATEGORIES.map((category) => [category, new OrderedEvents(perCategory.get(category))]));
     for (const stored of byId.values()) this.#series.add(stored);
-    this.#search = options.searchIndex === false ? undefined : new SearchIndex(byId.values());
+    this.#search = options.searchIndex === false ? undefined : new SearchIndex(byId.values(), STORE_EVENT_FORMS);
     this.#sources = { all: this.#all, tree: (category) => this.#tree(category), search: this.#search };
   }
 

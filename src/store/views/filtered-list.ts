@@ -2,11 +2,11 @@
 import type { Category, StoredEvent } from '../../events/event.js';
 import type { ListQuery, ListResult } from '../event-store.js';
 import type { OrderedEvents } from './ordered-events.js';
-import type { SearchIndex, SlotSet } from './search-index.js';
-import { SlotBitmap } from './search-postings.js';
+import type { SearchIndex, SlotSet } from '../../search/search-index.js';
+import { SlotBitmap } from '../../search/search-postings.js';
 import { compareEvents } from './sort-events.js';
 import { StoreUnavailable } from '../store-errors.js';
-import { hasSearchWords } from './event-search-text.js';
+import { hasSearchWords } from '../../search/event-search-text.js';
 import { walk, walkCount } from './window-walk.js';
 import { countWindowMatches } from './window-count.js';
 

@@ -4,7 +4,9 @@
 // writer's lines) and with the writer's own views. REPLAY_SEED=n replays a run.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LogDamageError, replayLog, verifyLog, type ReplayResult } from '../../../src/store/file/log-replay.js';
+import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
+import { replayLog, type ReplayResult } from '../../../src/store/file/log-replay.js';
+import { verifyLog } from '../../../src/store/file/log-verify.js';
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { applyRecord, type Views } from '../../../src/store/views/apply-record.js';
 import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';

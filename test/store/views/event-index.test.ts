@@ -1,7 +1,8 @@
 // EventIndex: list order, paging and every filter edge of API.md §5, checked against a brute-force oracle.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored } from '../../../src/events/event.js';
+import { CATEGORIES } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
 import type { StoredEvent } from '../../../src/events/event.js';
 import { compareEvents, EventIndex } from '../../../src/store/views/event-index.js';
 import type { ListQuery } from '../../../src/store/event-store.js';
