@@ -311,18 +311,19 @@ async function verifyStore(url: string, json: boolean): Promise<void> {
     if (json && error instanceof Error && error.name === 'DatabaseLogDamage') process.stdout.write(JSON.stringify({ ok: false, store, error: error.message }) + '\n');
     throw error;
   }
-  const { rows, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq } = report;
+  const { rows, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq, checkpointSeq, checkpointLines } = report;
   if (json) {
-    process.stdout.write(JSON.stringify({ ok: true, store, rows, lines, live_events: liveEvents, live_registrations: liveRegistrations, live_series: liveDocuments, superseded_lines: supersededLines, last_seq: lastSeq }) + '\n');
+    process.stdout.write(JSON.stringify({ ok: true, store, rows, lines, live_events: liveEvents, live_registrations: liveRegistrations, live_series: liveDocuments, superseded_lines: supersededLines, last_seq: lastSeq, checkpoint_seq: checkpointSeq }) + '\n');
     return;
   }
   process.stdout.write(
-    `${store} (table campus_log): ${rows === 0 ? 'no events yet (an empty store)' : 'healthy'}\n` +
+    `${store} (table campus_log): ${rows === 0 && checkpointSeq === 0 ? 'no events yet (an empty store)' : 'healthy'}\n` +
       `  rows: ${rows} (${lines} lines, ${supersededLines} superseded)\n` +
       `  live events: ${liveEvents}\n` +
       `  live registrations: ${liveRegistrations} (registered_count of every event checked against them)\n` +
       `  live series: ${liveDocuments}\n` +
-      `  last seq: ${lastSeq}\n`,
+      `  last seq: ${lastSeq}\n` +
+      `  checkpoint: ${checkpointSeq === 0 ? 'none yet (every row since the first write is kept)' : `at seq ${checkpointSeq}, ${checkpointLines} lines (the rows above come after it)`}\n`,
   );
 }
 

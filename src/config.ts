@@ -116,7 +116,7 @@ export const SETTINGS: readonly Setting[] = [
     key: 'compactMinBytes',
     default: '67108864',
     parse: integer(1, Number.MAX_SAFE_INTEGER),
-    help: 'compact the log once it is over this many bytes and mostly superseded',
+    help: 'compact the log (on PostgreSQL: write a checkpoint) once it is over this many bytes and mostly superseded',
   },
   { flag: '--time-zone', env: 'TIME_ZONE', key: 'timeZone', default: 'UTC', parse: timeZone, help: "the campus's time zone, an IANA name (list days, series)" },
   { flag: '--store', env: 'STORE', key: 'store', default: 'file', parse: storeKind, help: 'where data lives: file, or a postgres:// URL (postgres alone: DATABASE_URL)' },
