@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 import { isTimeZone } from './lib/time-zone.js';
+import { unknownFlagMessage } from './lib/near-name.js';
 
 /** Everything `node dist/server.js` can be told. */
 export interface ServerConfig {
@@ -140,7 +141,10 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
     const eq = arg.indexOf('=');
     const flag = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
     const setting = SETTINGS.find((candidate) => candidate.flag === flag);
-    if (setting === undefined) throw new ConfigError(`unknown ${arg.startsWith('-') ? 'flag' : 'argument'} "${flag}"; see --help`);
+    if (setting === undefined) {
+      if (!arg.startsWith('-')) throw new ConfigError(`unknown argument "${flag}"; see --help`);
+      throw new ConfigError(unknownFlagMessage(flag, [...SETTINGS.map((each) => each.flag), '--help', '--version']));
+    }
     let value: string | undefined;
     if (eq !== -1 && arg.startsWith('--')) value = arg.slice(eq + 1);
     else {

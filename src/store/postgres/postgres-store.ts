@@ -173,6 +173,10 @@ export class PostgresStore implements EventStore {
     return this.#views.index.list(query);
   }
 
+  listInTurns(query: ListQuery): Promise<ListResult> {
+    return this.#views.index.listInTurns(query);
+  }
+
   roster(eventId: string): RosterView {
     return this.#views.rosters.get(eventId);
   }
