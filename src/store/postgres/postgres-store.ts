@@ -7,7 +7,8 @@ import { DocumentTable } from '../views/document-table.js';
 import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from '../views/idempotency-table.js';
 import type { RosterView } from '../views/roster.js';
 import { RosterTable } from '../views/roster-table.js';
-import { StoreUnavailable } from '../store-errors.js';
+import { OutcomeUnknown, StoreUnavailable } from '../store-errors.js';
+import type { IdempotencyTag } from '../views/idempotency-table.js';
 import type { WriteQueue } from '../views/write-queue.js';
 import type { Views } from '../views/apply-record.js';
 import { connect, describeDatabaseError, redactUrl, type Database, type Queryable } from './client.js';
@@ -66,6 +67,8 @@ export class PostgresStore implements EventStore {
   /** Why the database cannot be used now (for 503 and /health); undefined while it can. */
   #down: string | undefined;
   #closed = false;
+  /** Idempotency-Keys (API key and key) of writes whose outcome stayed unknown, while the database is away: a retry is told so again. */
+  readonly #uncertain = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #unlisten: (() => Promise<void>) | undefined;
 
@@ -92,6 +95,7 @@ export class PostgresStore implements EventStore {
       catchUp: (queryable, read) => this.#catchUp(queryable, read),
       lost: (error) => this.#lost(error),
       unavailable: () => this.#unavailable(),
+      uncertain: (tags) => this.#remember(tags),
     });
   }
 
@@ -174,11 +178,17 @@ export class PostgresStore implements EventStore {
     return this.#queue((queue) => queue.changeRegistrations(eventId, change, options), options) as Promise<RosterResult>;
   }
 
-  /** Applies what other instances committed, now (before a 404, say); true when anything new was applied. */
+  /**
+   * Applies what other instances committed, now (before a 404, say); true when anything new was applied. While the
+   * database is away, or slow to answer, false at once or after CATCH_UP_WAIT_MS: a read is answered from memory.
+   */
   catchUp(): Promise<boolean> {
+    if (this.#down !== undefined) return Promise.resolve(false);
     const before = this.#lastSeq;
     this.#follow();
-    return this.#chain.then(() => this.#lastSeq > before);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CATCH_UP_WAIT_MS)));
+    return Promise.race([this.#chain, late]).then(() => this.#lastSeq > before).finally(() => clearTimeout(timer));
   }
 
   async close(): Promise<void> {
@@ -193,7 +203,12 @@ export class PostgresStore implements EventStore {
 
   #queue(run: (queue: WriteQueue) => Promise<unknown>, options: WriteOptions): Promise<unknown> {
     if (this.#closed) return Promise.reject(new StoreUnavailable('The server is shutting down; nothing of this request was saved. Retry in a moment.'));
-    if (this.#down !== undefined) return Promise.reject(this.#unavailable());
+    if (this.#down !== undefined) {
+      const idem = options.idem;
+      // A retry of a write whose outcome stayed unknown must not hear that nothing was saved: the first may have been.
+      if (idem !== undefined && this.#uncertain.has(uncertainKey(idem))) return Promise.reject(new OutcomeUnknown(`an earlier request with this Idempotency-Key was sent to be committed and the database has not answered since (${this.#down})`));
+      return Promise.reject(this.#unavailable());
+    }
     return this.#batches.queue(run, options);
   }
 
@@ -222,6 +237,8 @@ export class PostgresStore implements EventStore {
       if (this.#down !== undefined) {
         this.#logger.info('the database is reachable again; writes resume', {});
         this.#down = undefined;
+        // Caught up: the views hold every write that committed, those of unknown outcome included.
+        this.#uncertain.clear();
       }
     });
   }
@@ -229,6 +246,14 @@ export class PostgresStore implements EventStore {
   /** Applies every committed record after #lastSeq, in seq order; `read`: the first rows, read already (by catchUpQuery). */
   #catchUp(db: Queryable, read?: readonly LogRow[]): Promise<void> {
     return catchUp(db, { views: this.#views, now: this.#now, lastSeq: () => this.#lastSeq, advance: (seq) => (this.#lastSeq = seq) }, read);
+  }
+
+  /** Notes writes whose outcome stayed unknown (bounded: the oldest are forgotten first). */
+  #remember(tags: readonly IdempotencyTag[]): void {
+    for (const tag of tags) {
+      this.#uncertain.add(uncertainKey(tag));
+      if (this.#uncertain.size > MAX_UNCERTAIN) this.#uncertain.delete(this.#uncertain.values().next().value!);
+    }
   }
 
   #unavailable(): StoreUnavailable {
@@ -243,9 +268,21 @@ export class PostgresStore implements EventStore {
   }
 }
 
+/** How long a read about to answer 404 waits for a catch-up before answering from memory. */
+const CATCH_UP_WAIT_MS = 1_500;
+/** Idempotency-Keys of unknown outcome remembered at most. */
+const MAX_UNCERTAIN = 10_000;
+
+function uncertainKey(tag: IdempotencyTag): string {
+  return `${tag.keyId} ${tag.key}`;
+}
+
 /** Connects, creates or migrates the schema, reads the log into memory and starts following it. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const db = await connect(options.url, { retryMs: options.pollMs });
+  const db = await connect(options.url, {
+    retryMs: options.pollMs,
+    onSwitch: (from, to) => options.logger?.warn('the primary moved: writing to another host of the URL', { from, to }),
+  });
   try {
     const migrated = await migrateSchema(db);
     if (migrated.from !== migrated.to) options.logger?.info('database schema created or migrated', { from: migrated.from, to: migrated.to, database: redactUrl(options.url) });
