@@ -53,12 +53,17 @@ describe('LeasedWindowLimiter on one database', { skip, timeout: 60_000 }, () =>
       await migrateSchema(db);
       const table = new RateLeaseTable(db);
       const key = "203.0.113.7'; DROP TABLE campus_rate; --\\'";
-      assert.deepEqual(await table.lease(key, 1000, 5, 7), { granted: 5, total: 5, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, 5, 7), { granted: 2, total: 7, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, 5, 7), { granted: 0, total: 7, oldest: 1000 });
+      const one = (bucket: number, want: number): { bucket: number; want: number }[] => [{ bucket, want }];
+      assert.deepEqual(await table.lease(key, 1000, one(1000, 5), 7), { granted: [5], total: 5, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 7), { granted: [2], total: 7, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 7), { granted: [0], total: 7, oldest: 1000 });
       // Another key is counted apart; a whole window later the first key's slots are free again.
-      assert.deepEqual(await table.lease('key_other', 1001, 3, 7), { granted: 3, total: 3, oldest: 1001 });
-      assert.deepEqual(await table.lease(key, 1061, 5, 7), { granted: 5, total: 7, oldest: 1001 });
+      assert.deepEqual(await table.lease('key_other', 1001, one(1001, 3), 7), { granted: [3], total: 3, oldest: 1001 });
+      assert.deepEqual(await table.lease(key, 1061, one(1061, 5), 7), { granted: [5], total: 7, oldest: 1001 });
+      // Several sub-windows at once, in order: the current one first, then ahead, each counted from now on.
+      assert.deepEqual(await table.lease('key_ahead', 2000, [{ bucket: 2000, want: 3 }, { bucket: 2001, want: 3 }, { bucket: 2002, want: 3 }], 7), { granted: [3, 3, 1], total: 7, oldest: 2000 });
+      // Slots leased ahead count until a window after their own sub-window: at 2061 only sub-window 2000's are free.
+      assert.deepEqual(await table.lease('key_ahead', 2061, one(2061, 7), 7), { granted: [3], total: 7, oldest: 2001 });
     } finally {
       await db.end();
     }
@@ -73,10 +78,13 @@ describe('LeasedWindowLimiter', () => {
     return {
       asked,
       source: {
-        lease: (_key, _bucket, want, limit) => {
-          const granted = Math.min(want, limit - total);
-          total += granted;
-          asked.push(want);
+        lease: (_key, _now, wants, limit) => {
+          const granted = wants.map(({ want }) => {
+            const given = Math.max(0, Math.min(want, limit - total));
+            total += given;
+            return given;
+          });
+          asked.push(...wants.map(({ want }) => want));
           return Promise.resolve({ granted, total, oldest: 0 });
         },
         giveBack: () => Promise.resolve(),
@@ -112,5 +120,106 @@ describe('LeasedWindowLimiter', () => {
     await settle();
     assert.deepEqual(asked, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
     assert.deepEqual(decisions.map((decision) => decision.allowed), [...Array(10).fill(true), false, false]);
+  });
+});
+
+describe('LeasedWindowLimiter with the database away', () => {
+  /**
+   * A source that counts as campus_rate does (every slot from sub-window `now - 60` on, ahead ones included) and can
+   * be switched off, as a database gone away: then every lease and give-back fails.
+   */
+  function memorySource(): { down: boolean; granted: number; source: ConstructorParameters<typeof LeasedWindowLimiter>[0]['source'] } {
+    const rows = new Map<string, Map<number, number>>();
+    const state = {
+      down: false,
+      granted: 0,
+      source: {
+        lease: (key: string, now: number, wants: readonly { bucket: number; want: number }[], limit: number) => {
+          if (state.down) return Promise.reject(new Error('ECONNREFUSED'));
+          const buckets = rows.get(key) ?? new Map<number, number>();
+          rows.set(key, buckets);
+          for (const bucket of buckets.keys()) if (bucket < now - 60) buckets.delete(bucket);
+          let total = [...buckets.values()].reduce((sum, n) => sum + n, 0);
+          const granted = wants.map(({ bucket, want }) => {
+            const given = Math.max(0, Math.min(want, limit - total));
+            total += given;
+            state.granted += given;
+            if (given > 0) buckets.set(bucket, (buckets.get(bucket) ?? 0) + given);
+            return given;
+          });
+          const held = [...buckets].filter(([, n]) => n > 0).map(([bucket]) => bucket);
+          return Promise.resolve({ granted, total, oldest: held.length === 0 ? undefined : Math.min(...held) });
+        },
+        giveBack: (key: string, bucket: number, count: number) => {
+          if (state.down) return Promise.reject(new Error('ECONNREFUSED'));
+          const buckets = rows.get(key);
+          if (buckets?.has(bucket) === true) buckets.set(bucket, Math.max(0, buckets.get(bucket)! - count));
+          state.granted -= count;
+          return Promise.resolve();
+        },
+      },
+    };
+    return state;
+  }
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('take() of a key polling twice a second goes on through a 10 s outage across a sub-window boundary, from slots held and leased ahead', async () => {
+    const db = memorySource();
+    const limiter = new LeasedWindowLimiter({ limit: 1000, windowMs: 3_600_000, source: db.source });
+    // A minute of steady use, up to 5 s before a sub-window boundary (sub-windows of 60 s).
+    let clock = 60_000 * 1000;
+    const outageAt = clock + 115_000;
+    for (; clock < outageAt; clock += 500) {
+      assert.equal((await limiter.take('key_follower', clock)).allowed, true);
+      await settle();
+    }
+    db.down = true;
+    const refused: number[] = [];
+    for (; clock < outageAt + 10_000; clock += 500) {
+      const decision = limiter.take('key_follower', clock);
+      // Answered from memory: no wait for the database.
+      assert.ok(!(decision instanceof Promise), `at ${clock - outageAt} ms into the outage the request waited for the database`);
+      if (!decision.allowed) refused.push(clock);
+    }
+    assert.deepEqual(refused, [], 'no request of the key was refused during the outage');
+    // A key the instance never saw gets 503 with a Retry-After, never a slot nobody granted.
+    await assert.rejects(async () => limiter.take('key_new', clock), (error: Error & { retryAfterSeconds?: number }) => error.name === 'StoreUnavailable' && (error.retryAfterSeconds ?? 0) >= 1);
+  });
+
+  it('take() admits no more during an outage than the slots granted before it', async () => {
+    const db = memorySource();
+    const limiter = new LeasedWindowLimiter({ limit: 40, windowMs: 60_000, source: db.source });
+    let clock = 1_000_000;
+    for (let n = 0; n < 10; n++, clock += 100) await limiter.take('key_a', clock);
+    await settle();
+    const grantedBefore = db.granted;
+    db.down = true;
+    let admitted = 10;
+    for (let n = 0; n < 200; n++, clock += 50) {
+      try {
+        if ((await limiter.take('key_a', clock)).allowed) admitted++;
+      } catch (error) {
+        assert.equal((error as Error).name, 'StoreUnavailable');
+      }
+    }
+    assert.ok(admitted <= grantedBefore, `${admitted} admitted, ${grantedBefore} granted`);
+  });
+
+  it('RateLimit-Remaining over three instances never says more is left than the limit less every request admitted on any of them', async () => {
+    const db = memorySource();
+    const limit = 30;
+    const limiters = [0, 1, 2].map(() => new LeasedWindowLimiter({ limit, windowMs: 3_600_000, source: db.source }));
+    const remaining: number[] = [];
+    let admitted = 0;
+    for (let n = 0; n < 40; n++) {
+      const decision = await limiters[n % 3]!.take('key_a', 5_000_000 + n * 10);
+      await settle();
+      if (decision.allowed) admitted++;
+      remaining.push(decision.remaining);
+      assert.ok(decision.remaining <= limit - admitted, `request ${n + 1}: RateLimit-Remaining ${decision.remaining} with ${admitted} of ${limit} admitted (${remaining.join(', ')})`);
+    }
+    assert.equal(admitted, limit);
   });
 });

@@ -3,12 +3,18 @@ import { withTimeout, type Database } from './client.js';
 
 /** What a lease gave: slots for this instance, and the key's state over all instances after it. */
 export interface Lease {
-  /** Slots granted now (0 when the key's window is full). */
-  granted: number;
+  /** Slots granted now, one count per sub-window asked for, in the order asked (0 when the key's window is full). */
+  granted: number[];
   /** Slots handed out in the key's window, to every instance, this grant included. */
   total: number;
   /** The oldest sub-window still holding slots (its end plus a window is when one frees), or undefined. */
   oldest: number | undefined;
+}
+
+/** Slots asked for in one sub-window. */
+export interface Want {
+  bucket: number;
+  want: number;
 }
 
 /** Slots of every key's window, leased in batches: one round trip per batch, not per request. */
@@ -22,24 +28,32 @@ export class RateLeaseTable {
   }
 
   /**
-   * Grants up to `want` slots of `key` in sub-window `bucket`, never more than `limit` minus what the window
-   * holds: the sub-windows from `bucket - 60` on (a slot counts until a whole window after its sub-window ends).
-   * Serialized per key by an advisory lock, so two instances never both take the last slot.
+   * Grants slots of `key` in the sub-windows of `wants` (the current one, `now`, and later ones leased ahead), in
+   * order, never more than `limit` minus every slot handed out from the sub-window `now - 60` on, later ones included
+   * (a slot counts until a whole window after its sub-window ends, and one leased ahead counts from now on: a sum
+   * over more than one window, which errs on the safe side). Serialized per key by an advisory lock, so two instances
+   * never both take the last slot.
    */
-  lease(key: string, bucket: number, want: number, limit: number): Promise<Lease> {
-    const first = bucket - this.#bucketsPerWindow;
+  lease(key: string, now: number, wants: readonly Want[], limit: number): Promise<Lease> {
+    const first = now - this.#bucketsPerWindow;
     const k = this.#db.literal(key);
-    // Two round trips: BEGIN, the lock, the clean-up and the sum; then the grant with COMMIT. Each statement reads
+    // Two round trips: BEGIN, the lock, the clean-up and the sum; then the grants with COMMIT. Each statement reads
     // after the one before (READ COMMITTED), so the sum sees every lease committed before the lock was granted.
     return withTimeout(this.#db.transaction(async (tx) => {
       const row = tx.firstRows[0] as { total: number; oldest: number | null } | undefined;
-      const total = row?.total ?? 0;
-      const granted = Math.max(0, Math.min(want, limit - total));
-      if (granted > 0) {
-        await tx.commitWith(`INSERT INTO campus_rate (key, bucket, granted) VALUES (${k}, ${Math.trunc(bucket)}, ${Math.trunc(granted)}) ON CONFLICT (key, bucket) DO UPDATE SET granted = campus_rate.granted + EXCLUDED.granted`);
+      let total = row?.total ?? 0;
+      const granted = wants.map(({ want }) => {
+        const given = Math.max(0, Math.min(Math.trunc(want), limit - total));
+        total += given;
+        return given;
+      });
+      const rows = wants.flatMap(({ bucket }, i) => (granted[i]! > 0 ? [`(${k}, ${Math.trunc(bucket)}, ${granted[i]!})`] : []));
+      if (rows.length > 0) {
+        await tx.commitWith(`INSERT INTO campus_rate (key, bucket, granted) VALUES ${rows.join(', ')} ON CONFLICT (key, bucket) DO UPDATE SET granted = campus_rate.granted + EXCLUDED.granted`);
       }
-      const oldest = row?.oldest ?? (granted > 0 ? bucket : null);
-      return { granted, total: total + granted, oldest: oldest === null ? undefined : Math.min(oldest, bucket) };
+      const buckets = wants.filter((_, i) => granted[i]! > 0).map(({ bucket }) => bucket);
+      const oldest = Math.min(row?.oldest ?? Infinity, ...buckets);
+      return { granted, total, oldest: oldest === Infinity ? undefined : oldest };
     }, [
       `SELECT pg_advisory_xact_lock(hashtextextended('campus_rate:' || ${k}, 0))`,
       `DELETE FROM campus_rate WHERE key = ${k} AND bucket < ${Math.trunc(first)}`,
