@@ -81,3 +81,36 @@ describe('startTcpProxy', () => {
     c.socket.destroy();
   });
 });
+
+describe('startTcpProxy onceSent', () => {
+  it('runs its action once, after forwarding the first chunk that matches', async () => {
+    const echo = createServer((socket) => socket.on('error', () => undefined).pipe(socket));
+    echo.listen(0, '127.0.0.1');
+    await once(echo, 'listening');
+    const address = echo.address();
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: typeof address === 'object' && address !== null ? address.port : 0 });
+    try {
+      const { socket, received } = await client(proxy);
+      let fired = 0;
+      const done = proxy.onceSent((chunk) => chunk.includes('COMMIT'), () => {
+        fired++;
+        proxy.freeze();
+      });
+      socket.write('BEGIN;');
+      await until(() => received() === 'BEGIN;', 'the first chunk came back');
+      assert.equal(fired, 0);
+      socket.write('COMMIT');
+      await done;
+      socket.write('COMMIT again');
+      await sleep(50);
+      // The matching chunk was forwarded (its echo may be held by the freeze); nothing after it went through.
+      assert.equal(fired, 1);
+      assert.ok(!received().includes('again'), `got ${received()}`);
+      socket.destroy();
+      proxy.thaw();
+    } finally {
+      await proxy.close();
+      echo.close();
+    }
+  });
+});

@@ -35,6 +35,12 @@ export interface TcpProxy {
    * a FIN). `then` says what new connections get: `refuse` (reset at once, until `thaw`) or `forward` (the default).
    */
   drop(options?: { then?: 'refuse' | 'forward'; reset?: boolean }): void;
+  /**
+   * Arms a one-shot trigger: the next chunk a client sends that `match`es is forwarded to the server, then `action`
+   * runs (after `delayMs`, default 0, so the bytes reach the server first): to freeze right after a transaction took
+   * its lock, or drop right after a COMMIT went out, its answer lost. Resolves once the action ran.
+   */
+  onceSent(match: (chunk: Buffer) => boolean, action: () => void, delayMs?: number): Promise<void>;
   /** Stops listening and destroys every connection. */
   close(): Promise<void>;
 }
@@ -43,6 +49,7 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: ProxyMode = 'forward';
   const pairs = new Set<Pair>();
+  let trigger: { match: (chunk: Buffer) => boolean; fire: () => void } | undefined;
 
   const end = (pair: Pair, reset: boolean): void => {
     pairs.delete(pair);
@@ -82,6 +89,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('close', () => end(pair, false));
     client.on('data', (chunk: Buffer) => {
       if (pair.upstream !== undefined && !pair.upstream.destroyed) pair.upstream.write(chunk);
+      if (trigger !== undefined && trigger.match(chunk)) {
+        const { fire } = trigger;
+        trigger = undefined;
+        fire();
+      }
     });
     // A client connecting during a freeze is held, paused and unconnected, as a link that answers nothing.
     if (mode === 'forward') open(pair);
@@ -121,6 +133,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       const reset = options.reset ?? true;
       for (const pair of [...pairs]) end(pair, reset);
       mode = options.then === 'refuse' ? 'refusing' : 'forward';
+    },
+    onceSent(match, action, delayMs = 0) {
+      return new Promise<void>((resolve) => {
+        trigger = {
+          match,
+          fire: () => setTimeout(() => {
+            action();
+            resolve();
+          }, delayMs),
+        };
+      });
     },
     async close() {
       for (const pair of [...pairs]) end(pair, false);
