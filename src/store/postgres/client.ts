@@ -103,6 +103,11 @@ const FIRST_ROUND_TRIP_MS = SESSION_SETTINGS.lock_timeout + 1_000;
 const ROUND_TRIP_MS = 2_000;
 /** How long a COMMIT may take by default before its outcome counts as unknown. */
 const COMMIT_MS = 5_000;
+/**
+ * How long a query outside a transaction may take before its connection is closed (callers give up sooner with their
+ * own deadlines; this frees the connection, which a frozen link would otherwise hold until TCP gives up).
+ */
+const QUERY_MS = 30_000;
 
 /**
  * Opens a pool to the first primary among `url`'s hosts with the `pg` package, imported now (never at start-up of a
@@ -116,7 +121,21 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
   const retryMs = options.retryMs ?? 500;
   return {
     async query<Row>(text: string, params: readonly unknown[] = []) {
-      return rowsOf<Row>(await primary.watch(primary.pool.query(text, params as unknown[])));
+      const client = (await primary.watch(primary.pool.connect())) as SessionClient;
+      let broken: Error | undefined;
+      try {
+        return rowsOf<Row>(await withTimeout(client.query(text, params as unknown[]), QUERY_MS, 'a query'));
+      } catch (error) {
+        // As in a transaction: a connection whose answer is lost is closed, never given to the next query still waiting.
+        if (!isStatementError(error)) {
+          broken = error instanceof Error ? error : new Error(String(error));
+          client.connection?.stream.destroy();
+          primary.suspect(error);
+        }
+        throw error;
+      } finally {
+        client.release(broken);
+      }
     },
     async transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string): Promise<T> {
       const client = (await primary.watch(primary.pool.connect())) as SessionClient;
