@@ -1,13 +1,11 @@
 // "socket hang up" on bursts of keep-alive GETs (issue 22 point 5): a keep-alive client races the server's idle close.
 // 10,000 GETs in bursts, with idle gaps around the moment the agent drops an idle connection (the hint less 1 s) and
-// the moment the server closes it (keepAliveMs plus Node's 1 s), from the agent the README tells clients to use, and
+// the moment the server closes it (keepAliveMs plus Node's 1 s), from the agent docs/operations.md tells clients to use, and
 // from Node's default agent for comparison. Every reset is counted.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import test from 'node:test';
-import { ROOT } from '../helpers/spawn.js';
+import { docBlock } from '../helpers/docs.js';
 import { startLive } from './support.js';
 
 /** The smallest idle time-out whose hint (`timeout=2`) Node's agent still keeps connections for: it drops them after 1 s. */
@@ -18,12 +16,11 @@ const GAPS = [1_000, 2_000, 3_000, 3_000];
 /** Connections a keep-alive client needs at most: 8 per burst (maxSockets), with room for a few replaced ones. */
 const MAX_CONNECTIONS = 2 * 8 * (GAPS.length + 1);
 
-/** The options of `new http.Agent(...)` in the README's keep-alive advice, evaluated as written. */
-function readmeAgentOptions(): http.AgentOptions {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const advice = readme.slice(readme.indexOf('**Keep-alive clients'));
+/** The options of `new http.Agent(...)` in the keep-alive advice of docs/operations.md, evaluated as written. */
+function documentedAgentOptions(): http.AgentOptions {
+  const advice = docBlock('docs/operations.md', '## Keep-alive clients', 'js', 'new http.Agent');
   const match = /new http\.Agent\((\{[^)]*\})\)/.exec(advice);
-  assert.ok(advice.length > 0 && match !== null, 'the README gives keep-alive clients an http.Agent setting');
+  assert.ok(match !== null, 'docs/operations.md gives keep-alive clients an http.Agent setting');
   return Function(`return (${match[1]})`)() as http.AgentOptions;
 }
 
@@ -68,8 +65,8 @@ async function drive(port: number, agent: http.Agent, key: string, requests: num
   return tally;
 }
 
-test('10,000 keep-alive GETs in bursts with idle gaps around the keep-alive time-out: the README agent sees no reset', async (t) => {
-  const options = readmeAgentOptions();
+test('10,000 keep-alive GETs in bursts with idle gaps around the keep-alive time-out: the documented agent sees no reset', async (t) => {
+  const options = documentedAgentOptions();
   const live = await startLive({ rateLimit: 1_000_000, timeouts: { headersMs: KEEP_ALIVE_MS, requestMs: 2 * KEEP_ALIVE_MS, keepAliveMs: KEEP_ALIVE_MS } });
   t.after(() => live.close());
   const advised = new http.Agent({ ...options, maxSockets: 8 });
@@ -80,10 +77,10 @@ test('10,000 keep-alive GETs in bursts with idle gaps around the keep-alive time
   });
   // Both at once, over the same gaps (the test waits for them once); the default agent with small bursts, as a witness.
   const [mine, theirs] = await Promise.all([drive(live.port, advised, live.keys.reader, REQUESTS), drive(live.port, plain, live.keys.reader, 500)]);
-  t.diagnostic(`README agent ${JSON.stringify(options)}: ${mine.ok} answered on ${mine.sockets.size} connections, ${mine.resets} resets`);
-  t.diagnostic(`Node's default keep-alive agent (no timeout): ${theirs.ok} answered on ${theirs.sockets.size} connections, ${theirs.resets} resets (the race the README warns of)`);
+  t.diagnostic(`documented agent ${JSON.stringify(options)}: ${mine.ok} answered on ${mine.sockets.size} connections, ${mine.resets} resets`);
+  t.diagnostic(`Node's default keep-alive agent (no timeout): ${theirs.ok} answered on ${theirs.sockets.size} connections, ${theirs.resets} resets (the race docs/operations.md warns of)`);
   assert.deepEqual(Object.fromEntries(mine.other), {}, 'no other failure');
-  assert.equal(mine.resets, 0, 'no request of the README agent was reset');
+  assert.equal(mine.resets, 0, 'no request of the documented agent was reset');
   assert.equal(mine.ok, REQUESTS);
   assert.ok(mine.sockets.size <= MAX_CONNECTIONS, `connections were kept alive within a burst (${mine.sockets.size} for ${REQUESTS} requests)`);
   assert.equal(theirs.ok + theirs.resets, 500, `every request of the default agent was answered or reset: ${JSON.stringify(Object.fromEntries(theirs.other))}`);

@@ -2,10 +2,11 @@
 // partial update type-check against the request types it generates (a `default` would make `description` required).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createApp } from '../../src/app.js';
+import { docBlock } from '../helpers/docs.js';
 import { call, tempDir } from '../helpers/harness.js';
 import { ROOT } from '../helpers/spawn.js';
 
@@ -13,9 +14,7 @@ const TOOLS = path.join(ROOT, 'test/tools/openapi-typegen/node_modules');
 
 /** The JSON bodies the README's quick start sends with `curl -d`: the create (it has a title) and the update (no title, a capacity). */
 function readmeBodies(): { create: string; update: string } {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const quickStart = readme.slice(readme.indexOf('## Quick start'));
-  const block = /```sh\n([\s\S]*?)```/.exec(quickStart.slice(quickStart.indexOf('keys create') - 200))?.[1] ?? '';
+  const block = docBlock('README.md', '## Quick start', 'sh', 'keys create');
   const bodies = [...block.matchAll(/-d '([^']*)'/g)].map((match) => match[1]!);
   const create = bodies.find((body) => body.includes('"title"'));
   const update = bodies.find((body) => !body.includes('"title"') && body.includes('"capacity"'));

@@ -1,22 +1,19 @@
-// The README's polling sync loop, run as written against the built server: a paged copy that a compaction cannot stop.
+// docs/api.md's polling sync loop, run as written against the built server: a paged copy that a compaction cannot stop.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, spawnServer, waitFor } from './helpers/spawn.js';
-import { tempDir } from './helpers/harness.js';
+import { docBlock } from '../helpers/docs.js';
+import { spawnServer, waitFor } from '../helpers/spawn.js';
+import { tempDir } from '../helpers/harness.js';
 
-const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-
-/** The README's js block under `### Change feed` that pages with the copy token. */
+/** docs/api.md's js block under `## Change feed` that pages with the copy token. */
 function syncLoop(): string {
-  const section = readme.slice(readme.indexOf('### Change feed'));
-  for (const match of section.matchAll(/```js\n([\s\S]*?)```/g)) if (match[1]!.includes('&copy=')) return match[1]!;
-  assert.fail('README has no js block paging GET /changes with &copy= under ### Change feed');
+  return docBlock('docs/api.md', '## Change feed', 'js', '&copy=');
 }
 
-test('README sync loop: a copy of 3-event pages completes after a compaction dropped deletions newer than every page boundary (issue 22 point 1)', async (t) => {
+test('docs/api.md sync loop: a copy of 3-event pages completes after a compaction dropped deletions newer than every page boundary (issue 22 point 1)', async (t) => {
   const { dir, remove } = tempDir();
   t.after(remove);
   const server = await spawnServer(['--port', '0', '--data-dir', dir, '--compact-min-bytes', '1']);
