@@ -149,6 +149,9 @@ export class PrimaryPool {
     } as pgType.PoolConfig);
     // An idle connection the server closed (a restart): the pool drops it; the next query reconnects.
     pool.on('error', () => undefined);
+    // A connection in use may hear the server end it with no query running (a FATAL right after an answer, in the same
+    // packet): without a listener of its own that 'error' would end the process. Its next query fails instead.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     return pool;
   }
 

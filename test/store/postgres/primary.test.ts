@@ -27,7 +27,7 @@ describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }
         // Each instance acknowledges a write started after the promotion.
         const firstAfter = (i: number): number => Math.min(...load.answers.filter((answer) => answer.instance === i && answer.status === 201 && answer.startedAt >= promotedAt).map((answer) => answer.answeredAt - promotedAt));
         for (let tries = 0; [0, 1, 2].some((i) => firstAfter(i) === Infinity); tries++) {
-          assert.ok(tries < 600, `every instance writes again after the promotion: ${[0, 1, 2].map(firstAfter).join(', ')} ms`);
+          assert.ok(tries < 600, `every instance writes again after the promotion: ${[0, 1, 2].map(firstAfter).join(', ')} ms; ${summary(load.answers)}; the last answers: ${JSON.stringify(load.answers.slice(-6))}; logs: ${three.servers.map((server) => server.stderr().slice(-1500)).join('\n---\n')}`);
           await sleep(50);
         }
         const back = [0, 1, 2].map(firstAfter);
