@@ -10,20 +10,32 @@ help:
 	@echo "make run    install, build and start the server on ./data"
 	@echo "make test   install, build and run every test"
 	@echo "make check  type-check sources and tests"
-	@echo "make bench  benchmarks against bare node:http (about 3 minutes); bench-full adds 1M events"
+	@echo "make bench  benchmarks against bare node:http (about 3 minutes, and 3 to 6 more for PostgreSQL start-up at 2M writes); bench-full adds 1M events"
 	@echo "make clean  remove build output and installed packages"
 
+# The root package.json holds what building and running need, plus what the tests need from the root: TypeScript,
+# tsx (`node --import tsx` resolves it from the working folder), the Node types, and pg (src/ loads it with import()).
+# package.json's allowScripts denies esbuild's postinstall (tsx runs esbuild's binary from @esbuild/<platform>, which
+# npm installs without any script), so npm 11 has no unreviewed install script to warn about.
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-# test/tools/openapi-typegen holds openapi-typescript and the TypeScript 5 it needs (the build uses 7), for one test:
-# `make test` installs it, `make run` does not.
+# test/package.json holds what only tests and benchmarks import (a browser driver, validators, parsers, Fastify):
+# installed into test/node_modules, which Node and TypeScript find from every file under test/.
+# test/tools/openapi-typegen holds openapi-typescript and the TypeScript 5 it needs (the build uses 7), for one test.
+# `make test` installs both, `make run` neither.
+test/node_modules/.installed: test/package.json test/package-lock.json
+	npm ci --no-audit --no-fund --prefix test
+	@touch $@
+
 test/tools/openapi-typegen/node_modules/.installed: test/tools/openapi-typegen/package.json test/tools/openapi-typegen/package-lock.json
 	npm ci --no-audit --no-fund --prefix test/tools/openapi-typegen
 	@touch $@
 
-install: node_modules/.installed test/tools/openapi-typegen/node_modules/.installed
+TEST_TOOLS := test/node_modules/.installed test/tools/openapi-typegen/node_modules/.installed
+
+install: node_modules/.installed $(TEST_TOOLS)
 
 # dist/server.js stands for the whole build (no stamp file inside dist/, which npm would pack).
 dist/server.js: node_modules/.installed tsconfig.json $(shell find src -name '*.ts' -o -name '*.html' -o -name '*.css' -o -name '*.svg' -o -name 'tsconfig.json')
@@ -40,7 +52,7 @@ run: build
 
 # Node 20's --test neither expands globs nor finds .ts files in folders, and exits 0 when
 # nothing ran: pass the list, and fail unless the summary counts at least one test.
-test: build test/tools/openapi-typegen/node_modules/.installed
+test: build $(TEST_TOOLS)
 	@test -n "$(TEST_FILES)" || { echo "make test: no test files found under test/" >&2; exit 1; }
 	npx tsc -p test/tsconfig.json --noEmit
 	@set -o pipefail; $(NODE_TEST) $(TEST_FILES) 2>&1 | tee .test-output.log
@@ -52,17 +64,21 @@ check: install
 	npx tsc -p test/tsconfig.json --noEmit
 	npx tsc -p src/console/web/tsconfig.json --noEmit
 
-bench: build
+# postgres-bench checks exchanges with ajv and measures against a Fastify peer, both from test/node_modules.
+bench: build test/node_modules/.installed
 	node --import tsx test/bench/run.ts
 	node --import tsx test/bench/feeds-bench.ts
 	node --import tsx test/bench/postgres-bench.ts
+	node --import tsx test/bench/postgres-startup-bench.ts
 	node --import tsx test/bench/series-bench.ts
 	node --import tsx test/bench/webhooks-bench.ts
 	node --import tsx test/bench/search-bench.ts
+	node --import tsx test/bench/client-input-memory.ts
+	node --import tsx test/bench/fairness-bench.ts
 
 bench-full: build
 	node --import tsx test/bench/run.ts --full
 	node --import tsx test/bench/search-bench.ts --full
 
 clean:
-	rm -rf dist node_modules test/tools/openapi-typegen/node_modules .test-output.log
+	rm -rf dist node_modules test/node_modules test/tools/openapi-typegen/node_modules .test-output.log

@@ -1,24 +1,32 @@
-// The layering of src/ (STYLE.md "Layers: who may know whom", README "Development"): imports go down or sideways,
+// The layering of src/ (STYLE.md "Layers: who may know whom", docs/development.md "Layers"): imports go down or sideways,
 // never up, and each layer imports only the layers it may know.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-
-const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src");
+import { importsOf, resolveImport as resolve, SRC, sourceFiles } from "./source-graph.js";
 
 /**
  * The layers, top to bottom (folders end in "/"), and which layers each may import. Arrows go down or sideways,
  * never up: protocol, keys, limits and logging know no domain (the HTTP edge maps the store's errors, the key file
  * takes the data folder's lock in lib/fs/: both down); the store knows no HTTP and no keys.
+ *
+ * Search (`q`: folding and words, the index, matching, its build from the log) sits between the store and lib/. The
+ * store uses it: the shared views keep the index beside the events and answer filtered lists with its postings, and
+ * the file engine starts the build from its log (through search-log-build.ts alone: see SEARCH_ENTRIES). Search
+ * knows no store: what it needs of the store's event objects comes in as an EventForms (search/event-forms.ts), and
+ * it reads the log's bytes with lib/'s helpers. Why this way round: the views hold the index and page through its
+ * postings, so the store needs search; had search known the store too, the two layers would know each other, and a
+ * reader of "how `q` matches" would be sent back into the store. The parser of `q` (events/list-query.ts) folds the
+ * words with search/ as well.
  */
 const LAYERS: readonly { name: string; units: readonly string[]; mayKnow: readonly string[] }[] = [
-  { name: "doors", units: ["server.ts", "cli.ts", "cli-postgres.ts", "index.ts"], mayKnow: ["doors", "wiring", "domain", "edge", "store", "lib"] },
-  { name: "wiring", units: ["app.ts", "pipeline.ts", "config.ts", "start-server.ts"], mayKnow: ["wiring", "domain", "edge", "store", "lib"] },
-  { name: "domain", units: ["events/", "registrations/", "feeds/", "series/", "console/", "openapi/", "webhooks/"], mayKnow: ["domain", "edge", "store", "lib"] },
-  { name: "edge", units: ["http/", "auth/", "limits/", "log/"], mayKnow: ["edge", "store", "lib"] },
-  { name: "store", units: ["store/"], mayKnow: ["store", "lib"] },
+  { name: "doors", units: ["server.ts", "cli.ts", "cli-postgres.ts", "index.ts"], mayKnow: ["doors", "wiring", "domain", "edge", "store", "search", "lib"] },
+  { name: "wiring", units: ["app.ts", "pipeline.ts", "config.ts", "start-server.ts"], mayKnow: ["wiring", "domain", "edge", "store", "search", "lib"] },
+  { name: "domain", units: ["events/", "registrations/", "feeds/", "series/", "console/", "openapi/", "webhooks/"], mayKnow: ["domain", "edge", "store", "search", "lib"] },
+  { name: "edge", units: ["http/", "auth/", "limits/", "log/"], mayKnow: ["edge", "store", "search", "lib"] },
+  { name: "store", units: ["store/"], mayKnow: ["store", "search", "lib"] },
+  { name: "search", units: ["search/"], mayKnow: ["search", "lib"] },
   { name: "lib", units: ["lib/"], mayKnow: ["lib"] },
 ];
 
@@ -29,6 +37,11 @@ const EXCEPTIONS: readonly { from: RegExp; to: string; why: string }[] = [
     to: "events/event.ts",
     why: "the store keeps and indexes event records, so it knows their shape (StoredEvent, categories); never HTTP or keys",
   },
+  {
+    from: /^search\//,
+    to: "events/event.ts",
+    why: "the search index reads the events it indexes (StoredEvent's view, categories): the store's allowance, nothing more of the domain",
+  },
 ];
 
 /** The layer of a path under src/ ("events/handlers.ts", "app.ts"), or undefined when no layer names it. */
@@ -36,28 +49,6 @@ function layerOf(file: string): (typeof LAYERS)[number] | undefined {
   const slash = file.indexOf("/");
   const unit = slash === -1 ? file : file.slice(0, slash + 1);
   return LAYERS.find((layer) => layer.units.includes(unit));
-}
-
-function sourceFiles(dir: string, prefix = ""): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) files.push(...sourceFiles(path.join(dir, entry.name), `${prefix}${entry.name}/`));
-    else if (entry.name.endsWith(".ts")) files.push(prefix + entry.name);
-  }
-  return files.sort();
-}
-
-/** The relative specifiers a module imports or re-exports, static or dynamic, type-only included. */
-function importsOf(source: string): string[] {
-  const specifiers: string[] = [];
-  const patterns = [/\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
-  for (const pattern of patterns) for (const match of source.matchAll(pattern)) specifiers.push(match[1]!);
-  return specifiers.filter((specifier) => specifier.startsWith("."));
-}
-
-/** A relative `.js` specifier of `file` as the `.ts` path under src/ it names. */
-function resolve(file: string, specifier: string): string {
-  return path.posix.join(path.posix.dirname(file), specifier).replace(/\.js$/, ".ts");
 }
 
 /** Every import of src/ that its layer may not make and is not a listed exception, as "from → to". */
@@ -78,7 +69,7 @@ function forbiddenImports(files: readonly string[], read: (file: string) => stri
 
 test("every file under src/ belongs to a layer", () => {
   const unplaced = sourceFiles(SRC).filter((file) => layerOf(file) === undefined);
-  assert.deepEqual(unplaced, [], "add the new file or folder to LAYERS in test/layers.test.ts (and the README's layout)");
+  assert.deepEqual(unplaced, [], "add the new file or folder to LAYERS in test/layers.test.ts (and the layout in docs/development.md)");
 });
 
 test("no import under src/ reaches a layer it may not know", () => {
@@ -96,6 +87,9 @@ test("forbiddenImports() catches the imports this test exists for", () => {
     "store/log-replay.ts": "const m = await import('../auth/key-file.js');",
     "events/handlers.ts": "import { base62 } from '../lib/base62.js';\nimport { ApiError } from '../http/errors.js';",
     "lib/fs/replace-file.ts": "import { crc32 } from '../crc32.js';\nimport { StoreUnavailable } from '../../store/store-errors.js';",
+    "search/search-slots.ts": "import type { StoredEvent } from '../events/event.js';\nimport { EventState } from '../store/views/served-event.js';",
+    "search/search-index.ts": "import { ApiError } from '../http/errors.js';\nimport { toStored } from '../events/handlers.js';",
+    "lib/json-bytes.ts": "import { searchWords } from '../search/search-words.js';",
   };
   assert.deepEqual(forbiddenImports(Object.keys(sources), (file) => sources[file]!), [
     "http/list-query.ts → events/event.ts",
@@ -104,6 +98,10 @@ test("forbiddenImports() catches the imports this test exists for", () => {
     "http/node-adapter.ts → pipeline.ts",
     "store/log-replay.ts → auth/key-file.ts",
     "lib/fs/replace-file.ts → store/store-errors.ts",
+    "search/search-slots.ts → store/views/served-event.ts",
+    "search/search-index.ts → http/errors.ts",
+    "search/search-index.ts → events/handlers.ts",
+    "lib/json-bytes.ts → search/search-words.ts",
   ]);
 });
 
@@ -152,7 +150,7 @@ function roomCrossings(files: readonly string[], read: (file: string) => string)
 test("every folder under src/store/ is a room with its rules", () => {
   const rooms = new Set(sourceFiles(SRC).filter((file) => file.startsWith("store/")).map(roomOf));
   const unplaced = [...rooms].filter((room) => !STORE_ROOMS.some((entry) => entry.room === room));
-  assert.deepEqual(unplaced, [], "add the new folder to STORE_ROOMS in test/layers.test.ts (and the README's layout)");
+  assert.deepEqual(unplaced, [], "add the new folder to STORE_ROOMS in test/layers.test.ts (and the layout in docs/development.md)");
 });
 
 test("the views, the records and the store interface know neither engine, and neither engine knows the other", () => {
@@ -176,48 +174,51 @@ test("roomCrossings() catches an engine reaching into the other, and the views r
   ]);
 });
 
-/** The import cycles among `files` (type-only imports included), each as "a → b → … → a", each once. */
-function importCycles(files: readonly string[], read: (file: string) => string): string[] {
-  const graph = new Map(files.map((file) => [file, importsOf(read(file)).map((specifier) => resolve(file, specifier)).filter((target) => files.includes(target))]));
-  const cycles = new Set<string>();
-  const state = new Map<string, "open" | "done">();
-  const stack: string[] = [];
-  const visit = (file: string): void => {
-    state.set(file, "open");
-    stack.push(file);
-    for (const target of graph.get(file)!) {
-      if (state.get(target) === "open") {
-        const loop = stack.slice(stack.indexOf(target));
-        // Start each cycle at its smallest file, so one cycle found from two places is reported once.
-        const first = loop.indexOf([...loop].sort()[0]!);
-        const turned = [...loop.slice(first), ...loop.slice(0, first)];
-        cycles.add([...turned, turned[0]].join(" → "));
-      } else if (state.get(target) === undefined) visit(target);
+/**
+ * What each room of store/ may import from search/ (STORE_ROOMS' rooms; a room not listed may import any of it). The
+ * shared views hold the index and read its postings, so they use its parts; the file engine starts the index's build
+ * from its log through one door, search-log-build.ts (startSearchLogBuild and the SearchLogBuild it returns), and
+ * hands the result to the views; the PostgreSQL engine, the record format and the store interface need no search.
+ */
+const SEARCH_ENTRIES: readonly { room: string; may: readonly string[] }[] = [
+  { room: "store/", may: [] },
+  { room: "store/records/", may: [] },
+  { room: "store/file/", may: ["search/search-log-build.ts"] },
+  { room: "store/postgres/", may: [] },
+];
+
+/** Imports from a room of store/ into a module of search/ that SEARCH_ENTRIES does not let it use, as "from → to". */
+function searchReaches(files: readonly string[], read: (file: string) => string): string[] {
+  const wrong: string[] = [];
+  for (const file of files) {
+    if (!file.startsWith("store/")) continue;
+    const rule = SEARCH_ENTRIES.find((entry) => entry.room === roomOf(file));
+    if (rule === undefined) continue;
+    for (const specifier of importsOf(read(file))) {
+      const target = resolve(file, specifier);
+      if (target.startsWith("search/") && !rule.may.includes(target)) wrong.push(`${file} → ${target}`);
     }
-    stack.pop();
-    state.set(file, "done");
-  };
-  for (const file of files) if (state.get(file) === undefined) visit(file);
-  return [...cycles].sort();
+  }
+  return wrong;
 }
 
-test("no import cycle under src/store/ or src/lib/ (a type-only import counts: it ties the files as much)", () => {
-  const files = sourceFiles(SRC).filter((file) => file.startsWith("store/") || file.startsWith("lib/"));
-  assert.deepEqual(importCycles(files, (file) => readFileSync(path.join(SRC, file), "utf8")), [], "these files import each other, directly or around a circle");
+test("store/ holds no search code: no module of store/ is named after search", () => {
+  const named = sourceFiles(SRC).filter((file) => file.startsWith("store/") && /(^|\/|-)search-/.test(file.slice(file.lastIndexOf("/"))));
+  assert.deepEqual(named, [], "search code lives in src/search/ (see LAYERS)");
 });
 
-test("importCycles() finds a direct and a longer circle, once each, and no circle in a chain", () => {
+test("the file engine reaches search/ only through search-log-build.ts; the PostgreSQL engine, the records and the interface not at all", () => {
+  assert.deepEqual(searchReaches(sourceFiles(SRC), (file) => readFileSync(path.join(SRC, file), "utf8")), []);
+});
+
+test("searchReaches() catches the file engine reaching into the build's parts, and the PostgreSQL engine into search", () => {
   const sources: Record<string, string> = {
-    "store/event-store.ts": "import type { WriteOptions } from './views/write-queue.js';",
-    "store/views/write-queue.ts": "import type { EventIndex } from './event-index.js';",
-    "store/views/event-index.ts": "import type { ListQuery } from '../event-store.js';",
-    "store/views/idempotency-table.ts": "import type { LogRecord } from '../records/jsonl-record.js';",
-    "store/records/jsonl-record.ts": "import type { IdempotencyEntry } from '../views/idempotency-table.js';\nimport { crc32 } from '../../lib/crc32.js';",
-    "lib/crc32.ts": "",
-    "store/file/file-store.ts": "import { WriteQueue } from '../views/write-queue.js';",
+    "store/file/file-store.ts": "import { startSearchLogBuild } from '../../search/search-log-build.js';\nimport { LogTermCollector } from '../../search/search-log-terms.js';",
+    "store/postgres/postgres-store.ts": "import { queryWords } from '../../search/search-words.js';",
+    "store/views/event-index.ts": "import { SearchIndex } from '../../search/search-index.js';",
   };
-  assert.deepEqual(importCycles(Object.keys(sources), (file) => sources[file]!), [
-    "store/event-store.ts → store/views/write-queue.ts → store/views/event-index.ts → store/event-store.ts",
-    "store/records/jsonl-record.ts → store/views/idempotency-table.ts → store/records/jsonl-record.ts",
+  assert.deepEqual(searchReaches(Object.keys(sources), (file) => sources[file]!), [
+    "store/file/file-store.ts → search/search-log-terms.ts",
+    "store/postgres/postgres-store.ts → search/search-words.ts",
   ]);
 });

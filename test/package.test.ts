@@ -23,13 +23,13 @@ function packedFiles(): string[] {
   return packed.files.map((file) => file.path);
 }
 
-test('npm pack contains dist/ (code, types, maps), src/, README.md, LICENSE and package.json, nothing else', () => {
+test('npm pack contains dist/ (code, types, maps), src/, docs/ (the README links into it), README.md, LICENSE and package.json, nothing else', () => {
   const files = packedFiles();
   // The console's page, stylesheet, icon and client tsconfig (API.md §10) ship beside its scripts and sources.
   const consoleFile = /^(dist|src)\/console\/web\/([a-z-]+\.(html|css|svg)|tsconfig\.json)$/;
-  const stray = files.filter((file) => !/^dist\/.+\.(js|d\.ts|js\.map)$/.test(file) && !/^src\/.+\.ts$/.test(file) && !consoleFile.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file));
+  const stray = files.filter((file) => !/^dist\/.+\.(js|d\.ts|js\.map)$/.test(file) && !/^src\/.+\.ts$/.test(file) && !/^docs\/.+\.md$/.test(file) && !consoleFile.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file));
   assert.deepEqual(stray, []);
-  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/server.js', 'dist/cli.js', 'dist/console/web/index.html', 'dist/console/web/console.css', 'dist/console/web/main.js', 'dist/console/web/icon.svg', 'README.md', 'LICENSE']) assert.ok(files.includes(needed), `${needed} is packed`);
+  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/server.js', 'dist/cli.js', 'dist/console/web/index.html', 'dist/console/web/console.css', 'dist/console/web/main.js', 'dist/console/web/icon.svg', 'README.md', 'docs/api.md', 'LICENSE']) assert.ok(files.includes(needed), `${needed} is packed`);
 });
 
 test('every source map in the package points at sources the package holds', () => {

@@ -1,7 +1,5 @@
-// The event as stored and as served: its full record, its compact in-memory form, and its JSON views.
-import { ServedEvent, viewWithCount } from '../store/views/served-event.js';
-
-export { seatsOf } from '../store/views/served-event.js';
+// The event as stored and as served: its full record, the shape of its compact in-memory form, and its JSON views.
+// It needs no store: the store builds its own forms of a StoredEvent (store/views/served-event.ts).
 
 export const CATEGORIES = ['academic', 'social', 'athletic', 'cultural'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -34,8 +32,8 @@ export interface EventRecord {
  * fields that the index, the filters and the role checks need, so nothing is serialised per request.
  * Read it through these fields only, and never copy one by spreading it: an event replayed at start-up
  * is a PackedEvent whose fields are getters, so `{ ...stored }` keeps nothing but its id. Make a new
- * state with toStored or withRegisteredCount. (A new field of the view: extend ViewLayout and
- * PackedEvents too, or replayed events with it are kept as strings, correct but larger.)
+ * state with toStored or withRegisteredCount (store/views/served-event.ts). (A new field of the view:
+ * extend ViewLayout and PackedEvents too, or replayed events with it are kept as strings, correct but larger.)
  */
 export interface StoredEvent {
   readonly id: string;
@@ -96,17 +94,6 @@ export function createdJson(record: EventRecord): string {
 export function toRecord(stored: StoredEvent): EventRecord {
   const view = JSON.parse(stored.json) as Omit<EventRecord, 'created_at'>;
   return { ...view, created_at: stored.createdAt };
-}
-
-/** The compact form of a record written at sequence `seq` at `modifiedMs` (default: its creation). */
-export function toStored(record: EventRecord, seq: number, json: string = viewJson(record), modifiedMs: number = Date.parse(record.created_at)): StoredEvent {
-  return new ServedEvent(record.id, Date.parse(record.start_time), Date.parse(record.end_time), record.category, record.organizer.email.toLowerCase(), record.created_at, seq, modifiedMs, json, record.series_id);
-}
-
-/** The same event with another `registered_count`, as written at `seq` and `modifiedMs`. */
-export function withRegisteredCount(stored: StoredEvent, registered: number, seq: number, modifiedMs: number): StoredEvent {
-  const json = viewWithCount(stored.json, registered);
-  return new ServedEvent(stored.id, stored.startMs, stored.endMs, stored.category, stored.organizerEmail, stored.createdAt, seq, modifiedMs, json, stored.seriesId);
 }
 
 /** The strong ETag of a stored state: it changes with every write. */

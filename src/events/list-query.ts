@@ -4,7 +4,7 @@ import { CATEGORIES } from './event.js';
 import { parseDate } from './time.js';
 import type { ListQuery } from '../store/event-store.js';
 import { ApiError } from '../http/errors.js';
-import { queryWords } from '../lib/search-words.js';
+import { queryWords } from '../search/search-words.js';
 import { startOfDay } from '../lib/time-zone.js';
 
 const DAY_MS = 86_400_000;

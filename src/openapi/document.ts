@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document of the whole API, generated from the route table, the event schema and the error catalog.
-import { OPERATIONS, ALWAYS_ERRORS, KEY_ERRORS, REQUEST_ERRORS, pathWords, undescribedOperation, type OperationSpec } from './operations.js';
+import { OPERATIONS, ALWAYS_ERRORS, KEY_ERRORS, REQUEST_ERRORS, pathWords, undescribedOperation } from './operations.js';
+import type { OperationSpec } from './operation-spec.js';
 import { componentParameters, parameterRef } from './parameters.js';
 import { COMMON_HEADERS, JSON_MEDIA, RATE_LIMIT_HEADERS, componentHeaders, errorResponseRef, errorResponses, headerRefs, type RateLimits } from './responses.js';
 import { componentSchemas, schemaRef } from './schemas.js';

@@ -1,7 +1,7 @@
 // The webhooks of API.md §13 in the OpenAPI document: the admin operations, their schemas, and the outgoing message as a `webhooks` entry.
 import { MESSAGE_TYPES } from '../webhooks/messages.js';
 import type { Example } from './examples.js';
-import type { OperationSpec } from './operations.js';
+import type { OperationSpec } from './operation-spec.js';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });

@@ -51,3 +51,27 @@ export class AlreadyAnswered extends Error {
     this.entry = entry;
   }
 }
+
+/** The sentence every refused write gets once the store cannot write (API.md §7); `uncertain` when the failed batch could not be undone. */
+export function cannotWriteError(reason: string, uncertain = false): StoreUnavailable {
+  if (uncertain) {
+    return new StoreUnavailable(`The store cannot write (${reason}), and undoing a failed write failed too: whether the last writes were saved is uncertain until the server is restarted. Writes are refused until then.`);
+  }
+  return new StoreUnavailable(`The store cannot write (${reason}); nothing of this request was saved. Writes are refused until the server is restarted.`);
+}
+
+/** A short, safe description of a failed write or sync, e.g. `ENOSPC: no space left on the disk`. */
+export function describeWriteError(error: unknown): string {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string') return 'an unexpected write error';
+  // Own keys only: a code such as `toString` must not name a method of Object.prototype.
+  return Object.hasOwn(IO_ERRORS, code) ? `${code}: ${IO_ERRORS[code]}` : code;
+}
+
+const IO_ERRORS: Record<string, string> = {
+  ENOSPC: 'no space left on the disk',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'the log reached the largest file size allowed',
+  EIO: 'input/output error on the disk',
+  EROFS: 'the file system is read-only',
+};

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CATEGORIES, type EventRecord } from '../../src/events/event.js';
-import { encodePut } from '../../src/store/records/jsonl-record.js';
+import { encodePut } from '../../src/store/records/encode-record.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import { mulberry32 } from '../helpers/random.js';
 

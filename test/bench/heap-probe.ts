@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-type FileStoreModule = typeof import('../../src/store/file/file-store.js');
+type FileStoreModule = typeof import('../../src/store/file/open-file-store.js');
 
 const [dir, dist] = process.argv.slice(2);
 const gc = globalThis.gc;
@@ -11,7 +11,7 @@ if (dir === undefined || dist === undefined || gc === undefined) {
   process.stderr.write('usage: node --expose-gc --import tsx test/bench/heap-probe.ts DATA_DIR DIST\n');
   process.exit(2);
 }
-const { openFileStore } = (await import(pathToFileURL(path.join(dist, 'store/file/file-store.js')).href)) as FileStoreModule;
+const { openFileStore } = (await import(pathToFileURL(path.join(dist, 'store/file/open-file-store.js')).href)) as FileStoreModule;
 
 gc();
 const before = process.memoryUsage();

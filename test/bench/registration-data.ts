@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createKey } from '../../src/auth/key-registry.js';
 import { CATEGORIES, type EventRecord } from '../../src/events/event.js';
-import { encodePut, encodeRegister } from '../../src/store/records/jsonl-record.js';
+import { encodePut, encodeRegister } from '../../src/store/records/encode-record.js';
 import type { Registration } from '../../src/store/views/roster.js';
 import { mulberry32 } from '../helpers/random.js';
 import type { BenchData } from './data-generator.js';

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-type FileStoreModule = typeof import('../../src/store/file/file-store.js');
+type FileStoreModule = typeof import('../../src/store/file/open-file-store.js');
 
 const [fullDir, eventsOnlyDir, dist] = process.argv.slice(2);
 const gc = globalThis.gc;
@@ -11,7 +11,7 @@ if (fullDir === undefined || eventsOnlyDir === undefined || dist === undefined |
   process.stderr.write('usage: node --expose-gc --import tsx test/bench/registration-heap-probe.ts FULL_DIR EVENTS_ONLY_DIR DIST\n');
   process.exit(2);
 }
-const { openFileStore } = (await import(pathToFileURL(path.join(dist, 'store/file/file-store.js')).href)) as FileStoreModule;
+const { openFileStore } = (await import(pathToFileURL(path.join(dist, 'store/file/open-file-store.js')).href)) as FileStoreModule;
 
 /** Heap and array buffers a store opened on `dir` holds, with its counts. */
 async function held(dir: string): Promise<{ bytes: number; events: number; registrations: number }> {

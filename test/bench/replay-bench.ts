@@ -5,8 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CATEGORIES } from '../../src/events/event.js';
 import type { EventRecord } from '../../src/events/event.js';
-import { encodePut } from '../../src/store/records/jsonl-record.js';
-import { openFileStore } from '../../src/store/file/file-store.js';
+import { encodePut } from '../../src/store/records/encode-record.js';
+import { openFileStore } from '../../src/store/file/open-file-store.js';
 
 const count = Number(process.argv[2] ?? 1_000_000);
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

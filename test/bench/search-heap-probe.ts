@@ -1,11 +1,13 @@
 // The heap the search index holds per event, and the CPU of building it (from events on the main thread, and from the
 // log's bytes as the start-up worker does), on the Zipf text of the search bench.
 // Run: node --expose-gc --import tsx test/bench/search-heap-probe.ts [EVENTS]   (default 100,000)
-import { toStored, type EventRecord, type StoredEvent } from '../../src/events/event.js';
-import { SearchIndex } from '../../src/store/views/search-index.js';
-import { LogTermCollector } from '../../src/store/file/search-log-terms.js';
-import { encodePut } from '../../src/store/records/jsonl-record.js';
+import { type EventRecord, type StoredEvent } from '../../src/events/event.js';
+import { toStored } from '../../src/store/views/served-event.js';
+import { SearchIndex } from '../../src/search/search-index.js';
+import { LogTermCollector } from '../../src/search/search-log-terms.js';
+import { encodePut } from '../../src/store/records/encode-record.js';
 import { searchEvents } from './search-data.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const events = Number(process.argv[2] ?? 100_000);
 const gc = globalThis.gc;
@@ -25,7 +27,7 @@ function heap(): number {
 function measure(stored: readonly StoredEvent[]): { bytesPerEvent: number; buildMicrosPerEvent: number } {
   heap();
   const started = process.cpuUsage();
-  let index: SearchIndex | undefined = new SearchIndex(stored);
+  let index: SearchIndex | undefined = new SearchIndex(stored, STORE_EVENT_FORMS);
   index.buildSome(stored.length, () => true);
   const spent = process.cpuUsage(started);
   if (!index.ready) throw new Error('the index is not built');

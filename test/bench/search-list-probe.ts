@@ -10,12 +10,14 @@ import { queryWords as benchWords, searchEvents, vocabulary } from './search-dat
 const dist = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '../../dist'));
 const calls = Number(process.argv[3] ?? 300);
 const load = async <T>(module: string): Promise<T> => (await import(pathToFileURL(path.join(dist, module)).href)) as T;
-type EventModule = typeof import('../../src/events/event.js');
+type ServedModule = typeof import('../../src/store/views/served-event.js');
 type IndexModule = typeof import('../../src/store/views/event-index.js');
-type WordsModule = typeof import('../../src/lib/search-words.js');
-const { toStored } = await load<EventModule>('events/event.js');
+type WordsModule = typeof import('../../src/search/search-words.js');
+// store/views/served-event.js since issue 32; events/event.js in an older tree.
+const { toStored } = await load<ServedModule>('store/views/served-event.js').catch(() => load<ServedModule>('events/event.js'));
 const { EventIndex } = await load<IndexModule>('store/views/event-index.js');
-const { queryWords } = await load<WordsModule>('lib/search-words.js');
+// search/ since issue 32; lib/ in an older tree.
+const { queryWords } = await load<WordsModule>('search/search-words.js').catch(() => load<WordsModule>('lib/search-words.js'));
 
 const byId = new Map<string, ReturnType<typeof toStored>>();
 let seq = 0;

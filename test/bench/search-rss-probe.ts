@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { generateData } from './data-generator.js';
 import { generateSearchData } from './search-data.js';
 
-type FileStoreModule = typeof import('../../src/store/file/file-store.js');
+type FileStoreModule = typeof import('../../src/store/file/open-file-store.js');
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -61,7 +61,7 @@ function mapsMiB(): Record<string, number> {
 
 /** The child: opens the store the way `way` says, waits for the index, prints its figures as one JSON line. */
 async function child(dir: string, way: Way): Promise<void> {
-  const { openFileStore } = (await import(pathToFileURL(path.join(ROOT, 'dist/store/file/file-store.js')).href)) as FileStoreModule;
+  const { openFileStore } = (await import(pathToFileURL(path.join(ROOT, 'dist/store/file/open-file-store.js')).href)) as FileStoreModule;
   const started = performance.now();
   const store = await openFileStore({ dataDir: dir, sync: false, searchIndex: way !== 'none', searchWorker: way === 'main' ? false : undefined });
   await store.whenSearchReady();

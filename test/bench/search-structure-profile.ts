@@ -1,11 +1,13 @@
 // The profile that chose the search index's structure: a word-prefix index (sorted vocabulary, postings) against
 // anchored trigrams and against no index (a scan), on the Zipf bench text: build time, heap per event, query time.
 // Run: node --expose-gc --import tsx test/bench/search-structure-profile.ts [EVENTS]   (default 100,000)
-import { toStored, type StoredEvent } from '../../src/events/event.js';
-import { queryWords as foldQuery, searchWords } from '../../src/lib/search-words.js';
-import { searchTextOf } from '../../src/store/views/event-search-text.js';
-import { SearchIndex } from '../../src/store/views/search-index.js';
+import { type StoredEvent } from '../../src/events/event.js';
+import { toStored } from '../../src/store/views/served-event.js';
+import { queryWords as foldQuery, searchWords } from '../../src/search/search-words.js';
+import { searchTextOf } from '../../src/search/event-search-text.js';
+import { SearchIndex } from '../../src/search/search-index.js';
 import { queryWords, searchEvents, vocabulary } from './search-data.js';
+import { STORE_EVENT_FORMS } from '../../src/store/views/store-event-forms.js';
 
 const events = Number(process.argv[2] ?? 100_000);
 const gc = globalThis.gc;
@@ -102,7 +104,7 @@ function timeQuery(run: () => number, rounds: number): { micros: number; count: 
 const rows: string[] = [];
 const structures: [string, () => unknown, (index: unknown, q: string) => number, number][] = [
   ['word-prefix index', () => {
-    const index = new SearchIndex(stored);
+    const index = new SearchIndex(stored, STORE_EVENT_FORMS);
     index.buildSome(stored.length, () => true);
     return index;
   }, (index, q) => {

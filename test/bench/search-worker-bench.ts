@@ -34,17 +34,19 @@ const WORK = path.join(os.tmpdir(), 'campus-search-worker-bench');
  */
 const CHILD = `
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 const [dist, file] = process.argv.slice(-2);
 const length = statSync(file).size;
+// search/ since issue 32; store/file/ in an older dist.
+const room = existsSync(new URL(dist + '/search/search-log-worker.js')) ? '/search/' : '/store/file/';
 let build;
 try {
-  const { buildSearchFromLog } = await import(dist + '/store/file/search-log-read.js');
+  const { buildSearchFromLog } = await import(dist + room + 'search-log-read.js');
   build = async () => buildSearchFromLog(file, length);
 } catch {
   build = () => new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(dist + '/store/file/search-log-worker.js'), { workerData: { file, length }, execArgv: [] });
+    const worker = new Worker(new URL(dist + room + 'search-log-worker.js'), { workerData: { file, length }, execArgv: [] });
     worker.once('message', resolve);
     worker.once('error', reject);
   });
@@ -78,7 +80,7 @@ function runBuild(dist: string, file: string, nodeFlags: string[] = []): Run {
 function baselineDist(ref: string): string {
   const commit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', ref], { encoding: 'utf8' }).trim();
   const dir = path.join(WORK, `baseline-${commit}`);
-  if (!fs.existsSync(path.join(dir, 'dist/store/file/search-log-worker.js'))) {
+  if (!fs.existsSync(path.join(dir, 'dist/search/search-log-worker.js')) && !fs.existsSync(path.join(dir, 'dist/store/file/search-log-worker.js'))) {
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     execFileSync('sh', ['-c', `git -C "${ROOT}" archive ${commit} src tsconfig.json package.json | tar -x -C "${dir}"`]);
@@ -104,7 +106,7 @@ async function log(kind: 'zipf' | 'usual', events: number): Promise<string> {
 }
 
 const ours = path.join(ROOT, 'dist');
-if (!fs.existsSync(path.join(ours, 'store/file/search-log-read.js'))) throw new Error('run make build first');
+if (!fs.existsSync(path.join(ours, 'search/search-log-read.js'))) throw new Error('run make build first');
 const base = baselineDist(BASELINE);
 const size = EVENTS.toLocaleString('en-US');
 const verdicts: string[] = [];

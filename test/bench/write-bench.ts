@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EventRecord } from '../../src/events/event.js';
-import { openFileStore } from '../../src/store/file/file-store.js';
+import { openFileStore } from '../../src/store/file/open-file-store.js';
 import { TestFileSystem } from '../store/helpers.js';
 
 const total = Number(process.argv[2] ?? 20_000);

@@ -95,7 +95,8 @@ test('docs/api.md safe retries: the same Idempotency-Key twice makes one event a
 
 test('docs/api.md webhooks: the curl registers a webhook, the standardwebhooks receiver as written gets a verified message, and the by-hand check agrees', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
   const { dir, remove } = tempDir();
-  const receiverFile = path.join(ROOT, `.api-doc-receiver-${process.pid}.mjs`);
+  // Under test/, so the receiver's `import ... from 'standardwebhooks'` resolves from test/node_modules, where it is installed.
+  const receiverFile = path.join(ROOT, 'test', `.api-doc-receiver-${process.pid}.mjs`);
   const verifyFile = path.join(ROOT, `.api-doc-verify-${process.pid}.mjs`);
   const probe = net.createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));

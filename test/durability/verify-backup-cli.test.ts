@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/harness.js';
-import { encodeDelete, encodePut } from '../../src/store/records/jsonl-record.js';
+import { encodeDelete, encodePut } from '../../src/store/records/encode-record.js';
 import { sampleRecord } from '../store/helpers.js';
 
 let root: string;

@@ -1,10 +1,12 @@
 // listPage: the page's bytes, ETag and length are what joining the views and hashing the whole page give.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type StoredEvent, toStored, viewJson } from '../../src/events/event.js';
+import { type StoredEvent, viewJson } from '../../src/events/event.js';
+import { toStored } from '../../src/store/views/served-event.js';
 import { listPage } from '../../src/events/list-page.js';
 import { crc32 } from '../../src/lib/crc32.js';
-import { decodeRecord, encodePut } from '../../src/store/records/jsonl-record.js';
+import { decodeRecord } from '../../src/store/records/decode-record.js';
+import { encodePut } from '../../src/store/records/encode-record.js';
 import { PackedEvents } from '../../src/store/views/packed-events.js';
 import { sampleRecord } from '../store/helpers.js';
 import { mulberry32 } from '../helpers/random.js';

@@ -1,7 +1,7 @@
 // The JSON of change-feed entries and pages (API.md §9.2): next_since while more, and on the last page; the copy token.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored } from '../../src/events/event.js';
+import { toStored } from '../../src/store/views/served-event.js';
 import { changeEntryJson, changeEventFrame, changePageJson } from '../../src/feeds/change-entry.js';
 import type { Change } from '../../src/store/views/change-log.js';
 import { eventId, sampleRecord } from '../store/helpers.js';

@@ -5,7 +5,7 @@ import test from 'node:test';
 import { openApp as openAppWith, type App } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import type { FileStore } from '../../src/store/file/file-store.js';
-import { verifyLog } from '../../src/store/file/log-replay.js';
+import { verifyLog } from '../../src/store/file/log-verify.js';
 import { call, eventBody, startHarness, tempDir } from '../helpers/harness.js';
 import { assertError, createEvent } from '../api/support.js';
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { App } from '../../src/app.js';
 import type { StreamTimers } from '../../src/feeds/change-stream.js';
 import type { StreamSink } from '../../src/http/types.js';
-import { toStored, type StoredEvent } from '../../src/events/event.js';
+import { toStored } from '../../src/store/views/served-event.js';
+import type { StoredEvent } from '../../src/events/event.js';
 import { ChangeLog } from '../../src/store/views/change-log.js';
 import { eventId, sampleRecord } from '../store/helpers.js';
 

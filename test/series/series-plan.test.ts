@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Principal } from '../../src/auth/principal.js';
-import { toStored, type EventRecord, type StoredEvent } from '../../src/events/event.js';
+import { toStored } from '../../src/store/views/served-event.js';
+import type { EventRecord, StoredEvent } from '../../src/events/event.js';
 import { ApiError } from '../../src/http/errors.js';
 import { emptyRoster } from '../../src/store/views/roster.js';
 import type { GroupView } from '../../src/store/event-store.js';

@@ -1,9 +1,8 @@
 // The store's errors: their names, messages and what they carry, which the HTTP edge maps without knowing the store.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AlreadyAnswered, StoreUnavailable } from '../../src/store/store-errors.js';
+import { AlreadyAnswered, StoreUnavailable, cannotWriteError, describeWriteError } from '../../src/store/store-errors.js';
 import { UncertainWriteError } from '../../src/store/uncertain-write.js';
-import { cannotWriteError, describeWriteError } from '../../src/store/views/write-queue.js';
 
 test('StoreUnavailable and AlreadyAnswered are Errors with their own names; AlreadyAnswered carries the entry and names its key and seq', () => {
   const unavailable = new StoreUnavailable('no disk');

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { StoreUnavailable } from '../../src/store/store-errors.js';
-import { openFileStore } from '../../src/store/file/file-store.js';
+import { openFileStore } from '../../src/store/file/open-file-store.js';
 import { eventId, sampleRecord, tempDir, TestFileSystem } from './helpers.js';
 
 /** A file system whose fdatasync #2 fails and whose every ftruncate fails too. */

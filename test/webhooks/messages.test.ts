@@ -1,7 +1,8 @@
 // messagesOf: the messages of each kind of durable line, in their fixed order, with stable ids.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, viewJson, withRegisteredCount, type EventRecord } from '../../src/events/event.js';
+import { toStored, withRegisteredCount } from '../../src/store/views/served-event.js';
+import { viewJson, type EventRecord } from '../../src/events/event.js';
 import { messagesOf } from '../../src/webhooks/messages.js';
 import type { Registration } from '../../src/store/views/roster.js';
 

@@ -2,8 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { replaceFile } from '../../lib/fs/replace-file.js';
-import { StoreUnavailable } from '../store-errors.js';
-import { describeWriteError } from '../views/write-queue.js';
+import { StoreUnavailable, describeWriteError } from '../store-errors.js';
 import { EMPTY_WEBHOOK_STATE, type WebhookStateSnapshot, type WebhookStateStore } from '../webhook-state.js';
 
 /** The state in `DATA_DIR/webhooks.json` (mode 0600: it holds the secrets), replaced whole: temporary file, fsync, rename, fsync of the folder. */

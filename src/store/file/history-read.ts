@@ -1,6 +1,6 @@
 // Reads the durable changes after a position back from events.jsonl, for webhooks that were behind when the server stopped.
 import type { FileSystemSeam } from './file-system.js';
-import { scanLog } from './log-replay.js';
+import { scanLog } from './log-scan.js';
 import { HistoryWalk, type HistoryRead } from '../views/change-history.js';
 
 /** Stops a scan once a read has what it asked for. */

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { lstat } from 'node:fs/promises';
 import { nodeFileSystem } from './file-system.js';
 import type { FileSystemSeam } from './file-system.js';
-import { scanLog } from './log-replay.js';
+import { scanLog } from './log-scan.js';
 import { writeFully } from './write-fully.js';
 
 /** What backupLog copied. */

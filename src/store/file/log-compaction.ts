@@ -2,7 +2,8 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../../events/event.js';
 import type { FileSystemSeam } from './file-system.js';
-import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored, type StoredDocument } from '../records/jsonl-record.js';
+import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../records/encode-record.js';
+import type { StoredDocument } from '../records/jsonl-record.js';
 import type { Registration } from '../views/roster.js';
 import type { IdempotencyEntry } from '../views/idempotency-table.js';
 import { copyBytes, writeFully } from './write-fully.js';

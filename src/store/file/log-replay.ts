@@ -1,10 +1,9 @@
-// Reads events.jsonl back into memory in byte chunks, checking every line; finds a torn tail and refuses damage elsewhere.
-import * as path from 'node:path';
-import { seatsOf, withRegisteredCount, type StoredEvent } from '../../events/event.js';
-import { nodeFileSystem } from './file-system.js';
-import { carryPartialLine } from './line-buffer.js';
+// Reads events.jsonl back into memory: the live events, registrations, documents and remembered answers, from a scan
+// of every line (log-scan.ts); refuses a log whose registrations contradict its events.
+import type { StoredEvent } from '../../events/event.js';
+import { withRegisteredCount } from '../views/served-event.js';
 import type { FileSystemSeam } from './file-system.js';
-import { decodeRecord, type DecodeOptions, type LogRecord, type MetaRecord } from '../records/jsonl-record.js';
+import type { DecodeOptions } from '../records/jsonl-record.js';
 import type { IdempotencyTable } from '../views/idempotency-table.js';
 import { rememberAnswer } from '../views/remember-answer.js';
 import { flatCopy } from '../views/view-scan.js';
@@ -12,15 +11,8 @@ import { RosterError } from '../views/roster.js';
 import { RosterTable } from '../views/roster-table.js';
 import { DocumentTable } from '../views/document-table.js';
 import { PackedEvent, PackedEvents } from '../views/packed-events.js';
-
-/** Where replay stopped trusting the log: a torn tail starts here and runs to the end of the file. */
-export interface TornTail {
-  /** 1-based line number of the first line that is not good. */
-  line: number;
-  /** Byte offset of that line (the length of the log once the tail is cut). */
-  offset: number;
-  reason: string;
-}
+import { scanLog, type ScanOptions, type TornTail } from './log-scan.js';
+import { RosterInvariantError, rosterInvariantProblem } from './roster-invariant.js';
 
 /** What a replay found. */
 export interface ReplayResult {
@@ -58,157 +50,10 @@ export interface ReplayWork {
   recounted: number;
 }
 
-/** Progress of a long replay: lines and bytes read so far, out of `fileLength` bytes. */
-export interface ReplayProgress {
-  lines: number;
-  bytes: number;
-  fileLength: number;
-}
-
-/** Options of replayLog. */
-export interface ReplayOptions {
-  /** The log's path, for messages. */
-  file: string;
-  /** Bytes read at a time. Default 4 MiB. */
-  chunkBytes?: number;
-  /** Called about every `progressMs` (default 1000) while a replay runs. */
-  onProgress?: (progress: ReplayProgress) => void;
-  progressMs?: number;
-  /** The clock for progress, ms. Default Date.now. */
-  now?: () => number;
+/** Options of replayLog: those of the scan under it (replay chooses how records are decoded), and the answers to fill. */
+export interface ReplayOptions extends Omit<ScanOptions, 'decode'> {
   /** Filled with the answers of Idempotency-Keys the log remembers (those younger than its TTL at `now`). */
   idempotency?: IdempotencyTable;
-}
-
-/** The log is damaged before its last good line: the store refuses to start rather than drop data. */
-export class LogDamageError extends Error {
-  readonly file: string;
-  readonly line: number;
-  readonly offset: number;
-  readonly reason: string;
-
-  constructor(file: string, line: number, offset: number, reason: string) {
-    super(
-      `${file}: line ${line} (byte offset ${offset}) is damaged: ${reason}. The store will not start, so that no data is ` +
-        'dropped silently; restore the file from a backup, or check it with `verify`.',
-    );
-    this.name = 'LogDamageError';
-    this.file = file;
-    this.line = line;
-    this.offset = offset;
-    this.reason = reason;
-  }
-}
-
-/** What a scan of the log hands its caller as it goes. */
-export interface LogScanHandlers {
-  /** Each good record, in file order. */
-  onRecord?: (record: LogRecord | MetaRecord) => void;
-  /** After each chunk: the bytes of the whole, good lines read in it, in file order. */
-  onGoodBytes?: (bytes: Buffer) => Promise<void>;
-}
-
-/** Where a scan of the log ended. */
-export interface LogScanResult {
-  lines: number;
-  lastSeq: number;
-  goodLength: number;
-  /** Bytes read: the file's length when the scan ended. */
-  endOfFile: number;
-  torn: TornTail | undefined;
-}
-
-/**
- * Reads the log open on `fd` from its start in byte chunks (never as one string), checking every
- * line: its checksum and shape, and that seq strictly grows. A bad line followed by a good one is
- * damage (LogDamageError); bad bytes at the end are a torn tail, reported, not thrown.
- */
-export async function scanLog(fs: FileSystemSeam, fd: number, options: ReplayOptions & { decode?: DecodeOptions }, handlers: LogScanHandlers): Promise<LogScanResult> {
-  const now = options.now ?? Date.now;
-  const progressMs = options.progressMs ?? 1000;
-  const fileLength = options.onProgress === undefined ? 0 : await fs.size(fd);
-  let buffer = Buffer.allocUnsafe(options.chunkBytes ?? 4 * 1024 * 1024);
-  let filled = 0;
-  /** File offset of buffer[0]. */
-  let bufferOffset = 0;
-  let lineNumber = 0;
-  let lines = 0;
-  let lastSeq = 0;
-  let goodLength = 0;
-  let firstBad: TornTail | undefined;
-  let nextProgress = now() + progressMs;
-
-  for (;;) {
-    const read = await fs.read(fd, buffer, filled, buffer.length - filled, bufferOffset + filled);
-    filled += read;
-    const view = buffer.subarray(0, filled);
-    let lineStart = 0;
-    for (let newline = view.indexOf(10); newline !== -1; newline = view.indexOf(10, lineStart)) {
-      lineNumber++;
-      const offset = bufferOffset + lineStart;
-      // A line starting with a tab is an atomic group (encodeGroup): every member good, or the whole line is bad.
-      const decoded = buffer[lineStart] === TAB ? decodeGroup(buffer, lineStart, newline, options.decode) : decodeRecord(buffer, lineStart, newline, options.decode);
-      if (typeof decoded === 'string') {
-        lineStart = newline + 1;
-        firstBad ??= { line: lineNumber, offset, reason: decoded };
-        continue;
-      }
-      if (firstBad !== undefined) {
-        throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is good, so this is not a torn tail`);
-      }
-      lineStart = newline + 1;
-      const records = Array.isArray(decoded) ? decoded : [decoded];
-      for (const record of records) {
-        // An idem or docstate line carries the seq of the write it keeps, written by compaction ahead of the rest: its seq need not grow.
-        if (record.op !== 'idem' && record.op !== 'docstate') {
-          if (record.seq <= lastSeq) {
-            throw new LogDamageError(options.file, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);
-          }
-          lastSeq = record.seq;
-        }
-      }
-      lines += records.length;
-      goodLength = bufferOffset + lineStart;
-      try {
-        for (const record of records) handlers.onRecord?.(record);
-      } catch (error) {
-        // A line whose change does not fit the state before it (a registration of an unknown one, say) is damage too.
-        if (error instanceof RosterError) throw new LogDamageError(options.file, lineNumber, offset, error.message);
-        throw error;
-      }
-    }
-    // The good lines of this chunk end at the last good line (nothing once a bad line was met).
-    const goodEnd = goodLength - bufferOffset;
-    if (handlers.onGoodBytes !== undefined && goodEnd > 0) await handlers.onGoodBytes(buffer.subarray(0, goodEnd));
-    if (read === 0) {
-      if (lineStart < filled) firstBad ??= { line: lineNumber + 1, offset: bufferOffset + lineStart, reason: 'the last line is incomplete (no newline)' };
-      break;
-    }
-    buffer = carryPartialLine(buffer, lineStart, filled);
-    filled -= lineStart;
-    bufferOffset += lineStart;
-    if (options.onProgress !== undefined && now() >= nextProgress) {
-      nextProgress = now() + progressMs;
-      options.onProgress({ lines: lineNumber, bytes: bufferOffset, fileLength });
-    }
-  }
-  return { lines, lastSeq, goodLength, endOfFile: bufferOffset + filled, torn: firstBad };
-}
-
-const TAB = 0x09;
-
-/** The members of a group line (see encodeGroup), or why it is bad. */
-function decodeGroup(buf: Buffer, start: number, end: number, decode: DecodeOptions | undefined): (LogRecord | MetaRecord)[] | string {
-  const records: (LogRecord | MetaRecord)[] = [];
-  for (let member = start + 1; member <= end; ) {
-    let next = buf.indexOf(TAB, member);
-    if (next < 0 || next > end) next = end;
-    const record = decodeRecord(buf, member, next, decode);
-    if (typeof record === 'string') return `member ${records.length + 1} of an atomic group: ${record}`;
-    records.push(record);
-    member = next + 1;
-  }
-  return records.length === 0 ? 'an atomic group line holds no lines' : records;
 }
 
 /**
@@ -343,80 +188,4 @@ function recount(events: Map<string, StoredEvent>, recounted: Map<string, { seq:
   }
   takeChangedBefore(Infinity);
   return ordered;
-}
-
-/** The log is whole, but its registrations contradict its events (API.md §8's invariant): the store refuses to start. */
-export class RosterInvariantError extends Error {
-  override readonly name = 'RosterInvariantError';
-  readonly file: string;
-
-  constructor(file: string, problem: string) {
-    super(`${file}: the registrations contradict the events: ${problem}. The store will not start; restore the file from a backup.`);
-    this.file = file;
-  }
-}
-
-/**
- * Checks API.md §8's invariant for every event: registered_count equals the confirmed registrations and
- * never exceeds capacity, and nobody waits while a seat is free; every roster belongs to a live event.
- * Returns the first problem, or undefined.
- */
-export function rosterInvariantProblem(events: ReadonlyMap<string, StoredEvent>, rosters: RosterTable): string | undefined {
-  for (const [eventId] of rosters.entries()) {
-    if (!events.has(eventId)) return `event ${eventId} has registrations but is not live`;
-  }
-  for (const event of events.values()) {
-    const { capacity, registered } = seatsOf(event);
-    const roster = rosters.get(event.id);
-    if (registered !== roster.confirmed) return `event ${event.id} says registered_count ${registered}, but ${roster.confirmed} registrations are confirmed`;
-    if (registered > capacity) return `event ${event.id} has ${registered} confirmed registrations for ${capacity} seats`;
-    if (roster.waitlisted > 0 && registered < capacity) return `event ${event.id} has ${roster.waitlisted} waitlisted while ${capacity - registered} seats are free`;
-  }
-  return undefined;
-}
-
-/** What `verifyLog` found in a data folder. */
-export interface LogReport {
-  file: string;
-  /** False when the folder has no log yet (an empty store). */
-  exists: boolean;
-  lines: number;
-  liveEvents: number;
-  /** Live registrations over all events. */
-  liveRegistrations: number;
-  /** Live documents (series). */
-  liveDocuments: number;
-  supersededLines: number;
-  lastSeq: number;
-  /** Bytes of good lines, and of the whole file. */
-  goodLength: number;
-  fileLength: number;
-  /** A torn tail the next start will cut off (and keep aside). */
-  torn: TornTail | undefined;
-}
-
-/**
- * Checks `dataDir/events.jsonl` offline, changing nothing (works while a server runs: it only reads).
- * Throws LogDamageError, naming the line, when the log is damaged before its end.
- */
-export async function verifyLog(dataDir: string, options: { fs?: FileSystemSeam } = {}): Promise<LogReport> {
-  const fs = options.fs ?? nodeFileSystem;
-  const file = path.resolve(dataDir, 'events.jsonl');
-  let fd: number;
-  try {
-    fd = await fs.open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return { file, exists: false, lines: 0, liveEvents: 0, liveRegistrations: 0, liveDocuments: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined };
-  }
-  try {
-    const result = await replayLog(fs, fd, { file });
-    const liveEvents = result.events.size;
-    const liveRegistrations = result.rosters.registrations;
-    const liveDocuments = result.documents.size;
-    const { lines, lastSeq, goodLength, fileLength, torn } = result;
-    return { file, exists: true, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines: lines - liveEvents - liveRegistrations - liveDocuments, lastSeq, goodLength, fileLength, torn };
-  } finally {
-    await fs.close(fd);
-  }
 }

@@ -1,6 +1,7 @@
 // Opening the file store on a full disk: rather than refuse to start, start read-only and say why.
-import { openFileStore, type FileStore, type FileStoreOptions } from './file-store.js';
-import { describeWriteError } from '../views/write-queue.js';
+import { openFileStore, type FileStoreOptions } from './open-file-store.js';
+import type { FileStore } from './file-store.js';
+import { describeWriteError } from '../store-errors.js';
 
 /** Error codes that mean "the disk cannot take more now", not "the data is wrong". */
 const NO_ROOM = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);

@@ -71,24 +71,27 @@ export interface ConnectOptions {
  * is cut off (a partition, a paused VM, a frozen process) in the middle of a transaction, since the cut side's kernel
  * or a middlebox may go on acknowledging bytes and PostgreSQL then keeps the session, and its locks, for hours:
  *
- * - `idle_in_transaction_session_timeout` 2 s: a session waiting inside a transaction for its client's next command
- *   is ended and its transaction rolled back, releasing the log's advisory lock. Ours never wait between statements
- *   longer than a turn of the event loop (a write batch's decisions are made in memory), so 2 s is far from a healthy
- *   instance and leaves 3 s of the 5 s promise for the others' next attempt.
+ * - `idle_in_transaction_session_timeout` 2 s in a transaction that holds a lock others wait for (a write batch: the
+ *   log's; a rate lease: its key's; see HOLDS_LOCK), 30 s in any other: a session waiting inside a transaction for
+ *   its client's next command is ended and its transaction rolled back, releasing its locks. A write batch never
+ *   waits between its statements longer than a turn of the event loop (its decisions are made in memory), so 2 s is
+ *   far from a healthy instance and leaves 3 s of the 5 s promise for the others' next attempt. Reading transactions
+ *   (a checkpoint, a backup, a start-up) work on what they read between statements and block no one: 30 s only ends
+ *   one forgotten, which would hold back VACUUM.
  * - `lock_timeout` 3 s: a wait for the log's (or a rate key's) lock ends with an error instead of queueing forever
  *   behind a holder that is stuck in a way the idle time-out does not see (blocked sending, a commit waiting for a
  *   synchronous standby). Longer than the idle time-out, so a waiter outlives a frozen holder and then succeeds.
- *   Migrations and checkpoints that may wait longer set their own with SET LOCAL.
+ *   The schema migration waits as long as it takes (SET LOCAL in schema.ts).
  * - `tcp_user_timeout` 4 s (server side): a backend blocked sending to a client that acknowledges nothing (a real
  *   partition, or a stopped process whose receive window stays shut) drops the connection, rolling back.
  * - `tcp_keepalives_idle/interval/count` 5 s/1 s/3 (server side) and TCP keepalive after 5 s on our sockets: a dead
  *   peer of an idle connection is noticed in about 8 s on either side, so no slot or LISTEN stays bound to it.
  * - `statement_timeout` is left unset on purpose: cancelling a COMMIT that waits for a synchronous standby makes
  *   PostgreSQL report it committed though it was never replicated, which would break "nothing acknowledged is lost
- *   by a failover". Our own per-round-trip deadlines (see transaction) bound how long we wait instead.
+ *   by a failover". Our own per-round-trip deadlines (see runTransaction, and the callers') bound how long we wait.
  */
 export const SESSION_SETTINGS = {
-  idle_in_transaction_session_timeout: 2_000,
+  idle_in_transaction_session_timeout: 30_000,
   lock_timeout: 3_000,
   /** Sent in the startup packet's `options` (the client has no field for them). */
   options: '-c tcp_user_timeout=4000 -c tcp_keepalives_idle=5 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3',
@@ -97,11 +100,14 @@ export const SESSION_SETTINGS = {
   application_name: 'campus-events',
 } as const;
 
+/** The first statement of a transaction that holds a lock others wait for: a client that stops talking loses it in 2 s. */
+export const HOLDS_LOCK = "SET LOCAL idle_in_transaction_session_timeout = '2s'";
+
 /** How long the first round trip of a transaction (BEGIN, a lock, a read) may take: the lock time-out and a margin. */
 const FIRST_ROUND_TRIP_MS = SESSION_SETTINGS.lock_timeout + 1_000;
-/** How long any other statement of a transaction may take before the connection counts as lost. */
+/** How long a ROLLBACK may take before the connection counts as lost. */
 const ROUND_TRIP_MS = 2_000;
-/** How long a COMMIT may take by default before its outcome counts as unknown. */
+/** How long a write batch's COMMIT may take by default before its outcome counts as unknown. */
 const COMMIT_MS = 5_000;
 /**
  * How long a query outside a transaction may take before its connection is closed (callers give up sooner with their
@@ -194,7 +200,7 @@ async function runTransaction<T>(client: SessionClient, server: string, work: (t
   const roundTrip = async (text: string, ms: number, params?: readonly unknown[]): Promise<pgType.QueryResult | pgType.QueryResult[]> => {
     try {
       const sent = params === undefined ? client.query(text) : client.query(text, params as unknown[]);
-      return await withTimeout(sent as Promise<pgType.QueryResult | pgType.QueryResult[]>, ms, 'a statement of a transaction');
+      return await (ms === Infinity ? sent : withTimeout(sent as Promise<pgType.QueryResult | pgType.QueryResult[]>, ms, 'a statement of a transaction'));
     } catch (error) {
       // A statement's own error leaves the connection usable (ROLLBACK follows); anything else leaves it unknown.
       if (!isStatementError(error)) {
@@ -215,7 +221,8 @@ async function runTransaction<T>(client: SessionClient, server: string, work: (t
       firstRows: results[results.length - 1] ?? [],
       firstResults: results,
       server,
-      query: async <Row>(text: string, params: readonly unknown[] = []) => ((await roundTrip(text, ROUND_TRIP_MS, params)) as pgType.QueryResult).rows as Row[],
+      // No deadline of its own: a checkpoint's statements may take minutes; callers that hold a lock set theirs.
+      query: async <Row>(text: string, params: readonly unknown[] = []) => ((await roundTrip(text, Infinity, params)) as pgType.QueryResult).rows as Row[],
       async commitWith(statements, timeoutMs = COMMIT_MS) {
         committed = true;
         await roundTrip(`${statements}; COMMIT`, timeoutMs).catch((error: unknown) => {
@@ -226,7 +233,7 @@ async function runTransaction<T>(client: SessionClient, server: string, work: (t
     });
     if (!committed) {
       committed = true;
-      await roundTrip('COMMIT', COMMIT_MS).catch((error: unknown) => {
+      await roundTrip('COMMIT', QUERY_MS).catch((error: unknown) => {
         throw isStatementError(error) ? error : new CommitUnknown(error);
       });
     }

@@ -9,23 +9,29 @@ export interface CommitProbe {
   status: string | null;
   /** The line campus_log holds at the batch's first seq now, or null. */
   line: string | null;
+  /** The newest checkpoint's seq, or null: rows at or before it are gone from campus_log, committed or not. */
+  checkpoint: number | null;
 }
 
 /** A batch's fate as far as one probe tells: committed, rolled back for good, or not known yet. */
 export type ProbeVerdict = 'committed' | 'aborted' | 'pending';
 
 /**
- * What a probe says of a batch whose first row was `ours`. The row is the proof of a commit: it is visible only once
- * the transaction has ended committed, after a synchronous standby confirmed it (txid_status says 'committed' a
- * moment earlier, while the commit waits for the standby, so that alone is not enough). No row is proof of a
- * rollback only once the transaction is known over: aborted on the same server, or the server is another one (the
- * old one restarted, whose recovery finished before it answered, or a promoted standby, which holds every commit a
- * synchronous standby confirmed). Another line at that seq means another batch took it: ours never committed.
+ * What a probe says of a batch whose first row was `firstLine` at `firstSeq`. The row is the proof of a commit: it is
+ * visible only once the transaction has ended committed, after a synchronous standby confirmed it (txid_status says
+ * 'committed' a moment earlier, while the commit waits for the standby, so that alone is not enough). No row is
+ * proof of a rollback only once the transaction is known over: aborted on the same server, or the server is another
+ * one (the old one restarted, whose recovery finished before it answered, or a promoted standby, which holds every
+ * commit a synchronous standby confirmed). Another line at that seq means another batch took it: ours never
+ * committed. A checkpoint at or past the seq has dropped the row either way: then only txid_status on the same server
+ * tells ('committed' is enough there: the checkpoint's writer had read past the seq, so the transaction holding the
+ * log's lock had ended); on another server, nothing does.
  */
-export function verdictOf(probe: CommitProbe, ours: string): ProbeVerdict {
-  if (probe.line !== null) return probe.line === ours ? 'committed' : 'aborted';
-  if (!probe.sameServer || probe.status === 'aborted') return 'aborted';
-  return 'pending';
+export function verdictOf(probe: CommitProbe, batch: Pick<LostCommit, 'firstSeq' | 'firstLine'>): ProbeVerdict {
+  if (probe.line !== null) return probe.line === batch.firstLine ? 'committed' : 'aborted';
+  if (probe.sameServer && probe.status === 'aborted') return 'aborted';
+  if (probe.checkpoint !== null && probe.checkpoint >= batch.firstSeq) return probe.sameServer && probe.status === 'committed' ? 'committed' : 'pending';
+  return probe.sameServer ? 'pending' : 'aborted';
 }
 
 /** The batch to look for: its transaction's id and server, and its first row. */
@@ -41,7 +47,8 @@ export async function probeCommit(db: Queryable, batch: LostCommit, timeoutMs: n
   const [row] = await withTimeout(db.query<CommitProbe>(
     `SELECT pg_postmaster_start_time()::text = $1 AS "sameServer",
        CASE WHEN pg_postmaster_start_time()::text = $1 THEN txid_status($2::bigint) END AS status,
-       (SELECT line FROM campus_log WHERE seq = $3) AS line`,
+       (SELECT line FROM campus_log WHERE seq = $3) AS line,
+       (SELECT max(seq)::float8 FROM campus_checkpoints) AS checkpoint`,
     [batch.server, batch.xid, batch.firstSeq],
   ), timeoutMs, 'asking whether a write committed');
   return row!;
@@ -66,7 +73,7 @@ export async function resolveCommit(db: Queryable, batch: LostCommit, deadlineMs
   for (;;) {
     const left = deadlineMs - now();
     if (left <= 0) return 'unknown';
-    const verdict = await probeCommit(db, batch, Math.min(left, 1_500)).then((probe) => verdictOf(probe, batch.firstLine), () => 'pending' as const);
+    const verdict = await probeCommit(db, batch, Math.min(left, 1_500)).then((probe) => verdictOf(probe, batch), () => 'pending' as const);
     if (verdict !== 'pending') return verdict;
     const rest = deadlineMs - now();
     if (rest <= 0) return 'unknown';

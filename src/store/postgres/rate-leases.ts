@@ -1,5 +1,5 @@
 // The campus_rate table: rate-limit slots handed out to instances, per key and sub-window, so the limit holds over all of them.
-import { withTimeout, type Database } from './client.js';
+import { HOLDS_LOCK, withTimeout, type Database } from './client.js';
 
 /** What a lease gave: slots for this instance, and the key's state over all instances after it. */
 export interface Lease {
@@ -55,6 +55,7 @@ export class RateLeaseTable {
       const oldest = Math.min(row?.oldest ?? Infinity, ...buckets);
       return { granted, total, oldest: oldest === Infinity ? undefined : oldest };
     }, [
+      HOLDS_LOCK,
       `SELECT pg_advisory_xact_lock(hashtextextended('campus_rate:' || ${k}, 0))`,
       `DELETE FROM campus_rate WHERE key = ${k} AND bucket < ${Math.trunc(first)}`,
       `SELECT coalesce(sum(granted), 0)::float8 AS total, min(bucket)::float8 AS oldest FROM campus_rate WHERE key = ${k} AND granted > 0`,

@@ -4,7 +4,7 @@ import { AlreadyAnswered, OutcomeUnknown, StoreUnavailable } from '../store-erro
 import type { IdempotencyTag } from '../views/idempotency-table.js';
 import type { Views } from '../views/apply-record.js';
 import { WriteQueue } from '../views/write-queue.js';
-import { CommitUnknown, describeDatabaseError, withTimeout, type Database, type Queryable, type Transaction } from './client.js';
+import { CommitUnknown, describeDatabaseError, HOLDS_LOCK, withTimeout, type Database, type Queryable, type Transaction } from './client.js';
 import { catchUpQuery, type LogRow } from './catch-up.js';
 import { resolveCommit } from './commit-outcome.js';
 import { LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
@@ -155,7 +155,7 @@ export class WriteBatches {
         // The batch ahead failed: this one's writes get the same 503, and its transaction writes nothing.
         const down = this.#host.down();
         if (down !== undefined) throw new Error(down);
-        const [lock, read] = [tx.firstResults[0]?.[0] as { xid: number } | undefined, tx.firstResults[1] as LogRow[] | undefined];
+        const [lock, read] = [tx.firstResults[1]?.[0] as { xid: number } | undefined, tx.firstResults[2] as LogRow[] | undefined];
         await this.#host.catchUp(tx, read);
         newest = this.#host.lastSeq();
         const deadline = intents.reduce((first, intent) => Math.min(first, intent.at), this.#host.now()) + OUTCOME_MS;
@@ -205,7 +205,7 @@ export class WriteBatches {
         // Either the queue persisted (then the transaction commits when this returns), or nothing was to be written.
         await Promise.race([insertedSignal, queue.drain()]);
         if (failure !== undefined) throw failure;
-      }, `SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid; ${catchUpQuery(this.#host.lastSeq())}`);
+      }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid; ${catchUpQuery(this.#host.lastSeq())}`);
       transaction.catch(() => undefined);
       await withTimeout(transaction, TRANSACTION_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
         if (started) return transaction;

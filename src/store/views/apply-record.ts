@@ -1,5 +1,6 @@
 // Applies records another instance committed to this instance's views, as the writer that made them did to its own.
-import { withRegisteredCount, type StoredEvent } from '../../events/event.js';
+import { withRegisteredCount } from './served-event.js';
+import type { StoredEvent } from '../../events/event.js';
 import type { ChangeLog } from './change-log.js';
 import type { EventIndex } from './event-index.js';
 import type { IdempotencyTable } from './idempotency-table.js';
@@ -20,11 +21,24 @@ export interface Views {
   history?: ChangeHistory | undefined;
 }
 
+/** What applying records needs of the event index: the EventIndex, or a plain map while a start-up replays (see EventMap). */
+export interface IndexWrites {
+  get(id: string): StoredEvent | undefined;
+  put(stored: StoredEvent): void;
+  delete(id: string): boolean;
+  /** Every live event in the order of its latest seq. */
+  values(): IterableIterator<StoredEvent>;
+  readonly size: number;
+}
+
+/** The views applyRecord changes: as Views, with any IndexWrites for the index. */
+export type AppliedViews = Omit<Views, 'index'> & { index: IndexWrites };
+
 /**
  * Applies one committed record: the index, the rosters, the change log and the remembered answers end as the
  * write queue's commit leaves them (a registration that changes the count gives the event the record's seq and time).
  */
-export function applyRecord(views: Views, record: LogRecord | MetaRecord, nowMs: number): void {
+export function applyRecord(views: AppliedViews, record: LogRecord | MetaRecord, nowMs: number): void {
   const { history } = views;
   if (history?.listened !== true || !isEventRecord(record)) return applyToViews(views, record, nowMs);
   // With its context, as the writer's queue told its own listeners: the event before and after, the registrations touched.
@@ -38,7 +52,7 @@ export function applyRecord(views: Views, record: LogRecord | MetaRecord, nowMs:
   history.committed([{ record, before, after, touched, atMs: nowMs }]);
 }
 
-function applyToViews(views: Views, record: LogRecord | MetaRecord, nowMs: number): void {
+function applyToViews(views: AppliedViews, record: LogRecord | MetaRecord, nowMs: number): void {
   switch (record.op) {
     case 'put':
       views.index.put(record.stored);

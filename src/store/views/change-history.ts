@@ -1,5 +1,6 @@
 // Every durable line as a change with its context (the event before and after, the registrations it touched): what webhooks derive their messages from.
-import { withRegisteredCount, type StoredEvent } from '../../events/event.js';
+import { withRegisteredCount } from './served-event.js';
+import type { StoredEvent } from '../../events/event.js';
 import type { LogRecord, MetaRecord } from '../records/jsonl-record.js';
 import type { Registration, RosterView } from './roster.js';
 import { RosterTable } from './roster-table.js';

@@ -5,10 +5,12 @@ import type { ListQuery, ListResult } from '../event-store.js';
 import { OrderedEvents } from './ordered-events.js';
 import { compareEvents, sortEvents } from './sort-events.js';
 import { SeriesMembers } from './series-members.js';
-import { SearchIndex } from './search-index.js';
-import type { BuiltSearch } from './search-built.js';
-import { PLACE_STEPS_PER_COLLECT } from './search-build.js';
-import { listFiltered, type ListSources } from './filtered-list.js';
+import { SearchIndex } from '../../search/search-index.js';
+import type { BuiltSearch } from '../../search/search-built.js';
+import { PLACE_STEPS_PER_COLLECT } from '../../search/search-build.js';
+import { listFiltered, listFilteredSteps, type ListSources } from './filtered-list.js';
+import { STORE_EVENT_FORMS } from './store-event-forms.js';
+import { runInSlices, type SliceOptions } from '../../lib/loop-turns.js';
 
 export { compareEvents };
 
@@ -24,6 +26,8 @@ export class EventIndex {
   /** The words of every event, for `q`; undefined when switched off (then `q` scans, for benchmarks' baselines). */
   readonly #search: SearchIndex | undefined;
   readonly #sources: ListSources;
+  /** Puts and deletes so far: a list computed in slices is stale once this moved. */
+  #changes = 0;
 
   /**
    * Takes ownership of `byId` (a bulk load, e.g. from replay): its values are sorted once. Keep the
@@ -37,7 +41,7 @@ export class EventIndex {
     for (const stored of sorted) perCategory.get(stored.category)?.push(stored);
     this.#byCategory = new Map(CATEGORIES.map((category) => [category, new OrderedEvents(perCategory.get(category))]));
     for (const stored of byId.values()) this.#series.add(stored);
-    this.#search = options.searchIndex === false ? undefined : new SearchIndex(byId.values());
+    this.#search = options.searchIndex === false ? undefined : new SearchIndex(byId.values(), STORE_EVENT_FORMS);
     this.#sources = { all: this.#all, tree: (category) => this.#tree(category), search: this.#search };
   }
 
@@ -81,6 +85,7 @@ export class EventIndex {
 
   /** Creates or replaces the event `stored.id`. */
   put(stored: StoredEvent): void {
+    this.#changes++;
     const previous = this.#byId.get(stored.id);
     if (previous !== undefined) this.#unlink(previous);
     // Delete then set, so the map's order follows each event's latest seq.
@@ -96,10 +101,26 @@ export class EventIndex {
   delete(id: string): boolean {
     const previous = this.#byId.get(id);
     if (previous === undefined) return false;
+    this.#changes++;
     this.#unlink(previous);
     this.#byId.delete(id);
     this.#search?.delete(previous);
     return true;
+  }
+
+  /** Moves with every change of the events or their words: equal values, equal state. */
+  get version(): number {
+    return this.#changes + (this.#search?.postingUpdates ?? 0);
+  }
+
+  /**
+   * list() sharing the event loop (runInSlices): a search or a walk of several categories over a large campus yields
+   * between slices of a few milliseconds and starts over if a write committed meanwhile; a plain page is answered
+   * at once, as it costs little.
+   */
+  listInTurns(query: ListQuery, slices: Omit<SliceOptions, 'version'> = {}): Promise<ListResult> {
+    if (query.seriesId !== undefined || (query.words === undefined && query.categories === undefined)) return Promise.resolve(this.list(query));
+    return runInSlices(() => listFilteredSteps(this.#sources, query), { ...slices, version: () => this.version });
   }
 
   /** One page of the events matching `query`, in list order, and the count of every match (API.md §5). */

@@ -4,7 +4,7 @@ import { CATEGORIES, type Category } from '../../events/event.js';
 import { PackedEvent, type PackedColumns } from './packed-event.js';
 import { crc32 } from '../../lib/crc32.js';
 import { TextArena } from './text-arena.js';
-import { textOfLiteral } from './event-search-text.js';
+import { textOfLiteral } from '../../search/event-search-text.js';
 
 export { PackedEvent };
 import type { ViewLayout } from './view-scan.js';

@@ -3,7 +3,7 @@ import type { StoredEvent } from '../../events/event.js';
 import type { ListQuery, ListResult } from '../event-store.js';
 import { compareEvents } from './sort-events.js';
 import { categoriesOf } from './filtered-list.js';
-import { hasSearchWords } from './event-search-text.js';
+import { hasSearchWords } from '../../search/event-search-text.js';
 
 /** Live events by series id; an event without a series is in none. */
 export class SeriesMembers {

@@ -1,7 +1,7 @@
-// The two forms of a StoredEvent: a written one holding its view as a string, and the measures (CRC-32, UTF-8
-// length) of its served bytes that a list page needs, each taken once per event instead of once per page.
+// The store's written form of a StoredEvent (its view held as a string), the functions that make one, and the
+// measures (CRC-32, UTF-8 length) of its served bytes that a list page needs, each taken once per event, not per page.
 import { crc32 } from '../../lib/crc32.js';
-import type { Category, StoredEvent } from '../../events/event.js';
+import { viewJson, type Category, type EventRecord, type StoredEvent } from '../../events/event.js';
 
 /**
  * What every event form of the store shares: the view (`json`), its seats, and the measures of its served
@@ -73,6 +73,17 @@ export class ServedEvent extends EventState {
   seats(): { capacity: number; registered: number } {
     return seatsInView(this.json);
   }
+}
+
+/** The compact form of a record written at sequence `seq` at `modifiedMs` (default: its creation). */
+export function toStored(record: EventRecord, seq: number, json: string = viewJson(record), modifiedMs: number = Date.parse(record.created_at)): StoredEvent {
+  return new ServedEvent(record.id, Date.parse(record.start_time), Date.parse(record.end_time), record.category, record.organizer.email.toLowerCase(), record.created_at, seq, modifiedMs, json, record.series_id);
+}
+
+/** The same event with another `registered_count`, as written at `seq` and `modifiedMs`. */
+export function withRegisteredCount(stored: StoredEvent, registered: number, seq: number, modifiedMs: number): StoredEvent {
+  const json = viewWithCount(stored.json, registered);
+  return new ServedEvent(stored.id, stored.startMs, stored.endMs, stored.category, stored.organizerEmail, stored.createdAt, seq, modifiedMs, json, stored.seriesId);
 }
 
 /** CRC-32 of the served bytes of any StoredEvent (kept by the store's own forms). */

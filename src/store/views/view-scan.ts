@@ -2,6 +2,7 @@
 import { CATEGORIES } from '../../events/event.js';
 import type { StoredEvent } from '../../events/event.js';
 import { daysInMonth } from '../../lib/calendar.js';
+import { closingQuote, digitsBefore, openingQuote } from '../../lib/json-bytes.js';
 import { ServedEvent } from './served-event.js';
 
 /**
@@ -214,29 +215,6 @@ function endsWith(buf: Buffer, pos: number, literal: Buffer): boolean {
   return expect(buf, pos - literal.length, pos, literal) !== -1;
 }
 
-/**
- * Given the position just after a JSON string's closing quote, the position of its opening quote
- * (not after `floor`), or -1. Inside a string every quote is escaped, i.e. preceded by an odd
- * number of backslashes; the first quote going backward with an even number is the opening one.
- */
-export function openingQuote(buf: Buffer, afterClosing: number, floor: number): number {
-  if (buf[afterClosing - 1] !== QUOTE) return -1;
-  for (let pos = afterClosing - 2; pos > floor; pos--) {
-    if (buf[pos] !== QUOTE) continue;
-    let backslashes = 0;
-    while (buf[pos - 1 - backslashes] === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return pos;
-  }
-  return -1;
-}
-
-/** The position of the first of the digits that end at `pos`, or -1 when none do (or `pos` is -1). */
-export function digitsBefore(buf: Buffer, pos: number): number {
-  let first = pos;
-  while (buf[first - 1]! >= 0x30 && buf[first - 1]! <= 0x39) first--;
-  return first === pos ? -1 : first;
-}
-
 export function isAlphanumeric(byte: number): boolean {
   return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
 }
@@ -245,16 +223,6 @@ export function isAlphanumeric(byte: number): boolean {
 function categoryBefore(buf: Buffer, pos: number): number {
   for (let i = 0; i < CATEGORY_KEYS.length; i++) {
     if (endsWith(buf, pos, CATEGORY_KEYS[i]!)) return i;
-  }
-  return -1;
-}
-
-/** Given the position of a JSON string's opening quote, the position of its closing quote (the first unescaped one), or -1. */
-export function closingQuote(buf: Buffer, opening: number, end: number): number {
-  for (let pos = opening + 1; pos < end; pos++) {
-    const byte = buf[pos];
-    if (byte === BACKSLASH) pos++;
-    else if (byte === QUOTE) return pos;
   }
   return -1;
 }

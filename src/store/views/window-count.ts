@@ -1,8 +1,8 @@
 // The `total` of `q` with dates, by month: a month wholly inside the window is one AND of bitmaps, only its edges are walked.
 import type { Category, StoredEvent } from '../../events/event.js';
 import type { OrderedEvents } from './ordered-events.js';
-import { monthStart, type SearchIndex } from './search-index.js';
-import { postingPushInto, SlotBitmap } from './search-postings.js';
+import { monthStart, type SearchIndex } from '../../search/search-index.js';
+import { postingPushInto, SlotBitmap } from '../../search/search-postings.js';
 import { walkCount } from './window-walk.js';
 
 /** What to count: events of `tree` starting in [startFromMs, endByMs], ending by endByMs, of `categories` (empty: all), in `matched`. */

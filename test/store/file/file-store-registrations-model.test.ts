@@ -1,8 +1,9 @@
 // A model-based test of the file store: random event and registration changes, batched, compacted and reopened at random, checked against a plain model.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { seatsOf } from '../../../src/events/event.js';
-import { openFileStore, type FileStore } from '../../../src/store/file/file-store.js';
+import { seatsOf } from '../../../src/store/views/served-event.js';
+import { openFileStore } from '../../../src/store/file/open-file-store.js';
+import type { FileStore } from '../../../src/store/file/file-store.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { eventId, sampleRecord, tempDir, TestFileSystem } from '../helpers.js';
 import { invariantProblems, registrationId, visibleState } from '../views/roster-helpers.js';

@@ -2,8 +2,9 @@
 // start that builds it on the main thread, when the worker fails, and with writes while it builds.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { queryWords } from '../../../src/lib/search-words.js';
-import { type FileStore, type FileStoreOptions, openFileStore } from '../../../src/store/file/file-store.js';
+import { queryWords } from '../../../src/search/search-words.js';
+import type { FileStore } from '../../../src/store/file/file-store.js';
+import { type FileStoreOptions, openFileStore } from '../../../src/store/file/open-file-store.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { sampleRecord, tempDir } from '../helpers.js';
 import { registrationId } from '../views/roster-helpers.js';

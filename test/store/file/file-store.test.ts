@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { describe, it, test } from 'node:test';
 import type { StoredEvent } from '../../../src/events/event.js';
 import { ApiError } from '../../../src/http/errors.js';
-import { openFileStore } from '../../../src/store/file/file-store.js';
+import { openFileStore } from '../../../src/store/file/open-file-store.js';
 import type { FileStore } from '../../../src/store/file/file-store.js';
 import { eventId, logLines, sampleRecord, tempDir, TestFileSystem } from '../helpers.js';
 import type { Faults } from '../helpers.js';
@@ -200,7 +200,7 @@ describe('FileStore after a failed write or fdatasync', () => {
 test('FileStore under a real file size limit (ulimit -f): EFBIG refuses writes, a reopen finds exactly the acknowledged ones', (t) => {
   const dir = tempDir(t);
   const script = `
-    import { openFileStore } from './src/store/file/file-store.ts';
+    import { openFileStore } from './src/store/file/open-file-store.ts';
     const store = await openFileStore({ dataDir: ${JSON.stringify(dir)} });
     const acknowledged = [];
     let error;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { openFileStore } from '../../../src/store/file/file-store.js';
+import { openFileStore } from '../../../src/store/file/open-file-store.js';
 import { eventId, sampleRecord, tempDir } from '../helpers.js';
 
 test('openFileStore() creates the data folder 0700 and events.jsonl 0600, whatever the umask; a compacted log stays 0600', { skip: process.platform === 'win32' }, async (t) => {

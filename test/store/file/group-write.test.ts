@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { openFileStore, LOG_FILE } from '../../../src/store/file/file-store.js';
+import { openFileStore, LOG_FILE } from '../../../src/store/file/open-file-store.js';
 import { MemoryStore } from '../../../src/store/views/memory-store.js';
-import { verifyLog } from '../../../src/store/file/log-replay.js';
+import { verifyLog } from '../../../src/store/file/log-verify.js';
 import { backupLog } from '../../../src/store/file/log-backup.js';
 import { eventId, sampleRecord, tempDir } from '../helpers.js';
 

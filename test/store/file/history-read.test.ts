@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readHistoryAfter } from '../../../src/store/file/history-read.js';
-import { LogDamageError } from '../../../src/store/file/log-replay.js';
+import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
 import { HistoryWalk, type HistoryRead } from '../../../src/store/views/change-history.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { changeFields, randomWrites, type Writer } from '../views/random-writes.js';

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { openFileStore } from '../../../src/store/file/file-store.js';
+import { openFileStore } from '../../../src/store/file/open-file-store.js';
 import { BackupRefusedError, backupLog } from '../../../src/store/file/log-backup.js';
-import { LogDamageError } from '../../../src/store/file/log-replay.js';
+import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
 import { eventId, logLines, sampleRecord, tempDir } from '../helpers.js';
 
 /** A folder whose log holds `count` events, one line each (every 5th with a long description). */

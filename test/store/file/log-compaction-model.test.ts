@@ -3,8 +3,10 @@
 // step, and a failure at any call or step cleans up as the step says (COMPACTION_STEPS).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, type StoredEvent } from '../../../src/events/event.js';
-import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored, type StoredDocument } from '../../../src/store/records/jsonl-record.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import type { StoredEvent } from '../../../src/events/event.js';
+import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../../../src/store/records/encode-record.js';
+import type { StoredDocument } from '../../../src/store/records/jsonl-record.js';
 import { CompactionAbandoned, compactLog, compactionTempFile, markOf, type CommittedState, type CompactionHost, type LogHandle } from '../../../src/store/file/log-compaction.js';
 import type { Registration } from '../../../src/store/views/roster.js';
 import type { IdempotencyEntry } from '../../../src/store/views/idempotency-table.js';

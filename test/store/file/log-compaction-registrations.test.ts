@@ -1,9 +1,10 @@
 // Compaction of a log holding registrations: the state a reopen finds equals the state before, with writes racing it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openFileStore, type FileStore } from '../../../src/store/file/file-store.js';
+import { openFileStore } from '../../../src/store/file/open-file-store.js';
+import type { FileStore } from '../../../src/store/file/file-store.js';
 import type { RosterDecision } from '../../../src/store/event-store.js';
-import { verifyLog } from '../../../src/store/file/log-replay.js';
+import { verifyLog } from '../../../src/store/file/log-verify.js';
 import { COMPACTION_STEPS } from '../../../src/store/file/log-compaction.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { eventId, logLines, sampleRecord, tempDir, TestFileSystem } from '../helpers.js';

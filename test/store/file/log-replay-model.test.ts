@@ -4,7 +4,9 @@
 // writer's lines) and with the writer's own views. REPLAY_SEED=n replays a run.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LogDamageError, replayLog, verifyLog, type ReplayResult } from '../../../src/store/file/log-replay.js';
+import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
+import { replayLog, type ReplayResult } from '../../../src/store/file/log-replay.js';
+import { verifyLog } from '../../../src/store/file/log-verify.js';
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { applyRecord, type Views } from '../../../src/store/views/apply-record.js';
 import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';
@@ -189,6 +191,8 @@ test(`replayLog() gives back what the writer wrote, whole, cut at any byte, dama
   await randomWrites(random, writer, 6, 0);
   // One answer surely remembered at the compaction below, whatever the seed drew: the compacted log holds an idem line.
   await writer.queue.write(eventId(1), () => sampleRecord(1), { idem: { key: 'key-remembered', keyId: 'k1', requestHash: 'h-remembered' } });
+  // And one document surely live at it (REPLAY_SEED=848168491 drew every document deleted): it holds a docstate line.
+  await writer.queue.writeGroup(() => ({ events: [], documents: [{ collection: 'series', id: 'ser_kept0000000000000000', json: '{"kept":true}' }] }));
   let written = appendBatches(fs, FILE, writer, 0);
   const plain = Buffer.from(fs.content(FILE));
   assert.ok(plain.includes('\t{"seq":'), `seed ${SEED}: the log holds a group line`);

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { openFileStore, type FileStore } from '../../../src/store/file/file-store.js';
+import { openFileStore } from '../../../src/store/file/open-file-store.js';
+import type { FileStore } from '../../../src/store/file/file-store.js';
 import { eventId, sampleRecord, tempDir, TestFileSystem } from '../helpers.js';
 import { invariantProblems, registrationId, visibleState, type VisibleEvent } from '../views/roster-helpers.js';
 

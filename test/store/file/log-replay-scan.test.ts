@@ -3,9 +3,13 @@
 // of what replay keeps (tombstones, events recounted by their registrations).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LogDamageError, replayLog, scanLog, type ReplayProgress } from '../../../src/store/file/log-replay.js';
-import { encodeCancel, encodeDelete, encodeDocument, encodeGroup, encodePut, encodeRegister, encodeStored, type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
-import { toStored, viewJson } from '../../../src/events/event.js';
+import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
+import { replayLog } from '../../../src/store/file/log-replay.js';
+import { scanLog, type ReplayProgress } from '../../../src/store/file/log-scan.js';
+import { type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
+import { encodeCancel, encodeDelete, encodeDocument, encodeGroup, encodePut, encodeRegister, encodeStored } from '../../../src/store/records/encode-record.js';
+import { viewJson } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
 import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';
 import { PackedEvent } from '../../../src/store/views/packed-events.js';
 import type { Registration } from '../../../src/store/views/roster.js';

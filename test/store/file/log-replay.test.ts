@@ -3,10 +3,14 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { openFileStore } from '../../../src/store/file/file-store.js';
+import { openFileStore } from '../../../src/store/file/open-file-store.js';
 import { nodeFileSystem } from '../../../src/store/file/file-system.js';
-import { decodeRecord, encodeCancel, encodeCheckIn, encodeDelete, encodePut, encodeRegister, encodeRegistrationState } from '../../../src/store/records/jsonl-record.js';
-import { LogDamageError, replayLog, RosterInvariantError, verifyLog } from '../../../src/store/file/log-replay.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import { encodeCancel, encodeCheckIn, encodeDelete, encodePut, encodeRegister, encodeRegistrationState } from '../../../src/store/records/encode-record.js';
+import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
+import { replayLog } from '../../../src/store/file/log-replay.js';
+import { RosterInvariantError } from '../../../src/store/file/roster-invariant.js';
+import { verifyLog } from '../../../src/store/file/log-verify.js';
 import type { Registration } from '../../../src/store/views/roster.js';
 import { eventId, sampleRecord, tempDir, TestFileSystem } from '../helpers.js';
 

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { openFileStore } from '../../../src/store/file/file-store.js';
+import { openFileStore } from '../../../src/store/file/open-file-store.js';
 import { isNoRoom, openFileStoreOrReadOnly } from '../../../src/store/file/open-or-read-only.js';
 import { eventId, sampleRecord, tempDir, TestFileSystem } from '../helpers.js';
 

@@ -1,9 +1,10 @@
 // Logs written by the real writers, for tests of the code that reads them back: a WriteQueue driven by seeded random
 // writes (random-writes.ts), its batches appended to a log in a MemoryFileSystem, and compactLog over that log.
 import assert from 'node:assert/strict';
-import { seatsOf } from '../../../src/events/event.js';
+import { seatsOf } from '../../../src/store/views/served-event.js';
 import { compactLog } from '../../../src/store/file/log-compaction.js';
-import { decodeRecord, type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { newWriter, type Writer } from '../views/random-writes.js';
 import { MemoryFileSystem } from './memory-file-system.js';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connect, SESSION_SETTINGS } from '../../../src/store/postgres/client.js';
+import { connect, HOLDS_LOCK, SESSION_SETTINGS } from '../../../src/store/postgres/client.js';
 import { LOG_LOCK } from '../../../src/store/postgres/log-table.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { newEvent, startInstances, type Instances } from '../../helpers/instances.js';
@@ -48,12 +48,15 @@ async function assertAnswersHold(three: Instances, eventId: string, answers: rea
 }
 
 describe('connect() session settings', { skip, timeout: 60_000 }, () => {
-  it('every session has the idle-in-transaction, lock and TCP time-outs, and no statement time-out', async () => {
+  it('every session has the idle-in-transaction, lock and TCP time-outs, and no statement time-out; one holding a lock others wait for is ended after 2 s idle', async () => {
     const db = await connect(await pg.database('settings'));
     try {
       const [row] = await db.query<Record<string, string>>(`SELECT current_setting('idle_in_transaction_session_timeout') AS idle, current_setting('lock_timeout') AS lock,
         current_setting('tcp_user_timeout') AS tcp, current_setting('tcp_keepalives_idle') AS keepalive, current_setting('statement_timeout') AS statement`);
       assert.deepEqual(row, { idle: `${SESSION_SETTINGS.idle_in_transaction_session_timeout / 1000}s`, lock: `${SESSION_SETTINGS.lock_timeout / 1000}s`, tcp: '4000', keepalive: '5', statement: '0' });
+      // A transaction holding a lock others wait for: 2 s.
+      const held = await db.transaction(async (tx) => tx.firstRows[0], `${HOLDS_LOCK}; SELECT current_setting('idle_in_transaction_session_timeout') AS idle`);
+      assert.deepEqual(held, { idle: '2s' });
     } finally {
       await db.end();
     }

@@ -7,20 +7,29 @@ import { migrateSchema } from '../../../src/store/postgres/schema.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 
 describe('verdictOf', () => {
-  const ours = '{"seq":7,"op":"put"}\n';
+  const ours = { firstSeq: 7, firstLine: '{"seq":7,"op":"put"}\n' };
+  const none = { checkpoint: null };
   it('is committed only when the batch\'s first row is there, its own line', () => {
-    assert.equal(verdictOf({ sameServer: true, status: 'committed', line: ours }, ours), 'committed');
-    assert.equal(verdictOf({ sameServer: false, status: null, line: ours }, ours), 'committed');
+    assert.equal(verdictOf({ sameServer: true, status: 'committed', line: ours.firstLine, ...none }, ours), 'committed');
+    assert.equal(verdictOf({ sameServer: false, status: null, line: ours.firstLine, ...none }, ours), 'committed');
   });
   it('is aborted when another line took the seq, when the transaction aborted, or when another server answers without the row', () => {
-    assert.equal(verdictOf({ sameServer: true, status: 'in progress', line: '{"seq":7,"op":"del"}\n' }, ours), 'aborted');
-    assert.equal(verdictOf({ sameServer: true, status: 'aborted', line: null }, ours), 'aborted');
-    assert.equal(verdictOf({ sameServer: false, status: null, line: null }, ours), 'aborted');
+    assert.equal(verdictOf({ sameServer: true, status: 'in progress', line: '{"seq":7,"op":"del"}\n', ...none }, ours), 'aborted');
+    assert.equal(verdictOf({ sameServer: true, status: 'aborted', line: null, ...none }, ours), 'aborted');
+    assert.equal(verdictOf({ sameServer: false, status: null, line: null, ...none }, ours), 'aborted');
+  });
+  it('after a checkpoint dropped the seq\'s row: committed or aborted as txid_status says on the same server, pending on another', () => {
+    assert.equal(verdictOf({ sameServer: true, status: 'committed', line: null, checkpoint: 7 }, ours), 'committed');
+    assert.equal(verdictOf({ sameServer: true, status: 'aborted', line: null, checkpoint: 9 }, ours), 'aborted');
+    assert.equal(verdictOf({ sameServer: true, status: 'in progress', line: null, checkpoint: 9 }, ours), 'pending');
+    assert.equal(verdictOf({ sameServer: false, status: null, line: null, checkpoint: 9 }, ours), 'pending');
+    // An older checkpoint says nothing of this seq.
+    assert.equal(verdictOf({ sameServer: false, status: null, line: null, checkpoint: 6 }, ours), 'aborted');
   });
   it('is pending while the transaction runs, or says committed before its row is visible (a commit waiting for a synchronous standby)', () => {
-    assert.equal(verdictOf({ sameServer: true, status: 'in progress', line: null }, ours), 'pending');
-    assert.equal(verdictOf({ sameServer: true, status: 'committed', line: null }, ours), 'pending');
-    assert.equal(verdictOf({ sameServer: true, status: null, line: null }, ours), 'pending');
+    assert.equal(verdictOf({ sameServer: true, status: 'in progress', line: null, ...none }, ours), 'pending');
+    assert.equal(verdictOf({ sameServer: true, status: 'committed', line: null, ...none }, ours), 'pending');
+    assert.equal(verdictOf({ sameServer: true, status: null, line: null, ...none }, ours), 'pending');
   });
 });
 

@@ -7,8 +7,9 @@ import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { eventId, sampleRecord } from '../helpers.js';
 import { connect } from '../../../src/store/postgres/client.js';
 import { LOG_LOCK } from '../../../src/store/postgres/log-table.js';
-import { encodeStored } from '../../../src/store/records/jsonl-record.js';
-import { toStored, viewJson } from '../../../src/events/event.js';
+import { encodeStored } from '../../../src/store/records/encode-record.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import { viewJson } from '../../../src/events/event.js';
 import { AlreadyAnswered } from '../../../src/store/store-errors.js';
 
 const pg = usePostgres();

@@ -3,7 +3,8 @@
 // encoders, and a damaged field of a well-checksummed line is refused by the decoder. DOCUMENT_LINE_SEED=n replays.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeDocument, encodeDocumentDelete, encodeGroup, type StoredDocument } from '../../../src/store/records/jsonl-record.js';
+import { encodeDocument, encodeDocumentDelete, encodeGroup } from '../../../src/store/records/encode-record.js';
+import type { StoredDocument } from '../../../src/store/records/jsonl-record.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { NOT_A_SEQ, SEQ_AND_OP, assertAllRefused, decode, recordSamples, type Corruption } from './random-records.js';
 

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { crc32, crc32Hex } from '../../../src/lib/crc32.js';
-import { encodeRegister, type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
+import { encodeRegister } from '../../../src/store/records/encode-record.js';
+import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import type { IdempotencyTag } from '../../../src/store/views/idempotency-table.js';
 import type { Registration } from '../../../src/store/views/roster.js';
 import { mulberry32 } from '../../helpers/random.js';

@@ -3,10 +3,12 @@
 // the columns cannot hold exactly, or in another layout, stay strings. REPLAY_LINE_SEED=n replays a failure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, viewJson, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
-import { decodeRecord, encodePut, encodeStored, type LogRecord, type MetaRecord } from '../../../src/store/records/jsonl-record.js';
+import { toStored, ServedEvent } from '../../../src/store/views/served-event.js';
+import { viewJson, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import { encodePut, encodeStored } from '../../../src/store/records/encode-record.js';
+import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { PackedEvent, PackedEvents } from '../../../src/store/views/packed-events.js';
-import { ServedEvent } from '../../../src/store/views/served-event.js';
 import { scanViewLayout } from '../../../src/store/views/view-scan.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { decode, recordSamples } from './random-records.js';

@@ -1,22 +1,12 @@
 // Seeded random records of every kind and their lines, shared by the line format's tests; and the helpers that read a
 // line back as replay does, seal a changed line with a good checksum, and check that damaged lines are refused.
 import assert from 'node:assert/strict';
-import { CATEGORIES, toStored, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
+import { CATEGORIES, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
 import { crc32, crc32Hex } from '../../../src/lib/crc32.js';
-import {
-  decodeRecord,
-  encodeCancel,
-  encodeCheckIn,
-  encodeDelete,
-  encodeIdempotency,
-  encodeMark,
-  encodePut,
-  encodeRegister,
-  encodeRegistrationState,
-  encodeStored,
-  type LogRecord,
-  type MetaRecord,
-} from '../../../src/store/records/jsonl-record.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import { encodeCancel, encodeCheckIn, encodeDelete, encodeIdempotency, encodeMark, encodePut, encodeRegister, encodeRegistrationState, encodeStored } from '../../../src/store/records/encode-record.js';
+import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import type { IdempotencyEntry, IdempotencyTag } from '../../../src/store/views/idempotency-table.js';
 import type { Registration } from '../../../src/store/views/roster.js';
 

@@ -3,7 +3,7 @@
 // registration states, remembered answers, documents, a mark) gives back the state it was written from. APPLY_SEED=n replays.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../../../src/store/records/jsonl-record.js';
+import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../../../src/store/records/encode-record.js';
 import { seqOfLine } from '../../../src/store/postgres/log-table.js';
 import { applyRecord, type Views } from '../../../src/store/views/apply-record.js';
 import type { CommittedChange } from '../../../src/store/views/change-history.js';

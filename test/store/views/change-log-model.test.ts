@@ -1,7 +1,8 @@
 // ChangeLog against a plain model (each id's latest change) over seeded random writes, deletions, compactions and pages.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import type { StoredEvent } from '../../../src/events/event.js';
 import { ChangeLog, type ChangePage } from '../../../src/store/views/change-log.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { eventId, sampleRecord } from '../helpers.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { toStored, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import type { StoredEvent } from '../../../src/events/event.js';
 import { ChangeLog } from '../../../src/store/views/change-log.js';
 import { eventId, sampleRecord } from '../helpers.js';
 

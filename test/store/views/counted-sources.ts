@@ -3,8 +3,9 @@
 import { CATEGORIES, type StoredEvent } from '../../../src/events/event.js';
 import type { ListSources } from '../../../src/store/views/filtered-list.js';
 import { OrderedEvents } from '../../../src/store/views/ordered-events.js';
-import { SearchIndex } from '../../../src/store/views/search-index.js';
+import { SearchIndex } from '../../../src/search/search-index.js';
 import { sortEvents } from '../../../src/store/views/sort-events.js';
+import { STORE_EVENT_FORMS } from '../../../src/store/views/store-event-forms.js';
 
 export /** Sources whose trees and search index count the events read from them. */
 function countedSources(events: readonly StoredEvent[]): { sources: ListSources; reads: () => number } {
@@ -21,7 +22,7 @@ function countedSources(events: readonly StoredEvent[]): { sources: ListSources;
   const sorted = sortEvents(events);
   const all = counted(new OrderedEvents(sorted));
   const trees = new Map(CATEGORIES.map((category) => [category, counted(new OrderedEvents(sorted.filter((stored) => stored.category === category)))]));
-  const search = new SearchIndex();
+  const search = new SearchIndex([], STORE_EVENT_FORMS);
   for (const stored of events) search.put(stored, undefined);
   const eventAt = search.eventAt.bind(search);
   search.eventAt = (slot: number) => {

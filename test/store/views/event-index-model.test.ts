@@ -2,11 +2,12 @@
 // categories, words, dates, series, pages) filtered and sorted the obvious way, with and without the search index.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, type Category, type EventRecord, type StoredEvent, toStored } from '../../../src/events/event.js';
-import { queryWords } from '../../../src/lib/search-words.js';
+import { CATEGORIES, type Category, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import { queryWords } from '../../../src/search/search-words.js';
 import type { ListQuery } from '../../../src/store/event-store.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';
-import { hasSearchWords } from '../../../src/store/views/event-search-text.js';
+import { hasSearchWords } from '../../../src/search/event-search-text.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { eventId, sampleRecord } from '../helpers.js';

@@ -5,8 +5,9 @@
 // Also without a search index (words scanned) and while it is still being built. FILTERED_SEED=n replays a run.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored, type Category, type StoredEvent } from '../../../src/events/event.js';
-import { queryWords, searchWords } from '../../../src/lib/search-words.js';
+import { CATEGORIES, type Category, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import { queryWords, searchWords } from '../../../src/search/search-words.js';
 import type { ListQuery } from '../../../src/store/event-store.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';

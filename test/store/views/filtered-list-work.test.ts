@@ -3,8 +3,9 @@
 // trees and from the search index), never timed, on an even campus where the cheaper way is plain to see.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored, type Category, type StoredEvent } from '../../../src/events/event.js';
-import { queryWords } from '../../../src/lib/search-words.js';
+import { CATEGORIES, type Category, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import { queryWords } from '../../../src/search/search-words.js';
 import type { ListQuery } from '../../../src/store/event-store.js';
 import { listFiltered } from '../../../src/store/views/filtered-list.js';
 import { countedSources } from './counted-sources.js';

@@ -1,7 +1,8 @@
 // MemoryStore beyond the shared contract: registrations, group writes and documents, remembered answers, history, and its clock.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { seatsOf, toRecord } from '../../../src/events/event.js';
+import { seatsOf } from '../../../src/store/views/served-event.js';
+import { toRecord } from '../../../src/events/event.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';
 import { IDEMPOTENCY_TTL_MS } from '../../../src/store/views/idempotency-table.js';
 import { MemoryStore } from '../../../src/store/views/memory-store.js';

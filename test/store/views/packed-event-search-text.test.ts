@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventRecord } from '../../../src/events/event.js';
-import { searchTextOf } from '../../../src/store/views/event-search-text.js';
-import { decodeRecord, encodePut } from '../../../src/store/records/jsonl-record.js';
+import { searchTextOf } from '../../../src/search/event-search-text.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import { encodePut } from '../../../src/store/records/encode-record.js';
 import { PackedEvent, PackedEvents } from '../../../src/store/views/packed-events.js';
 import { sampleRecord } from '../helpers.js';
 

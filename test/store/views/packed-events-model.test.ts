@@ -3,12 +3,13 @@
 // and the numbers and times at the edges of what the columns hold. Then the caches, counted, and pack()'s refusals.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type EventRecord, type StoredEvent, seatsOf, toStored, viewJson } from '../../../src/events/event.js';
+import { type EventRecord, type StoredEvent, viewJson } from '../../../src/events/event.js';
+import { seatsOf, toStored, viewBytes, viewCrc } from '../../../src/store/views/served-event.js';
 import { crc32 } from '../../../src/lib/crc32.js';
-import { decodeRecord, encodePut } from '../../../src/store/records/jsonl-record.js';
-import { searchTextOf } from '../../../src/store/views/event-search-text.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import { encodePut } from '../../../src/store/records/encode-record.js';
+import { searchTextOf } from '../../../src/search/event-search-text.js';
 import { BLOCK, PackedEvent, PackedEvents, RECENT_VIEWS } from '../../../src/store/views/packed-events.js';
-import { viewBytes, viewCrc } from '../../../src/store/views/served-event.js';
 import { MAX_TEXT_BYTES } from '../../../src/store/views/text-arena.js';
 import { scanViewLayout, type ViewLayout } from '../../../src/store/views/view-scan.js';
 import { mulberry32 } from '../../helpers/random.js';

@@ -1,10 +1,11 @@
 // PackedEvents: a replayed view packed into columns and the arena gives back its exact bytes and every field.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type EventRecord, seatsOf, toStored, viewJson } from '../../../src/events/event.js';
-import { viewBytes, viewCrc } from '../../../src/store/views/served-event.js';
+import { type EventRecord, viewJson } from '../../../src/events/event.js';
+import { seatsOf, toStored, viewBytes, viewCrc } from '../../../src/store/views/served-event.js';
 import { crc32 } from '../../../src/lib/crc32.js';
-import { decodeRecord, encodePut } from '../../../src/store/records/jsonl-record.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import { encodePut } from '../../../src/store/records/encode-record.js';
 import { PackedEvent, PackedEvents } from '../../../src/store/views/packed-events.js';
 import { sampleRecord } from '../helpers.js';
 import { mulberry32 } from '../../helpers/random.js';

@@ -1,7 +1,7 @@
 // rememberAnswer(): which log lines leave an answer in the idempotency table, and exactly which answer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
 import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';
 import { rememberAnswer } from '../../../src/store/views/remember-answer.js';
 import { registrationId } from './roster-helpers.js';

@@ -1,6 +1,6 @@
 // Shared by the store's registration tests: registration ids, the whole visible state of a store, and §8's invariant.
 import type { StoredEvent } from '../../../src/events/event.js';
-import { seatsOf } from '../../../src/events/event.js';
+import { seatsOf } from '../../../src/store/views/served-event.js';
 import type { EventStore } from '../../../src/store/event-store.js';
 
 /** A valid registration id for a number: `reg_` + 22 digits. */

@@ -1,7 +1,8 @@
 // SeriesMembers.list() against filtering, sorting and paging a plain list of the live events, over seeded random series and queries.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored, type Category, type StoredEvent } from '../../../src/events/event.js';
+import { CATEGORIES, type Category, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
 import type { ListQuery } from '../../../src/store/event-store.js';
 import { compareEvents } from '../../../src/store/views/sort-events.js';
 import { SeriesMembers } from '../../../src/store/views/series-members.js';

@@ -1,7 +1,8 @@
 // SeriesMembers and series_id in the store: the occurrences of a series, listed as GET /events lists, and read back from logged bytes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, viewJson } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import { viewJson } from '../../../src/events/event.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
 import { scanStoredView } from '../../../src/store/views/view-scan.js';
 import { eventId, sampleRecord } from '../helpers.js';

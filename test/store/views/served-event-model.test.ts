@@ -2,9 +2,9 @@
 // bytes) against the obvious implementation, JSON.stringify of the record, for seeded random records with every escape.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type EventRecord, type StoredEvent, toStored, viewJson } from '../../../src/events/event.js';
+import { type EventRecord, type StoredEvent, viewJson } from '../../../src/events/event.js';
+import { toStored, seatsInView, seatsOf, ServedEvent, viewBytes, viewCrc, viewWithCount } from '../../../src/store/views/served-event.js';
 import { crc32 } from '../../../src/lib/crc32.js';
-import { seatsInView, seatsOf, ServedEvent, viewBytes, viewCrc, viewWithCount } from '../../../src/store/views/served-event.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { sampleRecord } from '../helpers.js';
 

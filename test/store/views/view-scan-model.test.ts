@@ -4,7 +4,8 @@
 // a view it refuses is one a plain rule says it must refuse; scanStoredView equals toStored. VIEW_SCAN_SEED=n replays one run.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored, viewJson, type EventRecord } from '../../../src/events/event.js';
+import { CATEGORIES, viewJson, type EventRecord } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
 import { flatCopy, looksLikeUtcTime, parseUtcTime, scanStoredView, scanViewLayout, type ViewLayout } from '../../../src/store/views/view-scan.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { junk, otherLayout, pick, randomRecord } from '../../helpers/random-views.js';

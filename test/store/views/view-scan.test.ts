@@ -1,7 +1,8 @@
 // view-scan: the byte-level reader of logged views agrees with toStored, and leaves any other layout to JSON.parse.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toStored, viewJson } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import { viewJson } from '../../../src/events/event.js';
 import type { EventRecord } from '../../../src/events/event.js';
 import { parseUtcTime, scanStoredView } from '../../../src/store/views/view-scan.js';
 import { sampleRecord } from '../helpers.js';

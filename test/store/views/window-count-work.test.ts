@@ -3,9 +3,10 @@
 // too narrow to gain from months is left to the caller's walk (undefined). An hourly campus, so the sides are plain.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, toStored, type Category, type StoredEvent } from '../../../src/events/event.js';
-import { queryWords } from '../../../src/lib/search-words.js';
-import { SlotBitmap } from '../../../src/store/views/search-postings.js';
+import { CATEGORIES, type Category, type StoredEvent } from '../../../src/events/event.js';
+import { toStored } from '../../../src/store/views/served-event.js';
+import { queryWords } from '../../../src/search/search-words.js';
+import { SlotBitmap } from '../../../src/search/search-postings.js';
 import { countWindowMatches } from '../../../src/store/views/window-count.js';
 import { countedSources } from './counted-sources.js';
 import { sampleRecord } from '../helpers.js';

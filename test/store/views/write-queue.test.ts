@@ -1,9 +1,10 @@
 // WriteQueue's registration path: the seat rules run in the one writer against queued state, and memory changes only after the disk.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { seatsOf, toRecord } from '../../../src/events/event.js';
+import { seatsOf } from '../../../src/store/views/served-event.js';
+import { toRecord } from '../../../src/events/event.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
-import { decodeRecord } from '../../../src/store/records/jsonl-record.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
 import { RosterTable } from '../../../src/store/views/roster-table.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';
 import { WriteQueue } from '../../../src/store/views/write-queue.js';

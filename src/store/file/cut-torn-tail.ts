@@ -1,0 +1,39 @@
+// A start's cut of a torn tail (a crash mid-write): the bytes after the last good line kept aside, then cut off the log.
+import type { FileSystemSeam } from './file-system.js';
+import type { TornTail } from './log-scan.js';
+import type { StoreLogger } from './store-logger.js';
+import { copyBytes } from './write-fully.js';
+
+/** Copies the bytes after the last good line to a `.torn-` file, durably, then cuts them off the log. */
+export async function cutTornTail(
+  fs: FileSystemSeam,
+  cut: { fd: number; file: string; dataDir: string; torn: TornTail; fileLength: number; now: () => number; logger: StoreLogger },
+): Promise<void> {
+  const stamp = new Date(cut.now()).toISOString().replace(/[:.]/g, '-');
+  let tornFile = `${cut.file}.torn-${stamp}`;
+  let out: number | undefined;
+  for (let suffix = 1; out === undefined; suffix++) {
+    try {
+      out = await fs.open(tornFile, 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || suffix > 100) throw error;
+      tornFile = `${cut.file}.torn-${stamp}-${suffix}`;
+    }
+  }
+  try {
+    await copyBytes(fs, { from: cut.fd, start: cut.torn.offset, end: cut.fileLength, to: out, toPosition: 0, what: tornFile });
+    await fs.fsync(out);
+  } finally {
+    await fs.close(out);
+  }
+  await fs.syncDirectory(cut.dataDir);
+  await fs.ftruncate(cut.fd, cut.torn.offset);
+  await fs.fsync(cut.fd);
+  cut.logger.warn('the event log ended in a torn write (a crash mid-write); the incomplete tail was cut off and kept aside', {
+    file: cut.file,
+    torn_file: tornFile,
+    line: cut.torn.line,
+    cut_bytes: cut.fileLength - cut.torn.offset,
+    reason: cut.torn.reason,
+  });
+}

@@ -1,0 +1,150 @@
+// Reads events.jsonl in byte chunks, checking every line (checksum, shape, growing seq): finds a torn tail and refuses
+// damage elsewhere. Replay, the history webhooks read and the backup all read the log through it.
+import { carryPartialLine } from '../../lib/line-buffer.js';
+import type { FileSystemSeam } from './file-system.js';
+import { decodeRecord } from '../records/decode-record.js';
+import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
+import { RosterError } from '../views/roster.js';
+import { LogDamageError } from './log-damage-error.js';
+
+/** Where a scan stopped trusting the log: a torn tail starts here and runs to the end of the file. */
+export interface TornTail {
+  /** 1-based line number of the first line that is not good. */
+  line: number;
+  /** Byte offset of that line (the length of the log once the tail is cut). */
+  offset: number;
+  reason: string;
+}
+
+/** Progress of a long scan (or replay): lines and bytes read so far, out of `fileLength` bytes. */
+export interface ReplayProgress {
+  lines: number;
+  bytes: number;
+  fileLength: number;
+}
+
+/** Options of scanLog. */
+export interface ScanOptions {
+  /** The log's path, for messages. */
+  file: string;
+  /** Bytes read at a time. Default 4 MiB. */
+  chunkBytes?: number;
+  /** Called about every `progressMs` (default 1000) while a scan runs. */
+  onProgress?: (progress: ReplayProgress) => void;
+  progressMs?: number;
+  /** The clock for progress, ms. Default Date.now. */
+  now?: () => number;
+  /** How records are read (replay packs the views it reads). */
+  decode?: DecodeOptions;
+}
+
+/** What a scan of the log hands its caller as it goes. */
+export interface LogScanHandlers {
+  /** Each good record, in file order. */
+  onRecord?: (record: LogRecord | MetaRecord) => void;
+  /** After each chunk: the bytes of the whole, good lines read in it, in file order. */
+  onGoodBytes?: (bytes: Buffer) => Promise<void>;
+}
+
+/** Where a scan of the log ended. */
+export interface LogScanResult {
+  lines: number;
+  lastSeq: number;
+  goodLength: number;
+  /** Bytes read: the file's length when the scan ended. */
+  endOfFile: number;
+  torn: TornTail | undefined;
+}
+
+/**
+ * Reads the log open on `fd` from its start in byte chunks (never as one string), checking every
+ * line: its checksum and shape, and that seq strictly grows. A bad line followed by a good one is
+ * damage (LogDamageError); bad bytes at the end are a torn tail, reported, not thrown.
+ */
+export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptions, handlers: LogScanHandlers): Promise<LogScanResult> {
+  const now = options.now ?? Date.now;
+  const progressMs = options.progressMs ?? 1000;
+  const fileLength = options.onProgress === undefined ? 0 : await fs.size(fd);
+  let buffer = Buffer.allocUnsafe(options.chunkBytes ?? 4 * 1024 * 1024);
+  let filled = 0;
+  /** File offset of buffer[0]. */
+  let bufferOffset = 0;
+  let lineNumber = 0;
+  let lines = 0;
+  let lastSeq = 0;
+  let goodLength = 0;
+  let firstBad: TornTail | undefined;
+  let nextProgress = now() + progressMs;
+
+  for (;;) {
+    const read = await fs.read(fd, buffer, filled, buffer.length - filled, bufferOffset + filled);
+    filled += read;
+    const view = buffer.subarray(0, filled);
+    let lineStart = 0;
+    for (let newline = view.indexOf(10); newline !== -1; newline = view.indexOf(10, lineStart)) {
+      lineNumber++;
+      const offset = bufferOffset + lineStart;
+      // A line starting with a tab is an atomic group (encodeGroup): every member good, or the whole line is bad.
+      const decoded = buffer[lineStart] === TAB ? decodeGroup(buffer, lineStart, newline, options.decode) : decodeRecord(buffer, lineStart, newline, options.decode);
+      if (typeof decoded === 'string') {
+        lineStart = newline + 1;
+        firstBad ??= { line: lineNumber, offset, reason: decoded };
+        continue;
+      }
+      if (firstBad !== undefined) {
+        throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is good, so this is not a torn tail`);
+      }
+      lineStart = newline + 1;
+      const records = Array.isArray(decoded) ? decoded : [decoded];
+      for (const record of records) {
+        // An idem or docstate line carries the seq of the write it keeps, written by compaction ahead of the rest: its seq need not grow.
+        if (record.op !== 'idem' && record.op !== 'docstate') {
+          if (record.seq <= lastSeq) {
+            throw new LogDamageError(options.file, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);
+          }
+          lastSeq = record.seq;
+        }
+      }
+      lines += records.length;
+      goodLength = bufferOffset + lineStart;
+      try {
+        for (const record of records) handlers.onRecord?.(record);
+      } catch (error) {
+        // A line whose change does not fit the state before it (a registration of an unknown one, say) is damage too.
+        if (error instanceof RosterError) throw new LogDamageError(options.file, lineNumber, offset, error.message);
+        throw error;
+      }
+    }
+    // The good lines of this chunk end at the last good line (nothing once a bad line was met).
+    const goodEnd = goodLength - bufferOffset;
+    if (handlers.onGoodBytes !== undefined && goodEnd > 0) await handlers.onGoodBytes(buffer.subarray(0, goodEnd));
+    if (read === 0) {
+      if (lineStart < filled) firstBad ??= { line: lineNumber + 1, offset: bufferOffset + lineStart, reason: 'the last line is incomplete (no newline)' };
+      break;
+    }
+    buffer = carryPartialLine(buffer, lineStart, filled);
+    filled -= lineStart;
+    bufferOffset += lineStart;
+    if (options.onProgress !== undefined && now() >= nextProgress) {
+      nextProgress = now() + progressMs;
+      options.onProgress({ lines: lineNumber, bytes: bufferOffset, fileLength });
+    }
+  }
+  return { lines, lastSeq, goodLength, endOfFile: bufferOffset + filled, torn: firstBad };
+}
+
+const TAB = 0x09;
+
+/** The members of a group line (see encodeGroup), or why it is bad. */
+function decodeGroup(buf: Buffer, start: number, end: number, decode: DecodeOptions | undefined): (LogRecord | MetaRecord)[] | string {
+  const records: (LogRecord | MetaRecord)[] = [];
+  for (let member = start + 1; member <= end; ) {
+    let next = buf.indexOf(TAB, member);
+    if (next < 0 || next > end) next = end;
+    const record = decodeRecord(buf, member, next, decode);
+    if (typeof record === 'string') return `member ${records.length + 1} of an atomic group: ${record}`;
+    records.push(record);
+    member = next + 1;
+  }
+  return records.length === 0 ? 'an atomic group line holds no lines' : records;
+}

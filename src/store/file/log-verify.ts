@@ -1,0 +1,51 @@
+// The `verify` command's check of a data folder's log: a replay that changes nothing, summed up.
+import * as path from 'node:path';
+import { nodeFileSystem, type FileSystemSeam } from './file-system.js';
+import { replayLog } from './log-replay.js';
+import type { TornTail } from './log-scan.js';
+
+/** What `verifyLog` found in a data folder. */
+export interface LogReport {
+  file: string;
+  /** False when the folder has no log yet (an empty store). */
+  exists: boolean;
+  lines: number;
+  liveEvents: number;
+  /** Live registrations over all events. */
+  liveRegistrations: number;
+  /** Live documents (series). */
+  liveDocuments: number;
+  supersededLines: number;
+  lastSeq: number;
+  /** Bytes of good lines, and of the whole file. */
+  goodLength: number;
+  fileLength: number;
+  /** A torn tail the next start will cut off (and keep aside). */
+  torn: TornTail | undefined;
+}
+
+/**
+ * Checks `dataDir/events.jsonl` offline, changing nothing (works while a server runs: it only reads).
+ * Throws LogDamageError, naming the line, when the log is damaged before its end.
+ */
+export async function verifyLog(dataDir: string, options: { fs?: FileSystemSeam } = {}): Promise<LogReport> {
+  const fs = options.fs ?? nodeFileSystem;
+  const file = path.resolve(dataDir, 'events.jsonl');
+  let fd: number;
+  try {
+    fd = await fs.open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return { file, exists: false, lines: 0, liveEvents: 0, liveRegistrations: 0, liveDocuments: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined };
+  }
+  try {
+    const result = await replayLog(fs, fd, { file });
+    const liveEvents = result.events.size;
+    const liveRegistrations = result.rosters.registrations;
+    const liveDocuments = result.documents.size;
+    const { lines, lastSeq, goodLength, fileLength, torn } = result;
+    return { file, exists: true, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines: lines - liveEvents - liveRegistrations - liveDocuments, lastSeq, goodLength, fileLength, torn };
+  } finally {
+    await fs.close(fd);
+  }
+}
