@@ -1,0 +1,100 @@
+// The rate-limit checks of the history checker, per API key over all instances: never one admitted over the limit in
+// any window, RateLimit-Remaining never above what is left, and no request refused (a read for any reason) under it.
+// Seen from outside, a request was decided at some instant between its start and its end: every bound below holds
+// for every such instant, so a violation is certain, never an artefact of the timing.
+import type { Exchange, RateSettings } from './history-record.js';
+import type { Violation } from './history-checker.js';
+
+/** Certainly admitted by the limiter: answered, and neither 429 nor 503 (a 503 may be the limiter's refusal). */
+const certainlyAdmitted = (exchange: Exchange): boolean => exchange.status !== 0 && exchange.status !== 429 && exchange.status !== 503;
+/** Perhaps admitted: anything but a 429 (no answer, or a 503, may have taken a slot). */
+const perhapsAdmitted = (exchange: Exchange): boolean => exchange.status !== 429;
+
+/** Every exchange of `key`'s that starts in [from, to), by binary search over `sorted` (by start). */
+function startingBetween(sorted: readonly Exchange[], from: number, to: number): Exchange[] {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]!.start < from) lo = mid + 1;
+    else hi = mid;
+  }
+  const result: Exchange[] = [];
+  for (let i = lo; i < sorted.length && sorted[i]!.start < to; i++) result.push(sorted[i]!);
+  return result;
+}
+
+/** The rate-limit violations of every key in `exchanges`. */
+export function rateViolations(exchanges: readonly Exchange[], rate: RateSettings): Violation[] {
+  const byKey = new Map<string, Exchange[]>();
+  for (const exchange of exchanges) byKey.set(exchange.key, [...(byKey.get(exchange.key) ?? []), exchange]);
+  const violations: Violation[] = [];
+  for (const [key, all] of byKey) {
+    const sorted = [...all].sort((a, b) => a.start - b.start);
+    const longest = Math.max(0, ...sorted.map((exchange) => exchange.end - exchange.start).filter(Number.isFinite));
+    violations.push(...overAdmitted(key, sorted.filter(certainlyAdmitted), rate), ...overstated(key, sorted, rate), ...refusedUnder(key, sorted, rate, longest));
+  }
+  return violations;
+}
+
+/** More than the limit certainly decided within one window: those begun at or after a's start and answered before a's start + window. */
+function overAdmitted(key: string, admitted: readonly Exchange[], rate: RateSettings): Violation[] {
+  let worst: Exchange[] = [];
+  for (const a of admitted) {
+    const inside = startingBetween(admitted, a.start, a.start + rate.windowMs).filter((b) => b.end < a.start + rate.windowMs);
+    if (inside.length > worst.length) worst = inside;
+  }
+  if (worst.length <= rate.limit) return [];
+  return [{ check: 'over-admitted', message: `key ${key}: ${worst.length} requests admitted within ${rate.windowMs} ms from ${Math.round(worst[0]!.start)} ms, over the limit of ${rate.limit}`, exchanges: [...worst.slice(0, 2), ...worst.slice(-4)].map((exchange) => exchange.n) }];
+}
+
+/**
+ * RateLimit-Remaining above the most that can be left: the limit, less the requests certainly admitted and still in
+ * the window whatever instant each was decided at (answered before this one began, begun less than a window before it
+ * ended), less this one.
+ */
+function overstated(key: string, sorted: readonly Exchange[], rate: RateSettings): Violation[] {
+  const found: { exchange: Exchange; said: number; most: number; used: Exchange[] }[] = [];
+  for (const exchange of sorted) {
+    const header = exchange.headers['ratelimit-remaining'];
+    if (header === undefined || !certainlyAdmitted(exchange)) continue;
+    const used = startingBetween(sorted, exchange.end - rate.windowMs, exchange.start).filter((other) => other !== exchange && certainlyAdmitted(other) && other.end < exchange.start && other.start > exchange.end - rate.windowMs);
+    const most = rate.limit - used.length - 1;
+    if (Number(header) > most) found.push({ exchange, said: Number(header), most, used });
+  }
+  if (found.length === 0) return [];
+  const first = found[0]!;
+  return [{ check: 'remaining-overstated', message: `key ${key}: ${found.length} answers said more was left than can be: RateLimit-Remaining ${first.said} when at most ${first.most} was left (${first.used.length} requests of the key admitted within the window before it, limit ${rate.limit}); the answers before it follow`, exchanges: [first.exchange, ...first.used.slice(-5)].map((exchange) => exchange.n) }];
+}
+
+/**
+ * A 429, or a read answered 503, while the key was certainly under its limit: fewer than the limit perhaps admitted
+ * in the window of any instant it was decided at (a slot may come back up to 1/60 of a window late, API.md §6).
+ */
+function refusedUnder(key: string, sorted: readonly Exchange[], rate: RateSettings, longest: number): Violation[] {
+  const reads: Exchange[] = [];
+  const others: Exchange[] = [];
+  const reach = rate.windowMs * (61 / 60);
+  for (const exchange of sorted) {
+    const read = exchange.method === 'GET' || exchange.method === 'HEAD';
+    if (exchange.status !== 429 && !(read && exchange.status === 503)) continue;
+    const perhaps = startingBetween(sorted, exchange.start - reach - longest, exchange.end + 1e-9).filter((other) => other !== exchange && perhapsAdmitted(other) && other.start <= exchange.end && !(other.end <= exchange.start - reach));
+    if (perhaps.length >= rate.limit) continue;
+    (read ? reads : others).push(exchange);
+  }
+  const violations: Violation[] = [];
+  if (reads.length > 0) violations.push({ check: 'read-refused', message: `key ${key}: ${reads.length} reads refused (${countStatuses(reads)}) while the key was under its limit of ${rate.limit}; the first: ${messageOf(reads[0]!)}`, exchanges: reads.slice(0, 6).map((exchange) => exchange.n) });
+  if (others.length > 0) violations.push({ check: 'rate-refused', message: `key ${key}: ${others.length} writes answered 429 while the key was under its limit of ${rate.limit}`, exchanges: others.slice(0, 6).map((exchange) => exchange.n) });
+  return violations;
+}
+
+function countStatuses(exchanges: readonly Exchange[]): string {
+  const counts = new Map<number, number>();
+  for (const exchange of exchanges) counts.set(exchange.status, (counts.get(exchange.status) ?? 0) + 1);
+  return [...counts].map(([status, count]) => `${count}× ${status}`).join(', ');
+}
+
+function messageOf(exchange: Exchange): string {
+  const message = (exchange.body as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' ? JSON.stringify(message.slice(0, 200)) : `status ${exchange.status}`;
+}
