@@ -61,6 +61,23 @@ describe('startTcpProxy', () => {
     b.socket.destroy();
   });
 
+  it('strike runs its action right after forwarding the first matching chunk, or at its time-out', async () => {
+    const a = await client(proxy);
+    const struck = proxy.strike((chunk) => chunk.includes('LOCK'), () => proxy.freeze(), 2_000);
+    a.socket.write('plain');
+    await until(() => a.received() === 'plain', 'the echo of a chunk that does not match');
+    a.socket.write('take the LOCK');
+    assert.equal(await struck, true);
+    await sleep(100);
+    assert.equal(a.received(), 'plain', 'frozen before the answer to the matching chunk came back');
+    proxy.thaw();
+    await until(() => a.received() === 'plaintake the LOCK', 'the answer after the thaw');
+    let acted = false;
+    assert.equal(await proxy.strike(() => false, () => (acted = true), 50), false);
+    assert.equal(acted, true);
+    a.socket.destroy();
+  });
+
   it('drop destroys every connection; then refuses new ones until thawed, or forwards them', async () => {
     const a = await client(proxy);
     await until(() => proxy.connections === 1, 'the connection is counted');
