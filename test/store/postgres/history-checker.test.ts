@@ -25,11 +25,11 @@ const event = (id: string, fields: Record<string, unknown> = {}): Record<string,
 const registration = (id: string, eventId: string, email: string, status: Registration['status'] = 'confirmed'): Registration => ({ id, event_id: eventId, email, status });
 
 function finalOf(events: Record<string, unknown>[], rosters: Record<string, Registration[]> = {}, lastSeq = 10): FinalState {
-  return { events: new Map(events.map((e) => [e['id'] as string, e])), lastSeq, rosters: new Map(Object.entries(rosters)) };
+  return { events: new Map(events.map((e) => [e['id'] as string, e])), lastSeq, lastEntrySeq: lastSeq, rosters: new Map(Object.entries(rosters)) };
 }
 
 function input(history: History, final: FinalState, extra: Partial<CheckInput> = {}): CheckInput {
-  const followers: FollowerView[] = [{ name: 'paged', events: new Map(final.events), lastSeq: final.lastSeq }];
+  const followers: FollowerView[] = [{ name: 'paged', events: new Map(final.events), position: final.lastSeq }, { name: 'stream', events: new Map(final.events), position: final.lastEntrySeq }];
   return { history, final, states: [], followers, ...extra };
 }
 
@@ -126,7 +126,7 @@ describe('checkHistory', () => {
     const { history, final } = consistent();
     const feed: FeedSession = { kind: 'stream', phase: 'p', instance: 2, after: 0, start: 0, entries: [3, 5, 4].map((seq) => ({ seq, id: 'evt_a', deleted: false, event: null, at: seq })) };
     history.feeds.push(feed);
-    const behind: FollowerView = { name: 'stream', events: new Map(), lastSeq: 4 };
+    const behind: FollowerView = { name: 'stream', events: new Map(), position: 4 };
     const violations = checkHistory(input(history, final, { followers: [behind] }));
     assert.deepEqual(checksOf(violations), ['follower']);
     assert.equal(violations.length, 2);
@@ -194,7 +194,7 @@ describe('checkPhase', () => {
     pulse(add, 1, 9_100, 9_150);
     const violations = checkPhase(history, window);
     assert.deepEqual(checksOf(violations), ['cut-blocks']);
-    assert.match(violations[0]!.message, /instance 1 acknowledged no write for 7200 ms/);
+    assert.match(violations[0]!.message, /instance 1 acknowledged no write for 7200 ms \(1000–8200 ms; goal 5000 ms\)/);
     assert.ok(violations[0]!.exchanges.includes(stuck.n));
   });
 

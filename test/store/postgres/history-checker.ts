@@ -25,11 +25,12 @@ export const GOALS = {
   recoverMs: 10_000,
 };
 
-/** What the follower holds at the end, by way (paged or stream). */
+/** What the follower holds at the end, by way: paged (its position is /changes' next_since) or a stream (the last id). */
 export interface FollowerView {
-  name: string;
+  name: 'paged' | 'stream';
   events: Map<string, Record<string, unknown>>;
-  lastSeq: number;
+  /** Where it is: the paged follower's next `since`, the stream's last id. */
+  position: number;
 }
 
 /** What checkHistory reads. */
@@ -96,7 +97,7 @@ export function checkPhase(history: History, phase: PhaseWindow): Violation[] {
       const gap = longestGap(inPhase, writer, fault.at, fault.healed);
       if (gap.ms > GOALS.cutMs) {
         const stuck = inPhase.filter((exchange) => exchange.instance === writer && isWrite(exchange) && exchange.start < gap.to && exchange.end > gap.from && !acknowledged(exchange));
-        violations.push({ check: 'cut-blocks', message: `${phase.name}: instance ${writer} acknowledged no write for ${Math.round(gap.ms)} ms (${Math.round(gap.from)}–${Math.round(gap.to)} ms) after ${fault.what} at ${Math.round(fault.at)} ms; goal ${GOALS.cutMs} ms. Its writes meanwhile: ${summarize(stuck)}`, exchanges: stuck.slice(0, 6).map((exchange) => exchange.n) });
+        violations.push({ check: 'cut-blocks', message: `${phase.name}: instance ${writer} acknowledged no write for ${Math.round(gap.ms)} ms (${Math.round(gap.from)}–${Math.round(gap.to)} ms; goal ${GOALS.cutMs} ms) of the fault that began at ${Math.round(fault.at)} ms and ended at ${Math.round(fault.healed)} ms: ${fault.what}. Its writes meanwhile: ${summarize(stuck)}`, exchanges: stuck.slice(0, 6).map((exchange) => exchange.n) });
       }
     }
   }
@@ -301,8 +302,9 @@ function checkFollowers(followers: readonly FollowerView[], final: FinalState): 
     const missing = [...final.events.keys()].filter((id) => !follower.events.has(id));
     const extra = [...follower.events.keys()].filter((id) => !final.events.has(id));
     const differing = [...final.events].filter(([id, event]) => follower.events.has(id) && JSON.stringify(follower.events.get(id)) !== JSON.stringify(event)).map(([id]) => id);
-    if (missing.length + extra.length + differing.length > 0 || follower.lastSeq !== final.lastSeq) {
-      violations.push({ check: 'follower', message: `the ${follower.name} follower ends at seq ${follower.lastSeq} (final ${final.lastSeq}) with ${missing.length} events missing (${missing.slice(0, 3).join(', ')}), ${extra.length} extra (${extra.slice(0, 3).join(', ')}), ${differing.length} different (${differing.slice(0, 3).join(', ')})`, exchanges: [] });
+    const expected = follower.name === 'paged' ? final.lastSeq : final.lastEntrySeq;
+    if (missing.length + extra.length + differing.length > 0 || follower.position !== expected) {
+      violations.push({ check: 'follower', message: `the ${follower.name} follower ends at ${follower.position} (the final state at ${expected}) with ${missing.length} events missing (${missing.slice(0, 3).join(', ')}), ${extra.length} extra (${extra.slice(0, 3).join(', ')}), ${differing.length} different (${differing.slice(0, 3).join(', ')})`, exchanges: [] });
     }
   }
   return violations;
@@ -354,7 +356,8 @@ export function summarize(exchanges: readonly Exchange[]): string {
 /** One exchange as a line of a counterexample. */
 export function formatExchange(exchange: Exchange): string {
   const headers = Object.entries(exchange.requestHeaders).map(([name, value]) => `${name}: ${value}`).join(', ');
-  const answer = exchange.status === 0 ? `no answer (${exchange.error ?? '?'})` : `${exchange.status}${exchange.headers['idempotent-replayed'] === 'true' ? ' (replayed)' : ''}${exchange.headers['etag'] === undefined ? '' : ` ETag ${exchange.headers['etag']}`}`;
+  const remaining = exchange.headers['ratelimit-remaining'];
+  const answer = exchange.status === 0 ? `no answer (${exchange.error ?? '?'})` : `${exchange.status}${exchange.headers['idempotent-replayed'] === 'true' ? ' (replayed)' : ''}${exchange.headers['etag'] === undefined ? '' : ` ETag ${exchange.headers['etag']}`}${remaining === undefined ? '' : ` RateLimit-Remaining ${remaining}`}`;
   const body = exchange.body === undefined ? '' : ` ${JSON.stringify(exchange.body).slice(0, 240)}`;
   return `#${exchange.n} ${exchange.phase} ${exchange.client} → instance ${exchange.instance} [${exchange.start.toFixed(0)}–${exchange.end.toFixed(0)} ms] ${exchange.method} ${exchange.path}${headers === '' ? '' : ` (${headers})`}${exchange.requestBody === undefined ? '' : ` ${JSON.stringify(exchange.requestBody).slice(0, 160)}`} → ${answer}${body}`;
 }

@@ -5,8 +5,11 @@
 import type { Exchange, RateSettings } from './history-record.js';
 import type { Violation } from './history-checker.js';
 
-/** Certainly admitted by the limiter: answered, and neither 429 nor 503 (a 503 may be the limiter's refusal). */
-const certainlyAdmitted = (exchange: Exchange): boolean => exchange.status !== 0 && exchange.status !== 429 && exchange.status !== 503;
+/**
+ * Certainly admitted by the limiter: an answer only a request past it gets (API.md §3's order puts 400, 404 for a path,
+ * 405 and 401 before it; a 503 may be the limiter's own refusal, a 404 an unknown path).
+ */
+const certainlyAdmitted = (exchange: Exchange): boolean => (exchange.status >= 200 && exchange.status < 400) || [403, 409, 410, 412, 422].includes(exchange.status);
 /** Perhaps admitted: anything but a 429 (no answer, or a 503, may have taken a slot). */
 const perhapsAdmitted = (exchange: Exchange): boolean => exchange.status !== 429;
 
@@ -24,6 +27,9 @@ function startingBetween(sorted: readonly Exchange[], from: number, to: number):
   return result;
 }
 
+/** The names of the checks this module makes: each violation's first exchange is its subject (a phase reports its own). */
+export const RATE_CHECKS: readonly string[] = ['over-admitted', 'remaining-overstated', 'read-refused', 'rate-refused'];
+
 /** The rate-limit violations of every key in `exchanges`. */
 export function rateViolations(exchanges: readonly Exchange[], rate: RateSettings): Violation[] {
   const byKey = new Map<string, Exchange[]>();
@@ -37,15 +43,17 @@ export function rateViolations(exchanges: readonly Exchange[], rate: RateSetting
   return violations;
 }
 
-/** More than the limit certainly decided within one window: those begun at or after a's start and answered before a's start + window. */
+/**
+ * More than the limit certainly decided within one window: those begun at or after a's start and answered before a's
+ * start + window. One violation per key and phase (the fullest window starting in it).
+ */
 function overAdmitted(key: string, admitted: readonly Exchange[], rate: RateSettings): Violation[] {
-  let worst: Exchange[] = [];
+  const worst = new Map<string, Exchange[]>();
   for (const a of admitted) {
     const inside = startingBetween(admitted, a.start, a.start + rate.windowMs).filter((b) => b.end < a.start + rate.windowMs);
-    if (inside.length > worst.length) worst = inside;
+    if (inside.length > rate.limit && inside.length > (worst.get(a.phase)?.length ?? 0)) worst.set(a.phase, inside);
   }
-  if (worst.length <= rate.limit) return [];
-  return [{ check: 'over-admitted', message: `key ${key}: ${worst.length} requests admitted within ${rate.windowMs} ms from ${Math.round(worst[0]!.start)} ms, over the limit of ${rate.limit}`, exchanges: [...worst.slice(0, 2), ...worst.slice(-4)].map((exchange) => exchange.n) }];
+  return [...worst.values()].map((inside) => ({ check: 'over-admitted', message: `key ${key}: ${inside.length} requests admitted within ${rate.windowMs} ms from ${Math.round(inside[0]!.start)} ms, over the limit of ${rate.limit}`, exchanges: [...inside.slice(0, 2), ...inside.slice(-4)].map((exchange) => exchange.n) }));
 }
 
 /**
@@ -54,17 +62,16 @@ function overAdmitted(key: string, admitted: readonly Exchange[], rate: RateSett
  * ended), less this one.
  */
 function overstated(key: string, sorted: readonly Exchange[], rate: RateSettings): Violation[] {
-  const found: { exchange: Exchange; said: number; most: number; used: Exchange[] }[] = [];
+  const violations: Violation[] = [];
   for (const exchange of sorted) {
     const header = exchange.headers['ratelimit-remaining'];
     if (header === undefined || !certainlyAdmitted(exchange)) continue;
     const used = startingBetween(sorted, exchange.end - rate.windowMs, exchange.start).filter((other) => other !== exchange && certainlyAdmitted(other) && other.end < exchange.start && other.start > exchange.end - rate.windowMs);
     const most = rate.limit - used.length - 1;
-    if (Number(header) > most) found.push({ exchange, said: Number(header), most, used });
+    if (Number(header) <= most) continue;
+    violations.push({ check: 'remaining-overstated', message: `key ${key}: RateLimit-Remaining ${header} when at most ${most} was left (${used.length} requests of the key admitted within the window before it, limit ${rate.limit}); the answers before it follow`, exchanges: [exchange, ...used.slice(-5)].map((other) => other.n) });
   }
-  if (found.length === 0) return [];
-  const first = found[0]!;
-  return [{ check: 'remaining-overstated', message: `key ${key}: ${found.length} answers said more was left than can be: RateLimit-Remaining ${first.said} when at most ${first.most} was left (${first.used.length} requests of the key admitted within the window before it, limit ${rate.limit}); the answers before it follow`, exchanges: [first.exchange, ...first.used.slice(-5)].map((exchange) => exchange.n) }];
+  return violations;
 }
 
 /**
@@ -72,29 +79,21 @@ function overstated(key: string, sorted: readonly Exchange[], rate: RateSettings
  * in the window of any instant it was decided at (a slot may come back up to 1/60 of a window late, API.md §6).
  */
 function refusedUnder(key: string, sorted: readonly Exchange[], rate: RateSettings, longest: number): Violation[] {
-  const reads: Exchange[] = [];
-  const others: Exchange[] = [];
+  const violations: Violation[] = [];
   const reach = rate.windowMs * (61 / 60);
   for (const exchange of sorted) {
     const read = exchange.method === 'GET' || exchange.method === 'HEAD';
     if (exchange.status !== 429 && !(read && exchange.status === 503)) continue;
     const perhaps = startingBetween(sorted, exchange.start - reach - longest, exchange.end + 1e-9).filter((other) => other !== exchange && perhapsAdmitted(other) && other.start <= exchange.end && !(other.end <= exchange.start - reach));
     if (perhaps.length >= rate.limit) continue;
-    (read ? reads : others).push(exchange);
+    violations.push(read
+      ? { check: 'read-refused', message: `key ${key}: a read answered ${exchange.status} with at most ${perhaps.length} of its ${rate.limit} requests used: ${messageOf(exchange)}`, exchanges: [exchange.n] }
+      : { check: 'rate-refused', message: `key ${key}: a write answered 429 with at most ${perhaps.length} of its ${rate.limit} requests used`, exchanges: [exchange.n] });
   }
-  const violations: Violation[] = [];
-  if (reads.length > 0) violations.push({ check: 'read-refused', message: `key ${key}: ${reads.length} reads refused (${countStatuses(reads)}) while the key was under its limit of ${rate.limit}; the first: ${messageOf(reads[0]!)}`, exchanges: reads.slice(0, 6).map((exchange) => exchange.n) });
-  if (others.length > 0) violations.push({ check: 'rate-refused', message: `key ${key}: ${others.length} writes answered 429 while the key was under its limit of ${rate.limit}`, exchanges: others.slice(0, 6).map((exchange) => exchange.n) });
   return violations;
-}
-
-function countStatuses(exchanges: readonly Exchange[]): string {
-  const counts = new Map<number, number>();
-  for (const exchange of exchanges) counts.set(exchange.status, (counts.get(exchange.status) ?? 0) + 1);
-  return [...counts].map(([status, count]) => `${count}× ${status}`).join(', ');
 }
 
 function messageOf(exchange: Exchange): string {
   const message = (exchange.body as { message?: unknown } | undefined)?.message;
-  return typeof message === 'string' ? JSON.stringify(message.slice(0, 200)) : `status ${exchange.status}`;
+  return typeof message === 'string' ? JSON.stringify(message.slice(0, 160)) : '(no message)';
 }

@@ -1,6 +1,6 @@
 // The history of a run against several instances: every request and its answer, the change streams read, the
 // phases and their faults, and each instance's final state; recorded by the load, checked by history-checker.ts.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -123,6 +123,8 @@ export interface FinalState {
   events: Map<string, Record<string, unknown>>;
   /** The newest seq (/changes' last next_since). */
   lastSeq: number;
+  /** The seq of the newest entry of /changes (a write that changed no event, a waitlisted registration, has none). */
+  lastEntrySeq: number;
   /** Registrations of the events whose rosters were read. */
   rosters: Map<string, Registration[]>;
 }
@@ -139,22 +141,36 @@ export interface History {
   feeds: FeedSession[];
   phases: PhaseWindow[];
   /** Instances that take writes (the follower's instance takes none). */
-  writers: number[];
+  writers: readonly number[];
   rate: RateSettings;
 }
 
 /** Where histories are kept: test/store/postgres/output/ (git-ignored). */
 export const OUTPUT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'output');
 
+/** Removes all but the newest `keep` histories from OUTPUT_DIR, so runs of `make test` do not fill the disk. */
+export function pruneOutput(keep = 8): void {
+  let files: string[];
+  try {
+    files = readdirSync(OUTPUT_DIR).filter((name) => name.startsWith('history-') && name.endsWith('.jsonl'));
+  } catch {
+    return;
+  }
+  const newestFirst = files.map((name) => ({ name, at: statSync(path.join(OUTPUT_DIR, name)).mtimeMs })).sort((a, b) => b.at - a.at);
+  for (const { name } of newestFirst.slice(keep)) rmSync(path.join(OUTPUT_DIR, name), { force: true });
+}
+
 /** Parses the final state out of one instance's raw bodies. */
 export function parseState(state: InstanceState): FinalState {
   const events = new Map<string, Record<string, unknown>>();
   let lastSeq = 0;
+  let lastEntrySeq = 0;
   for (const page of state.changesPages) {
-    const body = JSON.parse(page) as { changes: { id: string; deleted: boolean; event: Record<string, unknown> | null }[]; next_since: number };
+    const body = JSON.parse(page) as { changes: { seq: number; id: string; deleted: boolean; event: Record<string, unknown> | null }[]; next_since: number };
     for (const change of body.changes) {
       if (change.deleted) events.delete(change.id);
       else events.set(change.id, change.event!);
+      lastEntrySeq = Math.max(lastEntrySeq, change.seq);
     }
     lastSeq = body.next_since;
   }
@@ -162,7 +178,7 @@ export function parseState(state: InstanceState): FinalState {
   for (const [eventId, pages] of Object.entries(state.rosterPages)) {
     rosters.set(eventId, pages.flatMap((page) => (JSON.parse(page) as { registrations: Registration[] }).registrations));
   }
-  return { events, lastSeq, rosters };
+  return { events, lastSeq, lastEntrySeq, rosters };
 }
 
 /** The recorder the load writes into: exchanges numbered in the order they began, and times from one origin. */
@@ -212,6 +228,8 @@ export interface CallOptions {
   /** Keep the body (false for list reads). Default true. */
   keepBody?: boolean;
   body?: unknown;
+  /** Given the raw body of a 2xx answer (the final-state reads compare bytes). */
+  onText?: (text: string) => void;
 }
 
 /** Sends one request and records it whole; never throws (a failed connection is status 0 with its error). */
@@ -231,6 +249,7 @@ export async function recordedCall(recorder: Recorder, fields: Omit<Exchange, 'n
       if (value !== null) exchange.headers[name] = value;
     }
     if (options.keepBody !== false || answer.status >= 300) exchange.body = parseBody(text);
+    if (answer.status < 300) options.onText?.(text);
   } catch (error) {
     exchange.status = 0;
     exchange.error = describe(error);
