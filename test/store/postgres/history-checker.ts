@@ -252,7 +252,7 @@ function checkWrites(load: readonly Exchange[], final: FinalState, observed: Set
       const present = regById.has(op.regId);
       const done = attempts.filter(acknowledged);
       if (present && done.length > 0) violations.push({ check: 'lost-write', message: `registration ${op.regId} was cancelled (204) and is still in the final roster: ${summarize(done)}`, exchanges: ns(done) });
-      if (!present && final.rosters.has(op.eventId) && !mayHaveWritten(attempts)) lying(attempts, `registration ${op.regId} is gone from the final roster`);
+      if (!present && final.rosters.has(op.eventId) && !mayHaveWritten(attempts)) lying(attempts, `registration ${op.regId} is gone from the final roster (cancelled after all, or lost)`);
     } else if (op.kind === 'update') {
       for (const attempt of acked) {
         const event = final.events.get(op.eventId);

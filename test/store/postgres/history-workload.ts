@@ -71,8 +71,8 @@ export function startClient(target: LoadTarget, c: number, key: Key, seed: numbe
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   let running = true;
   let k = 0;
-  /** This client's registrations in the current hot events, to cancel or read. */
-  const mine: { eventId: string; regId: string }[] = [];
+  /** This client's registrations in the current hot events, to cancel or read (on the instance that made it). */
+  const mine: { eventId: string; regId: string; instance: number }[] = [];
   const step = async (): Promise<void> => {
     const n = k++;
     const hot = target.hot;
@@ -87,7 +87,7 @@ export function startClient(target: LoadTarget, c: number, key: Key, seed: numbe
       const idem = random() < 0.5 ? `reg-${name}-${n}-${mark}` : undefined;
       const op: Operation = { kind: 'register', eventId, email, ...(idem === undefined ? {} : { idem }) };
       const answer = idem === undefined ? await call(target, home, key, name, 'POST', path, op, { body }) : await postIdempotent(target, key, name, path, body, idem, op, home, other, random);
-      if (answer.status === 201) mine.push({ eventId, regId: (answer.body as { id: string }).id });
+      if (answer.status === 201) mine.push({ eventId, regId: (answer.body as { id: string }).id, instance: answer.instance });
     } else if (r < 0.47) {
       const [registration] = mine.splice(Math.floor(random() * mine.length), 1);
       const { eventId, regId } = registration!;
@@ -110,8 +110,9 @@ export function startClient(target: LoadTarget, c: number, key: Key, seed: numbe
       if (which < 0.4) await call(target, instance, key, name, 'GET', `/events/${pick(hot)}`, { kind: 'read' });
       else if (which < 0.7 || mine.length === 0) await call(target, instance, key, name, 'GET', '/events?limit=20', { kind: 'read' }, { keepBody: false });
       else {
-        const { eventId, regId } = pick(mine);
-        await call(target, instance, key, name, 'GET', `/events/${eventId}/registrations/${regId}`, { kind: 'read' });
+        // On the instance that made it: another may not have it yet while the database is away (API.md §12 gives 1 s).
+        const { eventId, regId, instance: maker } = pick(mine);
+        await call(target, maker, key, name, 'GET', `/events/${eventId}/registrations/${regId}`, { kind: 'read' });
       }
     }
   };
