@@ -40,7 +40,7 @@ const settings: RunSettings = {
   outageMs: positive('--outage-seconds', 'SOAK_OUTAGE_SECONDS', 10) * 1000,
   afterMs: phaseMs / 3,
   timeoutMs: 10_000,
-  rate: { limit: 400, windowMs: 10_000 },
+  rate: { limit: 150, windowMs: 10_000 },
 };
 const chosen = (phases: readonly PhaseSpec[]): PhaseSpec[] => phases.filter((phase) => wanted.length === 0 || wanted.includes(phase.name));
 const unknown = wanted.filter((name) => ![...CLUSTER_PHASES, ...FAILOVER_PHASES].some((phase) => phase.name === name));

@@ -167,6 +167,15 @@ describe('checkHistory', () => {
     assert.deepEqual(checkHistory(input(full.history, finalOf([]))), []);
   });
 
+  it('a 429 short of the limit counts during a database outage only (leases held elsewhere may stand between)', () => {
+    const { history, add } = build();
+    for (let i = 0; i < 20; i++) add({ method: 'GET', path: '/me', status: 200, op: { kind: 'read' }, start: i, end: i + 1 });
+    add({ method: 'GET', path: '/me', status: 429, op: { kind: 'read' }, start: 100, end: 101 });
+    assert.deepEqual(checkHistory(input(history, finalOf([]))), []);
+    history.phases.push({ name: 'p', start: 0, end: 200, fault: { kind: 'db-restart', what: 'down', at: 50, healed: 150, cut: false, outage: { from: 50, to: 150 } } });
+    assert.deepEqual(checksOf(checkHistory(input(history, finalOf([])))), ['read-refused']);
+  });
+
   it('server-error and unexpected-status: a 500, and a 422 the load should never cause', () => {
     const { history, final, add } = consistent();
     add({ method: 'GET', path: '/events/evt_a', status: 500, op: { kind: 'read' } });

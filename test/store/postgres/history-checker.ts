@@ -82,7 +82,7 @@ export function checkHistory(input: CheckInput): Violation[] {
     ...checkFeeds(history.feeds),
     ...checkFollowers(input.followers, final),
     ...checkAgreement(input.states),
-    ...rateViolations(history.exchanges, history.rate),
+    ...rateViolations(history.exchanges, history.rate, history.phases.flatMap((phase) => (phase.fault?.outage === undefined ? [] : [phase.fault.outage]))),
     ...checkStatuses(load),
   ];
 }
@@ -110,7 +110,8 @@ export function checkPhase(history: History, phase: PhaseWindow): Violation[] {
     }
   }
   for (const exchange of inPhase) {
-    if (exchange.method !== 'GET' || exchange.status !== 0 || exchange.op.kind === 'follow') continue;
+    // Still in flight (the follower and the prober go on while a phase is checked): not unanswered yet.
+    if (exchange.method !== 'GET' || exchange.status !== 0 || exchange.op.kind === 'follow' || Number.isNaN(exchange.end)) continue;
     const away = fault?.unanswering;
     if (away !== undefined && away.instance === exchange.instance && exchange.start < away.to && exchange.end > away.from) continue;
     violations.push({ check: 'read-unanswered', message: `${phase.name}: a read on instance ${exchange.instance}, which was running, got no answer (${exchange.error ?? 'none'})`, exchanges: [exchange.n] });

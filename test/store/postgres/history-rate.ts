@@ -30,15 +30,19 @@ function startingBetween(sorted: readonly Exchange[], from: number, to: number):
 /** The names of the checks this module makes: each violation's first exchange is its subject (a phase reports its own). */
 export const RATE_CHECKS: readonly string[] = ['over-admitted', 'remaining-overstated', 'read-refused', 'rate-refused'];
 
-/** The rate-limit violations of every key in `exchanges`. */
-export function rateViolations(exchanges: readonly Exchange[], rate: RateSettings): Violation[] {
+/**
+ * The rate-limit violations of every key in `exchanges`. `outages`: when the database could not be reached; a 429
+ * short of the limit counts only then (the goal of issue 34), since otherwise slots leased to another instance and
+ * not used yet (or held by a killed one until the window passes) may rightly stand between the count and the limit.
+ */
+export function rateViolations(exchanges: readonly Exchange[], rate: RateSettings, outages: readonly { from: number; to: number }[] = []): Violation[] {
   const byKey = new Map<string, Exchange[]>();
   for (const exchange of exchanges) byKey.set(exchange.key, [...(byKey.get(exchange.key) ?? []), exchange]);
   const violations: Violation[] = [];
   for (const [key, all] of byKey) {
     const sorted = [...all].sort((a, b) => a.start - b.start);
     const longest = Math.max(0, ...sorted.map((exchange) => exchange.end - exchange.start).filter(Number.isFinite));
-    violations.push(...overAdmitted(key, sorted.filter(certainlyAdmitted), rate), ...overstated(key, sorted, rate), ...refusedUnder(key, sorted, rate, longest));
+    violations.push(...overAdmitted(key, sorted.filter(certainlyAdmitted), rate), ...overstated(key, sorted, rate), ...refusedUnder(key, sorted, rate, longest, outages));
   }
   return violations;
 }
@@ -75,15 +79,17 @@ function overstated(key: string, sorted: readonly Exchange[], rate: RateSettings
 }
 
 /**
- * A 429, or a read answered 503, while the key was certainly under its limit: fewer than the limit perhaps admitted
- * in the window of any instant it was decided at (a slot may come back up to 1/60 of a window late, API.md §6).
+ * A read answered 503, or a 429 during an outage, while the key was certainly under its limit: fewer than the limit
+ * perhaps admitted in the window of any instant it was decided at (a slot may come back up to 1/60 of a window late,
+ * API.md §6).
  */
-function refusedUnder(key: string, sorted: readonly Exchange[], rate: RateSettings, longest: number): Violation[] {
+function refusedUnder(key: string, sorted: readonly Exchange[], rate: RateSettings, longest: number, outages: readonly { from: number; to: number }[]): Violation[] {
   const violations: Violation[] = [];
   const reach = rate.windowMs * (61 / 60);
   for (const exchange of sorted) {
     const read = exchange.method === 'GET' || exchange.method === 'HEAD';
-    if (exchange.status !== 429 && !(read && exchange.status === 503)) continue;
+    const inOutage = outages.some((outage) => exchange.start < outage.to && exchange.end > outage.from);
+    if (!(exchange.status === 429 && inOutage) && !(read && exchange.status === 503)) continue;
     const perhaps = startingBetween(sorted, exchange.start - reach - longest, exchange.end + 1e-9).filter((other) => other !== exchange && perhapsAdmitted(other) && other.start <= exchange.end && !(other.end <= exchange.start - reach));
     if (perhaps.length >= rate.limit) continue;
     violations.push(read

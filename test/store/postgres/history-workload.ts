@@ -150,15 +150,18 @@ export function startPulse(target: LoadTarget, instance: number, key: Key, every
   };
 }
 
-/** Reads GET /me round robin over the instances as fast as answers come, backing off on 429: the key stays at its limit. */
-export function startProber(target: LoadTarget, key: Key): Running {
+/**
+ * Reads GET /me round robin over the instances from `loops` loops at once, as fast as answers come, backing off on
+ * 429: the key stays at its limit, where over-admission and an overstated RateLimit-Remaining would show.
+ */
+export function startProber(target: LoadTarget, key: Key, loops = 2): Running {
   let running = true;
-  const done = (async () => {
-    for (let k = 0; running; k++) {
+  const done = Promise.all(Array.from({ length: loops }, async (_, loop) => {
+    for (let k = loop; running; k += loops) {
       const answer = await call(target, target.instances[k % target.instances.length]!, key, 'prober', 'GET', '/me', { kind: 'read' }, { keepBody: false });
-      await sleep(answer.status === 200 ? 10 : answer.status === 429 ? 50 : 100);
+      await sleep(answer.status === 200 ? 5 : answer.status === 429 ? 50 : 100);
     }
-  })();
+  }));
   return {
     async stop() {
       running = false;

@@ -43,6 +43,8 @@ export interface World {
 }
 
 const WRITERS = [0, 1];
+/** Keys the final-state reads take turns with, so hundreds of reads at once stay under each key's limit. */
+const CHECK_KEYS = 8;
 const FOLLOWER = 2;
 
 /** Starts a world: `proxied` (one cluster, a proxy per instance) or `standby` (a primary and its standby, both hosts given). */
@@ -70,7 +72,8 @@ export async function startWorld(kind: 'proxied' | 'standby', settings: RunSetti
     const rateArgs = ['--rate-limit', String(settings.rate.limit), '--rate-window', String(settings.rate.windowMs / 1000)];
     instances = await startInstances(urls, 3, rateArgs);
     const made = async (label: string): Promise<Key> => ({ label, secret: (await createDatabaseKey(keyUrl, { name: label, email: `${label}@campus.example`, role: 'admin' })).secret });
-    const labels = [...Array.from({ length: settings.clients }, (_, c) => `client${c}`), 'pulse0', 'pulse1', 'follower', 'prober', 'check0', 'check1', 'check2', 'check3'];
+    const checkLabels = Array.from({ length: CHECK_KEYS }, (_, k) => `check${k}`);
+    const labels = [...Array.from({ length: settings.clients }, (_, c) => `client${c}`), 'pulse0', 'pulse1', 'follower', 'prober', ...checkLabels];
     const all: Key[] = [];
     for (let i = 0; i < labels.length; i += 8) all.push(...(await Promise.all(labels.slice(i, i + 8).map(made))));
     const byLabel = new Map(all.map((key) => [key.label, key]));
@@ -93,7 +96,7 @@ export async function startWorld(kind: 'proxied' | 'standby', settings: RunSetti
         pulses: [byLabel.get('pulse0')!, byLabel.get('pulse1')!],
         follower: byLabel.get('follower')!,
         prober: byLabel.get('prober')!,
-        check: [0, 1, 2, 3].map((k) => byLabel.get(`check${k}`)!),
+        check: checkLabels.map((label) => byLabel.get(label)!),
       },
       proxies,
       ...(server === undefined ? {} : { server }),
