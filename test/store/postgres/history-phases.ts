@@ -194,7 +194,8 @@ export async function startRun(kind: 'proxied' | 'standby', settings: RunSetting
       ];
       let fault: Fault | undefined;
       try {
-        await sleep(settings.warmMs);
+        // The baseline's burst is its load's point: it goes at once.
+        if (spec.fault !== undefined) await sleep(settings.warmMs);
         const striking = spec.fault?.(world, settings);
         const burst = sendBurst(world, spec, burstEvent, settings.seed);
         fault = await striking;
