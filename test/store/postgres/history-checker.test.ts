@@ -190,8 +190,8 @@ describe('checkPhase', () => {
     history.phases.push(window);
     return window;
   };
-  const pulse = (add: ReturnType<typeof build>['add'], instance: number, start: number, end: number, status = 201): Exchange =>
-    add({ phase: 'freeze', client: `pulse${instance}`, instance, method: 'POST', path: '/events', status, start, end, op: { kind: 'create-event', title: `p${start}` }, body: status === 201 ? { id: `evt_${start}` } : NOTHING_SAVED });
+  const pulse = (add: ReturnType<typeof build>['add'], instance: number, start: number, end: number, status = 201, phaseName = 'freeze'): Exchange =>
+    add({ phase: phaseName, client: `pulse${instance}`, instance, method: 'POST', path: '/events', status, start, end, op: { kind: 'create-event', title: `p${start}` }, body: status === 201 ? { id: `evt_${start}` } : NOTHING_SAVED });
 
   it('cut-blocks: the other writer acknowledged nothing for 7.2 s after the cut; recovery is measured from the heal', () => {
     const { history, add } = build();
@@ -205,6 +205,17 @@ describe('checkPhase', () => {
     assert.deepEqual(checksOf(violations), ['cut-blocks']);
     assert.match(violations[0]!.message, /instance 1 acknowledged no write for 7200 ms \(1000–8200 ms; goal 5000 ms\)/);
     assert.ok(violations[0]!.exchanges.includes(stuck.n));
+  });
+
+  it('late-outcome: a write answered 11 s after its request while the database restarted', () => {
+    const { history, add } = build();
+    const window: PhaseWindow = { name: 'db-restart', start: 0, end: 20_000, fault: { kind: 'db-restart', what: 'down', at: 1_000, healed: 4_000, cut: false, outage: { from: 1_000, to: 4_000 } } };
+    history.phases.push(window);
+    for (const instance of [0, 1]) pulse(add, instance, 4_100, 4_200, 201, 'db-restart');
+    const late = add({ phase: 'db-restart', method: 'POST', path: '/events', status: 503, start: 900, end: 11_900, op: { kind: 'create-event', title: 'late' }, body: UNKNOWN });
+    const violations = checkPhase(history, window);
+    assert.deepEqual(checksOf(violations), ['late-outcome']);
+    assert.deepEqual(violations[0]!.exchanges, [late.n]);
   });
 
   it('recovery: a writer that acknowledged nothing after the fault ended; a read unanswered by a running instance', () => {

@@ -6,7 +6,7 @@ import { rateViolations } from './history-rate.js';
 /** The name of a check; the first seven are the safety promises, the rest the issue's goals and sanity. */
 export type CheckName =
   | 'overbooked' | 'lost-write' | 'lying-503' | 'idempotency' | 'if-match' | 'follower' | 'agreement'
-  | 'cut-blocks' | 'recovery' | 'read-refused' | 'read-unanswered' | 'rate-refused' | 'over-admitted' | 'remaining-overstated'
+  | 'cut-blocks' | 'recovery' | 'late-outcome' | 'read-refused' | 'read-unanswered' | 'rate-refused' | 'over-admitted' | 'remaining-overstated'
   | 'server-error' | 'unexpected-status';
 
 /** One broken promise, and the requests that show it. */
@@ -23,6 +23,10 @@ export const GOALS = {
   cutMs: 5_000,
   /** Every writer writes again within this long of the fault's end (the promotion, the database back). */
   recoverMs: 10_000,
+  /** While the database restarts or fails over, a write's real outcome (or "outcome unknown") is answered within this long of its request. */
+  outcomeMs: 10_000,
+  /** What is allowed on top of the limits above for the answer to travel and be timed from outside. */
+  slackMs: 500,
 };
 
 /** What the follower holds at the end, by way: paged (its position is /changes' next_since) or a stream (the last id). */
@@ -108,6 +112,10 @@ export function checkPhase(history: History, phase: PhaseWindow): Violation[] {
         violations.push({ check: 'recovery', message: `${phase.name}: instance ${writer} ${ms === undefined ? `acknowledged no write in the ${Math.round(phase.end - fault.healed)} ms after the fault ended` : `first acknowledged a write ${Math.round(ms)} ms after the fault ended`} (${fault.what}); goal ${GOALS.recoverMs} ms. Its writes after: ${summarize(tried)}`, exchanges: tried.map((exchange) => exchange.n) });
       }
     }
+  }
+  if (fault?.outage !== undefined) {
+    const late = inPhase.filter((exchange) => isWrite(exchange) && !Number.isNaN(exchange.end) && (exchange.end - exchange.start > GOALS.outcomeMs + GOALS.slackMs || exchange.error === 'timed out'));
+    if (late.length > 0) violations.push({ check: 'late-outcome', message: `${phase.name}: ${late.length} writes were not answered within ${GOALS.outcomeMs} ms of their request while the database restarted or failed over (${fault.what})`, exchanges: late.slice(0, 6).map((exchange) => exchange.n) });
   }
   for (const exchange of inPhase) {
     // Still in flight (the follower and the prober go on while a phase is checked): not unanswered yet.
