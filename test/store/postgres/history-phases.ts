@@ -178,6 +178,8 @@ export async function startRun(kind: 'proxied' | 'standby', settings: RunSetting
   const random = mulberry32(settings.seed);
   let historyFile = '';
   let checkedUpTo = 0;
+  /** Every phase's final states, violations and figures: each write of the file holds all of them. */
+  const reports: Record<string, unknown>[] = [];
   return {
     world,
     async phase(spec) {
@@ -232,13 +234,14 @@ export async function startRun(kind: 'proxied' | 'standby', settings: RunSetting
       const fresh = violations.filter((violation) => inPhase(violation) && !reported.has(`${violation.check} ${violation.message}`));
       for (const violation of fresh) reported.add(`${violation.check} ${violation.message}`);
       const figures = figuresOf(history, window, fresh, now(world) - window.end);
-      historyFile = recorder.write(file, [...extra, ...fresh.map((violation) => ({ type: 'violation', phase: spec.name, ...violation })), { type: 'figures', ...figures }]);
+      reports.push(...extra, ...fresh.map((violation) => ({ type: 'violation', phase: spec.name, ...violation })), { type: 'figures', ...figures });
+      historyFile = recorder.write(file, reports);
       recorder.phase = 'between';
       return { window, violations: fresh, figures, report: reportOf(figures, fresh, recorder.exchanges, historyFile), historyFile };
     },
     async stop() {
       await Promise.all([paged.stop(), stream.stop(), prober.stop()]);
-      historyFile = recorder.write(file);
+      historyFile = recorder.write(file, reports);
       await world.stop();
     },
   };
