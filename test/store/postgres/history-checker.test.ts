@@ -198,6 +198,8 @@ describe('checkPhase', () => {
     const window = phase(history);
     pulse(add, 1, 400, 500);
     const stuck = pulse(add, 1, 600, 8_000, 503);
+    // A replay from memory in the middle shows nothing about writing.
+    add({ phase: 'freeze', client: 'c01', instance: 1, method: 'POST', path: '/events', status: 201, start: 4_000, end: 4_003, op: { kind: 'create-event', title: 'p400', idem: 'k' }, headers: { 'idempotent-replayed': 'true' }, body: { id: 'evt_r' } });
     pulse(add, 1, 8_100, 8_200);
     pulse(add, 0, 9_100, 9_300);
     pulse(add, 1, 9_100, 9_150);

@@ -128,11 +128,12 @@ export function checkPhase(history: History, phase: PhaseWindow): Violation[] {
 }
 
 /**
- * The longest stretch within [from, to] in which `instance` acknowledged none of its writes (ends of 2xx answers).
+ * The longest stretch within [from, to] in which `instance` acknowledged none of its writes (ends of fresh 2xx answers).
  * Writes on the instance come from its pulse writer every few hundred ms, so a stretch is the product's, not idleness.
  */
 export function longestGap(exchanges: readonly Exchange[], instance: number, from: number, to: number): { ms: number; from: number; to: number } {
-  const acks = exchanges.filter((exchange) => exchange.instance === instance && isWrite(exchange) && acknowledged(exchange) && exchange.end >= from && exchange.end <= to).map((exchange) => exchange.end).sort((a, b) => a - b);
+  // A replayed answer (Idempotency-Key) comes from memory: only a fresh 2xx shows the instance can write.
+  const acks = exchanges.filter((exchange) => exchange.instance === instance && isWrite(exchange) && acknowledged(exchange) && !replayed(exchange) && exchange.end >= from && exchange.end <= to).map((exchange) => exchange.end).sort((a, b) => a - b);
   let best = { ms: 0, from, to: from };
   let previous = from;
   for (const end of [...acks, to]) {
@@ -148,7 +149,7 @@ export function recoveries(history: History, phase: PhaseWindow): Map<number, nu
   const fault = phase.fault;
   if (fault === undefined) return result;
   for (const writer of history.writers) {
-    const first = history.exchanges.filter((exchange) => exchange.phase === phase.name && exchange.instance === writer && isWrite(exchange) && acknowledged(exchange) && exchange.start >= fault.healed).sort((a, b) => a.end - b.end)[0];
+    const first = history.exchanges.filter((exchange) => exchange.phase === phase.name && exchange.instance === writer && isWrite(exchange) && acknowledged(exchange) && !replayed(exchange) && exchange.start >= fault.healed).sort((a, b) => a.end - b.end)[0];
     result.set(writer, first === undefined ? undefined : first.end - fault.healed);
   }
   return result;

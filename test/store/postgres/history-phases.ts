@@ -273,7 +273,7 @@ async function sendBurst(world: World, spec: PhaseSpec, eventId: string, seed: n
 async function untilRecovered(world: World, fault: Fault | undefined): Promise<void> {
   if (fault === undefined) return;
   const deadline = performance.now() + GOALS.recoverMs + 500;
-  const acked = (instance: number): boolean => world.recorder.exchanges.some((exchange) => exchange.instance === instance && isWrite(exchange) && exchange.status >= 200 && exchange.status < 300 && exchange.start >= fault.healed);
+  const acked = (instance: number): boolean => world.recorder.exchanges.some((exchange) => exchange.instance === instance && isWrite(exchange) && exchange.status >= 200 && exchange.status < 300 && exchange.headers['idempotent-replayed'] !== 'true' && exchange.start >= fault.healed);
   while (performance.now() < deadline && !world.target.writers.every(acked)) await sleep(100);
 }
 
