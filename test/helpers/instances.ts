@@ -12,8 +12,11 @@ export interface Instances {
   killAndRestart(i: number): Promise<void>;
   /** SIGKILL to instance `i`; resolves once it has exited. */
   kill(i: number): Promise<void>;
-  /** Starts instance `i` again (after kill) with the same arguments, on a new port: `servers[i].url` changes. */
-  restart(i: number): Promise<void>;
+  /**
+   * Starts instance `i` again (after kill) with the same arguments, on a new port: `servers[i].url` changes. `store`
+   * replaces its --store URL from then on (an instance pointed at another server by hand).
+   */
+  restart(i: number, store?: string): Promise<void>;
   /** SIGSTOP to instance `i`: it stops running (its sockets stay open, unanswered), as a paused machine. */
   pause(i: number): void;
   /** SIGCONT to instance `i` after pause. */
@@ -33,7 +36,7 @@ export interface InstanceOptions {
  * together. `url` is every instance's `--store`, or one per instance (each through its own proxy, say).
  */
 export async function startInstances(url: string | readonly string[], count: number, extraArgs: string[] = [], options: InstanceOptions = {}): Promise<Instances> {
-  const urls = typeof url === 'string' ? Array.from({ length: count }, () => url) : url;
+  const urls = typeof url === 'string' ? Array.from({ length: count }, () => url) : [...url];
   if (urls.length !== count) throw new Error(`startInstances: ${urls.length} URLs for ${count} instances`);
   // A later --rate-limit in extraArgs wins.
   const argsOf = (i: number): string[] => ['--port', '0', '--store', urls[i]!, '--rate-limit', '1000000', '--console', 'off', '--log-level', 'warn', ...extraArgs];
@@ -65,8 +68,9 @@ export async function startInstances(url: string | readonly string[], count: num
       servers[i] = await spawnOne(i);
     },
     kill,
-    async restart(i) {
+    async restart(i, store) {
       if (running(servers[i]!)) throw new Error(`instance ${i} is still running: kill it first`);
+      if (store !== undefined) urls[i] = store;
       servers[i] = await spawnOne(i);
     },
     pause(i) {

@@ -36,11 +36,11 @@ export interface TcpProxy {
    */
   drop(options?: { then?: 'refuse' | 'forward'; reset?: boolean }): void;
   /**
-   * Arms a one-shot trigger: the next chunk a client sends that `match`es is forwarded to the server, then `action`
-   * runs (after `delayMs`, default 0, so the bytes reach the server first): to freeze right after a transaction took
-   * its lock, or drop right after a COMMIT went out, its answer lost. Resolves once the action ran.
+   * Strikes at a chosen moment: runs `action` synchronously right after forwarding the first chunk from a client
+   * that `test` accepts (say, the statement that takes a lock, or a COMMIT), so the server has it and the client
+   * has no answer yet; or after `timeoutMs` if none came. Resolves with whether a chunk matched.
    */
-  onceSent(match: (chunk: Buffer) => boolean, action: () => void, delayMs?: number): Promise<void>;
+  strike(test: (chunk: Buffer) => boolean, action: () => void, timeoutMs: number): Promise<boolean>;
   /** Stops listening and destroys every connection. */
   close(): Promise<void>;
 }
@@ -49,7 +49,7 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: ProxyMode = 'forward';
   const pairs = new Set<Pair>();
-  let trigger: { match: (chunk: Buffer) => boolean; fire: () => void } | undefined;
+  const strikes = new Set<{ test: (chunk: Buffer) => boolean; fire: () => void }>();
 
   const end = (pair: Pair, reset: boolean): void => {
     pairs.delete(pair);
@@ -88,12 +88,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('error', () => end(pair, true));
     client.on('close', () => end(pair, false));
     client.on('data', (chunk: Buffer) => {
-      if (pair.upstream !== undefined && !pair.upstream.destroyed) pair.upstream.write(chunk);
-      if (trigger !== undefined && trigger.match(chunk)) {
-        const { fire } = trigger;
-        trigger = undefined;
-        fire();
-      }
+      if (pair.upstream === undefined || pair.upstream.destroyed) return;
+      pair.upstream.write(chunk);
+      for (const strike of strikes) if (strike.test(chunk)) strike.fire();
     });
     // A client connecting during a freeze is held, paused and unconnected, as a link that answers nothing.
     if (mode === 'forward') open(pair);
@@ -134,18 +131,27 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       for (const pair of [...pairs]) end(pair, reset);
       mode = options.then === 'refuse' ? 'refusing' : 'forward';
     },
-    onceSent(match, action, delayMs = 0) {
-      return new Promise<void>((resolve) => {
-        trigger = {
-          match,
-          fire: () => setTimeout(() => {
+    strike(test, action, timeoutMs) {
+      return new Promise((resolve) => {
+        const strike = {
+          test,
+          fire: () => {
+            if (!strikes.delete(strike)) return;
+            clearTimeout(timer);
             action();
-            resolve();
-          }, delayMs),
+            resolve(true);
+          },
         };
+        strikes.add(strike);
+        const timer = setTimeout(() => {
+          if (!strikes.delete(strike)) return;
+          action();
+          resolve(false);
+        }, timeoutMs);
       });
     },
     async close() {
+      strikes.clear();
       for (const pair of [...pairs]) end(pair, false);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

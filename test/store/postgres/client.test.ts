@@ -70,10 +70,10 @@ describe('a cut-off instance blocks no one', { skip, timeout: 180_000 }, () => {
       const load = registrationLoad(three, eventId);
       while (load.answers.filter((answer) => answer.instance === 2 && answer.status === 201).length < 3) await sleep(20);
       let cutAt = 0;
-      await proxy.onceSent(takesLogLock, () => {
+      assert.ok(await proxy.strike(takesLogLock, () => {
         proxy.freeze();
         cutAt = Date.now();
-      });
+      }, 30_000), 'a batch of C took the log\'s lock');
       await sleep(10_000);
       const thawAt = Date.now();
       proxy.thaw();
@@ -100,10 +100,10 @@ describe('a cut-off instance blocks no one', { skip, timeout: 180_000 }, () => {
       while (load.answers.filter((answer) => answer.instance === 2 && answer.status === 201).length < 3) await sleep(20);
       let cutAt = 0;
       // The proxy only watches for the moment: the instance itself is stopped, its sockets open.
-      await proxy.onceSent(takesLogLock, () => {
+      assert.ok(await proxy.strike(takesLogLock, () => {
         three.pause(2);
         cutAt = Date.now();
-      });
+      }, 30_000), 'a batch of C took the log\'s lock');
       await sleep(10_000);
       const resumedAt = Date.now();
       three.resume(2);

@@ -41,8 +41,11 @@ describe('a lost COMMIT answer', { skip, timeout: 180_000 }, () => {
       const eventId = await newEventOn(two);
       // Three times: each drop cuts the connection of the batch whose COMMIT just went through the proxy.
       for (let round = 0; round < 3; round++) {
-        const dropped = proxy.onceSent(sendsCommit, () => proxy.drop(), 50);
+        // 50 ms after the COMMIT went through: the server has it, and its answer is lost with the link.
+        let dropped!: Promise<void>;
+        const struck = proxy.strike(sendsCommit, () => (dropped = new Promise((resolve) => setTimeout(() => resolve(proxy.drop()), 50))), 30_000);
         const answer = await two.call(1, 'POST', `/events/${eventId}/registrations`, { name: `Lost ${round}`, email: `lost${round}@history.example` });
+        assert.ok(await struck, `round ${round}: the proxy saw the COMMIT`);
         await dropped;
         const body = (await answer.json()) as { error?: string; message?: string };
         assert.equal(answer.status, 201, `round ${round}: ${JSON.stringify(body)}`);
