@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LeasedWindowLimiter } from '../../src/limits/leased-window.js';
 import { connect } from '../../src/store/postgres/client.js';
-import { RateLeaseTable } from '../../src/store/postgres/rate-leases.js';
+import { grantsWithin, RateLeaseTable, type Held } from '../../src/store/postgres/rate-leases.js';
 import { migrateSchema } from '../../src/store/postgres/schema.js';
 import { skip, usePostgres } from '../helpers/postgres-fixture.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -123,38 +123,55 @@ describe('LeasedWindowLimiter', () => {
   });
 });
 
+describe('grantsWithin', () => {
+  it('grants a sub-window what fits in every span of 61 sub-windows holding it, so a slot leased ahead holds back only the spans it is in', () => {
+    const held: Held[] = [{ bucket: 100, span: 1, count: 5 }];
+    // 100..160 holds 5: sub-window 160 gets 2 of 3 under a limit of 7; 161 shares 101..161 with 160 only: 5.
+    assert.deepEqual(grantsWithin(held, 120, [{ bucket: 160, want: 3 }, { bucket: 161, want: 7 }], 7), { granted: [2, 5], total: 7 });
+    assert.deepEqual(grantsWithin(held, 120, [{ bucket: 162, want: 1 }], 7).granted, [0]);
+    // A sub-window 61 after the last full one is free again.
+    assert.deepEqual(grantsWithin(held, 222, [{ bucket: 222, want: 9 }], 7).granted, [7]);
+  });
+
+  it('counts a range of sub-windows in every span it meets', () => {
+    const held: Held[] = [{ bucket: 100, span: 6, count: 4 }];
+    // Spans meeting 100..105 hold 4: 165 is in 105..165, so it gets 3 of a limit of 7; 166 is in no span with the range.
+    assert.deepEqual(grantsWithin(held, 100, [{ bucket: 165, want: 7 }, { bucket: 166, want: 7 }], 7).granted, [3, 4]);
+    // A range asked for meets the spans of both ends.
+    assert.deepEqual(grantsWithin([{ bucket: 40, span: 1, count: 6 }, { bucket: 170, span: 1, count: 6 }], 100, [{ bucket: 100, want: 5, span: 10 }], 7).granted, [1]);
+  });
+});
+
 describe('LeasedWindowLimiter with the database away', () => {
   /**
-   * A source that counts as campus_rate does (every slot from sub-window `now - 60` on, ahead ones included) and can
-   * be switched off, as a database gone away: then every lease and give-back fails.
+   * A source that counts as campus_rate does (grantsWithin, in memory) and can be switched off, as a database gone
+   * away: then every lease and give-back fails.
    */
   function memorySource(): { down: boolean; granted: number; source: ConstructorParameters<typeof LeasedWindowLimiter>[0]['source'] } {
-    const rows = new Map<string, Map<number, number>>();
+    const rows = new Map<string, Held[]>();
     const state = {
       down: false,
       granted: 0,
       source: {
-        lease: (key: string, now: number, wants: readonly { bucket: number; want: number }[], limit: number) => {
+        lease: (key: string, now: number, wants: readonly { bucket: number; want: number; span?: number | undefined }[], limit: number) => {
           if (state.down) return Promise.reject(new Error('ECONNREFUSED'));
-          const buckets = rows.get(key) ?? new Map<number, number>();
-          rows.set(key, buckets);
-          for (const bucket of buckets.keys()) if (bucket < now - 60) buckets.delete(bucket);
-          let total = [...buckets.values()].reduce((sum, n) => sum + n, 0);
-          const granted = wants.map(({ bucket, want }) => {
-            const given = Math.max(0, Math.min(want, limit - total));
-            total += given;
-            state.granted += given;
-            if (given > 0) buckets.set(bucket, (buckets.get(bucket) ?? 0) + given);
-            return given;
-          });
-          const held = [...buckets].filter(([, n]) => n > 0).map(([bucket]) => bucket);
-          return Promise.resolve({ granted, total, oldest: held.length === 0 ? undefined : Math.min(...held) });
+          const held = (rows.get(key) ?? []).filter((slot) => slot.bucket + slot.span > now - 60 && slot.count > 0);
+          rows.set(key, held);
+          const { granted, total } = grantsWithin(held, now, wants, limit);
+          state.granted += granted.reduce((sum, n) => sum + n, 0);
+          const oldest = held.length === 0 ? undefined : Math.min(...held.map((slot) => slot.bucket));
+          return Promise.resolve({ granted, total, oldest });
         },
-        giveBack: (key: string, bucket: number, count: number) => {
+        giveBack: (key: string, bucket: number, count: number, span = 1) => {
           if (state.down) return Promise.reject(new Error('ECONNREFUSED'));
-          const buckets = rows.get(key);
-          if (buckets?.has(bucket) === true) buckets.set(bucket, Math.max(0, buckets.get(bucket)! - count));
-          state.granted -= count;
+          let left = count;
+          for (const slot of rows.get(key) ?? []) {
+            if (slot.bucket !== bucket || slot.span !== span || left === 0) continue;
+            const back = Math.min(left, slot.count);
+            slot.count -= back;
+            left -= back;
+          }
+          state.granted -= count - left;
           return Promise.resolve();
         },
       },
@@ -186,6 +203,29 @@ describe('LeasedWindowLimiter with the database away', () => {
     assert.deepEqual(refused, [], 'no request of the key was refused during the outage');
     // A key the instance never saw gets 503 with a Retry-After, never a slot nobody granted.
     await assert.rejects(async () => limiter.take('key_new', clock), (error: Error & { retryAfterSeconds?: number }) => error.name === 'StoreUnavailable' && (error.retryAfterSeconds ?? 0) >= 1);
+  });
+
+  it('take() with a window of 10 s (sub-windows of 166 ms): a key reading 5 times a second goes on through a 10 s outage, never over the limit in any window', async () => {
+    const db = memorySource();
+    const limit = 150;
+    const windowMs = 10_000;
+    const limiters = [0, 1, 2].map(() => new LeasedWindowLimiter({ limit, windowMs, source: db.source }));
+    const admitted: number[] = [];
+    const refused: number[] = [];
+    let clock = 7_000_000;
+    const outage = { from: clock + 30_000, to: clock + 40_000 };
+    for (let n = 0; clock < outage.to + 5_000; n++, clock += 200) {
+      db.down = clock >= outage.from && clock < outage.to;
+      try {
+        const decision = await limiters[n % 3]!.take('key_follower', clock);
+        (decision.allowed ? admitted : refused).push(clock);
+      } catch {
+        refused.push(clock);
+      }
+      await settle();
+    }
+    assert.deepEqual(refused, [], 'no request of the key was refused');
+    for (const start of admitted) assert.ok(admitted.filter((at) => at >= start && at < start + windowMs).length <= limit);
   });
 
   it('take() admits no more during an outage than the slots granted before it', async () => {
