@@ -2,13 +2,14 @@
 import type { StoredEvent } from '../../events/event.js';
 import { ChangeLog } from '../views/change-log.js';
 import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
-import type { IdempotencyEntry, IdempotencyTag, IdempotencyUse } from '../views/idempotency-table.js';
+import type { IdempotencyEntry, IdempotencyUse } from '../views/idempotency-table.js';
 import type { RosterView } from '../views/roster.js';
-import { OutcomeUnknown, StoreUnavailable } from '../store-errors.js';
+import { StoreUnavailable } from '../store-errors.js';
 import type { WriteQueue } from '../views/write-queue.js';
 import type { Views } from '../views/apply-record.js';
 import { connect, describeDatabaseError, redactUrl, type Database, type Queryable } from './client.js';
 import { KeyTable } from './key-table.js';
+import { UncertainWrites } from './uncertain-writes.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { LOG_CHANNEL } from './log-table.js';
 import { catchUp, CheckpointPassed, type CatchUpTarget, type LogRow } from './catch-up.js';
@@ -84,8 +85,8 @@ export class PostgresStore implements EventStore {
   /** Why the database cannot be used now (for 503 and /health); undefined while it can. */
   #down: string | undefined;
   #closed = false;
-  /** Idempotency-Keys (API key and key) of writes whose outcome stayed unknown, while the database is away: a retry is told so again. */
-  readonly #uncertain = new Set<string>();
+  /** Writes whose outcome stayed unknown, while the database is away: a retry is told so again. */
+  readonly #uncertain = new UncertainWrites();
   #timer: NodeJS.Timeout | undefined;
   #unlisten: (() => Promise<void>) | undefined;
   /** The newest checkpoint the views know of, and the next one. */
@@ -132,7 +133,7 @@ export class PostgresStore implements EventStore {
       catchUp: (queryable, read) => this.#catchUp(queryable, read),
       lost: (error) => this.#lost(error),
       unavailable: () => this.#unavailable(),
-      uncertain: (tags) => this.#remember(tags),
+      uncertain: (tags) => this.#uncertain.remember(tags),
     });
   }
 
@@ -263,9 +264,9 @@ export class PostgresStore implements EventStore {
   #queue(run: (queue: WriteQueue) => Promise<unknown>, options: WriteOptions): Promise<unknown> {
     if (this.#closed) return Promise.reject(new StoreUnavailable('The server is shutting down; nothing of this request was saved. Retry in a moment.'));
     if (this.#down !== undefined) {
-      const idem = options.idem;
       // A retry of a write whose outcome stayed unknown must not hear that nothing was saved: the first may have been.
-      if (idem !== undefined && this.#uncertain.has(uncertainKey(idem))) return Promise.reject(new OutcomeUnknown(`an earlier request with this Idempotency-Key was sent to be committed and the database has not answered since (${this.#down})`));
+      const unknown = this.#uncertain.retry(options.idem, this.#down);
+      if (unknown !== undefined) return Promise.reject(unknown);
       return Promise.reject(this.#unavailable());
     }
     return this.#batches.queue(run, options);
@@ -296,7 +297,6 @@ export class PostgresStore implements EventStore {
       if (this.#down !== undefined) {
         this.#logger.info('the database is reachable again; writes resume', {});
         this.#down = undefined;
-        // Caught up: the views hold every write that committed, those of unknown outcome included.
         this.#uncertain.clear();
       }
       this.#checkpoints.consider();
@@ -359,14 +359,6 @@ export class PostgresStore implements EventStore {
     });
   }
 
-  /** Notes writes whose outcome stayed unknown (bounded: the oldest are forgotten first). */
-  #remember(tags: readonly IdempotencyTag[]): void {
-    for (const tag of tags) {
-      this.#uncertain.add(uncertainKey(tag));
-      if (this.#uncertain.size > MAX_UNCERTAIN) this.#uncertain.delete(this.#uncertain.values().next().value!);
-    }
-  }
-
   #unavailable(): StoreUnavailable {
     return new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? '' : ` (${this.#down})`}; nothing of this request was saved. Retry in a moment.`);
   }
@@ -387,13 +379,6 @@ export class PostgresStore implements EventStore {
 
 /** How long a read about to answer 404 waits for a catch-up before answering from memory. */
 const CATCH_UP_WAIT_MS = 1_500;
-/** Idempotency-Keys of unknown outcome remembered at most. */
-const MAX_UNCERTAIN = 10_000;
-
-function uncertainKey(tag: IdempotencyTag): string {
-  return `${tag.keyId} ${tag.key}`;
-}
-
 /** Connects, creates or migrates the schema, reads the newest checkpoint and the rows after it into memory, and starts following the log. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const db = await connect(options.url, {

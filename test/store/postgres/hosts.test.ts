@@ -54,7 +54,7 @@ describe('findPrimary', () => {
     const started: number[] = [];
     const primary = await findPrimary(3, (i) => {
       started.push(i);
-      return i === 2 ? Promise.resolve('primary') : new Promise<HostRole>((resolve) => setTimeout(() => resolve('standby'), 20));
+      return i === 2 ? Promise.resolve<HostRole>('primary') : new Promise<HostRole>((resolve) => setTimeout(() => resolve('standby'), 20));
     }, names);
     assert.equal(primary, 2);
     assert.deepEqual(started, [0, 1, 2]);
