@@ -68,6 +68,8 @@ const BUCKETS_PER_WINDOW = 60;
 export const AHEAD_MS = 12_000;
 /** A key's rate is counted in slices this long: the last full one, or the current one when more is in it. */
 const SLICE_MS = 3_000;
+/** A key used here over this long (without a pause of a whole slice) gets slots leased ahead. */
+const STEADY_MS = 300;
 /** How far ahead ranges are leased, and the least that stays leased ahead: an outage of 10 s never outlasts them. */
 const HORIZON_MS = 15_000;
 const COVERED_MS = 11_000;
@@ -231,7 +233,7 @@ export class LeasedWindowLimiter {
 
   /**
    * What to ask for: a batch of the current sub-window when `current` (fewer as the window fills, down to one), and,
-   * for a key used for a second at least (not a single burst), the ranges of `#span` sub-windows
+   * for a key used here over STEADY_MS at least (not a single burst), the ranges of `#span` sub-windows
    * (one sub-window, or about a second of short ones) starting within HORIZON_MS, each its share of what the key needs
    * in AHEAD_MS here, plus one for short ranges (requests come unevenly): enough to go through an outage of the
    * database. Asked for as each range enters the horizon; short ones once less than COVERED_MS is leased ahead, many at
@@ -254,8 +256,8 @@ export class LeasedWindowLimiter {
     const last = this.#bucketOf(nowMs + HORIZON_MS);
     // Asked for once a range enters the horizon; short ranges once less than COVERED_MS is leased ahead, many at once.
     const due = last >= lease.aheadTo + span && (rangeMs > (HORIZON_MS - COVERED_MS) / 2 || (lease.aheadTo + span) * this.#bucketMs < nowMs + COVERED_MS);
-    // A key used for a second at least (not one burst at one instant, which ranges held ahead would only hold back).
-    if (nowMs - lease.since < 1_000 || !due) return wants;
+    // A key used over a moment at least (not one burst at one instant, which ranges held ahead would only hold back).
+    if (nowMs - lease.since < STEADY_MS || !due) return wants;
     // Each range's share of `need` by its length, rounded on absolute time so that shares add up (never over `need`),
     // and one more for a range that gets any: requests come unevenly.
     const rate = need / AHEAD_MS;
