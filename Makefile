@@ -4,13 +4,14 @@ SHELL := /bin/bash
 NODE_TEST := node --import tsx --test --test-reporter=spec
 TEST_FILES = $(shell find test -name '*.test.ts' -not -path 'test/bench/*' -not -path '*/node_modules/*' | sort)
 
-.PHONY: help install build run test check bench bench-full clean
+.PHONY: help install build run test check bench bench-full soak clean
 
 help:
 	@echo "make run    install, build and start the server on ./data"
 	@echo "make test   install, build and run every test"
 	@echo "make check  type-check sources and tests"
 	@echo "make bench  benchmarks against bare node:http (about 3 minutes, and 3 to 6 more for PostgreSQL start-up at 2M writes); bench-full adds 1M events"
+	@echo "make soak   the PostgreSQL fault phases of the history test for minutes each (SOAK_PHASE_SECONDS, SOAK_CLIENTS, SOAK_SEED)"
 	@echo "make clean  remove build output and installed packages"
 
 # The root package.json holds what building and running need, plus what the tests need from the root: TypeScript,
@@ -79,6 +80,9 @@ bench: build test/node_modules/.installed
 bench-full: build
 	node --import tsx test/bench/run.ts --full
 	node --import tsx test/bench/search-bench.ts --full
+
+soak: build
+	node --import tsx test/bench/history-soak.ts
 
 clean:
 	rm -rf dist node_modules test/node_modules test/tools/openapi-typegen/node_modules .test-output.log

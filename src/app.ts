@@ -249,7 +249,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   // On PostgreSQL the limit counts over every instance: slots are leased from the database in batches.
   const leased = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000, source: postgres.rateLeases });
   // And so do failed authentications, per address: 100 in 15 minutes over all instances (API.md §6, §12).
-  const leasedFailures = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: 100, windowMs: 15 * 60_000, source: postgres.rateLeases });
+  const leasedFailures = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: 100, windowMs: 15 * 60_000, source: postgres.rateLeases, counts: "failed authentications from this address" });
   const sweep = leased === undefined ? undefined : setInterval(() => {
     void leased.sweep(now());
     void leasedFailures?.sweep(now());

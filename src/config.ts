@@ -5,6 +5,7 @@ import path from 'node:path';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 import { isTimeZone } from './lib/time-zone.js';
 import { unknownFlagMessage } from './lib/near-name.js';
+import { parseStoreUrl, redactUrl, StoreUrlError } from './store/postgres/hosts.js';
 
 /** Everything `node dist/server.js` can be told. */
 export interface ServerConfig {
@@ -77,8 +78,18 @@ const timeZone = (value: string, name: string): string => {
 };
 
 const storeKind = (value: string, name: string): string => {
-  if (value === 'file' || value === 'postgres' || /^postgres(ql)?:\/\/\S+$/.test(value)) return value;
-  throw new ConfigError(`${name} must be "file", "postgres" (with DATABASE_URL) or a postgres://user:password@host:port/database URL, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
+  if (value === 'file' || value === 'postgres') return value;
+  if (/^postgres(ql)?:\/\/\S+$/.test(value)) {
+    try {
+      // A bad host list is found now, not at the first connection: `h1:5432,h2:5432` (API.md §12).
+      parseStoreUrl(value);
+    } catch (error) {
+      if (error instanceof StoreUrlError) throw new ConfigError(`${name}: ${error.message}, in "${redactUrl(value)}"`);
+      throw error;
+    }
+    return value;
+  }
+  throw new ConfigError(`${name} must be "file", "postgres" (with DATABASE_URL) or a postgres://user:password@host:port/database URL, got "${redactUrl(value)}"`);
 };
 
 /** A DNS label: letters, digits, `_` and inner `-` (a port, a path or an empty label is no host). */

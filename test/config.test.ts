@@ -101,6 +101,20 @@ test("parseServerConfig() --store: file, a postgres:// URL, or postgres with DAT
   assert.throws(() => parseServerConfig(["--store", "mysql://u:hunter2@h/d"], {}), (error: Error) => error instanceof ConfigError && !error.message.includes("hunter2") && error.message.includes("--store"));
 });
 
+test("parseServerConfig() --store takes several hosts (a primary and its standbys), and a bad host list is a one-line usage error without the password", () => {
+  assert.equal(parseServerConfig(["--store", "postgres://u:hunter2@h1:5432,h2:5433,[::1]:5434/d"], {}).store, "postgres://u:hunter2@h1:5432,h2:5433,[::1]:5434/d");
+  for (const [url, reason] of [
+    ["postgres://u:hunter2@h1:5432,,h2/d", /host 2 .* is empty/],
+    ["postgres://u:hunter2@h1:5432,h2:99999/d", /host 2 .* bad port/],
+    ["postgres://u:hunter2@h1:5432,h2:/d", /host 2 .* bad port/],
+    ["postgres://u:hunter2@h1:5432,h%2/d", /host 2 .* not a host name/],
+    ["postgres://u:hunter2@/d", /names no host/],
+  ] as const) {
+    assert.throws(() => parseServerConfig(["--store", url], {}), (error: Error) => error instanceof ConfigError && reason.test(error.message) && !error.message.includes("hunter2") && !error.message.includes("\n") && error.message.includes("--store"), url);
+  }
+  assert.throws(() => parseServerConfig(["--store", "postgres"], { DATABASE_URL: "postgres://u:hunter2@h1,,h2/d" }), (error: Error) => error instanceof ConfigError && /DATABASE_URL/.test(error.message) && !error.message.includes("hunter2"));
+});
+
 test("parseServerConfig() lets a flag beat the environment, in both forms", () => {
   assert.equal(parseServerConfig(["--port", "4000"], { PORT: "5000" }).port, 4000);
   assert.equal(parseServerConfig(["--port=4000"], { PORT: "5000" }).port, 4000);

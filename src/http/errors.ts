@@ -54,7 +54,12 @@ export const INTERNAL_MESSAGE = 'The server hit an unexpected error; the request
 /** Turns any thrown value into an ApiError; anything that is not one is a 500 `internal`. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof StoreUnavailable) return new ApiError('unavailable', error.message);
+  if (error instanceof StoreUnavailable) {
+    return new ApiError('unavailable', error.message, {
+      ...(error.details === undefined ? {} : { details: error.details.map((detail) => ({ ...detail })) }),
+      ...(error.retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } }),
+    });
+  }
   return new ApiError('internal', INTERNAL_MESSAGE);
 }
 

@@ -1,9 +1,41 @@
 // The errors the store raises for its callers to map: it knows no HTTP.
 import type { IdempotencyEntry } from './views/idempotency-table.js';
 
-/** The store cannot write (a failed write, disk full, shutting down): nothing of the change was kept. */
+/** One `{field, message}` of an error's details (API.md §3). */
+export interface UnavailableDetail {
+  field: string;
+  message: string;
+}
+
+/**
+ * The store cannot do what was asked now (a failed write, disk full, shutting down, a database away): a 503. Its
+ * message says whether anything was kept; `retryAfterSeconds` becomes a Retry-After header, `details` the body's.
+ */
 export class StoreUnavailable extends Error {
-  override readonly name = 'StoreUnavailable';
+  override readonly name: string = 'StoreUnavailable';
+  readonly retryAfterSeconds: number | undefined;
+  readonly details: readonly UnavailableDetail[] | undefined;
+
+  constructor(message: string, options: { retryAfterSeconds?: number; details?: readonly UnavailableDetail[] } = {}) {
+    super(message);
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.details = options.details;
+  }
+}
+
+/**
+ * A write's COMMIT was sent and the database never said whether it committed (API.md §12, "An unknown outcome is
+ * never reported as a failure"): the write may have been saved. The answer says so, and how to learn the outcome.
+ */
+export class OutcomeUnknown extends StoreUnavailable {
+  override readonly name = 'OutcomeUnknown';
+
+  constructor(reason: string) {
+    super(
+      'The database stopped answering after this write was sent to be committed, so it may have been saved. Retry with the same Idempotency-Key: once the database answers again, the retry gets the original outcome (a retry without one may save it twice).',
+      { retryAfterSeconds: 1, details: [{ field: 'outcome', message: `unknown: ${reason}` }] },
+    );
+  }
 }
 
 /**

@@ -1,8 +1,12 @@
 // Webhooks on a database several instances share (API.md §12, §13): definitions in its table, and each webhook delivered by the one instance holding its lease.
 import type { SharedWebhook, SharedWebhookTable, WebhookState, WebhookStateStore } from '../store/webhook-state.js';
 import { randomId } from '../lib/random-id.js';
+import { StoreUnavailable } from '../store/store-errors.js';
 import type { WebhookInput } from './webhook-input.js';
 import { newLogId, newWebhookState, WebhookService, type WebhookServiceDeps } from './webhook-service.js';
+
+/** How often the list of every webhook is read again by the timer, for admins' reads while the database is away. */
+const KNOWN_MS = 5_000;
 
 export interface SharedWebhooksDeps extends Omit<WebhookServiceDeps, 'stateStore'> {
   table: SharedWebhookTable;
@@ -32,6 +36,9 @@ export class SharedWebhooks {
   readonly #deleted = new Set<string>();
   #warned = false;
   #closed = false;
+  /** Every webhook as last read from the table, and when: what an admin's read gets while the database is away. */
+  #known: SharedWebhook[] | undefined;
+  #knownAt = -Infinity;
 
   private constructor(deps: SharedWebhooksDeps) {
     this.#deps = deps;
@@ -56,14 +63,37 @@ export class SharedWebhooks {
     return shared;
   }
 
-  /** Every webhook, oldest first: the table's, with the progress of those delivered here as it is now. */
+  /**
+   * Every webhook, oldest first: the table's, with the progress of those delivered here as it is now. While the
+   * database cannot be reached, the list as last read (at most KNOWN_MS old before the outage): a read needs no database.
+   */
   async list(): Promise<WebhookState[]> {
-    return (await this.#deps.table.list()).map((webhook) => this.#fresh(webhook));
+    return (await this.#all()).filter((webhook) => !this.#deleted.has(webhook.state.id)).map((webhook) => this.#fresh(webhook));
   }
 
   async get(id: string): Promise<WebhookState | undefined> {
-    const webhook = await this.#deps.table.get(id);
+    let webhook: SharedWebhook | undefined;
+    try {
+      webhook = await this.#deps.table.get(id);
+    } catch (error) {
+      webhook = error instanceof StoreUnavailable ? this.#known?.find((known) => known.state.id === id && !this.#deleted.has(id)) : undefined;
+      if (webhook === undefined) throw error;
+    }
     return webhook === undefined ? undefined : this.#fresh(webhook);
+  }
+
+  /** The table's webhooks, remembered; the ones last read when the database cannot be reached. */
+  async #all(): Promise<SharedWebhook[]> {
+    const at = this.#deps.clock.now();
+    try {
+      const all = await this.#deps.table.list();
+      this.#known = all;
+      this.#knownAt = at;
+      return all;
+    } catch (error) {
+      if (!(error instanceof StoreUnavailable) || this.#known === undefined) throw error;
+      return this.#known;
+    }
   }
 
   /** Adds a webhook, delivered here until this instance stops or loses its lease; resolves once it is in the table. */
@@ -132,6 +162,7 @@ export class SharedWebhooks {
     this.#warned = false;
     if (this.#closed) return;
     this.#watch(sentAt);
+    if (sentAt - this.#knownAt > KNOWN_MS) void this.#all().catch(() => undefined);
     const ids = new Set(held.map((webhook) => webhook.state.id));
     for (const id of [...this.#held.keys()]) if (!ids.has(id) && asked.has(id)) this.#drop(id);
     for (const id of [...this.#deleted]) if (!ids.has(id)) this.#deleted.delete(id);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LeasedWindowLimiter } from '../../src/limits/leased-window.js';
 import { connect } from '../../src/store/postgres/client.js';
-import { RateLeaseTable } from '../../src/store/postgres/rate-leases.js';
+import { grantsWithin, RateLeaseTable, type Held } from '../../src/store/postgres/rate-leases.js';
 import { migrateSchema } from '../../src/store/postgres/schema.js';
 import { skip, usePostgres } from '../helpers/postgres-fixture.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -53,12 +53,17 @@ describe('LeasedWindowLimiter on one database', { skip, timeout: 60_000 }, () =>
       await migrateSchema(db);
       const table = new RateLeaseTable(db);
       const key = "203.0.113.7'; DROP TABLE campus_rate; --\\'";
-      assert.deepEqual(await table.lease(key, 1000, 5, 7), { granted: 5, total: 5, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, 5, 7), { granted: 2, total: 7, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, 5, 7), { granted: 0, total: 7, oldest: 1000 });
+      const one = (bucket: number, want: number): { bucket: number; want: number }[] => [{ bucket, want }];
+      assert.deepEqual(await table.lease(key, 1000, one(1000, 5), 7), { granted: [5], total: 5, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 7), { granted: [2], total: 7, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 7), { granted: [0], total: 7, oldest: 1000 });
       // Another key is counted apart; a whole window later the first key's slots are free again.
-      assert.deepEqual(await table.lease('key_other', 1001, 3, 7), { granted: 3, total: 3, oldest: 1001 });
-      assert.deepEqual(await table.lease(key, 1061, 5, 7), { granted: 5, total: 7, oldest: 1001 });
+      assert.deepEqual(await table.lease('key_other', 1001, one(1001, 3), 7), { granted: [3], total: 3, oldest: 1001 });
+      assert.deepEqual(await table.lease(key, 1061, one(1061, 5), 7), { granted: [5], total: 7, oldest: 1001 });
+      // Several sub-windows at once, in order: the current one first, then ahead, each counted from now on.
+      assert.deepEqual(await table.lease('key_ahead', 2000, [{ bucket: 2000, want: 3 }, { bucket: 2001, want: 3 }, { bucket: 2002, want: 3 }], 7), { granted: [3, 3, 1], total: 7, oldest: 2000 });
+      // Slots leased ahead count until a window after their own sub-window: at 2061 only sub-window 2000's are free.
+      assert.deepEqual(await table.lease('key_ahead', 2061, one(2061, 7), 7), { granted: [3], total: 7, oldest: 2001 });
     } finally {
       await db.end();
     }
@@ -73,10 +78,13 @@ describe('LeasedWindowLimiter', () => {
     return {
       asked,
       source: {
-        lease: (_key, _bucket, want, limit) => {
-          const granted = Math.min(want, limit - total);
-          total += granted;
-          asked.push(want);
+        lease: (_key, _now, wants, limit) => {
+          const granted = wants.map(({ want }) => {
+            const given = Math.max(0, Math.min(want, limit - total));
+            total += given;
+            return given;
+          });
+          asked.push(...wants.map(({ want }) => want));
           return Promise.resolve({ granted, total, oldest: 0 });
         },
         giveBack: () => Promise.resolve(),
@@ -112,5 +120,146 @@ describe('LeasedWindowLimiter', () => {
     await settle();
     assert.deepEqual(asked, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
     assert.deepEqual(decisions.map((decision) => decision.allowed), [...Array(10).fill(true), false, false]);
+  });
+});
+
+describe('grantsWithin', () => {
+  it('grants a sub-window what fits in every span of 61 sub-windows holding it, so a slot leased ahead holds back only the spans it is in', () => {
+    const held: Held[] = [{ bucket: 100, span: 1, count: 5 }];
+    // 100..160 holds 5: sub-window 160 gets 2 of 3 under a limit of 7; 161 shares 101..161 with 160 only: 5.
+    assert.deepEqual(grantsWithin(held, 120, [{ bucket: 160, want: 3 }, { bucket: 161, want: 7 }], 7), { granted: [2, 5], total: 7 });
+    assert.deepEqual(grantsWithin(held, 120, [{ bucket: 162, want: 1 }], 7).granted, [0]);
+    // A sub-window 61 after the last full one is free again.
+    assert.deepEqual(grantsWithin(held, 222, [{ bucket: 222, want: 9 }], 7).granted, [7]);
+  });
+
+  it('counts a range of sub-windows in every span it meets', () => {
+    const held: Held[] = [{ bucket: 100, span: 6, count: 4 }];
+    // Spans meeting 100..105 hold 4: 165 is in 105..165, so it gets 3 of a limit of 7; 166 is in no span with the range.
+    assert.deepEqual(grantsWithin(held, 100, [{ bucket: 165, want: 7 }, { bucket: 166, want: 7 }], 7).granted, [3, 4]);
+    // A range asked for meets the spans of both ends.
+    assert.deepEqual(grantsWithin([{ bucket: 40, span: 1, count: 6 }, { bucket: 170, span: 1, count: 6 }], 100, [{ bucket: 100, want: 5, span: 10 }], 7).granted, [1]);
+  });
+});
+
+describe('LeasedWindowLimiter with the database away', () => {
+  /**
+   * A source that counts as campus_rate does (grantsWithin, in memory) and can be switched off, as a database gone
+   * away: then every lease and give-back fails.
+   */
+  function memorySource(): { down: boolean; granted: number; source: ConstructorParameters<typeof LeasedWindowLimiter>[0]['source'] } {
+    const rows = new Map<string, Held[]>();
+    const state = {
+      down: false,
+      granted: 0,
+      source: {
+        lease: (key: string, now: number, wants: readonly { bucket: number; want: number; span?: number | undefined }[], limit: number) => {
+          if (state.down) return Promise.reject(new Error('ECONNREFUSED'));
+          const held = (rows.get(key) ?? []).filter((slot) => slot.bucket + slot.span > now - 60 && slot.count > 0);
+          rows.set(key, held);
+          const { granted, total } = grantsWithin(held, now, wants, limit);
+          state.granted += granted.reduce((sum, n) => sum + n, 0);
+          const oldest = held.length === 0 ? undefined : Math.min(...held.map((slot) => slot.bucket));
+          return Promise.resolve({ granted, total, oldest });
+        },
+        giveBack: (key: string, bucket: number, count: number, span = 1) => {
+          if (state.down) return Promise.reject(new Error('ECONNREFUSED'));
+          let left = count;
+          for (const slot of rows.get(key) ?? []) {
+            if (slot.bucket !== bucket || slot.span !== span || left === 0) continue;
+            const back = Math.min(left, slot.count);
+            slot.count -= back;
+            left -= back;
+          }
+          state.granted -= count - left;
+          return Promise.resolve();
+        },
+      },
+    };
+    return state;
+  }
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('take() of a key polling twice a second goes on through a 10 s outage across a sub-window boundary, from slots held and leased ahead', async () => {
+    const db = memorySource();
+    const limiter = new LeasedWindowLimiter({ limit: 1000, windowMs: 3_600_000, source: db.source });
+    // A minute of steady use, up to 5 s before a sub-window boundary (sub-windows of 60 s).
+    let clock = 60_000 * 1000;
+    const outageAt = clock + 115_000;
+    for (; clock < outageAt; clock += 500) {
+      assert.equal((await limiter.take('key_follower', clock)).allowed, true);
+      await settle();
+    }
+    db.down = true;
+    const refused: number[] = [];
+    for (; clock < outageAt + 10_000; clock += 500) {
+      const decision = limiter.take('key_follower', clock);
+      // Answered from memory: no wait for the database.
+      assert.ok(!(decision instanceof Promise), `at ${clock - outageAt} ms into the outage the request waited for the database`);
+      if (!decision.allowed) refused.push(clock);
+    }
+    assert.deepEqual(refused, [], 'no request of the key was refused during the outage');
+    // A key the instance never saw gets 503 with a Retry-After, never a slot nobody granted.
+    await assert.rejects(async () => limiter.take('key_new', clock), (error: Error & { retryAfterSeconds?: number }) => error.name === 'StoreUnavailable' && (error.retryAfterSeconds ?? 0) >= 1);
+  });
+
+  it('take() with a window of 10 s (sub-windows of 166 ms): a key reading 5 times a second goes on through a 10 s outage, never over the limit in any window', async () => {
+    const db = memorySource();
+    const limit = 150;
+    const windowMs = 10_000;
+    const limiters = [0, 1, 2].map(() => new LeasedWindowLimiter({ limit, windowMs, source: db.source }));
+    const admitted: number[] = [];
+    const refused: number[] = [];
+    let clock = 7_000_000;
+    const outage = { from: clock + 30_000, to: clock + 40_000 };
+    for (let n = 0; clock < outage.to + 5_000; n++, clock += 200) {
+      db.down = clock >= outage.from && clock < outage.to;
+      try {
+        const decision = await limiters[n % 3]!.take('key_follower', clock);
+        (decision.allowed ? admitted : refused).push(clock);
+      } catch {
+        refused.push(clock);
+      }
+      await settle();
+    }
+    assert.deepEqual(refused, [], 'no request of the key was refused');
+    for (const start of admitted) assert.ok(admitted.filter((at) => at >= start && at < start + windowMs).length <= limit);
+  });
+
+  it('take() admits no more during an outage than the slots granted before it', async () => {
+    const db = memorySource();
+    const limiter = new LeasedWindowLimiter({ limit: 40, windowMs: 60_000, source: db.source });
+    let clock = 1_000_000;
+    for (let n = 0; n < 10; n++, clock += 100) await limiter.take('key_a', clock);
+    await settle();
+    const grantedBefore = db.granted;
+    db.down = true;
+    let admitted = 10;
+    for (let n = 0; n < 200; n++, clock += 50) {
+      try {
+        if ((await limiter.take('key_a', clock)).allowed) admitted++;
+      } catch (error) {
+        assert.equal((error as Error).name, 'StoreUnavailable');
+      }
+    }
+    assert.ok(admitted <= grantedBefore, `${admitted} admitted, ${grantedBefore} granted`);
+  });
+
+  it('RateLimit-Remaining over three instances never says more is left than the limit less every request admitted on any of them', async () => {
+    const db = memorySource();
+    const limit = 30;
+    const limiters = [0, 1, 2].map(() => new LeasedWindowLimiter({ limit, windowMs: 3_600_000, source: db.source }));
+    const remaining: number[] = [];
+    let admitted = 0;
+    for (let n = 0; n < 40; n++) {
+      const decision = await limiters[n % 3]!.take('key_a', 5_000_000 + n * 10);
+      await settle();
+      if (decision.allowed) admitted++;
+      remaining.push(decision.remaining);
+      assert.ok(decision.remaining <= limit - admitted, `request ${n + 1}: RateLimit-Remaining ${decision.remaining} with ${admitted} of ${limit} admitted (${remaining.join(', ')})`);
+    }
+    assert.equal(admitted, limit);
   });
 });

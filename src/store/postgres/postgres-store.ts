@@ -9,6 +9,7 @@ import type { WriteQueue } from '../views/write-queue.js';
 import type { Views } from '../views/apply-record.js';
 import { connect, describeDatabaseError, redactUrl, type Database, type Queryable } from './client.js';
 import { KeyTable } from './key-table.js';
+import { UncertainWrites } from './uncertain-writes.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { LOG_CHANNEL } from './log-table.js';
 import { catchUp, CheckpointPassed, type CatchUpTarget, type LogRow } from './catch-up.js';
@@ -84,6 +85,8 @@ export class PostgresStore implements EventStore {
   /** Why the database cannot be used now (for 503 and /health); undefined while it can. */
   #down: string | undefined;
   #closed = false;
+  /** Writes whose outcome stayed unknown, while the database is away: a retry is told so again. */
+  readonly #uncertain = new UncertainWrites();
   #timer: NodeJS.Timeout | undefined;
   #unlisten: (() => Promise<void>) | undefined;
   /** The newest checkpoint the views know of, and the next one. */
@@ -130,6 +133,7 @@ export class PostgresStore implements EventStore {
       catchUp: (queryable, read) => this.#catchUp(queryable, read),
       lost: (error) => this.#lost(error),
       unavailable: () => this.#unavailable(),
+      uncertain: (tags) => this.#uncertain.remember(tags),
     });
   }
 
@@ -233,11 +237,17 @@ export class PostgresStore implements EventStore {
     return this.#queue((queue) => queue.changeRegistrations(eventId, change, options), options) as Promise<RosterResult>;
   }
 
-  /** Applies what other instances committed, now (before a 404, say); true when anything new was applied. */
+  /**
+   * Applies what other instances committed, now (before a 404, say); true when anything new was applied. While the
+   * database is away, or slow to answer, false at once or after CATCH_UP_WAIT_MS: a read is answered from memory.
+   */
   catchUp(): Promise<boolean> {
+    if (this.#down !== undefined) return Promise.resolve(false);
     const before = this.#lastSeq;
     this.#follow();
-    return this.#chain.then(() => this.#lastSeq > before);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CATCH_UP_WAIT_MS)));
+    return Promise.race([this.#chain, late]).then(() => this.#lastSeq > before).finally(() => clearTimeout(timer));
   }
 
   async close(): Promise<void> {
@@ -253,7 +263,12 @@ export class PostgresStore implements EventStore {
 
   #queue(run: (queue: WriteQueue) => Promise<unknown>, options: WriteOptions): Promise<unknown> {
     if (this.#closed) return Promise.reject(new StoreUnavailable('The server is shutting down; nothing of this request was saved. Retry in a moment.'));
-    if (this.#down !== undefined) return Promise.reject(this.#unavailable());
+    if (this.#down !== undefined) {
+      // A retry of a write whose outcome stayed unknown must not hear that nothing was saved: the first may have been.
+      const unknown = this.#uncertain.retry(options.idem, this.#down);
+      if (unknown !== undefined) return Promise.reject(unknown);
+      return Promise.reject(this.#unavailable());
+    }
     return this.#batches.queue(run, options);
   }
 
@@ -282,6 +297,7 @@ export class PostgresStore implements EventStore {
       if (this.#down !== undefined) {
         this.#logger.info('the database is reachable again; writes resume', {});
         this.#down = undefined;
+        this.#uncertain.clear();
       }
       this.#checkpoints.consider();
     });
@@ -361,9 +377,14 @@ export class PostgresStore implements EventStore {
   }
 }
 
+/** How long a read about to answer 404 waits for a catch-up before answering from memory. */
+const CATCH_UP_WAIT_MS = 1_500;
 /** Connects, creates or migrates the schema, reads the newest checkpoint and the rows after it into memory, and starts following the log. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const db = await connect(options.url, { retryMs: options.pollMs });
+  const db = await connect(options.url, {
+    retryMs: options.pollMs,
+    onSwitch: (from, to) => options.logger?.warn('the primary moved: writing to another host of the URL', { from, to }),
+  });
   try {
     const migrated = await migrateSchema(db);
     if (migrated.from !== migrated.to) options.logger?.info('database schema created or migrated', { from: migrated.from, to: migrated.to, database: redactUrl(options.url) });

@@ -1,15 +1,33 @@
 // The campus_rate table: rate-limit slots handed out to instances, per key and sub-window, so the limit holds over all of them.
-import { withTimeout, type Database } from './client.js';
+import { HOLDS_LOCK, withTimeout, type Database } from './client.js';
 
 /** What a lease gave: slots for this instance, and the key's state over all instances after it. */
 export interface Lease {
-  /** Slots granted now (0 when the key's window is full). */
-  granted: number;
+  /** Slots granted now, one count per sub-window asked for, in the order asked (0 when the key's window is full). */
+  granted: number[];
   /** Slots handed out in the key's window, to every instance, this grant included. */
   total: number;
   /** The oldest sub-window still holding slots (its end plus a window is when one frees), or undefined. */
   oldest: number | undefined;
 }
+
+/** Slots asked for in one sub-window, or in a range of `span` sub-windows from `bucket` (usable in any of them). */
+export interface Want {
+  bucket: number;
+  want: number;
+  /** Sub-windows the slots may be used in, from `bucket` on. Default 1. */
+  span?: number | undefined;
+}
+
+/** Slots handed out to a key: in sub-window `bucket`, or in a range of `span` from it. */
+export interface Held {
+  bucket: number;
+  span: number;
+  count: number;
+}
+
+/** A range's slots are kept under the key, a unit separator and the range's length (keys hold no control character). */
+const RANGE = '\u001f';
 
 /** Slots of every key's window, leased in batches: one round trip per batch, not per request. */
 export class RateLeaseTable {
@@ -22,34 +40,67 @@ export class RateLeaseTable {
   }
 
   /**
-   * Grants up to `want` slots of `key` in sub-window `bucket`, never more than `limit` minus what the window
-   * holds: the sub-windows from `bucket - 60` on (a slot counts until a whole window after its sub-window ends).
-   * Serialized per key by an advisory lock, so two instances never both take the last slot.
+   * Grants slots of `key` in the sub-windows of `wants` (the current one, `now`, and later ones leased ahead), in
+   * order, each as many as fit (see grantsWithin). Serialized per key by an advisory lock, so two instances never
+   * both take the last slot.
    */
-  lease(key: string, bucket: number, want: number, limit: number): Promise<Lease> {
-    const first = bucket - this.#bucketsPerWindow;
+  lease(key: string, now: number, wants: readonly Want[], limit: number): Promise<Lease> {
+    const first = now - this.#bucketsPerWindow;
     const k = this.#db.literal(key);
-    // Two round trips: BEGIN, the lock, the clean-up and the sum; then the grant with COMMIT. Each statement reads
-    // after the one before (READ COMMITTED), so the sum sees every lease committed before the lock was granted.
+    const ranges = `starts_with(key, ${this.#db.literal(key + RANGE)})`;
+    // Two round trips: BEGIN, the lock, the clean-up and the key's rows; then the grants with COMMIT. Each statement
+    // reads after the one before (READ COMMITTED), so the rows are every lease committed before the lock was granted.
     return withTimeout(this.#db.transaction(async (tx) => {
-      const row = tx.firstRows[0] as { total: number; oldest: number | null } | undefined;
-      const total = row?.total ?? 0;
-      const granted = Math.max(0, Math.min(want, limit - total));
-      if (granted > 0) {
-        await tx.commitWith(`INSERT INTO campus_rate (key, bucket, granted) VALUES (${k}, ${Math.trunc(bucket)}, ${Math.trunc(granted)}) ON CONFLICT (key, bucket) DO UPDATE SET granted = campus_rate.granted + EXCLUDED.granted`);
+      const row = tx.firstRows[0] as { buckets: number[] | null; spans: number[] | null; granted: number[] | null } | undefined;
+      const held: Held[] = (row?.buckets ?? []).map((bucket, i) => ({ bucket, span: row!.spans![i]!, count: row!.granted![i]! }));
+      const { granted, total } = grantsWithin(held, now, wants, limit, this.#bucketsPerWindow);
+      const rows = wants.flatMap(({ bucket, span = 1 }, i) => (granted[i]! > 0 ? [`(${this.#db.literal(keyOf(key, span))}, ${Math.trunc(bucket)}, ${granted[i]!})`] : []));
+      if (rows.length > 0) {
+        await tx.commitWith(`INSERT INTO campus_rate (key, bucket, granted) VALUES ${rows.join(', ')} ON CONFLICT (key, bucket) DO UPDATE SET granted = campus_rate.granted + EXCLUDED.granted`);
       }
-      const oldest = row?.oldest ?? (granted > 0 ? bucket : null);
-      return { granted, total: total + granted, oldest: oldest === null ? undefined : Math.min(oldest, bucket) };
+      const oldest = Math.min(...held.filter((slot) => slot.count > 0).map((slot) => slot.bucket));
+      return { granted, total, oldest: oldest === Infinity ? undefined : oldest };
     }, [
+      HOLDS_LOCK,
       `SELECT pg_advisory_xact_lock(hashtextextended('campus_rate:' || ${k}, 0))`,
-      `DELETE FROM campus_rate WHERE key = ${k} AND bucket < ${Math.trunc(first)}`,
-      `SELECT coalesce(sum(granted), 0)::float8 AS total, min(bucket)::float8 AS oldest FROM campus_rate WHERE key = ${k} AND granted > 0`,
+      `DELETE FROM campus_rate WHERE (key = ${k} AND bucket < ${Math.trunc(first)}) OR (${ranges} AND bucket + split_part(key, ${this.#db.literal(RANGE)}, 2)::bigint <= ${Math.trunc(first)})`,
+      `SELECT array_agg(bucket::float8) AS buckets, array_agg(CASE WHEN key = ${k} THEN 1 ELSE split_part(key, ${this.#db.literal(RANGE)}, 2)::integer END) AS spans, array_agg(granted) AS granted FROM campus_rate WHERE (key = ${k} OR ${ranges}) AND granted > 0`,
     ].join('; ')), 2_000, 'leasing rate-limit slots');
   }
 
-  /** Gives back `count` slots of `key` in `bucket` that were leased and never used. */
-  async giveBack(key: string, bucket: number, count: number): Promise<void> {
+  /** Gives back `count` slots of `key` in `bucket` (a range of `span` from it) that were leased and never used. */
+  async giveBack(key: string, bucket: number, count: number, span = 1): Promise<void> {
     if (count <= 0) return;
-    await withTimeout(this.#db.query('UPDATE campus_rate SET granted = greatest(0, granted - $3) WHERE key = $1 AND bucket = $2', [key, bucket, count]), 2_000, 'giving back rate-limit slots');
+    await withTimeout(this.#db.query('UPDATE campus_rate SET granted = greatest(0, granted - $3) WHERE key = $1 AND bucket = $2', [keyOf(key, span), bucket, count]), 2_000, 'giving back rate-limit slots');
   }
+}
+
+function keyOf(key: string, span: number): string {
+  return span === 1 ? key : `${key}${RANGE}${span}`;
+}
+
+/**
+ * The grants of `wants`, in order, added to `held` (the key's slots handed out so far). A slot counts in every span
+ * of 61 sub-windows that holds its sub-window, or meets its range (a whole window after its last sub-window ends, so
+ * no window of requests ever sees more: a request, and one in any window with it, lie in one such span). Each want
+ * gets what fits under `limit` in every span it meets. A slot leased ahead thus holds back only the spans it meets,
+ * not the window before it. `total`: the fullest span holding `now` after the grants, what the key's window holds.
+ */
+export function grantsWithin(held: Held[], now: number, wants: readonly Want[], limit: number, bucketsPerWindow = 60): { granted: number[]; total: number } {
+  const spanSum = (from: number): number => {
+    let sum = 0;
+    for (const slot of held) if (slot.bucket <= from + bucketsPerWindow && slot.bucket + slot.span - 1 >= from) sum += slot.count;
+    return sum;
+  };
+  const fullest = (bucket: number, span: number): number => {
+    let most = 0;
+    for (let from = bucket - bucketsPerWindow; from <= bucket + span - 1; from++) most = Math.max(most, spanSum(from));
+    return most;
+  };
+  const granted = wants.map(({ bucket, want, span = 1 }) => {
+    const given = Math.max(0, Math.min(Math.trunc(want), limit - fullest(bucket, span)));
+    if (given > 0) held.push({ bucket, span, count: given });
+    return given;
+  });
+  return { granted, total: fullest(now, 1) };
 }

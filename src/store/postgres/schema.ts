@@ -43,6 +43,8 @@ const STEPS: readonly string[][] = [
  */
 export async function migrateSchema(db: Database): Promise<{ from: number; to: number }> {
   return db.transaction(async (tx) => {
+    // Instances starting together wait for the one migrating, however long it takes: no session lock time-out here.
+    await tx.query('SET LOCAL lock_timeout = 0');
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATE_LOCK]);
     const [exists] = await tx.query<{ present: boolean }>("SELECT to_regclass('campus_meta') IS NOT NULL AS present");
     let version = 0;

@@ -1,7 +1,7 @@
 // The campus_webhooks table: webhooks shared by every instance on the database, each delivered by the one instance holding its lease.
 import type { SharedWebhook, SharedWebhookTable, WebhookChanges, WebhookState, WebhookStateSnapshot } from '../webhook-state.js';
 import { StoreUnavailable } from '../store-errors.js';
-import { withTimeout, type Database, type Queryable } from './client.js';
+import { mayHaveRun, withTimeout, type Database, type Queryable } from './client.js';
 
 /** How long an admin's read or change may take before the database counts as unreachable (503). */
 const QUERY_TIMEOUT_MS = 2_000;
@@ -50,10 +50,19 @@ function byAge(a: SharedWebhook, b: SharedWebhook): number {
   return a.state.created_at < b.state.created_at ? -1 : a.state.created_at > b.state.created_at ? 1 : a.state.id < b.state.id ? -1 : a.state.id > b.state.id ? 1 : 0;
 }
 
-/** An admin's request met a database it cannot use: a 503 that says nothing was kept. */
-function unavailable(error: unknown): StoreUnavailable {
+/**
+ * An admin's request met a database it cannot use: a 503 that says nothing was kept only when that is known (the
+ * statement failed, or never reached the server); a change whose answer was lost may have been kept.
+ */
+function unavailable(error: unknown, change: boolean): StoreUnavailable {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return new StoreUnavailable(`The database cannot be reached${typeof code === 'string' ? ` (${code})` : ''}; nothing of this change to webhooks was kept. Retry in a moment.`);
+  const why = typeof code === 'string' ? ` (${code})` : '';
+  if (!change) return new StoreUnavailable(`The database cannot be reached${why}; retry in a moment.`, { retryAfterSeconds: 1 });
+  if (!mayHaveRun(error)) return new StoreUnavailable(`The database cannot be reached${why}; nothing of this change to webhooks was kept. Retry in a moment.`, { retryAfterSeconds: 1 });
+  return new StoreUnavailable(`The database stopped answering after this change to webhooks was sent${why}, so it may have been kept: read the webhooks back (GET /webhooks) once the database answers, before sending it again.`, {
+    retryAfterSeconds: 1,
+    details: [{ field: 'outcome', message: 'unknown: the database did not say whether the change was saved' }],
+  });
 }
 
 /** Webhooks in PostgreSQL (see SharedWebhookTable). Lease times are the database's clock, so instances' clocks never disagree about them. */
@@ -71,12 +80,12 @@ export class PostgresWebhookTable implements SharedWebhookTable {
   }
 
   async list(): Promise<SharedWebhook[]> {
-    const rows = await this.#admin(this.#db.query<Row>(`SELECT ${COLUMNS} FROM campus_webhooks`));
+    const rows = await this.#admin(this.#db.query<Row>(`SELECT ${COLUMNS} FROM campus_webhooks`), false);
     return rows.map(webhookOf).sort(byAge);
   }
 
   async get(id: string): Promise<SharedWebhook | undefined> {
-    const [row] = await this.#admin(this.#db.query<Row>(`SELECT ${COLUMNS} FROM campus_webhooks WHERE id = $1`, [id]));
+    const [row] = await this.#admin(this.#db.query<Row>(`SELECT ${COLUMNS} FROM campus_webhooks WHERE id = $1`, [id]), false);
     return row === undefined ? undefined : webhookOf(row);
   }
 
@@ -86,7 +95,7 @@ export class PostgresWebhookTable implements SharedWebhookTable {
        VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT coalesce(max(seq), 0) FROM campus_log), $8, $9, clock_timestamp() + $10 * interval '1 millisecond')
        RETURNING cursor_seq::float8 AS cursor_seq`,
       [state.id, state.url, JSON.stringify(state.events), state.description, state.secret, state.created_at, state.status, state.cursor.index, owner, leaseMs],
-    ));
+    ), true);
     return { ...state, cursor: { seq: row!.cursor_seq, index: state.cursor.index } };
   }
 
@@ -97,12 +106,12 @@ export class PostgresWebhookTable implements SharedWebhookTable {
          status_version = CASE WHEN $5::text IS NULL THEN status_version ELSE version + 1 END, version = version + 1
        WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, changes.url ?? null, changes.events === undefined ? null : JSON.stringify(changes.events), changes.description ?? null, changes.status ?? null],
-    ));
+    ), true);
     return row === undefined ? undefined : webhookOf(row);
   }
 
   async delete(id: string): Promise<boolean> {
-    return (await this.#admin(this.#db.query('DELETE FROM campus_webhooks WHERE id = $1 RETURNING id', [id]))).length > 0;
+    return (await this.#admin(this.#db.query('DELETE FROM campus_webhooks WHERE id = $1 RETURNING id', [id]), true)).length > 0;
   }
 
   async lease(owner: string, leaseMs: number): Promise<SharedWebhook[]> {
@@ -144,12 +153,12 @@ export class PostgresWebhookTable implements SharedWebhookTable {
     await withTimeout(this.#db.query('UPDATE campus_webhooks SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1', [owner]), QUERY_TIMEOUT_MS, 'releasing webhooks');
   }
 
-  /** An admin's query: a database that fails or does not answer in time is a 503. */
-  async #admin<T>(query: Promise<T>): Promise<T> {
+  /** An admin's query (`change`: one that writes): a database that fails or does not answer in time is a 503. */
+  async #admin<T>(query: Promise<T>, change: boolean): Promise<T> {
     try {
       return await withTimeout(query, QUERY_TIMEOUT_MS, 'a webhook query');
     } catch (error) {
-      throw unavailable(error);
+      throw unavailable(error, change);
     }
   }
 }

@@ -1,14 +1,27 @@
 // The PostgreSQL store's writes: queued writes taken by one transaction at a time (group commit), decided against caught-up state, pipelined.
 import type { WriteOptions } from '../event-store.js';
-import { AlreadyAnswered, StoreUnavailable } from '../store-errors.js';
+import { AlreadyAnswered, OutcomeUnknown, StoreUnavailable } from '../store-errors.js';
+import type { IdempotencyTag } from '../views/idempotency-table.js';
 import type { Views } from '../views/apply-record.js';
 import { WriteQueue } from '../views/write-queue.js';
-import { withTimeout, type Database, type Queryable, type Transaction } from './client.js';
+import { CommitUnknown, describeDatabaseError, HOLDS_LOCK, withTimeout, type Database, type Queryable, type Transaction } from './client.js';
 import { catchUpQuery, type LogRow } from './catch-up.js';
+import { resolveCommit } from './commit-outcome.js';
 import { LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 
 /** How long the wait for a write transaction's connection may take before the database counts as unreachable. */
 const TRANSACTION_TIMEOUT_MS = 2_000;
+/**
+ * How long after a write was queued its outcome may stay open: a lost COMMIT answer is looked for until then, and the
+ * writer told "unknown" after. API.md §12 gives 10 s from the request's arrival; a second is left for the rest.
+ */
+export const OUTCOME_MS = 9_000;
+/**
+ * How long a batch holding the log's lock waits for the batch ahead to finish (normally its COMMIT's round trip)
+ * before it lets the lock go and tries again later: far below the server's idle-in-transaction time-out, so a batch
+ * ahead asking about a lost COMMIT never makes this one hold the lock idle for the whole campus.
+ */
+const TURN_WAIT_MS = 1_000;
 
 /** What a batch needs of the store: its views, its place in the log, their one order of change, and its down state. */
 export interface BatchHost {
@@ -27,16 +40,25 @@ export interface BatchHost {
   catchUp(db: Queryable, read?: readonly LogRow[]): Promise<void>;
   /** The database failed: writes are refused until a catch-up succeeds. */
   lost(error: unknown): void;
-  /** The 503 a write gets while the database cannot be reached. */
+  /** The 503 a write gets while the database cannot be reached (nothing of it was saved). */
   unavailable(): StoreUnavailable;
+  /** Writes under these Idempotency-Keys may have been saved: a retry refused before the database is back says so too. */
+  uncertain(tags: readonly IdempotencyTag[]): void;
 }
 
 /** A write waiting for the next batch: it is decided only inside the batch's transaction, against caught-up state. */
 interface Intent {
   run(queue: WriteQueue): Promise<unknown>;
   idem: WriteOptions['idem'];
+  /** When it was queued (about when its request arrived): its outcome is known, or said unknown, by then + OUTCOME_MS. */
+  at: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+}
+
+/** The batch let the log's lock go before taking any write (the batch ahead took too long): its writes wait for the next. */
+class YieldedTurn extends Error {
+  override readonly name = 'YieldedTurn';
 }
 
 /**
@@ -60,7 +82,7 @@ export class WriteBatches {
   /** Queues a write for the next batch; it settles once that batch's transaction is known committed (or failed). */
   queue(run: (queue: WriteQueue) => Promise<unknown>, options: WriteOptions): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.#intents.push({ run, idem: options.idem, resolve, reject });
+      this.#intents.push({ run, idem: options.idem, at: this.#host.now(), resolve, reject });
       if (this.#batchQueued) return;
       this.#batchQueued = true;
       if (!this.#deciding) this.#startBatch();
@@ -98,7 +120,8 @@ export class WriteBatches {
    * the lock and the catch-up read; then, after the shared write queue's decisions against the now-current state,
    * one insert, the notification and COMMIT. Only then the views change. Pipelined: the next batch starts as this one
    * sends its COMMIT, so its first round trip waits on the lock meanwhile; it decides only once this one's records
-   * are applied (its turn), skipping them in what it read.
+   * are applied (its turn), skipping them in what it read. A COMMIT whose answer is lost is resolved by asking the
+   * database (see commit-outcome.ts) before anyone is answered.
    */
   async #batch(): Promise<void> {
     let intents: Intent[] | undefined;
@@ -114,18 +137,28 @@ export class WriteBatches {
     // A transaction whose connection never came is abandoned; should it start later after all, it writes nothing.
     let started = false;
     let abandoned = false;
+    let yielded: Promise<() => void> | undefined;
     try {
       const transaction = this.#host.db.transaction(async (tx: Transaction) => {
         if (abandoned) throw new Error('abandoned: its connection came too late');
         started = true;
-        endTurn = await this.#host.turn();
+        const turn = this.#host.turn();
+        let timer: NodeJS.Timeout | undefined;
+        const ended = await Promise.race([turn, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), TURN_WAIT_MS)))]).finally(() => clearTimeout(timer));
+        if (ended === undefined) {
+          yielded = turn;
+          throw new YieldedTurn('the batch ahead is still finishing');
+        }
+        endTurn = ended;
         intents = this.#takeIntents();
         this.#deciding = true;
         // The batch ahead failed: this one's writes get the same 503, and its transaction writes nothing.
         const down = this.#host.down();
         if (down !== undefined) throw new Error(down);
-        await this.#host.catchUp(tx, tx.firstRows as LogRow[]);
+        const [lock, read] = [tx.firstResults[1]?.[0] as { xid: number } | undefined, tx.firstResults[2] as LogRow[] | undefined];
+        await this.#host.catchUp(tx, read);
         newest = this.#host.lastSeq();
+        const deadline = intents.reduce((first, intent) => Math.min(first, intent.at), this.#host.now()) + OUTCOME_MS;
         let signalInserted!: () => void;
         const insertedSignal = new Promise<void>((resolve) => (signalInserted = resolve));
         const queue = new WriteQueue({
@@ -147,7 +180,17 @@ export class WriteBatches {
               // Seqs are integers; lines go in as literals the client escapes (a simple query takes no parameters).
               this.#decided();
               const values = `unnest(ARRAY[${seqs.join(',')}]::bigint[], ARRAY[${lines.map((line) => tx.literal(line)).join(',')}]::text[])`;
-              await tx.commitWith(`WITH written AS (INSERT INTO campus_log (seq, line) SELECT * FROM ${values} RETURNING 1) SELECT pg_notify(${tx.literal(LOG_CHANNEL)}, '${newest}') FROM (SELECT count(*) FROM written) AS done`);
+              const sql = `WITH written AS (INSERT INTO campus_log (seq, line) SELECT * FROM ${values} RETURNING 1) SELECT pg_notify(${tx.literal(LOG_CHANNEL)}, '${newest}') FROM (SELECT count(*) FROM written) AS done`;
+              // The answer is waited for as long as the outcome may stay open, less a moment to ask again if it is lost.
+              await tx.commitWith(sql, Math.max(1_000, deadline - this.#host.now() - 2_000)).catch(async (error: unknown) => {
+                if (!(error instanceof CommitUnknown)) throw error;
+                const why = `the answer to COMMIT was lost (${describeDatabaseError(error.cause)})`;
+                if (lock === undefined) throw new OutcomeUnknown(why);
+                const outcome = await resolveCommit(this.#host.db, { xid: lock.xid, server: tx.server, firstSeq: seqs[0]!, firstLine: lines[0]! }, deadline, { now: this.#host.now });
+                if (outcome === 'aborted') throw error;
+                if (outcome === 'unknown') throw new OutcomeUnknown(`${why} and the database could not tell within ${OUTCOME_MS / 1000} s of the request whether it committed`);
+                // Committed after all: the batch goes on as if COMMIT had answered.
+              });
             } catch (error) {
               failure = error;
               throw error;
@@ -162,7 +205,7 @@ export class WriteBatches {
         // Either the queue persisted (then the transaction commits when this returns), or nothing was to be written.
         await Promise.race([insertedSignal, queue.drain()]);
         if (failure !== undefined) throw failure;
-      }, `SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${catchUpQuery(this.#host.lastSeq())}`);
+      }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid; ${catchUpQuery(this.#host.lastSeq())}`);
       transaction.catch(() => undefined);
       await withTimeout(transaction, TRANSACTION_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
         if (started) return transaction;
@@ -175,14 +218,29 @@ export class WriteBatches {
       failure ??= error;
       settleCommit.reject(error);
     }
+    if (yielded !== undefined) return this.#afterYield(yielded);
     await Promise.all(settled);
-    if (failure !== undefined) {
-      // Writes not taken yet (the transaction never got its lock) fail with it; a new write starts a new batch.
-      for (const intent of intents ?? this.#takeIntents()) intent.reject(this.#host.unavailable());
-      this.#host.lost(failure);
-    }
+    if (failure !== undefined) this.#failed(intents ?? this.#takeIntents(), failure);
     this.#decided();
     endTurn();
+  }
+
+  /** The batch let the lock go: once the batch ahead is done, the queued writes get a batch of their own. */
+  async #afterYield(turn: Promise<() => void>): Promise<void> {
+    (await turn)();
+    if (this.#batchQueued && !this.#deciding) this.#startBatch();
+  }
+
+  /**
+   * Answers the writes of a failed batch: those whose COMMIT's outcome stayed unknown are told so (never that nothing
+   * was saved); the others get the 503 saying nothing was. A wait for the log's lock that timed out is no lost database.
+   */
+  #failed(intents: readonly Intent[], failure: unknown): void {
+    const unknown = failure instanceof OutcomeUnknown;
+    if (unknown) this.#host.uncertain(intents.flatMap((intent) => (intent.idem === undefined ? [] : [intent.idem])));
+    // Writes not taken yet (the transaction never got its lock) fail with it; a new write starts a new batch.
+    for (const intent of intents) intent.reject(unknown ? failure : this.#host.unavailable());
+    if ((failure as { code?: unknown } | undefined)?.code !== '55P03') this.#host.lost(failure);
   }
 
   /** Runs one write in the batch's queue; an Idempotency-Key another instance answered meanwhile replays instead. */

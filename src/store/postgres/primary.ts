@@ -1,0 +1,169 @@
+// The connection pool to the primary among the URL's hosts: every new connection is checked to be on a primary, and a lost one is looked for again.
+import type pgType from 'pg';
+import { findPrimary, parseStoreUrl, type HostRole, type StoreUrl } from './hosts.js';
+
+/** A pooled connection as the store uses it: pg's, with the socket pg-pool itself destroys on a time-out. */
+export type SessionClient = pgType.PoolClient & { connection?: { stream: { destroy(): void } } };
+
+/** Options of a PrimaryPool. */
+export interface PrimaryPoolOptions {
+  max: number;
+  connectTimeoutMs: number;
+  /** Client and session settings every connection gets (see SESSION_SETTINGS in client.ts). */
+  session: Readonly<Record<string, string | number | boolean>>;
+  /** Told when the pool moves to another host. */
+  onSwitch?: ((from: string, to: string) => void) | undefined;
+}
+
+/** How often the hosts may be probed again after a failure, at most. */
+const REPROBE_MS = 500;
+
+/**
+ * True for an error the server reported for a statement on a connection that goes on (severity ERROR): the statement,
+ * and a transaction it was in, took no effect. False for a lost connection, a FATAL, or a deadline of ours.
+ */
+export function isStatementError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { severity?: unknown }).severity === 'ERROR';
+}
+
+/** The host may no longer be the primary: the connection failed, or it refused a write as a standby does. */
+function lostPrimary(error: unknown): boolean {
+  return !isStatementError(error) || (error as { code?: unknown }).code === '25006';
+}
+
+/**
+ * One pg Pool at a time, to the host of the URL found to be a primary (not in recovery), tried in the URL's order:
+ * node-postgres knows one host, so `target_session_attrs=read-write` is done here. Each new connection is checked
+ * (a server that became a standby is left at once) and notes its server's identity, which tells a restarted or
+ * promoted server from the one a lost COMMIT was sent to. When a query fails as if the primary were lost, the hosts
+ * are probed again (at most every 500 ms) and the pool moves to the first primary, so a promoted standby is followed
+ * without a restart; the LISTEN connection follows through onSwitch.
+ */
+export class PrimaryPool {
+  readonly #pg: typeof pgType;
+  readonly #url: StoreUrl;
+  readonly #options: PrimaryPoolOptions;
+  /** The server identity of each pooled connection: its postmaster's start time. */
+  readonly #servers = new WeakMap<object, string>();
+  readonly #listeners = new Set<() => void>();
+  #index = 0;
+  #pool: pgType.Pool | undefined;
+  #probing: Promise<void> | undefined;
+  #probedAt = -Infinity;
+  #ended = false;
+
+  constructor(pg: typeof pgType, url: string, options: PrimaryPoolOptions) {
+    this.#pg = pg;
+    this.#url = parseStoreUrl(url);
+    this.#options = options;
+  }
+
+  /** Finds the primary (with several hosts; one host is simply used) and opens the pool to it. */
+  async start(): Promise<void> {
+    if (this.#url.hosts.length > 1) this.#index = await findPrimary(this.#url.hosts.length, (i) => this.#probe(i), (i) => this.#url.nameOf(i));
+    this.#pool = this.#open(this.#index);
+  }
+
+  /** The pool of the current primary. */
+  get pool(): pgType.Pool {
+    if (this.#pool === undefined) throw new Error('PrimaryPool.start was not called');
+    return this.#pool;
+  }
+
+  /** The identity of the server `client` is connected to (empty when unknown). */
+  serverOf(client: object): string {
+    return this.#servers.get(client) ?? '';
+  }
+
+  /** A client outside the pool to the current primary (for LISTEN), with the same settings. */
+  newClient(): pgType.Client {
+    return new this.#pg.Client(this.#config(this.#index));
+  }
+
+  /** `promise`, telling the pool when it failed as if the primary were lost. */
+  watch<T>(promise: Promise<T>): Promise<T> {
+    return promise.catch((error: unknown) => {
+      this.suspect(error);
+      throw error;
+    });
+  }
+
+  /** A query failed: with several hosts, and an error that may mean the primary is lost, the hosts are probed again. */
+  suspect(error: unknown): void {
+    if (this.#url.hosts.length < 2 || this.#ended || !lostPrimary(error) || this.#probing !== undefined) return;
+    const wait = Math.max(0, this.#probedAt + REPROBE_MS - Date.now());
+    this.#probing = new Promise<void>((resolve) => setTimeout(resolve, wait).unref())
+      .then(() => findPrimary(this.#url.hosts.length, (i) => this.#probe(i), (i) => this.#url.nameOf(i)))
+      .then((index) => this.#switchTo(index), () => undefined)
+      .finally(() => {
+        this.#probedAt = Date.now();
+        this.#probing = undefined;
+      });
+  }
+
+  /** Calls `listener` after each move to another host; returns the way to stop. */
+  onSwitch(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async end(): Promise<void> {
+    this.#ended = true;
+    await this.#probing;
+    await this.#pool?.end();
+  }
+
+  #switchTo(index: number): void {
+    if (index === this.#index || this.#ended) return;
+    const [from, old] = [this.#index, this.#pool];
+    this.#index = index;
+    this.#pool = this.#open(index);
+    this.#options.onSwitch?.(this.#url.nameOf(from), this.#url.nameOf(index));
+    for (const listener of this.#listeners) listener();
+    // Connections in use end as their work fails or finishes; none is handed out again.
+    void old?.end().catch(() => undefined);
+  }
+
+  #config(i: number): pgType.ClientConfig {
+    return { connectionString: this.#url.urlFor(i), connectionTimeoutMillis: this.#options.connectTimeoutMs, ...this.#options.session };
+  }
+
+  #open(i: number): pgType.Pool {
+    const pool = new this.#pg.Pool({
+      ...this.#config(i),
+      max: this.#options.max,
+      // pg-pool calls verify on each new connection before handing it out: a standby is refused there.
+      verify: (client: pgType.PoolClient, done: (error?: Error) => void) => {
+        // A deadline of its own: pg-pool's connect time-out has ended by now, and a frozen server would hold the slot.
+        client.query({ text: 'SELECT pg_is_in_recovery() AS standby, pg_postmaster_start_time()::text AS server', query_timeout: this.#options.connectTimeoutMs } as pgType.QueryConfig).then((result) => {
+          const row = result.rows[0] as { standby: boolean; server: string };
+          if (row.standby) {
+            const error = Object.assign(new Error(`${this.#url.nameOf(i)} is a standby (in recovery), not a primary`), { code: '25006' });
+            this.suspect(error);
+            return done(error);
+          }
+          this.#servers.set(client, row.server);
+          return done();
+        }, (error: Error) => done(error));
+      },
+    } as pgType.PoolConfig);
+    // An idle connection the server closed (a restart): the pool drops it; the next query reconnects.
+    pool.on('error', () => undefined);
+    // A connection in use may hear the server end it with no query running (a FATAL right after an answer, in the same
+    // packet): without a listener of its own that 'error' would end the process. Its next query fails instead.
+    pool.on('connect', (client) => client.on('error', () => undefined));
+    return pool;
+  }
+
+  async #probe(i: number): Promise<HostRole> {
+    const client = new this.#pg.Client({ ...this.#config(i), connectionTimeoutMillis: Math.min(this.#options.connectTimeoutMs, 2_000), query_timeout: 2_000 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const result = await client.query('SELECT pg_is_in_recovery() AS standby');
+      return (result.rows[0] as { standby: boolean }).standby ? 'standby' : 'primary';
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}

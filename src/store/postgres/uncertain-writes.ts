@@ -1,0 +1,38 @@
+// The Idempotency-Keys of writes whose outcome stayed unknown while the database is away: a retry is told so again.
+import { OutcomeUnknown } from '../store-errors.js';
+import type { IdempotencyTag } from '../views/idempotency-table.js';
+
+/** Keys remembered at most; past it the oldest are forgotten first. */
+const MAX_UNCERTAIN = 10_000;
+
+/**
+ * Writes sent to be committed whose answer never came (API.md §12): until the database answers again, a retry with
+ * the same Idempotency-Key must not hear that nothing was saved, since the first may have been. Once the instance has
+ * caught up, its views hold every write that committed, and the retry is answered from them (clear).
+ */
+export class UncertainWrites {
+  readonly #keys = new Set<string>();
+
+  /** Notes writes whose outcome stayed unknown. */
+  remember(tags: readonly IdempotencyTag[]): void {
+    for (const tag of tags) {
+      this.#keys.add(keyOf(tag));
+      if (this.#keys.size > MAX_UNCERTAIN) this.#keys.delete(this.#keys.values().next().value!);
+    }
+  }
+
+  /** The 503 for a retry of a write of unknown outcome while the database is away (`down`: why), or undefined. */
+  retry(tag: IdempotencyTag | undefined, down: string): OutcomeUnknown | undefined {
+    if (tag === undefined || !this.#keys.has(keyOf(tag))) return undefined;
+    return new OutcomeUnknown(`an earlier request with this Idempotency-Key was sent to be committed and the database has not answered since (${down})`);
+  }
+
+  /** The instance caught up with the database: every outcome is in its views. */
+  clear(): void {
+    this.#keys.clear();
+  }
+}
+
+function keyOf(tag: IdempotencyTag): string {
+  return `${tag.keyId} ${tag.key}`;
+}

@@ -1,0 +1,57 @@
+// The database's own failover (API.md §12): instances on a URL naming a primary and its synchronous standby follow the
+// standby once it is promoted, with no restart, and lose nothing they acknowledged.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { skipWithoutPostgres } from '../../helpers/postgres-server.js';
+import { startPostgresPair } from '../../helpers/postgres-standby.js';
+import { newEvent, startInstances } from '../../helpers/instances.js';
+import { contradictions, registeredEmails, registrationLoad, summary } from '../../helpers/write-history.js';
+
+describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }, () => {
+  it('the primary killed under load and its synchronous standby promoted: every instance writes again without a restart, and every acknowledged write is there', async (t) => {
+    const pair = await startPostgresPair();
+    try {
+      const { url, standbyUrl } = await pair.createDatabase('failover');
+      const three = await startInstances(url, 3);
+      try {
+        const created = await three.call(0, 'POST', '/events', newEvent(1, 5_000));
+        const { id } = (await created.json()) as { id: string };
+        const load = registrationLoad(three, id, { retryUnknownMs: 15_000 });
+        while (load.answers.filter((answer) => answer.status === 201).length < 60) await sleep(20);
+        pair.killPrimary();
+        const killedAt = Date.now();
+        await sleep(2_000);
+        await pair.promote();
+        const promotedAt = Date.now();
+        // Each instance acknowledges a write started after the promotion.
+        const firstAfter = (i: number): number => Math.min(...load.answers.filter((answer) => answer.instance === i && answer.status === 201 && answer.startedAt >= promotedAt).map((answer) => answer.answeredAt - promotedAt));
+        for (let tries = 0; [0, 1, 2].some((i) => firstAfter(i) === Infinity); tries++) {
+          assert.ok(tries < 600, `every instance writes again after the promotion: ${[0, 1, 2].map(firstAfter).join(', ')} ms; ${summary(load.answers)}; the last answers: ${JSON.stringify(load.answers.slice(-6))}; logs: ${three.servers.map((server) => server.stderr().slice(-1500)).join('\n---\n')}`);
+          await sleep(50);
+        }
+        const back = [0, 1, 2].map(firstAfter);
+        await sleep(1_000);
+        await load.stop();
+        t.diagnostic(`primary killed, promoted ${promotedAt - killedAt} ms later; writes acknowledged again after ${back.join(', ')} ms on A, B, C; ${summary(load.answers)}`);
+        // Every acknowledged write is on the promoted server, as every instance reads it.
+        const acked = load.answers.filter((answer) => answer.status === 201).map((answer) => answer.email);
+        for (let i = 0; i < 3; i++) {
+          let saved = await registeredEmails(three, i, id);
+          for (let tries = 0; !acked.every((email) => saved.has(email)) && tries < 50; tries++) {
+            await sleep(100);
+            saved = await registeredEmails(three, i, id);
+          }
+          assert.deepEqual(acked.filter((email) => !saved.has(email)), [], `instance ${i} holds every acknowledged write`);
+          assert.deepEqual(contradictions(load.answers, saved), []);
+        }
+        const onStandby = await pair.psqlStandby(`SELECT count(*) FROM campus_log`, standbyUrl.slice(standbyUrl.lastIndexOf('/') + 1));
+        assert.ok(Number(onStandby) > 60, `the promoted server holds the log (${onStandby} rows)`);
+      } finally {
+        await three.stop();
+      }
+    } finally {
+      await pair.stop();
+    }
+  });
+});
