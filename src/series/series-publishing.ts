@@ -1,6 +1,6 @@
 // A series' status and its occurrences' (API.md §14): a move of the series acts on every occurrence not edited on its
 // own (a cancellation, on those not started yet); approve and reject likewise. Pure, over a planned group write.
-import { toRecord, type EventRecord, type EventStatus } from '../events/event.js';
+import { isHiddenStatus, toRecord, type EventRecord, type EventStatus } from '../events/event.js';
 import type { PlanContext, SeriesPlan } from './series-plan.js';
 import { SERIES_COLLECTION, seriesJson, seriesStatus, type SeriesDocument } from './series-document.js';
 
@@ -18,9 +18,9 @@ export interface StatusChange {
 
 /**
  * `planned` (a write of series `planned.document`) with the status change applied to the series and to its
- * occurrences not edited on their own whose status is the series' former one (for a cancellation, only those not
- * started at `context.nowMs`): each takes the new status, the cancellation reason while cancelled, and the review
- * note of a rejection; any other review note goes with the change.
+ * occurrences not edited on their own whose status is the series' former one (out of published or cancelled, only
+ * those not started at `context.nowMs`: a cancellation, a restore): each takes the new status, the cancellation
+ * reason while cancelled, and the review note of a rejection; any other review note goes with the change.
  */
 export function withStatusChange(planned: SeriesPlan, change: StatusChange, context: PlanContext): SeriesPlan {
   const document = withPublishing({ ...planned.document }, change, change.cancellationReason ?? (change.from === 'cancelled' ? planned.document.cancellation_reason : undefined));
@@ -32,7 +32,9 @@ export function withStatusChange(planned: SeriesPlan, change: StatusChange, cont
     const record = planned ?? (event === undefined ? undefined : toRecord(event));
     if (record === undefined || record === null) continue;
     const status = record.status ?? 'published';
-    const moves = change.to !== change.from && status === change.from && (change.to !== 'cancelled' || Date.parse(record.start_time) > context.nowMs);
+    // Started occurrences are never changed (API.md §11), except out of a draft or pending state: those were never public.
+    const started = Date.parse(record.start_time) <= context.nowMs;
+    const moves = change.to !== change.from && status === change.from && (!started || isHiddenStatus(change.from));
     const reasonChanges = change.to === 'cancelled' && status === 'cancelled' && change.cancellationReason !== undefined;
     if (!moves && !reasonChanges && planned === undefined) continue;
     const next: EventRecord = moves || reasonChanges ? withPublishing({ ...record }, change, change.cancellationReason ?? record.cancellation_reason) : { ...record };
