@@ -60,7 +60,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
       const id = context.params['id']!;
       const event = store.get(id);
       // A draft or pending event does not exist for anyone but its organizer and admins (API.md §14).
-      if (event === undefined || !maySee(context.principal!, event.status, event.organizerEmail)) throw notFound(id);
+      if (event === undefined || !maySee(context.principal!, event)) throw notFound(id);
       const etag = etagOf(event);
       if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
       return { status: 200, body: event.json, headers: { ETag: etag } };
@@ -185,7 +185,7 @@ function withHiddenOwner(query: ParsedListQuery, principal: Principal): ParsedLi
 
 /** Unknown id, or a draft the caller may not see (404), then not the owner (403), then If-Match (412): the contract's order. */
 export function checkAccess(current: StoredEvent | undefined, id: string, principal: Principal, action: 'update' | 'delete', context: RequestContext): EventRecord {
-  if (current === undefined || !maySee(principal, current.status, current.organizerEmail)) throw notFound(id);
+  if (current === undefined || !maySee(principal, current)) throw notFound(id);
   if (!mayActOn(principal, action, current.organizerEmail)) {
     throw new ApiError('forbidden', `Your key may ${action} only events you organise; event "${id}" is organised by someone else.`);
   }

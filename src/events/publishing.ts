@@ -11,9 +11,18 @@ export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 /** What is moving: an event or a series, for messages. */
 export type Thing = 'event' | 'series';
 
-/** Whether `principal` may see a thing of `status` organised by `organizerEmail` (lower case): anyone a public one; a draft or pending one, who may update it. */
-export function maySee(principal: Principal, status: EventStatus | undefined, organizerEmail: string): boolean {
-  return !isHiddenStatus(status) || mayActOn(principal, 'update', organizerEmail);
+/** What maySee reads of an event or a series: its status, and (only for a draft) its organizer's e-mail in lower case. */
+export interface Visible {
+  readonly status?: EventStatus | undefined;
+  readonly organizerEmail: string;
+}
+
+/**
+ * Whether `principal` may see `thing`: anyone a public one; a draft or pending one, who may update it. The e-mail is
+ * read only for a draft (a replayed event builds it on demand: a public read does not pay for it).
+ */
+export function maySee(principal: Principal, thing: Visible): boolean {
+  return !isHiddenStatus(thing.status) || mayActOn(principal, 'update', thing.organizerEmail);
 }
 
 /** Whether an organizer's publishing waits for approval: required, and not an admin. */

@@ -167,7 +167,7 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
 
 /** The event, if it exists and the caller may see it (a draft or pending one: its organizer and admins); else a 404 naming the id. */
 function visibleEvent(event: StoredEvent | undefined, eventId: string, principal: Principal): StoredEvent {
-  if (event === undefined || !maySee(principal, event.status, event.organizerEmail)) throw eventNotFound(eventId);
+  if (event === undefined || !maySee(principal, event)) throw eventNotFound(eventId);
   return event;
 }
 

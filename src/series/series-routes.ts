@@ -50,7 +50,7 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       if (statuses?.some(isHiddenStatus) === true && principal.role !== 'admin' && principal.role !== 'organizer') {
         throw new ApiError('forbidden', `A ${principal.role} key may not list draft or pending series: only their organizers and admins see them. Ask for status=published or cancelled.`);
       }
-      const all = store.documents(SERIES_COLLECTION).map(parseSeries).filter((series) => wanted.has(seriesStatus(series)) && maySee(principal, series.status, series.organizer.email.toLowerCase()));
+      const all = store.documents(SERIES_COLLECTION).map(parseSeries).filter((series) => wanted.has(seriesStatus(series)) && maySee(principal, seriesVisible(series)));
       all.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const shown = all.slice((page - 1) * limit, page * limit);
       const body = `{"series":[${shown.map(seriesViewJson).join(',')}],"total":${all.length},"page":${page}}`;
@@ -70,7 +70,7 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       if (stored === undefined) throw notFound(id);
       const series = parseSeries(stored);
       // A draft or pending series does not exist for anyone but its organizer and admins (API.md §14).
-      if (!maySee(context.principal!, series.status, series.organizer.email.toLowerCase())) throw notFound(id);
+      if (!maySee(context.principal!, seriesVisible(series))) throw notFound(id);
       const etag = seriesEtag(stored);
       if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
       return { status: 200, body: seriesViewJson(series), headers: { ETag: etag } };
@@ -178,7 +178,7 @@ function checkAccess(view: GroupView, id: string, principal: Principal, action: 
   const stored: StoredDocument | undefined = view.document(SERIES_COLLECTION, id);
   if (stored === undefined) throw notFound(id);
   const series = parseSeries(stored);
-  if (!maySee(principal, series.status, series.organizer.email.toLowerCase())) throw notFound(id);
+  if (!maySee(principal, seriesVisible(series))) throw notFound(id);
   if (!mayActOn(principal, action, series.organizer.email.toLowerCase())) {
     throw new ApiError('forbidden', `Your key may ${action} only series you organise; series "${id}" is organised by someone else.`);
   }
@@ -188,6 +188,11 @@ function checkAccess(view: GroupView, id: string, principal: Principal, action: 
     throw new ApiError('precondition_failed', `If-Match ${clip(ifMatch)} does not match the current ETag ${etag} of series "${id}"; read it again and retry.`);
   }
   return series;
+}
+
+/** What maySee reads of a series. */
+function seriesVisible(series: SeriesDocument): { status: SeriesDocument['status']; organizerEmail: string } {
+  return { status: series.status, organizerEmail: series.organizer.email.toLowerCase() };
 }
 
 function notFound(id: string): ApiError {

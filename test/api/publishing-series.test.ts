@@ -7,10 +7,12 @@ import { assertRefused, writesNothing } from './publishing-support.js';
 
 const DAY = 86_400_000;
 
-/** A daily series of `count` occurrences at 09:00 UTC, the first `firstInDays` days from today (negative: already started). */
+/**
+ * A daily series of `count` occurrences, the first `firstInDays` days and an hour from now (negative days: the first
+ * ones have started, the one of today has not, whatever the time of day).
+ */
 function daily(count: number, firstInDays: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const start = new Date(Date.now() + firstInDays * DAY);
-  start.setUTCHours(9, 0, 0, 0);
+  const start = new Date(Math.floor((Date.now() + firstInDays * DAY + 3_600_000) / 60_000) * 60_000);
   return {
     title: 'Morning run',
     category: 'athletic',
