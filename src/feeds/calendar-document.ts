@@ -16,10 +16,11 @@ export interface CalendarEvent {
   modifiedMs: number;
   /** The series the event is an occurrence of (API.md §11): its VEVENT says RELATED-TO it. */
   seriesId?: string | undefined;
-  /** A cancelled event (API.md §14): STATUS:CANCELLED, so subscribed calendars show it called off; else STATUS:CONFIRMED. */
-  cancelled?: boolean | undefined;
-  /** Why it was cancelled, if given: the DESCRIPTION starts with it. */
-  cancellationReason?: string | undefined;
+  /**
+   * Only on a cancelled event (API.md §14): STATUS:CANCELLED, so subscribed calendars show it called off (a published
+   * one is STATUS:CONFIRMED), and a DESCRIPTION that starts with the word and `reason`, when one was given.
+   */
+  cancellation?: { reason: string | undefined } | undefined;
 }
 
 /** Suffix of every UID, so ids stay unique among the events of other calendars. */
@@ -53,21 +54,20 @@ function renderEvent(event: CalendarEvent): string {
     `DTSTART:${utcDateTime(event.startMs)}\r\n` +
     `DTEND:${utcDateTime(event.endMs)}\r\n` +
     foldLine(`SUMMARY:${escapeText(event.title)}`) +
-    foldLine(`DESCRIPTION:${escapeText(descriptionOf(event))}`) +
+    foldLine(`DESCRIPTION:${escapeText(event.cancellation === undefined ? event.description : cancelledDescription(event.description, event.cancellation.reason))}`) +
     foldLine(`LOCATION:${escapeText(event.location)}`) +
     foldLine(`CATEGORIES:${escapeText(event.category)}`) +
     foldLine(`ORGANIZER;CN=${quoteParameter(event.organizer.name)}:${mailtoUri(event.organizer.email)}`) +
     `CREATED:${utcDateTime(event.createdMs)}\r\n` +
-    (event.cancelled === true ? 'STATUS:CANCELLED\r\n' : 'STATUS:CONFIRMED\r\n') +
+    (event.cancellation === undefined ? 'STATUS:CONFIRMED\r\n' : 'STATUS:CANCELLED\r\n') +
     `LAST-MODIFIED:${modified}\r\n` +
     (event.seriesId === undefined ? '' : foldLine(`RELATED-TO:${event.seriesId}@${UID_DOMAIN}`)) +
     'END:VEVENT\r\n'
   );
 }
 
-/** The description a calendar shows: a cancelled event's starts with the word, and the reason when one was given. */
-function descriptionOf(event: CalendarEvent): string {
-  if (event.cancelled !== true) return event.description;
-  const head = event.cancellationReason === undefined ? 'Cancelled.' : `Cancelled: ${event.cancellationReason}`;
-  return event.description === '' ? head : `${head}\n\n${event.description}`;
+/** The description a calendar shows of a cancelled event: it starts with the word, and the reason when one was given. */
+function cancelledDescription(description: string, reason: string | undefined): string {
+  const head = reason === undefined ? 'Cancelled.' : `Cancelled: ${reason}`;
+  return description === '' ? head : `${head}\n\n${description}`;
 }

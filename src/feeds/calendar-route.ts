@@ -48,7 +48,7 @@ function calendarName(category: string | undefined): string {
 
 function calendarEvent(stored: StoredEvent): CalendarEvent {
   const record = toRecord(stored);
-  return {
+  const event: CalendarEvent = {
     id: record.id,
     title: record.title,
     description: record.description,
@@ -61,7 +61,8 @@ function calendarEvent(stored: StoredEvent): CalendarEvent {
     // The time of the event's last change, registrations included (kept in the log record).
     modifiedMs: stored.modifiedMs,
     seriesId: stored.seriesId,
-    cancelled: stored.status === 'cancelled',
-    cancellationReason: record.cancellation_reason,
   };
+  // Only a cancelled event gets the field (API.md §14): a published one keeps the shape, and the cost, it always had.
+  if (stored.status === 'cancelled') event.cancellation = { reason: record.cancellation_reason };
+  return event;
 }

@@ -109,10 +109,10 @@ test('renderCalendar() says RELATED-TO the series last in the VEVENT of an occur
 });
 
 test('renderCalendar() marks a cancelled event STATUS:CANCELLED, its DESCRIPTION starting with the word and the reason', () => {
-  const cancelled = renderCalendar('Campus events', [event({ cancelled: true, cancellationReason: 'Storm warning' })]);
+  const cancelled = renderCalendar('Campus events', [event({ cancellation: { reason: 'Storm warning' } })]);
   assert.ok(cancelled.includes('\r\nSTATUS:CANCELLED\r\n') && !cancelled.includes('CONFIRMED'), cancelled);
   assert.ok(cancelled.includes('\r\nDESCRIPTION:Cancelled: Storm warning\\n\\nGuest lecture\r\n'), cancelled);
-  const bare = renderCalendar('Campus events', [event({ cancelled: true, description: '' })]);
+  const bare = renderCalendar('Campus events', [event({ cancellation: { reason: undefined }, description: '' })]);
   assert.ok(bare.includes('\r\nDESCRIPTION:Cancelled.\r\n'), bare);
   const parsed = parseFeed(cancelled);
   assert.equal(parsed.events[0]!.status, 'CANCELLED');

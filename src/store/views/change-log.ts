@@ -188,7 +188,7 @@ export class ChangeLog implements ChangeFeedSource {
     const id = this.#ids[at]!;
     const event = this.#lookup(id);
     // A draft or pending event is no change anyone else sees: only its tombstone, if it was public before.
-    if (event !== undefined && !isHidden(event)) return event.seq === seq ? { seq, id, event } : undefined;
+    if (event !== undefined && (event.status === undefined || !isHidden(event))) return event.seq === seq ? { seq, id, event } : undefined;
     if (liveOnly) return undefined;
     return this.#tombstones.get(id) === seq ? { seq, id, event: null } : undefined;
   }
