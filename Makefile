@@ -10,7 +10,7 @@ help:
 	@echo "make run    install, build and start the server on ./data"
 	@echo "make test   install, build and run every test"
 	@echo "make check  type-check sources and tests"
-	@echo "make bench  benchmarks against bare node:http (about 3 minutes); bench-full adds 1M events"
+	@echo "make bench  benchmarks against bare node:http (about 3 minutes, and 3 to 6 more for PostgreSQL start-up at 2M writes); bench-full adds 1M events"
 	@echo "make clean  remove build output and installed packages"
 
 # The root package.json holds what building and running need, plus what the tests need from the root: TypeScript,
@@ -69,9 +69,12 @@ bench: build test/node_modules/.installed
 	node --import tsx test/bench/run.ts
 	node --import tsx test/bench/feeds-bench.ts
 	node --import tsx test/bench/postgres-bench.ts
+	node --import tsx test/bench/postgres-startup-bench.ts
 	node --import tsx test/bench/series-bench.ts
 	node --import tsx test/bench/webhooks-bench.ts
 	node --import tsx test/bench/search-bench.ts
+	node --import tsx test/bench/client-input-memory.ts
+	node --import tsx test/bench/fairness-bench.ts
 
 bench-full: build
 	node --import tsx test/bench/run.ts --full

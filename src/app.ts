@@ -61,7 +61,7 @@ export interface AppOptions {
   bootstrapAdminKey?: boolean;
   /** How often keys.json is checked for changes, in ms. Default 1000. */
   keyPollMs?: number;
-  /** Compact the log once it is over this size and mostly superseded. Default 64 MiB. */
+  /** Compact the log (on PostgreSQL: write a checkpoint) once it is over this size and mostly superseded. Default 64 MiB. */
   compactMinBytes?: number;
   /** The clock, in ms since the epoch. Default Date.now. */
   now?: () => number;
@@ -166,7 +166,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
   const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone });
 
-  const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now }) : undefined;
+  const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now, compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES }) : undefined;
   const store: EventStore =
     postgres !== undefined
       ? postgres

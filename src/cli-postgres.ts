@@ -54,8 +54,11 @@ export function backupFromDatabase(url: string, out: string): ReturnType<typeof 
   return withDatabase(url, (db) => backupDatabase(db, out));
 }
 
-/** What `verify --store URL` found: a data folder's counts, and the rows of campus_log (a series and its occurrences are one). */
-export type DatabaseLogReport = Pick<LogReport, 'lines' | 'liveEvents' | 'liveRegistrations' | 'liveDocuments' | 'supersededLines' | 'lastSeq'> & { rows: number };
+/**
+ * What `verify --store URL` found: a data folder's counts, the newest checkpoint (seq 0: none yet) and its lines, and
+ * the rows of campus_log after it (a series and its occurrences are one).
+ */
+export type DatabaseLogReport = Pick<LogReport, 'lines' | 'liveEvents' | 'liveRegistrations' | 'liveDocuments' | 'supersededLines' | 'lastSeq'> & { rows: number; checkpointSeq: number; checkpointLines: number };
 
 /**
  * `verify --store URL`: the database's log checked as `verify` checks a data folder's (read-only; instances may
@@ -65,18 +68,19 @@ export type DatabaseLogReport = Pick<LogReport, 'lines' | 'liveEvents' | 'liveRe
 export async function verifyDatabase(url: string): Promise<DatabaseLogReport> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-verify-'));
   try {
-    const { rowSeqs, lastSeq } = await withDatabase(url, (db) => copyCheckedLog(db, path.join(scratch, 'events.jsonl')), true);
+    const { checkpoint, rowSeqs, lastSeq } = await withDatabase(url, (db) => copyCheckedLog(db, path.join(scratch, 'events.jsonl')), true);
     let report;
     try {
       report = await verifyLog(scratch);
     } catch (error) {
-      // Every row decoded, so what the replay refuses is what they say: name the row, not the scratch copy's line.
-      if (error instanceof LogDamageError) throw new DatabaseLogDamage(`campus_log row ${rowSeqs[error.line - 1] ?? '?'} is damaged: ${error.reason}`);
+      // Every row decoded, so what the replay refuses is what they say: name the row (or the checkpoint's line), not the scratch copy's line.
+      if (error instanceof LogDamageError && error.line <= checkpoint.lines) throw new DatabaseLogDamage(`the checkpoint at seq ${checkpoint.seq}, its line ${error.line}, is damaged: ${error.reason}`);
+      if (error instanceof LogDamageError) throw new DatabaseLogDamage(`campus_log row ${rowSeqs[error.line - checkpoint.lines - 1] ?? '?'} is damaged: ${error.reason}`);
       const message = error instanceof Error ? error.message : String(error);
       throw new DatabaseLogDamage(`campus_log: ${message.replace(/^[^:]*events\.jsonl: /, '').replace(/ The store will not start.*$/, '')}`);
     }
     const { lines, liveEvents, liveRegistrations, liveDocuments, supersededLines } = report;
-    return { rows: rowSeqs.length, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq };
+    return { rows: rowSeqs.length, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq, checkpointSeq: checkpoint.seq, checkpointLines: checkpoint.lines };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

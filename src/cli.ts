@@ -13,8 +13,16 @@ import { verifyLog } from './store/file/log-verify.js';
 import { commandName, packageVersion } from './config.js';
 import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey, verifyDatabase } from './cli-postgres.js';
 import { redactUrl } from './store/postgres/client.js';
+import { unknownFlagMessage } from './lib/near-name.js';
 
-class UsageError extends Error {}
+/** A mistake in the command line: exit 2. `complete`: the message already says where to look, no "see --help" is added. */
+class UsageError extends Error {
+  readonly complete: boolean;
+  constructor(message: string, options: { complete?: boolean } = {}) {
+    super(message);
+    this.complete = options.complete ?? false;
+  }
+}
 class CommandError extends Error {}
 
 /** How the user ran this program: `campus-events-cli` once installed, `node dist/cli.js` from a checkout. */
@@ -51,14 +59,28 @@ Exit codes: 0 done, 1 failed, 2 usage error.
 interface Parsed {
   positional: string[];
   options: Map<string, string | true>;
+  /** Flags no command takes, in the order given (judged once the command is known, to suggest one of its own). */
+  unknown: string[];
 }
 
 const VALUE_FLAGS = new Set(['--name', '--email', '--role', '--data-dir', '--out', '--store', '--from', '--to']);
 const BOOLEAN_FLAGS = new Set(['--json', '--help', '--version']);
+/** What every command takes. */
+const COMMON_FLAGS = ['--data-dir', '--store', '--help'];
+/** Each command's own flags (API.md §1: an unknown flag close to one of them names it). */
+const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  'keys create': ['--name', '--email', '--role', '--json'],
+  'keys list': ['--json'],
+  'keys revoke': [],
+  verify: ['--json'],
+  backup: ['--out'],
+  migrate: ['--from', '--to'],
+};
 
 function parseArgs(argv: readonly string[]): Parsed {
   const positional: string[] = [];
   const options = new Map<string, string | true>();
+  const unknown: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) {
@@ -72,14 +94,23 @@ function parseArgs(argv: readonly string[]): Parsed {
       const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
       if (value === undefined) throw new UsageError(`${flag} needs a value`);
       options.set(flag, value);
-    } else throw new UsageError(`unknown flag "${flag}"`);
+    } else unknown.push(flag);
   }
-  return { positional, options };
+  return { positional, options, unknown };
 }
 
-function allowOnly(parsed: Parsed, allowed: string[], positionals: number): void {
+/** A usage error for the first unknown flag, naming the nearest flag `command` takes (any command's when it is unknown). */
+function throwIfUnknownFlag(parsed: Parsed): void {
+  const flag = parsed.unknown[0];
+  if (flag === undefined) return;
+  const two = parsed.positional.slice(0, 2).join(' ');
+  const own = COMMAND_FLAGS[two] ?? COMMAND_FLAGS[parsed.positional[0] ?? ''] ?? [...VALUE_FLAGS, ...BOOLEAN_FLAGS];
+  throw new UsageError(unknownFlagMessage(flag, [...own, ...COMMON_FLAGS, '--version'], `${SELF} --help`), { complete: true });
+}
+
+function allowOnly(parsed: Parsed, allowed: readonly string[], positionals: number): void {
   for (const flag of parsed.options.keys()) {
-    if (flag !== '--data-dir' && flag !== '--help' && flag !== '--store' && !allowed.includes(flag)) throw new UsageError(`${parsed.positional.slice(0, 2).join(' ')} does not take ${flag}`);
+    if (!COMMON_FLAGS.includes(flag) && !allowed.includes(flag)) throw new UsageError(`${parsed.positional.slice(0, 2).join(' ')} does not take ${flag}`);
   }
   if (parsed.positional.length !== positionals) throw new UsageError(`${parsed.positional.slice(0, 2).join(' ')} takes ${positionals - 2 || 'no'} argument${positionals - 2 === 1 ? '' : 's'}`);
 }
@@ -91,6 +122,7 @@ function stringOption(parsed: Parsed, flag: string): string | undefined {
 
 async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const parsed = parseArgs(argv);
+  throwIfUnknownFlag(parsed);
   if (parsed.options.has('--version')) {
     process.stdout.write(`campus-events-cli ${packageVersion()}\n`);
     return;
@@ -106,7 +138,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
   const database = databaseUrl(stringOption(parsed, '--store') ?? env['STORE'] ?? 'file', env);
   switch (command) {
     case 'keys create': {
-      allowOnly(parsed, ['--name', '--email', '--role', '--json'], 2);
+      allowOnly(parsed, COMMAND_FLAGS[command]!, 2);
       if (database === undefined) requireDataDir(dataDir);
       const name = text({ min: 1, max: 200, trim: true })(stringOption(parsed, '--name'), '--name');
       const email = emailCheck(stringOption(parsed, '--email'), '--email');
@@ -123,7 +155,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       return;
     }
     case 'keys list': {
-      allowOnly(parsed, ['--json'], 2);
+      allowOnly(parsed, COMMAND_FLAGS[command]!, 2);
       if (database === undefined) requireDataDir(dataDir);
       const keys = (database === undefined ? await readKeys(dataDir) : await listDatabaseKeys(database)).map(({ hash: _hash, ...shown }) => shown);
       if (json) {
@@ -140,7 +172,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       return;
     }
     case 'keys revoke': {
-      allowOnly(parsed, [], 3);
+      allowOnly(parsed, COMMAND_FLAGS[command]!, 3);
       const id = parsed.positional[2]!;
       if (database !== undefined) {
         const outcome = await revokeDatabaseKey(database, id);
@@ -161,13 +193,13 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       return;
     }
     case 'verify': {
-      allowOnly(parsed, ['--json'], 1);
+      allowOnly(parsed, COMMAND_FLAGS[command]!, 1);
       if (database !== undefined) return verifyStore(database, json);
       await verify(dataDir, json);
       return;
     }
     case 'backup': {
-      allowOnly(parsed, ['--out'], 1);
+      allowOnly(parsed, COMMAND_FLAGS[command]!, 1);
       const out = stringOption(parsed, '--out');
       if (out === undefined || out === '') throw new UsageError('backup needs --out FILE');
       if (database === undefined) requireDataDir(dataDir);
@@ -184,7 +216,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       return;
     }
     case 'migrate': {
-      allowOnly(parsed, ['--from', '--to'], 1);
+      allowOnly(parsed, COMMAND_FLAGS[command]!, 1);
       const from = stringOption(parsed, '--from');
       const target = stringOption(parsed, '--to');
       const to = target === undefined || target === 'file' ? undefined : databaseUrl(target, env);
@@ -279,18 +311,19 @@ async function verifyStore(url: string, json: boolean): Promise<void> {
     if (json && error instanceof Error && error.name === 'DatabaseLogDamage') process.stdout.write(JSON.stringify({ ok: false, store, error: error.message }) + '\n');
     throw error;
   }
-  const { rows, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq } = report;
+  const { rows, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq, checkpointSeq, checkpointLines } = report;
   if (json) {
-    process.stdout.write(JSON.stringify({ ok: true, store, rows, lines, live_events: liveEvents, live_registrations: liveRegistrations, live_series: liveDocuments, superseded_lines: supersededLines, last_seq: lastSeq }) + '\n');
+    process.stdout.write(JSON.stringify({ ok: true, store, rows, lines, live_events: liveEvents, live_registrations: liveRegistrations, live_series: liveDocuments, superseded_lines: supersededLines, last_seq: lastSeq, checkpoint_seq: checkpointSeq }) + '\n');
     return;
   }
   process.stdout.write(
-    `${store} (table campus_log): ${rows === 0 ? 'no events yet (an empty store)' : 'healthy'}\n` +
+    `${store} (table campus_log): ${rows === 0 && checkpointSeq === 0 ? 'no events yet (an empty store)' : 'healthy'}\n` +
       `  rows: ${rows} (${lines} lines, ${supersededLines} superseded)\n` +
       `  live events: ${liveEvents}\n` +
       `  live registrations: ${liveRegistrations} (registered_count of every event checked against them)\n` +
       `  live series: ${liveDocuments}\n` +
-      `  last seq: ${lastSeq}\n`,
+      `  last seq: ${lastSeq}\n` +
+      `  checkpoint: ${checkpointSeq === 0 ? 'none yet (every row since the first write is kept)' : `at seq ${checkpointSeq}, ${checkpointLines} lines (the rows above come after it)`}\n`,
   );
 }
 
@@ -302,7 +335,7 @@ run(process.argv.slice(2), process.env).then(
       process.exit(2);
     }
     if (error instanceof UsageError) {
-      process.stderr.write(`campus-events-cli: ${error.message}; see ${SELF} --help\n`);
+      process.stderr.write(`campus-events-cli: ${error.message}${error.complete ? '' : `; see ${SELF} --help`}\n`);
       process.exit(2);
     }
     process.stderr.write(`campus-events-cli: ${describe(error)}\n`);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 import { isTimeZone } from './lib/time-zone.js';
 import { APPROVAL_MODES, type ApprovalMode } from './events/publishing.js';
+import { unknownFlagMessage } from './lib/near-name.js';
 
 /** Everything `node dist/server.js` can be told. */
 export interface ServerConfig {
@@ -123,7 +124,7 @@ export const SETTINGS: readonly Setting[] = [
     key: 'compactMinBytes',
     default: '67108864',
     parse: integer(1, Number.MAX_SAFE_INTEGER),
-    help: 'compact the log once it is over this many bytes and mostly superseded',
+    help: 'compact the log (on PostgreSQL: write a checkpoint) once it is over this many bytes and mostly superseded',
   },
   { flag: '--time-zone', env: 'TIME_ZONE', key: 'timeZone', default: 'UTC', parse: timeZone, help: "the campus's time zone, an IANA name (list days, series)" },
   { flag: '--store', env: 'STORE', key: 'store', default: 'file', parse: storeKind, help: 'where data lives: file, or a postgres:// URL (postgres alone: DATABASE_URL)' },
@@ -149,7 +150,10 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
     const eq = arg.indexOf('=');
     const flag = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
     const setting = SETTINGS.find((candidate) => candidate.flag === flag);
-    if (setting === undefined) throw new ConfigError(`unknown ${arg.startsWith('-') ? 'flag' : 'argument'} "${flag}"; see --help`);
+    if (setting === undefined) {
+      if (!arg.startsWith('-')) throw new ConfigError(`unknown argument "${flag}"; see --help`);
+      throw new ConfigError(unknownFlagMessage(flag, [...SETTINGS.map((each) => each.flag), '--help', '--version']));
+    }
     let value: string | undefined;
     if (eq !== -1 && arg.startsWith('--')) value = arg.slice(eq + 1);
     else {

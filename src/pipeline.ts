@@ -5,6 +5,7 @@ import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from '
 import type { CoreResponse, PlainRequest } from './http/types.js';
 import { checkUnreadBody, readJsonObject, readOptionalJsonObject } from './http/body.js';
 import { containsKey, redactKeys } from './http/redact-keys.js';
+import { checkQueryEncoding } from './http/query-string.js';
 import type { CorsPolicy } from './http/cors.js';
 import { canEver, forbiddenMessage, type Principal } from './auth/principal.js';
 import type { KeyRegistry } from './auth/key-registry.js';
@@ -206,6 +207,8 @@ export function createPipeline(deps: PipelineDeps): {
     if (route.query !== true && pending.query !== '') {
       throw new ApiError('bad_request', `Unknown query parameter in "?${redactKeys(pending.query).slice(0, 60)}": ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
     }
+    // Once for every route that reads a query: broken escapes are a 400 naming the parameter, never read as text.
+    checkQueryEncoding(pending.query);
     const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body };
     const result = route.handle(context);
     if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), failCounted);
@@ -242,6 +245,7 @@ export function createPipeline(deps: PipelineDeps): {
   /** The `key` query parameter of a route that takes one (undefined when absent); 400 when given twice or beside an Authorization header. */
   function queryKey(request: PlainRequest, query: string): string | undefined {
     if (query === '') return undefined;
+    checkQueryEncoding(query);
     const values = new URLSearchParams(query).getAll('key');
     if (values.length === 0) return undefined;
     if (values.length > 1) throw new ApiError('bad_request', 'Query parameter key is given more than once.');

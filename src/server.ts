@@ -4,6 +4,7 @@ import os from 'node:os';
 import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, type ServerConfig } from './config.js';
 import { createLogger } from './log/logger.js';
 import { startServer } from './start-server.js';
+import { firstKeyNotice } from './auth/first-key-notice.js';
 
 /** How the user ran this program (`campus-events`, or `node dist/server.js` from a checkout). */
 const SELF = commandName(process.argv[1], 'campus-events', 'server.js');
@@ -92,19 +93,10 @@ async function main(): Promise<void> {
   process.stdout.write(`listening on ${running.url}\n`);
 }
 
-/**
- * Prints the first admin key once on stderr, whatever the log level: a readable block on a
- * terminal, else one JSON line like every other line there.
- */
+/** Prints the first admin key once on stderr, whatever the log level: a plain line on a terminal, else one JSON line. */
 function announceAdminKey(key: string, where: string): void {
   const makeMore = `${CLI} keys create --name NAME --email EMAIL --role organizer ${where}`;
-  const owner = 'role admin, owner Administrator <admin@campus.local>';
-  if (process.stderr.isTTY === true) {
-    process.stderr.write(['', `Created the first API key (${owner}). It is shown only this once:`, '', `    ${key}`, '', `Make more with: ${makeMore}`, '', ''].join(os.EOL));
-    return;
-  }
-  const line = { time: new Date().toISOString(), level: 'warn', msg: `created the first API key (${owner}); it is shown only this once`, key, make_more: makeMore };
-  process.stderr.write(JSON.stringify(line) + os.EOL);
+  process.stderr.write(firstKeyNotice(key, { makeMore, terminal: process.stderr.isTTY === true, nowMs: Date.now(), eol: os.EOL }));
 }
 
 void main();

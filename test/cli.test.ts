@@ -109,6 +109,27 @@ test('usage errors exit 2: unknown command, missing --name, bad role, bad email,
   }
 });
 
+test('cli names the flag a newcomer meant, among the command\'s own: exit 2, one line (issue 33.7)', () => {
+  const { dir, remove } = tempDir();
+  try {
+    for (const [args, line] of [
+      [['keys', 'list', '--data', dir], 'campus-events-cli: unknown flag --data; did you mean --data-dir?\n'],
+      [['keys', 'create', '--nmae', 'A', '--email', 'a@campus.edu', '--data-dir', dir], 'campus-events-cli: unknown flag --nmae; did you mean --name?\n'],
+      [['keys', 'list', '--jsno', '--data-dir', dir], 'campus-events-cli: unknown flag --jsno; did you mean --json?\n'],
+      [['backup', '--output', 'x.jsonl', '--data-dir', dir], 'campus-events-cli: unknown flag --output; did you mean --out?\n'],
+      [['migrate', '--form', dir, '--to', 'postgres://u@h/d'], 'campus-events-cli: unknown flag --form; did you mean --from?\n'],
+      [['verify', '--frobnicate', '--data-dir', dir], 'campus-events-cli: unknown flag --frobnicate; see node dist/cli.js --help\n'],
+    ] as const) {
+      const result = runCli([...args]);
+      assert.equal(result.status, 2, args.join(' '));
+      assert.equal(result.stdout, '', args.join(' '));
+      assert.equal(result.stderr, line, args.join(' '));
+    }
+  } finally {
+    remove();
+  }
+});
+
 test('cli --help prints usage and exits 0', () => {
   const result = runCli(['--help']);
   assert.equal(result.status, 0);

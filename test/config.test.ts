@@ -133,9 +133,14 @@ test("parseServerConfig() takes port 0 (any free port) and 65535", () => {
 });
 
 test("parseServerConfig() refuses an unknown flag, naming it", () => {
-  assertConfigError(["--verbose"], {}, "unknown flag", '"--verbose"', "--help");
-  assertConfigError(["--prot=3000"], {}, "unknown flag", '"--prot"');
-  assertConfigError(["-p", "3000"], {}, "unknown flag", '"-p"');
+  assertConfigError(["--verbose"], {}, "unknown flag --verbose; see --help");
+  assertConfigError(["-p", "3000"], {}, "unknown flag -p; see --help");
+});
+
+test("parseServerConfig() names the known flag an unknown one is close to: --data is --data-dir (issue 33.7)", () => {
+  assertConfigError(["--data", "/tmp/x"], {}, "unknown flag --data; did you mean --data-dir?");
+  assertConfigError(["--prot=3000"], {}, "unknown flag --prot; did you mean --port?");
+  assertConfigError(["--timezone", "UTC"], {}, "unknown flag --timezone; did you mean --time-zone?");
 });
 
 test("parseServerConfig() refuses a stray argument", () => {

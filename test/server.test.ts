@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { ROOT, runCli, runServer, spawnServer, waitFor } from './helpers/spawn.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { ROOT, runCli, runServer, SERVER, spawnServer, waitFor } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
 import { encodePut } from '../src/store/records/encode-record.js';
 import { sampleRecord } from './store/helpers.js';
@@ -54,6 +55,39 @@ test('server exits 2 with one line on stderr for a bad flag or value', () => {
     assert.equal(result.stdout, '');
     assert.equal(result.stderr.trim().split('\n').length, 1, 'one line on stderr');
     assert.match(result.stderr, reason);
+  }
+});
+
+test('server names the flag a newcomer meant: --data is --data-dir, exit 2, one line (issue 33.7)', () => {
+  const result = runServer(['--data', '/tmp/x']);
+  assert.equal(result.status, 2);
+  assert.equal(result.stdout, '');
+  assert.equal(result.stderr, 'campus-events: unknown flag --data; did you mean --data-dir?\n');
+  assert.equal(runServer(['--prot', '3000']).stderr, 'campus-events: unknown flag --prot; did you mean --port?\n');
+});
+
+test('on a terminal the first admin key is a plain line of its own, not inside a JSON line (issue 33.7, spawned under script(1) for a pseudo-terminal)', async (t) => {
+  if (spawnSync('script', ['--version']).status !== 0) {
+    if (process.env['CI'] === 'true') assert.fail('script(1) (util-linux) is needed for a pseudo-terminal');
+    return t.skip('script(1) is not installed');
+  }
+  const { dir, remove } = tempDir();
+  // script(1) runs the server on a pseudo-terminal: its stdout and stderr both are that terminal, merged here.
+  const child = spawn('script', ['-qfec', `${process.execPath} ${SERVER} --port 0 --data-dir ${dir}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    assert.ok(await waitFor(async () => /listening on http/.test(out), 15_000), `the server listened on the terminal: ${out}`);
+    const lines = out.split(/\r?\n/);
+    const keyLines = lines.filter((line) => /cek_/.test(line));
+    assert.equal(keyLines.length, 1, `the key once: ${out}`);
+    assert.match(keyLines[0]!, /^cek_[A-Za-z0-9]{39}$/, 'a line that is the key and nothing else');
+    assert.ok(!lines.some((line) => line.startsWith('{')), 'no JSON lines on a terminal');
+  } finally {
+    process.kill(-child.pid!, 'SIGTERM');
+    await exited;
+    remove();
   }
 });
 

@@ -40,9 +40,9 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     action: 'read',
     body: false,
     query: true,
-    handle(context): HandlerResult {
+    async handle(context): Promise<HandlerResult> {
       const query = withHiddenOwner(parseListQuery(context.query, { timeZone: deps.timeZone }), context.principal!);
-      const { events, total } = store.list(query);
+      const { events, total } = await store.listInTurns(query);
       const page = listPage(events, total, query.page);
       // Front-ends poll the list: a tag of the exact bytes lets them ask with If-None-Match and get a bodiless 304.
       if (matchesNoneMatch(context.request.headers['if-none-match'], page.etag)) return { status: 304, body: null, headers: { ETag: page.etag } };

@@ -26,9 +26,9 @@ export function calendarRoute(deps: CalendarRouteDeps): { method: string; patter
     body: false,
     query: true,
     queryKey: true,
-    handle(context) {
+    async handle(context) {
       const query = parseFeedQuery(context.query, deps.now(), { timeZone: deps.timeZone });
-      const { events } = deps.store.list(query);
+      const { events } = await deps.store.listInTurns(query);
       const body = renderCalendar(calendarName(query.categories?.join(', ') ?? query.category), events.map(calendarEvent));
       // The tag is a hash of the bytes: equal bytes, equal tag, whenever asked and on any process.
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;

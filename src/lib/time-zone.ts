@@ -11,14 +11,62 @@ export interface LocalTime {
   readonly millisecond: number;
 }
 
+/**
+ * Zone names are resolved without building a formatter per spelling: an Intl.DateTimeFormat holds ICU memory the
+ * garbage collector hardly sees, so one built for each name a client sends (4,000 case variants of one zone) took a
+ * server from 75 to 151 MiB (issue 33.3). Names ICU lists are known by their lowercase spelling from the start;
+ * any other name (an alias such as `US/Pacific`, or no zone) is asked of Intl once per lowercase spelling, and the
+ * answers are kept in a bounded table. Formatters are kept by canonical name, so there are at most as many as ICU
+ * has zones.
+ */
+const listedZones = new Map<string, string>(Intl.supportedValuesOf('timeZone').map((name) => [name.toLowerCase(), name]));
+/** Lowercase spellings not listed → their canonical name, or null for no zone; cleared when full. */
+const otherSpellings = new Map<string, string | null>();
+/** Most spellings kept in otherSpellings: IANA has about 600 names in all, so a bound well above it. */
+export const MAX_OTHER_SPELLINGS = 2048;
+/** Formatters by canonical zone name. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+/** The last name resolved and its canonical name: a series' expansion asks for one zone thousands of times. */
+let lastName = '';
+let lastCanonical = '';
+
+/**
+ * The canonical name ICU gives the zone `name` (`america/argentina/buenos_aires` → `America/Buenos_Aires`,
+ * `utc` → `UTC`), or undefined when `name` is no zone. Case is not significant (ECMA-402).
+ */
+export function canonicalZone(name: string): string | undefined {
+  if (name === '' || name.length > 64) return undefined;
+  if (name === lastName) return lastCanonical;
+  const lower = name.toLowerCase();
+  let canonical: string | null | undefined = listedZones.get(lower) ?? otherSpellings.get(lower);
+  if (canonical === undefined) {
+    try {
+      canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    } catch {
+      canonical = null;
+    }
+    if (otherSpellings.size >= MAX_OTHER_SPELLINGS) otherSpellings.clear();
+    otherSpellings.set(lower, canonical);
+  }
+  if (canonical === null) return undefined;
+  lastName = name;
+  lastCanonical = canonical;
+  return canonical;
+}
+
+/** How many entries the zone caches hold now (for tests: none grows with the names clients send). */
+export function zoneCacheSizes(): { spellings: number; formatters: number; offsetZones: number; offsetBuckets: number } {
+  return { spellings: otherSpellings.size, formatters: formatters.size, offsetZones: bucketOffsets.size, offsetBuckets };
+}
 
 /** The formatter that splits an instant into local fields in `zone` (cached: building one costs tens of µs). */
 function formatterFor(zone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(zone);
+  const canonical = canonicalZone(zone);
+  if (canonical === undefined) throw new RangeError(`not a time zone: ${JSON.stringify(zone.slice(0, 64))}`);
+  let formatter = formatters.get(canonical);
   if (formatter === undefined) {
     formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
+      timeZone: canonical,
       hourCycle: 'h23',
       year: 'numeric',
       month: 'numeric',
@@ -28,20 +76,14 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
       second: 'numeric',
       era: 'short',
     });
-    formatters.set(zone, formatter);
+    formatters.set(canonical, formatter);
   }
   return formatter;
 }
 
 /** Whether `name` is a time zone this Node knows (`Europe/Berlin`, `UTC`); case as IANA writes it is not required. */
 export function isTimeZone(name: string): boolean {
-  if (name === '' || name.length > 64) return false;
-  try {
-    formatterFor(name);
-    return true;
-  } catch {
-    return false;
-  }
+  return canonicalZone(name) !== undefined;
 }
 
 /** The local fields of instant `ms` in `zone`. */
@@ -71,21 +113,29 @@ function exactOffsetAt(zone: string, ms: number): number {
 
 /** The offset at the start of twelve-hour bucket `bucket`, cached (a series' expansion asks for thousands of nearby instants). */
 function bucketOffset(zone: string, bucket: number): number {
-  let offsets = bucketOffsets.get(zone);
-  if (offsets === undefined) bucketOffsets.set(zone, (offsets = new Map()));
+  const canonical = canonicalZone(zone) ?? zone;
+  let offsets = bucketOffsets.get(canonical);
+  if (offsets === undefined) bucketOffsets.set(canonical, (offsets = new Map()));
   let offset = offsets.get(bucket);
   if (offset === undefined) {
-    if (offsets.size >= MAX_BUCKETS_PER_ZONE) offsets.clear();
+    if (offsetBuckets >= MAX_BUCKETS) {
+      bucketOffsets.clear();
+      bucketOffsets.set(canonical, (offsets = new Map()));
+      offsetBuckets = 0;
+    }
     offset = exactOffsetAt(zone, bucket * BUCKET_MS);
     offsets.set(bucket, offset);
+    offsetBuckets++;
   }
   return offset;
 }
 
 const BUCKET_MS = 12 * 3_600_000;
-/** About 136 years of buckets per zone; the cache is cleared past it, so memory stays bounded. */
-const MAX_BUCKETS_PER_ZONE = 100_000;
+/** Buckets kept over all zones (about 68 years of one zone, or a 1096-day series in each of 90); cleared past it, so memory stays bounded. */
+const MAX_BUCKETS = 50_000;
+/** Offsets by canonical zone name, then bucket. */
 const bucketOffsets = new Map<string, Map<number, number>>();
+let offsetBuckets = 0;
 
 /**
  * The instant at which `zone`'s clocks show `local`, or undefined when they never do (the gap of a

@@ -18,7 +18,7 @@ export const FEED_FILTER_PARAMETERS = ['Category', 'StartDate', 'EndDate', 'Q', 
 
 const ONE_CATEGORY = `(${CATEGORIES.join('|')})`;
 
-const REFUSED = 'A bad value is a 400 bad_request naming the parameter.';
+const REFUSED = 'A bad value, or one that is not valid percent-encoded UTF-8 (q=50%, q=%zz), is a 400 bad_request naming the parameter.';
 
 /** Every parameter of `components.parameters`. */
 export function componentParameters(): Record<string, Parameter> {

@@ -7,8 +7,8 @@ type Schema = Record<string, unknown>;
 
 const SERIES_ID = '^ser_[0-9A-Za-z]{16,}$';
 const RULES =
-  'Expansion follows RFC 5545 in time_zone: every occurrence starts at the first\'s local wall-clock time and lasts as long in local terms; dates that do not exist (BYMONTHDAY=31 in April) and local times in a spring-forward gap are skipped and not counted; an ambiguous local time is its first instant. ' +
-  'At most 500 occurrences, the last within 1096 days of the first.';
+  'Expansion follows RFC 5545 in time_zone: the first occurrence is exactly the start_time and end_time sent; every other starts at the first\'s local wall-clock time and lasts as long in local terms (where the first\'s local length is not positive, as it ends in the second pass of a repeated hour: as long in elapsed time); dates that do not exist (BYMONTHDAY=31 in April) and local times in a spring-forward gap are skipped and not counted; an ambiguous local time is its first instant. A value listed twice in BYDAY or BYMONTHDAY counts once. ' +
+  'At most 500 occurrences, the last within 1096 days of the first, none ending after 9999-12-31T23:59:59.999Z.';
 
 /** Example bodies of POST /series (each valid: a test runs them through the validators). */
 export const SERIES_EXAMPLES: Readonly<Record<string, Example>> = {

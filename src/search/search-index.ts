@@ -10,6 +10,7 @@ import { PostingTable } from './search-posting-table.js';
 import { type Posting, postingAdd, postingRemove, type SlotBitmap } from './search-postings.js';
 import { SlotTable } from './search-slots.js';
 import type { SearchTerms } from './search-terms.js';
+import type { Steps } from '../lib/loop-turns.js';
 
 export { monthOf, monthStart } from './search-months.js';
 export type { SlotSet } from './search-match.js';
@@ -162,6 +163,11 @@ export class SearchIndex {
   /** The slots of the events in which each of `words` (folded, from queryWords) starts some word. */
   match(words: readonly string[]): SlotSet {
     return this.#matcher.match(words);
+  }
+
+  /** match() in steps (see WordMatcher.matchSteps). */
+  matchSteps(words: readonly string[]): Steps<SlotSet> {
+    return this.#matcher.matchSteps(words);
   }
 
   readonly #add = (term: number, slot: number): void => {

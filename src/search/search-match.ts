@@ -5,6 +5,7 @@ import { searchTextOf } from './event-search-text.js';
 import type { PostingTable } from './search-posting-table.js';
 import { type Posting, postingHas, postingOrInto, postingPushInto, postingSize, SlotBitmap } from './search-postings.js';
 import type { SearchTerms } from './search-terms.js';
+import { runAtOnce, type Steps } from '../lib/loop-turns.js';
 
 /** The events matching every word of a query: a few slots sorted, or a bitmap when there are many. */
 export type SlotSet = { slots: number[] } | { bitmap: SlotBitmap };
@@ -23,6 +24,8 @@ export interface MatchSource {
 const FEW_SLOTS = 64;
 /** Unions of query words kept (each a bitmap of capacity / 8 bytes: 125 KiB at 1,000,000 events). */
 const UNIONS_KEPT = 8;
+/** Terms, postings or slots handled between two steps of matchSteps (a prefix such as `1` starts 100,000 terms). */
+const PER_STEP = 2048;
 
 /**
  * What a WordMatcher has done since it was made: the tests hold it to the cheapest way (as TextArena.work does),
@@ -64,17 +67,31 @@ export class WordMatcher {
 
   /** The slots of the events in which each of `words` (folded, from queryWords) starts some word. */
   match(words: readonly string[]): SlotSet {
+    return runAtOnce(this.matchSteps(words));
+  }
+
+  /**
+   * match() in steps of PER_STEP terms, postings or slots (see runInSlices): the steps read the postings as they are
+   * at each step, so they are run at once or their answer is thrown away when a posting changed between two steps.
+   */
+  *matchSteps(words: readonly string[]): Steps<SlotSet> {
     const { terms, postings: table, capacity } = this.#source;
-    const candidates = words.map((word): Candidate => {
+    const candidates: Candidate[] = [];
+    for (const word of words) {
       const postings: Posting[] = [];
-      for (const term of terms.startingWith(word)) {
-        const posting = table.get(term);
-        if (posting !== undefined) postings.push(posting);
-      }
       let size = 0;
-      for (const posting of postings) size += postingSize(posting);
-      return { word, postings, size };
-    });
+      const starting = terms.startingWith(word);
+      for (let at = 0; at < starting.length; at++) {
+        const posting = table.get(starting[at]!);
+        if (posting !== undefined) {
+          postings.push(posting);
+          size += postingSize(posting);
+        }
+        if (at % PER_STEP === PER_STEP - 1) yield;
+      }
+      candidates.push({ word, postings, size });
+      yield;
+    }
     candidates.sort((a, b) => a.size - b.size);
     const [first, ...rest] = candidates;
     if (first === undefined || first.size === 0) return { slots: [] };
@@ -83,14 +100,17 @@ export class WordMatcher {
       for (const posting of first.postings) postingPushInto(posting, slots);
       this.work.listed += slots.length;
       slots = [...new Set(slots)].sort((a, b) => a - b);
-      for (const other of rest) slots = this.#keepMatching(slots, other);
+      for (const other of rest) {
+        slots = this.#keepMatching(slots, other);
+        yield;
+      }
       return { slots };
     }
-    const union = this.#wordUnion(first);
+    const union = yield* this.#wordUnion(first);
     if (rest.length === 0) return { bitmap: union };
     const bitmap = union.copy();
     this.work.copies++;
-    for (const other of rest) bitmap.intersect(this.#wordUnion(other));
+    for (const other of rest) bitmap.intersect(yield* this.#wordUnion(other));
     return { bitmap };
   }
 
@@ -112,7 +132,7 @@ export class WordMatcher {
       return slots.filter((slot) => searchTextOf(this.#source.eventAt(slot)!).some((text) => searchWords(text).some((word) => word.startsWith(other.word))));
     }
     this.work.byUnion++;
-    const bitmap = this.#wordUnion(other);
+    const bitmap = runAtOnce(this.#wordUnion(other));
     return slots.filter((slot) => bitmap.has(slot));
   }
 
@@ -121,7 +141,7 @@ export class WordMatcher {
    * common prefix stands for many words (one of 4 letters starts 60 in the bench's text), and a search box asks
    * for the same few again and again. Shared: callers read it, never change it.
    */
-  #wordUnion(candidate: { word: string; postings: Posting[] }): SlotBitmap {
+  *#wordUnion(candidate: { word: string; postings: Posting[] }): Steps<SlotBitmap> {
     const version = this.#source.postingsVersion;
     if (this.#unionsVersion !== version) {
       this.#unions.clear();
@@ -130,7 +150,7 @@ export class WordMatcher {
     let union = this.#unions.get(candidate.word);
     if (union === undefined) {
       this.work.unions++;
-      union = this.#union(candidate.postings);
+      union = yield* this.#union(candidate.postings);
       if (this.#unions.size >= UNIONS_KEPT) this.#unions.delete(this.#unions.keys().next().value as string);
       this.#unions.set(candidate.word, union);
     }
@@ -138,7 +158,7 @@ export class WordMatcher {
   }
 
   /** One bitmap of the slots of `postings`: the posting itself when it is the only one and a bitmap. */
-  #union(postings: readonly Posting[]): SlotBitmap {
+  *#union(postings: readonly Posting[]): Steps<SlotBitmap> {
     const only = postings[0];
     if (postings.length === 1 && only instanceof SlotBitmap) return only;
     // Start from a copy of the largest bitmap (a common prefix is mostly one common word), then add the rest:
@@ -152,7 +172,9 @@ export class WordMatcher {
       this.work.copies++;
     }
     let recount = false;
-    for (const posting of postings) {
+    for (let at = 0; at < postings.length; at++) {
+      const posting = postings[at]!;
+      if (at % PER_STEP === PER_STEP - 1) yield;
       if (posting === largest) continue;
       postingOrInto(posting, bitmap);
       this.work.ored += postingSize(posting);

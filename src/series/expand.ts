@@ -1,5 +1,6 @@
 // Expands a recurrence rule into occurrence instants in an IANA zone (RFC 5545 §3.3.10, the subset of API.md §11); pure, no I/O.
 import { daysInMonth } from '../lib/calendar.js';
+import { MAX_TIME_MS } from '../events/time.js';
 import { instantOfWall, localTime, offsetAt, wallAsUtc, type LocalTime } from '../lib/time-zone.js';
 import { MAX_OCCURRENCES, type RecurrenceRule } from './recurrence-rule.js';
 
@@ -34,11 +35,13 @@ const DAY_MS = 86_400_000;
 const PERIODS_PAST_SPAN = 1200;
 
 /**
- * The occurrences of `schedule` in start order, exdates left out. Every occurrence starts at the first's local
- * wall time on its day and lasts as long as the first in local terms; a day without that wall time (a
- * spring-forward gap) or without that date (April 31st) makes none and is not counted. Throws ScheduleProblem
- * when the rule does not make `startMs` its first occurrence, makes more than 500, spans more than 1096 days,
- * when an exdate is not one of its starts, or when nothing is left.
+ * The occurrences of `schedule` in start order, exdates left out. The first is exactly `startMs`–`endMs`. Every
+ * other starts at the first's local wall time on its day and lasts as long as the first in local terms, or, where
+ * the first's local length is not positive (it ends in the second pass of a repeated hour), as long as the first in
+ * elapsed time. A day without that wall time (a spring-forward gap) or without that date (April 31st) makes none
+ * and is not counted. Throws ScheduleProblem when the rule does not make `startMs` its first occurrence, makes more
+ * than 500, spans more than 1096 days, ends an occurrence after 9999-12-31T23:59:59.999Z, when an exdate is not one
+ * of its starts, or when nothing is left.
  */
 export function expandSchedule(schedule: Schedule): Occurrence[] {
   const starts = ruleStarts(schedule);
@@ -47,12 +50,21 @@ export function expandSchedule(schedule: Schedule): Occurrence[] {
   (schedule.exdates ?? []).forEach((ms, index) => {
     if (!known.has(ms)) throw new ScheduleProblem(`exdates[${index}]`, `exdates[${index}] ${new Date(ms).toISOString()} is not the start of an occurrence of this series`);
   });
-  const { zone } = schedule;
-  const wallDuration = wallOf(zone, schedule.endMs) - wallOf(zone, schedule.startMs);
+  const { zone, startMs: firstStartMs, endMs: firstEndMs } = schedule;
+  const wallDuration = wallOf(zone, firstEndMs) - wallOf(zone, firstStartMs);
+  const endOf = (startMs: number): number => {
+    if (wallDuration <= 0) return startMs + (firstEndMs - firstStartMs);
+    return Math.max(startMs + 1, lenientInstantOf(zone, wallOf(zone, startMs) + wallDuration));
+  };
   const occurrences: Occurrence[] = [];
-  for (const startMs of starts) {
+  for (const [index, startMs] of starts.entries()) {
+    // The first is what was sent, whatever hour it ends in (its end may be the second pass of a repeated hour).
     if (excluded.has(startMs)) continue;
-    occurrences.push({ startMs, endMs: Math.max(startMs + 1, lenientInstantOf(zone, wallOf(zone, startMs) + wallDuration)) });
+    const endMs = index === 0 ? firstEndMs : endOf(startMs);
+    if (endMs > MAX_TIME_MS) {
+      throw new ScheduleProblem('recurrence', `recurrence makes an occurrence from ${new Date(startMs).toISOString()} that ends after 9999-12-31T23:59:59.999Z, the last instant stored: end it sooner with COUNT or UNTIL`);
+    }
+    occurrences.push({ startMs, endMs });
   }
   if (occurrences.length === 0) throw new ScheduleProblem('exdates', 'exdates leave out every occurrence: the series would have none');
   return occurrences;
@@ -86,6 +98,9 @@ function startsUnchecked(schedule: Pick<Schedule, 'startMs' | 'zone' | 'rule'>):
       const ms = day === firstDay ? (starts.length === 0 ? startMs : undefined) : instantOfWall(zone, day * DAY_MS + timeOfDay);
       if (ms === undefined) continue;
       if (ms > untilMs) return starts;
+      if (ms > MAX_TIME_MS) {
+        throw new ScheduleProblem('recurrence', `recurrence makes an occurrence on ${isoDate(day)}, after 9999-12-31T23:59:59.999Z, the last instant stored: end it sooner with COUNT or UNTIL`);
+      }
       if (starts.length === 0 && day !== firstDay) {
         throw new ScheduleProblem('recurrence', `recurrence does not make start_time (${new Date(startMs).toISOString()}) its first occurrence: its first date from there is ${isoDate(day)}; start the series on a day the rule names`);
       }

@@ -73,15 +73,15 @@ export function parseRecurrence(text: string): RecurrenceRule | string[] {
         continue;
       }
       const weekday = WEEKDAYS.indexOf(match[2] as (typeof WEEKDAYS)[number]);
+      // A value listed twice counts once (API.md §11; RFC 5545 does not forbid it): `1MO` and `+1MO` are one value.
       if (match[1] === undefined) {
-        if (byDay.some((each) => each.weekday === weekday && each.ordinal === undefined)) problems.push(`recurrence BYDAY names ${match[2]} twice`);
-        byDay.push({ weekday });
+        if (!byDay.some((each) => each.weekday === weekday && each.ordinal === undefined)) byDay.push({ weekday });
         continue;
       }
       const ordinal = Number(match[1]);
       if (freq !== undefined && freq !== 'MONTHLY') problems.push(`recurrence BYDAY entry ${entry} has an ordinal, which only FREQ=MONTHLY allows`);
       else if (ordinal === 0 || Math.abs(ordinal) > 5) problems.push(`recurrence BYDAY entry ${entry} must have an ordinal of 1 to 5 or -1 to -5`);
-      else byDay.push({ weekday, ordinal });
+      else if (!byDay.some((each) => each.weekday === weekday && each.ordinal === ordinal)) byDay.push({ weekday, ordinal });
     }
   }
   const byMonthDay: number[] = [];
@@ -91,8 +91,7 @@ export function parseRecurrence(text: string): RecurrenceRule | string[] {
     for (const entry of byMonthDayText.split(',')) {
       const day = /^[+-]?\d{1,2}$/.test(entry) ? Number(entry) : NaN;
       if (!Number.isInteger(day) || day === 0 || day < -31 || day > 31) problems.push(`recurrence BYMONTHDAY entry ${clip(entry)} must be 1 to 31 or -31 to -1`);
-      else if (byMonthDay.includes(day)) problems.push(`recurrence BYMONTHDAY names ${day} twice`);
-      else byMonthDay.push(day);
+      else if (!byMonthDay.includes(day)) byMonthDay.push(day);
     }
   }
   let wkst = 0;

@@ -3,7 +3,7 @@ import { ApiError, type FieldProblem } from '../http/errors.js';
 import type { Principal } from '../auth/principal.js';
 import { dateTime, Problem, quote } from '../events/checks.js';
 import { EVENT_FIELDS } from '../events/schema.js';
-import { isTimeZone } from '../lib/time-zone.js';
+import { canonicalZone, isTimeZone } from '../lib/time-zone.js';
 import { expandSchedule, ScheduleProblem, ruleStarts, type Occurrence } from './expand.js';
 import { formatRecurrence, parseRecurrence, MAX_OCCURRENCES, type RecurrenceRule } from './recurrence-rule.js';
 import { seriesStatus, type ScheduleFields, type SeriesDocument, type SharedFields } from './series-document.js';
@@ -163,7 +163,7 @@ function checkField(field: string, value: unknown, principal: Principal, current
 
 /** `europe/berlin` as IANA writes it, `Europe/Berlin` (a zone ICU knows by another name is kept as sent). */
 function canonicalCase(zone: string): string {
-  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  const resolved = canonicalZone(zone) ?? zone;
   return resolved.toLowerCase() === zone.toLowerCase() ? resolved : zone;
 }
 

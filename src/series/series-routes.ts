@@ -14,6 +14,7 @@ import { withStatusChange, planReview } from './series-publishing.js';
 import { reviewBody } from '../events/review-routes.js';
 import { parseSeriesListQuery } from './series-list-query.js';
 import { EVENT_STATUSES, isHiddenStatus } from '../events/event.js';
+import { loopTurns } from '../lib/loop-turns.js';
 
 export interface SeriesRouteDeps {
   store: EventStore;
@@ -84,9 +85,13 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     body: true,
     async handle(context) {
       const principal = context.principal!;
+      // A series is tens of milliseconds of work: its expansion, then its plan, each on a turn of the loop of its
+      // own (issue 33.8), so other requests are answered between them. The plan is decided in one piece.
+      await loopTurns.next();
       const input = validateSeries(context.body!, principal, undefined, deps.timeZone, approval);
       if (principal.role !== 'admin') input.shared.organizer = { name: principal.name, email: principal.email };
       const id = randomId('ser', deps.randomBytes);
+      await loopTurns.next();
       const nowMs = deps.now();
       let document: SeriesDocument | undefined;
       const result = await store.writeGroup((view) => {
@@ -107,10 +112,14 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     body: true,
     async handle(context) {
       const id = context.params['id']!;
+      await loopTurns.next();
+      const early = validateEarly(id, context);
+      await loopTurns.next();
       let document: SeriesDocument | undefined;
       const result = await store.writeGroup((view) => {
         const current = checkAccess(view, id, context.principal!, 'update', context);
-        const input = validateSeries(context.body!, context.principal!, current, deps.timeZone, approval);
+        // The expansion made a turn earlier holds while the series is as it was then; else it is made again here.
+        const input = early !== undefined && view.document(SERIES_COLLECTION, id)?.json === early.json ? early.input : validateSeries(context.body!, context.principal!, current, deps.timeZone, approval);
         const from = seriesStatus(current);
         const to = movedStatus(from, input.status, context.principal!, approval, `series "${id}"`);
         const plan = { nowMs: deps.now(), newEventId, view };
@@ -136,6 +145,7 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     body: false,
     async handle(context) {
       const id = context.params['id']!;
+      await loopTurns.next();
       await store.writeGroup((view) => planDelete(checkAccess(view, id, context.principal!, 'delete', context), view));
       return { status: 204, body: null };
     },
@@ -161,6 +171,21 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       return { status: 200, body: seriesViewJson(document!), headers: { ETag: seriesEtag(result.documents.get(id)!) } };
     },
   });
+
+  /**
+   * The expansion of a PUT against the series as it is now, made on a turn before the write's own, with the stored
+   * JSON it was made from; undefined when the request fails (the write's own checks then answer, in the contract's order).
+   */
+  function validateEarly(id: string, context: RequestContext): { json: string; input: ReturnType<typeof validateSeries> } | undefined {
+    const stored = store.document(SERIES_COLLECTION, id);
+    if (stored === undefined) return undefined;
+    try {
+      const current = checkAccess({ event: (eventId) => store.get(eventId), roster: (eventId) => store.roster(eventId), document: (collection, documentId) => store.document(collection, documentId) }, id, context.principal!, 'update', context);
+      return { json: stored.json, input: validateSeries(context.body!, context.principal!, current, deps.timeZone, approval) };
+    } catch {
+      return undefined;
+    }
+  }
 
   return [
     { method: 'POST', pattern: '/series/:id/approve', route: review('approve') },

@@ -104,6 +104,11 @@ export interface EventStore {
   /** One page of events in (start_time, id) order, with the count of every match; published and cancelled only unless `statuses` says otherwise. */
   list(query: ListQuery): ListResult;
   /**
+   * list() sharing the event loop: a search or a walk of a large window runs in slices of a few milliseconds, one
+   * per turn of the loop, so other requests are answered meanwhile; the answer is still that of one state.
+   */
+  listInTurns(query: ListQuery): Promise<ListResult>;
+  /**
    * Queues a change to event `id`. `change` runs synchronously, against the state including
    * every change queued before it, so two racing writes with the same If-Match cannot both pass.
    * Resolves with the new state (or null for a delete) once it is durable and visible; rejects

@@ -22,7 +22,11 @@ export interface WebhookState {
   status: 'active' | 'paused' | 'failing';
   /** The last message acknowledged (or passed over by the filter): its line's seq and its place in that line. */
   cursor: { seq: number; index: number };
-  /** Failed attempts at the next message so far, and when the first of them failed (ms), null when none. */
+  /**
+   * Failed attempts at the next message so far, and when the first of them failed (ms), null when none. With the
+   * time of the last attempt in `deliveries` they give when the next attempt is due after a restart (savedRetryAt),
+   * so no engine keeps a due time of its own.
+   */
   attempts: number;
   firstFailureMs: number | null;
   /** The last attempts, newest first. */

@@ -3,7 +3,7 @@ import type { DeliveryRecord, WebhookState } from '../store/webhook-state.js';
 import type { DeliveryClient, SentAttempt } from './delivery-client.js';
 import { LINE_DONE, type MessageBacklog } from './message-backlog.js';
 import { signer } from './signature.js';
-import { nextAttemptAt } from './retry-schedule.js';
+import { nextAttemptAt, savedRetryAt } from './retry-schedule.js';
 import { isAfter, type WebhookMessage } from './messages.js';
 
 /** The clock and timers deliveries run on (a fake one in tests). */
@@ -52,12 +52,15 @@ export class DeliveryLane {
   /** Signs with the secret's bytes, decoded once. */
   readonly #sign: (messageId: string, nowMs: number, body: string) => Record<string, string>;
   #retryTimer: unknown;
+  /** When the pending message of a saved state is due (a restart, or another instance taking the webhook over). */
+  #savedRetryAt: number | undefined;
   #stopped = false;
 
   constructor(state: WebhookState, deps: LaneDeps) {
     this.state = state;
     this.#deps = deps;
     this.#sign = signer(state.secret);
+    this.#savedRetryAt = savedRetryAt(state);
   }
 
   /** True while an attempt is on the wire. */
@@ -68,6 +71,12 @@ export class DeliveryLane {
   /** Sends the next message if the webhook is active, idle and not waiting to retry. */
   poke(): void {
     if (this.#stopped || this.state.status !== 'active' || this.#inFlight !== undefined || this.#retryTimer !== undefined) return;
+    if (this.#savedRetryAt !== undefined) {
+      // The schedule saved before a restart goes on: wait out what is left of the delay, or go at once if overdue.
+      const waitMs = this.#savedRetryAt - this.#deps.clock.now();
+      this.#savedRetryAt = undefined;
+      if (waitMs > 0) return this.#retryIn(waitMs);
+    }
     const backlog = this.#deps.backlog();
     if (backlog === undefined) return;
     const next = backlog.next(this.state.cursor, (type) => this.state.events.includes(type));
@@ -93,6 +102,7 @@ export class DeliveryLane {
   setStatus(status: 'active' | 'paused'): void {
     this.state.status = status;
     this.#clearRetry();
+    this.#savedRetryAt = undefined;
     if (status === 'active') {
       this.state.attempts = 0;
       this.state.firstFailureMs = null;
@@ -148,10 +158,7 @@ export class DeliveryLane {
           this.state.status = 'failing';
           this.#deps.failed?.(this.state);
         } else if (this.state.status === 'active') {
-          this.#retryTimer = clock.setTimeout(() => {
-            this.#retryTimer = undefined;
-            this.poke();
-          }, retryAt - nowMs);
+          this.#retryIn(retryAt - nowMs);
         }
         this.#deps.changed();
       },
@@ -162,6 +169,13 @@ export class DeliveryLane {
   record(entry: DeliveryRecord): void {
     this.state.deliveries.unshift(entry);
     if (this.state.deliveries.length > DELIVERY_LOG_SIZE) this.state.deliveries.length = DELIVERY_LOG_SIZE;
+  }
+
+  #retryIn(waitMs: number): void {
+    this.#retryTimer = this.#deps.clock.setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.poke();
+    }, waitMs);
   }
 
   #clearRetry(): void {

@@ -286,6 +286,13 @@ export class WebhookService {
 
   /** A compaction rewrote the log through `throughSeq`: remember it if a webhook is behind, so a restart reports the gap. */
   #compacted(throughSeq: number): void {
+    if (this.#backlog !== undefined && throughSeq > this.#deps.lastSeq()) {
+      // The store is taking in history past the changes it applied (a PostgreSQL instance that fell behind a checkpoint,
+      // whose rows were dropped): the changes between were never heard. The backlog starts again after it; a webhook
+      // behind it reads back from the log, which reports the gap, as after a compaction.
+      this.#backlog = new MessageBacklog({ seq: throughSeq, index: LINE_DONE }, { max: this.#deps.maxBacklog });
+      for (const lane of this.#lanes.values()) lane.poke();
+    }
     const oldest = this.#oldestCursor();
     if (oldest === undefined || !isAfter({ seq: throughSeq, index: LINE_DONE }, oldest)) return;
     this.#compactedThrough = Math.max(this.#compactedThrough, throughSeq);

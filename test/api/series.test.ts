@@ -203,4 +203,50 @@ describe('/series', () => {
     const calendar = new ICAL.Component(ICAL.parse(response.text!));
     for (const vevent of calendar.getAllSubcomponents('vevent')) assert.equal(vevent.getFirstPropertyValue('related-to'), `${series.id}@campus-events`);
   });
+  it('a series reaching past 9999-12-31T23:59:59.999Z is a validation_failed naming recurrence on POST and PUT, not a 500, and nothing is stored (issue 33.2)', async () => {
+    const before = (await h.request('GET', '/events?limit=1', { key: h.keys.reader })).json.total;
+    const daily = await h.request('POST', '/series', { key: h.keys.organizer, body: lectures({ time_zone: 'UTC', start_time: '9999-12-30T10:00:00Z', end_time: '9999-12-30T11:00:00Z', recurrence: 'FREQ=DAILY;COUNT=5' }) });
+    assertError(daily, 400, 'validation_failed');
+    assert.deepEqual(detailFields(daily), ['recurrence']);
+    const monthly = await h.request('POST', '/series', { key: h.keys.organizer, body: lectures({ time_zone: 'UTC', start_time: '9999-12-01T10:00:00Z', end_time: '9999-12-01T11:00:00Z', recurrence: 'FREQ=MONTHLY;COUNT=2' }) });
+    assertError(monthly, 400, 'validation_failed');
+    assert.deepEqual(detailFields(monthly), ['recurrence']);
+    const series = await create(lectures({ time_zone: 'UTC', start_time: '9999-12-20T10:00:00Z', end_time: '9999-12-20T11:00:00Z', recurrence: 'FREQ=DAILY;COUNT=2' }));
+    const moved = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { recurrence: 'FREQ=WEEKLY;COUNT=3' } });
+    assertError(moved, 400, 'validation_failed');
+    assert.deepEqual(detailFields(moved), ['recurrence']);
+    assert.equal((await h.request('GET', `/series/${series.id}`, { key: h.keys.reader })).json.recurrence, 'FREQ=DAILY;COUNT=2');
+    assert.equal((await h.request('GET', '/events?limit=1', { key: h.keys.reader })).json.total, before + 2);
+  });
+
+  it('POST /series takes BYMONTHDAY=1,1,-28 (a repeated value counts once) and answers with the rule written once (issue 33.4)', async () => {
+    const series = await create(lectures({ time_zone: 'UTC', start_time: '2027-02-01T09:00:00Z', end_time: '2027-02-01T10:00:00Z', recurrence: 'FREQ=MONTHLY;BYMONTHDAY=1,1,-28;BYDAY=MO,MO,TU,WE,TH,FR;COUNT=3' }));
+    assert.equal(series.recurrence, 'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYMONTHDAY=1,-28;COUNT=3');
+    assert.deepEqual((await occurrences(series.id)).map((each) => each.start_time), ['2027-02-01T09:00:00.000Z', '2027-03-01T09:00:00.000Z', '2027-03-04T09:00:00.000Z']);
+  });
+
+  it('a one-hour series ending in the second pass of the repeated hour keeps its hour on every occurrence (issue 33.1)', async () => {
+    const series = await create(lectures({ time_zone: 'America/Los_Angeles', start_time: '2027-11-07T08:32:00Z', end_time: '2027-11-07T09:32:00Z', recurrence: 'FREQ=DAILY;COUNT=3' }));
+    assert.equal(series.end_time, '2027-11-07T09:32:00.000Z');
+    assert.deepEqual((await occurrences(series.id)).map((each) => `${each.start_time}–${each.end_time}`), [
+      '2027-11-07T08:32:00.000Z–2027-11-07T09:32:00.000Z',
+      '2027-11-08T09:32:00.000Z–2027-11-08T10:32:00.000Z',
+      '2027-11-09T09:32:00.000Z–2027-11-09T10:32:00.000Z',
+    ]);
+  });
+  it('two PUTs racing on one series: the second is decided against the first, not against the expansion it made a turn earlier (issue 33.8)', async () => {
+    const series = await create(lectures({ time_zone: 'UTC', start_time: '2027-09-06T09:00:00Z', end_time: '2027-09-06T10:00:00Z', recurrence: 'FREQ=DAILY;COUNT=2' }));
+    // Both expand on a turn of their own before writing: the second's expansion still sees COUNT=2.
+    const [first, second] = await Promise.all([
+      h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { recurrence: 'FREQ=DAILY;COUNT=4' } }),
+      h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { title: 'Renamed' } }),
+    ]);
+    assert.equal(first.status, 200, first.text ?? '');
+    assert.equal(second.status, 200, second.text ?? '');
+    assert.equal(second.json.recurrence, 'FREQ=DAILY;COUNT=4', 'the title change kept the first PUT\'s schedule');
+    const stored = (await h.request('GET', `/series/${series.id}`, { key: h.keys.reader })).json;
+    assert.equal(stored.title, 'Renamed');
+    assert.equal(stored.occurrence_count, 4);
+    assert.equal((await occurrences(series.id)).length, 4);
+  });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { instantOf, isTimeZone, localTime, offsetAt, startOfDay } from "../../src/lib/time-zone.js";
+import { canonicalZone, instantOf, isTimeZone, localTime, MAX_OTHER_SPELLINGS, offsetAt, startOfDay, zoneCacheSizes } from "../../src/lib/time-zone.js";
 
 const at = (year: number, month: number, day: number, hour: number, minute = 0) => ({ year, month, day, hour, minute, second: 0, millisecond: 0 });
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -43,4 +43,40 @@ test("startOfDay() is local midnight, and where a change skips midnight the firs
   // Chile moves its clocks from 24:00 on the first Saturday of September to 01:00.
   assert.equal(iso(startOfDay("America/Santiago", 2026, 9, 6)), "2026-09-06T04:00:00.000Z");
   assert.equal(localTime("America/Santiago", startOfDay("America/Santiago", 2026, 9, 6)).hour, 1);
+});
+
+/** The n-th case variant of `name`: bit k of n sets the case of its k-th letter. */
+function caseVariant(name: string, n: number): string {
+  let bits = n;
+  return [...name].map((char) => {
+    if (!/[a-z]/i.test(char)) return char;
+    const upper = bits & 1;
+    bits = Math.floor(bits / 2);
+    return upper ? char.toUpperCase() : char.toLowerCase();
+  }).join("");
+}
+
+test("10,000 spellings of zone names (case variants, aliases, no zone at all) leave the zone caches bounded: the formatter cache keyed by the spelling as sent grew with each (issue 33.3)", () => {
+  const before = zoneCacheSizes();
+  for (let n = 0; n < 10_000; n++) {
+    const zone = caseVariant(["america/argentina/buenos_aires", "europe/berlin", "us/pacific", "asia/kolkata"][n % 4]!, Math.floor(n / 4));
+    assert.equal(isTimeZone(zone), true, zone);
+    assert.equal(typeof offsetAt(zone, Date.UTC(2027, n % 12, 1)), "number");
+    assert.equal(localTime(zone, Date.UTC(2027, 0, 1)).year >= 2026, true);
+    assert.equal(isTimeZone(`Nowhere/Place_${n}`), false);
+  }
+  const sizes = zoneCacheSizes();
+  assert.ok(sizes.formatters <= before.formatters + 4, `formatters by canonical zone: ${before.formatters} before, ${sizes.formatters} after`);
+  assert.ok(sizes.offsetZones <= before.offsetZones + 4, `offset tables by canonical zone: ${before.offsetZones} before, ${sizes.offsetZones} after`);
+  assert.ok(sizes.spellings <= MAX_OTHER_SPELLINGS, `spellings kept: ${sizes.spellings}`);
+  assert.equal(canonicalZone("AMERICA/ARGENTINA/BUENOS_AIRES"), canonicalZone("America/Argentina/Buenos_Aires"));
+  assert.equal(canonicalZone("utc"), "UTC");
+  assert.equal(canonicalZone("Nowhere/Place_1"), undefined);
+});
+
+test("offsets cached for many years of many zones stay bounded", () => {
+  const zones = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Tehran", "Pacific/Chatham"];
+  for (let n = 0; n < 200_000; n++) offsetAt(zones[n % zones.length]!, Date.UTC(1970, 0, 1) + n * 12 * 3_600_000 * 3);
+  assert.ok(zoneCacheSizes().offsetBuckets <= 50_000, `offset buckets: ${zoneCacheSizes().offsetBuckets}`);
+  assert.equal(offsetAt("Europe/Berlin", Date.UTC(2026, 6, 15)), 7_200_000, "still right after the cache starts over");
 });

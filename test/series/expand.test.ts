@@ -101,3 +101,49 @@ test('parseRecurrence() names the part at fault for what §11 does not take', ()
   assert.match(problems('RRULE:FREQ=DAILY;COUNT=2'), /RRULE/);
   assert.equal(formatRecurrence(rule('count=3;byday=tu,-1fr;freq=monthly')), 'FREQ=MONTHLY;BYDAY=TU,-1FR;COUNT=3');
 });
+
+const spans = (occurrences: Occurrence[]): string[][] => occurrences.map((each) => [iso(each.startMs), iso(each.endMs)]);
+
+test('a one-hour series ending in the second pass of the repeated hour is not 1 ms long: the first is as sent, the others last one elapsed hour (issue 33.1, Los Angeles 2027-11-07)', () => {
+  // 01:32 PDT to 01:32 PST: a local length of zero, so every occurrence lasts the first's elapsed hour.
+  assert.deepEqual(spans(expand('America/Los_Angeles', '2027-11-07T08:32:00Z', '2027-11-07T09:32:00Z', 'FREQ=DAILY;COUNT=3')), [
+    ['2027-11-07T08:32:00.000Z', '2027-11-07T09:32:00.000Z'],
+    ['2027-11-08T09:32:00.000Z', '2027-11-08T10:32:00.000Z'],
+    ['2027-11-09T09:32:00.000Z', '2027-11-09T10:32:00.000Z'],
+  ]);
+  // 01:50 PDT to 01:10 PST: a negative local length (-40 min), 20 elapsed minutes.
+  assert.deepEqual(spans(expand('America/Los_Angeles', '2027-11-07T08:50:00Z', '2027-11-07T09:10:00Z', 'FREQ=WEEKLY;COUNT=2')), [
+    ['2027-11-07T08:50:00.000Z', '2027-11-07T09:10:00.000Z'],
+    ['2027-11-14T09:50:00.000Z', '2027-11-14T10:10:00.000Z'],
+  ]);
+});
+
+test('a Berlin series whose first occurrence ends in the second pass of the repeated hour is not one hour short (issue 33.1)', () => {
+  // Saturday 02:30 CEST to Sunday 02:30 CET, 2027-10-31: 24 local hours, 25 elapsed; the first keeps its 25 hours.
+  const daily = expand('Europe/Berlin', '2027-10-30T00:30:00Z', '2027-10-31T01:30:00Z', 'FREQ=DAILY;COUNT=3');
+  assert.deepEqual(spans(daily), [
+    ['2027-10-30T00:30:00.000Z', '2027-10-31T01:30:00.000Z'],
+    ['2027-10-31T00:30:00.000Z', '2027-11-01T01:30:00.000Z'],
+    ['2027-11-01T01:30:00.000Z', '2027-11-02T01:30:00.000Z'],
+  ], 'the second starts at 02:30 CEST (the first pass) and ends 02:30 CET the next day; the third is 24 h');
+});
+
+test('a series whose occurrences would end after 9999-12-31T23:59:59.999Z is refused naming recurrence, not stored (issue 33.2)', () => {
+  const refused = (error: unknown): boolean => error instanceof ScheduleProblem && error.field === 'recurrence' && /9999-12-31T23:59:59.999Z/.test(error.message);
+  assert.throws(() => expand('UTC', '9999-12-30T10:00:00Z', '9999-12-30T11:00:00Z', 'FREQ=DAILY;COUNT=5'), refused);
+  assert.throws(() => expand('UTC', '9999-12-01T10:00:00Z', '9999-12-01T11:00:00Z', 'FREQ=MONTHLY;COUNT=2'), refused);
+  assert.throws(() => expand('Pacific/Kiritimati', '9999-12-31T09:00:00Z', '9999-12-31T09:30:00Z', 'FREQ=WEEKLY;COUNT=2'), refused);
+  // Ending on the last instant is fine; so is a series that stops in time.
+  assert.equal(expand('UTC', '9999-12-29T23:00:00Z', '9999-12-29T23:59:59.999Z', 'FREQ=DAILY;COUNT=3').length, 3);
+  assert.throws(() => expand('UTC', '9999-12-29T23:00:00Z', '9999-12-30T00:00:00Z', 'FREQ=DAILY;COUNT=3'), refused, 'the third would end at 10000-01-01');
+});
+
+test('BYMONTHDAY=1,1,-28 and a repeated BYDAY value count once, not a refusal (issue 33.4)', () => {
+  assert.equal(formatRecurrence(rule('FREQ=MONTHLY;BYMONTHDAY=1,1,-28;COUNT=4')), 'FREQ=MONTHLY;BYMONTHDAY=1,-28;COUNT=4');
+  assert.equal(formatRecurrence(rule('FREQ=WEEKLY;BYDAY=TU,TH,TU;COUNT=4')), 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=4');
+  assert.equal(formatRecurrence(rule('FREQ=MONTHLY;BYDAY=1MO,+1MO,-1FR,-1FR;COUNT=4')), 'FREQ=MONTHLY;BYDAY=1MO,-1FR;COUNT=4');
+  // In a 28-day February, -28 is the 1st: one occurrence that day.
+  assert.deepEqual(starts(expand('UTC', '2027-02-01T09:00:00Z', '2027-02-01T10:00:00Z', 'FREQ=MONTHLY;BYMONTHDAY=1,1,-28;COUNT=4')), [
+    '2027-02-01T09:00:00.000Z', '2027-03-01T09:00:00.000Z', '2027-03-04T09:00:00.000Z', '2027-04-01T09:00:00.000Z',
+  ]);
+});

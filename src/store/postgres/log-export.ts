@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Database } from './client.js';
 import type { KeyRow } from './key-table.js';
 import { seqOfLine } from './log-table.js';
+import { newestCheckpoint, readCheckpointParts } from './checkpoint-table.js';
 import type { WebhookStateSnapshot } from '../webhook-state.js';
 import { importWebhooks } from './webhook-table.js';
 
@@ -16,9 +17,9 @@ export interface PostgresBackupResult {
 }
 
 /**
- * Writes every record of the database's log, in seq order, as of one snapshot (REPEATABLE READ), to `out`:
- * `out.tmp`, fsync, rename, never overwriting `out`. The lines are the file store's: started as a data folder's
- * `events.jsonl`, the copy is that state.
+ * Writes the database's log as of one snapshot (REPEATABLE READ) to `out`: the newest checkpoint's lines (a compacted
+ * events.jsonl's), then every row after it in seq order; `out.tmp`, fsync, rename, never overwriting `out`. The lines
+ * are the file store's: started as a data folder's `events.jsonl`, the copy is that state.
  */
 export async function backupDatabase(db: Database, out: string): Promise<PostgresBackupResult> {
   const target = path.resolve(out);
@@ -31,6 +32,15 @@ export async function backupDatabase(db: Database, out: string): Promise<Postgre
   try {
     await db.transaction(async (tx) => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const checkpoint = await newestCheckpoint(tx);
+      if (checkpoint.seq > 0) {
+        await readCheckpointParts(tx, checkpoint.seq, async (text) => {
+          await file.write(text);
+          bytes += Buffer.byteLength(text);
+        });
+        lines += checkpoint.lines;
+        lastSeq = checkpoint.seq;
+      }
       for (;;) {
         const rows = await tx.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 10000', [lastSeq]);
         if (rows.length === 0) return;
@@ -66,8 +76,8 @@ export async function importLines(db: Database, lines: readonly string[], keys: 
   const kept = lines.filter((line) => !/^\{"seq":\d+,"op":"idem"/.test(line));
   let webhookCount = 0;
   await db.transaction(async (tx) => {
-    await tx.query('LOCK TABLE campus_log, campus_keys, campus_webhooks IN EXCLUSIVE MODE');
-    const [present] = await tx.query('SELECT 1 FROM campus_log UNION ALL SELECT 1 FROM campus_keys UNION ALL SELECT 1 FROM campus_webhooks LIMIT 1');
+    await tx.query('LOCK TABLE campus_log, campus_checkpoints, campus_keys, campus_webhooks IN EXCLUSIVE MODE');
+    const [present] = await tx.query('SELECT 1 FROM campus_log UNION ALL SELECT 1 FROM campus_checkpoints UNION ALL SELECT 1 FROM campus_keys UNION ALL SELECT 1 FROM campus_webhooks LIMIT 1');
     if (present !== undefined) throw new DatabaseNotEmptyError('the database already holds events, keys or webhooks; migrate only into an empty database (a new one, or drop the campus_* tables)');
     for (let at = 0; at < kept.length; at += 5000) {
       const chunk = kept.slice(at, at + 5000).map((line) => (line.endsWith('\n') ? line : `${line}\n`));

@@ -1,6 +1,6 @@
 // The campus_log table: the file store's record lines, one per row, keyed by the global sequence number.
 import { decodeRecord } from '../records/decode-record.js';
-import type { LogRecord, MetaRecord } from '../records/jsonl-record.js';
+import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
 
 /** pg_advisory_xact_lock key held by a write's transaction from its catch-up to its commit: seqs are assigned one transaction at a time. */
 export const LOG_LOCK = 0x63616d70_6c6f67;
@@ -11,6 +11,12 @@ export const LOG_CHANNEL = 'campus_log';
 export function seqOfLine(line: string): number {
   if (line.startsWith('\t')) return Math.max(...line.split('\t').slice(1).map(seqOfMember));
   return seqOfMember(line);
+}
+
+/** The seq a (maybe damaged) line names, for a message: its seq, or `?`. */
+export function seqNamedIn(line: string): string {
+  const match = /^\t?\{"seq":(\d{1,15}),/.exec(line);
+  return match === null ? '?' : match[1]!;
 }
 
 /** The seq a record line starts with (`{"seq":41,…`). */
@@ -34,4 +40,34 @@ export function decodeLines(rows: readonly { seq: number; line: string }[]): (Lo
     }
   }
   return records;
+}
+
+const NEWLINE = 0x0a;
+const TAB = 0x09;
+
+/**
+ * Calls `apply` with each record of `text`: record lines as campus_log rows hold them, one after another, each ending
+ * in a newline (an atomic group: its members after tabs). Reads the bytes in place, as replay reads a file (one buffer,
+ * no string per line). A damaged line throws what `damaged` makes of its number (from 1), its text and what is wrong.
+ * Returns the lines read.
+ */
+export function forEachRecord(text: string, damaged: (line: number, text: string, reason: string) => Error, apply: (record: LogRecord | MetaRecord) => void, options: DecodeOptions = {}): number {
+  const buf = Buffer.from(text, 'utf8');
+  let lines = 0;
+  for (let start = 0; start < buf.length; ) {
+    let end = buf.indexOf(NEWLINE, start);
+    if (end < 0) end = buf.length;
+    lines++;
+    // JSON escapes every control character, so a tab in a line only ever separates a group's members.
+    for (let member = buf[start] === TAB ? start + 1 : start; member <= end; ) {
+      let stop = buf[start] === TAB ? buf.indexOf(TAB, member) : end;
+      if (stop < 0 || stop > end) stop = end;
+      const record = decodeRecord(buf, member, stop, options);
+      if (typeof record === 'string') throw damaged(lines, buf.toString('utf8', start, end), record);
+      apply(record);
+      member = stop + 1;
+    }
+    start = end + 1;
+  }
+  return lines;
 }

@@ -1,12 +1,9 @@
 // The PostgreSQL engine: one log table in global seq order; each write's transaction catches up, decides with the shared write queue, then commits.
 import type { StoredEvent } from '../../events/event.js';
 import { ChangeLog } from '../views/change-log.js';
-import { EventIndex } from '../views/event-index.js';
 import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
-import { DocumentTable } from '../views/document-table.js';
-import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from '../views/idempotency-table.js';
+import type { IdempotencyEntry, IdempotencyUse } from '../views/idempotency-table.js';
 import type { RosterView } from '../views/roster.js';
-import { RosterTable } from '../views/roster-table.js';
 import { StoreUnavailable } from '../store-errors.js';
 import type { WriteQueue } from '../views/write-queue.js';
 import type { Views } from '../views/apply-record.js';
@@ -14,12 +11,20 @@ import { connect, describeDatabaseError, redactUrl, type Database, type Queryabl
 import { KeyTable } from './key-table.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { LOG_CHANNEL } from './log-table.js';
-import { catchUp, type LogRow } from './catch-up.js';
+import { catchUp, CheckpointPassed, type CatchUpTarget, type LogRow } from './catch-up.js';
 import { WriteBatches } from './write-batch.js';
 import { migrateSchema } from './schema.js';
 import { ChangeHistory, type ChangeHistorySource } from '../views/change-history.js';
 import { readHistory } from './history-feed.js';
 import { PostgresWebhookTable } from './webhook-table.js';
+import { loadViews, type LoadedViews } from './checkpoint-load.js';
+import { NO_CHECKPOINT, type Checkpoint } from './checkpoint-table.js';
+import { EventIndex } from '../views/event-index.js';
+import { DocumentTable } from '../views/document-table.js';
+import { IdempotencyTable } from '../views/idempotency-table.js';
+import { RosterTable } from '../views/roster-table.js';
+import type { CheckpointOutcome } from './checkpoint-write.js';
+import { CheckpointKeeper } from './checkpoint-keeper.js';
 
 /** One log call: a message and its fields. */
 type LogCall = (message: string, fields?: Record<string, string | number | boolean | null | undefined>) => void;
@@ -36,16 +41,29 @@ export interface PostgresStoreOptions {
   now?: () => number;
   /** How often an instance reads what others wrote when no notification came, and retries an unreachable database, in ms. Default 500. */
   pollMs?: number;
+  /**
+   * A checkpoint is written once the newest one and the rows after it are over this many bytes and more than half
+   * superseded (§7's rule for a data folder's log, see checkpoint-write.ts). Default 64 MiB, as the file store's.
+   */
+  compactMinBytes?: number;
+  /** Test only: runs before each step of a checkpoint this instance writes (see CHECKPOINT_STEPS). */
+  onCheckpointStep?: (step: number) => void | Promise<void>;
 }
+
+/** The default of `compactMinBytes`: the file store's (a store knows no other engine, so the number is written twice). */
+export const DEFAULT_CHECKPOINT_MIN_BYTES = 64 * 1024 * 1024;
+
 
 /**
  * An EventStore over one PostgreSQL database shared by several instances. Reads are served from the same
  * in-memory views as the file store's. A batch of writes takes the log's advisory lock in its transaction, so
  * sequence numbers are assigned one transaction at a time and commit in order: a follower reading `seq > last`
- * never skips one that commits late.
+ * never skips one that commits late. History is bounded by checkpoints (checkpoint-write.ts): an instance starts
+ * from the newest and the rows after it, and writes the next one when the log is due.
  */
 export class PostgresStore implements EventStore {
   readonly #db: Database;
+  /** Changed in place by a restart from a checkpoint: the write batches hold this object. */
   readonly #views: Views;
   readonly #now: () => number;
   readonly #logger: PostgresStoreLogger;
@@ -68,6 +86,8 @@ export class PostgresStore implements EventStore {
   #closed = false;
   #timer: NodeJS.Timeout | undefined;
   #unlisten: (() => Promise<void>) | undefined;
+  /** The newest checkpoint the views know of, and the next one. */
+  readonly #checkpoints: CheckpointKeeper;
 
   /** @internal Use openPostgresStore. */
   constructor(db: Database, options: PostgresStoreOptions) {
@@ -78,15 +98,33 @@ export class PostgresStore implements EventStore {
     this.keys = new KeyTable(db);
     this.rateLeases = new RateLeaseTable(db);
     this.webhookTable = new PostgresWebhookTable(db);
-    const index = new EventIndex();
-    this.changes = new ChangeLog((id) => index.get(id));
-    this.#views = { index, rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };
+    // Empty until start() reads the database; a start from a checkpoint replaces them in place.
+    this.changes = new ChangeLog((id) => this.#views.index.get(id));
+    this.#views = { index: new EventIndex(), rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };
+    this.#checkpoints = new CheckpointKeeper(
+      {
+        db,
+        now: this.#now,
+        logger: this.#logger,
+        minBytes: options.compactMinBytes ?? DEFAULT_CHECKPOINT_MIN_BYTES,
+        onStep: options.onCheckpointStep,
+        views: () => this.#views,
+        lastSeq: () => this.#lastSeq,
+        writable: () => this.writable,
+        turn: () => this.#turn(),
+        catchUp: () => this.catchUp(),
+      },
+      NO_CHECKPOINT,
+    );
     this.#batches = new WriteBatches({
       db,
       views: this.#views,
       now: this.#now,
       lastSeq: () => this.#lastSeq,
-      committed: (seq) => (this.#lastSeq = seq),
+      committed: (seq) => {
+        this.#lastSeq = seq;
+        this.#checkpoints.consider();
+      },
       down: () => this.#down,
       turn: () => this.#turn(),
       catchUp: (queryable, read) => this.#catchUp(queryable, read),
@@ -95,15 +133,32 @@ export class PostgresStore implements EventStore {
     });
   }
 
-  /** Reads the whole log, then follows it: notifications wake it, a poll backs them up. */
+  /** Reads the newest checkpoint and the rows after it, then follows the log: notifications wake it, a poll backs them up. */
   async start(): Promise<void> {
-    await this.#catchUp(this.#db);
+    this.#install(await loadViews(this.#db, { now: this.#now }));
     this.#unlisten = await this.#db.listen(LOG_CHANNEL, (payload) => {
       if (Number(payload) > this.#lastSeq) this.#follow(Number(payload));
     }, () => this.#follow());
     this.#timer = setInterval(() => this.#follow(), this.#pollMs);
     this.#timer.unref();
+    this.#checkpoints.consider();
   }
+
+  /** The newest checkpoint this instance knows of (seq 0: none yet). */
+  get checkpointSeen(): Checkpoint {
+    return this.#checkpoints.known;
+  }
+
+  /**
+   * Writes a checkpoint now if this instance can (no other is writing one), whether or not the log is due (with
+   * `due: true`, only when §7's rule says it is, as the store does by itself after writes); joins one under way.
+   * Resolves once this instance's views have taken it in.
+   */
+  checkpoint(options: { due?: boolean } = {}): Promise<CheckpointOutcome> {
+    if (this.#closed) return Promise.resolve({ skipped: 'the store is closing' });
+    return this.#checkpoints.write(options);
+  }
+
 
   /** The seq of the newest record applied to this instance's views. */
   get lastSeq(): number {
@@ -116,6 +171,10 @@ export class PostgresStore implements EventStore {
 
   list(query: ListQuery): ListResult {
     return this.#views.index.list(query);
+  }
+
+  listInTurns(query: ListQuery): Promise<ListResult> {
+    return this.#views.index.listInTurns(query);
   }
 
   roster(eventId: string): RosterView {
@@ -139,8 +198,8 @@ export class PostgresStore implements EventStore {
   get history(): ChangeHistorySource {
     return {
       subscribe: (listener) => this.#history.subscribe(listener),
-      // The database's log is never compacted.
-      onCompacted: () => () => undefined,
+      // Told when this instance takes in a checkpoint, whoever wrote it (rows at or before its seq are gone).
+      onCompacted: (listener) => this.#history.onCompacted(listener),
       readAfter: (since, limit) => readHistory(this.#db, { since, through: this.#lastSeq, limit }, this.#now()),
     };
   }
@@ -187,6 +246,7 @@ export class PostgresStore implements EventStore {
     clearInterval(this.#timer);
     await this.#batches.drain();
     await this.#chain;
+    await this.#checkpoints.settled();
     await this.#unlisten?.().catch(() => undefined);
     await this.#db.end();
   }
@@ -218,17 +278,69 @@ export class PostgresStore implements EventStore {
     if (this.#closed) return;
     this.#exclusive(async () => {
       if (upTo !== undefined && upTo <= this.#lastSeq && this.#down === undefined) return;
-      await this.#catchUp(this.#db);
+      await this.#catchUpFromCheckpoint();
       if (this.#down !== undefined) {
         this.#logger.info('the database is reachable again; writes resume', {});
         this.#down = undefined;
       }
+      this.#checkpoints.consider();
     });
   }
 
-  /** Applies every committed record after #lastSeq, in seq order; `read`: the first rows, read already (by catchUpQuery). */
+  /** Applies every committed record after #lastSeq, in seq order; `read`: the first page, read already (by catchUpQuery). */
   #catchUp(db: Queryable, read?: readonly LogRow[]): Promise<void> {
-    return catchUp(db, { views: this.#views, now: this.#now, lastSeq: () => this.#lastSeq, advance: (seq) => (this.#lastSeq = seq) }, read);
+    const target: CatchUpTarget = {
+      views: this.#views,
+      now: this.#now,
+      lastSeq: () => this.#lastSeq,
+      advance: (seq) => (this.#lastSeq = seq),
+      checkpoint: () => this.#checkpoints.known,
+      adopt: (checkpoint) => this.#adopt(checkpoint),
+      read: (rows, bytes) => this.#checkpoints.read(rows, bytes),
+    };
+    return catchUp(db, target, read);
+  }
+
+  /** Catches up; when a checkpoint dropped rows these views never applied, starts over from the newest checkpoint. */
+  async #catchUpFromCheckpoint(): Promise<void> {
+    try {
+      await this.#catchUp(this.#db);
+    } catch (error) {
+      if (!(error instanceof CheckpointPassed)) throw error;
+      this.#logger.warn('this instance fell behind a checkpoint another instance wrote (the rows it needed were dropped); it reads the checkpoint again', { last_seq: error.lastSeq, checkpoint_seq: error.checkpoint.seq });
+      // Webhooks hear what follows the checkpoint as it is applied, once told that history was rewritten through it.
+      this.#install(await loadViews(this.#db, { now: this.#now, history: this.#history, onCheckpoint: (checkpoint) => this.#history.compacted(checkpoint.seq) }));
+    }
+  }
+
+  /** Makes views read from the database this store's, in one synchronous step: every view replaced in place, the change log started over. */
+  #install(loaded: LoadedViews): void {
+    const { checkpoint, index, rosters, idempotency, documents } = loaded;
+    Object.assign(this.#views, { index, rosters, idempotency, documents });
+    this.changes.restart({ events: index.values(), tombstones: loaded.tombstones, lastSeq: loaded.feedLastSeq, horizon: loaded.horizon });
+    this.#lastSeq = loaded.lastSeq;
+    this.#checkpoints.adopt(checkpoint);
+    this.#checkpoints.read(loaded.rowsRead, loaded.bytesRead);
+    this.#buildSearchIndex();
+    this.changes.batchCommitted(index.values(), index.size);
+  }
+
+  /**
+   * A checkpoint at or before the views' last seq: they forget the deletions it forgot (the change feed answers 410
+   * before the newest, as every instance started from it does), and webhooks hear that history was rewritten through it.
+   */
+  #adopt(checkpoint: Checkpoint): void {
+    this.changes.markDropped(checkpoint.gone);
+    this.#checkpoints.adopt(checkpoint);
+    this.#history.compacted(checkpoint.seq);
+  }
+
+  /** Indexes the words of a bulk-loaded index step by step; `q` is answered without it meanwhile. */
+  #buildSearchIndex(): void {
+    const index = this.#views.index;
+    index.buildSearchIndex(() => this.#closed || this.#views.index !== index).catch((error: unknown) => {
+      this.#logger.warn('the search index could not be built; q is answered without it', { error: String(error) });
+    });
   }
 
   #unavailable(): StoreUnavailable {
@@ -237,13 +349,19 @@ export class PostgresStore implements EventStore {
 
   /** The database failed: refuse writes until a catch-up succeeds (the poll keeps trying). */
   #lost(error: unknown): void {
+    if (error instanceof CheckpointPassed) {
+      // A write's catch-up found it (it holds the log's lock: no time to read a checkpoint there); the next catch-up reads it.
+      this.#down ??= 'this instance is reading a checkpoint another instance wrote';
+      this.#follow();
+      return;
+    }
     const reason = describeDatabaseError(error);
     if (this.#down === undefined) this.#logger.warn('the database cannot be reached; writes get 503 until it is back', { error: reason });
     this.#down = reason;
   }
 }
 
-/** Connects, creates or migrates the schema, reads the log into memory and starts following it. */
+/** Connects, creates or migrates the schema, reads the newest checkpoint and the rows after it into memory, and starts following the log. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const db = await connect(options.url, { retryMs: options.pollMs });
   try {
@@ -251,7 +369,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     if (migrated.from !== migrated.to) options.logger?.info('database schema created or migrated', { from: migrated.from, to: migrated.to, database: redactUrl(options.url) });
     const store = new PostgresStore(db, options);
     await store.start();
-    options.logger?.info('event log read from the database', { live_events: store.size, last_seq: store.lastSeq });
+    options.logger?.info('event log read from the database', { live_events: store.size, last_seq: store.lastSeq, checkpoint_seq: store.checkpointSeen.seq });
     return store;
   } catch (error) {
     await db.end().catch(() => undefined);

@@ -2,7 +2,7 @@
 import type { Database } from './client.js';
 
 /** The schema this program writes. A database at a higher version was made by a newer program. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** pg_advisory_xact_lock key of schema changes (any number unlikely to clash: "campus" in ASCII). */
 const MIGRATE_LOCK = 0x63616d707573;
@@ -27,6 +27,13 @@ const STEPS: readonly string[][] = [
     // lease of the one instance delivering it; `version` counts an admin's changes, `status_version` is the one
     // that last set a status (see webhook-table.ts).
     'CREATE TABLE campus_webhooks (id text PRIMARY KEY, url text NOT NULL, events text NOT NULL, description text NOT NULL, secret text NOT NULL, created_at text NOT NULL, status text NOT NULL, version bigint NOT NULL DEFAULT 0, status_version bigint NOT NULL DEFAULT 0, cursor_seq bigint NOT NULL, cursor_index bigint NOT NULL, attempts integer NOT NULL DEFAULT 0, first_failure_ms float8, deliveries text NOT NULL DEFAULT \'[]\', lease_owner text, lease_until timestamptz)',
+  ],
+  [
+    // Checkpoints (API.md §12, "History is bounded"; see checkpoint-write.ts): the state as of `seq` in the lines of a
+    // compacted events.jsonl, in parts of about a MiB. The newest one and the rows after it are the whole log: rows at
+    // or before its seq are deleted in the transaction that adds it. `gone`: the newest deletion it forgot (§9.2's 410).
+    'CREATE TABLE campus_checkpoints (seq bigint PRIMARY KEY, gone bigint NOT NULL, lines bigint NOT NULL, bytes bigint NOT NULL, parts integer NOT NULL, written_at timestamptz NOT NULL DEFAULT now())',
+    'CREATE TABLE campus_checkpoint_parts (checkpoint bigint NOT NULL, part integer NOT NULL, lines text NOT NULL, PRIMARY KEY (checkpoint, part))',
   ],
 ];
 

@@ -21,11 +21,24 @@ export interface Views {
   history?: ChangeHistory | undefined;
 }
 
+/** What applying records needs of the event index: the EventIndex, or a plain map while a start-up replays (see EventMap). */
+export interface IndexWrites {
+  get(id: string): StoredEvent | undefined;
+  put(stored: StoredEvent): void;
+  delete(id: string): boolean;
+  /** Every live event in the order of its latest seq. */
+  values(): IterableIterator<StoredEvent>;
+  readonly size: number;
+}
+
+/** The views applyRecord changes: as Views, with any IndexWrites for the index. */
+export type AppliedViews = Omit<Views, 'index'> & { index: IndexWrites };
+
 /**
  * Applies one committed record: the index, the rosters, the change log and the remembered answers end as the
  * write queue's commit leaves them (a registration that changes the count gives the event the record's seq and time).
  */
-export function applyRecord(views: Views, record: LogRecord | MetaRecord, nowMs: number): void {
+export function applyRecord(views: AppliedViews, record: LogRecord | MetaRecord, nowMs: number): void {
   const { history } = views;
   if (history?.listened !== true || !isEventRecord(record)) return applyToViews(views, record, nowMs);
   // With its context, as the writer's queue told its own listeners: the event before and after, the registrations touched.
@@ -39,7 +52,7 @@ export function applyRecord(views: Views, record: LogRecord | MetaRecord, nowMs:
   history.committed([{ record, before, after, touched, atMs: nowMs }]);
 }
 
-function applyToViews(views: Views, record: LogRecord | MetaRecord, nowMs: number): void {
+function applyToViews(views: AppliedViews, record: LogRecord | MetaRecord, nowMs: number): void {
   switch (record.op) {
     case 'put': {
       // The change feed shows the public view (API.md §14): a draft's changes are nobody else's.
@@ -53,15 +66,14 @@ function applyToViews(views: Views, record: LogRecord | MetaRecord, nowMs: numbe
       rememberAnswer(views.idempotency, record, nowMs);
       return;
     }
-    case 'del':
-      {
-        const before = views.index.get(record.id);
-        // A draft's deletion is nobody else's; an unknown event's, a deletion as ever.
-        views.changes.committed(record.seq, record.id, before === undefined ? null : publicChange(before, null));
-      }
+    case 'del': {
+      const before = views.index.get(record.id);
+      // A draft's deletion is nobody else's; an unknown event's, a deletion as ever.
+      views.changes.committed(record.seq, record.id, before === undefined ? null : publicChange(before, null));
       views.index.delete(record.id);
       views.rosters.apply(record);
       return;
+    }
     case 'regstate':
       // A compacted log (migrated from a data folder): the event's own line says its count.
       views.rosters.apply(record);

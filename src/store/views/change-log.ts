@@ -157,6 +157,19 @@ export class ChangeLog implements ChangeFeedSource {
     if (gone > this.#horizon) this.#horizon = gone;
   }
 
+  /**
+   * Starts over from a state read elsewhere (a PostgreSQL instance's start, or one that fell behind a checkpoint: the
+   * rows it had not read were dropped): the live events in seq order, the deletions still remembered, the last seq and
+   * the newest deletion forgotten (never lowered). The listeners stay, told at the next batchCommitted.
+   */
+  restart(init: { events: Iterable<StoredEvent>; tombstones?: ReadonlyMap<string, number>; lastSeq: number; horizon: number }): void {
+    this.#tombstones.clear();
+    for (const [id, seq] of init.tombstones ?? []) this.#tombstones.set(id, seq);
+    this.#lastSeq = init.lastSeq;
+    if (init.horizon > this.#horizon) this.#horizon = init.horizon;
+    this.#rebuild(init.events);
+  }
+
   after(since: number, limit: number, liveThrough: number = since === 0 ? Infinity : 0): ChangePage {
     const changes: Change[] = [];
     let at = firstAfter(this.#seqs, since);

@@ -8,9 +8,10 @@ import { SeriesMembers } from './series-members.js';
 import { SearchIndex } from '../../search/search-index.js';
 import type { BuiltSearch } from '../../search/search-built.js';
 import { PLACE_STEPS_PER_COLLECT } from '../../search/search-build.js';
-import { listFiltered, type ListSources } from './filtered-list.js';
+import { listFiltered, listFilteredSteps, type ListSources } from './filtered-list.js';
 import { STORE_EVENT_FORMS } from './store-event-forms.js';
-import { listByStatus } from './status-list.js';
+import { runInSlices, type SliceOptions } from '../../lib/loop-turns.js';
+import { finishStatusList, listByStatus, planStatusList, type StatusSources } from './status-list.js';
 
 export { compareEvents };
 
@@ -34,6 +35,10 @@ export class EventIndex {
   /** The words of every event, for `q`; undefined when switched off (then `q` scans, for benchmarks' baselines). */
   readonly #search: SearchIndex | undefined;
   readonly #sources: ListSources;
+  /** What a list by status draws on (status-list.ts). */
+  readonly #statusSources: StatusSources = { publicList: (plain) => this.list(plain), hidden: this.#hidden, cancelled: this.#cancelled };
+  /** Puts and deletes so far: a list computed in slices is stale once this moved. */
+  #changes = 0;
 
   /**
    * Takes ownership of `byId` (a bulk load, e.g. from replay): its values are sorted once. Keep the
@@ -107,6 +112,7 @@ export class EventIndex {
 
   /** Creates or replaces the event `stored.id`. */
   put(stored: StoredEvent): void {
+    this.#changes++;
     const previous = this.#byId.get(stored.id);
     if (previous !== undefined) this.#unlink(previous);
     // Delete then set, so the map's order follows each event's latest seq.
@@ -129,10 +135,33 @@ export class EventIndex {
   delete(id: string): boolean {
     const previous = this.#byId.get(id);
     if (previous === undefined) return false;
+    this.#changes++;
     this.#unlink(previous);
     this.#byId.delete(id);
     if (!isHidden(previous)) this.#search?.delete(previous);
     return true;
+  }
+
+  /** Moves with every change of the events or their words: equal values, equal state. */
+  get version(): number {
+    return this.#changes + (this.#search?.postingUpdates ?? 0);
+  }
+
+  /**
+   * list() sharing the event loop (runInSlices): a search or a walk of several categories over a large campus yields
+   * between slices of a few milliseconds and starts over if a write committed meanwhile; a plain page is answered
+   * at once, as it costs little. A list by status (API.md §14) reads its public part so too.
+   */
+  async listInTurns(query: ListQuery, slices: Omit<SliceOptions, 'version'> = {}): Promise<ListResult> {
+    if (query.statuses !== undefined) {
+      // Planned and finished in one turn with its public part: a write between them would mix two states.
+      const before = this.version;
+      const plan = planStatusList(this.#statusSources, { ...query, statuses: query.statuses });
+      const head = plan.head === undefined ? undefined : await this.listInTurns(plan.head, slices);
+      return this.version === before ? finishStatusList(plan, head) : this.list(query);
+    }
+    if (query.seriesId !== undefined || (query.words === undefined && query.categories === undefined)) return this.list(query);
+    return runInSlices(() => listFilteredSteps(this.#sources, query), { ...slices, version: () => this.version });
   }
 
   /**
@@ -140,7 +169,7 @@ export class EventIndex {
    * ones (published and cancelled), or those of `query.statuses` (§14).
    */
   list(query: ListQuery): ListResult {
-    if (query.statuses !== undefined) return listByStatus({ publicList: (plain) => this.list(plain), hidden: this.#hidden, cancelled: this.#cancelled }, { ...query, statuses: query.statuses });
+    if (query.statuses !== undefined) return listByStatus(this.#statusSources, { ...query, statuses: query.statuses });
     if (query.seriesId !== undefined) return this.#series.list({ ...query, seriesId: query.seriesId });
 
     if (query.words !== undefined || query.categories !== undefined) return listFiltered(this.#sources, query);

@@ -7,7 +7,8 @@ import { SlotBitmap } from '../../search/search-postings.js';
 import { compareEvents } from './sort-events.js';
 import { StoreUnavailable } from '../store-errors.js';
 import { hasSearchWords } from '../../search/event-search-text.js';
-import { walk, walkCount } from './window-walk.js';
+import { walkCountSteps, walkSteps } from './window-walk.js';
+import { runAtOnce, type Steps } from '../../lib/loop-turns.js';
 import { countWindowMatches } from './window-count.js';
 
 /** What the event index lends a filtered list: its trees in list order and its search index (absent: words are scanned). */
@@ -25,6 +26,18 @@ export interface ListSources {
  * walking the window; a bitmap count when no date bounds the list.
  */
 export function listFiltered(sources: ListSources, query: ListQuery): ListResult {
+  return runAtOnce(listFilteredSteps(sources, query));
+}
+
+/** Events forEachSlot visits between two steps. */
+const SLOTS_PER_STEP = 4096;
+
+/**
+ * listFiltered() in steps (see runInSlices): the walks of a window and the visits of matched slots yield every few
+ * thousand events, so a search over a large campus can share the loop. The steps read the sources as they are at
+ * each step: run them at once, or throw their answer away when the sources changed between two steps.
+ */
+export function* listFilteredSteps(sources: ListSources, query: ListQuery): Steps<ListResult> {
   const categories = categoriesOf(query);
   const tree = categories.length === 1 ? sources.tree(categories[0]!) : sources.all;
   const wanted = categories.length === 0 ? undefined : new Set(categories);
@@ -40,7 +53,7 @@ export function listFiltered(sources: ListSources, query: ListQuery): ListResult
     // No category named (`categories: []`, as categoriesOf gives for all of them): the whole list's window.
     const trees = categories.length === 0 ? [sources.all] : categories.map((category) => sources.tree(category));
     const total = trees.reduce((sum, each) => sum + windowTotal(each, query), 0);
-    return { events: offset >= total ? [] : walk(window, fits, offset, query.limit), total };
+    return { events: offset >= total ? [] : yield* walkSteps(window, fits, offset, query.limit), total };
   }
   const search = sources.search;
   if (search !== undefined && !search.ready) {
@@ -51,10 +64,10 @@ export function listFiltered(sources: ListSources, query: ListQuery): ListResult
   if (search === undefined) {
     const words = query.words;
     const matches = (stored: StoredEvent): boolean => fits(stored) && hasSearchWords(stored, words);
-    return { events: walk(window, matches, offset, query.limit), total: walkCount(window, matches) };
+    return { events: yield* walkSteps(window, matches, offset, query.limit), total: yield* walkCountSteps(window, matches) };
   }
 
-  const found = search.match(query.words);
+  const found = yield* search.matchSteps(query.words);
   const size = 'slots' in found ? found.slots.length : found.bitmap.count;
   const inWindow = (stored: StoredEvent): boolean => fits(stored) && (startFromMs === undefined || stored.startMs >= startFromMs);
   let total: number;
@@ -62,24 +75,24 @@ export function listFiltered(sources: ListSources, query: ListQuery): ListResult
     total = categories.length === 0 ? size : categories.reduce((sum, category) => sum + found.bitmap.countShared(search.categoryBitmap(category)), 0);
   } else if (size <= to - from) {
     total = 0;
-    forEachSlot(found, (slot) => void (inWindow(search.eventAt(slot)!) && total++));
+    yield* forEachSlotSteps(found, (slot) => void (inWindow(search.eventAt(slot)!) && total++));
   } else {
     const bitmap = bitmapOf(found, search.capacity);
-    total = countWindowMatches({ tree, search, matched: bitmap, categories, startFromMs, endByMs }) ?? walkCount(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored)!));
+    total = countWindowMatches({ tree, search, matched: bitmap, categories, startFromMs, endByMs }) ?? (yield* walkCountSteps(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored)!)));
   }
   if (offset >= total) return { events: [], total };
   // Walking visits about (offset + limit) / density events of the window; sorting the matches, size * log(size).
-  const walkSteps = Math.min(to - from, ((offset + query.limit) * (to - from)) / total);
-  if (size * Math.log2(size + 2) * 2 < walkSteps) {
+  const walkVisits = Math.min(to - from, ((offset + query.limit) * (to - from)) / total);
+  if (size * Math.log2(size + 2) * 2 < walkVisits) {
     const matches: StoredEvent[] = [];
-    forEachSlot(found, (slot) => {
+    yield* forEachSlotSteps(found, (slot) => {
       const stored = search.eventAt(slot)!;
       if (inWindow(stored)) matches.push(stored);
     });
     return { events: matches.sort(compareEvents).slice(offset, offset + query.limit), total };
   }
   const bitmap = bitmapOf(found, search.capacity);
-  return { events: walk(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored)!), offset, query.limit), total };
+  return { events: yield* walkSteps(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored)!), offset, query.limit), total };
 }
 
 /** The categories a query keeps, once each; empty for all of them. */
@@ -96,9 +109,31 @@ function windowTotal(tree: OrderedEvents, query: ListQuery): number {
   return to - from - tree.ranksEndingAfter(query.startFromMs ?? -Infinity, query.endByMs).length;
 }
 
-function forEachSlot(found: SlotSet, visit: (slot: number) => void): void {
-  if ('slots' in found) for (const slot of found.slots) visit(slot);
-  else found.bitmap.forEach(visit);
+/** Visits every slot of `found` in ascending order, a step every SLOTS_PER_STEP slots (or bits of a bitmap). */
+function* forEachSlotSteps(found: SlotSet, visit: (slot: number) => void): Steps<void> {
+  if ('slots' in found) {
+    const { slots } = found;
+    for (let at = 0; at < slots.length; at += SLOTS_PER_STEP) {
+      const end = Math.min(slots.length, at + SLOTS_PER_STEP);
+      for (let each = at; each < end; each++) visit(slots[each]!);
+      yield;
+    }
+    return;
+  }
+  const { words } = found.bitmap;
+  const wordsPerStep = SLOTS_PER_STEP >>> 5;
+  for (let at = 0; at < words.length; at += wordsPerStep) {
+    const end = Math.min(words.length, at + wordsPerStep);
+    for (let index = at; index < end; index++) {
+      let word = words[index]!;
+      while (word !== 0) {
+        const low = word & -word;
+        visit((index << 5) + 31 - Math.clz32(low));
+        word ^= low;
+      }
+    }
+    yield;
+  }
 }
 
 function bitmapOf(found: SlotSet, capacity: number): SlotBitmap {

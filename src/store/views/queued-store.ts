@@ -31,6 +31,10 @@ export abstract class QueuedStore {
     return this.queued.index.list(query);
   }
 
+  listInTurns(query: ListQuery): Promise<ListResult> {
+    return this.queued.index.listInTurns(query);
+  }
+
   write(id: string, change: EventChange, options?: WriteOptions): Promise<StoredEvent | null> {
     return this.queued.queue.write(id, change, options);
   }

@@ -17,12 +17,24 @@ export interface StatusSources {
 }
 
 /**
- * One page of the events whose status is one of `query.statuses`, matching the other filters, in list order. Drafts
- * and pending events are those of `query.hiddenOwner` only (all when it is undefined). Without a hidden or cancelled
- * match to merge or drop, the public list answers as it would without the filter; with some, the public list's first
- * offset + limit (+ those dropped) matches are merged with them: a page of a few.
+ * A list with `statuses`, planned: the hidden and cancelled matches to merge in (`extra`, in list order) or to drop from
+ * the public list (`dropped`), and the public list's query (`head`) to merge them with, when one is needed.
  */
-export function listByStatus(sources: StatusSources, query: ListQuery & { statuses: readonly EventStatus[] }): ListResult {
+export interface StatusListPlan {
+  query: ListQuery & { statuses: readonly EventStatus[] };
+  extra: StoredEvent[];
+  dropped: StoredEvent[];
+  /** The public list to ask for: the page as asked (nothing to merge), its first offset + limit (+ dropped) matches, or none. */
+  head: ListQuery | undefined;
+}
+
+/**
+ * Plans one page of the events whose status is one of `query.statuses`, matching the other filters. Drafts and pending
+ * events are those of `query.hiddenOwner` only (all when it is undefined). Without a hidden or cancelled match to merge
+ * or drop, the public list answers as it would without the filter; with some, its first offset + limit (+ those
+ * dropped) matches are merged with them (finishStatusList): a page of a few.
+ */
+export function planStatusList(sources: StatusSources, query: ListQuery & { statuses: readonly EventStatus[] }): StatusListPlan {
   const wanted = new Set(query.statuses);
   const extra: StoredEvent[] = [];
   if (wanted.has('draft') || wanted.has('pending')) {
@@ -38,14 +50,27 @@ export function listByStatus(sources: StatusSources, query: ListQuery & { status
     (withPublished ? dropped : extra).push(stored);
   }
   extra.sort(compareEvents);
-  const offset = (query.page - 1) * query.limit;
   const plain: ListQuery = { ...query, statuses: undefined, hiddenOwner: undefined };
-  if (!withPublished) return { events: extra.slice(offset, offset + query.limit), total: extra.length };
-  if (extra.length === 0 && dropped.length === 0) return sources.publicList(plain);
-  const head = sources.publicList({ ...plain, page: 1, limit: offset + query.limit + dropped.length });
+  const offset = (query.page - 1) * query.limit;
+  const head = !withPublished ? undefined : extra.length === 0 && dropped.length === 0 ? plain : { ...plain, page: 1, limit: offset + query.limit + dropped.length };
+  return { query, extra, dropped, head };
+}
+
+/** The page `plan` asked for, from the public list's answer to `plan.head` (undefined when it has none). */
+export function finishStatusList(plan: StatusListPlan, head: ListResult | undefined): ListResult {
+  const { query, extra, dropped } = plan;
+  const offset = (query.page - 1) * query.limit;
+  if (head === undefined) return { events: extra.slice(offset, offset + query.limit), total: extra.length };
+  if (extra.length === 0 && dropped.length === 0) return head;
   const gone = new Set(dropped);
   const merged = mergeSorted(head.events.filter((stored) => !gone.has(stored)), extra);
   return { events: merged.slice(offset, offset + query.limit), total: head.total - dropped.length + extra.length };
+}
+
+/** One page of a list with `statuses` (see planStatusList), the public list read with `publicList`. */
+export function listByStatus(sources: StatusSources, query: ListQuery & { statuses: readonly EventStatus[] }): ListResult {
+  const plan = planStatusList(sources, query);
+  return finishStatusList(plan, plan.head === undefined ? undefined : sources.publicList(plan.head));
 }
 
 /** Whether `stored` matches the filters of `query` other than paging and status: categories, dates, words, series. */

@@ -14,6 +14,7 @@ import type { RosterTable } from '../../../src/store/views/roster-table.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { eventFields, eventId, sampleRecord } from '../helpers.js';
 import { emptyViews, randomWrites, type Writer } from '../views/random-writes.js';
+import { registrationId } from '../views/roster-helpers.js';
 import { MemoryFileSystem } from './memory-file-system.js';
 import { appendBatches, compact, emptyLog, FILE, guardedWriter, linesOf, type Line } from './written-log.js';
 
@@ -191,6 +192,12 @@ test(`replayLog() gives back what the writer wrote, whole, cut at any byte, dama
   await randomWrites(random, writer, 6, 0);
   // One answer surely remembered at the compaction below, whatever the seed drew: the compacted log holds an idem line.
   await writer.queue.write(eventId(1), () => sampleRecord(1), { idem: { key: 'key-remembered', keyId: 'k1', requestHash: 'h-remembered' } });
+  // And one document surely live at it (REPLAY_SEED=848168491 drew every document deleted): it holds a docstate line.
+  await writer.queue.writeGroup(() => ({ events: [], documents: [{ collection: 'series', id: 'ser_kept0000000000000000', json: '{"kept":true}' }] }));
+  // And one registration surely live at it (REPLAY_SEED=293921496 drew none left): on an event of its own, written after
+  // the event that the deletion below takes (the oldest live one), so the compacted log holds a regstate line.
+  await writer.queue.write(eventId(99), () => sampleRecord(99));
+  await writer.queue.changeRegistrations(eventId(99), () => ({ op: 'register', registration: { id: registrationId(99_999), name: 'Kept', email: 'kept@example.edu' } }));
   let written = appendBatches(fs, FILE, writer, 0);
   const plain = Buffer.from(fs.content(FILE));
   assert.ok(plain.includes('\t{"seq":'), `seed ${SEED}: the log holds a group line`);

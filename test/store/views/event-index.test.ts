@@ -148,3 +148,31 @@ test('values() lists live events in the order of their latest seq', () => {
   index.delete(eventId(3));
   assert.deepEqual([...index.values()].map((stored) => stored.seq), [2, 4]);
 });
+
+test('listInTurns() answers a search in slices, one per turn of the loop, with the answer of one state even when writes commit between slices (issue 33.8)', async () => {
+  const index = new EventIndex();
+  const categories: StoredEvent['category'][] = ['academic', 'social'];
+  for (let n = 1; n <= 3000; n++) index.put(event(n, DAY + n * HOUR, DAY + n * HOUR + HOUR, categories[n % 2]));
+  const query: ListQuery = { words: ['event'], categories, limit: 20, page: 40 };
+  const expected = index.list(query);
+  // Every slice is over its budget after one step: the list yields at each, and the writes below land between.
+  let clock = 0;
+  const answer = index.listInTurns(query, { now: () => (clock += 10), maxRestarts: 3 });
+  const states = [JSON.stringify({ ids: ids(expected.events), total: expected.total })];
+  let writes = 0;
+  await new Promise<void>((resolve) => {
+    const write = (): void => {
+      // An earlier event that matches: every later page shifts by one.
+      index.put(event(10_000 + writes, DAY - (writes + 1) * HOUR, DAY - writes * HOUR, 'social'));
+      const now = index.list(query);
+      states.push(JSON.stringify({ ids: ids(now.events), total: now.total }));
+      if (++writes < 3) setImmediate(write);
+      else resolve();
+    };
+    setImmediate(write);
+  });
+  const got = await answer;
+  assert.ok(states.includes(JSON.stringify({ ids: ids(got.events), total: got.total })), 'the answer is the list of one state, not a mix of two');
+  assert.equal(got.total, 3000 + 3, 'computed after the writes (it started over), so it holds them');
+  assert.deepEqual(ids(got.events), ids(index.list(query).events));
+});

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { EventRecord } from '../../../src/events/event.js';
 import { catchUp } from '../../../src/store/postgres/catch-up.js';
+import { NO_CHECKPOINT } from '../../../src/store/postgres/checkpoint-table.js';
 import type { Queryable } from '../../../src/store/postgres/client.js';
 import { decodeLines, seqOfLine } from '../../../src/store/postgres/log-table.js';
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
@@ -63,7 +64,11 @@ export function recordsOf(batches: readonly (readonly { seq: number; line: strin
 export async function catchUpWith(views: Views, batches: readonly (readonly { seq: number; line: string }[])[], nowMs: number): Promise<void> {
   const db: Queryable = { query: () => Promise.reject(new Error('a catch-up given its rows reads nothing')) } as unknown as Queryable;
   let last = 0;
-  for (const rows of batches) await catchUp(db, { views, now: () => nowMs, lastSeq: () => last, advance: (seq) => (last = seq) }, rows);
+  const target = { views, now: () => nowMs, lastSeq: () => last, advance: (seq: number) => (last = seq), checkpoint: () => NO_CHECKPOINT, adopt: () => undefined, read: () => undefined };
+  for (const rows of batches) {
+    const page = { checkpoint: null, rows: rows.length, seq: rows.at(-1)?.seq ?? null, lines: rows.map((row) => (row.line.endsWith('\n') ? row.line : `${row.line}\n`)).join('') };
+    await catchUp(db, target, [page]);
+  }
 }
 
 function randomRecord(random: Random, n: number): EventRecord {

@@ -1,0 +1,41 @@
+// Checks that a query string is valid percent-encoded UTF-8 (API.md §5) before any route reads it with URLSearchParams.
+import { ApiError } from './errors.js';
+import { redactKeys } from './redact-keys.js';
+
+/**
+ * Throws a 400 `bad_request` naming the first parameter of `query` (the raw string after `?`) whose name or value
+ * is not valid percent-encoding of UTF-8 (`q=50%`, `q=%zz`, `category=%E0%A4`). URLSearchParams would read such
+ * bytes as text (a literal `%`, or U+FFFD), so a search or a filter would quietly answer for something not asked.
+ */
+export function checkQueryEncoding(query: string): void {
+  // The common query has no escape at all: nothing to decode.
+  if (query.indexOf('%') === -1) return;
+  for (const pair of query.split('&')) {
+    if (pair.indexOf('%') === -1) continue;
+    const eq = pair.indexOf('=');
+    const rawName = eq === -1 ? pair : pair.slice(0, eq);
+    const rawValue = eq === -1 ? '' : pair.slice(eq + 1);
+    const name = decoded(rawName);
+    if (name === undefined) {
+      throw new ApiError('bad_request', `Query parameter name ${clip(redactKeys(rawName))} is not valid percent-encoded UTF-8; write a literal % as %25.`);
+    }
+    if (decoded(rawValue) === undefined) {
+      // A key sent in the URL (`key=`) is never echoed, even broken.
+      const shown = name === 'key' ? '' : `, got ${clip(redactKeys(rawValue))}`;
+      throw new ApiError('bad_request', `Query parameter ${clip(name)} is not valid percent-encoded UTF-8${shown}; write a literal % as %25.`);
+    }
+  }
+}
+
+/** `text` decoded as a form value (`+` is a space), or undefined when its escapes are broken or not UTF-8. */
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+function clip(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+}

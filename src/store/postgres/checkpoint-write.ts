@@ -1,0 +1,106 @@
+// Writing a checkpoint (API.md §12, "History is bounded"): one instance at a time, when §7's compaction rule says the log is due.
+import type { Database, Transaction } from './client.js';
+import { checkpointChunks, type CheckpointState } from './checkpoint-lines.js';
+import { newestCheckpoint, type Checkpoint } from './checkpoint-table.js';
+
+/** pg_try_advisory_xact_lock key held by the one transaction writing a checkpoint ("chkpt" in ASCII). */
+export const CHECKPOINT_LOCK = 0x63686b7074;
+
+/**
+ * The steps of a checkpoint, in order; the hook `onStep(n)` runs before step n (1-based). Everything happens in one
+ * transaction: until its COMMIT (step 5 ends) the database is as it was, whatever stops the writer (a kill -9, a
+ * lost connection: PostgreSQL rolls it back), and from it on every reader sees the checkpoint and not the rows it replaced.
+ */
+export const CHECKPOINT_STEPS = [
+  'take the lock (or skip: another instance holds it) and check the log is due',
+  'take the views’ state at their last seq',
+  'insert the parts',
+  'add the checkpoint, delete the rows at or before its seq and the older checkpoints',
+  'commit',
+] as const;
+
+/** How big the log is, as compaction counts a data folder's (API.md §7). */
+export interface LogSize {
+  /** Lines: the checkpoint's plus one per row after it (an atomic group's row is one line, as in events.jsonl). */
+  lines: number;
+  bytes: number;
+  /** Live events, registrations and documents: the lines a compacted log would keep. */
+  live: number;
+}
+
+/**
+ * §7's rule for compaction, applied to the newest checkpoint and the rows after it as a data folder's log: due once
+ * it is over `minBytes` and more than half of its lines are superseded.
+ */
+export function checkpointDue(size: LogSize, minBytes: number): boolean {
+  return size.bytes > minBytes && (size.lines - size.live) * 2 > size.lines;
+}
+
+/** What a checkpoint needs of the instance writing it. */
+export interface CheckpointHost {
+  readonly db: Database;
+  /** The newest checkpoint the instance's views know of. */
+  known(): Checkpoint;
+  /** Live events, registrations and documents in the views now. */
+  live(): number;
+  /** The views' state, taken in their turn (no batch applying meanwhile). */
+  snapshot(): Promise<CheckpointState>;
+  /** Test only: runs before each step (1-based, see CHECKPOINT_STEPS); may throw, or never resolve to freeze as a stopped process would. */
+  onStep?: ((step: number) => void | Promise<void>) | undefined;
+}
+
+/** How a checkpoint went: written (with the rows it dropped), or skipped and why. */
+export type CheckpointOutcome = { written: Checkpoint; rowsDropped: number; parts: number } | { skipped: string };
+
+/** A checkpoint may take this long per statement (deleting millions of rows the first time), whatever the connection's default. */
+const STATEMENT_TIMEOUT = '10min';
+
+/**
+ * Writes a checkpoint of the host's views when §7's rule says the log is due (always, with `force`), unless another
+ * instance is writing one (its transaction holds CHECKPOINT_LOCK) or wrote one the views have not read yet. One
+ * transaction: the parts, the checkpoint's row, and the deletion of every row at or before its seq and of older checkpoints.
+ */
+export async function writeCheckpoint(host: CheckpointHost, options: { minBytes: number; force?: boolean }): Promise<CheckpointOutcome> {
+  const step = async (n: number): Promise<void> => {
+    await host.onStep?.(n);
+  };
+  await step(1);
+  return host.db.transaction(async (tx): Promise<CheckpointOutcome> => {
+    const [lock] = await tx.query<{ taken: boolean }>(`SELECT pg_try_advisory_xact_lock(${CHECKPOINT_LOCK}) AS taken`);
+    if (lock?.taken !== true) return { skipped: 'another instance is writing one' };
+    await tx.query(`SET LOCAL statement_timeout = '${STATEMENT_TIMEOUT}'`);
+    const newest = await newestCheckpoint(tx);
+    const known = host.known();
+    if (newest.seq > known.seq) return { skipped: `another instance wrote one (at seq ${newest.seq}) that this instance has not read yet` };
+    if (options.force !== true) {
+      const size = await logSize(tx, newest, host.live());
+      if (!checkpointDue(size, options.minBytes)) return { skipped: `the log is not due (${size.lines} lines, ${size.live} live, ${size.bytes} bytes)` };
+    }
+    await step(2);
+    const state = await host.snapshot();
+    if (state.seq <= newest.seq) return { skipped: 'nothing was written since the last checkpoint' };
+    await step(3);
+    let parts = 0;
+    let lines = 0;
+    let bytes = 0;
+    for (const chunk of checkpointChunks(state)) {
+      await tx.query('INSERT INTO campus_checkpoint_parts (checkpoint, part, lines) VALUES ($1, $2, $3)', [state.seq, parts++, chunk.text]);
+      lines += chunk.lines;
+      bytes += chunk.bytes;
+    }
+    await step(4);
+    const written: Checkpoint = { seq: state.seq, gone: state.gone, lines, bytes };
+    await tx.query('INSERT INTO campus_checkpoints (seq, gone, lines, bytes, parts) VALUES ($1, $2, $3, $4, $5)', [written.seq, written.gone, lines, bytes, parts]);
+    const [dropped] = await tx.query<{ rows: number }>('WITH dropped AS (DELETE FROM campus_log WHERE seq <= $1 RETURNING 1) SELECT count(*)::float8 AS rows FROM dropped', [written.seq]);
+    await tx.query('DELETE FROM campus_checkpoint_parts WHERE checkpoint < $1', [written.seq]);
+    await tx.query('DELETE FROM campus_checkpoints WHERE seq < $1', [written.seq]);
+    await step(5);
+    return { written, rowsDropped: dropped?.rows ?? 0, parts };
+  });
+}
+
+/** The log's size as §7 counts it: the newest checkpoint's lines and bytes, and the rows after it. */
+async function logSize(tx: Transaction, newest: Checkpoint, live: number): Promise<LogSize> {
+  const [tail] = await tx.query<{ rows: number; bytes: number }>('SELECT count(*)::float8 AS rows, coalesce(sum(octet_length(line)), 0)::float8 AS bytes FROM campus_log WHERE seq > $1', [newest.seq]);
+  return { lines: newest.lines + (tail?.rows ?? 0), bytes: newest.bytes + (tail?.bytes ?? 0), live };
+}

@@ -1,0 +1,40 @@
+// nearName() and unknownFlagMessage(): the flag a newcomer meant (issue 33.7), and none when nothing is close.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { nearName, unknownFlagMessage } from '../../src/lib/near-name.js';
+
+const SERVER_FLAGS = ['--port', '--host', '--data-dir', '--rate-limit', '--rate-window', '--cors-origin', '--log-level', '--console', '--compact-min-bytes', '--time-zone', '--store', '--webhook-hosts', '--help', '--version'];
+
+test('unknownFlagMessage() names the near flag for --data, in the words of API.md §1 (issue 33.7)', () => {
+  assert.equal(unknownFlagMessage('--data', SERVER_FLAGS), 'unknown flag --data; did you mean --data-dir?');
+  assert.equal(unknownFlagMessage('--verbose', SERVER_FLAGS), 'unknown flag --verbose; see --help');
+  assert.equal(unknownFlagMessage('--nmae', ['--name', '--email'], 'campus-events-cli --help'), 'unknown flag --nmae; did you mean --name?');
+  assert.equal(unknownFlagMessage('--frobnicate', ['--name'], 'campus-events-cli --help'), 'unknown flag --frobnicate; see campus-events-cli --help');
+});
+
+test('nearName() finds a flag cut short, run on, mistyped, swapped, in another case or with one dash', () => {
+  const cases: [string, string][] = [
+    ['--data', '--data-dir'],
+    ['--datadir', '--data-dir'],
+    ['--data_dir', '--data-dir'],
+    ['--data-directory', '--data-dir'],
+    ['--prot', '--port'],
+    ['--Port', '--port'],
+    ['-port', '--port'],
+    ['--timezone', '--time-zone'],
+    ['--time_zone', '--time-zone'],
+    ['--webhook-host', '--webhook-hosts'],
+    ['--cors-origins', '--cors-origin'],
+    ['--rate-limt', '--rate-limit'],
+    ['--rate', '--rate-limit'],
+    ['--versoin', '--version'],
+    ['--hepl', '--help'],
+    ['--compact', '--compact-min-bytes'],
+  ];
+  for (const [given, meant] of cases) assert.equal(nearName(given, SERVER_FLAGS), meant, given);
+  assert.equal(nearName('--output', ['--out', '--json']), '--out');
+});
+
+test('nearName() suggests nothing when no flag is close', () => {
+  for (const given of ['--verbose', '--daemon', '--x', '-p', '--db', '--config', '--listen', '--']) assert.equal(nearName(given, SERVER_FLAGS), undefined, given);
+});

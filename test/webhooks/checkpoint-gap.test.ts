@@ -1,0 +1,66 @@
+// Checkpoints and webhooks on PostgreSQL, as compaction and webhooks on a data folder (compaction-gap.test.ts): a running
+// instance still sends what a checkpoint replaced (its backlog holds it); after a restart, what the checkpoint dropped
+// before a webhook acknowledged it is reported in the delivery log as a gap, never skipped silently.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { openApp, type App } from '../../src/app.js';
+import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { call } from '../helpers/harness.js';
+import { skip, usePostgres } from '../helpers/postgres-fixture.js';
+import { EVENT_FIELDS as EVENT, eventually, startReceiver } from './support.js';
+
+const pg = usePostgres();
+
+function appOn(url: string): Promise<App> {
+  return openApp({ store: url, console: false, webhookHosts: ['127.0.0.1'], compactMinBytes: Number.MAX_SAFE_INTEGER }, {});
+}
+
+describe('webhooks across a checkpoint', { skip, timeout: 60_000 }, () => {
+  it('messages a checkpoint replaced are sent by the running instance, and reported as a gap by the next one', async () => {
+    const url = await pg.database('webhook_checkpoint');
+    let app = await appOn(url);
+    const admin = app.initialAdminKey!;
+    const receiver = await startReceiver();
+    try {
+      const webhook = (await call(app, 'POST', '/webhooks', { key: admin, body: { url: receiver.url } })).json;
+      receiver.secret = webhook.secret;
+      const setStatus = async (status: string): Promise<void> => {
+        assert.equal((await call(app, 'PUT', `/webhooks/${webhook.id}`, { key: admin, body: { status } })).status, 200);
+      };
+      const createAndRename = async (title: string): Promise<void> => {
+        const id = (await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title } })).json.id;
+        await call(app, 'PUT', `/events/${id}`, { key: admin, body: { title: `${title}, renamed` } });
+      };
+      const checkpoint = async (): Promise<void> => assert.ok('written' in (await (app.store as PostgresStore).checkpoint()));
+
+      await setStatus('paused');
+      await createAndRename('Live A');
+      await createAndRename('Live B');
+      await checkpoint();
+      await setStatus('active');
+      await eventually('the four messages held while paused', () => receiver.received.length >= 4);
+      assert.deepEqual(receiver.received.map((entry) => entry.message!.type), ['event.created', 'event.updated', 'event.created', 'event.updated']);
+
+      await setStatus('paused');
+      await createAndRename('Lost C');
+      await createAndRename('Lost D');
+      await checkpoint();
+      const after = (await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'After the checkpoint' } })).json.id;
+      await app.close();
+      app = await appOn(url);
+      await setStatus('active');
+      await eventually('the message written after the checkpoint', () => receiver.received.length >= 5);
+      assert.equal(receiver.received[4]!.message!.type, 'event.created');
+      assert.equal((receiver.received[4]!.message!.data as { id: string }).id, after);
+      const log = (await call(app, 'GET', `/webhooks/${webhook.id}/deliveries`, { key: admin })).json.deliveries;
+      const gap = log.find((entry: { message_id: string | null }) => entry.message_id === null);
+      assert.ok(gap !== undefined, 'the gap is in the delivery log');
+      assert.equal(gap.status, 'failed');
+      assert.match(gap.error, /compacted/);
+      assert.equal(receiver.received.length, 5);
+    } finally {
+      await app.close();
+      await receiver.close();
+    }
+  });
+});

@@ -1,0 +1,63 @@
+// WebhookService and a store that takes in history past the changes it applied (a PostgreSQL instance that fell behind a
+// checkpoint, whose rows were dropped): the changes between were never heard, so a webhook behind them reports a gap
+// in its delivery log, as after a compaction, and receives everything after it.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import { toStored } from '../../src/store/views/served-event.js';
+import { ChangeHistory, type ChangeHistorySource, type CommittedChange } from '../../src/store/views/change-history.js';
+import { memoryWebhookState } from '../../src/store/webhook-state.js';
+import { httpDeliveryClient } from '../../src/webhooks/delivery-client.js';
+import { realClock } from '../../src/webhooks/delivery-lane.js';
+import { hostPolicy } from '../../src/webhooks/host-policy.js';
+import { WebhookService } from '../../src/webhooks/webhook-service.js';
+import { eventId, sampleRecord } from '../store/helpers.js';
+import { eventually, startReceiver } from './support.js';
+
+/** The change a create at `seq` makes. */
+function created(n: number, seq: number): CommittedChange {
+  const stored = toStored(sampleRecord(n), seq);
+  return { record: { seq, op: 'put', stored }, before: undefined, after: stored, touched: [], atMs: 0 };
+}
+
+test('a store that takes in history past what it applied: a webhook behind it reports the gap and gets what follows', async () => {
+  const receiver = await startReceiver({ verify: false });
+  const history = new ChangeHistory();
+  // The durable log as the store would read it back after the checkpoint at seq 20: nothing before it survives.
+  const durable: CommittedChange[] = [];
+  let lastSeq = 2;
+  const source: ChangeHistorySource = {
+    subscribe: (listener) => history.subscribe(listener),
+    onCompacted: (listener) => history.onCompacted(listener),
+    readAfter: (since) => Promise.resolve({ changes: durable.filter((change) => change.record.seq > since), compactedThrough: lastSeq >= 20 ? 20 : 0 }),
+  };
+  const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
+  const service = await WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore: memoryWebhookState(), client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger });
+  try {
+    const webhook = await service.create({ url: receiver.url });
+    // Heard while the store followed the log: seqs 3 and 4.
+    for (const seq of [3, 4]) {
+      lastSeq = seq;
+      history.committed([created(seq, seq)]);
+    }
+    await eventually('the two changes heard', () => receiver.received.length >= 2);
+    await service.update(webhook.id, { status: 'paused' });
+    lastSeq = 5;
+    history.committed([created(5, 5)]);
+    // The store fell behind a checkpoint at 20 (6 to 20 were never applied here) and takes it in; then 21 comes.
+    history.compacted(20);
+    lastSeq = 21;
+    durable.push(created(21, 21));
+    history.committed([created(21, 21)]);
+    await service.update(webhook.id, { status: 'active' });
+    await eventually('the change after the checkpoint', () => receiver.received.some((entry) => JSON.parse(entry.body).data.id === eventId(21)));
+    const ids = receiver.received.map((entry) => (JSON.parse(entry.body) as { data: { id: string } }).data.id);
+    assert.deepEqual(ids, [eventId(3), eventId(4), eventId(21)], 'what the checkpoint dropped (5 included, never acknowledged) is not sent out of a hole in memory');
+    const gaps = service.get(webhook.id)!.deliveries.filter((entry) => entry.message_id === null);
+    assert.equal(gaps.length, 1, JSON.stringify(service.get(webhook.id)!.deliveries));
+    assert.match(gaps[0]!.error!, /up to seq 20 were compacted/);
+  } finally {
+    await service.close();
+    await receiver.close();
+  }
+});
