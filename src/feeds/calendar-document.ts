@@ -16,6 +16,11 @@ export interface CalendarEvent {
   modifiedMs: number;
   /** The series the event is an occurrence of (API.md §11): its VEVENT says RELATED-TO it. */
   seriesId?: string | undefined;
+  /**
+   * Only on a cancelled event (API.md §14): STATUS:CANCELLED, so subscribed calendars show it called off (a published
+   * one is STATUS:CONFIRMED), and a DESCRIPTION that starts with the word and `reason`, when one was given.
+   */
+  cancellation?: { reason: string | undefined } | undefined;
 }
 
 /** Suffix of every UID, so ids stay unique among the events of other calendars. */
@@ -49,13 +54,20 @@ function renderEvent(event: CalendarEvent): string {
     `DTSTART:${utcDateTime(event.startMs)}\r\n` +
     `DTEND:${utcDateTime(event.endMs)}\r\n` +
     foldLine(`SUMMARY:${escapeText(event.title)}`) +
-    foldLine(`DESCRIPTION:${escapeText(event.description)}`) +
+    foldLine(`DESCRIPTION:${escapeText(event.cancellation === undefined ? event.description : cancelledDescription(event.description, event.cancellation.reason))}`) +
     foldLine(`LOCATION:${escapeText(event.location)}`) +
     foldLine(`CATEGORIES:${escapeText(event.category)}`) +
     foldLine(`ORGANIZER;CN=${quoteParameter(event.organizer.name)}:${mailtoUri(event.organizer.email)}`) +
     `CREATED:${utcDateTime(event.createdMs)}\r\n` +
+    (event.cancellation === undefined ? 'STATUS:CONFIRMED\r\n' : 'STATUS:CANCELLED\r\n') +
     `LAST-MODIFIED:${modified}\r\n` +
     (event.seriesId === undefined ? '' : foldLine(`RELATED-TO:${event.seriesId}@${UID_DOMAIN}`)) +
     'END:VEVENT\r\n'
   );
+}
+
+/** The description a calendar shows of a cancelled event: it starts with the word, and the reason when one was given. */
+function cancelledDescription(description: string, reason: string | undefined): string {
+  const head = reason === undefined ? 'Cancelled.' : `Cancelled: ${reason}`;
+  return description === '' ? head : `${head}\n\n${description}`;
 }

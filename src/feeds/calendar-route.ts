@@ -48,7 +48,7 @@ function calendarName(category: string | undefined): string {
 
 function calendarEvent(stored: StoredEvent): CalendarEvent {
   const record = toRecord(stored);
-  return {
+  const event: CalendarEvent = {
     id: record.id,
     title: record.title,
     description: record.description,
@@ -62,4 +62,7 @@ function calendarEvent(stored: StoredEvent): CalendarEvent {
     modifiedMs: stored.modifiedMs,
     seriesId: stored.seriesId,
   };
+  // Only a cancelled event gets the field (API.md §14): a published one keeps the shape, and the cost, it always had.
+  if (stored.status === 'cancelled') event.cancellation = { reason: record.cancellation_reason };
+  return event;
 }

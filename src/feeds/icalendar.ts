@@ -8,6 +8,8 @@ export const MAX_LINE_OCTETS = 75;
  * and every line break (CRLF, CR or LF) becomes `\n`.
  */
 export function escapeText(value: string): string {
+  // Most titles, places and descriptions need nothing: the same string, not one rebuilt a character at a time.
+  if (!NEEDS_ESCAPE.test(value)) return value;
   let escaped = '';
   for (let i = 0; i < value.length; i++) {
     const char = value[i]!;
@@ -20,6 +22,9 @@ export function escapeText(value: string): string {
   }
   return escaped;
 }
+
+/** A character escapeText changes. */
+const NEEDS_ESCAPE = /[\\;,\r\n]/;
 
 /**
  * A parameter value, always quoted (so `:`, `;` and `,` in it are safe), with the characters a

@@ -4,12 +4,16 @@ import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { mayActOn, type Principal } from '../auth/principal.js';
 import { randomId } from '../lib/random-id.js';
 import { pageLinks } from '../http/page-links.js';
-import { parsePaging } from '../events/list-query.js';
 import { matchesNoneMatch } from '../events/handlers.js';
 import type { EventStore, GroupView, StoredDocument } from '../store/event-store.js';
-import { parseSeries, SERIES_COLLECTION, seriesEtag, seriesViewJson, type SeriesDocument } from './series-document.js';
+import { parseSeries, SERIES_COLLECTION, seriesEtag, seriesJson, seriesStatus, seriesViewJson, type SeriesDocument } from './series-document.js';
 import { validateSeries } from './series-input.js';
 import { planCreate, planDelete, planUpdate } from './series-plan.js';
+import { maySee, movedStatus, notPending, type ApprovalMode } from '../events/publishing.js';
+import { withStatusChange, planReview } from './series-publishing.js';
+import { reviewBody } from '../events/review-routes.js';
+import { parseSeriesListQuery } from './series-list-query.js';
+import { EVENT_STATUSES, isHiddenStatus } from '../events/event.js';
 import { loopTurns } from '../lib/loop-turns.js';
 
 export interface SeriesRouteDeps {
@@ -18,11 +22,14 @@ export interface SeriesRouteDeps {
   randomBytes: (size: number) => Uint8Array;
   /** The campus zone: a series' time_zone when its body names none. */
   timeZone: string;
+  /** `--approval` (API.md §14). Default `off`. */
+  approval?: ApprovalMode;
 }
 
 /** The five series routes, keyed by method and pattern. */
 export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: string; route: Route }[] {
   const { store } = deps;
+  const approval = deps.approval ?? 'off';
   const newEventId = (): string => {
     for (let attempt = 0; ; attempt++) {
       const id = randomId('evt', deps.randomBytes);
@@ -37,12 +44,19 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     body: false,
     query: true,
     handle(context): HandlerResult {
-      const { limit, page } = parseSeriesListQuery(context.query);
-      const all = store.documents(SERIES_COLLECTION).map(parseSeries);
+      const { limit, page, statuses } = parseSeriesListQuery(context.query);
+      const principal = context.principal!;
+      // As for events (API.md §14): published and cancelled by default; drafts and pending ones only of those who may see them.
+      const wanted = new Set(statuses ?? EVENT_STATUSES.filter((status) => !isHiddenStatus(status)));
+      if (statuses?.some(isHiddenStatus) === true && principal.role !== 'admin' && principal.role !== 'organizer') {
+        throw new ApiError('forbidden', `A ${principal.role} key may not list draft or pending series: only their organizers and admins see them. Ask for status=published or cancelled.`);
+      }
+      const all = store.documents(SERIES_COLLECTION).map(parseSeries).filter((series) => wanted.has(seriesStatus(series)) && maySee(principal, seriesVisible(series)));
       all.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const shown = all.slice((page - 1) * limit, page * limit);
       const body = `{"series":[${shown.map(seriesViewJson).join(',')}],"total":${all.length},"page":${page}}`;
-      return { status: 200, body, headers: { Link: pageLinks({ path: `${context.prefix}/series`, filters: [], page, limit, total: all.length }) } };
+      const filters: [string, string][] = statuses === undefined ? [] : [['status', statuses.join(',')]];
+      return { status: 200, body, headers: { Link: pageLinks({ path: `${context.prefix}/series`, filters, page, limit, total: all.length }) } };
     },
   };
 
@@ -55,9 +69,12 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       const id = context.params['id']!;
       const stored = store.document(SERIES_COLLECTION, id);
       if (stored === undefined) throw notFound(id);
+      const series = parseSeries(stored);
+      // A draft or pending series does not exist for anyone but its organizer and admins (API.md §14).
+      if (!maySee(context.principal!, seriesVisible(series))) throw notFound(id);
       const etag = seriesEtag(stored);
       if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
-      return { status: 200, body: seriesViewJson(parseSeries(stored)), headers: { ETag: etag } };
+      return { status: 200, body: seriesViewJson(series), headers: { ETag: etag } };
     },
   };
 
@@ -71,7 +88,7 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       // A series is tens of milliseconds of work: its expansion, then its plan, each on a turn of the loop of its
       // own (issue 33.8), so other requests are answered between them. The plan is decided in one piece.
       await loopTurns.next();
-      const input = validateSeries(context.body!, principal, undefined, deps.timeZone);
+      const input = validateSeries(context.body!, principal, undefined, deps.timeZone, approval);
       if (principal.role !== 'admin') input.shared.organizer = { name: principal.name, email: principal.email };
       const id = randomId('ser', deps.randomBytes);
       await loopTurns.next();
@@ -102,12 +119,19 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       const result = await store.writeGroup((view) => {
         const current = checkAccess(view, id, context.principal!, 'update', context);
         // The expansion made a turn earlier holds while the series is as it was then; else it is made again here.
-        const input = early !== undefined && view.document(SERIES_COLLECTION, id)?.json === early.json ? early.input : validateSeries(context.body!, context.principal!, current, deps.timeZone);
-        const planned = planUpdate(current, input, { nowMs: deps.now(), newEventId, view });
-        document = planned.document;
+        const input = early !== undefined && view.document(SERIES_COLLECTION, id)?.json === early.json ? early.input : validateSeries(context.body!, context.principal!, current, deps.timeZone, approval);
+        const from = seriesStatus(current);
+        const to = movedStatus(from, input.status, context.principal!, approval, `series "${id}"`);
+        const plan = { nowMs: deps.now(), newEventId, view };
+        let planned = planUpdate(current, input, plan);
         // A PUT that changes nothing writes nothing, so the ETag stays (the store skips unchanged events too).
-        const unchanged = planned.plan.documents[0]?.json === view.document(SERIES_COLLECTION, id)?.json;
-        return unchanged ? { events: planned.plan.events, documents: [] } : planned.plan;
+        if (to === from && input.cancellationReason === undefined && planned.plan.documents[0]?.json === seriesJson(current)) {
+          document = planned.document;
+          return { events: planned.plan.events, documents: [] };
+        }
+        planned = withStatusChange(planned, { from, to, cancellationReason: input.cancellationReason }, plan);
+        document = planned.document;
+        return planned.plan;
       });
       const stored = result.documents.get(id) ?? store.document(SERIES_COLLECTION, id)!;
       return { status: 200, body: seriesViewJson(document!), headers: { ETag: seriesEtag(stored) } };
@@ -127,6 +151,27 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     },
   };
 
+  const review = (action: 'approve' | 'reject'): Route => ({
+    name: action === 'approve' ? 'approveSeries' : 'rejectSeries',
+    auth: true,
+    action: 'review',
+    body: action === 'approve' ? 'optional' : true,
+    async handle(context) {
+      const id = context.params['id']!;
+      let document: SeriesDocument | undefined;
+      const result = await store.writeGroup((view) => {
+        const current = checkAccess(view, id, context.principal!, 'update', context);
+        const { reason } = reviewBody(context.body!, action, 'series');
+        const status = seriesStatus(current);
+        if (status !== 'pending') throw notPending(`series "${id}"`, status, action);
+        const planned = planReview(current, action, reason, { nowMs: deps.now(), newEventId, view });
+        document = planned.document;
+        return planned.plan;
+      });
+      return { status: 200, body: seriesViewJson(document!), headers: { ETag: seriesEtag(result.documents.get(id)!) } };
+    },
+  });
+
   /**
    * The expansion of a PUT against the series as it is now, made on a turn before the write's own, with the stored
    * JSON it was made from; undefined when the request fails (the write's own checks then answer, in the contract's order).
@@ -136,13 +181,15 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     if (stored === undefined) return undefined;
     try {
       const current = checkAccess({ event: (eventId) => store.get(eventId), roster: (eventId) => store.roster(eventId), document: (collection, documentId) => store.document(collection, documentId) }, id, context.principal!, 'update', context);
-      return { json: stored.json, input: validateSeries(context.body!, context.principal!, current, deps.timeZone) };
+      return { json: stored.json, input: validateSeries(context.body!, context.principal!, current, deps.timeZone, approval) };
     } catch {
       return undefined;
     }
   }
 
   return [
+    { method: 'POST', pattern: '/series/:id/approve', route: review('approve') },
+    { method: 'POST', pattern: '/series/:id/reject', route: review('reject') },
     { method: 'GET', pattern: '/series', route: list },
     { method: 'POST', pattern: '/series', route: create },
     { method: 'GET', pattern: '/series/:id', route: read },
@@ -156,6 +203,7 @@ function checkAccess(view: GroupView, id: string, principal: Principal, action: 
   const stored: StoredDocument | undefined = view.document(SERIES_COLLECTION, id);
   if (stored === undefined) throw notFound(id);
   const series = parseSeries(stored);
+  if (!maySee(principal, seriesVisible(series))) throw notFound(id);
   if (!mayActOn(principal, action, series.organizer.email.toLowerCase())) {
     throw new ApiError('forbidden', `Your key may ${action} only series you organise; series "${id}" is organised by someone else.`);
   }
@@ -167,17 +215,9 @@ function checkAccess(view: GroupView, id: string, principal: Principal, action: 
   return series;
 }
 
-/** `limit` and `page` only (API.md §5's rules); anything else is a 400. */
-function parseSeriesListQuery(query: string): { limit: number; page: number } {
-  const paging = { limit: 50, page: 1 };
-  const seen = new Set<string>();
-  for (const [name, value] of new URLSearchParams(query)) {
-    if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name)} is given more than once.`);
-    seen.add(name);
-    if (name !== 'limit' && name !== 'page') throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /series takes limit and page (occurrences: GET /events?series_id=).`);
-    paging[name] = parsePaging(name, value);
-  }
-  return paging;
+/** What maySee reads of a series. */
+function seriesVisible(series: SeriesDocument): { status: SeriesDocument['status']; organizerEmail: string } {
+  return { status: series.status, organizerEmail: series.organizer.email.toLowerCase() };
 }
 
 function notFound(id: string): ApiError {

@@ -128,5 +128,28 @@ export function storeContract(name: string, open: (t: TestContext) => Promise<Ev
       assert.deepEqual(ids(4), []);
       await store.close();
     });
+
+    it('a draft is got but listed and fed to no one; published, it is a change-feed creation; made pending again, a deletion whose state says when (API.md §14)', async (t) => {
+      const store = await open(t);
+      await store.write(eventId(1), () => sampleRecord(1));
+      const draft = (await store.write(eventId(2), () => sampleRecord(2, { status: 'draft' })))!;
+      assert.equal(store.get(eventId(2)), draft);
+      assert.equal(draft.status, 'draft');
+      assert.deepEqual(store.list({ limit: 10, page: 1 }).events.map((event) => event.id), [eventId(1)]);
+      assert.equal(store.list({ limit: 10, page: 1, statuses: ['draft'] }).total, 1);
+      assert.deepEqual(store.changes.after(0, 10).changes.map((change) => change.id), [eventId(1)]);
+      const since = store.changes.lastSeq;
+      const published = (await store.write(eventId(2), () => sampleRecord(2)))!;
+      assert.deepEqual(store.changes.after(since, 10).changes.map((change) => [change.id, change.event === null]), [[eventId(2), false]]);
+      const hidden = (await store.write(eventId(2), () => sampleRecord(2, { status: 'pending' })))!;
+      assert.equal(hidden.hiddenAt, hidden.seq, 'it left public view with this write');
+      assert.ok(hidden.seq > published.seq);
+      assert.deepEqual(store.changes.after(since, 10).changes.map((change) => [change.id, change.event === null]), [[eventId(2), true]]);
+      const edited = (await store.write(eventId(2), () => sampleRecord(2, { status: 'pending', title: 'Edited while pending' })))!;
+      assert.equal(edited.hiddenAt, hidden.seq, 'and keeps saying so');
+      assert.deepEqual(store.changes.after(hidden.seq, 10).changes, [], 'its changes while hidden are nobody else\'s');
+      assert.equal(store.list({ limit: 10, page: 1 }).total, 1);
+      await store.close();
+    });
   });
 }

@@ -131,7 +131,8 @@ export class CheckpointKeeper {
     try {
       const { index, rosters, documents, idempotency, changes } = this.#host.views();
       let gone = changes.horizon;
-      for (const seq of changes.tombstones.values()) if (seq > gone) gone = seq;
+      // Deleted events' tombstones: a draft once public keeps its own with its put line (API.md §14).
+      for (const seq of changes.deletions().values()) if (seq > gone) gone = seq;
       const registrations: Registration[] = [];
       for (const [, roster] of rosters.entries()) for (const registration of roster.values()) registrations.push(registration);
       return { seq: this.#host.lastSeq(), gone, events: [...index.values()], registrations, documents: documents.all(), answers: idempotency.live(this.#host.now()) };

@@ -22,6 +22,8 @@ export interface LoadedCheckpoint {
   readonly rosters: RosterTable;
   readonly idempotency: IdempotencyTable;
   readonly documents: DocumentTable;
+  /** Drafts once public (their put line says when they left public view): id → the seq of their tombstone (API.md §14). */
+  readonly hidden: Map<string, number>;
 }
 
 /** Views read from the database: the newest checkpoint and every row after it. */
@@ -98,6 +100,7 @@ export async function loadCheckpoint(db: Database, nowMs: number, decode: Decode
   const rosters = new RosterTable();
   const idempotency = new IdempotencyTable();
   const documents = new DocumentTable();
+  const hidden = new Map<string, number>();
   const checkpoint = await db.transaction(async (tx) => {
     const newest = await newestCheckpoint(tx);
     if (newest.seq === 0) return NO_CHECKPOINT;
@@ -112,7 +115,10 @@ export async function loadCheckpoint(db: Database, nowMs: number, decode: Decode
       // The rest is in seq order, as replay checks it.
       if (record.seq <= lastSeq) throw new CheckpointDamage(`${where} holds seq ${record.seq} after seq ${lastSeq}; seqs only grow`);
       lastSeq = record.seq;
-      if (record.op === 'put') events.set(record.stored.id, record.stored);
+      if (record.op === 'put') {
+        events.set(record.stored.id, record.stored);
+        if (record.stored.hiddenAt !== undefined) hidden.set(record.stored.id, record.stored.hiddenAt);
+      }
       else if (record.op === 'regstate') rosters.apply(record);
       else if (record.op !== 'mark') throw new CheckpointDamage(`${where} is a "${record.op}" line, which no checkpoint holds`);
     };
@@ -123,7 +129,7 @@ export async function loadCheckpoint(db: Database, nowMs: number, decode: Decode
     if (lines !== newest.lines) throw new CheckpointDamage(`the checkpoint at seq ${newest.seq} holds ${lines} lines, not the ${newest.lines} its row says`);
     return newest;
   }, 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-  return { checkpoint, events, rosters, idempotency, documents };
+  return { checkpoint, events, rosters, idempotency, documents, hidden };
 }
 
 /** Options of loadViews. */
@@ -147,7 +153,7 @@ export async function loadViews(db: Database, options: LoadViewsOptions): Promis
     const loaded = await loadCheckpoint(db, options.now(), decode);
     options.onCheckpoint?.(loaded.checkpoint);
     const map = new EventMap(loaded.events);
-    const changes = new ChangeLog((id) => map.get(id), { lastSeq: loaded.checkpoint.seq, horizon: loaded.checkpoint.gone });
+    const changes = new ChangeLog((id) => map.get(id), { lastSeq: loaded.checkpoint.seq, horizon: loaded.checkpoint.gone, tombstones: loaded.hidden });
     let checkpoint = loaded.checkpoint;
     let lastSeq = checkpoint.seq;
     let rowsRead = 0;
