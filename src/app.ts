@@ -14,6 +14,8 @@ import { SlidingWindowLimiter } from './limits/sliding-window.js';
 import { LeasedWindowLimiter } from './limits/leased-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
+import { reviewRoutes } from './events/review-routes.js';
+import { APPROVAL_MODES, type ApprovalMode } from './events/publishing.js';
 import { freshOnNotFound } from './events/fresh-on-not-found.js';
 import { calendarRoute } from './feeds/calendar-route.js';
 import { registrationRoutes } from './registrations/registration-routes.js';
@@ -76,6 +78,8 @@ export interface AppOptions {
   timeZone?: string;
   /** Hosts webhooks may call: names, IP addresses, `*.domain`, or `*` for any (API.md §13). Default none. */
   webhookHosts?: readonly string[];
+  /** `'required'`: an organizer's new events wait for an admin's approval before anyone else sees them (API.md §14). Default `'off'`. */
+  approval?: ApprovalMode;
 }
 
 /**
@@ -157,6 +161,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const timeZone = options.timeZone ?? 'UTC';
   if (!isTimeZone(timeZone)) throw new TypeError(`createApp: timeZone must be an IANA time zone name such as Europe/Berlin, got "${timeZone}"`);
+  const approval = options.approval ?? 'off';
+  if (!(APPROVAL_MODES as readonly string[]).includes(approval)) throw new TypeError(`createApp: approval must be "off" or "required", got "${String(approval)}"`);
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
   const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone });
 
@@ -210,9 +216,10 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     timers: internal.streamTimers,
   });
   for (const { method, pattern, route } of [
-    ...eventRoutes({ store, now, randomBytes, idempotency, timeZone }),
+    ...eventRoutes({ store, now, randomBytes, idempotency, timeZone, approval }),
+    ...reviewRoutes({ store }),
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
-    ...seriesRoutes({ store, now, randomBytes, timeZone }),
+    ...seriesRoutes({ store, now, randomBytes, timeZone, approval }),
     changesRoute({ source: store.changes, streams, now }),
     ...webhooks.routes,
   ]) {

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 import { isTimeZone } from './lib/time-zone.js';
+import { APPROVAL_MODES, type ApprovalMode } from './events/publishing.js';
 
 /** Everything `node dist/server.js` can be told. */
 export interface ServerConfig {
@@ -23,6 +24,8 @@ export interface ServerConfig {
   readonly store: string;
   /** Hosts webhooks may call (API.md §13); `*` for any. */
   readonly webhookHosts: readonly string[];
+  /** Whether an organizer's events wait for an admin's approval (API.md §14). */
+  readonly approval: ApprovalMode;
   readonly help: boolean;
   /** `--version`: print the version and exit 0. */
   readonly version: boolean;
@@ -75,6 +78,11 @@ const timeZone = (value: string, name: string): string => {
   return value;
 };
 
+const approval = (value: string, name: string): ApprovalMode => {
+  if (!(APPROVAL_MODES as readonly string[]).includes(value)) throw new ConfigError(`${name} must be "off" or "required", got "${value}"`);
+  return value as ApprovalMode;
+};
+
 const storeKind = (value: string, name: string): string => {
   if (value === 'file' || value === 'postgres' || /^postgres(ql)?:\/\/\S+$/.test(value)) return value;
   throw new ConfigError(`${name} must be "file", "postgres" (with DATABASE_URL) or a postgres://user:password@host:port/database URL, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
@@ -120,6 +128,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: '--time-zone', env: 'TIME_ZONE', key: 'timeZone', default: 'UTC', parse: timeZone, help: "the campus's time zone, an IANA name (list days, series)" },
   { flag: '--store', env: 'STORE', key: 'store', default: 'file', parse: storeKind, help: 'where data lives: file, or a postgres:// URL (postgres alone: DATABASE_URL)' },
   { flag: '--webhook-hosts', env: 'WEBHOOK_HOSTS', key: 'webhookHosts', default: '', parse: hosts, help: 'hosts webhooks may call, comma-separated; * for any' },
+  { flag: '--approval', env: 'APPROVAL', key: 'approval', default: 'off', parse: approval, help: "off, or required: an organizer's events wait for an admin's approval" },
 ];
 
 /** Parses argv (without node and script) and the environment; flags beat the environment. */

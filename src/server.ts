@@ -47,6 +47,7 @@ async function main(): Promise<void> {
       timeZone: config.timeZone,
       store: config.store === 'file' ? 'file' : config.store,
       webhookHosts: config.webhookHosts,
+      approval: config.approval,
       logger,
     });
   } catch (error) {

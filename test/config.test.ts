@@ -35,6 +35,7 @@ test("parseServerConfig() gives the documented defaults", () => {
     timeZone: "UTC",
     store: "file",
     webhookHosts: [],
+    approval: "off",
   });
 });
 
@@ -56,6 +57,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
     TIME_ZONE: "America/Los_Angeles",
     STORE: "postgres://campus:secret@db.campus.edu:5432/events",
     WEBHOOK_HOSTS: "hooks.campus.edu, *.signage.campus.edu",
+    APPROVAL: "required",
   });
   assert.deepEqual(config, {
     help: false,
@@ -72,11 +74,12 @@ test("parseServerConfig() reads every setting from the environment", () => {
     timeZone: "America/Los_Angeles",
     store: "postgres://campus:secret@db.campus.edu:5432/events",
     webhookHosts: ["hooks.campus.edu", "*.signage.campus.edu"],
+    approval: "required",
   });
 });
 
 test("parseServerConfig() takes --flag value and --flag=value", () => {
-  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin", "--store=postgresql://db/events", "--webhook-hosts=*"], {});
+  const config = parseServerConfig(["--port", "8080", "--host=::1", "--data-dir", "/tmp/x", "--rate-limit=7", "--rate-window", "30", "--cors-origin=http://localhost:5173", "--log-level", "debug", "--console", "off", "--time-zone", "Europe/Berlin", "--store=postgresql://db/events", "--webhook-hosts=*", "--approval=required"], {});
   assert.deepEqual(config, {
     help: false,
     version: false,
@@ -92,6 +95,7 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
     timeZone: "Europe/Berlin",
     store: "postgresql://db/events",
     webhookHosts: ["*"],
+    approval: "required",
   });
 });
 
@@ -259,4 +263,12 @@ test("parseServerConfig() refuses --webhook-hosts entries that are no host: a po
   }
   const good = ["*", "localhost", "127.0.0.1", "::1", "[::1]", "hooks.campus.edu", "hooks.campus.edu.", "*.signage.campus.edu", "my_host", "xn--bcher-kva.example"];
   assert.deepEqual(parseServerConfig(["--webhook-hosts", good.join(",")], {}).webhookHosts, good);
+});
+
+test("parseServerConfig() takes --approval off or required and refuses anything else, naming the flag and the value", () => {
+  assert.equal(parseServerConfig(["--approval", "required"], {}).approval, "required");
+  assert.equal(parseServerConfig([], { APPROVAL: "required" }).approval, "required");
+  assert.equal(parseServerConfig(["--approval=off"], { APPROVAL: "required" }).approval, "off");
+  assert.throws(() => parseServerConfig(["--approval", "yes"], {}), (error: Error) => error instanceof ConfigError && /--approval must be "off" or "required", got "yes"/.test(error.message));
+  assert.throws(() => parseServerConfig([], { APPROVAL: "Required" }), (error: Error) => error instanceof ConfigError && /APPROVAL/.test(error.message));
 });

@@ -11,8 +11,8 @@ export interface Principal {
   role: Role;
 }
 
-/** What a route does, for the role table: events' CRUD, registering attendees, managing an event's attendees (list, check-in), reading the calendar feed (API.md §9.1), and following the change feed (§9.2). */
-export type Action = 'read' | 'create' | 'update' | 'delete' | 'register' | 'attendees' | 'subscribe' | 'changes' | 'webhooks';
+/** What a route does, for the role table: events' CRUD, registering attendees, managing an event's attendees (list, check-in), reading the calendar feed (API.md §9.1), following the change feed (§9.2), and approving or rejecting what waits for approval (§14). */
+export type Action = 'read' | 'create' | 'update' | 'delete' | 'register' | 'attendees' | 'subscribe' | 'changes' | 'webhooks' | 'review';
 
 /** Each action in words, for a 403's message: "A reader key may not …". */
 export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
@@ -25,6 +25,7 @@ export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
   subscribe: 'read the calendar feed',
   changes: 'follow the change feed',
   webhooks: 'manage webhooks',
+  review: 'approve or reject events',
 });
 
 /**
@@ -44,7 +45,7 @@ export function forbiddenMessage(role: Role, action: Action, routeName: string):
 export const ROLE_TABLE: Readonly<Record<Role, Partial<Record<Action, 'own' | 'any'>>>> = Object.freeze({
   reader: { read: 'any', register: 'any', subscribe: 'any', changes: 'any' },
   organizer: { read: 'any', create: 'any', update: 'own', delete: 'own', register: 'any', attendees: 'own', subscribe: 'any', changes: 'any' },
-  admin: { read: 'any', create: 'any', update: 'any', delete: 'any', register: 'any', attendees: 'any', subscribe: 'any', changes: 'any', webhooks: 'any' },
+  admin: { read: 'any', create: 'any', update: 'any', delete: 'any', register: 'any', attendees: 'any', subscribe: 'any', changes: 'any', webhooks: 'any', review: 'any' },
   // A feed key may travel in a calendar's URL, so it may do nothing but read the calendar feed (and GET /me, which needs no action).
   feed: { subscribe: 'any' },
 });

@@ -4,6 +4,15 @@
 export const CATEGORIES = ['academic', 'social', 'athletic', 'cultural'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
+/** Where an event or a series stands in publishing (API.md §14). Data made before it holds none: `published`. */
+export const EVENT_STATUSES = ['draft', 'pending', 'published', 'cancelled'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+/** True for `draft` and `pending`: seen only by the organizer and admins, in no public list, count or feed (API.md §14). */
+export function isHiddenStatus(status: EventStatus | undefined): boolean {
+  return status === 'draft' || status === 'pending';
+}
+
 /** A person: the organizer of an event, the owner of a key. */
 export interface Person {
   name: string;
@@ -25,6 +34,12 @@ export interface EventRecord {
   created_at: string;
   /** Only on an occurrence of a series (API.md §11): the series' id. */
   series_id?: string;
+  /** API.md §14; absent means `published` (and a published record holds none). */
+  status?: EventStatus;
+  /** Why a reviewer sent it back to `draft`, until its next change. */
+  review_note?: string;
+  /** Why it was called off: only on a cancelled event given one. */
+  cancellation_reason?: string;
 }
 
 /**
@@ -54,6 +69,19 @@ export interface StoredEvent {
   readonly json: string;
   /** The series this event is an occurrence of, if any (API.md §11). */
   readonly seriesId?: string;
+  /** Its status when not `published` (API.md §14); absent for a published event. */
+  readonly status?: EventStatus;
+  /**
+   * Only on a draft or pending event that was public (published or cancelled) before: the seq of the write that
+   * took it out of public view. The change feed keeps a deletion there for it (its tombstone), across restarts and
+   * compactions, so followers who had it know it is gone.
+   */
+  readonly hiddenAt?: number;
+}
+
+/** True when an event is seen only by its organizer and admins (a draft or pending one). */
+export function isHidden(stored: StoredEvent): boolean {
+  return isHiddenStatus(stored.status);
 }
 
 /** The view JSON of a record: every field but `created_at`, in the contract's order. */
@@ -70,7 +98,18 @@ export function viewJson(record: EventRecord): string {
     registered_count: record.registered_count,
     organizer: { name: record.organizer.name, email: record.organizer.email },
     ...(record.series_id === undefined ? {} : { series_id: record.series_id }),
+    ...publishingFields(record),
   });
+}
+
+/** `status` (when not published), `review_note` and `cancellation_reason` (when present), in the contract's order. */
+function publishingFields(record: EventRecord): Partial<Pick<EventRecord, 'status' | 'review_note' | 'cancellation_reason'>> {
+  if (record.status === undefined || record.status === 'published') return {};
+  return {
+    status: record.status,
+    ...(record.review_note === undefined ? {} : { review_note: record.review_note }),
+    ...(record.cancellation_reason === undefined ? {} : { cancellation_reason: record.cancellation_reason }),
+  };
 }
 
 /** The create response: every field but `organizer` (SPEC.md shows it so). */
@@ -87,6 +126,7 @@ export function createdJson(record: EventRecord): string {
     registered_count: record.registered_count,
     created_at: record.created_at,
     ...(record.series_id === undefined ? {} : { series_id: record.series_id }),
+    ...publishingFields(record),
   });
 }
 

@@ -2,14 +2,16 @@
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { parseListQuery } from './list-query.js';
-import { mayActOn, type Principal } from '../auth/principal.js';
+import { canEver, mayActOn, type Principal } from '../auth/principal.js';
 import { randomId } from '../lib/random-id.js';
 import { listPage } from './list-page.js';
 import { pageLinks } from '../http/page-links.js';
 import type { EventChange, EventStore } from '../store/event-store.js';
-import { writeOccurrence } from '../series/occurrence-writes.js';
-import { createdJson, etagOf, type EventRecord, type StoredEvent, toRecord } from './event.js';
+import { writeAnyEvent } from '../series/occurrence-writes.js';
+import { createdJson, etagOf, isHiddenStatus, type EventRecord, type StoredEvent, toRecord, viewJson } from './event.js';
 import { validateCreate, validateUpdate } from './validate.js';
+import { maySee, movedStatus, type ApprovalMode } from './publishing.js';
+import type { ParsedListQuery } from './list-query.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
 import type { IdempotencyEntry } from '../store/views/idempotency-table.js';
 
@@ -21,17 +23,16 @@ export interface EventHandlerDeps {
   idempotency?: IdempotencyGuard;
   /** The campus's IANA zone: where the list's days begin. Default `UTC`. */
   timeZone?: string;
+  /** `--approval` (API.md §14): whether an organizer's events wait for an admin's approval. Default `off`. */
+  approval?: ApprovalMode;
 }
 
 /** The five event routes, keyed by method and pattern. */
 export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: string; route: Route }[] {
   const { store } = deps;
-  // An occurrence of a series is written with its series (API.md §11); any other event alone.
-  const writeEvent = (id: string, change: EventChange): Promise<StoredEvent | null> => {
-    const seriesId = store.get(id)?.seriesId;
-    return seriesId === undefined ? store.write(id, change) : writeOccurrence(store, id, seriesId, change);
-  };
+  const writeEvent = (id: string, change: EventChange): Promise<StoredEvent | null> => writeAnyEvent(store, id, change);
   const idempotency = deps.idempotency ?? new IdempotencyGuard(store, deps.now);
+  const approval = deps.approval ?? 'off';
 
   const list: Route = {
     name: 'listEvents',
@@ -40,7 +41,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     body: false,
     query: true,
     handle(context): HandlerResult {
-      const query = parseListQuery(context.query, { timeZone: deps.timeZone });
+      const query = withHiddenOwner(parseListQuery(context.query, { timeZone: deps.timeZone }), context.principal!);
       const { events, total } = store.list(query);
       const page = listPage(events, total, query.page);
       // Front-ends poll the list: a tag of the exact bytes lets them ask with If-None-Match and get a bodiless 304.
@@ -58,7 +59,8 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     handle(context) {
       const id = context.params['id']!;
       const event = store.get(id);
-      if (event === undefined) throw notFound(id);
+      // A draft or pending event does not exist for anyone but its organizer and admins (API.md §14).
+      if (event === undefined || !maySee(context.principal!, event.status, event.organizerEmail)) throw notFound(id);
       const etag = etagOf(event);
       if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
       return { status: 200, body: event.json, headers: { ETag: etag } };
@@ -72,7 +74,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
     body: true,
     handle: (context) => withIdempotency(idempotency, context, createdAnswer, async (idem) => {
       const principal = context.principal!;
-      const input = validateCreate(context.body!, principal);
+      const input = validateCreate(context.body!, principal, approval);
       const organizer = principal.role === 'admin' && input.organizer !== undefined ? input.organizer : { name: principal.name, email: principal.email };
       const record: EventRecord = {
         id: '',
@@ -86,6 +88,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
         registered_count: 0,
         organizer,
         created_at: new Date(deps.now()).toISOString(),
+        ...(input.status === 'published' ? {} : { status: input.status }),
       };
       for (let attempt = 0; ; attempt++) {
         record.id = randomId('evt', deps.randomBytes);
@@ -114,7 +117,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
       const principal = context.principal!;
       const stored = await writeEvent(id, (current) => {
         const record = checkAccess(current, id, principal, 'update', context);
-        const updated = validateUpdate(context.body!, record, principal);
+        const updated = withMove(validateUpdate(context.body!, record, principal), record, principal, approval, `event "${id}"`);
         if (updated.capacity < updated.registered_count) {
           throw new ApiError('conflict', `capacity cannot be ${updated.capacity}: ${updated.registered_count} attendees are already registered for event "${id}".`);
         }
@@ -155,9 +158,34 @@ function createdAnswer(entry: IdempotencyEntry, context: RequestContext): Handle
   return { status: 201, body: createdJson(record), headers: { Location: `${context.prefix}/events/${record.id}`, ETag: `"${entry.seq.toString(36)}"` } };
 }
 
-/** Unknown id (404), then not the owner (403), then If-Match (412): the contract's order. */
-function checkAccess(current: StoredEvent | undefined, id: string, principal: Principal, action: 'update' | 'delete', context: RequestContext): EventRecord {
-  if (current === undefined) throw notFound(id);
+/**
+ * `updated` (a valid PUT applied to `before`) with its status moved as API.md §14 allows (a 409 otherwise): the move
+ * under `--approval`, a restored event's cancellation_reason dropped, and a reviewer's note dropped by any change.
+ */
+export function withMove(updated: EventRecord, before: EventRecord, principal: Principal, approval: ApprovalMode, what: string): EventRecord {
+  const status = movedStatus(before.status ?? 'published', updated.status ?? 'published', principal, approval, what);
+  const next: EventRecord = { ...updated, status };
+  if (status !== 'cancelled') delete next.cancellation_reason;
+  // The note stays only while nothing changes: a PUT that changes nothing writes nothing (API.md §5).
+  if (next.review_note !== undefined && viewJson(next) !== viewJson(before)) delete next.review_note;
+  return next;
+}
+
+/**
+ * The list query with the drafts and pending events its caller may ask for (API.md §14): an admin's all, an
+ * organizer's own; anyone else asking for them gets a 403.
+ */
+function withHiddenOwner(query: ParsedListQuery, principal: Principal): ParsedListQuery {
+  if (query.statuses === undefined || !query.statuses.some(isHiddenStatus) || principal.role === 'admin') return query;
+  if (!canEver(principal.role, 'update')) {
+    throw new ApiError('forbidden', `A ${principal.role} key may not list drafts or pending events: only their organizers and admins see them. Ask for status=published or cancelled.`);
+  }
+  return { ...query, hiddenOwner: principal.email.toLowerCase() };
+}
+
+/** Unknown id, or a draft the caller may not see (404), then not the owner (403), then If-Match (412): the contract's order. */
+export function checkAccess(current: StoredEvent | undefined, id: string, principal: Principal, action: 'update' | 'delete', context: RequestContext): EventRecord {
+  if (current === undefined || !maySee(principal, current.status, current.organizerEmail)) throw notFound(id);
   if (!mayActOn(principal, action, current.organizerEmail)) {
     throw new ApiError('forbidden', `Your key may ${action} only events you organise; event "${id}" is organised by someone else.`);
   }
@@ -168,7 +196,8 @@ function checkAccess(current: StoredEvent | undefined, id: string, principal: Pr
   return toRecord(current);
 }
 
-function notFound(id: string): ApiError {
+/** The 404 of an event id (unknown, or a draft the caller may not see). */
+export function notFound(id: string): ApiError {
   return new ApiError('not_found', `No event has id "${clip(id)}".`);
 }
 

@@ -1,6 +1,6 @@
 // Parses the query of GET /events strictly: known parameters only, each valid, else a 400 naming it.
 import type { Category } from './event.js';
-import { CATEGORIES } from './event.js';
+import { CATEGORIES, EVENT_STATUSES, type EventStatus } from './event.js';
 import { parseDate } from './time.js';
 import type { ListQuery } from '../store/event-store.js';
 import { ApiError } from '../http/errors.js';
@@ -64,6 +64,9 @@ export function parseListQuery(query: string, options: { timeZone?: string } = {
       case 'series_id':
         result.seriesId = seriesIdParameter(value);
         break;
+      case 'status':
+        result.statuses = statusList(value);
+        break;
       case 'q':
         result.words = searchQuery(value);
         q = value;
@@ -73,7 +76,7 @@ export function parseListQuery(query: string, options: { timeZone?: string } = {
         result[name] = parsePaging(name, value);
         break;
       default:
-        throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /events takes category, start_date, end_date, q, series_id, limit and page.`);
+        throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /events takes category, start_date, end_date, q, series_id, status, limit and page.`);
     }
   }
   if (startDate !== undefined && endDate !== undefined && startDate > endDate) {
@@ -84,7 +87,21 @@ export function parseListQuery(query: string, options: { timeZone?: string } = {
   if (endDate !== undefined) result.filters.push(['end_date', endDate]);
   if (q !== undefined) result.filters.push(['q', q]);
   if (result.seriesId !== undefined) result.filters.push(['series_id', result.seriesId]);
+  if (result.statuses !== undefined) result.filters.push(['status', result.statuses.join(',')]);
   return result;
+}
+
+/** The statuses of `draft,pending` (API.md §14): each known, none twice. */
+function statusList(value: string): EventStatus[] {
+  const several: EventStatus[] = [];
+  for (const name of value.split(',')) {
+    if (!(EVENT_STATUSES as readonly string[]).includes(name)) {
+      throw new ApiError('bad_request', `Query parameter status must be one of ${EVENT_STATUSES.join(', ')}, or several of them separated by commas, got "${clip(name)}".`);
+    }
+    if (several.includes(name as EventStatus)) throw new ApiError('bad_request', `Query parameter status names "${name}" more than once.`);
+    several.push(name as EventStatus);
+  }
+  return several;
 }
 
 /** A series id as `series_id` takes it (an unknown one matches nothing). */

@@ -1,5 +1,5 @@
 // The event schema as data: which fields exist, which are required on create, which are read-only, and how each is checked.
-import { CATEGORIES } from './event.js';
+import { CATEGORIES, EVENT_STATUSES } from './event.js';
 import { type Check, dateTime, integer, oneOf, person, text } from './checks.js';
 
 /** How a client may use a field in a request body. */
@@ -42,4 +42,21 @@ export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
   },
   created_at: { access: 'read-only', required: false, schema: { type: 'string', format: 'date-time' } },
   series_id: { access: 'read-only', required: false, schema: { type: 'string', pattern: '^ser_[0-9A-Za-z]{16,}$', description: 'Only on an occurrence of a recurring series: the series\' id. A one-off event has no such field.' } },
+  status: {
+    access: 'writable',
+    required: false,
+    check: oneOf(EVENT_STATUSES),
+    schema: {
+      type: 'string',
+      enum: [...EVENT_STATUSES],
+      description: 'Publishing (API.md §14): draft, pending (waiting for an admin\'s approval), published or cancelled. Present in responses only when not published. On create: draft or published (pending too under --approval required); under approval an organizer\'s published becomes pending. On update, a move: draft → published (pending under approval), draft → pending, pending → draft, published → cancelled, cancelled → published (pending under approval); any other move is a 409 naming both statuses.',
+    },
+  },
+  review_note: { access: 'read-only', required: false, schema: { type: 'string', minLength: 1, maxLength: 500, description: 'Only on a draft an admin rejected: the reason given, until the event\'s next change.' } },
+  cancellation_reason: {
+    access: 'writable',
+    required: false,
+    check: text({ min: 1, max: 500 }),
+    schema: { type: 'string', minLength: 1, maxLength: 500, description: 'Only on a cancelled event given one: why it was called off. Sent with status cancelled, or on an event already cancelled; never on create. 1–500 characters, no control characters.' },
+  },
 });

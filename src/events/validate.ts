@@ -1,20 +1,24 @@
 // Validates a create or update body against the schema, collecting every problem, each naming its field.
 import { ApiError, type FieldProblem } from '../http/errors.js';
 import type { Principal } from '../auth/principal.js';
-import { type EventRecord, type Person } from './event.js';
+import { type EventRecord, type EventStatus, type Person } from './event.js';
 import { Problem, quote } from './checks.js';
 import { EVENT_FIELDS } from './schema.js';
+import { createdStatus, type ApprovalMode } from './publishing.js';
 
 /** The fields a create body yields, before the service adds id, counts, organizer and created_at. */
 export type EventInput = Pick<EventRecord, 'title' | 'description' | 'category' | 'location' | 'start_time' | 'end_time' | 'capacity'> & {
   organizer?: Person;
+  /** The status the event is created with (API.md §14), from the body's and `--approval`. */
+  status: EventStatus;
 };
 
 /**
  * Checks a POST body: required fields present, every field known, of its type and in range,
- * read-only fields absent (or equal to what the service would set). Throws `validation_failed`.
+ * read-only fields absent (or equal to what the service would set), a status a new event may have under
+ * `approval` (API.md §14) and no cancellation_reason. Throws `validation_failed`.
  */
-export function validateCreate(body: Record<string, unknown>, principal: Principal): EventInput {
+export function validateCreate(body: Record<string, unknown>, principal: Principal, approval: ApprovalMode = 'off'): EventInput {
   const problems: FieldProblem[] = [];
   const values = checkFields(body, principal, undefined, problems);
   for (const [field, rule] of Object.entries(EVENT_FIELDS)) {
@@ -22,19 +26,30 @@ export function validateCreate(body: Record<string, unknown>, principal: Princip
   }
   values['description'] ??= '';
   checkTimeOrder(values, problems);
+  if (Object.hasOwn(body, 'cancellation_reason')) problems.push({ field: 'cancellation_reason', message: 'cancellation_reason cannot be sent on create: a new event is never cancelled' });
+  if (!problems.some((problem) => problem.field === 'status')) {
+    const status = createdStatus(values['status'] as EventStatus | undefined, principal, approval, 'event');
+    if (typeof status === 'string') values['status'] = status;
+    else problems.push(status);
+  }
   throwIfAny(problems);
   return values as unknown as EventInput;
 }
 
 /**
  * Applies a partial PUT body to the stored record and validates the result as a whole
- * (a new end_time before the old start_time fails). Throws `validation_failed`.
+ * (a new end_time before the old start_time fails; a cancellation_reason only on a cancelled result). The
+ * record returned holds the status asked for: the move is the caller's to judge (a 409, after every 400).
+ * Throws `validation_failed`.
  */
 export function validateUpdate(body: Record<string, unknown>, current: EventRecord, principal: Principal): EventRecord {
   const problems: FieldProblem[] = [];
   const values = checkFields(body, principal, current, problems);
   const merged = { ...current, ...values } as EventRecord;
   checkTimeOrder(merged as unknown as Record<string, unknown>, problems, Object.hasOwn(body, 'end_time') || !Object.hasOwn(body, 'start_time') ? 'end_time' : 'start_time');
+  if (Object.hasOwn(values, 'cancellation_reason') && (merged.status ?? 'published') !== 'cancelled') {
+    problems.push({ field: 'cancellation_reason', message: `cancellation_reason may be sent only with status "cancelled" or on a cancelled event; this one would be "${merged.status ?? 'published'}"` });
+  }
   throwIfAny(problems);
   return merged;
 }

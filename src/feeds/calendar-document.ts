@@ -16,6 +16,10 @@ export interface CalendarEvent {
   modifiedMs: number;
   /** The series the event is an occurrence of (API.md §11): its VEVENT says RELATED-TO it. */
   seriesId?: string | undefined;
+  /** A cancelled event (API.md §14): STATUS:CANCELLED, so subscribed calendars show it called off; else STATUS:CONFIRMED. */
+  cancelled?: boolean | undefined;
+  /** Why it was cancelled, if given: the DESCRIPTION starts with it. */
+  cancellationReason?: string | undefined;
 }
 
 /** Suffix of every UID, so ids stay unique among the events of other calendars. */
@@ -49,13 +53,21 @@ function renderEvent(event: CalendarEvent): string {
     `DTSTART:${utcDateTime(event.startMs)}\r\n` +
     `DTEND:${utcDateTime(event.endMs)}\r\n` +
     foldLine(`SUMMARY:${escapeText(event.title)}`) +
-    foldLine(`DESCRIPTION:${escapeText(event.description)}`) +
+    foldLine(`DESCRIPTION:${escapeText(descriptionOf(event))}`) +
     foldLine(`LOCATION:${escapeText(event.location)}`) +
     foldLine(`CATEGORIES:${escapeText(event.category)}`) +
     foldLine(`ORGANIZER;CN=${quoteParameter(event.organizer.name)}:${mailtoUri(event.organizer.email)}`) +
     `CREATED:${utcDateTime(event.createdMs)}\r\n` +
+    (event.cancelled === true ? 'STATUS:CANCELLED\r\n' : 'STATUS:CONFIRMED\r\n') +
     `LAST-MODIFIED:${modified}\r\n` +
     (event.seriesId === undefined ? '' : foldLine(`RELATED-TO:${event.seriesId}@${UID_DOMAIN}`)) +
     'END:VEVENT\r\n'
   );
+}
+
+/** The description a calendar shows: a cancelled event's starts with the word, and the reason when one was given. */
+function descriptionOf(event: CalendarEvent): string {
+  if (event.cancelled !== true) return event.description;
+  const head = event.cancellationReason === undefined ? 'Cancelled.' : `Cancelled: ${event.cancellationReason}`;
+  return event.description === '' ? head : `${head}\n\n${event.description}`;
 }

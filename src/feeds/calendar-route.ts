@@ -61,5 +61,7 @@ function calendarEvent(stored: StoredEvent): CalendarEvent {
     // The time of the event's last change, registrations included (kept in the log record).
     modifiedMs: stored.modifiedMs,
     seriesId: stored.seriesId,
+    cancelled: stored.status === 'cancelled',
+    cancellationReason: record.cancellation_reason,
   };
 }

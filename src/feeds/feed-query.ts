@@ -24,12 +24,15 @@ export function parseFeedQuery(query: string, nowMs: number, options: { timeZone
     if (name === 'limit' || name === 'page') {
       throw new ApiError('bad_request', `Query parameter ${name} is not taken by GET /events.ics: the feed has no pages, it holds the first ${FEED_MAX_EVENTS} matching events.`);
     }
-    if (name !== 'category' && name !== 'start_date' && name !== 'end_date' && name !== 'q' && name !== 'series_id') {
-      throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /events.ics takes category, start_date, end_date, q, series_id and key.`);
+    if (name !== 'category' && name !== 'start_date' && name !== 'end_date' && name !== 'q' && name !== 'series_id' && name !== 'status') {
+      throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /events.ics takes category, start_date, end_date, q, series_id, status and key.`);
     }
     filters.append(name, value);
   }
   const parsed = parseListQuery(filters.toString(), { timeZone });
+  // A calendar is for everyone it is shared with: drafts and pending events are never in one (API.md §14).
+  const hidden = parsed.statuses?.find((status) => status === 'draft' || status === 'pending');
+  if (hidden !== undefined) throw new ApiError('bad_request', `Query parameter status of GET /events.ics may be published or cancelled (or both), got "${hidden}": drafts and pending events are in no calendar.`);
   parsed.limit = FEED_MAX_EVENTS;
   parsed.page = 1;
   if (parsed.startFromMs === undefined) parsed.startFromMs = lookbackStart(timeZone, nowMs);

@@ -4,6 +4,7 @@ import type { OperationSpec } from './operation-spec.js';
 import { FEED_FILTER_PARAMETERS, LIST_QUERY_PARAMETERS } from './parameters.js';
 import { SERIES_OPERATIONS } from './series-spec.js';
 import { WEBHOOK_OPERATIONS } from './webhook-operations.js';
+import { PUBLISHING_OPERATIONS, VISIBILITY } from './publishing-spec.js';
 
 /** Errors any request can get before its route is known: a request-level fault, a slow client, huge headers, a bug, shutting down. */
 export const REQUEST_ERRORS: readonly number[] = [400, 408, 431, 500, 503];
@@ -25,10 +26,11 @@ const ORDER_NOTE = 'When a request has several faults, the first of API.md §3 a
 /** Every operation of the contract (API.md §5). */
 export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   ...SERIES_OPERATIONS,
+  ...PUBLISHING_OPERATIONS,
   'GET /events': {
     operationId: 'listEvents',
     summary: 'List events',
-    description: 'Events ordered by start_time, then id (plain string comparison), stable across pages. total counts every match on all pages. Any other query parameter, a parameter given twice, a bad value or start_date after end_date is a 400 naming the parameter.',
+    description: `Events ordered by start_time, then id (plain string comparison), stable across pages. total counts every match on all pages. Any other query parameter, a parameter given twice, a bad value or start_date after end_date is a 400 naming the parameter. Without status: published and cancelled events. ${VISIBILITY}`,
     tag: 'events',
     auth: true,
     parameters: [...LIST_QUERY_PARAMETERS, 'IfNoneMatch'],
@@ -41,7 +43,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'POST /events': {
     operationId: 'createEvent',
     summary: 'Create an event',
-    description: `Any organizer or admin key; a reader gets 403. The organizer is the key's owner unless an admin sets it. ${ORDER_NOTE}`,
+    description: `Any organizer or admin key; a reader gets 403. The organizer is the key's owner unless an admin sets it. status: draft or published (default; pending too under --approval required); under approval an organizer's event is pending (the answer says so) until an admin approves it, an admin's published at once. cancelled, or cancellation_reason, is a 400. ${ORDER_NOTE}`,
     tag: 'events',
     auth: true,
     parameters: ['IdempotencyKey'],
@@ -52,7 +54,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'GET /events/{id}': {
     operationId: 'getEvent',
     summary: 'Read one event',
-    description: 'The event, with its ETag; If-None-Match with a current ETag answers 304.',
+    description: `The event, with its ETag; If-None-Match with a current ETag answers 304. ${VISIBILITY}`,
     tag: 'events',
     auth: true,
     parameters: ['EventId', 'IfNoneMatch'],
@@ -65,7 +67,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'PUT /events/{id}': {
     operationId: 'updateEvent',
     summary: 'Update an event (partial)',
-    description: `Fields absent are unchanged; the result is validated as a whole. Admins may update any event, organizers only their own (else 403). capacity below registered_count is a 409. ${ORDER_NOTE}`,
+    description: `Fields absent are unchanged; the result is validated as a whole. Admins may update any event, organizers only their own (else 403). capacity below registered_count is a 409. status moves (API.md §14): draft → published (pending for an organizer under --approval required), draft → pending and cancelled → pending (under approval), pending → draft (withdrawn), published → cancelled (with an optional cancellation_reason; the event stays in lists and feeds), cancelled → published (pending for an organizer under approval); any other move is a 409 naming both statuses. Editing a pending event keeps it pending; editing a published one under approval does not send it back. Any change drops a review_note. ${ORDER_NOTE}`,
     tag: 'events',
     auth: true,
     parameters: ['EventId', 'IfMatch'],
@@ -87,7 +89,8 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     operationId: 'getCalendarFeed',
     summary: 'Calendar feed (iCalendar)',
     description:
-      'The events GET /events would list for the same category, start_date, end_date and q, as an RFC 5545 calendar that Google Calendar, Outlook and Apple Calendar can subscribe to by URL: ' +
+      'The events GET /events would list for the same category, start_date, end_date, q, series_id and status, as an RFC 5545 calendar that Google Calendar, Outlook and Apple Calendar can subscribe to by URL: ' +
+      'published and cancelled events, each VEVENT with STATUS:CONFIRMED or STATUS:CANCELLED (a cancelled one\'s DESCRIPTION starts with "Cancelled" and its reason), so subscribed calendars show a cancellation rather than losing the event; never a draft or a pending one. ' +
       'the first 1000 matching events in list order, no paging (limit or page: 400). Without start_date the feed starts at the midnight 31 days before today in the campus time zone (--time-zone, default UTC), so past events fall away. ' +
       'Lines end in CRLF and are folded at 75 octets, never inside a UTF-8 character; times are UTC (20260901T170000Z). One VEVENT per event with UID {id}@campus-events, DTSTAMP, DTSTART, DTEND, SUMMARY, DESCRIPTION, LOCATION, CATEGORIES, ORGANIZER, CREATED and LAST-MODIFIED; ' +
       'DTSTAMP and LAST-MODIFIED are the time of the event\'s last change, registrations included, so the same events in the same state give the same bytes and the same ETag whenever asked. ' +
@@ -95,7 +98,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'events',
     auth: true,
     security: ['apiKey', 'feedKey'],
-    parameters: [...FEED_FILTER_PARAMETERS, 'FeedKey', 'CalendarIfNoneMatch'],
+    parameters: [...FEED_FILTER_PARAMETERS, 'FeedStatusQuery', 'FeedKey', 'CalendarIfNoneMatch'],
     responses: {
       '200': {
         description: 'The calendar.',
@@ -109,7 +112,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'POST /events/{id}/registrations': {
     operationId: 'createRegistration',
     summary: 'Register an attendee',
-    description: `Any key but a feed key. confirmed while registered_count < capacity (registered_count grows by one), else waitlisted, first come first served. 409 for the same e-mail twice on the event (ignoring case; a cancelled one may register again), an event that has ended, or a full waitlist (max(capacity, 1000)). ${ORDER_NOTE}`,
+    description: `Any key but a feed key. confirmed while registered_count < capacity (registered_count grows by one), else waitlisted, first come first served. 409 for the same e-mail twice on the event (ignoring case; a cancelled one may register again), an event that has ended, a full waitlist (max(capacity, 1000)), or an event that is not published (a draft, pending or cancelled one: the message names its status). ${ORDER_NOTE}`,
     tag: 'registrations',
     auth: true,
     parameters: ['EventId', 'IdempotencyKey'],
@@ -163,6 +166,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'Change feed',
     description:
       'Any key but a feed key. For each event whose last change (its seq; a registration that changes registered_count is a change) is after since: one entry with its state now, in seq order. ' +
+      'Only published and cancelled events are here, for every key (API.md §14): an event becoming public (published after being a draft or pending) appears as its creation, and one made a draft or pending again as a deletion. ' +
       'since=0 gives every live event (a full copy, no deletions); then ask again with since=next_since while more is true, and from then on to stay in sync. ' +
       'Each page of a full copy with more true carries a copy token: send it back as copy with since=next_since for the next page, until more is false, then go on with plain since=next_since (the newest durable write). ' +
       'A copy is refused (410) only when a deletion made after it began was compacted away (or it began over 24 hours ago); compaction of older deletions never stops it. ' +

@@ -1,6 +1,7 @@
 // The parameters of the OpenAPI document: the event id, the query of GET /events, and the request headers the API reads.
 import { CATEGORIES } from '../events/event.js';
 import { seriesParameters } from './series-spec.js';
+import { publishingParameters } from './publishing-spec.js';
 
 type Parameter = Record<string, unknown>;
 
@@ -10,7 +11,7 @@ export function parameterRef(name: string): Parameter {
 }
 
 /** The query parameters GET /events takes; any other is refused. */
-export const LIST_QUERY_PARAMETERS = ['Category', 'StartDate', 'EndDate', 'Q', 'SeriesIdQuery', 'Limit', 'Page'] as const;
+export const LIST_QUERY_PARAMETERS = ['Category', 'StartDate', 'EndDate', 'Q', 'SeriesIdQuery', 'EventStatusQuery', 'Limit', 'Page'] as const;
 
 /** The filters GET /events.ics shares with GET /events. */
 export const FEED_FILTER_PARAMETERS = ['Category', 'StartDate', 'EndDate', 'Q', 'SeriesIdQuery'] as const;
@@ -23,6 +24,7 @@ const REFUSED = 'A bad value is a 400 bad_request naming the parameter.';
 export function componentParameters(): Record<string, Parameter> {
   return {
     ...seriesParameters(),
+    ...publishingParameters(),
     EventId: {
       name: 'id',
       in: 'path',

@@ -3,6 +3,7 @@ import { EVENT_FIELDS, type FieldRule } from '../events/schema.js';
 import { seriesSchemas } from './series-spec.js';
 import { ERROR_CATALOG } from '../http/errors.js';
 import { webhookSchemas } from './webhook-operations.js';
+import { publishingSchemas } from './publishing-spec.js';
 
 type Schema = Record<string, unknown>;
 
@@ -27,6 +28,7 @@ export function componentSchemas(): Record<string, Schema> {
     ),
     EventList: pageSchema('events', 'Event', 'One page of events, ordered by start_time then id.'),
     ...webhookSchemas(),
+    ...publishingSchemas(),
     ChangeEntry: {
       type: 'object',
       description: 'The latest change of one event: its state now, or a deletion.',
@@ -122,6 +124,8 @@ function requestSchema(kind: 'create' | 'update'): Schema {
   const properties: Record<string, Schema> = {};
   for (const [field, rule] of Object.entries(EVENT_FIELDS)) {
     if (kind === 'create' && rule.access === 'read-only' && field !== 'registered_count') continue;
+    // A new event is never cancelled (API.md §14), so it carries no reason.
+    if (kind === 'create' && field === 'cancellation_reason') continue;
     properties[field] = requestProperty(field, rule, kind);
   }
   const schema: Schema = {
@@ -156,6 +160,9 @@ function requestProperty(field: string, rule: FieldRule, kind: 'create' | 'updat
   return property;
 }
 
+/** The fields a response carries only sometimes. */
+const OPTIONAL_IN_RESPONSES = new Set(['series_id', 'status', 'review_note', 'cancellation_reason']);
+
 /** A response schema over the fields `include` keeps, every one of them always present. */
 function responseSchema(description: string, include: (field: string) => boolean): Schema {
   const fields = Object.keys(EVENT_FIELDS).filter(include);
@@ -163,8 +170,9 @@ function responseSchema(description: string, include: (field: string) => boolean
     type: 'object',
     description,
     additionalProperties: false,
-    // series_id is there only on an occurrence of a series (API.md §4).
-    required: fields.filter((field) => field !== 'series_id'),
+    // series_id is there only on an occurrence of a series (API.md §4); status only when not published, review_note
+    // and cancellation_reason only when given (§14).
+    required: fields.filter((field) => !OPTIONAL_IN_RESPONSES.has(field)),
     properties: Object.fromEntries(fields.map((field) => [field, EVENT_FIELDS[field]!.access === 'read-only' ? { ...EVENT_FIELDS[field]!.schema, readOnly: true } : { ...EVENT_FIELDS[field]!.schema }])),
   };
 }

@@ -52,7 +52,10 @@ function bodySchema(kind: 'create' | 'update'): Schema {
   const properties: Schema = {};
   for (const field of [...SHARED, 'start_time', 'end_time']) properties[field] = eventField(field);
   Object.assign(properties, SCHEDULE);
+  properties['status'] = { ...eventField('status'), description: kind === 'create' ? 'draft or published (default; pending too under --approval required): the series and every occurrence get it; under approval an organizer\'s series is pending until an admin approves it.' : 'A move, as for an event (API.md §14), made by the series and every occurrence not edited on its own whose status is the series\' (a cancellation: those not started yet). Any other move is a 409 naming both statuses.' };
   if (kind === 'update') {
+    properties['cancellation_reason'] = eventField('cancellation_reason');
+    properties['review_note'] = { ...eventField('review_note'), description: 'Read-only: may be sent only with its stored value.' };
     properties['id'] = { type: 'string', pattern: SERIES_ID, description: 'Read-only: may be sent only with its stored value.' };
     properties['occurrence_count'] = { type: 'integer', minimum: 0, description: 'Read-only: may be sent only with its stored value.' };
     properties['created_at'] = { type: 'string', format: 'date-time', description: 'Read-only: may be sent only with its stored value.' };
@@ -74,10 +77,12 @@ export function seriesSchemas(): Record<string, Schema> {
   Object.assign(properties, SCHEDULE);
   properties['occurrence_count'] = { type: 'integer', minimum: 0, readOnly: true, description: 'Its live occurrences.' };
   properties['created_at'] = { type: 'string', format: 'date-time', readOnly: true };
+  const required = Object.keys(properties);
+  for (const field of ['status', 'review_note', 'cancellation_reason']) properties[field] = field === 'review_note' ? { ...eventField(field), readOnly: true } : eventField(field);
   return {
     SeriesCreate: bodySchema('create'),
     SeriesUpdate: bodySchema('update'),
-    Series: { type: 'object', description: `A recurring series; its occurrences are events (GET /events?series_id=). ${RULES}`, additionalProperties: false, required: Object.keys(properties), properties },
+    Series: { type: 'object', description: `A recurring series; its occurrences are events (GET /events?series_id=). status only when not published, review_note and cancellation_reason only when given (API.md §14). ${RULES}`, additionalProperties: false, required, properties },
     SeriesList: {
       type: 'object',
       description: 'One page of series, ordered by created_at then id.',
@@ -107,10 +112,10 @@ export const SERIES_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'GET /series': {
     operationId: 'listSeries',
     summary: 'List series',
-    description: 'Series ordered by created_at then id, with limit and page as GET /events. Occurrences: GET /events?series_id=.',
+    description: 'Series ordered by created_at then id, with limit and page as GET /events. Occurrences: GET /events?series_id=. Without status: published and cancelled series; a draft or pending one is seen only by its organizer and admins (API.md §14).',
     tag: 'series',
     auth: true,
-    parameters: ['Limit', 'Page'],
+    parameters: ['SeriesStatusQuery', 'Limit', 'Page'],
     responses: { '200': { description: 'One page of series.', schema: 'SeriesList', headers: ['Link'] } },
     errors: [],
   },
@@ -127,7 +132,7 @@ export const SERIES_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'GET /series/{id}': {
     operationId: 'getSeries',
     summary: 'Read one series',
-    description: 'The series, with its ETag; If-None-Match with a current ETag answers 304.',
+    description: 'The series, with its ETag; If-None-Match with a current ETag answers 304. A draft or pending series is a 404 to anyone but its organizer and admins.',
     tag: 'series',
     auth: true,
     parameters: ['SeriesId', 'IfNoneMatch'],

@@ -4,7 +4,8 @@ import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { parsePaging } from '../events/list-query.js';
 import { pageLinks } from '../http/page-links.js';
 import { prefers } from '../http/accepts.js';
-import { mayActOn } from '../auth/principal.js';
+import { mayActOn, type Principal } from '../auth/principal.js';
+import { maySee } from '../events/publishing.js';
 import { randomId } from '../lib/random-id.js';
 import { seatsOf } from '../store/views/served-event.js';
 import type { StoredEvent } from '../events/event.js';
@@ -41,7 +42,7 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
     handle(context) {
       const eventId = context.params['id']!;
       // The unknown id answers before an Idempotency-Key reuse (API.md §3); the write checks it again against queued changes.
-      if (store.get(eventId) === undefined) throw eventNotFound(eventId);
+      visibleEvent(store.get(eventId), eventId, context.principal!);
       return withIdempotency(idempotency, context, registeredAnswer, (idem) => registerOne(context, eventId, idem));
     },
   };
@@ -49,13 +50,14 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
   async function registerOne(context: RequestContext, eventId: string, idem: IdempotencyTag | undefined): Promise<HandlerResult> {
     {
       const { registration } = await store.changeRegistrations(eventId, (event, roster) => {
-        if (event === undefined) throw eventNotFound(eventId);
+        visibleEvent(event, eventId, context.principal!);
         const input = validateRegistration(context.body!);
-        refuseIfClosed(event, now());
+        refuseIfNotPublished(event!);
+        refuseIfClosed(event!, now());
         if (roster.hasEmail(input.email)) {
           throw new ApiError('conflict', `${clip(input.email)} is already registered for event "${eventId}"; cancel that registration first to register again.`);
         }
-        const { capacity } = seatsOf(event);
+        const { capacity } = seatsOf(event!);
         if (roster.confirmed >= capacity && roster.waitlisted >= waitlistBound(capacity)) {
           throw new ApiError('conflict', `Event "${eventId}" is full and its waitlist holds its maximum of ${waitlistBound(capacity)}; no more registrations are taken.`);
         }
@@ -109,7 +111,7 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
     body: false,
     handle(context) {
       const eventId = context.params['id']!;
-      if (store.get(eventId) === undefined) throw eventNotFound(eventId);
+      visibleEvent(store.get(eventId), eventId, context.principal!);
       const registration = existing(store.roster(eventId), context.params['reg_id']!, eventId);
       return { status: 200, body: registrationJson(registration) };
     },
@@ -124,7 +126,7 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
       const eventId = context.params['id']!;
       const registrationId = context.params['reg_id']!;
       await store.changeRegistrations(eventId, (event, roster) => {
-        if (event === undefined) throw eventNotFound(eventId);
+        visibleEvent(event, eventId, context.principal!);
         return { op: 'cancel', id: existing(roster, registrationId, eventId).id };
       });
       return { status: 204, body: null };
@@ -163,6 +165,19 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
   ];
 }
 
+/** The event, if it exists and the caller may see it (a draft or pending one: its organizer and admins); else a 404 naming the id. */
+function visibleEvent(event: StoredEvent | undefined, eventId: string, principal: Principal): StoredEvent {
+  if (event === undefined || !maySee(principal, event.status, event.organizerEmail)) throw eventNotFound(eventId);
+  return event;
+}
+
+/** Only a published event takes registrations (API.md §14); a cancelled one keeps those it has. */
+function refuseIfNotPublished(event: StoredEvent): void {
+  if (event.status === undefined || event.status === 'published') return;
+  const why = event.status === 'cancelled' ? 'it was cancelled (its registrations stay, readable and exportable)' : 'only a published event does';
+  throw new ApiError('conflict', `Event "${event.id}" is "${event.status}": it takes no registrations; ${why}.`);
+}
+
 /** An event that has ended takes no registrations. */
 function refuseIfClosed(event: StoredEvent, nowMs: number): void {
   if (event.endMs <= nowMs) {
@@ -172,6 +187,7 @@ function refuseIfClosed(event: StoredEvent, nowMs: number): void {
 
 /** The event, if it exists (404) and the caller organises it or is an admin (403). */
 function managedEvent(event: StoredEvent | undefined, eventId: string, context: RequestContext): StoredEvent {
+  visibleEvent(event, eventId, context.principal!);
   if (event === undefined) throw eventNotFound(eventId);
   if (!mayActOn(context.principal!, 'attendees', event.organizerEmail)) {
     throw new ApiError('forbidden', `Only the organizer of event "${eventId}" or an admin may see its attendees or check them in.`);

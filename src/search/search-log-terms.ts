@@ -120,9 +120,14 @@ export class LogTermCollector {
     } else {
       // A view of another layout (as replay reads it then): JSON.parse.
       this.#parsedViews++;
-      const view = JSON.parse(bytes.toString('utf8', start, end)) as { id: string; title: string; description: string; location: string; organizer: { name: string } };
+      const view = JSON.parse(bytes.toString('utf8', start, end)) as { id: string; title: string; description: string; location: string; organizer: { name: string }; status?: string };
       const idBytes = Buffer.from(view.id, 'latin1');
       id = this.#idNumber(idBytes, 0, idBytes.length);
+      // A draft or pending event is in no public list, so in no search (API.md §14): as if deleted here.
+      if (view.status === 'draft' || view.status === 'pending') {
+        this.#livePut[id] = -1;
+        return;
+      }
       for (const text of [view.title, view.description, view.location, view.organizer.name]) scanTerms(text, this.#terms, terms);
     }
     const put = this.#puts++;

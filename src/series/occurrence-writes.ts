@@ -22,3 +22,9 @@ export async function writeOccurrence(store: EventStore, id: string, seriesId: s
   const state = result.events.get(id);
   return state === undefined ? (store.get(id) ?? null) : state;
 }
+
+/** Writes `change` to event `id`: an occurrence of a series with its series (see writeOccurrence), any other event alone. */
+export function writeAnyEvent(store: EventStore, id: string, change: EventChange): Promise<StoredEvent | null> {
+  const seriesId = store.get(id)?.seriesId;
+  return seriesId === undefined ? store.write(id, change) : writeOccurrence(store, id, seriesId, change);
+}

@@ -1,5 +1,5 @@
 // A recurring series as the store keeps it (one document), and the view a client reads (API.md §11).
-import type { Category, Person } from '../events/event.js';
+import type { Category, EventStatus, Person } from '../events/event.js';
 import type { StoredDocument } from '../store/event-store.js';
 
 /** The store's collection of series documents. */
@@ -32,6 +32,17 @@ export interface SeriesDocument extends SharedFields, ScheduleFields {
   occurrences: string[];
   /** Occurrences edited on their own (id → the start the schedule gave them): shared changes pass them by. */
   detached: Record<string, string>;
+  /** API.md §14: absent means `published` (and a published series holds none). */
+  status?: EventStatus;
+  /** Why a reviewer sent it back to `draft`, until its next change. */
+  review_note?: string;
+  /** Why it was called off: only on a cancelled series given one. */
+  cancellation_reason?: string;
+}
+
+/** The status of a series: `published` when its document holds none (every series made before API.md §14). */
+export function seriesStatus(series: SeriesDocument): EventStatus {
+  return series.status ?? 'published';
 }
 
 /** The document read back from the store. */
@@ -69,6 +80,17 @@ function viewFields(series: SeriesDocument): Record<string, unknown> {
     exdates: series.exdates,
     occurrence_count: series.occurrences.length,
     created_at: series.created_at,
+    ...publishingFields(series),
+  };
+}
+
+/** `status` (when not published), `review_note` and `cancellation_reason` (when present), as an event carries them. */
+function publishingFields(series: SeriesDocument): Record<string, unknown> {
+  if (series.status === undefined || series.status === 'published') return {};
+  return {
+    status: series.status,
+    ...(series.review_note === undefined ? {} : { review_note: series.review_note }),
+    ...(series.cancellation_reason === undefined ? {} : { cancellation_reason: series.cancellation_reason }),
   };
 }
 

@@ -6,7 +6,9 @@ import { EVENT_FIELDS } from '../events/schema.js';
 import { isTimeZone } from '../lib/time-zone.js';
 import { expandSchedule, ScheduleProblem, ruleStarts, type Occurrence } from './expand.js';
 import { formatRecurrence, parseRecurrence, MAX_OCCURRENCES, type RecurrenceRule } from './recurrence-rule.js';
-import type { ScheduleFields, SeriesDocument, SharedFields } from './series-document.js';
+import { seriesStatus, type ScheduleFields, type SeriesDocument, type SharedFields } from './series-document.js';
+import type { EventStatus } from '../events/event.js';
+import { createdStatus, type ApprovalMode } from '../events/publishing.js';
 
 /** The fields of a series that change every occurrence not edited on its own. */
 export const SHARED_FIELDS = ['title', 'description', 'category', 'location', 'capacity', 'organizer'] as const;
@@ -23,13 +25,20 @@ export interface SeriesInput {
   occurrences: Occurrence[];
   /** Which schedule fields the body sent (a PUT without any keeps the occurrences' times). */
   scheduleSent: boolean;
+  /**
+   * The status: on create, the one the series gets (API.md §14, under `--approval`); on update, the one asked for
+   * (the current one when the body names none), whose move the caller judges.
+   */
+  status: EventStatus;
+  /** A cancellation_reason the body sent (only with a cancelled result). */
+  cancellationReason?: string;
 }
 
 /**
  * Checks a body against `current` (undefined on create: then the required fields must be there and the
  * organizer is the key's owner unless an admin names one). Throws `validation_failed` with every problem.
  */
-export function validateSeries(body: Record<string, unknown>, principal: Principal, current: SeriesDocument | undefined, campusZone: string): SeriesInput {
+export function validateSeries(body: Record<string, unknown>, principal: Principal, current: SeriesDocument | undefined, campusZone: string, approval: ApprovalMode = 'off'): SeriesInput {
   const problems: FieldProblem[] = [];
   const values: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) {
@@ -40,6 +49,7 @@ export function validateSeries(body: Record<string, unknown>, principal: Princip
   if (current === undefined) {
     for (const field of REQUIRED_ON_CREATE) if (!Object.hasOwn(body, field)) problems.push({ field, message: `${field} is required` });
   }
+  const status = publishingStatus(values, current, principal, approval, problems);
   const merged = {
     title: current?.title,
     description: current?.description ?? '',
@@ -81,16 +91,42 @@ export function validateSeries(body: Record<string, unknown>, principal: Princip
     }
     const occurrences = expandSchedule({ startMs, endMs: Date.parse(schedule.end_time), zone: schedule.time_zone, rule: rule!, exdates: applied.map((each) => Date.parse(each)) });
     const { title, description, category, location, capacity, organizer } = merged;
-    return { shared: { title, description, category, location, capacity, organizer }, schedule, rule: rule!, occurrences, scheduleSent };
+    const reason = values['cancellation_reason'] as string | undefined;
+    return { shared: { title, description, category, location, capacity, organizer }, schedule, rule: rule!, occurrences, scheduleSent, status, ...(reason === undefined ? {} : { cancellationReason: reason }) };
   } catch (error) {
     if (error instanceof ScheduleProblem) throwIfAny([{ field: error.field, message: error.message }]);
     throw error;
   }
 }
 
+/**
+ * The status of a create (under `approval`) or the one a PUT asks for, and the rules of cancellation_reason: never
+ * on create, else only with a cancelled result (API.md §14). Problems are added to `problems`.
+ */
+function publishingStatus(values: Record<string, unknown>, current: SeriesDocument | undefined, principal: Principal, approval: ApprovalMode, problems: FieldProblem[]): EventStatus {
+  const requested = values['status'] as EventStatus | undefined;
+  const hasReason = Object.hasOwn(values, 'cancellation_reason');
+  if (current === undefined) {
+    if (hasReason) problems.push({ field: 'cancellation_reason', message: 'cancellation_reason cannot be sent on create: a new series is never cancelled' });
+    if (problems.some((problem) => problem.field === 'status')) return 'draft';
+    const status = createdStatus(requested, principal, approval, 'series');
+    if (typeof status === 'string') return status;
+    problems.push(status);
+    return 'draft';
+  }
+  const status = requested ?? seriesStatus(current);
+  if (hasReason && status !== 'cancelled') problems.push({ field: 'cancellation_reason', message: `cancellation_reason may be sent only with status "cancelled" or on a cancelled series; this one would be "${status}"` });
+  return status;
+}
+
 const SKIP = Symbol('unchanged read-only field');
 
 function checkField(field: string, value: unknown, principal: Principal, current: SeriesDocument | undefined): unknown {
+  if (field === 'review_note') {
+    if (current?.review_note !== undefined && value === current.review_note) return SKIP;
+    return new Problem(field, current === undefined ? 'review_note is set by the service (a reviewer\'s reason) and cannot be sent on create' : 'review_note is read-only; it may only be sent with its stored value');
+  }
+  if (field === 'status' || field === 'cancellation_reason') return EVENT_FIELDS[field]!.check!(value, field);
   if ((READ_ONLY_FIELDS as readonly string[]).includes(field)) {
     const stored = current === undefined ? undefined : field === 'occurrence_count' ? current.occurrences.length : current[field as 'id' | 'created_at'];
     if (stored !== undefined && value === stored) return SKIP;

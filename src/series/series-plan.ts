@@ -1,6 +1,6 @@
 // What a series write changes, decided against the latest state: which occurrences to create, change and delete (API.md §11). Pure.
 import { ApiError } from '../http/errors.js';
-import { toRecord, type EventRecord, type StoredEvent } from '../events/event.js';
+import { toRecord, type EventRecord, type EventStatus, type StoredEvent } from '../events/event.js';
 import { formatTime } from '../events/time.js';
 import type { GroupPlan, GroupView } from '../store/event-store.js';
 import { ruleStarts, type Occurrence } from './expand.js';
@@ -25,9 +25,10 @@ export interface SeriesPlan {
 export function planCreate(id: string, createdAt: string, input: SeriesInput, context: PlanContext): SeriesPlan {
   const events: { id: string; record: EventRecord }[] = input.occurrences.map((occurrence) => {
     const eventId = context.newEventId();
-    return { id: eventId, record: occurrenceRecord(eventId, id, input.shared, occurrence, createdAt) };
+    return { id: eventId, record: occurrenceRecord(eventId, id, input.shared, occurrence, createdAt, input.status) };
   });
   const document: SeriesDocument = { id, ...input.shared, ...input.schedule, created_at: createdAt, occurrences: events.map((each) => each.id), detached: {} };
+  if (input.status !== 'published') document.status = input.status;
   return { plan: { events, documents: [{ collection: SERIES_COLLECTION, id, json: seriesJson(document) }] }, document };
 }
 
@@ -73,7 +74,8 @@ export function planUpdate(current: SeriesDocument, input: SeriesInput, context:
   for (const occurrence of input.occurrences) {
     if (covered.has(occurrence.startMs) || occurrence.startMs <= nowMs) continue;
     const eventId = context.newEventId();
-    events.push({ id: eventId, record: occurrenceRecord(eventId, current.id, input.shared, occurrence, new Date(nowMs).toISOString()) });
+    // With the series' status before this write: a status the write moves it to is applied after (series-publishing.ts).
+    events.push({ id: eventId, record: occurrenceRecord(eventId, current.id, input.shared, occurrence, new Date(nowMs).toISOString(), current.status) });
     occurrences.push(eventId);
   }
   const document: SeriesDocument = { ...current, ...input.shared, ...input.schedule, occurrences, detached };
@@ -106,8 +108,8 @@ export function withDetached(series: SeriesDocument, event: StoredEvent): Series
   return { ...series, detached: { ...series.detached, [event.id]: formatTime(event.startMs) } };
 }
 
-function occurrenceRecord(id: string, seriesId: string, shared: SharedFields, occurrence: Occurrence, createdAt: string): EventRecord {
-  return {
+function occurrenceRecord(id: string, seriesId: string, shared: SharedFields, occurrence: Occurrence, createdAt: string, status: EventStatus | undefined): EventRecord {
+  const record: EventRecord = {
     id,
     title: shared.title,
     description: shared.description,
@@ -121,4 +123,7 @@ function occurrenceRecord(id: string, seriesId: string, shared: SharedFields, oc
     created_at: createdAt,
     series_id: seriesId,
   };
+  // A new occurrence of a cancelled series is cancelled too, and carries no reason of its own.
+  if (status !== undefined && status !== 'published') record.status = status;
+  return record;
 }

@@ -4,12 +4,16 @@ import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { mayActOn, type Principal } from '../auth/principal.js';
 import { randomId } from '../lib/random-id.js';
 import { pageLinks } from '../http/page-links.js';
-import { parsePaging } from '../events/list-query.js';
 import { matchesNoneMatch } from '../events/handlers.js';
 import type { EventStore, GroupView, StoredDocument } from '../store/event-store.js';
-import { parseSeries, SERIES_COLLECTION, seriesEtag, seriesViewJson, type SeriesDocument } from './series-document.js';
+import { parseSeries, SERIES_COLLECTION, seriesEtag, seriesJson, seriesStatus, seriesViewJson, type SeriesDocument } from './series-document.js';
 import { validateSeries } from './series-input.js';
 import { planCreate, planDelete, planUpdate } from './series-plan.js';
+import { maySee, movedStatus, notPending, type ApprovalMode } from '../events/publishing.js';
+import { withStatusChange, planReview } from './series-publishing.js';
+import { reviewBody } from '../events/review-routes.js';
+import { parseSeriesListQuery } from './series-list-query.js';
+import { EVENT_STATUSES, isHiddenStatus } from '../events/event.js';
 
 export interface SeriesRouteDeps {
   store: EventStore;
@@ -17,11 +21,14 @@ export interface SeriesRouteDeps {
   randomBytes: (size: number) => Uint8Array;
   /** The campus zone: a series' time_zone when its body names none. */
   timeZone: string;
+  /** `--approval` (API.md §14). Default `off`. */
+  approval?: ApprovalMode;
 }
 
 /** The five series routes, keyed by method and pattern. */
 export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: string; route: Route }[] {
   const { store } = deps;
+  const approval = deps.approval ?? 'off';
   const newEventId = (): string => {
     for (let attempt = 0; ; attempt++) {
       const id = randomId('evt', deps.randomBytes);
@@ -36,12 +43,19 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     body: false,
     query: true,
     handle(context): HandlerResult {
-      const { limit, page } = parseSeriesListQuery(context.query);
-      const all = store.documents(SERIES_COLLECTION).map(parseSeries);
+      const { limit, page, statuses } = parseSeriesListQuery(context.query);
+      const principal = context.principal!;
+      // As for events (API.md §14): published and cancelled by default; drafts and pending ones only of those who may see them.
+      const wanted = new Set(statuses ?? EVENT_STATUSES.filter((status) => !isHiddenStatus(status)));
+      if (statuses?.some(isHiddenStatus) === true && principal.role !== 'admin' && principal.role !== 'organizer') {
+        throw new ApiError('forbidden', `A ${principal.role} key may not list draft or pending series: only their organizers and admins see them. Ask for status=published or cancelled.`);
+      }
+      const all = store.documents(SERIES_COLLECTION).map(parseSeries).filter((series) => wanted.has(seriesStatus(series)) && maySee(principal, series.status, series.organizer.email.toLowerCase()));
       all.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const shown = all.slice((page - 1) * limit, page * limit);
       const body = `{"series":[${shown.map(seriesViewJson).join(',')}],"total":${all.length},"page":${page}}`;
-      return { status: 200, body, headers: { Link: pageLinks({ path: `${context.prefix}/series`, filters: [], page, limit, total: all.length }) } };
+      const filters: [string, string][] = statuses === undefined ? [] : [['status', statuses.join(',')]];
+      return { status: 200, body, headers: { Link: pageLinks({ path: `${context.prefix}/series`, filters, page, limit, total: all.length }) } };
     },
   };
 
@@ -54,9 +68,12 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       const id = context.params['id']!;
       const stored = store.document(SERIES_COLLECTION, id);
       if (stored === undefined) throw notFound(id);
+      const series = parseSeries(stored);
+      // A draft or pending series does not exist for anyone but its organizer and admins (API.md §14).
+      if (!maySee(context.principal!, series.status, series.organizer.email.toLowerCase())) throw notFound(id);
       const etag = seriesEtag(stored);
       if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
-      return { status: 200, body: seriesViewJson(parseSeries(stored)), headers: { ETag: etag } };
+      return { status: 200, body: seriesViewJson(series), headers: { ETag: etag } };
     },
   };
 
@@ -67,7 +84,7 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     body: true,
     async handle(context) {
       const principal = context.principal!;
-      const input = validateSeries(context.body!, principal, undefined, deps.timeZone);
+      const input = validateSeries(context.body!, principal, undefined, deps.timeZone, approval);
       if (principal.role !== 'admin') input.shared.organizer = { name: principal.name, email: principal.email };
       const id = randomId('ser', deps.randomBytes);
       const nowMs = deps.now();
@@ -93,12 +110,19 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       let document: SeriesDocument | undefined;
       const result = await store.writeGroup((view) => {
         const current = checkAccess(view, id, context.principal!, 'update', context);
-        const input = validateSeries(context.body!, context.principal!, current, deps.timeZone);
-        const planned = planUpdate(current, input, { nowMs: deps.now(), newEventId, view });
-        document = planned.document;
+        const input = validateSeries(context.body!, context.principal!, current, deps.timeZone, approval);
+        const from = seriesStatus(current);
+        const to = movedStatus(from, input.status, context.principal!, approval, `series "${id}"`);
+        const plan = { nowMs: deps.now(), newEventId, view };
+        let planned = planUpdate(current, input, plan);
         // A PUT that changes nothing writes nothing, so the ETag stays (the store skips unchanged events too).
-        const unchanged = planned.plan.documents[0]?.json === view.document(SERIES_COLLECTION, id)?.json;
-        return unchanged ? { events: planned.plan.events, documents: [] } : planned.plan;
+        if (to === from && input.cancellationReason === undefined && planned.plan.documents[0]?.json === seriesJson(current)) {
+          document = planned.document;
+          return { events: planned.plan.events, documents: [] };
+        }
+        planned = withStatusChange(planned, { from, to, cancellationReason: input.cancellationReason }, plan);
+        document = planned.document;
+        return planned.plan;
       });
       const stored = result.documents.get(id) ?? store.document(SERIES_COLLECTION, id)!;
       return { status: 200, body: seriesViewJson(document!), headers: { ETag: seriesEtag(stored) } };
@@ -117,7 +141,30 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     },
   };
 
+  const review = (action: 'approve' | 'reject'): Route => ({
+    name: action === 'approve' ? 'approveSeries' : 'rejectSeries',
+    auth: true,
+    action: 'review',
+    body: action === 'approve' ? 'optional' : true,
+    async handle(context) {
+      const id = context.params['id']!;
+      let document: SeriesDocument | undefined;
+      const result = await store.writeGroup((view) => {
+        const current = checkAccess(view, id, context.principal!, 'update', context);
+        const { reason } = reviewBody(context.body!, action, 'series');
+        const status = seriesStatus(current);
+        if (status !== 'pending') throw notPending(`series "${id}"`, status, action);
+        const planned = planReview(current, action, reason, { nowMs: deps.now(), newEventId, view });
+        document = planned.document;
+        return planned.plan;
+      });
+      return { status: 200, body: seriesViewJson(document!), headers: { ETag: seriesEtag(result.documents.get(id)!) } };
+    },
+  });
+
   return [
+    { method: 'POST', pattern: '/series/:id/approve', route: review('approve') },
+    { method: 'POST', pattern: '/series/:id/reject', route: review('reject') },
     { method: 'GET', pattern: '/series', route: list },
     { method: 'POST', pattern: '/series', route: create },
     { method: 'GET', pattern: '/series/:id', route: read },
@@ -131,6 +178,7 @@ function checkAccess(view: GroupView, id: string, principal: Principal, action: 
   const stored: StoredDocument | undefined = view.document(SERIES_COLLECTION, id);
   if (stored === undefined) throw notFound(id);
   const series = parseSeries(stored);
+  if (!maySee(principal, series.status, series.organizer.email.toLowerCase())) throw notFound(id);
   if (!mayActOn(principal, action, series.organizer.email.toLowerCase())) {
     throw new ApiError('forbidden', `Your key may ${action} only series you organise; series "${id}" is organised by someone else.`);
   }
@@ -140,19 +188,6 @@ function checkAccess(view: GroupView, id: string, principal: Principal, action: 
     throw new ApiError('precondition_failed', `If-Match ${clip(ifMatch)} does not match the current ETag ${etag} of series "${id}"; read it again and retry.`);
   }
   return series;
-}
-
-/** `limit` and `page` only (API.md §5's rules); anything else is a 400. */
-function parseSeriesListQuery(query: string): { limit: number; page: number } {
-  const paging = { limit: 50, page: 1 };
-  const seen = new Set<string>();
-  for (const [name, value] of new URLSearchParams(query)) {
-    if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name)} is given more than once.`);
-    seen.add(name);
-    if (name !== 'limit' && name !== 'page') throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /series takes limit and page (occurrences: GET /events?series_id=).`);
-    paging[name] = parsePaging(name, value);
-  }
-  return paging;
 }
 
 function notFound(id: string): ApiError {

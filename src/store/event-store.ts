@@ -1,5 +1,5 @@
 // The interface every event store keeps: reads from memory, writes made durable before they are seen.
-import type { Category, EventRecord, StoredEvent } from '../events/event.js';
+import type { Category, EventRecord, EventStatus, StoredEvent } from '../events/event.js';
 import type { Registration, RosterView } from './views/roster.js';
 import type { ChangeFeedSource } from './views/change-log.js';
 import type { IdempotencyEntry, IdempotencyTag, IdempotencyUse } from './views/idempotency-table.js';
@@ -28,6 +28,13 @@ export interface ListQuery {
   endByMs?: number | undefined;
   /** Only the occurrences of this series (API.md §11). */
   seriesId?: string | undefined;
+  /**
+   * Only events of these statuses (API.md §14). Without it, the public list: published and cancelled events, never
+   * a draft or a pending one.
+   */
+  statuses?: readonly EventStatus[] | undefined;
+  /** With `statuses`: the drafts and pending events listed are those of this organizer (e-mail in lower case) only; all when undefined. */
+  hiddenOwner?: string | undefined;
   limit: number;
   page: number;
 }
@@ -92,9 +99,9 @@ export interface GroupResult {
 }
 
 export interface EventStore {
-  /** The committed state of one event. */
+  /** The committed state of one event, whatever its status (the caller decides who may see a draft). */
   get(id: string): StoredEvent | undefined;
-  /** One page of events in (start_time, id) order, with the count of every match. */
+  /** One page of events in (start_time, id) order, with the count of every match; published and cancelled only unless `statuses` says otherwise. */
   list(query: ListQuery): ListResult;
   /**
    * Queues a change to event `id`. `change` runs synchronously, against the state including

@@ -2,6 +2,7 @@
 import type { CommittedChange } from '../store/views/change-history.js';
 import type { Registration } from '../store/views/roster.js';
 import { registrationJson } from '../registrations/registration-view.js';
+import { isHidden, type StoredEvent } from '../events/event.js';
 
 /** Every message type a webhook may ask for (API.md §13), in the contract's order. */
 export const MESSAGE_TYPES = [
@@ -58,6 +59,10 @@ export function isAfter(message: { seq: number; index: number }, cursor: Cursor)
  */
 export function messagesOf(change: CommittedChange): WebhookMessage[] {
   const { record, before, after } = change;
+  // Webhooks carry the public view (API.md §14): a draft or pending event is nobody else's; making one public is its
+  // creation, taking one out of view its deletion, and its registrations' changes meanwhile no message.
+  const shownBefore = isShown(before);
+  if (record.op !== 'put' && record.op !== 'del' && before !== undefined && !shownBefore) return [];
   const parts: { type: MessageType; timeMs: number; data: string }[] = [];
   const registrationPart = (type: MessageType, registration: Registration, timeMs: number): void => {
     parts.push({ type, timeMs, data: `{"event_id":${JSON.stringify(registration.eventId)},"registration":${registrationJson(registration)}}` });
@@ -70,11 +75,16 @@ export function messagesOf(change: CommittedChange): WebhookMessage[] {
   };
   switch (record.op) {
     case 'put':
-      parts.push({ type: before === undefined ? 'event.created' : 'event.updated', timeMs: record.stored.modifiedMs, data: record.stored.json });
+      if (!isShown(record.stored)) {
+        if (shownBefore) parts.push({ type: 'event.deleted', timeMs: record.stored.modifiedMs, data: `{"id":${JSON.stringify(record.stored.id)}}` });
+        break;
+      }
+      parts.push({ type: shownBefore ? 'event.updated' : 'event.created', timeMs: record.stored.modifiedMs, data: record.stored.json });
       promotions(record.promoted, record.stored.modifiedMs);
       break;
     case 'del':
-      parts.push({ type: 'event.deleted', timeMs: change.atMs, data: `{"id":${JSON.stringify(record.id)}}` });
+      // A draft's deletion is nobody else's (an unknown event's, a deletion as ever).
+      if (before === undefined || shownBefore) parts.push({ type: 'event.deleted', timeMs: change.atMs, data: `{"id":${JSON.stringify(record.id)}}` });
       break;
     case 'reg':
       registrationPart('registration.created', record.registration, Date.parse(record.registration.createdAt));
@@ -98,4 +108,9 @@ export function messagesOf(change: CommittedChange): WebhookMessage[] {
     parts.push({ type: 'event.updated', timeMs: after.modifiedMs, data: after.json });
   }
   return parts.map((part, index) => new WebhookMessage(record.seq, index, part.type, part.timeMs, part.data));
+}
+
+/** Whether an event is in the public view: live, and published or cancelled. */
+function isShown(event: StoredEvent | null | undefined): boolean {
+  return event !== undefined && event !== null && !isHidden(event);
 }

@@ -8,6 +8,7 @@ import { EVENT_FIELDS } from "../../src/events/schema.js";
 test("EVENT_FIELDS lists every field of an event in the response order", () => {
   assert.deepEqual(Object.keys(EVENT_FIELDS), [
     "id", "title", "description", "category", "location", "start_time", "end_time", "capacity", "registered_count", "organizer", "created_at", "series_id",
+    "status", "review_note", "cancellation_reason",
   ]);
 });
 
@@ -16,12 +17,13 @@ test("EVENT_FIELDS marks exactly the POST-required fields as required", () => {
   assert.deepEqual(required, ["title", "category", "location", "start_time", "end_time", "capacity"]);
 });
 
-test("EVENT_FIELDS marks id, registered_count and created_at read-only and organizer admin-only", () => {
+test("EVENT_FIELDS marks id, registered_count, created_at, series_id and review_note read-only and organizer admin-only", () => {
   const access = Object.fromEntries(Object.entries(EVENT_FIELDS).map(([field, rule]) => [field, rule.access]));
   assert.deepEqual(access, {
     id: "read-only", title: "writable", description: "writable", category: "writable", location: "writable",
     start_time: "writable", end_time: "writable", capacity: "writable", registered_count: "read-only",
     organizer: "admin-only", created_at: "read-only", series_id: "read-only",
+    status: "writable", review_note: "read-only", cancellation_reason: "writable",
   });
 });
 

@@ -73,6 +73,7 @@ test("validateCreate() returns the normalised fields of a good body, description
     start_time: "2026-09-01T17:00:00.000Z",
     end_time: "2026-09-01T19:00:00.123Z",
     capacity: 40,
+    status: "published",
   });
 });
 

@@ -50,6 +50,7 @@ test('renderCalendar() writes one VEVENT with every property, times in UTC, DTST
       'CATEGORIES:academic',
       'ORGANIZER;CN="Olivia Organizer":mailto:olivia@campus.edu',
       'CREATED:20260801T093015Z',
+      'STATUS:CONFIRMED',
       'LAST-MODIFIED:20260802T100001Z',
       'END:VEVENT',
       '',
@@ -105,4 +106,16 @@ test('renderCalendar() says RELATED-TO the series last in the VEVENT of an occur
   const occurrence = renderCalendar('Campus events', [event({ seriesId: 'ser_0000000000000001' })]);
   assert.ok(occurrence.includes('\r\nLAST-MODIFIED:20260802T100001Z\r\nRELATED-TO:ser_0000000000000001@campus-events\r\nEND:VEVENT\r\n'), occurrence);
   assert.ok(!renderCalendar('Campus events', [event()]).includes('RELATED-TO'));
+});
+
+test('renderCalendar() marks a cancelled event STATUS:CANCELLED, its DESCRIPTION starting with the word and the reason', () => {
+  const cancelled = renderCalendar('Campus events', [event({ cancelled: true, cancellationReason: 'Storm warning' })]);
+  assert.ok(cancelled.includes('\r\nSTATUS:CANCELLED\r\n') && !cancelled.includes('CONFIRMED'), cancelled);
+  assert.ok(cancelled.includes('\r\nDESCRIPTION:Cancelled: Storm warning\\n\\nGuest lecture\r\n'), cancelled);
+  const bare = renderCalendar('Campus events', [event({ cancelled: true, description: '' })]);
+  assert.ok(bare.includes('\r\nDESCRIPTION:Cancelled.\r\n'), bare);
+  const parsed = parseFeed(cancelled);
+  assert.equal(parsed.events[0]!.status, 'CANCELLED');
+  assert.equal(parsed.events[0]!.description, 'Cancelled: Storm warning\n\nGuest lecture');
+  assert.equal(parseFeed(renderCalendar('Campus events', [event()])).events[0]!.status, 'CONFIRMED');
 });

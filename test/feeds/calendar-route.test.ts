@@ -86,6 +86,7 @@ test('the feed read back equals the store list for its filters, with every field
           lastModifiedMs: Math.floor(stored.modifiedMs / 1000) * 1000,
           dtstampMs: Math.floor(stored.modifiedMs / 1000) * 1000,
           relatedTo: record.series_id === undefined ? null : `${record.series_id}@campus-events`,
+          status: "CONFIRMED",
         },
         context,
       );

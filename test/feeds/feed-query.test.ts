@@ -49,7 +49,16 @@ test('parseFeedQuery() refuses limit and page: the feed has no pages', () => {
 });
 
 test('parseFeedQuery() refuses unknown parameters, naming them and what it takes', () => {
-  assertBadQuery('sort=x', '"sort"', 'category, start_date, end_date, q, series_id and key');
+  assertBadQuery('sort=x', '"sort"', 'category, start_date, end_date, q, series_id, status and key');
+});
+
+test('parseFeedQuery() takes status published or cancelled, and refuses draft or pending naming status (API.md §14)', () => {
+  assert.deepEqual(parseFeedQuery('status=cancelled', NOW).statuses, ['cancelled']);
+  assert.deepEqual(parseFeedQuery('status=published,cancelled', NOW).statuses, ['published', 'cancelled']);
+  assert.equal(parseFeedQuery('', NOW).statuses, undefined);
+  assertBadQuery('status=draft', 'status', '"draft"');
+  assertBadQuery('status=published,pending', 'status', '"pending"');
+  assertBadQuery('status=gone', 'status', '"gone"');
 });
 
 test('parseFeedQuery() gives the 400s of GET /events for bad values', () => {

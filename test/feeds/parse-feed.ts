@@ -18,6 +18,8 @@ export interface ParsedEvent {
   dtstampMs: number;
   /** RELATED-TO: the UID of the series of an occurrence, null when the event is none. */
   relatedTo: string | null;
+  /** STATUS (CONFIRMED, CANCELLED), null when there is none. */
+  status: string | null;
 }
 
 /** The calendar's own properties (name → value as text) and its events, in document order. */
@@ -52,6 +54,7 @@ export function parseFeed(text: string): ParsedFeed {
       lastModifiedMs: time('last-modified'),
       dtstampMs: time('dtstamp'),
       relatedTo: vevent.hasProperty('related-to') ? text('related-to') : null,
+      status: vevent.hasProperty('status') ? text('status') : null,
     };
   });
   return { properties, events };

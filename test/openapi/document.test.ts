@@ -19,13 +19,14 @@ import { call, tempDir } from "../helpers/harness.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is arbitrary JSON
 type Json = any;
 
-/** The contract's routes, API.md §5, §8, §9.1 and §13, and GET /me (§2). */
+/** The contract's routes, API.md §5, §8, §9.1, §11, §13 and §14, and GET /me (§2). */
 const CONTRACT_ROUTES = [
   "GET /events", "POST /events", "GET /events/{id}", "PUT /events/{id}", "DELETE /events/{id}", "GET /events.ics", "GET /changes", "GET /health", "GET /openapi.json",
   "POST /events/{id}/registrations", "GET /events/{id}/registrations", "GET /events/{id}/registrations/{reg_id}",
   "DELETE /events/{id}/registrations/{reg_id}", "POST /events/{id}/registrations/{reg_id}/check-in", "GET /me",
   "GET /series", "POST /series", "GET /series/{id}", "PUT /series/{id}", "DELETE /series/{id}",
   "POST /webhooks", "GET /webhooks", "GET /webhooks/{id}", "PUT /webhooks/{id}", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries",
+  "POST /events/{id}/approve", "POST /events/{id}/reject", "POST /series/{id}/approve", "POST /series/{id}/reject",
 ];
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
@@ -150,7 +151,8 @@ test("openApiDocument's update examples pass validateUpdate on an event made fro
 test("EventCreate lists what a create accepts (no id, no created_at, registered_count only 0); EventUpdate every field; EventCreate requires exactly the required fields", () => {
   const { EventCreate, EventUpdate } = doc.components.schemas;
   const required = Object.entries(EVENT_FIELDS).filter(([, rule]) => rule.required).map(([field]) => field);
-  assert.deepEqual(Object.keys(EventCreate.properties), Object.keys(EVENT_FIELDS).filter((field) => field !== "id" && field !== "created_at" && field !== "series_id"));
+  // A new event is never cancelled, and has no reviewer's note yet (API.md §14).
+  assert.deepEqual(Object.keys(EventCreate.properties), Object.keys(EVENT_FIELDS).filter((field) => !["id", "created_at", "series_id", "review_note", "cancellation_reason"].includes(field)));
   assert.deepEqual(EventCreate.required, required);
   assert.equal(EventCreate.additionalProperties, false);
   assert.equal(EventCreate.properties.registered_count.const, 0);
@@ -199,11 +201,16 @@ test("Event and EventCreated list exactly the fields viewJson and createdJson se
     end_time: "2026-09-01T18:00:00.000Z", capacity: 1, registered_count: 0, organizer: { name: "n", email: "n@campus.edu" }, created_at: "2026-01-01T00:00:00.000Z",
   };
   const { Event, EventCreated } = doc.components.schemas;
-  // An occurrence of a series also carries series_id, the one field a one-off event lacks (API.md §4).
-  const occurrence = { ...record, series_id: "ser_0000000000000000" };
-  assert.deepEqual(Object.keys(Event.properties), Object.keys(JSON.parse(viewJson(occurrence))));
+  // An occurrence of a series also carries series_id, the one field a one-off event lacks (API.md §4); a cancelled
+  // event its status and reason, a rejected draft its note (§14): each only then.
+  const occurrence: EventRecord = { ...record, series_id: "ser_0000000000000000", status: "cancelled", cancellation_reason: "Storm" };
+  const rejected: EventRecord = { ...record, status: "draft", review_note: "Add a room" };
+  assert.deepEqual(Object.keys(JSON.parse(viewJson(rejected))), [...Object.keys(JSON.parse(viewJson(record))), "status", "review_note"]);
+  const viewFields = Object.keys(JSON.parse(viewJson(occurrence)));
+  assert.deepEqual(viewFields.slice(-3), ["series_id", "status", "cancellation_reason"]);
+  assert.deepEqual(Object.keys(Event.properties), [...viewFields.slice(0, -1), "review_note", "cancellation_reason"]);
   assert.deepEqual(Event.required, Object.keys(JSON.parse(viewJson(record))));
-  assert.deepEqual(Object.keys(EventCreated.properties), Object.keys(JSON.parse(createdJson(occurrence))));
+  assert.deepEqual(Object.keys(EventCreated.properties), [...Object.keys(JSON.parse(createdJson(occurrence))).slice(0, -1), "review_note", "cancellation_reason"]);
   assert.deepEqual(EventCreated.required, Object.keys(JSON.parse(createdJson(record))));
 });
 
@@ -269,7 +276,7 @@ test("each operation documents the errors it can give, with their headers", () =
 test("the list query parameters agree with parseListQuery: category pattern, q length, defaults and bounds", () => {
   const parameters = doc.paths["/events"].get.parameters.map(deref).filter((p: Json) => p.in === "query");
   const byName = Object.fromEntries(parameters.map((p: Json) => [p.name, p]));
-  assert.deepEqual(Object.keys(byName).sort(), ["category", "end_date", "limit", "page", "q", "series_id", "start_date"]);
+  assert.deepEqual(Object.keys(byName).sort(), ["category", "end_date", "limit", "page", "q", "series_id", "start_date", "status"]);
   const categoryPattern = new RegExp(byName.category.schema.pattern);
   for (const value of [...CATEGORIES, "academic,social", CATEGORIES.join(",")]) {
     assert.match(value, categoryPattern);
@@ -318,7 +325,7 @@ test("openApiDocument describes GET /events.ics: text/calendar, 304, the key par
   assert.ok(operation.responses["304"]);
   assert.deepEqual(operation.security, [{ apiKey: [] }, { feedKey: [] }]);
   const parameters = operation.parameters.map(deref);
-  assert.deepEqual(parameters.map((p: Json) => `${p.in} ${p.name}`).sort(), ["header If-None-Match", "query category", "query end_date", "query key", "query q", "query series_id", "query start_date"]);
+  assert.deepEqual(parameters.map((p: Json) => `${p.in} ${p.name}`).sort(), ["header If-None-Match", "query category", "query end_date", "query key", "query q", "query series_id", "query start_date", "query status"]);
   assert.deepEqual(doc.components.securitySchemes.feedKey, { ...doc.components.securitySchemes.feedKey, type: "apiKey", in: "query", name: "key" });
   for (const status of ["400", "401", "429"]) assert.ok(operation.responses[status], status);
 });

@@ -249,7 +249,8 @@ export class FileStore extends QueuedStore implements EventStore {
         documents: this.#documents.all(),
         log: { fd: this.#fd, ...this.#committed },
         lastSeq: this.changes.lastSeq,
-        tombstones: new Map(this.changes.tombstones),
+        // Deleted events' tombstones (a draft once public keeps its own: its put line, which stays, says where it is).
+        tombstones: this.changes.deletions(),
         horizon: this.changes.horizon,
         answers: this.#idempotency.live(this.#now()),
       }),

@@ -1,6 +1,6 @@
 // Reads events.jsonl back into memory: the live events, registrations, documents and remembered answers, from a scan
 // of every line (log-scan.ts); refuses a log whose registrations contradict its events.
-import type { StoredEvent } from '../../events/event.js';
+import { isHidden, type StoredEvent } from '../../events/event.js';
 import { withRegisteredCount } from '../views/served-event.js';
 import type { FileSystemSeam } from './file-system.js';
 import type { DecodeOptions } from '../records/jsonl-record.js';
@@ -101,20 +101,32 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
   const scan = await scanLog(fs, fd, { ...options, decode }, {
     onRecord(record) {
       switch (record.op) {
-        case 'put':
+        case 'put': {
           moveToEnd(record.stored);
           recounted.delete(record.stored.id);
-          tombstones.delete(record.stored.id);
+          // A draft or pending event once public keeps its tombstone where it left public view (API.md §14).
+          const { hiddenAt } = record.stored;
+          if (hiddenAt === undefined) tombstones.delete(record.stored.id);
+          else if (tombstones.get(record.stored.id) !== hiddenAt) {
+            tombstones.delete(record.stored.id);
+            tombstones.set(record.stored.id, hiddenAt);
+          }
           rosters.apply(record);
           if (options.idempotency !== undefined) rememberAnswer(options.idempotency, record, nowMs);
           break;
-        case 'del':
+        }
+        case 'del': {
+          const before = events.get(record.id);
           events.delete(record.id);
           recounted.delete(record.id);
-          tombstones.delete(record.id);
-          tombstones.set(record.id, record.seq);
+          // A draft's deletion is nobody else's: only a public event leaves a tombstone (a draft once public has its own).
+          if (before === undefined || !isHidden(before)) {
+            tombstones.delete(record.id);
+            tombstones.set(record.id, record.seq);
+          }
           rosters.apply(record);
           break;
+        }
         case 'mark':
           horizon = Math.max(horizon, record.gone);
           break;

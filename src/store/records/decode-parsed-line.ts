@@ -1,7 +1,7 @@
 // The slow path of the decoder: lines and event views read by JSON.parse, every field checked. It reads the rare
 // lines (cancellations, check-ins, compaction's lines, documents) and any line or view whose layout the byte path
 // of decode-record.ts does not know (an escape in a string, fields in another order).
-import { CATEGORIES, type Category, type StoredEvent } from '../../events/event.js';
+import { CATEGORIES, EVENT_STATUSES, type Category, type StoredEvent } from '../../events/event.js';
 import { ServedEvent } from '../views/served-event.js';
 import { REGISTRATION_ID_PATTERN, type Registration, type RegistrationStatus } from '../views/roster.js';
 import type { RememberedAnswer } from '../views/idempotency-table.js';
@@ -121,8 +121,11 @@ function registrationOf(value: unknown, eventId: string, seq: number, withCheckI
   };
 }
 
-/** The compact form of a logged view, checking the fields the index and the role checks rely on. */
-export function storedFromView(json: string, createdAt: string, seq: number, modifiedMs: number, options: DecodeOptions): StoredEvent | string {
+/**
+ * The compact form of a logged view, checking the fields the index and the role checks rely on; `hiddenAt` is the
+ * put line's own (see StoredEvent.hiddenAt).
+ */
+export function storedFromView(json: string, createdAt: string, seq: number, modifiedMs: number, options: DecodeOptions, hiddenAt?: number): StoredEvent | string {
   let view: unknown;
   try {
     view = JSON.parse(json);
@@ -144,6 +147,10 @@ export function storedFromView(json: string, createdAt: string, seq: number, mod
   const organizerEmail = email.toLowerCase();
   const seriesId = fields['series_id'];
   if (seriesId !== undefined && (typeof seriesId !== 'string' || !SERIES_ID_PATTERN.test(seriesId))) return `event ${id} has a malformed "series_id"`;
+  // Views written before API.md §14 have no status: published.
+  const status = fields['status'] === undefined ? undefined : EVENT_STATUSES.find((known) => known === fields['status']);
+  if (fields['status'] !== undefined && status === undefined) return `event ${id} has an unknown "status"`;
+  if (hiddenAt !== undefined && status !== 'draft' && status !== 'pending') return `event ${id} is ${status ?? 'published'}, yet its line says when it was hidden`;
   const shared = options.intern === undefined ? organizerEmail : options.intern(organizerEmail);
-  return new ServedEvent(id, startMs, endMs, category satisfies Category, shared, createdAt, seq, modifiedMs, json, seriesId as string | undefined);
+  return new ServedEvent(id, startMs, endMs, category satisfies Category, shared, createdAt, seq, modifiedMs, json, seriesId as string | undefined, status, hiddenAt);
 }

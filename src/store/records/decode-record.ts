@@ -102,15 +102,28 @@ function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: 
     if (promoted === undefined) return 'a put line has a malformed "promoted" list';
     pos = close;
   }
-  const eventOpen = promoted === undefined ? EVENT_OPEN : LIST_EVENT_OPEN;
-  if (!matches(buf, pos, eventOpen, end - 2)) return 'a put line lacks "event" after "created_at"';
-  pos += eventOpen.length;
+  // A draft or pending event that was public before says when it was hidden (API.md §14), just before its view.
+  let hiddenAt: number | undefined;
+  if (matches(buf, pos + 1, HIDDEN_OPEN, end)) {
+    pos += 1 + HIDDEN_OPEN.length;
+    const digitsStart = pos;
+    hiddenAt = 0;
+    while (pos < end && buf[pos]! >= 0x30 && buf[pos]! <= 0x39) hiddenAt = hiddenAt * 10 + (buf[pos++]! - 0x30);
+    if (pos === digitsStart || pos - digitsStart > 15 || buf[digitsStart] === 0x30 || hiddenAt > seq) return 'a put line has a malformed "hidden"';
+    if (!matches(buf, pos, BARE_EVENT_OPEN, end - 2)) return 'a put line lacks "event" after "hidden"';
+    pos += BARE_EVENT_OPEN.length;
+  } else {
+    const eventOpen = promoted === undefined ? EVENT_OPEN : LIST_EVENT_OPEN;
+    if (!matches(buf, pos, eventOpen, end - 2)) return 'a put line lacks "event" after "created_at"';
+    pos += eventOpen.length;
+  }
   if (buf[pos] !== OPEN_BRACE || buf[end - 1] !== CLOSE_BRACE) return 'the "event" is not a JSON object';
-  const packed = options.pack === undefined ? undefined : packView(buf, pos, end, createdMs, seq, modifiedMs, options.pack);
+  // A hidden event's view ends in its status, a layout the packed columns never take.
+  const packed = options.pack === undefined || hiddenAt !== undefined ? undefined : packView(buf, pos, end, createdMs, seq, modifiedMs, options.pack);
   if (packed !== undefined) return putRecord(seq, packed, promoted, idem);
   // toString copies the bytes into a new flat string: nothing keeps the read buffer alive.
   const json = buf.toString('utf8', pos, end);
-  const stored = scanStoredView(buf, pos, end, json, createdAt, seq, modifiedMs, options.intern) ?? storedFromView(json, createdAt, seq, modifiedMs, options);
+  const stored = (hiddenAt === undefined ? scanStoredView(buf, pos, end, json, createdAt, seq, modifiedMs, options.intern) : undefined) ?? storedFromView(json, createdAt, seq, modifiedMs, options, hiddenAt);
   if (typeof stored === 'string') return stored;
   return putRecord(seq, stored, promoted, idem);
 }
@@ -237,6 +250,8 @@ const OP_OPEN = Buffer.from(',"op":"');
 const CREATED_OPEN = Buffer.from(',"created_at":"');
 const EVENT_OPEN = Buffer.from('","event":');
 const LIST_EVENT_OPEN = Buffer.from('],"event":');
+const HIDDEN_OPEN = Buffer.from(',"hidden":');
+const BARE_EVENT_OPEN = Buffer.from(',"event":');
 const AT_OPEN = Buffer.from('","at":"');
 const PROMOTED_OPEN = Buffer.from('","promoted":[');
 const IDEM_OPEN = Buffer.from('","idem":"');

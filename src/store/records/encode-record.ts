@@ -16,7 +16,7 @@ export function encodePut(seq: number, record: EventRecord, view: string = viewJ
 
 /** The put line of a stored event, at the sequence number it was written with (compaction keeps them), with the registrations it confirmed. */
 export function encodeStored(stored: StoredEvent, promoted: readonly string[] = [], idem?: IdempotencyTag): string {
-  return encodeView(stored.seq, stored.createdAt, isoTime(stored.modifiedMs, 'the time of a change'), promoted, stored.json, idem);
+  return encodeView(stored.seq, stored.createdAt, isoTime(stored.modifiedMs, 'the time of a change'), promoted, stored.json, idem, stored.hiddenAt);
 }
 
 /** The line of a new registration at `lineSeq`: its own seq, or the next one when it confirms (the event's); `idem` when sent with an Idempotency-Key. */
@@ -121,13 +121,16 @@ export function encodeDelete(seq: number, id: string): string {
 }
 
 /** A put line; `at` (the time of the change) and `promoted` are left out when they add nothing, as lines before them had neither. */
-function encodeView(seq: number, createdAt: string, at: string, promoted: readonly string[], view: string, idem?: IdempotencyTag): string {
+function encodeView(seq: number, createdAt: string, at: string, promoted: readonly string[], view: string, idem?: IdempotencyTag, hiddenAt?: number): string {
   if (Number.isNaN(timeMs(createdAt))) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(createdAt)}`);
   for (const id of promoted) if (!REGISTRATION_ID_PATTERN.test(id)) throw new TypeError(`cannot log registration id ${JSON.stringify(id)}`);
+  if (hiddenAt !== undefined && (checkSeq(hiddenAt) > seq)) throw new TypeError(`a put line at seq ${seq} cannot say its event was hidden at the later seq ${hiddenAt}`);
   const atField = at === createdAt ? '' : `,"at":"${at}"`;
   const idemField = idem === undefined ? '' : `,"idem":"${encodeIdemToken(idem)}"`;
   const promotedField = promoted.length === 0 ? '' : `,"promoted":${JSON.stringify(promoted)}`;
-  return seal(`{"seq":${checkSeq(seq)},"op":"put","created_at":"${createdAt}"${atField}${idemField}${promotedField},"event":${view}`);
+  // Only on a draft or pending event that was public before (API.md §14): the seq of its tombstone in the change feed.
+  const hiddenField = hiddenAt === undefined ? '' : `,"hidden":${hiddenAt}`;
+  return seal(`{"seq":${checkSeq(seq)},"op":"put","created_at":"${createdAt}"${atField}${idemField}${promotedField}${hiddenField},"event":${view}`);
 }
 
 /** Closes the object `head` opened: its CRC covers `head + "}"`, then `,"crc":"…"}` and the newline follow. */

@@ -1,7 +1,7 @@
 // Applies records another instance committed to this instance's views, as the writer that made them did to its own.
 import { withRegisteredCount } from './served-event.js';
 import type { StoredEvent } from '../../events/event.js';
-import type { ChangeLog } from './change-log.js';
+import { publicChange, type ChangeLog } from './change-log.js';
 import type { EventIndex } from './event-index.js';
 import type { IdempotencyTable } from './idempotency-table.js';
 import { rememberAnswer } from './remember-answer.js';
@@ -41,16 +41,26 @@ export function applyRecord(views: Views, record: LogRecord | MetaRecord, nowMs:
 
 function applyToViews(views: Views, record: LogRecord | MetaRecord, nowMs: number): void {
   switch (record.op) {
-    case 'put':
+    case 'put': {
+      // The change feed shows the public view (API.md §14): a draft's changes are nobody else's.
+      const before = views.index.get(record.stored.id);
       views.index.put(record.stored);
       views.rosters.apply(record);
-      views.changes.committed(record.seq, record.stored.id, record.stored);
+      const { hiddenAt } = record.stored;
+      // A draft once public, met with no state before it (a compacted log): its tombstone where its line says.
+      if (before === undefined && hiddenAt !== undefined) views.changes.hiddenAt(hiddenAt, record.stored.id);
+      views.changes.committed(record.seq, record.stored.id, publicChange(before, record.stored));
       rememberAnswer(views.idempotency, record, nowMs);
       return;
+    }
     case 'del':
+      {
+        const before = views.index.get(record.id);
+        // A draft's deletion is nobody else's; an unknown event's, a deletion as ever.
+        views.changes.committed(record.seq, record.id, before === undefined ? null : publicChange(before, null));
+      }
       views.index.delete(record.id);
       views.rosters.apply(record);
-      views.changes.committed(record.seq, record.id, null);
       return;
     case 'regstate':
       // A compacted log (migrated from a data folder): the event's own line says its count.

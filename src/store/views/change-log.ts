@@ -1,6 +1,17 @@
 // What the change feed reads from the store: which events changed after a sequence number, deletions kept as tombstones.
-import type { StoredEvent } from '../../events/event.js';
+import { isHidden, type StoredEvent } from '../../events/event.js';
 import { readCopyToken, signCopyToken, type CopyStart } from './copy-token.js';
+
+/**
+ * What a write does to the change feed's public view (API.md §14): the event after it when it is public (published or
+ * cancelled), null when it leaves public view (deleted, or made a draft or pending again), undefined when nobody else
+ * saw anything (a draft changed or deleted, or a line that left the event as it was).
+ */
+export function publicChange(before: StoredEvent | undefined, after: StoredEvent | null | undefined): StoredEvent | null | undefined {
+  if (after === undefined) return undefined;
+  if (after !== null && !isHidden(after)) return after;
+  return before !== undefined && !isHidden(before) ? null : undefined;
+}
 
 /** One event's latest change: its state now, or null when the change deleted it. */
 export interface Change {
@@ -84,7 +95,10 @@ export class ChangeLog implements ChangeFeedSource {
     return this.#tombstones;
   }
 
-  /** Notes a durable line at `seq`; `state` is the event after it (null: deleted, undefined: the event did not change). */
+  /**
+   * Notes a durable line at `seq`; `state` is the event after it as others see it (null: deleted or hidden,
+   * undefined: nothing others see changed): see publicChange.
+   */
   committed(seq: number, id: string, state: StoredEvent | null | undefined): void {
     this.#lastSeq = seq;
     if (state === undefined) return;
@@ -101,10 +115,33 @@ export class ChangeLog implements ChangeFeedSource {
     for (const listener of [...this.#listeners]) listener();
   }
 
-  /** Compaction dropped every deletion up to `throughSeq`: forget their tombstones, and answer 410 for positions before the newest. */
+  /**
+   * A draft or pending event `id` that left public view at `seq` (its line says so: StoredEvent.hiddenAt), met with no
+   * state before it (a log compacted elsewhere, read from its start): its tombstone, in seq order among the entries.
+   */
+  hiddenAt(seq: number, id: string): void {
+    if (this.#tombstones.get(id) === seq) return;
+    this.#tombstones.delete(id);
+    this.#tombstones.set(id, seq);
+    const at = firstAfter(this.#seqs, seq);
+    this.#seqs.splice(at, 0, seq);
+    this.#ids.splice(at, 0, id);
+  }
+
+  /** The tombstones of events no longer live (deleted), which compaction drops: those of drafts once public stay with their line. */
+  deletions(): Map<string, number> {
+    const gone = new Map<string, number>();
+    for (const [id, seq] of this.#tombstones) if (this.#lookup(id) === undefined) gone.set(id, seq);
+    return gone;
+  }
+
+  /**
+   * Compaction dropped every deletion up to `throughSeq`: forget their tombstones, and answer 410 for positions before
+   * the newest. A hidden event's tombstone stays: its own put line, which compaction keeps, says where it is.
+   */
   dropDeletionsThrough(throughSeq: number): number {
     for (const [id, seq] of this.#tombstones) {
-      if (seq > throughSeq) continue;
+      if (seq > throughSeq || this.#lookup(id) !== undefined) continue;
       this.#tombstones.delete(id);
       if (seq > this.#horizon) this.#horizon = seq;
     }
@@ -150,7 +187,8 @@ export class ChangeLog implements ChangeFeedSource {
     const seq = this.#seqs[at]!;
     const id = this.#ids[at]!;
     const event = this.#lookup(id);
-    if (event !== undefined) return event.seq === seq ? { seq, id, event } : undefined;
+    // A draft or pending event is no change anyone else sees: only its tombstone, if it was public before.
+    if (event !== undefined && !isHidden(event)) return event.seq === seq ? { seq, id, event } : undefined;
     if (liveOnly) return undefined;
     return this.#tombstones.get(id) === seq ? { seq, id, event: null } : undefined;
   }
@@ -162,6 +200,7 @@ export class ChangeLog implements ChangeFeedSource {
     const deleted = [...this.#tombstones];
     let next = 0;
     for (const event of liveEvents) {
+      if (event.status !== undefined && isHidden(event)) continue;
       while (next < deleted.length && deleted[next]![1] < event.seq) {
         seqs.push(deleted[next]![1]);
         ids.push(deleted[next++]![0]);

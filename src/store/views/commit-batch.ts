@@ -3,7 +3,7 @@
 import type { StoredEvent } from '../../events/event.js';
 import type { LogRecord } from '../records/jsonl-record.js';
 import { touchedBy, type ChangeHistory, type CommittedChange } from './change-history.js';
-import type { ChangeLog } from './change-log.js';
+import { publicChange, type ChangeLog } from './change-log.js';
 import type { DocumentTable } from './document-table.js';
 import type { EventIndex } from './event-index.js';
 import type { DocumentMember } from './group-write.js';
@@ -73,10 +73,12 @@ export function commitBatch(batch: readonly QueuedChange[], targets: CommitTarge
 }
 
 function commitMember(entry: QueuedChange, member: EventMember, targets: CommitTargets): void {
+  // The change feed shows the public view (API.md §14): a draft's changes are nobody else's.
+  const shown = targets.changes === undefined || member.state === undefined ? undefined : publicChange(targets.index.get(member.id), member.state);
   if (member.state === null) targets.index.delete(member.id);
   else if (member.state !== undefined) targets.index.put(member.state);
   targets.rosters.apply(member.record);
-  targets.changes?.committed(member.record.seq, member.id, member.state);
+  targets.changes?.committed(member.record.seq, member.id, shown);
   if (targets.idempotency !== undefined) rememberAnswer(targets.idempotency, member.record, targets.now());
   targets.pending.committed(member.id, entry);
 }

@@ -1,5 +1,5 @@
 // The in-memory state of the events: a map by id and B+trees in list order (start, id), one overall and one per category.
-import { CATEGORIES } from '../../events/event.js';
+import { CATEGORIES, isHidden } from '../../events/event.js';
 import type { Category, StoredEvent } from '../../events/event.js';
 import type { ListQuery, ListResult } from '../event-store.js';
 import { OrderedEvents } from './ordered-events.js';
@@ -10,15 +10,24 @@ import type { BuiltSearch } from '../../search/search-built.js';
 import { PLACE_STEPS_PER_COLLECT } from '../../search/search-build.js';
 import { listFiltered, type ListSources } from './filtered-list.js';
 import { STORE_EVENT_FORMS } from './store-event-forms.js';
+import { listByStatus } from './status-list.js';
 
 export { compareEvents };
 
 /** Events indexed for `q` per turn of the event loop while the index is built after a start (a few milliseconds). */
 const SEARCH_BUILD_STEP = 2000;
 
-/** Every live event, by id and in list order, overall and per category. */
+/**
+ * Every live event by id; the public ones (published and cancelled: API.md §14) also in list order, overall and per
+ * category, by series and for `q`. Drafts and pending events are kept apart in a small table of their own, so no count,
+ * page, search or timing of a public list depends on them.
+ */
 export class EventIndex {
   readonly #byId: Map<string, StoredEvent>;
+  /** The drafts and pending events, by id: in no tree, no series list and no search index. */
+  readonly #hidden = new Map<string, StoredEvent>();
+  /** The cancelled events (public, in the trees too), by id: what a list of `status=published` leaves out. */
+  readonly #cancelled = new Map<string, StoredEvent>();
   readonly #all: OrderedEvents;
   readonly #byCategory: Map<Category, OrderedEvents>;
   readonly #series = new SeriesMembers();
@@ -32,13 +41,24 @@ export class EventIndex {
    */
   constructor(byId: Map<string, StoredEvent> = new Map(), options: { searchIndex?: boolean } = {}) {
     this.#byId = byId;
-    const sorted = sortEvents([...byId.values()]);
+    // The public events, in the map's order (each one's latest seq): what the trees, the series and the search index hold.
+    const shown: StoredEvent[] = [];
+    for (const stored of byId.values()) {
+      // A published event has no status: one property read each, and nothing more.
+      if (stored.status === undefined) shown.push(stored);
+      else if (isHidden(stored)) this.#hidden.set(stored.id, stored);
+      else {
+        this.#cancelled.set(stored.id, stored);
+        shown.push(stored);
+      }
+    }
+    const sorted = sortEvents(shown);
     this.#all = new OrderedEvents(sorted);
     const perCategory = new Map<Category, StoredEvent[]>(CATEGORIES.map((category) => [category, []]));
     for (const stored of sorted) perCategory.get(stored.category)?.push(stored);
     this.#byCategory = new Map(CATEGORIES.map((category) => [category, new OrderedEvents(perCategory.get(category))]));
-    for (const stored of byId.values()) this.#series.add(stored);
-    this.#search = options.searchIndex === false ? undefined : new SearchIndex(byId.values(), STORE_EVENT_FORMS);
+    for (const stored of shown) this.#series.add(stored);
+    this.#search = options.searchIndex === false ? undefined : new SearchIndex(shown, STORE_EVENT_FORMS);
     this.#sources = { all: this.#all, tree: (category) => this.#tree(category), search: this.#search };
   }
 
@@ -65,17 +85,22 @@ export class EventIndex {
     return notTaken;
   }
 
-  /** Number of live events. */
+  /** Number of live events, drafts and pending ones included. */
   get size(): number {
     return this.#byId.size;
   }
 
-  /** The event with this id, if live. */
+  /** Number of live drafts and pending events. */
+  get hiddenCount(): number {
+    return this.#hidden.size;
+  }
+
+  /** The event with this id, if live (whatever its status). */
   get(id: string): StoredEvent | undefined {
     return this.#byId.get(id);
   }
 
-  /** Every live event in the order of its latest seq (the order a compacted log is written in). */
+  /** Every live event, drafts and pending ones included, in the order of its latest seq (the order a compacted log is written in). */
   values(): IterableIterator<StoredEvent> {
     return this.#byId.values();
   }
@@ -87,10 +112,17 @@ export class EventIndex {
     // Delete then set, so the map's order follows each event's latest seq.
     this.#byId.delete(stored.id);
     this.#byId.set(stored.id, stored);
+    const shownBefore = previous !== undefined && !isHidden(previous) ? previous : undefined;
+    if (stored.status !== undefined && isHidden(stored)) {
+      this.#hidden.set(stored.id, stored);
+      if (shownBefore !== undefined) this.#search?.delete(shownBefore);
+      return;
+    }
+    if (stored.status === 'cancelled') this.#cancelled.set(stored.id, stored);
     this.#all.insert(stored);
     this.#tree(stored.category).insert(stored);
     this.#series.add(stored);
-    this.#search?.put(stored, previous);
+    this.#search?.put(stored, shownBefore);
   }
 
   /** Removes an event; false when it was not there. */
@@ -99,12 +131,16 @@ export class EventIndex {
     if (previous === undefined) return false;
     this.#unlink(previous);
     this.#byId.delete(id);
-    this.#search?.delete(previous);
+    if (!isHidden(previous)) this.#search?.delete(previous);
     return true;
   }
 
-  /** One page of the events matching `query`, in list order, and the count of every match (API.md §5). */
+  /**
+   * One page of the events matching `query`, in list order, and the count of every match (API.md §5): the public
+   * ones (published and cancelled), or those of `query.statuses` (§14).
+   */
   list(query: ListQuery): ListResult {
+    if (query.statuses !== undefined) return listByStatus({ publicList: (plain) => this.list(plain), hidden: this.#hidden, cancelled: this.#cancelled }, { ...query, statuses: query.statuses });
     if (query.seriesId !== undefined) return this.#series.list({ ...query, seriesId: query.seriesId });
 
     if (query.words !== undefined || query.categories !== undefined) return listFiltered(this.#sources, query);
@@ -138,6 +174,10 @@ export class EventIndex {
   }
 
   #unlink(stored: StoredEvent): void {
+    if (stored.status !== undefined) {
+      if (this.#hidden.delete(stored.id)) return;
+      this.#cancelled.delete(stored.id);
+    }
     if (!this.#all.delete(stored) || !this.#tree(stored.category).delete(stored)) {
       throw new Error(`event index out of step: ${stored.id} is not where its start time puts it`);
     }

@@ -1,6 +1,6 @@
 // A change to one event planned against the latest queued state: the event after it, its line, and the waitlisted
 // registrations a raised capacity confirms in the same line. The write queue queues what is planned here.
-import { viewJson } from '../../events/event.js';
+import { isHidden, isHiddenStatus, viewJson } from '../../events/event.js';
 import type { EventRecord, StoredEvent } from '../../events/event.js';
 import type { EventChange, WriteOptions } from '../event-store.js';
 import { encodeDelete, encodeStored } from '../records/encode-record.js';
@@ -47,9 +47,18 @@ export function planPut(id: string, current: StoredEvent | undefined, next: Even
   if (unloggable !== undefined) throw new TypeError(`the store cannot log event ${id}: ${unloggable}`);
   const view = viewJson(record_);
   if (!queued.isQueued(id) && current !== undefined && view === current.json && record_.created_at === current.createdAt) return undefined;
-  const state = toStored(record_, seq, view, queued.now());
+  const state = toStored(record_, seq, view, queued.now(), hiddenAtAfter(current, record_, seq));
   const line = encodeStored(state, promoted, options.idem);
   const record: LogRecord = promoted.length === 0 ? { seq, op: 'put', stored: state } : { seq, op: 'put', stored: state, promoted };
   if (options.idem !== undefined) record.idem = options.idem;
   return { state, line, record, promoted };
+}
+
+/**
+ * When the change feed's tombstone of `next` lies, if it is a draft or pending event that was public before (see
+ * StoredEvent.hiddenAt): this write's seq when it takes a public event out of view, else where it already was.
+ */
+function hiddenAtAfter(current: StoredEvent | undefined, next: EventRecord, seq: number): number | undefined {
+  if (!isHiddenStatus(next.status) || current === undefined) return undefined;
+  return isHidden(current) ? current.hiddenAt : seq;
 }

@@ -1,7 +1,7 @@
 // The store's written form of a StoredEvent (its view held as a string), the functions that make one, and the
 // measures (CRC-32, UTF-8 length) of its served bytes that a list page needs, each taken once per event, not per page.
 import { crc32 } from '../../lib/crc32.js';
-import { viewJson, type Category, type EventRecord, type StoredEvent } from '../../events/event.js';
+import { viewJson, type Category, type EventRecord, type EventStatus, type StoredEvent } from '../../events/event.js';
 
 /**
  * What every event form of the store shares: the view (`json`), its seats, and the measures of its served
@@ -52,13 +52,20 @@ export class ServedEvent extends EventState {
     readonly modifiedMs: number,
     readonly json: string,
     seriesId?: string,
+    status?: EventStatus,
+    hiddenAt?: number,
   ) {
     super();
-    // An own property only for an occurrence of a series, as the plain objects before this class had it.
+    // An own property only for an occurrence of a series, as the plain objects before this class had it; and only
+    // for an event not published (API.md §14), so a published one keeps the shape (and the speed) it always had.
     if (seriesId !== undefined) this.seriesId = seriesId;
+    if (status !== undefined && status !== 'published') this.status = status;
+    if (hiddenAt !== undefined) this.hiddenAt = hiddenAt;
   }
 
   declare readonly seriesId?: string;
+  declare readonly status?: EventStatus;
+  declare readonly hiddenAt?: number;
 
   viewCrc(): number {
     if (this.#crc === -1) this.#crc = crc32(this.json);
@@ -75,15 +82,18 @@ export class ServedEvent extends EventState {
   }
 }
 
-/** The compact form of a record written at sequence `seq` at `modifiedMs` (default: its creation). */
-export function toStored(record: EventRecord, seq: number, json: string = viewJson(record), modifiedMs: number = Date.parse(record.created_at)): StoredEvent {
-  return new ServedEvent(record.id, Date.parse(record.start_time), Date.parse(record.end_time), record.category, record.organizer.email.toLowerCase(), record.created_at, seq, modifiedMs, json, record.series_id);
+/**
+ * The compact form of a record written at sequence `seq` at `modifiedMs` (default: its creation); `hiddenAt` for a
+ * draft or pending event that was public before (see StoredEvent.hiddenAt).
+ */
+export function toStored(record: EventRecord, seq: number, json: string = viewJson(record), modifiedMs: number = Date.parse(record.created_at), hiddenAt?: number): StoredEvent {
+  return new ServedEvent(record.id, Date.parse(record.start_time), Date.parse(record.end_time), record.category, record.organizer.email.toLowerCase(), record.created_at, seq, modifiedMs, json, record.series_id, record.status, hiddenAt);
 }
 
 /** The same event with another `registered_count`, as written at `seq` and `modifiedMs`. */
 export function withRegisteredCount(stored: StoredEvent, registered: number, seq: number, modifiedMs: number): StoredEvent {
   const json = viewWithCount(stored.json, registered);
-  return new ServedEvent(stored.id, stored.startMs, stored.endMs, stored.category, stored.organizerEmail, stored.createdAt, seq, modifiedMs, json, stored.seriesId);
+  return new ServedEvent(stored.id, stored.startMs, stored.endMs, stored.category, stored.organizerEmail, stored.createdAt, seq, modifiedMs, json, stored.seriesId, stored.status, stored.hiddenAt);
 }
 
 /** CRC-32 of the served bytes of any StoredEvent (kept by the store's own forms). */

@@ -1,0 +1,136 @@
+// Whole requests for a series' status (API.md §14): the series and its occurrences created, moved, approved, rejected
+// and cancelled together; occurrences edited on their own (and, for a cancellation, started ones) passed by.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { assertRefused, writesNothing } from './publishing-support.js';
+
+const DAY = 86_400_000;
+
+/** A daily series of `count` occurrences at 09:00 UTC, the first `firstInDays` days from today (negative: already started). */
+function daily(count: number, firstInDays: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const start = new Date(Date.now() + firstInDays * DAY);
+  start.setUTCHours(9, 0, 0, 0);
+  return {
+    title: 'Morning run',
+    category: 'athletic',
+    location: 'Track',
+    start_time: start.toISOString(),
+    end_time: new Date(start.getTime() + 3_600_000).toISOString(),
+    capacity: 20,
+    time_zone: 'UTC',
+    recurrence: `FREQ=DAILY;COUNT=${count}`,
+    ...overrides,
+  };
+}
+
+describe('series statuses', () => {
+  let h: Harness;
+  let required: Harness;
+  before(async () => {
+    h = await startHarness();
+    required = await startHarness({ approval: 'required' });
+  });
+  after(async () => {
+    await h.close();
+    await required.close();
+  });
+
+  /** The statuses of a series' occurrences in list order, as `key` sees them (every status asked for). */
+  async function statuses(harness: Harness, seriesId: string, key = harness.keys.admin): Promise<string[]> {
+    const response = await harness.request('GET', `/events?series_id=${seriesId}&status=draft,pending,published,cancelled&limit=100`, { key });
+    assert.equal(response.status, 200);
+    return response.json.events.map((event: { status?: string }) => event.status ?? 'published');
+  }
+
+  test('a draft series: it and every occurrence are drafts, seen by none but its organizer and admins, until published together', async () => {
+    const created = await h.request('POST', '/series', { key: h.keys.organizer, body: daily(4, 3, { status: 'draft' }) });
+    assert.equal(created.status, 201, created.text ?? '');
+    const { id } = created.json;
+    assert.equal(created.json.status, 'draft');
+    assert.deepEqual(await statuses(h, id, h.keys.organizer), ['draft', 'draft', 'draft', 'draft']);
+    for (const key of [h.keys.reader, h.keys.other]) {
+      assertRefused(await h.request('GET', `/series/${id}`, { key }), 404, 'not_found', [id]);
+      assert.equal((await h.request('GET', '/series', { key })).json.series.some((series: { id: string }) => series.id === id), false);
+      assert.equal((await h.request('GET', `/events?series_id=${id}`, { key })).json.total, 0);
+      assertRefused(await h.request('PUT', `/series/${id}`, { key: h.keys.other, body: { status: 'published' } }), 404, 'not_found', [id]);
+    }
+    assert.equal((await h.request('GET', `/series/${id}`, { key: h.keys.organizer })).json.status, 'draft');
+    assert.equal((await h.request('GET', '/series?status=draft', { key: h.keys.organizer })).json.series[0].id, id);
+    assert.equal((await h.request('GET', '/series?status=draft', { key: h.keys.other })).json.total, 0, "another organizer's queue holds only their own");
+    assertRefused(await h.request('GET', '/series?status=draft', { key: h.keys.reader }), 403, 'forbidden', ['reader']);
+    const published = await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'published' } });
+    assert.equal(published.status, 200, published.text ?? '');
+    assert.equal('status' in published.json, false);
+    assert.deepEqual(await statuses(h, id), ['published', 'published', 'published', 'published']);
+    assert.equal((await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.total, 4);
+  });
+
+  test('cancelling a series cancels its occurrences not started and not edited alone, with the reason; restoring brings back those', async () => {
+    const { id } = (await h.request('POST', '/series', { key: h.keys.organizer, body: daily(5, -2) })).json;
+    const ids: string[] = (await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.events.map((event: { id: string }) => event.id);
+    // The fourth was moved alone: a series change passes it by.
+    await h.request('PUT', `/events/${ids[3]}`, { key: h.keys.organizer, body: { location: 'Gym' } });
+    const cancelled = await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'cancelled', cancellation_reason: 'Track resurfaced' } });
+    assert.equal(cancelled.status, 200, cancelled.text ?? '');
+    assert.equal(cancelled.json.status, 'cancelled');
+    assert.equal(cancelled.json.cancellation_reason, 'Track resurfaced');
+    assert.deepEqual(await statuses(h, id), ['published', 'published', 'cancelled', 'published', 'cancelled']);
+    const third = (await h.request('GET', `/events/${ids[2]}`, { key: h.keys.reader })).json;
+    assert.equal(third.cancellation_reason, 'Track resurfaced');
+    // Cancelled occurrences stay listed, for everyone.
+    assert.equal((await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.total, 5);
+    assert.equal((await h.request('GET', `/events?series_id=${id}&status=cancelled`, { key: h.keys.reader })).json.total, 2);
+    const restored = await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { status: 'published' } });
+    assert.equal('status' in restored.json || 'cancellation_reason' in restored.json, false);
+    assert.deepEqual(await statuses(h, id), ['published', 'published', 'published', 'published', 'published']);
+    assertRefused(await writesNothing(h, undefined, () => h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'draft' } })), 409, 'conflict', ['"published"', '"draft"', id]);
+    assertRefused(await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { cancellation_reason: 'x' } }), 400, 'validation_failed', ['cancellation_reason'], 'cancellation_reason');
+  });
+
+  test('cancelling one occurrence is a PUT of its status: it stays listed as cancelled, counts as edited alone, and the series keeps its status', async () => {
+    const { id } = (await h.request('POST', '/series', { key: h.keys.organizer, body: daily(3, 5) })).json;
+    const ids: string[] = (await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.events.map((event: { id: string }) => event.id);
+    const one = await h.request('PUT', `/events/${ids[1]}`, { key: h.keys.organizer, body: { status: 'cancelled', cancellation_reason: 'Holiday' } });
+    assert.equal(one.json.status, 'cancelled');
+    assert.equal('status' in (await h.request('GET', `/series/${id}`, { key: h.keys.reader })).json, false);
+    await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { location: 'Field B' } });
+    const occurrences = (await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.events;
+    assert.deepEqual(occurrences.map((event: { location: string }) => event.location), ['Field B', 'Track', 'Field B']);
+    assert.deepEqual(occurrences.map((event: { status?: string }) => event.status ?? 'published'), ['published', 'cancelled', 'published']);
+  });
+
+  test("under approval an organizer's series is pending; an admin approves it with every occurrence, or rejects it with a note on each", async () => {
+    const h2 = required;
+    const first = (await h2.request('POST', '/series', { key: h2.keys.organizer, body: daily(3, -1) })).json;
+    assert.equal(first.status, 'pending');
+    assert.deepEqual(await statuses(h2, first.id), ['pending', 'pending', 'pending']);
+    assert.equal((await h2.request('GET', `/events?series_id=${first.id}`, { key: h2.keys.reader })).json.total, 0);
+    assertRefused(await h2.request('POST', `/series/${first.id}/approve`, { key: h2.keys.organizer }), 403, 'forbidden', ['organizer', 'series']);
+    const approved = await h2.request('POST', `/series/${first.id}/approve`, { key: h2.keys.admin });
+    assert.equal(approved.status, 200, approved.text ?? '');
+    assert.equal('status' in approved.json, false);
+    assert.deepEqual(await statuses(h2, first.id), ['published', 'published', 'published'], 'a started occurrence too: it was never public');
+    assertRefused(await h2.request('POST', `/series/${first.id}/approve`, { key: h2.keys.admin }), 409, 'conflict', ['"published"']);
+
+    const second = (await h2.request('POST', '/series', { key: h2.keys.organizer, body: daily(2, 4) })).json;
+    assertRefused(await h2.request('POST', `/series/${second.id}/reject`, { key: h2.keys.admin, body: { reason: '' } }), 400, 'validation_failed', ['reason'], 'reason');
+    const rejected = await h2.request('POST', `/series/${second.id}/reject`, { key: h2.keys.admin, body: { reason: 'Book the track first.' } });
+    assert.equal(rejected.json.status, 'draft');
+    assert.equal(rejected.json.review_note, 'Book the track first.');
+    const drafts = (await h2.request('GET', `/events?series_id=${second.id}&status=draft`, { key: h2.keys.organizer })).json.events;
+    assert.deepEqual(drafts.map((event: { review_note?: string }) => event.review_note), ['Book the track first.', 'Book the track first.']);
+    const resubmitted = await h2.request('PUT', `/series/${second.id}`, { key: h2.keys.organizer, body: { location: 'Track (booked)', status: 'published' } });
+    assert.equal(resubmitted.json.status, 'pending');
+    assert.equal('review_note' in resubmitted.json, false);
+    assert.deepEqual(await statuses(h2, second.id), ['pending', 'pending']);
+    assert.equal(second.id === undefined, false);
+    assertRefused(await h2.request('GET', `/series/${second.id}`, { key: h2.keys.other }), 404, 'not_found', [second.id]);
+  });
+
+  test('POST /series refuses status cancelled, pending without approval, and a cancellation_reason, each naming the field', async () => {
+    for (const [body, field] of [[{ status: 'cancelled' }, 'status'], [{ status: 'pending' }, 'status'], [{ status: 'nope' }, 'status'], [{ cancellation_reason: 'x' }, 'cancellation_reason'], [{ review_note: 'x' }, 'review_note']] as const) {
+      assertRefused(await writesNothing(h, undefined, () => h.request('POST', '/series', { key: h.keys.organizer, body: daily(2, 3, body) })), 400, 'validation_failed', [field], field);
+    }
+  });
+});
