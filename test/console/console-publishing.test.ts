@@ -54,6 +54,9 @@ async function fillEvent(page: Page, title: string, day: string): Promise<void> 
 
 const idOf = (page: Page): string => new URL(page.url()).hash.split('/')[2]!;
 
+/** Waits for the sentence a move leaves on the screen (the status line speaks it too, out of sight). */
+const outcome = (page: Page, sentence: string): Promise<void> => page.locator('#content p.done').filter({ hasText: sentence }).waitFor();
+
 test('submit → approve: a draft submitted from My drafts waits in the queue the header counts; approved, a reader sees it', { skip, timeout: TIMEOUT_MS }, async () => {
   const organizer = await tab('organizer');
   const admin = await tab('admin');
@@ -71,7 +74,7 @@ test('submit → approve: a draft submitted from My drafts waits in the queue th
     await row.getByText('Draft', { exact: true }).waitFor();
     await checkScreen(organizer, 'my-drafts');
     await row.getByRole('button', { name: 'Submit for approval Spring concert' }).click();
-    await organizer.getByText('“Spring concert” is submitted for approval: an administrator reviews it before others see it.').waitFor();
+    await outcome(organizer, '“Spring concert” is submitted for approval: an administrator reviews it before others see it.');
     assert.equal((await read(id, 'organizer'))?.status, 'pending');
     assert.equal(await read(id, 'reader'), undefined, 'a reader cannot see it yet');
 
@@ -85,7 +88,7 @@ test('submit → approve: a draft submitted from My drafts waits in the queue th
     await waiting.getByText('Olivia Organizer (olivia@campus.edu)').waitFor();
     await checkScreen(admin, 'approval-queue');
     await waiting.getByRole('button', { name: 'Approve Spring concert' }).click();
-    await admin.getByText('“Spring concert” is approved: everyone can see it now.').waitFor();
+    await outcome(admin, '“Spring concert” is approved: everyone can see it now.');
     await admin.getByText('Nothing waits for approval.').waitFor();
     await admin.getByRole('link', { name: 'Approval queue 0 waiting' }).waitFor();
 
@@ -134,7 +137,7 @@ test('submit → reject → fix → resubmit: the reason is required, and the re
     await checkScreen(admin, 'reject-dialog');
     await admin.getByLabel('Reason', { exact: true }).fill('Say which room of the main hall.');
     await dialog.getByRole('button', { name: 'Reject' }).click();
-    await admin.getByText('“Bake sale” is sent back to its organizer with your note.').waitFor();
+    await outcome(admin, '“Bake sale” is sent back to its organizer with your note.');
 
     await organizer.goto(`${journey.url}/console/#/drafts`);
     const row = organizer.getByRole('row', { name: /Bake sale/ });
@@ -149,7 +152,7 @@ test('submit → reject → fix → resubmit: the reason is required, and the re
     await organizer.getByText('Draft. Only its organizer and administrators see this event.').waitFor();
     assert.equal((await read(id, 'organizer'))?.review_note, undefined, 'the note is gone with the next change');
     await organizer.getByRole('button', { name: 'Submit for approval' }).click();
-    await organizer.getByText('“Bake sale” is submitted for approval: an administrator reviews it before others see it.').waitFor();
+    await outcome(organizer, '“Bake sale” is submitted for approval: an administrator reviews it before others see it.');
     assert.deepEqual(await read(id, 'organizer').then((event) => [event?.status, event?.location]), ['pending', 'Main hall, room 2']);
     assertClean(browsing);
   } finally {
@@ -206,7 +209,7 @@ test('cancel with a reason: "Cancelled" in words in the list, the month and the 
 
     // Restoring, an organizer's event goes through approval again: the console says what came back.
     await organizer.getByRole('button', { name: 'Restore' }).click();
-    await organizer.getByText('“Open-air cinema” is submitted for approval: an administrator reviews it before others see it.').waitFor();
+    await outcome(organizer, '“Open-air cinema” is submitted for approval: an administrator reviews it before others see it.');
     await organizer.getByText('Pending approval.', { exact: false }).waitFor();
     assert.equal((await read(id, 'organizer'))?.status, 'pending');
     assert.equal((await read(id, 'organizer'))?.cancellation_reason, undefined, 'restoring clears the reason');
