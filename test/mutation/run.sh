@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Mutation score of one module: test/mutation/run.sh src/store/views/roster.ts test/store/views/roster.test.ts [more tests...]
-# StrykerJS is not a dependency of this repository: install it once outside it (see README, Development) and point
+# StrykerJS is not a dependency of this repository: install it once outside it (see docs/development.md, Mutation testing) and point
 # STRYKER_HOME at that folder (default ../stryker). Runs with concurrency 1 (CONCURRENCY=2 at most: the machine is shared).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

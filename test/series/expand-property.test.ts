@@ -121,7 +121,7 @@ test('expandSchedule() makes the same occurrences as rrule-temporal for 5,000 se
     if (exdates.length > 0) withExdates++;
   }
   assert.ok(compared >= RULES * 0.9, `only ${compared} of ${RULES} rules could start near their random day (seed ${SEED})`);
-  // The disagreements RFC 5545 decided (see rfcStarts); the README names them.
+  // The disagreements RFC 5545 decided (see rfcStarts); docs/development.md names them.
   assert.ok(corrected < compared / 20, `rrule-temporal needed correcting on ${corrected} of ${compared} rules (seed ${SEED})`);
   assert.ok(withExdates >= 200, `only ${withExdates} rules had exdates (seed ${SEED})`);
 });

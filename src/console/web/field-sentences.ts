@@ -17,7 +17,7 @@ export interface FormWords {
 
 /** A rule of the table: a pattern of the API's message, and the sentence for a match. */
 export interface SentenceRule {
-  /** The rule's name, as the README's table and the tests call it. */
+  /** The rule's name, as the tests call it. */
   rule: string;
   /** Fields it applies to; undefined for any field. */
   fields?: readonly string[];

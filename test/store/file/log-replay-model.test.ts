@@ -191,6 +191,8 @@ test(`replayLog() gives back what the writer wrote, whole, cut at any byte, dama
   await randomWrites(random, writer, 6, 0);
   // One answer surely remembered at the compaction below, whatever the seed drew: the compacted log holds an idem line.
   await writer.queue.write(eventId(1), () => sampleRecord(1), { idem: { key: 'key-remembered', keyId: 'k1', requestHash: 'h-remembered' } });
+  // And one document surely live at it (REPLAY_SEED=848168491 drew every document deleted): it holds a docstate line.
+  await writer.queue.writeGroup(() => ({ events: [], documents: [{ collection: 'series', id: 'ser_kept0000000000000000', json: '{"kept":true}' }] }));
   let written = appendBatches(fs, FILE, writer, 0);
   const plain = Buffer.from(fs.content(FILE));
   assert.ok(plain.includes('\t{"seq":'), `seed ${SEED}: the log holds a group line`);
