@@ -47,6 +47,32 @@ test('README quick start: create a key, then create, list, update an event, regi
   }
 });
 
+test('README quick start with approval: an organizer submits (pending, unseen by others), an admin approves it from the queue, and it is cancelled with a reason, on a server started with --approval required', { skip: spawnSync('curl', ['--version']).status !== 0 && 'curl is not installed' }, async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const server = await spawnServer(['--port', '0', '--data-dir', dir, '--approval', 'required']);
+    try {
+      const script = block('## Quick start', 'sh', 'approve').split('127.0.0.1:3000').join(new URL(server.url).host);
+      const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir }, encoding: 'utf8', timeout: 30_000 });
+      assert.equal(result.status, 0, result.stderr);
+      // curl prints no newline after a body: the answers follow each other on one line.
+      const lines = result.stdout.trim().replace(/\}\{"/g, '}\n{"').split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+      assert.equal(lines.length, 4, result.stdout);
+      const [submitted, queue, approved, cancelled] = lines as [Record<string, any>, Record<string, any>, Record<string, any>, Record<string, any>];
+      assert.equal(submitted['status'], 'pending', 'the organizer\'s event waits for approval');
+      assert.deepEqual(queue['events'].map((event: { id: string }) => event.id), [submitted['id']], 'the admin\'s queue holds it');
+      assert.equal(approved['id'], submitted['id']);
+      assert.equal('status' in approved, false, 'approved: published');
+      assert.equal(cancelled['status'], 'cancelled');
+      assert.equal(cancelled['cancellation_reason'], 'The hall is flooded');
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  } finally {
+    remove();
+  }
+});
+
 test('README embedding example runs as written, mounted under /api/campus', async () => {
   const { dir, remove } = tempDir();
   // Inside the package folder, so `import ... from 'campus-events'` resolves to this package's exports.

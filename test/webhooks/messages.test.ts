@@ -57,3 +57,28 @@ test('messagesOf a waitlisted cancel names only the cancelled one; a check-in ca
   const deleted = messagesOf({ record: { seq: 8, op: 'del', id: EVENT.id }, before: EVENT, after: null, touched: [], atMs: Date.parse('2026-12-01T00:00:00Z') });
   assert.deepEqual(JSON.parse(deleted[0]!.body), { type: 'event.deleted', timestamp: '2026-12-01T00:00:00.000Z', data: { id: EVENT.id } });
 });
+
+/** The event in `status` (API.md §14), written at `seq`. */
+function withStatus(status: 'draft' | 'pending' | 'published' | 'cancelled', seq: number): ReturnType<typeof toStored> {
+  const record: EventRecord = { ...RECORD, ...(status === 'published' ? {} : { status }) };
+  return toStored(record, seq, viewJson(record), Date.parse(RECORD.created_at) + seq);
+}
+
+test('messagesOf follows the public view (API.md §14): a draft is silent; published at last, event.created; published ↔ cancelled, event.updated with the status; hidden again, event.deleted', () => {
+  const draft = withStatus('draft', 1);
+  const types = (before: ReturnType<typeof toStored> | undefined, after: ReturnType<typeof toStored>, seq: number): string[] => messagesOf({ record: { seq, op: 'put', stored: after }, before, after, touched: [], atMs: 0 }).map((m) => m.type);
+  assert.deepEqual(types(undefined, draft, 1), [], 'a new draft');
+  assert.deepEqual(types(draft, withStatus('pending', 2), 2), [], 'submitted for approval');
+  const published = withStatus('published', 3);
+  assert.deepEqual(types(withStatus('pending', 2), published, 3), ['event.created'], 'approved: its first publication');
+  const cancelled = withStatus('cancelled', 4);
+  const update = messagesOf({ record: { seq: 4, op: 'put', stored: cancelled }, before: published, after: cancelled, touched: [], atMs: 0 });
+  assert.deepEqual(update.map((m) => [m.type, JSON.parse(m.body).data.status]), [['event.updated', 'cancelled']]);
+  assert.deepEqual(types(cancelled, withStatus('published', 5), 5), ['event.updated'], 'restored');
+  const hidden = messagesOf({ record: { seq: 6, op: 'put', stored: withStatus('pending', 6) }, before: cancelled, after: withStatus('pending', 6), touched: [], atMs: 0 });
+  assert.deepEqual(hidden.map((m) => [m.type, m.data]), [['event.deleted', JSON.stringify({ id: EVENT.id })]], 'cancelled → pending: gone from public view');
+  assert.deepEqual(types(withStatus('pending', 6), withStatus('published', 7), 7), ['event.created'], 'approved again: created again');
+  assert.deepEqual(messagesOf({ record: { seq: 8, op: 'del', id: EVENT.id }, before: draft, after: null, touched: [], atMs: 0 }), [], "a draft's deletion");
+  assert.deepEqual(messagesOf({ record: { seq: 9, op: 'cancel', eventId: EVENT.id, id: ANA.id, atMs: 0, promoted: [BEN.id] }, before: withStatus('pending', 6), after: undefined, touched: [ANA, BEN], atMs: 0 }), [], 'registrations of an event hidden again');
+  assert.deepEqual(messagesOf({ record: { seq: 9, op: 'cancel', eventId: EVENT.id, id: BEN.id, atMs: 0, promoted: [] }, before: cancelled, after: undefined, touched: [BEN], atMs: 0 }).map((m) => m.type), ['registration.cancelled'], 'a cancelled event is public: its roster changes are told');
+});
