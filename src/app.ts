@@ -164,7 +164,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const approval = options.approval ?? 'off';
   if (!(APPROVAL_MODES as readonly string[]).includes(approval)) throw new TypeError(`createApp: approval must be "off" or "required", got "${String(approval)}"`);
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
-  const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone });
+  const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone, approval });
 
   const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now, compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES }) : undefined;
   const store: EventStore =

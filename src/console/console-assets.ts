@@ -55,15 +55,17 @@ export async function loadConsoleAssets(dir: string = CONSOLE_DIR): Promise<Cons
 export interface ConsoleSettings {
   /** The campus time zone (`--time-zone`), in which the console shows and takes dates and times by default. */
   timeZone: string;
+  /** `--approval` (API.md §14), so the console words a submit as publishing at once or waiting for an admin. */
+  approval?: 'off' | 'required';
 }
 
 /**
- * The assets plus `settings.json` (`{"time_zone": ...}`), made from the server's settings at start. A folder
+ * The assets plus `settings.json` (`{"time_zone": ..., "approval": ...}`, approval when known), made from the server's settings at start. A folder
  * without the console (no `index.html`) gets none, so it keeps answering the "run make build" 404.
  */
 export function withConsoleSettings(assets: ConsoleAssets, settings: ConsoleSettings): ConsoleAssets {
   if (!assets.has('index.html')) return assets;
-  const json = `${JSON.stringify({ time_zone: settings.timeZone })}\n`;
+  const json = `${JSON.stringify({ time_zone: settings.timeZone, ...(settings.approval === undefined ? {} : { approval: settings.approval }) })}\n`;
   return new Map([...assets, ['settings.json', asset(Buffer.from(json), 'application/json; charset=utf-8')]]);
 }
 

@@ -56,7 +56,7 @@ test('CONSOLE_DIR is web/ beside the module, which the build fills in dist/conso
   assert.ok(existsSync(path.join(CONSOLE_DIR, 'index.html')), `${CONSOLE_DIR} holds index.html`);
 });
 
-test('withConsoleSettings() adds settings.json with the campus time zone, only to a folder that holds the console', async () => {
+test('withConsoleSettings() adds settings.json with the campus time zone (and approval when given), only to a folder that holds the console', async () => {
   const { dir, remove } = tempDir();
   try {
     writeFileSync(path.join(dir, 'main.js'), 'export {};');
@@ -67,6 +67,8 @@ test('withConsoleSettings() adds settings.json with the campus time zone, only t
     assert.deepEqual(JSON.parse(settings.body), { time_zone: 'Asia/Kolkata' });
     assert.equal(settings.contentType, 'application/json; charset=utf-8');
     assert.match(settings.etag, /^"[A-Za-z0-9_-]{27}"$/);
+    const withApproval = withConsoleSettings(await loadConsoleAssets(dir), { timeZone: 'UTC', approval: 'required' }).get('settings.json')!;
+    assert.deepEqual(JSON.parse(withApproval.body), { time_zone: 'UTC', approval: 'required' }, 'approval, when given, tells the console how to word a submit');
   } finally {
     remove();
   }

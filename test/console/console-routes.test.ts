@@ -79,16 +79,16 @@ test('/favicon.ico is the console\'s SVG icon, with no key and under the same he
   }
 });
 
-test('/console/settings.json tells the console the campus time zone (UTC by default), and nothing else', async () => {
+test('/console/settings.json tells the console the campus time zone (UTC by default) and approval (off by default), and nothing else', async () => {
   const plain = await harness.request('GET', '/console/settings.json');
   assert.equal(plain.status, 200);
   assert.equal(plain.headers['Content-Type'], 'application/json; charset=utf-8');
-  assert.deepEqual(plain.json, { time_zone: 'UTC' });
+  assert.deepEqual(plain.json, { time_zone: 'UTC', approval: 'off' });
   assertConsoleHeaders(plain.headers);
-  const berlin = await startHarness({ timeZone: 'Europe/Berlin' }, { consoleDir: files.dir });
+  const berlin = await startHarness({ timeZone: 'Europe/Berlin', approval: 'required' }, { consoleDir: files.dir });
   try {
     const response = await berlin.request('GET', '/console/settings.json');
-    assert.deepEqual(response.json, { time_zone: 'Europe/Berlin' });
+    assert.deepEqual(response.json, { time_zone: 'Europe/Berlin', approval: 'required' });
     assert.notEqual(response.headers['ETag'], plain.headers['ETag'], 'another zone, another ETag');
   } finally {
     await berlin.close();

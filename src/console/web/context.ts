@@ -3,6 +3,7 @@ import type { Api } from './api.js';
 import type { Me } from './roles.js';
 import type { ChangeEntry } from './live.js';
 import type { Zones } from './zones.js';
+import type { Approval } from './status.js';
 
 export interface ConsoleContext {
   api: Api;
@@ -15,6 +16,10 @@ export interface ConsoleContext {
   zones: Zones;
   /** Shows times in the browser's zone (`mine`) or the campus's, and draws the screen again. */
   switchZone(mine: boolean): void;
+  /** Whether the campus requires approval (settings.json), for the words of a submit. */
+  approval: Approval;
+  /** Says the approval queue may have changed, so the header's count is read again. */
+  queueChanged(): void;
 }
 
 /** A rendered screen; `onChange` is called for each live change while it is shown. */

@@ -1,11 +1,12 @@
-// The create and edit forms: problems in the form's words beside each field; a new event may repeat (a series, API.md §11);
-// an edit sends If-Match, and says at once when someone else changes the event it holds.
+// The create and edit forms: problems in the form's words beside each field; a new event may repeat (a series, API.md §11)
+// and may be saved as a draft (API.md §14); an edit sends If-Match, and says at once when someone else changes the event it holds.
 import { h } from './dom.js';
 import { ApiProblem, describeProblem } from './problem.js';
 import { clearProblems, formAlert, formWords, onSubmit, showAlert, showFailure, type Field } from './fields.js';
 import { eventFields, type EventFieldValues } from './event-fields.js';
 import { repeatSection } from './repeat-section.js';
 import { zoneNote } from './zone-note.js';
+import { outcomeSentence, statusOf } from './status.js';
 import type { CampusEvent } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
@@ -39,7 +40,11 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
   }
   const reloadButton = (): HTMLElement => h('button', { type: 'button', onclick: () => void reload() }, 'Reload the event');
 
-  const submit = h('button', { type: 'submit', class: 'primary' }, editing === undefined ? 'Create event' : 'Save changes');
+  // A new event: published at once, or submitted where an organizer's wait for approval; or kept as a draft.
+  const waits = ctx.approval === 'required' && ctx.me.role !== 'admin';
+  const submit = h('button', { type: 'submit', class: 'primary' }, editing !== undefined ? 'Save changes' : waits ? 'Submit for approval' : 'Create event');
+  const draft = editing === undefined ? h('button', { type: 'submit' }, 'Save as draft') : null;
+  let asDraft = false;
   const element = h(
     'form',
     { novalidate: true, 'aria-labelledby': 'screen-title' },
@@ -50,20 +55,27 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
       : h('p', { class: 'note' }, 'This event is one occurrence of a series: saving changes it alone, and later changes to the series pass it by. ', h('a', { href: `#/series/${editing.series_id}` }, 'Edit the whole series instead')),
     form.fields.map((item) => item.row),
     repeats?.element,
-    h('div', { class: 'actions' }, submit, h('a', { href: editing === undefined ? '#/events' : `#/events/${editing.id}`, class: 'button' }, 'Cancel')),
+    h('div', { class: 'actions' }, submit, draft, h('a', { href: editing === undefined ? '#/events' : `#/events/${editing.id}`, class: 'button' }, 'Cancel')),
   );
+  // Registered before onSubmit's listener, so the button pressed is known when it saves.
+  element.addEventListener('submit', (event) => {
+    asDraft = draft !== null && (event as SubmitEvent).submitter === draft;
+    if (draft !== null) draft.disabled = true;
+  });
   onSubmit(element, fields, alert, submit, save);
 
   async function save(): Promise<void> {
     try {
       const rule = repeats?.rrule();
+      const status = asDraft ? { status: 'draft' } : {};
       if (editing === undefined && rule !== undefined) {
-        const answer = await ctx.api.json<{ id: string; title: string; occurrence_count?: number }>('POST', '/series', { body: { ...form.body(false), time_zone: ctx.zones.shown, recurrence: rule } });
-        ctx.announce(`Created the series “${answer.data.title}”.`);
+        const answer = await ctx.api.json<{ id: string; title: string; status?: CampusEvent['status'] }>('POST', '/series', { body: { ...form.body(false), ...status, time_zone: ctx.zones.shown, recurrence: rule } });
+        ctx.announce(`Created the series. ${outcomeSentence(answer.data.title, statusOf(answer.data))}`);
         ctx.navigate(`#/series/${answer.data.id}`);
       } else if (editing === undefined) {
-        const answer = await ctx.api.json<CampusEvent>('POST', '/events', { body: form.body(false) });
-        ctx.announce(`Created “${answer.data.title}”.`);
+        const answer = await ctx.api.json<CampusEvent>('POST', '/events', { body: { ...form.body(false), ...status } });
+        ctx.announce(`Created. ${outcomeSentence(answer.data.title, statusOf(answer.data))}`);
+        if (statusOf(answer.data) !== 'published') ctx.queueChanged();
         ctx.navigate(`#/events/${answer.data.id}`);
       } else {
         // If-Match: an event someone changed meanwhile is reported (412), never overwritten.
@@ -74,6 +86,8 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
       }
     } catch (error) {
       reportFailure(error);
+    } finally {
+      if (draft !== null) draft.disabled = false;
     }
   }
 

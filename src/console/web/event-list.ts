@@ -1,10 +1,12 @@
 // The events list: the search, filters and paging of API.md §5, refreshed by live changes, with the calendar address of the filter.
+// A cancelled event is listed with the word "Cancelled" and its reason (API.md §14).
 import { h, replace, uid } from './dom.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
 import { formatDateTime } from './format.js';
 import { canCreate } from './roles.js';
 import { feedAddress } from './feed-address.js';
+import { statusBadge, statusDetail } from './status-marks.js';
 import { zoneNote } from './zone-note.js';
 import { CATEGORIES, type EventPage } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
@@ -68,7 +70,7 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
         h(
           'tr',
           {},
-          h('td', { 'data-label': 'Event' }, h('a', { href: `#/events/${event.id}` }, event.title)),
+          h('td', { 'data-label': 'Event' }, h('a', { href: `#/events/${event.id}` }, event.title), ' ', statusBadge(event), statusDetail(event)),
           h('td', { 'data-label': 'Starts' }, formatDateTime(event.start_time, ctx.zones.shown)),
           h('td', { 'data-label': 'Category' }, event.category),
           h('td', { 'data-label': 'Location' }, event.location),

@@ -1,4 +1,5 @@
-// One event's page: its details, edit and delete for who may, and its registrations; kept current by live changes.
+// One event's page: its status in words, its details, the publishing moves, edit and delete for who may, and its
+// registrations; kept current by live changes.
 import { h, replace } from './dom.js';
 import { describeProblem } from './problem.js';
 import { alertFailure } from './fields.js';
@@ -7,15 +8,21 @@ import { zoneNote } from './zone-note.js';
 import { canManage, canRegister } from './roles.js';
 import { confirmAction } from './confirm.js';
 import { registrationsSection } from './registrations.js';
-import type { CampusEvent } from './types.js';
+import { moveButtons } from './publishing-actions.js';
+import { statusNotice } from './status-marks.js';
+import { statusOf } from './status.js';
+import { ApiProblem } from './problem.js';
+import type { CampusEvent, PublishStatus } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
   const details = h('div', { class: 'details', 'aria-busy': 'true' }, h('p', {}, 'Loading the event…'));
   const alert = h('div', { class: 'alert', role: 'alert', hidden: true, tabindex: -1 });
-  let registrations: { element: HTMLElement; reload: () => void } | undefined;
+  // What the last move did, in words (ctx.announce has already spoken it): it stays visible after the redraw.
+  const done = h('p', { class: 'done', hidden: true, tabindex: -1 });
+  let registrations: { element: HTMLElement; reload: () => void; status: PublishStatus } | undefined;
   const slot = h('div');
-  const page = h('section', { class: 'event-page' }, zoneNote(ctx), alert, details, slot);
+  const page = h('section', { class: 'event-page' }, zoneNote(ctx), alert, done, details, slot);
   // On a phone, an organizer comes for the attendees: they go before the event's facts (in the DOM too, so Tab agrees).
   const narrow = window.matchMedia('(max-width: 40rem)');
   let managing = false;
@@ -27,17 +34,22 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
   };
   narrow.addEventListener('change', arrange);
 
-  async function load(): Promise<void> {
+  /** Reads and draws the event; `afterDeletion` says the change feed reported it gone (deleted, or no longer public). */
+  async function load(afterDeletion = false): Promise<void> {
     try {
-      const { data: event } = await ctx.api.json<CampusEvent>('GET', `/events/${encodeURIComponent(id)}`);
+      const { data: event, etag } = await ctx.api.json<CampusEvent>('GET', `/events/${encodeURIComponent(id)}`);
       // The person may have moved on while it loaded: then this page is gone and must not retitle the next one.
       if (!details.isConnected) return;
       setTitle(event.title);
       const manage = canManage(ctx.me, event);
       managing = manage;
       const full = event.registered_count >= event.capacity;
+      const moves = manage ? moveButtons(ctx, event, { kind: 'event', etag, done: moved, failed: (error) => alertFailure(alert, error) }) : [];
+      // One primary button: Edit, unless a move (submit, approve) is the step to take.
+      const editClass = moves.some((button) => button.classList.contains('primary')) ? 'button' : 'button primary';
       replace(
         details,
+        statusNotice(event, 'event'),
         h(
           'dl',
           { class: 'facts' },
@@ -57,22 +69,38 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
         ),
         event.description === '' ? null : h('div', { class: 'description' }, event.description.split('\n').map((line) => h('p', {}, line))),
         manage
-          ? h('div', { class: 'actions' }, h('a', { href: `#/events/${event.id}/edit`, class: 'button primary' }, 'Edit event'), h('button', { type: 'button', class: 'danger', onclick: () => void remove(event) }, 'Delete event'))
+          ? h(
+              'div',
+              { class: 'actions' },
+              moves,
+              h('a', { href: `#/events/${event.id}/edit`, class: editClass }, 'Edit event'),
+              h('button', { type: 'button', class: 'danger', onclick: () => void remove(event) }, 'Delete event'),
+            )
           : null,
       );
-      // The registrations section is built once, so a live refresh keeps what someone is typing in it.
-      if (registrations === undefined && canRegister(ctx.me)) {
-        registrations = registrationsSection(ctx, event, manage, () => void load());
+      // The registrations section is built once per status, so a live refresh keeps what someone is typing in it.
+      if ((registrations === undefined || registrations.status !== statusOf(event)) && canRegister(ctx.me)) {
+        registrations = { ...registrationsSection(ctx, event, manage, () => void load()), status: statusOf(event) };
         replace(slot, registrations.element);
       } else {
         registrations?.reload();
       }
       arrange();
     } catch (error) {
-      replace(details, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)), h('p', {}, h('a', { href: '#/events' }, 'Back to the events')));
+      const gone = afterDeletion && error instanceof ApiProblem && error.status === 404;
+      replace(details, h('p', { class: 'alert', role: 'alert' }, gone ? 'Someone else has just deleted this event.' : describeProblem(error)), h('p', {}, h('a', { href: '#/events' }, 'Back to the events')));
+      if (gone) slot.replaceChildren();
     } finally {
       details.setAttribute('aria-busy', 'false');
     }
+  }
+
+  /** After a move: the outcome stays in words above the event, which is drawn again as the server now has it. */
+  function moved(_: unknown, outcome: string): void {
+    alert.hidden = true;
+    done.hidden = false;
+    done.textContent = outcome;
+    void load().then(() => done.focus());
   }
 
   async function remove(event: CampusEvent): Promise<void> {
@@ -92,12 +120,8 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
     element: page,
     onChange(entry) {
       if (entry.id !== id) return;
-      if (entry.deleted) {
-        replace(details, h('p', { class: 'alert', role: 'alert' }, 'Someone else has just deleted this event.'), h('p', {}, h('a', { href: '#/events' }, 'Back to the events')));
-        slot.replaceChildren();
-        return;
-      }
-      void load();
+      // A deletion in the feed may be an event that left public view (sent back for approval): its organizer still sees it.
+      void load(entry.deleted);
     },
     dispose: () => narrow.removeEventListener('change', arrange),
   };

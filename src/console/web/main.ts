@@ -1,18 +1,20 @@
-// The console's entry: sign-in state, the header, fragment routing between screens, and the live change feed.
+// The console's entry: sign-in state, the header (with the approval queue's count for admins), fragment routing
+// between screens, and the live change feed.
 // Screens beyond the list and an event's page are imported when first shown, so the first load stays small.
 import { Api, apiBase, type ApiAnswer } from './api.js';
 import { h, replace } from './dom.js';
-import { describeProblem } from './problem.js';
-import { canCreate, canRead, type Me } from './roles.js';
+import { ApiProblem, describeProblem } from './problem.js';
+import { canCreate, canRead, canReview, type Me } from './roles.js';
 import { forgetKeys, storedKey } from './session.js';
 import { LiveFeed, type LiveState } from './live.js';
 import { signIn } from './sign-in.js';
 import { eventList } from './event-list.js';
 import { eventPage } from './event-page.js';
 import { feedAddress } from './feed-address.js';
-import { chooseZone, currentZones, loadCampusZone } from './zones.js';
+import { chooseZone, currentZones } from './zones.js';
+import { loadSettings } from './settings.js';
 import type { ConsoleContext, Screen } from './context.js';
-import type { CampusEvent, Series } from './types.js';
+import type { CampusEvent, EventPage, Series } from './types.js';
 
 const base = apiBase(location.pathname);
 const byId = (id: string): HTMLElement => document.getElementById(id)!;
@@ -27,8 +29,12 @@ let me: Me | undefined;
 let screen: Screen | undefined;
 let feed: LiveFeed | undefined;
 let renderCount = 0;
-/** The campus time zone (the server's settings.json), read once at start. */
-const campusZone = loadCampusZone();
+/** The campus time zone and approval setting (the server's settings.json), read once at start. */
+const settings = loadSettings();
+/** The header's way to the approval queue (admins), its name counting what waits: "Approval queue 3 waiting". */
+const queueCount = h('span', { class: 'count' });
+const queueLink = h('a', { href: '#/queue', hidden: true }, 'Approval queue ', queueCount);
+let queueTimer: ReturnType<typeof setInterval> | undefined;
 
 const api = new Api(base, storedKey, () => signOut('Your key is no longer accepted (it may have been revoked). Sign in again.'));
 
@@ -60,6 +66,8 @@ function signOut(notice?: string, keepPlace = false): void {
   feed?.stop();
   feed = undefined;
   liveLine.textContent = '';
+  clearInterval(queueTimer);
+  queueLink.hidden = true;
   replace(who);
   replace(nav);
   if (!keepPlace && location.hash !== '') history.replaceState(null, '', location.pathname);
@@ -75,12 +83,31 @@ function onSignedIn(person: Me): void {
     canRead(person) ? h('a', { href: '#/events' }, 'Events') : null,
     canRead(person) ? h('a', { href: '#/month' }, 'Month') : null,
     canCreate(person) ? h('a', { href: '#/new' }, 'New event') : null,
+    canCreate(person) ? h('a', { href: '#/drafts' }, person.role === 'admin' ? 'Drafts' : 'My drafts') : null,
+    canReview(person) ? queueLink : null,
   );
+  if (canReview(person)) {
+    // render() reads the count on every screen change; submissions do not reach the change feed (they are not
+    // public), so it is also read again each minute.
+    queueTimer = setInterval(() => void countQueue(), 60_000);
+  }
   if (canRead(person)) {
     feed = new LiveFeed(api, (entry) => screen?.onChange?.(entry), showLiveState);
     feed.start();
   }
   void render();
+}
+
+/** Reads how many events wait for approval into the header; a server without approval (a 400) gets no queue link. */
+async function countQueue(): Promise<void> {
+  if (me === undefined || !canReview(me)) return;
+  try {
+    const { data } = await api.json<EventPage>('GET', '/events?status=pending&limit=1');
+    queueCount.replaceChildren(String(data.total), h('span', { class: 'visually-hidden' }, ' waiting'));
+    queueLink.hidden = false;
+  } catch (error) {
+    if (error instanceof ApiProblem && error.status === 400) queueLink.hidden = true;
+  }
 }
 
 function showLiveState(state: LiveState, why?: string): void {
@@ -105,13 +132,15 @@ async function render(): Promise<void> {
     announce(mine ? 'Times are now shown in your time zone.' : 'Times are now shown in the campus time zone.');
     void render();
   };
-  const context: ConsoleContext = { api, me, navigate, announce, zones: currentZones(await campusZone), switchZone };
+  const { timeZone, approval } = await settings;
+  const context: ConsoleContext = { api, me, navigate, announce, zones: currentZones(timeZone), switchZone, approval, queueChanged: () => void countQueue() };
   if (ticket !== renderCount) return;
   for (const link of nav.querySelectorAll('a')) {
     const current = path === link.getAttribute('href')!.slice(1) || (path === '' && link.getAttribute('href') === '#/events');
     if (current) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
+  void countQueue();
   const parts = path.split('/').filter((part) => part !== '');
   if (!canRead(me)) {
     show(h('section', {}, h('p', {}, 'This is a calendar feed key: it can only read the calendar feed. Use the address below in your calendar program.'), feedAddress(base, {}, storedKey() ?? '')), 'Calendar feed');
@@ -121,6 +150,14 @@ async function render(): Promise<void> {
     const { monthView } = await import('./month-view.js');
     if (ticket !== renderCount) return;
     show(monthView(context, params), 'Month');
+  } else if (parts[0] === 'drafts' && canCreate(me)) {
+    const { draftsView } = await import('./review-screens.js');
+    if (ticket !== renderCount) return;
+    show(draftsView(context), 'Drafts');
+  } else if (parts[0] === 'queue' && canReview(me)) {
+    const { approvalQueue } = await import('./review-screens.js');
+    if (ticket !== renderCount) return;
+    show(approvalQueue(context), 'Approval queue');
   } else if (parts[0] === 'new' && canCreate(me)) {
     const { eventForm } = await import('./event-form.js');
     if (ticket !== renderCount) return;

@@ -1,10 +1,12 @@
-// The month view: events placed on the days of the zone shown (the campus's by default), refreshed by live changes.
+// The month view: events placed on the days of the zone shown (the campus's by default), refreshed by live changes;
+// a cancelled one says so in words.
 import { h, replace, uid } from './dom.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
 import { formatTime } from './format.js';
 import { dayOf, monthGrid, monthKey, shiftMonth, type GridDay } from './month.js';
 import { zoneNote } from './zone-note.js';
+import { statusBadge } from './status-marks.js';
 import { CATEGORIES, type CampusEvent, type EventPage } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
@@ -54,7 +56,7 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams): Screen 
           { class: items.length === 0 ? 'empty' : 'busy' },
           h('span', { class: 'day-number' }, h('span', { 'aria-hidden': 'true' }, day.day), h('span', { class: 'visually-hidden' }, dayName(day))),
           h('span', { class: 'day-name' }, dayName(day)),
-          items.length === 0 ? null : h('ul', {}, items.map((event) => h('li', {}, h('a', { href: `#/events/${event.id}` }, h('span', { class: 'time' }, formatTime(event.start_time, zone)), ' ', event.title)))),
+          items.length === 0 ? null : h('ul', {}, items.map((event) => h('li', {}, h('a', { href: `#/events/${event.id}` }, h('span', { class: 'time' }, formatTime(event.start_time, zone)), ' ', event.title), ' ', statusBadge(event)))),
         );
       };
       replace(

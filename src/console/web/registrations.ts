@@ -8,11 +8,13 @@ import { copyButton } from './copy-button.js';
 import { confirmAction } from './confirm.js';
 import type { CampusEvent, Registration, RegistrationPage } from './types.js';
 import type { ConsoleContext } from './context.js';
+import { statusOf } from './status.js';
 
 const PAGE = 100;
 
 /**
- * The registration section of an event's page; `manage` is whether the attendee list may be shown.
+ * The registration section of an event's page; `manage` is whether the attendee list may be shown. The register
+ * form is there only while the event is published: build the section again when its status changes.
  * `changed` runs after each registration, cancel or check-in (the event's seat count moves). Returns it and a reload.
  */
 export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, manage: boolean, changed: () => void): { element: HTMLElement; reload: () => void } {
@@ -175,7 +177,8 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
     alert,
     manage ? h('div', { class: 'toolbar' }, h('div', { class: 'field inline' }, h('label', { for: statusId }, 'Show'), statusSelect), download) : null,
     manage ? list : h('p', { class: 'hint' }, 'Only the organizer of this event and administrators see the attendee list.'),
-    form,
+    // Registrations are taken on published events only (API.md §14); a cancelled one keeps those it has.
+    statusOf(event) === 'published' ? form : h('p', { class: 'note' }, statusOf(event) === 'cancelled' ? 'This event is cancelled: it takes no new registrations. Those registered keep their places.' : 'Registrations open once the event is published.'),
   );
   return { element, reload };
 }

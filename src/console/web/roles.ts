@@ -31,3 +31,31 @@ export function canRegister(me: Me): boolean {
 export function canRead(me: Me): boolean {
   return me.role !== 'feed';
 }
+
+/** A change of publishing status the console can offer (API.md §14). */
+export type Move = 'submit' | 'withdraw' | 'cancel' | 'restore' | 'approve' | 'reject';
+
+/**
+ * The moves offered to `me` on an event or a series in `status` (absent: published): only its organizer or an
+ * admin moves it, and only an admin approves or rejects (a pending one, for which an admin is not offered Withdraw).
+ */
+export function movesFor(me: Me, item: OwnedEvent & { status?: string }): Move[] {
+  if (!canManage(me, item)) return [];
+  switch (item.status ?? 'published') {
+    case 'draft':
+      return ['submit'];
+    case 'pending':
+      return me.role === 'admin' ? ['approve', 'reject'] : ['withdraw'];
+    case 'published':
+      return ['cancel'];
+    case 'cancelled':
+      return ['restore'];
+    default:
+      return [];
+  }
+}
+
+/** The approval queue: admins only. */
+export function canReview(me: Me): boolean {
+  return me.role === 'admin';
+}

@@ -1,4 +1,5 @@
-// A series' page (API.md §11): its rule in words, its occurrences (GET /events?series_id=), edit and delete for who may.
+// A series' page (API.md §11): its rule in words, its status and publishing moves (§14), its occurrences
+// (GET /events?series_id=) each with its status in words, edit and delete for who may.
 import { h, replace } from './dom.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
@@ -8,6 +9,8 @@ import { describeRepeat, fromRrule } from './repeat-rule.js';
 import { canManage } from './roles.js';
 import { confirmAction } from './confirm.js';
 import { zoneNote } from './zone-note.js';
+import { moveButtons } from './publishing-actions.js';
+import { statusBadge, statusNotice } from './status-marks.js';
 import type { EventPage, Series } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
@@ -18,7 +21,10 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
   const details = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading the series…'));
   const occurrences = h('div');
   const alert = h('div', { class: 'alert', role: 'alert', hidden: true, tabindex: -1 });
+  const done = h('p', { class: 'done', hidden: true, tabindex: -1 });
   let page = 1;
+  /** For its organizer and admins, a series not yet published lists its occurrences that are not public (drafts, pending). */
+  let everyStatus = false;
 
   async function load(): Promise<void> {
     try {
@@ -28,8 +34,11 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
       const first = parseInput(toZoneInput(series.start_time, series.time_zone))!;
       const repeat = fromRrule(series.recurrence, first, series.time_zone);
       const rule = repeat === undefined ? series.recurrence : describeRepeat(repeat, first, (day) => formatDate(`${day}T12:00:00Z`, 'UTC'));
+      const manage = canManage(ctx.me, series);
+      everyStatus = manage && series.status !== undefined && series.status !== 'published';
       replace(
         details,
+        statusNotice(series, 'series'),
         h(
           'dl',
           { class: 'facts' },
@@ -49,11 +58,12 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
           h('dd', {}, `${series.organizer.name} (${series.organizer.email})`),
         ),
         series.description === '' ? null : h('div', { class: 'description' }, series.description.split('\n').map((line) => h('p', {}, line))),
-        canManage(ctx.me, series)
+        manage
           ? h(
               'div',
               { class: 'actions' },
-              h('a', { href: `#/series/${series.id}/edit`, class: 'button primary' }, 'Edit all future occurrences'),
+              moveButtons(ctx, series, { kind: 'series', etag, done: moved, failed: (error) => alertFailure(alert, error) }),
+              h('a', { href: `#/series/${series.id}/edit`, class: 'button' }, 'Edit all future occurrences'),
               h('button', { type: 'button', class: 'danger', onclick: () => void remove(series, etag) }, 'Delete series'),
             )
           : null,
@@ -66,8 +76,17 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
     }
   }
 
+  /** After a move: its outcome stays above the series, drawn again as the server now has it. */
+  function moved(_: unknown, outcome: string): void {
+    alert.hidden = true;
+    done.hidden = false;
+    done.textContent = outcome;
+    void load().then(() => done.focus());
+  }
+
   async function loadOccurrences(): Promise<void> {
-    const { data } = await ctx.api.json<EventPage>('GET', `/events${queryString({ series_id: id, limit: PAGE, page })}`);
+    const status = everyStatus ? 'draft,pending,published,cancelled' : undefined;
+    const { data } = await ctx.api.json<EventPage>('GET', `/events${queryString({ series_id: id, status, limit: PAGE, page })}`);
     const lastPage = Math.max(1, Math.ceil(data.total / PAGE));
     replace(
       occurrences,
@@ -76,7 +95,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
       h(
         'ul',
         { class: 'occurrence-list', 'aria-labelledby': 'occurrences-heading' },
-        data.events.map((event) => h('li', {}, h('a', { href: `#/events/${event.id}` }, formatDateTime(event.start_time, zone)), ` · ${event.registered_count} / ${event.capacity} seats`)),
+        data.events.map((event) => h('li', {}, h('a', { href: `#/events/${event.id}` }, formatDateTime(event.start_time, zone)), ` · ${event.registered_count} / ${event.capacity} seats `, statusBadge(event))),
       ),
       lastPage > 1
         ? h(
@@ -109,7 +128,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
   let pending: ReturnType<typeof setTimeout> | undefined;
   return {
     title: 'Series',
-    element: h('section', {}, zoneNote(ctx), alert, details, occurrences),
+    element: h('section', {}, zoneNote(ctx), alert, done, details, occurrences),
     onChange(entry) {
       const event = entry.event as { series_id?: string } | null;
       if (event?.series_id !== id && !entry.deleted) return;

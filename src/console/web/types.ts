@@ -1,8 +1,20 @@
-// The shapes the API answers with (API.md §4, §5, §8), as the console reads them.
+// The shapes the API answers with (API.md §4, §5, §8, §14), as the console reads them.
 
 export const CATEGORIES = ['academic', 'social', 'athletic', 'cultural'] as const;
 
-export interface CampusEvent {
+/** Where an event or a series stands (API.md §14); absent in an answer means `published`. */
+export type PublishStatus = 'draft' | 'pending' | 'published' | 'cancelled';
+
+/** The publishing fields an event and a series share; each appears only when it says something. */
+export interface Publishing {
+  status?: PublishStatus;
+  /** The reviewer's reason, on a draft an admin sent back, until its next change. */
+  review_note?: string;
+  /** Why it was called off, on a cancelled one that was given a reason. */
+  cancellation_reason?: string;
+}
+
+export interface CampusEvent extends Publishing {
   id: string;
   title: string;
   description: string;
@@ -18,7 +30,7 @@ export interface CampusEvent {
 }
 
 /** A series (API.md §11): the rule and shared fields of its occurrences. */
-export interface Series {
+export interface Series extends Publishing {
   id: string;
   title: string;
   description: string;

@@ -1,7 +1,7 @@
-// canCreate(), canManage(), canRegister(), canRead(): the console offers only what the role table of API.md §2 allows.
+// canCreate(), canManage(), canRegister(), canRead(), movesFor(), canReview(): the console offers only what the role table of API.md §2 and the moves of §14 allow.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canCreate, canManage, canRead, canRegister, type Me } from '../../../src/console/web/roles.js';
+import { canCreate, canManage, canRead, canRegister, canReview, movesFor, type Me } from '../../../src/console/web/roles.js';
 
 const person = (role: Me['role'], email = 'olivia@campus.edu'): Me => ({ key_id: 'key_1', name: 'Someone', email, role });
 const event = { organizer: { name: 'Olivia', email: 'Olivia@Campus.edu' } };
@@ -21,4 +21,18 @@ test('canCreate(), canRegister() and canRead() follow the role table', () => {
     [false, true, true],
     [false, false, false],
   ]);
+});
+
+test('movesFor() offers each status its moves (API.md §14), approve and reject to admins only, nothing to who may not manage it', () => {
+  const at = (status?: string): typeof event & { status?: string } => ({ ...event, ...(status === undefined ? {} : { status }) });
+  const statuses = ['draft', 'pending', undefined, 'cancelled'];
+  assert.deepEqual(statuses.map((status) => movesFor(person('organizer'), at(status))), [['submit'], ['withdraw'], ['cancel'], ['restore']]);
+  assert.deepEqual(statuses.map((status) => movesFor(person('admin', 'ada@campus.edu'), at(status))), [['submit'], ['approve', 'reject'], ['cancel'], ['restore']]);
+  assert.deepEqual(statuses.map((status) => movesFor(person('organizer', 'oscar@campus.edu'), at(status))), [[], [], [], []], "not another organizer's");
+  assert.deepEqual(statuses.map((status) => movesFor(person('reader'), at(status))), [[], [], [], []], 'never a reader');
+  assert.deepEqual(movesFor(person('admin'), at('archived')), [], 'an unknown status offers nothing');
+});
+
+test('canReview() (the approval queue) is for admins alone', () => {
+  assert.deepEqual((['admin', 'organizer', 'reader', 'feed'] as const).map((role) => canReview(person(role))), [true, false, false, false]);
 });

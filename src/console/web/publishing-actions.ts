@@ -1,0 +1,129 @@
+// The publishing moves of API.md §14 as buttons: submit (or publish), withdraw, cancel with a reason, restore,
+// and for admins approve and reject with a reason. Each says in words what the server did.
+import { h } from './dom.js';
+import { askReason } from './reason-dialog.js';
+import { movesFor, type Move, type OwnedEvent } from './roles.js';
+import { outcomeSentence, statusOf, submitLabel } from './status.js';
+import type { Publishing } from './types.js';
+import type { ConsoleContext } from './context.js';
+
+/** What the moves read of an event or a series. */
+export interface Publishable extends Publishing, OwnedEvent {
+  id: string;
+  title: string;
+  registered_count?: number;
+}
+
+export interface MoveOptions {
+  kind: 'event' | 'series';
+  /** The ETag it was read with, sent as If-Match (a page); undefined in lists. */
+  etag?: string | null;
+  /** Puts the title in each button's name, for lists where every row has the same buttons. */
+  named?: boolean;
+  /** After a move, with the item as the server answered and a sentence saying what happened. */
+  done(updated: Publishable, outcome: string): void;
+  /** A failed move (not one refused inside a reason dialog, which shows its own). */
+  failed(error: unknown): void;
+}
+
+/** The words of a move's button. */
+export function moveLabel(ctx: Pick<ConsoleContext, 'me' | 'approval'>, move: Move, kind: 'event' | 'series'): string {
+  switch (move) {
+    case 'submit':
+      return submitLabel(ctx.me.role, ctx.approval);
+    case 'cancel':
+      return kind === 'event' ? 'Cancel event' : 'Cancel series';
+    case 'withdraw':
+      return 'Withdraw';
+    case 'restore':
+      return 'Restore';
+    case 'approve':
+      return 'Approve';
+    case 'reject':
+      return 'Reject';
+  }
+}
+
+/** The buttons of the moves `ctx.me` may make on `item`; none for who may not manage it. */
+export function moveButtons(ctx: ConsoleContext, item: Publishable, options: MoveOptions): HTMLButtonElement[] {
+  const path = `/${options.kind === 'event' ? 'events' : 'series'}/${encodeURIComponent(item.id)}`;
+  const headers: Record<string, string> = options.etag === undefined || options.etag === null ? {} : { 'If-Match': options.etag };
+  const it = options.kind === 'event' ? 'It' : 'Every occurrence that has not started';
+
+  async function send(method: string, target: string, body: unknown): Promise<Publishable> {
+    return (await ctx.api.json<Publishable>(method, target, { body, headers })).data;
+  }
+
+  /** Runs a move; resolves with the answer, or undefined when the person kept things as they were. */
+  async function perform(move: Move): Promise<Publishable | undefined> {
+    switch (move) {
+      case 'submit':
+      case 'restore':
+        return send('PUT', path, { status: 'published' });
+      case 'withdraw':
+        return send('PUT', path, { status: 'draft' });
+      case 'approve':
+        return send('POST', `${path}/approve`, {});
+      case 'cancel':
+      case 'reject': {
+        let answer: Publishable | undefined;
+        const registered = item.registered_count === undefined ? '' : ` Its ${item.registered_count} registration${item.registered_count === 1 ? ' is' : 's are'} kept.`;
+        const asked = await askReason(
+          move === 'cancel'
+            ? {
+                question: `Cancel “${item.title}”? ${it} stays in lists and calendars, marked as cancelled, and takes no new registrations.${registered}`,
+                field: 'cancellation_reason',
+                hint: 'Optional: shown with the event, in the list and in calendars (at most 500 characters).',
+                yes: moveLabel(ctx, 'cancel', options.kind),
+                optional: true,
+                send: async (reason) => void (answer = await send('PUT', path, { status: 'cancelled', ...(reason === undefined ? {} : { cancellation_reason: reason }) })),
+              }
+            : {
+                question: `Send “${item.title}” back to its organizer? It becomes a draft again, with your reason as the reviewer's note.`,
+                field: 'reason',
+                hint: 'Required: tell the organizer what to change (at most 500 characters).',
+                yes: 'Reject',
+                optional: false,
+                send: async (reason) => void (answer = await send('POST', `${path}/reject`, { reason: reason ?? '' })),
+              },
+        );
+        return asked ? answer : undefined;
+      }
+    }
+  }
+
+  const outcome = (move: Move, updated: Publishable): string => {
+    const title = updated.title;
+    if (move === 'withdraw') return `“${title}” is withdrawn: a draft again, seen only by its organizer and administrators.`;
+    if (move === 'reject') return `“${title}” is sent back to its organizer with your note.`;
+    if (move === 'approve') return `“${title}” is approved: everyone can see it now.`;
+    return outcomeSentence(title, statusOf(updated));
+  };
+
+  return movesFor(ctx.me, item).map((move) => {
+    const label = moveLabel(ctx, move, options.kind);
+    const button = h(
+      'button',
+      { type: 'button', class: move === 'cancel' || move === 'reject' ? 'danger' : move === 'withdraw' || move === 'restore' ? null : 'primary', 'aria-label': options.named === true ? `${label} ${item.title}` : null },
+      label,
+    );
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      perform(move).then(
+        (updated) => {
+          button.disabled = false;
+          if (updated === undefined) return;
+          const sentence = outcome(move, updated);
+          ctx.announce(sentence);
+          if (move !== 'cancel') ctx.queueChanged();
+          options.done(updated, sentence);
+        },
+        (error: unknown) => {
+          button.disabled = false;
+          options.failed(error);
+        },
+      );
+    });
+    return button;
+  });
+}

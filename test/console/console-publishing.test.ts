@@ -1,0 +1,221 @@
+/// <reference lib="dom" />
+// Publishing in the console (API.md §14), under `--approval required`: an organizer submits and an admin approves from
+// the queue the header counts; a rejection's note reaches the organizer, who fixes and resubmits; a cancelled event
+// is marked in words in the list, the month and its page, then restored. Real Chromium against `node dist/server.js`;
+// each new screen is checked with axe-core at 1280 and 360 px.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { checkScreen, openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
+import { assertClean, fieldMessage, signIn, startJourneyServer, type JourneyServer, type Role } from './journey-server.js';
+
+const skip = skipWithoutChromium();
+const TIMEOUT_MS = 180_000;
+
+let journey: JourneyServer;
+let browsing: Browsing;
+
+before(async () => {
+  if (skip !== false) return;
+  journey = await startJourneyServer(['--approval', 'required']);
+  browsing = await openBrowser(journey.url, { timezoneId: 'UTC' });
+});
+
+after(async () => {
+  if (skip !== false) return;
+  await browsing?.close();
+  await journey?.stop();
+});
+
+/** A new tab signed in as `role` (each tab keeps its own key); the caller closes it. */
+async function tab(role: Role): Promise<Page> {
+  const page = await browsing.context.newPage();
+  await signIn(page, journey.url, journey.keys[role]);
+  return page;
+}
+
+/** An event as `role` sees it through the API (undefined when it is a 404 to them). */
+async function read(id: string, role: Role): Promise<{ status?: string; review_note?: string; cancellation_reason?: string; location: string } | undefined> {
+  const response = await journey.api('GET', `/events/${id}`, journey.keys[role]);
+  if (response.status === 404) return undefined;
+  assert.equal(response.status, 200);
+  return (await response.json()) as { status?: string; location: string };
+}
+
+async function fillEvent(page: Page, title: string, day: string): Promise<void> {
+  await page.goto(`${journey.url}/console/#/new`);
+  await page.getByLabel('Title').fill(title);
+  await page.getByLabel('Category').selectOption('cultural');
+  await page.getByLabel('Location').fill('Main hall');
+  await page.getByLabel('Starts').fill(`${day}T18:00`);
+  await page.getByLabel('Ends').fill(`${day}T20:00`);
+  await page.getByLabel('Capacity (seats)').fill('200');
+}
+
+const idOf = (page: Page): string => new URL(page.url()).hash.split('/')[2]!;
+
+/** Waits for the sentence a move leaves on the screen (the status line speaks it too, out of sight). */
+const outcome = (page: Page, sentence: string): Promise<void> => page.locator('#content p.done').filter({ hasText: sentence }).waitFor();
+
+test('submit → approve: a draft submitted from My drafts waits in the queue the header counts; approved, a reader sees it', { skip, timeout: TIMEOUT_MS }, async () => {
+  const organizer = await tab('organizer');
+  const admin = await tab('admin');
+  try {
+    await fillEvent(organizer, 'Spring concert', '2027-06-10');
+    await organizer.getByRole('button', { name: 'Save as draft' }).click();
+    await organizer.getByRole('heading', { level: 1, name: 'Spring concert' }).waitFor();
+    const id = idOf(organizer);
+    await organizer.getByText('Draft. Only its organizer and administrators see this event.').waitFor();
+    assert.equal(await organizer.getByRole('button', { name: 'Approve' }).count(), 0, 'an organizer is not offered Approve');
+    assert.equal(await organizer.getByRole('link', { name: /Approval queue/ }).count(), 0, 'nor the queue');
+
+    await organizer.getByRole('link', { name: 'My drafts' }).click();
+    const row = organizer.getByRole('row', { name: /Spring concert/ });
+    await row.getByText('Draft', { exact: true }).waitFor();
+    await checkScreen(organizer, 'my-drafts');
+    await row.getByRole('button', { name: 'Submit for approval Spring concert' }).click();
+    await outcome(organizer, '“Spring concert” is submitted for approval: an administrator reviews it before others see it.');
+    assert.equal((await read(id, 'organizer'))?.status, 'pending');
+    assert.equal(await read(id, 'reader'), undefined, 'a reader cannot see it yet');
+
+    // The admin's header counts it; the queue is one click (or Enter) away.
+    await admin.goto(`${journey.url}/console/#/events`);
+    const queue = admin.getByRole('link', { name: 'Approval queue 1 waiting' });
+    await queue.waitFor();
+    await queue.click();
+    await admin.getByRole('heading', { level: 1, name: 'Approval queue' }).waitFor();
+    const waiting = admin.getByRole('row', { name: /Spring concert/ });
+    await waiting.getByText('Olivia Organizer (olivia@campus.edu)').waitFor();
+    await checkScreen(admin, 'approval-queue');
+    await waiting.getByRole('button', { name: 'Approve Spring concert' }).click();
+    await outcome(admin, '“Spring concert” is approved: everyone can see it now.');
+    await admin.getByText('Nothing waits for approval.').waitFor();
+    await admin.getByRole('link', { name: 'Approval queue 0 waiting' }).waitFor();
+
+    const reader = await tab('reader');
+    try {
+      await reader.getByRole('link', { name: 'Spring concert' }).waitFor();
+      assert.equal(await reader.getByRole('link', { name: 'My drafts' }).count(), 0, 'a reader has no drafts to see');
+    } finally {
+      await reader.close();
+    }
+    assert.equal((await read(id, 'reader'))?.status, undefined, 'published: the field is left out');
+    assertClean(browsing);
+  } finally {
+    await organizer.close();
+    await admin.close();
+  }
+});
+
+test('submit → reject → fix → resubmit: the reason is required, and the reviewer\'s note reaches the organizer', { skip, timeout: TIMEOUT_MS }, async () => {
+  const organizer = await tab('organizer');
+  const admin = await tab('admin');
+  try {
+    await fillEvent(organizer, 'Bake sale', '2027-06-12');
+    // Under approval, the form's main button submits at once.
+    await organizer.getByRole('button', { name: 'Submit for approval' }).click();
+    await organizer.getByRole('heading', { level: 1, name: 'Bake sale' }).waitFor();
+    const id = idOf(organizer);
+    await organizer.getByText('Pending approval.', { exact: false }).waitFor();
+    assert.equal(await organizer.getByRole('button', { name: 'Withdraw' }).count(), 1, 'its organizer may withdraw it');
+    assert.equal(await organizer.getByRole('button', { name: 'Reject' }).count(), 0);
+
+    await admin.goto(`${journey.url}/console/#/queue`);
+    await admin.getByRole('button', { name: 'Reject Bake sale' }).click();
+    const dialog = admin.getByRole('dialog');
+    await dialog.waitFor();
+    assert.equal(await admin.evaluate(() => document.activeElement?.tagName), 'TEXTAREA', 'the focus is in the reason');
+    // No reason: the API refuses, and says so under the field. By keyboard: Tab past "Keep it" to Reject.
+    await admin.keyboard.press('Tab');
+    await admin.keyboard.press('Tab');
+    assert.equal(await admin.evaluate(() => document.activeElement?.textContent), 'Reject');
+    await admin.keyboard.press('Enter');
+    await dialog.getByText('Nothing was changed: see the message under the reason.').waitFor();
+    assert.notEqual(await fieldMessage(admin, 'Reason'), '', 'the problem is shown next to the reason');
+    assert.equal(await admin.getByLabel('Reason', { exact: true }).getAttribute('aria-invalid'), 'true');
+    assert.equal((await read(id, 'admin'))?.status, 'pending', 'nothing was written');
+    await checkScreen(admin, 'reject-dialog');
+    await admin.getByLabel('Reason', { exact: true }).fill('Say which room of the main hall.');
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+    await outcome(admin, '“Bake sale” is sent back to its organizer with your note.');
+
+    await organizer.goto(`${journey.url}/console/#/drafts`);
+    const row = organizer.getByRole('row', { name: /Bake sale/ });
+    await row.getByText('Returned for changes').waitFor();
+    await row.getByText("Reviewer's note: Say which room of the main hall.").waitFor();
+    await row.getByRole('link', { name: 'Bake sale' }).click();
+    await organizer.getByText('Say which room of the main hall.').waitFor();
+    await checkScreen(organizer, 'event-returned');
+    await organizer.getByRole('link', { name: 'Edit event' }).click();
+    await organizer.getByLabel('Location').fill('Main hall, room 2');
+    await organizer.getByRole('button', { name: 'Save changes' }).click();
+    await organizer.getByText('Draft. Only its organizer and administrators see this event.').waitFor();
+    assert.equal((await read(id, 'organizer'))?.review_note, undefined, 'the note is gone with the next change');
+    await organizer.getByRole('button', { name: 'Submit for approval' }).click();
+    await outcome(organizer, '“Bake sale” is submitted for approval: an administrator reviews it before others see it.');
+    assert.deepEqual(await read(id, 'organizer').then((event) => [event?.status, event?.location]), ['pending', 'Main hall, room 2']);
+    assertClean(browsing);
+  } finally {
+    await organizer.close();
+    await admin.close();
+  }
+});
+
+test('cancel with a reason: "Cancelled" in words in the list, the month and the event page; restored through approval', { skip, timeout: TIMEOUT_MS }, async () => {
+  // An admin's event is published at once, even under approval.
+  const created = await journey.api('POST', '/events', journey.keys.admin, {
+    title: 'Open-air cinema',
+    category: 'social',
+    location: 'The lawn',
+    start_time: '2027-07-14T20:00:00Z',
+    end_time: '2027-07-14T22:30:00Z',
+    capacity: 100,
+    organizer: { name: 'Olivia Organizer', email: 'olivia@campus.edu' },
+  });
+  assert.equal(created.status, 201);
+  const { id } = (await created.json()) as { id: string };
+  const organizer = await tab('organizer');
+  const reader = await tab('reader');
+  try {
+    await organizer.goto(`${journey.url}/console/#/events/${id}`);
+    await organizer.getByRole('button', { name: 'Cancel event' }).click();
+    const dialog = organizer.getByRole('dialog');
+    await dialog.getByText('stays in lists and calendars, marked as cancelled').waitFor();
+    await dialog.getByRole('button', { name: 'Keep it' }).click();
+    assert.equal((await read(id, 'reader'))?.status, undefined, 'keeping it keeps it published');
+    await organizer.getByRole('button', { name: 'Cancel event' }).click();
+    await dialog.getByLabel('Reason', { exact: true }).fill('Storm warning for the evening.');
+    await dialog.getByRole('button', { name: 'Cancel event' }).click();
+    await organizer.getByText('Cancelled. This event stays in lists and calendars').waitFor();
+    await organizer.getByText('This event is cancelled: it takes no new registrations.').waitFor();
+    assert.deepEqual(await read(id, 'reader').then((event) => [event?.status, event?.cancellation_reason]), ['cancelled', 'Storm warning for the evening.']);
+
+    await reader.goto(`${journey.url}/console/#/events`);
+    const row = reader.getByRole('row', { name: /Open-air cinema/ });
+    await row.getByText('Cancelled', { exact: true }).waitFor();
+    await row.getByText('Reason: Storm warning for the evening.').waitFor();
+    await checkScreen(reader, 'events-cancelled');
+    await reader.goto(`${journey.url}/console/#/month?month=2027-07`);
+    const day = reader.locator('li', { has: reader.getByRole('link', { name: /Open-air cinema/ }) });
+    await day.getByText('Cancelled', { exact: true }).waitFor();
+    await checkScreen(reader, 'month-cancelled');
+    await day.getByRole('link').click();
+    await reader.getByText('Reason: Storm warning for the evening.').waitFor();
+    await reader.getByText('Cancelled.', { exact: true }).waitFor();
+    for (const name of ['Restore', 'Cancel event', 'Submit for approval', 'Approve', 'Register']) {
+      assert.equal(await reader.getByRole('button', { name, exact: true }).count(), 0, `a reader is not offered ${name}`);
+    }
+    await checkScreen(reader, 'event-cancelled');
+
+    // Restoring, an organizer's event goes through approval again: the console says what came back.
+    await organizer.getByRole('button', { name: 'Restore' }).click();
+    await outcome(organizer, '“Open-air cinema” is submitted for approval: an administrator reviews it before others see it.');
+    await organizer.getByText('Pending approval.', { exact: false }).waitFor();
+    assert.equal((await read(id, 'organizer'))?.status, 'pending');
+    assert.equal((await read(id, 'organizer'))?.cancellation_reason, undefined, 'restoring clears the reason');
+    assertClean(browsing);
+  } finally {
+    await organizer.close();
+    await reader.close();
+  }
+});
