@@ -54,7 +54,7 @@ function bodySchema(kind: 'create' | 'update'): Schema {
   Object.assign(properties, SCHEDULE);
   properties['status'] = { ...eventField('status'), description: kind === 'create' ? 'draft or published (default; pending too under --approval required): the series and every occurrence get it; under approval an organizer\'s series is pending until an admin approves it.' : 'A move, as for an event (API.md §14), made by the series and every occurrence not edited on its own whose status is the series\' (a cancellation: those not started yet). Any other move is a 409 naming both statuses.' };
   if (kind === 'update') {
-    properties['cancellation_reason'] = eventField('cancellation_reason');
+    properties['cancellation_reason'] = { ...eventField('cancellation_reason'), description: 'Why the series was called off: sent with status cancelled, or on a series already cancelled (to change it); it goes to every occurrence the cancellation moves, and to new ones made while cancelled. 1–500 characters, no control characters.' };
     properties['review_note'] = { ...eventField('review_note'), description: 'Read-only: may be sent only with its stored value.' };
     properties['id'] = { type: 'string', pattern: SERIES_ID, description: 'Read-only: may be sent only with its stored value.' };
     properties['occurrence_count'] = { type: 'integer', minimum: 0, description: 'Read-only: may be sent only with its stored value.' };

@@ -1,6 +1,6 @@
 // What a series write changes, decided against the latest state: which occurrences to create, change and delete (API.md §11). Pure.
 import { ApiError } from '../http/errors.js';
-import { toRecord, type EventRecord, type EventStatus, type StoredEvent } from '../events/event.js';
+import { toRecord, type EventRecord, type StoredEvent } from '../events/event.js';
 import { formatTime } from '../events/time.js';
 import type { GroupPlan, GroupView } from '../store/event-store.js';
 import { ruleStarts, type Occurrence } from './expand.js';
@@ -25,7 +25,7 @@ export interface SeriesPlan {
 export function planCreate(id: string, createdAt: string, input: SeriesInput, context: PlanContext): SeriesPlan {
   const events: { id: string; record: EventRecord }[] = input.occurrences.map((occurrence) => {
     const eventId = context.newEventId();
-    return { id: eventId, record: occurrenceRecord(eventId, id, input.shared, occurrence, createdAt, input.status) };
+    return { id: eventId, record: occurrenceRecord(eventId, id, input.shared, occurrence, createdAt, { status: input.status }) };
   });
   const document: SeriesDocument = { id, ...input.shared, ...input.schedule, created_at: createdAt, occurrences: events.map((each) => each.id), detached: {} };
   if (input.status !== 'published') document.status = input.status;
@@ -75,7 +75,7 @@ export function planUpdate(current: SeriesDocument, input: SeriesInput, context:
     if (covered.has(occurrence.startMs) || occurrence.startMs <= nowMs) continue;
     const eventId = context.newEventId();
     // With the series' status before this write: a status the write moves it to is applied after (series-publishing.ts).
-    events.push({ id: eventId, record: occurrenceRecord(eventId, current.id, input.shared, occurrence, new Date(nowMs).toISOString(), current.status) });
+    events.push({ id: eventId, record: occurrenceRecord(eventId, current.id, input.shared, occurrence, new Date(nowMs).toISOString(), current) });
     occurrences.push(eventId);
   }
   const document: SeriesDocument = { ...current, ...input.shared, ...input.schedule, occurrences, detached };
@@ -108,7 +108,7 @@ export function withDetached(series: SeriesDocument, event: StoredEvent): Series
   return { ...series, detached: { ...series.detached, [event.id]: formatTime(event.startMs) } };
 }
 
-function occurrenceRecord(id: string, seriesId: string, shared: SharedFields, occurrence: Occurrence, createdAt: string, status: EventStatus | undefined): EventRecord {
+function occurrenceRecord(id: string, seriesId: string, shared: SharedFields, occurrence: Occurrence, createdAt: string, publishing: Pick<SeriesDocument, 'status' | 'cancellation_reason'>): EventRecord {
   const record: EventRecord = {
     id,
     title: shared.title,
@@ -123,7 +123,9 @@ function occurrenceRecord(id: string, seriesId: string, shared: SharedFields, oc
     created_at: createdAt,
     series_id: seriesId,
   };
-  // A new occurrence of a cancelled series is cancelled too, and carries no reason of its own.
+  const { status, cancellation_reason: reason } = publishing;
   if (status !== undefined && status !== 'published') record.status = status;
+  // A new occurrence of a cancelled series is cancelled too, with the series' reason, as every other occurrence it cancelled.
+  if (status === 'cancelled' && reason !== undefined) record.cancellation_reason = reason;
   return record;
 }

@@ -125,7 +125,9 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
         const plan = { nowMs: deps.now(), newEventId, view };
         let planned = planUpdate(current, input, plan);
         // A PUT that changes nothing writes nothing, so the ETag stays (the store skips unchanged events too).
-        if (to === from && input.cancellationReason === undefined && planned.plan.documents[0]?.json === seriesJson(current)) {
+        // A cancellation_reason sent back as stored is no change either (a client may send back what it read).
+        const reasonChanges = input.cancellationReason !== undefined && input.cancellationReason !== current.cancellation_reason;
+        if (to === from && !reasonChanges && planned.plan.documents[0]?.json === seriesJson(current)) {
           document = planned.document;
           return { events: planned.plan.events, documents: [] };
         }

@@ -90,6 +90,26 @@ describe('series statuses', () => {
     assertRefused(await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { cancellation_reason: 'x' } }), 400, 'validation_failed', ['cancellation_reason'], 'cancellation_reason');
   });
 
+  test('a cancelled series sent back as read (its cancellation_reason too) writes nothing and keeps its ETag', async () => {
+    const { id } = (await h.request('POST', '/series', { key: h.keys.organizer, body: daily(2, 3) })).json;
+    await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'cancelled', cancellation_reason: 'Track flooded' } });
+    const read = await h.request('GET', `/series/${id}`, { key: h.keys.organizer });
+    for (const body of [read.json, { cancellation_reason: 'Track flooded' }, { status: 'cancelled', cancellation_reason: 'Track flooded' }]) {
+      const same = await writesNothing(h, undefined, () => h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body }));
+      assert.equal(same.status, 200, same.text ?? '');
+      assert.equal(same.headers['ETag'], read.headers['ETag'], `a PUT that changes nothing keeps the ETag: ${JSON.stringify(body)}`);
+    }
+  });
+
+  test('a new occurrence of a cancelled series, made by a schedule change, is cancelled with the series\' reason', async () => {
+    const { id } = (await h.request('POST', '/series', { key: h.keys.organizer, body: daily(2, 3) })).json;
+    await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'cancelled', cancellation_reason: 'Track flooded' } });
+    const longer = await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { recurrence: 'FREQ=DAILY;COUNT=4' } });
+    assert.equal(longer.status, 200, longer.text ?? '');
+    const occurrences = (await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.events;
+    assert.deepEqual(occurrences.map((event: { status?: string; cancellation_reason?: string }) => `${event.status}: ${event.cancellation_reason}`), Array(4).fill('cancelled: Track flooded'));
+  });
+
   test('cancelling one occurrence is a PUT of its status: it stays listed as cancelled, counts as edited alone, and the series keeps its status', async () => {
     const { id } = (await h.request('POST', '/series', { key: h.keys.organizer, body: daily(3, 5) })).json;
     const ids: string[] = (await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.events.map((event: { id: string }) => event.id);

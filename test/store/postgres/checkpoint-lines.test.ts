@@ -63,7 +63,10 @@ test(`checkpointChunks() writes the lines the file store's compaction writes for
     if (random() < 0.5) writer.views.changes.dropDeletionsThrough(Math.floor(writer.views.changes.lastSeq / 2));
     const state = stateOf(writer.views, writer.clock.now);
     const expected = await compactedByFileStore(writer.views, writer.clock.now, dir);
-    const chunks = [...checkpointChunks(state, 4096)];
+    // Parts of 4 KiB, or of a quarter of the state when it is smaller (CHECKPOINT_SEED=2125406612 left under 4 KiB), so
+    // a state of two lines or more always comes in several parts.
+    const partBytes = Math.min(4096, Math.max(64, Math.floor(Buffer.byteLength(expected) / 4)));
+    const chunks = [...checkpointChunks(state, partBytes)];
     const where = `seed ${SEED}, round ${round}`;
     assert.equal(chunks.map((chunk) => chunk.text).join(''), expected, where);
     for (const chunk of chunks) {
@@ -71,7 +74,7 @@ test(`checkpointChunks() writes the lines the file store's compaction writes for
       assert.equal(chunk.lines, chunk.text.split('\n').length - 1, `${where}: lines of a part`);
       assert.equal(chunk.bytes, Buffer.byteLength(chunk.text), `${where}: bytes of a part`);
     }
-    assert.ok(chunks.length > 1, `${where}: parts of 4 KiB`);
+    if (expected.split('\n').length > 2) assert.ok(chunks.length > 1, `${where}: parts of ${partBytes} bytes`);
     for (const op of ['put', 'regstate', 'idem', 'docstate', 'mark']) if (expected.includes(`"op":"${op}"`)) kinds.add(op);
   }
   assert.deepEqual([...kinds].sort(), ['docstate', 'idem', 'mark', 'put', 'regstate'], `seed ${SEED}: every kind of line was compared`);
