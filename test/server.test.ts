@@ -54,7 +54,7 @@ test('the first key\'s JSON line keeps the log\'s order: it follows the lines wr
       const child = spawn(process.execPath, [SERVER, '--port', '0', '--data-dir', path.join(dir, 'data')], { stdio: ['ignore', 'pipe', errFd] });
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       let out = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
       assert.ok(await waitFor(async () => out.includes('listening on'), 15_000), 'the server listened');
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
