@@ -13,7 +13,7 @@ import { verifyLog } from './store/file/log-verify.js';
 import { commandName, packageVersion } from './config.js';
 import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey, verifyDatabase } from './cli-postgres.js';
 import { redactUrl } from './store/postgres/client.js';
-import { unknownFlagMessage } from './lib/near-name.js';
+import { unknownCommandMessage, unknownFlagMessage } from './lib/near-name.js';
 
 /** A mistake in the command line: exit 2. `complete`: the message already says where to look, no "see --help" is added. */
 class UsageError extends Error {
@@ -226,8 +226,10 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       process.stdout.write(`migrated ${done.lines} lines (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${path.resolve(from)} to the database\n`);
       return;
     }
-    default:
-      throw new UsageError(`unknown command "${command}"`);
+    default: {
+      const unknown = unknownCommandMessage(parsed.positional, Object.keys(COMMAND_FLAGS));
+      throw new UsageError(unknown.message, { complete: unknown.complete });
+    }
   }
 }
 

@@ -5,7 +5,7 @@ import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from '
 import type { CoreResponse, PlainRequest } from './http/types.js';
 import { checkUnreadBody, readJsonObject, readOptionalJsonObject } from './http/body.js';
 import { containsKey, redactKeys } from './http/redact-keys.js';
-import { checkQueryEncoding } from './http/query-string.js';
+import { checkQueryEncoding, firstParameterName } from './http/query-string.js';
 import type { CorsPolicy } from './http/cors.js';
 import { canEver, forbiddenMessage, type Principal } from './auth/principal.js';
 import type { KeyRegistry } from './auth/key-registry.js';
@@ -81,6 +81,9 @@ export function createPipeline(deps: PipelineDeps): {
       if (request.arrivedDuringShutdown ?? draining) throw new ApiError('unavailable', 'The server is shutting down; retry in a moment.');
       if (request.headerFault !== undefined) throw new ApiError('bad_request', request.headerFault);
       const { path, query, prefix } = locate(request.target);
+      // A query that is not valid percent-encoded UTF-8 is a fault of the request target itself, like a target starting
+      // with `//`: request-level, so it answers 400 before the path, the method and the key are looked at (API.md §3, §5).
+      checkQueryEncoding(query);
       const match = router.match(request.method, path);
       if (match.kind === 'not_found') throw new ApiError('not_found', `No resource at ${path.slice(0, 100)}; see /openapi.json for the paths this API has.`);
       if (request.method === 'OPTIONS') {
@@ -205,10 +208,8 @@ export function createPipeline(deps: PipelineDeps): {
     else if (route.body === 'optional') body = readOptionalJsonObject(request);
     else checkUnreadBody(request);
     if (route.query !== true && pending.query !== '') {
-      throw new ApiError('bad_request', `Unknown query parameter in "?${redactKeys(pending.query).slice(0, 60)}": ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
+      throw new ApiError('bad_request', `Unknown query parameter ${firstParameterName(pending.query)}: ${request.method} ${pending.prefix}${pending.path.slice(0, 100)} takes no query parameters.`);
     }
-    // Once for every route that reads a query: broken escapes are a 400 naming the parameter, never read as text.
-    checkQueryEncoding(pending.query);
     const context: RequestContext = { request, params: pending.params, query: pending.query, prefix: pending.prefix, principal, body };
     const result = route.handle(context);
     if (result instanceof Promise) return result.then((value) => finish(value, headers, keyId), failCounted);
@@ -245,7 +246,6 @@ export function createPipeline(deps: PipelineDeps): {
   /** The `key` query parameter of a route that takes one (undefined when absent); 400 when given twice or beside an Authorization header. */
   function queryKey(request: PlainRequest, query: string): string | undefined {
     if (query === '') return undefined;
-    checkQueryEncoding(query);
     const values = new URLSearchParams(query).getAll('key');
     if (values.length === 0) return undefined;
     if (values.length > 1) throw new ApiError('bad_request', 'Query parameter key is given more than once.');

@@ -88,6 +88,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
+  // The notice bypasses the log's buffer: the lines logged before it go out first, so stderr stays in time order.
+  logger.flush();
   if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.store === 'file' ? `--data-dir ${config.dataDir}` : '--store postgres://…');
   logger.info('started', { url: running.url, data_dir: config.dataDir, pid: process.pid });
   process.stdout.write(`listening on ${running.url}\n`);

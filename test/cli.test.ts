@@ -130,6 +130,30 @@ test('cli names the flag a newcomer meant, among the command\'s own: exit 2, one
   }
 });
 
+test('cli names the command a newcomer meant, the commands of a group named alone, and an extra word: exit 2, one line', () => {
+  const { dir, remove } = tempDir();
+  try {
+    // Before: `unknown command "kyes list"; see node dist/cli.js --help` and `unknown command "keys"`, whatever was near.
+    for (const [args, line] of [
+      [['kyes', 'list'], 'campus-events-cli: unknown command "kyes list"; did you mean keys list?\n'],
+      [['key', 'create'], 'campus-events-cli: unknown command "key create"; did you mean keys create?\n'],
+      [['keys', 'lst'], 'campus-events-cli: unknown command "keys lst"; did you mean keys list?\n'],
+      [['verfy'], 'campus-events-cli: unknown command "verfy"; did you mean verify?\n'],
+      [['keys'], 'campus-events-cli: keys needs a command: keys create, list or revoke; see node dist/cli.js --help\n'],
+      [['keys', 'delete', 'key_1'], 'campus-events-cli: unknown command "keys delete": keys takes create, list or revoke; see node dist/cli.js --help\n'],
+      [['verify', 'now'], 'campus-events-cli: verify takes no arguments, got "now"; see node dist/cli.js --help\n'],
+      [['frobnicate'], 'campus-events-cli: unknown command "frobnicate"; see node dist/cli.js --help\n'],
+    ] as const) {
+      const result = runCli([...args, '--data-dir', dir]);
+      assert.equal(result.status, 2, args.join(' '));
+      assert.equal(result.stdout, '', args.join(' '));
+      assert.equal(result.stderr, line, args.join(' '));
+    }
+  } finally {
+    remove();
+  }
+});
+
 test('cli --help prints usage and exits 0', () => {
   const result = runCli(['--help']);
   assert.equal(result.status, 0);

@@ -1,7 +1,7 @@
 // The built server as a user runs it: the listening line, config errors, shutdown, restart, keys from the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -39,6 +39,36 @@ test('server prints only its listening line on stdout and the first admin key on
     assert.doesNotMatch(second.stderr(), /cek_/, 'the second start prints no key');
   } finally {
     remove();
+  }
+});
+
+test('the first key\'s JSON line keeps the log\'s order: it follows the lines written before it, times never going back', async () => {
+  // Before, the key went straight to stderr while the log's earlier lines could still wait in its buffer: most
+  // starts with stderr on a file, as under a supervisor (a pipe hides it more often). Four starts one after another (a loaded machine
+  // hides it too): no pass by chance.
+  for (let round = 0; round < 4; round++) {
+    const { dir, remove } = tempDir();
+    const errFile = path.join(dir, 'stderr.log');
+    const errFd = openSync(errFile, 'w');
+    try {
+      const child = spawn(process.execPath, [SERVER, '--port', '0', '--data-dir', path.join(dir, 'data')], { stdio: ['ignore', 'pipe', errFd] });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      assert.ok(await waitFor(async () => out.includes('listening on'), 15_000), 'the server listened');
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      const stderr = readFileSync(errFile, 'utf8');
+      const lines = stderr.trimEnd().split('\n').map((line) => JSON.parse(line) as { time: string; msg: string; key?: string });
+      const keyAt = lines.findIndex((line) => line.key !== undefined);
+      const replayedAt = lines.findIndex((line) => line.msg === 'event log replayed');
+      assert.ok(keyAt !== -1 && replayedAt !== -1, stderr);
+      assert.ok(replayedAt < keyAt, `the replay line comes before the key line: ${stderr}`);
+      for (let i = 1; i < lines.length; i++) assert.ok(lines[i - 1]!.time <= lines[i]!.time, `line ${i + 1} goes back in time: ${stderr}`);
+    } finally {
+      closeSync(errFd);
+      remove();
+    }
   }
 });
 

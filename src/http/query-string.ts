@@ -39,3 +39,14 @@ function decoded(text: string): string | undefined {
 function clip(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
 }
+
+/**
+ * The first parameter name of `query` (the raw string after `?`, already checked by checkQueryEncoding), decoded,
+ * quoted and shortened for a message: `"foo"` for `foo=1&bar=2`. A name shaped like an API key is redacted.
+ */
+export function firstParameterName(query: string): string {
+  const pair = query.split('&').find((each) => each !== '') ?? '';
+  const eq = pair.indexOf('=');
+  const name = decoded(eq === -1 ? pair : pair.slice(0, eq)) ?? '';
+  return clip(redactKeys(name));
+}

@@ -52,3 +52,29 @@ export function unknownFlagMessage(flag: string, known: readonly string[], help 
   const near = nearName(flag, known);
   return near === undefined ? `unknown flag ${flag}; see ${help}` : `unknown flag ${flag}; did you mean ${near}?`;
 }
+
+/**
+ * The one-line reason for a command line whose words `given` name no command of `commands` (`keys create`,
+ * `verify`, …), and whether it already says what to do (else the caller adds "see --help"): the near command
+ * (`kyes list` → `keys list`), the subcommands of a group named alone (`keys`), or the extra word of a command
+ * that takes none (`verify foo`).
+ */
+export function unknownCommandMessage(given: readonly string[], commands: readonly string[]): { message: string; complete: boolean } {
+  const [first = '', second] = given;
+  const shown = given.slice(0, 2).join(' ');
+  if (commands.includes(first)) return { message: `${first} takes no arguments, got "${second ?? ''}"`, complete: false };
+  const subcommands = commands.filter((command) => command.startsWith(`${first} `)).map((command) => command.slice(first.length + 1));
+  if (subcommands.length > 0) {
+    const choices = `${subcommands.slice(0, -1).join(', ')} or ${subcommands.at(-1)!}`;
+    if (second === undefined) return { message: `${first} needs a command: ${first} ${choices}`, complete: false };
+    const near = nearName(second, subcommands);
+    if (near !== undefined) return { message: `unknown command "${shown}"; did you mean ${first} ${near}?`, complete: true };
+    return { message: `unknown command "${shown}": ${first} takes ${choices}`, complete: false };
+  }
+  const firstWords = [...new Set(commands.map((command) => command.split(' ')[0]!))];
+  const near = nearName(first, firstWords);
+  if (near === undefined) return { message: `unknown command "${shown}"`, complete: false };
+  // The rest as given, when it makes a command with the near word (`kyes list` → `keys list`).
+  const meant = second !== undefined && commands.includes(`${near} ${second}`) ? `${near} ${second}` : near;
+  return { message: `unknown command "${shown}"; did you mean ${meant}?`, complete: true };
+}

@@ -184,6 +184,9 @@ function weekdayOf(day: number): number {
   return (((day + 3) % 7) + 7) % 7;
 }
 
+/** `YYYY-MM-DD` of a day number; past 9999 the year has five digits (`10000-01-01`), not ISO's `+010000-01-01`. */
 function isoDate(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  const date = new Date(day * DAY_MS);
+  const two = (value: number): string => String(value).padStart(2, '0');
+  return `${String(date.getUTCFullYear()).padStart(4, '0')}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}`;
 }

@@ -36,8 +36,11 @@ export interface LaneDeps {
   recover?(): boolean;
   client: DeliveryClient;
   clock: WebhookClock;
-  /** The state changed (cursor, status, log): save it. */
-  changed(): void;
+  /**
+   * The state changed (cursor, status, log): save it. `now` when a failed attempt set when the next is due: a crash
+   * before a batched save would forget it, and the restart would send the message again at once (API.md §13).
+   */
+  changed(now?: boolean): void;
   /** The name of the log in message ids. */
   logId(): string;
   /** The webhook became failing (for the log line). */
@@ -160,7 +163,7 @@ export class DeliveryLane {
         } else if (this.state.status === 'active') {
           this.#retryIn(retryAt - nowMs);
         }
-        this.#deps.changed();
+        this.#deps.changed(true);
       },
     );
   }

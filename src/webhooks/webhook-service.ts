@@ -193,7 +193,7 @@ export class WebhookService {
       recover: () => this.#catchUps.recover(state.id),
       client: this.#deps.client,
       clock: this.#deps.clock,
-      changed: () => this.#laneChanged(),
+      changed: (now) => this.#laneChanged(now === true),
       logId: () => this.#logId,
       failed: (webhook) => this.#deps.logger.warn('a webhook is failing: its receiver has not acknowledged a message for 3 days; set its status to active to try again', { webhook: webhook.id }),
     });
@@ -257,17 +257,30 @@ export class WebhookService {
     this.#trim();
   }
 
-  #laneChanged(): void {
+  /** Saves a lane's change: batched (at most every saveEveryMs), or at once when `now` (a failed attempt). */
+  #laneChanged(now: boolean): void {
     this.#dirty = true;
     this.#trim();
-    if (this.#closed || this.#saveTimer !== undefined) return;
+    if (this.#closed) return;
+    if (now) {
+      // Failures are few (one per retry delay of a dead receiver): each is saved as it happens, with what is pending.
+      if (this.#saveTimer !== undefined) this.#deps.clock.clearTimeout(this.#saveTimer);
+      this.#saveTimer = undefined;
+      this.#saveLogged();
+      return;
+    }
+    if (this.#saveTimer !== undefined) return;
     this.#saveTimer = this.#deps.clock.setTimeout(() => {
       this.#saveTimer = undefined;
-      this.#save().catch((error: unknown) => {
-        this.#dirty = true;
-        this.#deps.logger.warn('could not save the state of webhooks; it is saved again with the next change', { reason: (error as Error).message });
-      });
+      this.#saveLogged();
     }, this.#deps.saveEveryMs ?? 1000);
+  }
+
+  #saveLogged(): void {
+    this.#save().catch((error: unknown) => {
+      this.#dirty = true;
+      this.#deps.logger.warn('could not save the state of webhooks; it is saved again with the next change', { reason: (error as Error).message });
+    });
   }
 
   /** Drops from the backlog what every webhook is past. */

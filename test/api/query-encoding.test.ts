@@ -71,6 +71,25 @@ describe('broken percent-encoding in a query (issue 33.6)', () => {
     assert.equal(spaced.status, 200);
   });
 
+  it('a broken query is request-level (§3): 400 before an unknown path, a method not allowed and a missing key, on every route alike', async () => {
+    // Before: /events?q=%zz without a key was a 401 while /events.ics?q=%zz was a 400, and /nope?q=%zz a 404.
+    for (const target of ['/events?q=%zz', '/v1/events?q=50%', '/changes?since=0&q=%zz', `/events/${ids['event']}?x=%E0%A4`, '/events.ics?q=%zz', '/nope?q=%zz', '/v1/nope?limit=%']) {
+      const error = assertError(await h.request('GET', target), 400, 'bad_request');
+      assert.match(error.message, /is not valid percent-encoded UTF-8/, target);
+    }
+    assertError(await h.request('PATCH', '/events?q=%zz', { key: h.keys.admin }), 400, 'bad_request');
+    assertError(await h.request('GET', '/events?q=%zz', { key: 'cek_not-a-key-at-all' }), 400, 'bad_request');
+    const options = await h.request('OPTIONS', '/events?q=%zz');
+    assertError(options, 400, 'bad_request');
+  });
+
+  it('an unknown query parameter on a route that takes none is named alone, not quoted with the rest of the query', async () => {
+    const error = assertError(await h.request('GET', '/me?foo=1&bar=2', { key: h.keys.reader }), 400, 'bad_request');
+    assert.match(error.message, /^Unknown query parameter "foo": GET \/me takes no query parameters\.$/);
+    const named = assertError(await h.request('GET', `/events/${ids['event']}?st%61tus=x`, { key: h.keys.reader }), 400, 'bad_request');
+    assert.match(named.message, /"status"/, 'the name decoded');
+  });
+
   it('HEAD answers the same 400 without a body', async () => {
     const response = await h.request('HEAD', '/events?q=%zz', { key: h.keys.reader });
     assert.equal(response.status, 400);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from '../../src/http/errors.js';
-import { checkQueryEncoding } from '../../src/http/query-string.js';
+import { checkQueryEncoding, firstParameterName } from '../../src/http/query-string.js';
 
 function refusal(query: string): string {
   try {
@@ -37,4 +37,11 @@ test('checkQueryEncoding() takes valid encoding, + for a space, empty values and
   for (const query of ['', 'q=chem%20lab', 'q=chem+lab', 'q=%C3%A9t%C3%A9', 'q=%F0%9F%8E%89', 'q=50%25', 'category=academic,social&limit=5', 'a', 'a=&b', '&&', 'q=%2B%26%3D']) {
     assert.doesNotThrow(() => checkQueryEncoding(query), query);
   }
+});
+
+test('firstParameterName() names the first parameter decoded and quoted, and redacts a key used as a name', () => {
+  assert.equal(firstParameterName('foo=1&bar=2'), '"foo"');
+  assert.equal(firstParameterName('&st%61tus'), '"status"');
+  assert.equal(firstParameterName('a+b=1'), '"a b"');
+  assert.doesNotMatch(firstParameterName('cek_0X5YfLbSX7upNVA4yuiFhNPqNTdUhP0em0pjqG2=1'), /X5YfLb/);
 });

@@ -1,7 +1,7 @@
 // nearName() and unknownFlagMessage(): the flag a newcomer meant (issue 33.7), and none when nothing is close.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nearName, unknownFlagMessage } from '../../src/lib/near-name.js';
+import { nearName, unknownCommandMessage, unknownFlagMessage } from '../../src/lib/near-name.js';
 
 const SERVER_FLAGS = ['--port', '--host', '--data-dir', '--rate-limit', '--rate-window', '--cors-origin', '--log-level', '--console', '--compact-min-bytes', '--time-zone', '--store', '--webhook-hosts', '--help', '--version'];
 
@@ -37,4 +37,13 @@ test('nearName() finds a flag cut short, run on, mistyped, swapped, in another c
 
 test('nearName() suggests nothing when no flag is close', () => {
   for (const given of ['--verbose', '--daemon', '--x', '-p', '--db', '--config', '--listen', '--']) assert.equal(nearName(given, SERVER_FLAGS), undefined, given);
+});
+
+test('unknownCommandMessage() names the near command, keeping the words after the mistyped one', () => {
+  const commands = ['keys create', 'keys list', 'keys revoke', 'verify', 'backup', 'migrate'];
+  assert.deepEqual(unknownCommandMessage(['kyes', 'revoke', 'key_1'], commands), { message: 'unknown command "kyes revoke"; did you mean keys revoke?', complete: true });
+  assert.deepEqual(unknownCommandMessage(['bakup'], commands), { message: 'unknown command "bakup"; did you mean backup?', complete: true });
+  assert.deepEqual(unknownCommandMessage(['keys', 'craete'], commands), { message: 'unknown command "keys craete"; did you mean keys create?', complete: true });
+  assert.equal(unknownCommandMessage(['serve'], commands).complete, false, 'nothing near: see --help');
+  assert.equal(unknownCommandMessage(['backup', 'x'], commands).message, 'backup takes no arguments, got "x"');
 });

@@ -138,6 +138,20 @@ test('a series whose occurrences would end after 9999-12-31T23:59:59.999Z is ref
   assert.throws(() => expand('UTC', '9999-12-29T23:00:00Z', '9999-12-30T00:00:00Z', 'FREQ=DAILY;COUNT=3'), refused, 'the third would end at 10000-01-01');
 });
 
+test('a refusal past the year 9999 names the day as a date, not a cut ISO string such as "+010000-01"', () => {
+  const message = (text: string, start: string, end: string): string => {
+    try {
+      expand('UTC', start, end, text);
+    } catch (error) {
+      assert.ok(error instanceof ScheduleProblem);
+      return error.message;
+    }
+    return assert.fail(`${text} from ${start} was taken`);
+  };
+  assert.match(message('FREQ=DAILY;COUNT=5', '9999-12-30T10:00:00Z', '9999-12-30T11:00:00Z'), /an occurrence on 10000-01-01, after/);
+  assert.match(message('FREQ=MONTHLY;COUNT=3', '9999-12-01T10:00:00Z', '9999-12-01T11:00:00Z'), /an occurrence on 10000-01-01, after/);
+});
+
 test('BYMONTHDAY=1,1,-28 and a repeated BYDAY value count once, not a refusal (issue 33.4)', () => {
   assert.equal(formatRecurrence(rule('FREQ=MONTHLY;BYMONTHDAY=1,1,-28;COUNT=4')), 'FREQ=MONTHLY;BYMONTHDAY=1,-28;COUNT=4');
   assert.equal(formatRecurrence(rule('FREQ=WEEKLY;BYDAY=TU,TH,TU;COUNT=4')), 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=4');
