@@ -1,7 +1,7 @@
 // LeasedWindowLimiter over a real PostgreSQL: three instances' limiters never admit one more than the limit in any window.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LeasedWindowLimiter } from '../../src/limits/leased-window.js';
+import { LeasedWindowLimiter, type LeaseSource } from '../../src/limits/leased-window.js';
 import { connect } from '../../src/store/postgres/client.js';
 import { grantsWithin, RateLeaseTable, type Held } from '../../src/store/postgres/rate-leases.js';
 import { migrateSchema } from '../../src/store/postgres/schema.js';
@@ -261,5 +261,106 @@ describe('LeasedWindowLimiter with the database away', () => {
       assert.ok(decision.remaining <= limit - admitted, `request ${n + 1}: RateLimit-Remaining ${decision.remaining} with ${admitted} of ${limit} admitted (${remaining.join(', ')})`);
     }
     assert.equal(admitted, limit);
+  });
+});
+
+describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, no 429 short of the limit)', () => {
+  /** campus_rate in memory (grantsWithin), one source per instance, each of which can be cut off; leases answer after `delay`. */
+  function sharedRows(): { down: boolean[]; source(instance: number): LeaseSource; total(key: string, now: number): number } {
+    const rows = new Map<string, Held[]>();
+    const down = [false, false, false];
+    return {
+      down,
+      source: (instance) => ({
+        lease: (key, now, wants, limit) => {
+          if (down[instance]) return Promise.reject(new Error('ECONNREFUSED'));
+          const held = (rows.get(key) ?? []).filter((slot) => slot.bucket + slot.span > now - 60 && slot.count > 0);
+          rows.set(key, held);
+          return Promise.resolve({ ...grantsWithin(held, now, wants, limit), oldest: undefined });
+        },
+        giveBack: (key, bucket, count, span = 1) => {
+          if (down[instance]) return Promise.reject(new Error('ECONNREFUSED'));
+          const slot = (rows.get(key) ?? []).find((held) => held.bucket === bucket && held.span === span);
+          if (slot !== undefined) slot.count = Math.max(0, slot.count - count);
+          return Promise.resolve();
+        },
+      }),
+      total: (key, now) => grantsWithin(rows.get(key) ?? [], now, [], Infinity).total,
+    };
+  }
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  const BUCKET_MS = 10_000 / 60;
+
+  it('take() of a follower that began 1.6 s before an outage of its instance is refused nothing through 10 s of it (10 s window)', async () => {
+    const rows = sharedRows();
+    const limiter = new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source: rows.source(2) });
+    const start = 9_000_000;
+    const refused: number[] = [];
+    for (let clock = start; clock < start + 11_600; clock += 180) {
+      rows.down[2] = clock >= start + 1_600;
+      if (Math.floor(clock / BUCKET_MS) !== Math.floor((clock - 180) / BUCKET_MS)) await limiter.sweep(clock);
+      try {
+        if (!(await limiter.take('key_follower', clock)).allowed) refused.push(clock - start);
+      } catch {
+        refused.push(clock - start);
+      }
+      await settle();
+    }
+    assert.deepEqual(refused, []);
+  });
+
+  it('take() of a key that began with a burst of 25 leases ahead by its rate after it: its other instances are not refused', async () => {
+    const rows = sharedRows();
+    const [home, other] = [0, 1].map((instance) => new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source: rows.source(instance) }));
+    const start = 9_000_000;
+    await Promise.all(Array.from({ length: 25 }, () => home!.take('key_client', start)));
+    for (let clock = start + 250; clock < start + 3_000; clock += 250) {
+      assert.equal((await home!.take('key_client', clock)).allowed, true);
+      await settle();
+    }
+    // About 4 a second after the burst: held ahead, 6 or 7 a second for 15 s, not the 300 of the window.
+    assert.ok(rows.total('key_client', Math.floor((start + 3_000) / BUCKET_MS)) < 200, `${rows.total('key_client', Math.floor((start + 3_000) / BUCKET_MS))} of 300 held`);
+    assert.equal((await other!.take('key_client', start + 3_000)).allowed, true);
+  });
+
+  it('take() whose lease came back after its sub-window passed asks again for the current one rather than answering 429', async () => {
+    const rows = sharedRows();
+    let release!: () => void;
+    const slow: LeaseSource = { ...rows.source(0), lease: async (...args) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return rows.source(0).lease(...args);
+    } };
+    let now = 9_000_000;
+    const limiter = new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source: slow, clock: () => now });
+    const first = limiter.take('key_a', now);
+    // A second request a sub-window later, while the first one's lease is still out.
+    now += 2 * BUCKET_MS;
+    const second = limiter.take('key_a', now);
+    for (let i = 0; i < 3; i++) {
+      await settle();
+      release();
+    }
+    assert.deepEqual([(await first).allowed, (await second).allowed], [true, true]);
+  });
+
+  it('take() asks once more when its lease failed while the instance itself was stalled (a paused machine), not 503 at once', async () => {
+    const rows = sharedRows();
+    let now = 9_000_000;
+    let calls = 0;
+    const stalling: LeaseSource = { ...rows.source(0), lease: (...args) => {
+      calls++;
+      if (calls > 1) return rows.source(0).lease(...args);
+      // The process stopped for 6.5 s while the lease was out; its session was ended meanwhile.
+      now += 6_500;
+      return Promise.reject(new Error('Connection terminated unexpectedly'));
+    } };
+    const limiter = new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source: stalling, clock: () => now });
+    assert.equal((await limiter.take('key_a', now)).allowed, true);
+    assert.equal(calls, 2);
+    // Without a stall a failure is the 503 at once.
+    rows.down[0] = true;
+    await assert.rejects(async () => limiter.take('key_b', now), /cannot be reached/);
   });
 });
