@@ -40,6 +40,8 @@ export class KeyLease {
   seenAt: number;
   readonly #span: number;
   readonly #giveBack: GiveBack;
+  /** Where the last slot used came from, so that a refund goes back there (and is given back to the row it was leased in). */
+  #lastUsed: 'bucket' | 'range' | undefined;
 
   constructor(bucket: number, nowMs: number, span: number, giveBack: GiveBack) {
     this.bucket = bucket;
@@ -52,11 +54,22 @@ export class KeyLease {
 
   /** Uses one slot held now (the sub-window's own first, then the range's) and counts it in the rate; false when none is left. */
   use(nowMs: number): boolean {
-    if (this.left > 0) this.left--;
-    else if (this.range !== undefined && this.range.left > 0) this.range.left--;
-    else return false;
+    if (this.left > 0) {
+      this.left--;
+      this.#lastUsed = 'bucket';
+    } else if (this.range !== undefined && this.range.left > 0) {
+      this.range.left--;
+      this.#lastUsed = 'range';
+    } else return false;
     this.rate.count(nowMs);
     return true;
+  }
+
+  /** Puts back the slot the last request used (refused after it was counted), where it came from: it is given back there. */
+  refund(): void {
+    if (this.#lastUsed === 'range' && this.range !== undefined) this.range.left++;
+    else if (this.#lastUsed === 'bucket') this.left++;
+    this.#lastUsed = undefined;
   }
 
   /** Slots usable now. */
@@ -67,6 +80,7 @@ export class KeyLease {
   /** Moves to sub-window `bucket`: what is left of passed ones is given back, what was leased ahead for it is now usable. */
   advance(bucket: number): void {
     if (this.left > 0) this.#giveBack(this.bucket, this.left, 1);
+    this.#lastUsed = undefined;
     this.bucket = bucket;
     this.left = 0;
     if (this.range !== undefined && this.range.start + this.#span <= bucket) {

@@ -114,7 +114,7 @@ export class LeasedWindowLimiter {
   /** Gives back the slot of a request refused after it was counted (a full stream cap): it is this instance's to use again. */
   refund(key: string, nowMs: number): void {
     const lease = this.#leases.get(key);
-    if (lease !== undefined && lease.bucket === this.#bucketOf(nowMs)) lease.left++;
+    if (lease !== undefined && lease.bucket === this.#bucketOf(nowMs)) lease.refund();
   }
 
   /** Gives back the slots left of sub-windows that have passed (a timer calls this; a lease is used only in its own sub-window). */
