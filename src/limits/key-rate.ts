@@ -6,6 +6,8 @@ export const SLICE_MS = 3_000;
 export const STEADY_MS = 300;
 /** The shortest time a rate is measured over: a key's first requests do not make a rate of thousands a second. */
 const SHORTEST_MS = 1_000;
+/** The current slice alone counts (a key that got busier) once it is this old: shorter, a few requests at once would. */
+const BUSIER_AFTER_MS = 2_000;
 
 /**
  * The requests a key made on this instance in the current and the previous slice, in a few numbers (memory per key is
@@ -55,7 +57,7 @@ export class KeyRate {
     };
     const sliceStart = Math.max(this.#since, this.#slice * SLICE_MS);
     const both = mean(this.#inSlice + this.#inSlicePrevious, Math.max(this.#since, (this.#slice - 1) * SLICE_MS));
-    return nowMs - sliceStart >= SHORTEST_MS ? Math.max(both, mean(this.#inSlice, sliceStart)) : both;
+    return nowMs - sliceStart >= BUSIER_AFTER_MS ? Math.max(both, mean(this.#inSlice, sliceStart)) : both;
   }
 
   /** True once the key has been used here over STEADY_MS without a pause: worth holding slots ahead for. */

@@ -49,7 +49,8 @@ describe('KeyRate', () => {
     for (let at = T0; at < T0 + SLICE_MS; at += 1_000) rate.count(at);
     const busy = T0 + SLICE_MS;
     for (let at = busy; at < busy + 2_000; at += 200) rate.count(at);
-    // Over both slices (3 − 1 + 10) / 4.7 s = 2.55 a second; over the current slice alone 10 / 2 s.
+    // Over both slices (3 − 1 + 10) / 4.7 s = 2.55 a second; over the current slice alone, 2 s old, 10 / 2 s.
+    assert.equal(perSecond(rate, busy + 1_999), 2.55);
     assert.equal(perSecond(rate, busy + 2_000), 5);
   });
 });
