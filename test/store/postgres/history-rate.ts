@@ -132,7 +132,7 @@ interface RefusalContext {
 }
 
 /**
- * A read refused with 503, or any request with 429 while nobody could reach the database, while the key was under its
+ * A read refused with 503, or any request with 429 certainly while nobody could reach the database, while the key was under its
  * limit. Tolerated, as API.md §12 allows (an instance counts such requests against slots it already holds, and a key
  * whose slots on that instance run out gets 503), only when one of these shows that its slots there could run out:
  * - near its limit: the key's requests perhaps admitted in the window of any instant it was decided at reach
@@ -155,7 +155,10 @@ function refusedUnder(key: string, sorted: readonly Exchange[], context: Refusal
   for (const exchange of sorted) {
     const read = exchange.method === 'GET' || exchange.method === 'HEAD';
     const overlaps = (span: { from: number; to: number }, after = 0): boolean => exchange.start < span.to + after && exchange.end > span.from;
-    if (!(exchange.status === 429 && outages.some((outage) => overlaps(outage))) && !(read && exchange.status === 503)) continue;
+    // A 429 is the database's answer: counted only when certainly decided while nobody could reach it (one that may have
+    // been decided once it was back is like any other, leases held elsewhere standing between).
+    const within = (outage: { from: number; to: number }): boolean => exchange.start >= outage.from && exchange.end <= outage.to;
+    if (!(exchange.status === 429 && outages.some(within)) && !(read && exchange.status === 503)) continue;
     const perhaps = startingBetween(sorted, exchange.start - reach - longest, exchange.end + 1e-9).filter((other) => other !== exchange && perhapsAdmitted(other) && other.start <= exchange.end && !(other.end <= exchange.start - reach));
     if (perhaps.length >= near) continue;
     const away = awayFor(faults, exchange.instance).find((span) => overlaps(span, RECONNECT_MS));
