@@ -6,6 +6,8 @@ export const SLICE_MS = 3_000;
 export const STEADY_MS = 300;
 /** The shortest time a rate is measured over: a key's first requests do not make a rate of thousands a second. */
 const SHORTEST_MS = 1_000;
+/** Of a key's requests in its first STEADY_MS, this many count in its rate: a burst at its start is no rate, two requests are. */
+const OPENING_COUNTED = 2;
 /** The current slice alone counts (a key that got busier) once it is this old: shorter, a few requests at once would. */
 const BUSIER_AFTER_MS = 2_000;
 
@@ -13,9 +15,10 @@ const BUSIER_AFTER_MS = 2_000;
  * The requests a key made on this instance in the current and the previous slice, in a few numbers (memory per key is
  * bounded). Its rate is their mean over the time they cover: from the previous slice's start, or from when the key
  * began to be used here when later (a young key's rate is its requests over its age, not over six seconds, so a key
- * that started a second ago is leased ahead by its real rate, not a sixth of it). The requests of a key's first
- * STEADY_MS are left out while they are in those slices: a burst at its start (a client sending twenty at once) is no
- * rate, and leasing fifteen seconds ahead by it would hold back the key's whole window from its other instances.
+ * that started a second ago is leased ahead by its real rate, not a sixth of it). Of the requests of a key's first
+ * STEADY_MS only two count: a burst at its start (a client sending twenty at once) is no rate, and leasing fifteen
+ * seconds ahead by it would hold back the key's whole window from its other instances; but a key that became steady
+ * with its third request has a rate, and the ranges asked for then must not be one slot each.
  */
 export class KeyRate {
   #slice: number;
@@ -49,10 +52,7 @@ export class KeyRate {
     this.#roll(nowMs);
     if (Number.isNaN(this.#since)) return 0;
     const mean = (count: number, from: number): number => {
-      if (this.#since + STEADY_MS > from) {
-        count -= this.#opening;
-        from = this.#since + STEADY_MS;
-      }
+      if (this.#since + STEADY_MS > from) count -= Math.max(0, this.#opening - OPENING_COUNTED);
       return Math.max(0, count) / Math.max(SHORTEST_MS, nowMs - from);
     };
     const sliceStart = Math.max(this.#since, this.#slice * SLICE_MS);
