@@ -54,16 +54,19 @@ describe('LeasedWindowLimiter on one database', { skip, timeout: 60_000 }, () =>
       const table = new RateLeaseTable(db);
       const key = "203.0.113.7'; DROP TABLE campus_rate; --\\'";
       const one = (bucket: number, want: number): { bucket: number; want: number }[] => [{ bucket, want }];
-      assert.deepEqual(await table.lease(key, 1000, one(1000, 5), 7), { granted: [5], total: 5, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 7), { granted: [2], total: 7, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 7), { granted: [0], total: 7, oldest: 1000 });
-      // Another key is counted apart; a whole window later the first key's slots are free again.
-      assert.deepEqual(await table.lease('key_other', 1001, one(1001, 3), 7), { granted: [3], total: 3, oldest: 1001 });
-      assert.deepEqual(await table.lease(key, 1061, one(1061, 5), 7), { granted: [5], total: 7, oldest: 1001 });
-      // Several sub-windows at once, in order: the current one first, then ahead, each counted from now on.
-      assert.deepEqual(await table.lease('key_ahead', 2000, [{ bucket: 2000, want: 3 }, { bucket: 2001, want: 3 }, { bucket: 2002, want: 3 }], 7), { granted: [3, 3, 1], total: 7, oldest: 2000 });
-      // Slots leased ahead count until a window after their own sub-window: at 2061 only sub-window 2000's are free.
-      assert.deepEqual(await table.lease('key_ahead', 2061, one(2061, 7), 7), { granted: [3], total: 7, oldest: 2001 });
+      assert.deepEqual(await table.lease(key, 1000, one(1000, 5), 28), { granted: [5], total: 5, oldest: 1000 });
+      // A batch of the sub-window under way: a quarter of what is left at most (23, then 18); ahead, what fits.
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 20), 28), { granted: [5], total: 10, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 20), 28), { granted: [4], total: 14, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1002, 20), 28), { granted: [14], total: 28, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 28), { granted: [0], total: 28, oldest: 1000 });
+      // Another key is counted apart; a whole window after the last sub-window holding slots, they are free again.
+      assert.deepEqual(await table.lease('key_other', 1001, one(1001, 3), 7), { granted: [1], total: 1, oldest: 1001 });
+      assert.deepEqual(await table.lease(key, 1063, one(1063, 5), 28), { granted: [5], total: 5, oldest: 1063 });
+      // Several sub-windows at once, in order: the current one first (a quarter of the 7 left), then ahead, each counted from now on.
+      assert.deepEqual(await table.lease('key_ahead', 2000, [{ bucket: 2000, want: 3 }, { bucket: 2001, want: 3 }, { bucket: 2002, want: 3 }], 7), { granted: [1, 3, 3], total: 7, oldest: 2000 });
+      // Slots leased ahead count until a window after their own sub-window: at 2061 only sub-window 2000's is free.
+      assert.deepEqual(await table.lease('key_ahead', 2061, one(2061, 7), 7), { granted: [1], total: 7, oldest: 2001 });
     } finally {
       await db.end();
     }
@@ -133,7 +136,13 @@ describe('grantsWithin', () => {
     assert.deepEqual(grantsWithin(held, 120, [{ bucket: 160, want: 3 }, { bucket: 161, want: 7 }], 7), { granted: [2, 5], total: 7 });
     assert.deepEqual(grantsWithin(held, 120, [{ bucket: 162, want: 1 }], 7).granted, [0]);
     // A sub-window 61 after the last full one is free again.
-    assert.deepEqual(grantsWithin(held, 222, [{ bucket: 222, want: 9 }], 7).granted, [7]);
+    assert.deepEqual(grantsWithin(held, 221, [{ bucket: 222, want: 9 }], 7).granted, [7]);
+  });
+
+  it('grants a batch of the sub-window under way a quarter of what is left at most, one at least, so that others get theirs', () => {
+    assert.deepEqual(grantsWithin([{ bucket: 100, span: 1, count: 10 }], 120, [{ bucket: 120, want: 30 }], 50).granted, [10]);
+    assert.deepEqual(grantsWithin([{ bucket: 100, span: 1, count: 47 }], 120, [{ bucket: 120, want: 30 }], 50).granted, [1]);
+    assert.deepEqual(grantsWithin([{ bucket: 100, span: 1, count: 50 }], 120, [{ bucket: 120, want: 30 }], 50).granted, [0]);
   });
 
   it('counts a range of sub-windows in every span it meets', () => {
