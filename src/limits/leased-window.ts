@@ -2,7 +2,7 @@
 import { StoreUnavailable } from '../store/store-errors.js';
 import { KeyLease } from './key-lease.js';
 import { SLICE_MS } from './key-rate.js';
-import { aheadWants, MARGIN, type Want } from './lease-ahead.js';
+import { aheadWants, HORIZON_MS, MARGIN, MOST_AHEAD, type Want } from './lease-ahead.js';
 import type { LimitDecision } from './sliding-window.js';
 
 export type { Want } from './lease-ahead.js';
@@ -163,7 +163,7 @@ export class LeasedWindowLimiter {
     lease.lookAt = Math.min(nowMs + AHEAD_MS / 4, (lease.bucket + 1) * this.#bucketMs);
     if (!lease.rate.steady(nowMs)) return wants;
     const margin = nowMs - lease.refusedAt < 2 * SLICE_MS ? 1 : MARGIN;
-    const ahead = aheadWants({ nowMs, bucket: lease.bucket, bucketMs: this.#bucketMs, span: this.#span, perMs: this.#perMs(lease, nowMs), margin, held: lease.ahead, current: lease.range, aheadTo: lease.aheadTo });
+    const ahead = aheadWants({ nowMs, bucket: lease.bucket, bucketMs: this.#bucketMs, span: this.#span, perMs: this.#perMs(lease, nowMs), margin, most: (MOST_AHEAD * this.limit) / Math.min(this.windowMs, HORIZON_MS), held: lease.ahead, current: lease.range, aheadTo: lease.aheadTo });
     lease.aheadTo = ahead.aheadTo;
     return [...wants, ...ahead.wants];
   }

@@ -10,7 +10,7 @@ const SPAN = 6;
 function input(fields: Partial<AheadInput> = {}): AheadInput {
   const nowMs = 1_000_400;
   const bucket = Math.floor(nowMs / BUCKET_MS);
-  return { nowMs, bucket, bucketMs: BUCKET_MS, span: SPAN, perMs: 5 / 1000, margin: MARGIN, held: undefined, current: undefined, aheadTo: Math.floor(bucket / SPAN) * SPAN - SPAN, ...fields };
+  return { nowMs, bucket, bucketMs: BUCKET_MS, span: SPAN, perMs: 5 / 1000, margin: MARGIN, most: 15 / 1000, held: undefined, current: undefined, aheadTo: Math.floor(bucket / SPAN) * SPAN - SPAN, ...fields };
 }
 
 describe('aheadWants', () => {
@@ -26,6 +26,10 @@ describe('aheadWants', () => {
 
   it('with margin 1 (a key at its limit) asks for the key\'s rate alone, plus one', () => {
     assert.ok(aheadWants(input({ margin: 1 })).wants.slice(1).every((want) => want.want === 6));
+  });
+
+  it('asks for no more than `most` a ms, whatever the rate (half the limit\'s: the rest is the other instances\')', () => {
+    assert.ok(aheadWants(input({ perMs: 40 / 1000 })).wants.slice(1).every((want) => want.want === 16));
   });
 
   it('tops up the ranges of the next 3 s to their whole share, later ones once a quarter short', () => {
