@@ -254,9 +254,9 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   if (consoleAssets !== undefined) for (const { method, pattern, route } of consoleRoutes(consoleAssets)) router.add(method, pattern, route);
 
   // On PostgreSQL the limit counts over every instance: slots are leased from the database in batches.
-  const leased = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000, source: postgres.rateLeases });
+  const leased = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000, source: postgres.rateLeases, clock: now });
   // And so do failed authentications, per address: 100 in 15 minutes over all instances (API.md §6, §12).
-  const leasedFailures = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: 100, windowMs: 15 * 60_000, source: postgres.rateLeases, counts: "failed authentications from this address" });
+  const leasedFailures = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: 100, windowMs: 15 * 60_000, source: postgres.rateLeases, counts: "failed authentications from this address", clock: now });
   const sweep = leased === undefined ? undefined : setInterval(() => {
     void leased.sweep(now());
     void leasedFailures?.sweep(now());

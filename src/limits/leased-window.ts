@@ -1,6 +1,11 @@
 // A key's rate limit counted over several instances: each leases slots of the key's window in batches from a shared source.
 import { StoreUnavailable } from '../store/store-errors.js';
+import { KeyLease } from './key-lease.js';
+import { SLICE_MS } from './key-rate.js';
+import { aheadWants, HORIZON_MS, MARGIN, MOST_AHEAD, type Want } from './lease-ahead.js';
 import type { LimitDecision } from './sliding-window.js';
+
+export type { Want } from './lease-ahead.js';
 
 /** Where slots come from (the PostgreSQL store's campus_rate table). */
 export interface LeaseSource {
@@ -11,13 +16,6 @@ export interface LeaseSource {
   lease(key: string, now: number, wants: readonly Want[], limit: number): Promise<{ granted: number[]; total: number; oldest: number | undefined }>;
   /** Gives back slots leased in `bucket` (a range of `span` from it) and never used. */
   giveBack(key: string, bucket: number, count: number, span?: number): Promise<void>;
-}
-
-/** Slots asked for in sub-window `bucket`, or in the range of `span` sub-windows from it (usable in any of them). */
-export interface Want {
-  bucket: number;
-  want: number;
-  span?: number | undefined;
 }
 
 /** Options of a LeasedWindowLimiter. */
@@ -31,50 +29,17 @@ export interface LeasedWindowOptions {
   maxKeys?: number;
   /** What the source counts, for the 503 while it cannot be reached. Default "this key's requests". */
   counts?: string;
-}
-
-/** This instance's share of a key's window: slots leased in the current sub-window and ahead, and what the source said of the whole. */
-interface KeyLease {
-  bucket: number;
-  /** Leased in `bucket` and not used yet. */
-  left: number;
-  /** Slots leased ahead in the range of sub-windows (RANGE long) that holds `bucket`, not used yet. */
-  range: { start: number; left: number } | undefined;
-  /** Slots leased ahead for later ranges and not used yet, by the range's first sub-window. */
-  ahead: Map<number, number> | undefined;
-  /** Slots handed out in the window over all instances, as of the last lease. */
-  total: number;
-  oldest: number | undefined;
-  /** A lease being asked for: requests of the key finding no slot left wait for it. */
-  asking: Promise<void> | undefined;
-  /** When `left` falls to this, the next batch is asked for ahead (-1: never, near the limit). */
-  lowWater: number;
-  /** When to look again whether enough is leased ahead (ms). */
-  lookAt: number;
-  /** The first sub-window of the last range leased ahead (or asked for). */
-  aheadTo: number;
-  /** Requests admitted in the current and the previous SLICE_MS slice: the key's rate here. */
-  slice: number;
-  inSlice: number;
-  inSlicePrevious: number;
-  /** Since when the key has been used here without a pause of a whole slice (ms). */
-  since: number;
-  /** When the source last failed (ms): asks right after are answered 503 at once. */
-  failedAt: number;
+  /** The time now (ms), read when a request that waited is decided; without it, the latest time a request gave. */
+  clock?: () => number;
 }
 
 const BUCKETS_PER_WINDOW = 60;
 /** The outage of the database slots are held for: what a key needs is its rate over this long (see #need). */
 export const AHEAD_MS = 12_000;
-/** A key's rate is counted in slices this long: the last full one, or the current one when more is in it. */
-const SLICE_MS = 3_000;
-/** A key used here over this long (without a pause of a whole slice) gets slots leased ahead. */
-const STEADY_MS = 300;
-/** How far ahead ranges are leased, and the least that stays leased ahead: an outage of 10 s never outlasts them. */
-const HORIZON_MS = 15_000;
-const COVERED_MS = 11_000;
 /** How long after a failed lease an ask is refused at once rather than sent again. */
 const FAILED_MS = 1_000;
+/** A lease that failed this long after it was asked failed while this instance was stalled (the source's deadline is 2 s). */
+const STALLED_MS = 3_000;
 
 /**
  * Never more than `limit` requests of a key in any window over all instances: every admitted request uses a slot
@@ -85,11 +50,11 @@ const FAILED_MS = 1_000;
  * instance hold back little from the others.
  *
  * While the source cannot be reached (the database away), requests go on using the slots held: the current
- * sub-window's, kept at least at what the key used in the last AHEAD_MS (with a margin), and, for a key with a steady
- * rate, those leased ahead by that rate for the next HORIZON_MS (never less than COVERED_MS of it), in ranges of
- * sub-windows of about a second, usable anywhere in their range (see #wants). So an outage of 10 s refuses no request
- * of a steady key under its limit. A key whose held slots run out gets 503 with Retry-After, never a slot the source
- * did not grant.
+ * sub-window's, kept at least at what the key used in the last AHEAD_MS (with a margin), and, for a key used here
+ * steadily, those of the ranges of about a second leased ahead by its rate here (KeyRate) for the next 15 s, the range
+ * under way kept topped up as the key uses it (see lease-ahead.ts). So an outage of 10 s refuses no request of a key
+ * whose requests keep their pace there and whose instances' holdings fit under its limit. A key whose held slots run
+ * out gets 503 with Retry-After, never a slot the source did not grant.
  */
 export class LeasedWindowLimiter {
   readonly limit: number;
@@ -98,6 +63,7 @@ export class LeasedWindowLimiter {
   readonly #maxBatch: number;
   readonly #maxKeys: number;
   readonly #counts: string;
+  readonly #clock: (() => number) | undefined;
   readonly #bucketMs: number;
   /** Sub-windows in a range leased ahead: one, or as many as make about a second when they are shorter. */
   readonly #span: number;
@@ -112,6 +78,7 @@ export class LeasedWindowLimiter {
     this.#maxBatch = options.maxBatch ?? 256;
     this.#maxKeys = options.maxKeys ?? 100_000;
     this.#counts = options.counts ?? "this key's requests";
+    this.#clock = options.clock;
     this.#bucketMs = options.windowMs / BUCKETS_PER_WINDOW;
     this.#span = Math.max(1, Math.round(1000 / this.#bucketMs));
   }
@@ -125,9 +92,10 @@ export class LeasedWindowLimiter {
     const bucket = this.#bucketOf(nowMs);
     const lease = this.#leases.get(key);
     if (lease !== undefined) {
-      if (lease.bucket !== bucket) this.#advance(key, lease, bucket);
+      lease.seenAt = Math.max(lease.seenAt, nowMs);
+      if (bucket > lease.bucket) lease.advance(bucket);
       // While a lease is asked for, slots already held in the same sub-window are still this instance's to use.
-      if (this.#use(lease, nowMs)) {
+      if (lease.use(nowMs)) {
         if (lease.asking === undefined && (lease.left <= lease.lowWater || nowMs >= lease.lookAt)) this.#refill(key, lease, nowMs);
         return this.#decision(lease, true, nowMs);
       }
@@ -139,14 +107,14 @@ export class LeasedWindowLimiter {
   peek(key: string, nowMs: number): LimitDecision {
     const lease = this.#leases.get(key);
     if (lease === undefined) return { allowed: true, limit: this.limit, remaining: 0, resetSeconds: 0 };
-    if (lease.bucket !== this.#bucketOf(nowMs)) this.#advance(key, lease, this.#bucketOf(nowMs));
-    return this.#decision(lease, this.#usable(lease) > 0 || lease.total < this.limit, nowMs);
+    if (this.#bucketOf(nowMs) > lease.bucket) lease.advance(this.#bucketOf(nowMs));
+    return this.#decision(lease, lease.usable() > 0 || lease.total < this.limit, nowMs);
   }
 
   /** Gives back the slot of a request refused after it was counted (a full stream cap): it is this instance's to use again. */
   refund(key: string, nowMs: number): void {
     const lease = this.#leases.get(key);
-    if (lease !== undefined && lease.bucket === this.#bucketOf(nowMs)) lease.left++;
+    if (lease !== undefined && lease.bucket === this.#bucketOf(nowMs)) lease.refund();
   }
 
   /** Gives back the slots left of sub-windows that have passed (a timer calls this; a lease is used only in its own sub-window). */
@@ -156,146 +124,82 @@ export class LeasedWindowLimiter {
     const back = this.#back.filter(([, from, , span]) => from + span + BUCKETS_PER_WINDOW > bucket);
     this.#back = [];
     await Promise.all(back.map(([key, from, count, span]) => this.#giveBack(key, from, count, span)));
-    for (const [key, lease] of this.#leases) if (lease.asking === undefined && lease.bucket < bucket) this.#advance(key, lease, bucket);
+    for (const [key, lease] of this.#leases) if (lease.asking === undefined && lease.bucket < bucket) lease.advance(bucket);
   }
 
   /** Gives back every slot leased and not used (on shutdown, so other instances may use them). */
   async close(): Promise<void> {
     const leases = [...this.#leases];
     this.#leases.clear();
-    await Promise.all(leases.flatMap(([key, lease]) => this.#held(lease).map(([bucket, count, span]) => this.#giveBack(key, bucket, count, span))));
+    await Promise.all(leases.flatMap(([key, lease]) => lease.held().map(([bucket, count, span]) => this.#giveBack(key, bucket, count, span))));
   }
 
-  /** Uses one slot held now (the sub-window's own first, then a range's leased ahead); false when none is left. */
-  #use(lease: KeyLease, nowMs: number): boolean {
-    if (lease.left > 0) lease.left--;
-    else if (lease.range !== undefined && lease.range.left > 0) lease.range.left--;
-    else return false;
-    this.#count(lease, nowMs);
-    return true;
+  /** Requests the key would make in AHEAD_MS at its recent rate here (never above the limit's), with half again as margin. */
+  #need(lease: KeyLease, nowMs: number): number {
+    return Math.ceil(this.#perMs(lease, nowMs) * AHEAD_MS * 1.5) + 1;
   }
 
-  /** Slots usable now. */
-  #usable(lease: KeyLease): number {
-    return lease.left + (lease.range?.left ?? 0);
-  }
-
-  /** Moves `lease` to sub-window `bucket`: what is left of passed ones is given back, what was leased ahead for it is now usable. */
-  #advance(key: string, lease: KeyLease, bucket: number): void {
-    if (lease.left > 0) void this.#giveBack(key, lease.bucket, lease.left, 1);
-    lease.bucket = bucket;
-    lease.left = 0;
-    if (lease.range !== undefined && lease.range.start + this.#span <= bucket) {
-      void this.#giveBack(key, lease.range.start, lease.range.left, this.#span);
-      lease.range = undefined;
-    }
-    if (lease.ahead === undefined) return;
-    for (const [start, count] of lease.ahead) {
-      if (start > bucket) continue;
-      lease.ahead.delete(start);
-      this.#credit(key, lease, start, count, this.#span);
-    }
-    if (lease.ahead.size === 0) lease.ahead = undefined;
-  }
-
-  /**
-   * Puts `count` slots granted in `bucket` (a range of `span` from it) where they belong: the current sub-window, the
-   * range holding it, one ahead, or back (it passed).
-   */
-  #credit(key: string, lease: KeyLease, bucket: number, count: number, span: number): void {
-    if (count <= 0) return;
-    if (bucket + span <= lease.bucket) void this.#giveBack(key, bucket, count, span);
-    else if (bucket > lease.bucket) (lease.ahead ??= new Map()).set(bucket, (lease.ahead.get(bucket) ?? 0) + count);
-    else if (span === 1) lease.left += count;
-    else if (lease.range?.start === bucket) lease.range.left += count;
-    else {
-      if (lease.range !== undefined) void this.#giveBack(key, lease.range.start, lease.range.left, this.#span);
-      lease.range = { start: bucket, left: count };
-    }
-  }
-
-  /** Counts an admitted request in the key's rate (requests per SLICE_MS slice, this one and the one before). */
-  #count(lease: KeyLease, nowMs: number): void {
-    const slice = Math.floor(nowMs / SLICE_MS);
-    if (slice !== lease.slice) {
-      lease.inSlicePrevious = slice === lease.slice + 1 ? lease.inSlice : 0;
-      if (slice > lease.slice + 1) lease.since = nowMs;
-      lease.inSlice = 0;
-      lease.slice = slice;
-    }
-    lease.inSlice++;
-  }
-
-  /** Requests the key would make in AHEAD_MS at its recent rate (its busier slice of the last two), with half again as margin. */
-  #need(lease: KeyLease): number {
-    return Math.ceil(Math.max(lease.inSlice, lease.inSlicePrevious) * (AHEAD_MS / SLICE_MS) * 1.5) + 1;
+  /** The key's requests per ms here, never above the limit's rate (no instance can use more). */
+  #perMs(lease: KeyLease, nowMs: number): number {
+    return Math.min(lease.rate.perMs(nowMs), this.limit / this.windowMs);
   }
 
   /**
    * What to ask for: a batch of the current sub-window when `current` (fewer as the window fills, down to one), and,
-   * for a key used here over STEADY_MS at least (not a single burst), the ranges of `#span` sub-windows
-   * (one sub-window, or about a second of short ones) starting within HORIZON_MS, each its share of what the key needs
-   * in AHEAD_MS here, plus one for short ranges (requests come unevenly): enough to go through an outage of the
-   * database. Asked for as each range enters the horizon; short ones once less than COVERED_MS is leased ahead, many at
-   * once. A slot leased ahead holds back only the windows it meets (see grantsWithin in rate-leases.ts); a burst of the
-   * same key may meet it, and have it as its range comes.
+   * for a key used here steadily (not a single burst), the ranges ahead that aheadWants names: enough to go through an
+   * outage of the database. A slot leased ahead holds back only the windows it meets (see grantsWithin in
+   * rate-leases.ts); a burst of the same key may meet it, and have it as its range comes.
    */
   #wants(lease: KeyLease, nowMs: number, current: boolean): Want[] {
     const wants: Want[] = [];
     const free = Math.max(0, this.limit - lease.total);
     const batch = this.#batch(lease);
-    const need = this.#need(lease);
+    const need = this.#need(lease, nowMs);
     // Near the limit (a batch of one) one slot at a time; else a batch, or twice what the key needs in the sub-window.
     const inBucket = Math.ceil((need * Math.min(this.#bucketMs, AHEAD_MS)) / AHEAD_MS);
     // Short sub-windows (a small window) are leased by the key's rate, not by batches mostly given back a moment later.
     const want = this.#bucketMs < 1000 ? Math.min(batch, Math.max(2, 2 * inBucket)) : Math.max(batch, Math.min(2 * inBucket, Math.floor(free / 4)));
     if (current) wants.push({ bucket: lease.bucket, want: batch < 2 ? 1 : want });
     lease.lookAt = Math.min(nowMs + AHEAD_MS / 4, (lease.bucket + 1) * this.#bucketMs);
-    const span = this.#span;
-    const rangeMs = span * this.#bucketMs;
-    const last = this.#bucketOf(nowMs + HORIZON_MS);
-    // Asked for once a range enters the horizon; short ranges once less than COVERED_MS is leased ahead, many at once.
-    const due = last >= lease.aheadTo + span && (rangeMs > (HORIZON_MS - COVERED_MS) / 2 || (lease.aheadTo + span) * this.#bucketMs < nowMs + COVERED_MS);
-    // A key used over a moment at least (not one burst at one instant, which ranges held ahead would only hold back).
-    if (nowMs - lease.since < STEADY_MS || !due) return wants;
-    // Each range's share of `need` by its length, rounded on absolute time so that shares add up (never over `need`),
-    // and one more for a range that gets any: requests come unevenly.
-    const rate = need / AHEAD_MS;
-    for (let start = (Math.floor(lease.bucket / span) + 1) * span; start <= last; start += span) {
-      const share = Math.min(need, Math.floor((start + span) * this.#bucketMs * rate) - Math.floor(start * this.#bucketMs * rate) + (span > 1 ? 1 : 0));
-      const held = lease.ahead?.get(start) ?? 0;
-      if ((start > lease.aheadTo || held * 2 < share) && share > held) wants.push({ bucket: start, want: share - held, span });
-      lease.aheadTo = Math.max(lease.aheadTo, start);
-    }
-    return wants;
+    if (!lease.rate.steady(nowMs)) return wants;
+    const margin = nowMs - lease.refusedAt < 2 * SLICE_MS ? 1 : MARGIN;
+    const ahead = aheadWants({ nowMs, bucket: lease.bucket, bucketMs: this.#bucketMs, span: this.#span, perMs: this.#perMs(lease, nowMs), margin, most: (MOST_AHEAD * this.limit) / Math.min(this.windowMs, HORIZON_MS), held: lease.ahead, current: lease.range, aheadTo: lease.aheadTo });
+    lease.aheadTo = ahead.aheadTo;
+    return [...wants, ...ahead.wants];
   }
 
   /** Leases the next batch of `lease`'s sub-window, and ahead, before they are needed; a failure is left for the next #ask to report. */
   #refill(key: string, lease: KeyLease, nowMs: number): void {
-    const wants = this.#wants(lease, nowMs, lease.left <= lease.lowWater);
+    // A steady key in ranges of several sub-windows is served from its range, kept topped up (see aheadWants): a batch
+    // per sub-window would come after the request that asked for it and be given back when the sub-window ends.
+    const wants = this.#wants(lease, nowMs, lease.left <= lease.lowWater && !(this.#span > 1 && lease.rate.steady(nowMs)));
     if (wants.length === 0) return;
     let done!: () => void;
     lease.asking = new Promise((resolve) => (done = resolve));
+    const askedAt = this.#clock?.();
     void this.#source.lease(key, lease.bucket, wants, this.limit).then((granted) => {
       // A lease forgotten meanwhile gives back; one moved on to a later sub-window keeps what is still ahead.
       if (this.#leases.get(key) !== lease) return void wants.forEach(({ bucket, span = 1 }, i) => this.#giveBack(key, bucket, granted.granted[i]!, span));
-      this.#granted(key, lease, wants, granted);
+      this.#granted(key, lease, wants, granted, nowMs);
       return undefined;
-    }, () => void (lease.failedAt = nowMs)).finally(() => {
+    }, () => {
+      // Not after a stall of this instance's own: the next ask tries the database again rather than answering 503.
+      if (askedAt === undefined || this.#clock!() - askedAt <= STALLED_MS) lease.failedAt = nowMs;
+    }).finally(() => {
       lease.asking = undefined;
       done();
     });
   }
 
-  #granted(key: string, lease: KeyLease, wants: readonly Want[], granted: { granted: number[]; total: number; oldest: number | undefined }): void {
-    wants.forEach(({ bucket, span = 1 }, i) => this.#credit(key, lease, bucket, granted.granted[i]!, span));
+  #granted(key: string, lease: KeyLease, wants: readonly Want[], granted: { granted: number[]; total: number; oldest: number | undefined }, nowMs: number): void {
+    wants.forEach(({ bucket, span = 1 }, i) => lease.credit(bucket, granted.granted[i]!, span));
     lease.total = granted.total;
     lease.oldest = granted.oldest;
     lease.failedAt = -Infinity;
     if (wants[0]?.bucket !== lease.bucket || (wants[0].span ?? 1) !== 1) return;
     // The next batch is asked for once half of this one is used, or sooner when fewer would be left than an outage of AHEAD_MS needs.
     const current = granted.granted[0]!;
-    lease.lowWater = this.#batch(lease) >= 2 ? Math.min(lease.left - 1, Math.max(Math.floor(current / 2), this.#need(lease))) : -1;
+    lease.lowWater = this.#batch(lease) >= 2 ? Math.min(lease.left - 1, Math.max(Math.floor(current / 2), this.#need(lease, nowMs))) : -1;
   }
 
   /** Slots of one batch: fewer as the window fills (down to one), so leases unused here hold back little from others. */
@@ -303,33 +207,53 @@ export class LeasedWindowLimiter {
     return Math.max(1, Math.min(this.#maxBatch, Math.floor(Math.max(0, this.limit - lease.total) / 8)));
   }
 
+  /**
+   * Asks the source for slots of the key's current sub-window (and ahead) and counts the request in them. A request that
+   * waited (for another ask of the key, or for a slow database) is decided in the sub-window the key is in by then: the
+   * slots of one that passed meanwhile were given back (see KeyLease.credit), and a refusal needs a full window, not a late
+   * answer. A failure after this instance itself was stalled (a paused machine: the database may have ended our session
+   * meanwhile) is asked once more before the 503.
+   */
   async #ask(key: string, bucket: number, nowMs: number): Promise<LimitDecision> {
-    let lease = this.#leases.get(key);
-    while (lease?.asking !== undefined) {
-      await lease.asking;
-      lease = this.#leases.get(key);
-    }
-    if (lease !== undefined) {
-      if (lease.bucket !== bucket) this.#advance(key, lease, bucket);
-      if (this.#use(lease, nowMs)) return this.#decision(lease, true, nowMs);
-    }
-    const state: KeyLease = lease ?? { bucket, left: 0, range: undefined, ahead: undefined, total: 0, oldest: undefined, asking: undefined, lowWater: -1, lookAt: 0, aheadTo: bucket, slice: 0, inSlice: 0, inSlicePrevious: 0, since: nowMs, failedAt: -Infinity };
-    if (lease === undefined) this.#remember(key, state);
-    if (nowMs - state.failedAt < FAILED_MS) throw this.#unreachable(state, nowMs, 'it did not answer a moment ago');
-    let done!: () => void;
-    state.asking = new Promise((resolve) => (done = resolve));
-    try {
-      const wants = this.#wants(state, nowMs, true);
-      const granted = await this.#source.lease(key, bucket, wants, this.limit).catch((error: unknown) => {
+    for (let attempt = 0; ; attempt++) {
+      let lease = this.#leases.get(key);
+      while (lease?.asking !== undefined) {
+        await lease.asking;
+        lease = this.#leases.get(key);
+      }
+      nowMs = Math.max(nowMs, this.#clock?.() ?? -Infinity, lease?.seenAt ?? -Infinity);
+      bucket = this.#bucketOf(nowMs);
+      if (lease !== undefined) {
+        if (bucket > lease.bucket) lease.advance(bucket);
+        if (lease.use(nowMs)) return this.#decision(lease, true, nowMs);
+      }
+      const state = lease ?? new KeyLease(bucket, nowMs, this.#span, (from, count, span) => void this.#giveBack(key, from, count, span));
+      if (lease === undefined) this.#remember(key, state);
+      if (nowMs - state.failedAt < FAILED_MS) throw this.#unreachable(state, nowMs, 'it did not answer a moment ago');
+      let done!: () => void;
+      state.asking = new Promise((resolve) => (done = resolve));
+      const askedAt = this.#clock?.();
+      let failure: unknown;
+      try {
+        const wants = this.#wants(state, nowMs, true);
+        this.#granted(key, state, wants, await this.#source.lease(key, state.bucket, wants, this.limit), nowMs);
+      } catch (error) {
+        failure = error;
+      } finally {
+        state.asking = undefined;
+        done();
+      }
+      if (failure !== undefined) {
+        if (attempt === 0 && askedAt !== undefined && this.#clock!() - askedAt > STALLED_MS) continue;
         state.failedAt = nowMs;
-        throw this.#unreachable(state, nowMs, error instanceof Error ? error.message : 'no answer');
-      });
-      this.#granted(key, state, wants, granted);
-    } finally {
-      state.asking = undefined;
-      done();
+        throw this.#unreachable(state, nowMs, failure instanceof Error ? failure.message : 'no answer');
+      }
+      if (state.use(nowMs)) return this.#decision(state, true, nowMs);
+      // The grant came after the key moved on to a later sub-window (and was given back): ask for that one.
+      if (state.bucket !== bucket && attempt < 2) continue;
+      state.refusedAt = nowMs;
+      return this.#decision(state, false, nowMs);
     }
-    return this.#decision(state, this.#use(state, nowMs), nowMs);
   }
 
   /** The 503 of a key with no slot held while the source cannot be reached: retry when the next sub-window's slots, if any, are usable. */
@@ -337,14 +261,6 @@ export class LeasedWindowLimiter {
     const next = lease.ahead === undefined ? undefined : Math.min(...[...lease.ahead].filter(([, count]) => count > 0).map(([start]) => start));
     const retry = next === undefined || next === Infinity ? 2 : Math.ceil((next * this.#bucketMs - nowMs) / 1000);
     return new StoreUnavailable(`The database that counts ${this.#counts} over all instances cannot be reached (${why}), and this instance holds no slot of the limit for it now; retry in a moment.`, { retryAfterSeconds: Math.max(1, retry) });
-  }
-
-  /** The slots `lease` holds: sub-window (or a range's first), count, and the range's length. */
-  #held(lease: KeyLease): [number, number, number][] {
-    const held: [number, number, number][] = lease.left > 0 ? [[lease.bucket, lease.left, 1]] : [];
-    if (lease.range !== undefined && lease.range.left > 0) held.push([lease.range.start, lease.range.left, this.#span]);
-    if (lease.ahead !== undefined) for (const [start, count] of lease.ahead) held.push([start, count, this.#span]);
-    return held;
   }
 
   #giveBack(key: string, bucket: number, count: number, span: number): Promise<void> {
@@ -358,7 +274,7 @@ export class LeasedWindowLimiter {
     if (this.#leases.size >= this.#maxKeys) {
       const [oldestKey, oldest] = this.#leases.entries().next().value!;
       this.#leases.delete(oldestKey);
-      for (const [bucket, count, span] of this.#held(oldest)) void this.#giveBack(oldestKey, bucket, count, span);
+      for (const [bucket, count, span] of oldest.held()) void this.#giveBack(oldestKey, bucket, count, span);
     }
     this.#leases.set(key, lease);
   }
@@ -374,7 +290,7 @@ export class LeasedWindowLimiter {
    * have leased, and used, more since.
    */
   #decision(lease: KeyLease, allowed: boolean, nowMs: number): LimitDecision {
-    const remaining = Math.max(0, Math.min(this.limit, this.#usable(lease)));
+    const remaining = Math.max(0, Math.min(this.limit, lease.usable()));
     // The oldest sub-window's slots free a whole window after it ends.
     const freesAt = lease.oldest === undefined ? nowMs : (lease.oldest + 1) * this.#bucketMs + this.windowMs;
     const resetSeconds = Math.max(0, Math.ceil((freesAt - nowMs) / 1000));

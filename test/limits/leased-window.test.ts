@@ -1,7 +1,7 @@
 // LeasedWindowLimiter over a real PostgreSQL: three instances' limiters never admit one more than the limit in any window.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LeasedWindowLimiter } from '../../src/limits/leased-window.js';
+import { LeasedWindowLimiter, type LeaseSource } from '../../src/limits/leased-window.js';
 import { connect } from '../../src/store/postgres/client.js';
 import { grantsWithin, RateLeaseTable, type Held } from '../../src/store/postgres/rate-leases.js';
 import { migrateSchema } from '../../src/store/postgres/schema.js';
@@ -54,16 +54,19 @@ describe('LeasedWindowLimiter on one database', { skip, timeout: 60_000 }, () =>
       const table = new RateLeaseTable(db);
       const key = "203.0.113.7'; DROP TABLE campus_rate; --\\'";
       const one = (bucket: number, want: number): { bucket: number; want: number }[] => [{ bucket, want }];
-      assert.deepEqual(await table.lease(key, 1000, one(1000, 5), 7), { granted: [5], total: 5, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 7), { granted: [2], total: 7, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 7), { granted: [0], total: 7, oldest: 1000 });
-      // Another key is counted apart; a whole window later the first key's slots are free again.
-      assert.deepEqual(await table.lease('key_other', 1001, one(1001, 3), 7), { granted: [3], total: 3, oldest: 1001 });
-      assert.deepEqual(await table.lease(key, 1061, one(1061, 5), 7), { granted: [5], total: 7, oldest: 1001 });
-      // Several sub-windows at once, in order: the current one first, then ahead, each counted from now on.
-      assert.deepEqual(await table.lease('key_ahead', 2000, [{ bucket: 2000, want: 3 }, { bucket: 2001, want: 3 }, { bucket: 2002, want: 3 }], 7), { granted: [3, 3, 1], total: 7, oldest: 2000 });
-      // Slots leased ahead count until a window after their own sub-window: at 2061 only sub-window 2000's are free.
-      assert.deepEqual(await table.lease('key_ahead', 2061, one(2061, 7), 7), { granted: [3], total: 7, oldest: 2001 });
+      assert.deepEqual(await table.lease(key, 1000, one(1000, 5), 28), { granted: [5], total: 5, oldest: 1000 });
+      // A batch of the sub-window under way: a quarter of what is left at most (23, then 18); ahead, what fits.
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 20), 28), { granted: [5], total: 10, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 20), 28), { granted: [4], total: 14, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1002, 20), 28), { granted: [14], total: 28, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 28), { granted: [0], total: 28, oldest: 1000 });
+      // Another key is counted apart; a whole window after the last sub-window holding slots, they are free again.
+      assert.deepEqual(await table.lease('key_other', 1001, one(1001, 3), 7), { granted: [1], total: 1, oldest: 1001 });
+      assert.deepEqual(await table.lease(key, 1063, one(1063, 5), 28), { granted: [5], total: 5, oldest: 1063 });
+      // Several sub-windows at once, in order: the current one first (a quarter of the 7 left), then ahead, each counted from now on.
+      assert.deepEqual(await table.lease('key_ahead', 2000, [{ bucket: 2000, want: 3 }, { bucket: 2001, want: 3 }, { bucket: 2002, want: 3 }], 7), { granted: [1, 3, 3], total: 7, oldest: 2000 });
+      // Slots leased ahead count until a window after their own sub-window: at 2061 only sub-window 2000's is free.
+      assert.deepEqual(await table.lease('key_ahead', 2061, one(2061, 7), 7), { granted: [1], total: 7, oldest: 2001 });
     } finally {
       await db.end();
     }
@@ -107,9 +110,12 @@ describe('LeasedWindowLimiter', () => {
       assert.equal(asked.length, n < 15 ? 1 : 2, `request ${n}`);
     }
     await settle();
-    // The second batch arrived before the first ran out: 32 more requests, none waiting; one more ask ahead.
-    for (let n = 0; n < 32; n++) assert.ok(!(limiter.take('key_a', 0) instanceof Promise), `request ${32 + n} was answered from the lease`);
-    assert.equal(asked.length, 3);
+    // The second batch arrived before the first ran out, and each next one before the one before runs out: none waits.
+    for (let n = 0; n < 500; n++) {
+      assert.ok(!(limiter.take('key_a', 0) instanceof Promise), `request ${32 + n} was answered from the lease`);
+      await settle();
+    }
+    assert.ok(asked.length > 3, `${asked.length} asks`);
   });
 
   it('take() near the limit asks one slot at a time and never ahead, so no slot sits unused on one instance', async () => {
@@ -130,7 +136,13 @@ describe('grantsWithin', () => {
     assert.deepEqual(grantsWithin(held, 120, [{ bucket: 160, want: 3 }, { bucket: 161, want: 7 }], 7), { granted: [2, 5], total: 7 });
     assert.deepEqual(grantsWithin(held, 120, [{ bucket: 162, want: 1 }], 7).granted, [0]);
     // A sub-window 61 after the last full one is free again.
-    assert.deepEqual(grantsWithin(held, 222, [{ bucket: 222, want: 9 }], 7).granted, [7]);
+    assert.deepEqual(grantsWithin(held, 221, [{ bucket: 222, want: 9 }], 7).granted, [7]);
+  });
+
+  it('grants a batch of the sub-window under way a quarter of what is left at most, one at least, so that others get theirs', () => {
+    assert.deepEqual(grantsWithin([{ bucket: 100, span: 1, count: 10 }], 120, [{ bucket: 120, want: 30 }], 50).granted, [10]);
+    assert.deepEqual(grantsWithin([{ bucket: 100, span: 1, count: 47 }], 120, [{ bucket: 120, want: 30 }], 50).granted, [1]);
+    assert.deepEqual(grantsWithin([{ bucket: 100, span: 1, count: 50 }], 120, [{ bucket: 120, want: 30 }], 50).granted, [0]);
   });
 
   it('counts a range of sub-windows in every span it meets', () => {
@@ -261,5 +273,106 @@ describe('LeasedWindowLimiter with the database away', () => {
       assert.ok(decision.remaining <= limit - admitted, `request ${n + 1}: RateLimit-Remaining ${decision.remaining} with ${admitted} of ${limit} admitted (${remaining.join(', ')})`);
     }
     assert.equal(admitted, limit);
+  });
+});
+
+describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, no 429 short of the limit)', () => {
+  /** campus_rate in memory (grantsWithin), one source per instance, each of which can be cut off; leases answer after `delay`. */
+  function sharedRows(): { down: boolean[]; source(instance: number): LeaseSource; total(key: string, now: number): number } {
+    const rows = new Map<string, Held[]>();
+    const down = [false, false, false];
+    return {
+      down,
+      source: (instance) => ({
+        lease: (key, now, wants, limit) => {
+          if (down[instance]) return Promise.reject(new Error('ECONNREFUSED'));
+          const held = (rows.get(key) ?? []).filter((slot) => slot.bucket + slot.span > now - 60 && slot.count > 0);
+          rows.set(key, held);
+          return Promise.resolve({ ...grantsWithin(held, now, wants, limit), oldest: undefined });
+        },
+        giveBack: (key, bucket, count, span = 1) => {
+          if (down[instance]) return Promise.reject(new Error('ECONNREFUSED'));
+          const slot = (rows.get(key) ?? []).find((held) => held.bucket === bucket && held.span === span);
+          if (slot !== undefined) slot.count = Math.max(0, slot.count - count);
+          return Promise.resolve();
+        },
+      }),
+      total: (key, now) => grantsWithin(rows.get(key) ?? [], now, [], Infinity).total,
+    };
+  }
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  const BUCKET_MS = 10_000 / 60;
+
+  it('take() of a follower that began 1.6 s before an outage of its instance is refused nothing through 10 s of it (10 s window)', async () => {
+    const rows = sharedRows();
+    const limiter = new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source: rows.source(2) });
+    const start = 9_000_000;
+    const refused: number[] = [];
+    for (let clock = start; clock < start + 11_600; clock += 180) {
+      rows.down[2] = clock >= start + 1_600;
+      if (Math.floor(clock / BUCKET_MS) !== Math.floor((clock - 180) / BUCKET_MS)) await limiter.sweep(clock);
+      try {
+        if (!(await limiter.take('key_follower', clock)).allowed) refused.push(clock - start);
+      } catch {
+        refused.push(clock - start);
+      }
+      await settle();
+    }
+    assert.deepEqual(refused, []);
+  });
+
+  it('take() of a key that began with a burst of 25 leases ahead by its rate after it: its other instances are not refused', async () => {
+    const rows = sharedRows();
+    const [home, other] = [0, 1].map((instance) => new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source: rows.source(instance) }));
+    const start = 9_000_000;
+    await Promise.all(Array.from({ length: 25 }, () => home!.take('key_client', start)));
+    for (let clock = start + 250; clock < start + 3_000; clock += 250) {
+      assert.equal((await home!.take('key_client', clock)).allowed, true);
+      await settle();
+    }
+    // About 4 a second after the burst: held ahead, 6 or 7 a second for 15 s, not the 300 of the window.
+    assert.ok(rows.total('key_client', Math.floor((start + 3_000) / BUCKET_MS)) < 200, `${rows.total('key_client', Math.floor((start + 3_000) / BUCKET_MS))} of 300 held`);
+    assert.equal((await other!.take('key_client', start + 3_000)).allowed, true);
+  });
+
+  it('take() whose lease came back after its sub-window passed asks again for the current one rather than answering 429', async () => {
+    const rows = sharedRows();
+    let release!: () => void;
+    const slow: LeaseSource = { ...rows.source(0), lease: async (...args) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return rows.source(0).lease(...args);
+    } };
+    let now = 9_000_000;
+    const limiter = new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source: slow, clock: () => now });
+    const first = limiter.take('key_a', now);
+    // A second request a sub-window later, while the first one's lease is still out.
+    now += 2 * BUCKET_MS;
+    const second = limiter.take('key_a', now);
+    for (let i = 0; i < 3; i++) {
+      await settle();
+      release();
+    }
+    assert.deepEqual([(await first).allowed, (await second).allowed], [true, true]);
+  });
+
+  it('take() asks once more when its lease failed while the instance itself was stalled (a paused machine), not 503 at once', async () => {
+    const rows = sharedRows();
+    let now = 9_000_000;
+    let calls = 0;
+    const stalling: LeaseSource = { ...rows.source(0), lease: (...args) => {
+      calls++;
+      if (calls > 1) return rows.source(0).lease(...args);
+      // The process stopped for 6.5 s while the lease was out; its session was ended meanwhile.
+      now += 6_500;
+      return Promise.reject(new Error('Connection terminated unexpectedly'));
+    } };
+    const limiter = new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source: stalling, clock: () => now });
+    assert.equal((await limiter.take('key_a', now)).allowed, true);
+    assert.equal(calls, 2);
+    // Without a stall a failure is the 503 at once.
+    rows.down[0] = true;
+    await assert.rejects(async () => limiter.take('key_b', now), /cannot be reached/);
   });
 });

@@ -83,8 +83,9 @@ function keyOf(key: string, span: number): string {
  * The grants of `wants`, in order, added to `held` (the key's slots handed out so far). A slot counts in every span
  * of 61 sub-windows that holds its sub-window, or meets its range (a whole window after its last sub-window ends, so
  * no window of requests ever sees more: a request, and one in any window with it, lie in one such span). Each want
- * gets what fits under `limit` in every span it meets. A slot leased ahead thus holds back only the spans it meets,
- * not the window before it. `total`: the fullest span holding `now` after the grants, what the key's window holds.
+ * gets what fits under `limit` in every span it meets (a batch of the sub-window under way a quarter of it at most). A
+ * slot leased ahead thus holds back only the spans it meets, not the window before it. `total`: the fullest span
+ * holding `now` after the grants, what the key's window holds.
  */
 export function grantsWithin(held: Held[], now: number, wants: readonly Want[], limit: number, bucketsPerWindow = 60): { granted: number[]; total: number } {
   const spanSum = (from: number): number => {
@@ -98,7 +99,11 @@ export function grantsWithin(held: Held[], now: number, wants: readonly Want[], 
     return most;
   };
   const granted = wants.map(({ bucket, want, span = 1 }) => {
-    const given = Math.max(0, Math.min(Math.trunc(want), limit - fullest(bucket, span)));
+    const room = limit - fullest(bucket, span);
+    // A batch of the sub-window under way takes at most a quarter of what is left (one at least): an instance sizes it by
+    // the total it last heard of, which others' leases may have made stale, and slots it holds and does not use before
+    // the sub-window ends are the last requests of the key refused on another instance.
+    const given = Math.max(0, Math.min(Math.trunc(want), room, bucket === now && span === 1 ? Math.max(1, Math.floor(room / 4)) : room));
     if (given > 0) held.push({ bucket, span, count: given });
     return given;
   });

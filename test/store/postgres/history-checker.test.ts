@@ -167,13 +167,85 @@ describe('checkHistory', () => {
     assert.deepEqual(checkHistory(input(full.history, finalOf([]))), []);
   });
 
-  it('a 429 short of the limit counts during a database outage only (leases held elsewhere may stand between)', () => {
+  it('a 429 short of the limit counts only when certainly decided during a database outage (leases held elsewhere may stand between)', () => {
     const { history, add } = build();
-    for (let i = 0; i < 20; i++) add({ method: 'GET', path: '/me', status: 200, op: { kind: 'read' }, start: i, end: i + 1 });
+    for (let i = 0; i < 5; i++) add({ method: 'GET', path: '/me', status: 200, op: { kind: 'read' }, start: i, end: i + 1 });
     add({ method: 'GET', path: '/me', status: 429, op: { kind: 'read' }, start: 100, end: 101 });
     assert.deepEqual(checkHistory(input(history, finalOf([]))), []);
     history.phases.push({ name: 'p', start: 0, end: 200, fault: { kind: 'db-restart', what: 'down', at: 50, healed: 150, cut: false, outage: { from: 50, to: 150 } } });
     assert.deepEqual(checksOf(checkHistory(input(history, finalOf([])))), ['read-refused']);
+    // Answered as the database came back: it may have been decided after, like any 429.
+    history.exchanges.at(-1)!.end = 160;
+    assert.deepEqual(checkHistory(input(history, finalOf([]))), []);
+  });
+
+  describe('a read refused while the database is away (API.md §12: slots it already holds, slots that run out)', () => {
+    const HELD_NO_SLOT = { error: 'unavailable', message: "The database that counts this key's requests over all instances cannot be reached (ECONNREFUSED), and this instance holds no slot of the limit for it now; retry in a moment." };
+    /** 300 a 10 s over three instances (near its limit from 162); key k0 read steadily on instance 0, the database away from 5 s to 8 s, a 503 at `refusedAt`. */
+    function away(refusedAt = 6_000): { history: History; add: ReturnType<typeof build>['add']; refusal: Exchange } {
+      const { history, add } = build();
+      history.rate = { limit: 300, windowMs: 10_000 };
+      add({ key: 'other', instance: 1, method: 'GET', path: '/me', status: 200, op: { kind: 'read' }, start: 0, end: 1 });
+      add({ key: 'other', instance: 2, method: 'GET', path: '/me', status: 200, op: { kind: 'read' }, start: 0, end: 1 });
+      for (let at = 2_000; at < 5_000; at += 500) add({ method: 'GET', path: '/changes?since=0', status: 200, op: { kind: 'follow' }, start: at, end: at + 10 });
+      history.phases.push({ name: 'p', start: 0, end: 12_000, fault: { kind: 'db-restart', what: 'down', at: 5_000, healed: 8_000, cut: false, outage: { from: 5_000, to: 8_000 } } });
+      const refusal = add({ method: 'GET', path: '/changes?since=0', status: 503, op: { kind: 'follow' }, start: refusedAt, end: refusedAt + 2, headers: { 'retry-after': '1' }, body: HELD_NO_SLOT });
+      history.exchanges.sort((a, b) => a.start - b.start).forEach((exchange, n) => (exchange.n = n));
+      return { history, add, refusal };
+    }
+    const refused = (history: History): string[] => checkHistory(input(history, finalOf([]))).filter((violation) => violation.check === 'read-refused').map((violation) => violation.message);
+
+    it('flags a key read steadily on that instance and far under its limit, during the outage and just after it', () => {
+      assert.match(refused(away().history).join('\n'), /key k0: a read answered 503 with at most 6 of its 300 requests used \(near its limit from 162\)/);
+      assert.equal(refused(away(9_500).history).length, 1, 'within 2 s of the database coming back');
+      // Once the database is back, a key the instance never served is flagged too: it can ask for slots.
+      const { history } = away(10_500);
+      for (const exchange of history.exchanges) if (exchange.key === 'k0' && exchange.status === 200) exchange.instance = 1;
+      assert.equal(refused(history).length, 1);
+    });
+
+    it('tolerates a key near its limit: 162 of 300 perhaps used in the window (its own refusals not counted)', () => {
+      const { history, add } = away();
+      // Answered or not (a read with no answer may have taken a slot).
+      for (let i = 0; i < 156; i++) add({ method: 'GET', path: '/me', status: i % 2 === 0 ? 200 : 0, instance: 1, op: { kind: 'read' }, start: 4_000 + i, end: 4_001 + i });
+      history.exchanges.sort((a, b) => a.start - b.start).forEach((exchange, n) => (exchange.n = n));
+      assert.deepEqual(refused(history), []);
+      // Refusals of the limiter's own took no slot: with one of them, 161 perhaps used is not near.
+      const turned = history.exchanges.find((exchange) => exchange.instance === 1 && exchange.status === 0)!;
+      turned.status = 503;
+      turned.body = HELD_NO_SLOT;
+      assert.equal(refused(history).length, 2, 'the one turned into a refusal is flagged too');
+    });
+
+    it('tolerates a key answered 429 less than a window before the database went away (at its limit when last asked)', () => {
+      const { history, add } = away(9_000);
+      add({ method: 'GET', path: '/me', status: 429, instance: 2, op: { kind: 'read' }, start: 1_000, end: 1_010, headers: { 'retry-after': '1' } });
+      history.exchanges.sort((a, b) => a.start - b.start).forEach((exchange, n) => (exchange.n = n));
+      assert.deepEqual(refused(history), []);
+      history.exchanges.find((exchange) => exchange.status === 429)!.end = -5_500;
+      history.exchanges.find((exchange) => exchange.status === 429)!.start = -5_510;
+      assert.equal(refused(history).length, 1, 'a 429 more than a window before is no sign');
+    });
+
+    it('tolerates a key that instance had not served steadily before the database went away (no slot held)', () => {
+      const served = away();
+      const steady = served.history.exchanges.filter((exchange) => exchange.key === 'k0' && exchange.status === 200);
+      for (const exchange of steady.slice(0, -1)) exchange.instance = 1;
+      assert.deepEqual(refused(served.history), [], 'one request there is no steady use');
+      steady.at(-2)!.instance = 0;
+      assert.equal(refused(served.history).length, 1, 'two, 0.5 s apart, are');
+    });
+
+    it('tolerates a key that came faster there since and used up what the instance kept for that second', () => {
+      // 6 requests in the 3 s before: 2 a second; an instance keeps at least ⌊1.25 × 2⌋ + 1 = 3 for each second.
+      const { history, add } = away();
+      for (const at of [5_300, 5_600]) add({ method: 'GET', path: '/me', status: 200, op: { kind: 'read' }, start: at, end: at + 5 });
+      history.exchanges.sort((a, b) => a.start - b.start).forEach((exchange, n) => (exchange.n = n));
+      assert.equal(refused(history).length, 1, 'two in the second before it are within what was kept');
+      add({ method: 'GET', path: '/me', status: 0, op: { kind: 'read' }, start: 5_800, end: 5_900 });
+      history.exchanges.sort((a, b) => a.start - b.start).forEach((exchange, n) => (exchange.n = n));
+      assert.deepEqual(refused(history), [], 'three (one unanswered: it may have used a slot) may have used it up');
+    });
   });
 
   it('server-error and unexpected-status: a 500, and a 422 the load should never cause', () => {

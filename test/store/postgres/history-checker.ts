@@ -86,7 +86,7 @@ export function checkHistory(input: CheckInput): Violation[] {
     ...checkFeeds(history.feeds),
     ...checkFollowers(input.followers, final),
     ...checkAgreement(input.states),
-    ...rateViolations(history.exchanges, history.rate, history.phases.flatMap((phase) => (phase.fault?.outage === undefined ? [] : [phase.fault.outage]))),
+    ...rateViolations(history.exchanges, history.rate, history.phases.flatMap((phase) => (phase.fault === undefined ? [] : [phase.fault]))),
     ...checkStatuses(load),
   ];
 }

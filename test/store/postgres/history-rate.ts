@@ -1,8 +1,9 @@
 // The rate-limit checks of the history checker, per API key over all instances: never one admitted over the limit in
-// any window, RateLimit-Remaining never above what is left, and no request refused (a read for any reason) under it.
-// Seen from outside, a request was decided at some instant between its start and its end: every bound below holds
-// for every such instant, so a violation is certain, never an artefact of the timing.
-import type { Exchange, RateSettings } from './history-record.js';
+// any window, RateLimit-Remaining never above what is left, and no read refused while the key is under its limit (the
+// exceptions API.md §12 makes, each stated below). Seen from outside, a request was decided at some instant between its
+// start and its end: every bound below holds for every such instant, so a violation is certain, never an artefact of
+// the timing.
+import type { Exchange, Fault, RateSettings } from './history-record.js';
 import type { Violation } from './history-checker.js';
 
 /**
@@ -10,8 +11,10 @@ import type { Violation } from './history-checker.js';
  * 405 and 401 before it; a 503 may be the limiter's own refusal, a 404 an unknown path).
  */
 const certainlyAdmitted = (exchange: Exchange): boolean => (exchange.status >= 200 && exchange.status < 400) || [403, 409, 410, 412, 422].includes(exchange.status);
-/** Perhaps admitted: anything but a 429 (no answer, or a 503, may have taken a slot). */
-const perhapsAdmitted = (exchange: Exchange): boolean => exchange.status !== 429;
+/** The limiter's own refusal while the database is away: a 503 saying the instance holds no slot of the key's limit. */
+export const heldNoSlot = (exchange: Exchange): boolean => exchange.status === 503 && /holds no slot of the limit/.test(messageOf(exchange));
+/** Perhaps admitted: anything but a 429 or the limiter's own 503 (no answer, or another 503, may have taken a slot). */
+const perhapsAdmitted = (exchange: Exchange): boolean => exchange.status !== 429 && !heldNoSlot(exchange);
 
 /** Every exchange of `key`'s that starts in [from, to), by binary search over `sorted` (by start). */
 function startingBetween(sorted: readonly Exchange[], from: number, to: number): Exchange[] {
@@ -31,18 +34,21 @@ function startingBetween(sorted: readonly Exchange[], from: number, to: number):
 export const RATE_CHECKS: readonly string[] = ['over-admitted', 'remaining-overstated', 'read-refused', 'rate-refused'];
 
 /**
- * The rate-limit violations of every key in `exchanges`. `outages`: when the database could not be reached; a 429
- * short of the limit counts only then (the goal of issue 34), since otherwise slots leased to another instance and
- * not used yet (or held by a killed one until the window passes) may rightly stand between the count and the limit.
+ * The rate-limit violations of every key in `exchanges`. `faults`: those of the phases so far; a 429 short of the limit
+ * counts only while the database could not be reached by anyone (the goal of issue 34), since otherwise slots leased to
+ * another instance and not used yet (or held by a killed one until the window passes) may rightly stand between the
+ * count and the limit: API.md §12 promises that no window admits one more over all instances, not that every instance
+ * can tell what the others have left.
  */
-export function rateViolations(exchanges: readonly Exchange[], rate: RateSettings, outages: readonly { from: number; to: number }[] = []): Violation[] {
+export function rateViolations(exchanges: readonly Exchange[], rate: RateSettings, faults: readonly Fault[] = []): Violation[] {
   const byKey = new Map<string, Exchange[]>();
   for (const exchange of exchanges) byKey.set(exchange.key, [...(byKey.get(exchange.key) ?? []), exchange]);
+  const instances = new Set(exchanges.map((exchange) => exchange.instance)).size;
   const violations: Violation[] = [];
   for (const [key, all] of byKey) {
     const sorted = [...all].sort((a, b) => a.start - b.start);
     const longest = Math.max(0, ...sorted.map((exchange) => exchange.end - exchange.start).filter(Number.isFinite));
-    violations.push(...overAdmitted(key, sorted.filter(certainlyAdmitted), rate), ...overstated(key, sorted, rate), ...refusedUnder(key, sorted, rate, longest, outages));
+    violations.push(...overAdmitted(key, sorted.filter(certainlyAdmitted), rate), ...overstated(key, sorted, rate), ...refusedUnder(key, sorted, { rate, longest, faults, instances }));
   }
   return violations;
 }
@@ -78,25 +84,116 @@ function overstated(key: string, sorted: readonly Exchange[], rate: RateSettings
   return violations;
 }
 
+/** What an instance leases ahead for a key, per request the key made there lately (docs/postgres.md): half again. */
+const HELD_PER_REQUEST = 1.5;
+/** ...in ranges of about a second, each one slot more, for the next 15 s. */
+const RANGE_MS = 1_000;
+const HORIZON_MS = 15_000;
+/** The look-back over which an instance sees a key as used there lately (its last 3 s slice at least). */
+const LATELY_MS = 3_000;
 /**
- * A read answered 503, or a 429 during an outage, while the key was certainly under its limit: fewer than the limit
- * perhaps admitted in the window of any instant it was decided at (a slot may come back up to 1/60 of a window late,
- * API.md §6).
+ * A key an instance serves steadily: two requests there at least this far apart (one burst at one instant is no
+ * steady use), answered this long before the database went away (a lease takes a moment to come back).
  */
-function refusedUnder(key: string, sorted: readonly Exchange[], rate: RateSettings, longest: number, outages: readonly { from: number; to: number }[]): Violation[] {
+const LEASE_MS = 300;
+/**
+ * What an instance keeps in each range of the next few seconds for a key it serves steadily: half again the key's rate
+ * there, over its last 3 to 6 s, plus one slot (docs/postgres.md). Of the half again a third is left for the way it
+ * measures the rate (over slices of its clock, not the 3 s before the outage): 1.25 times the mean of those 3 s.
+ */
+const KEPT_PER_REQUEST = 1.25;
+/** After the database is back, an instance may still refuse for this long: it probes the hosts every 0.5 s, and a key whose lease just failed is answered 503 at once for 1 s. */
+const RECONNECT_MS = 2_000;
+
+/**
+ * The share of its limit a key may use and still have room, in every window, for what each instance serving it leases
+ * ahead: HELD_PER_REQUEST times the key's rate there over the next HORIZON_MS (all of a window as short as the outage),
+ * in ranges of RANGE_MS with one slot more each. Above it the instances' leases ahead compete for what is left, and one
+ * of them may run out first: the `slots on that instance run out` of API.md §12. For 300 a 10 s over three instances,
+ * 0.54 (the test's clients use about a quarter of their limit, its prober all of it).
+ */
+export function nearShare(rate: RateSettings, instances: number): number {
+  const ahead = Math.min(1, HORIZON_MS / rate.windowMs);
+  const perWindow = HELD_PER_REQUEST * (1 + RANGE_MS / rate.windowMs);
+  const extra = instances * (Math.min(rate.windowMs, HORIZON_MS) / RANGE_MS + 1);
+  return (rate.limit - extra) / (rate.limit * (1 - ahead + ahead * perWindow));
+}
+
+/** When the database could not be reached from `instance`: a restart or failover (everyone), or a cut of its own link. */
+function awayFor(faults: readonly Fault[], instance: number): { from: number; to: number }[] {
+  return faults.flatMap((fault) => (fault.outage !== undefined ? [fault.outage] : fault.kind === 'freeze' && fault.instance === instance ? [{ from: fault.at, to: fault.healed }] : []));
+}
+
+interface RefusalContext {
+  rate: RateSettings;
+  longest: number;
+  faults: readonly Fault[];
+  instances: number;
+}
+
+/**
+ * A read refused with 503, or any request with 429 certainly while nobody could reach the database, while the key was under its
+ * limit. Tolerated, as API.md §12 allows (an instance counts such requests against slots it already holds, and a key
+ * whose slots on that instance run out gets 503), only when one of these shows that its slots there could run out:
+ * - near its limit: the key's requests perhaps admitted in the window of any instant it was decided at reach
+ *   nearShare() of the limit (a slot may come back up to 1/60 of a window late, API.md §6);
+ * - at its limit: a 429 of the key ended within a window before the request, or before the database went away for its
+ *   instance (the database counted its window full when last asked: it used slots as fast as they freed, and none
+ *   was left to lease ahead);
+ * - a 503 while the database was away for its instance (or back less than RECONNECT_MS before), for a key that instance
+ *   had not served steadily before it went away (two requests LEASE_MS apart in LATELY_MS: it holds no slot for a key it
+ *   did not serve, API.md §12), or that came there faster than it did before and used up what the instance kept for
+ *   the second it is in (outranItsSlots: a retry moved onto that instance, a burst).
+ */
+function refusedUnder(key: string, sorted: readonly Exchange[], context: RefusalContext): Violation[] {
+  const { rate, longest, faults } = context;
   const violations: Violation[] = [];
   const reach = rate.windowMs * (61 / 60);
+  const near = nearShare(rate, context.instances) * rate.limit;
+  const outages = faults.flatMap((fault) => (fault.outage === undefined ? [] : [fault.outage]));
+  const limited = sorted.filter((exchange) => exchange.status === 429);
   for (const exchange of sorted) {
     const read = exchange.method === 'GET' || exchange.method === 'HEAD';
-    const inOutage = outages.some((outage) => exchange.start < outage.to && exchange.end > outage.from);
-    if (!(exchange.status === 429 && inOutage) && !(read && exchange.status === 503)) continue;
+    const overlaps = (span: { from: number; to: number }, after = 0): boolean => exchange.start < span.to + after && exchange.end > span.from;
+    // A 429 is the database's answer: counted only when certainly decided while nobody could reach it (one that may have
+    // been decided once it was back is like any other, leases held elsewhere standing between).
+    const within = (outage: { from: number; to: number }): boolean => exchange.start >= outage.from && exchange.end <= outage.to;
+    if (!(exchange.status === 429 && outages.some(within)) && !(read && exchange.status === 503)) continue;
     const perhaps = startingBetween(sorted, exchange.start - reach - longest, exchange.end + 1e-9).filter((other) => other !== exchange && perhapsAdmitted(other) && other.start <= exchange.end && !(other.end <= exchange.start - reach));
-    if (perhaps.length >= rate.limit) continue;
+    if (perhaps.length >= near) continue;
+    const away = awayFor(faults, exchange.instance).find((span) => overlaps(span, RECONNECT_MS));
+    const since = Math.min(exchange.start, away?.from ?? Infinity) - rate.windowMs;
+    if (limited.some((other) => other !== exchange && other.end < exchange.start && other.end >= since)) continue;
+    if (exchange.status === 503 && away !== undefined && (!servedSteadily(sorted, exchange.instance, away.from) || outranItsSlots(sorted, exchange, away.from, longest))) continue;
     violations.push(read
-      ? { check: 'read-refused', message: `key ${key}: a read answered ${exchange.status} with at most ${perhaps.length} of its ${rate.limit} requests used: ${messageOf(exchange)}`, exchanges: [exchange.n] }
-      : { check: 'rate-refused', message: `key ${key}: a write answered 429 with at most ${perhaps.length} of its ${rate.limit} requests used`, exchanges: [exchange.n] });
+      ? { check: 'read-refused', message: `key ${key}: a read answered ${exchange.status} with at most ${perhaps.length} of its ${rate.limit} requests used (near its limit from ${Math.ceil(near)}), no 429 a window before${away === undefined ? '' : `, served steadily on instance ${exchange.instance} before the database went away and no faster since`}: ${messageOf(exchange)}`, exchanges: [exchange.n] }
+      : { check: 'rate-refused', message: `key ${key}: a write answered 429 with at most ${perhaps.length} of its ${rate.limit} requests used (near its limit from ${Math.ceil(near)}) while the database could not be reached`, exchanges: [exchange.n] });
   }
   return violations;
+}
+
+/** The key's requests on `instance` perhaps admitted, answered or not, starting in [from, to). */
+function thereBetween(sorted: readonly Exchange[], instance: number, from: number, to: number): Exchange[] {
+  return startingBetween(sorted, from, to).filter((other) => other.instance === instance && perhapsAdmitted(other));
+}
+
+/** Two requests of the key on `instance` answered, LEASE_MS apart, in the LATELY_MS before `from` and LEASE_MS before it. */
+function servedSteadily(sorted: readonly Exchange[], instance: number, from: number): boolean {
+  const there = thereBetween(sorted, instance, from - LATELY_MS, from).filter((other) => other.status !== 0 && other.end <= from - LEASE_MS);
+  return there.length >= 2 && there[there.length - 1]!.start - there[0]!.start >= LEASE_MS;
+}
+
+/**
+ * True when `exchange` may have come after the key used up what its instance kept for the second it is in: at least
+ * ⌊KEPT_PER_REQUEST × its mean rate there over the LATELY_MS before the database went away⌋ + 1 of its requests there
+ * perhaps admitted and perhaps decided in the second before it (a range of a second lies within that second: fewer
+ * cannot have used it up).
+ */
+function outranItsSlots(sorted: readonly Exchange[], exchange: Exchange, awayFrom: number, longest: number): boolean {
+  const before = thereBetween(sorted, exchange.instance, awayFrom - LATELY_MS, awayFrom).filter((other) => other.status !== 0 && other.end <= awayFrom).length;
+  const kept = Math.floor((KEPT_PER_REQUEST * before * RANGE_MS) / LATELY_MS) + 1;
+  const from = exchange.start - RANGE_MS;
+  return thereBetween(sorted, exchange.instance, from - longest, exchange.end).filter((other) => other !== exchange && other.end > from).length >= kept;
 }
 
 function messageOf(exchange: Exchange): string {

@@ -1,0 +1,58 @@
+// aheadWants: the ranges an instance leases ahead for a key so that it can go on through an outage of the database.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { aheadWants, HORIZON_MS, MARGIN, type AheadInput } from '../../src/limits/lease-ahead.js';
+
+/** A 10 s window: sub-windows of 1/6 s, ranges of 6 of them (a second). */
+const BUCKET_MS = 10_000 / 60;
+const SPAN = 6;
+/** 0.4 s into the range of sub-windows 6000..6005 (1,000,000 ms), for a key making 5 requests a second. */
+function input(fields: Partial<AheadInput> = {}): AheadInput {
+  const nowMs = 1_000_400;
+  const bucket = Math.floor(nowMs / BUCKET_MS);
+  return { nowMs, bucket, bucketMs: BUCKET_MS, span: SPAN, perMs: 5 / 1000, margin: MARGIN, most: 15 / 1000, held: undefined, current: undefined, aheadTo: Math.floor(bucket / SPAN) * SPAN - SPAN, ...fields };
+}
+
+describe('aheadWants', () => {
+  it('asks for the rest of the range under way and each range of the next 15 s: half again the key\'s rate, plus one', () => {
+    const { wants, aheadTo } = aheadWants(input());
+    // The rest of the range under way: 0.6 s at 7.5 a second, rounded up, plus one; then 8.5 rounded up, plus one.
+    assert.deepEqual(wants[0], { bucket: 6_000, want: 6, span: SPAN });
+    assert.ok(wants.slice(1).every((want) => want.want === 9 && want.span === SPAN), JSON.stringify(wants));
+    assert.deepEqual(wants.map((want) => want.bucket).slice(0, 3), [6_000, 6_006, 6_012]);
+    assert.equal(aheadTo, Math.floor((1_000_400 + HORIZON_MS) / BUCKET_MS / SPAN) * SPAN);
+    assert.equal(wants.length, 16);
+  });
+
+  it('with margin 1 (a key at its limit) asks for the key\'s rate alone, plus one', () => {
+    assert.ok(aheadWants(input({ margin: 1 })).wants.slice(1).every((want) => want.want === 6));
+  });
+
+  it('asks for no more than `most` a ms, whatever the rate (half the limit\'s: the rest is the other instances\')', () => {
+    assert.ok(aheadWants(input({ perMs: 40 / 1000 })).wants.slice(1).every((want) => want.want === 16));
+  });
+
+  it('tops up the ranges of the next 3 s to their whole share, later ones once a quarter short', () => {
+    const asked = aheadWants(input());
+    const held = new Map<number, number>(asked.wants.slice(1).map((want) => [want.bucket, want.want - 1]));
+    held.set(6_060, 9 - 3);
+    const { wants } = aheadWants(input({ held, aheadTo: asked.aheadTo, current: { start: 6_000, left: 6 } }));
+    // One short at 2 s and 3 s ahead: asked for; one short 4 s ahead and later: not; three short 10 s ahead: asked for.
+    assert.deepEqual(wants, [{ bucket: 6_006, want: 1, span: SPAN }, { bucket: 6_012, want: 1, span: SPAN }, { bucket: 6_018, want: 1, span: SPAN }, { bucket: 6_060, want: 3, span: SPAN }]);
+  });
+
+  it('keeps the range under way at the share of what is left of it as the key uses it', () => {
+    const asked = aheadWants(input());
+    const held = new Map<number, number>(asked.wants.slice(1).map((want) => [want.bucket, want.want]));
+    assert.deepEqual(aheadWants(input({ held, aheadTo: asked.aheadTo, current: { start: 6_000, left: 6 } })).wants, []);
+    assert.deepEqual(aheadWants(input({ held, aheadTo: asked.aheadTo, current: { start: 6_000, left: 2 } })).wants, [{ bucket: 6_000, want: 4, span: SPAN }]);
+  });
+
+  it('with sub-windows of a second or more (ranges of one), leaves the sub-window under way to its own batch', () => {
+    // A window of an hour: sub-windows of a minute, 5 s before the next one begins.
+    const bucketMs = 60_000;
+    const nowMs = 17 * bucketMs - 5_000;
+    const { wants } = aheadWants({ ...input(), nowMs, bucketMs, span: 1, bucket: 16, aheadTo: 15 });
+    assert.deepEqual(wants, [{ bucket: 17, want: Math.ceil(bucketMs * 0.0075), span: 1 }]);
+  });
+});
