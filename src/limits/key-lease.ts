@@ -34,8 +34,10 @@ export class KeyLease {
   readonly rate: KeyRate;
   /** When this instance last refused the key (429): at its limit, slots are leased ahead without a margin (ms). */
   refusedAt = -Infinity;
-  /** When the source last failed (ms): asks right after are answered 503 at once. */
+  /** When the source last failed (ms): asks right after are answered 503 at once, unless it failed at once. */
   failedAt = -Infinity;
+  /** The source's last failure came at once (a connection refused or reset), not after a wait: asking again costs nothing. */
+  failedAtOnce = false;
   /** The latest time a request of the key was seen at (ms): one that waited is decided then, not when it came. */
   seenAt: number;
   readonly #span: number;

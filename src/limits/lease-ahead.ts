@@ -47,7 +47,7 @@ export interface AheadInput {
  * The ranges to ask for: those of the next HORIZON_MS, each its share of the key's rate here times MARGIN (rounded up;
  * never more than MOST_AHEAD of the limit's rate), plus one for ranges of several sub-windows (requests come unevenly). A range is asked for once as it enters the
  * horizon (short ranges, several at once, once less than COVERED_MS is held ahead), and topped up as its share grows
- * (a key that started a moment ago, or got busier), so that what is held ahead follows the key's rate rather than its
+ * (a key that started a moment ago, or got busier; every range short of its share whenever one is asked for), so that what is held ahead follows the key's rate rather than its
  * first second. Returns the wants and the new `aheadTo`.
  */
 export function aheadWants(input: AheadInput): { wants: Want[]; aheadTo: number } {
@@ -62,6 +62,8 @@ export function aheadWants(input: AheadInput): { wants: Want[]; aheadTo: number 
   // The range under way too, when it is longer than the sub-window (whose own batch is asked for apart): asked for once
   // when the key becomes steady, then kept at the share of what is left of it as the key uses it, so that an outage
   // starting at any moment finds the rest of this range covered as well as the ranges after it.
+  const shortOnes: Want[] = [];
+  let asking = false;
   for (let start = (Math.floor(bucket / span) + (span > 1 ? 0 : 1)) * span; start <= last; start += span) {
     const fresh = start > aheadTo;
     if (fresh && !due) break;
@@ -70,11 +72,15 @@ export function aheadWants(input: AheadInput): { wants: Want[]; aheadTo: number 
     const share = Math.ceil(((start + span) * bucketMs - from) * rate) + (span > 1 ? 1 : 0);
     const held = underWay ? (input.current?.start === start ? input.current.left : 0) : (input.held?.get(start) ?? 0);
     const short = share - held;
-    // Ranges of the next NEAR_MS are kept at their whole share (an outage may begin any moment); later ones are topped up
-    // once a quarter short, so that a rate that wavers does not ask the database for one slot at a time.
-    const near = from < nowMs + NEAR_MS;
-    if (short > 0 && (fresh || near || short >= Math.ceil(share / 4))) wants.push({ bucket: start, want: short, span });
     if (fresh) aheadTo = start;
+    if (short <= 0) continue;
+    // Ranges of the next NEAR_MS are kept at their whole share (an outage may begin any moment); later ones ask on
+    // their own once a quarter short, so that a rate that wavers does not ask the database for one slot at a time,
+    // and ride along, topped up whole, whenever anything is asked for.
+    const near = from < nowMs + NEAR_MS;
+    if (fresh || near || short >= Math.ceil(share / 4)) asking = true;
+    shortOnes.push({ bucket: start, want: short, span });
   }
+  if (asking) wants.push(...shortOnes);
   return { wants, aheadTo };
 }

@@ -38,6 +38,11 @@ const BUCKETS_PER_WINDOW = 60;
 export const AHEAD_MS = 12_000;
 /** How long after a failed lease an ask is refused at once rather than sent again. */
 const FAILED_MS = 1_000;
+/**
+ * A lease that failed within this long failed at once (refused, reset): the next ask is sent again rather than refused,
+ * since it waits for nothing, and a link that was just given back (a frozen one dropped) answers it.
+ */
+const AT_ONCE_MS = 250;
 /** A lease that failed this long after it was asked failed while this instance was stalled (the source's deadline is 2 s). */
 const STALLED_MS = 3_000;
 
@@ -184,7 +189,7 @@ export class LeasedWindowLimiter {
       return undefined;
     }, () => {
       // Not after a stall of this instance's own: the next ask tries the database again rather than answering 503.
-      if (askedAt === undefined || this.#clock!() - askedAt <= STALLED_MS) lease.failedAt = nowMs;
+      if (askedAt === undefined || this.#clock!() - askedAt <= STALLED_MS) this.#failed(lease, nowMs, askedAt);
     }).finally(() => {
       lease.asking = undefined;
       done();
@@ -229,7 +234,7 @@ export class LeasedWindowLimiter {
       }
       const state = lease ?? new KeyLease(bucket, nowMs, this.#span, (from, count, span) => void this.#giveBack(key, from, count, span));
       if (lease === undefined) this.#remember(key, state);
-      if (nowMs - state.failedAt < FAILED_MS) throw this.#unreachable(state, nowMs, 'it did not answer a moment ago');
+      if (nowMs - state.failedAt < FAILED_MS && !state.failedAtOnce) throw this.#unreachable(state, nowMs, 'it did not answer a moment ago');
       let done!: () => void;
       state.asking = new Promise((resolve) => (done = resolve));
       const askedAt = this.#clock?.();
@@ -245,7 +250,7 @@ export class LeasedWindowLimiter {
       }
       if (failure !== undefined) {
         if (attempt === 0 && askedAt !== undefined && this.#clock!() - askedAt > STALLED_MS) continue;
-        state.failedAt = nowMs;
+        this.#failed(state, nowMs, askedAt);
         throw this.#unreachable(state, nowMs, failure instanceof Error ? failure.message : 'no answer');
       }
       if (state.use(nowMs)) return this.#decision(state, true, nowMs);
@@ -254,6 +259,13 @@ export class LeasedWindowLimiter {
       state.refusedAt = nowMs;
       return this.#decision(state, false, nowMs);
     }
+  }
+
+  /** Notes a failed lease: when it failed (not when it was asked), and whether it failed at once. */
+  #failed(lease: KeyLease, nowMs: number, askedAt: number | undefined): void {
+    const failedAt = this.#clock?.() ?? nowMs;
+    lease.failedAt = Math.max(nowMs, failedAt);
+    lease.failedAtOnce = askedAt !== undefined && failedAt - askedAt < AT_ONCE_MS;
   }
 
   /** The 503 of a key with no slot held while the source cannot be reached: retry when the next sub-window's slots, if any, are usable. */

@@ -42,7 +42,7 @@ const settings: RunSettings = {
   // Past the 10 s within which a write's outcome is due (API.md §12), so a late one shows as late, not as no answer.
   timeoutMs: 12_000,
   // As in history.test.ts: the clients well under the limit, the prober at it.
-  rate: { limit: 300, windowMs: 10_000 },
+  rate: { limit: 600, windowMs: 10_000 },
 };
 const chosen = (phases: readonly PhaseSpec[]): PhaseSpec[] => phases.filter((phase) => wanted.length === 0 || wanted.includes(phase.name));
 const unknown = wanted.filter((name) => ![...CLUSTER_PHASES, ...FAILOVER_PHASES].some((phase) => phase.name === name));

@@ -1,7 +1,7 @@
 // aheadWants: the ranges an instance leases ahead for a key so that it can go on through an outage of the database.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { aheadWants, HORIZON_MS, MARGIN, type AheadInput } from '../../src/limits/lease-ahead.js';
+import { aheadWants, HORIZON_MS, type AheadInput } from '../../src/limits/lease-ahead.js';
 
 /** A 10 s window: sub-windows of 1/6 s, ranges of 6 of them (a second). */
 const BUCKET_MS = 10_000 / 60;
@@ -10,7 +10,7 @@ const SPAN = 6;
 function input(fields: Partial<AheadInput> = {}): AheadInput {
   const nowMs = 1_000_400;
   const bucket = Math.floor(nowMs / BUCKET_MS);
-  return { nowMs, bucket, bucketMs: BUCKET_MS, span: SPAN, perMs: 5 / 1000, margin: MARGIN, most: 15 / 1000, held: undefined, current: undefined, aheadTo: Math.floor(bucket / SPAN) * SPAN - SPAN, ...fields };
+  return { nowMs, bucket, bucketMs: BUCKET_MS, span: SPAN, perMs: 5 / 1000, margin: 1.5, most: 15 / 1000, held: undefined, current: undefined, aheadTo: Math.floor(bucket / SPAN) * SPAN - SPAN, ...fields };
 }
 
 describe('aheadWants', () => {
@@ -32,13 +32,21 @@ describe('aheadWants', () => {
     assert.ok(aheadWants(input({ perMs: 40 / 1000 })).wants.slice(1).every((want) => want.want === 16));
   });
 
-  it('tops up the ranges of the next 3 s to their whole share, later ones once a quarter short', () => {
+  it('tops up the ranges of the next 3 s to their whole share, later ones once a quarter short; once anything is asked for, every short range rides along', () => {
     const asked = aheadWants(input());
-    const held = new Map<number, number>(asked.wants.slice(1).map((want) => [want.bucket, want.want - 1]));
-    held.set(6_060, 9 - 3);
-    const { wants } = aheadWants(input({ held, aheadTo: asked.aheadTo, current: { start: 6_000, left: 6 } }));
-    // One short at 2 s and 3 s ahead: asked for; one short 4 s ahead and later: not; three short 10 s ahead: asked for.
-    assert.deepEqual(wants, [{ bucket: 6_006, want: 1, span: SPAN }, { bucket: 6_012, want: 1, span: SPAN }, { bucket: 6_018, want: 1, span: SPAN }, { bucket: 6_060, want: 3, span: SPAN }]);
+    const whole = new Map<number, number>(asked.wants.slice(1).map((want) => [want.bucket, want.want]));
+    const after = { aheadTo: asked.aheadTo, current: { start: 6_000, left: 6 } };
+    // One short 4 s ahead and later, nothing nearer: not asked for (a rate that wavers asks for no single slot).
+    const later = new Map(whole);
+    for (const bucket of [6_024, 6_030, 6_060]) later.set(bucket, whole.get(bucket)! - 1);
+    assert.deepEqual(aheadWants(input({ held: later, ...after })).wants, []);
+    // One short 2 s ahead: asked for, and the later ones with it, each to its whole share.
+    later.set(6_012, whole.get(6_012)! - 1);
+    assert.deepEqual(aheadWants(input({ held: later, ...after })).wants, [{ bucket: 6_012, want: 1, span: SPAN }, { bucket: 6_024, want: 1, span: SPAN }, { bucket: 6_030, want: 1, span: SPAN }, { bucket: 6_060, want: 1, span: SPAN }]);
+    // Three short 10 s ahead (a quarter of its 9): asked for on its own.
+    const quarter = new Map(whole);
+    quarter.set(6_060, 9 - 3);
+    assert.deepEqual(aheadWants(input({ held: quarter, ...after })).wants, [{ bucket: 6_060, want: 3, span: SPAN }]);
   });
 
   it('keeps the range under way at the share of what is left of it as the key uses it', () => {

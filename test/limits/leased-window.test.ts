@@ -375,4 +375,32 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
     rows.down[0] = true;
     await assert.rejects(async () => limiter.take('key_b', now), /cannot be reached/);
   });
+
+  it('take() after a lease that failed at once (a link reset) asks again; after one that failed after a wait, 503 at once for a second', async () => {
+    const rows = sharedRows();
+    let now = 9_500_000;
+    let calls = 0;
+    let waitMs = 0;
+    let failing = true;
+    const source: LeaseSource = { ...rows.source(0), lease: (...args) => {
+      calls++;
+      if (!failing) return rows.source(0).lease(...args);
+      now += waitMs;
+      return Promise.reject(new Error('read ECONNRESET'));
+    } };
+    const limiter = new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source, clock: () => now });
+    await assert.rejects(async () => limiter.take('key_a', now), /ECONNRESET/);
+    // The link is back 50 ms later: the next request asks, and is admitted.
+    failing = false;
+    now += 50;
+    assert.equal((await limiter.take('key_a', now)).allowed, true);
+    assert.equal(calls, 2);
+    // A failure after a 1 s wait (a database that does not answer): the next ask within the second is not sent.
+    failing = true;
+    waitMs = 1_000;
+    await assert.rejects(async () => limiter.take('key_b', now), /ECONNRESET/);
+    failing = false;
+    await assert.rejects(async () => limiter.take('key_b', now + 100), /did not answer a moment ago/);
+    assert.equal(calls, 3);
+  });
 });

@@ -86,6 +86,8 @@ function overstated(key: string, sorted: readonly Exchange[], rate: RateSettings
 
 /** What an instance leases ahead for a key, per request the key made there lately (docs/postgres.md): half again. */
 const HELD_PER_REQUEST = 1.5;
+/** ...but never more than half the limit in a window (MOST_AHEAD in src/limits/lease-ahead.ts). */
+const MOST_AHEAD = 0.5;
 /** ...in ranges of about a second, each one slot more, for the next 15 s. */
 const RANGE_MS = 1_000;
 const HORIZON_MS = 15_000;
@@ -98,10 +100,10 @@ const LATELY_MS = 3_000;
 const LEASE_MS = 300;
 /**
  * What an instance keeps in each range of the next few seconds for a key it serves steadily: half again the key's rate
- * there, over its last 3 to 6 s, plus one slot (docs/postgres.md). Of the half again a third is left for the way it
- * measures the rate (over slices of its clock, not the 3 s before the outage): 1.25 times the mean of those 3 s.
+ * there, over its last 3 to 6 s, plus one slot (docs/postgres.md), topped up once a quarter short (or whenever another
+ * range is asked for): three quarters of half again at the least, 1.125 times its rate when last asked.
  */
-const KEPT_PER_REQUEST = 1.25;
+const KEPT_PER_REQUEST = 1.125;
 /** After the database is back, an instance may still refuse for this long: it probes the hosts every 0.5 s, and a key whose lease just failed is answered 503 at once for 1 s. */
 const RECONNECT_MS = 2_000;
 
@@ -109,14 +111,19 @@ const RECONNECT_MS = 2_000;
  * The share of its limit a key may use and still have room, in every window, for what each instance serving it leases
  * ahead: HELD_PER_REQUEST times the key's rate there over the next HORIZON_MS (all of a window as short as the outage),
  * in ranges of RANGE_MS with one slot more each. Above it the instances' leases ahead compete for what is left, and one
- * of them may run out first: the `slots on that instance run out` of API.md §12. For 300 a 10 s over three instances,
- * 0.54 (the test's clients use about a quarter of their limit, its prober all of it).
+ * of them may run out first: the `slots on that instance run out` of API.md §12; so does a key whose leases ahead
+ * reach the most one instance holds. For 600 a 10 s over three instances, a third (the test's clients use about a
+ * sixth of their limit, its prober all of it).
  */
 export function nearShare(rate: RateSettings, instances: number): number {
   const ahead = Math.min(1, HORIZON_MS / rate.windowMs);
   const perWindow = HELD_PER_REQUEST * (1 + RANGE_MS / rate.windowMs);
   const extra = instances * (Math.min(rate.windowMs, HORIZON_MS) / RANGE_MS + 1);
-  return (rate.limit - extra) / (rate.limit * (1 - ahead + ahead * perWindow));
+  const fits = (rate.limit - extra) / (rate.limit * (1 - ahead + ahead * perWindow));
+  // One instance's leases ahead stop growing at MOST_AHEAD of the limit a window (of the horizon, when the window is
+  // longer): a key using more than that share of it over HELD_PER_REQUEST on one instance may outrun them in an outage.
+  const capped = (MOST_AHEAD / HELD_PER_REQUEST) * Math.max(1, rate.windowMs / HORIZON_MS);
+  return Math.min(fits, capped);
 }
 
 /** When the database could not be reached from `instance`: a restart or failover (everyone), or a cut of its own link. */

@@ -24,12 +24,12 @@ const SETTINGS: RunSettings = {
   afterMs: 1_000,
   // Past the 10 s within which a write's outcome is due (API.md §12), so a late one shows as late, not as no answer.
   timeoutMs: 12_000,
-  // A 10 s window: a sixtieth of it (when a key's slots are leased again) begins several times in an outage. The
-  // prober's key reaches 300 in it; a client's (70 to 110), the follower's (about 55) and a pulse's stay well under
-  // the 162 from which the checker calls a key near its limit (nearShare in history-rate.ts). At 150 the clients were
-  // near it (from 71), where three instances' slots leased ahead no longer fit beside what the key uses and a refusal
-  // is tolerated: the clients' reads would not have been held to "none refused".
-  rate: { limit: 300, windowMs: 10_000 },
+  // A 10 s window, as long as an outage: a sixtieth of it (when a key's slots are leased again) begins several times in
+  // one. The prober's key reaches 600 in it; a client's (70 to 120), the follower's (about 55) and a pulse's stay well
+  // under the 200 from which the checker calls a key near its limit (nearShare in history-rate.ts: one instance holds
+  // ahead at most half the limit a window, half again a key's rate). At 300 that line was 100, and the busiest
+  // clients crossed it (118) on a loaded machine, where a refusal is the product's rule (API.md §12), not a fault.
+  rate: { limit: 600, windowMs: 10_000 },
 };
 
 /** Runs one phase and fails with its counterexamples; its figures go to the test's diagnostics either way. */
