@@ -72,7 +72,9 @@ export async function runInSlices<T>(start: () => Steps<T>, options: SliceOption
   const budgetMs = options.budgetMs ?? 4;
   const maxRestarts = options.maxRestarts ?? 2;
   for (let restarts = 0; ; restarts++) {
-    await turns.next();
+    // The first slice runs at once when no other long work waits for the loop (a search that needs one slice pays no
+    // turn); otherwise it waits its turn behind theirs.
+    if (restarts > 0 || turns.waiting > 0) await turns.next();
     const version = options.version();
     const steps = start();
     let sliceStart = now();

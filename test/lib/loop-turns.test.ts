@@ -78,3 +78,20 @@ test('LoopTurns.next() resolves the waiters one per turn, oldest first', async (
   assert.deepEqual(order, ['first', 'immediate queued after both', 'second']);
   assert.equal(turns.waiting, 0);
 });
+
+test('runInSlices() runs its first slice at once when no other long work waits for the loop, and behind it when some does', async () => {
+  const log: string[] = [];
+  const state = { value: 1 };
+  const turns = new LoopTurns();
+  // Alone: one slice (a clock that never moves), done before runInSlices returns.
+  const alone = runInSlices(() => reading(state, 2, log), { version: () => 0, now: () => 0, turns });
+  assert.deepEqual(log, ['step 0', 'step 1'], 'a search of one slice waits for no turn');
+  assert.deepEqual(await alone, [1, 1]);
+  // Behind another waiting for its turn: nothing runs until that one has had it.
+  log.length = 0;
+  const other = turns.next().then(() => log.push('other'));
+  const behind = runInSlices(() => reading(state, 2, log), { version: () => 0, now: () => 0, turns });
+  assert.deepEqual(log, []);
+  await Promise.all([other, behind]);
+  assert.deepEqual(log, ['other', 'step 0', 'step 1']);
+});
