@@ -47,8 +47,12 @@ function editDistance(a: string, b: string): number {
   return cost[rows * columns - 1]!;
 }
 
-/** The one-line reason for an unknown flag (API.md §1): `unknown flag --data; did you mean --data-dir?`, else `…; see --help`. */
+/**
+ * The one-line reason for an unknown flag (API.md §1): `unknown flag --data; did you mean --data-dir?`, else `…; see
+ * --help`. A known flag lands here only when it was given a value it does not take (`--json=1`).
+ */
 export function unknownFlagMessage(flag: string, known: readonly string[], help = '--help'): string {
+  if (known.includes(flag)) return `${flag} takes no value; see ${help}`;
   const near = nearName(flag, known);
   return near === undefined ? `unknown flag ${flag}; see ${help}` : `unknown flag ${flag}; did you mean ${near}?`;
 }

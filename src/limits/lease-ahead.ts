@@ -45,14 +45,14 @@ export interface AheadInput {
 
 /**
  * The ranges to ask for: those of the next HORIZON_MS, each its share of the key's rate here times MARGIN (rounded up;
- * never more than MOST_AHEAD of the limit's rate), plus one for ranges of several sub-windows (requests come unevenly). A range is asked for once as it enters the
- * horizon (short ranges, several at once, once less than COVERED_MS is held ahead), and topped up as its share grows
- * (a key that started a moment ago, or got busier; every range short of its share whenever one is asked for), so that what is held ahead follows the key's rate rather than its
- * first second. Returns the wants and the new `aheadTo`.
+ * never more than `most` a ms), plus one for ranges of several sub-windows (requests come unevenly). A range is asked
+ * for once as it enters the horizon (short ranges, several at once, once less than COVERED_MS is held ahead), and
+ * topped up as its share grows (a key that started a moment ago, or got busier; every range short of its share
+ * whenever one is asked for), so that what is held ahead follows the key's rate rather than its first second.
+ * Returns the wants and the new `aheadTo`.
  */
 export function aheadWants(input: AheadInput): { wants: Want[]; aheadTo: number } {
-  const { nowMs, bucket, bucketMs, span, perMs, held } = input;
-  const wants: Want[] = [];
+  const { nowMs, bucket, bucketMs, span, perMs } = input;
   let aheadTo = input.aheadTo;
   const rangeMs = span * bucketMs;
   const last = Math.floor((nowMs + HORIZON_MS) / bucketMs);
@@ -81,6 +81,5 @@ export function aheadWants(input: AheadInput): { wants: Want[]; aheadTo: number 
     if (fresh || near || short >= Math.ceil(share / 4)) asking = true;
     shortOnes.push({ bucket: start, want: short, span });
   }
-  if (asking) wants.push(...shortOnes);
-  return { wants, aheadTo };
+  return { wants: asking ? shortOnes : [], aheadTo };
 }

@@ -47,3 +47,7 @@ test('unknownCommandMessage() names the near command, keeping the words after th
   assert.equal(unknownCommandMessage(['serve'], commands).complete, false, 'nothing near: see --help');
   assert.equal(unknownCommandMessage(['backup', 'x'], commands).message, 'backup takes no arguments, got "x"');
 });
+
+test('unknownFlagMessage() for a known flag given a value it does not take says so, rather than suggesting the flag itself', () => {
+  assert.equal(unknownFlagMessage('--json', ['--json', '--name'], 'campus-events-cli --help'), '--json takes no value; see campus-events-cli --help');
+});

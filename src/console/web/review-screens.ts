@@ -7,8 +7,9 @@ import type { ConsoleContext, Screen } from './context.js';
 /** `#/drafts`: drafts and pending events, the key's own for an organizer, everyone's for an admin. */
 export function draftsView(ctx: ConsoleContext): Screen {
   const mine = ctx.me.role !== 'admin';
-  const events = statusList(ctx, { kind: 'event', status: 'draft,pending', heading: 'Events', empty: mine ? 'You have no drafts, and nothing waits for approval.' : 'No drafts, and nothing waits for approval.', organizer: !mine });
-  const series = statusList(ctx, { kind: 'series', status: 'draft,pending', heading: 'Series', organizer: !mine });
+  const events = statusList(ctx, { kind: 'event', status: 'draft,pending', heading: 'Events', empty: mine ? 'You have no drafts, and nothing waits for approval.' : 'No drafts, and nothing waits for approval.', organizer: !mine, onMoved: () => void series.reload() });
+  const series = statusList(ctx, { kind: 'series', status: 'draft,pending', heading: 'Series', organizer: !mine, onMoved: () => void events.reload() });
+  const changed = debounced(() => void Promise.all([events.reload(), series.reload()]));
   return {
     title: mine ? 'My drafts' : 'Drafts',
     element: h(
@@ -19,14 +20,20 @@ export function draftsView(ctx: ConsoleContext): Screen {
       events.element,
       series.element,
     ),
-    onChange: debounced(() => void events.reload()),
+    onChange: changed.run,
+    dispose: changed.cancel,
   };
 }
 
 /** `#/queue` (admins): what waits for approval, with Approve and Reject (a reason required) on each. */
 export function approvalQueue(ctx: ConsoleContext): Screen {
-  const events = statusList(ctx, { kind: 'event', status: 'pending', heading: 'Events waiting', empty: 'Nothing waits for approval.', organizer: true });
-  const series = statusList(ctx, { kind: 'series', status: 'pending', heading: 'Series waiting', organizer: true });
+  const events = statusList(ctx, { kind: 'event', status: 'pending', heading: 'Events waiting', empty: 'Nothing waits for approval.', organizer: true, onMoved: () => void series.reload() });
+  const series = statusList(ctx, { kind: 'series', status: 'pending', heading: 'Series waiting', organizer: true, onMoved: () => void events.reload() });
+  // Another admin's approval reaches the change feed (as the event's creation): the row leaves here.
+  const changed = debounced(() => {
+    void Promise.all([events.reload(), series.reload()]);
+    ctx.queueChanged();
+  });
   return {
     title: 'Approval queue',
     element: h(
@@ -36,19 +43,19 @@ export function approvalQueue(ctx: ConsoleContext): Screen {
       series.element,
       events.element,
     ),
-    // Another admin's approval reaches the change feed (as the event's creation): the row leaves here.
-    onChange: debounced(() => {
-      void events.reload();
-      ctx.queueChanged();
-    }),
+    onChange: changed.run,
+    dispose: changed.cancel,
   };
 }
 
-/** Several changes in a burst cost one reload. */
-function debounced(action: () => void): () => void {
+/** Several changes in a burst cost one reload; `cancel` when the screen is left. */
+function debounced(action: () => void): { run(): void; cancel(): void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  return () => {
-    clearTimeout(timer);
-    timer = setTimeout(action, 200);
+  return {
+    run: () => {
+      clearTimeout(timer);
+      timer = setTimeout(action, 200);
+    },
+    cancel: () => clearTimeout(timer),
   };
 }

@@ -25,6 +25,8 @@ export interface StatusListOptions {
   empty?: string;
   /** Shows each row's organizer (admins see everyone's). */
   organizer: boolean;
+  /** Called after a move on a row: a series' move changes its occurrences, rows of another list. */
+  onMoved?: () => void;
 }
 
 /** The list, drawn at once; `reload()` reads it again (after someone else's change). */
@@ -42,6 +44,7 @@ export function statusList(ctx: ConsoleContext, options: StatusListOptions): { e
     done.hidden = false;
     done.textContent = outcome;
     void load().then(() => done.focus());
+    options.onMoved?.();
   }
 
   function failed(error: unknown): void {
