@@ -20,7 +20,7 @@ export class KeyLease {
   ahead: Map<number, number> | undefined;
   /** Slots handed out in the window over all instances, as of the last lease. */
   total = 0;
-  /** The oldest sub-window still holding slots, as of the last lease. */
+  /** The sub-window whose slots free first (a range's last), as of the last lease. */
   oldest: number | undefined;
   /** A lease being asked for: requests of the key finding no slot left wait for it. */
   asking: Promise<void> | undefined;

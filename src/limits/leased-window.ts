@@ -34,7 +34,7 @@ export interface LeasedWindowOptions {
 }
 
 const BUCKETS_PER_WINDOW = 60;
-/** The outage of the database slots are held for: what a key needs is its rate over this long (see #need). */
+/** The outage of the database slots are held for: what a key needs is its rate over this long (see #needInBucket). */
 export const AHEAD_MS = 12_000;
 /** How long after a failed lease an ask is refused at once rather than sent again. */
 const FAILED_MS = 1_000;
@@ -139,9 +139,13 @@ export class LeasedWindowLimiter {
     await Promise.all(leases.flatMap(([key, lease]) => lease.held().map(([bucket, count, span]) => this.#giveBack(key, bucket, count, span))));
   }
 
-  /** Requests the key would make in AHEAD_MS at its recent rate here (never above the limit's), with half again as margin. */
-  #need(lease: KeyLease, nowMs: number): number {
-    return Math.ceil(this.#perMs(lease, nowMs) * AHEAD_MS * 1.5) + 1;
+  /**
+   * Requests the key would make in AHEAD_MS at its recent rate here (never above the limit's), with half again as margin,
+   * within one sub-window: its slots are usable only there.
+   */
+  #needInBucket(lease: KeyLease, nowMs: number): number {
+    const need = Math.ceil(this.#perMs(lease, nowMs) * AHEAD_MS * MARGIN) + 1;
+    return Math.ceil((need * Math.min(this.#bucketMs, AHEAD_MS)) / AHEAD_MS);
   }
 
   /** The key's requests per ms here, never above the limit's rate (no instance can use more). */
@@ -159,9 +163,8 @@ export class LeasedWindowLimiter {
     const wants: Want[] = [];
     const free = Math.max(0, this.limit - lease.total);
     const batch = this.#batch(lease);
-    const need = this.#need(lease, nowMs);
     // Near the limit (a batch of one) one slot at a time; else a batch, or twice what the key needs in the sub-window.
-    const inBucket = Math.ceil((need * Math.min(this.#bucketMs, AHEAD_MS)) / AHEAD_MS);
+    const inBucket = this.#needInBucket(lease, nowMs);
     // Short sub-windows (a small window) are leased by the key's rate, not by batches mostly given back a moment later.
     const want = this.#bucketMs < 1000 ? Math.min(batch, Math.max(2, 2 * inBucket)) : Math.max(batch, Math.min(2 * inBucket, Math.floor(free / 4)));
     if (current) wants.push({ bucket: lease.bucket, want: batch < 2 ? 1 : want });
@@ -193,7 +196,7 @@ export class LeasedWindowLimiter {
     }).finally(() => {
       lease.asking = undefined;
       done();
-    });
+    }).catch(() => undefined);
   }
 
   #granted(key: string, lease: KeyLease, wants: readonly Want[], granted: { granted: number[]; total: number; oldest: number | undefined }, nowMs: number): void {
@@ -202,9 +205,10 @@ export class LeasedWindowLimiter {
     lease.oldest = granted.oldest;
     lease.failedAt = -Infinity;
     if (wants[0]?.bucket !== lease.bucket || (wants[0].span ?? 1) !== 1) return;
-    // The next batch is asked for once half of this one is used, or sooner when fewer would be left than an outage of AHEAD_MS needs.
+    // The next batch is asked for once half of this one is used, or sooner when fewer would be left than the key needs
+    // in the rest of its sub-window.
     const current = granted.granted[0]!;
-    lease.lowWater = this.#batch(lease) >= 2 ? Math.min(lease.left - 1, Math.max(Math.floor(current / 2), this.#need(lease, nowMs))) : -1;
+    lease.lowWater = this.#batch(lease) >= 2 ? Math.min(lease.left - 1, Math.max(Math.floor(current / 2), this.#needInBucket(lease, nowMs))) : -1;
   }
 
   /** Slots of one batch: fewer as the window fills (down to one), so leases unused here hold back little from others. */

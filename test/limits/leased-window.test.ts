@@ -67,6 +67,10 @@ describe('LeasedWindowLimiter on one database', { skip, timeout: 60_000 }, () =>
       assert.deepEqual(await table.lease('key_ahead', 2000, [{ bucket: 2000, want: 3 }, { bucket: 2001, want: 3 }, { bucket: 2002, want: 3 }], 7), { granted: [1, 3, 3], total: 7, oldest: 2000 });
       // Slots leased ahead count until a window after their own sub-window: at 2061 only sub-window 2000's is free.
       assert.deepEqual(await table.lease('key_ahead', 2061, one(2061, 7), 7), { granted: [1], total: 7, oldest: 2001 });
+      // A range's slots free when its last sub-window leaves the window: `oldest` (from which Retry-After is told) is
+      // that one, 3005 for the range 3000..3005, not its first; a slot of sub-window 3001 frees before it.
+      assert.deepEqual(await table.lease('key_range', 3000, [{ bucket: 3000, want: 2, span: 6 }], 10), { granted: [2], total: 2, oldest: 3005 });
+      assert.deepEqual(await table.lease('key_range', 3001, one(3001, 1), 10), { granted: [1], total: 3, oldest: 3001 });
     } finally {
       await db.end();
     }
@@ -304,6 +308,24 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
   };
   const BUCKET_MS = 10_000 / 60;
+
+  it('take() of a busy key (40 a second, a 60 s window) leases about once a second, not after nearly every request', async () => {
+    const rows = sharedRows();
+    let leases = 0;
+    const counting: LeaseSource = { ...rows.source(0), lease: (...args) => {
+      leases++;
+      return rows.source(0).lease(...args);
+    } };
+    const limiter = new LeasedWindowLimiter({ limit: 3600, windowMs: 60_000, source: counting });
+    let clock = 12_000_000;
+    for (let n = 0; n < 40 * 20; n++, clock += 25) {
+      assert.equal((await limiter.take('key_busy', clock)).allowed, true);
+      await settle();
+    }
+    // Each 1 s sub-window's own batch is asked for once or twice, plus the ranges ahead: before, the low-water mark was
+    // 12 s of the key's rate, more than a sub-window can use, and the key asked again after nearly every request.
+    assert.ok(leases <= 30, `${leases} leases in 20 s`);
+  });
 
   it('take() of a follower that began 1.6 s before an outage of its instance is refused nothing through 10 s of it (10 s window)', async () => {
     const rows = sharedRows();

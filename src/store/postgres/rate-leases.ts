@@ -58,7 +58,8 @@ export class RateLeaseTable {
       if (rows.length > 0) {
         await tx.commitWith(`INSERT INTO campus_rate (key, bucket, granted) VALUES ${rows.join(', ')} ON CONFLICT (key, bucket) DO UPDATE SET granted = campus_rate.granted + EXCLUDED.granted`);
       }
-      const oldest = Math.min(...held.filter((slot) => slot.count > 0).map((slot) => slot.bucket));
+      // The sub-window whose slots free first: a range's slots count until its last sub-window has left the window.
+      const oldest = Math.min(...held.filter((slot) => slot.count > 0).map((slot) => slot.bucket + slot.span - 1));
       return { granted, total, oldest: oldest === Infinity ? undefined : oldest };
     }, [
       HOLDS_LOCK,
