@@ -87,21 +87,32 @@ export function fromZoneInput(value: string, zone: string): string | undefined {
 }
 
 const shown = new Map<string, Intl.DateTimeFormat>();
+/**
+ * A date with its time always names its weekday (issue 36: a Tue/Thu series must look like one): "Tue 3 Mar 2027,
+ * 10:00" in en-GB. `dateStyle` cannot be mixed with `weekday`, so the parts are spelled out.
+ */
+export const DATE_TIME: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: 'numeric', minute: '2-digit' };
 
 function formatter(zone: string, style: 'dateTime' | 'time' | 'date'): Intl.DateTimeFormat {
   const key = `${zone} ${style}`;
   let found = shown.get(key);
   if (found === undefined) {
-    const options: Intl.DateTimeFormatOptions = style === 'dateTime' ? { dateStyle: 'medium', timeStyle: 'short' } : style === 'time' ? { timeStyle: 'short' } : { dateStyle: 'full' };
+    const options: Intl.DateTimeFormatOptions = style === 'dateTime' ? DATE_TIME : style === 'time' ? { timeStyle: 'short' } : { dateStyle: 'full' };
     found = new Intl.DateTimeFormat(undefined, { ...options, timeZone: zone });
     shown.set(key, found);
   }
   return found;
 }
 
-/** An instant as a date and time in `zone`, e.g. "1 Sept 2026, 19:00". */
+/** An instant as a date and time in `zone`, with its weekday, e.g. "Tue 1 Sept 2026, 19:00". */
 export function formatDateTime(iso: string | number, zone: string): string {
   return formatter(zone, 'dateTime').format(new Date(iso));
+}
+
+/** When an event is, in one line: "Tue 3 Mar 2027, 10:00 – 11:30", the end's date too when it ends on another day. */
+export function formatSpan(start: string, end: string, zone: string): string {
+  const sameDay = dayKey(wallClock(zone, Date.parse(start))) === dayKey(wallClock(zone, Date.parse(end)));
+  return `${formatDateTime(start, zone)} – ${sameDay ? formatTime(end, zone) : formatDateTime(end, zone)}`;
 }
 
 /** An instant's time of day in `zone`. */
