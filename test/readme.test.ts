@@ -170,10 +170,10 @@ test('README verify, backup and restore commands work as written (with temporary
   }
 });
 
-test('README quick start ends by opening the console, and the console section shows two committed screenshots', () => {
+test('README quick start ends by opening the console, and the console section shows committed screenshots (at least two)', () => {
   const quickStart = section('README.md', '## Quick start');
   assert.ok(quickStart.trimEnd().endsWith('open http://127.0.0.1:3000/'), 'the quick start ends with "open http://127.0.0.1:3000/"');
   const images = [...section('README.md', '## The console').matchAll(/!\[[^\]]+\]\((test\/console\/screenshots\/[^)]+\.png)\)/g)].map((match) => match[1]!);
-  assert.equal(images.length, 2);
+  assert.ok(images.length >= 2, `${images.length} screenshots`);
   for (const image of images) assert.ok(existsSync(path.join(ROOT, image)), `${image} exists`);
 });

@@ -46,8 +46,10 @@ async function previewed(page: Page): Promise<string[]> {
 
 /** The starts as the console shows them, in the campus zone. */
 function shown(starts: string[]): string[] {
-  const format = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: CAMPUS });
-  return starts.map((start) => format.format(new Date(start)));
+  // As src/console/web/format.ts writes a date with its time: with its weekday (issue 36).
+  const date = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: CAMPUS });
+  const time = new Intl.DateTimeFormat('en-GB', { timeStyle: 'short', timeZone: CAMPUS });
+  return starts.map((start) => `${date.format(new Date(start))}, ${time.format(new Date(start))}`);
 }
 
 async function fillEvent(page: Page, title: string, start: string, end: string): Promise<void> {
@@ -73,7 +75,7 @@ test('a term of lectures: weekly on two days, previewed before saving, then the 
     await page.getByText('Every week on Tuesday and Thursday, 6 times: 6 occurrences').waitFor();
     const preview = await previewed(page);
     assert.equal(preview.length, 6);
-    await page.getByRole('button', { name: 'Create event' }).click();
+    await page.getByRole('button', { name: 'Create series (6 occurrences)', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Algorithms lecture' }).waitFor();
     const seriesId = new URL(page.url()).hash.split('/')[2]!;
     assert.match(seriesId, /^ser_/);
@@ -133,7 +135,7 @@ test('a club on the last Friday of each month until a date: the preview matches 
     await page.getByLabel('Last date').fill('2027-05-28');
     await page.getByText('Every month on the last Friday, until').waitFor();
     const preview = await previewed(page);
-    await page.getByRole('button', { name: 'Create event' }).click();
+    await page.getByRole('button', { name: 'Create series (6 occurrences)', exact: true }).click();
     await page.getByRole('link', { name: 'Edit all future occurrences' }).waitFor();
     const seriesId = new URL(page.url()).hash.split('/')[2]!;
     const made = await occurrencesOf(seriesId);

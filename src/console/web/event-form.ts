@@ -44,6 +44,11 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
   const waits = ctx.approval === 'required' && ctx.me.role !== 'admin';
   const submit = h('button', { type: 'submit', class: 'primary' }, editing !== undefined ? 'Save changes' : waits ? 'Submit for approval' : 'Create event');
   const draft = editing === undefined ? h('button', { type: 'submit' }, 'Save as draft') : null;
+  // With Repeats on, the button names what it makes: "Create series (8 occurrences)", counted by the preview.
+  repeats?.watch((repeating, count) => {
+    const series = `${waits ? 'Submit series for approval' : 'Create series'}${count === undefined ? '' : ` (${count} occurrence${count === 1 ? '' : 's'})`}`;
+    submit.textContent = repeating ? series : waits ? 'Submit for approval' : 'Create event';
+  });
   let asDraft = false;
   const element = h(
     'form',
@@ -69,7 +74,7 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
       const rule = repeats?.rrule();
       const status = asDraft ? { status: 'draft' } : {};
       if (editing === undefined && rule !== undefined) {
-        const answer = await ctx.api.json<{ id: string; title: string; status?: CampusEvent['status'] }>('POST', '/series', { body: { ...form.body(false), ...status, time_zone: ctx.zones.shown, recurrence: rule } });
+        const answer = await ctx.api.json<{ id: string; title: string; status?: CampusEvent['status'] }>('POST', '/series', { body: { ...form.body(false), ...status, time_zone: ctx.zones.shown, recurrence: rule, exdates: repeats!.exdates() } });
         ctx.announce(`Created the series. ${outcomeSentence(answer.data.title, statusOf(answer.data))}`);
         ctx.navigate(`#/series/${answer.data.id}`);
       } else if (editing === undefined) {

@@ -109,7 +109,8 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
   const element = h(
     'section',
     {},
-    canCreate(ctx.me) ? h('p', {}, h('a', { href: '#/new', class: 'button primary' }, 'New event')) : null,
+    // On a phone this button hides: the header's "New event" is the same link, and the first screen is for events.
+    canCreate(ctx.me) ? h('p', { class: 'list-new' }, h('a', { href: '#/new', class: 'button primary' }, 'New event')) : null,
     zoneNote(ctx),
     form,
     results,

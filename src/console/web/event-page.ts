@@ -3,7 +3,7 @@
 import { h, replace } from './dom.js';
 import { describeProblem } from './problem.js';
 import { alertFailure } from './fields.js';
-import { formatDateTime } from './format.js';
+import { formatDateTime, formatSpan } from './format.js';
 import { zoneNote } from './zone-note.js';
 import { canManage, canRegister } from './roles.js';
 import { confirmAction } from './confirm.js';
@@ -22,7 +22,9 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
   const done = h('p', { class: 'done', hidden: true, tabindex: -1 });
   let registrations: { element: HTMLElement; reload: () => void; status: PublishStatus } | undefined;
   const slot = h('div');
-  const page = h('section', { class: 'event-page' }, zoneNote(ctx), alert, done, details, slot);
+  // On a phone with the attendees first, when the event is comes before them (CSS shows this line only then).
+  const when = h('p', { class: 'event-when' });
+  const page = h('section', { class: 'event-page' }, zoneNote(ctx), alert, done, when, details, slot);
   // On a phone, an organizer comes for the attendees: they go before the event's facts (in the DOM too, so Tab agrees).
   const narrow = window.matchMedia('(max-width: 40rem)');
   let managing = false;
@@ -41,6 +43,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       // The person may have moved on while it loaded: then this page is gone and must not retitle the next one.
       if (!details.isConnected) return;
       setTitle(event.title);
+      when.textContent = formatSpan(event.start_time, event.end_time, ctx.zones.shown);
       const manage = canManage(ctx.me, event);
       managing = manage;
       const full = event.registered_count >= event.capacity;

@@ -87,21 +87,33 @@ export function fromZoneInput(value: string, zone: string): string | undefined {
 }
 
 const shown = new Map<string, Intl.DateTimeFormat>();
+/**
+ * A date beside its time always names its weekday (issue 36: a Tue/Thu series must look like one). `dateStyle` cannot
+ * be mixed with `weekday`, so the date's parts are spelled out; the time keeps the locale's `timeStyle` ("05:00").
+ */
+export const DATE_WITH_WEEKDAY: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' };
 
-function formatter(zone: string, style: 'dateTime' | 'time' | 'date'): Intl.DateTimeFormat {
+function formatter(zone: string, style: 'shortDate' | 'time' | 'date'): Intl.DateTimeFormat {
   const key = `${zone} ${style}`;
   let found = shown.get(key);
   if (found === undefined) {
-    const options: Intl.DateTimeFormatOptions = style === 'dateTime' ? { dateStyle: 'medium', timeStyle: 'short' } : style === 'time' ? { timeStyle: 'short' } : { dateStyle: 'full' };
+    const options: Intl.DateTimeFormatOptions = style === 'shortDate' ? DATE_WITH_WEEKDAY : style === 'time' ? { timeStyle: 'short' } : { dateStyle: 'full' };
     found = new Intl.DateTimeFormat(undefined, { ...options, timeZone: zone });
     shown.set(key, found);
   }
   return found;
 }
 
-/** An instant as a date and time in `zone`, e.g. "1 Sept 2026, 19:00". */
+/** An instant as a date and time in `zone`, with its weekday, e.g. "Tue, 1 Sept 2026, 19:00". */
 export function formatDateTime(iso: string | number, zone: string): string {
-  return formatter(zone, 'dateTime').format(new Date(iso));
+  const date = new Date(iso);
+  return `${formatter(zone, 'shortDate').format(date)}, ${formatter(zone, 'time').format(date)}`;
+}
+
+/** When an event is, in one line: "Tue 3 Mar 2027, 10:00 – 11:30", the end's date too when it ends on another day. */
+export function formatSpan(start: string, end: string, zone: string): string {
+  const sameDay = dayKey(wallClock(zone, Date.parse(start))) === dayKey(wallClock(zone, Date.parse(end)));
+  return `${formatDateTime(start, zone)} – ${sameDay ? formatTime(end, zone) : formatDateTime(end, zone)}`;
 }
 
 /** An instant's time of day in `zone`. */

@@ -149,7 +149,7 @@ async function render(): Promise<void> {
   } else if (parts[0] === 'month') {
     const { monthView } = await import('./month-view.js');
     if (ticket !== renderCount) return;
-    show(monthView(context, params), 'Month');
+    show(monthView(context, params, setTitle), 'Month');
   } else if (parts[0] === 'drafts' && canCreate(me)) {
     const { draftsView } = await import('./review-screens.js');
     if (ticket !== renderCount) return;

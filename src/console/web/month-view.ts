@@ -1,10 +1,12 @@
 // The month view: events placed on the days of the zone shown (the campus's by default), refreshed by live changes;
-// a cancelled one says so in words.
+// a cancelled one says so in words. Opened without a month, it shows the current one, or, when that has no event, the
+// month of the next event (saying so); a month can be picked directly.
 import { h, replace, uid } from './dom.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
 import { formatTime } from './format.js';
-import { dayOf, monthGrid, monthKey, shiftMonth, type GridDay } from './month.js';
+import { dayOf, monthGrid, monthKey, shiftMonth, type GridDay, type MonthGrid } from './month.js';
+import { dayKey, wallClock } from './format.js';
 import { zoneNote } from './zone-note.js';
 import { statusBadge } from './status-marks.js';
 import { CATEGORIES, type CampusEvent, type EventPage } from './types.js';
@@ -14,18 +16,44 @@ import type { ConsoleContext, Screen } from './context.js';
 const MAX_PAGES = 10;
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
-export function monthView(ctx: ConsoleContext, params: URLSearchParams): Screen {
+const monthFormat = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+/** "March 2027". */
+const nameOf = (grid: Pick<MonthGrid, 'year' | 'month'>): string => monthFormat.format(Date.UTC(grid.year, grid.month - 1, 15));
+
+/** The month of `params` (`month`, `category`); `setTitle` names the month shown when it is not the one asked for. */
+export function monthView(ctx: ConsoleContext, params: URLSearchParams, setTitle: (title: string) => void): Screen {
   const zone = ctx.zones.shown;
-  const grid = monthGrid(params.get('month'), zone);
+  const asked = params.get('month');
+  // The month in the address, else this one: only then may the view move on to the next event's month.
+  const chosen = asked !== null && /^\d{4}-(0[1-9]|1[0-2])$/.test(asked);
+  let grid = monthGrid(asked, zone);
+  const current = monthKey(monthGrid(null, zone));
   const category = params.get('category') ?? '';
-  const monthName = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(Date.UTC(grid.year, grid.month - 1, 15));
+  let monthName = nameOf(grid);
   const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
   const dayName = (day: GridDay): string => dayFormat.format(Date.parse(`${day.key}T12:00:00Z`));
   const categoryId = uid('month-category');
   const categorySelect = h('select', { id: categoryId }, h('option', { value: '' }, 'All categories'), CATEGORIES.map((name) => h('option', { value: name, selected: name === category }, name)));
   categorySelect.addEventListener('change', () => ctx.navigate(`#/month${queryString({ month: monthKey(grid), category: categorySelect.value })}`));
-  const link = (delta: number, label: string): HTMLElement => h('a', { href: `#/month${queryString({ month: shiftMonth(grid, delta), category })}`, class: 'button' }, label);
+  const previous = h('a', { class: 'button' }, 'Previous month');
+  const next = h('a', { class: 'button' }, 'Next month');
+  const pickerId = uid('month-pick');
+  const picker = h('input', { id: pickerId, type: 'month', value: monthKey(grid), required: true, pattern: '\\d{4}-\\d{2}', placeholder: 'YYYY-MM' });
+  const pick = h('form', { class: 'month-pick' }, h('div', { class: 'field inline' }, h('label', { for: pickerId }, 'Month'), picker), h('button', { type: 'submit' }, 'Show month'));
+  pick.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (/^\d{4}-(0[1-9]|1[0-2])$/.test(picker.value)) ctx.navigate(`#/month${queryString({ month: picker.value, category })}`);
+  });
+  /** Points the month links and the picker at `grid`. */
+  const aim = (): void => {
+    previous.setAttribute('href', `#/month${queryString({ month: shiftMonth(grid, -1), category })}`);
+    next.setAttribute('href', `#/month${queryString({ month: shiftMonth(grid, 1), category })}`);
+    picker.value = monthKey(grid);
+  };
+  aim();
   const body = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading the month…'));
+  /** Said once the view moved from an empty current month to the next event's. */
+  let moved: string | undefined;
 
   async function fetchMonth(): Promise<CampusEvent[]> {
     const events: CampusEvent[] = [];
@@ -39,10 +67,33 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams): Screen 
     return events.filter((event) => Date.parse(event.start_time) >= grid.first);
   }
 
+  /**
+   * The month of the next event after this (empty) one, found with one cheap query: the first event, in start
+   * order, from the campus day the month ends in (the API's days are the campus's); undefined when there is none.
+   */
+  async function nextEventMonth(): Promise<MonthGrid | undefined> {
+    const from = dayKey(wallClock(ctx.zones.campus, grid.end));
+    const { data } = await ctx.api.json<EventPage>('GET', `/events${queryString({ category, start_date: from, limit: 1 })}`);
+    const first = data.events[0];
+    return first === undefined ? undefined : monthGrid(dayOf(first.start_time, zone).slice(0, 7), zone);
+  }
+
   /** Fetches and draws the month; `live` says it follows someone else's change, which the status line then mentions. */
   async function load(live = false): Promise<void> {
     try {
-      const events = await fetchMonth();
+      let events = await fetchMonth();
+      if (events.length === 0 && !chosen && !live && moved === undefined && monthKey(grid) === current) {
+        const later = await nextEventMonth();
+        if (later !== undefined && monthKey(later) !== monthKey(grid)) {
+          moved = `No events in ${monthName}; showing ${nameOf(later)}, the month of the next event.`;
+          grid = later;
+          monthName = nameOf(grid);
+          aim();
+          if (body.isConnected) setTitle(monthName);
+          events = await fetchMonth();
+          ctx.announce(moved);
+        }
+      }
       const byDay = new Map<string, CampusEvent[]>();
       for (const event of events) {
         const key = dayOf(event.start_time, zone);
@@ -61,6 +112,7 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams): Screen 
       };
       replace(
         body,
+        moved === undefined ? null : h('p', { class: 'note moved' }, moved),
         h('p', { class: 'summary' }, events.length === 0 ? `No events in ${monthName}.` : `${events.length} event${events.length === 1 ? '' : 's'} in ${monthName}.`),
         h(
           'table',
@@ -86,7 +138,15 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams): Screen 
       'section',
       {},
       zoneNote(ctx),
-      h('div', { class: 'toolbar' }, link(-1, 'Previous month'), h('a', { href: '#/month', class: 'button' }, 'This month'), link(1, 'Next month'), h('div', { class: 'field inline' }, h('label', { for: categoryId }, 'Category'), categorySelect)),
+      h(
+        'div',
+        { class: 'toolbar' },
+        previous,
+        h('a', { href: `#/month${queryString({ month: current, category })}`, class: 'button' }, 'This month'),
+        next,
+        pick,
+        h('div', { class: 'field inline' }, h('label', { for: categoryId }, 'Category'), categorySelect),
+      ),
       body,
     ),
     onChange() {

@@ -51,12 +51,35 @@ export function isLastInMonth(wall: Pick<Wall, 'year' | 'month' | 'day'>): boole
 export function toRrule(repeat: Repeat, start: Wall, zone: string): string {
   const parts = [`FREQ=${repeat.freq}`];
   if (repeat.interval !== 1) parts.push(`INTERVAL=${repeat.interval}`);
-  if (repeat.freq === 'WEEKLY') parts.push(`BYDAY=${WEEKDAYS.filter((day) => repeat.days.includes(day)).join(',')}`);
+  const adds = addsStart(repeat, start);
+  if (repeat.freq === 'WEEKLY') parts.push(`BYDAY=${WEEKDAYS.filter((day) => weeklyDays(repeat, start).includes(day)).join(',')}`);
   else if (repeat.monthly === 'date') parts.push(`BYMONTHDAY=${start.day}`);
   else parts.push(`BYDAY=${repeat.monthly === 'weekday' ? ordinalInMonth(start) : -1}${weekdayOf(start)}`);
-  if ('count' in repeat.end) parts.push(`COUNT=${repeat.end.count}`);
-  else parts.push(`UNTIL=${untilValue(repeat.end.until, zone)}`);
+  if ('count' in repeat.end) {
+    // The start's weekday is in BYDAY only to make the start the first occurrence: its later dates, left out as
+    // exdates, still count toward COUNT (API.md §11), so COUNT counts them too.
+    const preview = adds ? previewStarts(repeat, start, zone) : undefined;
+    parts.push(`COUNT=${preview === undefined ? repeat.end.count : preview.starts.length + preview.skipped.length}`);
+  } else parts.push(`UNTIL=${untilValue(repeat.end.until, zone)}`);
   return parts.join(';');
+}
+
+/**
+ * Whether the start's weekday is not among the days ticked for a weekly rule: the start is then added as the first
+ * occurrence alone (the API makes the start the first occurrence and wants the rule to name its day).
+ */
+export function addsStart(repeat: Repeat, start: Wall): boolean {
+  return repeat.freq === 'WEEKLY' && repeat.days.length > 0 && !repeat.days.includes(weekdayOf(start));
+}
+
+/** The days a weekly rule names: those ticked (none: the start's), and the start's when it is added. */
+function weeklyDays(repeat: Repeat, start: Wall): Weekday[] {
+  return repeat.days.length === 0 || addsStart(repeat, start) ? [...repeat.days, weekdayOf(start)] : repeat.days;
+}
+
+/** The starts (RFC 3339) to leave out when the start's weekday is added for the start alone: its later dates. */
+export function exdatesOf(repeat: Repeat, start: Wall, zone: string): string[] {
+  return addsStart(repeat, start) ? previewStarts(repeat, start, zone).skipped.map((at) => new Date(at).toISOString()) : [];
 }
 
 /** The last minute of day `YYYY-MM-DD` in `zone`, as an RRULE UTC date-time `20270115T225900Z`. */
@@ -99,6 +122,8 @@ export function fromRrule(rule: string, start: Wall, zone: string): Repeat | und
 /** The starts a rule makes: at most MAX_OCCURRENCES + 1 (so "too many" can be told), and whether the last is too far. */
 export interface Preview {
   starts: number[];
+  /** Starts the rule makes that are left out (exdates): the later dates on the start's weekday, when it is added for the start alone. */
+  skipped: number[];
   tooMany: boolean;
   tooLong: boolean;
 }
@@ -107,7 +132,8 @@ export interface Preview {
 function* candidateDays(repeat: Repeat, start: Wall): Generator<number> {
   const first = dayNumber(start.year, start.month, start.day);
   const weekday = WEEKDAYS.indexOf(weekdayOf(start));
-  const offsets = WEEKDAYS.flatMap((day, index) => (repeat.days.includes(day) ? [index] : []));
+  const days = weeklyDays(repeat, start);
+  const offsets = WEEKDAYS.flatMap((day, index) => (days.includes(day) ? [index] : []));
   // Enough periods to pass three years at any interval; a rule with no day in reach ends here.
   for (let period = 0; period <= 160; period++) {
     if (repeat.freq === 'WEEKLY') {
@@ -133,19 +159,24 @@ function* candidateDays(repeat: Repeat, start: Wall): Generator<number> {
 /** The starts (instants) of the rule for a first start at `start` in `zone`, as the API would make them. */
 export function previewStarts(repeat: Repeat, start: Wall, zone: string): Preview {
   const starts: number[] = [];
+  const skipped: number[] = [];
   const count = 'count' in repeat.end ? repeat.end.count : Infinity;
   const untilDay = 'until' in repeat.end ? repeat.end.until : undefined;
+  const startWeekday = weekdayOf(start);
+  const adds = addsStart(repeat, start);
   for (const days of candidateDays(repeat, start)) {
-    if (starts.length >= count || starts.length > MAX_OCCURRENCES) break;
+    if (starts.length >= count || starts.length + skipped.length > MAX_OCCURRENCES) break;
     const date = fromDayNumber(days);
     if (untilDay !== undefined && dayKey(date) > untilDay) break;
     const at = instantAt(zone, { ...date, hour: start.hour, minute: start.minute });
     // A local time that does not exist that day (a spring-forward gap) is skipped and not counted.
-    if (at !== undefined) starts.push(at);
+    if (at === undefined) continue;
+    if (adds && starts.length > 0 && weekdayOf(date) === startWeekday) skipped.push(at);
+    else starts.push(at);
   }
   const first = starts[0];
-  const last = starts.at(-1);
-  return { starts, tooMany: starts.length > MAX_OCCURRENCES, tooLong: first !== undefined && last !== undefined && last - first > MAX_SPAN_DAYS * DAY_MS };
+  const last = Math.max(starts.at(-1) ?? 0, skipped.at(-1) ?? 0);
+  return { starts, skipped, tooMany: starts.length + skipped.length > MAX_OCCURRENCES, tooLong: first !== undefined && last - first > MAX_SPAN_DAYS * DAY_MS };
 }
 
 const DAY_NAMES: Record<Weekday, string> = { MO: 'Monday', TU: 'Tuesday', WE: 'Wednesday', TH: 'Thursday', FR: 'Friday', SA: 'Saturday', SU: 'Sunday' };
@@ -154,7 +185,9 @@ const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth'];
 /** The rule in words: "Every 2 weeks on Tuesday and Thursday, 12 times". `until` is formatted by the caller. */
 export function describeRepeat(repeat: Repeat, start: Wall, formatDay: (day: string) => string): string {
   const every = repeat.interval === 1 ? `Every ${repeat.freq === 'WEEKLY' ? 'week' : 'month'}` : `Every ${repeat.interval} ${repeat.freq === 'WEEKLY' ? 'weeks' : 'months'}`;
-  const names = WEEKDAYS.filter((day) => repeat.days.includes(day)).map((day) => DAY_NAMES[day]);
+  // No day ticked: a weekly rule meets on the start's weekday (RFC 5545 without BYDAY).
+  const days = repeat.days.length === 0 ? [weekdayOf(start)] : repeat.days;
+  const names = WEEKDAYS.filter((day) => days.includes(day)).map((day) => DAY_NAMES[day]);
   const when =
     repeat.freq === 'WEEKLY'
       ? `on ${names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`}`

@@ -3,7 +3,7 @@
 import { h, replace, uid } from './dom.js';
 import { field, type Field } from './fields.js';
 import { formatDate, formatDateTime, parseInput, type Wall } from './format.js';
-import { describeRepeat, isLastInMonth, MAX_OCCURRENCES, MAX_SPAN_DAYS, ordinalInMonth, previewStarts, toRrule, weekdayOf, WEEKDAYS, type Repeat, type Weekday } from './repeat-rule.js';
+import { addsStart, describeRepeat, exdatesOf, isLastInMonth, MAX_OCCURRENCES, MAX_SPAN_DAYS, ordinalInMonth, previewStarts, toRrule, weekdayOf, WEEKDAYS, type Repeat, type Weekday } from './repeat-rule.js';
 
 const DAY_NAMES: Record<Weekday, string> = { MO: 'Monday', TU: 'Tuesday', WE: 'Wednesday', TH: 'Thursday', FR: 'Friday', SA: 'Saturday', SU: 'Sunday' };
 const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth'];
@@ -18,6 +18,13 @@ export interface RepeatSection {
   value(): Repeat | undefined;
   /** The RRULE for the API. */
   rrule(): string | undefined;
+  /** The starts to leave out (API.md §11 `exdates`): undefined (none, left out of the body) unless the start's weekday is added for the start alone. */
+  exdates(): string[] | undefined;
+  /**
+   * Calls `listener` now and after every redraw with whether the event repeats and how many occurrences the
+   * preview counts (undefined while it cannot tell): the form's button says "Create series (8 occurrences)".
+   */
+  watch(listener: (repeating: boolean, occurrences: number | undefined) => void): void;
   /** Fills the section from a rule read back (the series form). */
   set(repeat: Repeat): void;
 }
@@ -39,11 +46,13 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
   const until = field('until', 'Last date', h('input', { type: 'date' }), `In ${zone}.`);
   const ends = h('fieldset', { class: 'choices' }, h('legend', {}, 'Repeat until'), h('span', { class: 'choice' }, byCount, h('label', { for: byCount.id }, 'a count')), h('span', { class: 'choice' }, byDate, h('label', { for: byDate.id }, 'a date')), count.row, until.row);
   const preview = h('div', { class: 'preview', 'aria-live': 'polite' });
-  const details = h('div', { class: 'repeat-details' }, interval.row, weekly, monthly, ends, h('h3', {}, 'Next occurrences'), preview);
+  const details = h('div', { class: 'repeat-details' }, interval.row, weekly, monthly, ends, h('h2', { class: 'preview-heading' }, 'Next occurrences'), preview);
   const element = h('fieldset', { class: 'repeats' }, h('legend', {}, 'Repeats'), frequency.row, details);
 
   const startWall = (): Wall | undefined => parseInput(start.value);
   let lastWeekday: Weekday | undefined;
+  const listeners: ((repeating: boolean, occurrences: number | undefined) => void)[] = [];
+  let counted: number | undefined;
 
   function value(): Repeat | undefined {
     const wall = startWall();
@@ -69,11 +78,14 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
     interval.row.querySelector('label')!.textContent = freq === 'MONTHLY' ? 'Every how many months' : 'Every how many weeks';
     const wall = startWall();
     if (wall !== undefined) {
-      // The start's own weekday is where a weekly series begins: tick it when Starts moves to a new day.
+      // The start's own weekday is where a weekly series begins: tick it while the days are as the console set them
+      // (none, or the last start's alone). Days the person ticked are theirs: the preview says when the start is added.
       const weekday = weekdayOf(wall);
       if (weekday !== lastWeekday) {
-        for (const box of dayBoxes) if (box.value === lastWeekday) box.checked = false;
-        for (const box of dayBoxes) if (box.value === weekday) box.checked = true;
+        const ticked = dayBoxes.filter((box) => box.checked).map((box) => box.value);
+        if (ticked.length === 0 || (ticked.length === 1 && ticked[0] === lastWeekday)) {
+          for (const box of dayBoxes) box.checked = box.value === weekday;
+        }
         lastWeekday = weekday;
       }
       const name = DAY_NAMES[weekday];
@@ -87,18 +99,18 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
   }
 
   function drawPreview(wall: Wall | undefined): void {
+    counted = undefined;
     const repeat = value();
     if (freq() === '') return replace(preview);
     if (wall === undefined || repeat === undefined) return replace(preview, h('p', { class: 'hint' }, 'Fill in Starts to see the occurrences.'));
     if ('until' in repeat.end && repeat.end.until === '') return replace(preview, h('p', { class: 'hint' }, 'Choose the last date to see the occurrences.'));
-    if (repeat.freq === 'WEEKLY' && !repeat.days.includes(weekdayOf(wall))) {
-      return replace(preview, h('p', { class: 'field-message' }, `The first occurrence is Starts itself, a ${DAY_NAMES[weekdayOf(wall)]}: tick ${DAY_NAMES[weekdayOf(wall)]}, or change Starts.`));
-    }
     const { starts, tooMany, tooLong } = previewStarts(repeat, wall, zone);
     const last = starts.at(-1);
+    if (!tooMany && !tooLong) counted = starts.length;
     replace(
       preview,
       h('p', {}, `${describeRepeat(repeat, wall, (day) => formatDate(`${day}T12:00:00Z`, 'UTC'))}: ${tooMany ? `more than ${MAX_OCCURRENCES}` : starts.length} occurrence${starts.length === 1 ? '' : 's'}${last === undefined ? '' : `, the last on ${formatDate(last, zone)}`}.`),
+      addsStart(repeat, wall) ? h('p', { class: 'note added-start' }, `${DAY_NAMES[weekdayOf(wall)]}, the start date, is added as the first occurrence.`) : null,
       tooMany ? h('p', { class: 'field-message' }, `A series has at most ${MAX_OCCURRENCES} occurrences: choose fewer, or an earlier last date.`) : null,
       !tooMany && tooLong ? h('p', { class: 'field-message' }, `A series spans at most 3 years (${MAX_SPAN_DAYS} days) from its first occurrence: choose an earlier end.`) : null,
       h('ol', { class: 'occurrences' }, starts.slice(0, SHOWN).map((at) => h('li', {}, formatDateTime(at, zone)))),
@@ -107,9 +119,14 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
   }
   const freq = (): string => frequency.control.value;
 
+  function redrawAndTell(): void {
+    redraw();
+    for (const listener of listeners) listener(freq() !== '', counted);
+  }
+
   for (const control of [frequency.control, interval.control, count.control, until.control, byCount, byDate, start, ...dayBoxes, ...monthlyRadios]) {
-    control.addEventListener('input', redraw);
-    control.addEventListener('change', redraw);
+    control.addEventListener('input', redrawAndTell);
+    control.addEventListener('change', redrawAndTell);
   }
   redraw();
 
@@ -122,6 +139,16 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
       const wall = startWall();
       return repeat === undefined || wall === undefined ? undefined : toRrule(repeat, wall, zone);
     },
+    exdates() {
+      const repeat = value();
+      const wall = startWall();
+      const starts = repeat === undefined || wall === undefined ? [] : exdatesOf(repeat, wall, zone);
+      return starts.length === 0 ? undefined : starts;
+    },
+    watch(listener) {
+      listeners.push(listener);
+      listener(freq() !== '', counted);
+    },
     set(repeat) {
       frequency.control.value = repeat.freq;
       interval.control.value = String(repeat.interval);
@@ -133,7 +160,7 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
       byDate.checked = 'until' in repeat.end;
       if ('count' in repeat.end) count.control.value = String(repeat.end.count);
       else until.control.value = repeat.end.until;
-      redraw();
+      redrawAndTell();
     },
   };
 }

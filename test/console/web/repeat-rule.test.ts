@@ -1,7 +1,10 @@
 // The console's "Repeats" rules: the RRULE the form sends, read back, and the preview of the starts it makes (API.md §11).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeRepeat, fromRrule, previewStarts, toRrule, type Repeat } from '../../../src/console/web/repeat-rule.js';
+import { addsStart, describeRepeat, exdatesOf, fromRrule, previewStarts, toRrule, type Repeat } from '../../../src/console/web/repeat-rule.js';
+import { instantAt } from '../../../src/console/web/format.js';
+import { parseRecurrence } from '../../../src/series/recurrence-rule.js';
+import { expandSchedule } from '../../../src/series/expand.js';
 import type { Wall } from '../../../src/console/web/format.js';
 
 const at = (text: string): Wall => {
@@ -20,7 +23,7 @@ test('toRrule() writes the subset of §11 the form offers, and fromRrule() reads
     [weekly(['TU', 'TH'], { count: 26 }, 2), 'FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;COUNT=26'],
     [monthly('date', { count: 12 }), 'FREQ=MONTHLY;BYMONTHDAY=1;COUNT=12'],
     [monthly('weekday', { count: 3 }), 'FREQ=MONTHLY;BYDAY=1TU;COUNT=3'],
-    [weekly(['MO', 'WE', 'FR'], { until: '2026-12-18' }), 'FREQ=WEEKLY;BYDAY=MO,WE,FR;UNTIL=20261218T225900Z'],
+    [weekly(['TU', 'WE', 'FR'], { until: '2026-12-18' }), 'FREQ=WEEKLY;BYDAY=TU,WE,FR;UNTIL=20261218T225900Z'],
   ];
   for (const [repeat, rule] of cases) {
     assert.equal(toRrule(repeat, start, 'Europe/Berlin'), rule);
@@ -65,4 +68,26 @@ test('describeRepeat() says the rule in words', () => {
   assert.equal(describeRepeat(weekly(['TU', 'TH'], { count: 26 }, 2), at('2026-09-01T10:00'), day), 'Every 2 weeks on Tuesday and Thursday, 26 times');
   assert.equal(describeRepeat(monthly('weekday', { until: '2027-06-30' }), at('2026-09-07T10:00'), day), 'Every month on the first Monday, until 2027-06-30');
   assert.equal(describeRepeat(monthly('last-weekday', { count: 1 }), at('2026-10-30T10:00'), day), 'Every month on the last Friday, 1 time');
+});
+
+test('toRrule() with a start day not ticked adds the start alone: its weekday\'s later dates are exdates, counted in COUNT, and the server makes what the preview shows', () => {
+  // Monday 5 April 2027; the group meets on Tuesdays and Thursdays after it.
+  const start = at('2027-04-05T16:00');
+  const zone = 'America/Los_Angeles';
+  for (const end of [{ count: 8 }, { until: '2027-04-30' }] as Repeat['end'][]) {
+    const repeat = weekly(['TU', 'TH'], end);
+    assert.equal(addsStart(repeat, start), true);
+    const preview = previewStarts(repeat, start, zone);
+    assert.deepEqual(iso(preview.starts).slice(0, 4), ['2027-04-05T23:00', '2027-04-06T23:00', '2027-04-08T23:00', '2027-04-13T23:00'], 'Monday first, then Tuesdays and Thursdays');
+    if ('count' in end) assert.equal(preview.starts.length, 8);
+    const rrule = toRrule(repeat, start, zone);
+    assert.match(rrule, /BYDAY=MO,TU,TH/);
+    const rule = parseRecurrence(rrule);
+    assert.ok(!Array.isArray(rule), String(rule));
+    const made = expandSchedule({ startMs: instantAt(zone, start)!, endMs: instantAt(zone, { ...start, hour: 17 })!, zone, rule, exdates: exdatesOf(repeat, start, zone).map((day) => Date.parse(day)) });
+    assert.deepEqual(made.map((occurrence) => occurrence.startMs), preview.starts, `${rrule}: the server makes the preview's starts`);
+  }
+  assert.equal(addsStart(weekly(['MO', 'TH'], { count: 3 }), start), false, 'a ticked start day is not added');
+  assert.deepEqual(exdatesOf(weekly([], { count: 3 }), start, zone), [], 'no day ticked: weekly on the start\'s day');
+  assert.equal(toRrule(weekly([], { count: 3 }), start, zone), 'FREQ=WEEKLY;BYDAY=MO;COUNT=3');
 });
