@@ -170,10 +170,12 @@ test('README verify, backup and restore commands work as written (with temporary
   }
 });
 
-test('README quick start ends by opening the console, and the console section shows committed screenshots (at least two)', () => {
+test('README quick start ends by opening the console, and the console section shows committed screenshots, the phone list and the conflict screen among them', () => {
   const quickStart = section('README.md', '## Quick start');
   assert.ok(quickStart.trimEnd().endsWith('open http://127.0.0.1:3000/'), 'the quick start ends with "open http://127.0.0.1:3000/"');
   const images = [...section('README.md', '## The console').matchAll(/!\[[^\]]+\]\((test\/console\/screenshots\/[^)]+\.png)\)/g)].map((match) => match[1]!);
-  assert.ok(images.length >= 2, `${images.length} screenshots`);
+  assert.ok(images.length >= 4, `the two of the table, the phone list and the conflict screen, got ${images.join(', ')}`);
+  assert.ok(images.includes('test/console/screenshots/conflict-1280.png'), 'the conflict screen is shown');
+  assert.ok(images.includes('test/console/screenshots/phone-list-360.png'), 'the phone list is shown');
   for (const image of images) assert.ok(existsSync(path.join(ROOT, image)), `${image} exists`);
 });

@@ -38,11 +38,19 @@ let queueTimer: ReturnType<typeof setInterval> | undefined;
 
 const api = new Api(base, storedKey, () => signOut('Your key is no longer accepted (it may have been revoked). Sign in again.'));
 
+/** The screen (render) that said what the status line holds, whether the next screen keeps it, and the path shown. */
+let saidOn = 0;
+let carried = false;
+let shownPath: string | undefined;
+
 function announce(message: string): void {
   status.textContent = message;
+  saidOn = renderCount;
 }
 
+/** A screen's message ("Saved …") goes with the person to where it sends them, and no further. */
 function navigate(hash: string): void {
+  carried = saidOn === renderCount && status.textContent !== '';
   if (location.hash === hash) void render();
   else location.hash = hash;
 }
@@ -126,6 +134,11 @@ async function render(): Promise<void> {
   if (me === undefined) return;
   const ticket = ++renderCount;
   const [path = '', query = ''] = location.hash.replace(/^#/, '').split('?');
+  // A message belongs to the screen that made it: gone once the person moves on, unless that screen sent them here
+  // (a zone switch draws the same screen again, and keeps its message).
+  if (!carried && path !== shownPath) status.textContent = '';
+  carried = false;
+  shownPath = path;
   const params = new URLSearchParams(query);
   const switchZone = (mine: boolean): void => {
     chooseZone(mine);

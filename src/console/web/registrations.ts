@@ -1,4 +1,6 @@
 // An event's attendees (API.md §8) for its organizer and admins: status, register, cancel, check in, CSV download.
+// What the person just did stays where they did it: a cancelled registration keeps its row (the API forgets it) until
+// the page is left, and the outcome of registering someone appears under the button, in view, and is read out.
 import { h, replace, uid } from './dom.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
@@ -24,22 +26,36 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
   const name = field('name', 'Name', h('input', { type: 'text', autocomplete: 'off' }));
   const email = field('email', 'E-mail', h('input', { type: 'email', autocomplete: 'off' }));
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Register');
-  const outcome = h('div', { role: 'status', class: 'outcome' });
+  // The register form's own messages, right under its button: a live region there from the start, so a screen reader
+  // reads what registering did; the link to copy beside it; and a failure, in an alert, in the same place.
+  const said = h('p', { role: 'status', class: 'outcome-said' });
+  const outcome = h('div', { class: 'outcome' });
+  const registerAlert = formAlert();
+  registerAlert.tabIndex = -1;
+  const result = h('div', { class: 'register-result' }, said, registerAlert, outcome);
   const words = formWords([name, email], ctx.zones.shown);
-  const form = h('form', { novalidate: true, 'aria-labelledby': 'register-heading' }, h('h3', { id: 'register-heading' }, 'Register someone'), name.row, email.row, h('div', { class: 'actions' }, submit), outcome);
-  onSubmit(form, [name, email], alert, submit, register);
+  const form = h('form', { novalidate: true, 'aria-labelledby': 'register-heading' }, h('h3', { id: 'register-heading' }, 'Register someone'), name.row, email.row, h('div', { class: 'actions' }, submit), result);
+  onSubmit(form, [name, email], registerAlert, submit, register);
+  /** Set after a registration: the list's reload moves the form down, so the result is brought into view again then. */
+  let revealAfterReload = false;
+  const reveal = (): void => result.scrollIntoView({ block: 'nearest' });
 
   async function register(): Promise<void> {
+    said.textContent = '';
     outcome.replaceChildren();
     try {
       const { data } = await ctx.api.json<Registration>('POST', path, { body: { name: name.control.value, email: email.control.value } });
       showOutcome(data);
       name.control.value = '';
       email.control.value = '';
-      name.control.focus();
+      name.control.focus({ preventScroll: true });
+      reveal();
+      revealAfterReload = manage;
       changed();
     } catch (error) {
-      if (!showFailure(error, [name, email], alert, words, 'Nobody was registered')) showAlert(alert, describeProblem(error));
+      if (!showFailure(error, [name, email], registerAlert, words, 'Nobody was registered')) showAlert(registerAlert, describeProblem(error));
+      if (name.control.getAttribute('aria-invalid') !== 'true' && email.control.getAttribute('aria-invalid') !== 'true') registerAlert.focus();
+      reveal();
     }
   }
 
@@ -48,9 +64,9 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
     const linkId = uid('registration-link');
     const link = h('input', { id: linkId, type: 'text', readonly: true, class: 'feed-url', value: `${location.origin}${location.pathname}#/events/${event.id}/registrations/${registration.id}` });
     const copied = h('p', { class: 'hint' });
+    said.textContent = `${registration.name} is registered: ${registration.status === 'confirmed' ? 'confirmed, with a seat' : 'on the waitlist (the event is full); they get a seat when one frees up'}.`;
     replace(
       outcome,
-      h('p', {}, `${registration.name} is registered: ${registration.status === 'confirmed' ? 'confirmed, with a seat' : 'on the waitlist (the event is full); they get a seat when one frees up'}.`),
       h('div', { class: 'field' }, h('label', { for: linkId }, `${registration.name}'s registration link`), h('p', { class: 'hint', id: `${linkId}-hint` }, 'Send it to them: with it they can check whether they have a seat, or cancel their place, later.'), link),
       h('div', { class: 'actions' }, copyButton('Copy link', link, copied, () => `Copied. Send it to ${registration.name}.`)),
       copied,
@@ -68,33 +84,60 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
   download.addEventListener('click', () => void downloadCsv());
   const list = h('div');
   let page = 1;
+  /** Registrations cancelled from this page, by id: shown in their rows, marked cancelled, for as long as the page lives. */
+  const cancelled = new Map<string, Registration>();
+
+  /** The page's rows with the cancelled ones that belong among them (by the filter, and by time between its first and last). */
+  function withCancelled(rows: Registration[], lastPage: boolean): { registration: Registration; gone: boolean }[] {
+    const first = rows[0]?.created_at;
+    const last = rows.at(-1)?.created_at;
+    const belongs = (registration: Registration): boolean =>
+      (statusSelect.value === '' || statusSelect.value === registration.status) &&
+      (page === 1 || (first !== undefined && registration.created_at >= first)) &&
+      (lastPage || (last !== undefined && registration.created_at <= last));
+    const gone = [...cancelled.values()].filter(belongs).map((registration) => ({ registration, gone: true }));
+    return [...rows.map((registration) => ({ registration, gone: false })), ...gone].sort((a, b) =>
+      a.registration.created_at === b.registration.created_at ? (a.registration.id < b.registration.id ? -1 : 1) : a.registration.created_at < b.registration.created_at ? -1 : 1,
+    );
+  }
+
+  /** One attendee's row; a registration `gone` (cancelled from this page) is marked so, with nothing left to do. */
+  function row(registration: Registration, gone: boolean): HTMLTableRowElement {
+    const actions = gone
+      ? 'none: it is cancelled'
+      : [
+          registration.status === 'confirmed' && registration.checked_in_at === null
+            ? h('button', { type: 'button', class: 'primary', 'aria-label': `Check in ${registration.name}`, onclick: () => void act(() => checkIn(registration)) }, 'Check in')
+            : null,
+          // Apart from Check in, and looking like what it is: a destructive action.
+          h('button', { type: 'button', class: 'danger apart', 'aria-label': `Cancel registration of ${registration.name}`, onclick: () => void act(() => cancel(registration)) }, 'Cancel registration'),
+        ];
+    return h(
+      'tr',
+      { class: gone ? 'cancelled-row' : null },
+      h('td', { 'data-label': 'Name' }, registration.name),
+      h('td', { 'data-label': 'E-mail' }, registration.email),
+      h('td', { 'data-label': 'Status' }, gone ? [h('strong', {}, 'cancelled'), ` (was ${registration.status}; cancelled from this page)`] : registration.status),
+      h('td', { 'data-label': 'Checked in' }, registration.checked_in_at === null ? 'not yet' : formatDateTime(registration.checked_in_at, ctx.zones.shown)),
+      h('td', { 'data-label': 'Actions', class: 'row-actions' }, actions),
+    );
+  }
 
   async function loadList(): Promise<void> {
     try {
       const { data } = await ctx.api.json<RegistrationPage>('GET', `${path}${queryString({ status: statusSelect.value, limit: PAGE, page })}`);
       const lastPage = Math.max(1, Math.ceil(data.total / PAGE));
-      const rows = data.registrations.map((registration) =>
-        h(
-          'tr',
-          {},
-          h('td', { 'data-label': 'Name' }, registration.name),
-          h('td', { 'data-label': 'E-mail' }, registration.email),
-          h('td', { 'data-label': 'Status' }, registration.status),
-          h('td', { 'data-label': 'Checked in' }, registration.checked_in_at === null ? 'not yet' : formatDateTime(registration.checked_in_at, ctx.zones.shown)),
-          h(
-            'td',
-            { 'data-label': 'Actions', class: 'row-actions' },
-            registration.status === 'confirmed' && registration.checked_in_at === null
-              ? h('button', { type: 'button', class: 'primary', 'aria-label': `Check in ${registration.name}`, onclick: () => void act(() => checkIn(registration)) }, 'Check in')
-              : null,
-            // Apart from Check in, and looking like what it is: a destructive action.
-            h('button', { type: 'button', class: 'danger apart', 'aria-label': `Cancel registration of ${registration.name}`, onclick: () => void act(() => cancel(registration)) }, 'Cancel registration'),
-          ),
-        ),
-      );
+      const shown = withCancelled(data.registrations, page >= lastPage);
+      const goneCount = shown.filter((row) => row.gone).length;
+      const rows = shown.map(({ registration, gone }) => row(registration, gone));
       replace(
         list,
-        h('p', { class: 'summary' }, data.total === 0 ? 'Nobody yet.' : `${data.total} registration${data.total === 1 ? '' : 's'}${lastPage > 1 ? `; page ${page} of ${lastPage}` : ''}.`),
+        h(
+          'p',
+          { class: 'summary' },
+          data.total === 0 && goneCount === 0 ? 'Nobody yet.' : `${data.total} registration${data.total === 1 ? '' : 's'}${lastPage > 1 ? `; page ${page} of ${lastPage}` : ''}.`,
+          goneCount === 0 ? '' : ` Cancelled from this page: ${goneCount}, shown until you leave it.`,
+        ),
         rows.length === 0
           ? null
           : h(
@@ -113,8 +156,11 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
             )
           : null,
       );
+      if (revealAfterReload) reveal();
     } catch (error) {
       replace(list, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)));
+    } finally {
+      revealAfterReload = false;
     }
   }
 
@@ -137,6 +183,7 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
   async function cancel(registration: Registration): Promise<void> {
     if (!(await confirmAction(`Cancel the registration of ${registration.name}? ${registration.status === 'confirmed' ? 'Their seat goes to the first person on the waitlist.' : ''}`, 'Cancel registration', 'Keep it'))) return;
     await ctx.api.json('DELETE', `${path}/${encodeURIComponent(registration.id)}`);
+    cancelled.set(registration.id, registration);
     ctx.announce(`The registration of ${registration.name} is cancelled.`);
   }
 

@@ -1,8 +1,11 @@
 // Editing a whole series (API.md §11): shared fields and the schedule of every occurrence that has not started,
-// with If-Match; only what the person changed is sent, so an unchanged schedule is not expanded again.
-import { h } from './dom.js';
+// with If-Match; only what the person changed is sent, so an unchanged schedule is not expanded again. A refused save
+// (412) opens the conflict screen, as the event form does.
+import { h, replace } from './dom.js';
 import { ApiProblem, describeProblem } from './problem.js';
-import { formAlert, formWords, onSubmit, showAlert, showFailure, type Field } from './fields.js';
+import { formAlert, formWords, hideAlert, onSubmit, showAlert, showFailure, type Field } from './fields.js';
+import { localProblems } from './event-checks.js';
+import { compareVersions, conflictPanel, formValuesOf, readForm, writeForm } from './conflict-view.js';
 import { eventFields, type EventFieldValues } from './event-fields.js';
 import { repeatSection } from './repeat-section.js';
 import { fromRrule } from './repeat-rule.js';
@@ -11,7 +14,13 @@ import type { Series } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 /** The form for series `series`, read with `etag`; times are typed in the series' own zone. */
-export function seriesForm(ctx: ConsoleContext, series: Series, etag: string | null): Screen {
+export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string | null): Screen {
+  /** The version the edits are made on (as read, then someone else's once taken on), and its ETag. */
+  let series = read;
+  let etag = readEtag;
+  /** Someone else's version while the conflict screen waits for a choice: saving stops until then. */
+  let pending: { series: Series; etag: string | null } | undefined;
+  const conflictSlot = h('div');
   const zone = series.time_zone;
   const form = eventFields(ctx, { zone, startHint: 'The first occurrence. ' });
   form.fill(series as EventFieldValues);
@@ -32,6 +41,7 @@ export function seriesForm(ctx: ConsoleContext, series: Series, etag: string | n
     h('p', { class: 'hint zone-note' }, `Times are in ${zone}, the series' time zone.`),
     h('p', { class: 'note' }, 'Changes apply to every occurrence that has not started and was not edited on its own. Occurrences that have started stay as they are.'),
     alert,
+    conflictSlot,
     form.fields.map((item) => item.row),
     repeats?.element ?? h('p', { class: 'hint' }, `Its rule (${series.recurrence}) is kept as it is: this form cannot show it.`),
     h('div', { class: 'actions' }, submit, h('a', { href: `#/series/${series.id}`, class: 'button' }, 'Cancel')),
@@ -50,18 +60,81 @@ export function seriesForm(ctx: ConsoleContext, series: Series, etag: string | n
   onSubmit(element, fields, alert, submit, save);
 
   async function save(): Promise<void> {
+    if (pending !== undefined) {
+      showAlert(alert, 'Not saved: choose first how to go on from their change, below.');
+      conflictSlot.querySelector<HTMLElement>('.conflict')?.focus();
+      return;
+    }
     try {
       const headers: Record<string, string> = etag === null ? {} : { 'If-Match': etag };
-      await ctx.api.json<Series>('PUT', `/series/${encodeURIComponent(series.id)}`, { body: changes(), headers });
-      ctx.announce(`Saved the series “${series.title}”.`);
+      const body = changes();
+      const problems = localProblems(body, series);
+      if (problems.length > 0) throw new ApiProblem(400, 'validation_failed', 'The series is not valid.', problems);
+      const { data } = await ctx.api.json<Series>('PUT', `/series/${encodeURIComponent(series.id)}`, { body, headers });
+      ctx.announce(`Saved the series “${data.title}”.`);
       ctx.navigate(`#/series/${series.id}`);
     } catch (error) {
       if (showFailure(error, fields, alert, words, 'The series was not saved')) return;
-      const stale = error instanceof ApiProblem && error.code === 'precondition_failed';
-      showAlert(alert, stale ? 'Someone else changed this series while you were editing it, so your changes were not saved. Open the series again to see their version.' : describeProblem(error));
+      if (error instanceof ApiProblem && error.code === 'precondition_failed') return void refused();
+      showAlert(alert, describeProblem(error));
       alert.focus();
     }
   }
 
-  return { title: `Edit all future occurrences of “${series.title}”`, element: h('section', {}, element) };
+  /** After a 412: their version beside what is typed; only the person's changes are sent on top of theirs. */
+  async function refused(): Promise<void> {
+    try {
+      const answer = await ctx.api.json<Series>('GET', `/series/${encodeURIComponent(series.id)}`);
+      pending = { series: answer.data, etag: answer.etag };
+      if (!draw()) {
+        adopt();
+        return element.requestSubmit(submit);
+      }
+      hideAlert(alert);
+      conflictSlot.querySelector<HTMLElement>('.conflict')?.focus();
+    } catch (error) {
+      showAlert(alert, describeProblem(error));
+      alert.focus();
+    }
+  }
+
+  /** The series' edits now apply to the pending version; the conflict screen is done with. */
+  function adopt(): void {
+    if (pending === undefined) return;
+    series = pending.series;
+    etag = pending.etag;
+    pending = undefined;
+    conflictSlot.replaceChildren();
+  }
+
+  /** Draws the conflict screen from what the form holds now (again on each keystroke); false when nothing differs from theirs. */
+  function draw(): boolean {
+    if (pending === undefined) return false;
+    const theirVersion = pending.series;
+    const mine = readForm(form.fields);
+    const theirs = formValuesOf(theirVersion, zone);
+    const comparison = compareVersions(form.fields.map((item) => item.name), formValuesOf(series, zone), mine, theirs);
+    if (comparison.rows.length === 0) return false;
+    const keep = (): void => {
+      adopt();
+      writeForm(form.fields, comparison.merged);
+      element.requestSubmit(submit);
+    };
+    // Their schedule too: the repeat section is set from it, and what was chosen there is discarded with the rest.
+    const useTheirs = (): void => {
+      adopt();
+      form.fill(theirVersion as EventFieldValues);
+      const theirRepeat = fromRrule(theirVersion.recurrence, parseInput(toZoneInput(theirVersion.start_time, zone))!, zone);
+      if (theirRepeat !== undefined) repeats?.set(theirRepeat);
+      scheduleTouched = false;
+      showAlert(alert, 'The form now shows their version; what you had typed is discarded.');
+    };
+    replace(conflictSlot, conflictPanel({ what: 'series', fields: form.fields, comparison, mine, theirs, zone, refused: true, keep, useTheirs }));
+    return true;
+  }
+  element.addEventListener('input', (event) => {
+    if (pending !== undefined && !conflictSlot.contains(event.target as Node) && !draw()) adopt();
+  });
+
+  return { title: `Edit all future occurrences of “${read.title}”`, element: h('section', {}, element) };
 }

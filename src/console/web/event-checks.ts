@@ -1,0 +1,45 @@
+// The checks of an event body the console can make before sending it (API.md §4), in the API's own messages, so the
+// form shows the same sentences as after a 400 without sending a request that is bound to be refused.
+import type { FieldProblem } from './problem.js';
+
+const REQUIRED = ['title', 'category', 'location', 'start_time', 'end_time', 'capacity'] as const;
+const TEXTS: [field: string, min: number, max: number, trimmed: boolean][] = [
+  ['title', 1, 200, true],
+  ['location', 1, 200, true],
+  ['description', 0, 5000, false],
+];
+
+/**
+ * The problems the server would find in `body` (a create when `current` is undefined, else an update of `current`):
+ * required fields, text lengths, capacity's range, and an end that is not after the start. Empty when it looks valid;
+ * the server still judges everything else (control characters, e-mail addresses, who may send what).
+ */
+export function localProblems(body: Record<string, unknown>, current?: { start_time: string; end_time: string }): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const [field, min, max, trimmed] of TEXTS) {
+    const value = body[field];
+    if (typeof value !== 'string') continue;
+    // Code points, as the server counts them.
+    const length = [...(trimmed ? value.trim() : value)].length;
+    if (length < min || length > max) problems.push({ field, message: `${field} must be ${min}–${max} characters${trimmed ? ' after trimming' : ''}, got ${length}` });
+  }
+  const capacity = body['capacity'];
+  if (typeof capacity === 'number') {
+    if (!Number.isInteger(capacity)) problems.push({ field: 'capacity', message: `capacity must be an integer from 1 to 100000, got ${capacity}` });
+    else if (capacity < 1 || capacity > 100_000) problems.push({ field: 'capacity', message: `capacity must be from 1 to 100000, got ${capacity}` });
+  }
+  if (current === undefined) {
+    for (const field of REQUIRED) if (!Object.hasOwn(body, field)) problems.push({ field, message: `${field} is required` });
+  }
+  const start = typeof body['start_time'] === 'string' ? body['start_time'] : current?.start_time;
+  const end = typeof body['end_time'] === 'string' ? body['end_time'] : current?.end_time;
+  // Both are UTC in one format (the form writes them with toISOString), so they compare as text, as the server's do.
+  if (start !== undefined && end !== undefined && end <= start && !problems.some((problem) => problem.field === 'start_time' || problem.field === 'end_time')) {
+    problems.push(
+      Object.hasOwn(body, 'end_time') || !Object.hasOwn(body, 'start_time')
+        ? { field: 'end_time', message: `end_time must be after start_time (${start}), got ${end}` }
+        : { field: 'start_time', message: `start_time must be before end_time (${end}), got ${start}` },
+    );
+  }
+  return problems;
+}
