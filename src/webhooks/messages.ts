@@ -21,6 +21,9 @@ export type MessageType = (typeof MESSAGE_TYPES)[number];
  * only its data, which for an event is the very string the store serves (shared, not copied).
  */
 export class WebhookMessage {
+  /** The body's bytes while the message is in the cache of recent bodies. */
+  #bytes: Buffer | undefined;
+
   constructor(
     /** The seq of the line it comes from, and its place among that line's messages: together its position. */
     readonly seq: number,
@@ -40,6 +43,32 @@ export class WebhookMessage {
   get body(): string {
     return `{"type":"${this.type}","timestamp":"${new Date(this.timeMs).toISOString()}","data":${this.data}}`;
   }
+
+  /** The body's UTF-8 bytes, made once for every webhook sending it while it is among the last few messages sent. */
+  bodyBytes(): Buffer {
+    return (this.#bytes ??= cacheBody(this, Buffer.from(this.body, 'utf8')));
+  }
+
+  /** Drops the cached bytes (the cache has moved on). */
+  forgetBytes(): void {
+    this.#bytes = undefined;
+  }
+}
+
+/**
+ * Messages whose body bytes are kept, in a ring: webhooks keeping up send the same message close together and share
+ * its bytes; one far behind (paused, its receiver down) makes them again rather than have every held message keep its
+ * bytes (500,000 held messages would keep hundreds of MB).
+ */
+const BODY_CACHE_SIZE = 1024;
+const cachedBodies: (WebhookMessage | undefined)[] = [];
+let nextCacheSlot = 0;
+
+function cacheBody(message: WebhookMessage, bytes: Buffer): Buffer {
+  cachedBodies[nextCacheSlot]?.forgetBytes();
+  cachedBodies[nextCacheSlot] = message;
+  nextCacheSlot = (nextCacheSlot + 1) % BODY_CACHE_SIZE;
+  return bytes;
 }
 
 /** A position in the message stream: after the message at (seq, index). */
