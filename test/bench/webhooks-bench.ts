@@ -1,6 +1,6 @@
 // `make bench`: what webhooks cost a durable POST /events (server CPU per create with 0 and with 10 active webhooks,
 // every message delivered), and the time from a write's answer to its delivery at a local receiver.
-// Flags: --quick (one short round).
+// Flags: --quick (one short round); --profile DIR (each server writes a `node --cpu-prof` profile into DIR).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -8,11 +8,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createKey } from '../../src/auth/key-registry.js';
-import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { SERVER, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { CREATE_BODY } from './data-generator.js';
 import { processCpuMs } from './server-process.js';
 
 const quick = process.argv.includes('--quick');
+const profileAt = process.argv.indexOf('--profile');
+const profileDir = profileAt === -1 ? undefined : process.argv[profileAt + 1];
 const ROUNDS = quick ? 1 : 3;
 const CREATES = quick ? 1_000 : 3_000;
 const WEBHOOKS = 10;
@@ -56,7 +58,7 @@ interface Bench {
 async function start(): Promise<Bench> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campus-webhooks-bench-'));
   const key = (await createKey(dir, { name: 'Bench', email: 'bench@campus.edu', role: 'admin' }, { randomBytes, now: Date.now })).secret;
-  const server = await spawnServer(['--port', '0', '--data-dir', dir, '--rate-limit', '1000000000', '--webhook-hosts', '127.0.0.1', '--log-level', 'warn']);
+  const server = await spawnServer(['--port', '0', '--data-dir', dir, '--rate-limit', '1000000000', '--webhook-hosts', '127.0.0.1', '--log-level', 'warn'], {}, profileDir === undefined ? undefined : [process.execPath, '--cpu-prof', `--cpu-prof-dir=${profileDir}`, SERVER]);
   return { server, key, dir, agent: new http.Agent({ keepAlive: true, maxSockets: 64 }) };
 }
 
