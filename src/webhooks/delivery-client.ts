@@ -12,8 +12,9 @@ export interface OutgoingRequest {
   url: string;
   /** Headers of ours (free of CR and LF); Host, User-Agent, Content-Type and Content-Length are added. */
   headers: Record<string, string>;
-  /** The JSON body's bytes. */
-  body: Uint8Array;
+  /** The JSON body, and its length in UTF-8 bytes. */
+  body: string;
+  bodyLength: number;
 }
 
 /** An attempt under way: a way to give up on it (the reason becomes its error). */
@@ -77,7 +78,7 @@ export function httpDeliveryClient(policy: HostPolicy): DeliveryClient {
         return { abort: () => undefined };
       }
       if (target.secure) return sendHttps(target.options, httpsAgent, checkedLookup, request, done);
-      return plain.send(target.plain, request.headers, request.body, (outcome) => done(judged(outcome)));
+      return plain.send(target.plain, request.headers, request.body, request.bodyLength, (outcome) => done(judged(outcome)));
     },
     close() {
       plain.close();
@@ -124,7 +125,7 @@ function sendHttps(options: https.RequestOptions, agent: https.Agent, lookup: Lo
   };
   const once = (retry: boolean): void => {
     let status: number | null = null;
-    const outgoing = https.request({ ...options, agent, lookup, headers: { ...request.headers, 'content-type': 'application/json', 'content-length': request.body.length, 'user-agent': 'campus-events-webhooks' } });
+    const outgoing = https.request({ ...options, agent, lookup, headers: { ...request.headers, 'content-type': 'application/json', 'content-length': request.bodyLength, 'user-agent': 'campus-events-webhooks' } });
     current = outgoing;
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
       if (aborted !== undefined) return finish({ status, error: status === null ? aborted : null });

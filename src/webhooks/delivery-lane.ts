@@ -53,7 +53,7 @@ export class DeliveryLane {
   readonly #deps: LaneDeps;
   #inFlight: SentAttempt | undefined;
   /** Signs with the secret's bytes, decoded once. */
-  readonly #sign: (messageId: string, nowMs: number, body: Uint8Array) => Record<string, string>;
+  readonly #sign: (messageId: string, nowMs: number, body: string) => Record<string, string>;
   #retryTimer: unknown;
   /** When the attempt in flight is given up; its timer, armed while attempts are in flight. */
   #deadline = 0;
@@ -140,10 +140,10 @@ export class DeliveryLane {
   #send(message: WebhookMessage, lastOfLine: boolean): void {
     const { clock, client } = this.#deps;
     const attempt = this.state.attempts + 1;
-    const body = message.bodyBytes();
+    const body = message.sentBody();
     const messageId = message.idIn(this.#deps.logId());
     const sentAt = clock.now();
-    const sent: SentAttempt = client.send({ url: this.state.url, headers: this.#sign(messageId, sentAt, body), body }, (outcome) => this.#answered(sent, outcome, message, lastOfLine, messageId, attempt));
+    const sent: SentAttempt = client.send({ url: this.state.url, headers: this.#sign(messageId, sentAt, body.text), body: body.text, bodyLength: body.length }, (outcome) => this.#answered(sent, outcome, message, lastOfLine, messageId, attempt));
     this.#inFlight = sent;
     this.#deadline = sentAt + ATTEMPT_TIMEOUT_MS;
     this.#deadlineTimer ??= this.#deps.clock.setTimeout(() => this.#deadlinePassed(), ATTEMPT_TIMEOUT_MS);

@@ -14,6 +14,11 @@ const MAX_LINE_BYTES = 4096;
 
 const CR = 13;
 const LF = 10;
+const COLON = 58;
+const SPACE = 32;
+const TAB = 9;
+const CRLF_CRLF = Buffer.from('\r\n\r\n');
+const LF_LF = Buffer.from('\n\n');
 /** What `#readHead` returns when the head has not ended yet, or cannot be read. */
 const NEED_MORE = -1;
 const INVALID = -2;
@@ -34,8 +39,8 @@ export class AnswerParser {
   problem = '';
   readonly #maxBodyBytes: number;
   #state: BodyState = 'head';
-  /** The head read so far (latin1), while its end has not come. */
-  #head = '';
+  /** The bytes of a head whose end has not come yet. */
+  #pending: Buffer | undefined;
   #keepAlive = false;
   /** Body bytes still expected: of a Content-Length body, or of the current chunk. */
   #remaining = 0;
@@ -48,7 +53,7 @@ export class AnswerParser {
   }
 
   /** Takes the next bytes of the connection. */
-  feed(chunk: Uint8Array): AnswerProgress {
+  feed(chunk: Buffer): AnswerProgress {
     let at = 0;
     if (this.#state === 'head') {
       const headEnd = this.#readHead(chunk);
@@ -79,34 +84,42 @@ export class AnswerParser {
 
   /**
    * Reads head bytes from `chunk`; returns where the body starts in it once the final head is read, NEED_MORE or
-   * INVALID. 1xx heads (100 Continue, 103 Early Hints) are read past.
+   * INVALID. 1xx heads (100 Continue, 103 Early Hints) are read past. The head is read from the bytes: only the status
+   * line and the values of the three headers that frame the answer become strings.
    */
-  #readHead(chunk: Uint8Array): number {
+  #readHead(chunk: Buffer): number {
+    let bytes = chunk;
+    /** Where `chunk` starts in `bytes`: after the head bytes kept from earlier chunks. */
+    let offset = 0;
+    if (this.#pending !== undefined) {
+      offset = this.#pending.length;
+      bytes = Buffer.concat([this.#pending, chunk]);
+      this.#pending = undefined;
+    }
     let from = 0;
     for (;;) {
-      const text = this.#head + Buffer.from(chunk.buffer, chunk.byteOffset + from, chunk.length - from).toString('latin1');
-      const end = headEnd(text, Math.max(0, this.#head.length - 3));
+      const end = headEnd(bytes, from);
       if (end === undefined) {
-        if (text.length > MAX_HEAD_BYTES) {
+        if (bytes.length - from > MAX_HEAD_BYTES) {
           this.#invalid(`its head is longer than ${MAX_HEAD_BYTES / 1024} KiB`);
           return INVALID;
         }
-        this.#head = text;
+        // A copy: `chunk` may be a read buffer the next read overwrites.
+        this.#pending = Buffer.from(bytes.subarray(from));
         return NEED_MORE;
       }
-      const used = end.bodyAt - this.#head.length;
-      this.#head = '';
-      if (!this.#parseHead(text.slice(0, end.headLength))) return INVALID;
-      from += used;
-      if (this.#state !== 'head') return from;
-      if (from >= chunk.length) return NEED_MORE;
+      if (!this.#parseHead(bytes, from, end.headLength)) return INVALID;
+      from = end.bodyAt;
+      if (this.#state !== 'head') return from - offset;
+      if (from >= bytes.length) return NEED_MORE;
     }
   }
 
-  /** Parses a head; false when invalid. Sets the status and the body's framing unless it is a 1xx (then stays in 'head'). */
-  #parseHead(head: string): boolean {
-    const lines = head.split(/\r?\n/);
-    const statusLine = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0] ?? '');
+  /** Parses the head in bytes[start, end); false when invalid. Sets the status and the body's framing unless it is a 1xx (then stays in 'head'). */
+  #parseHead(bytes: Buffer, start: number, end: number): boolean {
+    let lineEnd = bytes.indexOf(LF, start);
+    if (lineEnd === -1 || lineEnd > end) lineEnd = end;
+    const statusLine = /^HTTP\/1\.([01]) (\d{3})(?: |\r?$)/.exec(bytes.toString('latin1', start, Math.min(lineEnd, start + 16)));
     if (statusLine === null) return this.#invalid('it is not HTTP/1.x');
     const status = Number(statusLine[2]);
     if (status >= 100 && status < 200 && status !== 101) return true;
@@ -115,19 +128,21 @@ export class AnswerParser {
     let transferEncoding = false;
     let close = false;
     let keepAliveToken = false;
-    for (let n = 1; n < lines.length; n++) {
-      const line = lines[n]!;
-      const colon = line.indexOf(':');
-      if (colon <= 0) return this.#invalid('a header line has no name');
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim().toLowerCase();
+    for (let lineStart = lineEnd + 1; lineStart < end; lineStart = lineEnd + 1) {
+      lineEnd = bytes.indexOf(LF, lineStart);
+      if (lineEnd === -1 || lineEnd > end) lineEnd = end;
+      const colon = bytes.indexOf(COLON, lineStart);
+      if (colon === -1 || colon >= lineEnd || colon === lineStart) return this.#invalid('a header line has no name');
+      const name = framingHeader(bytes, lineStart, colon);
+      if (name === undefined) continue;
+      const value = bytes.toString('latin1', colon + 1, lineEnd).trim().toLowerCase();
       if (name === 'content-length') {
         if (!/^\d{1,15}$/.test(value) || (length !== undefined && length !== Number(value))) return this.#invalid('its Content-Length is not one number');
         length = Number(value);
       } else if (name === 'transfer-encoding') {
         transferEncoding = true;
         chunked = value.split(',').at(-1)!.trim() === 'chunked';
-      } else if (name === 'connection') {
+      } else {
         for (const token of value.split(',')) {
           if (token.trim() === 'close') close = true;
           if (token.trim() === 'keep-alive') keepAliveToken = true;
@@ -160,7 +175,7 @@ export class AnswerParser {
   }
 
   /** Walks body bytes from `at`; says whether the answer ended in them. */
-  #readBody(chunk: Uint8Array, at: number): AnswerProgress {
+  #readBody(chunk: Buffer, at: number): AnswerProgress {
     while (at < chunk.length) {
       switch (this.#state) {
         case 'until-close':
@@ -185,7 +200,7 @@ export class AnswerParser {
         case 'trailer': {
           const newline = chunk.indexOf(LF, at);
           const end = newline === -1 ? chunk.length : newline;
-          this.#line += Buffer.from(chunk.buffer, chunk.byteOffset + at, end - at).toString('latin1');
+          this.#line += chunk.toString('latin1', at, end);
           if (this.#line.length > MAX_LINE_BYTES) {
             this.#invalid('a chunk line is too long');
             return 'invalid';
@@ -249,11 +264,30 @@ export class AnswerParser {
   }
 }
 
-/** Where a head ends in `text` (searched from `from`): its length without the blank line, and where the body starts. */
-function headEnd(text: string, from: number): { headLength: number; bodyAt: number } | undefined {
-  const crlf = text.indexOf('\r\n\r\n', from);
+/** Where a head ends in `bytes` (searched from `from`): where its blank line starts, and where the body starts. */
+function headEnd(bytes: Buffer, from: number): { headLength: number; bodyAt: number } | undefined {
+  const crlf = bytes.indexOf(CRLF_CRLF, from);
   // A bare LF ends a line too, as Node's own parser lets it.
-  const lf = text.indexOf('\n\n', from);
+  const lf = bytes.indexOf(LF_LF, from);
   if (crlf !== -1 && (lf === -1 || crlf < lf)) return { headLength: crlf, bodyAt: crlf + 4 };
   return lf === -1 ? undefined : { headLength: lf, bodyAt: lf + 2 };
+}
+
+const FRAMING_HEADERS = ['content-length', 'transfer-encoding', 'connection'] as const;
+
+/** The framing header named by bytes[start, end) (any case, blanks around it allowed), or undefined for any other. */
+function framingHeader(bytes: Buffer, start: number, end: number): (typeof FRAMING_HEADERS)[number] | undefined {
+  while (start < end && (bytes[start] === SPACE || bytes[start] === TAB)) start++;
+  while (end > start && (bytes[end - 1] === SPACE || bytes[end - 1] === TAB)) end--;
+  next: for (const name of FRAMING_HEADERS) {
+    if (end - start !== name.length) continue;
+    for (let n = 0; n < name.length; n++) {
+      const want = name.charCodeAt(n);
+      const got = bytes[start + n]!;
+      // Letters match in any case (bit 0x20 lowers an ASCII letter); the '-' only as itself.
+      if (got !== want && !(want >= 0x61 && want <= 0x7a && (got | 0x20) === want)) continue next;
+    }
+    return name;
+  }
+  return undefined;
 }

@@ -28,6 +28,9 @@ export interface PlainExchange {
   abort(reason: string): void;
 }
 
+/** Where every connection's answers are read (64 KiB, as much as one read of a socket brings). */
+const READ_BUFFER = Buffer.alloc(64 * 1024);
+
 /** An idle connection left this long is closed by us (receivers commonly close theirs after 5 s). */
 const IDLE_CLOSE_MS = 4000;
 
@@ -49,14 +52,12 @@ export class PlainHttpClient {
    * POSTs `body` to `target` with `headers` (ours, so free of CR and LF). `done` is called once, never before this
    * returns. A kept-alive connection that turns out closed before any answer is replaced once by a new one.
    */
-  send(target: PlainTarget, headers: Record<string, string>, body: Uint8Array, done: (outcome: PlainOutcome) => void): PlainExchange {
-    let head = `POST ${target.path} HTTP/1.1\r\nhost: ${target.hostHeader}\r\nuser-agent: campus-events-webhooks\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n`;
+  send(target: PlainTarget, headers: Record<string, string>, body: string, bodyLength: number, done: (outcome: PlainOutcome) => void): PlainExchange {
+    let head = `POST ${target.path} HTTP/1.1\r\nhost: ${target.hostHeader}\r\nuser-agent: campus-events-webhooks\r\ncontent-type: application/json\r\ncontent-length: ${bodyLength}\r\n`;
     for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
-    head += '\r\n';
-    const bytes = Buffer.allocUnsafe(head.length + body.length);
-    bytes.write(head, 0, 'latin1');
-    bytes.set(body, head.length);
-    const exchange = new Exchange(this, target, bytes, done);
+    // One string, written as UTF-8 in one piece: a string this small goes to the socket without a Buffer made for it.
+    const request = `${head}\r\n${body}`;
+    const exchange = new Exchange(this, target, request, done);
     exchange.start(this.#take(target.origin) ?? this.connect(target));
     return exchange;
   }
@@ -71,7 +72,20 @@ export class PlainHttpClient {
 
   /** A new connection to `target`. */
   connect(target: PlainTarget): Connection {
-    return new Connection(this, net.connect({ host: target.hostname, port: target.port, lookup: this.#lookup, noDelay: true }), target.origin);
+    const connection: Connection = new Connection(
+      this,
+      net.connect({
+        host: target.hostname,
+        port: target.port,
+        lookup: this.#lookup,
+        noDelay: true,
+        // Answers are read into one buffer shared by every connection (each read is handled before the next is made),
+        // not a new one per read through the socket's stream: the parser copies what it keeps, the head.
+        onread: { buffer: READ_BUFFER, callback: (length) => connection.read(READ_BUFFER.subarray(0, length)) },
+      }),
+      target.origin,
+    );
+    return connection;
   }
 
   /** Keeps a connection whose answer ended cleanly, for the next request to its origin. */
@@ -132,10 +146,6 @@ class Connection {
     this.#client = client;
     this.socket = socket;
     this.origin = origin;
-    socket.on('data', (chunk: Buffer) => {
-      if (this.exchange === undefined) return this.#lost();
-      this.exchange.data(chunk);
-    });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (this.exchange === undefined) return this.#lost();
       this.exchange.ended(error);
@@ -144,6 +154,13 @@ class Connection {
       if (this.exchange === undefined) return this.#lost();
       this.exchange.ended(null);
     });
+  }
+
+  /** Bytes from the receiver, in the shared read buffer (valid only during this call); true to go on reading. */
+  read(chunk: Buffer): boolean {
+    if (this.exchange === undefined) this.#lost();
+    else this.exchange.data(chunk);
+    return true;
   }
 
   /** Idle and closed by the receiver, or sent bytes nobody asked for: out of the pool. */
@@ -157,16 +174,16 @@ class Connection {
 class Exchange implements PlainExchange {
   readonly #client: PlainHttpClient;
   readonly #target: PlainTarget;
-  readonly #bytes: Buffer;
+  readonly #request: string;
   #done: ((outcome: PlainOutcome) => void) | undefined;
   #connection: Connection | undefined;
   #parser: AnswerParser;
   #answerBytes = 0;
 
-  constructor(client: PlainHttpClient, target: PlainTarget, bytes: Buffer, done: (outcome: PlainOutcome) => void) {
+  constructor(client: PlainHttpClient, target: PlainTarget, request: string, done: (outcome: PlainOutcome) => void) {
     this.#client = client;
     this.#target = target;
-    this.#bytes = bytes;
+    this.#request = request;
     this.#done = done;
     this.#parser = new AnswerParser(client.maxAnswerBytes);
   }
@@ -174,7 +191,7 @@ class Exchange implements PlainExchange {
   start(connection: Connection): void {
     this.#connection = connection;
     connection.exchange = this;
-    connection.socket.write(this.#bytes);
+    connection.socket.write(this.#request, 'utf8');
   }
 
   abort(reason: string): void {

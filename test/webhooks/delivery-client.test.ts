@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { httpDeliveryClient, type AttemptOutcome, type DeliveryClient, type SentAttempt } from '../../src/webhooks/delivery-client.js';
 import { hostPolicy } from '../../src/webhooks/host-policy.js';
 
-const BODY = Buffer.from('{"type":"event.created","timestamp":"2026-11-25T08:00:00.000Z","data":{"id":"evt_1"}}');
+/** Not ASCII only: Content-Length counts its UTF-8 bytes. */
+const BODY = '{"type":"event.created","timestamp":"2026-11-25T08:00:00.000Z","data":{"id":"evt_1","title":"Café ☕ in the Aula"}}';
 
 /** A node:http receiver counting its connections and requests; `answer` decides what each request gets. */
 async function receiver(answer: (request: http.IncomingMessage, response: http.ServerResponse, body: string) => void = (_, response) => void response.writeHead(204).end()): Promise<{ url: string; connections: () => number; bodies: string[]; close: () => Promise<void> }> {
@@ -49,9 +50,9 @@ async function rawReceiver(onRequest: (socket: net.Socket, n: number) => void): 
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       seen += chunk;
-      // Each request is a head and a body of BODY.length bytes.
-      for (let end = seen.indexOf('\r\n\r\n'); end !== -1 && seen.length >= end + 4 + BODY.length; end = seen.indexOf('\r\n\r\n')) {
-        seen = seen.slice(end + 4 + BODY.length);
+      // Each request is a head and a body of Buffer.byteLength(BODY) bytes.
+      for (let end = seen.indexOf('\r\n\r\n'); end !== -1 && seen.length >= end + 4 + Buffer.byteLength(BODY); end = seen.indexOf('\r\n\r\n')) {
+        seen = seen.slice(end + 4 + Buffer.byteLength(BODY));
         onRequest(socket, ++requests);
       }
     });
@@ -69,7 +70,7 @@ async function rawReceiver(onRequest: (socket: net.Socket, n: number) => void): 
 
 function send(client: DeliveryClient, url: string, onSent?: (sent: SentAttempt) => void): Promise<AttemptOutcome> {
   return new Promise((resolve) => {
-    const sent = client.send({ url, headers: { 'webhook-id': 'msg_test_1_0' }, body: BODY }, resolve);
+    const sent = client.send({ url, headers: { 'webhook-id': 'msg_test_1_0' }, body: BODY, bodyLength: Buffer.byteLength(BODY) }, resolve);
     onSent?.(sent);
   });
 }
@@ -95,7 +96,7 @@ test('httpDeliveryClient sends its requests one after another on one kept-alive 
     try {
       for (let n = 0; n < 5; n++) assert.deepEqual(await send(client, r.url), { ok: true, responseStatus: 200, error: null });
       assert.equal(r.connections(), 1, 'one connection for five requests');
-      assert.deepEqual(r.bodies, Array(5).fill(BODY.toString()));
+      assert.deepEqual(r.bodies, Array(5).fill(BODY));
       assert.equal(path, '/hook?from=test');
       assert.equal(seen?.['webhook-id'], 'msg_test_1_0');
       assert.equal(seen?.['content-type'], 'application/json');

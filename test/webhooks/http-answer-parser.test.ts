@@ -52,6 +52,7 @@ const ANSWERS: readonly { name: string; text: string; status: number; reusable: 
   { name: 'an HTTP/1.0 answer that keeps its connection', text: 'HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok', status: 200, reusable: true },
   { name: 'a 302 (not followed: only its status counts)', text: 'HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/elsewhere\r\nContent-Length: 0\r\n\r\n', status: 302, reusable: true },
   { name: 'an answer with bare LF line ends', text: 'HTTP/1.1 200 OK\nContent-Length: 2\n\nok', status: 200, reusable: true },
+  { name: 'framing headers in any case, beside look-alikes', text: 'HTTP/1.1 200 OK\r\nX-Content-Length: 99\r\nContent-Lengthy: 98\r\nCoNtEnT-LeNgTh:   2  \r\nCONNECTION: Keep-Alive\r\n\r\nok', status: 200, reusable: true },
   { name: 'a 304 with a Content-Length (no body follows)', text: 'HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n', status: 304, reusable: true },
 ];
 
