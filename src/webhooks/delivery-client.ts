@@ -1,20 +1,24 @@
-// The outgoing POST of one attempt, on node:http/node:https alone: the resolved address checked, no redirect followed, at most 64 KiB of the answer read.
+// The outgoing POST of one attempt: http: URLs on our own small client over node:net, https: ones on node:https; the
+// resolved address checked, no redirect followed, at most 64 KiB of the answer read.
 import http from 'node:http';
 import https from 'node:https';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import type { HostPolicy } from './host-policy.js';
+import { PlainHttpClient, type PlainOutcome, type PlainTarget } from './plain-http-client.js';
 
 /** What one attempt sends. */
 export interface OutgoingRequest {
   url: string;
+  /** Headers of ours (free of CR and LF); Host, User-Agent, Content-Type and Content-Length are added. */
   headers: Record<string, string>;
+  /** The JSON body, and its length in UTF-8 bytes. */
   body: string;
+  bodyLength: number;
 }
 
-/** An attempt under way: its outcome, and a way to give up on it (the reason becomes its error). */
+/** An attempt under way: a way to give up on it (the reason becomes its error). */
 export interface SentAttempt {
-  outcome: Promise<AttemptOutcome>;
   abort(reason: string): void;
 }
 
@@ -29,17 +33,20 @@ export interface AttemptOutcome {
 
 /** Sends attempts; `close()` drops idle connections. */
 export interface DeliveryClient {
-  send(request: OutgoingRequest): SentAttempt;
+  /** Sends one attempt; `done` is called once with its outcome, never before `send` returns. */
+  send(request: OutgoingRequest, done: (outcome: AttemptOutcome) => void): SentAttempt;
   close(): void;
 }
 
 /** The most of a receiver's answer read: the rest is never asked for. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** A client over node:http and node:https that reaches only what `policy` allows, after resolution as well as before. */
+/** Where a URL's requests go, worked out once per URL (the policy does not change while the service runs). */
+type Target = { refused: string } | { refused: undefined; secure: false; plain: PlainTarget } | { refused: undefined; secure: true; options: https.RequestOptions };
+
+/** A client that reaches only what `policy` allows, after resolution as well as before. */
 export function httpDeliveryClient(policy: HostPolicy): DeliveryClient {
-  const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
-  const checkedLookup = (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
+  const checkedLookup = ((hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
     dnsLookup(hostname, { ...options }, (error, address: string | LookupAddress[], family?: number) => {
       if (error !== null) return callback(error, address, family);
       const addresses = typeof address === 'string' ? [address] : address.map((entry) => entry.address);
@@ -47,99 +54,107 @@ export function httpDeliveryClient(policy: HostPolicy): DeliveryClient {
       if (refused !== undefined) return callback(refusal(`${hostname} resolved to ${refused}, which --webhook-hosts does not allow`), address, family);
       callback(null, address, family);
     });
-  };
+  }) as LookupFunction;
+  const plain = new PlainHttpClient(checkedLookup, MAX_ANSWER_BYTES);
+  const httpsAgent = new https.Agent({ keepAlive: true });
 
-  /** The request options of a url, parsed once per url (not per attempt). */
-  const targets = new Map<string, http.RequestOptions & { secure: boolean }>();
-  const targetOf = (url: URL): http.RequestOptions & { secure: boolean } => {
-    let target = targets.get(url.href);
+  const targets = new Map<string, Target>();
+  const targetOf = (href: string): Target => {
+    let target = targets.get(href);
     if (target === undefined) {
       if (targets.size > 1000) targets.clear();
-      const secure = url.protocol === 'https:';
-      target = { secure, protocol: url.protocol, hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port === '' ? (secure ? 443 : 80) : Number(url.port), path: `${url.pathname}${url.search}` };
-      targets.set(url.href, target);
+      target = parseTarget(href, policy);
+      targets.set(href, target);
     }
     return target;
   };
 
-  function once(request: OutgoingRequest, url: URL, state: { aborted: string | undefined; current: http.ClientRequest | undefined }): Promise<AttemptOutcome & { reused: boolean; reset: boolean }> {
-    return new Promise((resolve) => {
-      let settled = false;
-      let reused = false;
-      const finish = (outcome: AttemptOutcome, reset = false): void => {
-        if (settled) return;
-        settled = true;
-        resolve({ ...outcome, reused, reset });
-      };
-      const { secure, ...target } = targetOf(url);
-      const outgoing = (secure ? https : http).request({
-        ...target,
-        method: 'POST',
-        agent: secure ? agents['https:'] : agents['http:'],
-        lookup: checkedLookup as never,
-        headers: { ...request.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body), 'user-agent': 'campus-events-webhooks' },
-      });
-      state.current = outgoing;
-      outgoing.on('socket', () => {
-        reused = outgoing.reusedSocket;
-      });
-      outgoing.on('error', (error: NodeJS.ErrnoException) => {
-        if (state.aborted !== undefined) return finish({ ok: false, responseStatus: null, error: state.aborted });
-        finish({ ok: false, responseStatus: null, error: describe(error) }, error.code === 'ECONNRESET');
-      });
-      outgoing.on('response', (answer) => {
-        const status = answer.statusCode ?? 0;
-        const outcome: AttemptOutcome =
-          status >= 200 && status < 300
-            ? { ok: true, responseStatus: status, error: null }
-            : { ok: false, responseStatus: status, error: status >= 300 && status < 400 ? `answered ${status}; redirects are not followed` : `answered ${status}` };
-        let read = 0;
-        answer.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read < MAX_ANSWER_BYTES) return;
-          // Enough: the rest of the answer is never read, and its connection not reused.
-          answer.destroy();
-          finish(outcome);
-        });
-        answer.on('end', () => finish(outcome));
-        answer.on('error', () => finish(outcome));
-        answer.on('close', () => finish(outcome));
-      });
-      outgoing.end(request.body);
-    });
-  }
-
-  async function attempt(request: OutgoingRequest, state: { aborted: string | undefined; current: http.ClientRequest | undefined }): Promise<AttemptOutcome> {
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      return { ok: false, responseStatus: null, error: 'the url is not a valid URL' };
-    }
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (!policy.allowsHost(host) || (isIP(host) !== 0 && !policy.allowsAddress(host, host))) {
-      return { ok: false, responseStatus: null, error: `the host ${host} is not allowed by --webhook-hosts` };
-    }
-    const first = await once(request, url, state);
-    // A kept-alive connection the receiver closed meanwhile: the request never reached it, so try once on a new one.
-    const outcome = first.reused && first.reset && state.aborted === undefined ? await once(request, url, state) : first;
-    return { ok: outcome.ok, responseStatus: outcome.responseStatus, error: outcome.error };
-  }
-
   return {
-    send(request) {
-      const state: { aborted: string | undefined; current: http.ClientRequest | undefined } = { aborted: undefined, current: undefined };
-      return {
-        outcome: attempt(request, state),
-        abort(reason) {
-          state.aborted ??= reason;
-          state.current?.destroy();
-        },
-      };
+    send(request, done) {
+      const target = targetOf(request.url);
+      if (target.refused !== undefined) {
+        const refused = target.refused;
+        queueMicrotask(() => done({ ok: false, responseStatus: null, error: refused }));
+        return { abort: () => undefined };
+      }
+      if (target.secure) return sendHttps(target.options, httpsAgent, checkedLookup, request, done);
+      return plain.send(target.plain, request.headers, request.body, request.bodyLength, (outcome) => done(judged(outcome)));
     },
     close() {
-      agents['http:'].destroy();
-      agents['https:'].destroy();
+      plain.close();
+      httpsAgent.destroy();
+    },
+  };
+}
+
+/** A URL's target, or why it may not be called (an invalid URL, a host --webhook-hosts does not allow). */
+function parseTarget(href: string, policy: HostPolicy): Target {
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    return { refused: 'the url is not a valid URL' };
+  }
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!policy.allowsHost(hostname) || (isIP(hostname) !== 0 && !policy.allowsAddress(hostname, hostname))) {
+    return { refused: `the host ${hostname} is not allowed by --webhook-hosts` };
+  }
+  const secure = url.protocol === 'https:';
+  const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
+  const path = `${url.pathname}${url.search}`;
+  if (secure) return { refused: undefined, secure, options: { hostname, port, path, method: 'POST' } };
+  return { refused: undefined, secure, plain: { origin: `${hostname}:${port}`, hostname, port, hostHeader: url.host, path } };
+}
+
+/** An exchange's outcome for the delivery log: a 2xx acknowledges; anything else says why not. */
+function judged({ status, error }: PlainOutcome): AttemptOutcome {
+  if (status === null) return { ok: false, responseStatus: null, error: typeof error === 'string' ? error : describe(error ?? {}) };
+  if (status >= 200 && status < 300) return { ok: true, responseStatus: status, error: null };
+  return { ok: false, responseStatus: status, error: status >= 300 && status < 400 ? `answered ${status}; redirects are not followed` : `answered ${status}` };
+}
+
+/** An https attempt on node:https: its answer read up to MAX_ANSWER_BYTES; once more on a new connection if a kept-alive one was closed. */
+function sendHttps(options: https.RequestOptions, agent: https.Agent, lookup: LookupFunction, request: OutgoingRequest, done: (outcome: AttemptOutcome) => void): SentAttempt {
+  let aborted: string | undefined;
+  let current: http.ClientRequest | undefined;
+  let settled = false;
+  const finish = (outcome: PlainOutcome): void => {
+    if (settled) return;
+    settled = true;
+    done(judged(outcome));
+  };
+  const once = (retry: boolean): void => {
+    let status: number | null = null;
+    const outgoing = https.request({ ...options, agent, lookup, headers: { ...request.headers, 'content-type': 'application/json', 'content-length': request.bodyLength, 'user-agent': 'campus-events-webhooks' } });
+    current = outgoing;
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      if (aborted !== undefined) return finish({ status, error: status === null ? aborted : null });
+      // A kept-alive connection the receiver closed meanwhile: the request never reached it, so try once on a new one.
+      if (retry && outgoing.reusedSocket && error.code === 'ECONNRESET') return once(false);
+      finish({ status, error });
+    });
+    outgoing.on('response', (answer) => {
+      status = answer.statusCode ?? 0;
+      let read = 0;
+      answer.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read < MAX_ANSWER_BYTES) return;
+        // Enough: the rest of the answer is never read, and its connection not reused.
+        answer.destroy();
+        finish({ status, error: null });
+      });
+      const settle = (): void => finish({ status, error: null });
+      answer.on('end', settle);
+      answer.on('error', settle);
+      answer.on('close', settle);
+    });
+    outgoing.end(request.body);
+  };
+  once(true);
+  return {
+    abort(reason) {
+      aborted ??= reason;
+      current?.destroy();
     },
   };
 }
@@ -163,8 +178,8 @@ const ERROR_WORDS: Record<string, string> = {
 };
 
 /** An error in words: ours (a refused address) as it is, a system one by its code; never a URL or a header. */
-function describe(error: NodeJS.ErrnoException): string {
-  if (error.code === 'EHOSTNOTALLOWED') return error.message;
+function describe(error: { code?: string | undefined; message?: string }): string {
+  if (error.code === 'EHOSTNOTALLOWED') return error.message ?? 'the address is not allowed by --webhook-hosts';
   const code = error.code ?? 'ERROR';
   return ERROR_WORDS[code] === undefined ? `request failed (${code})` : `${ERROR_WORDS[code]} (${code})`;
 }

@@ -1,6 +1,6 @@
 // One webhook's deliveries: one message in flight at a time, in write order, retried on the schedule of API.md §13.
 import type { DeliveryRecord, WebhookState } from '../store/webhook-state.js';
-import type { DeliveryClient, SentAttempt } from './delivery-client.js';
+import type { AttemptOutcome, DeliveryClient, SentAttempt } from './delivery-client.js';
 import { LINE_DONE, type MessageBacklog } from './message-backlog.js';
 import { signer } from './signature.js';
 import { nextAttemptAt, savedRetryAt } from './retry-schedule.js';
@@ -55,9 +55,14 @@ export class DeliveryLane {
   /** Signs with the secret's bytes, decoded once. */
   readonly #sign: (messageId: string, nowMs: number, body: string) => Record<string, string>;
   #retryTimer: unknown;
+  /** When the attempt in flight is given up; its timer, armed while attempts are in flight. */
+  #deadline = 0;
+  #deadlineTimer: unknown;
   /** When the pending message of a saved state is due (a restart, or another instance taking the webhook over). */
   #savedRetryAt: number | undefined;
   #stopped = false;
+  /** Whether the webhook asked for a message type (made once, not per message). */
+  readonly #wanted = (type: string): boolean => this.state.events.includes(type);
 
   constructor(state: WebhookState, deps: LaneDeps) {
     this.state = state;
@@ -82,7 +87,7 @@ export class DeliveryLane {
     }
     const backlog = this.#deps.backlog();
     if (backlog === undefined) return;
-    const next = backlog.next(this.state.cursor, (type) => this.state.events.includes(type));
+    const next = backlog.next(this.state.cursor, this.#wanted);
     if (next === undefined) return this.#skipToEnd(backlog);
     if (next.kind === 'message') return this.#send(next.message, next.lastOfLine);
     if (this.#deps.recover?.() === true) return;
@@ -117,6 +122,8 @@ export class DeliveryLane {
   stop(): void {
     this.#stopped = true;
     this.#clearRetry();
+    if (this.#deadlineTimer !== undefined) this.#deps.clock.clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = undefined;
     this.#inFlight?.abort('the service stopped');
     this.#inFlight = undefined;
   }
@@ -133,39 +140,53 @@ export class DeliveryLane {
   #send(message: WebhookMessage, lastOfLine: boolean): void {
     const { clock, client } = this.#deps;
     const attempt = this.state.attempts + 1;
-    const body = message.body;
+    const body = message.sentBody();
     const messageId = message.idIn(this.#deps.logId());
-    const sent = client.send({ url: this.state.url, headers: this.#sign(messageId, clock.now(), body), body });
+    const sentAt = clock.now();
+    const sent: SentAttempt = client.send({ url: this.state.url, headers: this.#sign(messageId, sentAt, body.text), body: body.text, bodyLength: body.length }, (outcome) => this.#answered(sent, outcome, message, lastOfLine, messageId, attempt));
     this.#inFlight = sent;
-    const timeout = clock.setTimeout(() => sent.abort(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`), ATTEMPT_TIMEOUT_MS);
-    const failure = { ok: false, responseStatus: null, error: 'the request failed' };
-    sent.outcome.catch(() => failure).then(
-      (outcome) => {
-        clock.clearTimeout(timeout);
-        if (this.#inFlight !== sent) return;
-        this.#inFlight = undefined;
-        const nowMs = clock.now();
-        this.record({ message_id: messageId, type: message.type, attempt, status: outcome.ok ? 'succeeded' : 'failed', response_status: outcome.responseStatus, error: outcome.error, at: new Date(nowMs).toISOString() });
-        if (outcome.ok) {
-          this.state.cursor = { seq: message.seq, index: lastOfLine ? LINE_DONE : message.index };
-          this.state.attempts = 0;
-          this.state.firstFailureMs = null;
-          this.#deps.changed();
-          this.poke();
-          return;
-        }
-        this.state.attempts = attempt;
-        this.state.firstFailureMs ??= nowMs;
-        const retryAt = nextAttemptAt(attempt, this.state.firstFailureMs, nowMs);
-        if (retryAt === undefined) {
-          this.state.status = 'failing';
-          this.#deps.failed?.(this.state);
-        } else if (this.state.status === 'active') {
-          this.#retryIn(retryAt - nowMs);
-        }
-        this.#deps.changed(true);
-      },
-    );
+    this.#deadline = sentAt + ATTEMPT_TIMEOUT_MS;
+    this.#deadlineTimer ??= this.#deps.clock.setTimeout(() => this.#deadlinePassed(), ATTEMPT_TIMEOUT_MS);
+  }
+
+  #answered(sent: SentAttempt, outcome: AttemptOutcome, message: WebhookMessage, lastOfLine: boolean, messageId: string, attempt: number): void {
+    if (this.#inFlight !== sent) return;
+    this.#inFlight = undefined;
+    const nowMs = this.#deps.clock.now();
+    this.record({ message_id: messageId, type: message.type, attempt, status: outcome.ok ? 'succeeded' : 'failed', response_status: outcome.responseStatus, error: outcome.error, at: new Date(nowMs).toISOString() });
+    if (outcome.ok) {
+      this.state.cursor = { seq: message.seq, index: lastOfLine ? LINE_DONE : message.index };
+      this.state.attempts = 0;
+      this.state.firstFailureMs = null;
+      this.#deps.changed();
+      this.poke();
+      return;
+    }
+    this.state.attempts = attempt;
+    this.state.firstFailureMs ??= nowMs;
+    const retryAt = nextAttemptAt(attempt, this.state.firstFailureMs, nowMs);
+    if (retryAt === undefined) {
+      this.state.status = 'failing';
+      this.#deps.failed?.(this.state);
+    } else if (this.state.status === 'active') {
+      this.#retryIn(retryAt - nowMs);
+    }
+    this.#deps.changed(true);
+  }
+
+  /**
+   * The lane's one deadline timer came due. It is not set per attempt: armed for the first, it finds on firing the
+   * deadline of the attempt then in flight, and waits on for what is left of it (or gives it up).
+   */
+  #deadlinePassed(): void {
+    this.#deadlineTimer = undefined;
+    if (this.#inFlight === undefined) return;
+    const leftMs = this.#deadline - this.#deps.clock.now();
+    if (leftMs > 0) {
+      this.#deadlineTimer = this.#deps.clock.setTimeout(() => this.#deadlinePassed(), leftMs);
+      return;
+    }
+    this.#inFlight.abort(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`);
   }
 
   /** Notes an attempt (or a gap) in the delivery log, newest first, the last 100. */

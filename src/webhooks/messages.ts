@@ -21,6 +21,9 @@ export type MessageType = (typeof MESSAGE_TYPES)[number];
  * only its data, which for an event is the very string the store serves (shared, not copied).
  */
 export class WebhookMessage {
+  /** The body as sent while the message is in the cache of recent bodies. */
+  #sent: SentBody | undefined;
+
   constructor(
     /** The seq of the line it comes from, and its place among that line's messages: together its position. */
     readonly seq: number,
@@ -40,6 +43,40 @@ export class WebhookMessage {
   get body(): string {
     return `{"type":"${this.type}","timestamp":"${new Date(this.timeMs).toISOString()}","data":${this.data}}`;
   }
+
+  /** The body and its length in UTF-8 bytes, made once for every webhook sending it while it is among the last few messages sent. */
+  sentBody(): SentBody {
+    if (this.#sent !== undefined) return this.#sent;
+    const text = this.body;
+    return (this.#sent = cacheBody(this, { text, length: Buffer.byteLength(text) }));
+  }
+
+  /** Drops the cached body (the cache has moved on). */
+  forgetBody(): void {
+    this.#sent = undefined;
+  }
+}
+
+/** A message's body as sent: its text, and its length in UTF-8 bytes (Content-Length). */
+export interface SentBody {
+  text: string;
+  length: number;
+}
+
+/**
+ * Messages whose body is kept, in a ring: webhooks keeping up send the same message close together and share it; one
+ * far behind (paused, its receiver down) makes it again rather than have every held message keep its body (500,000
+ * held messages would keep hundreds of MB).
+ */
+const BODY_CACHE_SIZE = 1024;
+const cachedBodies: (WebhookMessage | undefined)[] = [];
+let nextCacheSlot = 0;
+
+function cacheBody(message: WebhookMessage, body: SentBody): SentBody {
+  cachedBodies[nextCacheSlot]?.forgetBody();
+  cachedBodies[nextCacheSlot] = message;
+  nextCacheSlot = (nextCacheSlot + 1) % BODY_CACHE_SIZE;
+  return body;
 }
 
 /** A position in the message stream: after the message at (seq, index). */

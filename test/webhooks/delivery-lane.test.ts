@@ -1,0 +1,51 @@
+// DeliveryLane's one deadline timer: each attempt is given up 10 s after it was sent, not 10 s after the attempt that
+// armed the timer (API.md §13: a 2xx within 10 s acknowledges).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startHarness } from '../helpers/harness.js';
+import { eventually, EVENT_FIELDS, FakeClock, startReceiver } from './support.js';
+
+const START = Date.parse('2026-11-25T08:00:00Z');
+
+test('DeliveryLane gives up an attempt 10 s after it was sent, though its deadline timer was armed by an earlier one', { timeout: 60_000 }, async () => {
+  const clock = new FakeClock(START);
+  const h = await startHarness({ webhookHosts: ['127.0.0.1'] }, { webhooks: { clock } });
+  const receiver = await startReceiver({ verify: false });
+  try {
+    const webhook = (await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: receiver.url, events: ['event.created'] } })).json;
+    const deliveries = async (): Promise<{ status: string; error: string | null; at: string }[]> => (await h.request('GET', `/webhooks/${webhook.id}/deliveries`, { key: h.keys.admin })).json.deliveries;
+    /** Polls the delivery log until it holds `count` entries; returns it. */
+    const logOf = async (count: number): Promise<Awaited<ReturnType<typeof deliveries>>> => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const log = await deliveries();
+        if (log.length >= count) return log;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} delivery log entries`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    // The first message is sent at START (arming the timer for START + 10 s) and acknowledged at once.
+    await h.request('POST', '/events', { key: h.keys.admin, body: { ...EVENT_FIELDS, title: 'First' } });
+    await eventually('the first acknowledgement', () => receiver.received.length === 1);
+    await logOf(1);
+    // The second is sent at START + 6 s to a receiver that now hangs: due to be given up at START + 16 s.
+    receiver.behaviour = 'hang';
+    clock.advanceTo(START + 6_000);
+    await h.request('POST', '/events', { key: h.keys.admin, body: { ...EVENT_FIELDS, title: 'Second' } });
+    await eventually('the second attempt', () => receiver.received.length === 2);
+    clock.advanceTo(START + 10_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await deliveries()).length, 1, 'not given up when the timer armed by the first attempt fires');
+    clock.advanceTo(START + 15_999);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await deliveries()).length, 1, 'not given up before its 10 s');
+    clock.advanceTo(START + 16_000);
+    const log = await logOf(2);
+    assert.equal(log[0]!.status, 'failed');
+    assert.equal(log[0]!.error, 'no answer within 10 s');
+    assert.equal(log[0]!.at, new Date(START + 16_000).toISOString());
+  } finally {
+    await receiver.close();
+    await h.close();
+  }
+});
