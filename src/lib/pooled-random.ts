@@ -7,7 +7,7 @@
  * share bytes and none stays readable there. Draws larger than a quarter of the pool go to `source` directly.
  */
 export function pooledRandomBytes(source: (size: number) => Uint8Array, poolSize = 4096): (size: number) => Uint8Array {
-  let pool = new Uint8Array(0);
+  let pool: Uint8Array = new Uint8Array(0);
   let at = 0;
   return (size) => {
     if (size > poolSize / 4) return source(size);
