@@ -2,24 +2,33 @@
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/** 2^32: the base of the limbs the bytes are divided in. */
+const LIMB = 0x1_0000_0000;
+
 /**
  * Writes `bytes` as `length` base62 characters (big-endian, left-padded; only the lowest `length` digits when the
- * number is larger). Long division of the bytes by 62, one digit per pass, in plain numbers: every write makes an id,
- * and the BigInt arithmetic this replaced allocated a BigInt per byte and per digit (2 % of a create's CPU).
+ * number is larger). Long division by 62, one digit per pass, in plain numbers over 32-bit limbs: a remainder times
+ * 2^32 plus a limb stays below 62 · 2^32, exact in a double. Every write makes an id; dividing byte by byte took 16
+ * divisions a digit (and the BigInt arithmetic before that a BigInt per byte and per digit), 2–4 % of a write's CPU.
  */
 export function base62(bytes: Uint8Array, length: number): string {
-  const digits = Uint8Array.from(bytes);
-  const chars: string[] = new Array<string>(length);
-  for (let i = length - 1; i >= 0; i--) {
+  // Leading zero bytes pad the number to whole limbs without changing it.
+  const limbs = new Array<number>(Math.ceil(bytes.length / 4)).fill(0);
+  const pad = limbs.length * 4 - bytes.length;
+  for (let i = 0; i < bytes.length; i++) {
+    const at = i + pad;
+    limbs[at >>> 2] = limbs[at >>> 2]! * 256 + bytes[i]!;
+  }
+  let text = '';
+  for (let i = 0; i < length; i++) {
     let remainder = 0;
-    for (let j = 0; j < digits.length; j++) {
-      // At most 61 · 256 + 255: exact in a double, and the quotient fits a byte.
-      const current = remainder * 256 + digits[j]!;
+    for (let j = 0; j < limbs.length; j++) {
+      const current = remainder * LIMB + limbs[j]!;
       const quotient = Math.floor(current / 62);
-      digits[j] = quotient;
+      limbs[j] = quotient;
       remainder = current - quotient * 62;
     }
-    chars[i] = ALPHABET[remainder]!;
+    text = ALPHABET[remainder]! + text;
   }
-  return chars.join('');
+  return text;
 }
