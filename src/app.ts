@@ -1,5 +1,6 @@
 // createApp(options): wires the store, keys, limits and routes into {handler, close} for node:http.
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { pooledRandomBytes } from './lib/pooled-random.js';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from './http/router.js';
@@ -155,7 +156,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const dataDir = path.resolve(options.dataDir ?? './data');
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;
-  const randomBytes = options.randomBytes ?? cryptoRandomBytes;
+  // A pool, not a call into the system's random source for every id (see pooled-random.ts); an injected source is used as is.
+  const randomBytes = options.randomBytes ?? pooledRandomBytes(cryptoRandomBytes);
   const rateLimit = options.rateLimit ?? 1000;
   const rateWindow = options.rateWindow ?? 3600;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');

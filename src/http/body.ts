@@ -13,6 +13,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 /** True for `application/json`, with any parameters but a charset other than UTF-8. */
 export function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
+  // What nearly every client sends: answered without splitting it into parameters (every POST and PUT asks).
+  if (contentType === 'application/json') return true;
   const [type = '', ...parameters] = contentType.split(';');
   if (type.trim().toLowerCase() !== 'application/json') return false;
   return parameters.every((parameter) => {

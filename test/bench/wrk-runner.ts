@@ -17,7 +17,6 @@ export interface WrkOptions {
 /** Runs a warm-up run, then the measured run; returns the measured run's figures with the warm-up's count and failures. */
 export async function runWrk(plan: LoadPlan, options: WrkOptions, onMeasuring?: () => void): Promise<LoadResult> {
   const script = path.join(options.scriptDir, `plan-${process.pid}-${Date.now()}.lua`);
-  fs.writeFileSync(script, luaScript(plan));
   try {
     const warmup = plan.warmupMs > 0 ? parseWrkOutput(await wrk(plan, options, script, plan.warmupMs)) : undefined;
     onMeasuring?.();
@@ -34,7 +33,11 @@ export async function runWrk(plan: LoadPlan, options: WrkOptions, onMeasuring?: 
   }
 }
 
+/** wrk invocations of this process so far: part of every `{{n}}`, so no two invocations send the same body. */
+let invocations = 0;
+
 function wrk(plan: LoadPlan, options: WrkOptions, script: string, ms: number): Promise<string> {
+  fs.writeFileSync(script, luaScript(plan, `${process.pid}-${++invocations}`));
   const threads = Math.max(1, Math.min(options.threads, plan.concurrency));
   const seconds = Math.max(1, Math.round(ms / 1000));
   const args = ['-t', String(threads), '-c', String(plan.concurrency), '-d', `${seconds}s`, '--timeout', '10s', '--latency', '-s', script, plan.url];
@@ -56,22 +59,41 @@ function lua(text: string): string {
   return JSON.stringify(text);
 }
 
-/** The request() of a plan: paths in turn, each `every`-th one the POST. Both header tables carry the key. */
-function luaScript(plan: LoadPlan): string {
+/**
+ * The request() of a plan: paths in turn, each `every`-th one the POST (to `post.paths` in turn when given). Both header
+ * tables carry the key. `{{n}}` in the POST body becomes `NONCE-THREAD-COUNT`, new for every request of this process.
+ */
+function luaScript(plan: LoadPlan, nonce: string): string {
   const auth = plan.authorization === undefined ? '' : `["Authorization"] = ${lua(plan.authorization)}, `;
+  const postPaths = plan.post?.paths ?? [plan.post?.path ?? '/'];
+  const body = plan.post?.body ?? '';
+  const unique = body.includes('{{n}}');
   const lines = [
+    // setup() runs once per thread in wrk's main state: each thread gets its own number.
+    'local threads = 0',
+    'setup = function(thread)',
+    '  threads = threads + 1',
+    '  thread:set("thread_number", threads)',
+    'end',
     `local paths = { ${plan.paths.map(lua).join(', ')} }`,
     'local count = #paths',
     'local sent = 0',
     `local every = ${plan.post?.every ?? 0}`,
-    `local post_path = ${lua(plan.post?.path ?? '/')}`,
-    `local post_body = ${lua(plan.post?.body ?? '')}`,
+    `local post_paths = { ${postPaths.map(lua).join(', ')} }`,
+    'local post_count = #post_paths',
+    'local posted = 0',
+    `local post_parts = { ${body.split('{{n}}').map(lua).join(', ')} }`,
+    `local prefix = ${lua(`${nonce}-`)}`,
     `local get_headers = { ${auth}}`,
     `local post_headers = { ${auth}["Content-Type"] = "application/json" }`,
     'request = function()',
     '  sent = sent + 1',
     '  if every > 0 and sent % every == 0 then',
-    '    return wrk.format("POST", post_path, post_headers, post_body)',
+    '    posted = posted + 1',
+    '    local target = post_paths[(posted % post_count) + 1]',
+    unique
+      ? '    return wrk.format("POST", target, post_headers, table.concat(post_parts, prefix .. tostring(thread_number) .. "-" .. tostring(posted)))'
+      : '    return wrk.format("POST", target, post_headers, post_parts[1])',
     '  end',
     '  return wrk.format("GET", paths[(sent % count) + 1], get_headers, nil)',
     'end',

@@ -80,5 +80,5 @@ function commitMember(entry: QueuedChange, member: EventMember, targets: CommitT
   targets.rosters.apply(member.record);
   targets.changes?.committed(member.record.seq, member.id, shown);
   if (targets.idempotency !== undefined) rememberAnswer(targets.idempotency, member.record, targets.now());
-  targets.pending.committed(member.id, entry);
+  targets.pending.committed(member.id, entry, member.record);
 }

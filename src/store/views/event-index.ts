@@ -114,9 +114,12 @@ export class EventIndex {
   put(stored: StoredEvent): void {
     this.#changes++;
     const previous = this.#byId.get(stored.id);
-    if (previous !== undefined) this.#unlink(previous);
-    // Delete then set, so the map's order follows each event's latest seq.
-    this.#byId.delete(stored.id);
+    if (previous !== undefined && this.#replaceInPlace(previous, stored)) return;
+    if (previous !== undefined) {
+      this.#unlink(previous);
+      // Delete then set, so the map's order follows each event's latest seq (a new id goes last by itself).
+      this.#byId.delete(stored.id);
+    }
     this.#byId.set(stored.id, stored);
     const shownBefore = previous !== undefined && !isHidden(previous) ? previous : undefined;
     if (stored.status !== undefined && isHidden(stored)) {
@@ -200,6 +203,25 @@ export class EventIndex {
     const tree = this.#byCategory.get(category);
     if (tree === undefined) throw new TypeError(`unknown category ${JSON.stringify(category)}`);
     return tree;
+  }
+
+  /**
+   * For a published event whose new state sorts, ends and belongs where the old one did (a registration changed its
+   * count, an edit its text): the new state takes the old one's place in every view, without a delete and an insert.
+   */
+  #replaceInPlace(previous: StoredEvent, stored: StoredEvent): boolean {
+    if (previous.status !== undefined || stored.status !== undefined || previous.startMs !== stored.startMs || previous.endMs !== stored.endMs) return false;
+    if (previous.category !== stored.category || previous.seriesId !== stored.seriesId) return false;
+    // Delete then set, so the map's order follows each event's latest seq.
+    this.#byId.delete(stored.id);
+    this.#byId.set(stored.id, stored);
+    if (!this.#all.replace(previous, stored) || !this.#tree(stored.category).replace(previous, stored)) {
+      throw new Error(`event index out of step: ${stored.id} is not where its start time puts it`);
+    }
+    this.#series.remove(previous);
+    this.#series.add(stored);
+    this.#search?.put(stored, previous);
+    return true;
   }
 
   #unlink(stored: StoredEvent): void {

@@ -3,6 +3,8 @@
 import type { StoredEvent } from '../../events/event.js';
 import type { DocumentTable, StoredDocument } from './document-table.js';
 import type { EventIndex } from './event-index.js';
+import type { LogRecord } from '../records/jsonl-record.js';
+import { QueuedRoster, registrationsChangedBy, type WorkingRoster } from './queued-roster.js';
 import { Roster, type RosterView } from './roster.js';
 import type { RosterTable } from './roster-table.js';
 
@@ -23,8 +25,8 @@ export interface QueuedState {
 /** The latest queued state of one event and its roster, and the queued change that last touched them. */
 export interface PendingEvent<Change> {
   event: StoredEvent | undefined;
-  /** A working copy of the roster, made when a queued change first touches it. */
-  roster: Roster | undefined;
+  /** The working roster (the committed one seen through the queued changes), made when a queued change first touches it. */
+  roster: WorkingRoster | undefined;
   last: Change;
 }
 
@@ -35,9 +37,6 @@ export interface CommittedViews {
   readonly documents: DocumentTable;
   readonly now: () => number;
 }
-
-/** Working rosters kept for reuse (see PendingChanges.#spareRosters). */
-const SPARE_ROSTERS = 4;
 
 /** The key of a document among the queued ones (and beside event ids in a group write: an event id has no `/`). */
 export function documentKey(collection: string, id: string): string {
@@ -52,12 +51,6 @@ export class PendingChanges<Change> implements QueuedState {
   readonly #committed: CommittedViews;
   readonly #events = new Map<string, PendingEvent<Change>>();
   readonly #documents = new Map<string, { document: StoredDocument | null; last: Change }>();
-  /**
-   * Working rosters of events whose queued changes are all committed, so each equals its committed roster: the next
-   * change to one of these events reuses it instead of copying the roster again (a copy per batch made registering for
-   * a large event slow down as its roster grew). A few, the latest used: each costs the maps of a roster, not its registrations.
-   */
-  readonly #spareRosters = new Map<string, Roster>();
 
   constructor(committed: CommittedViews) {
     this.#committed = committed;
@@ -97,19 +90,14 @@ export class PendingChanges<Change> implements QueuedState {
     }
     entry.last = change;
     if (state !== undefined) entry.event = state ?? undefined;
-    if (state === null) {
-      entry.roster = new Roster();
-      this.#spareRosters.delete(id);
-    }
+    // A deleted event's roster is empty, whatever the committed one holds until the deletion commits.
+    if (state === null) entry.roster = new Roster();
     return entry;
   }
 
-  /** The working copy of an event's roster, made on first use. */
-  working(id: string, entry: PendingEvent<Change>): Roster {
-    if (entry.roster === undefined) {
-      entry.roster = this.#spareRosters.get(id) ?? this.#committed.rosters.copy(id);
-      this.#spareRosters.delete(id);
-    }
+  /** The working roster of an event, made on first use: it copies nothing of the committed one. */
+  working(id: string, entry: PendingEvent<Change>): WorkingRoster {
+    entry.roster ??= new QueuedRoster(() => this.#committed.rosters.get(id));
     return entry.roster;
   }
 
@@ -118,13 +106,15 @@ export class PendingChanges<Change> implements QueuedState {
     this.#documents.set(documentKey(collection, id), { document, last: change });
   }
 
-  /** `change` to event `id` is durable: unless a later change is queued, the event is no longer pending. */
-  committed(id: string, change: Change): void {
+  /**
+   * `change` to event `id`, whose line is `record`, is durable (the committed views hold it): unless a later change is
+   * queued, the event is no longer pending; if one is, its working roster is told which registrations the line changed.
+   */
+  committed(id: string, change: Change, record?: LogRecord): void {
     const pending = this.#events.get(id);
-    if (pending?.last !== change) return;
-    this.#events.delete(id);
-    // Every change made to the working roster is now committed: it equals the committed one, and is kept for the next change.
-    if (pending.roster !== undefined) this.#keepSpare(id, pending.roster);
+    if (pending === undefined) return;
+    if (pending.last === change) this.#events.delete(id);
+    else if (pending.roster instanceof QueuedRoster && record !== undefined) pending.roster.committed(registrationsChangedBy(record));
   }
 
   /** `change` to a document is durable: unless a later change is queued, the document is no longer pending. */
@@ -137,12 +127,5 @@ export class PendingChanges<Change> implements QueuedState {
   clear(): void {
     this.#events.clear();
     this.#documents.clear();
-    this.#spareRosters.clear();
-  }
-
-  #keepSpare(id: string, roster: Roster): void {
-    this.#spareRosters.delete(id);
-    this.#spareRosters.set(id, roster);
-    if (this.#spareRosters.size > SPARE_ROSTERS) this.#spareRosters.delete(this.#spareRosters.keys().next().value!);
   }
 }

@@ -17,11 +17,6 @@ export class RosterTable {
     return this.#byEvent.get(eventId) ?? emptyRoster();
   }
 
-  /** A copy of an event's roster to change ahead of the committed state (the write queue's working copy). */
-  copy(eventId: string): Roster {
-    return this.#byEvent.get(eventId)?.clone() ?? new Roster();
-  }
-
   /** Every event id that has a roster, with it. */
   entries(): IterableIterator<[string, RosterView]> {
     return this.#byEvent.entries();

@@ -6,7 +6,8 @@ import type { RosterChange, RosterResult, WriteOptions } from '../event-store.js
 import { encodeCancel, encodeCheckIn, encodeRegister } from '../records/encode-record.js';
 import type { CancelRecord, CheckInRecord, RegisterRecord } from '../records/jsonl-record.js';
 import type { QueuedState } from './pending-changes.js';
-import type { Registration, Roster, RosterView } from './roster.js';
+import type { WorkingRoster } from './queued-roster.js';
+import type { Registration, RosterView } from './roster.js';
 import { seatsOf, withRegisteredCount } from './served-event.js';
 
 /** A registration change to write: its line and record, the registration it made or changed, and its event before and after. */
@@ -87,7 +88,7 @@ export function planRosterChange(id: string, change: RosterChange, seq: number, 
 }
 
 /** Applies a planned registration change to the event's working roster, as the queued state after it. */
-export function applyToRoster(working: Roster, planned: RosterWrite): void {
+export function applyToRoster(working: WorkingRoster, planned: RosterWrite): void {
   const { record } = planned;
   if (record.op === 'reg') working.add(planned.registration);
   else if (record.op === 'cancel') {

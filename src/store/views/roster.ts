@@ -48,16 +48,11 @@ export class Roster implements RosterView {
   readonly #emails: Set<string>;
   #confirmed: number;
 
-  constructor(from?: Roster) {
-    this.#byId = new Map(from === undefined ? undefined : from.#byId);
-    this.#waitlist = new Map(from === undefined ? undefined : from.#waitlist);
-    this.#emails = new Set(from === undefined ? undefined : from.#emails);
-    this.#confirmed = from === undefined ? 0 : from.#confirmed;
-  }
-
-  /** An independent copy: changes to either leave the other as it was. */
-  clone(): Roster {
-    return new Roster(this);
+  constructor() {
+    this.#byId = new Map();
+    this.#waitlist = new Map();
+    this.#emails = new Set();
+    this.#confirmed = 0;
   }
 
   get confirmed(): number {

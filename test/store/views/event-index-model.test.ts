@@ -2,7 +2,7 @@
 // categories, words, dates, series, pages) filtered and sorted the obvious way, with and without the search index.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATEGORIES, type Category, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
+import { CATEGORIES, toRecord, type Category, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
 import { toStored } from '../../../src/store/views/served-event.js';
 import { queryWords } from '../../../src/search/search-words.js';
 import type { ListQuery } from '../../../src/store/event-store.js';
@@ -82,7 +82,12 @@ test(`EventIndex lists, gets and counts as a plain map filtered and sorted does 
     const kind = below(10);
     const n = below(300);
     if (kind < 5) {
-      const stored = toStored(record(n, step), step);
+      // One put in five of a live event keeps its place (start, end, category, series) and changes its text and count:
+      // the index swaps it where it was rather than deleting and inserting it.
+      const current = kind === 4 ? model.get(eventId(n)) : undefined;
+      const fresh = record(n, step);
+      const placed = current === undefined || current.status !== undefined ? fresh : { ...toRecord(current), title: fresh.title, registered_count: below(5) };
+      const stored = toStored(placed, step);
       index.put(stored);
       scanner.put(stored);
       model.delete(stored.id);

@@ -180,3 +180,23 @@ test('ranksEndingAfter() finds events that start exactly at either bound, across
   assert.equal(tree.countStartingBefore(startMs + 1), 505);
   assert.deepEqual(tree.slice(4, 3).map((event) => event.startMs), [BASE + 4 * HOUR, startMs, startMs]);
 });
+
+test('replace() puts a state where this very object was, lows on every level included, and refuses one not held', () => {
+  const seed = Number(process.env['TREE_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+  const random = mulberry32(seed);
+  // 5,000 events make three levels: the first events of leaves and branches are lows one and two levels up.
+  const model = hourly(5000);
+  const tree = new OrderedEvents(model);
+  const order = model.map((_, i) => i).sort(() => random() - 0.5);
+  for (const [step, i] of order.entries()) {
+    const before = model[i]!;
+    const next = { ...before, seq: before.seq + 1 };
+    assert.equal(tree.replace(before, next), true, `seed ${seed}: replace ${before.id}`);
+    model[i] = next;
+    if (step % 500 === 0 || i % 48 === 0) assertHolds(tree, model, `seed ${seed}: after replacing ${before.id}`);
+  }
+  assertHolds(tree, model, `seed ${seed}: every event replaced`);
+  const stranger = stored(1, model[1]!.startMs, model[1]!.endMs);
+  assert.equal(tree.replace(stranger, { ...stranger, seq: 9 }), false, 'an equal event that is not this very object');
+  assertHolds(tree, model, 'after a refused replace');
+});

@@ -1,5 +1,5 @@
 // PendingChanges: the write queue's latest queued state falls back on the committed views, stays until the last change
-// queued to each event or document is durable, and reuses a working roster once every change to it is committed.
+// queued to each event or document is durable, and its working rosters see the committed ones through queued changes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DocumentTable } from '../../../src/store/views/document-table.js';
@@ -53,18 +53,21 @@ test('PendingChanges reads the committed views until a change is queued, then th
   assert.equal(pending.event(id), committed, 'nothing queued: the committed index again (the commit puts the new state there)');
 });
 
-test('PendingChanges: a deleted event\'s roster is empty from then on; a working roster made by copy is reused once committed; clear() forgets it all', () => {
+test('PendingChanges: a working roster changes apart from the committed one; a deleted event\'s roster is empty from then on; clear() forgets it all', () => {
   const { rosters, pending } = views();
   const id = eventId(1);
   const change = { name: 'register' };
   const entry = pending.queue(id, change, undefined);
   const working = pending.working(id, entry);
-  assert.notEqual(working, rosters.get(id), 'a copy, not the committed roster');
+  assert.notEqual(working, rosters.get(id), 'not the committed roster');
   assert.equal(pending.working(id, entry), working, 'made once');
   assert.equal(pending.roster(id), working);
+  working.add({ id: registrationId(2), eventId: id, name: 'B', email: 'b@x.edu', status: 'confirmed', createdAt: '2026-08-01T12:00:00.000Z', checkedInAt: null, seq: 5 });
+  assert.deepEqual([pending.roster(id).confirmed, rosters.get(id).confirmed], [2, 1], 'the queued state counts the queued registration; the committed one does not');
   pending.committed(id, change);
+  assert.equal(pending.roster(id), rosters.get(id), 'every change durable: the committed roster again');
   const later = { name: 'later' };
-  assert.equal(pending.working(id, pending.queue(id, later, undefined)), working, 'the spare working roster is reused, not copied again');
+  pending.queue(id, later, undefined);
   const deletion = { name: 'delete' };
   pending.queue(id, deletion, null);
   assert.equal(pending.event(id), undefined);

@@ -13,7 +13,7 @@ import { DocumentTable } from '../../../src/store/views/document-table.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
 import { IdempotencyTable, type IdempotencyTag } from '../../../src/store/views/idempotency-table.js';
 import { RosterTable } from '../../../src/store/views/roster-table.js';
-import type { Registration, RosterView, Roster } from '../../../src/store/views/roster.js';
+import type { Registration, RosterView } from '../../../src/store/views/roster.js';
 import { WriteQueue } from '../../../src/store/views/write-queue.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { eventId, sampleRecord } from '../helpers.js';
@@ -113,7 +113,6 @@ class Harness {
   clock = START;
   readonly index = new EventIndex();
   readonly rosters: RosterTable;
-  copies = 0;
   readonly documentsTable = new DocumentTable();
   readonly changes: ChangeLog;
   readonly idempotency = new IdempotencyTable();
@@ -148,21 +147,11 @@ class Harness {
   readonly pauses: { promise: { done: boolean }; run: { ended: boolean } | undefined }[] = [];
   /** Each batch's characters when the next one must overflow it: checked on the next persist. */
   overflow: { chars: number; n: number } | undefined;
-  readonly spares = new Map<string, true>();
-  expectedCopies = 0;
-  /** Working rosters the queue holds: events with queued registration changes or promotions. */
-  readonly working = new Set<string>();
 
   constructor(seed: number) {
     this.random = mulberry32(seed);
     const below = (n: number): number => Math.floor(this.random() * n);
-    const harness = this;
-    this.rosters = new (class extends RosterTable {
-      override copy(id: string): Roster {
-        harness.copies++;
-        return super.copy(id);
-      }
-    })();
+    this.rosters = new RosterTable();
     for (const name of ['onCommit', 'changes', 'idempotency', 'documents']) if (below(4) === 0) this.without.add(name);
     this.changes = new ChangeLog((id) => this.index.get(id));
     this.changes.subscribe(() => this.listened++);
@@ -292,14 +281,6 @@ class Harness {
     );
   }
 
-  /** A working roster the queue needs for `id`: a spare one, else a copy. */
-  useWorking(id: string): void {
-    if (this.working.has(id)) return;
-    this.working.add(id);
-    if (this.spares.has(id)) this.spares.delete(id);
-    else this.expectedCopies++;
-  }
-
   // ---- the writes ----
 
   /** A record for `id`: the latest queued one changed a little, or a new one. */
@@ -328,7 +309,6 @@ class Harness {
   applyPut(id: string, put: { event: ModelEvent; promoted: string[] }): void {
     this.queued.events.set(id, put.event);
     if (put.promoted.length > 0) {
-      this.useWorking(id);
       this.queued.rosters.set(id, (this.queued.rosters.get(id) ?? []).map((r) => (put.promoted.includes(r.id) ? { ...r, status: 'confirmed' } : r)));
     }
   }
@@ -336,9 +316,6 @@ class Harness {
   applyDelete(id: string): void {
     this.queued.events.delete(id);
     this.queued.rosters.delete(id);
-    // A deleted event gets a fresh empty working roster, and loses its spare.
-    this.working.add(id);
-    this.spares.delete(id);
   }
 
   checkSeen(label: string, id: string, seen: StoredEvent | undefined): void {
@@ -458,7 +435,6 @@ class Harness {
       const registration: Registration = { id: regId, name: `Person ${person}`, email, eventId: id, status, createdAt: at, checkedInAt: null, seq };
       const lineSeq = status === 'confirmed' ? seq + 1 : seq;
       const after = status === 'confirmed' ? withCount(confirmed + 1, lineSeq) : event;
-      this.useWorking(id);
       this.queued.rosters.set(id, [...list, registration]);
       this.queued.events.set(id, after);
       const answers = idem === undefined ? [] : [{ tag: idem, entry: { ...idem, atMs, seq: lineSeq, answer: { kind: 'registration', registration } } }];
@@ -470,7 +446,6 @@ class Harness {
       const promoted = target.status === 'confirmed' ? list.filter((r) => r.status === 'waitlisted').slice(0, Math.max(0, capacity + 1 - confirmed)).map((r) => r.id) : [];
       const confirmedAfter = confirmed - (target.status === 'confirmed' ? 1 : 0) + promoted.length;
       const after = confirmedAfter === confirmed ? event : withCount(confirmedAfter, seq);
-      this.useWorking(id);
       this.queued.rosters.set(id, list.filter((r) => r.id !== target.id).map((r) => (promoted.includes(r.id) ? { ...r, status: 'confirmed' } : r)));
       this.queued.events.set(id, after);
       return this.written(label, promise, [id], [seq], answer(after, target), show);
@@ -478,7 +453,6 @@ class Harness {
     if (target.status !== 'confirmed') return this.immediate(label, promise, false, { type: TypeError, message: `registration ${target.id} is waitlisted: it cannot be checked in` });
     if (target.checkedInAt !== null) return this.immediate(label, promise, true, answer(event, target), show);
     const checked: Registration = { ...target, checkedInAt: at };
-    this.useWorking(id);
     this.queued.rosters.set(id, list.map((r) => (r.id === target.id ? checked : r)));
     this.written(label, promise, [id], [seq], answer(event, checked), show);
   }
@@ -513,9 +487,6 @@ class Harness {
     if (this.refusal !== undefined) return this.afterRefused(label, promise, called);
     // The model of the whole group, on a copy of the queued state: any refusal leaves it as it was.
     const before = cloneState(this.queued);
-    const working = new Set(this.working);
-    const spares = new Map(this.spares);
-    const copies = this.expectedCopies;
     let seq = this.nextSeq;
     const seqs: number[] = [];
     const ids: string[] = [];
@@ -525,11 +496,6 @@ class Harness {
     const seen = new Set<string>();
     const refuse = (message: string): void => {
       this.queued = before;
-      this.working.clear();
-      for (const id of working) this.working.add(id);
-      this.spares.clear();
-      for (const [id] of spares) this.spares.set(id, true);
-      this.expectedCopies = copies;
       this.immediate(label, promise, false, { type: TypeError, message });
     };
     for (const { id, record } of plan.events) {
@@ -585,26 +551,11 @@ class Harness {
       }
     }
     this.expectCommitted.push(batch.length);
-    // Rosters whose every queued change is now durable become spares (the 4 used last), as the last change to each commits.
-    for (const [at, op] of batch.entries()) {
-      for (const id of op.ids) {
-        if (this.pendingAfter(id) || batch.slice(at + 1).some((later) => later.ids.includes(id))) continue;
-        if (this.working.delete(id)) {
-          this.spares.delete(id);
-          this.spares.set(id, true);
-          if (this.spares.size > 4) this.spares.delete(this.spares.keys().next().value!);
-        }
-      }
-    }
     if (this.unsent.length === 0 || this.paused) this.endRun();
     disk.resolve();
   }
 
   readonly expectCommitted: number[] = [];
-
-  pendingAfter(id: string): boolean {
-    return this.unsent.some((op) => op.ids.includes(id));
-  }
 
   diskFail(): void {
     const disk = this.disk!;
@@ -639,8 +590,6 @@ class Harness {
     this.unsent = [];
     this.refusal = message;
     this.queued = cloneState(this.committed);
-    this.working.clear();
-    this.spares.clear();
   }
 
   failFromOutside(): void {
@@ -714,7 +663,6 @@ class Harness {
     else assert.equal(this.listened + this.changes.lastSeq, 0, `${where}: a change log the queue was not given`);
     assert.equal(this.commits, this.without.has('onCommit') ? 0 : this.expectCommitted.length, `${where}: onCommit once per durable batch`);
     if (this.history?.listened === true) assert.deepEqual(this.heard.map(showChange), this.replayHeard.map(showChange), `${where}: the history heard`);
-    assert.equal(this.copies, this.expectedCopies, `${where}: roster copies (spare working rosters reused)`);
     for (const drain of this.drains) assert.equal(drain.promise.done, drain.expected, `${where}: drain resolves exactly when the queue is idle`);
     for (const pause of this.pauses) assert.equal(pause.promise.done, pause.run === undefined || pause.run.ended, `${where}: pause resolves once the batch in flight is done`);
   }

@@ -323,24 +323,3 @@ test('checking in: a waitlisted registration is refused; a second check-in keeps
   assert.equal(writes.nextSeq, seq, 'nothing written');
 });
 
-test('working rosters: the four used last are kept and reused, the fifth oldest is copied again', async () => {
-  let copies = 0;
-  const rosters = new (class extends RosterTable {
-    override copy(id: string) {
-      copies++;
-      return super.copy(id);
-    }
-  })();
-  const writes = new WriteQueue({ index: new EventIndex(), rosters, now: () => NOW, nextSeq: 1, persist: () => Promise.resolve() });
-  for (const n of [1, 2, 3, 4, 5]) await writes.write(eventId(n), () => sampleRecord(n));
-  let reg = 0;
-  const register = async (n: number): Promise<number> => {
-    const before = copies;
-    await writes.changeRegistrations(eventId(n), registerChange(reg++));
-    return copies - before;
-  };
-  assert.deepEqual([await register(1), await register(2), await register(3), await register(4), await register(5)], [1, 1, 1, 1, 1], 'a first registration copies');
-  assert.deepEqual([await register(2), await register(3), await register(4), await register(5)], [0, 0, 0, 0], 'the four used last are reused');
-  assert.equal(await register(1), 1, 'the fifth was let go');
-  assert.equal(rosters.get(eventId(1)).size, 2);
-});
