@@ -124,8 +124,11 @@ export class DeliveryLane {
     this.#clearRetry();
     if (this.#deadlineTimer !== undefined) this.#deps.clock.clearTimeout(this.#deadlineTimer);
     this.#deadlineTimer = undefined;
-    this.#inFlight?.abort('the service stopped');
+    // Forgotten before the abort: a client may report the aborted attempt at once, and an attempt the service
+    // gave up on by stopping is no attempt (counted, it would put the message's next try one delay later).
+    const inFlight = this.#inFlight;
     this.#inFlight = undefined;
+    inFlight?.abort('the service stopped');
   }
 
   /** Nothing selected is left: the cursor moves past the messages the filter passed over, so the backlog can drop them. */

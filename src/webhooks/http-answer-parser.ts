@@ -98,6 +98,9 @@ export class AnswerParser {
     }
     let from = 0;
     for (;;) {
+      // Empty lines before a status line are skipped, as Node's parser does: some servers send a stray CRLF after a body.
+      while (from < bytes.length && (bytes[from] === CR || bytes[from] === LF)) from++;
+      if (from >= bytes.length) return NEED_MORE;
       const end = headEnd(bytes, from);
       if (end === undefined) {
         if (bytes.length - from > MAX_HEAD_BYTES) {

@@ -1,9 +1,11 @@
 // DeliveryLane's one deadline timer: each attempt is given up 10 s after it was sent, not 10 s after the attempt that
-// armed the timer (API.md §13: a 2xx within 10 s acknowledges).
+// armed the timer (API.md §13: a 2xx within 10 s acknowledges); and a stop abandons the attempt in flight without counting it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startHarness } from '../helpers/harness.js';
-import { eventually, EVENT_FIELDS, FakeClock, startReceiver } from './support.js';
+import { rmSync } from 'node:fs';
+import type { App } from '../../src/app.js';
+import { call, startHarness } from '../helpers/harness.js';
+import { eventually, EVENT_FIELDS, FakeClock, reopen, startReceiver } from './support.js';
 
 const START = Date.parse('2026-11-25T08:00:00Z');
 
@@ -47,5 +49,30 @@ test('DeliveryLane gives up an attempt 10 s after it was sent, though its deadli
   } finally {
     await receiver.close();
     await h.close();
+  }
+});
+
+test('DeliveryLane.stop() with an attempt in flight records no attempt: after a restart it is sent at once as attempt 1', { timeout: 60_000 }, async () => {
+  const clock = new FakeClock(START);
+  const h = await startHarness({ webhookHosts: ['127.0.0.1'] }, { webhooks: { clock } });
+  const receiver = await startReceiver({ verify: false });
+  let reopened: App | undefined;
+  try {
+    const webhook = (await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: receiver.url, events: ['event.created'] } })).json;
+    receiver.behaviour = 'hang';
+    await h.request('POST', '/events', { key: h.keys.admin, body: { ...EVENT_FIELDS, title: 'In flight at the stop' } });
+    await eventually('the attempt in flight', () => receiver.received.length === 1);
+    // The service stops with the attempt unanswered; the client reports the abort at once. Before, the lane still
+    // counted it (attempt 1 "failed: the service stopped") and saved a retry 5 s later, a delay a restart must not add.
+    await h.app.close();
+    receiver.behaviour = 'ok';
+    reopened = await reopen(h.dataDir);
+    await eventually('the message sent again after the restart', () => receiver.received.length === 2);
+    const log = (await call(reopened, 'GET', `/webhooks/${webhook.id}/deliveries`, { key: h.keys.admin })).json.deliveries as { attempt: number; status: string; error: string | null }[];
+    assert.deepEqual(log.map(({ attempt, status, error }) => ({ attempt, status, error })), [{ attempt: 1, status: 'succeeded', error: null }]);
+  } finally {
+    await reopened?.close();
+    await receiver.close();
+    rmSync(h.dataDir, { recursive: true, force: true });
   }
 });

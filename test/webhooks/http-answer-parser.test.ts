@@ -134,3 +134,9 @@ test('AnswerParser does not reuse a connection that sent bytes after the answer'
 test('AnswerParser reads a body framed by both Transfer-Encoding and Content-Length by its chunks, and drops the connection', () => {
   assert.deepEqual(read('HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n'), { progress: 'complete', status: 200, reusable: false });
 });
+
+test('AnswerParser skips empty lines before a status line, as a stray CRLF after the previous answer leaves them', () => {
+  assert.deepEqual(read('\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'), { progress: 'complete', status: 200, reusable: true });
+  assert.deepEqual(read('\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n', [1, 1, 1, 1, 3]), { progress: 'complete', status: 204, reusable: true });
+  assert.deepEqual(read('\r\n', []), { progress: 'partial', status: null, reusable: false });
+});
