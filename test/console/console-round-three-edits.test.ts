@@ -31,13 +31,6 @@ after(async () => {
   await journey?.stop();
 });
 
-/** Creates an event through the API as the organizer; answers its id. */
-async function createEvent(body: Record<string, unknown>): Promise<string> {
-  const response = await journey.api('POST', '/events', journey.keys.organizer, { description: '', category: 'academic', location: 'Hall A', capacity: 30, ...body });
-  assert.equal(response.status, 201, await response.clone().text());
-  return ((await response.json()) as { id: string }).id;
-}
-
 async function stored(id: string): Promise<Record<string, unknown>> {
   return (await (await journey.api('GET', `/events/${id}`, journey.keys.organizer)).json()) as Record<string, unknown>;
 }
@@ -87,7 +80,7 @@ async function axeViolations(page: Page): Promise<string[]> {
 }
 
 test('two pages edit one event: "Use their version" asks first, "Keep my changes" saves mine on theirs, nothing of either is lost', { skip, timeout: TIMEOUT_MS }, async () => {
-  const id = await createEvent({ title: 'Film night', start_time: '2027-03-04T03:00:00Z', end_time: '2027-03-04T05:00:00Z' });
+  const id = await journey.createEvent({ title: 'Film night', start_time: '2027-03-04T03:00:00Z', end_time: '2027-03-04T05:00:00Z' });
   const [theirs, mine] = [await organizerTab(), await organizerTab()];
   await openEditor(theirs.page, id);
   await openEditor(mine.page, id);
@@ -134,7 +127,7 @@ test('two pages edit one event: "Use their version" asks first, "Keep my changes
 });
 
 test('"Use their version" discards what was typed only once confirmed, and the form then holds theirs', { skip, timeout: TIMEOUT_MS }, async () => {
-  const id = await createEvent({ title: 'Book club', start_time: '2027-03-05T03:00:00Z', end_time: '2027-03-05T04:00:00Z', capacity: 12 });
+  const id = await journey.createEvent({ title: 'Book club', start_time: '2027-03-05T03:00:00Z', end_time: '2027-03-05T04:00:00Z', capacity: 12 });
   const { page, failed } = await organizerTab();
   await openEditor(page, id);
   await page.getByLabel('Capacity (seats)').fill('20');
@@ -155,7 +148,7 @@ test('"Use their version" discards what was typed only once confirmed, and the f
 });
 
 test('a refused save (412) stops at the conflict screen: saving again sends nothing; "Keep my changes" saves with the new ETag', { skip, timeout: TIMEOUT_MS }, async () => {
-  const id = await createEvent({ title: 'Robotics demo', start_time: '2027-03-06T18:00:00Z', end_time: '2027-03-06T20:00:00Z', description: 'Bring a laptop.' });
+  const id = await journey.createEvent({ title: 'Robotics demo', start_time: '2027-03-06T18:00:00Z', end_time: '2027-03-06T20:00:00Z', description: 'Bring a laptop.' });
   // This tab hears nothing from the change feed: only the 412 tells.
   const { page, failed, writes } = await organizerTab(true);
   await openEditor(page, id, false);
@@ -207,8 +200,8 @@ test('the series form: a refused save (412) shows the conflict screen too, and "
 });
 
 test('a message belongs to its screen: "Saved" goes with the person to the event, and is gone on the next event', { skip, timeout: TIMEOUT_MS }, async () => {
-  const first = await createEvent({ title: 'Chess club', start_time: '2027-03-07T18:00:00Z', end_time: '2027-03-07T20:00:00Z' });
-  const second = await createEvent({ title: 'Go club', start_time: '2027-03-08T18:00:00Z', end_time: '2027-03-08T20:00:00Z' });
+  const first = await journey.createEvent({ title: 'Chess club', start_time: '2027-03-07T18:00:00Z', end_time: '2027-03-07T20:00:00Z' });
+  const second = await journey.createEvent({ title: 'Go club', start_time: '2027-03-08T18:00:00Z', end_time: '2027-03-08T20:00:00Z' });
   const { page, failed } = await organizerTab();
   await openEditor(page, first);
   await page.getByLabel('Location').fill('Hall B');
@@ -225,7 +218,7 @@ test('a message belongs to its screen: "Saved" goes with the person to the event
 });
 
 test('a registration cancelled from the page stays in its row, marked cancelled, until the page is left', { skip, timeout: TIMEOUT_MS }, async () => {
-  const id = await createEvent({ title: 'Pottery', start_time: '2027-03-09T18:00:00Z', end_time: '2027-03-09T20:00:00Z', capacity: 1 });
+  const id = await journey.createEvent({ title: 'Pottery', start_time: '2027-03-09T18:00:00Z', end_time: '2027-03-09T20:00:00Z', capacity: 1 });
   for (const [name, email] of [['Ann', 'ann@campus.edu'], ['Ben', 'ben@campus.edu']]) {
     assert.equal((await journey.api('POST', `/events/${id}/registrations`, journey.keys.reader, { name, email })).status, 201);
   }
@@ -249,7 +242,7 @@ test('a registration cancelled from the page stays in its row, marked cancelled,
 });
 
 test('the result of registering someone is in view under the button, and in a live region, on a long attendee list', { skip, timeout: TIMEOUT_MS }, async () => {
-  const id = await createEvent({ title: 'Open lecture', start_time: '2027-03-10T18:00:00Z', end_time: '2027-03-10T20:00:00Z', capacity: 100 });
+  const id = await journey.createEvent({ title: 'Open lecture', start_time: '2027-03-10T18:00:00Z', end_time: '2027-03-10T20:00:00Z', capacity: 100 });
   for (let index = 0; index < 30; index++) {
     assert.equal((await journey.api('POST', `/events/${id}/registrations`, journey.keys.reader, { name: `Student ${index}`, email: `student${index}@campus.edu` })).status, 201);
   }

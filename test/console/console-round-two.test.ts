@@ -28,13 +28,6 @@ after(async () => {
   await journey?.stop();
 });
 
-/** Creates an event through the API as the organizer; answers its id. */
-async function createEvent(body: Record<string, unknown>): Promise<string> {
-  const response = await journey.api('POST', '/events', journey.keys.organizer, { description: '', category: 'academic', location: 'Hall A', capacity: 30, ...body });
-  assert.equal(response.status, 201, await response.clone().text());
-  return ((await response.json()) as { id: string }).id;
-}
-
 /**
  * A new tab signed in as the organizer, at 1280 px or a phone's 360×740. Each test closes its own: a tab's
  * live stream holds one of the browser's six connections to the server.
@@ -115,7 +108,7 @@ test('field problems in the form\'s words: end before start, title too long, e-m
   assert.equal(await fieldMessage(page, 'Title'), 'Title is too long: 201 characters, at most 200.');
   await checkScreen(page, 'event-form-sentences');
 
-  const id = await createEvent({ title: 'Small seminar', start_time: '2027-04-01T10:00:00Z', end_time: '2027-04-01T11:00:00Z', capacity: 5 });
+  const id = await journey.createEvent({ title: 'Small seminar', start_time: '2027-04-01T10:00:00Z', end_time: '2027-04-01T11:00:00Z', capacity: 5 });
   await page.goto(`${journey.url}/console/#/events/${id}`);
   for (const [name, email] of [['Ann', 'ann@campus.edu'], ['Ben', 'ben@campus.edu']]) {
     await page.getByLabel('Name', { exact: true }).fill(name!);
@@ -140,7 +133,7 @@ test('field problems in the form\'s words: end before start, title too long, e-m
 });
 
 test('a phone shows events first: filters fold to one line with a count, the first event within 740 px', { skip, timeout: TIMEOUT_MS }, async () => {
-  await createEvent({ title: 'Yoga on the lawn', category: 'athletic', start_time: '2027-05-01T07:00:00Z', end_time: '2027-05-01T08:00:00Z' });
+  await journey.createEvent({ title: 'Yoga on the lawn', category: 'athletic', start_time: '2027-05-01T07:00:00Z', end_time: '2027-05-01T08:00:00Z' });
   const page = await organizerTab(true);
   await page.goto(`${journey.url}/console/#/events?category=athletic`);
   const first = page.getByRole('link', { name: 'Yoga on the lawn' });
@@ -158,7 +151,7 @@ test('a phone shows events first: filters fold to one line with a count, the fir
 });
 
 test('a phone: an organizer sees the attendees and the register form before the event\'s facts', { skip, timeout: TIMEOUT_MS }, async () => {
-  const id = await createEvent({ title: 'Choir rehearsal', start_time: '2027-05-02T12:00:00Z', end_time: '2027-05-02T13:00:00Z' });
+  const id = await journey.createEvent({ title: 'Choir rehearsal', start_time: '2027-05-02T12:00:00Z', end_time: '2027-05-02T13:00:00Z' });
   const page = await organizerTab(true);
   await page.goto(`${journey.url}/console/#/events/${id}`);
   const attendees = page.getByRole('heading', { level: 2, name: 'Attendees' });
@@ -178,7 +171,7 @@ test('a phone: an organizer sees the attendees and the register form before the 
 });
 
 test('registering gives the attendee\'s link to check or cancel their place, with a copy button; Cancel looks destructive', { skip, timeout: TIMEOUT_MS }, async () => {
-  const id = await createEvent({ title: 'Pottery class', start_time: '2027-05-03T12:00:00Z', end_time: '2027-05-03T13:00:00Z', capacity: 1 });
+  const id = await journey.createEvent({ title: 'Pottery class', start_time: '2027-05-03T12:00:00Z', end_time: '2027-05-03T13:00:00Z', capacity: 1 });
   await browsing.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: journey.url });
   const page = await organizerTab();
   await page.goto(`${journey.url}/console/#/events/${id}`);
@@ -214,7 +207,7 @@ test('registering gives the attendee\'s link to check or cancel their place, wit
 });
 
 test('the edit form says at once, before saving, that someone else changed the event, and what; a registration is no conflict', { skip, timeout: TIMEOUT_MS }, async () => {
-  const id = await createEvent({ title: 'Debate night', start_time: '2027-05-04T12:00:00Z', end_time: '2027-05-04T13:00:00Z' });
+  const id = await journey.createEvent({ title: 'Debate night', start_time: '2027-05-04T12:00:00Z', end_time: '2027-05-04T13:00:00Z' });
   const page = await organizerTab();
   await page.goto(`${journey.url}/console/#/events/${id}/edit`);
   await page.getByLabel('Title').waitFor();

@@ -15,6 +15,8 @@ export interface JourneyServer {
   keys: Record<Role, string>;
   /** A direct API call (as another person, or a second program) beside the browser. */
   api(method: string, target: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** Creates an event through the API as the organizer (an academic event in Hall A with 30 seats unless `body` says otherwise); answers its id. */
+  createEvent(body: Record<string, unknown>): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -35,16 +37,22 @@ export async function startJourneyServer(args: string[] = []): Promise<JourneySe
     keys[role] = made.stdout.trim();
   }
   const server = await spawnServer(['--port', '0', '--data-dir', data.dir, ...args]);
+  const api: JourneyServer['api'] = (method, target, key, body, headers = {}) =>
+    fetch(server.url + target, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   return {
     server,
     url: server.url,
     keys,
-    api: (method, target, key, body, headers = {}) =>
-      fetch(server.url + target, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
+    api,
+    async createEvent(body) {
+      const response = await api('POST', '/events', keys.organizer, { description: '', category: 'academic', location: 'Hall A', capacity: 30, ...body });
+      assert.equal(response.status, 201, await response.clone().text());
+      return ((await response.json()) as { id: string }).id;
+    },
     async stop() {
       await server.stop();
       data.remove();

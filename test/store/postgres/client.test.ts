@@ -20,7 +20,7 @@ async function threeWithProxy(name: string): Promise<{ three: Instances; proxy: 
   const url = await pg.database(name);
   const proxy = await startTcpProxy({ host: '127.0.0.1', port: pg.server().port });
   const three = await startInstances([url, url, url.replace(`:${pg.server().port}/`, `:${proxy.port}/`)], 3);
-  const created = await three.call(0, 'POST', '/events', newEvent(1, 5_000));
+  const created = await three.call(0, 'POST', '/events', newEvent(1, 100_000));
   assert.equal(created.status, 201);
   return { three, proxy, eventId: ((await created.json()) as { id: string }).id };
 }
@@ -28,6 +28,15 @@ async function threeWithProxy(name: string): Promise<{ three: Instances; proxy: 
 /** The first 201 of instance `i` for a write started after `at`, ms after `at` (Infinity when none). */
 function firstAckAfter(answers: readonly WriteAnswer[], i: number, at: number): number {
   return Math.min(...answers.filter((answer) => answer.instance === i && answer.status === 201 && answer.startedAt >= at).map((answer) => answer.answeredAt - at));
+}
+
+/** Waits until `check` holds, polling every `everyMs`; throws naming `what` after `limitMs` (a failure, never a hang of the suite). */
+async function until(what: () => string, check: () => boolean, limitMs = 60_000, everyMs = 20): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not within ${limitMs / 1000} s: ${what()}`);
+    await sleep(everyMs);
+  }
 }
 
 /** Every instance holds the same registrations, and no answer contradicts them. */
@@ -68,7 +77,7 @@ describe('a cut-off instance blocks no one', { skip, timeout: 180_000 }, () => {
     const { three, proxy, eventId } = await threeWithProxy('frozen');
     try {
       const load = registrationLoad(three, eventId);
-      while (load.answers.filter((answer) => answer.instance === 2 && answer.status === 201).length < 3) await sleep(20);
+      await until(() => `C acknowledged 3 writes before the cut (${summary(load.answers)})`, () => load.answers.filter((answer) => answer.instance === 2 && answer.status === 201).length >= 3);
       let cutAt = 0;
       assert.ok(await proxy.strike(takesLogLock, () => {
         proxy.freeze();
@@ -78,7 +87,7 @@ describe('a cut-off instance blocks no one', { skip, timeout: 180_000 }, () => {
       const thawAt = Date.now();
       proxy.thaw();
       // C reconnects, catches up and writes again.
-      while (load.answers.filter((answer) => answer.instance === 2 && answer.status === 201 && answer.startedAt > thawAt).length < 2) await sleep(50);
+      await until(() => `C acknowledged 2 writes after the thaw (${summary(load.answers.filter((answer) => answer.instance === 2 && answer.startedAt > thawAt))})`, () => load.answers.filter((answer) => answer.instance === 2 && answer.status === 201 && answer.startedAt > thawAt).length >= 2, 60_000, 50);
       await load.stop();
       const [a, b] = [firstAckAfter(load.answers, 0, cutAt), firstAckAfter(load.answers, 1, cutAt)];
       t.diagnostic(`frozen for ${thawAt - cutAt} ms: first write acknowledged after the cut by A in ${a} ms, by B in ${b} ms; ${summary(load.answers)}`);
@@ -97,7 +106,7 @@ describe('a cut-off instance blocks no one', { skip, timeout: 180_000 }, () => {
     const { three, proxy, eventId } = await threeWithProxy('stopped');
     try {
       const load = registrationLoad(three, eventId);
-      while (load.answers.filter((answer) => answer.instance === 2 && answer.status === 201).length < 3) await sleep(20);
+      await until(() => `C acknowledged 3 writes before the cut (${summary(load.answers)})`, () => load.answers.filter((answer) => answer.instance === 2 && answer.status === 201).length >= 3);
       let cutAt = 0;
       // The proxy only watches for the moment: the instance itself is stopped, its sockets open.
       assert.ok(await proxy.strike(takesLogLock, () => {
@@ -107,7 +116,7 @@ describe('a cut-off instance blocks no one', { skip, timeout: 180_000 }, () => {
       await sleep(10_000);
       const resumedAt = Date.now();
       three.resume(2);
-      while (load.answers.filter((answer) => answer.instance === 2 && answer.status === 201 && answer.startedAt > resumedAt).length < 2) await sleep(50);
+      await until(() => `C acknowledged 2 writes after SIGCONT (${summary(load.answers.filter((answer) => answer.instance === 2 && answer.startedAt > resumedAt))})`, () => load.answers.filter((answer) => answer.instance === 2 && answer.status === 201 && answer.startedAt > resumedAt).length >= 2, 60_000, 50);
       await load.stop();
       const [a, b] = [firstAckAfter(load.answers, 0, cutAt), firstAckAfter(load.answers, 1, cutAt)];
       t.diagnostic(`stopped for ${resumedAt - cutAt} ms: first write acknowledged after the stop by A in ${a} ms, by B in ${b} ms; ${summary(load.answers)}`);

@@ -15,7 +15,7 @@ describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }
       const { url, standbyUrl } = await pair.createDatabase('failover');
       const three = await startInstances(url, 3);
       try {
-        const created = await three.call(0, 'POST', '/events', newEvent(1, 5_000));
+        const created = await three.call(0, 'POST', '/events', newEvent(1, 100_000));
         const { id } = (await created.json()) as { id: string };
         const load = registrationLoad(three, id, { retryUnknownMs: 15_000 });
         while (load.answers.filter((answer) => answer.status === 201).length < 60) await sleep(20);

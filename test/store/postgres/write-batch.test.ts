@@ -14,7 +14,7 @@ const pg = usePostgres();
 const sendsCommit = (chunk: Buffer): boolean => chunk.includes('INSERT INTO campus_log') && chunk.includes('COMMIT');
 
 async function newEventOn(instances: Instances): Promise<string> {
-  const created = await instances.call(0, 'POST', '/events', newEvent(1, 5_000));
+  const created = await instances.call(0, 'POST', '/events', newEvent(1, 100_000));
   assert.equal(created.status, 201);
   return ((await created.json()) as { id: string }).id;
 }
