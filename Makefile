@@ -10,7 +10,7 @@ help:
 	@echo "make run    install, build and start the server on ./data"
 	@echo "make test   install, build and run every test"
 	@echo "make check  type-check sources and tests"
-	@echo "make bench  benchmarks against bare node:http (about 3 minutes, and 3 to 6 more for PostgreSQL start-up at 2M writes); bench-full adds 1M events"
+	@echo "make bench  benchmarks against bare node:http and a bare durable append (about 5 minutes, and 3 to 6 more for PostgreSQL start-up at 2M writes); bench-full adds 1M events"
 	@echo "make soak   the PostgreSQL fault phases of the history test for minutes each (SOAK_PHASE_SECONDS, SOAK_CLIENTS, SOAK_SEED)"
 	@echo "make clean  remove build output and installed packages"
 
