@@ -237,14 +237,28 @@ describe('checkHistory', () => {
     });
 
     it('tolerates a key that came faster there since and used up what the instance kept for that second', () => {
-      // 6 requests in the 3 s before: 2 a second; an instance keeps at least ⌊1.25 × 2⌋ + 1 = 3 for each second.
+      // Read 4 a second from 6 s before the database went away, then 2: however the instance measured its rate (over
+      // its last 3 to 6 s, up to 0.3 s before), 1.86 a second at the least (6 in the last 3.475 s), so it keeps at
+      // least ⌊1.125 × 1.86⌋ + 1 = 3 for each second.
       const { history, add } = away();
+      for (let at = -1_000; at < 2_000; at += 250) add({ method: 'GET', path: '/changes?since=0', status: 200, op: { kind: 'follow' }, start: at, end: at + 10 });
       for (const at of [5_300, 5_600]) add({ method: 'GET', path: '/me', status: 200, op: { kind: 'read' }, start: at, end: at + 5 });
       history.exchanges.sort((a, b) => a.start - b.start).forEach((exchange, n) => (exchange.n = n));
       assert.equal(refused(history).length, 1, 'two in the second before it are within what was kept');
       add({ method: 'GET', path: '/me', status: 0, op: { kind: 'read' }, start: 5_800, end: 5_900 });
       history.exchanges.sort((a, b) => a.start - b.start).forEach((exchange, n) => (exchange.n = n));
       assert.deepEqual(refused(history), [], 'three (one unanswered: it may have used a slot) may have used it up');
+    });
+
+    it('measures the rate the instance kept by as it may have: over 6 s when the key was quieter before the last 3', () => {
+      // 6 requests in the 3 s before and none in the 3 s before those: as low as 1 a second over 6 s, so an instance
+      // may keep ⌊1.125 × 1⌋ + 1 = 2 for each second, and two in the second before may have used them up.
+      const { history, add } = away();
+      for (const at of [5_300, 5_600]) add({ method: 'GET', path: '/me', status: 200, op: { kind: 'read' }, start: at, end: at + 5 });
+      history.exchanges.sort((a, b) => a.start - b.start).forEach((exchange, n) => (exchange.n = n));
+      assert.deepEqual(refused(history), []);
+      history.exchanges.find((exchange) => exchange.start === 5_300)!.instance = 1;
+      assert.equal(refused(history).length, 1, 'one in the second before cannot have');
     });
   });
 

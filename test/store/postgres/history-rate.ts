@@ -91,7 +91,7 @@ const MOST_AHEAD = 0.5;
 /** ...in ranges of about a second, each one slot more, for the next 15 s. */
 const RANGE_MS = 1_000;
 const HORIZON_MS = 15_000;
-/** The look-back over which an instance sees a key as used there lately (its last 3 s slice at least). */
+/** The look-back over which an instance sees a key as used there lately (its last 3 s slice at least; its rate is measured over 3 to 6 s). */
 const LATELY_MS = 3_000;
 /**
  * A key an instance serves steadily: two requests there at least this far apart (one burst at one instant is no
@@ -192,15 +192,36 @@ function servedSteadily(sorted: readonly Exchange[], instance: number, from: num
 
 /**
  * True when `exchange` may have come after the key used up what its instance kept for the second it is in: at least
- * ⌊KEPT_PER_REQUEST × its mean rate there over the LATELY_MS before the database went away⌋ + 1 of its requests there
- * perhaps admitted and perhaps decided in the second before it (a range of a second lies within that second: fewer
- * cannot have used it up).
+ * ⌊KEPT_PER_REQUEST × the least rate the instance can have measured for the key when it last leased⌋ + 1 of its
+ * requests there perhaps admitted and perhaps decided in the second before it (a range of a second lies within that
+ * second: fewer cannot have used it up).
  */
 function outranItsSlots(sorted: readonly Exchange[], exchange: Exchange, awayFrom: number, longest: number): boolean {
-  const before = thereBetween(sorted, exchange.instance, awayFrom - LATELY_MS, awayFrom).filter((other) => other.status !== 0 && other.end <= awayFrom).length;
-  const kept = Math.floor((KEPT_PER_REQUEST * before * RANGE_MS) / LATELY_MS) + 1;
+  const kept = Math.floor(KEPT_PER_REQUEST * leastRate(sorted, exchange.instance, awayFrom) * RANGE_MS) + 1;
   const from = exchange.start - RANGE_MS;
   return thereBetween(sorted, exchange.instance, from - longest, exchange.end).filter((other) => other !== exchange && other.end > from).length >= kept;
+}
+
+/** How often leastRate looks at the instants and lengths an instance may have measured a key's rate at and over (ms). */
+const RATE_STEP_MS = 25;
+
+/**
+ * The least rate (requests per ms) `instance` can have measured for the key when it last leased ahead before the
+ * database went away at `awayFrom`: KeyRate's mean over the key's last 3 to 6 s there (from the start of the slice
+ * before the current one, on the server's clock, which the history does not know), at a last lease up to LEASE_MS
+ * before `awayFrom` (the one under way when the link froze never came back). Counted: only the requests certainly
+ * decided within that span (begun in it, answered by its end).
+ */
+function leastRate(sorted: readonly Exchange[], instance: number, awayFrom: number): number {
+  const done = thereBetween(sorted, instance, awayFrom - LEASE_MS - 2 * LATELY_MS, awayFrom).filter((other) => other.status !== 0 && other.end <= awayFrom);
+  let least = Infinity;
+  for (let at = awayFrom - LEASE_MS; at <= awayFrom; at += RATE_STEP_MS) {
+    const before = done.filter((other) => other.end <= at);
+    for (let over = LATELY_MS; over <= 2 * LATELY_MS; over += RATE_STEP_MS) {
+      least = Math.min(least, before.filter((other) => other.start >= at - over).length / over);
+    }
+  }
+  return least;
 }
 
 function messageOf(exchange: Exchange): string {
