@@ -1,7 +1,11 @@
 // Ids nobody can guess: a prefix and 22 base62 characters carrying 128 random bits.
-import { base62 } from './base62.js';
+import { base62Into } from './base62.js';
 
-/** `PREFIX_` + 22 base62 characters from 16 random bytes (e.g. `evt_…`, `reg_…`). */
+/** `PREFIX_` + 22 base62 characters from 16 random bytes (e.g. `evt_…`, `reg_…`), made as one flat string (see base62Into). */
 export function randomId(prefix: string, randomBytes: (size: number) => Uint8Array): string {
-  return `${prefix}_${base62(randomBytes(16), 22)}`;
+  const codes = new Array<number>(prefix.length + 23);
+  for (let i = 0; i < prefix.length; i++) codes[i] = prefix.charCodeAt(i);
+  codes[prefix.length] = 95; // '_'
+  base62Into(randomBytes(16), 22, codes, prefix.length + 1);
+  return String.fromCharCode(...codes);
 }

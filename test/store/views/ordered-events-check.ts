@@ -19,8 +19,16 @@ function latestEnd(items: readonly StoredEvent[]): number {
   return max;
 }
 
+/** Throws unless `starts` and `ids` are the start and id of each of `events`, in step. */
+function checkKeys(events: readonly StoredEvent[], starts: readonly number[], ids: readonly string[], what: string): void {
+  if (starts.length !== events.length || ids.length !== events.length) throw new Error(`${what}: ${starts.length} starts and ${ids.length} ids for ${events.length} events`);
+  events.forEach((event, i) => {
+    if (starts[i] !== event.startMs || ids[i] !== event.id) throw new Error(`${what}: key ${i} is (${starts[i]}, ${ids[i]}), its event is (${event.startMs}, ${event.id})`);
+  });
+}
+
 /**
- * Throws when an invariant does not hold: every node but the root holds 16 to 64 entries, a root branch at least 2
+ * Throws when an invariant does not hold: the keys beside each node's events are theirs; every node but the root holds 16 to 64 entries, a root branch at least 2
  * children; sizes, latest ends and lows are those of the children; leaves all at one depth, each linked to the next;
  * events in strict list order. Returns the tree's shape.
  */
@@ -33,12 +41,14 @@ export function checkInvariants(tree: OrderedEvents): TreeShape {
     if (depth > 0 && entries < MIN_ENTRIES) throw new Error(`a node holds ${entries} entries, fewer than ${MIN_ENTRIES}`);
     if (entries > MAX_ENTRIES) throw new Error(`a node holds ${entries} entries, more than ${MAX_ENTRIES}`);
     if (node.leaf) {
+      checkKeys(node.items, node.starts, node.ids, 'a leaf');
       if (!Object.is(node.maxEnd, latestEnd(node.items))) throw new Error(`a leaf's maxEnd is ${node.maxEnd}, not ${latestEnd(node.items)}`);
       leaves.push(node);
       return { size: entries, maxEnd: node.maxEnd, leafDepth: depth };
     }
     if (entries < 2) throw new Error(`a branch has ${entries} child`);
     if (node.lows.length !== entries) throw new Error(`a branch has ${node.lows.length} lows for ${entries} children`);
+    checkKeys(node.lows, node.lowStarts, node.lowIds, "a branch's lows");
     let size = 0;
     let maxEnd = -Infinity;
     let leafDepth = -1;
