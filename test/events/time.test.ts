@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { formatTime, MAX_TIME_MS, MIN_TIME_MS, parseDate, parseDateTime } from "../../src/events/time.js";
+import { mulberry32 } from "../helpers/random.js";
 
 const iso = (text: string): string | undefined => {
   const ms = parseDateTime(text);
@@ -143,4 +144,44 @@ test("formatTime() of parseDateTime() is a fixed point for the output form", () 
   for (const text of ["2026-09-01T17:00:00.000Z", "1970-01-01T00:00:00.001Z", "9999-12-31T23:59:59.999Z"]) {
     assert.equal(formatTime(parseDateTime(text)!), text);
   }
+});
+
+/** The parser as a regular expression, as it was written before it read characters one by one: the reference. */
+function parsedByPattern(text: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/.exec(text);
+  if (m === null) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const days = new Date(Date.UTC(2000, month, 0)).getUTCDate() + (month === 2 && (year % 4 !== 0 || (year % 100 === 0 && year % 400 !== 0)) ? -1 : 0);
+  if (month < 1 || month > 12 || day < 1 || day > days || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (m[8] === undefined && (Number(m[10]) > 23 || Number(m[11]) > 59)) return undefined;
+  const offset = m[8] === undefined ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) : 0;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0')));
+  const ms = date.getTime() - offset * 60_000;
+  return ms >= MIN_TIME_MS && ms <= MAX_TIME_MS ? ms : undefined;
+}
+
+test("parseDateTime agrees with the regular expression it replaced on valid, near-valid and broken times (seeded)", () => {
+  const seed = Number(process.env["TIME_SEED"] ?? Math.floor(Math.random() * 2 ** 31));
+  const random = mulberry32(seed);
+  const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const two = (max: number): string => String(Math.floor(random() * max)).padStart(2, "0");
+  const valid = (): string =>
+    `${pick(["0069", "0070", "0100", "1969", "1970", "2000", "2024", "2100", "9999", String(1970 + Math.floor(random() * 8000))])}-${two(14)}-${two(33)}${pick(["T", "t"])}${two(26)}:${two(62)}:${two(62)}` +
+    `${pick(["", "", ".", ".5", ".123", ".1234567", ".99"])}${pick(["Z", "z", `+${two(25)}:${two(61)}`, `-${two(25)}:${two(61)}`, "+05:30", ""])}`;
+  const SPOILERS = ["", "0", "x", "-", ":", ".", "T", "Z", "+", " ", "٣", "1"];
+  let checked = 0;
+  for (let i = 0; i < 20_000; i++) {
+    let text = valid();
+    // Half are spoiled: a character replaced, added or taken away.
+    if (random() < 0.5) {
+      const at = Math.floor(random() * (text.length + 1));
+      const cut = random() < 0.5 ? 1 : 0;
+      text = text.slice(0, at) + pick(SPOILERS) + text.slice(at + cut);
+    }
+    assert.equal(parseDateTime(text), parsedByPattern(text), `seed ${seed}: ${JSON.stringify(text)}`);
+    if (parsedByPattern(text) !== undefined) checked++;
+  }
+  assert.ok(checked > 1_000, `seed ${seed}: only ${checked} valid times among the cases`);
 });
