@@ -1,7 +1,7 @@
 // A B+tree of events in list order (start time, then id) with counted subtrees and each subtree's latest end:
 // insert and delete in O(log n), ranks by start time in O(log n), and a date window's misfits found without walking it.
 import type { StoredEvent } from '../../events/event.js';
-import { buildTree, childFor, entriesOf, firstStartingAtOrAfter, insertChild, lastLowStartingBefore, latestEnd, lowOf, lowerBound, newBranch, newLeaf, recount, setLow, sizeOf, MAX_ENTRIES, MIN_ENTRIES, type Branch, type Leaf, type TreeNode } from './ordered-nodes.js';
+import { buildTree, childFor, EventKey, entriesOf, firstStartingAtOrAfter, insertChild, lastLowStartingBefore, latestEnd, lowOf, lowerBound, newBranch, newLeaf, recount, setLow, sizeOf, MAX_ENTRIES, MIN_ENTRIES, type Branch, type Leaf, type TreeNode } from './ordered-nodes.js';
 
 export { MAX_ENTRIES, MIN_ENTRIES, type Branch, type Leaf, type TreeNode } from './ordered-nodes.js';
 
@@ -27,7 +27,7 @@ export class OrderedEvents {
 
   /** Adds `stored`, which must not be held already (an update deletes the old state first). */
   insert(stored: StoredEvent): void {
-    const split = insertInto(this.#root, stored, stored.startMs, stored.id, stored.endMs);
+    const split = insertInto(this.#root, stored, new EventKey(stored), stored.endMs);
     if (split !== undefined) this.#root = newBranch([this.#root, split]);
   }
 
@@ -38,15 +38,14 @@ export class OrderedEvents {
    */
   replace(previous: StoredEvent, next: StoredEvent): boolean {
     let node = this.#root;
-    const start = previous.startMs;
-    const id = previous.id;
+    const key = new EventKey(previous);
     while (!node.leaf) {
-      const i = childFor(node, start, id);
+      const i = childFor(node, key);
       // A low is the first event of its child: the replaced one may be it, on any level.
       if (node.lows[i] === previous) node.lows[i] = next;
       node = node.children[i]!;
     }
-    const at = lowerBound(node, start, id);
+    const at = lowerBound(node, key);
     if (node.items[at] !== previous) return false;
     // Same start and id: the keys beside it stay.
     node.items[at] = next;
@@ -55,7 +54,7 @@ export class OrderedEvents {
 
   /** Removes this very object; false when it is not held. */
   delete(stored: StoredEvent): boolean {
-    const removed = removeFrom(this.#root, stored, stored.startMs, stored.id);
+    const removed = removeFrom(this.#root, stored, new EventKey(stored));
     if (!this.#root.leaf && this.#root.children.length === 1) this.#root = this.#root.children[0]!;
     return removed;
   }
@@ -142,19 +141,19 @@ export class OrderedEvents {
   }
 }
 
-/** Inserts the event at (`start`, `id`) under `node`; returns the new right sibling when `node` had to split. */
-function insertInto(node: TreeNode, stored: StoredEvent, start: number, id: string, endMs: number): TreeNode | undefined {
+/** Inserts `stored`, at `key`, under `node`; returns the new right sibling when `node` had to split. */
+function insertInto(node: TreeNode, stored: StoredEvent, key: EventKey, endMs: number): TreeNode | undefined {
   if (node.leaf) {
-    const at = lowerBound(node, start, id);
+    const at = lowerBound(node, key);
     node.items.splice(at, 0, stored);
-    node.starts.splice(at, 0, start);
-    node.ids.splice(at, 0, id);
+    node.starts.splice(at, 0, key.start);
+    node.idKeys.splice(2 * at, 0, key.high, key.low);
     if (endMs > node.maxEnd) node.maxEnd = endMs;
     return node.items.length > MAX_ENTRIES ? splitNode(node) : undefined;
   }
-  const i = childFor(node, start, id);
+  const i = childFor(node, key);
   const child = node.children[i]!;
-  const split = insertInto(child, stored, start, id, endMs);
+  const split = insertInto(child, stored, key, endMs);
   node.size++;
   if (endMs > node.maxEnd) node.maxEnd = endMs;
   // Only an event sorting before every other one under child 0 changes a low.
@@ -170,7 +169,7 @@ function splitNode(node: TreeNode): TreeNode {
     const half = node.items.length >>> 1;
     const right = newLeaf(node.items.splice(half));
     node.starts.length = half;
-    node.ids.length = half;
+    node.idKeys.length = 2 * half;
     node.maxEnd = latestEnd(node.items);
     right.next = node.next;
     node.next = right;
@@ -180,25 +179,25 @@ function splitNode(node: TreeNode): TreeNode {
   const right = newBranch(node.children.splice(half));
   node.lows.length = half;
   node.lowStarts.length = half;
-  node.lowIds.length = half;
+  node.lowIdKeys.length = 2 * half;
   recount(node);
   return right;
 }
 
 /** Removes the object `stored` from under `node`; false when it is not there. */
-function removeFrom(node: TreeNode, stored: StoredEvent, start: number, id: string): boolean {
+function removeFrom(node: TreeNode, stored: StoredEvent, key: EventKey): boolean {
   if (node.leaf) {
-    const at = lowerBound(node, start, id);
+    const at = lowerBound(node, key);
     if (node.items[at] !== stored) return false;
     node.items.splice(at, 1);
     node.starts.splice(at, 1);
-    node.ids.splice(at, 1);
+    node.idKeys.splice(2 * at, 2);
     if (stored.endMs >= node.maxEnd) node.maxEnd = latestEnd(node.items);
     return true;
   }
-  const i = childFor(node, start, id);
+  const i = childFor(node, key);
   const child = node.children[i]!;
-  if (!removeFrom(child, stored, start, id)) return false;
+  if (!removeFrom(child, stored, key)) return false;
   node.size--;
   // Every branch holds at least 2 children here (a bulk load or a split makes at least 2, a non-root node keeps at
   // least MIN_ENTRIES, delete() lifts a root left with 1), so a small child always has a neighbour; a child that is
@@ -218,7 +217,7 @@ function mergeWithNeighbour(parent: Branch, i: number): void {
     const from = parent.children[left + 1] as Leaf;
     into.items.push(...from.items);
     into.starts.push(...from.starts);
-    into.ids.push(...from.ids);
+    into.idKeys.push(...from.idKeys);
     into.next = from.next;
     into.maxEnd = Math.max(into.maxEnd, from.maxEnd);
   } else {
@@ -226,13 +225,13 @@ function mergeWithNeighbour(parent: Branch, i: number): void {
     into.children.push(...from.children);
     into.lows.push(...from.lows);
     into.lowStarts.push(...from.lowStarts);
-    into.lowIds.push(...from.lowIds);
+    into.lowIdKeys.push(...from.lowIdKeys);
     recount(into);
   }
   parent.children.splice(left + 1, 1);
   parent.lows.splice(left + 1, 1);
   parent.lowStarts.splice(left + 1, 1);
-  parent.lowIds.splice(left + 1, 1);
+  parent.lowIdKeys.splice(2 * (left + 1), 2);
   if (entriesOf(into) > MAX_ENTRIES) insertChild(parent, left + 1, splitNode(into));
   setLow(parent, left, lowOf(into));
 }

@@ -12,9 +12,10 @@ const BULK_ENTRIES = 48;
 export interface Leaf {
   readonly leaf: true;
   items: StoredEvent[];
-  /** Each item's startMs and id, in step with `items`: the searches read plain arrays, not events of several shapes. */
+  /** Each item's startMs, in step with `items`: the searches read plain arrays, not events of several shapes. */
   starts: number[];
-  ids: string[];
+  /** Each item's id as two numbers (EventKey), two entries per item. */
+  idKeys: number[];
   /** The largest endMs in this leaf (-Infinity when empty). */
   maxEnd: number;
   /** The next leaf in list order, so a page walks across leaves without going back up. */
@@ -26,9 +27,9 @@ export interface Branch {
   children: TreeNode[];
   /** The first event of each child: child i holds events from lows[i] up to (not including) lows[i + 1]. */
   lows: StoredEvent[];
-  /** Each low's startMs and id, in step with `lows`. */
+  /** Each low's startMs and id keys, in step with `lows` (two id keys per low). */
   lowStarts: number[];
-  lowIds: string[];
+  lowIdKeys: number[];
   /** Events under this branch. */
   size: number;
   /** The largest endMs under this branch. */
@@ -37,17 +38,58 @@ export interface Branch {
 
 export type TreeNode = Leaf | Branch;
 
+/**
+ * Where an event sorts (start time, then id), in numbers: its start, and its id's first twelve characters as two
+ * numbers of six each (a character code a byte; one of 255 or more is taken as 255 and ends what the numbers hold), so that
+ * most comparisons of ids read no string. Equal numbers leave the ids themselves to decide.
+ */
+export class EventKey {
+  readonly start: number;
+  readonly id: string;
+  readonly high: number;
+  readonly low: number;
+
+  constructor(stored: StoredEvent) {
+    this.start = stored.startMs;
+    this.id = stored.id;
+    [this.high, this.low] = idCodes(this.id);
+  }
+}
+
+/** An id's two id keys (see EventKey). */
+function idCodes(id: string): [number, number] {
+  let high = 0;
+  let low = 0;
+  let clamped = false;
+  for (let i = 0; i < 12; i++) {
+    let code = clamped || i >= id.length ? 0 : id.charCodeAt(i);
+    // 255 and every code past it are one value, after which nothing more is told: the ids decide.
+    if (code >= 255) {
+      code = 255;
+      clamped = true;
+    }
+    if (i < 6) high = high * 256 + code;
+    else low = low * 256 + code;
+  }
+  return [high, low];
+}
+
+function idKeysOf(events: readonly StoredEvent[]): number[] {
+  const keys: number[] = [];
+  for (const stored of events) keys.push(...idCodes(stored.id));
+  return keys;
+}
+
 export function newLeaf(items: StoredEvent[]): Leaf {
-  return { leaf: true, items, starts: items.map(startOf), ids: items.map(idOf), maxEnd: latestEnd(items), next: undefined };
+  return { leaf: true, items, starts: items.map(startOf), idKeys: idKeysOf(items), maxEnd: latestEnd(items), next: undefined };
 }
 
 const startOf = (stored: StoredEvent): number => stored.startMs;
-const idOf = (stored: StoredEvent): string => stored.id;
 
 export function newBranch(children: TreeNode[]): Branch {
   // size and maxEnd are set by recount.
   const lows = children.map(lowOf);
-  const branch: Branch = { leaf: false, children, lows, lowStarts: lows.map(startOf), lowIds: lows.map(idOf), size: 0, maxEnd: 0 };
+  const branch: Branch = { leaf: false, children, lows, lowStarts: lows.map(startOf), lowIdKeys: idKeysOf(lows), size: 0, maxEnd: 0 };
   recount(branch);
   return branch;
 }
@@ -104,7 +146,9 @@ export function buildTree(sorted: readonly StoredEvent[]): TreeNode {
 export function setLow(branch: Branch, i: number, stored: StoredEvent): void {
   branch.lows[i] = stored;
   branch.lowStarts[i] = stored.startMs;
-  branch.lowIds[i] = stored.id;
+  const [high, low] = idCodes(stored.id);
+  branch.lowIdKeys[2 * i] = high;
+  branch.lowIdKeys[2 * i + 1] = low;
 }
 
 /** Puts child `child` at `i` of `branch`, and its low. */
@@ -113,22 +157,37 @@ export function insertChild(branch: Branch, i: number, child: TreeNode): void {
   branch.children.splice(i, 0, child);
   branch.lows.splice(i, 0, low);
   branch.lowStarts.splice(i, 0, low.startMs);
-  branch.lowIds.splice(i, 0, low.id);
+  branch.lowIdKeys.splice(2 * i, 0, ...idCodes(low.id));
 }
 
-/** The index of the child of `branch` whose range holds the event at (`start`, `id`) (0 when it sorts before every low). */
-export function childFor(branch: Branch, start: number, id: string): number {
-  const starts = branch.lowStarts;
+/** The index of the child of `branch` whose range holds the event at `key` (0 when it sorts before every low). */
+export function childFor(branch: Branch, key: EventKey): number {
   let low = 1;
-  let high = starts.length;
+  let high = branch.lowStarts.length;
   // The largest i with lows[i] <= the event, found among 1..length-1; else 0.
   while (low < high) {
     const middle = (low + high) >>> 1;
-    const lowStart = starts[middle]!;
-    if (start > lowStart || (start === lowStart && id >= branch.lowIds[middle]!)) low = middle + 1;
+    if (entryBefore(branch.lowStarts, branch.lowIdKeys, branch.lows, middle, key, true)) low = middle + 1;
     else high = middle;
   }
   return low - 1;
+}
+
+/**
+ * Whether entry `i` of a node (its start in `starts`, its id keys in `idKeys`, its event in `events`) sorts before the
+ * event at `key` in list order (compareEvents, sort-events.ts), or is it when `orSame`. It reads numbers, and an event
+ * only when they are all equal: events come in several shapes (a replayed PackedEvent reads its start through a
+ * getter), ids are strings elsewhere in memory, and every insert made some twenty such comparisons.
+ */
+function entryBefore(starts: readonly number[], idKeys: readonly number[], events: readonly StoredEvent[], i: number, key: EventKey, orSame: boolean): boolean {
+  const start = starts[i]!;
+  if (start !== key.start) return start < key.start;
+  const high = idKeys[2 * i]!;
+  if (high !== key.high) return high < key.high;
+  const low = idKeys[2 * i + 1]!;
+  if (low !== key.low) return low < key.low;
+  const id = events[i]!.id;
+  return orSame ? id <= key.id : id < key.id;
 }
 
 /** The largest i with lowStarts[i] < ms, or -1. */
@@ -136,20 +195,13 @@ export function lastLowStartingBefore(lowStarts: readonly number[], ms: number):
   return firstStartingAtOrAfter(lowStarts, ms) - 1;
 }
 
-/**
- * The first index of `leaf` whose event is not before the event at (`start`, `id`) in list order (compareEvents,
- * sort-events.ts). It reads the leaf's arrays of starts and ids, never the events: they come in several shapes (a
- * replayed PackedEvent reads its start through a getter), and the searches of every insert made some twenty such
- * reads on each tree.
- */
-export function lowerBound(leaf: Leaf, start: number, id: string): number {
-  const starts = leaf.starts;
+/** The first index of `leaf` whose event is not before the event at `key` in list order. */
+export function lowerBound(leaf: Leaf, key: EventKey): number {
   let low = 0;
-  let high = starts.length;
+  let high = leaf.starts.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    const itemStart = starts[middle]!;
-    if (itemStart < start || (itemStart === start && leaf.ids[middle]! < id)) low = middle + 1;
+    if (entryBefore(leaf.starts, leaf.idKeys, leaf.items, middle, key, false)) low = middle + 1;
     else high = middle;
   }
   return low;

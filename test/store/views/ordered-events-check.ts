@@ -1,6 +1,7 @@
 // The structural invariants of OrderedEvents' B+tree, checked from outside through its read-only root (test-only: the
 // service never needs them, so they do not live in src/). Nothing here changes the tree.
 import type { StoredEvent } from '../../../src/events/event.js';
+import { EventKey } from '../../../src/store/views/ordered-nodes.js';
 import { type Leaf, MAX_ENTRIES, MIN_ENTRIES, type OrderedEvents, type TreeNode } from '../../../src/store/views/ordered-events.js';
 import { compareEvents } from '../../../src/store/views/sort-events.js';
 
@@ -19,11 +20,12 @@ function latestEnd(items: readonly StoredEvent[]): number {
   return max;
 }
 
-/** Throws unless `starts` and `ids` are the start and id of each of `events`, in step. */
-function checkKeys(events: readonly StoredEvent[], starts: readonly number[], ids: readonly string[], what: string): void {
-  if (starts.length !== events.length || ids.length !== events.length) throw new Error(`${what}: ${starts.length} starts and ${ids.length} ids for ${events.length} events`);
+/** Throws unless `starts` and `idKeys` are the start and id keys of each of `events`, in step (two id keys an event). */
+function checkKeys(events: readonly StoredEvent[], starts: readonly number[], idKeys: readonly number[], what: string): void {
+  if (starts.length !== events.length || idKeys.length !== 2 * events.length) throw new Error(`${what}: ${starts.length} starts and ${idKeys.length} id keys for ${events.length} events`);
   events.forEach((event, i) => {
-    if (starts[i] !== event.startMs || ids[i] !== event.id) throw new Error(`${what}: key ${i} is (${starts[i]}, ${ids[i]}), its event is (${event.startMs}, ${event.id})`);
+    const key = new EventKey(event);
+    if (starts[i] !== key.start || idKeys[2 * i] !== key.high || idKeys[2 * i + 1] !== key.low) throw new Error(`${what}: the keys of ${i} are (${starts[i]}, ${idKeys[2 * i]}, ${idKeys[2 * i + 1]}), its event's (${key.start}, ${key.high}, ${key.low})`);
   });
 }
 
@@ -41,14 +43,14 @@ export function checkInvariants(tree: OrderedEvents): TreeShape {
     if (depth > 0 && entries < MIN_ENTRIES) throw new Error(`a node holds ${entries} entries, fewer than ${MIN_ENTRIES}`);
     if (entries > MAX_ENTRIES) throw new Error(`a node holds ${entries} entries, more than ${MAX_ENTRIES}`);
     if (node.leaf) {
-      checkKeys(node.items, node.starts, node.ids, 'a leaf');
+      checkKeys(node.items, node.starts, node.idKeys, 'a leaf');
       if (!Object.is(node.maxEnd, latestEnd(node.items))) throw new Error(`a leaf's maxEnd is ${node.maxEnd}, not ${latestEnd(node.items)}`);
       leaves.push(node);
       return { size: entries, maxEnd: node.maxEnd, leafDepth: depth };
     }
     if (entries < 2) throw new Error(`a branch has ${entries} child`);
     if (node.lows.length !== entries) throw new Error(`a branch has ${node.lows.length} lows for ${entries} children`);
-    checkKeys(node.lows, node.lowStarts, node.lowIds, "a branch's lows");
+    checkKeys(node.lows, node.lowStarts, node.lowIdKeys, "a branch's lows");
     let size = 0;
     let maxEnd = -Infinity;
     let leafDepth = -1;

@@ -64,7 +64,11 @@ function runModel(seed: number, initial: number, steps: number): void {
   const randomEvent = (): StoredEvent => {
     const start = BASE + below(400) * HOUR;
     const duration = below(10) === 0 ? below(24 * 40) * HOUR + 1 : (1 + below(4)) * HOUR;
-    return stored(`evt_${below(1e9).toString(36).padStart(8, '0')}${String(serial++).padStart(8, '0')}`, start, start + duration);
+    // Ids as the service makes them; ids alike in their first twelve characters (the tree's id keys hold those, the
+    // rest is compared as strings); ids with characters past 255 and past the Latin-1 ones; short ids.
+    const random = below(1e9).toString(36).padStart(8, '0');
+    const forms = [`evt_${random}`, `evt_alike_id_${random.slice(0, 2)}`, `evt_${'ÿé\u4e00\u0101'[below(4)]}${random.slice(0, below(9))}`, random.slice(0, 1 + below(3))];
+    return stored(`${forms[below(8) < 5 ? 0 : below(4)]}${String(serial++).padStart(8, '0')}`, start, start + duration);
   };
   const model = new SortedArrayModel();
   for (let i = 0; i < initial; i++) model.items.push(randomEvent());
