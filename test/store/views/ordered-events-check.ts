@@ -1,7 +1,6 @@
 // The structural invariants of OrderedEvents' B+tree, checked from outside through its read-only root (test-only: the
 // service never needs them, so they do not live in src/). Nothing here changes the tree.
 import type { StoredEvent } from '../../../src/events/event.js';
-import { EventKey } from '../../../src/store/views/ordered-nodes.js';
 import { type Leaf, MAX_ENTRIES, MIN_ENTRIES, type OrderedEvents, type TreeNode } from '../../../src/store/views/ordered-events.js';
 import { compareEvents } from '../../../src/store/views/sort-events.js';
 
@@ -20,17 +19,8 @@ function latestEnd(items: readonly StoredEvent[]): number {
   return max;
 }
 
-/** Throws unless `starts` and `idKeys` are the start and id keys of each of `events`, in step (two id keys an event). */
-function checkKeys(events: readonly StoredEvent[], starts: readonly number[], idKeys: readonly number[], what: string): void {
-  if (starts.length !== events.length || idKeys.length !== 2 * events.length) throw new Error(`${what}: ${starts.length} starts and ${idKeys.length} id keys for ${events.length} events`);
-  events.forEach((event, i) => {
-    const key = new EventKey(event);
-    if (starts[i] !== key.start || idKeys[2 * i] !== key.high || idKeys[2 * i + 1] !== key.low) throw new Error(`${what}: the keys of ${i} are (${starts[i]}, ${idKeys[2 * i]}, ${idKeys[2 * i + 1]}), its event's (${key.start}, ${key.high}, ${key.low})`);
-  });
-}
-
 /**
- * Throws when an invariant does not hold: the keys beside each node's events are theirs; every node but the root holds 16 to 64 entries, a root branch at least 2
+ * Throws when an invariant does not hold: every node but the root holds 16 to 64 entries, a root branch at least 2
  * children; sizes, latest ends and lows are those of the children; leaves all at one depth, each linked to the next;
  * events in strict list order. Returns the tree's shape.
  */
@@ -43,14 +33,12 @@ export function checkInvariants(tree: OrderedEvents): TreeShape {
     if (depth > 0 && entries < MIN_ENTRIES) throw new Error(`a node holds ${entries} entries, fewer than ${MIN_ENTRIES}`);
     if (entries > MAX_ENTRIES) throw new Error(`a node holds ${entries} entries, more than ${MAX_ENTRIES}`);
     if (node.leaf) {
-      checkKeys(node.items, node.starts, node.idKeys, 'a leaf');
       if (!Object.is(node.maxEnd, latestEnd(node.items))) throw new Error(`a leaf's maxEnd is ${node.maxEnd}, not ${latestEnd(node.items)}`);
       leaves.push(node);
       return { size: entries, maxEnd: node.maxEnd, leafDepth: depth };
     }
     if (entries < 2) throw new Error(`a branch has ${entries} child`);
     if (node.lows.length !== entries) throw new Error(`a branch has ${node.lows.length} lows for ${entries} children`);
-    checkKeys(node.lows, node.lowStarts, node.lowIdKeys, "a branch's lows");
     let size = 0;
     let maxEnd = -Infinity;
     let leafDepth = -1;
