@@ -5,6 +5,9 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 /** 2^32: the base of the limbs the bytes are divided in. */
 const LIMB = 0x1_0000_0000;
 
+/** The limbs of a number of up to 32 bytes, reused by every call (each runs to its end): an id made no array of them. */
+const SCRATCH_LIMBS = new Float64Array(8);
+
 /**
  * Writes `bytes` as `length` base62 characters (big-endian, left-padded; only the lowest `length` digits when the
  * number is larger). The text is made in one piece from its character codes (see base62Into).
@@ -24,15 +27,16 @@ export function base62(bytes: Uint8Array, length: number): string {
  */
 export function base62Into(bytes: Uint8Array, length: number, codes: number[], at: number): void {
   // Leading zero bytes pad the number to whole limbs without changing it.
-  const limbs = new Array<number>(Math.ceil(bytes.length / 4)).fill(0);
-  const pad = limbs.length * 4 - bytes.length;
+  const count = Math.ceil(bytes.length / 4);
+  const limbs = count <= SCRATCH_LIMBS.length ? SCRATCH_LIMBS.fill(0, 0, count) : new Float64Array(count);
+  const pad = count * 4 - bytes.length;
   for (let i = 0; i < bytes.length; i++) {
     const place = i + pad;
     limbs[place >>> 2] = limbs[place >>> 2]! * 256 + bytes[i]!;
   }
   for (let i = length - 1; i >= 0; i--) {
     let remainder = 0;
-    for (let j = 0; j < limbs.length; j++) {
+    for (let j = 0; j < count; j++) {
       const current = remainder * LIMB + limbs[j]!;
       const quotient = Math.floor(current / 62);
       limbs[j] = quotient;

@@ -17,7 +17,7 @@ export function pooledRandomBytes(source: (size: number) => Uint8Array, poolSize
     }
     // A copy made explicitly: on a Buffer (what crypto.randomBytes returns) slice() is a view, not a copy.
     const drawn = new Uint8Array(size);
-    drawn.set(pool.subarray(at, at + size));
+    for (let i = 0; i < size; i++) drawn[i] = pool[at + i]!;
     pool.fill(0, at, at + size);
     at += size;
     return drawn;
