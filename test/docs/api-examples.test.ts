@@ -106,11 +106,12 @@ test('docs/api.md webhooks: the curl registers a webhook, the standardwebhooks r
   let receiver: ReturnType<typeof spawn> | undefined;
   try {
     const key = /cek_[A-Za-z0-9]+/.exec(server.stderr())![0];
-    const script = block('## Webhooks', 'sh', '/webhooks').split('127.0.0.1:3000').join(new URL(server.url).host).split('4000').join(port);
+    // The receiver's port first, where the doc names it, so a server port that holds the digits 4000 is left whole.
+    const script = block('## Webhooks', 'sh', '/webhooks').split('127.0.0.1:4000').join(`127.0.0.1:${port}`).split('127.0.0.1:3000').join(new URL(server.url).host);
     const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, ADMIN_KEY: key }, encoding: 'utf8', timeout: 30_000 });
     assert.equal(result.status, 0, result.stderr);
     const secret = (JSON.parse(result.stdout) as { secret: string }).secret;
-    writeFileSync(receiverFile, block('## Webhooks', 'js', 'standardwebhooks').split('4000').join(port));
+    writeFileSync(receiverFile, block('## Webhooks', 'js', 'standardwebhooks').split('listen(4000,').join(`listen(${port},`));
     receiver = spawn(process.execPath, [receiverFile], { env: { ...process.env, WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     receiver.stdout!.on('data', (chunk) => (stdout += chunk));
