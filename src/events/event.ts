@@ -133,19 +133,6 @@ export function createdJson(record: EventRecord): string {
   return JSON.stringify(created);
 }
 
-/**
- * createdJson(record) made from `view`, the record's viewJson: its organizer swapped for its `created_at`, the rest as
- * it is, rather than a second object and stringify on every create. The organizer follows `registered_count` in the
- * view, and no string value of a view holds an unescaped quote, so where it stands is found exactly (a view without
- * it, which no store makes, gets createdJson).
- */
-export function createdJsonFromView(record: EventRecord, view: string): string {
-  const organizer = `,"organizer":${JSON.stringify({ name: record.organizer.name, email: record.organizer.email })}`;
-  const at = view.indexOf(organizer, view.indexOf('"registered_count":'));
-  if (at === -1) return createdJson(record);
-  return `${view.slice(0, at)},"created_at":${JSON.stringify(record.created_at)}${view.slice(at + organizer.length)}`;
-}
-
 /** The full record of a stored event, read back from its view. */
 export function toRecord(stored: StoredEvent): EventRecord {
   const view = JSON.parse(stored.json) as Omit<EventRecord, 'created_at'>;

@@ -8,7 +8,7 @@ import { listPage } from './list-page.js';
 import { pageLinks } from '../http/page-links.js';
 import type { EventChange, EventStore } from '../store/event-store.js';
 import { writeAnyEvent } from '../series/occurrence-writes.js';
-import { createdJson, createdJsonFromView, etagOf, isHiddenStatus, type EventRecord, type StoredEvent, toRecord, viewJson } from './event.js';
+import { createdJson, etagOf, isHiddenStatus, type EventRecord, type StoredEvent, toRecord, viewJson } from './event.js';
 import { validateCreate, validateUpdate } from './validate.js';
 import { maySee, movedStatus, type ApprovalMode } from './publishing.js';
 import type { ParsedListQuery } from './list-query.js';
@@ -101,7 +101,7 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
       }, { idem });
       return {
         status: 201,
-        body: createdJsonFromView(record, stored!.json),
+        body: createdJson(record),
         headers: { Location: `${context.prefix}/events/${record.id}`, ETag: etagOf(stored!) },
       };
     }),

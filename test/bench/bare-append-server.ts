@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { crc32 } from '../../src/lib/crc32.js';
+import { serveBare } from './serve-bare.js';
 
 const [mode, logFile] = process.argv.slice(2);
 if ((mode !== 'events' && mode !== 'registrations') || logFile === undefined) {
@@ -143,11 +143,4 @@ const server = http.createServer((request, response) => {
     append(valid.line, response, valid.answer);
   });
 });
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  process.stdout.write(`listening on http://127.0.0.1:${port} (pid ${process.pid})\n`);
-});
-process.on('SIGTERM', () => {
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-});
+serveBare(server);

@@ -2,8 +2,8 @@
 // Run: node --import tsx test/bench/bare-server.ts bytes|stringify SAMPLE.json   (prints `listening on URL (pid N)`)
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { BareSample } from './baselines.js';
+import { serveBare } from './serve-bare.js';
 
 const [mode, sampleFile] = process.argv.slice(2);
 if ((mode !== 'bytes' && mode !== 'stringify') || sampleFile === undefined) {
@@ -26,11 +26,4 @@ const server =
         response.writeHead(200, { ...headers, 'Content-Length': String(Buffer.byteLength(text)) });
         response.end(text);
       });
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  process.stdout.write(`listening on http://127.0.0.1:${port} (pid ${process.pid})\n`);
-});
-process.on('SIGTERM', () => {
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-});
+serveBare(server);
