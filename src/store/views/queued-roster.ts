@@ -11,10 +11,16 @@ export interface WorkingRoster extends RosterView {
   checkIn(id: string, at: string): void;
 }
 
-/** A registration a queued change touched: its state after the queued changes (null: removed), and how many are not yet durable. */
+/**
+ * A registration a queued change touched: its state after the queued changes (null: removed), and how many are not
+ * yet durable. `readdPending`: when it was added again after a removal, how many of those changes up to that addition
+ * are not durable yet (0 once it is, or when it was not): until then it stands last, as in a Roster, not where the
+ * committed roster still has it.
+ */
 interface Changed {
   state: Registration | null;
   notDurable: number;
+  readdPending: number;
 }
 
 /**
@@ -84,12 +90,12 @@ export class QueuedRoster implements WorkingRoster {
     // them, so no more are asked for), then those queued waitlisted.
     const base = this.#base;
     for (const id of base.nextToConfirm(base.confirmed + seats + this.#changed.size)) {
-      if (this.get(id)?.status !== 'waitlisted') continue;
+      if (this.get(id)?.status !== 'waitlisted' || this.#readded(id)) continue;
       ids.push(id);
       if (--seats === 0) return ids;
     }
-    for (const [id, { state }] of this.#changed) {
-      if (state?.status !== 'waitlisted' || base.get(id)?.status === 'waitlisted') continue;
+    for (const [id, { state, readdPending }] of this.#changed) {
+      if (state?.status !== 'waitlisted' || (base.get(id)?.status === 'waitlisted' && readdPending === 0)) continue;
       ids.push(id);
       if (--seats === 0) return ids;
     }
@@ -132,15 +138,21 @@ export class QueuedRoster implements WorkingRoster {
   committed(ids: readonly string[]): void {
     for (const id of ids) {
       const changed = this.#changed.get(id);
-      if (changed !== undefined && --changed.notDurable === 0) this.#changed.delete(id);
+      if (changed === undefined) continue;
+      if (changed.readdPending > 0) changed.readdPending--;
+      if (--changed.notDurable === 0) this.#changed.delete(id);
     }
     for (const [email, { by }] of this.#emails) if (!this.#changed.has(by)) this.#emails.delete(email);
   }
 
   #change(id: string, state: Registration | null): void {
     const changed = this.#changed.get(id);
-    if (changed === undefined) this.#changed.set(id, { state, notDurable: 1 });
-    else {
+    if (changed === undefined) this.#changed.set(id, { state, notDurable: 1, readdPending: 0 });
+    else if (changed.state === null && state !== null) {
+      // Added again after a queued removal: it goes last, as the newest registration.
+      this.#changed.delete(id);
+      this.#changed.set(id, { state, notDurable: changed.notDurable + 1, readdPending: changed.notDurable + 1 });
+    } else {
       changed.state = state;
       changed.notDurable++;
     }
@@ -154,20 +166,25 @@ export class QueuedRoster implements WorkingRoster {
     return difference;
   }
 
+  /** Added again after a removal, and that addition not durable yet: the committed roster's place for it is the old one. */
+  #readded(id: string): boolean {
+    return (this.#changed.get(id)?.readdPending ?? 0) > 0;
+  }
+
   #existing(id: string): Registration {
     const registration = this.get(id);
     if (registration === undefined) throw new RosterError(`registration ${id} is not on this event`);
     return registration;
   }
 
-  /** The queued state as a Roster of its own: the committed registrations in order, each as queued, then the new ones. */
+  /** The queued state as a Roster of its own: the committed registrations in order, each as queued, then the new ones (and those added again after a removal). */
   #materialised(): Roster {
     const roster = new Roster();
     for (const registration of this.#base.values()) {
       const queued = this.get(registration.id);
-      if (queued !== undefined) roster.add(queued);
+      if (queued !== undefined && !this.#readded(registration.id)) roster.add(queued);
     }
-    for (const [id, { state }] of this.#changed) if (state !== null && this.#base.get(id) === undefined) roster.add(state);
+    for (const [id, { state, readdPending }] of this.#changed) if (state !== null && (readdPending > 0 || this.#base.get(id) === undefined)) roster.add(state);
     return roster;
   }
 }
