@@ -154,7 +154,8 @@ export function eventRoutes(deps: EventHandlerDeps): { method: string; pattern: 
 /** The create's first answer again, from what the store remembered of it (API.md §9.3). */
 function createdAnswer(entry: IdempotencyEntry, context: RequestContext): HandlerResult {
   if (entry.answer.kind !== 'event') throw new Error(`the answer remembered for an event's create is a ${entry.answer.kind}`);
-  const record = { ...(JSON.parse(entry.answer.view) as Omit<EventRecord, 'created_at'>), created_at: entry.answer.createdAt };
+  const record = JSON.parse(entry.answer.view) as EventRecord;
+  record.created_at = entry.answer.createdAt;
   return { status: 201, body: createdJson(record), headers: { Location: `${context.prefix}/events/${record.id}`, ETag: `"${entry.seq.toString(36)}"` } };
 }
 

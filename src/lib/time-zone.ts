@@ -88,14 +88,14 @@ export function isTimeZone(name: string): boolean {
 
 /** The local fields of instant `ms` in `zone`. */
 export function localTime(zone: string, ms: number): LocalTime {
-  const fields = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
+  const fields = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, millisecond: ((ms % 1000) + 1000) % 1000 };
   let before = false;
   for (const part of formatterFor(zone).formatToParts(ms)) {
     if (part.type === 'era') before = part.value === 'BC' || part.value === 'B';
     else if (part.type in fields) fields[part.type as keyof typeof fields] = Number(part.value);
   }
   if (before) fields.year = 1 - fields.year;
-  return { ...fields, millisecond: ((ms % 1000) + 1000) % 1000 };
+  return fields;
 }
 
 /** The zone's offset from UTC at instant `ms`, in ms (Berlin in summer: +7,200,000). */
