@@ -90,7 +90,8 @@ function decodeIdempotencyLine(fields: Record<string, unknown>, seq: number, opt
     if (typeof registration === 'string') return `an idem line ${registration}`;
     answer = { kind: 'registration', registration };
   }
-  return { seq, op: 'idem', entry: { ...tag, atMs, seq, answer } };
+  // Fields named one by one, as remember-answer.ts does: on Node 20 a spread plus new fields gives each entry a hidden class of its own.
+  return { seq, op: 'idem', entry: { key: tag.key, keyId: tag.keyId, requestHash: tag.requestHash, atMs, seq, answer } };
 }
 
 const STATUSES: readonly RegistrationStatus[] = ['confirmed', 'waitlisted'];

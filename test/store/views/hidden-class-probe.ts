@@ -2,6 +2,8 @@
 // reads on every request, the way the service makes them, and prints for each kind whether they all share one V8
 // hidden class (a map). Node 20's V8 gives every `{ ...object, newField }` a hidden class of its own.
 import { toRecord } from '../../../src/events/event.js';
+import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import { encodeIdempotency } from '../../../src/store/records/encode-record.js';
 import { localTime } from '../../../src/lib/time-zone.js';
 import { DocumentTable } from '../../../src/store/views/document-table.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
@@ -29,4 +31,11 @@ for (let n = 0; n < COUNT; n++) {
 }
 const records = Array.from({ length: COUNT }, (_, n) => toRecord(toStored(sampleRecord(n + 1), n + 1)));
 const times = Array.from({ length: COUNT }, (_, n) => localTime('Europe/Berlin', Date.UTC(2030, 0, 1) + n * 3_600_123));
-process.stdout.write(`${JSON.stringify({ registrations: allShareOne(registrations), records: allShareOne(records), localTimes: allShareOne(times) })}\n`);
+// Remembered answers as replay reads them back from the idem lines compaction writes.
+const remembered = Array.from({ length: COUNT }, (_, n) => {
+  const line = encodeIdempotency({ key: `key-${n}`, keyId: 'key_probe', requestHash: 'h'.repeat(64), atMs: Date.UTC(2030, 0, 1), seq: n + 1, answer: { kind: 'event', view: toStored(sampleRecord(n + 1), n + 1).json, createdAt: '2030-01-01T00:00:00.000Z' } });
+  const record = decodeRecord(Buffer.from(line), 0, Buffer.byteLength(line) - 1);
+  if (typeof record === 'string' || record.op !== 'idem') throw new Error(`an idem line did not read back: ${String(record)}`);
+  return record.entry;
+});
+process.stdout.write(`${JSON.stringify({ registrations: allShareOne(registrations), records: allShareOne(records), localTimes: allShareOne(times), remembered: allShareOne(remembered) })}\n`);

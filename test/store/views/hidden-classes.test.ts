@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const PROBE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'hidden-class-probe.ts');
 
-test('registrations, records read back from a view, and local times each share one hidden class', () => {
+test('registrations, records read back from a view, local times and replayed remembered answers each share one hidden class', () => {
   const output = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', PROBE], { encoding: 'utf8' });
-  assert.deepEqual(JSON.parse(output), { registrations: true, records: true, localTimes: true });
+  assert.deepEqual(JSON.parse(output), { registrations: true, records: true, localTimes: true, remembered: true });
 });
