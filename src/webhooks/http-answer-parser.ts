@@ -39,8 +39,11 @@ export class AnswerParser {
   problem = '';
   readonly #maxBodyBytes: number;
   #state: BodyState = 'head';
-  /** The bytes of a head whose end has not come yet. */
-  #pending: Buffer | undefined;
+  /** The bytes of a head whose end has not come yet: the first `#heldLength` of a buffer that grows by doubling. */
+  #held: Buffer | undefined;
+  #heldLength = 0;
+  /** How many of the held bytes were searched for the head's end in vain: the next search starts just before them. */
+  #searched = 0;
   #keepAlive = false;
   /** Body bytes still expected: of a Content-Length body, or of the current chunk. */
   #remaining = 0;
@@ -89,33 +92,65 @@ export class AnswerParser {
    */
   #readHead(chunk: Buffer): number {
     let bytes = chunk;
-    /** Where `chunk` starts in `bytes`: after the head bytes kept from earlier chunks. */
+    /** Where `chunk` starts in `bytes`: after the head bytes held from earlier chunks. */
     let offset = 0;
-    if (this.#pending !== undefined) {
-      offset = this.#pending.length;
-      bytes = Buffer.concat([this.#pending, chunk]);
-      this.#pending = undefined;
+    /** Where the search for a head's end starts: the held bytes were searched already (3 bytes back: "\r\n\r\n" may be cut). */
+    let searchFrom = 0;
+    if (this.#heldLength > 0) {
+      offset = this.#heldLength;
+      searchFrom = Math.max(0, this.#searched - 3);
+      bytes = this.#hold(chunk);
     }
     let from = 0;
     for (;;) {
       // Empty lines before a status line are skipped, as Node's parser does: some servers send a stray CRLF after a body.
       while (from < bytes.length && (bytes[from] === CR || bytes[from] === LF)) from++;
-      if (from >= bytes.length) return NEED_MORE;
-      const end = headEnd(bytes, from);
+      if (from >= bytes.length) return this.#release(NEED_MORE);
+      const end = headEnd(bytes, Math.max(from, searchFrom));
       if (end === undefined) {
         if (bytes.length - from > MAX_HEAD_BYTES) {
           this.#invalid(`its head is longer than ${MAX_HEAD_BYTES / 1024} KiB`);
-          return INVALID;
+          return this.#release(INVALID);
         }
-        // A copy: `chunk` may be a read buffer the next read overwrites.
-        this.#pending = Buffer.from(bytes.subarray(from));
+        // Held, a copy (`chunk` may be a read buffer the next read overwrites) with room to grow: a head that comes a
+        // byte at a time costs its length in copies and searches, not its square.
+        if (bytes === chunk) this.#hold(chunk.subarray(from));
+        else if (from > 0) {
+          // The rest after a 1xx head (or blank lines) moves to the front of the held bytes.
+          headWork.copied += bytes.length - from;
+          bytes.copyWithin(0, from);
+          this.#heldLength = bytes.length - from;
+        }
+        this.#searched = this.#heldLength;
         return NEED_MORE;
       }
-      if (!this.#parseHead(bytes, from, end.headLength)) return INVALID;
+      if (!this.#parseHead(bytes, from, end.headLength)) return this.#release(INVALID);
       from = end.bodyAt;
-      if (this.#state !== 'head') return from - offset;
-      if (from >= bytes.length) return NEED_MORE;
+      searchFrom = 0;
+      if (this.#state !== 'head') return this.#release(from - offset);
+      if (from >= bytes.length) return this.#release(NEED_MORE);
     }
+  }
+
+  /** Appends `bytes` to the held ones (the buffer doubles when full); returns every byte held. */
+  #hold(bytes: Buffer): Buffer {
+    const length = this.#heldLength + bytes.length;
+    if (this.#held === undefined || this.#held.length < length) {
+      const grown = Buffer.allocUnsafe(Math.max(length, 2 * (this.#held?.length ?? 0), 1024));
+      if (this.#held !== undefined) headWork.copied += this.#held.copy(grown, 0, 0, this.#heldLength);
+      this.#held = grown;
+    }
+    headWork.copied += bytes.copy(this.#held, this.#heldLength);
+    this.#heldLength = length;
+    return this.#held.subarray(0, length);
+  }
+
+  /** Lets the held bytes go (the head was read, or will never be): returns `result`. */
+  #release(result: number): number {
+    this.#held = undefined;
+    this.#heldLength = 0;
+    this.#searched = 0;
+    return result;
   }
 
   /** Parses the head in bytes[start, end); false when invalid. Sets the status and the body's framing unless it is a 1xx (then stays in 'head'). */
@@ -267,8 +302,12 @@ export class AnswerParser {
   }
 }
 
+/** Bytes copied into held heads and searched for a head's end, for the tests: linear in a head's length however it is cut. */
+export const headWork = { copied: 0, searched: 0 };
+
 /** Where a head ends in `bytes` (searched from `from`): where its blank line starts, and where the body starts. */
 function headEnd(bytes: Buffer, from: number): { headLength: number; bodyAt: number } | undefined {
+  headWork.searched += bytes.length - from;
   const crlf = bytes.indexOf(CRLF_CRLF, from);
   // A bare LF ends a line too, as Node's own parser lets it.
   const lf = bytes.indexOf(LF_LF, from);

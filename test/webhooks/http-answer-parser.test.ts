@@ -2,7 +2,7 @@
 // never more than the 64 KiB of body API.md §13 allows; whatever way the bytes are cut into chunks.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AnswerParser, type AnswerAtClose, type AnswerProgress } from '../../src/webhooks/http-answer-parser.js';
+import { AnswerParser, headWork, type AnswerAtClose, type AnswerProgress } from '../../src/webhooks/http-answer-parser.js';
 import { mulberry32 } from '../helpers/random.js';
 
 const LIMIT = 64 * 1024;
@@ -139,4 +139,20 @@ test('AnswerParser skips empty lines before a status line, as a stray CRLF after
   assert.deepEqual(read('\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'), { progress: 'complete', status: 200, reusable: true });
   assert.deepEqual(read('\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n', [1, 1, 1, 1, 3]), { progress: 'complete', status: 204, reusable: true });
   assert.deepEqual(read('\r\n', []), { progress: 'partial', status: null, reusable: false });
+});
+
+test('AnswerParser reads a head that comes a byte at a time with work in proportion to its length, and still refuses one over 64 KiB', () => {
+  // A receiver may dribble its head: held bytes were copied whole and searched again from their start on every byte.
+  const lines = Array.from({ length: 1_400 }, (_, n) => `X-Filler-${n}: ${'v'.repeat(30)}\r\n`).join('');
+  const text = `HTTP/1.1 100 Continue\r\n\r\n\r\nHTTP/1.1 200 OK\r\n${lines}Content-Length: 2\r\n\r\nok`;
+  assert.ok(text.length > 60_000 && text.length < LIMIT, `a head of ${text.length} bytes`);
+  const before = { ...headWork };
+  const sizes = Array.from({ length: text.length }, () => 1);
+  assert.deepEqual(read(text, sizes), { progress: 'complete', status: 200, reusable: true });
+  const copied = headWork.copied - before.copied;
+  const searched = headWork.searched - before.searched;
+  assert.ok(copied <= 4 * text.length, `copied ${copied} bytes for a head of ${text.length}`);
+  assert.ok(searched <= 6 * text.length, `searched ${searched} bytes for a head of ${text.length}`);
+  const tooLong = `HTTP/1.1 200 OK\r\nX-Long: ${'v'.repeat(LIMIT)}\r\n\r\n`;
+  assert.equal(read(tooLong, Array.from({ length: tooLong.length }, () => 1)).progress, 'invalid');
 });
