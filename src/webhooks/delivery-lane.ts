@@ -9,6 +9,11 @@ import { isAfter, type WebhookMessage } from './messages.js';
 /** The clock and timers deliveries run on (a fake one in tests). */
 export interface WebhookClock {
   now(): number;
+  /**
+   * Milliseconds on a clock that is never set (`performance.now()`), which an attempt's 10 s are measured on: the
+   * wall clock may step (NTP, a resumed VM). Without it, `now` (a fake clock, which never steps unless told to).
+   */
+  elapsed?(): number;
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }
@@ -16,6 +21,7 @@ export interface WebhookClock {
 /** The real clock; its timers never keep the process alive. */
 export const realClock: WebhookClock = {
   now: Date.now,
+  elapsed: () => performance.now(),
   setTimeout(callback, ms) {
     const timer = setTimeout(callback, ms);
     timer.unref();
@@ -55,7 +61,7 @@ export class DeliveryLane {
   /** Signs with the secret's bytes, decoded once. */
   readonly #sign: (messageId: string, nowMs: number, body: string) => Record<string, string>;
   #retryTimer: unknown;
-  /** When the attempt in flight is given up; its timer, armed while attempts are in flight. */
+  /** When the attempt in flight is given up (on the clock's `elapsed` time); its timer, armed while attempts are in flight. */
   #deadline = 0;
   #deadlineTimer: unknown;
   /** When the pending message of a saved state is due (a restart, or another instance taking the webhook over). */
@@ -148,7 +154,7 @@ export class DeliveryLane {
     const sentAt = clock.now();
     const sent: SentAttempt = client.send({ url: this.state.url, headers: this.#sign(messageId, sentAt, body.text), body: body.text, bodyLength: body.length }, (outcome) => this.#answered(sent, outcome, message, lastOfLine, messageId, attempt));
     this.#inFlight = sent;
-    this.#deadline = sentAt + ATTEMPT_TIMEOUT_MS;
+    this.#deadline = this.#elapsed() + ATTEMPT_TIMEOUT_MS;
     this.#deadlineTimer ??= this.#deps.clock.setTimeout(() => this.#deadlinePassed(), ATTEMPT_TIMEOUT_MS);
   }
 
@@ -184,12 +190,18 @@ export class DeliveryLane {
   #deadlinePassed(): void {
     this.#deadlineTimer = undefined;
     if (this.#inFlight === undefined) return;
-    const leftMs = this.#deadline - this.#deps.clock.now();
+    const leftMs = this.#deadline - this.#elapsed();
     if (leftMs > 0) {
       this.#deadlineTimer = this.#deps.clock.setTimeout(() => this.#deadlinePassed(), leftMs);
       return;
     }
     this.#inFlight.abort(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`);
+  }
+
+  /** Time that never steps, for the deadline (see WebhookClock.elapsed). */
+  #elapsed(): number {
+    const clock = this.#deps.clock;
+    return clock.elapsed === undefined ? clock.now() : clock.elapsed();
   }
 
   /** Notes an attempt (or a gap) in the delivery log, newest first, the last 100. */

@@ -52,6 +52,35 @@ test('DeliveryLane gives up an attempt 10 s after it was sent, though its deadli
   }
 });
 
+test('DeliveryLane gives up an attempt 10 s after it was sent on time that never steps, though the wall clock is set back an hour meanwhile', { timeout: 60_000 }, async () => {
+  const clock = new FakeClock(START);
+  const h = await startHarness({ webhookHosts: ['127.0.0.1'] }, { webhooks: { clock } });
+  const receiver = await startReceiver({ verify: false });
+  try {
+    const webhook = (await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: receiver.url, events: ['event.created'] } })).json;
+    const deliveries = async (): Promise<{ status: string; error: string | null; at: string }[]> => (await h.request('GET', `/webhooks/${webhook.id}/deliveries`, { key: h.keys.admin })).json.deliveries;
+    receiver.behaviour = 'hang';
+    await h.request('POST', '/events', { key: h.keys.admin, body: { ...EVENT_FIELDS, title: 'Hung' } });
+    await eventually('the attempt', () => receiver.received.length === 1);
+    // NTP sets the clock back an hour 2 s into the attempt; 8 s later (10 s after sending) it is given up all the same.
+    clock.advanceTo(START + 2_000);
+    clock.stepWall(-3_600_000);
+    clock.advanceTo(clock.now() + 7_999);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await deliveries()).length, 0, 'not given up before its 10 s');
+    clock.advanceTo(clock.now() + 1);
+    let log = await deliveries();
+    // The abort is recorded within a few turns once the deadline fired: a bounded wait, few enough reads for the rate limit.
+    for (let tries = 0; log.length === 0 && tries < 100; tries++, log = await deliveries()) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(log.length, 1, 'given up 10 s after it was sent');
+    assert.equal(log[0]!.error, 'no answer within 10 s');
+    assert.equal(log[0]!.at, new Date(START + 10_000 - 3_600_000).toISOString());
+  } finally {
+    await receiver.close();
+    await h.close();
+  }
+});
+
 test('DeliveryLane.stop() with an attempt in flight records no attempt: after a restart it is sent at once as attempt 1', { timeout: 60_000 }, async () => {
   const clock = new FakeClock(START);
   const h = await startHarness({ webhookHosts: ['127.0.0.1'] }, { webhooks: { clock } });

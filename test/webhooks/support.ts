@@ -144,21 +144,28 @@ function answer(receiver: Receiver, request: http.IncomingMessage, response: htt
   }
 }
 
-/** A clock whose time moves only when told, with timers that fire as it passes them. */
+/**
+ * A clock whose time moves only when told, with timers that fire as it passes them. Timers run on its elapsed time,
+ * which never steps; its wall clock (`now`) moves with it, and `stepWall` sets it apart, as NTP or a resumed VM does.
+ */
 export class FakeClock {
+  #elapsed: number;
   #now: number;
   #timers: { at: number; callback: () => void; id: number }[] = [];
   #nextId = 1;
 
   constructor(start: number) {
+    this.#elapsed = start;
     this.#now = start;
   }
 
   now = (): number => this.#now;
 
+  elapsed = (): number => this.#elapsed;
+
   setTimeout = (callback: () => void, ms: number): unknown => {
     const id = this.#nextId++;
-    this.#timers.push({ at: this.#now + ms, callback, id });
+    this.#timers.push({ at: this.#elapsed + ms, callback, id });
     return id;
   };
 
@@ -166,21 +173,34 @@ export class FakeClock {
     this.#timers = this.#timers.filter((timer) => timer.id !== handle);
   };
 
-  /** The time of the earliest timer, if any. */
+  /** The wall time of the earliest timer, if any. */
   get nextTimer(): number | undefined {
-    return this.#timers.reduce<number | undefined>((earliest, timer) => (earliest === undefined || timer.at < earliest ? timer.at : earliest), undefined);
+    const earliest = this.#timers.reduce<number | undefined>((first, timer) => (first === undefined || timer.at < first ? timer.at : first), undefined);
+    return earliest === undefined ? undefined : earliest + this.#now - this.#elapsed;
   }
 
-  /** Moves to `at` (never back), firing every timer due by then, earliest first. */
+  /** Moves to wall time `at` (never back), firing every timer due by then, earliest first. */
   advanceTo(at: number): void {
+    const target = this.#elapsed + Math.max(0, at - this.#now);
     for (;;) {
-      const due = this.#timers.filter((timer) => timer.at <= at).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      const due = this.#timers.filter((timer) => timer.at <= target).sort((a, b) => a.at - b.at || a.id - b.id)[0];
       if (due === undefined) break;
       this.#timers = this.#timers.filter((timer) => timer !== due);
-      this.#now = Math.max(this.#now, due.at);
+      this.#moveTo(due.at);
       due.callback();
     }
-    this.#now = Math.max(this.#now, at);
+    this.#moveTo(target);
+  }
+
+  /** Sets the wall clock `ms` later (earlier when negative); elapsed time and timers stay. */
+  stepWall(ms: number): void {
+    this.#now += ms;
+  }
+
+  #moveTo(elapsed: number): void {
+    if (elapsed <= this.#elapsed) return;
+    this.#now += elapsed - this.#elapsed;
+    this.#elapsed = elapsed;
   }
 }
 
