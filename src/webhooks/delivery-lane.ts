@@ -30,6 +30,11 @@ export const realClock: WebhookClock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/** Time on `clock` that never steps, for deadlines and leases (see WebhookClock.elapsed). */
+export function elapsedOn(clock: WebhookClock): number {
+  return clock.elapsed === undefined ? clock.now() : clock.elapsed();
+}
+
 /** A whole exchange (connect, send, answer) must finish within this. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Attempts kept in a webhook's delivery log. */
@@ -154,7 +159,7 @@ export class DeliveryLane {
     const sentAt = clock.now();
     const sent: SentAttempt = client.send({ url: this.state.url, headers: this.#sign(messageId, sentAt, body.text), body: body.text, bodyLength: body.length }, (outcome) => this.#answered(sent, outcome, message, lastOfLine, messageId, attempt));
     this.#inFlight = sent;
-    this.#deadline = this.#elapsed() + ATTEMPT_TIMEOUT_MS;
+    this.#deadline = elapsedOn(this.#deps.clock) + ATTEMPT_TIMEOUT_MS;
     this.#deadlineTimer ??= this.#deps.clock.setTimeout(() => this.#deadlinePassed(), ATTEMPT_TIMEOUT_MS);
   }
 
@@ -190,18 +195,12 @@ export class DeliveryLane {
   #deadlinePassed(): void {
     this.#deadlineTimer = undefined;
     if (this.#inFlight === undefined) return;
-    const leftMs = this.#deadline - this.#elapsed();
+    const leftMs = this.#deadline - elapsedOn(this.#deps.clock);
     if (leftMs > 0) {
       this.#deadlineTimer = this.#deps.clock.setTimeout(() => this.#deadlinePassed(), leftMs);
       return;
     }
     this.#inFlight.abort(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`);
-  }
-
-  /** Time that never steps, for the deadline (see WebhookClock.elapsed). */
-  #elapsed(): number {
-    const clock = this.#deps.clock;
-    return clock.elapsed === undefined ? clock.now() : clock.elapsed();
   }
 
   /** Notes an attempt (or a gap) in the delivery log, newest first, the last 100. */

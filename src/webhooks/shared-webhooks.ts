@@ -4,6 +4,7 @@ import { randomId } from '../lib/random-id.js';
 import { StoreUnavailable } from '../store/store-errors.js';
 import type { WebhookInput } from './webhook-input.js';
 import { newLogId, newWebhookState, WebhookService, type WebhookServiceDeps } from './webhook-service.js';
+import { elapsedOn } from './delivery-lane.js';
 
 /** How often the list of every webhook is read again by the timer, for admins' reads while the database is away. */
 const KNOWN_MS = 5_000;
@@ -36,7 +37,7 @@ export class SharedWebhooks {
   readonly #deleted = new Set<string>();
   #warned = false;
   #closed = false;
-  /** Every webhook as last read from the table, and when: what an admin's read gets while the database is away. */
+  /** Every webhook as last read from the table, and when (elapsed time): what an admin's read gets while the database is away. */
   #known: SharedWebhook[] | undefined;
   #knownAt = -Infinity;
 
@@ -84,7 +85,7 @@ export class SharedWebhooks {
 
   /** The table's webhooks, remembered; the ones last read when the database cannot be reached. */
   async #all(): Promise<SharedWebhook[]> {
-    const at = this.#deps.clock.now();
+    const at = elapsedOn(this.#deps.clock);
     try {
       const all = await this.#deps.table.list();
       this.#known = all;
@@ -98,7 +99,7 @@ export class SharedWebhooks {
 
   /** Adds a webhook, delivered here until this instance stops or loses its lease; resolves once it is in the table. */
   async create(input: WebhookInput): Promise<WebhookState> {
-    const sentAt = this.#deps.clock.now();
+    const sentAt = elapsedOn(this.#deps.clock);
     const state = await this.#deps.table.insert(newWebhookState(input, this.#deps, () => false), this.#owner, this.#leaseMs);
     // Leased by the insert: when no renewal is due to be watched (the database failed meanwhile), watch this lease.
     if (this.#watchdog === undefined) this.#watch(sentAt);
@@ -148,7 +149,7 @@ export class SharedWebhooks {
 
   /** Renews and takes leases; starts the webhooks newly held, stops those no longer held, applies admins' changes made elsewhere. */
   async #tick(): Promise<void> {
-    const sentAt = this.#deps.clock.now();
+    const sentAt = elapsedOn(this.#deps.clock);
     // What this renewal asks for: a webhook created meanwhile (leased by its insert) is not let go for missing from it.
     const asked = new Set(this.#held.keys());
     let held: SharedWebhook[];
@@ -178,7 +179,7 @@ export class SharedWebhooks {
   }
 
   /**
-   * The leases held here were renewed by the database after `sentAt`: delivery here stops 2/3 of a lease later unless
+   * The leases held here were renewed by the database after `sentAt` (elapsed time, which never steps): delivery here stops 2/3 of a lease later unless
    * a renewal comes back meanwhile, well before they can lapse there, so two instances never deliver one webhook together.
    */
   #watch(sentAt: number): void {
@@ -186,7 +187,7 @@ export class SharedWebhooks {
     this.#watchdog = this.#deps.clock.setTimeout(() => {
       this.#watchdog = undefined;
       for (const id of [...this.#held.keys()]) this.#drop(id, 'its lease could not be renewed in time');
-    }, sentAt + (this.#leaseMs * 2) / 3 - this.#deps.clock.now());
+    }, sentAt + (this.#leaseMs * 2) / 3 - elapsedOn(this.#deps.clock));
   }
 
   /** Starts delivering a webhook from its saved state; if its past cannot be read now, it is let go and taken again on the next tick. */

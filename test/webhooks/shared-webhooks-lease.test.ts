@@ -58,4 +58,44 @@ describe('SharedWebhooks leases', { skip }, () => {
       await receiver.close();
     }
   });
+
+  it('a wall clock set back an hour while a renewal is out changes nothing: delivery here still stops 2000 ms after it was sent', async () => {
+    const store = await openPostgresStore({ url: await pg.database('lease_clock_step') });
+    const receiver = await startReceiver();
+    const clock = new FakeClock(START);
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', write: (text) => lines.push(text), schedule: () => undefined });
+    const random = mulberry32(8);
+    const randomBytes = (size: number): Uint8Array => Uint8Array.from({ length: size }, () => Math.floor(random() * 256));
+    // NTP steps the clock back an hour while each renewal is in the database.
+    const table = store.webhookTable!;
+    const lease = async (owner: string, leaseMs: number): ReturnType<typeof table.lease> => {
+      const held = await table.lease(owner, leaseMs);
+      clock.stepWall(-3_600_000);
+      return held;
+    };
+    const stepping = new Proxy(table, {
+      get: (target, name) => {
+        if (name === 'lease') return lease;
+        const value: unknown = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const shared = await SharedWebhooks.open({ table: stepping, history: store.history, lastSeq: () => store.changes.lastSeq, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock, randomBytes, logger, leaseMs: 3000, tickMs: 500 });
+    try {
+      const webhook = await shared.create({ url: receiver.url });
+      clock.advanceTo(clock.now() + 1999);
+      logger.flush();
+      assert.deepEqual(lines.filter((line) => line.includes('stopped delivering a webhook here')), [], 'not 2 s yet');
+      clock.advanceTo(clock.now() + 1);
+      logger.flush();
+      const stopped = lines.filter((line) => line.includes('stopped delivering a webhook here'));
+      assert.equal(stopped.length, 1, 'stopped 2 s after the renewal was sent, the step of the wall clock notwithstanding');
+      assert.match(stopped[0]!, new RegExp(webhook.id));
+    } finally {
+      await shared.close();
+      await store.close();
+      await receiver.close();
+    }
+  });
 });
