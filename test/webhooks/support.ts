@@ -1,5 +1,6 @@
 // Shared by the webhook tests: real receivers on 127.0.0.1 that verify each message with the standardwebhooks package, and a fake clock.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { openApp, type App } from '../../src/app.js';
@@ -41,8 +42,8 @@ export interface Receiver {
 
 const HUGE = 10 * 1024 * 1024;
 
-/** A receiver on 127.0.0.1 (a given port, or any). */
-export async function startReceiver(options: { port?: number; verify?: boolean } = {}): Promise<Receiver> {
+/** A receiver on 127.0.0.1 (a given port, or any); over TLS with `tls`'s key and certificate, its url then https:. */
+export async function startReceiver(options: { port?: number; verify?: boolean; tls?: { key: string; cert: string } } = {}): Promise<Receiver> {
   const waiters: { count: number; resolve: () => void }[] = [];
   const sockets = new Set<Socket>();
   const receiver: Receiver = {
@@ -89,7 +90,7 @@ export async function startReceiver(options: { port?: number; verify?: boolean }
       answer(receiver, request, response);
     });
   };
-  const server = http.createServer(handler);
+  const server = options.tls === undefined ? http.createServer(handler) : https.createServer(options.tls, handler);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -99,7 +100,7 @@ export async function startReceiver(options: { port?: number; verify?: boolean }
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => {
         receiver.port = (server.address() as AddressInfo).port;
-        receiver.url = `http://127.0.0.1:${receiver.port}/hook`;
+        receiver.url = `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${receiver.port}/hook`;
         resolve();
       });
     });
