@@ -93,10 +93,12 @@ export interface Target {
 
 /** Runs one plan and adds the server's CPU time per response in the measured window. */
 export async function measure(context: BenchContext, target: Target): Promise<LoadResult> {
-  let before = NaN;
-  const result = await context.runLoad(target.plan, () => (before = target.server.cpuMs()));
-  const spentMs = target.server.cpuMs() - before;
-  return { ...result, serverCpuMicros: (spentMs * 1000) / Math.max(1, result.requests) };
+  let before = { userMs: NaN, systemMs: NaN };
+  const result = await context.runLoad(target.plan, () => (before = target.server.cpuSplitMs()));
+  const after = target.server.cpuSplitMs();
+  const perRequest = (ms: number): number => (ms * 1000) / Math.max(1, result.requests);
+  const userMs = after.userMs - before.userMs;
+  return { ...result, serverCpuMicros: perRequest(userMs + after.systemMs - before.systemMs), serverUserMicros: perRequest(userMs) };
 }
 
 /** Runs A and B alternately, A B A B …, `rounds` times each. */

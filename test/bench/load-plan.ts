@@ -38,6 +38,8 @@ export interface LoadResult {
    * bench from /proc, not by the generator). Unlike the rate, it barely moves when other work shares the machine.
    */
   serverCpuMicros?: number;
+  /** Of it, in user space (the rest in the kernel). */
+  serverUserMicros?: number;
 }
 
 /** A load generator: runs one plan and reports what it measured; `onMeasuring` is called as the warm-up ends. */

@@ -30,6 +30,8 @@ export interface ServerProcess {
   rssMiB(): number;
   /** CPU time (user + system, every thread) the node process has used so far, in ms; NaN without /proc. */
   cpuMs(): number;
+  /** The same, apart: in user space and in the kernel. */
+  cpuSplitMs(): CpuSplit;
   /** SIGTERM, then waits for the exit (SIGKILL after 20 s). */
   stop(): Promise<void>;
 }
@@ -81,6 +83,7 @@ export function startServerProcess(command: ServerCommand): Promise<ServerProces
         stderrFile: command.stderrFile,
         rssMiB: () => residentMiB(pid),
         cpuMs: () => processCpuMs(pid),
+        cpuSplitMs: () => processCpuSplitMs(pid),
         async stop() {
           if (child.exitCode !== null || child.signalCode !== null) return;
           process.kill(pid, 'SIGTERM');
@@ -121,13 +124,25 @@ const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encodi
 
 /** utime + stime of a process from /proc/PID/stat, in ms; NaN where /proc is missing. */
 export function processCpuMs(pid: number): number {
+  const { userMs, systemMs } = processCpuSplitMs(pid);
+  return userMs + systemMs;
+}
+
+/** CPU time of a process in user space and in the kernel, in ms. */
+export interface CpuSplit {
+  userMs: number;
+  systemMs: number;
+}
+
+/** utime and stime of a process from /proc/PID/stat, in ms; NaN where /proc is missing. */
+export function processCpuSplitMs(pid: number): CpuSplit {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces; the fields after its closing parenthesis are plain.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    return { userMs: (Number(fields[11]) * 1000) / CLOCK_TICKS_PER_SECOND, systemMs: (Number(fields[12]) * 1000) / CLOCK_TICKS_PER_SECOND };
   } catch {
-    return NaN;
+    return { userMs: NaN, systemMs: NaN };
   }
 }
 

@@ -121,6 +121,7 @@ async function profileOurs(kind: 'create' | 'register', data: BenchData): Promis
 
 const rate = (runs: readonly LoadResult[]): number => median(runs.map((run) => run.requestsPerSecond));
 const cpu = (runs: readonly LoadResult[]): number => median(runs.map((run) => run.serverCpuMicros ?? NaN));
+const userCpu = (runs: readonly LoadResult[]): number => median(runs.map((run) => run.serverUserMicros ?? NaN));
 const failures = (runs: readonly LoadResult[]): number => runs.reduce((sum, run) => sum + run.non2xx + run.socketErrors, 0);
 
 /** The table of one comparison: medians of the rounds, the two ratios against GOAL, and each round's CPU ratio. */
@@ -135,6 +136,7 @@ function report(comparison: Comparison): string {
     `  ${'bare durable append'.padEnd(22)} ${Math.round(rate(comparison.bare)).toString().padStart(8)} ${cpu(comparison.bare).toFixed(1).padStart(15)}`,
     `  ${'ours'.padEnd(22)} ${Math.round(rate(comparison.ours)).toString().padStart(8)} ${cpu(comparison.ours).toFixed(1).padStart(15)}`,
     `  CPU: bare / ours = ${cpuRatio.toFixed(2)}x (rounds: ${rounds})  ${verdict(cpuRatio)} (goal >= ${GOAL}x)`,
+    `  of which in user space (the rest in the kernel): bare ${userCpu(comparison.bare).toFixed(1)}, ours ${userCpu(comparison.ours).toFixed(1)} us/request`,
     `  req/s: ours / bare = ${rateRatio.toFixed(2)}x  ${verdict(rateRatio)} (goal >= ${GOAL}x)`,
   ];
   const failed = failures(comparison.ours) + failures(comparison.bare);
