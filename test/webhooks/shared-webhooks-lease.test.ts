@@ -15,30 +15,26 @@ import { eventId, sampleRecord } from '../store/helpers.js';
 const pg = usePostgres();
 const START = Date.parse('2026-11-25T12:00:00Z');
 
+/** SharedWebhooks on `table` with a 3000 ms lease renewed every 500 ms, on `clock`; `stopped()` gives its log lines saying it stopped delivering a webhook. */
+async function openShared(store: Awaited<ReturnType<typeof openPostgresStore>>, table: NonNullable<typeof store.webhookTable>, clock: FakeClock, seed: number) {
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'info', write: (text) => lines.push(text), schedule: () => undefined });
+  const random = mulberry32(seed);
+  const randomBytes = (size: number): Uint8Array => Uint8Array.from({ length: size }, () => Math.floor(random() * 256));
+  const shared = await SharedWebhooks.open({ table, history: store.history, lastSeq: () => store.changes.lastSeq, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock, randomBytes, logger, leaseMs: 3000, tickMs: 500 });
+  const stopped = (): string[] => {
+    logger.flush();
+    return lines.filter((line) => line.includes('stopped delivering a webhook here'));
+  };
+  return { shared, stopped };
+}
+
 describe('SharedWebhooks leases', { skip }, () => {
   it('with no renewal back, delivery here stops 2000 ms (of a 3000 ms lease) after the last renewal was sent, and starts again once one comes back', async () => {
     const store = await openPostgresStore({ url: await pg.database('lease_watchdog') });
     const receiver = await startReceiver();
     const clock = new FakeClock(START);
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'info', write: (text) => lines.push(text), schedule: () => undefined });
-    const random = mulberry32(7);
-    const randomBytes = (size: number): Uint8Array => Uint8Array.from({ length: size }, () => Math.floor(random() * 256));
-    const shared = await SharedWebhooks.open({
-      table: store.webhookTable,
-      history: store.history,
-      lastSeq: () => store.changes.lastSeq,
-      client: httpDeliveryClient(hostPolicy(['127.0.0.1'])),
-      clock,
-      randomBytes,
-      logger,
-      leaseMs: 3000,
-      tickMs: 500,
-    });
-    const stopped = (): string[] => {
-      logger.flush();
-      return lines.filter((line) => line.includes('stopped delivering a webhook here'));
-    };
+    const { shared, stopped } = await openShared(store, store.webhookTable!, clock, 7);
     try {
       const webhook = await shared.create({ url: receiver.url });
       // The open's first renewal was sent at START: the watchdog is set for START + 2000.
@@ -63,10 +59,6 @@ describe('SharedWebhooks leases', { skip }, () => {
     const store = await openPostgresStore({ url: await pg.database('lease_clock_step') });
     const receiver = await startReceiver();
     const clock = new FakeClock(START);
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'info', write: (text) => lines.push(text), schedule: () => undefined });
-    const random = mulberry32(8);
-    const randomBytes = (size: number): Uint8Array => Uint8Array.from({ length: size }, () => Math.floor(random() * 256));
     // NTP steps the clock back an hour while each renewal is in the database.
     const table = store.webhookTable!;
     const lease = async (owner: string, leaseMs: number): ReturnType<typeof table.lease> => {
@@ -81,17 +73,14 @@ describe('SharedWebhooks leases', { skip }, () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const shared = await SharedWebhooks.open({ table: stepping, history: store.history, lastSeq: () => store.changes.lastSeq, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock, randomBytes, logger, leaseMs: 3000, tickMs: 500 });
+    const { shared, stopped } = await openShared(store, stepping, clock, 8);
     try {
       const webhook = await shared.create({ url: receiver.url });
       clock.advanceTo(clock.now() + 1999);
-      logger.flush();
-      assert.deepEqual(lines.filter((line) => line.includes('stopped delivering a webhook here')), [], 'not 2 s yet');
+      assert.deepEqual(stopped(), [], 'not 2 s yet');
       clock.advanceTo(clock.now() + 1);
-      logger.flush();
-      const stopped = lines.filter((line) => line.includes('stopped delivering a webhook here'));
-      assert.equal(stopped.length, 1, 'stopped 2 s after the renewal was sent, the step of the wall clock notwithstanding');
-      assert.match(stopped[0]!, new RegExp(webhook.id));
+      assert.equal(stopped().length, 1, 'stopped 2 s after the renewal was sent, the step of the wall clock notwithstanding');
+      assert.match(stopped()[0]!, new RegExp(webhook.id));
     } finally {
       await shared.close();
       await store.close();
