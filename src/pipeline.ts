@@ -79,7 +79,7 @@ export function createPipeline(deps: PipelineDeps): {
     try {
       // A request that arrived before shutdown began is finished, even if its body came in after.
       if (request.arrivedDuringShutdown ?? draining) throw new ApiError('unavailable', 'The server is shutting down; retry in a moment.');
-      if (request.headerFault !== undefined) throw new ApiError('bad_request', request.headerFault);
+      if (request.headerFault !== undefined) throw new ApiError(request.headerFault.error, request.headerFault.message);
       const { path, query, prefix } = locate(request.target);
       // A query that is not valid percent-encoded UTF-8 is a fault of the request target itself, like a target starting
       // with `//`: request-level, so it answers 400 before the path, the method and the key are looked at (API.md §3, §5).

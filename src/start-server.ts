@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
+import { MAX_HEAD_BYTES } from './http/errors.js';
 import { answerClientError, answerConnect } from './http/node-adapter.js';
 import { silentLogger } from './log/logger.js';
 import { forgetKey } from './auth/key-registry.js';
@@ -56,7 +57,8 @@ export async function startServerWith(options: StartOptions, internal: InternalO
   const app = await openApp(options, internal);
   const server = http.createServer(
     {
-      maxHeaderSize: 16 * 1024,
+      // Node counts fewer bytes of a head than were sent; the adapter counts the rest (headerFault).
+      maxHeaderSize: MAX_HEAD_BYTES,
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
       keepAliveTimeout: timeouts.keepAliveMs,

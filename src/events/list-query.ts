@@ -15,10 +15,13 @@ export interface ParsedListQuery extends ListQuery {
   filters: [string, string][];
 }
 
-/** The paging parameters every list shares: `limit` 1–100 (default 50), `page` ≥ 1 (default 1). */
+/**
+ * The paging parameters every list shares: `limit` 1–100 (default 50), `page` ≥ 1 (default 1). A page past
+ * 2^53 − 1 (the largest integer a JSON client reads exactly) is refused, and the message says so.
+ */
 export function parsePaging(name: string, value: string): number {
   const max = name === 'limit' ? 100 : Number.MAX_SAFE_INTEGER;
-  const range = name === 'limit' ? 'an integer from 1 to 100' : 'an integer of at least 1';
+  const range = `an integer from 1 to ${max}`;
   if (!/^[0-9]{1,16}$/.test(value) || Number(value) < 1 || Number(value) > max) {
     throw new ApiError('bad_request', `Query parameter ${name} must be ${range}, got "${clip(value)}".`);
   }

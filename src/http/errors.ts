@@ -48,6 +48,12 @@ export class ApiError extends Error {
   }
 }
 
+/** The most bytes of a request line and headers, the empty line ending them included (API.md §3: 431 past it). */
+export const MAX_HEAD_BYTES = 16 * 1024;
+
+/** The message of a 431, whether node's parser or the adapter's count found the head too large. */
+export const HEADERS_TOO_LARGE_MESSAGE = 'The request line and headers must be at most 16 KiB.';
+
 /** The message a client sees for a bug: it reveals nothing of internals. */
 export const INTERNAL_MESSAGE = 'The server hit an unexpected error; the request id in X-Request-Id finds the details in its log.';
 

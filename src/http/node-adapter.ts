@@ -4,7 +4,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES } from './body.js';
-import { errorBody, ApiError, INTERNAL_MESSAGE } from './errors.js';
+import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE, INTERNAL_MESSAGE, MAX_HEAD_BYTES } from './errors.js';
 import { redactKeys } from './redact-keys.js';
 import type { CoreResponse, PlainRequest } from './types.js';
 import { JSON_TYPE } from './route.js';
@@ -284,19 +284,27 @@ function sendStream(res: ServerResponse, response: CoreResponse, stream: NonNull
   });
 }
 
-/** A request-level fault visible only in the raw headers: two Authorization or Host headers, or HTTP/1.1 without Host. */
-function headerFault(req: IncomingMessage): string | undefined {
+/**
+ * A request-level fault visible only in the raw head: two Authorization or Host headers, HTTP/1.1 without Host,
+ * or a head over 16 KiB. Node's own limit (`maxHeaderSize`) counts only the target, names and values, so a head
+ * up to some 30 bytes over the limit reaches us: it is counted here as sent, line ends and all (API.md §3).
+ */
+function headerFault(req: IncomingMessage): PlainRequest['headerFault'] {
   const rawHeaders = req.rawHeaders;
   let authorization = 0;
   let host = 0;
+  // "METHOD target HTTP/x.y\r\n", then "Name: value\r\n" per field, then the empty line; node's strings hold one byte per character.
+  let headBytes = (req.method ?? '').length + 1 + (req.url ?? '').length + ' HTTP/'.length + req.httpVersion.length + 2 + 2;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
+    headBytes += name.length + 2 + rawHeaders[i + 1]!.length + 2;
     if (name.length === 13 && name.toLowerCase() === 'authorization') authorization++;
     else if (name.length === 4 && name.toLowerCase() === 'host') host++;
   }
-  if (authorization > 1) return 'The request has more than one Authorization header; send exactly one.';
-  if (host > 1) return 'The request has more than one Host header; send exactly one.';
-  if (host === 0 && req.httpVersion === '1.1') return 'The request has no Host header; HTTP/1.1 requires exactly one.';
+  if (headBytes > MAX_HEAD_BYTES) return { error: 'headers_too_large', message: HEADERS_TOO_LARGE_MESSAGE };
+  if (authorization > 1) return { error: 'bad_request', message: 'The request has more than one Authorization header; send exactly one.' };
+  if (host > 1) return { error: 'bad_request', message: 'The request has more than one Host header; send exactly one.' };
+  if (host === 0 && req.httpVersion === '1.1') return { error: 'bad_request', message: 'The request has no Host header; HTTP/1.1 requires exactly one.' };
   return undefined;
 }
 
@@ -318,7 +326,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     return;
   }
   let apiError: ApiError;
-  if (error.code === 'HPE_HEADER_OVERFLOW') apiError = new ApiError('headers_too_large', 'The request line and headers must be at most 16 KiB.');
+  if (error.code === 'HPE_HEADER_OVERFLOW') apiError = new ApiError('headers_too_large', HEADERS_TOO_LARGE_MESSAGE);
   else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') apiError = new ApiError('request_timeout', 'The request was not received in time; send headers within 10 s and the whole request within 30 s.');
   else apiError = new ApiError('bad_request', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}).`);
   // Every response carries a request id (API.md §5); the request's own was not parsed, so a new one.

@@ -19,8 +19,8 @@ export interface PlainRequest {
    * in flight at shutdown are finished; later ones get 503. Undefined: judge when handled.
    */
   arrivedDuringShutdown?: boolean;
-  /** A request-level fault the adapter saw in the raw headers (duplicate Authorization or Host). */
-  headerFault?: string | undefined;
+  /** A request-level fault the adapter saw in the raw head (duplicate Authorization or Host, a head over 16 KiB). */
+  headerFault?: { error: 'bad_request' | 'headers_too_large'; message: string } | undefined;
 }
 
 /** Where a streamed body goes: the adapter's side of a ResponseStream. */

@@ -62,7 +62,7 @@ describe('§3 errors, one fault at a time', () => {
       method: 'GET',
       target: '/events',
       headers: { authorization: `Bearer ${h.keys.admin}` },
-      headerFault: 'The request has more than one Authorization header; send exactly one.',
+      headerFault: { error: 'bad_request', message: 'The request has more than one Authorization header; send exactly one.' },
     });
     const body = assertError(response, 400, 'bad_request');
     assert.match(body.message, /Authorization/);
@@ -190,7 +190,7 @@ describe('§3 precedence when a request has several faults', () => {
 
   it('request-level 400 beats unknown path, method and key', async () => {
     assertError(await h.request('DELETE', '//nope'), 400, 'bad_request');
-    const response = await handleRaw(h.app, { method: 'PATCH', target: '/nowhere', headerFault: 'The request has more than one Authorization header; send exactly one.' });
+    const response = await handleRaw(h.app, { method: 'PATCH', target: '/nowhere', headerFault: { error: 'bad_request', message: 'The request has more than one Authorization header; send exactly one.' } });
     assertError(response, 400, 'bad_request');
   });
 

@@ -151,6 +151,22 @@ describe('startServer({port: 0})', () => {
     assert.equal(response.closed, true);
   });
 
+  it('counts the request line and headers as sent, line ends included: 16,384 bytes pass, 16,385 get the 431', async () => {
+    // Node's own limit counts only the target, names and values; the adapter counts the rest, so the boundary is exact.
+    const headWith = (padding: number): string => `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(padding)}\r\n\r\n`;
+    const fits = 16 * 1024 - headWith(0).length;
+    assert.equal(Buffer.byteLength(headWith(fits)), 16_384);
+    assert.equal((await rawExchange(running.address.port, [headWith(fits)])).status, 200);
+    const over = await rawExchange(running.address.port, [headWith(fits + 1)]);
+    assert.equal(over.status, 431);
+    assert.deepEqual(JSON.parse(over.body), { error: 'headers_too_large', message: 'The request line and headers must be at most 16 KiB.' });
+    // The same for a long target: a path of the most bytes is an unknown path; one byte more is the 431.
+    const targetWith = (length: number): string => `GET /${'p'.repeat(length)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+    const longest = 16 * 1024 - targetWith(0).length;
+    assert.equal((await rawExchange(running.address.port, [targetWith(longest)])).status, 404);
+    assert.equal((await rawExchange(running.address.port, [targetWith(longest + 1)])).status, 431);
+  });
+
   it('answers a request Node cannot parse with a 400 JSON body', async () => {
     for (const raw of ['GARBAGE\r\n\r\n', 'GET /events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n', 'GET /events HTTP/1.1\r\nBad Header\r\n\r\n']) {
       const response = await rawExchange(running.address.port, [raw]);

@@ -108,11 +108,15 @@ for (const value of ["0", "101", "abc", "1.5", "-1", "", " 5", "5 ", "1e2", "0x1
   });
 }
 
-for (const value of ["0", "-1", "abc", "1.5", "", "99999999999999999"]) {
-  test(`parseListQuery() refuses page=${JSON.stringify(value)}, naming page`, () => {
-    assertBadQuery(`page=${encodeURIComponent(value)}`, "Query parameter page must be an integer of at least 1");
+for (const value of ["0", "-1", "abc", "1.5", "", "9007199254740992", "99999999999999999", "10000000000000000000000"]) {
+  test(`parseListQuery() refuses page=${JSON.stringify(value)}, naming page and its range`, () => {
+    assertBadQuery(`page=${encodeURIComponent(value)}`, "Query parameter page must be an integer from 1 to 9007199254740991");
   });
 }
+
+test("parseListQuery() takes the largest page a JSON client reads exactly", () => {
+  assert.equal(parseListQuery("page=9007199254740991").page, Number.MAX_SAFE_INTEGER);
+});
 
 test("parseListQuery() refuses an unknown parameter, naming it", () => {
   assertBadQuery("sort=start_time", "Unknown query parameter", '"sort"');
