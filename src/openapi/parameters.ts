@@ -53,7 +53,7 @@ export function componentParameters(): Record<string, Parameter> {
         'q',
         { type: 'string', minLength: 1, maxLength: 200 },
         'Words to find: 1–200 characters. An event matches when every word is the start of a word of its title, description, location or organizer name, compared without regard to case or accents ' +
-          '(Unicode NFKD without combining marks, then full case folding: é matches e, ß matches ss, İ matches i). Words are split on anything that is not a letter or digit; each CJK ideograph is a word of its own (京 finds 東京大学). ' +
+          '(Unicode NFKD without combining marks, then full case folding: é matches e, ß matches ss, İ matches i; ø matches o, ł matches l, æ matches ae, œ matches oe). Words are split on anything that is not a letter or digit; each CJK ideograph is a word of its own (京 finds 東京大学). ' +
           `Order and paging are as without q. A q with no word (--) is a 400 naming q. ${REFUSED}`,
       ),
       example: 'chem lab',

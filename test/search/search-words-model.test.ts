@@ -10,7 +10,7 @@ import { mulberry32 } from '../helpers/random.js';
 const SEED = Number(process.env['WORDS_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const PIECES = [
   'a', 'Z', 'Chem', 'LAB', '0', '42', ' ', '  ', '-', '.', ',', "'", '!', '\t', '\n', '_', '~', '\u007f', '\u0000',
-  'é', 'É', 'e\u0301', '\u0301', 'Å', 'Ł', 'ñ', 'Ç', 'ø', 'ß', 'ẞ', 'İ', 'ı', 'I', 'Σ', 'σ', 'ς', 'ΣΟΦΟΣ', 'ǰ', 'ŉ',
+  'é', 'É', 'e\u0301', '\u0301', 'Å', 'Ł', 'ñ', 'Ç', 'ø', 'Œ', 'æ', 'Ǣ', 'ß', 'ẞ', 'İ', 'ı', 'I', 'Σ', 'σ', 'ς', 'ΣΟΦΟΣ', 'ǰ', 'ŉ',
   'ﬁ', 'ﬀ', '²', 'Ⅻ', 'Ａ', '１', 'ｶ', '٣', 'Ж', 'ж', 'ǅ', 'ᾼ', 'ﷺ', 'µ',
   '東', '京', '大学', 'で', 'カタカナ', 'ひらがな', 'が', '한국어', '수업', '\u1112', '\u1161', '\u11ab',
   '\uffff', '\u0080', '🎉', '🧘', '👩\u200d🔬', '\u200d', '\ud83c', '\udf89', '\u2028', '\ufeff', '𝐀', '𝟙',
@@ -31,9 +31,15 @@ function modelFold(text: string): string {
   return /[\u1100-\u11ff]/.test(folded) ? folded.normalize('NFC') : folded;
 }
 
+/** Letters NFKD leaves whole, as the root collation reads them at base strength. */
+const WHOLE_LETTERS: [string, string][] = [['æ', 'ae'], ['ð', 'd'], ['ø', 'o'], ['đ', 'd'], ['ħ', 'h'], ['ł', 'l'], ['œ', 'oe'], ['ʣ', 'dz'], ['ᵹ', 'g'], ['ᵺ', 'th'], ['ᶞ', 'd']];
+
 /** The same, Hangul left in letters (jamo). */
 const foldedApart = (text: string): string =>
-  text.normalize('NFKD').replace(MARKS, '').toUpperCase().toLowerCase().replace(MARKS, '').replaceAll('ς', 'σ').replaceAll('ß', 'ss');
+  WHOLE_LETTERS.reduce(
+    (folded, [letter, base]) => folded.replaceAll(letter, base),
+    text.normalize('NFKD').replace(MARKS, '').toUpperCase().toLowerCase().replace(MARKS, '').replaceAll('ς', 'σ').replaceAll('ß', 'ss'),
+  );
 
 const IDEOGRAPH = /^\p{Ideographic}$/u;
 const KANA = /^[\p{Script=Hiragana}\p{Script=Katakana}]$/u;

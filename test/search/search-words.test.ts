@@ -3,10 +3,37 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { foldText, queryWords, searchWords } from '../../src/search/search-words.js';
 
-test('foldText() drops accents and case: é is e, Å is a (Ł is a letter of its own, not an accented L)', () => {
+test('foldText() drops accents and case: é is e, Å is a', () => {
   assert.equal(foldText('Café Crème'), 'cafe creme');
-  assert.equal(foldText('Łódź Ångström'), 'łodz angstrom');
-  assert.equal(foldText('Résumé'), 'resume');
+  assert.equal(foldText('Résumé Ångström'), 'resume angstrom');
+});
+
+test('foldText() takes apart the letters NFKD leaves whole: Ł is l, Ø is o, Đ is d, Æ is ae, Œ is oe', () => {
+  assert.equal(foldText('Łódź'), 'lodz');
+  assert.equal(foldText('Søren Ørsted'), 'soren orsted');
+  assert.equal(foldText('Đakovo'), 'dakovo');
+  assert.equal(foldText('Encyclopædia Æther'), 'encyclopaedia aether');
+  assert.equal(foldText('Chœur ŒUVRE'), 'choeur oeuvre');
+  assert.deepEqual(queryWords('choeur'), searchWords('Chœur'));
+});
+
+test('searchWords() makes each letter that the root collation equates with ASCII at base strength exactly that word', () => {
+  // Intl.Collator (ICU's root order) at base strength ignores case and accents; for the Latin and phonetic blocks,
+  // a letter it equates with an ASCII letter or pair must be exactly that word (`ŀ` folds to `l·`, the word `l`).
+  const collator = new Intl.Collator('und', { sensitivity: 'base', usage: 'search' });
+  const candidates = [...'abcdefghijklmnopqrstuvwxyz', 'ae', 'oe', 'dz', 'th', 'ss'];
+  const blocks: [number, number][] = [[0x80, 0x2af], [0x1d00, 0x1dbf], [0x1e00, 0x1eff], [0x2100, 0x214f]];
+  const missed: string[] = [];
+  for (const [from, to] of blocks) {
+    for (let codePoint = from; codePoint <= to; codePoint++) {
+      const letter = String.fromCodePoint(codePoint);
+      if (!/\p{L}/u.test(letter)) continue;
+      const equal = candidates.find((ascii) => collator.compare(letter, ascii) === 0);
+      const words = searchWords(letter).join(' ');
+      if (equal !== undefined && words !== equal) missed.push(`${letter} (U+${codePoint.toString(16)}) is the word "${words}", the collation says "${equal}"`);
+    }
+  }
+  assert.deepEqual(missed, []);
 });
 
 test('foldText() folds ß to ss, and ẞ as well, as full case folding does', () => {
