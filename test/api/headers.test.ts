@@ -183,7 +183,7 @@ describe('CORS with configured origins', () => {
       assert.equal(response.headers['Access-Control-Allow-Origin'], ORIGIN);
       assert.ok((response.headers['Vary'] ?? '').split(',').map((v) => v.trim()).includes('Origin'));
       const names = exposed(response);
-      for (const name of ['etag', 'location', 'link', 'retry-after', 'www-authenticate', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'ratelimit']) {
+      for (const name of ['etag', 'location', 'link', 'retry-after', 'www-authenticate', 'idempotent-replayed', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'ratelimit']) {
         assert.ok(names.includes(name), `${name} exposed`);
       }
     }
@@ -209,7 +209,7 @@ describe('CORS with configured origins', () => {
     const methods = (response.headers['Access-Control-Allow-Methods'] ?? '').split(',').map((m) => m.trim());
     for (const method of ['GET', 'PUT', 'DELETE']) assert.ok(methods.includes(method), method);
     const allowedHeaders = (response.headers['Access-Control-Allow-Headers'] ?? '').split(',').map((name) => name.trim().toLowerCase());
-    for (const name of ['authorization', 'content-type', 'if-match', 'if-none-match']) assert.ok(allowedHeaders.includes(name), name);
+    for (const name of ['authorization', 'content-type', 'if-match', 'if-none-match', 'idempotency-key', 'last-event-id']) assert.ok(allowedHeaders.includes(name), name);
     assert.ok(response.headers['Allow']);
   });
 
