@@ -8,7 +8,7 @@ type Schema = Record<string, unknown>;
 const SERIES_ID = '^ser_[0-9A-Za-z]{16,}$';
 const RULES =
   'Expansion follows RFC 5545 in time_zone: the first occurrence is exactly the start_time and end_time sent; every other starts at the first\'s local wall-clock time and lasts as long in local terms (where the first\'s local length is not positive, as it ends in the second pass of a repeated hour: as long in elapsed time); dates that do not exist (BYMONTHDAY=31 in April) and local times in a spring-forward gap are skipped and not counted; an ambiguous local time is its first instant. A value listed twice in BYDAY or BYMONTHDAY counts once. ' +
-  'At most 500 occurrences, the last within 1096 days of the first, none ending after 9999-12-31T23:59:59.999Z.';
+  'At most 500 occurrences once exdates are left out, the last within 1096 days of the first, none ending after 9999-12-31T23:59:59.999Z.';
 
 /** Example bodies of POST /series (each valid: a test runs them through the validators). */
 export const SERIES_EXAMPLES: Readonly<Record<string, Example>> = {
@@ -41,7 +41,7 @@ const SCHEDULE: Record<string, Schema> = {
     description: 'An RFC 5545 RRULE value without "RRULE:": FREQ (DAILY, WEEKLY, MONTHLY), INTERVAL (1–99), BYDAY (MO…SU; with MONTHLY an ordinal too: 1MO, -1FR), BYMONTHDAY (MONTHLY: 1–31, -31…-1), WKST, and exactly one of COUNT (1–500) or UNTIL (20270115T000000Z, or a date 20270115: through that local day). start_time must be its first occurrence.',
     examples: ['FREQ=WEEKLY;BYDAY=TU,TH;COUNT=28'],
   },
-  exdates: { type: 'array', maxItems: 500, items: { type: 'string', format: 'date-time' }, description: 'Occurrence starts left out, each equal to a start the rule makes.' },
+  exdates: { type: 'array', maxItems: 500, items: { type: 'string', format: 'date-time' }, description: 'Occurrence starts left out, each equal to a start the rule makes. They follow the first start when a change moves it; one the rule no longer makes is kept (not applied), so a later rule that makes it again does not bring the occurrence back.' },
 };
 
 function eventField(field: string): Schema {

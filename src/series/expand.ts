@@ -10,7 +10,7 @@ export interface Schedule {
   endMs: number;
   zone: string;
   rule: RecurrenceRule;
-  /** Starts (ms) to leave out; each must be a start the rule makes. */
+  /** Starts (ms) to leave out; each must be a start the rule makes (planExdates keeps the others apart). */
   exdates?: readonly number[];
 }
 
@@ -44,8 +44,8 @@ const PERIODS_PAST_SPAN = 1200;
  * of its starts, or when nothing is left.
  */
 export function expandSchedule(schedule: Schedule): Occurrence[] {
-  const starts = ruleStarts(schedule);
   const excluded = new Set(schedule.exdates ?? []);
+  const starts = ruleStarts(schedule, excluded);
   const known = new Set(starts);
   (schedule.exdates ?? []).forEach((ms, index) => {
     if (!known.has(ms)) throw new ScheduleProblem(`exdates[${index}]`, `exdates[${index}] ${new Date(ms).toISOString()} is not the start of an occurrence of this series`);
@@ -66,13 +66,17 @@ export function expandSchedule(schedule: Schedule): Occurrence[] {
     }
     occurrences.push({ startMs, endMs });
   }
-  if (occurrences.length === 0) throw new ScheduleProblem('exdates', 'exdates leave out every occurrence: the series would have none');
+  if (occurrences.length === 0) throw new ScheduleProblem('recurrence', 'recurrence makes no occurrence that exdates do not leave out: the series would have none');
   return occurrences;
 }
 
-/** The starts the rule makes from `startMs` (exdates not applied), checked against the limits of API.md §11. */
-export function ruleStarts(schedule: Pick<Schedule, 'startMs' | 'zone' | 'rule'>): number[] {
-  const starts = startsUnchecked(schedule);
+/**
+ * The starts the rule makes from `startMs`, those in `excluded` included, checked against the limits of API.md §11:
+ * at most 500 occurrences, none starting more than 1096 days after the first. The limits count only the starts not in
+ * `excluded` (exdates leave out occurrences), while COUNT counts every date the rule makes, as RFC 5545 counts them.
+ */
+export function ruleStarts(schedule: Pick<Schedule, 'startMs' | 'zone' | 'rule'>, excluded: ReadonlySet<number> = new Set()): number[] {
+  const starts = startsUnchecked(schedule, excluded);
   if (starts.length === 0) {
     const why = schedule.rule.until === undefined ? 'start the series on a day the rule names' : 'its UNTIL is before start_time';
     throw new ScheduleProblem('recurrence', `recurrence makes no occurrence from start_time (${new Date(schedule.startMs).toISOString()}): ${why}`);
@@ -80,7 +84,7 @@ export function ruleStarts(schedule: Pick<Schedule, 'startMs' | 'zone' | 'rule'>
   return starts;
 }
 
-function startsUnchecked(schedule: Pick<Schedule, 'startMs' | 'zone' | 'rule'>): number[] {
+function startsUnchecked(schedule: Pick<Schedule, 'startMs' | 'zone' | 'rule'>, excluded: ReadonlySet<number>): number[] {
   const { startMs, zone, rule } = schedule;
   const first = localTime(zone, startMs);
   const firstDay = dayNumber(first.year, first.month, first.day);
@@ -88,6 +92,8 @@ function startsUnchecked(schedule: Pick<Schedule, 'startMs' | 'zone' | 'rule'>):
   const untilDay = rule.until?.kind === 'date' ? dayNumber(rule.until.year, rule.until.month, rule.until.day) : Infinity;
   const untilMs = rule.until?.kind === 'instant' ? rule.until.ms : Infinity;
   const starts: number[] = [];
+  /** Starts not excluded: the occurrences the limits count. Past the span, only excluded starts (at most 500) go on. */
+  let occurrences = 0;
   let periodsPastSpan = 0;
   for (let period = 0; ; period++) {
     const days = periodDays(rule, first, firstDay, period);
@@ -104,9 +110,11 @@ function startsUnchecked(schedule: Pick<Schedule, 'startMs' | 'zone' | 'rule'>):
       if (starts.length === 0 && day !== firstDay) {
         throw new ScheduleProblem('recurrence', `recurrence does not make start_time (${new Date(startMs).toISOString()}) its first occurrence: its first date from there is ${isoDate(day)}; start the series on a day the rule names`);
       }
-      if (ms - startMs > MAX_SPAN_MS) throw new ScheduleProblem('recurrence', `recurrence makes an occurrence on ${isoDate(day)}, more than 1096 days after the first: end it sooner with COUNT or UNTIL`);
+      if (!excluded.has(ms)) {
+        if (ms - startMs > MAX_SPAN_MS) throw new ScheduleProblem('recurrence', `recurrence makes an occurrence on ${isoDate(day)}, more than 1096 days after the first: end it sooner with COUNT or UNTIL`);
+        if (++occurrences > MAX_OCCURRENCES) throw new ScheduleProblem('recurrence', `recurrence makes more than ${MAX_OCCURRENCES} occurrences: end it sooner with COUNT or UNTIL`);
+      }
       starts.push(ms);
-      if (starts.length > MAX_OCCURRENCES) throw new ScheduleProblem('recurrence', `recurrence makes more than ${MAX_OCCURRENCES} occurrences: end it sooner with COUNT or UNTIL`);
       if (starts.length === rule.count) return starts;
     }
     if (starts.length === 0 && days.firstDay > firstDay) {
@@ -175,7 +183,7 @@ export function dayNumber(year: number, month: number, day: number): number {
 }
 
 /** The wall time (read as UTC) that `zone`'s clocks show at instant `ms`. */
-function wallOf(zone: string, ms: number): number {
+export function wallOf(zone: string, ms: number): number {
   return ms + offsetAt(zone, ms);
 }
 

@@ -4,7 +4,9 @@ import type { Principal } from '../auth/principal.js';
 import { dateTime, Problem, quote } from '../events/checks.js';
 import { EVENT_FIELDS } from '../events/schema.js';
 import { canonicalZone, isTimeZone } from '../lib/time-zone.js';
-import { expandSchedule, ScheduleProblem, ruleStarts, type Occurrence } from './expand.js';
+import { expandSchedule, ScheduleProblem, type Occurrence } from './expand.js';
+import { planExdates } from './series-exdates.js';
+import { formatTime } from '../events/time.js';
 import { formatRecurrence, parseRecurrence, MAX_OCCURRENCES, type RecurrenceRule } from './recurrence-rule.js';
 import { seriesStatus, type ScheduleFields, type SeriesDocument, type SharedFields } from './series-document.js';
 import type { EventStatus } from '../events/event.js';
@@ -81,15 +83,11 @@ export function validateSeries(body: Record<string, unknown>, principal: Princip
   const schedule = { time_zone: merged.time_zone, start_time: merged.start_time, end_time: merged.end_time, recurrence: formatRecurrence(rule!), exdates: merged.exdates };
   const startMs = Date.parse(schedule.start_time);
   try {
-    schedule.exdates = [...new Set(schedule.exdates)].sort();
-    let applied = schedule.exdates;
-    if (current !== undefined && scheduleSent && !Object.hasOwn(values, 'exdates')) {
-      // Exdates kept from before that the new schedule does not make are kept, not refused: a later change that
-      // makes that start again must not bring a cancelled occurrence back (API.md §11; see README).
-      const starts = new Set(ruleStarts({ startMs, zone: schedule.time_zone, rule: rule! }));
-      applied = schedule.exdates.filter((each) => starts.has(Date.parse(each)));
-    }
-    const occurrences = expandSchedule({ startMs, endMs: Date.parse(schedule.end_time), zone: schedule.time_zone, rule: rule!, exdates: applied.map((each) => Date.parse(each)) });
+    const sent = Object.hasOwn(values, 'exdates') ? (values['exdates'] as string[]).map((each) => Date.parse(each)) : undefined;
+    const before = current === undefined ? undefined : { startMs: Date.parse(current.start_time), zone: current.time_zone, exdates: current.exdates.map((each) => Date.parse(each)) };
+    const exdates = planExdates({ startMs, zone: schedule.time_zone }, rule!, sent, before);
+    schedule.exdates = exdates.kept.map(formatTime);
+    const occurrences = expandSchedule({ startMs, endMs: Date.parse(schedule.end_time), zone: schedule.time_zone, rule: rule!, exdates: exdates.applied });
     const { title, description, category, location, capacity, organizer } = merged;
     const reason = values['cancellation_reason'] as string | undefined;
     return { shared: { title, description, category, location, capacity, organizer }, schedule, rule: rule!, occurrences, scheduleSent, status, ...(reason === undefined ? {} : { cancellationReason: reason }) };

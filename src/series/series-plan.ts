@@ -97,7 +97,8 @@ export function withoutOccurrence(series: SeriesDocument, event: StoredEvent): S
   delete detached[event.id];
   const rule = parseRecurrence(series.recurrence);
   // Only a start the rule still makes is an exdate (one from an older schedule, kept because it had started, is not).
-  const makes = !Array.isArray(rule) && ruleStarts({ startMs: Date.parse(series.start_time), zone: series.time_zone, rule }).includes(Date.parse(slot));
+  const stored = new Set(series.exdates.map((each) => Date.parse(each)));
+  const makes = !Array.isArray(rule) && ruleStarts({ startMs: Date.parse(series.start_time), zone: series.time_zone, rule }, stored).includes(Date.parse(slot));
   const exdates = makes && !series.exdates.includes(slot) ? [...series.exdates, slot].sort() : series.exdates;
   return { ...series, exdates, occurrences: series.occurrences.filter((id) => id !== event.id), detached };
 }
