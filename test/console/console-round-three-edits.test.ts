@@ -241,6 +241,40 @@ test('a registration cancelled from the page stays in its row, marked cancelled,
   await page.close();
 });
 
+test('a registration cancelled from the page keeps its row when the event is cancelled elsewhere, and restored, while the page is open', { skip, timeout: TIMEOUT_MS }, async () => {
+  const id = await journey.createEvent({ title: 'Weaving', start_time: '2027-03-11T18:00:00Z', end_time: '2027-03-11T20:00:00Z', capacity: 1 });
+  for (const [name, email] of [['Ann', 'ann@campus.edu'], ['Ben', 'ben@campus.edu']]) {
+    assert.equal((await journey.api('POST', `/events/${id}/registrations`, journey.keys.reader, { name, email })).status, 201);
+  }
+  const { page, failed } = await organizerTab();
+  await page.goto(`${journey.url}/console/#/events/${id}`);
+  await page.locator('#live[data-state="live"]').waitFor();
+  const rows = page.locator('.registrations tbody tr');
+  await rows.filter({ hasText: 'Ben' }).filter({ hasText: 'waitlisted' }).waitFor();
+  await page.getByRole('button', { name: 'Cancel registration of Ann' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel registration' }).click();
+  await rows.filter({ hasText: 'Ben' }).filter({ hasText: 'confirmed' }).waitFor();
+  await page.getByText('Cancelled from this page: 1').waitFor();
+  // Someone else (an admin, another program) calls the event off, then restores it: the page follows both live.
+  const cancelled = await journey.api('PUT', `/events/${id}`, journey.keys.admin, { status: 'cancelled', cancellation_reason: 'The loom broke.' });
+  assert.equal(cancelled.status, 200, await cancelled.text());
+  await page.getByText('This event is cancelled: it takes no new registrations.').waitFor();
+  await rows.filter({ hasText: 'Ben' }).filter({ hasText: 'confirmed' }).waitFor();
+  assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelector('td')?.textContent)), ['Ann', 'Ben'], 'Ann keeps her row after the status changed');
+  assert.match((await rows.first().textContent()) ?? '', /cancelled \(was confirmed/);
+  await page.getByText('Cancelled from this page: 1').waitFor();
+  const restored = await journey.api('PUT', `/events/${id}`, journey.keys.admin, { status: 'published' });
+  assert.equal(restored.status, 200, await restored.text());
+  await page.getByRole('button', { name: 'Register' }).waitFor();
+  await rows.filter({ hasText: 'Ben' }).waitFor();
+  assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelector('td')?.textContent)), ['Ann', 'Ben'], 'and after it changed back');
+  await page.getByText('Cancelled from this page: 1').waitFor();
+  await checkScreen(page, 'attendees-after-cancel');
+  assert.deepEqual(failed, []);
+  assertClean(browsing);
+  await page.close();
+});
+
 test('the result of registering someone is in view under the button, and in a live region, on a long attendee list', { skip, timeout: TIMEOUT_MS }, async () => {
   const id = await journey.createEvent({ title: 'Open lecture', start_time: '2027-03-10T18:00:00Z', end_time: '2027-03-10T20:00:00Z', capacity: 100 });
   for (let index = 0; index < 30; index++) {
