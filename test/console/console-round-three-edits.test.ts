@@ -199,6 +199,47 @@ test('the series form: a refused save (412) shows the conflict screen too, and "
   await page.close();
 });
 
+test('the series form: the conflict screen compares the repeat rule too, and "Keep my changes" keeps theirs or mine as for any field', { skip, timeout: TIMEOUT_MS }, async () => {
+  const created = await journey.api('POST', '/series', journey.keys.organizer, {
+    title: 'Reading circle', description: '', category: 'cultural', location: 'Library', capacity: 12,
+    time_zone: CAMPUS, recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=3', start_time: '2027-04-13T17:00:00Z', end_time: '2027-04-13T18:00:00Z',
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const { id } = (await created.json()) as { id: string };
+  const rule = async (): Promise<string> => ((await (await journey.api('GET', `/series/${id}`, journey.keys.organizer)).json()) as { recurrence: string }).recurrence;
+  const { page, failed } = await organizerTab();
+  const conflict = page.locator('section.conflict');
+  const repeatsRow = conflict.getByRole('row', { name: /^Repeats/ });
+
+  // They make it five meetings; I rename it: their schedule is shown, and kept.
+  await page.goto(`${journey.url}/console/#/series/${id}/edit`);
+  await page.getByLabel('Title').fill('Reading circle: poetry');
+  assert.equal((await journey.api('PUT', `/series/${id}`, journey.keys.organizer, { recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=5' })).status, 200);
+  await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+  await conflict.getByRole('heading', { level: 2, name: 'Someone else changed this series' }).waitFor();
+  await repeatsRow.getByRole('cell', { name: 'Every week on Tuesday, 5 times' }).waitFor();
+  await repeatsRow.getByRole('cell', { name: 'You did not change it: theirs is kept.' }).waitFor();
+  await checkScreen(page, 'series-conflict-repeats');
+  await conflict.getByRole('button', { name: 'Keep my changes' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Reading circle: poetry', exact: true }).waitFor();
+  assert.equal(await rule(), 'FREQ=WEEKLY;BYDAY=TU;COUNT=5', 'their schedule kept');
+
+  // They make it six; I make it four: both shown, and mine saved on theirs.
+  await page.getByRole('link', { name: 'Edit all future occurrences' }).click();
+  await page.getByLabel('Number of occurrences').fill('4');
+  await page.getByText('4 occurrences, the last on').waitFor();
+  assert.equal((await journey.api('PUT', `/series/${id}`, journey.keys.organizer, { recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=6' })).status, 200);
+  await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+  await repeatsRow.getByRole('cell', { name: 'Every week on Tuesday, 6 times' }).waitFor();
+  await repeatsRow.getByRole('cell', { name: 'Every week on Tuesday, 4 times' }).waitFor();
+  await conflict.getByRole('button', { name: 'Keep my changes' }).click();
+  await page.getByText('4 occurrences.').waitFor();
+  assert.equal(await rule(), 'FREQ=WEEKLY;BYDAY=TU;COUNT=4', 'my schedule on theirs');
+  assert.deepEqual(failed.map((line) => line.slice(0, 7)), ['412 PUT', '412 PUT']);
+  assertClean(browsing);
+  await page.close();
+});
+
 test('a message belongs to its screen: "Saved" goes with the person to the event, and is gone on the next event', { skip, timeout: TIMEOUT_MS }, async () => {
   const first = await journey.createEvent({ title: 'Chess club', start_time: '2027-03-07T18:00:00Z', end_time: '2027-03-07T20:00:00Z' });
   const second = await journey.createEvent({ title: 'Go club', start_time: '2027-03-08T18:00:00Z', end_time: '2027-03-08T20:00:00Z' });

@@ -2,7 +2,7 @@
 // The console offers a subset of what the API takes: weekly on chosen days, monthly by date or by weekday.
 // The preview follows the rules of §11 (the first start counts, skipped dates and gap times are not counted);
 // the server expands the rule itself on save, so a difference would show on the series page, never in data.
-import { dayKey, instantAt, wallClock, type Wall } from './format.js';
+import { dayKey, formatDate, instantAt, wallClock, type Wall } from './format.js';
 
 export const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -246,4 +246,10 @@ export function describeRepeat(repeat: Repeat, start: Wall, formatDay: (day: str
         : `on the ${repeat.monthly === 'weekday' ? ORDINALS[ordinalInMonth(start) - 1] : 'last'} ${DAY_NAMES[weekdayOf(start)]}`;
   const end = 'count' in repeat.end ? `${repeat.end.count} time${repeat.end.count === 1 ? '' : 's'}` : `until ${formatDay(repeat.end.until)}`;
   return `${every} ${when}, ${end}`;
+}
+
+/** The schedule as the conflict screen compares it: the rule in words, and the start day when it is added alone. */
+export function scheduleWords(repeat: Repeat, start: Wall): string {
+  const words = describeRepeat(repeat, start, (day) => formatDate(`${day}T12:00:00Z`, 'UTC'));
+  return addsStart(repeat, start) ? `${words}; ${DAY_NAMES[weekdayOf(start)]}, the start date, is added as the first occurrence` : words;
 }

@@ -8,7 +8,7 @@ import { localProblems } from './event-checks.js';
 import { compareVersions, conflictPanel, formValuesOf, readForm, writeForm } from './conflict-view.js';
 import { eventFields, type EventFieldValues } from './event-fields.js';
 import { repeatSection } from './repeat-section.js';
-import { exdatesFor, readSchedule, type ReadSchedule } from './repeat-rule.js';
+import { exdatesFor, readSchedule, scheduleWords, type ReadSchedule } from './repeat-rule.js';
 import { parseInput, toZoneInput } from './format.js';
 import type { Series } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
@@ -118,17 +118,29 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
     conflictSlot.replaceChildren();
   }
 
+  /** A version's schedule in words, as the conflict screen compares it (a rule the form cannot show, as it is). */
+  function scheduleText(version: Series): string {
+    const read = scheduleOf(version);
+    return read === undefined ? version.recurrence : scheduleWords(read.repeat, parseInput(toZoneInput(version.start_time, zone))!);
+  }
+
   /** Draws the conflict screen from what the form holds now (again on each keystroke); false when nothing differs from theirs. */
   function draw(): boolean {
     if (pending === undefined) return false;
     const theirVersion = pending.series;
-    const mine = readForm(form.fields);
-    const theirs = formValuesOf(theirVersion, zone);
-    const comparison = compareVersions(form.fields.map((item) => item.name), formValuesOf(series, zone), mine, theirs);
+    // The schedule is compared as one value, in words: the Repeats section holds it in several controls.
+    const repeat = repeats?.value();
+    const wall = parseInput(start.value);
+    const mine = { ...readForm(form.fields), recurrence: repeats === undefined ? series.recurrence : repeat === undefined || wall === undefined ? '' : scheduleWords(repeat, wall) };
+    const theirs = { ...formValuesOf(theirVersion, zone), recurrence: scheduleText(theirVersion) };
+    const comparison = compareVersions([...form.fields.map((item) => item.name), 'recurrence'], { ...formValuesOf(series, zone), recurrence: scheduleText(series) }, mine, theirs);
     if (comparison.rows.length === 0) return false;
     const keep = (): void => {
       adopt();
       writeForm(form.fields, comparison.merged);
+      // Their schedule, unless the person changed it: set after the times, which the section reads.
+      const theirSchedule = scheduleOf(theirVersion);
+      if (!comparison.typed.includes('recurrence') && theirSchedule !== undefined) repeats?.set(theirSchedule.repeat);
       element.requestSubmit(submit);
     };
     // Their schedule too: the repeat section is set from it, and what was chosen there is discarded with the rest.
@@ -140,7 +152,7 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
       scheduleTouched = false;
       showAlert(alert, 'The form now shows their version; what you had typed is discarded.');
     };
-    replace(conflictSlot, conflictPanel({ what: 'series', fields: form.fields, comparison, mine, theirs, zone, refused: true, keep, useTheirs }));
+    replace(conflictSlot, conflictPanel({ what: 'series', fields: form.fields, labels: { recurrence: 'Repeats' }, comparison, mine, theirs, zone, refused: true, keep, useTheirs }));
     return true;
   }
   element.addEventListener('input', (event) => {

@@ -1,8 +1,8 @@
 // The console's "Repeats" rules: the RRULE the form sends, read back, and the preview of the starts it makes (API.md §11).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addsStart, describeRepeat, exdatesFor, exdatesOf, fromRrule, previewStarts, readSchedule, toRrule, type Repeat } from '../../../src/console/web/repeat-rule.js';
-import { instantAt } from '../../../src/console/web/format.js';
+import { addsStart, describeRepeat, exdatesFor, exdatesOf, fromRrule, previewStarts, readSchedule, scheduleWords, toRrule, type Repeat } from '../../../src/console/web/repeat-rule.js';
+import { formatDate, instantAt } from '../../../src/console/web/format.js';
 import { parseRecurrence } from '../../../src/series/recurrence-rule.js';
 import { expandSchedule } from '../../../src/series/expand.js';
 import type { Wall } from '../../../src/console/web/format.js';
@@ -149,4 +149,12 @@ test('exdatesFor() sends the later dates of a start day added alone for the new 
   // Neither schedule adds its start: nothing sent, the server keeps what it has.
   const plain = weekly(['MO', 'TH'], { count: 4 });
   assert.equal(exdatesFor(weekly(['MO', 'TH'], { count: 5 }), start, zone, [], readSchedule(toRrule(plain, start, zone), [], start, zone)), undefined);
+});
+
+test('scheduleWords() says a schedule as the conflict screen compares it, the start day added alone included', () => {
+  const start = at('2027-04-05T10:00');
+  assert.equal(scheduleWords(weekly(['MO', 'WE'], { count: 6 }), start), 'Every week on Monday and Wednesday, 6 times');
+  assert.equal(scheduleWords(weekly(['WE', 'FR'], { count: 6 }), start), 'Every week on Wednesday and Friday, 6 times; Monday, the start date, is added as the first occurrence');
+  // The day as the console writes a date alone (in the browser's language).
+  assert.equal(scheduleWords(monthly('weekday', { until: '2027-06-30' }), start), `Every month on the first Monday, until ${formatDate('2027-06-30T12:00:00Z', 'UTC')}`);
 });
