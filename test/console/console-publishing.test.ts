@@ -219,3 +219,43 @@ test('cancel with a reason: "Cancelled" in words in the list, the month and the 
     await reader.close();
   }
 });
+
+test('a cancellation made elsewhere while the list is open: the row stays, marked cancelled with its reason, as a reload shows it', { skip, timeout: TIMEOUT_MS }, async () => {
+  const created = await journey.api('POST', '/events', journey.keys.admin, {
+    title: 'Chess night',
+    category: 'social',
+    location: 'Games room',
+    start_time: '2027-08-02T18:00:00Z',
+    end_time: '2027-08-02T21:00:00Z',
+    capacity: 40,
+    organizer: { name: 'Olivia Organizer', email: 'olivia@campus.edu' },
+  });
+  assert.equal(created.status, 201);
+  const { id } = (await created.json()) as { id: string };
+  for (const role of ['reader', 'organizer', 'admin'] as const) {
+    const page = await tab(role);
+    try {
+      await page.goto(`${journey.url}/console/#/events`);
+      const row = page.getByRole('row', { name: /Chess night/ });
+      await row.waitFor();
+      await page.locator('#live[data-state="live"]').waitFor();
+      assert.equal(await row.getByText('Cancelled', { exact: true }).count(), 0, `${role}: published at first`);
+      // Another client (a second program, or the organizer elsewhere) cancels it through the API.
+      const cancelled = await journey.api('PUT', `/events/${id}`, journey.keys.organizer, { status: 'cancelled', cancellation_reason: `No room (${role}).` });
+      assert.equal(cancelled.status, 200, await cancelled.text());
+      await page.getByText('The list now shows a change made elsewhere.').waitFor();
+      await row.getByText('Cancelled', { exact: true }).waitFor();
+      await row.getByText(`Reason: No room (${role}).`).waitFor();
+      const live = await page.locator('#content table').innerText();
+      await page.reload();
+      await row.getByText('Cancelled', { exact: true }).waitFor();
+      assert.equal(await page.locator('#content table').innerText(), live, `${role}: the live update shows what a reload does`);
+      // Back to published for the next role: an admin restores directly, even under approval.
+      const restored = await journey.api('PUT', `/events/${id}`, journey.keys.admin, { status: 'published' });
+      assert.equal(restored.status, 200, await restored.text());
+    } finally {
+      await page.close();
+    }
+  }
+  assertClean(browsing);
+});

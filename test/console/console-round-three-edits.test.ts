@@ -199,6 +199,47 @@ test('the series form: a refused save (412) shows the conflict screen too, and "
   await page.close();
 });
 
+test('the series form: the conflict screen compares the repeat rule too, and "Keep my changes" keeps theirs or mine as for any field', { skip, timeout: TIMEOUT_MS }, async () => {
+  const created = await journey.api('POST', '/series', journey.keys.organizer, {
+    title: 'Reading circle', description: '', category: 'cultural', location: 'Library', capacity: 12,
+    time_zone: CAMPUS, recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=3', start_time: '2027-04-13T17:00:00Z', end_time: '2027-04-13T18:00:00Z',
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const { id } = (await created.json()) as { id: string };
+  const rule = async (): Promise<string> => ((await (await journey.api('GET', `/series/${id}`, journey.keys.organizer)).json()) as { recurrence: string }).recurrence;
+  const { page, failed } = await organizerTab();
+  const conflict = page.locator('section.conflict');
+  const repeatsRow = conflict.getByRole('row', { name: /^Repeats/ });
+
+  // They make it five meetings; I rename it: their schedule is shown, and kept.
+  await page.goto(`${journey.url}/console/#/series/${id}/edit`);
+  await page.getByLabel('Title').fill('Reading circle: poetry');
+  assert.equal((await journey.api('PUT', `/series/${id}`, journey.keys.organizer, { recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=5' })).status, 200);
+  await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+  await conflict.getByRole('heading', { level: 2, name: 'Someone else changed this series' }).waitFor();
+  await repeatsRow.getByRole('cell', { name: 'Every week on Tuesday, 5 times' }).waitFor();
+  await repeatsRow.getByRole('cell', { name: 'You did not change it: theirs is kept.' }).waitFor();
+  await checkScreen(page, 'series-conflict-repeats');
+  await conflict.getByRole('button', { name: 'Keep my changes' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Reading circle: poetry', exact: true }).waitFor();
+  assert.equal(await rule(), 'FREQ=WEEKLY;BYDAY=TU;COUNT=5', 'their schedule kept');
+
+  // They make it six; I make it four: both shown, and mine saved on theirs.
+  await page.getByRole('link', { name: 'Edit all future occurrences' }).click();
+  await page.getByLabel('Number of occurrences').fill('4');
+  await page.getByText('4 occurrences, the last on').waitFor();
+  assert.equal((await journey.api('PUT', `/series/${id}`, journey.keys.organizer, { recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=6' })).status, 200);
+  await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+  await repeatsRow.getByRole('cell', { name: 'Every week on Tuesday, 6 times' }).waitFor();
+  await repeatsRow.getByRole('cell', { name: 'Every week on Tuesday, 4 times' }).waitFor();
+  await conflict.getByRole('button', { name: 'Keep my changes' }).click();
+  await page.getByText('4 occurrences.').waitFor();
+  assert.equal(await rule(), 'FREQ=WEEKLY;BYDAY=TU;COUNT=4', 'my schedule on theirs');
+  assert.deepEqual(failed.map((line) => line.slice(0, 7)), ['412 PUT', '412 PUT']);
+  assertClean(browsing);
+  await page.close();
+});
+
 test('a message belongs to its screen: "Saved" goes with the person to the event, and is gone on the next event', { skip, timeout: TIMEOUT_MS }, async () => {
   const first = await journey.createEvent({ title: 'Chess club', start_time: '2027-03-07T18:00:00Z', end_time: '2027-03-07T20:00:00Z' });
   const second = await journey.createEvent({ title: 'Go club', start_time: '2027-03-08T18:00:00Z', end_time: '2027-03-08T20:00:00Z' });
@@ -236,6 +277,40 @@ test('a registration cancelled from the page stays in its row, marked cancelled,
   await page.goto(`${journey.url}/console/#/events/${id}`);
   await rows.filter({ hasText: 'Ben' }).waitFor();
   assert.equal(await rows.count(), 1, 'gone once the page was left: the API forgets cancelled registrations');
+  assert.deepEqual(failed, []);
+  assertClean(browsing);
+  await page.close();
+});
+
+test('a registration cancelled from the page keeps its row when the event is cancelled elsewhere, and restored, while the page is open', { skip, timeout: TIMEOUT_MS }, async () => {
+  const id = await journey.createEvent({ title: 'Weaving', start_time: '2027-03-11T18:00:00Z', end_time: '2027-03-11T20:00:00Z', capacity: 1 });
+  for (const [name, email] of [['Ann', 'ann@campus.edu'], ['Ben', 'ben@campus.edu']]) {
+    assert.equal((await journey.api('POST', `/events/${id}/registrations`, journey.keys.reader, { name, email })).status, 201);
+  }
+  const { page, failed } = await organizerTab();
+  await page.goto(`${journey.url}/console/#/events/${id}`);
+  await page.locator('#live[data-state="live"]').waitFor();
+  const rows = page.locator('.registrations tbody tr');
+  await rows.filter({ hasText: 'Ben' }).filter({ hasText: 'waitlisted' }).waitFor();
+  await page.getByRole('button', { name: 'Cancel registration of Ann' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel registration' }).click();
+  await rows.filter({ hasText: 'Ben' }).filter({ hasText: 'confirmed' }).waitFor();
+  await page.getByText('Cancelled from this page: 1').waitFor();
+  // Someone else (an admin, another program) calls the event off, then restores it: the page follows both live.
+  const cancelled = await journey.api('PUT', `/events/${id}`, journey.keys.admin, { status: 'cancelled', cancellation_reason: 'The loom broke.' });
+  assert.equal(cancelled.status, 200, await cancelled.text());
+  await page.getByText('This event is cancelled: it takes no new registrations.').waitFor();
+  await rows.filter({ hasText: 'Ben' }).filter({ hasText: 'confirmed' }).waitFor();
+  assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelector('td')?.textContent)), ['Ann', 'Ben'], 'Ann keeps her row after the status changed');
+  assert.match((await rows.first().textContent()) ?? '', /cancelled \(was confirmed/);
+  await page.getByText('Cancelled from this page: 1').waitFor();
+  const restored = await journey.api('PUT', `/events/${id}`, journey.keys.admin, { status: 'published' });
+  assert.equal(restored.status, 200, await restored.text());
+  await page.getByRole('button', { name: 'Register' }).waitFor();
+  await rows.filter({ hasText: 'Ben' }).waitFor();
+  assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelector('td')?.textContent)), ['Ann', 'Ben'], 'and after it changed back');
+  await page.getByText('Cancelled from this page: 1').waitFor();
+  await checkScreen(page, 'attendees-after-cancel');
   assert.deepEqual(failed, []);
   assertClean(browsing);
   await page.close();

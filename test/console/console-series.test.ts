@@ -163,3 +163,68 @@ test('a club on the last Friday of each month until a date: the preview matches 
     await page.close();
   }
 });
+
+test('a series whose start day was added, edited: its later dates stay out when the time or the count changes, and the form shows the days as ticked', { skip, timeout: TIMEOUT_MS }, async () => {
+  const page = await browsing.context.newPage();
+  const weekdays = (occurrences: Occurrence[]): string[] => shown(occurrences.map((event) => event.start_time)).map((line) => line.slice(0, 3));
+  try {
+    await signIn(page, journey.url, journey.keys.organizer);
+    // Monday 5 April 2027; the course meets on Wednesdays and Fridays after it.
+    await fillEvent(page, 'Pottery course', '2027-04-05T10:00', '2027-04-05T12:00');
+    await page.getByLabel('How often').selectOption('WEEKLY');
+    await page.getByLabel('Monday', { exact: true }).uncheck();
+    for (const day of ['Wednesday', 'Friday']) await page.getByLabel(day, { exact: true }).check();
+    await page.getByLabel('Number of occurrences').fill('6');
+    await page.getByText('Monday, the start date, is added as the first occurrence.').waitFor();
+    await page.getByRole('button', { name: 'Create series (6 occurrences)', exact: true }).click();
+    await page.getByRole('link', { name: 'Edit all future occurrences' }).waitFor();
+    const seriesId = new URL(page.url()).hash.split('/')[2]!;
+    assert.deepEqual(weekdays(await occurrencesOf(seriesId)), ['Mon', 'Wed', 'Fri', 'Wed', 'Fri', 'Wed']);
+
+    // An hour later, Repeats untouched: the Mondays left out at 10:00 stay out at 11:00.
+    await page.getByRole('link', { name: 'Edit all future occurrences' }).click();
+    await page.getByLabel('Starts').fill('2027-04-05T11:00');
+    await page.getByLabel('Ends').fill('2027-04-05T13:00');
+    await page.getByText('6 occurrences, the last on').waitFor();
+    const later = await previewed(page);
+    await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+    await page.getByText('Saved the series “Pottery course”.').waitFor();
+    const moved = await occurrencesOf(seriesId);
+    assert.deepEqual(weekdays(moved), ['Mon', 'Wed', 'Fri', 'Wed', 'Fri', 'Wed'], 'no Monday but the first');
+    assert.deepEqual(later, shown(moved.map((event) => event.start_time)), 'what the preview showed');
+    assert.ok(shown(moved.map((event) => event.start_time)).every((line) => line.endsWith('11:00')));
+
+    // The form shows the days as they were ticked, the start day added, and counts what the series has.
+    await page.getByRole('link', { name: 'Edit all future occurrences' }).click();
+    assert.deepEqual(
+      await Promise.all(['Monday', 'Wednesday', 'Friday'].map((day) => page.getByLabel(day, { exact: true }).isChecked())),
+      [false, true, true],
+      'Wednesday and Friday ticked, Monday added',
+    );
+    assert.equal(await page.getByLabel('Number of occurrences').inputValue(), '6');
+    await page.getByText('Monday, the start date, is added as the first occurrence.').waitFor();
+    assert.deepEqual(await previewed(page), later);
+    // Two more: still no Monday but the first.
+    await page.getByLabel('Number of occurrences').fill('8');
+    await page.getByText('8 occurrences, the last on').waitFor();
+    const longer = await previewed(page);
+    await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+    await page.getByText('8 occurrences.').waitFor();
+    const eight = await occurrencesOf(seriesId);
+    assert.deepEqual(weekdays(eight), ['Mon', 'Wed', 'Fri', 'Wed', 'Fri', 'Wed', 'Fri', 'Wed']);
+    assert.deepEqual(longer, shown(eight.map((event) => event.start_time)).slice(0, 6));
+    assert.deepEqual(eight.slice(0, 6).map((event) => event.id), moved.map((event) => event.id), 'the six kept, ids and all');
+
+    // Monday ticked after all: the later Mondays come in.
+    await page.getByRole('link', { name: 'Edit all future occurrences' }).click();
+    await page.getByLabel('Monday', { exact: true }).check();
+    await page.getByText('8 occurrences, the last on').waitFor();
+    assert.equal(await page.getByText('Monday, the start date, is added').count(), 0);
+    await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+    await page.getByText('Saved the series “Pottery course”.').waitFor();
+    assert.deepEqual(weekdays(await occurrencesOf(seriesId)), ['Mon', 'Wed', 'Fri', 'Mon', 'Wed', 'Fri', 'Mon', 'Wed']);
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});

@@ -71,6 +71,8 @@ export interface ConflictOptions {
   theirs: FormValues;
   /** The zone the form's times are typed in. */
   zone: string;
+  /** Labels of compared values that are no field of `fields` (a series' schedule, from its Repeats section). */
+  labels?: Record<string, string>;
   /** True when a save was refused (412); false when the change was seen live, before saving. */
   refused: boolean;
   /** Keep my changes: the form takes `comparison.merged` and the new version's ETag (and saves, after a refusal). */
@@ -84,7 +86,7 @@ const joined = (labels: string[]): string => (labels.length < 2 ? labels.join(''
 /** The conflict screen, to place above the form (the caller focuses it when the person was saving). */
 export function conflictPanel(options: ConflictOptions): HTMLElement {
   const { what, fields, comparison, mine, theirs, zone, refused } = options;
-  const labelOf = (name: string): string => fields.find((item) => item.name === name)?.label ?? name;
+  const labelOf = (name: string): string => options.labels?.[name] ?? fields.find((item) => item.name === name)?.label ?? name;
   const shown = (name: string, value: string | undefined): string => {
     if (value === undefined || value === '') return '(empty)';
     return fields.find((item) => item.name === name)?.control.type === 'datetime-local' ? formatTyped(value, zone) : value;

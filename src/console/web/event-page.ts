@@ -12,7 +12,7 @@ import { moveButtons } from './publishing-actions.js';
 import { statusNotice } from './status-marks.js';
 import { statusOf } from './status.js';
 import { ApiProblem } from './problem.js';
-import type { CampusEvent, PublishStatus } from './types.js';
+import type { CampusEvent, PublishStatus, Registration } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
@@ -21,6 +21,8 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
   // What the last move did, in words (ctx.announce has already spoken it): it stays visible after the redraw.
   const done = h('p', { class: 'done', hidden: true, tabindex: -1 });
   let registrations: { element: HTMLElement; reload: () => void; status: PublishStatus } | undefined;
+  /** Registrations cancelled from this page, by id: shown in their rows, marked cancelled, for as long as the page lives. */
+  const cancelled = new Map<string, Registration>();
   const slot = h('div');
   // On a phone with the attendees first, when the event is comes before them (CSS shows this line only then).
   const when = h('p', { class: 'event-when' });
@@ -83,7 +85,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       );
       // The registrations section is built once per status, so a live refresh keeps what someone is typing in it.
       if ((registrations === undefined || registrations.status !== statusOf(event)) && canRegister(ctx.me)) {
-        registrations = { ...registrationsSection(ctx, event, manage, () => void load()), status: statusOf(event) };
+        registrations = { ...registrationsSection(ctx, event, manage, cancelled, () => void load()), status: statusOf(event) };
         replace(slot, registrations.element);
       } else {
         registrations?.reload();

@@ -17,9 +17,11 @@ const PAGE = 100;
 /**
  * The registration section of an event's page; `manage` is whether the attendee list may be shown. The register
  * form is there only while the event is published: build the section again when its status changes.
- * `changed` runs after each registration, cancel or check-in (the event's seat count moves). Returns it and a reload.
+ * `changed` runs after each registration, cancel or check-in (the event's seat count moves). `cancelled` holds the
+ * registrations cancelled from the page, by id: the page owns it, so a section built again after a status change
+ * still shows them. Returns the section and a reload.
  */
-export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, manage: boolean, changed: () => void): { element: HTMLElement; reload: () => void } {
+export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, manage: boolean, cancelled: Map<string, Registration>, changed: () => void): { element: HTMLElement; reload: () => void } {
   const path = `/events/${encodeURIComponent(event.id)}/registrations`;
   const alert = formAlert();
   alert.tabIndex = -1;
@@ -84,8 +86,6 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
   download.addEventListener('click', () => void downloadCsv());
   const list = h('div');
   let page = 1;
-  /** Registrations cancelled from this page, by id: shown in their rows, marked cancelled, for as long as the page lives. */
-  const cancelled = new Map<string, Registration>();
 
   /** The page's rows with the cancelled ones that belong among them (by the filter, and by time between its first and last). */
   function withCancelled(rows: Registration[], lastPage: boolean): { registration: Registration; gone: boolean }[] {

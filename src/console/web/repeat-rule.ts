@@ -2,7 +2,7 @@
 // The console offers a subset of what the API takes: weekly on chosen days, monthly by date or by weekday.
 // The preview follows the rules of §11 (the first start counts, skipped dates and gap times are not counted);
 // the server expands the rule itself on save, so a difference would show on the series page, never in data.
-import { dayKey, instantAt, wallClock, type Wall } from './format.js';
+import { dayKey, formatDate, instantAt, wallClock, type Wall } from './format.js';
 
 export const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -119,6 +119,56 @@ export function fromRrule(rule: string, start: Wall, zone: string): Repeat | und
   return { freq, interval, days, monthly, end: { until: untilDay } };
 }
 
+/** A series' rule and exdates in the form's terms. */
+export interface ReadSchedule {
+  repeat: Repeat;
+  /** Whether the start's weekday was added for the start alone: the rule names it, and every later date of it is an exdate. */
+  added: boolean;
+  /** The exdates that are not those later dates: occurrences cancelled on their own. */
+  kept: string[];
+}
+
+/**
+ * Reads a series' rule and exdates back into the form's choices (undefined for a rule the form cannot show). A start
+ * weekday the console added for the start alone is taken out of the days again, and the count is that of the starts the
+ * series has, so the form shows what was ticked, says the start is added, and previews what the series holds.
+ */
+export function readSchedule(rule: string, exdates: readonly string[], start: Wall, zone: string): ReadSchedule | undefined {
+  const repeat = fromRrule(rule, start, zone);
+  if (repeat === undefined) return undefined;
+  const weekday = weekdayOf(start);
+  const asIs = { repeat, added: false, kept: [...exdates] };
+  if (repeat.freq !== 'WEEKLY' || repeat.days.length < 2 || !repeat.days.includes(weekday)) return asIs;
+  const excluded = new Set(exdates.map((each) => Date.parse(each)));
+  const later = previewStarts(repeat, start, zone).starts.slice(1).filter((at) => weekdayOf(wallClock(zone, at)) === weekday);
+  // A rule that has not reached a second date of the start's weekday tells nothing: both readings make the same series.
+  if (later.length === 0 || !later.every((at) => excluded.has(at))) return asIs;
+  const leftOut = new Set(later);
+  return {
+    repeat: { ...repeat, days: repeat.days.filter((day) => day !== weekday), end: 'count' in repeat.end ? { count: repeat.end.count - later.length } : repeat.end },
+    added: true,
+    kept: exdates.filter((each) => !leftOut.has(Date.parse(each))),
+  };
+}
+
+/**
+ * The `exdates` to send with a changed schedule: the later dates of a start weekday added alone (`exdatesOf`), with the
+ * occurrences cancelled on their own (`read.kept`) that the new schedule still makes. Undefined leaves the stored
+ * exdates to the server, which keeps them (API.md §11): when neither the old nor the new schedule adds its start, or
+ * when the list would be the stored one. Sent exdates must each be a start of the new schedule, so a cancelled
+ * occurrence it no longer makes is dropped from them.
+ */
+export function exdatesFor(repeat: Repeat, start: Wall, zone: string, stored: readonly string[], read: ReadSchedule | undefined): string[] | undefined {
+  const own = exdatesOf(repeat, start, zone);
+  if (own.length === 0 && read?.added !== true) return undefined;
+  const { starts, skipped } = previewStarts(repeat, start, zone);
+  const makes = new Set([...starts, ...skipped]);
+  const kept = (read?.kept ?? stored).map((each) => Date.parse(each)).filter((at) => makes.has(at));
+  const result = [...new Set([...own.map((each) => Date.parse(each)), ...kept])].sort((a, b) => a - b);
+  const before = new Set(stored.map((each) => Date.parse(each)));
+  return result.length === before.size && result.every((at) => before.has(at)) ? undefined : result.map((at) => new Date(at).toISOString());
+}
+
 /** The starts a rule makes: at most MAX_OCCURRENCES + 1 (so "too many" can be told), and whether the last is too far. */
 export interface Preview {
   starts: number[];
@@ -196,4 +246,10 @@ export function describeRepeat(repeat: Repeat, start: Wall, formatDay: (day: str
         : `on the ${repeat.monthly === 'weekday' ? ORDINALS[ordinalInMonth(start) - 1] : 'last'} ${DAY_NAMES[weekdayOf(start)]}`;
   const end = 'count' in repeat.end ? `${repeat.end.count} time${repeat.end.count === 1 ? '' : 's'}` : `until ${formatDay(repeat.end.until)}`;
   return `${every} ${when}, ${end}`;
+}
+
+/** The schedule as the conflict screen compares it: the rule in words, and the start day when it is added alone. */
+export function scheduleWords(repeat: Repeat, start: Wall): string {
+  const words = describeRepeat(repeat, start, (day) => formatDate(`${day}T12:00:00Z`, 'UTC'));
+  return addsStart(repeat, start) ? `${words}; ${DAY_NAMES[weekdayOf(start)]}, the start date, is added as the first occurrence` : words;
 }

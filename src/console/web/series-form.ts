@@ -8,7 +8,7 @@ import { localProblems } from './event-checks.js';
 import { compareVersions, conflictPanel, formValuesOf, readForm, writeForm } from './conflict-view.js';
 import { eventFields, type EventFieldValues } from './event-fields.js';
 import { repeatSection } from './repeat-section.js';
-import { fromRrule } from './repeat-rule.js';
+import { exdatesFor, readSchedule, scheduleWords, type ReadSchedule } from './repeat-rule.js';
 import { parseInput, toZoneInput } from './format.js';
 import type { Series } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
@@ -25,9 +25,11 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
   const form = eventFields(ctx, { zone, startHint: 'The first occurrence. ' });
   form.fill(series as EventFieldValues);
   const start = form.start.control as HTMLInputElement;
-  const repeat = fromRrule(series.recurrence, parseInput(toZoneInput(series.start_time, zone))!, zone);
-  const repeats = repeat === undefined ? undefined : repeatSection(start, zone, false);
-  if (repeat !== undefined) repeats?.set(repeat);
+  /** A version's schedule as the Repeats section shows it (a start day added alone shown as such). */
+  const scheduleOf = (version: Series): ReadSchedule | undefined => readSchedule(version.recurrence, version.exdates, parseInput(toZoneInput(version.start_time, zone))!, zone);
+  const schedule = scheduleOf(series);
+  const repeats = schedule === undefined ? undefined : repeatSection(start, zone, false);
+  if (schedule !== undefined) repeats?.set(schedule.repeat);
   let scheduleTouched = false;
   repeats?.element.addEventListener('change', () => (scheduleTouched = true));
   const fields: Field[] = repeats === undefined ? form.fields : [...form.fields, repeats.field];
@@ -47,13 +49,22 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
     h('div', { class: 'actions' }, submit, h('a', { href: `#/series/${series.id}`, class: 'button' }, 'Cancel')),
   );
 
-  /** Only the fields whose value differs from the series as read. */
+  /**
+   * Only the fields whose value differs from the series as read. The schedule goes as the form shows it once any part
+   * of it changed (Repeats, Starts or Ends): the rule, and the exdates a start day added alone needs, since the later
+   * dates left out for the old start are not those of the new one.
+   */
   function changes(): Record<string, unknown> {
     const body = form.body(true);
     const result: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(body)) if (JSON.stringify(value) !== JSON.stringify(series[name as keyof Series])) result[name] = value;
-    const rule = repeats?.rrule();
-    if (scheduleTouched && rule !== undefined && rule !== series.recurrence) result['recurrence'] = rule;
+    const repeat = repeats?.value();
+    const wall = parseInput(start.value);
+    if (!(scheduleTouched || 'start_time' in result || 'end_time' in result) || repeat === undefined || wall === undefined) return result;
+    const rule = repeats!.rrule();
+    if (rule !== undefined && rule !== series.recurrence) result['recurrence'] = rule;
+    const exdates = exdatesFor(repeat, wall, zone, series.exdates, scheduleOf(series));
+    if (exdates !== undefined) result['exdates'] = exdates;
     return result;
   }
 
@@ -107,29 +118,41 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
     conflictSlot.replaceChildren();
   }
 
+  /** A version's schedule in words, as the conflict screen compares it (a rule the form cannot show, as it is). */
+  function scheduleText(version: Series): string {
+    const read = scheduleOf(version);
+    return read === undefined ? version.recurrence : scheduleWords(read.repeat, parseInput(toZoneInput(version.start_time, zone))!);
+  }
+
   /** Draws the conflict screen from what the form holds now (again on each keystroke); false when nothing differs from theirs. */
   function draw(): boolean {
     if (pending === undefined) return false;
     const theirVersion = pending.series;
-    const mine = readForm(form.fields);
-    const theirs = formValuesOf(theirVersion, zone);
-    const comparison = compareVersions(form.fields.map((item) => item.name), formValuesOf(series, zone), mine, theirs);
+    // The schedule is compared as one value, in words: the Repeats section holds it in several controls.
+    const repeat = repeats?.value();
+    const wall = parseInput(start.value);
+    const mine = { ...readForm(form.fields), recurrence: repeats === undefined ? series.recurrence : repeat === undefined || wall === undefined ? '' : scheduleWords(repeat, wall) };
+    const theirs = { ...formValuesOf(theirVersion, zone), recurrence: scheduleText(theirVersion) };
+    const comparison = compareVersions([...form.fields.map((item) => item.name), 'recurrence'], { ...formValuesOf(series, zone), recurrence: scheduleText(series) }, mine, theirs);
     if (comparison.rows.length === 0) return false;
     const keep = (): void => {
       adopt();
       writeForm(form.fields, comparison.merged);
+      // Their schedule, unless the person changed it: set after the times, which the section reads.
+      const theirSchedule = scheduleOf(theirVersion);
+      if (!comparison.typed.includes('recurrence') && theirSchedule !== undefined) repeats?.set(theirSchedule.repeat);
       element.requestSubmit(submit);
     };
     // Their schedule too: the repeat section is set from it, and what was chosen there is discarded with the rest.
     const useTheirs = (): void => {
       adopt();
       form.fill(theirVersion as EventFieldValues);
-      const theirRepeat = fromRrule(theirVersion.recurrence, parseInput(toZoneInput(theirVersion.start_time, zone))!, zone);
-      if (theirRepeat !== undefined) repeats?.set(theirRepeat);
+      const theirSchedule = scheduleOf(theirVersion);
+      if (theirSchedule !== undefined) repeats?.set(theirSchedule.repeat);
       scheduleTouched = false;
       showAlert(alert, 'The form now shows their version; what you had typed is discarded.');
     };
-    replace(conflictSlot, conflictPanel({ what: 'series', fields: form.fields, comparison, mine, theirs, zone, refused: true, keep, useTheirs }));
+    replace(conflictSlot, conflictPanel({ what: 'series', fields: form.fields, labels: { recurrence: 'Repeats' }, comparison, mine, theirs, zone, refused: true, keep, useTheirs }));
     return true;
   }
   element.addEventListener('input', (event) => {

@@ -1,8 +1,8 @@
 // The console's "Repeats" rules: the RRULE the form sends, read back, and the preview of the starts it makes (API.md §11).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addsStart, describeRepeat, exdatesOf, fromRrule, previewStarts, toRrule, type Repeat } from '../../../src/console/web/repeat-rule.js';
-import { instantAt } from '../../../src/console/web/format.js';
+import { addsStart, describeRepeat, exdatesFor, exdatesOf, fromRrule, previewStarts, readSchedule, scheduleWords, toRrule, type Repeat } from '../../../src/console/web/repeat-rule.js';
+import { formatDate, instantAt } from '../../../src/console/web/format.js';
 import { parseRecurrence } from '../../../src/series/recurrence-rule.js';
 import { expandSchedule } from '../../../src/series/expand.js';
 import type { Wall } from '../../../src/console/web/format.js';
@@ -90,4 +90,71 @@ test('toRrule() with a start day not ticked adds the start alone: its weekday\'s
   assert.equal(addsStart(weekly(['MO', 'TH'], { count: 3 }), start), false, 'a ticked start day is not added');
   assert.deepEqual(exdatesOf(weekly([], { count: 3 }), start, zone), [], 'no day ticked: weekly on the start\'s day');
   assert.equal(toRrule(weekly([], { count: 3 }), start, zone), 'FREQ=WEEKLY;BYDAY=MO;COUNT=3');
+});
+
+test('readSchedule() reads a start day added alone back as it was ticked, counting the starts the series has; other exdates are kept', () => {
+  // Monday 5 April 2027; Wednesdays and Fridays after it.
+  const start = at('2027-04-05T10:00');
+  const zone = 'Europe/Berlin';
+  for (const end of [{ count: 6 }, { until: '2027-04-30' }] as Repeat['end'][]) {
+    const repeat = weekly(['WE', 'FR'], end);
+    const rule = toRrule(repeat, start, zone);
+    const exdates = exdatesOf(repeat, start, zone);
+    assert.ok(exdates.length > 0);
+    assert.deepEqual(readSchedule(rule, exdates, start, zone), { repeat, added: true, kept: [] }, rule);
+    // A Wednesday cancelled on its own stays an exdate of its own.
+    const wednesday = new Date(previewStarts(repeat, start, zone).starts[3]!).toISOString();
+    assert.deepEqual(readSchedule(rule, [...exdates, wednesday].sort(), start, zone), { repeat, added: true, kept: [wednesday] });
+    // Mondays ticked, one of three cancelled on its own: the rule as it is.
+    const ticked = weekly(['MO', 'WE', 'FR'], 'count' in end ? { count: 9 } : end);
+    const monday = new Date(previewStarts(ticked, start, zone).starts[3]!).toISOString();
+    assert.deepEqual(readSchedule(toRrule(ticked, start, zone), [monday], start, zone), { repeat: ticked, added: false, kept: [monday] });
+    assert.deepEqual(readSchedule(toRrule(ticked, start, zone), [], start, zone), { repeat: ticked, added: false, kept: [] });
+  }
+  assert.deepEqual(readSchedule('FREQ=WEEKLY;BYDAY=MO,WE;COUNT=2', [], start, zone)?.added, false, 'no later Monday yet: read as it stands');
+  // Every later Monday cancelled on its own reads as a Monday added alone: the same occurrences either way.
+  const lone = exdatesOf(weekly(['WE', 'FR'], { count: 6 }), start, zone);
+  assert.deepEqual(readSchedule('FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=8', lone, start, zone)?.repeat, weekly(['WE', 'FR'], { count: 6 }));
+  assert.equal(readSchedule('FREQ=DAILY;COUNT=3', [], start, zone), undefined);
+});
+
+test('exdatesFor() sends the later dates of a start day added alone for the new schedule, with the cancelled occurrences it still makes; the server makes what the preview shows', () => {
+  const zone = 'Europe/Berlin';
+  const start = at('2027-04-05T10:00');
+  const created = weekly(['WE', 'FR'], { count: 6 });
+  const wednesday = new Date(previewStarts(created, start, zone).starts[3]!).toISOString();
+  const stored = [...exdatesOf(created, start, zone), wednesday].sort();
+  const read = readSchedule(toRrule(created, start, zone), stored, start, zone);
+  assert.equal(exdatesFor(created, start, zone, stored, read), undefined, 'the same schedule: the stored exdates stand');
+
+  const serverMakes = (repeat: Repeat, from: Wall, exdates: string[] | undefined): number[] => {
+    const rule = parseRecurrence(toRrule(repeat, from, zone));
+    assert.ok(!Array.isArray(rule), String(rule));
+    return expandSchedule({ startMs: instantAt(zone, from)!, endMs: instantAt(zone, { ...from, hour: from.hour + 2 })!, zone, rule, exdates: (exdates ?? []).map((each) => Date.parse(each)) }).map((occurrence) => occurrence.startMs);
+  };
+  // Two more: the new later Mondays join, the Wednesday cancelled alone stays out.
+  const longer = weekly(['WE', 'FR'], { count: 8 });
+  const sent = exdatesFor(longer, start, zone, stored, read)!;
+  assert.deepEqual(iso(sent.map((each) => Date.parse(each))), ['2027-04-12T08:00', '2027-04-14T08:00', '2027-04-19T08:00', '2027-04-26T08:00']);
+  assert.deepEqual(serverMakes(longer, start, sent), previewStarts(longer, start, zone).starts.filter((at) => at !== Date.parse(wednesday)));
+  // An hour later: the Mondays at 11:00 are left out; the Wednesday at 10:00 is no start of it, so it cannot be sent.
+  const later = at('2027-04-05T11:00');
+  const moved = exdatesFor(created, later, zone, stored, read)!;
+  assert.deepEqual(iso(moved.map((each) => Date.parse(each))), ['2027-04-12T09:00', '2027-04-19T09:00']);
+  assert.deepEqual(serverMakes(created, later, moved), previewStarts(created, later, zone).starts);
+  // Monday ticked after all, with the very rule stored: the exdates alone change, to the cancelled Wednesday.
+  const ticked = weekly(['MO', 'WE', 'FR'], { count: 8 });
+  assert.equal(toRrule(ticked, start, zone), toRrule(created, start, zone));
+  assert.deepEqual(exdatesFor(ticked, start, zone, stored, read), [wednesday]);
+  // Neither schedule adds its start: nothing sent, the server keeps what it has.
+  const plain = weekly(['MO', 'TH'], { count: 4 });
+  assert.equal(exdatesFor(weekly(['MO', 'TH'], { count: 5 }), start, zone, [], readSchedule(toRrule(plain, start, zone), [], start, zone)), undefined);
+});
+
+test('scheduleWords() says a schedule as the conflict screen compares it, the start day added alone included', () => {
+  const start = at('2027-04-05T10:00');
+  assert.equal(scheduleWords(weekly(['MO', 'WE'], { count: 6 }), start), 'Every week on Monday and Wednesday, 6 times');
+  assert.equal(scheduleWords(weekly(['WE', 'FR'], { count: 6 }), start), 'Every week on Wednesday and Friday, 6 times; Monday, the start date, is added as the first occurrence');
+  // The day as the console writes a date alone (in the browser's language).
+  assert.equal(scheduleWords(monthly('weekday', { until: '2027-06-30' }), start), `Every month on the first Monday, until ${formatDate('2027-06-30T12:00:00Z', 'UTC')}`);
 });
