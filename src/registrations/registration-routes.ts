@@ -143,8 +143,10 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
       const registrationId = context.params['reg_id']!;
       let found: Registration | undefined;
       const result = await store.changeRegistrations(eventId, (event, roster) => {
-        managedEvent(event, eventId, context);
+        // An unknown id (the event, then its registration) answers before "not the owner" (API.md §3 and §8).
+        visibleEvent(event, eventId, context.principal!);
         found = existing(roster, registrationId, eventId);
+        managedEvent(event, eventId, context);
         validateCheckIn(context.body!);
         if (found.status !== 'confirmed') {
           throw new ApiError('conflict', `Registration "${registrationId}" is waitlisted: only a confirmed registration can be checked in.`);

@@ -230,10 +230,11 @@ describe('roles (API.md §2)', () => {
     assertError(await h.request('POST', `/events/${id}/registrations/${registration.json.id}/check-in`, { key: h.keys.other }), 403, 'forbidden');
   });
 
-  it('an unknown event is 404 before the owner check, and the owner check is before an unknown registration', async () => {
+  it('an unknown event, then an unknown registration, is 404 before the owner check (API.md §3: unknown id before not the owner)', async () => {
     assertError(await h.request('GET', '/events/evt_0000000000000000nope/registrations', { key: h.keys.other }), 404, 'not_found');
     const id = await newEvent();
-    assertError(await h.request('POST', `/events/${id}/registrations/reg_0000000000000000000000/check-in`, { key: h.keys.other }), 403, 'forbidden');
+    const unknown = assertError(await h.request('POST', `/events/${id}/registrations/reg_0000000000000000000000/check-in`, { key: h.keys.other }), 404, 'not_found');
+    assert.match(unknown.message, /reg_0000000000000000000000/);
     assertError(await h.request('POST', `/events/${id}/registrations/reg_0000000000000000000000/check-in`, { key: h.keys.organizer }), 404, 'not_found');
   });
 
