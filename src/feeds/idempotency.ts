@@ -59,10 +59,7 @@ export class IdempotencyGuard {
     if (firstHash !== undefined && firstHash !== requestHash) {
       throw new ApiError('idempotency_key_reused', `Idempotency-Key "${clip(key)}" was already used with another request (a different path or body); use a new key for a new request.`);
     }
-    if (remembered !== undefined) {
-      const replay = render(remembered, context);
-      return { replay: { ...replay, headers: { ...replay.headers, 'Idempotent-Replayed': 'true' } } };
-    }
+    if (remembered !== undefined) return { replay: replayed(render, remembered, context) };
     if (pending !== undefined) {
       throw new ApiError('conflict', `A request with Idempotency-Key "${clip(key)}" is still being written; retry in a moment to get its answer.`, { headers: { 'Retry-After': '1' } });
     }
@@ -78,6 +75,19 @@ export class IdempotencyGuard {
         else this.#inFlightPerKey.set(keyId, left);
       },
     };
+  }
+
+  /**
+   * The remembered answer to this very request (its Idempotency-Key, from the same API key, with the same request),
+   * replayed; else undefined, with nothing checked or refused. For a route whose target may be gone since its first
+   * answer (a registration's event deleted): the retry still gets that answer (API.md §9.3), as a create's does.
+   */
+  replayOf(context: RequestContext, render: RenderAnswer): HandlerResult | undefined {
+    const key = context.request.headers['idempotency-key'];
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) return undefined;
+    const remembered = this.#store.rememberedAnswer(context.principal!.keyId, key, this.#now());
+    if (remembered === undefined || remembered.requestHash !== hashRequest(context)) return undefined;
+    return replayed(render, remembered, context);
   }
 
   /** A new Idempotency-Key past the API key's quota: 429 until its oldest answer is forgotten (API.md §9.3, README "Safe retries"). */
@@ -123,11 +133,16 @@ export async function withIdempotency(
     if (error.entry.requestHash !== checked.tag.requestHash) {
       throw new ApiError('idempotency_key_reused', `Idempotency-Key "${clip(checked.tag.key)}" was already used with another request (a different path or body); use a new key for a new request.`);
     }
-    const replay = render(error.entry, context);
-    return { ...replay, headers: { ...replay.headers, 'Idempotent-Replayed': 'true' } };
+    return replayed(render, error.entry, context);
   } finally {
     checked.done();
   }
+}
+
+/** A remembered answer as a retry gets it: marked `Idempotent-Replayed: true`. */
+function replayed(render: RenderAnswer, entry: IdempotencyEntry, context: RequestContext): HandlerResult {
+  const replay = render(entry, context);
+  return { ...replay, headers: { ...replay.headers, 'Idempotent-Replayed': 'true' } };
 }
 
 /** A hash of method, path (without /v1 or a base path) and body bytes: a retry must send the same. */

@@ -41,8 +41,14 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
     body: true,
     handle(context) {
       const eventId = context.params['id']!;
-      // The unknown id answers before an Idempotency-Key reuse (API.md §3); the write checks it again against queued changes.
-      visibleEvent(store.get(eventId), eventId, context.principal!);
+      const event = store.get(eventId);
+      // A retry of a registration whose event is gone since gets its first answer (API.md §9.3); any other request
+      // with an unknown id answers 404 before an Idempotency-Key reuse (§3). The write checks the event again.
+      if (event === undefined || !maySee(context.principal!, event)) {
+        const replay = idempotency.replayOf(context, registeredAnswer);
+        if (replay !== undefined) return replay;
+      }
+      visibleEvent(event, eventId, context.principal!);
       return withIdempotency(idempotency, context, registeredAnswer, (idem) => registerOne(context, eventId, idem));
     },
   };

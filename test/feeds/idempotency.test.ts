@@ -53,6 +53,23 @@ test('POST /events/{id}/registrations with an Idempotency-Key: a retry gets the 
   assert.equal(h.app.store.roster(event.id).confirmed, 1);
 });
 
+test('POST /events/{id}/registrations: a retry after the event was deleted still gets the first answer; another request is a 404', async (t) => {
+  const h = await startHarness();
+  t.after(() => h.close());
+  const event = (await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody(FUTURE) })).json;
+  const headers = { 'Idempotency-Key': 'reg-gone' };
+  const body = { name: 'Rita', email: 'rita@campus.edu' };
+  const first = await h.request('POST', `/events/${event.id}/registrations`, { key: h.keys.reader, body, headers });
+  assert.equal(first.status, 201, first.text ?? '');
+  assert.equal((await h.request('DELETE', `/events/${event.id}`, { key: h.keys.organizer })).status, 204);
+  const again = await h.request('POST', `/events/${event.id}/registrations`, { key: h.keys.reader, body, headers });
+  assert.equal(again.status, 201, again.text ?? '');
+  assert.equal(again.text, first.text);
+  assert.equal(again.headers['Idempotent-Replayed'], 'true');
+  assertError(await h.request('POST', `/events/${event.id}/registrations`, { key: h.keys.reader, body: { ...body, name: 'Rita B' }, headers }), 404, 'not_found');
+  assertError(await h.request('POST', `/events/${event.id}/registrations`, { key: h.keys.organizer, body, headers }), 404, 'not_found');
+});
+
 test('Idempotency-Key: the same key with other body bytes or on another path is 422; another API key has its own keys', async (t) => {
   const h = await startHarness();
   t.after(() => h.close());
