@@ -9,6 +9,7 @@ import { CorsPolicy } from './http/cors.js';
 import { ApiError } from './http/errors.js';
 import type { PlainRequest } from './http/types.js';
 import { toNodeListener } from './http/node-adapter.js';
+import { UnfinishedBodies } from './http/unfinished-bodies.js';
 import { createPipeline, type CoreResponse } from './pipeline.js';
 import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
@@ -132,6 +133,11 @@ export interface App {
   initialAdminKey: string | undefined;
   /** Answers 503 to new requests while in-flight ones finish (for graceful shutdown). */
   drain(): void;
+  /**
+   * Once draining has waited long enough: answers 503 to every request whose body is still arriving (its connection
+   * then closes), and resolves when those answers are written.
+   */
+  answerUnfinished(): Promise<void>;
   /** Waits for queued writes, closes the store and releases the data folder. */
   close(): Promise<void>;
   /** The event store (for embedders' tests and tools). */
@@ -278,9 +284,10 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   });
 
   let closing: Promise<void> | undefined;
+  const unfinished = new UnfinishedBodies();
   return {
-    handler: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining }),
-    checkContinue: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, mayReadBody: pipeline.mayReadBody }),
+    handler: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, unfinished }),
+    checkContinue: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, mayReadBody: pipeline.mayReadBody, unfinished }),
     handle: pipeline.handle,
     initialAdminKey,
     drain() {
@@ -288,6 +295,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
       // Streams never finish by themselves: end them cleanly, so the server can close their connections.
       streams.closeAll();
     },
+    answerUnfinished: () => unfinished.answerAll(),
     store,
     async createKey(owner) {
       const { record, secret } = await keys.create(checkedOwner(owner), { randomBytes, now });

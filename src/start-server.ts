@@ -44,6 +44,9 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** How long shutdown waits for the 503s of requests whose body was still arriving to be written, in ms. */
+const UNFINISHED_ANSWER_MS = 1_000;
+
 /** Starts the service and resolves once it listens. */
 export function startServer(options: StartOptions = {}): Promise<RunningServer> {
   return startServerWith(options, {});
@@ -109,6 +112,9 @@ export async function startServerWith(options: StartOptions, internal: InternalO
         server.closeIdleConnections();
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+        clearTimeout(timer);
+        // A client still sending its body gets the 503 of a late request rather than a cut connection (given 1 s to go out).
+        await Promise.race([app.answerUnfinished(), new Promise<void>((resolve) => (timer = setTimeout(resolve, UNFINISHED_ANSWER_MS)))]);
         clearTimeout(timer);
         server.closeAllConnections();
         await app.close();

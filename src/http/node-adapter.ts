@@ -9,6 +9,7 @@ import { redactKeys } from './redact-keys.js';
 import type { CoreResponse, PlainRequest } from './types.js';
 import { JSON_TYPE } from './route.js';
 import type { Logger } from '../log/logger.js';
+import type { UnfinishedBodies } from './unfinished-bodies.js';
 
 export type CoreHandler = (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
 
@@ -35,12 +36,14 @@ export interface NodeListenerOptions {
    * body only when this says yes, and otherwise answers without reading it and closes.
    */
   mayReadBody?: (request: PlainRequest) => boolean;
+  /** Where body reads in progress are kept, so shutdown can answer them (503) when its grace runs out. */
+  unfinished?: UnfinishedBodies;
 }
 
 /** Adapts the core to a `node:http` request listener, with one log line per request. */
 export function toNodeListener(handle: CoreHandler, logger: Logger, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  const { isDraining = () => false, mayReadBody } = options;
-  const listener: Listener = { handle, logger, isDraining, logRequests: logger.enabled('info') };
+  const { isDraining = () => false, mayReadBody, unfinished } = options;
+  const listener: Listener = { handle, logger, isDraining, logRequests: logger.enabled('info'), unfinished };
   return (req, res) => {
     // A request node parsed after a body that was never read: never run it, never answer it.
     if (condemned.has(req.socket)) return;
@@ -75,6 +78,7 @@ interface Listener {
   logger: Logger;
   isDraining: () => boolean;
   logRequests: boolean;
+  unfinished: UnfinishedBodies | undefined;
 }
 
 /**
@@ -213,9 +217,11 @@ function readBody(req: IncomingMessage, request: PlainRequest, exchange: Exchang
   const chunks: Buffer[] = [];
   let size = 0;
   let finished = false;
+  let forget: (() => void) | undefined;
   const finish = (): void => {
     if (finished) return;
     finished = true;
+    forget?.();
     req.off('data', onData);
     req.off('end', finish);
     request.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, Math.min(size, MAX_BODY_BYTES));
@@ -235,6 +241,14 @@ function readBody(req: IncomingMessage, request: PlainRequest, exchange: Exchang
   req.on('data', onData);
   req.on('end', finish);
   req.on('error', () => req.socket.destroy());
+  // Shutdown's grace ran out before the body did: the 503 of a request that came too late, then the connection closes.
+  forget = exchange.listener.unfinished?.add(() => {
+    request.arrivedDuringShutdown = true;
+    condemn(req.socket, request);
+    const written = new Promise<void>((resolve) => exchange.res.once('close', resolve));
+    finish();
+    return written;
+  });
 }
 
 /** Writes a plain response; no body for HEAD, 204 and 304. */
