@@ -34,7 +34,7 @@ import { openPostgresStore } from './store/postgres/postgres-store.js';
 import { isPostgresUrl } from './store/postgres/client.js';
 import type { FileSystemSeam } from './store/file/file-system.js';
 import { openApiDocument } from './openapi/document.js';
-import { loadConsoleAssets, withConsoleSettings } from './console/console-assets.js';
+import { CONSOLE_DIR, loadConsoleAssets, withConsoleSettings } from './console/console-assets.js';
 import { consoleRoutes, isConsolePattern } from './console/console-routes.js';
 import { silentLogger, type Logger } from './log/logger.js';
 import { ROLES, type Principal, type Role } from './auth/principal.js';
@@ -173,6 +173,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   if (!(APPROVAL_MODES as readonly string[]).includes(approval)) throw new TypeError(`createApp: approval must be "off" or "required", got "${String(approval)}"`);
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
   const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone, approval });
+  if (consoleAssets?.size === 0) logger.warn('this build has no console files: /console/ answers 404 until it is built with make build (tsc alone does not copy them)', { dir: internal.consoleDir ?? CONSOLE_DIR });
 
   const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now, compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES }) : undefined;
   const store: EventStore =

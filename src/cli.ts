@@ -139,7 +139,10 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
   switch (command) {
     case 'keys create': {
       allowOnly(parsed, COMMAND_FLAGS[command]!, 2);
-      if (database === undefined) requireDataDir(dataDir);
+      if (database === undefined) {
+        requireDataDir(dataDir);
+        becomeFolderOwner(dataDir);
+      }
       const name = text({ min: 1, max: 200, trim: true })(stringOption(parsed, '--name'), '--name');
       const email = emailCheck(stringOption(parsed, '--email'), '--email');
       if (name instanceof Problem) throw new UsageError(stringOption(parsed, '--name') === undefined ? '--name is required' : name.message);
@@ -181,6 +184,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
         return;
       }
       requireDataDir(dataDir);
+      becomeFolderOwner(dataDir);
       const outcome = await updateKeys(dataDir, (keys) => {
         const key = keys.find((candidate) => candidate.id === id);
         if (key === undefined) return 'unknown';
@@ -249,6 +253,19 @@ function requireDataDir(dataDir: string): void {
       ? `the data folder ${dataDir} is not a folder; check --data-dir`
       : `there is no data folder at ${dataDir}; check --data-dir (or DATA_DIR), or create it: mkdir -p ${dataDir} (the server also creates it on its first start: ${SERVER} --data-dir ${dataDir})`,
   );
+}
+
+/**
+ * Run as root on a folder another user owns (the service's), the CLI becomes that user before it writes: a keys.json
+ * left to root would be unreadable to the server, which would then refuse every key and, restarted, not start at all.
+ */
+function becomeFolderOwner(dataDir: string): void {
+  if (process.getuid?.() !== 0) return;
+  const { uid, gid } = statSync(dataDir);
+  if (uid === 0) return;
+  process.setgid!(gid);
+  process.setuid!(uid);
+  process.stderr.write(`${SELF}: writing as uid ${uid}, the owner of ${dataDir}, so the server can read it\n`);
 }
 
 function isFolder(candidate: string): boolean {

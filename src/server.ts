@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `node dist/server.js`: reads flags and environment, starts the service, stops it gracefully on SIGINT/SIGTERM.
+import path from 'node:path';
 import os from 'node:os';
 import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, type ServerConfig } from './config.js';
 import { createLogger } from './log/logger.js';
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
     const reason = code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : (error as Error).message;
     // A line like every other on stderr (JSON, or readable on a terminal), written whatever the log level.
     const fatal = createLogger({ level: 'error', write: (text) => process.stderr.write(text), pretty: process.stderr.isTTY === true });
-    fatal.error(`cannot start: ${reason}`, { data_dir: config.dataDir, code });
+    fatal.error(`cannot start: ${reason}`, { ...where(config), code });
     fatal.flush();
     process.exit(1);
   }
@@ -91,8 +92,13 @@ async function main(): Promise<void> {
   // The notice bypasses the log's buffer: the lines logged before it go out first, so stderr stays in time order.
   logger.flush();
   if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.store === 'file' ? `--data-dir ${config.dataDir}` : '--store postgres://…');
-  logger.info('started', { url: running.url, data_dir: config.dataDir, pid: process.pid });
+  logger.info('started', { url: running.url, ...where(config), pid: process.pid });
   process.stdout.write(`listening on ${running.url}\n`);
+}
+
+/** Where the data is, for a log line: the folder's absolute path, or that it is a database (its URL holds a password). */
+function where(config: { store: string; dataDir: string }): { data_dir: string } | { store: 'postgres' } {
+  return config.store === 'file' ? { data_dir: path.resolve(config.dataDir) } : { store: 'postgres' };
 }
 
 /** Prints the first admin key once on stderr, whatever the log level: a plain line on a terminal, else one JSON line. */

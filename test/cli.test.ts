@@ -1,7 +1,7 @@
 // The CLI's key commands: output, --json, exit codes (0 done, 1 failed, 2 usage).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { chownSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runCli } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
@@ -202,3 +202,21 @@ test('keys list prints aligned columns under a header', () => {
     remove();
   }
 });
+
+test('keys create and revoke run as root on a folder the service user owns write as that user, so the server can read keys.json', { skip: process.getuid?.() !== 0 ? 'needs root' : false }, () => {
+  const { dir, remove } = tempDir();
+  try {
+    const SERVICE_UID = 65534; // nobody: any user but root
+    chownSync(dir, SERVICE_UID, SERVICE_UID);
+    const created = runCli(['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu', '--data-dir', dir, '--json']);
+    assert.equal(created.status, 0, created.stderr);
+    assert.match(created.stderr, /writing as uid 65534/);
+    assert.equal(statSync(path.join(dir, 'keys.json')).uid, SERVICE_UID);
+    const revoked = runCli(['keys', 'revoke', (JSON.parse(created.stdout) as { id: string }).id, '--data-dir', dir]);
+    assert.equal(revoked.status, 0, revoked.stderr);
+    assert.equal(statSync(path.join(dir, 'keys.json')).uid, SERVICE_UID, 'still the service user\'s after a revoke');
+  } finally {
+    remove();
+  }
+});
+

@@ -294,3 +294,34 @@ test('the listening line names the host as configured', async () => {
     remove();
   }
 });
+
+test('the started line names the data folder by its absolute path; a start after kill -9 warns that it took over the LOCK, naming the old pid', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    /** Starts the server in `dir` with the relative `--data-dir data`; its stderr lines once it listens, and the child. */
+    const start = async (): Promise<{ child: ReturnType<typeof spawn>; lines: () => { msg: string; [field: string]: unknown }[] }> => {
+      const child = spawn(process.execPath, [SERVER, '--port', '0', '--data-dir', 'data'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+      assert.ok(await waitFor(async () => out.includes('listening on'), 15_000), 'the server listened');
+      return { child, lines: () => err.trimEnd().split('\n').map((line) => JSON.parse(line) as { msg: string }) };
+    };
+    const first = await start();
+    const killed = new Promise((resolve) => first.child.on('exit', resolve));
+    first.child.kill('SIGKILL');
+    await killed;
+    const second = await start();
+    const exited = new Promise((resolve) => second.child.on('exit', resolve));
+    second.child.kill('SIGTERM');
+    await exited;
+    const lines = second.lines();
+    assert.equal(lines.find((line) => line.msg === 'started')?.['data_dir'], path.join(dir, 'data'));
+    const takeover = lines.find((line) => line.msg.startsWith('took over the data folder'));
+    assert.equal(takeover?.['pid'], first.child.pid, JSON.stringify(lines));
+    assert.equal(takeover?.['level'], 'warn');
+  } finally {
+    remove();
+  }
+});

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createLogger } from '../../src/log/logger.js';
 import { startHarness, tempDir, type Harness } from '../helpers/harness.js';
 import { CONSOLE_HEADERS } from '../../src/console/console-routes.js';
 
@@ -151,13 +152,18 @@ test('mounted under a base path, / redirects to the console under it, and the pa
   }
 });
 
-test('a build without the console files says so in its 404', async () => {
+test('a build without the console files says so in its 404, and warns once at start', async () => {
   const { dir, remove } = tempDir();
-  const bare = await startHarness({}, { consoleDir: path.join(dir, 'missing') });
+  let logged = '';
+  const logger = createLogger({ level: 'warn', write: (text) => (logged += text) });
+  const bare = await startHarness({ logger }, { consoleDir: path.join(dir, 'missing') });
   try {
     const response = await bare.request('GET', '/console/');
     assert.equal(response.status, 404);
     assert.match(response.json.message, /make build/);
+    logger.flush();
+    const warnings = logged.trimEnd().split('\n').map((line) => JSON.parse(line) as { level: string; msg: string });
+    assert.deepEqual(warnings.filter((line) => line.msg.includes('no console files')).map((line) => line.level), ['warn']);
   } finally {
     await bare.close();
     remove();

@@ -20,6 +20,8 @@ export interface LockOwner {
 export interface Lock {
   readonly path: string;
   readonly owner: LockOwner;
+  /** The lock this one replaced: left by a process that no longer runs (`unreadable`: a file that named none). */
+  readonly tookOver: LockOwner | 'unreadable' | undefined;
   /** Removes the lock file (if it is still ours). Safe to call twice. */
   release(): void;
 }
@@ -74,17 +76,19 @@ export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
   const content = JSON.stringify(owner) + '\n';
   const isRunning = options.isRunning ?? processIsRunning;
   const alive = (existing: LockOwner): boolean => ownerIsAlive(existing, owner, lockPath, { isRunning, startTimeOf });
+  let tookOver: LockOwner | 'unreadable' | undefined;
   // A few tries: another process may take over the same stale lock between our unlink and our create.
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createExclusive(lockPath, content)) {
       heldHere.add(lockPath);
-      return { path: lockPath, owner, release: () => release(lockPath, content) };
+      return { path: lockPath, owner, tookOver, release: () => release(lockPath, content) };
     }
     const existing = readOwner(lockPath);
     if (existing === 'missing') continue;
     if (existing !== 'unreadable' && alive(existing)) throw new LockHeldError(lockPath, existing);
     // Left by a process that no longer runs (kill -9, power cut, a pid now another process's): take it over.
     unlinkIfPresent(lockPath);
+    tookOver = existing;
   }
   throw new Error(`Could not take ${lockPath}: other processes keep creating it.`);
 }

@@ -69,6 +69,10 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
   const readOnly = options.readOnly;
   if (readOnly !== undefined && options.lock !== false) assertLockFree(dataDir);
   const lock = options.lock === false || readOnly !== undefined ? undefined : acquireLock(dataDir, { now });
+  if (lock?.tookOver !== undefined) {
+    const previous = lock.tookOver === 'unreadable' ? {} : { pid: lock.tookOver.pid, host: lock.tookOver.host, since: lock.tookOver.started_at };
+    logger.warn('took over the data folder\'s LOCK, left by a process that no longer runs (a crash, kill -9 or power cut)', { file: lock.path, ...previous });
+  }
   let fd: number | undefined;
   let searchBuild: SearchLogBuild | undefined;
   try {

@@ -25,6 +25,7 @@ test('acquireLock() writes LOCK naming pid, host and start time, and release() r
   const owner = JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8'));
   assert.deepEqual(owner, { pid: process.pid, host: os.hostname(), started_at: '2026-01-02T00:00:00.000Z', boot_id: 'boot-1', process_start: '4242' });
   assert.deepEqual(fs.readdirSync(dir), ['LOCK'], 'no temporary file is left behind');
+  assert.equal(lock.tookOver, undefined, 'a fresh lock replaced none');
   lock.release();
   lock.release();
   assert.deepEqual(fs.readdirSync(dir), []);
@@ -52,6 +53,7 @@ test('acquireLock() takes over a lock whose process no longer runs', (t) => {
   writeLock(dir, { pid, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z' });
   const lock = acquireLock(dir);
   assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8')).pid, process.pid);
+  assert.deepEqual(lock.tookOver, { pid, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z' }, 'it says whose lock it replaced (logged at start)');
   lock.release();
 });
 
@@ -72,7 +74,9 @@ test('acquireLock() refuses a lock from another host, whose pid it cannot check'
 test('acquireLock() takes over an unreadable lock file', (t) => {
   const dir = tempDir(t);
   fs.writeFileSync(path.join(dir, 'LOCK'), 'garbage');
-  acquireLock(dir).release();
+  const lock = acquireLock(dir);
+  assert.equal(lock.tookOver, 'unreadable');
+  lock.release();
 });
 
 test('release() leaves a lock that another process has taken over since', (t) => {

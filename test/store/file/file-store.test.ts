@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it, test } from 'node:test';
 import type { StoredEvent } from '../../../src/events/event.js';
@@ -231,4 +232,16 @@ test('FileStore under a real file size limit (ulimit -f): EFBIG refuses writes, 
     for (const id of outcome.acknowledged) assert.ok(reopened.get(id) !== undefined, id);
     await reopened.close();
   });
+});
+
+test('openFileStore() warns, naming the old pid, when it takes over a LOCK left by a process that no longer runs', async (t) => {
+  const dir = tempDir(t);
+  const dead = spawnSync(process.execPath, ['-e', '']).pid;
+  fs.writeFileSync(path.join(dir, 'LOCK'), JSON.stringify({ pid: dead, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z' }));
+  const warnings: { message: string; fields: Record<string, unknown> | undefined }[] = [];
+  const store = await openFileStore({ dataDir: dir, fs: new TestFileSystem({ noSync: true }), logger: { info() {}, warn: (message, fields) => warnings.push({ message, fields }) } });
+  await store.close();
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!.message, /took over the data folder's LOCK/);
+  assert.equal(warnings[0]!.fields?.['pid'], dead);
 });
