@@ -108,7 +108,7 @@ test('docs/api.md webhooks: the curl registers a webhook, the standardwebhooks r
     const key = /cek_[A-Za-z0-9]+/.exec(server.stderr())![0];
     // The receiver's port first, where the doc names it, so a server port that holds the digits 4000 is left whole.
     const script = block('## Webhooks', 'sh', '/webhooks').split('127.0.0.1:4000').join(`127.0.0.1:${port}`).split('127.0.0.1:3000').join(new URL(server.url).host);
-    const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, ADMIN_KEY: key }, encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, ADMIN: key }, encoding: 'utf8', timeout: 30_000 });
     assert.equal(result.status, 0, result.stderr);
     const secret = (JSON.parse(result.stdout) as { secret: string }).secret;
     writeFileSync(receiverFile, block('## Webhooks', 'js', 'standardwebhooks').split('listen(4000,').join(`listen(${port},`));
