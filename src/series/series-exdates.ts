@@ -1,6 +1,7 @@
 // Which exdates a series keeps when it is created or changed (API.md §11): a cancelled occurrence stays cancelled.
 import { lenientInstantOf, ruleStarts, ScheduleProblem, wallOf } from './expand.js';
 import type { RecurrenceRule } from './recurrence-rule.js';
+import { MAX_TIME_MS, MIN_TIME_MS } from '../events/time.js';
 
 /** The schedule an exdate belongs to: the first start and the zone its wall clock is read in. */
 interface Anchor {
@@ -32,7 +33,8 @@ export function planExdates(to: Anchor, rule: RecurrenceRule, sent: readonly num
   let kept: number[];
   let fromStore: ReadonlySet<number>;
   if (unchanged) {
-    kept = before === undefined ? [] : stored.map((ms) => moved(ms, before, to));
+    // One moved out of the years an event may have (a series moved by millennia) can be no occurrence's start: dropped.
+    kept = before === undefined ? [] : stored.map((ms) => moved(ms, before, to)).filter((ms) => ms >= MIN_TIME_MS && ms <= MAX_TIME_MS);
     fromStore = new Set(kept);
   } else {
     kept = [...new Set(sent)];
