@@ -263,6 +263,8 @@ function becomeFolderOwner(dataDir: string): void {
   if (process.getuid?.() !== 0) return;
   const { uid, gid } = statSync(dataDir);
   if (uid === 0) return;
+  // Root's supplementary groups go too: the CLI keeps no right the folder's owner does not have.
+  process.setgroups!([gid]);
   process.setgid!(gid);
   process.setuid!(uid);
   process.stderr.write(`${SELF}: writing as uid ${uid}, the owner of ${dataDir}, so the server can read it\n`);
