@@ -255,7 +255,7 @@ export class LeasedWindowLimiter {
       if (failure !== undefined) {
         if (attempt === 0 && askedAt !== undefined && this.#clock!() - askedAt > STALLED_MS) continue;
         this.#failed(state, nowMs, askedAt);
-        throw this.#unreachable(state, nowMs, failure instanceof Error ? failure.message : 'no answer');
+        throw this.#unreachable(state, nowMs, shownFailure(failure));
       }
       if (state.use(nowMs)) return this.#decision(state, true, nowMs);
       // The grant came after the key moved on to a later sub-window (and was given back): ask for that one.
@@ -312,4 +312,10 @@ export class LeasedWindowLimiter {
     const resetSeconds = Math.max(0, Math.ceil((freesAt - nowMs) / 1000));
     return { allowed, limit: this.limit, remaining, resetSeconds: allowed ? resetSeconds : Math.max(1, resetSeconds) };
   }
+}
+
+/** What a client may hear of the source's failure: its code (`ECONNREFUSED`); the message can name the database's host. */
+function shownFailure(failure: unknown): string {
+  const code = typeof failure === 'object' && failure !== null ? (failure as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code !== '' ? code : 'no answer';
 }

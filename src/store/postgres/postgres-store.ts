@@ -7,7 +7,7 @@ import type { RosterView } from '../views/roster.js';
 import { StoreUnavailable } from '../store-errors.js';
 import type { WriteQueue } from '../views/write-queue.js';
 import type { Views } from '../views/apply-record.js';
-import { connect, describeDatabaseError, redactUrl, type Database, type Queryable } from './client.js';
+import { connect, describeDatabaseError, redactUrl, shownDatabaseError, type Database, type Queryable } from './client.js';
 import { KeyTable } from './key-table.js';
 import { UncertainWrites } from './uncertain-writes.js';
 import { RateLeaseTable } from './rate-leases.js';
@@ -371,9 +371,9 @@ export class PostgresStore implements EventStore {
       this.#follow();
       return;
     }
-    const reason = describeDatabaseError(error);
-    if (this.#down === undefined) this.#logger.warn('the database cannot be reached; writes get 503 until it is back', { error: reason });
-    this.#down = reason;
+    // The log gets the whole error; answers (503s, /health, which needs no key) only its code: the message names the host.
+    if (this.#down === undefined) this.#logger.warn('the database cannot be reached; writes get 503 until it is back', { error: describeDatabaseError(error) });
+    this.#down = shownDatabaseError(error);
   }
 }
 

@@ -106,6 +106,13 @@ describe('faults with three instances on one database', { skip, timeout: 120_000
         }
       }
       while ((load.statuses.get(503) ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Their messages name the error's code, never the database's address (/health needs no key).
+      const health = await (await fetch(`${three.servers[0]!.url}/health`)).text();
+      const write = await (await three.call(1, 'POST', '/events', newEvent(1, 5))).text();
+      for (const body of [health, write]) {
+        assert.match(body, /cannot be reached:? \(?([A-Z0-9]+|no answer)[;)]/, body);
+        assert.doesNotMatch(body, new RegExp(`:${pg.server().port}|127\\.0\\.0\\.1|/tmp/`), `no address in ${body}`);
+      }
       pg.server().start();
       for (let i = 0; i < 3; i++) {
         for (let tries = 0; (await fetch(`${three.servers[i]!.url}/health`)).status !== 200; tries++) {
