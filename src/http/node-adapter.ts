@@ -249,6 +249,10 @@ function readBody(req: IncomingMessage, request: PlainRequest, exchange: Exchang
     finish();
     return written;
   });
+  // A client that goes away mid-body (or the 30 s request time-out) leaves nothing to answer: let go of it.
+  req.once('close', () => {
+    if (!finished) forget?.();
+  });
 }
 
 /** Writes a plain response; no body for HEAD, 204 and 304. */

@@ -3,8 +3,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { test } from 'node:test';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createKey } from '../../src/auth/key-registry.js';
+import { toNodeListener } from '../../src/http/node-adapter.js';
 import { UnfinishedBodies } from '../../src/http/unfinished-bodies.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { startServerWith } from '../../src/start-server.js';
 import { tempDir } from '../helpers/harness.js';
 
@@ -42,3 +46,21 @@ test('shutdown: a POST whose body is still arriving when the grace runs out gets
   assert.deepEqual(Object.keys(JSON.parse(body)), ['error', 'message']);
   assert.equal(JSON.parse(body).error, 'unavailable');
 });
+
+test('toNodeListener: a body read whose client goes away is let go of at once (nothing kept until shutdown)', async (t) => {
+  const bodies = new UnfinishedBodies();
+  const server = http.createServer(toNodeListener(() => ({ status: 204, headers: {}, body: null }), silentLogger, { unfinished: bodies }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  const requestClosed = new Promise<void>((resolve) => server.once('request', (req: http.IncomingMessage) => req.once('close', () => resolve())));
+  const requestSeen = new Promise<void>((resolve) => server.once('request', () => setImmediate(resolve)));
+  const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  socket.write('POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title"');
+  await requestSeen;
+  assert.equal(bodies.size, 1, 'the body read is registered while it lasts');
+  socket.destroy();
+  await requestClosed;
+  assert.equal(bodies.size, 0);
+});
+
