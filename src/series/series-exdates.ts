@@ -30,21 +30,19 @@ export interface ExdatePlan {
 export function planExdates(to: Anchor, rule: RecurrenceRule, sent: readonly number[] | undefined, before: (Anchor & { exdates: readonly number[] }) | undefined): ExdatePlan {
   const stored = before?.exdates ?? [];
   const unchanged = sent === undefined || sameSet(sent, stored);
-  let kept: number[];
-  let fromStore: ReadonlySet<number>;
-  if (unchanged) {
-    // One moved out of the years an event may have (a series moved by millennia) can be no occurrence's start: dropped.
-    kept = before === undefined ? [] : stored.map((ms) => moved(ms, before, to)).filter((ms) => ms >= MIN_TIME_MS && ms <= MAX_TIME_MS);
-    fromStore = new Set(kept);
-  } else {
-    kept = [...new Set(sent)];
-    fromStore = new Set(stored);
-  }
+  // Left as they were, they follow the start; one moved out of the years an event may have (a series moved by
+  // millennia) can be no occurrence's start, and is dropped.
+  const kept = unchanged
+    ? before === undefined ? [] : stored.map((ms) => moved(ms, before, to)).filter((ms) => ms >= MIN_TIME_MS && ms <= MAX_TIME_MS)
+    : [...new Set(sent)];
   kept.sort((a, b) => a - b);
   const made = new Set(ruleStarts({ startMs: to.startMs, zone: to.zone, rule }, new Set(kept)));
-  sent?.forEach((ms, index) => {
-    if (!made.has(ms) && !fromStore.has(ms)) throw new ScheduleProblem(`exdates[${index}]`, `exdates[${index}] ${new Date(ms).toISOString()} is not the start of an occurrence of this series`);
-  });
+  if (!unchanged) {
+    const fromStore = new Set(stored);
+    sent.forEach((ms, index) => {
+      if (!made.has(ms) && !fromStore.has(ms)) throw new ScheduleProblem(`exdates[${index}]`, `exdates[${index}] ${new Date(ms).toISOString()} is not the start of an occurrence of this series`);
+    });
+  }
   return { kept, applied: kept.filter((ms) => made.has(ms)) };
 }
 

@@ -143,7 +143,9 @@ function checkField(field: string, value: unknown, principal: Principal, current
     case 'recurrence':
       return typeof value === 'string' ? value : new Problem(field, `recurrence must be an RRULE value such as "FREQ=WEEKLY;BYDAY=TU,TH;COUNT=20", got ${quote(value)}`);
     case 'exdates': {
-      if (!Array.isArray(value) || value.length > MAX_OCCURRENCES) return new Problem(field, `exdates must be an array of at most ${MAX_OCCURRENCES} RFC 3339 date-times, got ${quote(value)}`);
+      // More only when the series already holds more (deletes of its occurrences), so it can be sent back as read.
+      const most = Math.max(MAX_OCCURRENCES, current?.exdates.length ?? 0);
+      if (!Array.isArray(value) || value.length > most) return new Problem(field, `exdates must be an array of at most ${most} RFC 3339 date-times, got ${quote(value)}`);
       const problems: Problem[] = [];
       const times: string[] = [];
       value.forEach((each, index) => {

@@ -4,7 +4,7 @@ import { toRecord, type EventRecord, type StoredEvent } from '../events/event.js
 import { formatTime } from '../events/time.js';
 import type { GroupPlan, GroupView } from '../store/event-store.js';
 import { ruleStarts, type Occurrence } from './expand.js';
-import { parseRecurrence } from './recurrence-rule.js';
+import { MAX_OCCURRENCES, parseRecurrence } from './recurrence-rule.js';
 import { SERIES_COLLECTION, seriesJson, type SeriesDocument, type SharedFields } from './series-document.js';
 import type { SeriesInput } from './series-input.js';
 
@@ -98,8 +98,10 @@ export function withoutOccurrence(series: SeriesDocument, event: StoredEvent): S
   const rule = parseRecurrence(series.recurrence);
   // Only a start the rule still makes is an exdate (one from an older schedule, kept because it had started, is not).
   const stored = new Set(series.exdates.map((each) => Date.parse(each)));
-  const makes = !Array.isArray(rule) && ruleStarts({ startMs: Date.parse(series.start_time), zone: series.time_zone, rule }, stored).includes(Date.parse(slot));
-  const exdates = makes && !series.exdates.includes(slot) ? [...series.exdates, slot].sort() : series.exdates;
+  const starts = Array.isArray(rule) ? new Set<number>() : new Set(ruleStarts({ startMs: Date.parse(series.start_time), zone: series.time_zone, rule }, stored));
+  let exdates = starts.has(Date.parse(slot)) && !series.exdates.includes(slot) ? [...series.exdates, slot].sort() : series.exdates;
+  // Past the 500 a body may send, the exdates the rule no longer makes (kept from older schedules) make room first.
+  if (exdates.length > MAX_OCCURRENCES) exdates = exdates.filter((each) => starts.has(Date.parse(each)));
   return { ...series, exdates, occurrences: series.occurrences.filter((id) => id !== event.id), detached };
 }
 

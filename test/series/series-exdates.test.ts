@@ -6,8 +6,10 @@ import { test } from 'node:test';
 import type { Principal } from '../../src/auth/principal.js';
 import { ApiError } from '../../src/http/errors.js';
 import { lenientInstantOf, wallOf } from '../../src/series/expand.js';
+import type { StoredEvent } from '../../src/events/event.js';
 import type { SeriesDocument } from '../../src/series/series-document.js';
 import { validateSeries, type SeriesInput } from '../../src/series/series-input.js';
+import { withoutOccurrence } from '../../src/series/series-plan.js';
 import { mulberry32 } from '../helpers/random.js';
 
 const SEED = Number(process.env['EXDATES_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
@@ -55,15 +57,35 @@ test(`a series' exdates over random histories: every write is valid and a cancel
       }
     };
     for (let step = 0; step < STEPS; step++) {
-      const kind = pick(random, ['delete', 'move', 'rule', 'rename', 'asRead'] as const);
+      const kind = pick(random, ['delete', 'exclude', 'move', 'rule', 'rename', 'asRead', 'asReadMoved'] as const);
       let next: SeriesInput | undefined;
-      if (kind === 'delete') {
-        // As DELETE /events/{id} does: the occurrence's start joins the exdates.
-        const victim = pick(random, input.occurrences);
+      if (kind === 'delete' || kind === 'exclude') {
         if (input.occurrences.length < 2) continue;
-        next = write({ exdates: [...series.exdates, new Date(victim.startMs).toISOString()] });
-        assert.ok(next !== undefined, `deleting an occurrence is valid: ${trail.join(' → ')}`);
+        const victim = pick(random, input.occurrences);
+        if (kind === 'delete') {
+          // DELETE /events/{id}: the series as the store writes it, then read back by a PUT that changes nothing.
+          trail.push(`DELETE ${new Date(victim.startMs).toISOString()}`);
+          series = withoutOccurrence(series, { id: 'evt_victim', startMs: victim.startMs } as StoredEvent);
+          next = write({});
+        } else {
+          next = write({ exdates: [...series.exdates, new Date(victim.startMs).toISOString()] });
+        }
+        assert.ok(next !== undefined, `leaving out an occurrence is valid: ${trail.join(' → ')}`);
         cancelled.push(victim.startMs);
+      } else if (kind === 'asReadMoved') {
+        // The series sent back as read with a new start: its exdates as read are never what refuses it.
+        const { id: _id, created_at: _created, occurrences: _occurrences, detached: _detached, ...asRead } = series;
+        const startMs = Date.parse(series.start_time) + pick(random, [1, -1, 24]) * HOUR_MS;
+        trail.push(`as read, moved to ${new Date(startMs).toISOString()}`);
+        try {
+          next = validateSeries({ ...asRead, start_time: new Date(startMs).toISOString(), end_time: new Date(startMs + HOUR_MS).toISOString() }, ORGANIZER, series, 'UTC');
+        } catch (error) {
+          assert.ok(error instanceof ApiError && !error.details?.some((detail) => detail.field.startsWith('exdates')), `refused for its exdates: ${String(error instanceof ApiError ? JSON.stringify(error.details) : error)}: ${trail.join(' → ')}`);
+        }
+        if (next !== undefined) {
+          const wallShift = wallOf(zone, startMs) - wallOf(series.time_zone, Date.parse(series.start_time));
+          cancelled = cancelled.map((ms) => lenientInstantOf(zone, wallOf(zone, ms) + wallShift));
+        }
       } else if (kind === 'move') {
         const shift = pick(random, [-2, -1, 1, 2, 24, -24, 49]) * HOUR_MS;
         const startMs = Date.parse(series.start_time) + shift;
@@ -92,3 +114,24 @@ test(`a series' exdates over random histories: every write is valid and a cancel
     }
   }
 });
+
+test('a series whose deletes took its exdates past 500 is still sent back as read; stale exdates make room first', () => {
+  // Daily for 1,000 days with 500 left out: 500 occurrences. One more delete makes 501 exdates.
+  const startMs = Date.UTC(2027, 0, 4, 9);
+  const left = Array.from({ length: 500 }, (_, i) => new Date(startMs + (2 * i + 1) * 24 * HOUR_MS).toISOString());
+  const body = { title: 'Daily', category: 'academic', location: 'Hall', capacity: 5, time_zone: 'UTC', start_time: new Date(startMs).toISOString(), end_time: new Date(startMs + HOUR_MS).toISOString(), recurrence: `FREQ=DAILY;UNTIL=${new Date(startMs + 999 * 24 * HOUR_MS).toISOString().slice(0, 10).replaceAll('-', '')}`, exdates: left };
+  const input = validateSeries(body, ORGANIZER, undefined, 'UTC');
+  assert.equal(input.occurrences.length, 500);
+  const deleted = withoutOccurrence(stored(undefined, input), { id: 'evt_x', startMs: input.occurrences[1]!.startMs } as StoredEvent);
+  assert.equal(deleted.exdates.length, 501);
+  const { id: _id, created_at: _created, occurrences: _occurrences, detached: _detached, ...asRead } = deleted;
+  assert.equal(validateSeries({ ...asRead, title: 'Renamed' }, ORGANIZER, deleted, 'UTC').occurrences.length, 499);
+  // A body of a new series still may send at most 500.
+  assert.throws(() => validateSeries({ ...body, exdates: [...left, new Date(startMs + 1001 * 24 * HOUR_MS).toISOString()] }, ORGANIZER, undefined, 'UTC'), /at most 500/);
+  // With exdates kept from an older schedule, a delete past 500 drops those first.
+  const stale = { ...deleted, exdates: [...deleted.exdates.slice(0, 500), '2026-12-31T09:00:00.000Z'] };
+  const after = withoutOccurrence(stale, { id: 'evt_y', startMs: input.occurrences[2]!.startMs } as StoredEvent);
+  assert.ok(!after.exdates.includes('2026-12-31T09:00:00.000Z'));
+  assert.equal(after.exdates.length, 501);
+});
+
