@@ -305,13 +305,14 @@ function sendStream(res: ServerResponse, response: CoreResponse, stream: NonNull
 /**
  * A request-level fault visible only in the raw head: two Authorization or Host headers, HTTP/1.1 without Host,
  * or a head over 16 KiB. Node's own limit (`maxHeaderSize`) counts only the target, names and values, so a head
- * up to some 30 bytes over the limit reaches us: it is counted here as sent, line ends and all (API.md §3).
+ * a few bytes a line over the limit reaches us: it is counted here as sent, line ends and all (API.md §3).
  */
 function headerFault(req: IncomingMessage): PlainRequest['headerFault'] {
   const rawHeaders = req.rawHeaders;
   let authorization = 0;
   let host = 0;
-  // "METHOD target HTTP/x.y\r\n", then "Name: value\r\n" per field, then the empty line; node's strings hold one byte per character.
+  // "METHOD target HTTP/x.y\r\n", then "Name: value\r\n" per field (as clients write them: node drops the spaces
+  // around a value before anyone sees them), then the empty line; node's strings hold one byte per character.
   let headBytes = (req.method ?? '').length + 1 + (req.url ?? '').length + ' HTTP/'.length + req.httpVersion.length + 2 + 2;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
