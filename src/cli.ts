@@ -2,6 +2,7 @@
 // `node dist/cli.js`: manage API keys and check or back up a data folder. Exit codes: 0 done, 1 failed, 2 usage error.
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
+import { becomeOwnerOf } from './lib/fs/folder-owner.js';
 import path from 'node:path';
 import { createKey } from './auth/key-registry.js';
 import { readKeys, updateKeys } from './auth/key-file.js';
@@ -255,19 +256,11 @@ function requireDataDir(dataDir: string): void {
   );
 }
 
-/**
- * Run as root on a folder another user owns (the service's), the CLI becomes that user before it writes: a keys.json
- * left to root would be unreadable to the server, which would then refuse every key and, restarted, not start at all.
- */
+/** Run as root on a folder another user owns, becomes that user (see becomeOwnerOf), saying so on stderr. */
 function becomeFolderOwner(dataDir: string): void {
-  if (process.getuid?.() !== 0) return;
-  const { uid, gid } = statSync(dataDir);
-  if (uid === 0) return;
-  // Root's supplementary groups go too: the CLI keeps no right the folder's owner does not have.
-  process.setgroups!([gid]);
-  process.setgid!(gid);
-  process.setuid!(uid);
-  process.stderr.write(`${SELF}: writing as uid ${uid}, the owner of ${dataDir}, so the server can read it\n`);
+  const outcome = becomeOwnerOf(dataDir);
+  if (outcome?.refused !== undefined) throw new CommandError(outcome.refused);
+  if (outcome?.became !== undefined) process.stderr.write(`${SELF}: writing as ${outcome.became}, the owner of ${dataDir}, so the server can read it\n`);
 }
 
 function isFolder(candidate: string): boolean {

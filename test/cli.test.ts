@@ -206,12 +206,14 @@ test('keys list prints aligned columns under a header', () => {
 test('keys create and revoke run as root on a folder the service user owns write as that user, so the server can read keys.json', { skip: process.getuid?.() !== 0 ? 'needs root' : false }, () => {
   const { dir, remove } = tempDir();
   try {
-    const SERVICE_UID = 65534; // nobody: any user but root
-    chownSync(dir, SERVICE_UID, SERVICE_UID);
+    const SERVICE_UID = 65534; // nobody (primary group 65534): any user but root
+    // The folder's group is root's, as after a plain `chown nobody`: the CLI takes the user's own group, not that one.
+    chownSync(dir, SERVICE_UID, 0);
     const created = runCli(['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu', '--data-dir', dir, '--json']);
     assert.equal(created.status, 0, created.stderr);
-    assert.match(created.stderr, /writing as uid 65534/);
+    assert.match(created.stderr, /writing as nobody/);
     assert.equal(statSync(path.join(dir, 'keys.json')).uid, SERVICE_UID);
+    assert.equal(statSync(path.join(dir, 'keys.json')).gid, 65534, "the user's own group, not root's");
     const revoked = runCli(['keys', 'revoke', (JSON.parse(created.stdout) as { id: string }).id, '--data-dir', dir]);
     assert.equal(revoked.status, 0, revoked.stderr);
     assert.equal(statSync(path.join(dir, 'keys.json')).uid, SERVICE_UID, 'still the service user\'s after a revoke');
