@@ -200,7 +200,7 @@ export function createPipeline(deps: PipelineDeps): {
     const keyId = principal?.keyId;
     if (principal !== undefined) {
       if (route.action !== undefined && !canEver(principal.role, route.action)) {
-        throw new ApiError('forbidden', forbiddenMessage(principal.role, route.action, route.name));
+        throw new ApiError('forbidden', forbiddenMessage(principal.role, route.action, route.name, route.actionWords));
       }
     }
     let body: Record<string, unknown> | undefined;

@@ -28,19 +28,14 @@ export const ACTION_WORDS: Readonly<Record<Action, string>> = Object.freeze({
   review: 'approve or reject events',
 });
 
-/** Routes that share an action with others but do something its words do not say (reading a registration is a `register`). */
-const ROUTE_WORDS: Readonly<Record<string, string>> = Object.freeze({
-  getRegistration: 'read registrations',
-  cancelRegistration: 'cancel registrations',
-});
-
 /**
  * The message of a role's 403 (API.md §3 names what is at fault): "A reader key may not create series.".
- * `routeName` tells events from series (a series route's name ends with `Series`), since both share the actions.
+ * `routeName` tells events from series (a series route's name ends with `Series`), since both share the actions;
+ * `actionWords`, a route's own (Route.actionWords), say what it does where the action's words do not.
  */
-export function forbiddenMessage(role: Role, action: Action, routeName: string): string {
+export function forbiddenMessage(role: Role, action: Action, routeName: string, actionWords?: string): string {
   const article = /^[aeiou]/.test(role) ? 'An' : 'A';
-  const words = ROUTE_WORDS[routeName] ?? (routeName.endsWith('Series') ? ACTION_WORDS[action].replace(/\bevents\b/, 'series') : ACTION_WORDS[action]);
+  const words = actionWords ?? (routeName.endsWith('Series') ? ACTION_WORDS[action].replace(/\bevents\b/, 'series') : ACTION_WORDS[action]);
   return `${article} ${role} key may not ${words}.`;
 }
 

@@ -35,6 +35,8 @@ export interface Route {
   auth: boolean;
   /** The role-table action; a role that can never do it gets 403 before the body is read. */
   action?: Action;
+  /** What the route does, for that 403 ("A feed key may not read registrations."), where the action's words say otherwise. */
+  actionWords?: string;
   /** Reads a JSON object body (415, 413, 400 come from it); `'optional'`: an empty body reads as `{}`. */
   body: boolean | 'optional';
   /** Takes query parameters (and checks them itself); any query on other routes is a 400. */

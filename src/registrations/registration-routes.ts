@@ -114,6 +114,7 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
     name: 'getRegistration',
     auth: true,
     action: 'register',
+    actionWords: 'read registrations',
     body: false,
     handle(context) {
       const eventId = context.params['id']!;
@@ -127,6 +128,7 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
     name: 'cancelRegistration',
     auth: true,
     action: 'register',
+    actionWords: 'cancel registrations',
     body: false,
     async handle(context) {
       const eventId = context.params['id']!;

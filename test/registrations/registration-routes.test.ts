@@ -238,6 +238,15 @@ describe('roles (API.md §2)', () => {
     assertError(await h.request('POST', `/events/${id}/registrations/reg_0000000000000000000000/check-in`, { key: h.keys.organizer }), 404, 'not_found');
   });
 
+  it("a feed key's 403 says what it may not do: register, read or cancel a registration", async () => {
+    const id = await newEvent();
+    const registration = await register(id, 'f@x.edu');
+    const path = `/events/${id}/registrations/${registration.json.id}`;
+    assert.equal(assertError(await h.request('POST', `/events/${id}/registrations`, { key: h.keys.feed, body: { name: 'F', email: 'g@x.edu' } }), 403, 'forbidden').message, 'A feed key may not register attendees.');
+    assert.equal(assertError(await h.request('GET', path, { key: h.keys.feed }), 403, 'forbidden').message, 'A feed key may not read registrations.');
+    assert.equal(assertError(await h.request('DELETE', path, { key: h.keys.feed }), 403, 'forbidden').message, 'A feed key may not cancel registrations.');
+  });
+
   it('without a key: 401, whether or not the event exists', async () => {
     const id = await newEvent();
     assertError(await h.request('POST', `/events/${id}/registrations`, { body: { name: 'A', email: 'a@x.edu' } }), 401, 'unauthorized');
