@@ -10,6 +10,7 @@ import { ApiError } from './http/errors.js';
 import type { PlainRequest } from './http/types.js';
 import { toNodeListener } from './http/node-adapter.js';
 import { UnfinishedBodies } from './http/unfinished-bodies.js';
+import { StallGuard } from './lib/stall-guard.js';
 import { createPipeline, type CoreResponse } from './pipeline.js';
 import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
@@ -271,9 +272,12 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     void leasedFailures?.sweep(now());
   }, Math.min(1000, (rateWindow * 1000) / 60));
   sweep?.unref();
+  // On several instances, one that stood still (SIGSTOP, a paused VM) catches up before it answers again.
+  const stalls = postgres === undefined ? undefined : new StallGuard({ catchUp: () => Promise.all([postgres.catchUp(), keys.refresh()]) });
   const pipeline = createPipeline({
     router,
     keys,
+    beforeRequest: stalls === undefined ? undefined : () => stalls.check(),
     limiter: leased ?? new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 }),
     authFailures: new AuthFailureThrottle(),
     sharedAuthFailures: leasedFailures,
@@ -307,6 +311,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
         pipeline.drain();
         streams.closeAll();
         keys.close();
+        stalls?.close();
         clearInterval(sweep);
         await leased?.close();
         await leasedFailures?.close();

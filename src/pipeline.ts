@@ -39,6 +39,8 @@ export interface PipelineDeps {
   rateWindowSeconds: number;
   /** A path prefix the API is mounted under in a host application, e.g. `/api/campus`; '' for none. */
   basePath?: string;
+  /** A wait before any request is handled (an instance that stood still catching up: StallGuard), or undefined. */
+  beforeRequest?: (() => Promise<void> | undefined) | undefined;
 }
 
 /** A request that found its route, on its way through the key, rate, role and body steps. */
@@ -71,6 +73,11 @@ export function createPipeline(deps: PipelineDeps): {
   let draining = false;
 
   function handle(request: PlainRequest): CoreResponse | Promise<CoreResponse> {
+    const waiting = deps.beforeRequest?.();
+    return waiting === undefined ? handleNow(request) : waiting.then(() => handleNow(request));
+  }
+
+  function handleNow(request: PlainRequest): CoreResponse | Promise<CoreResponse> {
     const inbound = request.headers['x-request-id'];
     // An id shaped like an API key is replaced, so a key pasted into the wrong header is neither echoed nor logged.
     const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) && !containsKey(inbound) ? inbound : `${idPrefix}-${(++requestCount).toString(36)}`;

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { newEvent, startInstances, type Instances } from '../../helpers/instances.js';
+import { runCli } from '../../helpers/spawn.js';
 
 const pg = usePostgres();
 
@@ -127,6 +128,45 @@ describe('faults with three instances on one database', { skip, timeout: 120_000
       await assertAllThere(three, id, load, 40);
     } finally {
       await three.stop();
+    }
+  });
+});
+
+describe('an instance paused (SIGSTOP) while another writes', { skip, timeout: 120_000 }, () => {
+  it('answers nothing stale once resumed: the read waiting for it, the change feed and a revoked key all see what happened meanwhile (five rounds)', async () => {
+    const url = await pg.database('paused');
+    const two = await startInstances(url, 2);
+    try {
+      const created = (await (await two.call(0, 'POST', '/events', newEvent(0, 10))).json()) as { id: string };
+      for (let round = 0; round < 5; round++) {
+        // Instance 1 has seen the event as it is now, and knows a key that will be revoked while it is paused.
+        const made = runCli(['keys', 'create', '--name', `Reader ${round}`, '--email', `r${round}@campus.edu`, '--role', 'reader', '--store', url, '--json']);
+        assert.equal(made.status, 0, made.stderr);
+        const reader = JSON.parse(made.stdout) as { id: string; key: string };
+        const asReader = (): Promise<Response> => fetch(`${two.servers[1]!.url}/events/${created.id}`, { headers: { authorization: `Bearer ${reader.key}` } });
+        for (let tries = 0; (await asReader()).status !== 200; tries++) {
+          assert.ok(tries < 100, 'instance 1 knows the new key');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const since = ((await (await two.call(1, 'GET', '/changes?since=0&limit=1000')).json()) as { next_since: number }).next_since;
+        two.pause(1);
+        const location = `Room ${round}`;
+        assert.equal((await two.call(0, 'PUT', `/events/${created.id}`, { location })).status, 200);
+        assert.equal(runCli(['keys', 'revoke', reader.id, '--store', url]).status, 0);
+        // More than the 1 s (2 s for a key) §12 allows another instance, while instance 1 is still stopped.
+        await new Promise((resolve) => setTimeout(resolve, 2_200 + round * 300));
+        const read = two.call(1, 'GET', `/events/${created.id}`);
+        const changes = two.call(1, 'GET', `/changes?since=${since}`);
+        const revoked = asReader();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        two.resume(1);
+        assert.equal(((await (await read).json()) as { location: string }).location, location, `round ${round}: the read that waited for the resume`);
+        const page = (await (await changes).json()) as { changes: { id: string }[] };
+        assert.ok(page.changes.some((entry) => entry.id === created.id), `round ${round}: /changes after the resume lists the update`);
+        assert.equal((await revoked).status, 401, `round ${round}: the key revoked meanwhile is refused`);
+      }
+    } finally {
+      await two.stop();
     }
   });
 });
