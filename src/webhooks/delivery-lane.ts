@@ -56,6 +56,8 @@ export interface LaneDeps {
   logId(): string;
   /** The webhook became failing (for the log line). */
   failed?(webhook: WebhookState): void;
+  /** True while sending is held (acknowledged progress could not be saved); the lane is poked again when it is not. */
+  holding?(): boolean;
 }
 
 /** Drives one webhook's state: `poke()` whenever a message may be ready, `stop()` to abandon what is in flight. */
@@ -90,6 +92,7 @@ export class DeliveryLane {
   /** Sends the next message if the webhook is active, idle and not waiting to retry. */
   poke(): void {
     if (this.#stopped || this.state.status !== 'active' || this.#inFlight !== undefined || this.#retryTimer !== undefined) return;
+    if (this.#deps.holding?.() === true) return;
     if (this.#savedRetryAt !== undefined) {
       // The schedule saved before a restart goes on: wait out what is left of the delay, or go at once if overdue.
       const waitMs = this.#savedRetryAt - this.#deps.clock.now();

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import { randomId } from '../lib/random-id.js';
 import { base62 } from '../lib/base62.js';
 import { DeliveryLane, type WebhookClock } from './delivery-lane.js';
+import { StateSaver } from './state-saver.js';
 import type { DeliveryClient } from './delivery-client.js';
 import { LINE_DONE, MessageBacklog } from './message-backlog.js';
 import { isAfter, messagesOf, MESSAGE_TYPES, type Cursor } from './messages.js';
@@ -37,10 +38,7 @@ export class WebhookService {
   readonly #stopCompactionWatch: (() => void) | undefined;
   #compactedThrough: number;
   #logId: string;
-  #saving: Promise<void> | undefined;
-  #saveTimer: unknown;
-  /** Lanes changed since the last save began (cursors, logs, status). */
-  #dirty = false;
+  readonly #saver: StateSaver;
   #closed = false;
   #feedStarting: Promise<void> | undefined;
   /** Counts the feed's stops, so a start that read the log meanwhile knows it was stopped. */
@@ -51,6 +49,16 @@ export class WebhookService {
     this.#deps = deps;
     this.#compactedThrough = compactedThrough;
     this.#logId = logId ?? newLogId(deps.randomBytes);
+    this.#saver = new StateSaver({
+      stateStore: deps.stateStore,
+      clock: deps.clock,
+      logger: deps.logger,
+      saveEveryMs: deps.saveEveryMs ?? 1000,
+      snapshot: () => ({ webhooks: this.list().map((state) => structuredClone(state)), compactedThrough: this.#compactedThrough, logId: this.#logId }),
+      released: () => {
+        for (const lane of this.#lanes.values()) lane.poke();
+      },
+    });
     this.#stopCompactionWatch = deps.history?.onCompacted((throughSeq) => this.#compacted(throughSeq));
     this.#catchUps = new CatchUps({
       history: deps.history,
@@ -66,7 +74,7 @@ export class WebhookService {
     const snapshot = await deps.stateStore.load();
     const service = new WebhookService(deps, snapshot.compactedThrough, snapshot.logId);
     for (const state of snapshot.webhooks) service.#addLane(state);
-    if (service.#rewound()) await service.#save();
+    if (service.#rewound()) await service.#saver.save();
     if (service.#lanes.size > 0) await service.#ensureFeed(true);
     return service;
   }
@@ -155,10 +163,8 @@ export class WebhookService {
     for (const lane of this.#lanes.values()) lane.stop();
     this.#stopFeed();
     this.#stopCompactionWatch?.();
-    if (this.#saveTimer !== undefined) this.#deps.clock.clearTimeout(this.#saveTimer);
     this.#deps.client.close();
-    await this.#saving?.catch(() => undefined);
-    if (this.#dirty) await this.#save().catch((error: unknown) => this.#deps.logger.warn('could not save the state of webhooks on stop; messages acknowledged since the last save will be sent again', { reason: (error as Error).message }));
+    await this.#saver.close();
   }
 
   /**
@@ -194,6 +200,7 @@ export class WebhookService {
       client: this.#deps.client,
       clock: this.#deps.clock,
       changed: (now) => this.#laneChanged(now === true),
+      holding: () => this.#saver.holding(),
       logId: () => this.#logId,
       failed: (webhook) => this.#deps.logger.warn('a webhook is failing: its receiver has not acknowledged a message for 3 days; set its status to active to try again', { webhook: webhook.id }),
     });
@@ -257,30 +264,10 @@ export class WebhookService {
     this.#trim();
   }
 
-  /** Saves a lane's change: batched (at most every saveEveryMs), or at once when `now` (a failed attempt). */
+  /** A lane's change: saved (batched, or at once when `now`), and the backlog trimmed to what every webhook still needs. */
   #laneChanged(now: boolean): void {
-    this.#dirty = true;
+    this.#saver.changed(now);
     this.#trim();
-    if (this.#closed) return;
-    if (now) {
-      // Failures are few (one per retry delay of a dead receiver): each is saved as it happens, with what is pending.
-      if (this.#saveTimer !== undefined) this.#deps.clock.clearTimeout(this.#saveTimer);
-      this.#saveTimer = undefined;
-      this.#saveLogged();
-      return;
-    }
-    if (this.#saveTimer !== undefined) return;
-    this.#saveTimer = this.#deps.clock.setTimeout(() => {
-      this.#saveTimer = undefined;
-      this.#saveLogged();
-    }, this.#deps.saveEveryMs ?? 1000);
-  }
-
-  #saveLogged(): void {
-    this.#save().catch((error: unknown) => {
-      this.#dirty = true;
-      this.#deps.logger.warn('could not save the state of webhooks; it is saved again with the next change', { reason: (error as Error).message });
-    });
   }
 
   /** Drops from the backlog what every webhook is past. */
@@ -309,37 +296,17 @@ export class WebhookService {
     const oldest = this.#oldestCursor();
     if (oldest === undefined || !isAfter({ seq: throughSeq, index: LINE_DONE }, oldest)) return;
     this.#compactedThrough = Math.max(this.#compactedThrough, throughSeq);
-    this.#save().catch(() => undefined);
+    this.#saver.save().catch(() => undefined);
   }
 
   /** Saves an admin's change; when that fails, `undo` puts the state back, so memory never holds what the disk does not. */
   async #saveOrUndo(undo: () => void): Promise<void> {
     try {
-      await this.#save();
+      await this.#saver.save();
     } catch (error) {
       undo();
       throw error;
     }
-  }
-
-  /** Saves the state as it is once the save running (if any) is done; resolves once it is durable. */
-  #save(): Promise<void> {
-    const run = (this.#saving ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(() => {
-        this.#dirty = false;
-        return this.#deps.stateStore.save({ webhooks: this.list().map((state) => structuredClone(state)), compactedThrough: this.#compactedThrough, logId: this.#logId });
-      });
-    this.#saving = run;
-    run.then(
-      () => this.#settled(run),
-      () => this.#settled(run),
-    );
-    return run;
-  }
-
-  #settled(run: Promise<void>): void {
-    if (this.#saving === run) this.#saving = undefined;
   }
 }
 
