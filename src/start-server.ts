@@ -1,6 +1,6 @@
 // startServer(options): createApp plus a node:http server with the contract's time-outs, listening.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import http, { type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
 import { MAX_HEAD_BYTES } from './http/errors.js';
 import { answerClientError, answerConnect } from './http/node-adapter.js';
@@ -44,6 +44,25 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * A keep-alive connection whose idle time ran out is closed one turn of the event loop later, unless a request came
+ * on it meanwhile. After the process stood still (SIGSTOP, a paused VM, a long pause of the loop), timers run before
+ * sockets are read: node would reset connections whose next request was already waiting, and a client's write would
+ * get no answer at all. Listening for `timeout` takes the closing over from node, so it is done here.
+ */
+function closeIdleOneTurnLater(server: http.Server): void {
+  const requests = new WeakMap<Socket, number>();
+  const counted = (req: IncomingMessage): void => void requests.set(req.socket, (requests.get(req.socket) ?? 0) + 1);
+  server.on('request', counted);
+  server.on('checkContinue', counted);
+  server.on('timeout', (socket: Socket) => {
+    const before = requests.get(socket) ?? 0;
+    setImmediate(() => {
+      if ((requests.get(socket) ?? 0) === before) socket.destroy();
+    });
+  });
+}
+
 /** How long shutdown waits for the 503s of requests whose body was still arriving to be written, in ms. */
 const UNFINISHED_ANSWER_MS = 1_000;
 
@@ -81,6 +100,7 @@ export async function startServerWith(options: StartOptions, internal: InternalO
   server.on('checkExpectation', app.handler);
   // CONNECT: node drops the socket unless someone listens; answer it (400 or 405) and close.
   server.on('connect', answerConnect(app.handle, options.logger ?? silentLogger));
+  closeIdleOneTurnLater(server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

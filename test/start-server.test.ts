@@ -1,0 +1,59 @@
+// startServer's keep-alive closing: an idle connection is closed after its time-out, but one whose next request was
+// already waiting when the process resumed (SIGSTOP, a paused VM) is answered, not reset.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { test } from 'node:test';
+import { startServerWith } from '../src/start-server.js';
+import { tempDir } from './helpers/harness.js';
+import { SERVER, waitFor } from './helpers/spawn.js';
+
+/** A connection to `port` and everything it has received; `closed` settles when the server ends it. */
+async function connect(port: number): Promise<{ socket: net.Socket; received: () => string; closed: Promise<string | undefined> }> {
+  const socket = net.connect(port, '127.0.0.1');
+  let received = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => (received += chunk));
+  const closed = new Promise<string | undefined>((resolve) => {
+    socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+    socket.on('close', () => resolve(undefined));
+  });
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  return { socket, received: () => received, closed };
+}
+
+test('startServer closes a keep-alive connection left idle past its time-out', async (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const running = await startServerWith({ dataDir: dir, port: 0, keyPollMs: 0, timeouts: { headersMs: 1_000, requestMs: 2_000, keepAliveMs: 200 } }, { unsafeNoSync: true });
+  t.after(() => running.close(100));
+  const client = await connect(running.address.port);
+  client.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+  assert.equal(await client.closed, undefined, 'closed by the server, cleanly');
+  assert.match(client.received(), /^HTTP\/1\.1 200 /);
+});
+
+test('a request waiting on a kept-alive connection while the server was stopped (SIGSTOP) past the keep-alive time-out is answered after SIGCONT', { skip: process.platform === 'win32', timeout: 60_000 }, async (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const child = spawn(process.execPath, [SERVER, '--port', '0', '--data-dir', dir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.after(() => {
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  assert.ok(await waitFor(async () => out.includes('listening on'), 15_000));
+  const port = Number(/:(\d+)\s*$/.exec(out.trim())![1]);
+  const client = await connect(port);
+  client.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+  assert.ok(await waitFor(async () => client.received().includes('{"status":"ok"}'), 5_000));
+  child.kill('SIGSTOP');
+  // Past the 5 s of idle keep-alive (node waits a second more) while stopped; the next request is sent before it resumes.
+  await new Promise((resolve) => setTimeout(resolve, 7_000));
+  client.socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  child.kill('SIGCONT');
+  assert.equal(await client.closed, undefined, `not reset; received: ${JSON.stringify(client.received())}`);
+  assert.equal(client.received().match(/HTTP\/1\.1 200 /g)?.length, 2);
+});
