@@ -153,20 +153,33 @@ export function readSchedule(rule: string, exdates: readonly string[], start: Wa
 
 /**
  * The `exdates` to send with a changed schedule: the later dates of a start weekday added alone (`exdatesOf`), with the
- * occurrences cancelled on their own (`read.kept`) that the new schedule still makes. Undefined leaves the stored
- * exdates to the server, which keeps them (API.md §11): when neither the old nor the new schedule adds its start, or
- * when the list would be the stored one. Sent exdates must each be a start of the new schedule, so a cancelled
- * occurrence it no longer makes is dropped from them.
+ * occurrences cancelled on their own (`read.kept`) moved as the first start moved (from `from`, the start as stored:
+ * the same shift of wall-clock time, as the server moves exdates it keeps). One the new schedule makes is sent moved;
+ * one it does not make is sent as stored, which the server keeps without applying, so a later schedule that makes it
+ * again does not bring the occurrence back (API.md §11). Undefined leaves the stored exdates to the server: when
+ * neither the old nor the new schedule adds its start, or when the list would be the stored one.
  */
-export function exdatesFor(repeat: Repeat, start: Wall, zone: string, stored: readonly string[], read: ReadSchedule | undefined): string[] | undefined {
+export function exdatesFor(repeat: Repeat, start: Wall, zone: string, stored: readonly string[], read: ReadSchedule | undefined, from: Wall = start): string[] | undefined {
   const own = exdatesOf(repeat, start, zone);
   if (own.length === 0 && read?.added !== true) return undefined;
   const { starts, skipped } = previewStarts(repeat, start, zone);
   const makes = new Set([...starts, ...skipped]);
-  const kept = (read?.kept ?? stored).map((each) => Date.parse(each)).filter((at) => makes.has(at));
+  const shift = wallMs(start) - wallMs(from);
+  const kept = (read?.kept ?? stored).map((each) => {
+    const at = Date.parse(each);
+    const moved = shift === 0 ? at : instantAt(zone, fromWallMs(wallMs(wallClock(zone, at)) + shift));
+    return moved !== undefined && makes.has(moved) ? moved : at;
+  });
   const result = [...new Set([...own.map((each) => Date.parse(each)), ...kept])].sort((a, b) => a - b);
   const before = new Set(stored.map((each) => Date.parse(each)));
   return result.length === before.size && result.every((at) => before.has(at)) ? undefined : result.map((at) => new Date(at).toISOString());
+}
+
+/** A wall time as ms of a UTC clock showing it (for shifts), and back. */
+const wallMs = (wall: Wall): number => Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute);
+function fromWallMs(ms: number): Wall {
+  const date = new Date(ms);
+  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour: date.getUTCHours(), minute: date.getUTCMinutes() };
 }
 
 /** The starts a rule makes: at most MAX_OCCURRENCES + 1 (so "too many" can be told), and whether the last is too far. */

@@ -63,7 +63,7 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
     if (!(scheduleTouched || 'start_time' in result || 'end_time' in result) || repeat === undefined || wall === undefined) return result;
     const rule = repeats!.rrule();
     if (rule !== undefined && rule !== series.recurrence) result['recurrence'] = rule;
-    const exdates = exdatesFor(repeat, wall, zone, series.exdates, scheduleOf(series));
+    const exdates = exdatesFor(repeat, wall, zone, series.exdates, scheduleOf(series), parseInput(toZoneInput(series.start_time, zone)));
     if (exdates !== undefined) result['exdates'] = exdates;
     return result;
   }

@@ -137,11 +137,18 @@ test('exdatesFor() sends the later dates of a start day added alone for the new 
   const sent = exdatesFor(longer, start, zone, stored, read)!;
   assert.deepEqual(iso(sent.map((each) => Date.parse(each))), ['2027-04-12T08:00', '2027-04-14T08:00', '2027-04-19T08:00', '2027-04-26T08:00']);
   assert.deepEqual(serverMakes(longer, start, sent), previewStarts(longer, start, zone).starts.filter((at) => at !== Date.parse(wednesday)));
-  // An hour later: the Mondays at 11:00 are left out; the Wednesday at 10:00 is no start of it, so it cannot be sent.
+  // An hour later: the Mondays at 11:00 are left out, and the Wednesday cancelled alone moves with the start: still out.
   const later = at('2027-04-05T11:00');
-  const moved = exdatesFor(created, later, zone, stored, read)!;
-  assert.deepEqual(iso(moved.map((each) => Date.parse(each))), ['2027-04-12T09:00', '2027-04-19T09:00']);
-  assert.deepEqual(serverMakes(created, later, moved), previewStarts(created, later, zone).starts);
+  const moved = exdatesFor(created, later, zone, stored, read, start)!;
+  assert.deepEqual(iso(moved.map((each) => Date.parse(each))), ['2027-04-12T09:00', '2027-04-14T09:00', '2027-04-19T09:00']);
+  assert.deepEqual(serverMakes(created, later, moved), previewStarts(created, later, zone).starts.filter((at) => iso([at])[0] !== '2027-04-14T09:00'));
+  // A day later, on Tuesdays and Thursdays: every occurrence moves a day, and the cancelled Wednesday is the Thursday after.
+  const tuesday = at('2027-04-06T10:00');
+  const shifted = exdatesFor(weekly(['TH'], { count: 4 }), tuesday, zone, stored, read, start)!;
+  assert.deepEqual(iso(shifted.map((each) => Date.parse(each))), ['2027-04-13T08:00', '2027-04-15T08:00', '2027-04-20T08:00']);
+  // Fridays only at 11:00: no Wednesday to move it to, so it is sent as stored (the server keeps it, unapplied).
+  const fridays = exdatesFor(weekly(['FR'], { count: 4 }), later, zone, stored, read, start)!;
+  assert.ok(fridays.includes(wednesday), JSON.stringify(fridays));
   // Monday ticked after all, with the very rule stored: the exdates alone change, to the cancelled Wednesday.
   const ticked = weekly(['MO', 'WE', 'FR'], { count: 8 });
   assert.equal(toRrule(ticked, start, zone), toRrule(created, start, zone));
