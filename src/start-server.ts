@@ -1,5 +1,5 @@
 // startServer(options): createApp plus a node:http server with the contract's time-outs, listening.
-import http, { type IncomingMessage } from 'node:http';
+import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
 import { MAX_HEAD_BYTES } from './http/errors.js';
@@ -45,20 +45,17 @@ export interface RunningServer {
 }
 
 /**
- * A keep-alive connection whose idle time ran out is closed one turn of the event loop later, unless a request came
- * on it meanwhile. After the process stood still (SIGSTOP, a paused VM, a long pause of the loop), timers run before
- * sockets are read: node would reset connections whose next request was already waiting, and a client's write would
- * get no answer at all. Listening for `timeout` takes the closing over from node, so it is done here.
+ * A keep-alive connection whose idle time ran out is closed one turn of the event loop later, unless bytes of a new
+ * request were read on it meanwhile. After the process stood still (SIGSTOP, a paused VM, a long pause of the loop),
+ * timers run before sockets are read: node would reset connections whose next request was already waiting, and a
+ * client's write would get no answer at all. Listening for `timeout` takes the closing over from node, so it is
+ * done here; nothing is added to a request's own path.
  */
 function closeIdleOneTurnLater(server: http.Server): void {
-  const requests = new WeakMap<Socket, number>();
-  const counted = (req: IncomingMessage): void => void requests.set(req.socket, (requests.get(req.socket) ?? 0) + 1);
-  server.on('request', counted);
-  server.on('checkContinue', counted);
   server.on('timeout', (socket: Socket) => {
-    const before = requests.get(socket) ?? 0;
+    const read = socket.bytesRead;
     setImmediate(() => {
-      if ((requests.get(socket) ?? 0) === before) socket.destroy();
+      if (socket.bytesRead === read) socket.destroy();
     });
   });
 }

@@ -43,19 +43,23 @@ export class StallGuard {
 
   /** Undefined while the process has run all along; else a promise of the catch-up to wait for (it never rejects). */
   check(): Promise<void> | undefined {
-    if (this.#pending === undefined && this.#clock() - this.#beat > this.#thresholdMs) this.#start();
+    this.#startIfStalled();
     return this.#pending;
   }
 
   /** The timer's beat (public for tests with a clock of their own): a late one starts a catch-up. */
   beat(): void {
-    if (this.#pending === undefined && this.#clock() - this.#beat > this.#thresholdMs) this.#start();
+    this.#startIfStalled();
     this.#beat = this.#clock();
   }
 
   /** Stops the beat. */
   close(): void {
     clearInterval(this.#timer);
+  }
+
+  #startIfStalled(): void {
+    if (this.#pending === undefined && this.#clock() - this.#beat > this.#thresholdMs) this.#start();
   }
 
   #start(): void {
