@@ -16,7 +16,7 @@ export async function writeOccurrence(store: EventStore, id: string, seriesId: s
     const stored = view.document(SERIES_COLLECTION, seriesId);
     if (stored === undefined || current === undefined || (next !== null && viewJson(next) === current.json)) return { events: [{ id, record: next }], documents: [] };
     const series = parseSeries(stored);
-    const after = next === null ? withoutOccurrence(series, current) : withDetached(series, current);
+    const after = next === null ? withoutOccurrence(series, current) : withDetached(series, current, next);
     return { events: [{ id, record: next }], documents: after === series ? [] : [{ collection: SERIES_COLLECTION, id: seriesId, json: seriesJson(after) }] };
   });
   const state = result.events.get(id);

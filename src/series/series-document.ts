@@ -32,6 +32,11 @@ export interface SeriesDocument extends SharedFields, ScheduleFields {
   occurrences: string[];
   /** Occurrences edited on their own (id → the start the schedule gave them): shared changes pass them by. */
   detached: Record<string, string>;
+  /**
+   * Occurrences edited alone that the series' cancellation took with it (API.md §14 cancels every occurrence not
+   * started): they follow the series' moves until it is published again. Absent when none.
+   */
+  carried?: string[];
   /** API.md §14: absent means `published` (and a published series holds none). */
   status?: EventStatus;
   /** Why a reviewer sent it back to `draft`, until its next change. */
@@ -56,6 +61,7 @@ export function seriesJson(series: SeriesDocument): string {
     ...viewFields(series),
     occurrences: series.occurrences,
     detached: series.detached,
+    ...(series.carried === undefined || series.carried.length === 0 ? {} : { carried: series.carried }),
   });
 }
 

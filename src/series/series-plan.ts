@@ -102,13 +102,21 @@ export function withoutOccurrence(series: SeriesDocument, event: StoredEvent): S
   let exdates = starts.has(Date.parse(slot)) && !series.exdates.includes(slot) ? [...series.exdates, slot].sort() : series.exdates;
   // Past the 500 a body may send, the exdates the rule no longer makes (kept from older schedules) make room first.
   if (exdates.length > MAX_OCCURRENCES) exdates = exdates.filter((each) => starts.has(Date.parse(each)));
-  return { ...series, exdates, occurrences: series.occurrences.filter((id) => id !== event.id), detached };
+  const after: SeriesDocument = { ...series, exdates, occurrences: series.occurrences.filter((id) => id !== event.id), detached };
+  if (series.carried !== undefined) after.carried = series.carried.filter((id) => id !== event.id);
+  return after;
 }
 
-/** The series after its occurrence `event` is edited alone: shared-field changes pass it by from now on. */
-export function withDetached(series: SeriesDocument, event: StoredEvent): SeriesDocument {
-  if (Object.hasOwn(series.detached, event.id)) return series;
-  return { ...series, detached: { ...series.detached, [event.id]: formatTime(event.startMs) } };
+/**
+ * The series after its occurrence `event` is edited alone into `next`: shared-field changes pass it by from now on,
+ * and a move of its own status takes it out of what the series' cancellation carried.
+ */
+export function withDetached(series: SeriesDocument, event: StoredEvent, next: EventRecord): SeriesDocument {
+  const released = (next.status ?? 'published') !== (event.status ?? 'published') && series.carried?.includes(event.id) === true;
+  if (Object.hasOwn(series.detached, event.id) && !released) return series;
+  const after = { ...series, detached: { ...series.detached, [event.id]: series.detached[event.id] ?? formatTime(event.startMs) } };
+  if (released) after.carried = series.carried!.filter((id) => id !== event.id);
+  return after;
 }
 
 function occurrenceRecord(id: string, seriesId: string, shared: SharedFields, occurrence: Occurrence, createdAt: string, publishing: Pick<SeriesDocument, 'status' | 'cancellation_reason'>): EventRecord {

@@ -1,5 +1,6 @@
 // A series' status and its occurrences' (API.md §14): a move of the series acts on every occurrence not edited on its
-// own (a cancellation, on those not started yet); approve and reject likewise. Pure, over a planned group write.
+// own (a cancellation, on every one not started yet, and the moves after it on what it took); approve and reject
+// likewise. Pure, over a planned group write.
 import { isHiddenStatus, toRecord, type EventRecord, type EventStatus } from '../events/event.js';
 import type { PlanContext, SeriesPlan } from './series-plan.js';
 import { SERIES_COLLECTION, seriesJson, seriesStatus, type SeriesDocument } from './series-document.js';
@@ -18,15 +19,21 @@ export interface StatusChange {
 
 /**
  * `planned` (a write of series `planned.document`) with the status change applied to the series and to its
- * occurrences not edited on their own whose status is the series' former one (out of published or cancelled, only
- * those not started at `context.nowMs`: a cancellation, a restore): each takes the new status, the cancellation
- * reason while cancelled, and the review note of a rejection; any other review note goes with the change.
+ * occurrences whose status is the series' former one (out of published or cancelled, only those not started at
+ * `context.nowMs`: a cancellation, a restore): each takes the new status, the cancellation reason while cancelled, and
+ * the review note of a rejection; any other review note goes with the change. Occurrences edited on their own are
+ * passed by, except by a cancellation, which takes every one (API.md §14) and notes those it took as `carried`: they
+ * follow the series back (a restore, through approval too) and are released once it is published again.
  */
 export function withStatusChange(planned: SeriesPlan, change: StatusChange, context: PlanContext): SeriesPlan {
   const document = withPublishing({ ...planned.document }, change, change.cancellationReason ?? (change.from === 'cancelled' ? planned.document.cancellation_reason : undefined));
   const events = new Map<string, EventRecord | null>(planned.plan.events.map((each) => [each.id, each.record]));
+  const cancelling = change.from === 'published' && change.to === 'cancelled';
+  const carried = new Set(document.carried ?? []);
+  const taken: string[] = [];
   for (const id of document.occurrences) {
-    if (Object.hasOwn(document.detached, id)) continue;
+    const alone = Object.hasOwn(document.detached, id);
+    if (alone && !cancelling && !carried.has(id)) continue;
     const planned = events.get(id);
     const event = context.view.event(id);
     const record = planned ?? (event === undefined ? undefined : toRecord(event));
@@ -35,12 +42,15 @@ export function withStatusChange(planned: SeriesPlan, change: StatusChange, cont
     // Started occurrences are never changed (API.md §11), except out of a draft or pending state: those were never public.
     const started = Date.parse(record.start_time) <= context.nowMs;
     const moves = change.to !== change.from && status === change.from && (!started || isHiddenStatus(change.from));
-    const reasonChanges = change.to === 'cancelled' && status === 'cancelled' && change.cancellationReason !== undefined;
+    const reasonChanges = (!alone || carried.has(id)) && change.to === 'cancelled' && status === 'cancelled' && change.cancellationReason !== undefined;
+    if (alone && cancelling && moves) taken.push(id);
     if (!moves && !reasonChanges && planned === undefined) continue;
     const next: EventRecord = moves || reasonChanges ? withPublishing({ ...record }, change, change.cancellationReason ?? record.cancellation_reason) : { ...record };
     if (!moves && !reasonChanges) delete next.review_note;
     events.set(id, next);
   }
+  if (cancelling) document.carried = taken;
+  else if (change.to === 'published') delete document.carried;
   return {
     document,
     plan: {

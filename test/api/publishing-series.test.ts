@@ -68,26 +68,54 @@ describe('series statuses', () => {
     assert.equal((await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.total, 4);
   });
 
-  test('cancelling a series cancels its occurrences not started and not edited alone, with the reason; restoring brings back those', async () => {
-    const { id } = (await h.request('POST', '/series', { key: h.keys.organizer, body: daily(5, -2) })).json;
+  test('cancelling a series cancels every occurrence not started, those edited alone too, with the reason; restoring brings back those it cancelled', async () => {
+    const { id } = (await h.request('POST', '/series', { key: h.keys.organizer, body: daily(6, -2) })).json;
     const ids: string[] = (await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.events.map((event: { id: string }) => event.id);
-    // The fourth was moved alone: a series change passes it by.
+    // The fourth was moved alone (shared changes pass it by); the sixth was cancelled alone.
     await h.request('PUT', `/events/${ids[3]}`, { key: h.keys.organizer, body: { location: 'Gym' } });
+    await h.request('PUT', `/events/${ids[5]}`, { key: h.keys.organizer, body: { status: 'cancelled', cancellation_reason: 'Holiday' } });
     const cancelled = await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'cancelled', cancellation_reason: 'Track resurfaced' } });
     assert.equal(cancelled.status, 200, cancelled.text ?? '');
     assert.equal(cancelled.json.status, 'cancelled');
     assert.equal(cancelled.json.cancellation_reason, 'Track resurfaced');
-    assert.deepEqual(await statuses(h, id), ['published', 'published', 'cancelled', 'published', 'cancelled']);
-    const third = (await h.request('GET', `/events/${ids[2]}`, { key: h.keys.reader })).json;
-    assert.equal(third.cancellation_reason, 'Track resurfaced');
+    assert.deepEqual(await statuses(h, id), ['published', 'published', 'cancelled', 'cancelled', 'cancelled', 'cancelled'], 'the started ones stay');
+    for (const index of [2, 3]) assert.equal((await h.request('GET', `/events/${ids[index]}`, { key: h.keys.reader })).json.cancellation_reason, 'Track resurfaced');
+    assert.equal((await h.request('GET', `/events/${ids[3]}`, { key: h.keys.reader })).json.location, 'Gym', 'the one edited alone keeps its own fields');
+    assert.equal((await h.request('GET', `/events/${ids[5]}`, { key: h.keys.reader })).json.cancellation_reason, 'Holiday', 'one cancelled alone keeps its reason');
     // Cancelled occurrences stay listed, for everyone.
-    assert.equal((await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.total, 5);
-    assert.equal((await h.request('GET', `/events?series_id=${id}&status=cancelled`, { key: h.keys.reader })).json.total, 2);
+    assert.equal((await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.total, 6);
+    assert.equal((await h.request('GET', `/events?series_id=${id}&status=cancelled`, { key: h.keys.reader })).json.total, 4);
     const restored = await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { status: 'published' } });
     assert.equal('status' in restored.json || 'cancellation_reason' in restored.json, false);
-    assert.deepEqual(await statuses(h, id), ['published', 'published', 'published', 'published', 'published']);
+    assert.deepEqual(await statuses(h, id), ['published', 'published', 'published', 'published', 'published', 'cancelled'], 'one cancelled alone stays cancelled');
+    assert.equal((await h.request('GET', `/series/${id}`, { key: h.keys.admin })).headers['ETag'] !== undefined, true);
     assertRefused(await writesNothing(h, undefined, () => h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'draft' } })), 409, 'conflict', ['"published"', '"draft"', id]);
     assertRefused(await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { cancellation_reason: 'x' } }), 400, 'validation_failed', ['cancellation_reason'], 'cancellation_reason');
+  });
+
+  test('an occurrence edited alone that a series cancellation took follows its restore through approval, unless its own status moved meanwhile', async () => {
+    const r = required;
+    const { id } = (await r.request('POST', '/series', { key: r.keys.admin, body: daily(3, 2) })).json;
+    const ids: string[] = (await r.request('GET', `/events?series_id=${id}`, { key: r.keys.reader })).json.events.map((event: { id: string }) => event.id);
+    for (const index of [0, 1]) await r.request('PUT', `/events/${ids[index]}`, { key: r.keys.admin, body: { location: `Room ${index}` } });
+    await r.request('PUT', `/series/${id}`, { key: r.keys.admin, body: { status: 'cancelled' } });
+    assert.deepEqual(await statuses(r, id), ['cancelled', 'cancelled', 'cancelled']);
+    // The second is restored on its own: from then on it is its own again, and the series' moves pass it by.
+    assert.equal((await r.request('PUT', `/events/${ids[1]}`, { key: r.keys.admin, body: { status: 'published' } })).json.status, undefined);
+    await r.request('PUT', `/events/${ids[1]}`, { key: r.keys.admin, body: { status: 'cancelled', cancellation_reason: 'Exam' } });
+    // An admin's restore is published at once; an organizer's goes through approval (below, for a series of its own).
+    await r.request('PUT', `/series/${id}`, { key: r.keys.admin, body: { status: 'published' } });
+    assert.deepEqual(await statuses(r, id), ['published', 'cancelled', 'published']);
+
+    const own = (await r.request('POST', '/series', { key: r.keys.organizer, body: daily(2, 2) })).json;
+    await r.request('POST', `/series/${own.id}/approve`, { key: r.keys.admin });
+    const mine: string[] = (await r.request('GET', `/events?series_id=${own.id}`, { key: r.keys.reader })).json.events.map((event: { id: string }) => event.id);
+    await r.request('PUT', `/events/${mine[0]}`, { key: r.keys.organizer, body: { location: 'Gym' } });
+    await r.request('PUT', `/series/${own.id}`, { key: r.keys.organizer, body: { status: 'cancelled' } });
+    assert.equal((await r.request('PUT', `/series/${own.id}`, { key: r.keys.organizer, body: { status: 'published' } })).json.status, 'pending');
+    assert.deepEqual(await statuses(r, own.id), ['pending', 'pending'], 'the one edited alone is sent for approval with the series');
+    await r.request('POST', `/series/${own.id}/approve`, { key: r.keys.admin });
+    assert.deepEqual(await statuses(r, own.id), ['published', 'published']);
   });
 
   test('a cancelled series sent back as read (its cancellation_reason too) writes nothing and keeps its ETag', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Principal } from '../../src/auth/principal.js';
 import { toStored } from '../../src/store/views/served-event.js';
-import type { EventRecord, StoredEvent } from '../../src/events/event.js';
+import { toRecord, type EventRecord, type StoredEvent } from '../../src/events/event.js';
 import { ApiError } from '../../src/http/errors.js';
 import { emptyRoster } from '../../src/store/views/roster.js';
 import type { GroupView } from '../../src/store/event-store.js';
@@ -47,7 +47,8 @@ test('planCreate() makes one event per occurrence, each with the series id, and 
 
 test('planUpdate() never changes an occurrence that has started, and changes the others that were not edited alone', () => {
   const { series, view } = fixture();
-  const edited = withDetached(series, view.event(series.occurrences[3]!)!);
+  const fourth = view.event(series.occurrences[3]!)!;
+  const edited = withDetached(series, fourth, { ...toRecord(fourth), location: 'Gym' });
   const input = validateSeries({ location: 'Hall B' }, ORGANIZER, edited, 'UTC');
   // Two occurrences have started by now.
   const { plan, document } = planUpdate(edited, input, { nowMs: FIRST + DAY_MS + 1, newEventId: () => assert.fail('no new occurrence'), view });
@@ -84,7 +85,7 @@ test('planUpdate() of a longer schedule creates the new starts, but none that wo
 test('withoutOccurrence() puts the start the schedule gave it in exdates, even after it was moved alone', () => {
   const { series, view } = fixture();
   const event = view.event(series.occurrences[1]!)!;
-  const detached = withDetached(series, event);
+  const detached = withDetached(series, event, { ...toRecord(event), start_time: '2027-09-07T15:00:00.000Z' });
   const moved = toStored({ ...JSON.parse(event.json), created_at: event.createdAt, start_time: '2027-09-07T15:00:00.000Z', end_time: '2027-09-07T16:00:00.000Z' }, 99);
   const after = withoutOccurrence(detached, moved);
   assert.deepEqual(after.exdates, [new Date(FIRST + DAY_MS).toISOString()]);
