@@ -27,7 +27,7 @@ export function calendarRoute(deps: CalendarRouteDeps): { method: string; patter
     query: true,
     queryKey: true,
     async handle(context) {
-      const query = parseFeedQuery(context.query, deps.now(), { timeZone: deps.timeZone });
+      const query = parseFeedQuery(context.query, deps.now(), { timeZone: deps.timeZone, role: context.principal?.role });
       const { events } = await deps.store.listInTurns(query);
       const body = renderCalendar(calendarName(query.categories?.join(', ') ?? query.category), events.map(calendarEvent));
       // The tag is a hash of the bytes: equal bytes, equal tag, whenever asked and on any process.

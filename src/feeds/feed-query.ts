@@ -1,4 +1,5 @@
 // Parses the query of GET /events.ics: the filters of GET /events (same checks), no paging, `key` left to the pipeline, 31 days back by default.
+import { canEver, type Role } from '../auth/principal.js';
 import { ApiError } from '../http/errors.js';
 import { parseListQuery, type ParsedListQuery } from '../events/list-query.js';
 import { localTime, startOfDay } from '../lib/time-zone.js';
@@ -14,9 +15,10 @@ const DAY_MS = 86_400_000;
 /**
  * The list query of a feed request at instant `nowMs`: the first FEED_MAX_EVENTS matches. `key` is
  * skipped (the pipeline has already judged it); `limit`, `page` and anything unknown are a 400. Days are
- * those of `timeZone` (default UTC).
+ * those of `timeZone` (default UTC). Asking for drafts or pending events is a 403 for a `role` that never sees them
+ * (API.md §14, as on GET /events), else a 400: they are in no calendar.
  */
-export function parseFeedQuery(query: string, nowMs: number, options: { timeZone?: string } = {}): ParsedListQuery {
+export function parseFeedQuery(query: string, nowMs: number, options: { timeZone?: string; role?: Role } = {}): ParsedListQuery {
   const timeZone = options.timeZone ?? 'UTC';
   const filters = new URLSearchParams();
   for (const [name, value] of new URLSearchParams(query)) {
@@ -32,6 +34,9 @@ export function parseFeedQuery(query: string, nowMs: number, options: { timeZone
   const parsed = parseListQuery(filters.toString(), { timeZone });
   // A calendar is for everyone it is shared with: drafts and pending events are never in one (API.md §14).
   const hidden = parsed.statuses?.find((status) => status === 'draft' || status === 'pending');
+  if (hidden !== undefined && options.role !== undefined && !canEver(options.role, 'update')) {
+    throw new ApiError('forbidden', `A ${options.role} key may not ask for drafts or pending events: only their organizers and admins see them, and never in a calendar. Ask for status=published or cancelled.`);
+  }
   if (hidden !== undefined) throw new ApiError('bad_request', `Query parameter status of GET /events.ics may be published or cancelled (or both), got "${hidden}": drafts and pending events are in no calendar.`);
   parsed.limit = FEED_MAX_EVENTS;
   parsed.page = 1;

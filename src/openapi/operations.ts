@@ -107,7 +107,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       },
       '304': { description: 'Not modified: If-None-Match matched the ETag of the calendar it would send. No body.', headers: ['ETag'] },
     },
-    errors: [],
+    errors: [403],
   },
   'POST /events/{id}/registrations': {
     operationId: 'createRegistration',

@@ -120,7 +120,11 @@ describe('the visibility walk', () => {
     }
     assert.equal((await read(h.keys.other, '/events?status=draft,pending')).json.total, 0);
     assert.equal((await read(h.keys.other, '/series?status=draft,pending')).json.total, 0);
-    assert.equal((await h.request('GET', '/events.ics?status=draft', { key: h.keys.feed })).status, 400);
+    // On the calendar too, a key that never sees them is refused with a 403 (header or ?key=); an admin's is a 400: no calendar holds them.
+    assert.equal((await h.request('GET', '/events.ics?status=draft', { key: h.keys.feed })).status, 403);
+    assert.equal((await h.request('GET', `/events.ics?status=pending&key=${h.keys.feed}`)).status, 403);
+    assert.equal((await h.request('GET', '/events.ics?status=draft', { key: h.keys.reader })).status, 403);
+    assert.equal((await h.request('GET', '/events.ics?status=draft', { key: h.keys.admin })).status, 400);
   });
 
   test('a feed key: its calendar (header or ?key=) shows none of them', async () => {

@@ -57,6 +57,15 @@ test('parseFeedQuery() takes status published or cancelled, and refuses draft or
   assert.deepEqual(parseFeedQuery('status=published,cancelled', NOW).statuses, ['published', 'cancelled']);
   assert.equal(parseFeedQuery('', NOW).statuses, undefined);
   assertBadQuery('status=draft', 'status', '"draft"');
+  for (const role of ['admin', 'organizer'] as const) assert.throws(() => parseFeedQuery('status=pending', NOW, { role }), (error: unknown) => error instanceof ApiError && error.code === 'bad_request' && error.message.includes('in no calendar'));
+  // A key that never sees them is refused as on GET /events (API.md §14): a 403, after the 400s of the query.
+  for (const role of ['reader', 'feed'] as const) {
+    for (const query of ['status=draft', 'status=published,pending']) {
+      assert.throws(() => parseFeedQuery(query, NOW, { role }), (error: unknown) => error instanceof ApiError && error.code === 'forbidden' && error.message.includes(`A ${role} key`), `${role} ${query}`);
+    }
+    assert.throws(() => parseFeedQuery('status=draft&category=party', NOW, { role }), (error: unknown) => error instanceof ApiError && error.code === 'bad_request', 'a bad category is a 400 first');
+    assert.deepEqual(parseFeedQuery('status=cancelled', NOW, { role }).statuses, ['cancelled']);
+  }
   assertBadQuery('status=published,pending', 'status', '"pending"');
   assertBadQuery('status=gone', 'status', '"gone"');
 });
