@@ -174,7 +174,8 @@ function callCore(handle: CoreHandler, request: PlainRequest, logger: Logger, to
 function logRequest(logger: Logger, request: PlainRequest, response: CoreResponse, started: number): void {
   const path = redactKeys(request.target);
   logger.request({
-    requestId: response.headers['X-Request-Id'] ?? '',
+    // A key pasted into X-Request-Id by mistake is echoed to its sender, never written to the log.
+    requestId: redactKeys(response.headers['X-Request-Id'] ?? ''),
     method: request.method,
     path: path.length > 200 ? path.slice(0, 200) : path,
     status: response.status,

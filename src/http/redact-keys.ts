@@ -25,7 +25,3 @@ export function redactKeys(text: string): string {
   return decoded.replace(KEY_PARAMETER, '$1[redacted]').replace(KEY_LIKE, 'cek_[redacted]');
 }
 
-/** True when `text` holds something shaped like an API key (so it must not be echoed or logged). */
-export function containsKey(text: string): boolean {
-  return text.includes('cek_') && /cek_[0-9A-Za-z_-]{8,}/.test(text);
-}

@@ -118,9 +118,14 @@ describe('API2 broken authentication: keys never appear in logs or responses', (
     assert.match(log, /cek_\[redacted\]/, 'keys in request targets were redacted, not dropped with the line');
   });
 
-  it('sends no key back in any response body or header', () => {
+  it('sends no key back in any response body or header, but X-Request-Id echoing what its sender put there (API.md §5)', () => {
     for (const { what, response } of responses) {
-      const text = response.text + JSON.stringify(response.headers);
+      const headers = { ...response.headers };
+      if (what.endsWith('key as a request id')) {
+        assert.match(String(headers['x-request-id']), /^cek_/, `${what}: echoed as sent`);
+        delete headers['x-request-id'];
+      }
+      const text = response.text + JSON.stringify(headers);
       for (const secret of Object.values(live.keys)) assert.ok(!text.includes(secret), `${what}: a real key in the response`);
       assert.equal(KEY_SHAPED.exec(text), null, `${what}: ${KEY_SHAPED.exec(text)?.[0]} in the response`);
     }
