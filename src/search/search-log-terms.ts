@@ -8,6 +8,7 @@ import { ByteIds } from './search-log-ids.js';
 import { BuildTerms } from './search-build-terms.js';
 import { locateViewTexts } from './search-log-view.js';
 import { bytePattern, matchesAt } from './search-log-bytes.js';
+import { groupBounds, isGroupLine } from '../lib/group-line.js';
 
 const SEQ_OPEN = Buffer.from('{"seq":');
 const PUT_OPEN = Buffer.from(',"op":"put"');
@@ -45,16 +46,14 @@ export class LogTermCollector {
 
   /** Takes the line `bytes[start, end)` (without its newline): a put, a del, an atomic group of lines, or another kind (skipped). */
   line(bytes: Buffer, start: number, end: number): void {
-    if (bytes[start] !== TAB) {
+    if (!isGroupLine(bytes, start, end)) {
       this.#record(bytes, start, end);
       return;
     }
-    for (let member = start + 1; member < end; ) {
-      let next = bytes.indexOf(TAB, member);
-      if (next < 0 || next > end) next = end;
-      this.#record(bytes, member, next);
-      member = next + 1;
-    }
+    const bounds = groupBounds(bytes, start, bytes[start] === TAB ? end : end - CRC_SUFFIX_LENGTH);
+    // Replay refuses such a line; the built index is then not taken (see builtSlots).
+    if (typeof bounds === 'string') return;
+    for (let i = 0; i < bounds.length; i += 2) if (bounds[i]! < bounds[i + 1]!) this.#record(bytes, bounds[i]!, bounds[i + 1]!);
   }
 
   /** The built search of the lines read, the log read being `logLength` bytes. Live events take slots in the order of their last put, as replay orders them. */

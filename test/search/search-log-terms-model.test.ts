@@ -173,6 +173,10 @@ test('a line is read within its bounds only: a group is cut at its end, and a pu
   // Two groups back to back: the first's members end at its newline, not at the second's tab.
   const built = collect(new LogTermCollector(), groupA + groupB);
   assert.deepEqual([...readBuilt(built).events.keys()], [eventId(2)]);
+  // The layout of logs written before (a tab before each member) reads the same.
+  const tabbed = (lines: string[]): string => lines.map((line) => `\t${line.slice(0, -1)}`).join('') + '\n';
+  const old = collect(new LogTermCollector(), tabbed([encodePut(1, first), encodeMark(2, 1)]) + tabbed([encodePut(3, second), encodeDelete(4, eventId(1))]));
+  assert.deepEqual(readBuilt(old).events, readBuilt(built).events);
   // Read alone, without its newline and without what follows: the group's last member still counts.
   const alone = Buffer.from(`${groupA}${encodeDelete(9, eventId(1))}`);
   const collector = new LogTermCollector();

@@ -3,6 +3,8 @@
 import { carryPartialLine } from '../../lib/line-buffer.js';
 import type { FileSystemSeam } from './file-system.js';
 import { decodeRecord } from '../records/decode-record.js';
+import { isGroupLine } from '../../lib/group-line.js';
+import { decodeGroup } from '../records/group-line.js';
 import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
 import { RosterError } from '../views/roster.js';
 import { LogDamageError } from './log-damage-error.js';
@@ -84,8 +86,8 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
     for (let newline = view.indexOf(10); newline !== -1; newline = view.indexOf(10, lineStart)) {
       lineNumber++;
       const offset = bufferOffset + lineStart;
-      // A line starting with a tab is an atomic group (encodeGroup): every member good, or the whole line is bad.
-      const decoded = buffer[lineStart] === TAB ? decodeGroup(buffer, lineStart, newline, options.decode) : decodeRecord(buffer, lineStart, newline, options.decode);
+      // An atomic group (encodeGroup): every member good, or the whole line is bad.
+      const decoded = isGroupLine(buffer, lineStart, newline) ? decodeGroup(buffer, lineStart, newline, options.decode) : decodeRecord(buffer, lineStart, newline, options.decode);
       if (typeof decoded === 'string') {
         lineStart = newline + 1;
         firstBad ??= { line: lineNumber, offset, reason: decoded };
@@ -131,20 +133,4 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
     }
   }
   return { lines, lastSeq, goodLength, endOfFile: bufferOffset + filled, torn: firstBad };
-}
-
-const TAB = 0x09;
-
-/** The members of a group line (see encodeGroup), or why it is bad. */
-function decodeGroup(buf: Buffer, start: number, end: number, decode: DecodeOptions | undefined): (LogRecord | MetaRecord)[] | string {
-  const records: (LogRecord | MetaRecord)[] = [];
-  for (let member = start + 1; member <= end; ) {
-    let next = buf.indexOf(TAB, member);
-    if (next < 0 || next > end) next = end;
-    const record = decodeRecord(buf, member, next, decode);
-    if (typeof record === 'string') return `member ${records.length + 1} of an atomic group: ${record}`;
-    records.push(record);
-    member = next + 1;
-  }
-  return records.length === 0 ? 'an atomic group line holds no lines' : records;
 }

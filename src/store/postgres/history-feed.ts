@@ -49,8 +49,8 @@ export function readHistory(db: Database, range: Range, nowMs: number): Promise<
     if (events.size > 0) {
       await readCheckpoint(tx, checkpoint, (record) => walk.take(record), events);
       // The first event id a record line names is the event it is about (put, del, reg, regstate, cancel, checkin); an
-      // atomic group's row (a series) may name several, so every group row is read.
-      const about = `(split_part(split_part(line, '"evt_', 2), '"', 1) = ANY($3) OR left(line, 1) = E'\\t')`;
+      // atomic group's row (a series) may name several, so every group row is read (either layout: see group-line.ts).
+      const about = `(split_part(split_part(line, '"evt_', 2), '"', 1) = ANY($3) OR left(line, 1) = E'\\t' OR line ~ '^\\{"seq":[0-9]+,"op":"group"')`;
       for (let last = checkpoint.seq; ; ) {
         const rows = await page(tx, `seq > $1 AND seq <= $2 AND ${about}`, [last, range.since, [...events].map((id) => id.slice('evt_'.length))]);
         if (rows.length === 0) break;

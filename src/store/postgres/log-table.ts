@@ -1,5 +1,7 @@
 // The campus_log table: the file store's record lines, one per row, keyed by the global sequence number.
 import { decodeRecord } from '../records/decode-record.js';
+import { isGroupLine } from '../../lib/group-line.js';
+import { decodeGroup } from '../records/group-line.js';
 import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
 
 /** pg_advisory_xact_lock key held by a write's transaction from its catch-up to its commit: seqs are assigned one transaction at a time. */
@@ -7,7 +9,7 @@ export const LOG_LOCK = 0x63616d70_6c6f67;
 /** The NOTIFY channel a commit names its newest seq on. */
 export const LOG_CHANNEL = 'campus_log';
 
-/** The seq a row is kept under: its line's, or for an atomic group (members after tabs) its last member's. */
+/** The seq a row is kept under: its line's (an atomic group names its newest member's), or for a group of the older layout (members after tabs) its last member's. */
 export function seqOfLine(line: string): number {
   if (line.startsWith('\t')) return Math.max(...line.split('\t').slice(1).map(seqOfMember));
   return seqOfMember(line);
@@ -31,23 +33,20 @@ export function decodeLines(rows: readonly { seq: number; line: string }[]): (Lo
   const records: (LogRecord | MetaRecord)[] = [];
   for (const row of rows) {
     const line = row.line.endsWith('\n') ? row.line.slice(0, -1) : row.line;
-    // An atomic group (a series and its occurrences) is one row: its members after tabs, applied together.
-    for (const member of line.startsWith('\t') ? line.split('\t').slice(1) : [line]) {
-      const buf = Buffer.from(member, 'utf8');
-      const record = decodeRecord(buf, 0, buf.length);
-      if (typeof record === 'string') throw new Error(`campus_log row ${row.seq} is damaged: ${record}`);
-      records.push(record);
-    }
+    // An atomic group (a series and its occurrences) is one row, its members applied together.
+    const buf = Buffer.from(line, 'utf8');
+    const decoded = isGroupLine(buf, 0, buf.length) ? decodeGroup(buf, 0, buf.length, undefined) : decodeRecord(buf, 0, buf.length);
+    if (typeof decoded === 'string') throw new Error(`campus_log row ${row.seq} is damaged: ${decoded}`);
+    if (Array.isArray(decoded)) records.push(...decoded);
+    else records.push(decoded);
   }
   return records;
 }
 
 const NEWLINE = 0x0a;
-const TAB = 0x09;
-
 /**
  * Calls `apply` with each record of `text`: record lines as campus_log rows hold them, one after another, each ending
- * in a newline (an atomic group: its members after tabs). Reads the bytes in place, as replay reads a file (one buffer,
+ * in a newline (an atomic group: its members, applied in turn). Reads the bytes in place, as replay reads a file (one buffer,
  * no string per line). A damaged line throws what `damaged` makes of its number (from 1), its text and what is wrong.
  * Returns the lines read.
  */
@@ -58,15 +57,10 @@ export function forEachRecord(text: string, damaged: (line: number, text: string
     let end = buf.indexOf(NEWLINE, start);
     if (end < 0) end = buf.length;
     lines++;
-    // JSON escapes every control character, so a tab in a line only ever separates a group's members.
-    for (let member = buf[start] === TAB ? start + 1 : start; member <= end; ) {
-      let stop = buf[start] === TAB ? buf.indexOf(TAB, member) : end;
-      if (stop < 0 || stop > end) stop = end;
-      const record = decodeRecord(buf, member, stop, options);
-      if (typeof record === 'string') throw damaged(lines, buf.toString('utf8', start, end), record);
-      apply(record);
-      member = stop + 1;
-    }
+    const decoded = isGroupLine(buf, start, end) ? decodeGroup(buf, start, end, options) : decodeRecord(buf, start, end, options);
+    if (typeof decoded === 'string') throw damaged(lines, buf.toString('utf8', start, end), decoded);
+    if (Array.isArray(decoded)) for (const record of decoded) apply(record);
+    else apply(decoded);
     start = end + 1;
   }
   return lines;

@@ -37,14 +37,8 @@ const OP_DECODERS: Record<string, OpDecoder> = {
  * or a sentence saying why the line is damaged (bad checksum, bad structure, unknown kind).
  */
 export function decodeRecord(buf: Buffer, start: number, end: number, options: DecodeOptions = {}): LogRecord | MetaRecord | string {
-  const crcStart = end - CRC_SUFFIX_LENGTH;
-  if (crcStart <= start || !matches(buf, crcStart, CRC_OPEN) || buf[end - 2] !== QUOTE || buf[end - 1] !== CLOSE_BRACE) {
-    return 'the line does not end with its checksum ,"crc":"…"}';
-  }
-  const written = parseHex(buf, crcStart + CRC_OPEN.length);
-  if (written < 0) return 'the checksum is not 8 lowercase hex digits';
-  const actual = crc32Byte(crc32(buf.subarray(start, crcStart)), CLOSE_BRACE);
-  if (written !== actual) return `the checksum does not match (written ${crc32Hex(written)}, computed ${crc32Hex(actual)})`;
+  const crcStart = checkedSeal(buf, start, end);
+  if (typeof crcStart === 'string') return crcStart;
   if (!matches(buf, start, SEQ_OPEN, crcStart)) return 'the line does not start with {"seq":';
   let pos = start + SEQ_OPEN.length;
   let seq = 0;
@@ -69,6 +63,19 @@ export function decodeRecord(buf: Buffer, start: number, end: number, options: D
   if (decoder === undefined || buf[pos] !== QUOTE) return `unknown record kind "op":${JSON.stringify(op)}`;
   if (decoder === decodeParsedLine) return decodeParsedLine(buf, start, crcStart, seq, options);
   return decoder(buf, pos + 1, crcStart, seq, options);
+}
+
+/** Where the checksum of line `buf[start, end)` begins (`,"crc":"…"}`, which covers the bytes before it and a `}`), or why it does not hold. */
+export function checkedSeal(buf: Buffer, start: number, end: number): number | string {
+  const crcStart = end - CRC_SUFFIX_LENGTH;
+  if (crcStart <= start || !matches(buf, crcStart, CRC_OPEN) || buf[end - 2] !== QUOTE || buf[end - 1] !== CLOSE_BRACE) {
+    return 'the line does not end with its checksum ,"crc":"…"}';
+  }
+  const written = parseHex(buf, crcStart + CRC_OPEN.length);
+  if (written < 0) return 'the checksum is not 8 lowercase hex digits';
+  const actual = crc32Byte(crc32(buf.subarray(start, crcStart)), CLOSE_BRACE);
+  if (written !== actual) return `the checksum does not match (written ${crc32Hex(written)}, computed ${crc32Hex(actual)})`;
+  return crcStart;
 }
 
 function decodePut(buf: Buffer, pos: number, end: number, seq: number, options: DecodeOptions): PutRecord | string {

@@ -39,13 +39,24 @@ export function encodeDocumentDelete(seq: number, collection: string, id: string
 }
 
 /**
- * One atomic group of lines, written as one physical line: each member line (sealed, with its own seq and checksum)
- * after a tab. A tab never occurs unescaped in JSON, and a line is whole or torn, so replay applies all or none.
+ * One atomic group of lines, written as one line that is one JSON object (see group-line.ts): the newest seq of its
+ * members, each member's length in bytes, the member lines (sealed, each with its own seq and checksum) in a list,
+ * and a checksum of the whole. A line is whole or torn, so replay applies all of it or none.
  */
 export function encodeGroup(lines: readonly string[]): string {
-  let text = '';
-  for (const line of lines) text += `\t${line.slice(0, -1)}`;
-  return `${text}\n`;
+  let seq = 0;
+  const sizes: number[] = [];
+  const members: string[] = [];
+  for (const line of lines) {
+    const member = line.endsWith('\n') ? line.slice(0, -1) : line;
+    const named = /^\{"seq":(\d{1,15}),/.exec(member);
+    if (named === null) throw new TypeError(`a member of a group must be a sealed line, got ${JSON.stringify(member.slice(0, 40))}`);
+    seq = Math.max(seq, Number(named[1]));
+    sizes.push(Buffer.byteLength(member));
+    members.push(member);
+  }
+  if (members.length === 0) throw new TypeError('a group holds at least one line');
+  return seal(`{"seq":${checkSeq(seq)},"op":"group","sizes":[${sizes.join(',')}],"lines":[${members.join(',')}]`);
 }
 
 function checkDocumentKey(collection: string, id: string): void {

@@ -7,6 +7,7 @@ import { openFileStore, LOG_FILE } from '../../../src/store/file/open-file-store
 import { MemoryStore } from '../../../src/store/views/memory-store.js';
 import { verifyLog } from '../../../src/store/file/log-verify.js';
 import { backupLog } from '../../../src/store/file/log-backup.js';
+import { groupBounds } from '../../../src/lib/group-line.js';
 import { eventId, sampleRecord, tempDir } from '../helpers.js';
 
 const noSync = { sync: false, lock: false } as const;
@@ -29,12 +30,37 @@ test('writeGroup() writes every event and the document in one log line, and a re
   await store.close();
   const text = fs.readFileSync(path.join(dir, LOG_FILE), 'utf8');
   assert.equal(text.split('\n').length, 2, 'one line and the final newline');
-  assert.ok(text.startsWith('\t'));
+  // One JSON object (API.md §7), its members the lines of the events and the series, in seq order.
+  const line = JSON.parse(text) as { seq: number; op: string; lines: { seq: number; op: string }[] };
+  assert.deepEqual([line.seq, line.op, line.lines.map((member) => `${member.seq} ${member.op}`)], [6, 'group', ['1 put', '2 put', '3 put', '4 put', '5 put', '6 doc']]);
   const again = await openFileStore({ dataDir: dir, ...noSync });
   assert.equal(again.size, 5);
   assert.deepEqual(again.documents('series').map((each) => each.json), ['{"title":"Lectures"}']);
   assert.equal(again.stats.lastSeq, 6);
   await again.close();
+});
+
+test('a log whose group lines are of the older layout (a tab before each member) opens as it did', async (t) => {
+  const dir = tempDir(t);
+  const store = await openFileStore({ dataDir: dir, ...noSync });
+  await store.writeGroup(plan(1, 3, '{"title":"Lectures"}'));
+  await store.write(eventId(9), () => sampleRecord(9));
+  await store.close();
+  const file = path.join(dir, LOG_FILE);
+  const whole = fs.readFileSync(file);
+  const groupEnd = whole.indexOf(10);
+  const bounds = groupBounds(whole, 0, groupEnd - ',"crc":"00000000"}'.length) as number[];
+  const members = [];
+  for (let i = 0; i < bounds.length; i += 2) members.push(Buffer.concat([Buffer.from('\t'), whole.subarray(bounds[i], bounds[i + 1])]));
+  fs.writeFileSync(file, Buffer.concat([...members, whole.subarray(groupEnd)]));
+  assert.equal(fs.readFileSync(file)[0], 0x09, 'the older layout');
+  const again = await openFileStore({ dataDir: dir, ...noSync });
+  assert.deepEqual([again.size, again.stats.lastSeq], [4, 5]);
+  assert.deepEqual(again.documents('series').map((each) => each.json), ['{"title":"Lectures"}']);
+  assert.equal(again.get(eventId(2))?.id, eventId(2));
+  await again.close();
+  const report = await verifyLog(dir);
+  assert.deepEqual([report.liveEvents, report.liveDocuments, report.torn], [4, 1, undefined]);
 });
 
 test('a group line cut anywhere by a crash is a torn tail: replay keeps none of it, and the write before stays', async (t) => {

@@ -15,6 +15,7 @@ import { PackedEvent } from '../../../src/store/views/packed-events.js';
 import type { Registration } from '../../../src/store/views/roster.js';
 import { eventFields, eventId, sampleRecord } from '../helpers.js';
 import { MemoryFileSystem } from './memory-file-system.js';
+import { crc32, crc32Byte, crc32Hex } from '../../../src/lib/crc32.js';
 
 const FILE = '/data/events.jsonl';
 
@@ -101,7 +102,7 @@ test('scanLog() lets an error of its caller through as it is; a registration tha
   });
 });
 
-test('scanLog() reads a group line as its members, or as damage naming the bad member', async () => {
+test('scanLog() reads a group line as its members, or as damage: the line\'s own checksum, then the member at fault', async () => {
   const fs = new MemoryFileSystem();
   const members = [encodePut(1, sampleRecord(1)), encodePut(2, sampleRecord(2)), encodeDocument({ collection: 'series', id: `ser_${'1'.repeat(22)}`, json: '{"n":1}', seq: 3 })];
   fs.append(FILE, encodeGroup(members));
@@ -111,20 +112,44 @@ test('scanLog() reads a group line as its members, or as damage naming the bad m
   assert.deepEqual(seen.map((record) => [record.seq, record.op]), [[1, 'put'], [2, 'put'], [3, 'doc'], [4, 'del']]);
   assert.deepEqual([result.lines, result.lastSeq, result.torn], [4, 4, undefined]);
 
-  const group = fs.content(FILE).subarray(0, fs.content(FILE).indexOf(10) + 1);
-  for (const [member, at] of [[1, 30], [2, members[0]!.length + 30], [3, group.length - 5]] as const) {
-    const damaged = Buffer.from(fs.content(FILE));
-    damaged[at]! ^= 0x01;
+  const expectDamage = async (content: Buffer, reason: RegExp): Promise<void> => {
     const other = new MemoryFileSystem();
-    other.files.set(FILE, damaged);
+    other.files.set(FILE, content);
     await assert.rejects(scanLog(other, await other.open(FILE, 'r'), { file: FILE }, {}), (error) => {
       assert.ok(error instanceof LogDamageError);
       assert.deepEqual([error.line, error.offset], [1, 0]);
-      assert.match(error.reason, new RegExp(`^member ${member} of an atomic group: the checksum does not match .*; line 2 after it is good, so this is not a torn tail$`));
+      assert.match(error.reason, reason);
       return true;
     });
+  };
+  // A flipped bit anywhere in the line (its head, a member, its own checksum) breaks the line's checksum.
+  const group = fs.content(FILE).subarray(0, fs.content(FILE).indexOf(10) + 1);
+  for (const at of [3, 30, 60, members[0]!.length + 60, group.length - 5]) {
+    const damaged = Buffer.from(fs.content(FILE));
+    damaged[at]! ^= 0x01;
+    await expectDamage(damaged, /^the checksum does not match .*; line 2 after it is good, so this is not a torn tail$/);
   }
-  // A group line with an empty member (two tabs in a row, or a tab before its newline) is bad too.
+  // A line whose own checksum holds but whose second member's does not (written so on purpose) names that member.
+  const badMember = members.map((line, at) => (at === 1 ? line.replace('"crc":"', '"crc":"0').replace(/"crc":"(\w{8})\w"/, '"crc":"$1"') : line));
+  assert.notEqual(badMember[1], members[1]);
+  await expectDamage(Buffer.concat([Buffer.from(sealed(groupHead(badMember))), fs.content(FILE).subarray(group.length)]), /^member 2 of an atomic group: the checksum does not match/);
+  // Sizes that do not fit the members are damage too.
+  const head = groupHead(members);
+  await expectDamage(Buffer.concat([Buffer.from(sealed(head.replace(/"sizes":\[(\d+)/, (_, size: string) => `"sizes":[${Number(size) + 1}`))), fs.content(FILE).subarray(group.length)]), /^member 1 of an atomic group is not the \d+ bytes its "sizes" say/);
+
+  // The layout written before (a tab before each member) still reads, and names the member at fault.
+  const tabbed = new MemoryFileSystem();
+  tabbed.append(FILE, members.map((line) => `\t${line.slice(0, -1)}`).join('') + '\n');
+  tabbed.append(FILE, encodeDelete(4, eventId(1)));
+  const old: (LogRecord | MetaRecord)[] = [];
+  await scanLog(tabbed, await tabbed.open(FILE, 'r'), { file: FILE }, { onRecord: (record) => old.push(record) });
+  assert.deepEqual(old.map((record) => [record.seq, record.op]), [[1, 'put'], [2, 'put'], [3, 'doc'], [4, 'del']]);
+  for (const [member, at] of [[1, 30], [2, members[0]!.length + 30], [3, members[0]!.length + members[1]!.length + members[2]!.length - 5]] as const) {
+    const damaged = Buffer.from(tabbed.content(FILE));
+    damaged[at]! ^= 0x01;
+    await expectDamage(damaged, new RegExp(`^member ${member} of an atomic group: the checksum does not match .*; line 2 after it is good, so this is not a torn tail$`));
+  }
+  // A tabbed group line with an empty member (two tabs in a row, or a tab before its newline) is bad too.
   for (const [line, member] of [[`\t\t${members[0]}`, 1], [`\t${members[0]!.slice(0, -1)}\t\n`, 2]] as const) {
     const empty = new MemoryFileSystem();
     empty.append(FILE, line);
@@ -132,6 +157,17 @@ test('scanLog() reads a group line as its members, or as damage naming the bad m
     assert.deepEqual(torn.torn, { line: 1, offset: 0, reason: `member ${member} of an atomic group: the line does not end with its checksum ,"crc":"…"}` }, line);
   }
 });
+
+/** A group line's text before its checksum, as encodeGroup writes it, of `lines` as they are. */
+function groupHead(lines: readonly string[]): string {
+  const members = lines.map((line) => line.slice(0, -1));
+  return `{"seq":${members.length},"op":"group","sizes":[${members.map((member) => Buffer.byteLength(member)).join(',')}],"lines":[${members.join(',')}]`;
+}
+
+/** `head` closed with its checksum, as the encoders seal a line. */
+function sealed(head: string): string {
+  return `${head},"crc":"${crc32Hex(crc32Byte(crc32(head), 0x7d))}"}\n`;
+}
 
 test('replayLog() without a progress listener reports nothing, however long it takes', async () => {
   const { fs } = putLog(20);

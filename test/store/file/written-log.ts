@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { seatsOf } from '../../../src/store/views/served-event.js';
 import { compactLog } from '../../../src/store/file/log-compaction.js';
 import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import { isGroupLine } from '../../../src/lib/group-line.js';
+import { decodeGroup } from '../../../src/store/records/group-line.js';
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { newWriter, type Writer } from '../views/random-writes.js';
 import { MemoryFileSystem } from './memory-file-system.js';
@@ -100,10 +102,9 @@ export function linesOf(bytes: Buffer): Line[] {
   const lines: Line[] = [];
   for (let start = 0; start < bytes.length; ) {
     const end = bytes.indexOf(10, start) + 1;
-    const members = bytes[start] === 0x09 ? bytes.toString('latin1', start + 1, end - 1).split('\t').map((member) => Buffer.from(member, 'latin1')) : [bytes.subarray(start, end - 1)];
-    const records = members.map((member) => decodeRecord(member, 0, member.length));
-    for (const record of records) assert.ok(typeof record !== 'string', `line at ${start}: ${String(record)}`);
-    lines.push({ start, end, records: records as (LogRecord | MetaRecord)[] });
+    const decoded = isGroupLine(bytes, start, end - 1) ? decodeGroup(bytes, start, end - 1, undefined) : decodeRecord(bytes, start, end - 1);
+    assert.ok(typeof decoded !== 'string', `line at ${start}: ${String(decoded)}`);
+    lines.push({ start, end, records: Array.isArray(decoded) ? decoded : [decoded] });
     start = end;
   }
   return lines;

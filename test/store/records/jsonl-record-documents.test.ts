@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeDocument, encodeDocumentDelete, encodeGroup } from '../../../src/store/records/encode-record.js';
 import type { StoredDocument } from '../../../src/store/records/jsonl-record.js';
+import { decodeGroup } from '../../../src/store/records/group-line.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { NOT_A_SEQ, SEQ_AND_OP, assertAllRefused, decode, recordSamples, type Corruption } from './random-records.js';
 
@@ -153,19 +154,24 @@ test(`every field of a well-checksummed document line, made wrong, is refused as
   assert.ok(count > 200, `${count} damaged lines refused`);
 });
 
-test(`a group is one line of its members, each after a tab and without its newline, and each member reads back (DOCUMENT_LINE_SEED=${SEED})`, () => {
-  assert.equal(encodeGroup([]), '\n');
+test(`a group is one line that is one JSON object holding its members whole, with their sizes, its newest seq and a checksum; each member reads back (DOCUMENT_LINE_SEED=${SEED})`, () => {
+  assert.throws(() => encodeGroup([]), /at least one line/);
   for (let n = 0; n < 100; n++) {
     const members = Array.from({ length: int(1, 6) }, () => (random() < 0.3 ? { line: encodeDocument(documentOf(int(1, 1000))), expected: undefined } : sample(random() < 0.5)));
     const group = encodeGroup(members.map((each) => each.line));
-    assert.equal(group, members.map((each) => `\t${each.line.slice(0, -1)}`).join('') + '\n');
     assert.equal(group.indexOf('\n'), group.length - 1, 'one physical line');
-    const parts = group.slice(1, -1).split('\t');
-    assert.equal(parts.length, members.length, 'a tab never occurs inside a member');
-    for (const [at, part] of parts.entries()) {
-      assert.equal(`${part}\n`, members[at]!.line);
-      const expected = members[at]!.expected;
-      if (expected !== undefined) assert.deepEqual(decode(`${part}\n`), expected);
+    const parsed = JSON.parse(group) as { seq: number; op: string; sizes: number[]; lines: { seq: number }[]; crc: string };
+    const texts = members.map((each) => each.line.slice(0, -1));
+    assert.deepEqual(Object.keys(parsed), ['seq', 'op', 'sizes', 'lines', 'crc']);
+    assert.deepEqual([parsed.seq, parsed.op], [Math.max(...parsed.lines.map((member) => member.seq)), 'group']);
+    assert.deepEqual(parsed.sizes, texts.map((text) => Buffer.byteLength(text)));
+    assert.deepEqual(parsed.lines, texts.map((text) => JSON.parse(text)));
+    const bytes = Buffer.from(group);
+    const records = decodeGroup(bytes, 0, bytes.length - 1, undefined);
+    assert.ok(Array.isArray(records), String(records));
+    for (const [at, member] of members.entries()) {
+      assert.equal(records[at]!.seq, JSON.parse(texts[at]!).seq);
+      if (member.expected !== undefined) assert.deepEqual(records[at], member.expected);
     }
   }
 });

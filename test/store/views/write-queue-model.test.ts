@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { viewJson, type EventRecord, type StoredEvent } from '../../../src/events/event.js';
+import { isGroupLine } from '../../../src/lib/group-line.js';
 import { decodeRecord } from '../../../src/store/records/decode-record.js';
+import { decodeGroup } from '../../../src/store/records/group-line.js';
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';
 import { UncertainWriteError } from '../../../src/store/uncertain-write.js';
@@ -204,17 +206,15 @@ class Harness {
     lines.forEach((line, at) => {
       const op = batch[at];
       chars += line.length + 1;
-      const members = line.startsWith('\t') ? line.split('\t').slice(1) : [line];
-      count += members.length;
+      const bytes = Buffer.from(line);
+      const group = isGroupLine(bytes, 0, bytes.length);
+      const decoded = group ? decodeGroup(bytes, 0, bytes.length, undefined) : decodeRecord(bytes, 0, bytes.length);
+      const records: (LogRecord | MetaRecord)[] = typeof decoded === 'string' ? [] : Array.isArray(decoded) ? decoded : [decoded];
+      count += records.length;
       // A group of one line is written as a plain line, which any reader of the log reads.
-      if (line.startsWith('\t') && members.length === 1) this.problem(`${op?.label}: a group of one line written as a group`);
+      if (group && records.length === 1) this.problem(`${op?.label}: a group of one line written as a group`);
       if (op === undefined) return;
-      const records: (LogRecord | MetaRecord)[] = [];
-      for (const member of members) {
-        const decoded = decodeRecord(Buffer.from(member), 0, Buffer.byteLength(member));
-        if (typeof decoded === 'string') this.problem(`${op.label}: ${decoded}`);
-        else records.push(decoded);
-      }
+      if (typeof decoded === 'string') this.problem(`${op.label}: ${decoded}`);
       op.records = records;
       if (!isDeepStrictEqual(records.map((r) => r.seq), op.seqs)) this.problem(`${op.label}: its line holds seqs ${records.map((r) => r.seq).join()}, not ${op.seqs.join()}`);
     });

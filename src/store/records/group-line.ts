@@ -1,0 +1,23 @@
+// Reads an atomic group's line back (see encodeGroup; its framing in lib/group-line.ts): the line's own checksum,
+// then each member as a line of its own, all good or the whole line bad, so replay applies all of it or none.
+import { groupBounds } from '../../lib/group-line.js';
+import { checkedSeal, decodeRecord } from './decode-record.js';
+import type { DecodeOptions, LogRecord, MetaRecord } from './jsonl-record.js';
+
+/** The members of group line `buf[start, end)` (the newline excluded), or why it is bad. */
+export function decodeGroup(buf: Buffer, start: number, end: number, decode: DecodeOptions | undefined): (LogRecord | MetaRecord)[] | string {
+  // The older layout (a tab before each member) has no checksum of its own: each member's covers it.
+  const limit = buf[start] === TAB ? end : checkedSeal(buf, start, end);
+  if (typeof limit === 'string') return limit;
+  const bounds = groupBounds(buf, start, limit);
+  if (typeof bounds === 'string') return bounds;
+  const records: (LogRecord | MetaRecord)[] = [];
+  for (let i = 0; i < bounds.length; i += 2) {
+    const record = decodeRecord(buf, bounds[i]!, bounds[i + 1]!, decode);
+    if (typeof record === 'string') return `member ${records.length + 1} of an atomic group: ${record}`;
+    records.push(record);
+  }
+  return records;
+}
+
+const TAB = 0x09;
