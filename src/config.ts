@@ -111,6 +111,15 @@ function isHostEntry(host: string): boolean {
   return HOST_NAME.test(host);
 }
 
+/** What the server may listen on: an IP address (IPv6 with or without brackets) or a host name; all-numeric names are no name. */
+const listenHost = (value: string, name: string): string => {
+  const host = nonEmpty(value, name).trim();
+  const address = host.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(address) !== 0) return address;
+  if (!HOST_NAME.test(host) || host.startsWith('*.') || /^[0-9.]+$/.test(host)) throw new ConfigError(`${name} must be an IP address or a host name, got "${host.slice(0, 100)}"`);
+  return host;
+};
+
 const hosts = (value: string, name: string): string[] => {
   const list = value.split(',').map((host) => host.trim()).filter((host) => host !== '');
   for (const host of list) {
@@ -122,7 +131,7 @@ const hosts = (value: string, name: string): string[] => {
 /** The settings table: flag, variable, default and parser, in the order `--help` lists them. */
 export const SETTINGS: readonly Setting[] = [
   { flag: '--port', env: 'PORT', key: 'port', default: '3000', parse: integer(0, 65535), help: 'listen port (0: any free port)' },
-  { flag: '--host', env: 'HOST', key: 'host', default: '127.0.0.1', parse: nonEmpty, help: 'listen address' },
+  { flag: '--host', env: 'HOST', key: 'host', default: '127.0.0.1', parse: listenHost, help: 'listen address' },
   { flag: '--data-dir', env: 'DATA_DIR', key: 'dataDir', default: './data', parse: nonEmpty, help: 'data folder' },
   { flag: '--rate-limit', env: 'RATE_LIMIT', key: 'rateLimit', default: '1000', parse: integer(1, 1_000_000_000), help: 'requests per window per key' },
   { flag: '--rate-window', env: 'RATE_WINDOW', key: 'rateWindow', default: '3600', parse: integer(1, 31_536_000), help: 'window length in seconds' },

@@ -185,6 +185,9 @@ test("parseServerConfig() refuses a flag without its value", () => {
 
 test("parseServerConfig() refuses an empty host or data folder", () => {
   assertConfigError(["--host="], {}, "--host must not be empty");
+  for (const host of ["bad host", "http://x", "999.1.1.1", "10.0.0", "*.campus.edu", "host:80"]) assertConfigError(["--host", host], {}, `--host must be an IP address or a host name, got "${host}"`);
+  assertConfigError([], { HOST: "a/b" }, 'HOST must be an IP address or a host name, got "a/b"');
+  for (const [host, listened] of [["0.0.0.0", "0.0.0.0"], ["::", "::"], ["[::1]", "::1"], ["events.campus.edu", "events.campus.edu"], ["localhost", "localhost"]]) assert.equal(parseServerConfig(["--host", host!], {}).host, listened);
   assertConfigError(["--data-dir", "  "], {}, "--data-dir must not be empty");
 });
 

@@ -1,7 +1,7 @@
 // DATA_DIR/keys.json: read whole, replaced whole (temporary file, fsync, rename) under DATA_DIR/keys.lock.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Role } from './principal.js';
+import { ROLES, type Role } from './principal.js';
 import { acquireLock, LockHeldError } from '../lib/fs/lock.js';
 import { replaceFile } from '../lib/fs/replace-file.js';
 
@@ -34,9 +34,36 @@ export async function readKeys(dataDir: string): Promise<KeyRecord[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  const parsed = JSON.parse(text) as Partial<KeyFile>;
-  if (!Array.isArray(parsed.keys)) throw new Error(`${path.join(dataDir, KEY_FILE)} has no "keys" array`);
+  const file = path.join(dataDir, KEY_FILE);
+  let parsed: Partial<KeyFile> | null;
+  try {
+    parsed = JSON.parse(text) as Partial<KeyFile> | null;
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON (${oneLine((error as Error).message)}); restore it from a backup`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || !Array.isArray(parsed.keys)) throw new Error(`${file} has no "keys" array; restore it from a backup`);
+  for (const [index, key] of parsed.keys.entries()) {
+    const fault = keyFault(key);
+    if (fault !== undefined) throw new Error(`${file}: key ${index + 1} ${fault}; restore the file from a backup`);
+  }
   return parsed.keys;
+}
+
+/** What is wrong with a stored key, or undefined: every field a reader of the file counts on. */
+function keyFault(key: unknown): string | undefined {
+  if (key === null || typeof key !== 'object' || Array.isArray(key)) return 'is not an object';
+  const record = key as Record<string, unknown>;
+  for (const field of ['id', 'name', 'email', 'hash', 'created_at'] as const) {
+    if (typeof record[field] !== 'string') return `has no "${field}" string`;
+  }
+  if (!(ROLES as readonly unknown[]).includes(record['role'])) return `has role ${oneLine(JSON.stringify(record['role']) ?? 'none')}, not one of ${ROLES.join(', ')}`;
+  if (!/^[0-9a-f]{64}$/.test(record['hash'] as string)) return 'has a "hash" that is not 64 hex digits';
+  if (record['revoked_at'] !== null && record['revoked_at'] !== undefined && typeof record['revoked_at'] !== 'string') return 'has a "revoked_at" that is neither a time nor null';
+  return undefined;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
 /**

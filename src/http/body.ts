@@ -30,11 +30,19 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
 export function checkUnreadBody(request: PlainRequest): void {
   const hasBody = request.body !== null && (request.body.length > 0 || request.bodyTooLarge);
   if (!hasBody) return;
+  checkContentEncoding(request);
   if (!isJsonMediaType(request.headers['content-type'])) {
     const contentType = request.headers['content-type'];
     throw new ApiError('unsupported_media_type', `A body must be sent with Content-Type: application/json, got ${contentType === undefined ? 'none' : `"${contentType.slice(0, 100)}"`}.`);
   }
   if (request.bodyTooLarge) throw new ApiError('payload_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes (64 KiB).`);
+}
+
+/** A body sent compressed (or in any coding but identity) is a 415 too (RFC 9110 §15.5.16): it is read as it comes. */
+function checkContentEncoding(request: PlainRequest): void {
+  const coding = request.headers['content-encoding'];
+  if (coding === undefined || coding.trim() === '' || coding.trim().toLowerCase() === 'identity') return;
+  throw new ApiError('unsupported_media_type', `The body must be sent uncompressed (no Content-Encoding), got Content-Encoding "${coding.slice(0, 100)}".`);
 }
 
 /** The request body as a plain JSON object, or an ApiError (415, 413, 400) in contract order. */
@@ -45,6 +53,7 @@ export function readJsonObject(request: PlainRequest): Record<string, unknown> {
     const got = contentType === undefined ? 'none' : `"${contentType.slice(0, 100)}"`;
     throw new ApiError('unsupported_media_type', `The body must be sent with Content-Type: application/json, got ${got}.`);
   }
+  if (hasBody) checkContentEncoding(request);
   if (request.bodyTooLarge) throw new ApiError('payload_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes (64 KiB).`);
   if (!hasBody) throw new ApiError('bad_request', 'The request needs a JSON object body, and it has none.');
   let text: string;

@@ -1,7 +1,7 @@
 // updateKeys and keys.lock: a writer killed while holding the lock blocks nobody, and nothing is written when nothing changed (issue 12.2).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -84,4 +84,37 @@ test('ensureAdminKey() and an unchanged updateKeys() leave keys.json untouched (
   } finally {
     remove();
   }
+});
+
+test('readKeys() refuses a damaged keys.json naming the file and what is wrong; the CLI and a start stop there (exit 1, one line)', async () => {
+  const good = { id: 'key_1', name: 'Ada', email: 'ada@campus.edu', role: 'admin', hash: 'a'.repeat(64), created_at: '2026-01-01T00:00:00.000Z', revoked_at: null };
+  const cases: [string, RegExp][] = [
+    ['{"version":1,"keys":[', /is not valid JSON \(.*\); restore it from a backup$/],
+    ['null', /has no "keys" array/],
+    [JSON.stringify({ version: 1, keys: [good, { ...good, hash: undefined }] }), /: key 2 has no "hash" string; restore the file from a backup$/],
+    [JSON.stringify({ version: 1, keys: [{ ...good, role: 'root' }] }), /: key 1 has role "root", not one of admin, organizer, reader, feed/],
+    [JSON.stringify({ version: 1, keys: [{ ...good, hash: 'xyz' }] }), /: key 1 has a "hash" that is not 64 hex digits/],
+    [JSON.stringify({ version: 1, keys: [{ ...good, revoked_at: 5 }] }), /: key 1 has a "revoked_at" that is neither/],
+    [JSON.stringify({ version: 1, keys: [7] }), /: key 1 is not an object/],
+  ];
+  for (const [text, reason] of cases) {
+    const { dir, remove } = tempDir('campus-keys-damaged-');
+    const file = path.join(dir, 'keys.json');
+    writeFileSync(file, text);
+    await assert.rejects(readKeys(dir), (error: Error) => error.message.startsWith(file) && reason.test(error.message), text);
+    const cli = runCli(['keys', 'list', '--data-dir', dir]);
+    assert.equal(cli.status, 1, cli.stderr);
+    assert.equal(cli.stderr.trim().split('\n').length, 1, cli.stderr);
+    assert.ok(cli.stderr.includes(file) && reason.test(cli.stderr.trim().replace(/"}$/, '')), cli.stderr);
+    remove();
+  }
+  // A start meets the same refusal (and makes no admin key in the damaged file's place).
+  const { dir, remove } = tempDir('campus-keys-damaged-');
+  writeFileSync(path.join(dir, 'keys.json'), JSON.stringify({ version: 1, keys: [{ ...good, role: 'root' }] }));
+  const start = spawnSync(process.execPath, [path.join(ROOT, 'dist/server.js'), '--port', '0', '--data-dir', dir], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(start.status, 1, start.stderr);
+  assert.match(start.stderr, /cannot start: .*keys.json: key 1 has role \\"root\\"/);
+  assert.equal(start.stdout, '');
+  assert.ok(readFileSync(path.join(dir, 'keys.json'), 'utf8').includes('"root"'), 'the file is left as it was');
+  remove();
 });

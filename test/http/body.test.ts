@@ -160,3 +160,19 @@ function assertUnread(req: PlainRequest, code: ErrorCode, status: number, part: 
     (error: unknown) => error instanceof ApiError && error.code === code && error.status === status && error.message.includes(part),
   );
 }
+
+test("readJsonObject() and checkUnreadBody() refuse a body in any Content-Encoding but identity with 415, before its size", () => {
+  const encoded = (coding: string, body = '{"a":1}', tooLarge = false): PlainRequest => {
+    const req = request(body, "application/json", tooLarge);
+    req.headers["content-encoding"] = coding;
+    return req;
+  };
+  for (const coding of ["gzip", "br", "deflate, gzip"]) {
+    assertRefused(encoded(coding), "unsupported_media_type", 415, "uncompressed", `"${coding}"`);
+    assertUnread(encoded(coding), "unsupported_media_type", 415, "uncompressed");
+  }
+  assertRefused(encoded("gzip", "", true), "unsupported_media_type", 415, "uncompressed");
+  for (const coding of ["identity", "IDENTITY", ""]) assert.deepEqual(readJsonObject(encoded(coding)), { a: 1 });
+  // Without a body the coding says nothing: a check-in with none is still read as usual.
+  assert.doesNotThrow(() => checkUnreadBody(encoded("gzip", "")));
+});
