@@ -176,7 +176,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone, approval });
   if (consoleAssets?.size === 0) logger.warn('this build has no console files: /console/ answers 404 until it is built with make build (tsc alone does not copy them)', { dir: internal.consoleDir ?? CONSOLE_DIR });
 
-  const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now, compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES }) : undefined;
+  const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now, compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES, holdAtStart: true }) : undefined;
   const store: EventStore =
     postgres !== undefined
       ? postgres
@@ -211,6 +211,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   let webhooks: Awaited<ReturnType<typeof openWebhooks>>;
   try {
     webhooks = await openWebhooks({ store, dataDir, memory: options.store === 'memory', sync: internal.unsafeNoSync !== true, hosts: options.webhookHosts ?? [], randomBytes, logger, internal: internal.webhooks });
+    // The webhooks now hold back the checkpoints that would drop what they still need.
+    postgres?.releaseStart();
   } catch (error) {
     keys.close();
     await store.close();

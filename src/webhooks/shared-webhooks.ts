@@ -5,6 +5,7 @@ import { StoreUnavailable } from '../store/store-errors.js';
 import type { WebhookInput } from './webhook-input.js';
 import { newLogId, newWebhookState, WebhookService, type WebhookServiceDeps } from './webhook-service.js';
 import { elapsedOn } from './delivery-lane.js';
+import { compactionHoldOf } from './compaction-hold.js';
 
 /** How often the list of every webhook is read again by the timer, for admins' reads while the database is away. */
 const KNOWN_MS = 5_000;
@@ -40,6 +41,8 @@ export class SharedWebhooks {
   /** Every webhook as last read from the table, and when (elapsed time): what an admin's read gets while the database is away. */
   #known: SharedWebhook[] | undefined;
   #knownAt = -Infinity;
+  /** Webhooks delivered by other instances hold this one's checkpoints back too (as last read, at most KNOWN_MS old). */
+  #releaseCompactionHold: (() => void) | undefined;
 
   private constructor(deps: SharedWebhooksDeps) {
     this.#deps = deps;
@@ -59,6 +62,7 @@ export class SharedWebhooks {
       },
     };
     shared.#service = await WebhookService.open({ ...deps, stateStore, saveEveryMs: deps.saveEveryMs ?? 250 });
+    shared.#releaseCompactionHold = deps.history?.holdCompaction(() => compactionHoldOf((shared.#known ?? []).map((webhook) => shared.#fresh(webhook)), deps.lastSeq()));
     await shared.#tick();
     shared.#schedule();
     return shared;
@@ -130,6 +134,7 @@ export class SharedWebhooks {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#releaseCompactionHold?.();
     this.#deps.clock.clearTimeout(this.#timer);
     await this.#ticking;
     this.#deps.clock.clearTimeout(this.#watchdog);

@@ -11,6 +11,7 @@ import { LINE_DONE, MessageBacklog } from './message-backlog.js';
 import { isAfter, messagesOf, MESSAGE_TYPES, type Cursor } from './messages.js';
 import { newSecret } from './signature.js';
 import { CatchUps } from './catch-up.js';
+import { compactionHoldOf } from './compaction-hold.js';
 import type { WebhookInput } from './webhook-input.js';
 
 export interface WebhookServiceDeps {
@@ -36,6 +37,7 @@ export class WebhookService {
   #backlog: MessageBacklog | undefined;
   #unsubscribe: (() => void) | undefined;
   readonly #stopCompactionWatch: (() => void) | undefined;
+  readonly #releaseCompactionHold: (() => void) | undefined;
   #compactedThrough: number;
   #logId: string;
   readonly #saver: StateSaver;
@@ -60,6 +62,7 @@ export class WebhookService {
       },
     });
     this.#stopCompactionWatch = deps.history?.onCompacted((throughSeq) => this.#compacted(throughSeq));
+    this.#releaseCompactionHold = deps.history?.holdCompaction(() => compactionHoldOf(this.list(), deps.lastSeq()));
     this.#catchUps = new CatchUps({
       history: deps.history,
       shared: () => this.#backlog,
@@ -163,6 +166,7 @@ export class WebhookService {
     for (const lane of this.#lanes.values()) lane.stop();
     this.#stopFeed();
     this.#stopCompactionWatch?.();
+    this.#releaseCompactionHold?.();
     this.#deps.client.close();
     await this.#saver.close();
   }

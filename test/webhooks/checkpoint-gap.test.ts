@@ -63,4 +63,39 @@ describe('webhooks across a checkpoint', { skip, timeout: 60_000 }, () => {
       await receiver.close();
     }
   });
+
+  it('a webhook paused on one instance holds back the checkpoints another would write, so after restarts it gets every message', async () => {
+    const url = await pg.database('webhook_checkpoint_hold');
+    const small = (): Promise<App> => openApp({ store: url, console: false, webhookHosts: ['127.0.0.1'], compactMinBytes: 2000 }, {});
+    let first = await small();
+    let second = await small();
+    const admin = first.initialAdminKey!;
+    const receiver = await startReceiver();
+    try {
+      const webhook = (await call(first, 'POST', '/webhooks', { key: admin, body: { url: receiver.url } })).json;
+      receiver.secret = webhook.secret;
+      assert.equal((await call(first, 'PUT', `/webhooks/${webhook.id}`, { key: admin, body: { status: 'paused' } })).status, 200);
+      // The other instance reads the list of webhooks (as its timer does every few seconds).
+      assert.equal((await call(second, 'GET', `/webhooks`, { key: admin })).json.webhooks[0].status, 'paused');
+      const id = (await call(second, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'Title 0' } })).json.id;
+      for (let n = 1; n <= 40; n++) assert.equal((await call(second, 'PUT', `/events/${id}`, { key: admin, body: { title: `Title ${n}` } })).status, 200);
+      const due = await (second.store as PostgresStore).checkpoint({ due: true });
+      assert.ok('written' in due, 'a checkpoint asked for by hand is written whatever holds it back');
+      const checkpointSeq = (second.store as PostgresStore).checkpointSeen.seq;
+      for (let n = 41; n <= 60; n++) assert.equal((await call(second, 'PUT', `/events/${id}`, { key: admin, body: { title: `Title ${n}` } })).status, 200);
+      assert.equal((second.store as PostgresStore).checkpointSeen.seq, checkpointSeq, 'none written by itself while the webhook is paused');
+      await first.close();
+      await second.close();
+      first = await small();
+      second = await small();
+      assert.equal((await call(first, 'PUT', `/webhooks/${webhook.id}`, { key: admin, body: { status: 'active' } })).status, 200);
+      await eventually('the messages after the checkpoint, held while paused', () => receiver.received.length >= 20);
+      const titles = receiver.received.map((entry) => (entry.message!.data as { title: string }).title);
+      assert.deepEqual(titles, Array.from({ length: 20 }, (_, n) => `Title ${n + 41}`));
+    } finally {
+      await first.close();
+      await second.close();
+      await receiver.close();
+    }
+  });
 });

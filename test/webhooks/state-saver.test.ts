@@ -82,7 +82,7 @@ test('WebhookService: while the state cannot be saved, a lane holds its next mes
   const history = new ChangeHistory();
   let lastSeq = 0;
   const service = await WebhookService.open({
-    history: { subscribe: (listener) => history.subscribe(listener), onCompacted: (listener) => history.onCompacted(listener), readAfter: () => Promise.resolve({ changes: [], compactedThrough: 0 }) },
+    history: { subscribe: (listener) => history.subscribe(listener), onCompacted: (listener) => history.onCompacted(listener), holdCompaction: (hold) => history.holdCompaction(hold), readAfter: () => Promise.resolve({ changes: [], compactedThrough: 0 }) },
     lastSeq: () => lastSeq,
     stateStore: store,
     client: httpDeliveryClient(hostPolicy(['127.0.0.1'])),

@@ -218,8 +218,8 @@ export async function eventually(what: string, check: () => boolean, limitMs = 2
 export const EVENT_FIELDS = { category: 'social', location: 'Quad', start_time: '2027-05-01T10:00:00Z', end_time: '2027-05-01T12:00:00Z', capacity: 5 } as const;
 
 /** An app on a temporary folder allowing 127.0.0.1, with a receiver and a webhook that sends it everything. */
-export async function harnessWithWebhook(): Promise<{ h: Harness; receiver: Receiver; webhook: { id: string; secret: string } }> {
-  const h = await startHarness({ webhookHosts: ['127.0.0.1'] });
+export async function harnessWithWebhook(options: { compactMinBytes?: number } = {}): Promise<{ h: Harness; receiver: Receiver; webhook: { id: string; secret: string } }> {
+  const h = await startHarness({ webhookHosts: ['127.0.0.1'], ...options });
   const receiver = await startReceiver();
   const webhook = (await call(h.app, 'POST', '/webhooks', { key: h.keys.admin, body: { url: receiver.url } })).json;
   receiver.secret = webhook.secret;
@@ -227,6 +227,6 @@ export async function harnessWithWebhook(): Promise<{ h: Harness; receiver: Rece
 }
 
 /** The app again on the same folder, as a restart would open it. */
-export function reopen(dataDir: string): Promise<App> {
-  return openApp({ dataDir, keyPollMs: 0, webhookHosts: ['127.0.0.1'] }, { unsafeNoSync: true });
+export function reopen(dataDir: string, options: { compactMinBytes?: number } = {}): Promise<App> {
+  return openApp({ dataDir, keyPollMs: 0, webhookHosts: ['127.0.0.1'], ...options }, { unsafeNoSync: true });
 }

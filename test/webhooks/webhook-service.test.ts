@@ -29,6 +29,7 @@ test('a store that takes in history past what it applied: a webhook behind it re
   const source: ChangeHistorySource = {
     subscribe: (listener) => history.subscribe(listener),
     onCompacted: (listener) => history.onCompacted(listener),
+    holdCompaction: (hold) => history.holdCompaction(hold),
     readAfter: (since) => Promise.resolve({ changes: durable.filter((change) => change.record.seq > since), compactedThrough: lastSeq >= 20 ? 20 : 0 }),
   };
   const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;

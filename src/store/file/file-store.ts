@@ -89,6 +89,8 @@ export class FileStore extends QueuedStore implements EventStore {
   #compaction: Promise<CompactionResult | undefined> | undefined;
   /** After a failed compaction, the next automatic one waits until the log reaches this length. */
   #compactRetryLength = 0;
+  /** Why the last compaction due was held back (logged once per reason). */
+  #compactionHeld: string | undefined;
   #stopping = false;
   #closing: Promise<void> | undefined;
   /** Why writes are refused, once they are (for /health). */
@@ -158,6 +160,7 @@ export class FileStore extends QueuedStore implements EventStore {
     return {
       subscribe: (listener) => this.#history.subscribe(listener),
       onCompacted: (listener) => this.#history.onCompacted(listener),
+      holdCompaction: (hold) => this.#history.holdCompaction(hold),
       readAfter: (since, limit): Promise<HistoryRead> => readHistoryAfter(this.#fs, this.file, { since, through: this.changes.lastSeq, limit }, this.#now()),
     };
   }
@@ -220,6 +223,10 @@ export class FileStore extends QueuedStore implements EventStore {
     const superseded = this.#lines - this.#index.size - this.#rosters.registrations - this.#documents.size;
     if (this.#compaction !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (superseded * 2 <= this.#lines) return;
+    const held = this.#history.compactionHeld();
+    if (held !== this.#compactionHeld && held !== undefined) this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason: held });
+    this.#compactionHeld = held;
+    if (held !== undefined) return;
     // Failures are logged by runCompaction (run-compaction.ts); the writes go on either way.
     this.compact().catch(() => undefined);
   }

@@ -28,6 +28,8 @@ export interface CheckpointKeeperHost {
   turn(): Promise<() => void>;
   /** Catches up with the log now (the views then take in a checkpoint just written). */
   catchUp(): Promise<unknown>;
+  /** Why a checkpoint due must wait (a webhook still needs the rows it would drop), or undefined. */
+  held(): string | undefined;
 }
 
 /**
@@ -43,6 +45,8 @@ export class CheckpointKeeper {
   /** No checkpoint is considered before the views reach this seq (after one was found not due, or failed). */
   #considerAfter = 0;
   #writing: Promise<CheckpointOutcome> | undefined;
+  /** Why the last checkpoint due was held back (logged once per reason). */
+  #held: string | undefined;
 
   constructor(host: CheckpointKeeperHost, known: Checkpoint) {
     this.#host = host;
@@ -77,6 +81,10 @@ export class CheckpointKeeper {
     const seenLines = known.lines + this.#rowsRead;
     const rowBytes = seenLines === 0 ? ROW_BYTES_GUESS : (known.bytes + this.#bytesRead) / seenLines;
     if (!checkpointDue({ lines: known.lines + rows, bytes: known.bytes + rows * rowBytes, live: this.#live() }, this.#host.minBytes)) return;
+    const held = this.#host.held();
+    if (held !== this.#held && held !== undefined) this.#host.logger.warn('a checkpoint is held back: campus_log grows until it is released', { reason: held });
+    this.#held = held;
+    if (held !== undefined) return;
     this.write({ due: true }).catch(() => undefined);
   }
 

@@ -26,33 +26,9 @@ import { IdempotencyTable } from '../views/idempotency-table.js';
 import { RosterTable } from '../views/roster-table.js';
 import type { CheckpointOutcome } from './checkpoint-write.js';
 import { CheckpointKeeper } from './checkpoint-keeper.js';
+import { DEFAULT_CHECKPOINT_MIN_BYTES, type PostgresStoreLogger, type PostgresStoreOptions } from './postgres-store-options.js';
 
-/** One log call: a message and its fields. */
-type LogCall = (message: string, fields?: Record<string, string | number | boolean | null | undefined>) => void;
-
-/** Where the store reports what it did (the database lost and back, the schema migrated); the app's Logger fits. */
-export type PostgresStoreLogger = Readonly<Record<'info' | 'warn', LogCall>>;
-
-/** Options of openPostgresStore. */
-export interface PostgresStoreOptions {
-  /** postgres://user:password@host:port/database */
-  url: string;
-  logger?: PostgresStoreLogger;
-  /** The clock, ms since the epoch. Default Date.now. */
-  now?: () => number;
-  /** How often an instance reads what others wrote when no notification came, and retries an unreachable database, in ms. Default 500. */
-  pollMs?: number;
-  /**
-   * A checkpoint is written once the newest one and the rows after it are over this many bytes and more than half
-   * superseded (§7's rule for a data folder's log, see checkpoint-write.ts). Default 64 MiB, as the file store's.
-   */
-  compactMinBytes?: number;
-  /** Test only: runs before each step of a checkpoint this instance writes (see CHECKPOINT_STEPS). */
-  onCheckpointStep?: (step: number) => void | Promise<void>;
-}
-
-/** The default of `compactMinBytes`: the file store's (a store knows no other engine, so the number is written twice). */
-export const DEFAULT_CHECKPOINT_MIN_BYTES = 64 * 1024 * 1024;
+export { DEFAULT_CHECKPOINT_MIN_BYTES, type PostgresStoreLogger, type PostgresStoreOptions } from './postgres-store-options.js';
 
 
 /**
@@ -78,6 +54,7 @@ export class PostgresStore implements EventStore {
   readonly webhookTable: PostgresWebhookTable;
   /** Told of each record applied here with its context (webhooks): this instance's writes (the write queue) and others' (applyRecord). */
   readonly #history = new ChangeHistory();
+  #startHold: (() => void) | undefined;
   #lastSeq = 0;
   /** Every batch's decisions and every catch-up run after the one before: the views change in one order. */
   #chain: Promise<void> = Promise.resolve();
@@ -104,6 +81,7 @@ export class PostgresStore implements EventStore {
     // Empty until start() reads the database; a start from a checkpoint replaces them in place.
     this.changes = new ChangeLog((id) => this.#views.index.get(id));
     this.#views = { index: new EventIndex(), rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };
+    if (options.holdAtStart === true) this.#startHold = this.#history.holdCompaction(() => 'the service is still starting');
     this.#checkpoints = new CheckpointKeeper(
       {
         db,
@@ -116,6 +94,7 @@ export class PostgresStore implements EventStore {
         writable: () => this.writable,
         turn: () => this.#turn(),
         catchUp: () => this.catchUp(),
+        held: () => this.#history.compactionHeld(),
       },
       NO_CHECKPOINT,
     );
@@ -145,6 +124,13 @@ export class PostgresStore implements EventStore {
     }, () => this.#follow());
     this.#timer = setInterval(() => this.#follow(), this.#pollMs);
     this.#timer.unref();
+    this.#checkpoints.consider();
+  }
+
+  /** Lets checkpoints be written (see PostgresStoreOptions.holdAtStart), and considers one now. */
+  releaseStart(): void {
+    this.#startHold?.();
+    this.#startHold = undefined;
     this.#checkpoints.consider();
   }
 
@@ -204,6 +190,7 @@ export class PostgresStore implements EventStore {
       subscribe: (listener) => this.#history.subscribe(listener),
       // Told when this instance takes in a checkpoint, whoever wrote it (rows at or before its seq are gone).
       onCompacted: (listener) => this.#history.onCompacted(listener),
+      holdCompaction: (hold) => this.#history.holdCompaction(hold),
       readAfter: (since, limit) => readHistory(this.#db, { since, through: this.#lastSeq, limit }, this.#now()),
     };
   }

@@ -34,6 +34,11 @@ export interface ChangeHistorySource {
   readAfter(since: number, limit?: number): Promise<HistoryRead>;
   /** Calls `listener` with the last seq a compaction rewrote, as it swaps the log in; returns the unsubscribe. */
   onCompacted(listener: (throughSeq: number) => void): () => void;
+  /**
+   * Registers `hold`, asked before each compaction (a checkpoint on PostgreSQL) the store would start by itself: a
+   * reason it returns holds that one back (a reader still needs the lines it would rewrite); returns the unregister.
+   */
+  holdCompaction(hold: () => string | undefined): () => void;
 }
 
 /** The ids of the registrations a line touches, looked up in the roster before it. */
@@ -130,6 +135,7 @@ export class HistoryWalk {
 export class ChangeHistory {
   readonly #listeners = new Set<(changes: readonly CommittedChange[]) => void>();
   readonly #compactionListeners = new Set<(throughSeq: number) => void>();
+  readonly #holds = new Set<() => string | undefined>();
 
   /** True when someone listens: the write queue gathers changes only then. */
   get listened(): boolean {
@@ -144,6 +150,20 @@ export class ChangeHistory {
   onCompacted(listener: (throughSeq: number) => void): () => void {
     this.#compactionListeners.add(listener);
     return () => this.#compactionListeners.delete(listener);
+  }
+
+  holdCompaction(hold: () => string | undefined): () => void {
+    this.#holds.add(hold);
+    return () => this.#holds.delete(hold);
+  }
+
+  /** Why a compaction the store would start now must wait, or undefined when nothing holds it. */
+  compactionHeld(): string | undefined {
+    for (const hold of this.#holds) {
+      const reason = hold();
+      if (reason !== undefined) return reason;
+    }
+    return undefined;
   }
 
   /** A durable batch committed. */

@@ -39,6 +39,7 @@ export class MemoryStore extends QueuedStore implements EventStore {
     return {
       subscribe: (listener) => this.#history.subscribe(listener),
       onCompacted: (listener) => this.#history.onCompacted(listener),
+      holdCompaction: (hold) => this.#history.holdCompaction(hold),
       readAfter: () => Promise.resolve({ changes: [], compactedThrough: 0 }),
     };
   }

@@ -1,0 +1,52 @@
+// A webhook that may stay behind for long (paused, failing, retrying) holds the log's compaction back, so nothing it
+// has not acknowledged is lost to a compaction and a restart (API.md §13); one delivering in good order does not.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { FileStore } from '../../src/store/file/file-store.js';
+import type { WebhookState } from '../../src/store/webhook-state.js';
+import { compactionHoldOf } from '../../src/webhooks/compaction-hold.js';
+import { call } from '../helpers/harness.js';
+import { EVENT_FIELDS as EVENT, eventually, harnessWithWebhook, reopen } from './support.js';
+
+function webhook(id: string, status: WebhookState['status'], seq: number, attempts = 0): WebhookState {
+  return { id, url: 'http://127.0.0.1/', events: [], description: '', secret: 'whsec_x', created_at: '2026-01-01T00:00:00.000Z', status, cursor: { seq, index: 0 }, attempts, firstFailureMs: attempts > 0 ? 1 : null, deliveries: [] };
+}
+
+test('compactionHoldOf() names the first webhook paused, failing or retrying behind the log, and none other', () => {
+  assert.equal(compactionHoldOf([], 10), undefined);
+  assert.equal(compactionHoldOf([webhook('whk_a', 'active', 3)], 10), undefined, 'delivering in good order');
+  assert.equal(compactionHoldOf([webhook('whk_a', 'paused', 10), webhook('whk_b', 'failing', 12, 9)], 10), undefined, 'caught up with the log');
+  assert.equal(compactionHoldOf([webhook('whk_a', 'active', 3), webhook('whk_b', 'paused', 4)], 10), 'webhook whk_b is paused and has not acknowledged the changes after seq 4; set it active once its receiver answers, or delete it');
+  assert.match(compactionHoldOf([webhook('whk_c', 'failing', 9, 12)], 10)!, /^webhook whk_c is failing and has not acknowledged the changes after seq 9;/);
+  assert.match(compactionHoldOf([webhook('whk_d', 'active', 2, 1)], 10)!, /^webhook whk_d is retrying a message and has not acknowledged the changes after seq 2;/);
+});
+
+test('a paused webhook holds compaction back: after a restart it gets every message in order, and released, the log compacts again', async () => {
+  const compactMinBytes = 2000;
+  const { h, receiver, webhook: { id: webhookId } } = await harnessWithWebhook({ compactMinBytes });
+  let app = h.app;
+  const admin = h.keys.admin;
+  try {
+    assert.equal((await call(app, 'PUT', `/webhooks/${webhookId}`, { key: admin, body: { status: 'paused' } })).status, 200);
+    const id = (await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'Title 0' } })).json.id;
+    for (let n = 1; n <= 40; n++) assert.equal((await call(app, 'PUT', `/events/${id}`, { key: admin, body: { title: `Title ${n}` } })).status, 200);
+    const store = app.store as FileStore;
+    assert.ok(store.stats.bytes > compactMinBytes && store.stats.supersededLines * 2 > store.stats.lines, 'the log is due for compaction');
+    assert.equal(store.stats.lines, 41, 'and was not compacted');
+    await app.close();
+    app = await reopen(h.dataDir, { compactMinBytes });
+    assert.equal((await call(app, 'PUT', `/webhooks/${webhookId}`, { key: admin, body: { status: 'active' } })).status, 200);
+    await eventually('the 41 messages held while paused', () => receiver.received.length >= 41);
+    const titles = receiver.received.map((entry) => `${entry.message!.type} ${(entry.message!.data as { title: string }).title}`);
+    assert.deepEqual(titles, ['event.created Title 0', ...Array.from({ length: 40 }, (_, n) => `event.updated Title ${n + 1}`)]);
+    // Active again, it holds nothing: the next write's commit compacts the log.
+    const reopened = app.store as FileStore;
+    assert.equal(reopened.stats.lines, 41);
+    assert.equal((await call(app, 'PUT', `/events/${id}`, { key: admin, body: { title: 'Title 41' } })).status, 200);
+    await eventually('a compaction after the next write', () => reopened.stats.lines < 10);
+  } finally {
+    await app.close();
+    await h.close();
+    await receiver.close();
+  }
+});
