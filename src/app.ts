@@ -36,7 +36,7 @@ import { isPostgresUrl } from './store/postgres/client.js';
 import type { FileSystemSeam } from './store/file/file-system.js';
 import { openApiDocument } from './openapi/document.js';
 import { CONSOLE_DIR, loadConsoleAssets, withConsoleSettings } from './console/console-assets.js';
-import { consoleRoutes, isConsolePattern } from './console/console-routes.js';
+import { consolePathHeaders, consoleRoutes, isConsolePattern } from './console/console-routes.js';
 import { silentLogger, type Logger } from './log/logger.js';
 import { ROLES, type Principal, type Role } from './auth/principal.js';
 import { email, Problem, text } from './events/checks.js';
@@ -288,6 +288,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     now,
     rateWindowSeconds: rateWindow,
     basePath,
+    pathHeaders: consoleAssets === undefined ? undefined : consolePathHeaders,
   });
 
   let closing: Promise<void> | undefined;

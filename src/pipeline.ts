@@ -41,6 +41,8 @@ export interface PipelineDeps {
   basePath?: string;
   /** A wait before any request is handled (an instance that stood still catching up: StallGuard), or undefined. */
   beforeRequest?: (() => Promise<void> | undefined) | undefined;
+  /** Headers every answer on a path carries whatever it is (the console's, API.md §10: its 404, 405 and OPTIONS too). */
+  pathHeaders?: ((path: string) => Readonly<Record<string, string>> | undefined) | undefined;
 }
 
 /** A request that found its route, on its way through the key, rate, role and body steps. */
@@ -88,6 +90,8 @@ export function createPipeline(deps: PipelineDeps): {
       if (request.arrivedDuringShutdown ?? draining) throw new ApiError('unavailable', 'The server is shutting down; retry in a moment.');
       if (request.headerFault !== undefined) throw new ApiError(request.headerFault.error, request.headerFault.message);
       const { path, query, prefix } = locate(request.target);
+      const pathHeaders = deps.pathHeaders?.(path);
+      if (pathHeaders !== undefined) Object.assign(headers, pathHeaders);
       // A query that is not valid percent-encoded UTF-8 is a fault of the request target itself, like a target starting
       // with `//`: request-level, so it answers 400 before the path, the method and the key are looked at (API.md §3, §5).
       checkQueryEncoding(query);

@@ -30,13 +30,12 @@ export function consoleRoutes(assets: ConsoleAssets): { method: string; pattern:
     query: true,
     handle: (context) => serve(assets, 'index.html', context),
   };
-  const file: Route = {
-    name: 'consoleFile',
-    auth: false,
-    body: false,
-    query: true,
-    handle: (context) => serve(assets, context.params['file']!, context),
-  };
+  // One route per file, so a path the console has no file for is a 404 whatever the method (API.md §3: path before method).
+  const files = [...assets.keys()].map((name) => ({
+    method: 'GET',
+    pattern: `/console/${name}`,
+    route: { name: 'consoleFile', auth: false, body: false, query: true, handle: (context) => serve(assets, name, context) } satisfies Route,
+  }));
   // Browsers ask every site for /favicon.ico; the console's icon answers, so no first load logs a 404.
   const icon: Route = { name: 'consoleIcon', auth: false, body: false, query: true, handle: (context) => serve(assets, 'icon.svg', context) };
   return [
@@ -44,8 +43,13 @@ export function consoleRoutes(assets: ConsoleAssets): { method: string; pattern:
     { method: 'GET', pattern: '/favicon.ico', route: icon },
     { method: 'GET', pattern: '/console', route: redirect },
     { method: 'GET', pattern: '/console/', route: page },
-    { method: 'GET', pattern: '/console/:file', route: file },
+    ...files,
   ];
+}
+
+/** The console's headers for a path of the console (see isConsolePattern), whatever the answer; undefined for any other. */
+export function consolePathHeaders(path: string): Readonly<Record<string, string>> | undefined {
+  return isConsolePattern(path) ? CONSOLE_HEADERS : undefined;
 }
 
 /** True for the console's paths (`/`, `/favicon.ico`, `/console`, `/console/...`), which the OpenAPI document of the API leaves out. */

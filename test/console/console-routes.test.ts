@@ -105,6 +105,24 @@ test('HEAD works wherever GET does, and another method is a 405 listing GET', as
   assert.equal(post.headers['Allow'], 'GET, HEAD, OPTIONS');
 });
 
+test('every answer on a console path carries the console headers: 405, OPTIONS and 404 too', async () => {
+  for (const [method, target, status] of [['POST', '/console/', 405], ['DELETE', '/console/main.js', 405], ['PUT', '/', 405], ['OPTIONS', '/console/', 204], ['OPTIONS', '/console/main.js', 204], ['OPTIONS', '/', 204], ['POST', '/favicon.ico', 405]] as const) {
+    const response = await harness.request(method, target);
+    assert.equal(response.status, status, `${method} ${target}`);
+    assertConsoleHeaders(response.headers);
+  }
+  // An API path gets none of them.
+  assert.equal((await harness.request('OPTIONS', '/events')).headers['Content-Security-Policy'], undefined);
+});
+
+test('a path the console has no file for is a 404 whatever the method (API.md §3: the path before the method)', async () => {
+  for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'] as const) {
+    const response = await harness.request(method, '/console/nope');
+    assert.equal(response.status, 404, method);
+    assertConsoleHeaders(response.headers);
+  }
+});
+
 test('an unknown console file is a JSON 404 naming it, still with the console headers', async () => {
   for (const name of ['nope.js', 'main.ts', '..', '%2e%2e%2fpackage.json']) {
     const response = await harness.request('GET', `/console/${name}`);
