@@ -97,6 +97,7 @@ export class FileStore extends QueuedStore implements EventStore {
   #unwritableReason: string | undefined;
   /** The search index's build after the start (API.md §5 `q`), done or stopped by close. */
   readonly #searchBuilt: Promise<void>;
+  #searchReady = false;
   /** The build from the log in a worker, if one was started and is not done: stopped by close. */
   #searchBuild: SearchLogBuild | undefined;
 
@@ -139,11 +140,12 @@ export class FileStore extends QueuedStore implements EventStore {
       (notTaken) => {
         // Its result (the built arrays no longer needed once placed) goes with it.
         this.#searchBuild = undefined;
+        this.#searchReady = true;
         const by = notTaken === undefined ? 'a worker thread, during replay' : `the main thread (${notTaken})`;
         if (!this.#stopping) this.#logger.info('search index built', { file: init.file, live_events: init.index.size, ms: init.now() - buildStarted, by });
       },
-      // A bug, never a state of the data: q stays a 503 until a restart, and everything else works on.
-      (error: unknown) => this.#logger.warn('the search index could not be built; q is unavailable until a restart', { file: init.file, error: String(error) }),
+      // A bug, never a state of the data: q is answered by the slower scan until a restart, and everything else works on.
+      (error: unknown) => this.#logger.warn('the search index could not be built; q is answered by a slower scan until a restart', { file: init.file, error: String(error) }),
     );
     if (init.readOnly !== undefined) {
       this.#unwritableReason = `started read-only: ${describeWriteError(init.readOnly.reason)}`;
@@ -193,6 +195,11 @@ export class FileStore extends QueuedStore implements EventStore {
     };
     running.then(done, done);
     return running;
+  }
+
+  /** True once the search index holds every event of the start (until then `q` is answered by a scan). */
+  get searchReady(): boolean {
+    return this.#searchReady;
   }
 
   /** Resolves once the search index holds every event of the start (until then `q` is answered without it). */
