@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { currentBootId, processStartTime } from './process-identity.js';
+import { currentBootId, processIsZombie, processStartTime } from './process-identity.js';
 
 /** What a lock file says about its owner. */
 export interface LockOwner {
@@ -34,7 +34,7 @@ export interface LockOptions {
   now?: () => number;
   /** The lock file's name inside the folder. Default `LOCK`. */
   file?: string;
-  /** Whether a process runs on this host. Default: `process.kill(pid, 0)` does not fail with ESRCH. */
+  /** Whether a process runs on this host. Default: `process.kill(pid, 0)` does not fail with ESRCH, and it is no zombie. */
   isRunning?: (pid: number) => boolean;
   /** This machine's boot id; undefined where unknown. Default: read from /proc (Linux). */
   bootId?: string | undefined;
@@ -199,7 +199,8 @@ function release(lockPath: string, content: string): void {
 function processIsRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+    // A signal reaches a zombie too: one killed (kill -9) whose parent has not collected it yet no longer runs.
+    return !processIsZombie(pid);
   } catch (error) {
     // EPERM: it runs, under another user.
     return errorCode(error) !== 'ESRCH';

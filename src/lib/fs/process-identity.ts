@@ -28,3 +28,18 @@ export function processStartTime(pid: number): string | undefined {
   const start = fields[22 - 3];
   return start !== undefined && /^\d+$/.test(start) ? start : undefined;
 }
+
+/**
+ * True when process `pid` has ended but its parent has not yet collected it (Linux: state Z or X in /proc/PID/stat):
+ * a server killed with SIGKILL is such a zombie until whoever started it waits for it, and it holds nothing.
+ */
+export function processIsZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
+}

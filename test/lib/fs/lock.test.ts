@@ -1,6 +1,7 @@
 // acquireLock: one writer per data folder; a lock whose owner is gone is taken over.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -54,6 +55,20 @@ test('acquireLock() takes over a lock whose process no longer runs', (t) => {
   const lock = acquireLock(dir);
   assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8')).pid, process.pid);
   assert.deepEqual(lock.tookOver, { pid, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z' }, 'it says whose lock it replaced (logged at start)');
+  lock.release();
+});
+
+test('acquireLock() takes over a lock whose process was killed and not yet collected by its parent (a zombie)', { skip: process.platform !== 'linux' }, async (t) => {
+  const dir = tempDir(t);
+  // The shell starts `sleep 0` and becomes `sleep 30`, which never waits for it: it stays a zombie while the parent lives.
+  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.after(() => parent.kill('SIGKILL'));
+  const pid = Number((await once(parent.stdout!, 'data'))[0].toString().trim());
+  for (let i = 0; i < 200 && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.match(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'), /\) Z /, 'the child is a zombie');
+  writeLock(dir, { pid, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z' });
+  const lock = acquireLock(dir);
+  assert.deepEqual(lock.tookOver, { pid, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z' });
   lock.release();
 });
 
