@@ -1,19 +1,23 @@
 // What holds a compaction (a checkpoint on PostgreSQL) back for webhooks (API.md §13: a paused webhook keeps its
-// messages; nothing is lost across restarts): messages are derived from the log's lines, so a webhook that may stay
-// behind for long keeps the lines after its position until it moves on.
+// messages; nothing is lost across restarts): messages are derived from the log's lines, so the lines after a
+// webhook's position stay until it has acknowledged them.
+import type { CompactionHold } from '../store/views/change-history.js';
 import type { WebhookState } from '../store/webhook-state.js';
 
 /**
- * Why a compaction of the log, now at `lastSeq`, must wait for `webhooks`, or undefined. A webhook holds it while it
- * has not acknowledged every line and is paused, failing, or retrying a message: it may stay behind for hours or
- * days, longer than a running server can be trusted to last. One delivering in good order is a few messages behind
- * at worst, which the running server holds in memory.
+ * What holds a compaction of the log, now at `lastSeq`, back for `webhooks`, or undefined: any webhook that has not
+ * acknowledged every line. A paused, failing or retrying one holds it for long (`lasting`, named first); one
+ * delivering in good order for the seconds it takes to catch up.
  */
-export function compactionHoldOf(webhooks: Iterable<WebhookState>, lastSeq: number): string | undefined {
+export function compactionHoldOf(webhooks: Iterable<WebhookState>, lastSeq: number): CompactionHold | undefined {
+  let brief: CompactionHold | undefined;
   for (const webhook of webhooks) {
     if (webhook.cursor.seq >= lastSeq) continue;
     const why = webhook.status !== 'active' ? `is ${webhook.status}` : webhook.attempts > 0 ? 'is retrying a message' : undefined;
-    if (why !== undefined) return `webhook ${webhook.id} ${why} and has not acknowledged the changes after seq ${webhook.cursor.seq}; set it active once its receiver answers, or delete it`;
+    if (why !== undefined) {
+      return { reason: `webhook ${webhook.id} ${why} and has not acknowledged the changes after seq ${webhook.cursor.seq}; set it active once its receiver answers, or delete it`, lasting: true };
+    }
+    brief ??= { reason: `webhook ${webhook.id} is delivering the changes after seq ${webhook.cursor.seq}`, lasting: false };
   }
-  return undefined;
+  return brief;
 }

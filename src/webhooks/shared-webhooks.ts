@@ -41,8 +41,6 @@ export class SharedWebhooks {
   /** Every webhook as last read from the table, and when (elapsed time): what an admin's read gets while the database is away. */
   #known: SharedWebhook[] | undefined;
   #knownAt = -Infinity;
-  /** Webhooks delivered by other instances hold this one's checkpoints back too (as last read, at most KNOWN_MS old). */
-  #releaseCompactionHold: (() => void) | undefined;
 
   private constructor(deps: SharedWebhooksDeps) {
     this.#deps = deps;
@@ -62,8 +60,13 @@ export class SharedWebhooks {
       },
     };
     shared.#service = await WebhookService.open({ ...deps, stateStore, saveEveryMs: deps.saveEveryMs ?? 250 });
-    shared.#releaseCompactionHold = deps.history?.holdCompaction(() => compactionHoldOf((shared.#known ?? []).map((webhook) => shared.#fresh(webhook)), deps.lastSeq()));
+    // Webhooks delivered by other instances hold this one's checkpoints back too (as last read, at most KNOWN_MS old;
+    // until the list is read, any may be behind). Kept after close, as WebhookService keeps its own.
+    deps.history?.holdCompaction(() =>
+      shared.#known === undefined ? { reason: 'the list of webhooks is not read yet', lasting: false } : compactionHoldOf(shared.#known.map((webhook) => shared.#fresh(webhook)), deps.lastSeq()),
+    );
     await shared.#tick();
+    await shared.#all().catch(() => undefined);
     shared.#schedule();
     return shared;
   }
@@ -134,7 +137,6 @@ export class SharedWebhooks {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#releaseCompactionHold?.();
     this.#deps.clock.clearTimeout(this.#timer);
     await this.#ticking;
     this.#deps.clock.clearTimeout(this.#watchdog);

@@ -15,6 +15,8 @@ export interface StateSaverDeps {
   snapshot(): WebhookStateSnapshot;
   /** Sending was held and no longer is: the lanes may go on. */
   released(): void;
+  /** A save went through (lanes' progress is durable as far as it went). */
+  saved?: () => void;
 }
 
 /**
@@ -78,6 +80,7 @@ export class StateSaver {
         const held = this.holding();
         this.#unsavedSince = this.#changedSinceSnapshot;
         if (held && !this.holding()) this.#deps.released();
+        this.#deps.saved?.();
       },
       () => this.#settled(run),
     );

@@ -1,5 +1,5 @@
 // The webhooks of a running service: their durable state, the shared backlog fed by the store's durable changes, and one delivery lane each.
-import type { ChangeHistorySource, CommittedChange } from '../store/views/change-history.js';
+import type { ChangeHistorySource, CommittedChange, CompactionHoldHandle } from '../store/views/change-history.js';
 import type { WebhookState, WebhookStateStore } from '../store/webhook-state.js';
 import type { Logger } from '../log/logger.js';
 import { randomId } from '../lib/random-id.js';
@@ -37,7 +37,7 @@ export class WebhookService {
   #backlog: MessageBacklog | undefined;
   #unsubscribe: (() => void) | undefined;
   readonly #stopCompactionWatch: (() => void) | undefined;
-  readonly #releaseCompactionHold: (() => void) | undefined;
+  readonly #compactionHold: CompactionHoldHandle | undefined;
   #compactedThrough: number;
   #logId: string;
   readonly #saver: StateSaver;
@@ -60,9 +60,11 @@ export class WebhookService {
       released: () => {
         for (const lane of this.#lanes.values()) lane.poke();
       },
+      // Webhooks that caught up may have been all that held a compaction due back.
+      saved: () => this.#compactionHold?.recheck(),
     });
     this.#stopCompactionWatch = deps.history?.onCompacted((throughSeq) => this.#compacted(throughSeq));
-    this.#releaseCompactionHold = deps.history?.holdCompaction(() => compactionHoldOf(this.list(), deps.lastSeq()));
+    this.#compactionHold = deps.history?.holdCompaction(() => compactionHoldOf(this.list(), deps.lastSeq()));
     this.#catchUps = new CatchUps({
       history: deps.history,
       shared: () => this.#backlog,
@@ -166,7 +168,8 @@ export class WebhookService {
     for (const lane of this.#lanes.values()) lane.stop();
     this.#stopFeed();
     this.#stopCompactionWatch?.();
-    this.#releaseCompactionHold?.();
+    // The hold stays: the store may still run a moment after the webhooks stop (a shutdown closes them first), and
+    // nothing they had not acknowledged may be compacted away meanwhile.
     this.#deps.client.close();
     await this.#saver.close();
   }

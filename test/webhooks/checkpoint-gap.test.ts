@@ -89,7 +89,10 @@ describe('webhooks across a checkpoint', { skip, timeout: 60_000 }, () => {
       first = await small();
       second = await small();
       assert.equal((await call(first, 'PUT', `/webhooks/${webhook.id}`, { key: admin, body: { status: 'active' } })).status, 200);
-      await eventually('the messages after the checkpoint, held while paused', () => receiver.received.length >= 20);
+      await eventually('the messages after the checkpoint, held while paused', () => receiver.received.length >= 20).catch(async (error) => {
+        console.log('DEBUG', receiver.received.length, JSON.stringify(receiver.received.map((e) => (e.message?.data as {title?: string})?.title)), JSON.stringify((await call(first, 'GET', `/webhooks/${webhook.id}/deliveries`, { key: admin })).json).slice(0, 3000), (first.store as PostgresStore).checkpointSeen.seq, checkpointSeq);
+        throw error;
+      });
       const titles = receiver.received.map((entry) => (entry.message!.data as { title: string }).title);
       assert.deepEqual(titles, Array.from({ length: 20 }, (_, n) => `Title ${n + 41}`));
     } finally {

@@ -12,13 +12,16 @@ function webhook(id: string, status: WebhookState['status'], seq: number, attemp
   return { id, url: 'http://127.0.0.1/', events: [], description: '', secret: 'whsec_x', created_at: '2026-01-01T00:00:00.000Z', status, cursor: { seq, index: 0 }, attempts, firstFailureMs: attempts > 0 ? 1 : null, deliveries: [] };
 }
 
-test('compactionHoldOf() names the first webhook paused, failing or retrying behind the log, and none other', () => {
+test('compactionHoldOf() holds for any webhook behind the log: for long (lasting, named first) when paused, failing or retrying', () => {
   assert.equal(compactionHoldOf([], 10), undefined);
-  assert.equal(compactionHoldOf([webhook('whk_a', 'active', 3)], 10), undefined, 'delivering in good order');
   assert.equal(compactionHoldOf([webhook('whk_a', 'paused', 10), webhook('whk_b', 'failing', 12, 9)], 10), undefined, 'caught up with the log');
-  assert.equal(compactionHoldOf([webhook('whk_a', 'active', 3), webhook('whk_b', 'paused', 4)], 10), 'webhook whk_b is paused and has not acknowledged the changes after seq 4; set it active once its receiver answers, or delete it');
-  assert.match(compactionHoldOf([webhook('whk_c', 'failing', 9, 12)], 10)!, /^webhook whk_c is failing and has not acknowledged the changes after seq 9;/);
-  assert.match(compactionHoldOf([webhook('whk_d', 'active', 2, 1)], 10)!, /^webhook whk_d is retrying a message and has not acknowledged the changes after seq 2;/);
+  assert.deepEqual(compactionHoldOf([webhook('whk_a', 'active', 3)], 10), { reason: 'webhook whk_a is delivering the changes after seq 3', lasting: false });
+  assert.deepEqual(compactionHoldOf([webhook('whk_a', 'active', 3), webhook('whk_b', 'paused', 4)], 10), {
+    reason: 'webhook whk_b is paused and has not acknowledged the changes after seq 4; set it active once its receiver answers, or delete it',
+    lasting: true,
+  });
+  assert.match(compactionHoldOf([webhook('whk_c', 'failing', 9, 12)], 10)!.reason, /^webhook whk_c is failing and has not acknowledged the changes after seq 9;/);
+  assert.match(compactionHoldOf([webhook('whk_d', 'active', 2, 1)], 10)!.reason, /^webhook whk_d is retrying a message and has not acknowledged the changes after seq 2;/);
 });
 
 test('a paused webhook holds compaction back: after a restart it gets every message in order, and released, the log compacts again', async () => {
@@ -46,6 +49,25 @@ test('a paused webhook holds compaction back: after a restart it gets every mess
     await eventually('a compaction after the next write', () => reopened.stats.lines < 10);
   } finally {
     await app.close();
+    await h.close();
+    await receiver.close();
+  }
+});
+
+test('with an active webhook the log is compacted once it has caught up, with no write after', async () => {
+  const compactMinBytes = 2000;
+  const { h, receiver, webhook: { id: webhookId } } = await harnessWithWebhook({ compactMinBytes });
+  const admin = h.keys.admin;
+  try {
+    const id = (await call(h.app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'Title 0' } })).json.id;
+    for (let n = 1; n <= 40; n++) assert.equal((await call(h.app, 'PUT', `/events/${id}`, { key: admin, body: { title: `Title ${n}` } })).status, 200);
+    const store = h.app.store as FileStore;
+    await eventually('the compaction once every message is acknowledged', () => store.stats.lines < 10);
+    const titles = receiver.received.map((entry) => (entry.message!.data as { title: string }).title);
+    assert.deepEqual(titles, Array.from({ length: 41 }, (_, n) => `Title ${n}`), 'every message, in order');
+    const webhook = (await call(h.app, 'GET', `/webhooks/${webhookId}`, { key: admin })).json;
+    assert.equal(webhook.status, 'active');
+  } finally {
     await h.close();
     await receiver.close();
   }

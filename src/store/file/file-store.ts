@@ -119,6 +119,8 @@ export class FileStore extends QueuedStore implements EventStore {
     this.#committed = { length: init.length, lines: init.lines };
     this.#compactMinBytes = init.compactMinBytes;
     this.#onCompactionStep = init.onCompactionStep;
+    // A webhook that caught up may have been all that held a compaction due back.
+    this.#history.onCompactionRecheck(() => this.#compactIfDue());
     this.changes = init.changes;
     this.#idempotency = init.idempotency;
     this.#queue = new WriteQueue({
@@ -227,12 +229,18 @@ export class FileStore extends QueuedStore implements EventStore {
   /** After each durable batch: note what the index now holds, and compact when the log calls for it. */
   #afterCommit(): void {
     this.#committed = { length: this.#length, lines: this.#lines };
+    this.#compactIfDue();
+  }
+
+  /** Compacts when the log is over its threshold, mostly superseded, and nothing holds it back (see holdCompaction). */
+  #compactIfDue(): void {
     const superseded = this.#lines - this.#index.size - this.#rosters.registrations - this.#documents.size;
     if (this.#compaction !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (superseded * 2 <= this.#lines) return;
     const held = this.#history.compactionHeld();
-    if (held !== this.#compactionHeld && held !== undefined) this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason: held });
-    this.#compactionHeld = held;
+    const lasting = held?.lasting === true ? held.reason : undefined;
+    if (lasting !== undefined && lasting !== this.#compactionHeld) this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason: lasting });
+    this.#compactionHeld = lasting;
     if (held !== undefined) return;
     // Failures are logged by runCompaction (run-compaction.ts); the writes go on either way.
     this.compact().catch(() => undefined);

@@ -1,5 +1,6 @@
 // An instance's part in checkpoints: the newest it knows of, when the next may be due, and writing it (one at a time).
 import type { Views } from '../views/apply-record.js';
+import type { CompactionHold } from '../views/change-history.js';
 import type { Registration } from '../views/roster.js';
 import { describeDatabaseError, type Database } from './client.js';
 import type { CheckpointState } from './checkpoint-lines.js';
@@ -28,8 +29,8 @@ export interface CheckpointKeeperHost {
   turn(): Promise<() => void>;
   /** Catches up with the log now (the views then take in a checkpoint just written). */
   catchUp(): Promise<unknown>;
-  /** Why a checkpoint due must wait (a webhook still needs the rows it would drop), or undefined. */
-  held(): string | undefined;
+  /** What holds a checkpoint due back (a webhook still needs the rows it would drop), or undefined. */
+  held(): CompactionHold | undefined;
 }
 
 /**
@@ -82,8 +83,9 @@ export class CheckpointKeeper {
     const rowBytes = seenLines === 0 ? ROW_BYTES_GUESS : (known.bytes + this.#bytesRead) / seenLines;
     if (!checkpointDue({ lines: known.lines + rows, bytes: known.bytes + rows * rowBytes, live: this.#live() }, this.#host.minBytes)) return;
     const held = this.#host.held();
-    if (held !== this.#held && held !== undefined) this.#host.logger.warn('a checkpoint is held back: campus_log grows until it is released', { reason: held });
-    this.#held = held;
+    const lasting = held?.lasting === true ? held.reason : undefined;
+    if (lasting !== undefined && lasting !== this.#held) this.#host.logger.warn('a checkpoint is held back: campus_log grows until it is released', { reason: lasting });
+    this.#held = lasting;
     if (held !== undefined) return;
     this.write({ due: true }).catch(() => undefined);
   }

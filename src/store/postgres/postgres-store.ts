@@ -81,7 +81,8 @@ export class PostgresStore implements EventStore {
     // Empty until start() reads the database; a start from a checkpoint replaces them in place.
     this.changes = new ChangeLog((id) => this.#views.index.get(id));
     this.#views = { index: new EventIndex(), rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };
-    if (options.holdAtStart === true) this.#startHold = this.#history.holdCompaction(() => 'the service is still starting');
+    if (options.holdAtStart === true) this.#startHold = this.#history.holdCompaction(() => ({ reason: 'the service is still starting', lasting: false })).release;
+    this.#history.onCompactionRecheck(() => this.#checkpoints.consider());
     this.#checkpoints = new CheckpointKeeper(
       {
         db,

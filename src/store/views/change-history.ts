@@ -35,10 +35,23 @@ export interface ChangeHistorySource {
   /** Calls `listener` with the last seq a compaction rewrote, as it swaps the log in; returns the unsubscribe. */
   onCompacted(listener: (throughSeq: number) => void): () => void;
   /**
-   * Registers `hold`, asked before each compaction (a checkpoint on PostgreSQL) the store would start by itself: a
-   * reason it returns holds that one back (a reader still needs the lines it would rewrite); returns the unregister.
+   * Registers `hold`, asked before each compaction (a checkpoint on PostgreSQL) the store would start by itself: what
+   * it returns holds that one back (a reader still needs the lines it would rewrite).
    */
-  holdCompaction(hold: () => string | undefined): () => void;
+  holdCompaction(hold: () => CompactionHold | undefined): CompactionHoldHandle;
+}
+
+/** Why a compaction must wait; `lasting` when that may go on for hours (worth a warning), not for a reader seconds behind. */
+export interface CompactionHold {
+  reason: string;
+  lasting: boolean;
+}
+
+/** A hold registered with ChangeHistorySource.holdCompaction. */
+export interface CompactionHoldHandle {
+  release(): void;
+  /** The hold may have lifted (a reader caught up): the store looks again whether a compaction is due. */
+  recheck(): void;
 }
 
 /** The ids of the registrations a line touches, looked up in the roster before it. */
@@ -135,7 +148,8 @@ export class HistoryWalk {
 export class ChangeHistory {
   readonly #listeners = new Set<(changes: readonly CommittedChange[]) => void>();
   readonly #compactionListeners = new Set<(throughSeq: number) => void>();
-  readonly #holds = new Set<() => string | undefined>();
+  readonly #holds = new Set<() => CompactionHold | undefined>();
+  readonly #rechecks = new Set<() => void>();
 
   /** True when someone listens: the write queue gathers changes only then. */
   get listened(): boolean {
@@ -152,18 +166,31 @@ export class ChangeHistory {
     return () => this.#compactionListeners.delete(listener);
   }
 
-  holdCompaction(hold: () => string | undefined): () => void {
+  holdCompaction(hold: () => CompactionHold | undefined): CompactionHoldHandle {
     this.#holds.add(hold);
-    return () => this.#holds.delete(hold);
+    return {
+      release: () => void this.#holds.delete(hold),
+      recheck: () => {
+        for (const listener of [...this.#rechecks]) listener();
+      },
+    };
   }
 
-  /** Why a compaction the store would start now must wait, or undefined when nothing holds it. */
-  compactionHeld(): string | undefined {
+  /** Calls `listener` when a hold may have lifted (the store's own: see CompactionHoldHandle.recheck); returns the unsubscribe. */
+  onCompactionRecheck(listener: () => void): () => void {
+    this.#rechecks.add(listener);
+    return () => this.#rechecks.delete(listener);
+  }
+
+  /** What holds a compaction the store would start now back (a lasting hold first), or undefined when nothing does. */
+  compactionHeld(): CompactionHold | undefined {
+    let brief: CompactionHold | undefined;
     for (const hold of this.#holds) {
-      const reason = hold();
-      if (reason !== undefined) return reason;
+      const held = hold();
+      if (held?.lasting === true) return held;
+      brief ??= held;
     }
-    return undefined;
+    return brief;
   }
 
   /** A durable batch committed. */
