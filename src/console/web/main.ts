@@ -146,7 +146,11 @@ async function render(): Promise<void> {
     void render();
   };
   const { timeZone, approval } = await settings;
-  const context: ConsoleContext = { api, me, navigate, announce, zones: currentZones(timeZone), switchZone, approval, queueChanged: () => void countQueue() };
+  const parts = path.split('/').filter((part) => part !== '');
+  // The month view is in the browser's zone (API.md §10); the other screens in the campus's, where events happen and
+  // whose days the list's date filters are (docs/decisions.md). A switch made on any screen holds on all of them.
+  const zones = currentZones(timeZone, parts[0] === 'month' ? 'browser' : 'campus');
+  const context: ConsoleContext = { api, me, navigate, announce, zones, switchZone, approval, queueChanged: () => void countQueue() };
   if (ticket !== renderCount) return;
   for (const link of nav.querySelectorAll('a')) {
     const current = path === link.getAttribute('href')!.slice(1) || (path === '' && link.getAttribute('href') === '#/events');
@@ -154,7 +158,6 @@ async function render(): Promise<void> {
     else link.removeAttribute('aria-current');
   }
   void countQueue();
-  const parts = path.split('/').filter((part) => part !== '');
   if (!canRead(me)) {
     show(h('section', {}, h('p', {}, 'This is a calendar feed key: it can only read the calendar feed. Use the address below in your calendar program.'), feedAddress(base, {}, storedKey() ?? '')), 'Calendar feed');
   } else if (parts.length === 0 || (parts[0] === 'events' && parts.length === 1)) {

@@ -1,0 +1,92 @@
+/// <reference lib="dom" />
+// The console against a line of API.md §10 an outside audit found it breaking: the month view is in the browser's
+// time zone (a campus on UTC, a browser in Auckland).
+// Real Chromium against `node dist/server.js`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { checkScreen, openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
+import { assertClean, signIn, startJourneyServer, type JourneyServer, type Role } from './journey-server.js';
+
+const skip = skipWithoutChromium();
+const TIMEOUT_MS = 180_000;
+const CAMPUS = 'UTC';
+const BROWSER = 'Pacific/Auckland';
+
+let journey: JourneyServer;
+let browsing: Browsing;
+
+before(async () => {
+  if (skip !== false) return;
+  // The campus zone is the default (UTC): no --time-zone.
+  journey = await startJourneyServer();
+  browsing = await openBrowser(journey.url, { timezoneId: BROWSER });
+});
+
+after(async () => {
+  if (skip !== false) return;
+  await browsing?.close();
+  await journey?.stop();
+});
+
+/** A new tab (its own sessionStorage, so no zone chosen yet) signed in as `role`; the caller closes it. */
+async function tab(role: Role): Promise<Page> {
+  const page = await browsing.context.newPage();
+  await signIn(page, journey.url, journey.keys[role]);
+  return page;
+}
+
+/** Makes `body` through the API as `role` at `path` (POST); answers the new id. */
+async function make(path: string, role: Role, body: Record<string, unknown>): Promise<string> {
+  const response = await journey.api('POST', path, journey.keys[role], { description: '', category: 'academic', location: 'Hall A', capacity: 30, ...body });
+  assert.equal(response.status, 201, await response.clone().text());
+  return ((await response.json()) as { id: string }).id;
+}
+
+/** The day number of the month-view cell that holds the link named `title`. */
+const dayHolding = (page: Page, title: RegExp): Promise<string | null> =>
+  page.locator('td', { has: page.getByRole('link', { name: title }) }).locator('.day-number [aria-hidden]').textContent();
+
+test('monthView() shows the browser\'s zone by default, naming it, with the campus zone as the other choice; the list keeps the campus zone', { skip, timeout: TIMEOUT_MS }, async () => {
+  // 23:30 UTC on 31 March is 12:30 on 1 April in Auckland (NZDT, UTC+13, until 4 April 2027).
+  const id = await make('/events', 'organizer', { title: 'Night sky talk', start_time: '2027-03-31T23:30:00Z', end_time: '2027-04-01T00:30:00Z' });
+  const page = await tab('reader');
+  try {
+    await page.goto(`${journey.url}/console/#/month?month=2027-04`);
+    await page.getByText(`Times are in ${BROWSER}, your time zone.`).waitFor();
+    await page.getByRole('link', { name: /Night sky talk/ }).waitFor();
+    assert.equal(await dayHolding(page, /Night sky talk/), '1', 'on 1 April, the browser\'s day');
+    await page.getByRole('link', { name: '12:30 Night sky talk' }).waitFor();
+    assert.equal(await page.locator('table.month caption').textContent(), `April 2027, times in ${BROWSER}`);
+    await checkScreen(page, 'month-browser-zone');
+
+    // The campus zone is the other choice; once chosen it holds on the next screens of the tab.
+    await page.getByRole('button', { name: `Show times in the campus time zone (${CAMPUS})` }).click();
+    await page.getByText(`Times are in ${CAMPUS}, the campus time zone.`).waitFor();
+    await page.getByText('No events in April 2027.').waitFor();
+    await page.goto(`${journey.url}/console/#/month?month=2027-03`);
+    await page.getByRole('link', { name: '23:30 Night sky talk' }).waitFor();
+    assert.equal(await dayHolding(page, /Night sky talk/), '31', 'on 31 March, the campus day');
+    await page.getByRole('button', { name: `Show times in my time zone (${BROWSER})` }).click();
+    await page.getByText(`Times are in ${BROWSER}, your time zone.`).waitFor();
+    await page.goto(`${journey.url}/console/#/events/${id}`);
+    await page.locator('dl.facts dd', { hasText: 'Thu, 1 Apr 2027, 12:30' }).waitFor();
+  } finally {
+    await page.close();
+  }
+
+  // A fresh tab has chosen nothing: the list and an event's page are in the campus zone, named, and the month in the browser's.
+  const fresh = await tab('reader');
+  try {
+    await fresh.goto(`${journey.url}/console/#/events`);
+    await fresh.getByText(`Times are in ${CAMPUS}, the campus time zone.`).waitFor();
+    await fresh.getByRole('row', { name: /Night sky talk/ }).getByText('Wed, 31 Mar 2027, 23:30').waitFor();
+    await fresh.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Month' }).click();
+    await fresh.getByText(`Times are in ${BROWSER}, your time zone.`).waitFor();
+    await fresh.goto(`${journey.url}/console/#/events/${id}`);
+    await fresh.locator('dl.facts dd', { hasText: 'Wed, 31 Mar 2027, 23:30' }).waitFor();
+    assertClean(browsing);
+  } finally {
+    await fresh.close();
+  }
+});
