@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
-// The console against a line of API.md §10 an outside audit found it breaking: the month view is in the browser's
-// time zone (a campus on UTC, a browser in Auckland).
+// The console against two lines of API.md §10 an outside audit found it breaking: the month view is in the browser's
+// time zone (a campus on UTC, a browser in Auckland); an edit form is not offered to a role or a non-owner that cannot
+// save it.
 // Real Chromium against `node dist/server.js`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,8 @@ const skip = skipWithoutChromium();
 const TIMEOUT_MS = 180_000;
 const CAMPUS = 'UTC';
 const BROWSER = 'Pacific/Auckland';
+/** An organizer other than the journey's (Olivia), who owns what the admin makes for him. */
+const OSCAR = { name: 'Oscar Other', email: 'oscar@campus.edu' };
 
 let journey: JourneyServer;
 let browsing: Browsing;
@@ -88,5 +91,43 @@ test('monthView() shows the browser\'s zone by default, naming it, with the camp
     assertClean(browsing);
   } finally {
     await fresh.close();
+  }
+});
+
+test('the edit screens are refused like an unknown page to a reader and to an organizer who does not own the event or series', { skip, timeout: TIMEOUT_MS }, async () => {
+  const olivias = await make('/events', 'organizer', { title: 'Olivia\'s seminar', start_time: '2027-05-10T09:00:00Z', end_time: '2027-05-10T10:00:00Z' });
+  const oscars = await make('/events', 'admin', { title: 'Oscar\'s seminar', start_time: '2027-05-11T09:00:00Z', end_time: '2027-05-11T10:00:00Z', organizer: OSCAR });
+  const series = await make('/series', 'admin', {
+    title: 'Oscar\'s reading group', start_time: '2027-05-12T09:00:00Z', end_time: '2027-05-12T10:00:00Z', time_zone: CAMPUS, recurrence: 'FREQ=WEEKLY;COUNT=3', organizer: OSCAR,
+  });
+  /** Opens `route` and waits for the refusal: the "Not found" screen, no form, no save button, a way back to `back`. */
+  const refused = async (page: Page, route: string, back: string): Promise<void> => {
+    await page.goto(`${journey.url}/console/${route}`);
+    await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
+    await page.getByText('There is no such page in the console.').waitFor();
+    assert.equal(await page.getByRole('button', { name: /^Save/ }).count(), 0, `no save on ${route}`);
+    assert.equal(await page.getByLabel('Title').count(), 0, `no form on ${route}`);
+    assert.equal(await page.getByRole('link', { name: /^Go to the/ }).getAttribute('href'), back);
+  };
+  const reader = await tab('reader');
+  const organizer = await tab('organizer');
+  const admin = await tab('admin');
+  try {
+    await refused(reader, `#/events/${olivias}/edit`, '#/events');
+    await refused(reader, `#/series/${series}/edit`, '#/events');
+    await refused(organizer, `#/events/${oscars}/edit`, `#/events/${oscars}`);
+    await refused(organizer, `#/series/${series}/edit`, `#/series/${series}`);
+    await checkScreen(organizer, 'edit-refused');
+    // What its owner or an admin may edit still opens.
+    await organizer.goto(`${journey.url}/console/#/events/${olivias}/edit`);
+    await organizer.getByRole('button', { name: 'Save changes' }).waitFor();
+    assert.equal(await organizer.getByLabel('Title').inputValue(), 'Olivia\'s seminar');
+    await admin.goto(`${journey.url}/console/#/events/${oscars}/edit`);
+    await admin.getByRole('button', { name: 'Save changes' }).waitFor();
+    await admin.goto(`${journey.url}/console/#/series/${series}/edit`);
+    await admin.getByRole('button', { name: 'Save all future occurrences' }).waitFor();
+    assertClean(browsing);
+  } finally {
+    await Promise.all([reader.close(), organizer.close(), admin.close()]);
   }
 });
