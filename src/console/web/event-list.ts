@@ -1,5 +1,5 @@
-// The events list: the search, filters and paging of API.md §5, refreshed by live changes, with the calendar address of the filter.
-// A cancelled event is listed with the word "Cancelled" and its reason (API.md §14).
+// The events list: the search, filters and paging of API.md §5 (a status of §14, a series of §11), refreshed by live
+// changes, with the calendar address of the filter. A cancelled event is listed with the word "Cancelled" and its reason.
 import { h, replace, uid } from './dom.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
@@ -8,25 +8,33 @@ import { canCreate } from './roles.js';
 import { feedAddress } from './feed-address.js';
 import { statusBadge, statusDetail } from './status-marks.js';
 import { zoneNote } from './zone-note.js';
-import { CATEGORIES, type EventPage } from './types.js';
+import { CATEGORIES, type EventPage, type Series } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 const LIMITS = ['10', '25', '50', '100'];
+/** The statuses the list filters by, as the API names them; drafts and pending events have their own screens. */
+const STATUSES: [value: string, words: string][] = [['', 'Published, cancelled'], ['published', 'Published only'], ['cancelled', 'Cancelled only']];
 
-/** The list for the filter in `params` (q, category as a comma list, start_date, end_date, limit, page). */
+/** A series id as the API takes it in `series_id` (anything else in the address is ignored, not sent for a 400). */
+const SERIES_ID = /^ser_[0-9A-Za-z]{16,64}$/;
+
+/** The list for the filter in `params` (q, category as a comma list, status, series_id, start_date, end_date, limit, page). */
 export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen {
   const chosen = (params.get('category') ?? '').split(',').filter((name) => (CATEGORIES as readonly string[]).includes(name));
-  const filter = { q: params.get('q') ?? '', category: chosen.join(','), start_date: params.get('start_date') ?? '', end_date: params.get('end_date') ?? '' };
+  const status = STATUSES.some(([value]) => value !== '' && value === params.get('status')) ? params.get('status')! : '';
+  const seriesId = SERIES_ID.test(params.get('series_id') ?? '') ? params.get('series_id')! : '';
+  const filter = { q: params.get('q') ?? '', category: chosen.join(','), status, series_id: seriesId, start_date: params.get('start_date') ?? '', end_date: params.get('end_date') ?? '' };
   const limit = LIMITS.includes(params.get('limit') ?? '') ? Number(params.get('limit')) : 25;
   const page = Math.max(1, Math.floor(Number(params.get('page') ?? '1')) || 1);
 
-  const ids = { q: uid('q'), from: uid('from'), to: uid('to'), limit: uid('limit') };
+  const ids = { q: uid('q'), status: uid('status'), from: uid('from'), to: uid('to'), limit: uid('limit') };
   const search = h('input', { id: ids.q, name: 'q', type: 'search', value: filter.q, maxlength: 200, autocomplete: 'off' });
   const boxes = CATEGORIES.map((name) => h('input', { type: 'checkbox', id: uid(`category-${name}`), value: name, checked: chosen.includes(name) }));
   const fromInput = h('input', { id: ids.from, name: 'start_date', type: 'date', value: filter.start_date });
   const toInput = h('input', { id: ids.to, name: 'end_date', type: 'date', value: filter.end_date });
+  const statusSelect = h('select', { id: ids.status, name: 'status' }, STATUSES.map(([value, words]) => h('option', { value, selected: value === status }, words)));
   const limitSelect = h('select', { id: ids.limit, name: 'limit' }, LIMITS.map((value) => h('option', { value, selected: Number(value) === limit }, value)));
-  const active = [filter.category, filter.start_date, filter.end_date].filter((value) => value !== '').length + (limit === 25 ? 0 : 1);
+  const active = [filter.category, filter.status, filter.start_date, filter.end_date].filter((value) => value !== '').length + (limit === 25 ? 0 : 1);
   const campus = ctx.zones.campus;
   // One line on a phone: the filters open on demand (and stay open on a wide screen, or while some are set there).
   const wide = window.matchMedia('(min-width: 40rem)');
@@ -36,6 +44,7 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
     h('summary', {}, active === 0 ? 'Filters' : `Filters (${active} active)`),
     h('div', { class: 'filters' },
       h('fieldset', { class: 'choices' }, h('legend', {}, 'Categories'), boxes.map((box) => h('span', { class: 'choice' }, box, h('label', { for: box.id }, box.value)))),
+      h('div', { class: 'field' }, h('label', { for: ids.status }, 'Status'), statusSelect),
       h('div', { class: 'field' }, h('label', { for: ids.from }, `Starts on or after (a day in ${campus})`), fromInput),
       h('div', { class: 'field' }, h('label', { for: ids.to }, `Ends on or before (a day in ${campus})`), toInput),
       h('div', { class: 'field' }, h('label', { for: ids.limit }, 'Per page'), limitSelect),
@@ -55,10 +64,12 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const category = boxes.filter((box) => box.checked).map((box) => box.value).join(',');
-    ctx.navigate(`#/events${queryString({ q: search.value.trim(), category, start_date: fromInput.value, end_date: toInput.value, limit: limitSelect.value === '25' ? undefined : limitSelect.value })}`);
+    // The series stays: it is left by its own link above the results, or by Clear.
+    ctx.navigate(`#/events${queryString({ q: search.value.trim(), category, status: statusSelect.value, series_id: seriesId, start_date: fromInput.value, end_date: toInput.value, limit: limitSelect.value === '25' ? undefined : limitSelect.value })}`);
   });
 
   const results = h('div', { class: 'results', 'aria-busy': 'true' }, h('p', {}, 'Loading events…'));
+  const seriesNote = seriesId === '' ? null : seriesLine(ctx, seriesId, `#/events${queryString({ ...filter, series_id: undefined, limit: limit === 25 ? undefined : limit })}`);
   const hrefFor = (target: number): string => `#/events${queryString({ ...filter, limit: limit === 25 ? undefined : limit, page: target === 1 ? undefined : target })}`;
 
   /** Fetches and draws the page; `live` says it follows someone else's change, which the status line then mentions. */
@@ -113,6 +124,7 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
     canCreate(ctx.me) ? h('p', { class: 'list-new' }, h('a', { href: '#/new', class: 'button primary' }, 'New event')) : null,
     zoneNote(ctx),
     form,
+    seriesNote,
     results,
     feedAddress(ctx.api.base, filter),
   );
@@ -129,4 +141,20 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
       wide.removeEventListener('change', unfold);
     },
   };
+}
+
+/**
+ * Says the list holds one series' occurrences, naming the series (its title once read) with a link to its page, and
+ * gives the way back to every event (`everyEvent`, the same filter without the series).
+ */
+function seriesLine(ctx: ConsoleContext, id: string, everyEvent: string): HTMLElement {
+  const name = h('a', { href: `#/series/${id}` }, id);
+  ctx.api.json<Series>('GET', `/series/${encodeURIComponent(id)}`).then(
+    ({ data }) => {
+      name.textContent = `“${data.title}”`;
+    },
+    // Unknown or unreadable: the id stays, and the list below says what the API answered.
+    () => undefined,
+  );
+  return h('p', { class: 'note series-filter' }, 'Only the occurrences of the series ', name, '. ', h('a', { href: everyEvent }, 'Show every event'));
 }

@@ -9,7 +9,7 @@ export function feedUrl(origin: string, base: string, filter: Record<string, str
   return `${origin}${base}/events.ics${queryString({ ...filter, key: feedKey === '' ? 'FEEDKEY' : feedKey })}`;
 }
 
-/** A box with the address, a field for the feed key and a copy button. `filter` holds category, start_date and end_date. */
+/** A box with the address, a field for the feed key and a copy button. `filter` holds the list's (q, category, status, series_id, dates). */
 export function feedAddress(base: string, filter: Record<string, string | undefined>, presetKey?: string): HTMLElement {
   const keyId = uid('feed-key');
   const addressId = uid('feed-url');

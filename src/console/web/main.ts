@@ -4,7 +4,7 @@
 import { Api, apiBase, type ApiAnswer } from './api.js';
 import { h, replace } from './dom.js';
 import { ApiProblem, describeProblem } from './problem.js';
-import { canCreate, canRead, canReview, type Me } from './roles.js';
+import { canCreate, canManage, canRead, canReview, type Me, type OwnedEvent } from './roles.js';
 import { forgetKeys, storedKey } from './session.js';
 import { LiveFeed, type LiveState } from './live.js';
 import { signIn } from './sign-in.js';
@@ -146,7 +146,11 @@ async function render(): Promise<void> {
     void render();
   };
   const { timeZone, approval } = await settings;
-  const context: ConsoleContext = { api, me, navigate, announce, zones: currentZones(timeZone), switchZone, approval, queueChanged: () => void countQueue() };
+  const parts = path.split('/').filter((part) => part !== '');
+  // The month view is in the browser's zone (API.md §10); the other screens in the campus's, where events happen and
+  // whose days the list's date filters are (docs/decisions.md). A switch made on any screen holds on all of them.
+  const zones = currentZones(timeZone, parts[0] === 'month' ? 'browser' : 'campus');
+  const context: ConsoleContext = { api, me, navigate, announce, zones, switchZone, approval, queueChanged: () => void countQueue() };
   if (ticket !== renderCount) return;
   for (const link of nav.querySelectorAll('a')) {
     const current = path === link.getAttribute('href')!.slice(1) || (path === '' && link.getAttribute('href') === '#/events');
@@ -154,7 +158,6 @@ async function render(): Promise<void> {
     else link.removeAttribute('aria-current');
   }
   void countQueue();
-  const parts = path.split('/').filter((part) => part !== '');
   if (!canRead(me)) {
     show(h('section', {}, h('p', {}, 'This is a calendar feed key: it can only read the calendar feed. Use the address below in your calendar program.'), feedAddress(base, {}, storedKey() ?? '')), 'Calendar feed');
   } else if (parts.length === 0 || (parts[0] === 'events' && parts.length === 1)) {
@@ -181,29 +184,48 @@ async function render(): Promise<void> {
     const { registrationPage } = await import('./registration-page.js');
     if (ticket !== renderCount) return;
     show(registrationPage(context, decodeURIComponent(parts[1]!), decodeURIComponent(parts[3]!)), 'Registration');
-  } else if (parts[0] === 'events' && parts[2] === 'edit' && parts.length === 3) {
+  } else if (parts[0] === 'events' && parts[2] === 'edit' && parts.length === 3 && canCreate(me)) {
     const { eventForm } = await import('./event-form.js');
-    await showEditor<CampusEvent>(ticket, `/events/${encodeURIComponent(decodeURIComponent(parts[1]!))}`, 'Edit event', (answer) => eventForm(context, { event: answer.data, etag: answer.etag }));
+    const id = decodeURIComponent(parts[1]!);
+    await showEditor<CampusEvent>(ticket, `/events/${encodeURIComponent(id)}`, 'Edit event', (answer) => eventForm(context, { event: answer.data, etag: answer.etag }), { href: `#/events/${encodeURIComponent(id)}`, words: 'Go to the event' });
   } else if (parts[0] === 'series' && parts.length === 2) {
     const { seriesPage } = await import('./series-page.js');
     if (ticket !== renderCount) return;
     show(seriesPage(context, decodeURIComponent(parts[1]!), setTitle), 'Series');
   } else if (parts[0] === 'series' && parts[2] === 'edit' && parts.length === 3 && canCreate(me)) {
     const { seriesForm } = await import('./series-form.js');
-    await showEditor<Series>(ticket, `/series/${encodeURIComponent(decodeURIComponent(parts[1]!))}`, 'Edit series', (answer) => seriesForm(context, answer.data, answer.etag));
+    const id = decodeURIComponent(parts[1]!);
+    await showEditor<Series>(ticket, `/series/${encodeURIComponent(id)}`, 'Edit series', (answer) => seriesForm(context, answer.data, answer.etag), { href: `#/series/${encodeURIComponent(id)}`, words: 'Go to the series' });
   } else {
-    show(h('section', {}, h('p', {}, 'There is no such page in the console. '), h('p', {}, h('a', { href: '#/events' }, 'Go to the events'))), 'Not found');
+    showNotFound();
   }
   heading.focus();
 }
 
-/** An edit form: reads what it edits (with its ETag) first, then shows the form, unless the person has moved on. */
-async function showEditor<T>(ticket: number, path: string, title: string, build: (answer: ApiAnswer<T>) => Screen): Promise<void> {
+/** A link away from a screen: where, and its words. */
+interface Way {
+  href: string;
+  words: string;
+}
+
+/** The screen for a route that does not exist, or that the person's role may not use (it is then never offered). */
+function showNotFound(back?: Way): void {
+  const way = back ?? { href: '#/events', words: 'Go to the events' };
+  show(h('section', {}, h('p', {}, 'There is no such page in the console. '), h('p', {}, h('a', { href: way.href }, way.words))), 'Not found');
+}
+
+/**
+ * An edit form: reads what it edits (with its ETag) first, then shows the form, unless the person has moved on, or may
+ * not change it (API.md §10: what a role cannot do is not offered): only its organizer or an admin edits; others are
+ * refused as an unknown route is, with a way back to the page at `back`.
+ */
+async function showEditor<T extends OwnedEvent>(ticket: number, path: string, title: string, build: (answer: ApiAnswer<T>) => Screen, back: Way): Promise<void> {
   show(h('p', {}, 'Loading…'), title);
   try {
     const answer = await api.json<T>('GET', path);
-    if (ticket !== renderCount) return;
-    show(build(answer), title);
+    if (ticket !== renderCount || me === undefined) return;
+    if (canManage(me, answer.data)) show(build(answer), title);
+    else showNotFound(back);
   } catch (error) {
     if (ticket !== renderCount) return;
     show(h('section', {}, h('p', { class: 'alert', role: 'alert' }, describeProblem(error))), title);

@@ -1,4 +1,4 @@
-// The month view: events placed on the days of the zone shown (the campus's by default), refreshed by live changes;
+// The month view: events placed on the days of the zone shown (the browser's by default, API.md §10), refreshed by live changes;
 // a cancelled one says so in words. Opened without a month, it shows the current one, or, when that has no event, the
 // month of the next event (saying so); a month can be picked directly.
 import { h, replace, uid } from './dom.js';

@@ -92,6 +92,8 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
       occurrences,
       h('h2', { id: 'occurrences-heading' }, 'Occurrences'),
       h('p', { class: 'summary' }, `${data.total} occurrence${data.total === 1 ? '' : 's'}${lastPage > 1 ? `; page ${page} of ${lastPage}` : ''}.`),
+      // The list takes the filters, the search and the calendar address to these occurrences (its statuses: the public ones).
+      h('p', {}, h('a', { href: `#/events${queryString({ series_id: id })}` }, 'Open the occurrences in the events list'), ' (to filter them, or to subscribe to them in a calendar).'),
       h(
         'ul',
         { class: 'occurrence-list', 'aria-labelledby': 'occurrences-heading' },
