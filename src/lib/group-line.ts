@@ -17,22 +17,33 @@ export function isGroupLine(buf: Buffer, start: number, end: number): boolean {
   return pos > 0 && matches(buf, pos, GROUP_OPEN, end);
 }
 
+/** The members of a group line: the seq its head names (undefined in the tab layout, which has none) and their bounds. */
+export interface GroupBounds {
+  seq: number | undefined;
+  /** `[start0, end0, start1, …]`. */
+  bounds: number[];
+}
+
 /**
- * The bounds of each member of group line `buf[start, …)`, as `[start0, end0, start1, …]`, or why the line is bad.
- * `limit` is where the members' list must have closed: the line's end for the tab layout, the start of its
- * `,"crc":…` for the JSON one.
+ * The bounds of each member of group line `buf[start, …)`, or why the line is bad. `limit` is where the members'
+ * list must have closed: the line's end for the tab layout, the start of its `,"crc":…` for the JSON one.
  */
-export function groupBounds(buf: Buffer, start: number, limit: number): number[] | string {
-  if (buf[start] === TAB) return tabbedBounds(buf, start, limit);
+export function groupBounds(buf: Buffer, start: number, limit: number): GroupBounds | string {
+  if (buf[start] === TAB) {
+    const bounds = tabbedBounds(buf, start, limit);
+    return typeof bounds === 'string' ? bounds : { seq: undefined, bounds };
+  }
   let pos = afterSeq(buf, start, limit);
   if (pos < 0 || !matches(buf, pos, GROUP_OPEN, limit)) return 'the line does not start with {"seq":N,"op":"group","sizes":[';
+  const seq = positiveInteger(buf, start + SEQ_OPEN.length, pos);
+  if (seq === undefined) return 'the sequence number of a group line is not a positive integer';
   pos += GROUP_OPEN.length;
   const sizes: number[] = [];
   for (;;) {
     const digitsStart = pos;
-    let size = 0;
-    while (pos < limit && pos - digitsStart < 9 && buf[pos]! >= 0x30 && buf[pos]! <= 0x39) size = size * 10 + (buf[pos++]! - 0x30);
-    if (pos === digitsStart || size === 0) return 'a group line\'s "sizes" holds something other than positive integers';
+    while (pos < limit && pos - digitsStart < 9 && buf[pos]! >= 0x30 && buf[pos]! <= 0x39) pos++;
+    const size = positiveInteger(buf, digitsStart, pos);
+    if (size === undefined) return 'a group line\'s "sizes" holds something other than positive integers';
     sizes.push(size);
     if (buf[pos] !== COMMA) break;
     pos++;
@@ -47,7 +58,23 @@ export function groupBounds(buf: Buffer, start: number, limit: number): number[]
     if (buf[pos] !== (index === sizes.length - 1 ? CLOSE_BRACKET : COMMA)) return `member ${index + 1} of an atomic group is not the ${size} bytes its "sizes" say`;
     pos++;
   }
-  return pos === limit ? bounds : 'a group line holds more than its "sizes" say';
+  return pos === limit ? { seq, bounds } : 'a group line holds more than its "sizes" say';
+}
+
+/** The digits `buf[from, to)` as a number when they are one JSON writes (no leading zero) above 0, else undefined. */
+function positiveInteger(buf: Buffer, from: number, to: number): number | undefined {
+  if (to === from || to - from > 15 || buf[from] === 0x30) return undefined;
+  let value = 0;
+  for (let pos = from; pos < to; pos++) value = value * 10 + (buf[pos]! - 0x30);
+  return value;
+}
+
+/** Bytes of the `,"crc":"xxxxxxxx"}` that ends a line of the JSON layout. */
+const CRC_SUFFIX_LENGTH = 18;
+
+/** groupBounds() of a line trusted whole (its checksums checked by its reader's caller): `end` is the line's end. */
+export function trustedGroupBounds(buf: Buffer, start: number, end: number): GroupBounds | string {
+  return groupBounds(buf, start, buf[start] === TAB ? end : end - CRC_SUFFIX_LENGTH);
 }
 
 /** The members of a group line of the older layout: each after a tab. */

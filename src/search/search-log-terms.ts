@@ -8,7 +8,7 @@ import { ByteIds } from './search-log-ids.js';
 import { BuildTerms } from './search-build-terms.js';
 import { locateViewTexts } from './search-log-view.js';
 import { bytePattern, matchesAt } from './search-log-bytes.js';
-import { groupBounds, isGroupLine } from '../lib/group-line.js';
+import { isGroupLine, trustedGroupBounds } from '../lib/group-line.js';
 
 const SEQ_OPEN = Buffer.from('{"seq":');
 const PUT_OPEN = Buffer.from(',"op":"put"');
@@ -18,7 +18,6 @@ const EVENT_KEY = Buffer.from(',"event":{');
 const PUT_HEAD = bytePattern(',"op":"put","created_at":"####-##-##T##:##:##.###Z","event":{');
 /** Bytes of `,"crc":"xxxxxxxx"}` at the end of every line. */
 const CRC_SUFFIX_LENGTH = 18;
-const TAB = 0x09;
 const QUOTE = 0x22;
 
 /**
@@ -50,9 +49,10 @@ export class LogTermCollector {
       this.#record(bytes, start, end);
       return;
     }
-    const bounds = groupBounds(bytes, start, bytes[start] === TAB ? end : end - CRC_SUFFIX_LENGTH);
+    const group = trustedGroupBounds(bytes, start, end);
     // Replay refuses such a line; the built index is then not taken (see builtSlots).
-    if (typeof bounds === 'string') return;
+    if (typeof group === 'string') return;
+    const { bounds } = group;
     for (let i = 0; i < bounds.length; i += 2) if (bounds[i]! < bounds[i + 1]!) this.#record(bytes, bounds[i]!, bounds[i + 1]!);
   }
 

@@ -1,21 +1,21 @@
 // Tests of the group line's framing: isGroupLine() in either layout, and groupBounds() reading members by their sizes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { groupBounds, isGroupLine } from '../../src/lib/group-line.js';
+import { groupBounds, isGroupLine, trustedGroupBounds, type GroupBounds } from '../../src/lib/group-line.js';
 
 const A = '{"seq":1,"op":"x","s":"a,b]"}';
 const B = '{"seq":2,"op":"y","s":"é"}';
 /** A JSON-layout group of `members` up to where its checksum would begin, and that position. */
-function framed(members: string[], sizes = members.map((member) => Buffer.byteLength(member))): { buf: Buffer; limit: number } {
-  const text = `{"seq":2,"op":"group","sizes":[${sizes.join(',')}],"lines":[${members.join(',')}]`;
+function framed(members: string[], sizes: (number | string)[] = members.map((member) => Buffer.byteLength(member)), seq = '2'): { buf: Buffer; limit: number } {
+  const text = `{"seq":${seq},"op":"group","sizes":[${sizes.join(',')}],"lines":[${members.join(',')}]`;
   const buf = Buffer.from(`${text},"crc":"00000000"}`);
   return { buf, limit: Buffer.byteLength(text) };
 }
 
-function texts(buf: Buffer, bounds: number[] | string): string[] {
-  assert.ok(Array.isArray(bounds), String(bounds));
+function texts(buf: Buffer, group: GroupBounds | string): string[] {
+  assert.ok(typeof group !== 'string', String(group));
   const out: string[] = [];
-  for (let i = 0; i < bounds.length; i += 2) out.push(buf.toString('utf8', bounds[i], bounds[i + 1]));
+  for (let i = 0; i < group.bounds.length; i += 2) out.push(buf.toString('utf8', group.bounds[i], group.bounds[i + 1]));
   return out;
 }
 
@@ -40,6 +40,8 @@ test('isGroupLine() knows both layouts, and nothing else', () => {
 test('groupBounds() reads each member by its size in bytes, whatever it holds (commas, brackets, UTF-8)', () => {
   const { buf, limit } = framed([A, B]);
   assert.deepEqual(texts(buf, groupBounds(buf, 0, limit)), [A, B]);
+  assert.equal((groupBounds(buf, 0, limit) as GroupBounds).seq, 2, 'the seq its head names');
+  assert.deepEqual(trustedGroupBounds(buf, 0, buf.length), groupBounds(buf, 0, limit), 'a whole line: the limit is before its checksum');
   const one = framed([B]);
   assert.deepEqual(texts(one.buf, groupBounds(one.buf, 0, one.limit)), [B]);
 });
@@ -52,7 +54,9 @@ test('groupBounds() refuses sizes that do not fit its members, and bytes past th
     [framed([A, B], [Buffer.byteLength(A)]), /member 1 of an atomic group is not the/],
     [framed([A], [0]), /positive integers/],
     [framed([A], []), /positive integers/],
+    [framed([A], [`0${Buffer.byteLength(A)}`]), /positive integers/],
   ];
+  cases.push([framed([A, B], undefined, '02'), /sequence number of a group line is not a positive integer/]);
   for (const [{ buf, limit }, reason] of cases) assert.match(String(groupBounds(buf, 0, limit)), reason, buf.toString());
   const { buf, limit } = framed([A]);
   assert.match(String(groupBounds(buf, 0, limit + 1)), /more than its "sizes" say|runs past/);

@@ -2,7 +2,7 @@
 import type { Database } from './client.js';
 
 /** The schema this program writes. A database at a higher version was made by a newer program. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** pg_advisory_xact_lock key of schema changes (any number unlikely to clash: "campus" in ASCII). */
 const MIGRATE_LOCK = 0x63616d707573;
@@ -35,6 +35,9 @@ const STEPS: readonly string[][] = [
     'CREATE TABLE campus_checkpoints (seq bigint PRIMARY KEY, gone bigint NOT NULL, lines bigint NOT NULL, bytes bigint NOT NULL, parts integer NOT NULL, written_at timestamptz NOT NULL DEFAULT now())',
     'CREATE TABLE campus_checkpoint_parts (checkpoint bigint NOT NULL, part integer NOT NULL, lines text NOT NULL, PRIMARY KEY (checkpoint, part))',
   ],
+  // No table changes: a series' row is now one JSON object (see lib/group-line.ts), which programs of version 3 cannot
+  // read; the version makes them refuse the database by name rather than call its rows damaged.
+  [],
 ];
 
 /**

@@ -9,14 +9,19 @@ export function decodeGroup(buf: Buffer, start: number, end: number, decode: Dec
   // The older layout (a tab before each member) has no checksum of its own: each member's covers it.
   const limit = buf[start] === TAB ? end : checkedSeal(buf, start, end);
   if (typeof limit === 'string') return limit;
-  const bounds = groupBounds(buf, start, limit);
-  if (typeof bounds === 'string') return bounds;
+  const group = groupBounds(buf, start, limit);
+  if (typeof group === 'string') return group;
+  const { bounds } = group;
   const records: (LogRecord | MetaRecord)[] = [];
+  let newest = 0;
   for (let i = 0; i < bounds.length; i += 2) {
     const record = decodeRecord(buf, bounds[i]!, bounds[i + 1]!, decode);
     if (typeof record === 'string') return `member ${records.length + 1} of an atomic group: ${record}`;
     records.push(record);
+    newest = Math.max(newest, record.seq);
   }
+  // The line's seq is its newest member's (encodeGroup): PostgreSQL keeps the row under it.
+  if (group.seq !== undefined && group.seq !== newest) return `the group line's seq ${group.seq} is not its newest member's, ${newest}`;
   return records;
 }
 

@@ -164,7 +164,10 @@ export class EventIndex {
       return this.version === before ? finishStatusList(plan, head) : this.list(query);
     }
     if (query.seriesId !== undefined || (query.words === undefined && query.categories === undefined)) return this.list(query);
-    return runInSlices(() => listFilteredSteps(this.#sources, query), { ...slices, version: () => this.version });
+    // A scan while the search index is built answers for the state its first step took (scanSnapshotSteps): it never
+    // starts over, so writes meanwhile neither starve it nor make it run at once.
+    const scanning = query.words !== undefined && this.#search !== undefined && !this.#search.ready;
+    return runInSlices(() => listFilteredSteps(this.#sources, query), { ...slices, version: scanning ? () => 0 : () => this.version });
   }
 
   /**

@@ -6,7 +6,7 @@ import type { SearchIndex, SlotSet } from '../../search/search-index.js';
 import { SlotBitmap } from '../../search/search-postings.js';
 import { compareEvents } from './sort-events.js';
 import { hasSearchWords } from '../../search/event-search-text.js';
-import { walkCountSteps, walkSteps } from './window-walk.js';
+import { walk, walkCountSteps, walkSteps, type RankWindow } from './window-walk.js';
 import { runAtOnce, type Steps } from '../../lib/loop-turns.js';
 import { countWindowMatches } from './window-count.js';
 
@@ -54,14 +54,14 @@ export function* listFilteredSteps(sources: ListSources, query: ListQuery): Step
     const total = trees.reduce((sum, each) => sum + windowTotal(each, query), 0);
     return { events: offset >= total ? [] : yield* walkSteps(window, fits, offset, query.limit), total };
   }
-  // While the index is built after a start, q is answered by reading each event's words: slower, in steps too, and
-  // the same answer (API.md §3 has no 503 for a search).
-  const search = sources.search?.ready === true ? sources.search : undefined;
+  const search = sources.search;
   if (search === undefined) {
     const words = query.words;
     const matches = (stored: StoredEvent): boolean => fits(stored) && hasSearchWords(stored, words);
     return { events: yield* walkSteps(window, matches, offset, query.limit), total: yield* walkCountSteps(window, matches) };
   }
+  // While the index is built after a start (API.md §3 has no 503 for a search): see scanSnapshotSteps.
+  if (!search.ready) return yield* scanSnapshotSteps(window, fits, query.words, offset, query.limit);
 
   const found = yield* search.matchSteps(query.words);
   const size = 'slots' in found ? found.slots.length : found.bitmap.count;
@@ -89,6 +89,25 @@ export function* listFilteredSteps(sources: ListSources, query: ListQuery): Step
   }
   const bitmap = bitmapOf(found, search.capacity);
   return { events: yield* walkSteps(window, (stored) => fits(stored) && bitmap.has(search.slotOf(stored)!), offset, query.limit), total };
+}
+
+/** Events whose words scanSnapshotSteps reads between two steps. */
+const SCANS_PER_STEP = 256;
+
+/**
+ * The page and total of `words` in `window`, read from each event's own text: the window's events are taken in one
+ * walk (cheap: a test of category and end each), then their words, the costly part, are read in steps. The answer is
+ * that of the state at the walk, whatever is written meanwhile, so the steps need not start over (and never run at
+ * once): give them a version that does not move.
+ */
+export function* scanSnapshotSteps(window: RankWindow, fits: (stored: StoredEvent) => boolean, words: readonly string[], offset: number, limit: number): Steps<ListResult> {
+  const candidates = walk(window, fits, 0, Number.MAX_SAFE_INTEGER);
+  const matches: StoredEvent[] = [];
+  for (let at = 0; at < candidates.length; at++) {
+    if (hasSearchWords(candidates[at]!, words)) matches.push(candidates[at]!);
+    if (at % SCANS_PER_STEP === SCANS_PER_STEP - 1) yield;
+  }
+  return { events: matches.slice(offset, offset + limit), total: matches.length };
 }
 
 /** The categories a query keeps, once each; empty for all of them. */

@@ -7,7 +7,7 @@ import { openFileStore, LOG_FILE } from '../../../src/store/file/open-file-store
 import { MemoryStore } from '../../../src/store/views/memory-store.js';
 import { verifyLog } from '../../../src/store/file/log-verify.js';
 import { backupLog } from '../../../src/store/file/log-backup.js';
-import { groupBounds } from '../../../src/lib/group-line.js';
+import { groupBounds, type GroupBounds } from '../../../src/lib/group-line.js';
 import { eventId, sampleRecord, tempDir } from '../helpers.js';
 
 const noSync = { sync: false, lock: false } as const;
@@ -49,7 +49,7 @@ test('a log whose group lines are of the older layout (a tab before each member)
   const file = path.join(dir, LOG_FILE);
   const whole = fs.readFileSync(file);
   const groupEnd = whole.indexOf(10);
-  const bounds = groupBounds(whole, 0, groupEnd - ',"crc":"00000000"}'.length) as number[];
+  const { bounds } = groupBounds(whole, 0, groupEnd - ',"crc":"00000000"}'.length) as GroupBounds;
   const members = [];
   for (let i = 0; i < bounds.length; i += 2) members.push(Buffer.concat([Buffer.from('\t'), whole.subarray(bounds[i], bounds[i + 1])]));
   fs.writeFileSync(file, Buffer.concat([...members, whole.subarray(groupEnd)]));

@@ -133,6 +133,8 @@ test('scanLog() reads a group line as its members, or as damage: the line\'s own
   const badMember = members.map((line, at) => (at === 1 ? line.replace('"crc":"', '"crc":"0').replace(/"crc":"(\w{8})\w"/, '"crc":"$1"') : line));
   assert.notEqual(badMember[1], members[1]);
   await expectDamage(Buffer.concat([Buffer.from(sealed(groupHead(badMember))), fs.content(FILE).subarray(group.length)]), /^member 2 of an atomic group: the checksum does not match/);
+  // A head whose seq is not its newest member's is damage: PostgreSQL keeps the row under it.
+  await expectDamage(Buffer.concat([Buffer.from(sealed(groupHead(members).replace('{"seq":3,', '{"seq":1,'))), fs.content(FILE).subarray(group.length)]), /^the group line's seq 1 is not its newest member's, 3/);
   // Sizes that do not fit the members are damage too.
   const head = groupHead(members);
   await expectDamage(Buffer.concat([Buffer.from(sealed(head.replace(/"sizes":\[(\d+)/, (_, size: string) => `"sizes":[${Number(size) + 1}`))), fs.content(FILE).subarray(group.length)]), /^member 1 of an atomic group is not the \d+ bytes its "sizes" say/);

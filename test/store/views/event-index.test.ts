@@ -176,3 +176,30 @@ test('listInTurns() answers a search in slices, one per turn of the loop, with t
   assert.equal(got.total, 3000 + 3, 'computed after the writes (it started over), so it holds them');
   assert.deepEqual(ids(got.events), ids(index.list(query).events));
 });
+
+test('listInTurns() while the search index is built answers q by a scan of the state it began on: writes between its slices neither restart it nor make it run at once', async () => {
+  const categories: StoredEvent['category'][] = ['academic', 'social'];
+  const events = new Map<string, StoredEvent>();
+  for (let n = 1; n <= 3000; n++) events.set(eventId(n), event(n, DAY + n * HOUR, DAY + n * HOUR + HOUR, categories[n % 2]));
+  const index = new EventIndex(events);
+  const query: ListQuery = { words: ['event'], limit: 20, page: 40 };
+  const expected = index.list(query);
+  // Every slice is over its budget after one step: the scan yields at each, and the writes below land between.
+  let clock = 0;
+  let done = false;
+  const answer = index.listInTurns(query, { now: () => (clock += 10) }).finally(() => (done = true));
+  let writesWhileScanning = 0;
+  await new Promise<void>((resolve) => {
+    const write = (): void => {
+      if (!done) writesWhileScanning++;
+      index.put(event(10_000 + writesWhileScanning, DAY - (writesWhileScanning + 1) * HOUR, DAY - writesWhileScanning * HOUR, 'social'));
+      if (!done) setImmediate(write);
+      else resolve();
+    };
+    setImmediate(write);
+  });
+  const got = await answer;
+  assert.ok(writesWhileScanning > 2, `writes landed between its slices (${writesWhileScanning}), more than the restarts a search may make`);
+  assert.deepEqual({ ids: ids(got.events), total: got.total }, { ids: ids(expected.events), total: 3000 }, 'the state it began on, without the writes made while it ran');
+  assert.ok(index.list(query).total > 3000, 'the writes are in the next answer');
+});
