@@ -30,11 +30,11 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
 export function checkUnreadBody(request: PlainRequest): void {
   const hasBody = request.body !== null && (request.body.length > 0 || request.bodyTooLarge);
   if (!hasBody) return;
-  checkContentEncoding(request);
   if (!isJsonMediaType(request.headers['content-type'])) {
     const contentType = request.headers['content-type'];
     throw new ApiError('unsupported_media_type', `A body must be sent with Content-Type: application/json, got ${contentType === undefined ? 'none' : `"${contentType.slice(0, 100)}"`}.`);
   }
+  checkContentEncoding(request);
   if (request.bodyTooLarge) throw new ApiError('payload_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes (64 KiB).`);
 }
 
