@@ -4,7 +4,7 @@ import type { Router } from './http/router.js';
 import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from './http/route.js';
 import type { CoreResponse, PlainRequest } from './http/types.js';
 import { checkUnreadBody, readJsonObject, readOptionalJsonObject } from './http/body.js';
-import { redactKeys } from './http/redact-keys.js';
+import { loggedRequestId, redactKeys } from './http/redact-keys.js';
 import { checkQueryEncoding, firstParameterName } from './http/query-string.js';
 import type { CorsPolicy } from './http/cors.js';
 import { canEver, forbiddenMessage, type Principal } from './auth/principal.js';
@@ -329,7 +329,7 @@ export function createPipeline(deps: PipelineDeps): {
   function fail(thrown: unknown, headers: Record<string, string>, keyId: string | undefined, request: PlainRequest): CoreResponse {
     const error = toApiError(thrown);
     if (error.status === 500) {
-      logger.error('request failed', { request_id: redactKeys(headers['X-Request-Id'] ?? ''), method: request.method, path: redactKeys(request.target).slice(0, 200), error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown) });
+      logger.error('request failed', { request_id: loggedRequestId(headers['X-Request-Id'] ?? ''), method: request.method, path: redactKeys(request.target).slice(0, 200), error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown) });
     }
     if (error.headers !== undefined) Object.assign(headers, error.headers);
     // Every 429 (a rate limit, the failed-authentication throttle, a full stream cap) must not be cached (API.md §6).

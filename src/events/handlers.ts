@@ -2,7 +2,7 @@
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { parseListQuery } from './list-query.js';
-import { canEver, mayActOn, type Principal } from '../auth/principal.js';
+import { canEver, mayActOn, type Principal, type Role } from '../auth/principal.js';
 import { randomId } from '../lib/random-id.js';
 import { listPage } from './list-page.js';
 import { pageLinks } from '../http/page-links.js';
@@ -178,10 +178,13 @@ export function withMove(updated: EventRecord, before: EventRecord, principal: P
  */
 function withHiddenOwner(query: ParsedListQuery, principal: Principal): ParsedListQuery {
   if (query.statuses === undefined || !query.statuses.some(isHiddenStatus) || principal.role === 'admin') return query;
-  if (!canEver(principal.role, 'update')) {
-    throw new ApiError('forbidden', `A ${principal.role} key may not list drafts or pending events: only their organizers and admins see them. Ask for status=published or cancelled.`);
-  }
+  refuseHiddenStatuses(principal.role);
   return { ...query, hiddenOwner: principal.email.toLowerCase() };
+}
+
+/** The 403 of a role that never sees drafts or pending events asking for them (API.md §14: reader and feed keys). */
+export function refuseHiddenStatuses(role: Role): void {
+  if (!canEver(role, 'update')) throw new ApiError('forbidden', `A ${role} key may not list drafts or pending events: only their organizers and admins see them. Ask for status=published or cancelled.`);
 }
 
 /** Unknown id, or a draft the caller may not see (404), then not the owner (403), then If-Match (412): the contract's order. */

@@ -1,5 +1,6 @@
 // Parses the query of GET /events.ics: the filters of GET /events (same checks), no paging, `key` left to the pipeline, 31 days back by default.
-import { canEver, type Role } from '../auth/principal.js';
+import type { Role } from '../auth/principal.js';
+import { refuseHiddenStatuses } from '../events/handlers.js';
 import { ApiError } from '../http/errors.js';
 import { parseListQuery, type ParsedListQuery } from '../events/list-query.js';
 import { localTime, startOfDay } from '../lib/time-zone.js';
@@ -34,9 +35,7 @@ export function parseFeedQuery(query: string, nowMs: number, options: { timeZone
   const parsed = parseListQuery(filters.toString(), { timeZone });
   // A calendar is for everyone it is shared with: drafts and pending events are never in one (API.md §14).
   const hidden = parsed.statuses?.find((status) => status === 'draft' || status === 'pending');
-  if (hidden !== undefined && options.role !== undefined && !canEver(options.role, 'update')) {
-    throw new ApiError('forbidden', `A ${options.role} key may not ask for drafts or pending events: only their organizers and admins see them, and never in a calendar. Ask for status=published or cancelled.`);
-  }
+  if (hidden !== undefined && options.role !== undefined) refuseHiddenStatuses(options.role);
   if (hidden !== undefined) throw new ApiError('bad_request', `Query parameter status of GET /events.ics may be published or cancelled (or both), got "${hidden}": drafts and pending events are in no calendar.`);
   parsed.limit = FEED_MAX_EVENTS;
   parsed.page = 1;

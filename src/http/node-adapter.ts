@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES } from './body.js';
 import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE, INTERNAL_MESSAGE, MAX_HEAD_BYTES } from './errors.js';
-import { redactKeys } from './redact-keys.js';
+import { loggedRequestId, redactKeys } from './redact-keys.js';
 import type { CoreResponse, PlainRequest } from './types.js';
 import { JSON_TYPE } from './route.js';
 import type { Logger } from '../log/logger.js';
@@ -174,8 +174,7 @@ function callCore(handle: CoreHandler, request: PlainRequest, logger: Logger, to
 function logRequest(logger: Logger, request: PlainRequest, response: CoreResponse, started: number): void {
   const path = redactKeys(request.target);
   logger.request({
-    // A key pasted into X-Request-Id by mistake is echoed to its sender, never written to the log.
-    requestId: redactKeys(response.headers['X-Request-Id'] ?? ''),
+    requestId: loggedRequestId(response.headers['X-Request-Id'] ?? ''),
     method: request.method,
     path: path.length > 200 ? path.slice(0, 200) : path,
     status: response.status,

@@ -9,6 +9,12 @@ const MAX_DECODINGS = 4;
 const KEY_PARAMETER = /((?:^|[?&;])key=)[^&#;]*/g;
 const HAS_KEY_PARAMETER = /(?:^|[?&;])key=/;
 
+/** A request id as the log writes it: a key pasted into X-Request-Id by mistake is echoed to its sender, never logged. */
+export function loggedRequestId(id: string): string {
+  // The id's alphabet has no `%`, so a key in it shows as `cek_` itself; most ids are the server's own, without.
+  return id.includes('cek_') ? redactKeys(id) : id;
+}
+
 /**
  * `text` with every `cek_…` run replaced by `cek_[redacted]` and the value of every `key=` query
  * parameter by `[redacted]`, also when percent-encoded (`cek%5F…`, `%63ek_…`, `%6Bey=`, or encoded

@@ -1,7 +1,7 @@
 // redactKeys: no API key reaches a log line, in the path, in any query parameter, however the client encoded it (issues 12.6, §9.1).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { redactKeys } from '../../src/http/redact-keys.js';
+import { loggedRequestId, redactKeys } from '../../src/http/redact-keys.js';
 
 const KEY = 'cek_3kTfQ9ZbW1xYp0aLr7MvN2cD8eHjGu5s_-Ab';
 const SECRET = KEY.slice(4);
@@ -43,4 +43,10 @@ test('redactKeys() hides a percent-encoded key in any parameter: cek%5F…, %63e
     const logged = redactKeys(target);
     assert.ok(!logged.includes(SECRET) && !logged.includes(SECRET.slice(1)), `${target} logged as ${logged}`);
   }
+});
+
+test('loggedRequestId() redacts a key sent as a request id and leaves any other id as it is', () => {
+  assert.equal(loggedRequestId(KEY), 'cek_[redacted]');
+  assert.equal(loggedRequestId(`trace-${KEY}`), 'trace-cek_[redacted]');
+  for (const id of ['1kdenei-6b3', 'key=abc', 'a'.repeat(128)]) assert.equal(loggedRequestId(id), id);
 });

@@ -17,15 +17,7 @@ export function currentBootId(): string | undefined {
  * same pid in one boot have different start times.
  */
 export function processStartTime(pid: number): string | undefined {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) is in parentheses and may hold spaces or ")": count from the last ")".
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const start = fields[22 - 3];
+  const start = statField(pid, 22);
   return start !== undefined && /^\d+$/.test(start) ? start : undefined;
 }
 
@@ -34,12 +26,18 @@ export function processStartTime(pid: number): string | undefined {
  * a server killed with SIGKILL is such a zombie until whoever started it waits for it, and it holds nothing.
  */
 export function processIsZombie(pid: number): boolean {
+  const state = statField(pid, 3);
+  return state === 'Z' || state === 'X';
+}
+
+/** Field `n` of /proc/PID/stat (numbered as in proc(5), from 3 on), or undefined where there is none. */
+function statField(pid: number, n: number): string | undefined {
   let stat: string;
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return false;
+    return undefined;
   }
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return state === 'Z' || state === 'X';
+  // The command name (field 2) is in parentheses and may hold spaces or ")": count from the last ")".
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[n - 3];
 }

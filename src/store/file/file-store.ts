@@ -89,8 +89,6 @@ export class FileStore extends QueuedStore implements EventStore {
   #compaction: Promise<CompactionResult | undefined> | undefined;
   /** After a failed compaction, the next automatic one waits until the log reaches this length. */
   #compactRetryLength = 0;
-  /** Why the last compaction due was held back (logged once per reason). */
-  #compactionHeld: string | undefined;
   #stopping = false;
   #closing: Promise<void> | undefined;
   /** Why writes are refused, once they are (for /health). */
@@ -237,11 +235,7 @@ export class FileStore extends QueuedStore implements EventStore {
     const superseded = this.#lines - this.#index.size - this.#rosters.registrations - this.#documents.size;
     if (this.#compaction !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (superseded * 2 <= this.#lines) return;
-    const held = this.#history.compactionHeld();
-    const lasting = held?.lasting === true ? held.reason : undefined;
-    if (lasting !== undefined && lasting !== this.#compactionHeld) this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason: lasting });
-    this.#compactionHeld = lasting;
-    if (held !== undefined) return;
+    if (this.#history.compactionHeld((reason) => this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason })) !== undefined) return;
     // Failures are logged by runCompaction (run-compaction.ts); the writes go on either way.
     this.compact().catch(() => undefined);
   }

@@ -2,9 +2,7 @@
 // damage elsewhere. Replay, the history webhooks read and the backup all read the log through it.
 import { carryPartialLine } from '../../lib/line-buffer.js';
 import type { FileSystemSeam } from './file-system.js';
-import { decodeRecord } from '../records/decode-record.js';
-import { isGroupLine } from '../../lib/group-line.js';
-import { decodeGroup } from '../records/group-line.js';
+import { decodeLine } from '../records/group-line.js';
 import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
 import { RosterError } from '../views/roster.js';
 import { LogDamageError } from './log-damage-error.js';
@@ -87,7 +85,7 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
       lineNumber++;
       const offset = bufferOffset + lineStart;
       // An atomic group (encodeGroup): every member good, or the whole line is bad.
-      const decoded = isGroupLine(buffer, lineStart, newline) ? decodeGroup(buffer, lineStart, newline, options.decode) : decodeRecord(buffer, lineStart, newline, options.decode);
+      const decoded = decodeLine(buffer, lineStart, newline, options.decode);
       if (typeof decoded === 'string') {
         lineStart = newline + 1;
         firstBad ??= { line: lineNumber, offset, reason: decoded };

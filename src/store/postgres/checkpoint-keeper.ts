@@ -29,8 +29,8 @@ export interface CheckpointKeeperHost {
   turn(): Promise<() => void>;
   /** Catches up with the log now (the views then take in a checkpoint just written). */
   catchUp(): Promise<unknown>;
-  /** What holds a checkpoint due back (a webhook still needs the rows it would drop), or undefined. */
-  held(): CompactionHold | undefined;
+  /** What holds a checkpoint due back (a webhook still needs the rows it would drop), or undefined; `warn` as ChangeHistory.compactionHeld. */
+  held(warn: (reason: string) => void): CompactionHold | undefined;
 }
 
 /**
@@ -46,8 +46,6 @@ export class CheckpointKeeper {
   /** No checkpoint is considered before the views reach this seq (after one was found not due, or failed). */
   #considerAfter = 0;
   #writing: Promise<CheckpointOutcome> | undefined;
-  /** Why the last checkpoint due was held back (logged once per reason). */
-  #held: string | undefined;
 
   constructor(host: CheckpointKeeperHost, known: Checkpoint) {
     this.#host = host;
@@ -82,11 +80,7 @@ export class CheckpointKeeper {
     const seenLines = known.lines + this.#rowsRead;
     const rowBytes = seenLines === 0 ? ROW_BYTES_GUESS : (known.bytes + this.#bytesRead) / seenLines;
     if (!checkpointDue({ lines: known.lines + rows, bytes: known.bytes + rows * rowBytes, live: this.#live() }, this.#host.minBytes)) return;
-    const held = this.#host.held();
-    const lasting = held?.lasting === true ? held.reason : undefined;
-    if (lasting !== undefined && lasting !== this.#held) this.#host.logger.warn('a checkpoint is held back: campus_log grows until it is released', { reason: lasting });
-    this.#held = lasting;
-    if (held !== undefined) return;
+    if (this.#host.held((reason) => this.#host.logger.warn('a checkpoint is held back: campus_log grows until it is released', { reason })) !== undefined) return;
     this.write({ due: true }).catch(() => undefined);
   }
 

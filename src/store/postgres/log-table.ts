@@ -1,7 +1,5 @@
 // The campus_log table: the file store's record lines, one per row, keyed by the global sequence number.
-import { decodeRecord } from '../records/decode-record.js';
-import { isGroupLine } from '../../lib/group-line.js';
-import { decodeGroup } from '../records/group-line.js';
+import { decodeLine } from '../records/group-line.js';
 import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
 
 /** pg_advisory_xact_lock key held by a write's transaction from its catch-up to its commit: seqs are assigned one transaction at a time. */
@@ -35,7 +33,7 @@ export function decodeLines(rows: readonly { seq: number; line: string }[]): (Lo
     const line = row.line.endsWith('\n') ? row.line.slice(0, -1) : row.line;
     // An atomic group (a series and its occurrences) is one row, its members applied together.
     const buf = Buffer.from(line, 'utf8');
-    const decoded = isGroupLine(buf, 0, buf.length) ? decodeGroup(buf, 0, buf.length, undefined) : decodeRecord(buf, 0, buf.length);
+    const decoded = decodeLine(buf, 0, buf.length, undefined);
     if (typeof decoded === 'string') throw new Error(`campus_log row ${row.seq} is damaged: ${decoded}`);
     if (Array.isArray(decoded)) records.push(...decoded);
     else records.push(decoded);
@@ -57,7 +55,7 @@ export function forEachRecord(text: string, damaged: (line: number, text: string
     let end = buf.indexOf(NEWLINE, start);
     if (end < 0) end = buf.length;
     lines++;
-    const decoded = isGroupLine(buf, start, end) ? decodeGroup(buf, start, end, options) : decodeRecord(buf, start, end, options);
+    const decoded = decodeLine(buf, start, end, options);
     if (typeof decoded === 'string') throw damaged(lines, buf.toString('utf8', start, end), decoded);
     if (Array.isArray(decoded)) for (const record of decoded) apply(record);
     else apply(decoded);

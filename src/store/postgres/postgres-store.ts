@@ -95,7 +95,7 @@ export class PostgresStore implements EventStore {
         writable: () => this.writable,
         turn: () => this.#turn(),
         catchUp: () => this.catchUp(),
-        held: () => this.#history.compactionHeld(),
+        held: (warn) => this.#history.compactionHeld(warn),
       },
       NO_CHECKPOINT,
     );

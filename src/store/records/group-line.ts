@@ -1,8 +1,13 @@
 // Reads an atomic group's line back (see encodeGroup; its framing in lib/group-line.ts): the line's own checksum,
 // then each member as a line of its own, all good or the whole line bad, so replay applies all of it or none.
-import { groupBounds } from '../../lib/group-line.js';
+import { groupBounds, isGroupLine } from '../../lib/group-line.js';
 import { checkedSeal, decodeRecord } from './decode-record.js';
 import type { DecodeOptions, LogRecord, MetaRecord } from './jsonl-record.js';
+
+/** Any line of the log `buf[start, end)` (the newline excluded): its record, a group's members, or why it is bad. */
+export function decodeLine(buf: Buffer, start: number, end: number, decode: DecodeOptions | undefined): LogRecord | MetaRecord | (LogRecord | MetaRecord)[] | string {
+  return isGroupLine(buf, start, end) ? decodeGroup(buf, start, end, decode) : decodeRecord(buf, start, end, decode);
+}
 
 /** The members of group line `buf[start, end)` (the newline excluded), or why it is bad. */
 export function decodeGroup(buf: Buffer, start: number, end: number, decode: DecodeOptions | undefined): (LogRecord | MetaRecord)[] | string {

@@ -150,6 +150,8 @@ export class ChangeHistory {
   readonly #compactionListeners = new Set<(throughSeq: number) => void>();
   readonly #holds = new Set<() => CompactionHold | undefined>();
   readonly #rechecks = new Set<() => void>();
+  /** The lasting hold's reason last warned of. */
+  #warned: string | undefined;
 
   /** True when someone listens: the write queue gathers changes only then. */
   get listened(): boolean {
@@ -182,15 +184,24 @@ export class ChangeHistory {
     return () => this.#rechecks.delete(listener);
   }
 
-  /** What holds a compaction the store would start now back (a lasting hold first), or undefined when nothing does. */
-  compactionHeld(): CompactionHold | undefined {
-    let brief: CompactionHold | undefined;
+  /**
+   * What holds a compaction the store would start now back (a lasting hold first), or undefined when nothing does;
+   * `warn` hears a lasting hold's reason once, until another reason (or none) takes its place.
+   */
+  compactionHeld(warn: (reason: string) => void): CompactionHold | undefined {
+    let held: CompactionHold | undefined;
     for (const hold of this.#holds) {
-      const held = hold();
-      if (held?.lasting === true) return held;
-      brief ??= held;
+      const each = hold();
+      if (each?.lasting === true) {
+        held = each;
+        break;
+      }
+      held ??= each;
     }
-    return brief;
+    const lasting = held?.lasting === true ? held.reason : undefined;
+    if (lasting !== undefined && lasting !== this.#warned) warn(lasting);
+    this.#warned = lasting;
+    return held;
   }
 
   /** A durable batch committed. */

@@ -3,9 +3,7 @@
 import assert from 'node:assert/strict';
 import { seatsOf } from '../../../src/store/views/served-event.js';
 import { compactLog } from '../../../src/store/file/log-compaction.js';
-import { decodeRecord } from '../../../src/store/records/decode-record.js';
-import { isGroupLine } from '../../../src/lib/group-line.js';
-import { decodeGroup } from '../../../src/store/records/group-line.js';
+import { decodeLine } from '../../../src/store/records/group-line.js';
 import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
 import { newWriter, type Writer } from '../views/random-writes.js';
 import { MemoryFileSystem } from './memory-file-system.js';
@@ -102,7 +100,7 @@ export function linesOf(bytes: Buffer): Line[] {
   const lines: Line[] = [];
   for (let start = 0; start < bytes.length; ) {
     const end = bytes.indexOf(10, start) + 1;
-    const decoded = isGroupLine(bytes, start, end - 1) ? decodeGroup(bytes, start, end - 1, undefined) : decodeRecord(bytes, start, end - 1);
+    const decoded = decodeLine(bytes, start, end - 1, undefined);
     assert.ok(typeof decoded !== 'string', `line at ${start}: ${String(decoded)}`);
     lines.push({ start, end, records: Array.isArray(decoded) ? decoded : [decoded] });
     start = end;
