@@ -79,6 +79,13 @@ export class KeyLease {
     return this.left + (this.range?.left ?? 0);
   }
 
+  /** Slots held in later ranges, usable only once their range comes. */
+  heldAhead(): number {
+    let count = 0;
+    if (this.ahead !== undefined) for (const held of this.ahead.values()) count += held;
+    return count;
+  }
+
   /** Moves to sub-window `bucket`: what is left of passed ones is given back, what was leased ahead for it is now usable. */
   advance(bucket: number): void {
     if (this.left > 0) this.#giveBack(this.bucket, this.left, 1);

@@ -36,6 +36,8 @@ export interface LeasedWindowOptions {
 const BUCKETS_PER_WINDOW = 60;
 /** The outage of the database slots are held for: what a key needs is its rate over this long (see #needInBucket). */
 export const AHEAD_MS = 12_000;
+/** A key faster than its limit has slots held ahead only while its window's room lasts it this long (see #roomAhead). */
+const LASTING_MS = 3 * HORIZON_MS;
 /** How long after a failed lease an ask is refused at once rather than sent again. */
 const FAILED_MS = 1_000;
 /**
@@ -169,11 +171,25 @@ export class LeasedWindowLimiter {
     const want = this.#bucketMs < 1000 ? Math.min(batch, Math.max(2, 2 * inBucket)) : Math.max(batch, Math.min(2 * inBucket, Math.floor(free / 4)));
     if (current) wants.push({ bucket: lease.bucket, want: batch < 2 ? 1 : want });
     lease.lookAt = Math.min(nowMs + AHEAD_MS / 4, (lease.bucket + 1) * this.#bucketMs);
-    if (!lease.rate.steady(nowMs)) return wants;
+    if (!lease.rate.steady(nowMs) || !this.#roomAhead(lease, nowMs)) return wants;
     const margin = nowMs - lease.refusedAt < 2 * SLICE_MS ? 1 : MARGIN;
     const ahead = aheadWants({ nowMs, bucket: lease.bucket, bucketMs: this.#bucketMs, span: this.#span, perMs: this.#perMs(lease, nowMs), margin, most: (MOST_AHEAD * this.limit) / Math.min(this.windowMs, HORIZON_MS), held: lease.ahead, current: lease.range, aheadTo: lease.aheadTo });
     lease.aheadTo = ahead.aheadTo;
     return [...wants, ...ahead.wants];
+  }
+
+  /**
+   * True when slots held ahead cannot cost the key a request: it keeps within its limit at its rate here, or what its
+   * window has left (besides this instance's slots) lasts it LASTING_MS at that rate, so what is held ahead (HORIZON_MS)
+   * is used up before the window fills. A key on course for its limit sooner gets no slot ahead: slots held ahead then
+   * fill its window before the limit, and requests are refused early (a burst of 20 on a limit of 20 a minute over
+   * three instances met 429 at the 9th; the failed-authentication throttle, at the 91st), while it is refused soon
+   * anyway. An instance's own slots ahead are given back when the window is full (#ask); other instances' are not seen.
+   */
+  #roomAhead(lease: KeyLease, nowMs: number): boolean {
+    const perMs = lease.rate.perMs(nowMs);
+    if (perMs * this.windowMs <= this.limit) return true;
+    return this.limit - lease.total + lease.usable() + lease.heldAhead() >= perMs * LASTING_MS;
   }
 
   /** Leases the next batch of `lease`'s sub-window, and ahead, before they are needed; a failure is left for the next #ask to report. */
@@ -260,9 +276,22 @@ export class LeasedWindowLimiter {
       if (state.use(nowMs)) return this.#decision(state, true, nowMs);
       // The grant came after the key moved on to a later sub-window (and was given back): ask for that one.
       if (state.bucket !== bucket && attempt < 2) continue;
+      // The window is full, but some of it is this instance's own slots held ahead for an outage: the request now comes
+      // first. They are given back, and the sub-window asked for again.
+      if (state.heldAhead() > 0 && attempt < 2) {
+        await this.#giveBackAhead(key, state);
+        continue;
+      }
       state.refusedAt = nowMs;
       return this.#decision(state, false, nowMs);
     }
+  }
+
+  /** Gives back every slot `lease` holds in later ranges; they are asked for again only while the key leaves room (#roomAhead). */
+  async #giveBackAhead(key: string, lease: KeyLease): Promise<void> {
+    const ahead = lease.ahead;
+    lease.ahead = undefined;
+    if (ahead !== undefined) await Promise.all([...ahead].map(([start, count]) => this.#giveBack(key, start, count, this.#span)));
   }
 
   /** Notes a failed lease: when it failed (not when it was asked), and whether it failed at once. */

@@ -296,8 +296,14 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
         },
         giveBack: (key, bucket, count, span = 1) => {
           if (down[instance]) return Promise.reject(new Error('ECONNREFUSED'));
-          const slot = (rows.get(key) ?? []).find((held) => held.bucket === bucket && held.span === span);
-          if (slot !== undefined) slot.count = Math.max(0, slot.count - count);
+          // As campus_rate's one row per key and sub-window: what is given back comes off every grant there.
+          let left = count;
+          for (const slot of rows.get(key) ?? []) {
+            if (slot.bucket !== bucket || slot.span !== span) continue;
+            const back = Math.min(left, slot.count);
+            slot.count -= back;
+            left -= back;
+          }
           return Promise.resolve();
         },
       }),
@@ -357,6 +363,59 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
     // About 4 a second after the burst: held ahead, 6 or 7 a second for 15 s, not the 300 of the window.
     assert.ok(rows.total('key_client', Math.floor((start + 3_000) / BUCKET_MS)) < 200, `${rows.total('key_client', Math.floor((start + 3_000) / BUCKET_MS))} of 300 held`);
     assert.equal((await other!.take('key_client', start + 3_000)).allowed, true);
+  });
+
+  for (const { limit, windowMs, instances, gapMs, what } of [
+    { limit: 5, windowMs: 60_000, instances: 1, gapMs: 300, what: '5 a minute, one request every 300 ms' },
+    { limit: 20, windowMs: 60_000, instances: 3, gapMs: 10, what: '20 a minute over three instances in turn, 10 ms apart' },
+    { limit: 10, windowMs: 6_000, instances: 1, gapMs: 100, what: '10 in 6 s, one request every 100 ms' },
+    { limit: 100, windowMs: 900_000, instances: 1, gapMs: 20, what: 'the failed-authentication throttle, 100 in 15 minutes, 20 ms apart' },
+    { limit: 100, windowMs: 900_000, instances: 3, gapMs: 20, what: 'the same over three instances in turn' },
+  ]) {
+    it(`take() admits exactly the limit to a key that uses it all, before any refusal (${what})`, async () => {
+      const rows = sharedRows();
+      const limiters = Array.from({ length: instances }, (_, i) => new LeasedWindowLimiter({ limit, windowMs, source: rows.source(i) }));
+      const allowed: boolean[] = [];
+      let clock = 30_000_000;
+      for (let n = 0; n < limit + 5; n++, clock += gapMs) {
+        allowed.push((await limiters[n % instances]!.take('key_a', clock)).allowed);
+        await settle();
+      }
+      // Before, slots leased ahead for an outage made the window full early: 5 a minute refused the 3rd, 100 the 91st.
+      assert.deepEqual(allowed, [...Array(limit).fill(true), ...Array(5).fill(false)], `refused first at request ${allowed.indexOf(false) + 1}`);
+    });
+  }
+
+  it('take() of a key that polled and then bursts admits its whole limit: the slots its instance leased ahead are given back for the burst', async () => {
+    const rows = sharedRows();
+    const limiter = new LeasedWindowLimiter({ limit: 100, windowMs: 60_000, source: rows.source(0) });
+    let clock = 40_000_000;
+    // Once a second for 5 s: within its limit (60 a minute of 100), so slots are leased ahead for an outage.
+    for (let n = 0; n < 6; n++, clock += 1_000) {
+      assert.equal((await limiter.take('key_a', clock)).allowed, true);
+      await settle();
+    }
+    assert.ok(rows.total('key_a', Math.floor(clock / 1_000)) > 6, 'slots were held ahead');
+    const burst: boolean[] = [];
+    for (let n = 0; n < 99; n++) burst.push((await limiter.take('key_a', clock)).allowed);
+    assert.equal(burst.indexOf(false), 94, 'the 100th request of the window is the last admitted');
+  });
+
+  it('take() on one instance after another polled fast: the other held nothing ahead, so the key gets its whole limit here', async () => {
+    const rows = sharedRows();
+    const [poller, burster] = [0, 1].map((instance) => new LeasedWindowLimiter({ limit: 60, windowMs: 60_000, source: rows.source(instance) }));
+    let clock = 50_000_000;
+    // Ten a second on the first instance: 600 a minute, far over the limit of 60, which such a key reaches in seconds.
+    for (let n = 0; n < 20; n++, clock += 100) {
+      assert.equal((await poller!.take('key_a', clock)).allowed, true);
+      await settle();
+    }
+    // A second later the poller has given back what was left of its last sub-window's batch (held ahead: nothing).
+    clock += 1_000;
+    await poller!.sweep(clock);
+    const burst: boolean[] = [];
+    for (let n = 0; n < 45; n++) burst.push((await burster!.take('key_a', clock)).allowed);
+    assert.equal(burst.indexOf(false), 40, 'the other 40 of the 60 are admitted on the second instance');
   });
 
   it('take() whose lease came back after its sub-window passed asks again for the current one rather than answering 429', async () => {

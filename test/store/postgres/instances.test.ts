@@ -179,6 +179,33 @@ describe('a key\'s rate limit over three instances', { skip, timeout: 60_000 }, 
   });
 });
 
+describe('a key\'s rate limit over two instances, one request after another', { skip, timeout: 60_000 }, () => {
+  it('admits exactly the limit, in turn on both, before the first 429, and exactly 100 failed authentications from one address', async () => {
+    const two = await startInstances(await pg.database('ratepaced'), 2, ['--rate-limit', '20', '--rate-window', '60']);
+    try {
+      // A client's loop, 30 ms between requests: steady enough to have slots leased ahead (which made the window full
+      // early: the 429 came at the 9th to the 19th request).
+      const statuses: number[] = [];
+      for (let n = 0; n < 25; n++) {
+        const answer = await two.call(n % 2, 'GET', '/me');
+        await answer.arrayBuffer();
+        statuses.push(answer.status);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      assert.deepEqual(statuses, [...Array(20).fill(200), ...Array(5).fill(429)]);
+      const failures: number[] = [];
+      for (let n = 0; n < 105; n++) {
+        const answer = await fetch(`${two.servers[n % 2]!.url}/events`, { headers: { authorization: `Bearer cek_wrong${n}` } });
+        await answer.arrayBuffer();
+        failures.push(answer.status);
+      }
+      assert.deepEqual(failures, [...Array(100).fill(401), ...Array(5).fill(429)]);
+    } finally {
+      await two.stop();
+    }
+  });
+});
+
 describe('a key\'s rate limit over three instances, window after window', { skip, timeout: 60_000 }, () => {
   it('with a 2 s window, clients on all three for 2.5 windows: no stretch of 2 s holds more than the limit, and freed slots come back', async () => {
     const limit = 20;
