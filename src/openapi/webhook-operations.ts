@@ -93,7 +93,12 @@ const WEBHOOK_REQUIRED = ['id', 'url', 'events', 'description', 'created_at', 's
 export function webhookSchemas(): Record<string, Schema> {
   return {
     WebhookCreate: { type: 'object', additionalProperties: false, required: ['url'], properties: { url, events, description } },
-    WebhookUpdate: { type: 'object', additionalProperties: false, properties: { url, events, description, status: { type: 'string', enum: ['active', 'paused'] } } },
+    WebhookUpdate: {
+      type: 'object',
+      description: 'The fields to change. id, created_at and a failing status may be sent back as read (unchanged), so a webhook read can be sent back whole.',
+      additionalProperties: false,
+      properties: { id: webhookProperties.id, url, events, description, created_at: webhookProperties.created_at, status: { type: 'string', enum: ['active', 'paused', 'failing'], description: 'active or paused; failing only sent back unchanged.' } },
+    },
     Webhook: { type: 'object', description: 'A webhook (never its secret).', additionalProperties: false, required: WEBHOOK_REQUIRED, properties: webhookProperties },
     WebhookCreated: {
       type: 'object',

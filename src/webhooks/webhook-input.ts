@@ -17,12 +17,17 @@ const description = text({ min: 0, max: 500, multiline: true });
 const CREATE_FIELDS = ['url', 'events', 'description'];
 const UPDATE_FIELDS = [...CREATE_FIELDS, 'status'];
 
-/** Validates a create (`url` required) or an update (any of url, events, description, status); throws `validation_failed` with every problem. */
-export function validateWebhook(body: Record<string, unknown>, policy: HostPolicy, mode: 'create' | 'update'): WebhookInput {
+/**
+ * Validates a create (`url` required) or an update (any of url, events, description, status); throws
+ * `validation_failed` with every problem. On an update, a field of `stored` (the webhook as read) sent back unchanged
+ * is accepted, read-only or not (`id`, `created_at`, a `failing` status), as events take what a client read back.
+ */
+export function validateWebhook(body: Record<string, unknown>, policy: HostPolicy, mode: 'create' | 'update', stored?: Readonly<Record<string, unknown>>): WebhookInput {
   const problems: FieldProblem[] = [];
   const fields = mode === 'create' ? CREATE_FIELDS : UPDATE_FIELDS;
+  const unchanged = (field: string): boolean => stored !== undefined && Object.hasOwn(stored, field) && typeof body[field] !== 'object' && body[field] === stored[field];
   for (const field of Object.keys(body)) {
-    if (fields.includes(field)) continue;
+    if (fields.includes(field) || unchanged(field)) continue;
     const readOnly = ['id', 'secret', 'created_at'].includes(field) || (field === 'status' && mode === 'create');
     problems.push({ field, message: readOnly ? `${field} is read-only` : `${quote(field)} is not a field of a webhook; it takes ${fields.join(', ')}` });
   }
@@ -35,7 +40,7 @@ export function validateWebhook(body: Record<string, unknown>, policy: HostPolic
   else if (mode === 'create') problems.push({ field: 'url', message: 'url is required' });
   if (Object.hasOwn(body, 'events')) keep(checkEvents(body['events']), (value) => (input.events = value));
   if (Object.hasOwn(body, 'description')) keep(description(body['description'], 'description'), (value) => (input.description = value));
-  if (Object.hasOwn(body, 'status')) keep(checkStatus(body['status']), (value) => (input.status = value));
+  if (Object.hasOwn(body, 'status') && !unchanged('status')) keep(checkStatus(body['status']), (value) => (input.status = value));
   if (problems.length > 0) {
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} in details)` : '';
     throw new ApiError('validation_failed', `The webhook is not valid: ${problems[0]!.message}${more}.`, { details: problems });

@@ -66,7 +66,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
       pattern: '/webhooks/:id',
       route: route('updateWebhook', true, async (context, service) => {
         const state = await known(service, context);
-        const changed = await service.update(state.id, validateWebhook(context.body!, deps.policy, 'update'));
+        const changed = await service.update(state.id, validateWebhook(context.body!, deps.policy, 'update', webhookView(state)));
         return { status: 200, body: JSON.stringify(webhookView(changed ?? state)) };
       }),
     },

@@ -82,6 +82,18 @@ test('PUT /webhooks/{id} changes url, events, description and status; unknown id
   assert.equal((await h.request('GET', '/webhooks/whk_0000000000000000/deliveries', { key: h.keys.admin })).status, 404);
 });
 
+test('PUT /webhooks/{id} takes back what GET gave (id, created_at, status unchanged), and refuses them changed as read-only', async () => {
+  const made = (await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: 'https://hooks.campus.edu/back' } })).json;
+  const read = (await h.request('GET', `/webhooks/${made.id}`, { key: h.keys.admin })).json;
+  const back = await h.request('PUT', `/webhooks/${made.id}`, { key: h.keys.admin, body: { ...read, description: 'Signage' } });
+  assert.equal(back.status, 200, JSON.stringify(back.json));
+  assert.deepEqual(back.json, { ...read, description: 'Signage' });
+  const changed = await h.request('PUT', `/webhooks/${made.id}`, { key: h.keys.admin, body: { ...read, id: 'whk_0000000000000000', created_at: '2020-01-01T00:00:00.000Z' } });
+  assert.equal(changed.status, 400);
+  assert.deepEqual(changed.json.details, [{ field: 'id', message: 'id is read-only' }, { field: 'created_at', message: 'created_at is read-only' }]);
+  assert.equal((await h.request('GET', `/webhooks/${made.id}`, { key: h.keys.admin })).json.description, 'Signage');
+});
+
 test('DELETE /webhooks/{id} answers 204, then the webhook is gone (404)', async () => {
   const created = (await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: 'https://hooks.campus.edu/gone' } })).json;
   assert.equal((await h.request('DELETE', `/webhooks/${created.id}`, { key: h.keys.admin })).status, 204);
