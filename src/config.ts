@@ -183,14 +183,16 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
     given.set(setting, value);
   }
   const config: Record<string, unknown> = { help, version };
+  // --help and --version answer whatever the values are (a bad PORT in the environment included), as the CLI does.
+  const asked = help || version;
   for (const setting of SETTINGS) {
-    const flagValue = given.get(setting);
-    const envValue = env[setting.env];
+    const flagValue = asked ? undefined : given.get(setting);
+    const envValue = asked ? undefined : env[setting.env];
     if (flagValue !== undefined) config[setting.key] = setting.parse(flagValue, setting.flag);
     else if (envValue !== undefined && envValue !== '') config[setting.key] = setting.parse(envValue, setting.env);
     else config[setting.key] = setting.parse(setting.default, setting.flag);
   }
-  if (config['store'] === 'postgres') config['store'] = storeKind(env['DATABASE_URL'] ?? '', 'DATABASE_URL (read because the store is "postgres")');
+  if (config['store'] === 'postgres' && !asked) config['store'] = storeKind(env['DATABASE_URL'] ?? '', 'DATABASE_URL (read because the store is "postgres")');
   return Object.freeze(config) as unknown as ServerConfig;
 }
 

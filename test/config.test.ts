@@ -203,6 +203,14 @@ test("parseServerConfig() sets help for --help and -h, with the other defaults i
   assert.equal(parseServerConfig(["--port", "1", "--help"], {}).help, true);
 });
 
+test("parseServerConfig() answers --help and --version whatever the values: bad flags and environment are not read", () => {
+  assert.equal(parseServerConfig(["--help", "--port", "abc"], {}).help, true);
+  assert.equal(parseServerConfig(["--version"], { PORT: "abc", STORE: "postgres" }).version, true);
+  assert.equal(parseServerConfig(["--help"], { RATE_LIMIT: "0" }).rateLimit, 1000, "the defaults stand in");
+  // An unknown flag is still a usage error, as in the CLI.
+  assertConfigError(["--help", "--verbose"], {}, "unknown flag --verbose; see --help");
+});
+
 test("parseServerConfig() parses a comma-separated origin list, trimming and skipping empties", () => {
   assert.deepEqual(parseServerConfig(["--cors-origin", " https://a.campus.edu , http://localhost:3000,,https://b.campus.edu:8443 "], {}).corsOrigins, [
     "https://a.campus.edu",
