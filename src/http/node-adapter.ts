@@ -269,7 +269,8 @@ function send(res: ServerResponse, request: PlainRequest, response: CoreResponse
   const body = response.body;
   const bodyless = request.method === 'HEAD' || response.status === 204 || response.status === 304;
   // A handler that knows its body's length in bytes (a list page, summed from its events) says it; else it is counted here.
-  if (body !== null && response.status !== 204 && response.status !== 304) headers['Content-Length'] = String(response.bodyBytes ?? Buffer.byteLength(body));
+  // No body (a redirect) is a length of 0, not an empty chunked one.
+  if (response.status !== 204 && response.status !== 304) headers['Content-Length'] = body === null ? '0' : String(response.bodyBytes ?? Buffer.byteLength(body));
   // A body over the cap was left unread, whatever the answer: close, or node would read (and drop) the rest of it.
   // (A request pipelined before the condemning one is answered as usual, keep-alive and all.)
   const unread = lastOnConnection.has(request);

@@ -197,3 +197,19 @@ test('toNodeListener: a list page sends the Content-Length its handler summed, i
     await live.close();
   }
 });
+
+test('toNodeListener: an answer without a body (the redirect of /) says Content-Length: 0, for GET and HEAD alike, not an empty chunked body', async () => {
+  const live = await startLive();
+  try {
+    for (const method of ['GET', 'HEAD']) {
+      const answered = await exchange(live, Buffer.from(`${method} / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+      const head = answered.slice(0, answered.indexOf('\r\n\r\n'));
+      assert.match(head, /^HTTP\/1\.1 302 /, method);
+      assert.match(head, /\r\nContent-Length: 0(\r\n|$)/, method);
+      assert.doesNotMatch(head, /Transfer-Encoding/i, method);
+      assert.equal(answered.slice(head.length + 4), '', `${method}: no body`);
+    }
+  } finally {
+    await live.close();
+  }
+});
