@@ -157,6 +157,11 @@ class ChangeStream implements ResponseStream {
   #cursor: number;
   /** The horizon when the cursor was last known safe: only deletions compacted away after that can be missed. */
   #horizonSeen: number;
+  /**
+   * For a stream from since=0, a full copy: the last write when it opened. Deletions up to it are of events the copy
+   * never held, so none goes out, on any page (the JSON feed's copy leaves them out the same way); 0 otherwise.
+   */
+  readonly #began: number;
   #sink: StreamSink | undefined;
   #waitingForDrain = false;
   #done = false;
@@ -167,6 +172,7 @@ class ChangeStream implements ResponseStream {
     this.keyId = keyId;
     this.#cursor = since;
     this.#horizonSeen = source.horizon;
+    this.#began = since === 0 ? source.lastSeq : 0;
   }
 
   start(sink: StreamSink): void {
@@ -201,16 +207,17 @@ class ChangeStream implements ResponseStream {
     if (sink === undefined || this.#waitingForDrain) return;
     for (;;) {
       // A compaction since dropped a deletion after the cursor before it went out: end, so the client reconnects and hears 410.
-      // (Deletions dropped before the stream opened do not count: a stream from since=0 started from an empty copy.)
+      // (Deletions dropped before the stream opened do not count: a stream from since=0 started from an empty copy; nor,
+      // while that copy is sent, those up to where it began, which it leaves out anyway.)
       const horizon = this.#source.horizon;
       if (horizon > this.#horizonSeen) {
-        if (this.#cursor > 0 && this.#cursor < horizon) {
+        if (this.#cursor > 0 && this.#cursor < horizon && horizon > this.#began) {
           this.end();
           return;
         }
         this.#horizonSeen = horizon;
       }
-      const page = this.#source.after(this.#cursor, this.#streams.pageSize);
+      const page = this.#source.after(this.#cursor, this.#streams.pageSize, this.#began);
       for (const change of page.changes) {
         this.#cursor = change.seq;
         if (!sink.write(this.#streams.frameOf(change))) {

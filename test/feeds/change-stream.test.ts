@@ -176,3 +176,28 @@ test('a stream ends when a compaction drops a deletion it has not sent yet (the 
   assert.equal(sink.ended, true);
   assert.equal(streams.size, 0);
 });
+
+test('a stream from since=0 is a copy on every page: deletions made before it opened never go out, even compacted meanwhile; later ones do', () => {
+  const events = new Map<string, StoredEvent>();
+  const source = new ChangeLog((id) => events.get(id));
+  const streams = new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), pageSize: 2 });
+  const commit = (n: number, seq: number, deleted = false): void => {
+    if (deleted) events.delete(eventId(n));
+    else events.set(eventId(n), toStored(sampleRecord(n), seq));
+    source.committed(seq, eventId(n), deleted ? null : events.get(eventId(n))!);
+    source.batchCommitted(events.values(), events.size);
+  };
+  for (let n = 1; n <= 5; n++) commit(n, n);
+  commit(2, 6, true);
+  commit(4, 7, true);
+  const sink = new RecordingSink();
+  sink.full = true;
+  streams.open('key_a', 0).start(sink);
+  // The deletions the copy leaves out are compacted away while the socket is full: nothing it needed was lost.
+  source.dropDeletionsThrough(7);
+  sink.drain();
+  assert.equal(sink.ended, false);
+  commit(6, 8);
+  commit(1, 9, true);
+  assert.deepEqual(sink.entries.map((entry) => [entry.seq, entry.deleted]), [[1, false], [3, false], [5, false], [8, false], [9, true]]);
+});
