@@ -14,6 +14,8 @@ export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
 
 const INTEGER = /^[0-9]{1,15}$/;
+/** A position: any integer ≥ 0 (one past every seq ever written is a 410, not a 400), up to 100 digits to keep it a finite number. */
+const POSITION = /^[0-9]{1,100}$/;
 /** What a copy token may look like at all (API.md §9.2); whether it is one of ours, the change feed's source says. */
 const COPY_TOKEN = /^[A-Za-z0-9_-]{1,200}$/;
 
@@ -27,7 +29,7 @@ export function parseChangesQuery(query: string): ChangesQuery {
     if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name)} is given more than once.`);
     seen.add(name);
     if (name === 'since') {
-      if (!INTEGER.test(value)) throw new ApiError('bad_request', `Query parameter since must be an integer of at least 0 (a seq from an earlier answer, or 0 for a full copy), got "${clip(value)}".`);
+      if (!POSITION.test(value)) throw new ApiError('bad_request', `Query parameter since must be an integer of at least 0 (a seq from an earlier answer, or 0 for a full copy), got "${clip(value)}".`);
       since = Number(value);
     } else if (name === 'limit') {
       if (!INTEGER.test(value) || Number(value) < 1 || Number(value) > MAX_CHANGES_LIMIT) {
@@ -50,7 +52,7 @@ export function parseLastEventId(header: string | string[] | undefined): number 
   if (header === undefined) return undefined;
   const value = Array.isArray(header) ? header.join(',') : header;
   if (value.trim() === '') return undefined;
-  if (!INTEGER.test(value.trim())) throw new ApiError('bad_request', `The Last-Event-ID header must be an integer of at least 0 (the id of the last change received), got "${clip(value)}".`);
+  if (!POSITION.test(value.trim())) throw new ApiError('bad_request', `The Last-Event-ID header must be an integer of at least 0 (the id of the last change received), got "${clip(value)}".`);
   return Number(value.trim());
 }
 

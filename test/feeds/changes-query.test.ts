@@ -13,6 +13,10 @@ test('parseChangesQuery() reads since (required) and limit (1–1000, default 10
   refused(() => parseChangesQuery(''), /since is required/);
   refused(() => parseChangesQuery('since=-1'), /since must be an integer/);
   refused(() => parseChangesQuery('since=1e3'), /"1e3"/);
+  // A position past any seq ever written is read (the route answers 410), however long; 101 digits are no position.
+  assert.equal(parseChangesQuery(`since=1${'0'.repeat(20)}`).since, 1e20);
+  assert.equal(parseLastEventId('9'.repeat(100)), Number('9'.repeat(100)));
+  refused(() => parseChangesQuery(`since=${'9'.repeat(101)}`), /since must be an integer/);
   refused(() => parseChangesQuery('since=1&limit=0'), /limit must be an integer from 1 to 1000/);
   refused(() => parseChangesQuery('since=1&limit=1001'), /limit/);
   refused(() => parseChangesQuery('since=1&since=2'), /more than once/);

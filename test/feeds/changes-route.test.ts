@@ -92,6 +92,7 @@ test('GET /changes answers 410 before a deletion compaction dropped, and after t
   assert.equal((await call(app, 'GET', '/changes?since=3', { key })).status, 200, 'a client that saw the deletion goes on');
   assert.equal((await call(app, 'GET', '/changes?since=0', { key })).status, 200, 'since=0 always works');
   assertError(await call(app, 'GET', '/changes?since=4', { key }), 410, 'gone');
+  assertError(await call(app, 'GET', '/changes?since=1000000000000000', { key }), 410, 'gone');
   const stream = await call(app, 'GET', '/changes?since=3', { key, headers: { accept: 'text/event-stream', 'last-event-id': '1' } });
   assertError(stream, 410, 'gone');
 
