@@ -32,7 +32,7 @@ export class KeyLease {
   aheadTo: number;
   /** How fast the key's requests come here. */
   readonly rate: KeyRate;
-  /** When this instance last refused the key (429): at its limit, slots are leased ahead without a margin (ms). */
+  /** When this instance last refused the key (429): at its limit, nothing is leased ahead for it for a while (ms). */
   refusedAt = -Infinity;
   /** When the source last failed (ms): asks right after are answered 503 at once, unless it failed at once. */
   failedAt = -Infinity;

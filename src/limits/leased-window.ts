@@ -14,7 +14,10 @@ export interface LeaseSource {
    * all instances; `granted` has one count per want, `total` is what the key's window holds now.
    */
   lease(key: string, now: number, wants: readonly Want[], limit: number): Promise<{ granted: number[]; total: number; oldest: number | undefined }>;
-  /** Gives back slots leased in `bucket` (a range of `span` from it) and never used. */
+  /**
+   * Gives back slots leased in `bucket` (a range of `span` from it) and never used. Rejects only when nothing was
+   * given back (the source was not reached): the limiter then gives them back again at a later sweep.
+   */
   giveBack(key: string, bucket: number, count: number, span?: number): Promise<void>;
 }
 
@@ -75,7 +78,7 @@ export class LeasedWindowLimiter {
   /** Sub-windows in a range leased ahead: one, or as many as make about a second when they are shorter. */
   readonly #span: number;
   readonly #leases = new Map<string, KeyLease>();
-  /** Slots to give back that the source did not take (it was away): given back at the next sweep, or they would count a whole window for nobody. */
+  /** Slots to give back that the source never got (it was away): given back at the next sweep, or they would count a whole window for nobody. */
   #back: [string, number, number, number][] = [];
 
   constructor(options: LeasedWindowOptions) {
@@ -172,8 +175,7 @@ export class LeasedWindowLimiter {
     if (current) wants.push({ bucket: lease.bucket, want: batch < 2 ? 1 : want });
     lease.lookAt = Math.min(nowMs + AHEAD_MS / 4, (lease.bucket + 1) * this.#bucketMs);
     if (!lease.rate.steady(nowMs) || !this.#roomAhead(lease, nowMs)) return wants;
-    const margin = nowMs - lease.refusedAt < 2 * SLICE_MS ? 1 : MARGIN;
-    const ahead = aheadWants({ nowMs, bucket: lease.bucket, bucketMs: this.#bucketMs, span: this.#span, perMs: this.#perMs(lease, nowMs), margin, most: (MOST_AHEAD * this.limit) / Math.min(this.windowMs, HORIZON_MS), held: lease.ahead, current: lease.range, aheadTo: lease.aheadTo });
+    const ahead = aheadWants({ nowMs, bucket: lease.bucket, bucketMs: this.#bucketMs, span: this.#span, perMs: this.#perMs(lease, nowMs), margin: MARGIN, most: (MOST_AHEAD * this.limit) / Math.min(this.windowMs, HORIZON_MS), held: lease.ahead, current: lease.range, aheadTo: lease.aheadTo });
     lease.aheadTo = ahead.aheadTo;
     return [...wants, ...ahead.wants];
   }
@@ -187,6 +189,8 @@ export class LeasedWindowLimiter {
    * anyway. An instance's own slots ahead are given back when the window is full (#ask); other instances' are not seen.
    */
   #roomAhead(lease: KeyLease, nowMs: number): boolean {
+    // Refused lately: at its limit, its slots come back as fast as it uses them, and one held ahead is a refusal now.
+    if (nowMs - lease.refusedAt < 2 * SLICE_MS) return false;
     const perMs = lease.rate.perMs(nowMs);
     if (perMs * this.windowMs <= this.limit) return true;
     return this.limit - lease.total + lease.usable() + lease.heldAhead() >= perMs * LASTING_MS;
@@ -279,6 +283,8 @@ export class LeasedWindowLimiter {
       // The window is full, but some of it is this instance's own slots held ahead for an outage: the request now comes
       // first. They are given back, and the sub-window asked for again.
       if (state.heldAhead() > 0 && attempt < 2) {
+        // Noted as refused, so the ask again leases nothing ahead (#roomAhead), nor does the key's next one.
+        state.refusedAt = nowMs;
         await this.#giveBackAhead(key, state);
         continue;
       }

@@ -418,6 +418,31 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
     assert.equal(burst.indexOf(false), 40, 'the other 40 of the 60 are admitted on the second instance');
   });
 
+  it('take() of a key hammering past its limit asks the source about once per refusal, not once per range it would lease ahead', async () => {
+    const rows = sharedRows();
+    let calls = 0;
+    const counting: LeaseSource = {
+      lease: (...args) => {
+        calls++;
+        return rows.source(0).lease(...args);
+      },
+      giveBack: (...args) => {
+        calls++;
+        return rows.source(0).giveBack(...args);
+      },
+    };
+    const limiter = new LeasedWindowLimiter({ limit: 20, windowMs: 6_000, source: counting });
+    let clock = 60_000_000;
+    let refused = 0;
+    for (let n = 0; n < 300; n++, clock += 10) {
+      if (!(await limiter.take('key_a', clock)).allowed) refused++;
+      await settle();
+    }
+    assert.ok(refused > 200, `${refused} refused`);
+    // Before, each refusal gave back the ranges held ahead one by one and leased them again: 12 to 16 calls.
+    assert.ok(calls / refused < 1.5, `${calls} calls to the source for ${refused} refusals`);
+  });
+
   it('take() whose lease came back after its sub-window passed asks again for the current one rather than answering 429', async () => {
     const rows = sharedRows();
     let release!: () => void;

@@ -1,5 +1,5 @@
 // The campus_rate table: rate-limit slots handed out to instances, per key and sub-window, so the limit holds over all of them.
-import { HOLDS_LOCK, withTimeout, type Database } from './client.js';
+import { HOLDS_LOCK, mayHaveRun, withTimeout, type Database } from './client.js';
 
 /** What a lease gave: slots for this instance, and the key's state over all instances after it. */
 export interface Lease {
@@ -69,10 +69,20 @@ export class RateLeaseTable {
     ].join('; ')), 2_000, 'leasing rate-limit slots');
   }
 
-  /** Gives back `count` slots of `key` in `bucket` (a range of `span` from it) that were leased and never used. */
+  /**
+   * Gives back `count` slots of `key` in `bucket` (a range of `span` from it) that were leased and never used. Rejects
+   * only when the statement never reached the database, so a caller may give them back again later. One that may
+   * have run (a time-out, a connection lost after sending) counts as given back: done twice, it would take slots off
+   * what other instances were granted and used, and the key could be admitted more than its limit; not done, its
+   * slots count for nobody until they leave the window.
+   */
   async giveBack(key: string, bucket: number, count: number, span = 1): Promise<void> {
     if (count <= 0) return;
-    await withTimeout(this.#db.query('UPDATE campus_rate SET granted = greatest(0, granted - $3) WHERE key = $1 AND bucket = $2', [keyOf(key, span), bucket, count]), 2_000, 'giving back rate-limit slots');
+    try {
+      await withTimeout(this.#db.query('UPDATE campus_rate SET granted = greatest(0, granted - $3) WHERE key = $1 AND bucket = $2', [keyOf(key, span), bucket, count]), 2_000, 'giving back rate-limit slots');
+    } catch (error) {
+      if (!mayHaveRun(error)) throw error;
+    }
   }
 }
 
