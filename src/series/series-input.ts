@@ -7,7 +7,7 @@ import { canonicalZone, isTimeZone } from '../lib/time-zone.js';
 import { expandSchedule, ScheduleProblem, type Occurrence } from './expand.js';
 import { planExdates } from './series-exdates.js';
 import { formatTime } from '../events/time.js';
-import { formatRecurrence, parseRecurrence, MAX_OCCURRENCES, type RecurrenceRule } from './recurrence-rule.js';
+import { parseRecurrence, MAX_OCCURRENCES, type RecurrenceRule } from './recurrence-rule.js';
 import { seriesStatus, type ScheduleFields, type SeriesDocument, type SharedFields } from './series-document.js';
 import type { EventStatus } from '../events/event.js';
 import { createdStatus, type ApprovalMode } from '../events/publishing.js';
@@ -80,7 +80,8 @@ export function validateSeries(body: Record<string, unknown>, principal: Princip
   }
   throwIfAny(problems);
   // Every field is valid: now the schedule as a whole.
-  const schedule = { time_zone: merged.time_zone, start_time: merged.start_time, end_time: merged.end_time, recurrence: formatRecurrence(rule!), exdates: merged.exdates };
+  // The rule is kept as it was sent (a client reads back what it wrote); only its meaning was checked.
+  const schedule = { time_zone: merged.time_zone, start_time: merged.start_time, end_time: merged.end_time, recurrence: merged.recurrence, exdates: merged.exdates };
   const startMs = Date.parse(schedule.start_time);
   try {
     const sent = Object.hasOwn(values, 'exdates') ? (values['exdates'] as string[]).map((each) => Date.parse(each)) : undefined;

@@ -92,7 +92,8 @@ function untilValue(day: string, zone: string): string {
 
 /** Reads a rule back into the form's choices; undefined for a rule the form cannot show (DAILY, several month days...). */
 export function fromRrule(rule: string, start: Wall, zone: string): Repeat | undefined {
-  const parts = new Map(rule.split(';').map((part) => part.split('=') as [string, string]));
+  // The server keeps a rule as it was sent, and takes its names in any case and its ordinals signed (+1MO).
+  const parts = new Map(rule.toUpperCase().replaceAll('+', '').split(';').map((part) => part.split('=') as [string, string]));
   const freq = parts.get('FREQ');
   const interval = Number(parts.get('INTERVAL') ?? '1');
   if ((freq !== 'WEEKLY' && freq !== 'MONTHLY') || !Number.isInteger(interval)) return undefined;

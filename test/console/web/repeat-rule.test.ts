@@ -31,6 +31,9 @@ test('toRrule() writes the subset of §11 the form offers, and fromRrule() reads
   }
   assert.equal(toRrule(monthly('last-weekday', { count: 2 }), at('2026-10-30T18:00'), 'UTC'), 'FREQ=MONTHLY;BYDAY=-1FR;COUNT=2');
   assert.deepEqual(fromRrule('FREQ=WEEKLY;BYDAY=TU;UNTIL=20261215', start, 'UTC')?.end, { until: '2026-12-15' }, 'a date UNTIL');
+  // A rule sent to the API by hand, kept as sent: any case, parts in any order, a signed ordinal.
+  assert.deepEqual(fromRrule('count=26;byday=tu,th;interval=2;freq=weekly', start, 'Europe/Berlin'), weekly(['TU', 'TH'], { count: 26 }, 2));
+  assert.deepEqual(fromRrule('FREQ=MONTHLY;BYDAY=+1TU;COUNT=3', start, 'Europe/Berlin'), monthly('weekday', { count: 3 }));
   for (const rule of ['FREQ=DAILY;COUNT=3', 'FREQ=MONTHLY;BYMONTHDAY=2;COUNT=3', 'FREQ=MONTHLY;BYDAY=1WE;COUNT=3', 'FREQ=WEEKLY;BYDAY=XX;COUNT=2', 'FREQ=WEEKLY']) {
     assert.equal(fromRrule(rule, start, 'UTC'), undefined, `${rule} is not something the form can show`);
   }
