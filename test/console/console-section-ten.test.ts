@@ -103,11 +103,13 @@ test('the edit screens are refused like an unknown page to a reader and to an or
   /** Opens `route` and waits for the refusal: the "Not found" screen, no form, no save button, a way back to `back`. */
   const refused = async (page: Page, route: string, back: string): Promise<void> => {
     await page.goto(`${journey.url}/console/${route}`);
+    // The way back names this route's page: the refusal of the route before (a change of the hash alone) may still show.
+    await page.locator(`a[href="${back}"]`).filter({ hasText: /^Go to the/ }).waitFor();
     await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
     await page.getByText('There is no such page in the console.').waitFor();
     assert.equal(await page.getByRole('button', { name: /^Save/ }).count(), 0, `no save on ${route}`);
     assert.equal(await page.getByLabel('Title').count(), 0, `no form on ${route}`);
-    assert.equal(await page.getByRole('link', { name: /^Go to the/ }).getAttribute('href'), back);
+    assert.equal(await page.getByRole('link', { name: /^Go to the/ }).count(), 1);
   };
   const reader = await tab('reader');
   const organizer = await tab('organizer');
