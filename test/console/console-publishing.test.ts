@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { checkScreen, openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
-import { assertClean, fieldMessage, signIn, startJourneyServer, type JourneyServer, type Role } from './journey-server.js';
+import { assertClean, fieldMessage, signedInTab, startJourneyServer, type JourneyServer, type Role } from './journey-server.js';
 
 const skip = skipWithoutChromium();
 const TIMEOUT_MS = 180_000;
@@ -27,12 +27,8 @@ after(async () => {
   await journey?.stop();
 });
 
-/** A new tab signed in as `role` (each tab keeps its own key); the caller closes it. */
-async function tab(role: Role): Promise<Page> {
-  const page = await browsing.context.newPage();
-  await signIn(page, journey.url, journey.keys[role]);
-  return page;
-}
+/** A new tab signed in as `role` (no zone chosen yet, its own key); the caller closes it. */
+const tab = (role: Role): Promise<Page> => signedInTab(browsing, journey, role);
 
 /** An event as `role` sees it through the API (undefined when it is a 404 to them). */
 async function read(id: string, role: Role): Promise<{ status?: string; review_note?: string; cancellation_reason?: string; location: string } | undefined> {

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { checkScreen, openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
-import { assertClean, signIn, startJourneyServer, type JourneyServer, type Role } from './journey-server.js';
+import { assertClean, signedInTab, startJourneyServer, type JourneyServer, type Role } from './journey-server.js';
 
 const skip = skipWithoutChromium();
 const TIMEOUT_MS = 180_000;
@@ -32,12 +32,8 @@ after(async () => {
   await journey?.stop();
 });
 
-/** A new tab (its own sessionStorage, so no zone chosen yet) signed in as `role`; the caller closes it. */
-async function tab(role: Role): Promise<Page> {
-  const page = await browsing.context.newPage();
-  await signIn(page, journey.url, journey.keys[role]);
-  return page;
-}
+/** A new tab signed in as `role` (no zone chosen yet, its own key); the caller closes it. */
+const tab = (role: Role): Promise<Page> => signedInTab(browsing, journey, role);
 
 /** Makes `body` through the API as `role` at `path` (POST); answers the new id. */
 async function make(path: string, role: Role, body: Record<string, unknown>): Promise<string> {

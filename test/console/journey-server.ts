@@ -68,6 +68,13 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/** A new tab of `browsing` (its own sessionStorage, so its own key and choices) signed in as `role`; the caller closes it. */
+export async function signedInTab(browsing: Browsing, journey: JourneyServer, role: Role): Promise<Page> {
+  const page = await browsing.context.newPage();
+  await signIn(page, journey.url, journey.keys[role]);
+  return page;
+}
+
 /** The message shown next to a field: the element its control's aria-describedby names last. */
 export async function fieldMessage(page: Page, label: string): Promise<string> {
   const control = page.getByLabel(label, { exact: true });
