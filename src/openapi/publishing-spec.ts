@@ -55,7 +55,7 @@ export function publishingParameters(): Record<string, Schema> {
   };
 }
 
-const ORDER = 'Errors as in §3: unknown id (404), then If-Match (412), then the body (400), then the state (409: not pending).';
+const ORDER = 'Errors as in §3: a body that is not JSON or not an object (400) before the id is looked up; then unknown id (404), If-Match (412), the reason (400 validation_failed), the state (409: not pending).';
 
 /** The four review operations. */
 export const PUBLISHING_OPERATIONS: Readonly<Record<string, OperationSpec>> = {

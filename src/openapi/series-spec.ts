@@ -105,7 +105,7 @@ export function seriesParameters(): Record<string, Schema> {
   };
 }
 
-const ORDER = 'Errors as in §3: unknown id (404), then not the owner (403), then If-Match (412), then fields (400), then state (409).';
+const ORDER = 'Errors as in §3: a body that is not JSON or not an object (400) before the id is looked up; then unknown id (404), not the owner (403), If-Match (412), fields (400 validation_failed), state (409).';
 
 /** The /series operations. */
 export const SERIES_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
