@@ -9,6 +9,15 @@ const TEXTS: [field: string, min: number, max: number, trimmed: boolean][] = [
   ['description', 0, 5000, false],
 ];
 
+/** The server's shape of an e-mail address (src/events/checks.ts): one `@`, no spaces, a domain with a dot. */
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+
+/** A value in a message as the server quotes it: as JSON, cut to 60 characters. */
+function quoted(text: string): string {
+  const json = JSON.stringify(text);
+  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
+}
+
 /**
  * The problems the server would find in `body` (a create when `current` is undefined, else an update of `current`):
  * required fields, text lengths, capacity's range, and an end that is not after the start. Empty when it looks valid;
@@ -27,6 +36,14 @@ export function localProblems(body: Record<string, unknown>, current?: { start_t
   if (typeof capacity === 'number') {
     if (!Number.isInteger(capacity)) problems.push({ field: 'capacity', message: `capacity must be an integer from 1 to 100000, got ${capacity}` });
     else if (capacity < 1 || capacity > 100_000) problems.push({ field: 'capacity', message: `capacity must be from 1 to 100000, got ${capacity}` });
+  }
+  // An admin's organizer e-mail: checked here too, so a form with a blank title and a bad address names both at once.
+  const organizer = body['organizer'];
+  if (typeof organizer === 'object' && organizer !== null) {
+    const address = (organizer as Record<string, unknown>)['email'];
+    if (typeof address === 'string' && ([...address].length > 254 || !EMAIL.test(address))) {
+      problems.push({ field: 'organizer.email', message: `organizer.email must be an e-mail address such as "ada@campus.edu" (at most 254 characters), got ${quoted(address)}` });
+    }
   }
   if (current === undefined) {
     for (const field of REQUIRED) if (!Object.hasOwn(body, field)) problems.push({ field, message: `${field} is required` });

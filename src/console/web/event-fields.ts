@@ -15,6 +15,12 @@ export interface EventFields {
   fill(values: EventFieldValues): void;
   /** The request body: empty fields left out on create (so the API names what is missing), sent as they are on edit. */
   body(editing: boolean): Record<string, unknown>;
+  /**
+   * Only what differs from `from` (the version being edited), for a partial PUT (API.md §5). A time counts as changed
+   * only when its box was changed: the box holds minutes in one zone, so a time with seconds, or in the hour a zone
+   * repeats when its clocks go back, would otherwise be sent back moved.
+   */
+  changes(from: EventFieldValues): Record<string, unknown>;
 }
 
 /**
@@ -40,10 +46,35 @@ export function eventFields(ctx: ConsoleContext, options: { zone?: string; start
     ];
     fields.push(...organizer);
   }
+  function body(editing: boolean): Record<string, unknown> {
+    const result: Record<string, unknown> = {};
+    for (const item of [title, location, description]) if (item.control.value !== '' || editing) result[item.name] = item.control.value;
+    if (category.control.value !== '') result['category'] = category.control.value;
+    const startValue = fromZoneInput(start.control.value, zone);
+    const endValue = fromZoneInput(end.control.value, zone);
+    if (startValue !== undefined) result['start_time'] = startValue;
+    if (endValue !== undefined) result['end_time'] = endValue;
+    if (capacity.control.value !== '') result['capacity'] = Number(capacity.control.value);
+    if (organizer !== undefined && (organizer[0].control.value !== '' || organizer[1].control.value !== '')) {
+      result['organizer'] = { name: organizer[0].control.value, email: organizer[1].control.value };
+    }
+    return result;
+  }
+
   return {
     fields,
     start,
     end,
+    body,
+    changes(from) {
+      const result = body(true);
+      if (start.control.value === toZoneInput(from.start_time, zone)) delete result['start_time'];
+      if (end.control.value === toZoneInput(from.end_time, zone)) delete result['end_time'];
+      for (const name of ['title', 'location', 'description', 'category', 'capacity'] as const) if (result[name] === from[name]) delete result[name];
+      const typed = result['organizer'] as EventFieldValues['organizer'] | undefined;
+      if (typed !== undefined && typed.name === from.organizer.name && typed.email === from.organizer.email) delete result['organizer'];
+      return result;
+    },
     fill(values) {
       title.control.value = values.title;
       category.control.value = values.category;
@@ -53,20 +84,6 @@ export function eventFields(ctx: ConsoleContext, options: { zone?: string; start
       capacity.control.value = String(values.capacity);
       description.control.value = values.description;
       if (organizer !== undefined) [organizer[0].control.value, organizer[1].control.value] = [values.organizer.name, values.organizer.email];
-    },
-    body(editing) {
-      const result: Record<string, unknown> = {};
-      for (const item of [title, location, description]) if (item.control.value !== '' || editing) result[item.name] = item.control.value;
-      if (category.control.value !== '') result['category'] = category.control.value;
-      const startValue = fromZoneInput(start.control.value, zone);
-      const endValue = fromZoneInput(end.control.value, zone);
-      if (startValue !== undefined) result['start_time'] = startValue;
-      if (endValue !== undefined) result['end_time'] = endValue;
-      if (capacity.control.value !== '') result['capacity'] = Number(capacity.control.value);
-      if (organizer !== undefined && (organizer[0].control.value !== '' || organizer[1].control.value !== '')) {
-        result['organizer'] = { name: organizer[0].control.value, email: organizer[1].control.value };
-      }
-      return result;
     },
   };
 }

@@ -74,7 +74,8 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
     try {
       const rule = repeats?.rrule();
       const status = asDraft ? { status: 'draft' } : {};
-      const body = form.body(editing !== undefined);
+      // An edit sends only what the person changed (a partial update, API.md §5): what they left alone stays as stored.
+      const body = editing === undefined ? form.body(false) : form.changes(editing);
       // What the console can judge itself never goes out to be refused: the same sentences, without a 400.
       const problems = localProblems(body, editing);
       if (problems.length > 0) throw new ApiProblem(400, 'validation_failed', 'The event is not valid.', problems);

@@ -146,10 +146,10 @@ async function render(): Promise<void> {
     void render();
   };
   const { timeZone, approval } = await settings;
-  const parts = path.split('/').filter((part) => part !== '');
+  const parts = decodedParts(path);
   // The month view is in the browser's zone (API.md §10); the other screens in the campus's, where events happen and
   // whose days the list's date filters are (docs/decisions.md). A switch made on any screen holds on all of them.
-  const zones = currentZones(timeZone, parts[0] === 'month' ? 'browser' : 'campus');
+  const zones = currentZones(timeZone, parts?.[0] === 'month' ? 'browser' : 'campus');
   const context: ConsoleContext = { api, me, navigate, announce, zones, switchZone, approval, queueChanged: () => void countQueue() };
   if (ticket !== renderCount) return;
   for (const link of nav.querySelectorAll('a')) {
@@ -158,7 +158,10 @@ async function render(): Promise<void> {
     else link.removeAttribute('aria-current');
   }
   void countQueue();
-  if (!canRead(me)) {
+  if (parts === undefined) {
+    // A fragment that is not valid percent-encoding (typed or cut short) names no page.
+    showNotFound();
+  } else if (!canRead(me)) {
     show(h('section', {}, h('p', {}, 'This is a calendar feed key: it can only read the calendar feed. Use the address below in your calendar program.'), feedAddress(base, {}, storedKey() ?? '')), 'Calendar feed');
   } else if (parts.length === 0 || (parts[0] === 'events' && parts.length === 1)) {
     show(eventList(context, params), 'Events');
@@ -179,27 +182,36 @@ async function render(): Promise<void> {
     if (ticket !== renderCount) return;
     show(eventForm(context), 'New event');
   } else if (parts[0] === 'events' && parts.length === 2) {
-    show(eventPage(context, decodeURIComponent(parts[1]!), setTitle), 'Event');
+    show(eventPage(context, parts[1]!, setTitle), 'Event');
   } else if (parts[0] === 'events' && parts[2] === 'registrations' && parts.length === 4) {
     const { registrationPage } = await import('./registration-page.js');
     if (ticket !== renderCount) return;
-    show(registrationPage(context, decodeURIComponent(parts[1]!), decodeURIComponent(parts[3]!)), 'Registration');
+    show(registrationPage(context, parts[1]!, parts[3]!), 'Registration');
   } else if (parts[0] === 'events' && parts[2] === 'edit' && parts.length === 3 && canCreate(me)) {
     const { eventForm } = await import('./event-form.js');
-    const id = decodeURIComponent(parts[1]!);
+    const id = parts[1]!;
     await showEditor<CampusEvent>(ticket, `/events/${encodeURIComponent(id)}`, 'Edit event', (answer) => eventForm(context, { event: answer.data, etag: answer.etag }), { href: `#/events/${encodeURIComponent(id)}`, words: 'Go to the event' });
   } else if (parts[0] === 'series' && parts.length === 2) {
     const { seriesPage } = await import('./series-page.js');
     if (ticket !== renderCount) return;
-    show(seriesPage(context, decodeURIComponent(parts[1]!), setTitle), 'Series');
+    show(seriesPage(context, parts[1]!, setTitle), 'Series');
   } else if (parts[0] === 'series' && parts[2] === 'edit' && parts.length === 3 && canCreate(me)) {
     const { seriesForm } = await import('./series-form.js');
-    const id = decodeURIComponent(parts[1]!);
+    const id = parts[1]!;
     await showEditor<Series>(ticket, `/series/${encodeURIComponent(id)}`, 'Edit series', (answer) => seriesForm(context, answer.data, answer.etag), { href: `#/series/${encodeURIComponent(id)}`, words: 'Go to the series' });
   } else {
     showNotFound();
   }
   heading.focus();
+}
+
+/** The fragment's path split at `/` and each part decoded; undefined when a part is not valid percent-encoding. */
+function decodedParts(path: string): string[] | undefined {
+  try {
+    return path.split('/').filter((part) => part !== '').map((part) => decodeURIComponent(part));
+  } catch {
+    return undefined;
+  }
 }
 
 /** A link away from a screen: where, and its words. */
@@ -244,8 +256,18 @@ async function start(): Promise<void> {
     const { data } = await api.json<Me>('GET', '/me');
     onSignedIn(data);
   } catch (error) {
-    signOut(describeProblem(error), true);
+    // Only a refused key (401) signs the person out; a busy or unreachable server (429, 503, no network) keeps the key
+    // and offers to try again, so a reload at a bad moment does not cost them their sign-in.
+    if (error instanceof ApiProblem && error.status === 401) signOut(describeProblem(error), true);
+    else showUnchecked(describeProblem(error));
   }
+}
+
+/** The key could not be checked at start: what went wrong, a way to try again, and a way to sign in with another key. */
+function showUnchecked(problem: string): void {
+  const again = h('button', { type: 'button', class: 'primary', onclick: () => void start() }, 'Try again');
+  show(h('section', {}, h('p', { class: 'alert', role: 'alert' }, problem), h('p', {}, 'Your key is kept in this tab.'), h('div', { class: 'actions' }, again, h('button', { type: 'button', onclick: () => signOut() }, 'Sign in with another key'))), 'Not signed in yet');
+  heading.focus();
 }
 
 void start();

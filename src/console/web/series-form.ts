@@ -55,9 +55,7 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
    * dates left out for the old start are not those of the new one.
    */
   function changes(): Record<string, unknown> {
-    const body = form.body(true);
-    const result: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(body)) if (JSON.stringify(value) !== JSON.stringify(series[name as keyof Series])) result[name] = value;
+    const result = form.changes(series);
     const repeat = repeats?.value();
     const wall = parseInput(start.value);
     if (!(scheduleTouched || 'start_time' in result || 'end_time' in result) || repeat === undefined || wall === undefined) return result;

@@ -9,6 +9,7 @@ import type { Principal } from '../../../src/auth/principal.js';
 import type { EventRecord } from '../../../src/events/event.js';
 
 const ORGANIZER: Principal = { keyId: 'key_olga', name: 'Olga Organizer', email: 'olga@campus.edu', role: 'organizer' };
+const ADMIN: Principal = { keyId: 'key_ada', name: 'Ada Admin', email: 'ada@campus.edu', role: 'admin' };
 const GOOD = { title: 'Robotics night', category: 'academic', location: 'Hall B', start_time: '2027-09-01T17:00:00.000Z', end_time: '2027-09-01T19:00:00.000Z', capacity: 40, description: '' };
 const STORED: EventRecord = { id: 'evt_0123456789abcdef', ...GOOD, category: 'academic', registered_count: 0, organizer: { name: 'Olga Organizer', email: 'olga@campus.edu' }, created_at: '2027-08-01T09:00:00.000Z' };
 
@@ -56,5 +57,18 @@ const UPDATES: [string, Record<string, unknown>][] = [
 for (const [name, body] of UPDATES) {
   test(`localProblems() on an update with ${name} finds what validateUpdate() finds, word for word`, () => {
     assert.deepEqual(sorted(localProblems(body, STORED)), sorted(serverProblems(() => validateUpdate(body, { ...STORED }, ORGANIZER))));
+  });
+}
+
+const ADMIN_CREATES: [string, Record<string, unknown>][] = [
+  ['an organizer with a good address', { ...GOOD, organizer: { name: 'Student Life', email: 'life@campus.edu' } }],
+  ['a blank title and an address with a space', { ...GOOD, title: ' ', organizer: { name: 'Student Life', email: 'bad address' } }],
+  ['an address without a dot in its domain', { ...GOOD, organizer: { name: 'Student Life', email: 'life@campus' } }],
+  ['an address of 255 characters', { ...GOOD, organizer: { name: 'Student Life', email: `${'a'.repeat(244)}@campus.edu` } }],
+];
+
+for (const [name, body] of ADMIN_CREATES) {
+  test(`localProblems() on an admin's create with ${name} finds what validateCreate() finds, word for word`, () => {
+    assert.deepEqual(sorted(localProblems(body)), sorted(serverProblems(() => validateCreate(body, ADMIN))));
   });
 }

@@ -1,0 +1,135 @@
+/// <reference lib="dom" />
+// The console changes only what a person changed, and a bad moment costs them nothing: an edit sends the fields that
+// differ (API.md §5's partial PUT), so a time with seconds or in the hour the clocks repeat is not moved by a save of
+// the title; a fragment that is not valid percent-encoding is the "not found" screen; and a reload while the key is
+// rate limited keeps the key. Real Chromium against `node dist/server.js`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
+import { assertClean, signIn, signedInTab, startJourneyServer, type JourneyServer } from './journey-server.js';
+
+const skip = skipWithoutChromium();
+const TIMEOUT_MS = 120_000;
+// Berlin's clocks go back at 01:00Z on 2027-10-31: 02:30 local is 00:30Z, then again 01:30Z.
+const CAMPUS = 'Europe/Berlin';
+
+let journey: JourneyServer;
+let browsing: Browsing;
+
+before(async () => {
+  if (skip !== false) return;
+  journey = await startJourneyServer(['--time-zone', CAMPUS]);
+  browsing = await openBrowser(journey.url, { timezoneId: CAMPUS });
+});
+
+after(async () => {
+  if (skip !== false) return;
+  await browsing?.close();
+  await journey?.stop();
+});
+
+async function read(path: string): Promise<Record<string, unknown>> {
+  return (await (await journey.api('GET', path, journey.keys.organizer)).json()) as Record<string, unknown>;
+}
+
+/** The bodies of the PUTs `page` sends from now on. */
+function putBodies(page: Page): unknown[] {
+  const bodies: unknown[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'PUT') bodies.push(request.postDataJSON());
+  });
+  return bodies;
+}
+
+test('editing only the title sends only the title: a time with seconds, or in the repeated hour, stays as stored', { skip, timeout: TIMEOUT_MS }, async () => {
+  const seconds = await journey.createEvent({ title: 'Seconds', start_time: '2027-09-01T10:00:30.250Z', end_time: '2027-09-01T11:00:45Z' });
+  const fallBack = await journey.createEvent({ title: 'Fall back', start_time: '2027-10-31T01:30:00Z', end_time: '2027-10-31T03:00:00Z' });
+  const before = [await read(`/events/${seconds}`), await read(`/events/${fallBack}`)];
+  const page = await signedInTab(browsing, journey, 'organizer');
+  const sent = putBodies(page);
+  for (const [id, title] of [[seconds, 'Seconds'], [fallBack, 'Fall back']] as const) {
+    await page.goto(`${journey.url}/console/#/events/${id}/edit`);
+    await page.getByLabel('Title').fill(`${title} (renamed)`);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { level: 1, name: `${title} (renamed)`, exact: true }).waitFor();
+  }
+  assert.deepEqual(sent, [{ title: 'Seconds (renamed)' }, { title: 'Fall back (renamed)' }]);
+  const after = [await read(`/events/${seconds}`), await read(`/events/${fallBack}`)];
+  assert.deepEqual(after.map((event) => [event['start_time'], event['end_time']]), before.map((event) => [event['start_time'], event['end_time']]));
+  assert.deepEqual(after.map((event) => [event['start_time'], event['end_time']]), [
+    ['2027-09-01T10:00:30.250Z', '2027-09-01T11:00:45.000Z'],
+    ['2027-10-31T01:30:00.000Z', '2027-10-31T03:00:00.000Z'],
+  ]);
+
+  // A time the person does change is sent, in the zone's minutes.
+  await page.goto(`${journey.url}/console/#/events/${seconds}/edit`);
+  await page.getByLabel('Ends').fill('2027-09-01T13:15');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Seconds (renamed)', exact: true }).waitFor();
+  await page.getByText('Saved “Seconds (renamed)”.').waitFor();
+  assert.deepEqual(sent.at(-1), { end_time: '2027-09-01T11:15:00.000Z' });
+  assert.equal((await read(`/events/${seconds}`))['start_time'], '2027-09-01T10:00:30.250Z');
+  assertClean(browsing);
+  await page.close();
+});
+
+test('the series form sends only what changed too: a first start with seconds is not moved by a new location', { skip, timeout: TIMEOUT_MS }, async () => {
+  const created = await journey.api('POST', '/series', journey.keys.organizer, {
+    title: 'Reading group', description: '', category: 'academic', location: 'Room 1', capacity: 20,
+    time_zone: CAMPUS, recurrence: 'FREQ=WEEKLY;COUNT=3', start_time: '2027-04-06T17:00:30Z', end_time: '2027-04-06T18:00:00Z',
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const { id } = (await created.json()) as { id: string };
+  const page = await signedInTab(browsing, journey, 'organizer');
+  const sent = putBodies(page);
+  await page.goto(`${journey.url}/console/#/series/${id}/edit`);
+  await page.getByLabel('Location').fill('Room 2');
+  await page.getByRole('button', { name: 'Save all future occurrences' }).click();
+  await page.getByText('Room 2').first().waitFor();
+  assert.deepEqual(sent, [{ location: 'Room 2' }]);
+  const saved = await read(`/series/${id}`);
+  assert.deepEqual([saved['location'], saved['start_time']], ['Room 2', '2027-04-06T17:00:30.000Z']);
+  assertClean(browsing);
+  await page.close();
+});
+
+test('a fragment that is not valid percent-encoding shows "not found" in place of the screen before it', { skip, timeout: TIMEOUT_MS }, async () => {
+  const page = await signedInTab(browsing, journey, 'reader');
+  await page.goto(`${journey.url}/console/#/events`);
+  await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+  for (const fragment of ['#/events/%E0%A4%A', '#/series/%ZZ', '#/events/evt_1/registrations/%']) {
+    await page.evaluate((hash) => (location.hash = hash), fragment);
+    await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
+    await page.getByText('There is no such page in the console.').waitFor();
+    await page.goto(`${journey.url}/console/#/events`);
+    await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+  }
+  assertClean(browsing);
+  await page.close();
+});
+
+test('a reload while the key is rate limited keeps the key: "Try again" signs in once the window allows', { skip, timeout: TIMEOUT_MS }, async () => {
+  const limited = await startJourneyServer(['--time-zone', CAMPUS, '--rate-limit', '30', '--rate-window', '2']);
+  const limitedBrowsing = await openBrowser(limited.url, { timezoneId: CAMPUS });
+  try {
+    const page = await limitedBrowsing.context.newPage();
+    await signIn(page, limited.url, limited.keys.reader);
+    // The rest of the window's requests, spent beside the browser.
+    let status = 0;
+    while (status !== 429) status = (await limited.api('GET', '/me', limited.keys.reader)).status;
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Not signed in yet' }).waitFor();
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /retry in \d+ s/i);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('campus-events.key')), limited.keys.reader, 'the key is kept');
+    // The window is 2 s: try again until it lets the request through.
+    await page.waitForTimeout(2_100);
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.getByText('Rita Reader').waitFor();
+    await page.close();
+  } finally {
+    await limitedBrowsing.close();
+    await limited.stop();
+  }
+});
