@@ -202,7 +202,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
       if (options.bootstrapAdminKey !== false) initialAdminKey = (await keys.create(FIRST_ADMIN, { randomBytes, now })).secret;
     } else {
       if (options.bootstrapAdminKey !== false) initialAdminKey = await ensureAdminKey(dataDir, { randomBytes, now });
-      keys = await KeyRegistry.open(dataDir, { pollMs: options.keyPollMs ?? 1000, now });
+      keys = await KeyRegistry.open(dataDir, { pollMs: options.keyPollMs ?? 1000, now, warn: (message, fields) => logger.warn(message, fields) });
     }
   } catch (error) {
     await store.close();

@@ -18,6 +18,9 @@ interface Entry {
   principal: Principal;
 }
 
+/** How the registry tells the operator about keys.json (a logger's warn). */
+export type KeyFileWarning = (message: string, fields: Record<string, string>) => void;
+
 /** Honours keys created and refuses keys revoked by the CLI within `pollMs` (default 1 s). */
 export class KeyRegistry {
   /** The folder of keys.json; undefined for a registry in memory, which never touches the disk. */
@@ -35,16 +38,24 @@ export class KeyRegistry {
   #refreshing: Promise<void> | undefined;
   readonly #now: () => number;
   #lastAskedAt = -Infinity;
+  /** Tells the operator when keys.json goes missing or cannot be read while the server runs, and when it is back. */
+  #warn: KeyFileWarning = () => undefined;
+  /** The fingerprint of a keys.json already reported as gone or unreadable, so each state is reported once. */
+  #reported: string | undefined;
 
   private constructor(dataDir: string | undefined, now: () => number) {
     this.#dataDir = dataDir;
     this.#now = now;
   }
 
-  /** Loads the keys of a folder and starts watching the file. */
-  static async open(dataDir: string, options: { pollMs?: number; now?: () => number } = {}): Promise<KeyRegistry> {
+  /**
+   * Loads the keys of a folder and starts watching the file. `warn` hears of a keys.json that goes missing or
+   * unreadable later (at start, an unreadable one is an error), and of its coming back.
+   */
+  static async open(dataDir: string, options: { pollMs?: number; now?: () => number; warn?: KeyFileWarning } = {}): Promise<KeyRegistry> {
     const registry = new KeyRegistry(dataDir, options.now ?? Date.now);
     await registry.refresh();
+    if (options.warn !== undefined) registry.#warn = options.warn;
     const pollMs = options.pollMs ?? 1_000;
     if (pollMs > 0) {
       registry.#timer = setInterval(() => void registry.refresh().catch(() => undefined), pollMs);
@@ -138,10 +149,28 @@ export class KeyRegistry {
       return;
     }
     if (this.#dataDir === undefined) return;
-    const stat = await fs.stat(path.join(this.#dataDir, KEY_FILE)).catch(() => undefined);
+    const file = path.join(this.#dataDir, KEY_FILE);
+    const stat = await fs.stat(file).catch(() => undefined);
     const fingerprint = stat === undefined ? 'none' : `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
     if (fingerprint === this.#fingerprint) return;
-    this.#load(await readKeys(this.#dataDir));
+    let keys: KeyRecord[];
+    try {
+      keys = await readKeys(this.#dataDir);
+    } catch (error) {
+      // The keys read before stay in use: a half-written or hand-edited file must not lock everyone out.
+      if (this.#reported !== fingerprint) this.#warn(`${(error as Error).message}; the keys read before stay in use until it is fixed`, { file });
+      this.#reported = fingerprint;
+      throw error;
+    }
+    if (stat === undefined && this.#fingerprint !== '' && this.#reported !== fingerprint) {
+      // Gone after it was read (a folder that never had one, at start, is no news).
+      this.#warn('keys.json is gone from the data folder: every key is refused until it is put back from a backup, or a new one is made with the CLI (keys create)', { file });
+      this.#reported = fingerprint;
+    } else if (stat !== undefined && this.#reported !== undefined) {
+      this.#warn(`keys.json is readable again: ${keys.filter((key) => key.revoked_at === null).length} keys in use`, { file });
+      this.#reported = undefined;
+    }
+    this.#load(keys);
     this.#fingerprint = fingerprint;
   }
 
