@@ -84,6 +84,11 @@ function parseArgs(argv: readonly string[]): Parsed {
   const unknown: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === '-h') {
+      // As the server takes it.
+      options.set('--help', true);
+      continue;
+    }
     if (!arg.startsWith('--')) {
       positional.push(arg);
       continue;

@@ -154,10 +154,12 @@ test('cli names the command a newcomer meant, the commands of a group named alon
   }
 });
 
-test('cli --help prints usage and exits 0', () => {
-  const result = runCli(['--help']);
-  assert.equal(result.status, 0);
-  assert.match(result.stdout, /keys create/);
+test('cli --help and -h (as the server takes it) print usage and exit 0', () => {
+  for (const flag of ['--help', '-h']) {
+    const result = runCli([flag]);
+    assert.equal(result.status, 0, flag);
+    assert.match(result.stdout, /keys create/);
+  }
 });
 
 test('cli --help names both ways to run it; --version prints the package version', () => {

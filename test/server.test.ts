@@ -191,6 +191,22 @@ test('server exits 1 when its port is in use', async () => {
   }
 });
 
+test('server exits 1 naming the fault when --data-dir is a file, or lies under one, and creates nothing there', () => {
+  const { dir, remove } = tempDir();
+  try {
+    const file = path.join(dir, 'events-folder');
+    writeFileSync(file, 'not a folder');
+    for (const [dataDir, fault] of [[file, 'is a file, not a folder'], [path.join(file, 'data'), 'lies under a file, not a folder']] as const) {
+      const result = runServer(['--port', '0', '--data-dir', dataDir]);
+      assert.equal(result.status, 1, result.stderr);
+      assertJsonLines(result.stderr, new RegExp(`cannot start: ${dataDir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} ${fault}: --data-dir \\(DATA_DIR\\) must name a folder`));
+    }
+    assert.equal(readFileSync(file, 'utf8'), 'not a folder');
+  } finally {
+    remove();
+  }
+});
+
 test('a second server on the same data folder refuses to start, naming the owner', async () => {
   const { dir, remove } = tempDir();
   try {

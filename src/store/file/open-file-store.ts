@@ -64,7 +64,12 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
   const now = options.now ?? Date.now;
   const dataDir = path.resolve(options.dataDir);
   const file = path.join(dataDir, LOG_FILE);
-  const created = await fs.mkdir(dataDir);
+  const created = await fs.mkdir(dataDir).catch((error: NodeJS.ErrnoException) => {
+    // mkdir's own words ("EEXIST: file already exists") would not tell an operator what to change.
+    const fault = error.code === 'EEXIST' ? 'is a file, not a folder' : error.code === 'ENOTDIR' ? 'lies under a file, not a folder' : undefined;
+    if (fault !== undefined) throw new Error(`${dataDir} ${fault}: --data-dir (DATA_DIR) must name a folder, which is made if missing`);
+    throw error;
+  });
   if (created !== undefined) await fs.syncDirectory(path.dirname(created));
   const readOnly = options.readOnly;
   if (readOnly !== undefined && options.lock !== false) assertLockFree(dataDir);
