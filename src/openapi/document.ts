@@ -194,7 +194,8 @@ function operationResponses(spec: OperationSpec): JsonObject {
     if (success.alternative !== undefined) (response['content'] as JsonObject)[success.alternative.mediaType] = { schema: { type: 'string', description: success.alternative.description } };
     responses[status] = response;
   }
-  const errors = new Set([...(spec.requestErrors === true ? REQUEST_ERRORS : ALWAYS_ERRORS), ...(spec.auth ? KEY_ERRORS : []), ...spec.errors]);
+  const keyErrors = spec.everyRole === true ? KEY_ERRORS.filter((status) => status !== 403) : KEY_ERRORS;
+  const errors = new Set([...(spec.requestErrors === true ? REQUEST_ERRORS : ALWAYS_ERRORS), ...(spec.auth ? keyErrors : []), ...spec.errors]);
   for (const status of [...errors].sort((a, b) => a - b)) responses[String(status)] = errorResponseRef(status);
   // Every answer of a refused method that is not a request-level error is the 405: `default` says exactly that,
   // and keeps the operation lint-clean (Redocly wants a 2XX or a default on every operation).

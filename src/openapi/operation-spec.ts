@@ -39,4 +39,6 @@ export interface OperationSpec {
   requestErrors?: boolean;
   /** A method the path does not serve: every answer but a request-level error is a 405 (the default response). */
   refused?: boolean;
+  /** Every role's key may call it, so no 403 is listed with the key's other errors (GET /me). */
+  everyRole?: boolean;
 }

@@ -193,6 +193,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     auth: true,
     responses: { '200': { description: 'The calling key.', schema: 'Me' } },
     errors: [],
+    everyRole: true,
   },
   'GET /health': {
     operationId: 'getHealth',

@@ -45,7 +45,7 @@ export function componentHeaders(limits: RateLimits): Record<string, Component> 
     'RateLimit-Policy': header('The policy, as the IETF RateLimit headers draft writes it.', { type: 'string' }, `"default";q=${rateLimit};w=${rateWindow}`),
     RateLimit: header('Remaining requests and seconds to reset, as the IETF RateLimit headers draft writes them.', { type: 'string' }, `"default";r=${rateLimit - 1};t=${rateWindow}`),
     'WWW-Authenticate': header('The RFC 6750 challenge; error="invalid_token" when a key was given.', { type: 'string' }, 'Bearer realm="campus-events"'),
-    'Retry-After': header('Whole seconds to wait before retrying.', { type: 'integer', minimum: 1 }),
+    'Retry-After': header('Whole seconds to wait before retrying: on every 429; on a 409 only while the same Idempotency-Key is still being written; on a 503 when the cause is expected to pass by itself (a database out of reach, a write whose outcome is unknown).', { type: 'integer', minimum: 1 }),
     'Cache-Control': header('no-store on a 429.', { type: 'string', const: 'no-store' }),
     Allow: header('Every method of the path, HEAD and OPTIONS included.', { type: 'string' }, 'GET, HEAD, PUT, DELETE, OPTIONS'),
   };
@@ -86,6 +86,9 @@ const ERROR_HEADERS: Readonly<Record<number, readonly string[]>> = {
   401: ['WWW-Authenticate'],
   405: ['Allow'],
   429: ['Retry-After', 'Cache-Control'],
+  // Only some answers of these carry it: an Idempotency-Key still in flight (409), a store that cannot reach its database (503).
+  409: ['Retry-After'],
+  503: ['Retry-After'],
 };
 
 /** The name of the response component for an error status: its first catalog code in PascalCase (400 → BadRequest). */

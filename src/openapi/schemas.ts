@@ -153,6 +153,9 @@ function requestProperty(field: string, rule: FieldRule, kind: 'create' | 'updat
     } else {
       property['description'] = joinSentences(rule.schema['description'], 'Read-only: may be sent only with its stored value (so a client can send back what it read); any other value fails validation.');
     }
+  } else if (kind === 'create' && field === 'status') {
+    // A new event is never cancelled (API.md §14); pending is taken only under --approval required.
+    property['enum'] = ['draft', 'pending', 'published'];
   } else if (rule.access === 'admin-only') {
     const stored = kind === 'create' ? "the key's owner" : 'its stored value';
     property['description'] = joinSentences(property['description'], `Admin keys only; any other key may send it only with ${stored}.`);

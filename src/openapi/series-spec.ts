@@ -18,16 +18,16 @@ export const SERIES_EXAMPLES: Readonly<Record<string, Example>> = {
       title: 'Distributed Systems (lecture)',
       category: 'academic',
       location: 'Hall A',
-      start_time: '2026-10-20T10:00:00+02:00',
-      end_time: '2026-10-20T11:30:00+02:00',
+      start_time: '2027-10-19T10:00:00+02:00',
+      end_time: '2027-10-19T11:30:00+02:00',
       capacity: 120,
       time_zone: 'Europe/Berlin',
-      recurrence: 'FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270212',
+      recurrence: 'FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20280212',
     },
   },
   club: {
     summary: 'A club on the first Monday of each month, ten times',
-    value: { title: 'Chess club', category: 'social', location: 'Room 12', start_time: '2026-11-02T18:00:00Z', end_time: '2026-11-02T20:00:00Z', capacity: 30, recurrence: 'FREQ=MONTHLY;BYDAY=1MO;COUNT=10' },
+    value: { title: 'Chess club', category: 'social', location: 'Room 12', start_time: '2027-11-01T18:00:00Z', end_time: '2027-11-01T20:00:00Z', capacity: 30, recurrence: 'FREQ=MONTHLY;BYDAY=1MO;COUNT=10' },
   },
 };
 
@@ -52,7 +52,7 @@ function bodySchema(kind: 'create' | 'update'): Schema {
   const properties: Schema = {};
   for (const field of [...SHARED, 'start_time', 'end_time']) properties[field] = eventField(field);
   Object.assign(properties, SCHEDULE);
-  properties['status'] = { ...eventField('status'), description: kind === 'create' ? 'draft or published (default; pending too under --approval required): the series and every occurrence get it; under approval an organizer\'s series is pending until an admin approves it.' : 'A move, as for an event (API.md §14), made by the series and every occurrence not edited on its own whose status is the series\'. A cancellation takes every occurrence not started yet, those edited alone too (but for one cancelled alone), and a restore brings back what it took. Any other move is a 409 naming both statuses.' };
+  properties['status'] = { ...eventField('status'), ...(kind === 'create' ? { enum: ['draft', 'pending', 'published'] } : {}), description: kind === 'create' ? 'draft or published (default; pending too under --approval required): the series and every occurrence get it; under approval an organizer\'s series is pending until an admin approves it.' : 'A move, as for an event (API.md §14), made by the series and every occurrence not edited on its own whose status is the series\'. A cancellation takes every occurrence not started yet, those edited alone too (but for one cancelled alone), and a restore brings back what it took. Any other move is a 409 naming both statuses.' };
   if (kind === 'update') {
     properties['cancellation_reason'] = { ...eventField('cancellation_reason'), description: 'Why the series was called off: sent with status cancelled, or on a series already cancelled (to change it); it goes to every occurrence the cancellation moves, and to new ones made while cancelled. 1–500 characters, no control characters.' };
     properties['review_note'] = { ...eventField('review_note'), description: 'Read-only: may be sent only with its stored value.' };

@@ -340,3 +340,26 @@ test("openApiDocument of an app mounted under a basePath lists servers under tha
     await mounted.close();
   }
 });
+
+test("openApiDocument lists a 403 on every keyed operation but GET /me, which every role may call", () => {
+  const keyed = operations().filter(([, operation]) => !Array.isArray(operation.security) || operation.security.length > 0);
+  assert.ok(keyed.length > 20);
+  for (const [key, operation] of keyed) assert.equal(Object.hasOwn(operation.responses, "403"), key !== "GET /me", key);
+});
+
+test("openApiDocument's create schemas take the statuses a new event or series may have, never cancelled", () => {
+  for (const schema of ["EventCreate", "SeriesCreate"]) {
+    assert.deepEqual(doc.components.schemas[schema].properties.status.enum, ["draft", "pending", "published"], schema);
+  }
+  assert.deepEqual(doc.components.schemas.EventUpdate.properties.status.enum, ["draft", "pending", "published", "cancelled"]);
+});
+
+test("openApiDocument's 409 and 503 may carry Retry-After, as the service sends it (an Idempotency-Key in flight, a database out of reach)", () => {
+  for (const name of ["Conflict", "Unavailable", "RateLimited"]) assert.ok(Object.hasOwn(doc.components.responses[name].headers, "Retry-After"), name);
+});
+
+test("openApiDocument's request examples lie in the future of 2026-11-29, so a client can try them", () => {
+  const times = JSON.stringify(doc).match(/"(?:start|end)_time":"[^"]+"/g) ?? [];
+  assert.ok(times.length >= 8);
+  for (const time of times) assert.ok(Date.parse(time.split('":"')[1]!.slice(0, -1)) > Date.UTC(2026, 10, 29), time);
+});

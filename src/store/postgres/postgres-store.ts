@@ -348,7 +348,7 @@ export class PostgresStore implements EventStore {
   }
 
   #unavailable(): StoreUnavailable {
-    return new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? '' : ` (${this.#down})`}; nothing of this request was saved. Retry in a moment.`);
+    return new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? '' : ` (${this.#down})`}; nothing of this request was saved. Retry in a moment.`, { retryAfterSeconds: 1 });
   }
 
   /** The database failed: refuse writes until a catch-up succeeds (the poll keeps trying). */
