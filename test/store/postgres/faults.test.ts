@@ -109,7 +109,10 @@ describe('faults with three instances on one database', { skip, timeout: 120_000
       while ((load.statuses.get(503) ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       // Their messages name the error's code, never the database's address (/health needs no key).
       const health = await (await fetch(`${three.servers[0]!.url}/health`)).text();
-      const write = await (await three.call(1, 'POST', '/events', newEvent(1, 5))).text();
+      const refused = await three.call(1, 'POST', '/events', newEvent(1, 5));
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers.get('retry-after'), '1', 'a refused write says when to retry');
+      const write = await refused.text();
       for (const body of [health, write]) {
         assert.match(body, /cannot be reached:? \(?([A-Z0-9]+|no answer)[;)]/, body);
         assert.doesNotMatch(body, new RegExp(`:${pg.server().port}|127\\.0\\.0\\.1|/tmp/`), `no address in ${body}`);
