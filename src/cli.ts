@@ -222,7 +222,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       }
       const result = await backupLog(dataDir, out);
       const leftOut = result.leftOut > 0 ? `; left out ${result.leftOut} bytes after the last whole line (a write in progress or a torn tail)` : '';
-      process.stdout.write(`backed up ${result.lines} lines (last seq ${result.lastSeq}, ${result.bytes} bytes) of ${result.source} to ${result.out}${leftOut}\n`);
+      process.stdout.write(`backed up ${result.lines} records (last seq ${result.lastSeq}, ${result.bytes} bytes) of ${result.source} to ${result.out}${leftOut}\n`);
       return;
     }
     case 'migrate': {
@@ -300,7 +300,8 @@ async function verify(dataDir: string, json: boolean): Promise<void> {
   } else {
     process.stdout.write(
       `${report.file}: ${report.torn === undefined ? 'healthy' : 'healthy up to a torn tail'}\n` +
-        `  lines: ${report.lines} (${report.supersededLines} superseded)\n` +
+        // Records, not lines: a series is one line of many records, and the warnings below number physical lines.
+        `  records: ${report.lines} (${report.supersededLines} superseded)\n` +
         `  live events: ${report.liveEvents}\n` +
         `  live registrations: ${report.liveRegistrations} (registered_count of every event checked against them)\n` +
         `  live series: ${report.liveDocuments}\n` +

@@ -37,7 +37,7 @@ test('backup while 8 clients write: the copy verifies, is a prefix of the log, a
     const backedUp = await runCliAsync(['backup', '--out', backup, '--data-dir', source]);
     const during = acknowledged.size;
     assert.equal(backedUp.status, 0, backedUp.stderr);
-    assert.match(backedUp.stdout, /^backed up \d+ lines \(last seq \d+, \d+ bytes\) of .* to .*backup\.jsonl/);
+    assert.match(backedUp.stdout, /^backed up \d+ records \(last seq \d+, \d+ bytes\) of .* to .*backup\.jsonl/);
     // `verify` reads a folder a server is writing: read-only, without its LOCK.
     const verified = await runCliAsync(['verify', '--json', '--data-dir', source]);
     assert.equal(verified.status, 0, verified.stderr);

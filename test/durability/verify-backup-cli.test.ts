@@ -25,12 +25,12 @@ function folder(name: string, tail = ''): string {
   return dir;
 }
 
-test('verify reports lines, superseded lines, live events and the last seq of a healthy log, and exits 0', () => {
+test('verify reports records, superseded records, live events and the last seq of a healthy log, and exits 0', () => {
   const dir = folder('healthy');
   const result = runCli(['verify', '--data-dir', dir]);
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.stderr, '');
-  assert.match(result.stdout, /events\.jsonl: healthy\n {2}lines: 4 \(3 superseded\)\n {2}live events: 1\n {2}live registrations: 0 \(registered_count of every event checked against them\)\n {2}live series: 0\n {2}last seq: 4\n/);
+  assert.match(result.stdout, /events\.jsonl: healthy\n {2}records: 4 \(3 superseded\)\n {2}live events: 1\n {2}live registrations: 0 \(registered_count of every event checked against them\)\n {2}live series: 0\n {2}last seq: 4\n/);
   const json = runCli(['verify', '--json', '--data-dir', dir]);
   assert.equal(json.status, 0);
   assert.deepEqual(JSON.parse(json.stdout), {
@@ -93,7 +93,7 @@ test('backup copies the whole lines, leaves out a torn tail, and never overwrite
   const out = path.join(root, 'copy.jsonl');
   const result = runCli(['backup', '--out', out, '--data-dir', dir]);
   assert.equal(result.status, 0, result.stderr);
-  assert.match(result.stdout, /^backed up 4 lines \(last seq 4, \d+ bytes\) of .* to .*copy\.jsonl; left out 19 bytes after the last whole line/);
+  assert.match(result.stdout, /^backed up 4 records \(last seq 4, \d+ bytes\) of .* to .*copy\.jsonl; left out 19 bytes after the last whole line/);
   const log = readFileSync(path.join(dir, 'events.jsonl'));
   assert.deepEqual(readFileSync(out), log.subarray(0, log.length - 19));
   assert.equal(existsSync(`${out}.tmp`), false);
