@@ -124,8 +124,15 @@ export class WebhookService {
   async remove(id: string): Promise<boolean> {
     const lane = this.#lanes.get(id);
     if (lane === undefined) return false;
+    const at = [...this.#lanes.keys()].indexOf(id);
     this.#lanes.delete(id);
-    await this.#saveOrUndo(() => this.#lanes.set(id, lane));
+    // A refused save puts it back where it was, so the list (and webhooks.json) keeps its oldest-first order.
+    await this.#saveOrUndo(() => {
+      const entries = [...this.#lanes];
+      entries.splice(at, 0, [id, lane]);
+      this.#lanes.clear();
+      for (const [key, value] of entries) this.#lanes.set(key, value);
+    });
     lane.stop();
     this.#catchUps.forget(id);
     if (this.#lanes.size === 0) this.#stopFeed();

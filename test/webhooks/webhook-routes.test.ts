@@ -112,11 +112,12 @@ test('no host is allowed by default: every url is a 400 naming its host', async 
   }
 });
 
-test('a webhook that cannot be saved is a 503 and leaves nothing behind: not created, not changed, not deleted', async () => {
+test('a webhook that cannot be saved is a 503 and leaves nothing behind: not created, not changed, not deleted, nor moved in the list', async () => {
   const local = await startHarness({ webhookHosts: ['hooks.campus.edu'] });
   const blocker = path.join(local.dataDir, 'webhooks.json.tmp');
   try {
     const kept = (await local.request('POST', '/webhooks', { key: local.keys.admin, body: { url: 'https://hooks.campus.edu/kept' } })).json;
+    const later = (await local.request('POST', '/webhooks', { key: local.keys.admin, body: { url: 'https://hooks.campus.edu/later' } })).json;
     // A folder where the temporary file goes: the save fails (EISDIR) as a full or broken disk would make it.
     mkdirSync(blocker);
     const refused = await local.request('POST', '/webhooks', { key: local.keys.admin, body: { url: 'https://hooks.campus.edu/new' } });
@@ -126,10 +127,17 @@ test('a webhook that cannot be saved is a 503 and leaves nothing behind: not cre
     assert.equal(changed.status, 503);
     assert.equal((await local.request('DELETE', `/webhooks/${kept.id}`, { key: local.keys.admin })).status, 503);
     const list = (await local.request('GET', '/webhooks', { key: local.keys.admin })).json.webhooks;
-    assert.deepEqual(list.map((webhook: { id: string; url: string; status: string }) => [webhook.id, webhook.url, webhook.status]), [[kept.id, 'https://hooks.campus.edu/kept', 'active']]);
+    assert.deepEqual(list.map((webhook: { id: string; url: string; status: string }) => [webhook.id, webhook.url, webhook.status]), [
+      [kept.id, 'https://hooks.campus.edu/kept', 'active'],
+      [later.id, 'https://hooks.campus.edu/later', 'active'],
+    ], 'oldest first, as before the refused delete');
     rmSync(blocker, { recursive: true });
     const saved = JSON.parse(readFileSync(path.join(local.dataDir, 'webhooks.json'), 'utf8'));
-    assert.deepEqual(saved.webhooks.map((webhook: { id: string }) => webhook.id), [kept.id]);
+    assert.deepEqual(saved.webhooks.map((webhook: { id: string }) => webhook.id), [kept.id, later.id]);
+    // The next save writes the list in that order too, so a restart reads it back oldest first.
+    assert.equal((await local.request('PUT', `/webhooks/${later.id}`, { key: local.keys.admin, body: { description: 'saved' } })).status, 200);
+    const resaved = JSON.parse(readFileSync(path.join(local.dataDir, 'webhooks.json'), 'utf8'));
+    assert.deepEqual(resaved.webhooks.map((webhook: { id: string }) => webhook.id), [kept.id, later.id]);
   } finally {
     await local.close();
   }
