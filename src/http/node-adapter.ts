@@ -4,8 +4,9 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES } from './body.js';
-import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE, INTERNAL_MESSAGE, MAX_HEAD_BYTES } from './errors.js';
-import { loggedRequestId, redactKeys } from './redact-keys.js';
+import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE, INTERNAL_MESSAGE } from './errors.js';
+import { headerFault } from './header-fault.js';
+import { logRequest } from './request-log.js';
 import type { CoreResponse, PlainRequest } from './types.js';
 import { JSON_TYPE } from './route.js';
 import type { Logger } from '../log/logger.js';
@@ -15,6 +16,14 @@ export type CoreHandler = (request: PlainRequest) => CoreResponse | Promise<Core
 
 /** The latest response on each connection, so an answer to a parser error waits for the pipelined responses before it. */
 const lastResponse = new WeakMap<Socket, ServerResponse>();
+
+/**
+ * The latest request on each connection not answered yet. A request pipelined after it runs only once it is answered
+ * (RFC 9112 §9.3.2): node parses the next request while the one before still waits for its body or its write, and run
+ * at once, a GET would read the state from before a PUT sent ahead of it, or a PUT meet an event a DELETE after it
+ * had already removed.
+ */
+const unanswered = new WeakMap<Socket, Exchange>();
 
 /**
  * Connections whose rest is never read: a body over the cap (or one a client was not invited to send)
@@ -52,6 +61,9 @@ export function toNodeListener(handle: CoreHandler, logger: Logger, options: Nod
     const request = plainRequest(req);
     request.arrivedDuringShutdown = isDraining();
     const exchange = new Exchange(listener, res, request, started);
+    const before = unanswered.get(req.socket);
+    if (before !== undefined && !before.answered) exchange.before = before;
+    unanswered.set(req.socket, exchange);
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
       exchange.run();
       return;
@@ -86,6 +98,12 @@ interface Listener {
  * per request rather than closures per request (the hot path of every read allocates one small object).
  */
 class Exchange {
+  /** The request before this one on its connection, when it was not answered yet as this one arrived. */
+  before: Exchange | undefined = undefined;
+  /** The request after this one on its connection, waiting to run until this one is answered. */
+  next: Exchange | undefined = undefined;
+  answered = false;
+
   constructor(
     readonly listener: Listener,
     readonly res: ServerResponse,
@@ -93,11 +111,33 @@ class Exchange {
     readonly started: number,
   ) {}
 
+  /** Runs the core now, or once the request before this one on the connection is answered. */
   run(): void {
+    const before = this.before;
+    if (before !== undefined) {
+      this.before = undefined;
+      if (!before.answered) {
+        before.next = this;
+        return;
+      }
+    }
     callCore(this.listener.handle, this.request, this.listener.logger, this);
   }
 
   respond(response: CoreResponse): void {
+    this.#send(response);
+    this.answered = true;
+    const socket = this.res.socket;
+    if (socket !== null && unanswered.get(socket) === this) unanswered.delete(socket);
+    const next = this.next;
+    if (next !== undefined) {
+      this.next = undefined;
+      // Its own turn, not a deeper frame: a long run of pipelined requests would otherwise nest one call per request.
+      queueMicrotask(() => next.run());
+    }
+  }
+
+  #send(response: CoreResponse): void {
     const { res, request, listener } = this;
     try {
       send(res, request, response, listener.isDraining());
@@ -169,30 +209,6 @@ function callCore(handle: CoreHandler, request: PlainRequest, logger: Logger, to
   } else {
     to.respond(result);
   }
-}
-
-function logRequest(logger: Logger, request: PlainRequest, response: CoreResponse, started: number): void {
-  const path = redactKeys(request.target);
-  logger.request({
-    requestId: loggedRequestId(response.headers['X-Request-Id'] ?? ''),
-    method: request.method,
-    path: path.length > 200 ? path.slice(0, 200) : path,
-    status: response.status,
-    durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-    keyId: response.keyId,
-    client: request.remoteAddress,
-    userAgent: clippedUserAgent(request.headers['user-agent']),
-  });
-}
-
-/** Longest User-Agent kept in a log line, in characters. */
-const MAX_USER_AGENT = 120;
-
-/** The User-Agent for a log line: clipped, keys redacted; undefined when none was sent. */
-function clippedUserAgent(userAgent: string | undefined): string | undefined {
-  if (userAgent === undefined) return undefined;
-  const redacted = redactKeys(userAgent);
-  return redacted.length > MAX_USER_AGENT ? `${redacted.slice(0, MAX_USER_AGENT)}…` : redacted;
 }
 
 /** The 500 sent if the core itself fails: still a JSON error with the headers every response carries. */
@@ -301,31 +317,6 @@ function sendStream(res: ServerResponse, response: CoreResponse, stream: NonNull
       if (open) res.end();
     },
   });
-}
-
-/**
- * A request-level fault visible only in the raw head: two Authorization or Host headers, HTTP/1.1 without Host,
- * or a head over 16 KiB. Node's own limit (`maxHeaderSize`) counts only the target, names and values, so a head
- * a few bytes a line over the limit reaches us: it is counted here as sent, line ends and all (API.md §3).
- */
-function headerFault(req: IncomingMessage): PlainRequest['headerFault'] {
-  const rawHeaders = req.rawHeaders;
-  let authorization = 0;
-  let host = 0;
-  // "METHOD target HTTP/x.y\r\n", then "Name: value\r\n" per field (as clients write them: node drops the spaces
-  // around a value before anyone sees them), then the empty line; node's strings hold one byte per character.
-  let headBytes = (req.method ?? '').length + 1 + (req.url ?? '').length + ' HTTP/'.length + req.httpVersion.length + 2 + 2;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
-    headBytes += name.length + 2 + rawHeaders[i + 1]!.length + 2;
-    if (name.length === 13 && name.toLowerCase() === 'authorization') authorization++;
-    else if (name.length === 4 && name.toLowerCase() === 'host') host++;
-  }
-  if (headBytes > MAX_HEAD_BYTES) return { error: 'headers_too_large', message: HEADERS_TOO_LARGE_MESSAGE };
-  if (authorization > 1) return { error: 'bad_request', message: 'The request has more than one Authorization header; send exactly one.' };
-  if (host > 1) return { error: 'bad_request', message: 'The request has more than one Host header; send exactly one.' };
-  if (host === 0 && req.httpVersion === '1.1') return { error: 'bad_request', message: 'The request has no Host header; HTTP/1.1 requires exactly one.' };
-  return undefined;
 }
 
 /**

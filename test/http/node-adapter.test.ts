@@ -213,3 +213,39 @@ test('toNodeListener: an answer without a body (the redirect of /) says Content-
     await live.close();
   }
 });
+
+/** The responses in `answered`, in order: each head's status and its body, read by its Content-Length. */
+function responses(answered: string): { status: number; body: string }[] {
+  const bytes = Buffer.from(answered, 'latin1');
+  const found: { status: number; body: string }[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const end = bytes.indexOf('\r\n\r\n', at);
+    if (end === -1) break;
+    const head = bytes.toString('latin1', at, end);
+    const length = Number(/\r\nContent-Length: (\d+)/i.exec(head)?.[1] ?? 0);
+    found.push({ status: Number(head.slice(9, 12)), body: bytes.toString('utf8', end + 4, end + 4 + length) });
+    at = end + 4 + length;
+  }
+  return found;
+}
+
+test('toNodeListener: pipelined requests run in the order sent, each after the one before is answered (RFC 9112 §9.3.2)', async () => {
+  const live = await startLive();
+  try {
+    const id = await createEvent(live);
+    const put = (title: string): Buffer => {
+      const body = JSON.stringify({ title });
+      return Buffer.from(head('PUT', `/events/${id}`, live, `Content-Length: ${Buffer.byteLength(body)}\r\n`) + body);
+    };
+    const bodiless = (method: string, extra = ''): Buffer => Buffer.from(`${method} /events/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${live.keys.admin}\r\n${extra}\r\n`);
+    // A GET and a DELETE have no body, so node hands them over while the PUT before each still waits for its write.
+    const answered = await exchange(live, Buffer.concat([put('After'), bodiless('GET'), put('After again'), bodiless('DELETE'), bodiless('GET', 'Connection: close\r\n')]));
+    const got = responses(answered);
+    assert.deepEqual(got.map((response) => response.status), [200, 200, 200, 204, 404], answered.slice(0, 2000));
+    assert.deepEqual(got.slice(0, 3).map((response) => (JSON.parse(response.body) as { title: string }).title), ['After', 'After', 'After again']);
+    assert.equal(await count(live), 0, 'the DELETE, sent last but one, ran after the second PUT');
+  } finally {
+    await live.close();
+  }
+});
