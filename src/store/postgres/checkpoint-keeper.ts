@@ -123,10 +123,10 @@ export class CheckpointKeeper {
     this.#considerAfter = lastSeq + Math.max(64, Math.floor(lines / 16));
   }
 
-  /** Live events, registrations and documents: what a compacted log keeps a line for. */
+  /** Live events, registrations, documents and remembered Idempotency-Key answers: what a checkpoint keeps a line for. */
   #live(): number {
     const views = this.#host.views();
-    return views.index.size + views.rosters.registrations + views.documents.size;
+    return views.index.size + views.rosters.registrations + views.documents.size + views.idempotency.liveCount(this.#host.now());
   }
 
   /** The views' state, taken in their turn: no batch applies records meanwhile. */

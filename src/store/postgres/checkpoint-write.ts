@@ -24,7 +24,7 @@ export interface LogSize {
   /** Lines: the checkpoint's plus one per row after it (an atomic group's row is one line, as in events.jsonl). */
   lines: number;
   bytes: number;
-  /** Live events, registrations and documents: the lines a compacted log would keep. */
+  /** Live events, registrations, documents and remembered Idempotency-Key answers: the lines a compacted log would keep. */
   live: number;
 }
 
@@ -41,7 +41,7 @@ export interface CheckpointHost {
   readonly db: Database;
   /** The newest checkpoint the instance's views know of. */
   known(): Checkpoint;
-  /** Live events, registrations and documents in the views now. */
+  /** Live events, registrations, documents and remembered Idempotency-Key answers in the views now. */
   live(): number;
   /** The views' state, taken in their turn (no batch applying meanwhile). */
   snapshot(): Promise<CheckpointState>;

@@ -99,6 +99,12 @@ export class IdempotencyTable {
     return { live: mine.size, oldestExpiresMs: oldest + this.ttlMs };
   }
 
+  /** How many answers are still remembered at `nowMs`: the lines a compaction would write for them. */
+  liveCount(nowMs: number): number {
+    this.#prune(nowMs);
+    return this.#entries.size;
+  }
+
   /** Every answer still remembered at `nowMs`, oldest first (compaction writes them). */
   live(nowMs: number): IdempotencyEntry[] {
     this.#prune(nowMs);

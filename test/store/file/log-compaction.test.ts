@@ -166,6 +166,25 @@ describe('FileStore compacts by itself after a commit', () => {
     assert.equal(logger.messages.filter((message) => message === 'compacting the event log').length, compactions + abandoned);
   });
 
+  it('counts the answers of Idempotency-Keys as kept: a log of mostly such answers is not compacted after every write', async (t) => {
+    const logger = recordingLogger();
+    let clock = Date.UTC(2026, 10, 29);
+    const store = await openFileStore({ dataDir: tempDir(t), compactMinBytes: 8192, logger, now: () => (clock += 10) });
+    // Each created with its own Idempotency-Key, edited twice, then deleted: the event is gone, its answer is kept for 24 hours.
+    for (let n = 0; n < 60; n++) {
+      await store.write(eventId(n), () => sampleRecord(n), { idem: { key: `key-${n}`, keyId: 'key_a', requestHash: 'h' } });
+      for (const title of ['Edited', 'Edited again']) await store.write(eventId(n), () => sampleRecord(n, { title }));
+      await store.write(eventId(n), () => null);
+    }
+    const compactions = (): number => logger.messages.filter((message) => message === 'compacted the event log').length;
+    const before = compactions();
+    assert.ok(before >= 1, 'the deletions made the log due once');
+    for (let n = 60; n < 90; n++) await store.write(eventId(n), () => sampleRecord(n));
+    assert.equal(compactions(), before, '30 creates with the answers still kept call for no compaction');
+    assert.equal(store.stats.supersededLines * 2 <= store.stats.lines, true, `${store.stats.supersededLines} of ${store.stats.lines} lines superseded`);
+    await store.close();
+  });
+
   it('never while the log is under compactMinBytes, however superseded', async (t) => {
     const logger = recordingLogger();
     const store = await openFileStore({ dataDir: tempDir(t), compactMinBytes: 1_000_000, logger });
