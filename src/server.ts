@@ -12,6 +12,9 @@ const SELF = commandName(process.argv[1], 'campus-events', 'server.js');
 /** The CLI as the user would run it beside this program. */
 const CLI = SELF === 'campus-events' ? 'campus-events-cli' : 'node dist/cli.js';
 
+/** From a stop signal to the end of the process at the latest: a systemd unit's TimeoutStopSec of 20 s is more. */
+const STOP_DEADLINE_MS = 16_000;
+
 async function main(): Promise<void> {
   let config: ServerConfig;
   try {
@@ -73,6 +76,14 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info('stopping', { signal });
+    // The requests in flight get 10 s and a late body 1 s more; closing the store then takes a moment, unless its
+    // database does not answer (a frozen link waits for no timeout): past this, the process ends anyway.
+    const deadline = setTimeout(() => {
+      logger.error(`the store did not close within ${STOP_DEADLINE_MS / 1000} s of ${signal} (its database does not answer); exiting without it: every write answered 2xx is already stored`);
+      logger.flush();
+      process.exit(1);
+    }, STOP_DEADLINE_MS);
+    deadline.unref();
     running.close().then(
       () => {
         logger.info('stopped');

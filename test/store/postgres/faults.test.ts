@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { newEvent, startInstances, type Instances } from '../../helpers/instances.js';
 import { runCli } from '../../helpers/spawn.js';
+import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 
 const pg = usePostgres();
 
@@ -170,6 +171,30 @@ describe('an instance paused (SIGSTOP) while another writes', { skip, timeout: 1
       }
     } finally {
       await two.stop();
+    }
+  });
+});
+
+describe('a stop signal while the database does not answer', { skip, timeout: 60_000 }, () => {
+  it('SIGTERM with the link to the database frozen ends the process within 16 s, saying why (it waited for the database forever)', async () => {
+    const url = new URL(await pg.database('frozen_stop'));
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(url.port) });
+    url.port = String(proxy.port);
+    const one = await startInstances(url.toString(), 1);
+    try {
+      assert.equal((await one.call(0, 'POST', '/events', newEvent(0))).status, 201);
+      proxy.freeze();
+      const started = performance.now();
+      one.servers[0]!.child.kill('SIGTERM');
+      const code = await one.servers[0]!.exited;
+      const seconds = (performance.now() - started) / 1000;
+      assert.equal(code, 1);
+      assert.ok(seconds < 30, `ended after ${seconds.toFixed(1)} s`);
+      assert.match(one.servers[0]!.stderr(), /the store did not close within 16 s of SIGTERM \(its database does not answer\); exiting without it/);
+    } finally {
+      proxy.thaw();
+      await one.stop();
+      await proxy.close();
     }
   });
 });
