@@ -18,7 +18,7 @@ export class EventTerms {
   /** The term ids of texts met lately (descriptions, locations, organizer names), by text. */
   readonly #textTerms = new Map<string, number[]>();
   /** The same for replayed events' texts, by their key (see KeyedTexts.searchTextKey): no string to hash. */
-  readonly #keyTerms = new TermsByKey();
+  #keyTerms = new TermsByKey();
   #textsScanned = 0;
 
   /** `forms` tells which events' texts are read by key (the store's replayed ones). */
@@ -39,6 +39,13 @@ export class EventTerms {
   adopt(terms: SearchTerms): void {
     if (this.#terms.size > 0) throw new Error('a dictionary is adopted before any word is interned');
     this.#terms = terms;
+  }
+
+  /** Moves to `terms`, a compacted copy of the dictionary (new ids): every cached list of ids is dropped. */
+  replaceTerms(terms: SearchTerms): void {
+    this.#terms = terms;
+    this.#textTerms.clear();
+    this.#keyTerms = new TermsByKey();
   }
 
   /** The distinct term ids of an event's searched text. */

@@ -13,6 +13,9 @@ import type { SearchTerms } from './search-terms.js';
 import type { Steps } from '../lib/loop-turns.js';
 
 export { monthOf, monthStart } from './search-months.js';
+
+/** The fewest words no event holds before the dictionary is compacted (about 100 bytes each until then). */
+export const DEAD_TERMS_MIN = 20_000;
 export type { SlotSet } from './search-match.js';
 
 /**
@@ -27,6 +30,10 @@ export class SearchIndex {
   /** The bulk load's build, until it is done. */
   #build: SearchBuild | undefined;
   #postingsVersion = 0;
+  /** Terms some event holds (a posting), counted once the bulk load is indexed: the rest are words no event holds. */
+  #liveTerms = 0;
+  /** Times the dictionary was compacted (forgetTerms): work, for tests. */
+  #compactions = 0;
 
   /**
    * Takes the events of a bulk load to index them step by step (buildSome), so a start with many events can
@@ -89,8 +96,20 @@ export class SearchIndex {
    * written or deleted since was taken, or dropped, by that write). Returns `ready`.
    */
   buildSome(count: number, isCurrent: (stored: StoredEvent) => boolean): boolean {
-    if (this.#build?.step(count, isCurrent) === true) this.#build = undefined;
+    if (this.#build?.step(count, isCurrent) === true) {
+      this.#build = undefined;
+      // The build filled postings its own way (adopted ones too): count the terms held once, then keep count.
+      const terms = this.#eventTerms.terms.size;
+      let live = 0;
+      for (let term = 0; term < terms; term++) if (this.#postings.has(term)) live++;
+      this.#liveTerms = live;
+    }
     return this.ready;
+  }
+
+  /** Distinct words in the dictionary, and how many of them some event holds: the rest are forgotten in time. */
+  get termCounts(): { terms: number; live: number; compactions: number } {
+    return { terms: this.#eventTerms.terms.size, live: this.#liveTerms, compactions: this.#compactions };
   }
 
   /** Slots in use, free or reserved: the length of every bitmap. */
@@ -143,6 +162,7 @@ export class SearchIndex {
     const after = this.#eventTerms.distinct(stored);
     for (const term of before) if (!after.has(term)) this.#remove(term, slot);
     for (const term of after) if (!before.has(term)) this.#add(term, slot);
+    this.#forgetIfMostlyDead();
   }
 
   /** Drops a live event (indexed or not yet) from the index. */
@@ -153,6 +173,7 @@ export class SearchIndex {
     if (this.#build !== undefined) this.#build.noteWrite(slot);
     else for (const term of this.#eventTerms.distinct(this.#slots.eventAt(slot)!)) this.#remove(term, slot);
     this.#slots.remove(slot);
+    if (this.#build === undefined) this.#forgetIfMostlyDead();
   }
 
   /** Slots added to or taken from a term's posting so far (each makes the cached unions stale): the work writes cost, for tests. */
@@ -170,9 +191,27 @@ export class SearchIndex {
     return this.#matcher.matchSteps(words);
   }
 
+  /**
+   * Words no event holds any more stay in the dictionary (an edit's new words, a deleted event's): once they are more
+   * than those held, and at least DEAD_TERMS_MIN, the dictionary is compacted, so memory follows the live words
+   * however many edits and deletions came before. One pass over the terms, paid for by the dead ones it drops.
+   */
+  #forgetIfMostlyDead(): void {
+    const dead = this.#eventTerms.terms.size - this.#liveTerms;
+    if (dead < DEAD_TERMS_MIN || dead <= this.#liveTerms) return;
+    const postings = this.#postings;
+    const { terms, ids } = this.#eventTerms.terms.compacted((term) => postings.has(term));
+    postings.renumber(ids, terms.size);
+    this.#eventTerms.replaceTerms(terms);
+    this.#liveTerms = terms.size;
+    this.#postingsVersion++;
+    this.#compactions++;
+  }
+
   readonly #add = (term: number, slot: number): void => {
     this.#postingsVersion++;
     const posting = this.#postings.get(term);
+    if (posting === undefined) this.#liveTerms++;
     const added = postingAdd(posting, slot, this.capacity);
     // An array or bitmap grows in place: only a new posting, or a change of form, is set again.
     if (added !== posting) this.#postings.set(term, added);
@@ -181,6 +220,9 @@ export class SearchIndex {
   readonly #remove = (term: number, slot: number): void => {
     this.#postingsVersion++;
     const posting = this.#postings.get(term);
-    if (posting !== undefined) this.#postings.set(term, postingRemove(posting, slot, this.capacity));
+    if (posting === undefined) return;
+    const left = postingRemove(posting, slot, this.capacity);
+    if (left === undefined) this.#liveTerms--;
+    this.#postings.set(term, left);
   };
 }

@@ -35,7 +35,8 @@ export interface TermsWork {
  * The dictionary behind `q`. A term is a number (0, 1, 2…, in the order first met); its units live in one
  * Uint16Array and it is found again by an FNV-1a hash in an open-addressing table of ids, so a term costs about
  * 2 bytes a unit and 16 bytes besides, against a Map entry and a string each. Looking a word up needs no string:
- * the scanner passes a buffer of units. Terms are never removed (a word no event holds has an empty posting).
+ * the scanner passes a buffer of units. Terms are never removed (a word no event holds has an empty posting): once
+ * such words are most of them, the index moves to a compacted() copy.
  */
 export class SearchTerms {
   /** The terms' units, starts and hashes. */
@@ -82,6 +83,23 @@ export class SearchTerms {
     cells[2 * cell + 1] = id + 1;
     if (this.#arena.count * 4 > cells.length) this.#growCells();
     return id;
+  }
+
+  /**
+   * A dictionary of the terms `keep` accepts, in their order, and each term's id in it (-1: left out): how the index
+   * forgets words no event holds any more (SearchIndex), since a term is never removed from a dictionary itself.
+   */
+  compacted(keep: (id: number) => boolean): { terms: SearchTerms; ids: Int32Array } {
+    const terms = new SearchTerms();
+    const { units, starts, hashes, count } = this.#arena;
+    const ids = new Int32Array(count).fill(-1);
+    for (let id = 0; id < count; id++) {
+      if (!keep(id)) continue;
+      const start = starts[id]!;
+      const length = this.#end(id) - start;
+      ids[id] = terms.intern(units.subarray(start, start + length), length, hashes[id]!);
+    }
+    return { terms, ids };
   }
 
   /** The id of `word`, adding it the first time. */

@@ -10,7 +10,7 @@ import { queryWords, searchWords } from '../../src/search/search-words.js';
 import { searchTextOf } from '../../src/search/event-search-text.js';
 import { builtSearch, type BuiltSearch } from '../../src/search/search-built.js';
 import { EventTerms } from '../../src/search/search-event-terms.js';
-import { monthOf, SearchIndex, type SlotSet } from '../../src/search/search-index.js';
+import { DEAD_TERMS_MIN, monthOf, SearchIndex, type SlotSet } from '../../src/search/search-index.js';
 import { type Posting, postingPushInto, SlotBitmap } from '../../src/search/search-postings.js';
 import { mulberry32 } from '../helpers/random.js';
 import { sampleRecord } from '../store/helpers.js';
@@ -312,4 +312,49 @@ test('a big campus: a word of few events of many gives a list of slots, and a pr
   assert.deepEqual(index.match(['rare', 'w']), { slots: [7] });
   assert.deepEqual(index.match(['w', 'rare']), { slots: [7] });
   assert.deepEqual(index.match(['rare', 'w2']), { slots: [] });
+});
+
+test(`SearchIndex forgets words no event holds once they outnumber the held ones: its dictionary follows the live words, and it answers as a scan (SEARCH_INDEX_SEED=${SEED})`, () => {
+  const random = mulberry32(SEED);
+  // 80 events in Hallmark, the last 30 of them in its North wing, only ever edited (their postings stay the build's packed bitmap
+  // and run), and 40 in the Annex, deleted and made again.
+  const place = (n: number): string => (n < 50 ? 'Hallmark' : n < 80 ? 'Hallmark North' : 'Annex');
+  const pending = Array.from({ length: 120 }, (_, n) => toStored(sampleRecord(n, { title: WORDS[n % WORDS.length]!, location: place(n) }), n + 1));
+  const index = new SearchIndex(pending, STORE_EVENT_FORMS);
+  const model = new Model(random, index);
+  for (const stored of pending) model.live.set(stored.id, stored);
+  model.seq = model.next = pending.length;
+  // The bulk load adopted from a worker's build: its packed runs and bitmaps are renumbered too.
+  assert.equal(index.adoptBuilt(builtOf(pending)), undefined);
+  while (!index.buildSome(50, model.isCurrent));
+  let fresh = 0;
+  /** `count` words never seen before ("zq0x", "zq1x"…): every edit leaves the ones before unheld. */
+  const freshWords = (count: number): string => Array.from({ length: count }, () => `zq${(fresh++).toString(36)}x`).join(' ');
+  let kept = '';
+  for (let edit = 0; edit < (2 * DEAD_TERMS_MIN) / 40 + 40; edit++) {
+    const n = edit % 120;
+    const previous = model.live.get(pending[n]!.id)!;
+    const stored = toStored(sampleRecord(n, { title: WORDS[edit % WORDS.length]!, description: freshWords(40), location: place(n) }), ++model.seq);
+    if (n < 80) index.put(stored, previous);
+    else {
+      index.delete(previous);
+      index.put(stored, undefined);
+    }
+    model.live.set(stored.id, stored);
+    if (edit === 10) kept = stored.json.match(/zq[0-9a-z]+x/)![0];
+    const { terms, live } = index.termCounts;
+    assert.ok(terms - live <= Math.max(live, DEAD_TERMS_MIN), `edit ${edit}: ${terms} terms, ${live} held (SEARCH_INDEX_SEED=${SEED})`);
+  }
+  const { terms, live, compactions } = index.termCounts;
+  assert.ok(compactions >= 1, `compacted at least once (${terms} terms, ${live} held)`);
+  assert.ok(live < 120 * 42, `${live} words held by 120 events of at most 42 words`);
+  // Every word held is found, a forgotten one finds nothing, and the bulk load's words still answer.
+  const held = [...model.live.values()].flatMap((stored) => stored.json.match(/zq[0-9a-z]+x/g) ?? []);
+  for (const q of [held[0]!, held.at(-1)!, 'zq', 'zq1', kept, 'hallmark', 'north', 'annex', 'seminar', 'Hallmark zq'])
+    assert.deepEqual(idsOf(index, index.match(queryWords(q))), model.matching(queryWords(q)), `q=${q} (SEARCH_INDEX_SEED=${SEED})`);
+  model.check('after forgetting words');
+  for (let n = 0; n < 4; n++) {
+    model.writes(1 + Math.floor(random() * 30));
+    model.check(`after forgetting words and writes ${n}`);
+  }
 });
