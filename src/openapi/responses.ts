@@ -74,7 +74,7 @@ function codeDescriptions(limits: RateLimits): Record<ErrorCode, string> {
     idempotency_key_reused: 'The Idempotency-Key was already used by this API key with another request (a different path or body bytes).',
     rate_limited: `Over the limit: ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} s per key, or 100 failed authentications within 15 minutes from one client address (then every request without a good key), or a new Idempotency-Key past the key's quota of live ones. Refused requests do not count.`,
     internal: 'A bug; the message reveals no internals, and X-Request-Id finds the details in the log.',
-    unavailable: 'The server is shutting down, or the store cannot write (a write failed, e.g. disk full): nothing was half-written.',
+    unavailable: 'The server is shutting down, or the store cannot write (a write failed, e.g. disk full; on PostgreSQL, the database out of reach): nothing was half-written. On PostgreSQL also: an id or change-feed position this instance has not seen while the database cannot confirm it, and a write whose commit outcome is unknown (details: outcome; retry with the same Idempotency-Key).',
   };
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freshOnNotFound } from '../../src/events/fresh-on-not-found.js';
 import { ApiError } from '../../src/http/errors.js';
+import { StoreUnavailable } from '../../src/store/store-errors.js';
 import type { RequestContext, Route } from '../../src/http/route.js';
 
 const context = {} as RequestContext;
@@ -23,16 +24,24 @@ function routeOver(state: { known: boolean; runs: number }, async = false): Rout
 
 test('freshOnNotFound() runs the route again after a catch-up that brought something new, and then finds it', async () => {
   const state = { known: false, runs: 0 };
-  const route = freshOnNotFound(routeOver(state), { catchUp: () => Promise.resolve((state.known = true)) });
+  const route = freshOnNotFound(routeOver(state), { catchUpBeforeDenying: () => Promise.resolve((state.known = true)) });
   assert.deepEqual(await route.handle(context), { status: 200, body: 'found' });
   assert.equal(state.runs, 2);
 });
 
-test('freshOnNotFound() answers the 404 when the catch-up brought nothing, or failed (the database is away)', async () => {
-  for (const catchUp of [() => Promise.resolve(false), () => Promise.reject(new Error('ECONNREFUSED'))]) {
-    const state = { known: false, runs: 0 };
-    const route = freshOnNotFound(routeOver(state), { catchUp });
-    await assert.rejects(Promise.resolve(route.handle(context)), (error) => error instanceof ApiError && error.code === 'not_found');
+test('freshOnNotFound() answers the 404 when the catch-up confirmed there is nothing new', async () => {
+  const state = { known: false, runs: 0 };
+  const route = freshOnNotFound(routeOver(state), { catchUpBeforeDenying: () => Promise.resolve(false) });
+  await assert.rejects(Promise.resolve(route.handle(context)), (error) => error instanceof ApiError && error.code === 'not_found');
+  assert.equal(state.runs, 1);
+});
+
+test('freshOnNotFound() answers the 503 the store gives when it cannot tell (the database is away), never a 404 or 410 from memory alone', async () => {
+  const away = new StoreUnavailable('The database cannot be reached (ECONNREFUSED), so this instance cannot tell whether another one has written it; nothing was saved. Retry in a moment.', { retryAfterSeconds: 1 });
+  for (const code of ['not_found', 'gone'] as const) {
+    const state = { runs: 0 };
+    const route = freshOnNotFound({ name: 't', auth: true, body: false, handle: () => { state.runs++; throw new ApiError(code, 'no'); } }, { catchUpBeforeDenying: () => Promise.reject(away) });
+    await assert.rejects(Promise.resolve(route.handle(context)), (error) => error === away);
     assert.equal(state.runs, 1);
   }
 });
@@ -40,13 +49,13 @@ test('freshOnNotFound() answers the 404 when the catch-up brought nothing, or fa
 test('freshOnNotFound() keeps a synchronous answer synchronous and never asks the store when the id is known', () => {
   const state = { known: true, runs: 0 };
   let asked = 0;
-  const route = freshOnNotFound(routeOver(state), { catchUp: () => Promise.resolve(asked++ > 0) });
+  const route = freshOnNotFound(routeOver(state), { catchUpBeforeDenying: () => Promise.resolve(asked++ > 0) });
   assert.deepEqual(route.handle(context), { status: 200, body: 'found' });
   assert.equal(asked, 0);
 });
 
 test('freshOnNotFound() passes other errors through untouched', async () => {
-  const route = freshOnNotFound({ name: 't', auth: true, body: false, handle: () => Promise.reject(new ApiError('forbidden', 'no')) }, { catchUp: () => Promise.resolve(true) });
+  const route = freshOnNotFound({ name: 't', auth: true, body: false, handle: () => Promise.reject(new ApiError('forbidden', 'no')) }, { catchUpBeforeDenying: () => Promise.resolve(true) });
   await assert.rejects(Promise.resolve(route.handle(context)), (error) => error instanceof ApiError && error.code === 'forbidden');
 });
 
@@ -61,10 +70,10 @@ test('freshOnNotFound() runs the route again after a catch-up on a 410 too: a /c
       return { status: 200, body: 'page' };
     },
   };
-  const route = freshOnNotFound(changes, { catchUp: () => Promise.resolve((applied = 7) > 0) });
+  const route = freshOnNotFound(changes, { catchUpBeforeDenying: () => Promise.resolve((applied = 7) > 0) });
   assert.deepEqual(await route.handle(context), { status: 200, body: 'page' });
   // Still ahead after the catch-up (the log was restored from an older copy): the 410 stands.
   applied = 2;
-  const behind = freshOnNotFound(changes, { catchUp: () => Promise.resolve(false) });
+  const behind = freshOnNotFound(changes, { catchUpBeforeDenying: () => Promise.resolve(false) });
   await assert.rejects(Promise.resolve(behind.handle(context)), (error) => error instanceof ApiError && error.code === 'gone');
 });

@@ -238,6 +238,32 @@ export class PostgresStore implements EventStore {
     return Promise.race([this.#chain, late]).then(() => this.#lastSeq > before).finally(() => clearTimeout(timer));
   }
 
+  /**
+   * catchUp() before an answer that memory alone must not give, a 404 or a 410 (freshOnNotFound): true when anything
+   * new was applied, false when the database confirmed there is nothing; rejects with StoreUnavailable (503) when the
+   * database is away or does not answer within CATCH_UP_WAIT_MS, since this instance cannot tell then (API.md §12).
+   */
+  async catchUpBeforeDenying(): Promise<boolean> {
+    if (this.#down !== undefined) throw this.#cannotTell();
+    const before = this.#lastSeq;
+    this.#follow();
+    let timer: NodeJS.Timeout | undefined;
+    let answered = false;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CATCH_UP_WAIT_MS)));
+    const chain = this.#chain.then(
+      () => void (answered = true),
+      () => undefined,
+    );
+    await Promise.race([chain, late]).finally(() => clearTimeout(timer));
+    if (this.#lastSeq > before) return true;
+    if (!answered || this.#down !== undefined) throw this.#cannotTell();
+    return false;
+  }
+
+  #cannotTell(): StoreUnavailable {
+    return new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? ' in time' : ` (${this.#down})`}, so this instance cannot tell whether another one has written it; nothing was saved. Retry in a moment.`, { retryAfterSeconds: 1 });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

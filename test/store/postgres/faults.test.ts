@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { newEvent, startInstances, type Instances } from '../../helpers/instances.js';
-import { runCli } from '../../helpers/spawn.js';
+import { runCli, waitFor } from '../../helpers/spawn.js';
 import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 
 const pg = usePostgres();
@@ -194,6 +194,48 @@ describe('a stop signal while the database does not answer', { skip, timeout: 60
     } finally {
       proxy.thaw();
       await one.stop();
+      await proxy.close();
+    }
+  });
+});
+
+describe('an instance cut off from the database, asked about what another instance wrote', { skip, timeout: 60_000 }, () => {
+  it('answers 503, never a 404 or a 410 from memory alone, for an event, a registration and a change-feed position made elsewhere; and the truth once back', async () => {
+    const url = new URL(await pg.database('cut_off_denials'));
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(url.port) });
+    const direct = url.toString();
+    url.port = String(proxy.port);
+    const two = await startInstances([direct, url.toString()], 2);
+    try {
+      // The key has been served on the instance to cut off, so it holds slots of its rate limit for the outage.
+      for (let n = 0; n < 3; n++) assert.equal((await two.call(1, 'GET', '/me')).status, 200);
+      proxy.freeze();
+      const created = await two.call(0, 'POST', '/events', newEvent(0, 5));
+      assert.equal(created.status, 201);
+      const { id } = (await created.json()) as { id: string };
+      const registration = { name: 'Ada', email: 'ada@campus.example' };
+      assert.equal((await two.call(0, 'POST', `/events/${id}/registrations`, registration, { 'Idempotency-Key': 'ada-1' })).status, 201);
+      const { next_since: since } = (await (await two.call(0, 'GET', '/changes?since=0')).json()) as { next_since: number };
+      for (const [method, path, body, headers] of [
+        ['GET', `/events/${id}`, undefined, {}],
+        ['POST', `/events/${id}/registrations`, registration, { 'Idempotency-Key': 'ada-1' }],
+        ['GET', `/changes?since=${since}`, undefined, {}],
+      ] as const) {
+        const answer = await two.call(1, method, path, body, headers);
+        const text = await answer.text();
+        assert.equal(answer.status, 503, `${method} ${path}: ${text}`);
+        assert.match(text, /"error":"unavailable".*cannot tell whether another one has written it/, `${method} ${path}`);
+        assert.equal(answer.headers.get('retry-after'), '1');
+      }
+      proxy.thaw();
+      assert.ok(await waitFor(async () => (await two.call(1, "GET", `/events/${id}`)).status === 200, 20_000), "back once the link is");
+      const replayed = await two.call(1, 'POST', `/events/${id}/registrations`, registration, { 'Idempotency-Key': 'ada-1' });
+      assert.equal(replayed.status, 201);
+      assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+      assert.equal((await two.call(1, 'GET', `/changes?since=${since}`)).status, 200);
+    } finally {
+      proxy.thaw();
+      await two.stop();
       await proxy.close();
     }
   });
