@@ -96,7 +96,8 @@ export function createPipeline(deps: PipelineDeps): {
       // with `//`: request-level, so it answers 400 before the path, the method and the key are looked at (API.md §3, §5).
       checkQueryEncoding(query);
       const match = router.match(request.method, path);
-      if (match.kind === 'not_found') throw new ApiError('not_found', `No resource at ${path.slice(0, 100)}; see /openapi.json for the paths this API has.`);
+      // Named as sent (the prefix included): /v1/v1/events is not /v1/events.
+      if (match.kind === 'not_found') throw new ApiError('not_found', `No resource at ${(prefix + path).slice(0, 100)}; see /openapi.json for the paths this API has.`);
       if (request.method === 'OPTIONS') {
         headers['Allow'] = match.allowed.join(', ');
         if (request.headers['access-control-request-method'] !== undefined) cors.applyPreflight(headers, request.headers.origin, match.allowed);

@@ -115,6 +115,13 @@ describe('Allow, OPTIONS and HEAD', () => {
     assertError(await h.request('OPTIONS', '/nowhere'), 404, 'not_found');
   });
 
+  it('an unknown path is a 404 naming it as sent, its /v1 included', async () => {
+    for (const path of ['/nowhere', '/v1/nowhere', '/v1/v1/events/evt_x']) {
+      const body = assertError(await h.request('GET', path, { key: h.keys.admin }), 404, 'not_found');
+      assert.equal(body.message, `No resource at ${path}; see /openapi.json for the paths this API has.`);
+    }
+  });
+
   it('HEAD answers wherever GET does, with the GET headers and no body', async () => {
     for (const target of ['/events', '/events?limit=1', `/events/${id}`, `/v1/events/${id}`, '/health', '/openapi.json']) {
       const get = await h.request('GET', target, { key: h.keys.reader });
