@@ -112,8 +112,12 @@ test('two pages edit one event: "Use their version" asks first, "Keep my changes
   assert.equal(await mine.page.getByLabel('Title').inputValue(), 'Film night (with snacks)', 'declining keeps what was typed');
   assert.equal(await mine.page.getByLabel('Capacity (seats)').inputValue(), '60');
 
+  // Saving before choosing is refused in words, and sends nothing; the choice then takes that sentence away.
+  await mine.page.getByRole('button', { name: 'Save changes' }).click();
+  await mine.page.getByText('Not saved: choose first how to go on from their change, below.').waitFor();
   await conflict.getByRole('button', { name: 'Keep my changes' }).click();
   await mine.page.locator('form .done').getByText('Your changes are kept on top of their version.').waitFor();
+  assert.equal(await mine.page.getByText('Not saved: choose first how to go on from their change, below.').isVisible(), false, 'the refusal is gone once chosen');
   assert.equal(await mine.page.getByLabel('Location').inputValue(), 'Cinema 2', 'a field only they changed takes their value');
   assert.equal(await mine.page.getByLabel('Title').inputValue(), 'Film night (with snacks)');
   await mine.page.getByRole('button', { name: 'Save changes' }).click();

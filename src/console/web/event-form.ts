@@ -182,6 +182,8 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
   }
 
   function said(sentence: string): void {
+    // A choice made answers the "choose first" of a save pressed before it: that sentence goes.
+    hideAlert(alert);
     done.textContent = sentence;
     done.hidden = false;
     done.focus();
