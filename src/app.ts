@@ -31,7 +31,7 @@ import type { EventStore } from './store/event-store.js';
 import { MemoryStore } from './store/views/memory-store.js';
 import { DEFAULT_COMPACT_MIN_BYTES } from './store/file/open-file-store.js';
 import { openFileStoreOrReadOnly } from './store/file/open-or-read-only.js';
-import { openPostgresStore } from './store/postgres/postgres-store.js';
+import { openPostgresStore } from './store/postgres/open-postgres-store.js';
 import { isPostgresUrl } from './store/postgres/client.js';
 import type { FileSystemSeam } from './store/file/file-system.js';
 import { openApiDocument } from './openapi/document.js';

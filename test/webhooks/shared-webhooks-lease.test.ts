@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { skip, usePostgres } from '../helpers/postgres-fixture.js';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.js';
 import { SharedWebhooks } from '../../src/webhooks/shared-webhooks.js';
 import { httpDeliveryClient } from '../../src/webhooks/delivery-client.js';
 import { hostPolicy } from '../../src/webhooks/host-policy.js';

@@ -1,4 +1,4 @@
-// The options of openPostgresStore (postgres-store.ts), and where the store reports.
+// The options of openPostgresStore (open-postgres-store.ts), and where the store reports.
 
 /** One log call: a message and its fields. */
 type LogCall = (message: string, fields?: Record<string, string | number | boolean | null | undefined>) => void;

@@ -7,14 +7,13 @@ import type { RosterView } from '../views/roster.js';
 import { StoreUnavailable } from '../store-errors.js';
 import type { WriteQueue } from '../views/write-queue.js';
 import type { Views } from '../views/apply-record.js';
-import { connect, describeDatabaseError, redactUrl, shownDatabaseError, type Database, type Queryable } from './client.js';
+import { describeDatabaseError, shownDatabaseError, type Database, type Queryable } from './client.js';
 import { KeyTable } from './key-table.js';
 import { UncertainWrites } from './uncertain-writes.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { LOG_CHANNEL } from './log-table.js';
 import { catchUp, CheckpointPassed, type CatchUpTarget, type LogRow } from './catch-up.js';
 import { WriteBatches } from './write-batch.js';
-import { migrateSchema } from './schema.js';
 import { ChangeHistory, type ChangeHistorySource } from '../views/change-history.js';
 import { readHistory } from './history-feed.js';
 import { PostgresWebhookTable } from './webhook-table.js';
@@ -69,7 +68,7 @@ export class PostgresStore implements EventStore {
   /** The newest checkpoint the views know of, and the next one. */
   readonly #checkpoints: CheckpointKeeper;
 
-  /** @internal Use openPostgresStore. */
+  /** @internal Use openPostgresStore (open-postgres-store.ts). */
   constructor(db: Database, options: PostgresStoreOptions) {
     this.#db = db;
     this.#now = options.now ?? Date.now;
@@ -226,42 +225,36 @@ export class PostgresStore implements EventStore {
   }
 
   /**
-   * Applies what other instances committed, now (before a 404, say); true when anything new was applied. While the
-   * database is away, or slow to answer, false at once or after CATCH_UP_WAIT_MS: a read is answered from memory.
+   * Applies what other instances committed, now; true when anything new was applied. While the database is away, or
+   * slow to answer, false at once or after CATCH_UP_WAIT_MS (the stall guard then lets requests go on from memory).
    */
-  catchUp(): Promise<boolean> {
-    if (this.#down !== undefined) return Promise.resolve(false);
-    const before = this.#lastSeq;
-    this.#follow();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CATCH_UP_WAIT_MS)));
-    return Promise.race([this.#chain, late]).then(() => this.#lastSeq > before).finally(() => clearTimeout(timer));
+  async catchUp(): Promise<boolean> {
+    return (await this.#look()).applied;
   }
 
   /**
-   * catchUp() before an answer that memory alone must not give, a 404 or a 410 (freshOnNotFound): true when anything
-   * new was applied, false when the database confirmed there is nothing; rejects with StoreUnavailable (503) when the
-   * database is away or does not answer within CATCH_UP_WAIT_MS, since this instance cannot tell then (API.md §12).
+   * catchUp() before an answer that memory alone must not give, a 404 or a 410 (freshOnNotFound): false when the
+   * database confirmed there is nothing new; rejects with StoreUnavailable (503) when it is away or does not answer
+   * within CATCH_UP_WAIT_MS, since this instance cannot tell then (API.md §12).
    */
   async catchUpBeforeDenying(): Promise<boolean> {
-    if (this.#down !== undefined) throw this.#cannotTell();
+    const { applied, answered } = await this.#look();
+    if (applied) return true;
+    if (answered && this.#down === undefined) return false;
+    throw new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? ' in time' : ` (${this.#down})`}, so this instance cannot tell whether another one has written it; nothing was saved. Retry in a moment.`, { retryAfterSeconds: 1 });
+  }
+
+  /** Follows the log now: whether anything was applied, and whether the database answered within CATCH_UP_WAIT_MS. */
+  async #look(): Promise<{ applied: boolean; answered: boolean }> {
+    if (this.#down !== undefined) return { applied: false, answered: false };
     const before = this.#lastSeq;
     this.#follow();
     let timer: NodeJS.Timeout | undefined;
     let answered = false;
     const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CATCH_UP_WAIT_MS)));
-    const chain = this.#chain.then(
-      () => void (answered = true),
-      () => undefined,
-    );
+    const chain = this.#chain.then(() => void (answered = true), () => undefined);
     await Promise.race([chain, late]).finally(() => clearTimeout(timer));
-    if (this.#lastSeq > before) return true;
-    if (!answered || this.#down !== undefined) throw this.#cannotTell();
-    return false;
-  }
-
-  #cannotTell(): StoreUnavailable {
-    return new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? ' in time' : ` (${this.#down})`}, so this instance cannot tell whether another one has written it; nothing was saved. Retry in a moment.`, { retryAfterSeconds: 1 });
+    return { applied: this.#lastSeq > before, answered };
   }
 
   async close(): Promise<void> {
@@ -393,21 +386,3 @@ export class PostgresStore implements EventStore {
 
 /** How long a read about to answer 404 waits for a catch-up before answering from memory. */
 const CATCH_UP_WAIT_MS = 1_500;
-/** Connects, creates or migrates the schema, reads the newest checkpoint and the rows after it into memory, and starts following the log. */
-export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const db = await connect(options.url, {
-    retryMs: options.pollMs,
-    onSwitch: (from, to) => options.logger?.warn('the primary moved: writing to another host of the URL', { from, to }),
-  });
-  try {
-    const migrated = await migrateSchema(db);
-    if (migrated.from !== migrated.to) options.logger?.info('database schema created or migrated', { from: migrated.from, to: migrated.to, database: redactUrl(options.url) });
-    const store = new PostgresStore(db, options);
-    await store.start();
-    options.logger?.info('event log read from the database', { live_events: store.size, last_seq: store.lastSeq, checkpoint_seq: store.checkpointSeen.seq });
-    return store;
-  } catch (error) {
-    await db.end().catch(() => undefined);
-    throw error;
-  }
-}

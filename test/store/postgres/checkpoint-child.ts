@@ -1,5 +1,5 @@
 // A process that starts writing a checkpoint and freezes before step N (argv: URL N), printing `frozen N`: a test kills it there.
-import { openPostgresStore } from '../../../src/store/postgres/postgres-store.js';
+import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.js';
 
 const [url, at] = process.argv.slice(2);
 const store = await openPostgresStore({

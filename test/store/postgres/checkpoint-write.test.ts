@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connect } from '../../../src/store/postgres/client.js';
-import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/postgres-store.js';
+import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.js';
+import type { PostgresStore } from '../../../src/store/postgres/postgres-store.js';
 import { checkpointDue } from '../../../src/store/postgres/checkpoint-write.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { mulberry32 } from '../../helpers/random.js';

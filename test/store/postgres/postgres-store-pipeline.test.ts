@@ -3,7 +3,8 @@
 // same log as a fresh reader of the database, each record applied once, seats given in the database's order.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/postgres-store.js';
+import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.js';
+import type { PostgresStore } from '../../../src/store/postgres/postgres-store.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { eventFields, eventId, sampleRecord } from '../helpers.js';
 import { registrationId } from '../views/roster-helpers.js';

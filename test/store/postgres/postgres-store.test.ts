@@ -1,7 +1,7 @@
 // PostgresStore: the shared EventStore contract on a real PostgreSQL, and what only several instances on one database show.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openPostgresStore } from '../../../src/store/postgres/postgres-store.js';
+import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.js';
 import { storeContract } from '../store-contract.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { eventId, sampleRecord } from '../helpers.js';

@@ -1,0 +1,24 @@
+// Opening the PostgreSQL store: connect, create or migrate the schema, then read the log into memory.
+import { connect, redactUrl } from './client.js';
+import { migrateSchema } from './schema.js';
+import { PostgresStore } from './postgres-store.js';
+import type { PostgresStoreOptions } from './postgres-store-options.js';
+
+/** Connects, creates or migrates the schema, reads the newest checkpoint and the rows after it into memory, and starts following the log. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const db = await connect(options.url, {
+    retryMs: options.pollMs,
+    onSwitch: (from, to) => options.logger?.warn('the primary moved: writing to another host of the URL', { from, to }),
+  });
+  try {
+    const migrated = await migrateSchema(db);
+    if (migrated.from !== migrated.to) options.logger?.info('database schema created or migrated', { from: migrated.from, to: migrated.to, database: redactUrl(options.url) });
+    const store = new PostgresStore(db, options);
+    await store.start();
+    options.logger?.info('event log read from the database', { live_events: store.size, last_seq: store.lastSeq, checkpoint_seq: store.checkpointSeen.seq });
+    return store;
+  } catch (error) {
+    await db.end().catch(() => undefined);
+    throw error;
+  }
+}
