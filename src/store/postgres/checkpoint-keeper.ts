@@ -46,6 +46,8 @@ export class CheckpointKeeper {
   /** No checkpoint is considered before the views reach this seq (after one was found not due, or failed). */
   #considerAfter = 0;
   #writing: Promise<CheckpointOutcome> | undefined;
+  /** Whether the checkpoint being written was asked for whatever §7's rule says (not only when due). */
+  #writingForced = false;
 
   constructor(host: CheckpointKeeperHost, known: Checkpoint) {
     this.#host = host;
@@ -84,10 +86,20 @@ export class CheckpointKeeper {
     this.write({ due: true }).catch(() => undefined);
   }
 
-  /** Writes one now (with `due`: only if §7's rule says so); joins one under way. Resolves once the views took it in. */
+  /**
+   * Writes one now (with `due`: only if §7's rule says so); joins one under way, or, when asked for one whatever the
+   * rule says while one that is only due runs, waits for it and writes again if it found the log not due. Resolves
+   * once the views took it in.
+   */
   write(options: { due?: boolean } = {}): Promise<CheckpointOutcome> {
-    this.#writing ??= this.#write(options.due !== true).finally(() => (this.#writing = undefined));
-    return this.#writing;
+    const force = options.due !== true;
+    const running = this.#writing;
+    if (running !== undefined && force && !this.#writingForced) return running.then((outcome) => ('written' in outcome ? outcome : this.write(options)));
+    if (running !== undefined) return running;
+    this.#writingForced = force;
+    const writing = this.#write(force).finally(() => (this.#writing = undefined));
+    this.#writing = writing;
+    return writing;
   }
 
   /** Resolves once no checkpoint is being written here. */

@@ -49,6 +49,20 @@ describe('checkpoints written by PostgresStore', { skip, timeout: 120_000 }, () 
     assert.equal(checkpointDue({ lines: 100, bytes: 1000, live: 0 }, 1000), false, 'not over the threshold');
   });
 
+  it('a checkpoint asked for whatever the rule says, while one only due is under way, is written even when that one finds the log not due', async () => {
+    const url = await pg.database('forced_after_due');
+    const store = await openPostgresStore({ url, pollMs: 50, compactMinBytes: Number.MAX_SAFE_INTEGER });
+    try {
+      await someWrites(store, 1, 4);
+      const [due, forced] = await Promise.all([store.checkpoint({ due: true }), store.checkpoint()]);
+      assert.ok('skipped' in due && /not due/.test(due.skipped), JSON.stringify(due));
+      assert.ok('written' in forced, JSON.stringify(forced));
+      assert.ok(store.checkpointSeen.seq > 0);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('one instance writes while the other, asking at the same time, skips, goes on serving and writing, and takes the checkpoint in', async () => {
     const url = await pg.database('one_writer');
     const freeze = freezeAt(3);
