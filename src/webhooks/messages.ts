@@ -116,7 +116,7 @@ export function messagesOf(change: CommittedChange): WebhookMessage[] {
         if (shownBefore) parts.push({ type: 'event.deleted', timeMs: record.stored.modifiedMs, data: `{"id":${JSON.stringify(record.stored.id)}}` });
         break;
       }
-      parts.push({ type: shownBefore ? 'event.updated' : 'event.created', timeMs: record.stored.modifiedMs, data: record.stored.json });
+      parts.push({ type: shownBefore ? 'event.updated' : 'event.created', timeMs: record.stored.modifiedMs, data: restored(before, record.stored) ? `${record.stored.json.slice(0, -1)},"status":"published"}` : record.stored.json });
       promotions(record.promoted, record.stored.modifiedMs);
       break;
     case 'del':
@@ -145,6 +145,14 @@ export function messagesOf(change: CommittedChange): WebhookMessage[] {
     parts.push({ type: 'event.updated', timeMs: after.modifiedMs, data: after.json });
   }
   return parts.map((part, index) => new WebhookMessage(record.seq, index, part.type, part.timeMs, part.data));
+}
+
+/**
+ * Whether a write restored a cancelled event: its event.updated carries the new status (API.md §14), `published`,
+ * which a published event's view leaves out (it comes last there, as a status always does).
+ */
+function restored(before: StoredEvent | null | undefined, after: StoredEvent): boolean {
+  return before?.status === 'cancelled' && after.status === undefined;
 }
 
 /** Whether an event is in the public view: live, and published or cancelled. */

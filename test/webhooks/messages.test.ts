@@ -74,7 +74,10 @@ test('messagesOf follows the public view (API.md §14): a draft is silent; publi
   const cancelled = withStatus('cancelled', 4);
   const update = messagesOf({ record: { seq: 4, op: 'put', stored: cancelled }, before: published, after: cancelled, touched: [], atMs: 0 });
   assert.deepEqual(update.map((m) => [m.type, JSON.parse(m.body).data.status]), [['event.updated', 'cancelled']]);
-  assert.deepEqual(types(cancelled, withStatus('published', 5), 5), ['event.updated'], 'restored');
+  const restore = messagesOf({ record: { seq: 5, op: 'put', stored: withStatus('published', 5) }, before: cancelled, after: withStatus('published', 5), touched: [], atMs: 0 });
+  assert.deepEqual(restore.map((m) => [m.type, JSON.parse(m.body).data.status]), [['event.updated', 'published']], 'restored: the new status said, though a read leaves it out');
+  assert.deepEqual(JSON.parse(restore[0]!.body).data, { ...JSON.parse(withStatus('published', 5).json), status: 'published' }, 'otherwise the event as read');
+  assert.equal(JSON.parse(messagesOf({ record: { seq: 5, op: 'put', stored: withStatus('published', 5) }, before: published, after: withStatus('published', 5), touched: [], atMs: 0 })[0]!.body).data.status, undefined, 'an edit of a published event: as read');
   const hidden = messagesOf({ record: { seq: 6, op: 'put', stored: withStatus('pending', 6) }, before: cancelled, after: withStatus('pending', 6), touched: [], atMs: 0 });
   assert.deepEqual(hidden.map((m) => [m.type, m.data]), [['event.deleted', JSON.stringify({ id: EVENT.id })]], 'cancelled → pending: gone from public view');
   assert.deepEqual(types(withStatus('pending', 6), withStatus('published', 7), 7), ['event.created'], 'approved again: created again');
