@@ -116,6 +116,8 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       const early = validateEarly(id, context);
       await loopTurns.next();
       let document: SeriesDocument | undefined;
+      /** The series as stored when the PUT was decided: its ETag answers a PUT that changes nothing. */
+      let unchanged: StoredDocument | undefined;
       const result = await store.writeGroup((view) => {
         const current = checkAccess(view, id, context.principal!, 'update', context);
         // The expansion made a turn earlier holds while the series is as it was then; else it is made again here.
@@ -129,13 +131,15 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
         const reasonChanges = input.cancellationReason !== undefined && input.cancellationReason !== current.cancellation_reason;
         if (to === from && !reasonChanges && planned.plan.documents[0]?.json === seriesJson(current)) {
           document = planned.document;
+          unchanged = view.document(SERIES_COLLECTION, id);
           return { events: planned.plan.events, documents: [] };
         }
         planned = withStatusChange(planned, { from, to, cancellationReason: input.cancellationReason }, plan);
         document = planned.document;
         return planned.plan;
       });
-      const stored = result.documents.get(id) ?? store.document(SERIES_COLLECTION, id)!;
+      // Not the store's document now: a DELETE batched after this PUT may have removed it already (a 500 once).
+      const stored = result.documents.get(id) ?? unchanged!;
       return { status: 200, body: seriesViewJson(document!), headers: { ETag: seriesEtag(stored) } };
     },
   };

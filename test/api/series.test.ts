@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import ICAL from 'ical.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { mulberry32 } from '../helpers/random.js';
 import { assertError, detailFields } from './support.js';
 import { parseFeed } from '../feeds/parse-feed.js';
 
@@ -20,6 +21,8 @@ function lectures(overrides: Record<string, unknown> = {}): Record<string, unkno
     ...overrides,
   };
 }
+
+const RACE_SEED = Number(process.env['SERIES_RACE_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 
 describe('/series', () => {
   let h: Harness;
@@ -282,6 +285,54 @@ describe('/series', () => {
     assert.equal(stored.title, 'Renamed');
     assert.equal(stored.occurrence_count, 4);
     assert.equal((await occurrences(series.id)).length, 4);
+  });
+
+  it(`PUTs of series racing their DELETEs and registrations on their occurrences never answer 500 (SERIES_RACE_SEED=${RACE_SEED})`, async () => {
+    // The shape an outside attack found a 500 with: a PUT that changes nothing, decided while a DELETE of the same
+    // series went into the same synced batch, read the series back from the store after that batch removed it.
+    const random = mulberry32(RACE_SEED);
+    const synced = await startHarness({ rateLimit: 1_000_000 }, { unsafeNoSync: false });
+    const statuses = new Map<string, number>();
+    try {
+      const series: { id: string; occurrences: string[] }[] = [];
+      const make = async (): Promise<void> => {
+        const made = await synced.request('POST', '/series', { key: synced.keys.admin, body: lectures({ time_zone: 'UTC', capacity: 2, start_time: '2027-01-04T09:00:00Z', end_time: '2027-01-04T10:00:00Z', recurrence: 'FREQ=DAILY;COUNT=5' }) });
+        assert.equal(made.status, 201, made.text ?? '');
+        const listed = await synced.request('GET', `/events?series_id=${made.json.id}`, { key: synced.keys.admin });
+        series.push({ id: made.json.id, occurrences: listed.json.events.map((event: { id: string }) => event.id) });
+      };
+      for (let n = 0; n < 5; n++) await make();
+      const pick = (): { id: string; occurrences: string[] } => series[Math.floor(random() * series.length)]!;
+      const until = Date.now() + 4_000;
+      const count = (what: string, status: number): void => void statuses.set(`${what} ${status}`, (statuses.get(`${what} ${status}`) ?? 0) + 1);
+      await Promise.all([
+        ...[1, 2, 3].map(async (client) => {
+          for (let n = 0; Date.now() < until; n++) {
+            const occurrence = pick().occurrences[Math.floor(random() * 5)]!;
+            count('register', (await synced.request('POST', `/events/${occurrence}/registrations`, { key: synced.keys.admin, body: { name: 'N', email: `c${client}-${n}@campus.edu` } })).status);
+          }
+        }),
+        (async () => {
+          while (Date.now() < until) {
+            const body = random() < 0.5 ? { capacity: 1 + Math.floor(random() * 4) } : { recurrence: random() < 0.5 ? 'FREQ=DAILY;COUNT=3' : 'FREQ=DAILY;COUNT=5' };
+            count('put', (await synced.request('PUT', `/series/${pick().id}`, { key: synced.keys.admin, body })).status);
+          }
+        })(),
+        (async () => {
+          while (Date.now() < until) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            const [gone] = series.splice(Math.floor(random() * series.length), 1);
+            const removal = synced.request('DELETE', `/series/${gone!.id}`, { key: synced.keys.admin });
+            await make();
+            count('delete', (await removal).status);
+          }
+        })(),
+      ]);
+      const failures = [...statuses].filter(([what]) => what.endsWith(' 500'));
+      assert.deepEqual(failures, [], JSON.stringify(Object.fromEntries(statuses)));
+    } finally {
+      await synced.close();
+    }
   });
 });
 
