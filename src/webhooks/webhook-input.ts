@@ -14,6 +14,8 @@ export interface WebhookInput {
 
 const MAX_URL_LENGTH = 2000;
 const description = text({ min: 0, max: 500, multiline: true });
+/** Whitespace, C0 and C1 controls, DEL and backslashes: what a URL parser drops or rewrites. */
+const UNCLEAN_URL = /[\s\u0000-\u001f\u007f-\u009f\\]/;
 const CREATE_FIELDS = ['url', 'events', 'description'];
 const UPDATE_FIELDS = [...CREATE_FIELDS, 'status'];
 
@@ -51,6 +53,9 @@ export function validateWebhook(body: Record<string, unknown>, policy: HostPolic
 function checkUrl(value: unknown, policy: HostPolicy): string | Problem {
   if (typeof value !== 'string') return new Problem('url', `url must be an http or https URL, got ${quote(value)}`);
   if (value.length > MAX_URL_LENGTH) return new Problem('url', `url must be at most ${MAX_URL_LENGTH} characters, got ${value.length}`);
+  // The URL parser would quietly drop spaces, tabs and line breaks, and read \ as /: the webhook would then be stored as
+  // sent yet called as something else, which misleads whoever reads it back. Such a URL is refused instead.
+  if (UNCLEAN_URL.test(value) || !/^https?:\/\//i.test(value)) return new Problem('url', `url must be an absolute http:// or https:// URL without spaces, control characters or backslashes, got ${quote(value)}`);
   let url: URL;
   try {
     url = new URL(value);

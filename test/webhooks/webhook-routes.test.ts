@@ -47,6 +47,18 @@ test('POST /webhooks refuses a host outside --webhook-hosts with a 400 naming it
   assert.equal((await h.request('GET', '/webhooks', { key: h.keys.admin })).json.webhooks.length, before + 1);
 });
 
+test('POST /webhooks refuses a URL the parser would quietly rewrite (spaces, controls, backslashes, a missing //), and stores nothing', async () => {
+  const before = (await h.request('GET', '/webhooks', { key: h.keys.admin })).json.webhooks.length;
+  for (const url of [' https://hooks.campus.edu/', 'https://hooks.campus.edu/\n', 'https://hooks.campus.edu\t/', 'http:hooks.campus.edu/', 'http:/hooks.campus.edu/', 'http://hooks.campus.edu\\@127.0.0.1/', 'https://hooks.campus.edu/a b', 'https://hooks.campus.edu/\u0085']) {
+    const response = await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url } });
+    assert.equal(response.status, 400, JSON.stringify(url));
+    assert.deepEqual(response.json.details.map((problem: { field: string }) => problem.field), ['url'], JSON.stringify(url));
+    assert.match(response.json.details[0].message, /without spaces, control characters or backslashes/);
+  }
+  assert.equal((await h.request('GET', '/webhooks', { key: h.keys.admin })).json.webhooks.length, before);
+  assert.equal((await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: 'HTTPS://hooks.campus.edu/a%20b?x=1#y' } })).status, 201, 'percent-encoded and upper-case is fine');
+});
+
 test('POST /webhooks lists every problem: bad scheme, unknown type, unknown and read-only fields', async () => {
   const response = await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: 'ftp://hooks.campus.edu/', events: ['event.created', 'event.exploded'], secret: 'x', colour: 'red' } });
   assert.equal(response.status, 400);
