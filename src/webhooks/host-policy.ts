@@ -21,7 +21,9 @@ export function hostPolicy(entries: readonly string[]): HostPolicy {
   const any = list.includes('*');
   const allowsHost = (host: string): boolean => {
     const name = normalHost(host);
-    return any || list.some((entry) => entry === name || (entry.startsWith('*.') && name.endsWith(entry.slice(1))));
+    // A suffix matches a name of its own: not one with an empty label (".signage.campus.edu", "a..signage…").
+    const named = (suffix: string): boolean => name.endsWith(suffix) && name.length > suffix.length && !name.slice(0, -suffix.length).split('.').includes('');
+    return any || list.some((entry) => entry === name || (entry.startsWith('*.') && named(entry.slice(1))));
   };
   return {
     description: list.length === 0 ? 'none' : list.join(', '),

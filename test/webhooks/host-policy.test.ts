@@ -10,6 +10,8 @@ test('hostPolicy allows nothing by default, listed names and *.suffixes, any hos
   assert.equal(policy.allowsHost('hall.signage.campus.edu'), true);
   assert.equal(policy.allowsHost('signage.campus.edu.evil.com'), false);
   assert.equal(policy.allowsHost('campus.edu'), false);
+  assert.equal(policy.allowsHost('Hall.Signage.campus.edu.'), true, 'case and a trailing dot are the same name');
+  for (const empty of ['.signage.campus.edu', 'a..signage.campus.edu', '..signage.campus.edu', 'signage.campus.edu']) assert.equal(policy.allowsHost(empty), false, empty);
   assert.equal(hostPolicy(['*']).allowsHost('anything.example'), true);
 });
 
