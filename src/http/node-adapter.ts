@@ -14,16 +14,13 @@ import type { UnfinishedBodies } from './unfinished-bodies.js';
 
 export type CoreHandler = (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
 
-/** The latest response on each connection, so an answer to a parser error waits for the pipelined responses before it. */
-const lastResponse = new WeakMap<Socket, ServerResponse>();
-
 /**
- * The latest request on each connection not answered yet. A request pipelined after it runs only once it is answered
- * (RFC 9112 §9.3.2): node parses the next request while the one before still waits for its body or its write, and run
- * at once, a GET would read the state from before a PUT sent ahead of it, or a PUT meet an event a DELETE after it
- * had already removed.
+ * The latest request on each connection. A request pipelined after it runs only once it is answered (RFC 9112
+ * §9.3.2): node parses the next request while the one before still waits for its body or its write, and run at once,
+ * a GET would read the state from before a PUT sent ahead of it, or a PUT meet an event a DELETE after it had already
+ * removed. An answer to a parser error waits for its response too.
  */
-const unanswered = new WeakMap<Socket, Exchange>();
+const latest = new WeakMap<Socket, Exchange>();
 
 /**
  * Connections whose rest is never read: a body over the cap (or one a client was not invited to send)
@@ -57,13 +54,12 @@ export function toNodeListener(handle: CoreHandler, logger: Logger, options: Nod
     // A request node parsed after a body that was never read: never run it, never answer it.
     if (condemned.has(req.socket)) return;
     const started = listener.logRequests ? performance.now() : 0;
-    lastResponse.set(req.socket, res);
     const request = plainRequest(req);
     request.arrivedDuringShutdown = isDraining();
     const exchange = new Exchange(listener, res, request, started);
-    const before = unanswered.get(req.socket);
+    const before = latest.get(req.socket);
     if (before !== undefined && !before.answered) exchange.before = before;
-    unanswered.set(req.socket, exchange);
+    latest.set(req.socket, exchange);
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
       exchange.run();
       return;
@@ -127,8 +123,6 @@ class Exchange {
   respond(response: CoreResponse): void {
     this.#send(response);
     this.answered = true;
-    const socket = this.res.socket;
-    if (socket !== null && unanswered.get(socket) === this) unanswered.delete(socket);
     const next = this.next;
     if (next !== undefined) {
       this.next = undefined;
@@ -330,7 +324,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   }
   // Bytes after an unread body are not a request: the answer already decided (413...) closes the connection.
   if (condemned.has(socket)) return;
-  const previous = lastResponse.get(socket);
+  const previous = latest.get(socket)?.res;
   if (previous !== undefined && !previous.writableFinished && previous.req.complete) {
     // A whole request before the faulty one (pipelined) is still being answered: its response goes first.
     previous.once('close', () => answerClientError(error, socket));

@@ -13,10 +13,10 @@ import type { SearchTerms } from './search-terms.js';
 import type { Steps } from '../lib/loop-turns.js';
 
 export { monthOf, monthStart } from './search-months.js';
+export type { SlotSet } from './search-match.js';
 
 /** The fewest words no event holds before the dictionary is compacted (about 100 bytes each until then). */
 export const DEAD_TERMS_MIN = 20_000;
-export type { SlotSet } from './search-match.js';
 
 /**
  * Slots and postings of every live event, fed by the event index on each put and delete (the single writer), so
@@ -32,7 +32,7 @@ export class SearchIndex {
   #postingsVersion = 0;
   /** Terms some event holds (a posting), counted once the bulk load is indexed: the rest are words no event holds. */
   #liveTerms = 0;
-  /** Times the dictionary was compacted (forgetTerms): work, for tests. */
+  /** Times the dictionary was compacted (#forgetIfMostlyDead): work, for tests. */
   #compactions = 0;
 
   /**

@@ -37,7 +37,7 @@ test('freshOnNotFound() answers the 404 when the catch-up confirmed there is not
 });
 
 test('freshOnNotFound() answers the 503 the store gives when it cannot tell (the database is away), never a 404 or 410 from memory alone', async () => {
-  const away = new StoreUnavailable('The database cannot be reached (ECONNREFUSED), so this instance cannot tell whether another one has written it; nothing was saved. Retry in a moment.', { retryAfterSeconds: 1 });
+  const away = new StoreUnavailable('The database cannot be reached (ECONNREFUSED), so this instance cannot tell whether another one has written it; this request changed nothing. Retry in a moment.', { retryAfterSeconds: 1 });
   for (const code of ['not_found', 'gone'] as const) {
     const state = { runs: 0 };
     const route = freshOnNotFound({ name: 't', auth: true, body: false, handle: () => { state.runs++; throw new ApiError(code, 'no'); } }, { catchUpBeforeDenying: () => Promise.reject(away) });

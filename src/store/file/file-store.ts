@@ -174,7 +174,7 @@ export class FileStore extends QueuedStore implements EventStore {
       lines: this.#lines,
       liveEvents: this.#index.size,
       liveRegistrations,
-      supersededLines: this.#lines - this.#index.size - liveRegistrations - this.#documents.size - this.#idempotency.liveCount(this.#now()),
+      supersededLines: this.#superseded(),
       bytes: this.#length,
       lastSeq: this.#queue.nextSeq - 1,
     };
@@ -233,13 +233,18 @@ export class FileStore extends QueuedStore implements EventStore {
   /** Compacts when the log is over its threshold, mostly superseded, and nothing holds it back (see holdCompaction). */
   #compactIfDue(): void {
     if (this.#compaction !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
-    // What a compaction would not write again: the remembered answers of Idempotency-Keys are written again (for 24
-    // hours), so they count as kept; counted as superseded, a log of mostly such answers was compacted after every write.
-    const superseded = this.#lines - this.#index.size - this.#rosters.registrations - this.#documents.size - this.#idempotency.liveCount(this.#now());
-    if (superseded * 2 <= this.#lines) return;
+    if (this.#superseded() * 2 <= this.#lines) return;
     if (this.#history.compactionHeld((reason) => this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason })) !== undefined) return;
     // Failures are logged by runCompaction (run-compaction.ts); the writes go on either way.
     this.compact().catch(() => undefined);
+  }
+
+  /**
+   * Lines a compaction would not write again. The remembered answers of Idempotency-Keys are written again (for 24
+   * hours), so they count as kept: counted as superseded, a log of mostly such answers was compacted after every write.
+   */
+  #superseded(): number {
+    return this.#lines - this.#index.size - this.#rosters.registrations - this.#documents.size - this.#idempotency.liveCount(this.#now());
   }
 
   #runCompaction(): Promise<CompactionResult> {

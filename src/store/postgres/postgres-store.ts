@@ -241,7 +241,7 @@ export class PostgresStore implements EventStore {
     const { applied, answered } = await this.#look();
     if (applied) return true;
     if (answered && this.#down === undefined) return false;
-    throw new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? ' in time' : ` (${this.#down})`}, so this instance cannot tell whether another one has written it; nothing was saved. Retry in a moment.`, { retryAfterSeconds: 1 });
+    throw new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? ' in time' : ` (${this.#down})`}, so this instance cannot tell whether another one has written it; this request changed nothing. Retry in a moment.`, { retryAfterSeconds: 1 });
   }
 
   /** Follows the log now: whether anything was applied, and whether the database answered within CATCH_UP_WAIT_MS. */
