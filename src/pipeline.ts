@@ -61,6 +61,19 @@ export type { CoreResponse } from './http/types.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
 
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * A target in absolute form (`http://host/events?page=2`, which RFC 9112 §3.2.2 has a server accept, as a proxy
+ * sends it) as its path and query; any other target as it came, for `locate` to refuse.
+ */
+function originForm(target: string): string {
+  const authority = ABSOLUTE_FORM.exec(target);
+  if (authority === null) return target;
+  const rest = target.slice(authority[0].length);
+  return rest.charCodeAt(0) === 47 /* '/' */ ? rest : `/${rest}`;
+}
+
 /** Builds `handle(request) → response` over plain data; the node adapter is the only caller that touches sockets. */
 export function createPipeline(deps: PipelineDeps): {
   handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
@@ -80,6 +93,8 @@ export function createPipeline(deps: PipelineDeps): {
   }
 
   function handleNow(request: PlainRequest): CoreResponse | Promise<CoreResponse> {
+    // Served as its origin form from here on: routes and a retry's hash see one target, however it was written.
+    if (request.target.charCodeAt(0) !== 47 /* '/' */) request = { ...request, target: originForm(request.target) };
     const inbound = request.headers['x-request-id'];
     // Echoed as sent (API.md §5), even one shaped like an API key: its sender has it already; the log redacts it.
     const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : `${idPrefix}-${(++requestCount).toString(36)}`;
@@ -136,7 +151,7 @@ export function createPipeline(deps: PipelineDeps): {
     if (draining || request.headerFault !== undefined) return false;
     let path: string;
     try {
-      path = locate(request.target).path;
+      path = locate(originForm(request.target)).path;
     } catch {
       return false;
     }

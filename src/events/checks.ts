@@ -89,9 +89,11 @@ export const dateTime: Check<string> = (value, field) => {
   return formatTime(ms);
 };
 
-const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+// No space of any kind, nor an invisible format character (a zero-width space, a joiner, a direction mark): an address
+// that looks like another must not count as a different one (API.md §8's duplicates).
+const EMAIL = /^[^\s\p{Cf}@]+@[^\s\p{Cf}@.]+(?:\.[^\s\p{Cf}@.]+)+$/u;
 
-/** An e-mail address: one `@`, no spaces, a local part, a domain with a dot, at most 254 characters. */
+/** An e-mail address: one `@`, no spaces or invisible characters, a local part, a domain with a dot, at most 254 characters. */
 export const email: Check<string> = (value, field) => {
   if (typeof value !== 'string' || codePoints(value) > 254 || !EMAIL.test(value) || CONTROL.test(value) || LONE_SURROGATE.test(value)) {
     return new Problem(field, `${field} must be an e-mail address such as "ada@campus.edu" (at most 254 characters), got ${quote(value)}`);
@@ -118,3 +120,12 @@ export const person: Check<{ name: string; email: string }> = (value, field) => 
   if (first !== undefined) return new Problem(first.field, first.message, rest);
   return { name: name as string, email: address as string };
 };
+
+/**
+ * Whether `value` names `stored` as a client that read it would send it back: the name equal once trimmed (as it
+ * is stored), the e-mail in any case.
+ */
+export function samePerson(value: unknown, stored: { name: string; email: string }): boolean {
+  const sent = person(value, 'organizer');
+  return !(sent instanceof Problem) && sent.name === stored.name && sent.email.toLowerCase() === stored.email.toLowerCase();
+}

@@ -2,7 +2,7 @@
 import { ApiError, type FieldProblem } from '../http/errors.js';
 import type { Principal } from '../auth/principal.js';
 import { type EventRecord, type EventStatus, type Person } from './event.js';
-import { Problem, quote } from './checks.js';
+import { Problem, quote, samePerson } from './checks.js';
 import { EVENT_FIELDS } from './schema.js';
 import { createdStatus, type ApprovalMode } from './publishing.js';
 
@@ -81,10 +81,7 @@ function checkFields(body: Record<string, unknown>, principal: Principal, curren
 /** A read-only field may be sent back unchanged, so a client can PUT what it read. */
 function equalsStored(field: string, value: unknown, current: EventRecord | undefined, principal: Principal): boolean {
   if (field === 'organizer') {
-    const stored = current?.organizer ?? { name: principal.name, email: principal.email };
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-    const sent = value as Record<string, unknown>;
-    return Object.keys(sent).length === 2 && sent['name'] === stored.name && typeof sent['email'] === 'string' && sent['email'].toLowerCase() === stored.email.toLowerCase();
+    return samePerson(value, current?.organizer ?? { name: principal.name, email: principal.email });
   }
   if (current === undefined) return field === 'registered_count' && value === 0;
   return value === current[field as keyof EventRecord];

@@ -71,13 +71,26 @@ function matchPath(pattern: readonly string[], path: string): Record<string, str
     if (expected.charCodeAt(0) === 58 /* ':' */) {
       if (end === start) return undefined;
       params ??= {};
-      params[expected.slice(1)] = path.slice(start, end);
+      params[expected.slice(1)] = decodeSegment(path.slice(start, end));
     } else if (end - start !== expected.length || !path.startsWith(expected, start)) {
       return undefined;
     }
     start = end + 1;
   }
   return params ?? EMPTY_PARAMS;
+}
+
+/**
+ * A parameter as the client meant it: `%65vt_…` is `evt_…` (RFC 3986 §6.2.2.2). A segment that is not valid
+ * percent-encoding is kept as sent, so its 404 names what came.
+ */
+function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;

@@ -1,7 +1,7 @@
 // Validates a POST or PUT /series body (API.md §11): the event fields of §4, time_zone, recurrence and exdates, every problem named.
 import { ApiError, type FieldProblem } from '../http/errors.js';
 import type { Principal } from '../auth/principal.js';
-import { dateTime, Problem, quote } from '../events/checks.js';
+import { dateTime, Problem, quote, samePerson } from '../events/checks.js';
 import { EVENT_FIELDS } from '../events/schema.js';
 import { canonicalZone, isTimeZone } from '../lib/time-zone.js';
 import { expandSchedule, ScheduleProblem, type Occurrence } from './expand.js';
@@ -132,9 +132,7 @@ function checkField(field: string, value: unknown, principal: Principal, current
     return new Problem(field, current === undefined ? `${field} is set by the service and cannot be sent on create` : `${field} is read-only; it may only be sent with its stored value`);
   }
   if (field === 'organizer' && principal.role !== 'admin') {
-    const stored = current?.organizer ?? { name: principal.name, email: principal.email };
-    const sent = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-    if (Object.keys(sent).length === 2 && sent['name'] === stored.name && typeof sent['email'] === 'string' && sent['email'].toLowerCase() === stored.email.toLowerCase()) return SKIP;
+    if (samePerson(value, current?.organizer ?? { name: principal.name, email: principal.email })) return SKIP;
     return new Problem(field, 'organizer may be set only with an admin key; it is the key\'s owner otherwise');
   }
   if ((SHARED_FIELDS as readonly string[]).includes(field) || field === 'start_time' || field === 'end_time') return EVENT_FIELDS[field]!.check!(value, field);

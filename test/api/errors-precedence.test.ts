@@ -57,6 +57,20 @@ describe('§3 errors, one fault at a time', () => {
     }
   });
 
+  it('serves a target in absolute form as its path (RFC 9112 §3.2.2), a retry of it included', async () => {
+    const page = await h.request('GET', 'http://campus.example/v1/events?limit=1', { key: h.keys.reader });
+    assert.equal(page.status, 200);
+    assert.ok(Array.isArray(page.json.events));
+    assertError(await h.request('GET', 'HTTP://campus.example//events', { key: h.keys.reader }), 400, 'bad_request');
+    const retry = { key: h.keys.organizer, body: eventBody(), headers: { 'idempotency-key': 'absolute-form-retry' } };
+    const first = await h.request('POST', '/v1/events', retry);
+    assert.equal(first.status, 201);
+    const again = await h.request('POST', 'http://campus.example/v1/events', retry);
+    assert.equal(again.status, 201);
+    assert.equal(again.headers['Idempotent-Replayed'], 'true');
+    assert.equal(again.json.id, first.json.id);
+  });
+
   it('400 bad_request for two Authorization headers (seen by the adapter as headerFault)', async () => {
     const response = await handleRaw(h.app, {
       method: 'GET',

@@ -155,3 +155,9 @@ test("parsePaging() takes an integer in range and refuses others, naming the par
   assert.throws(() => parsePaging("limit", "101"), /Query parameter limit/);
   assert.throws(() => parsePaging("page", "0"), /Query parameter page/);
 });
+
+test("parseListQuery() takes a series_id of any length from 16 letters and digits after ser_", () => {
+  const long = `ser_${"a".repeat(80)}`;
+  assert.equal(parseListQuery(`series_id=${long}`).seriesId, long);
+  assertBadQuery(`series_id=ser_${"a".repeat(15)}`, "series_id");
+});

@@ -234,6 +234,11 @@ test("validateCreate() accepts a non-admin's organizer equal to the key's owner 
   assert.equal(Object.hasOwn(input, "organizer"), false);
 });
 
+test("validateCreate() accepts a non-admin's organizer whose name is the owner's once trimmed, as a stored name is", () => {
+  const input = validateCreate({ ...GOOD, organizer: { name: " Olga Organizer  ", email: "Olga@Campus.edu" } }, ORGANIZER);
+  assert.equal(Object.hasOwn(input, "organizer"), false);
+});
+
 test("validateCreate() refuses a non-admin's organizer other than the key's owner", () => {
   assertOneProblem(create({ organizer: { name: "Someone Else", email: "else@campus.edu" } }), "organizer", "organizer may be set only with an admin key");
   assertOneProblem(create({ organizer: { name: "Olga", email: "olga@campus.edu" } }), "organizer", "admin key");

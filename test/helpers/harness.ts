@@ -87,7 +87,9 @@ export async function call(app: App, method: string, target: string, options: Re
     remoteAddress: options.remoteAddress ?? '127.0.0.1',
   });
   const text = method === 'HEAD' ? null : response.body;
-  await checkAgainstDocument(app, { method, target, requestBody: typeof options.body === 'object' ? options.body : undefined, status: response.status, headers: response.headers, body: response.body });
+  // A target in absolute form is checked as the path it names, as the app serves it.
+  const path = target.replace(/^https?:\/\/[^/?#]*/i, '');
+  await checkAgainstDocument(app, { method, target: path, requestBody: typeof options.body === 'object' ? options.body : undefined, status: response.status, headers: response.headers, body: response.body });
   const isJson = response.headers['Content-Type']?.startsWith('application/json') ?? true;
   return { status: response.status, headers: response.headers, text, json: text === null || !isJson ? undefined : JSON.parse(text) };
 }

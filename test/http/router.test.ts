@@ -116,3 +116,13 @@ test("routes() lists every pattern with its methods in the order added", () => {
     { pattern: "/health", methods: ["GET"] },
   ]);
 });
+
+test("match() decodes a percent-encoded parameter and keeps one that is not valid percent-encoding as sent", () => {
+  const router = eventsRouter();
+  const decoded = router.match("GET", "/events/%65vt_1");
+  assert.ok(decoded.kind === "found");
+  assert.deepEqual(decoded.params, { id: "evt_1" });
+  const broken = router.match("GET", "/events/evt_%zz");
+  assert.ok(broken.kind === "found");
+  assert.deepEqual(broken.params, { id: "evt_%zz" });
+});

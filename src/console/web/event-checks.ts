@@ -9,8 +9,8 @@ const TEXTS: [field: string, min: number, max: number, trimmed: boolean][] = [
   ['description', 0, 5000, false],
 ];
 
-/** The server's shape of an e-mail address (src/events/checks.ts): one `@`, no spaces, a domain with a dot. */
-const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+/** The server's shape of an e-mail address (src/events/checks.ts): one `@`, no spaces or invisible characters, a domain with a dot. */
+const EMAIL = /^[^\s\p{Cf}@]+@[^\s\p{Cf}@.]+(?:\.[^\s\p{Cf}@.]+)+$/u;
 
 /** A value in a message as the server quotes it: as JSON, cut to 60 characters. */
 function quoted(text: string): string {

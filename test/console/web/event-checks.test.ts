@@ -64,6 +64,7 @@ const ADMIN_CREATES: [string, Record<string, unknown>][] = [
   ['an organizer with a good address', { ...GOOD, organizer: { name: 'Student Life', email: 'life@campus.edu' } }],
   ['a blank title and an address with a space', { ...GOOD, title: ' ', organizer: { name: 'Student Life', email: 'bad address' } }],
   ['an address without a dot in its domain', { ...GOOD, organizer: { name: 'Student Life', email: 'life@campus' } }],
+  ['an address holding a zero-width space', { ...GOOD, organizer: { name: 'Student Life', email: 'li\u200bfe@campus.edu' } }],
   ['an address of 255 characters', { ...GOOD, organizer: { name: 'Student Life', email: `${'a'.repeat(244)}@campus.edu` } }],
 ];
 
