@@ -52,7 +52,9 @@ function renderEvent(event: CalendarEvent): string {
     foldLine(`UID:${event.id}@${UID_DOMAIN}`) +
     `DTSTAMP:${modified}\r\n` +
     `DTSTART:${utcDateTime(event.startMs)}\r\n` +
-    `DTEND:${utcDateTime(event.endMs)}\r\n` +
+    // Rounded up to its second, as DTSTART is rounded down: the VEVENT covers the event, and an end within the second
+    // of its start still comes after it (RFC 5545 §3.6.1).
+    `DTEND:${utcDateTime(Math.ceil(event.endMs / 1000) * 1000)}\r\n` +
     foldLine(`SUMMARY:${escapeText(event.title)}`) +
     foldLine(`DESCRIPTION:${escapeText(event.cancellation === undefined ? event.description : cancelledDescription(event.description, event.cancellation.reason))}`) +
     foldLine(`LOCATION:${escapeText(event.location)}`) +

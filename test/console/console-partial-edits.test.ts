@@ -7,7 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
-import { assertClean, signIn, signedInTab, startJourneyServer, type JourneyServer } from './journey-server.js';
+import { runCli } from '../helpers/spawn.js';
+import { assertClean, fieldMessage, signIn, signedInTab, startJourneyServer, type JourneyServer } from './journey-server.js';
 
 const skip = skipWithoutChromium();
 const TIMEOUT_MS = 120_000;
@@ -132,4 +133,61 @@ test('a reload while the key is rate limited keeps the key: "Try again" signs in
     await limitedBrowsing.close();
     await limited.stop();
   }
+});
+
+test('an edit that empties a required box, or half types a time, is named as missing and sends nothing', { skip, timeout: TIMEOUT_MS }, async () => {
+  const id = await journey.createEvent({ title: 'Kept whole', start_time: '2027-05-10T15:00:00Z', end_time: '2027-05-10T16:00:00Z' });
+  const page = await signedInTab(browsing, journey, 'organizer');
+  const sent = putBodies(page);
+  await page.goto(`${journey.url}/console/#/events/${id}/edit`);
+  await page.getByLabel('Capacity (seats)').fill('');
+  await page.getByLabel('Category').selectOption('');
+  // A browser reads a date-time box with its hour erased as empty.
+  await page.getByLabel('Starts').fill('');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('Starts is required.').waitFor();
+  assert.match(await fieldMessage(page, 'Capacity (seats)'), /is required/);
+  assert.match(await fieldMessage(page, 'Category'), /is required/);
+  assert.match(await fieldMessage(page, 'Starts'), /is required/);
+  assert.deepEqual(sent, []);
+  const stored = await read(`/events/${id}`);
+  assert.deepEqual([stored['start_time'], stored['capacity'], stored['category']], ['2027-05-10T15:00:00.000Z', 30, 'academic']);
+  assertClean(browsing);
+  await page.close();
+});
+
+test('a month of more than 1000 events says the view shows only the first of them', { skip, timeout: TIMEOUT_MS }, async () => {
+  // 33 daily series of 31 occurrences: 1,023 events in January 2028, over the month view's ten pages of 100.
+  for (let n = 0; n < 33; n++) {
+    const start = Date.UTC(2028, 0, 1, 8, n);
+    const created = await journey.api('POST', '/series', journey.keys.organizer, {
+      title: `Busy ${n}`, description: '', category: 'social', location: 'Quad', capacity: 10, time_zone: 'UTC',
+      recurrence: 'FREQ=DAILY;COUNT=31', start_time: new Date(start).toISOString(), end_time: new Date(start + 1_800_000).toISOString(),
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+  }
+  const page = await signedInTab(browsing, journey, 'reader');
+  await page.goto(`${journey.url}/console/#/month?month=2028-01`);
+  await page.getByText(/^The first 1000 events of January 2028, up to .*: the month holds more than a page can show\./).waitFor();
+  await page.getByRole('link', { name: /Busy 0$/ }).first().waitFor();
+  assertClean(browsing);
+  await page.close();
+});
+
+test('a key revoked while a page is open signs the tab out on that page: signing in again opens it', { skip, timeout: TIMEOUT_MS }, async () => {
+  const made = runCli(['keys', 'create', '--name', 'Short Lived', '--email', 'short@campus.edu', '--role', 'organizer', '--json', '--data-dir', journey.dataDir]);
+  assert.equal(made.status, 0, made.stderr);
+  const { id, key } = JSON.parse(made.stdout) as { id: string; key: string };
+  const page = await browsing.context.newPage();
+  await signIn(page, journey.url, key);
+  await page.goto(`${journey.url}/console/#/new`);
+  await page.getByRole('heading', { level: 1, name: 'New event' }).waitFor();
+  assert.equal(runCli(['keys', 'revoke', id, '--data-dir', journey.dataDir]).status, 0);
+  // The change feed's stream ends within 2 s of a revocation; its 401 signs the tab out.
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  assert.equal(await page.evaluate(() => location.hash), '#/new');
+  await page.getByLabel('API key').fill(journey.keys.organizer);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'New event' }).waitFor();
+  await page.close();
 });

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { checkScreen, openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
-import { assertClean, fieldMessage, signedInTab, startJourneyServer, type JourneyServer, type Role } from './journey-server.js';
+import { assertClean, fieldMessage, signIn, signedInTab, startJourneyServer, type JourneyServer, type Role } from './journey-server.js';
 
 const skip = skipWithoutChromium();
 const TIMEOUT_MS = 180_000;
@@ -254,4 +254,28 @@ test('a cancellation made elsewhere while the list is open: the row stays, marke
     }
   }
   assertClean(browsing);
+});
+
+test('the approval queue reads itself again each minute: a submission made elsewhere appears without a reload', { skip, timeout: TIMEOUT_MS }, async () => {
+  const page = await browsing.context.newPage();
+  // The page's timers run on a clock the test moves: a minute passes at once, and only when the test says so.
+  await page.clock.install();
+  await signIn(page, journey.url, journey.keys.admin);
+  await page.goto(`${journey.url}/console/#/queue`);
+  await page.getByRole('heading', { level: 1, name: 'Approval queue' }).waitFor();
+  const title = 'Submitted while the queue is open';
+  await page.getByRole('heading', { name: 'Events waiting' }).waitFor();
+  assert.equal(await page.getByRole('link', { name: title }).count(), 0);
+  // An organizer's new event waits for approval (API.md §14); it never reaches the change feed.
+  const made = await journey.api('POST', '/events', journey.keys.organizer, {
+    title, description: '', category: 'social', location: 'Quad', capacity: 10, start_time: '2027-06-01T18:00:00Z', end_time: '2027-06-01T19:00:00Z',
+  });
+  assert.equal(made.status, 201);
+  await page.clock.runFor(59_000);
+  await page.waitForTimeout(300);
+  assert.equal(await page.getByRole('link', { name: title }).count(), 0, 'not before the minute');
+  await page.clock.runFor(2_000);
+  await page.getByRole('link', { name: title }).waitFor();
+  assertClean(browsing);
+  await page.close();
 });

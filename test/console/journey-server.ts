@@ -11,6 +11,8 @@ export type Role = 'admin' | 'organizer' | 'reader' | 'feed';
 
 export interface JourneyServer {
   server: SpawnedServer;
+  /** The server's data folder (for the CLI beside it). */
+  dataDir: string;
   url: string;
   keys: Record<Role, string>;
   /** A direct API call (as another person, or a second program) beside the browser. */
@@ -45,6 +47,7 @@ export async function startJourneyServer(args: string[] = []): Promise<JourneySe
     });
   return {
     server,
+    dataDir: data.dir,
     url: server.url,
     keys,
     api,

@@ -58,6 +58,13 @@ test('renderCalendar() writes one VEVENT with every property, times in UTC, DTST
   );
 });
 
+test('renderCalendar() keeps DTSTART and DTEND whole seconds that cover the event: an end within its start\'s second comes after it', () => {
+  const text = renderCalendar('Campus events', [event({ startMs: Date.UTC(2026, 11, 26, 10, 0, 0, 100), endMs: Date.UTC(2026, 11, 26, 10, 0, 0, 900) })]);
+  assert.ok(text.includes('\r\nDTSTART:20261226T100000Z\r\nDTEND:20261226T100001Z\r\n'), text);
+  const exact = renderCalendar('Campus events', [event({ endMs: Date.UTC(2026, 8, 1, 19, 0, 0, 0) })]);
+  assert.ok(exact.includes('\r\nDTEND:20260901T190000Z\r\n'), 'a whole second stays as it is');
+});
+
 test('renderCalendar() output read by ical.js gives back every field, hostile text intact', () => {
   const events = [
     event(),

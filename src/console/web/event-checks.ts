@@ -48,6 +48,8 @@ export function localProblems(body: Record<string, unknown>, current?: { start_t
   if (current === undefined) {
     for (const field of REQUIRED) if (!Object.hasOwn(body, field)) problems.push({ field, message: `${field} is required` });
   }
+  // An edit's emptied box (EventFields.changes sends it as ''): a required field cannot be taken away either.
+  for (const field of REQUIRED) if (body[field] === '' && !problems.some((problem) => problem.field === field)) problems.push({ field, message: `${field} is required` });
   const start = typeof body['start_time'] === 'string' ? body['start_time'] : current?.start_time;
   const end = typeof body['end_time'] === 'string' ? body['end_time'] : current?.end_time;
   // Both are UTC in one format (the form writes them with toISOString), so they compare as text, as the server's do.

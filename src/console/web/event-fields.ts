@@ -16,7 +16,8 @@ export interface EventFields {
   /** The request body: empty fields left out on create (so the API names what is missing), sent as they are on edit. */
   body(editing: boolean): Record<string, unknown>;
   /**
-   * Only what differs from `from` (the version being edited), for a partial PUT (API.md §5). A time counts as changed
+   * Only what differs from `from` (the version being edited), for a partial PUT (API.md §5); a required box left empty
+   * as '', for localProblems to name. A time counts as changed
    * only when its box was changed: the box holds minutes in one zone, so a time with seconds, or in the hour a zone
    * repeats when its clocks go back, would otherwise be sent back moved.
    */
@@ -71,6 +72,9 @@ export function eventFields(ctx: ConsoleContext, options: { zone?: string; start
       if (start.control.value === toZoneInput(from.start_time, zone)) delete result['start_time'];
       if (end.control.value === toZoneInput(from.end_time, zone)) delete result['end_time'];
       for (const name of ['title', 'location', 'description', 'category', 'capacity'] as const) if (result[name] === from[name]) delete result[name];
+      // A box emptied (or a time half typed, which a browser reads as empty) cannot take the field away: sent as '', so
+      // the checks name it as missing rather than the edit leaving it out and reporting "Saved" for nothing.
+      for (const item of [category, start, end, capacity]) if (item.control.value === '') result[item.name] = '';
       const typed = result['organizer'] as EventFieldValues['organizer'] | undefined;
       if (typed !== undefined && typed.name === from.organizer.name && typed.email === from.organizer.email) delete result['organizer'];
       return result;

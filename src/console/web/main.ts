@@ -36,7 +36,8 @@ const queueCount = h('span', { class: 'count' });
 const queueLink = h('a', { href: '#/queue', hidden: true }, 'Approval queue ', queueCount);
 let queueTimer: ReturnType<typeof setInterval> | undefined;
 
-const api = new Api(base, storedKey, () => signOut('Your key is no longer accepted (it may have been revoked). Sign in again.'));
+// The page the person was on stays in the address: signing in again (with a new key) opens it.
+const api = new Api(base, storedKey, () => signOut('Your key is no longer accepted (it may have been revoked). Sign in again.', true));
 
 /** The screen (render) that said what the status line holds, whether the next screen keeps it, and the path shown. */
 let saidOn = 0;

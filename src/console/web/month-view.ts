@@ -55,16 +55,19 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams, setTitle
   /** Said once the view moved from an empty current month to the next event's. */
   let moved: string | undefined;
 
-  async function fetchMonth(): Promise<CampusEvent[]> {
+  /** The month's events, at most MAX_PAGES pages of them; `complete` is false when the month holds more. */
+  async function fetchMonth(): Promise<{ events: CampusEvent[]; complete: boolean }> {
     const events: CampusEvent[] = [];
     for (let page = 1; page <= MAX_PAGES; page++) {
       const { data } = await ctx.api.json<EventPage>('GET', `/events${queryString({ category, start_date: grid.startDate, limit: 100, page })}`);
       for (const event of data.events) if (Date.parse(event.start_time) < grid.end) events.push(event);
       const last = data.events.at(-1);
       // The list is in start order: once an event starts after the month, nothing later is in it.
-      if (last === undefined || Date.parse(last.start_time) >= grid.end || page * 100 >= data.total) break;
+      if (last === undefined || Date.parse(last.start_time) >= grid.end || page * 100 >= data.total) {
+        return { events: events.filter((event) => Date.parse(event.start_time) >= grid.first), complete: true };
+      }
     }
-    return events.filter((event) => Date.parse(event.start_time) >= grid.first);
+    return { events: events.filter((event) => Date.parse(event.start_time) >= grid.first), complete: false };
   }
 
   /**
@@ -81,7 +84,7 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams, setTitle
   /** Fetches and draws the month; `live` says it follows someone else's change, which the status line then mentions. */
   async function load(live = false): Promise<void> {
     try {
-      let events = await fetchMonth();
+      let { events, complete } = await fetchMonth();
       if (events.length === 0 && !chosen && !live && moved === undefined && monthKey(grid) === current) {
         const later = await nextEventMonth();
         if (later !== undefined && monthKey(later) !== monthKey(grid)) {
@@ -90,7 +93,7 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams, setTitle
           monthName = nameOf(grid);
           aim();
           if (body.isConnected) setTitle(monthName);
-          events = await fetchMonth();
+          ({ events, complete } = await fetchMonth());
           ctx.announce(moved);
         }
       }
@@ -113,7 +116,15 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams, setTitle
       replace(
         body,
         moved === undefined ? null : h('p', { class: 'note moved' }, moved),
-        h('p', { class: 'summary' }, events.length === 0 ? `No events in ${monthName}.` : `${events.length} event${events.length === 1 ? '' : 's'} in ${monthName}.`),
+        h(
+          'p',
+          { class: 'summary' },
+          events.length === 0
+            ? `No events in ${monthName}.`
+            : complete
+              ? `${events.length} event${events.length === 1 ? '' : 's'} in ${monthName}.`
+              : `The first ${events.length} events of ${monthName}, up to ${dayName({ key: dayOf(events.at(-1)!.start_time, zone), day: 0 })}: the month holds more than a page can show. Choose a category, or see them all in the list.`,
+        ),
         h(
           'table',
           { class: 'month' },

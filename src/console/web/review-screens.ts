@@ -9,7 +9,7 @@ export function draftsView(ctx: ConsoleContext): Screen {
   const mine = ctx.me.role !== 'admin';
   const events = statusList(ctx, { kind: 'event', status: 'draft,pending', heading: 'Events', empty: mine ? 'You have no drafts, and nothing waits for approval.' : 'No drafts, and nothing waits for approval.', organizer: !mine, onMoved: () => void series.reload() });
   const series = statusList(ctx, { kind: 'series', status: 'draft,pending', heading: 'Series', organizer: !mine, onMoved: () => void events.reload() });
-  const changed = debounced(() => void Promise.all([events.reload(), series.reload()]));
+  const changed = followed(() => void Promise.all([events.reload(), series.reload()]));
   return {
     title: mine ? 'My drafts' : 'Drafts',
     element: h(
@@ -30,7 +30,7 @@ export function approvalQueue(ctx: ConsoleContext): Screen {
   const events = statusList(ctx, { kind: 'event', status: 'pending', heading: 'Events waiting', empty: 'Nothing waits for approval.', organizer: true, onMoved: () => void series.reload() });
   const series = statusList(ctx, { kind: 'series', status: 'pending', heading: 'Series waiting', organizer: true, onMoved: () => void events.reload() });
   // Another admin's approval reaches the change feed (as the event's creation): the row leaves here.
-  const changed = debounced(() => {
+  const changed = followed(() => {
     void Promise.all([events.reload(), series.reload()]);
     ctx.queueChanged();
   });
@@ -48,14 +48,25 @@ export function approvalQueue(ctx: ConsoleContext): Screen {
   };
 }
 
-/** Several changes in a burst cost one reload; `cancel` when the screen is left. */
-function debounced(action: () => void): { run(): void; cancel(): void } {
+/** How often a screen of unpublished events reads its lists again: submissions never reach the change feed. */
+const RELOAD_MS = 60_000;
+
+/**
+ * `action` on every change in the feed (several in a burst cost one) and once a minute, for what the feed does not
+ * carry (another organizer's submission, a withdrawal); `cancel` when the screen is left.
+ */
+function followed(action: () => void): { run(): void; cancel(): void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const run = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(action, 200);
+  };
+  const ticking = setInterval(run, RELOAD_MS);
   return {
-    run: () => {
+    run,
+    cancel: () => {
       clearTimeout(timer);
-      timer = setTimeout(action, 200);
+      clearInterval(ticking);
     },
-    cancel: () => clearTimeout(timer),
   };
 }

@@ -67,6 +67,8 @@ export function statusList(ctx: ConsoleContext, options: StatusListOptions): { e
     );
   }
 
+  /** What the rows show now (page, total and items as read), so a reload that finds the same draws nothing. */
+  let drawn = '';
   async function load(): Promise<void> {
     const path = options.kind === 'event' ? '/events' : '/series';
     try {
@@ -79,6 +81,10 @@ export function statusList(ctx: ConsoleContext, options: StatusListOptions): { e
         return load();
       }
       element.hidden = data.total === 0 && options.empty === undefined && done.hidden;
+      // A reload that finds what is shown (the minute's look, most often) leaves the rows and the focus in them alone.
+      const seen = JSON.stringify([page, data.total, items]);
+      if (seen === drawn) return;
+      drawn = seen;
       const columns = [options.kind === 'event' ? 'Event' : 'Series', options.kind === 'event' ? 'Starts' : 'First', options.kind === 'series' ? 'Occurrences' : null, options.organizer ? 'Organizer' : null, 'Actions'];
       replace(
         body,
@@ -107,6 +113,7 @@ export function statusList(ctx: ConsoleContext, options: StatusListOptions): { e
         element.hidden = true;
         return;
       }
+      drawn = '';
       replace(body, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)));
     } finally {
       body.setAttribute('aria-busy', 'false');
