@@ -55,7 +55,9 @@ export function changesRoute(deps: ChangesRouteDeps): { method: string; pattern:
       }
       const { page, copy } = copyPage(deps.source, query, (deps.now ?? Date.now)());
       const body = changePageJson(page.changes, { since: query.since, more: page.more, lastSeq: deps.source.lastSeq, copy });
-      return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
+      // Where the feed ends now, whatever page this is: a client that wants only what comes next (a screen that
+      // just read the events) streams from it, without paging through a copy to learn it.
+      return { status: 200, body, headers: { 'Cache-Control': 'no-store', 'Last-Seq': String(deps.source.lastSeq) } };
     },
   };
   return { method: 'GET', pattern: '/changes', route };

@@ -2,7 +2,7 @@
 
 // WWW-Authenticate too: a browser client can then tell a missing key from an invalid one (RFC 6750 error="invalid_token");
 // and Idempotent-Replayed, so a retry can tell that its answer is the remembered one.
-const EXPOSED = 'ETag, Location, Link, Retry-After, X-Request-Id, API-Version, WWW-Authenticate, Idempotent-Replayed, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit';
+const EXPOSED = 'ETag, Location, Link, Retry-After, X-Request-Id, API-Version, WWW-Authenticate, Idempotent-Replayed, Last-Seq, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit';
 // Beyond the contract's four: the headers a browser client sends for safe retries (Idempotency-Key) and to resume the change stream.
 const ALLOWED_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id, Idempotency-Key, Last-Event-ID';
 

@@ -56,6 +56,8 @@ test('GET /changes gives each changed event once, its state now, in seq order, w
   assert.deepEqual(second.json.changes, [{ seq: 5, id: b.id, deleted: true, event: null }]);
   assert.equal(second.json.more, false);
   assert.equal(second.json.next_since, 5);
+  // Every page says where the feed ends now (what next_since is once more is false), the first page of a copy too.
+  assert.deepEqual([empty, first, second, await h.request('GET', '/changes?since=0&limit=1', { key: h.keys.reader })].map((page) => page.headers['Last-Seq']), ['0', '5', '5', '5']);
 });
 
 test('GET /changes: a registration that changes registered_count is a change of its event', async (t) => {

@@ -13,12 +13,6 @@ export interface ChangeEntry {
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'unavailable';
 
-interface ChangePage {
-  changes: ChangeEntry[];
-  next_since: number;
-  more: boolean;
-}
-
 const MAX_BACKOFF_MS = 30_000;
 
 /** Follows the feed from now on, calling `onChange` for each change; `stop()` ends it. */
@@ -104,13 +98,12 @@ export class LiveFeed {
     this.#timer = setTimeout(() => void this.#run(fromHead), Math.max(backoff, Number.isFinite(atLeastMs) ? atLeastMs : 0));
   }
 
-  /** The newest sequence number: pages through the JSON feed keeping only `next_since`. */
+  /** The newest sequence number: the feed's `Last-Seq`, read from its smallest page (not a copy of every event). */
   async #head(signal: AbortSignal): Promise<number> {
-    let since = 0;
-    for (;;) {
-      const { data } = await this.api.json<ChangePage>('GET', `/changes?since=${since}&limit=1000`, { signal });
-      since = data.next_since;
-      if (!data.more) return since;
-    }
+    const response = await this.api.send('GET', '/changes?since=0&limit=1', { signal });
+    const head = Number(response.headers.get('Last-Seq'));
+    await response.body?.cancel();
+    if (!Number.isSafeInteger(head) || head < 0) throw new Error('the change feed did not say where it ends (Last-Seq)');
+    return head;
   }
 }

@@ -10,20 +10,22 @@ interface Call {
   headers: Record<string, string>;
 }
 
-/** A fake API: JSON pages of the feed, then one scripted answer per stream request. */
-function fakeApi(pages: { next_since: number; more: boolean }[], streams: (() => Response)[]): { api: Api; calls: Call[] } {
+/**
+ * A fake API: the feed's smallest JSON page, saying where it ends (`heads`, one per look, the last repeated), then one
+ * scripted answer per stream request.
+ */
+function fakeApi(heads: number[], streams: (() => Response)[]): { api: Api; calls: Call[] } {
   const calls: Call[] = [];
-  let page = 0;
+  let look = 0;
   let stream = 0;
   const api = {
     base: '',
-    async json(_method: string, path: string) {
-      calls.push({ path, headers: {} });
-      const next = pages[Math.min(page++, pages.length - 1)]!;
-      return { status: 200, data: { changes: [], ...next }, etag: null };
-    },
     async send(_method: string, path: string, options: { headers?: Record<string, string> } = {}) {
       calls.push({ path, headers: options.headers ?? {} });
+      if (options.headers?.['Accept'] !== 'text/event-stream') {
+        const head = heads[Math.min(look++, heads.length - 1)]!;
+        return new Response(JSON.stringify({ changes: [], next_since: 1, more: head > 1 }), { status: 200, headers: { 'content-type': 'application/json', 'Last-Seq': String(head) } });
+      }
       const answer = streams[stream++];
       if (answer === undefined) return new Promise<Response>(() => undefined); // no more scripted streams: hang
       return answer();
@@ -40,8 +42,8 @@ async function until(check: () => boolean): Promise<void> {
   assert.ok(check(), 'condition reached');
 }
 
-test('LiveFeed pages the JSON feed to its head, streams from there, and resumes with Last-Event-ID after the stream ends', async () => {
-  const { api, calls } = fakeApi([{ next_since: 1000, more: true }, { next_since: 1500, more: false }], [sse(entry(1501) + entry(1502)), sse(entry(1503))]);
+test('LiveFeed learns the head from one small page, streams from there, and resumes with Last-Event-ID after the stream ends', async () => {
+  const { api, calls } = fakeApi([1500], [sse(entry(1501) + entry(1502)), sse(entry(1503))]);
   const seen: ChangeEntry[] = [];
   const states: LiveState[] = [];
   const feed = new LiveFeed(api, (change) => seen.push(change), (state) => states.push(state), 1);
@@ -49,10 +51,9 @@ test('LiveFeed pages the JSON feed to its head, streams from there, and resumes 
   try {
     await until(() => seen.length === 3);
     assert.deepEqual(seen.map((change) => change.seq), [1501, 1502, 1503]);
-    assert.deepEqual(calls.slice(0, 2).map((call) => call.path), ['/changes?since=0&limit=1000', '/changes?since=1000&limit=1000']);
-    assert.equal(calls[2]!.path, '/changes?since=1500');
-    assert.equal(calls[2]!.headers['Accept'], 'text/event-stream');
-    assert.equal(calls[3]!.headers['Last-Event-ID'], '1502', 'the reconnection resumes after the last change seen');
+    assert.deepEqual(calls.map((call) => call.path).slice(0, 2), ['/changes?since=0&limit=1', '/changes?since=1500'], 'no copy of every event to learn where the feed ends');
+    assert.equal(calls[1]!.headers['Accept'], 'text/event-stream');
+    assert.equal(calls[2]!.headers['Last-Event-ID'], '1502', 'the reconnection resumes after the last change seen');
     assert.ok(states.includes('live') && states.includes('reconnecting'));
   } finally {
     feed.stop();
@@ -63,20 +64,20 @@ test('LiveFeed starts again from the head on 410 gone, and stops trying on 404 (
   const gone = (): Response => {
     throw new ApiProblem(410, 'gone', 'start again from since=0');
   };
-  const { api, calls } = fakeApi([{ next_since: 5, more: false }, { next_since: 9, more: false }], [gone, sse(entry(10))]);
+  const { api, calls } = fakeApi([5, 9], [gone, sse(entry(10))]);
   const seen: number[] = [];
   const feed = new LiveFeed(api, (change) => seen.push(change.seq), () => undefined, 1);
   feed.start();
   try {
     await until(() => seen.length === 1);
-    assert.deepEqual(calls.map((call) => call.path).slice(0, 4), ['/changes?since=0&limit=1000', '/changes?since=5', '/changes?since=0&limit=1000', '/changes?since=9']);
+    assert.deepEqual(calls.map((call) => call.path).slice(0, 4), ['/changes?since=0&limit=1', '/changes?since=5', '/changes?since=0&limit=1', '/changes?since=9']);
   } finally {
     feed.stop();
   }
   const missing = (): Response => {
     throw new ApiProblem(404, 'not_found', 'No resource at /changes');
   };
-  const absent = fakeApi([{ next_since: 0, more: false }], [missing]);
+  const absent = fakeApi([0], [missing]);
   const states: LiveState[] = [];
   const off = new LiveFeed(absent.api, () => undefined, (state) => states.push(state), 1);
   off.start();

@@ -207,8 +207,13 @@ describe('an instance cut off from the database, asked about what another instan
     url.port = String(proxy.port);
     const two = await startInstances([direct, url.toString()], 2);
     try {
-      // The key has been served on the instance to cut off, so it holds slots of its rate limit for the outage.
-      for (let n = 0; n < 3; n++) assert.equal((await two.call(1, 'GET', '/me')).status, 200);
+      // The key has been served steadily on the instance to cut off (ten requests over a second), so it holds slots of
+      // its rate limit for the outage: each second ahead holds its share of that rate (a burst of three in a few ms
+      // left it one slot a second, and a slow machine's turn could spend it before the registration came).
+      for (let n = 0; n < 10; n++) {
+        assert.equal((await two.call(1, 'GET', '/me')).status, 200);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       proxy.freeze();
       const created = await two.call(0, 'POST', '/events', newEvent(0, 5));
       assert.equal(created.status, 201);
