@@ -85,6 +85,14 @@ const approval = (value: string, name: string): ApprovalMode => {
   return value as ApprovalMode;
 };
 
+/** The URL `--store postgres` stands for: DATABASE_URL, which must be set and be a postgres:// URL. */
+function databaseUrl(value: string | undefined): string {
+  if (value === undefined || value === '') throw new ConfigError('--store postgres reads the database URL from DATABASE_URL, which is not set; set it, or give the URL itself: --store postgres://user:password@host:port/database');
+  const url = storeKind(value, 'DATABASE_URL (read because the store is "postgres")');
+  if (url === 'file' || url === 'postgres') throw new ConfigError(`DATABASE_URL (read because the store is "postgres") must be a postgres://user:password@host:port/database URL, got "${url}"`);
+  return url;
+}
+
 const storeKind = (value: string, name: string): string => {
   if (value === 'file' || value === 'postgres') return value;
   if (/^postgres(ql)?:\/\/\S+$/.test(value)) {
@@ -192,7 +200,7 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
     else if (envValue !== undefined && envValue !== '') config[setting.key] = setting.parse(envValue, setting.env);
     else config[setting.key] = setting.parse(setting.default, setting.flag);
   }
-  if (config['store'] === 'postgres' && !asked) config['store'] = storeKind(env['DATABASE_URL'] ?? '', 'DATABASE_URL (read because the store is "postgres")');
+  if (config['store'] === 'postgres' && !asked) config['store'] = databaseUrl(env['DATABASE_URL']);
   return Object.freeze(config) as unknown as ServerConfig;
 }
 

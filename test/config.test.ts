@@ -101,7 +101,9 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
 
 test("parseServerConfig() --store: file, a postgres:// URL, or postgres with DATABASE_URL; anything else is a usage error that hides a password", () => {
   assert.equal(parseServerConfig(["--store", "postgres"], { DATABASE_URL: "postgres://u:p@h/d" }).store, "postgres://u:p@h/d");
-  assert.throws(() => parseServerConfig(["--store", "postgres"], {}), /DATABASE_URL/);
+  assert.throws(() => parseServerConfig(["--store", "postgres"], {}), /^ConfigError: --store postgres reads the database URL from DATABASE_URL, which is not set; set it, or give the URL itself/);
+  assert.throws(() => parseServerConfig(["--store", "postgres"], { DATABASE_URL: "" }), /DATABASE_URL, which is not set/);
+  assert.throws(() => parseServerConfig(["--store", "postgres"], { DATABASE_URL: "postgres" }), /DATABASE_URL .* must be a postgres:\/\/user:password@host:port\/database URL, got "postgres"/);
   assert.throws(() => parseServerConfig(["--store", "mysql://u:hunter2@h/d"], {}), (error: Error) => error instanceof ConfigError && !error.message.includes("hunter2") && error.message.includes("--store"));
 });
 

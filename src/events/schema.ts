@@ -15,6 +15,12 @@ export interface FieldRule {
   schema: Record<string, unknown>;
 }
 
+/**
+ * An e-mail address as the service takes it (checks.ts `email`): one `@`, no spaces, a domain with a dot, at most 254
+ * characters, letters outside ASCII allowed. Not `format: email`: validators read that as ASCII-only addresses and
+ * would refuse answers the service gives (`zoë@campus.edu`).
+ */
+export const EMAIL_SCHEMA = { type: 'string', maxLength: 254, pattern: '^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$' };
 const timeSchema = { type: 'string', format: 'date-time', description: 'RFC 3339 with Z or an offset; stored and returned in UTC as YYYY-MM-DDTHH:MM:SS.sssZ, years 1970-9999.' };
 
 /** Every field of an event, in the order responses carry them. */
@@ -36,7 +42,7 @@ export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
       type: 'object',
       additionalProperties: false,
       required: ['name', 'email'],
-      properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, email: { type: 'string', format: 'email', maxLength: 254 } },
+      properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, email: EMAIL_SCHEMA },
       description: 'Set by an admin key; otherwise the owner of the key that created the event.',
     },
   },

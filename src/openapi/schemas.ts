@@ -1,5 +1,5 @@
 // The component schemas of the OpenAPI document, generated from EVENT_FIELDS and ERROR_CATALOG so they cannot drift from the validators.
-import { EVENT_FIELDS, type FieldRule } from '../events/schema.js';
+import { EMAIL_SCHEMA, EVENT_FIELDS, type FieldRule } from '../events/schema.js';
 import { seriesSchemas } from './series-spec.js';
 import { ERROR_CATALOG } from '../http/errors.js';
 import { webhookSchemas } from './webhook-operations.js';
@@ -77,7 +77,7 @@ export function componentSchemas(): Record<string, Schema> {
       required: ['name', 'email'],
       properties: {
         name: { type: 'string', minLength: 1, maxLength: 200, description: '1–200 characters after trimming; stored trimmed.' },
-        email: { type: 'string', maxLength: 254, description: 'An e-mail address; one registration per e-mail per event, compared without regard to case.' },
+        email: { ...EMAIL_SCHEMA, description: 'An e-mail address; one registration per e-mail per event, compared without regard to case.' },
       },
     },
     Registration: {
@@ -89,7 +89,7 @@ export function componentSchemas(): Record<string, Schema> {
         id: { type: 'string', pattern: '^reg_[0-9A-Za-z]{22,}$', description: 'reg_ + 22 characters carrying 128 random bits: knowing it allows reading and cancelling.' },
         event_id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16,}$' },
         name: { type: 'string' },
-        email: { type: 'string' },
+        email: EMAIL_SCHEMA,
         status: { type: 'string', enum: ['confirmed', 'waitlisted'] },
         created_at: { type: 'string', format: 'date-time' },
         checked_in_at: { type: ['string', 'null'], format: 'date-time', description: 'null until check-in.' },
@@ -105,7 +105,7 @@ export function componentSchemas(): Record<string, Schema> {
       properties: {
         key_id: { type: 'string' },
         name: { type: 'string' },
-        email: { type: 'string' },
+        email: EMAIL_SCHEMA,
         role: { type: 'string', enum: ['admin', 'organizer', 'reader', 'feed'] },
       },
     },

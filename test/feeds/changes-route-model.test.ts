@@ -168,7 +168,7 @@ function contextOf(query: string, headers: Record<string, string> = {}): Request
   };
 }
 
-test('the GET /changes handler: JSON pages with no-store; with Accept: text/event-stream a stream from Last-Event-ID, else since', async () => {
+test('the GET /changes handler: JSON pages with no-store and Last-Seq; with Accept: text/event-stream a stream from Last-Event-ID, else since', async () => {
   const { source, put, remove, compactThrough } = changeFeed();
   for (let n = 1; n <= 4; n++) put(n);
   const streams = new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers() });
@@ -176,7 +176,7 @@ test('the GET /changes handler: JSON pages with no-store; with Accept: text/even
   assert.deepEqual([method, pattern, route.name, route.action, route.auth, route.body, route.query], ['GET', '/changes', 'listChanges', 'changes', true, false, true]);
 
   const page = await route.handle(contextOf('since=1&limit=2'));
-  assert.deepEqual(page.headers, { 'Cache-Control': 'no-store' });
+  assert.deepEqual(page.headers, { 'Cache-Control': 'no-store', 'Last-Seq': '4' }, 'a page says where the feed ends, whatever page it is');
   assert.deepEqual(JSON.parse(page.body!), { ...JSON.parse(page.body!), next_since: 3, more: true });
   assert.deepEqual(JSON.parse(page.body!).changes.map((change: { seq: number }) => change.seq), [2, 3]);
   const last = JSON.parse((await route.handle(contextOf('since=3'))).body!);

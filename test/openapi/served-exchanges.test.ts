@@ -20,6 +20,17 @@ describe('every status of every operation, checked against the served document',
     return response;
   }
 
+  it('e-mail addresses the service takes are ones the document describes: letters outside ASCII, dots anywhere in the local part', async () => {
+    const { admin, reader } = h.keys;
+    for (const address of ['zoë@campus.edu', 'x@campus.édu', 'a..b@campus.edu']) {
+      const created = await expect(201, 'POST', '/events', { key: admin, body: eventBody({ organizer: { name: 'Zoë', email: address }, start_time: '2099-09-01T17:00:00Z', end_time: '2099-09-01T19:00:00Z' }) });
+      const read = await expect(200, 'GET', `/events/${created.json.id}`, { key: reader });
+      assert.equal(read.json.organizer.email, address);
+      const registered = await expect(201, 'POST', `/events/${created.json.id}/registrations`, { key: reader, body: { name: 'Jürgen', email: address } });
+      await expect(200, 'GET', `/events/${created.json.id}/registrations/${registered.json.id}`, { key: reader });
+    }
+  });
+
   it('the events operations: successes, 304s, and each of their errors, under / and /v1', async () => {
     for (const prefix of ['', '/v1']) {
       const { admin, organizer, other, reader } = h.keys;
