@@ -41,8 +41,8 @@ test('the manual sends no reader to ../shared/ (a clone has no such folder): reg
   assert.deepEqual(linesWith('shared/API.md'), [], 'lines naming shared/API.md');
 });
 
-test('the manual is README.md and the six files of docs/, and the README links to each of them', () => {
-  assert.deepEqual(manualFiles(), ['README.md', 'docs/api.md', 'docs/decisions.md', 'docs/development.md', 'docs/operations.md', 'docs/performance.md', 'docs/postgres.md']);
+test('the manual is README.md and the seven files of docs/, and the README links to each of them', () => {
+  assert.deepEqual(manualFiles(), ['README.md', 'docs/api.md', 'docs/console.md', 'docs/decisions.md', 'docs/development.md', 'docs/operations.md', 'docs/performance.md', 'docs/postgres.md']);
   const fromReadme = new Set(relativeLinks('README.md').map(({ target }) => target.split('#')[0]));
   for (const file of manualFiles().slice(1)) assert.ok(fromReadme.has(file), `README.md links to ${file}`);
 });
