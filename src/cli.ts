@@ -247,6 +247,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
 function databaseUrl(store: string, env: NodeJS.ProcessEnv): string | undefined {
   if (store === 'file') return undefined;
   const url = store === 'postgres' ? (env['DATABASE_URL'] ?? '') : store;
+  if (store === 'postgres' && url === '') throw new UsageError('--store postgres reads the database URL from DATABASE_URL, which is not set; set it, or give the URL itself: --store postgres://user:password@host:port/database');
   if (!/^postgres(ql)?:\/\/\S+$/.test(url)) throw new UsageError(`the store must be "file" or a postgres://user:password@host:port/database URL${store === 'postgres' ? ' (DATABASE_URL is not one)' : ''}`);
   return url;
 }

@@ -224,3 +224,9 @@ test('keys create and revoke run as root on a folder the service user owns write
   }
 });
 
+
+test('--store postgres without DATABASE_URL says it is not set, as the server does (exit 2)', () => {
+  const result = runCli(['keys', 'list', '--store', 'postgres'], { DATABASE_URL: '' });
+  assert.equal(result.status, 2, result.stderr);
+  assert.match(result.stderr, /--store postgres reads the database URL from DATABASE_URL, which is not set/);
+});
