@@ -80,6 +80,8 @@ export interface SharedWebhookTable {
   /** An admin's change: one more version. Undefined for an unknown id. */
   change(id: string, changes: WebhookChanges): Promise<SharedWebhook | undefined>;
   delete(id: string): Promise<boolean>;
+  /** Whether an instance other than `owner` holds a live lease on the webhook: it delivers it, and learns of changes on its next tick. */
+  heldElsewhere(id: string, owner: string): Promise<boolean>;
   /** Renews `owner`'s leases and takes the free or lapsed ones; returns every webhook `owner` holds now. */
   lease(owner: string, leaseMs: number): Promise<SharedWebhook[]>;
   /**

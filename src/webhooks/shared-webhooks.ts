@@ -115,22 +115,39 @@ export class SharedWebhooks {
     return state;
   }
 
-  /** Changes a webhook in the table; the instance delivering it follows at once (here) or within a tick (elsewhere). */
+  /**
+   * Changes a webhook in the table; the instance delivering it follows at once (here) or on its next tick (elsewhere),
+   * which the answer waits for when the change bears on delivery, so no message of a later write misses it.
+   */
   async update(id: string, input: WebhookInput): Promise<WebhookState | undefined> {
+    const bearsOnDelivery = input.url !== undefined || input.events !== undefined || input.status !== undefined;
+    const elsewhere = bearsOnDelivery && !this.#held.has(id) && (await this.#deps.table.heldElsewhere(id, this.#owner));
     const changed = await this.#deps.table.change(id, input);
     if (changed === undefined) return undefined;
     if (this.#held.has(id)) {
       this.#held.set(id, changed.version);
       this.#service.redefine(id, input);
     }
+    if (elsewhere) await this.#handOver();
     return this.#fresh(changed);
   }
 
+  /** Deletes a webhook; as for a change, the answer waits for the instance delivering it elsewhere to stop. */
   async remove(id: string): Promise<boolean> {
+    const elsewhere = !this.#held.has(id) && (await this.#deps.table.heldElsewhere(id, this.#owner));
     const removed = await this.#deps.table.delete(id);
     this.#deleted.add(id);
     this.#drop(id);
+    if (removed && elsewhere) await this.#handOver();
     return removed;
+  }
+
+  /**
+   * Waits two ticks: the instance delivering a webhook reads admins' changes (a deletion included) on each of its
+   * ticks, so by then it has stopped sending what the change rules out, and the admin's answer comes after that.
+   */
+  #handOver(): Promise<void> {
+    return new Promise((resolve) => this.#deps.clock.setTimeout(resolve, 2 * (this.#deps.tickMs ?? 500)));
   }
 
   /** Saves the progress of the webhooks delivered here and gives up their leases, so another instance goes on at once. */

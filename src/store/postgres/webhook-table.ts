@@ -114,6 +114,14 @@ export class PostgresWebhookTable implements SharedWebhookTable {
     return (await this.#admin(this.#db.query('DELETE FROM campus_webhooks WHERE id = $1 RETURNING id', [id]), true)).length > 0;
   }
 
+  async heldElsewhere(id: string, owner: string): Promise<boolean> {
+    const rows = await this.#admin(
+      this.#db.query<{ id: string }>('SELECT id FROM campus_webhooks WHERE id = $1 AND lease_owner IS NOT NULL AND lease_owner <> $2 AND lease_until > clock_timestamp()', [id, owner]),
+      false,
+    );
+    return rows.length > 0;
+  }
+
   async lease(owner: string, leaseMs: number): Promise<SharedWebhook[]> {
     // Row locks make two instances' leases exclusive: the second re-checks the WHERE against the first's commit.
     const rows = await withTimeout(this.#db.query<Row>(

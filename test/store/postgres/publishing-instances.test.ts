@@ -133,6 +133,30 @@ describe('publishing across two instances', { skip, timeout: 180_000 }, () => {
     assert.equal((await as(key.organizer, 1, 'GET', `/events/${draft}`)).json.status, 'draft');
     assertHiddenAbsent((await as(key.reader, 1, 'GET', '/changes?since=0&limit=1000')).text, 'a full copy from the restarted instance');
   });
+
+  it('a webhook deleted, or paused, on the instance that does not deliver it is sent nothing of a write made after the answer', async () => {
+    const deleted = await startReceiver();
+    const paused = await startReceiver();
+    const idOf = (entry: { message?: { data?: unknown } }): string | undefined => (entry.message?.data as { id?: string } | undefined)?.id;
+    try {
+      // Both made on instance 0, which then delivers them (its insert leases them).
+      const made = await Promise.all([deleted, paused].map(async (to) => (await (await two.call(0, 'POST', '/webhooks', { url: to.url })).json()) as { id: string }));
+      const first = (await (await two.call(0, 'POST', '/events', event({ title: 'Before the change' }))).json()) as { id: string };
+      for (const to of [deleted, paused]) await eventually('the first event', () => to.unique().some((entry) => idOf(entry) === first.id));
+      assert.equal((await two.call(1, 'DELETE', `/webhooks/${made[0]!.id}`)).status, 204);
+      assert.equal((await two.call(1, 'PUT', `/webhooks/${made[1]!.id}`, { status: 'paused' })).status, 200);
+      const later: string[] = [];
+      for (let n = 0; n < 20; n++) later.push(((await (await two.call(n % 2, 'POST', '/events', event({ title: `After the change ${n}` }))).json()) as { id: string }).id);
+      // The webhook left alone has had the last of them: delivery is past every one.
+      await eventually('the last event on the webhook left alone', () => receiver.unique().some((entry) => idOf(entry) === later.at(-1)));
+      for (const [name, to] of [['deleted', deleted], ['paused', paused]] as const) {
+        assert.deepEqual(to.unique().filter((entry) => later.includes(idOf(entry) ?? '')).map((entry) => entry.message?.type), [], `the ${name} webhook`);
+      }
+    } finally {
+      await deleted.close();
+      await paused.close();
+    }
+  });
 });
 
 describe('a draft once public across a PostgreSQL checkpoint', { skip, timeout: 180_000 }, () => {
