@@ -88,9 +88,8 @@ const approval = (value: string, name: string): ApprovalMode => {
 /** The URL `--store postgres` stands for: DATABASE_URL, which must be set and be a postgres:// URL. */
 function databaseUrl(value: string | undefined): string {
   if (value === undefined || value === '') throw new ConfigError('--store postgres reads the database URL from DATABASE_URL, which is not set; set it, or give the URL itself: --store postgres://user:password@host:port/database');
-  const url = storeKind(value, 'DATABASE_URL (read because the store is "postgres")');
-  if (url === 'file' || url === 'postgres') throw new ConfigError(`DATABASE_URL (read because the store is "postgres") must be a postgres://user:password@host:port/database URL, got "${url}"`);
-  return url;
+  if (!/^postgres(ql)?:\/\//.test(value)) throw new ConfigError(`DATABASE_URL (read because the store is "postgres") must be a postgres://user:password@host:port/database URL, got "${redactUrl(value)}"`);
+  return storeKind(value, 'DATABASE_URL (read because the store is "postgres")');
 }
 
 const storeKind = (value: string, name: string): string => {

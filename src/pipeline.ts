@@ -61,11 +61,12 @@ export type { CoreResponse } from './http/types.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
 
-const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#@]*(?=[/?#]|$)/i;
 
 /**
  * A target in absolute form (`http://host/events?page=2`, which RFC 9112 §3.2.2 has a server accept, as a proxy
- * sends it) as its path and query; any other target as it came, for `locate` to refuse.
+ * sends it) as its path and query; any other target as it came, for `locate` to refuse: one with user information
+ * (`http://user:password@host/`) among them, which RFC 9110 §4.2.4 has a recipient treat as an error.
  */
 function originForm(target: string): string {
   const authority = ABSOLUTE_FORM.exec(target);

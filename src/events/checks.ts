@@ -89,13 +89,17 @@ export const dateTime: Check<string> = (value, field) => {
   return formatTime(ms);
 };
 
-// No space of any kind, nor an invisible format character (a zero-width space, a joiner, a direction mark): an address
-// that looks like another must not count as a different one (API.md §8's duplicates).
-const EMAIL = /^[^\s\p{Cf}@]+@[^\s\p{Cf}@.]+(?:\.[^\s\p{Cf}@.]+)+$/u;
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+/**
+ * An invisible format character (a zero-width space, a soft hyphen, a direction mark): an address holding one looks like
+ * another and must not count as a different one (API.md §8's duplicates). The zero-width joiner and non-joiner are let
+ * through: Persian and Indic text, and emoji, need them.
+ */
+const INVISIBLE = /(?![\u200c\u200d])\p{Cf}/u;
 
 /** An e-mail address: one `@`, no spaces or invisible characters, a local part, a domain with a dot, at most 254 characters. */
 export const email: Check<string> = (value, field) => {
-  if (typeof value !== 'string' || codePoints(value) > 254 || !EMAIL.test(value) || CONTROL.test(value) || LONE_SURROGATE.test(value)) {
+  if (typeof value !== 'string' || codePoints(value) > 254 || !EMAIL.test(value) || CONTROL.test(value) || INVISIBLE.test(value) || LONE_SURROGATE.test(value)) {
     return new Problem(field, `${field} must be an e-mail address such as "ada@campus.edu" (at most 254 characters), got ${quote(value)}`);
   }
   return value;

@@ -45,6 +45,9 @@ export function renderCalendar(name: string, events: readonly CalendarEvent[]): 
   return text + 'END:VCALENDAR\r\n';
 }
 
+/** 9999-12-31T23:59:59Z: an end in the last second of 9999 is not rounded up into a year iCalendar cannot write. */
+const LAST_SECOND_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+
 function renderEvent(event: CalendarEvent): string {
   const modified = utcDateTime(event.modifiedMs);
   return (
@@ -54,7 +57,7 @@ function renderEvent(event: CalendarEvent): string {
     `DTSTART:${utcDateTime(event.startMs)}\r\n` +
     // Rounded up to its second, as DTSTART is rounded down: the VEVENT covers the event, and an end within the second
     // of its start still comes after it (RFC 5545 §3.6.1).
-    `DTEND:${utcDateTime(Math.ceil(event.endMs / 1000) * 1000)}\r\n` +
+    `DTEND:${utcDateTime(Math.min(Math.ceil(event.endMs / 1000) * 1000, LAST_SECOND_MS))}\r\n` +
     foldLine(`SUMMARY:${escapeText(event.title)}`) +
     foldLine(`DESCRIPTION:${escapeText(event.cancellation === undefined ? event.description : cancelledDescription(event.description, event.cancellation.reason))}`) +
     foldLine(`LOCATION:${escapeText(event.location)}`) +

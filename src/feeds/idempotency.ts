@@ -151,9 +151,19 @@ export function hashRequest(context: RequestContext): string {
   const target = context.request.target;
   const queryAt = target.indexOf('?');
   const path = queryAt === -1 ? target : target.slice(0, queryAt);
-  hash.update(`${context.request.method} ${path.slice(context.prefix.length)}\n`);
+  // As the router reads it: /events/%65vt_1 is /events/evt_1, so a retry that encodes the id differently replays.
+  hash.update(`${context.request.method} ${decodedPath(path.slice(context.prefix.length))}\n`);
   if (context.request.body !== null) hash.update(context.request.body);
   return hash.digest('base64url').slice(0, 32);
+}
+
+function decodedPath(path: string): string {
+  if (!path.includes('%')) return path;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 function slot(keyId: string, key: string): string {

@@ -5,7 +5,7 @@ import type { CoreResponse, PlainRequest } from './types.js';
 
 /** Writes the line for `request`, answered with `response`, `started` being its performance.now() on arrival. */
 export function logRequest(logger: Logger, request: PlainRequest, response: CoreResponse, started: number): void {
-  const path = redactKeys(request.target);
+  const path = redactKeys(withoutUserInfo(request.target));
   logger.request({
     requestId: loggedRequestId(response.headers['X-Request-Id'] ?? ''),
     method: request.method,
@@ -16,6 +16,11 @@ export function logRequest(logger: Logger, request: PlainRequest, response: Core
     client: request.remoteAddress,
     userAgent: clippedUserAgent(request.headers['user-agent']),
   });
+}
+
+/** A target in absolute form without a password it may carry (`http://user:pw@host/…`, refused, but logged). */
+function withoutUserInfo(target: string): string {
+  return target.charCodeAt(0) === 47 /* '/' */ ? target : target.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/, '$1[redacted]@');
 }
 
 /** Longest User-Agent kept in a log line, in characters. */

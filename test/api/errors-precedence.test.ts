@@ -62,13 +62,23 @@ describe('§3 errors, one fault at a time', () => {
     assert.equal(page.status, 200);
     assert.ok(Array.isArray(page.json.events));
     assertError(await h.request('GET', 'HTTP://campus.example//events', { key: h.keys.reader }), 400, 'bad_request');
-    const retry = { key: h.keys.organizer, body: eventBody(), headers: { 'idempotency-key': 'absolute-form-retry' } };
+    // User information in the target is an error (RFC 9110 §4.2.4), not a path to serve.
+    assertError(await h.request('GET', 'http://ada:secret@campus.example/events', { key: h.keys.reader }), 400, 'bad_request');
+    const retry = { key: h.keys.organizer, body: eventBody({ start_time: '2099-09-01T17:00:00Z', end_time: '2099-09-01T19:00:00Z' }), headers: { 'idempotency-key': 'absolute-form-retry' } };
     const first = await h.request('POST', '/v1/events', retry);
     assert.equal(first.status, 201);
     const again = await h.request('POST', 'http://campus.example/v1/events', retry);
     assert.equal(again.status, 201);
     assert.equal(again.headers['Idempotent-Replayed'], 'true');
     assert.equal(again.json.id, first.json.id);
+    // A registration retried with the event's id percent-encoded is the same request: the first answer again.
+    const seat = { key: h.keys.reader, body: { name: 'Ada', email: 'ada@campus.edu' }, headers: { 'idempotency-key': 'encoded-id-retry' } };
+    const registered = await h.request('POST', `/events/${first.json.id}/registrations`, seat);
+    assert.equal(registered.status, 201, registered.text ?? '');
+    const encoded = await h.request('POST', `/events/%65${first.json.id.slice(1)}/registrations`, seat);
+    assert.equal(encoded.status, 201, encoded.text ?? '');
+    assert.equal(encoded.headers['Idempotent-Replayed'], 'true');
+    assert.equal(encoded.json.id, registered.json.id);
   });
 
   it('400 bad_request for two Authorization headers (seen by the adapter as headerFault)', async () => {

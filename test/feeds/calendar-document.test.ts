@@ -61,6 +61,8 @@ test('renderCalendar() writes one VEVENT with every property, times in UTC, DTST
 test('renderCalendar() keeps DTSTART and DTEND whole seconds that cover the event: an end within its start\'s second comes after it', () => {
   const text = renderCalendar('Campus events', [event({ startMs: Date.UTC(2026, 11, 26, 10, 0, 0, 100), endMs: Date.UTC(2026, 11, 26, 10, 0, 0, 900) })]);
   assert.ok(text.includes('\r\nDTSTART:20261226T100000Z\r\nDTEND:20261226T100001Z\r\n'), text);
+  const endOfTime = renderCalendar('Campus events', [event({ startMs: Date.UTC(9999, 11, 31, 23), endMs: Date.UTC(9999, 11, 31, 23, 59, 59, 500) })]);
+  assert.ok(endOfTime.includes('\r\nDTSTART:99991231T230000Z\r\nDTEND:99991231T235959Z\r\n'), 'an end in the last second of 9999 stays in 9999');
   const exact = renderCalendar('Campus events', [event({ endMs: Date.UTC(2026, 8, 1, 19, 0, 0, 0) })]);
   assert.ok(exact.includes('\r\nDTEND:20260901T190000Z\r\n'), 'a whole second stays as it is');
 });

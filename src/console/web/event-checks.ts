@@ -9,8 +9,10 @@ const TEXTS: [field: string, min: number, max: number, trimmed: boolean][] = [
   ['description', 0, 5000, false],
 ];
 
-/** The server's shape of an e-mail address (src/events/checks.ts): one `@`, no spaces or invisible characters, a domain with a dot. */
-const EMAIL = /^[^\s\p{Cf}@]+@[^\s\p{Cf}@.]+(?:\.[^\s\p{Cf}@.]+)+$/u;
+/** The server's shape of an e-mail address (src/events/checks.ts): one `@`, no spaces, a domain with a dot. */
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+/** An invisible format character but the joiners, which the server refuses in an address too. */
+const INVISIBLE = /(?![\u200c\u200d])\p{Cf}/u;
 
 /** A value in a message as the server quotes it: as JSON, cut to 60 characters. */
 function quoted(text: string): string {
@@ -41,7 +43,7 @@ export function localProblems(body: Record<string, unknown>, current?: { start_t
   const organizer = body['organizer'];
   if (typeof organizer === 'object' && organizer !== null) {
     const address = (organizer as Record<string, unknown>)['email'];
-    if (typeof address === 'string' && ([...address].length > 254 || !EMAIL.test(address))) {
+    if (typeof address === 'string' && ([...address].length > 254 || !EMAIL.test(address) || INVISIBLE.test(address))) {
       problems.push({ field: 'organizer.email', message: `organizer.email must be an e-mail address such as "ada@campus.edu" (at most 254 characters), got ${quoted(address)}` });
     }
   }

@@ -98,12 +98,22 @@ export class LiveFeed {
     this.#timer = setTimeout(() => void this.#run(fromHead), Math.max(backoff, Number.isFinite(atLeastMs) ? atLeastMs : 0));
   }
 
-  /** The newest sequence number: the feed's `Last-Seq`, read from its smallest page (not a copy of every event). */
+  /**
+   * The newest sequence number: the feed's `Last-Seq`, read from its smallest page (not a copy of every event). Where a
+   * proxy dropped that header, the pages' `next_since` once `more` is false, as a client of the contract alone finds it.
+   */
   async #head(signal: AbortSignal): Promise<number> {
-    const response = await this.api.send('GET', '/changes?since=0&limit=1', { signal });
-    const head = Number(response.headers.get('Last-Seq'));
-    await response.body?.cancel();
-    if (!Number.isSafeInteger(head) || head < 0) throw new Error('the change feed did not say where it ends (Last-Seq)');
-    return head;
+    let since = 0;
+    for (let limit = 1; ; limit = 1000) {
+      const response = await this.api.send('GET', `/changes?since=${since}&limit=${limit}`, { signal });
+      const head = response.headers.get('Last-Seq');
+      if (head !== null && /^\d+$/.test(head)) {
+        await response.body?.cancel();
+        return Number(head);
+      }
+      const page = (await response.json()) as { next_since: number; more: boolean };
+      if (!page.more) return page.next_since;
+      since = page.next_since;
+    }
   }
 }

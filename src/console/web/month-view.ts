@@ -67,7 +67,10 @@ export function monthView(ctx: ConsoleContext, params: URLSearchParams, setTitle
         return { events: events.filter((event) => Date.parse(event.start_time) >= grid.first), complete: true };
       }
     }
-    return { events: events.filter((event) => Date.parse(event.start_time) >= grid.first), complete: false };
+    // Ten full pages and the month not over: it holds more only if the next event in line still starts in it.
+    const { data } = await ctx.api.json<EventPage>('GET', `/events${queryString({ category, start_date: grid.startDate, limit: 1, page: MAX_PAGES * 100 + 1 })}`);
+    const next = data.events[0];
+    return { events: events.filter((event) => Date.parse(event.start_time) >= grid.first), complete: next === undefined || Date.parse(next.start_time) >= grid.end };
   }
 
   /**

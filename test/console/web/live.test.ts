@@ -14,7 +14,7 @@ interface Call {
  * A fake API: the feed's smallest JSON page, saying where it ends (`heads`, one per look, the last repeated), then one
  * scripted answer per stream request.
  */
-function fakeApi(heads: number[], streams: (() => Response)[]): { api: Api; calls: Call[] } {
+function fakeApi(heads: (number | { next_since: number; more: boolean })[], streams: (() => Response)[]): { api: Api; calls: Call[] } {
   const calls: Call[] = [];
   let look = 0;
   let stream = 0;
@@ -24,6 +24,8 @@ function fakeApi(heads: number[], streams: (() => Response)[]): { api: Api; call
       calls.push({ path, headers: options.headers ?? {} });
       if (options.headers?.['Accept'] !== 'text/event-stream') {
         const head = heads[Math.min(look++, heads.length - 1)]!;
+        // A number: a page with Last-Seq; a page alone: one whose Last-Seq a proxy dropped.
+        if (typeof head !== 'number') return new Response(JSON.stringify({ changes: [], ...head }), { status: 200, headers: { 'content-type': 'application/json' } });
         return new Response(JSON.stringify({ changes: [], next_since: 1, more: head > 1 }), { status: 200, headers: { 'content-type': 'application/json', 'Last-Seq': String(head) } });
       }
       const answer = streams[stream++];
@@ -84,4 +86,17 @@ test('LiveFeed starts again from the head on 410 gone, and stops trying on 404 (
   await until(() => states.includes('unavailable'));
   off.stop();
   assert.equal(absent.calls.length, 2, 'no retry after a 404');
+});
+
+test('LiveFeed without Last-Seq (a proxy dropped it) pages the feed to next_since where more is false, as the contract alone allows', async () => {
+  const { api, calls } = fakeApi([{ next_since: 3, more: true }, { next_since: 1003, more: true }, { next_since: 1500, more: false }], [sse(entry(1501))]);
+  const seen: number[] = [];
+  const feed = new LiveFeed(api, (change) => seen.push(change.seq), () => undefined, 1);
+  feed.start();
+  try {
+    await until(() => seen.length === 1);
+    assert.deepEqual(calls.map((call) => call.path).slice(0, 4), ['/changes?since=0&limit=1', '/changes?since=3&limit=1000', '/changes?since=1003&limit=1000', '/changes?since=1500']);
+  } finally {
+    feed.stop();
+  }
 });
