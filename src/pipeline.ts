@@ -133,7 +133,7 @@ export function createPipeline(deps: PipelineDeps): {
       if (usable(principal)) return proceed(pending, principal);
       // A well-formed key we do not know may have just been made by the CLI: look at keys.json once more.
       if (principal === undefined && secret !== undefined && keys.mayBeNew(secret)) {
-        return keys.refresh().then(() => {
+        return keys.lookAgain().then(() => {
           const found = keys.lookup(secret);
           return usable(found) ? proceed(pending, found) : refusal(pending, secret, fromQuery !== undefined);
         }, (error: unknown) => fail(error, headers, undefined, request));

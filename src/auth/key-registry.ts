@@ -6,6 +6,8 @@ import { KEY_FILE, type KeyRecord, readKeys, updateKeys } from './key-file.js';
 import type { Principal } from './principal.js';
 
 const RECENT_KEYS = 10_000;
+/** The least time between the starts of two looks at keys.json made for unknown keys. */
+const LOOK_SPACING_MS = 100;
 
 /** Keys kept somewhere other than keys.json (the PostgreSQL store's table): read whole on each poll. */
 export interface KeySource {
@@ -37,7 +39,10 @@ export class KeyRegistry {
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<void> | undefined;
   readonly #now: () => number;
-  #lastAskedAt = -Infinity;
+  /** When the look at keys.json in flight (or the last one) began. */
+  #lookStartedAt = -Infinity;
+  /** The look that those asking now will share: it begins once the one in flight is done. */
+  #nextLook: Promise<void> | undefined;
   /** Tells the operator when keys.json goes missing or cannot be read while the server runs, and when it is back. */
   #warn: KeyFileWarning = () => undefined;
   /** The fingerprint of a keys.json already reported as gone or unreadable, so each state is reported once. */
@@ -115,16 +120,38 @@ export class KeyRegistry {
     return entry.principal;
   }
 
-  /**
-   * True when an unknown secret is well-formed and keys.json was not looked at for it in the
-   * last 100 ms: a key the CLI just made then works at once, not only after the next poll.
-   */
+  /** True when an unknown secret is well-formed: it may be a key the CLI has just made, worth a look at keys.json. */
   mayBeNew(secret: string): boolean {
-    if (!looksLikeKey(secret)) return false;
-    const now = this.#now();
-    if (now - this.#lastAskedAt < 100) return false;
-    this.#lastAskedAt = now;
-    return true;
+    return looksLikeKey(secret);
+  }
+
+  /**
+   * Resolves once keys.json (or the database's keys) has been read by a look that began after this call, so a key made
+   * before the request was sent is found, however many requests bring it at once. Looks are shared: everyone who asks
+   * while one runs waits for the next, which begins at least LOOK_SPACING_MS after the one before (a flood of made-up
+   * keys costs at most ten reads a second, and a new key at most that long a wait).
+   */
+  lookAgain(): Promise<void> {
+    this.#nextLook ??= (async () => {
+      // Yields first, so this promise is the shared one before anything below clears it.
+      await undefined;
+      // A poll's look may start meanwhile; the shared look is one begun after every asker.
+      await this.#idle();
+      const wait = this.#lookStartedAt + LOOK_SPACING_MS - this.#now();
+      if (wait > 0) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        await this.#idle();
+      }
+      this.#nextLook = undefined;
+      // A keys.json that cannot be read keeps the keys read before (and is reported once): the key is then unknown.
+      await this.refresh().catch(() => undefined);
+    })();
+    return this.#nextLook;
+  }
+
+  /** Resolves once no look at the keys is in flight. */
+  async #idle(): Promise<void> {
+    for (let look = this.#refreshing; look !== undefined; look = this.#refreshing) await look.catch(() => undefined);
   }
 
   /** True while the key with this id is in keys.json and not revoked (as of the last poll). */
@@ -134,7 +161,10 @@ export class KeyRegistry {
 
   /** Rereads keys.json when its identity, size or time changed. */
   refresh(): Promise<void> {
-    this.#refreshing ??= this.#reload().finally(() => (this.#refreshing = undefined));
+    if (this.#refreshing === undefined) {
+      this.#lookStartedAt = this.#now();
+      this.#refreshing = this.#reload().finally(() => (this.#refreshing = undefined));
+    }
     return this.#refreshing;
   }
 

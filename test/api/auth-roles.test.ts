@@ -1,5 +1,7 @@
 // Whole-request tests of API.md §2, §3 (401, 403) and §6 (failed authentications limited per address).
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { updateKeys } from '../../src/auth/key-file.js';
@@ -81,6 +83,29 @@ describe('keys created and revoked while the app runs', () => {
     const unknown = await h.request('GET', `/events/${event.json.id}`, { key: 'cek_' + 'Z'.repeat(39) });
     assert.deepEqual(revoked.json, unknown.json, 'a revoked key gets the same answer as an unknown one');
     assert.equal((await h.request('GET', '/events', { key: h.keys.reader })).status, 200, 'other keys still work');
+  });
+});
+
+describe('a key made by the CLI a moment ago, brought by many requests at once', () => {
+  let h: Harness;
+  // No polling: only the look an unknown key asks for can find it.
+  before(async () => (h = await startHarness({ keyPollMs: 0 })));
+  after(() => h.close());
+
+  it('is honoured on every one of them, not only the first (the others wait for the same look at keys.json)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const created = await createKey(h.dataDir, { name: `At once ${round}`, email: `once${round}@campus.edu`, role: 'reader' }, { randomBytes, now: Date.now });
+      const answers = await Promise.all(Array.from({ length: 20 }, () => h.request('GET', '/me', { key: created.secret })));
+      assert.deepEqual(answers.map((answer) => answer.status), Array(20).fill(200), `round ${round}`);
+    }
+    const unknown = await Promise.all(Array.from({ length: 5 }, () => h.request('GET', '/me', { key: 'cek_' + 'Q'.repeat(39) })));
+    assert.deepEqual(unknown.map((answer) => answer.status), Array(5).fill(401), 'a key nobody made is still refused');
+  });
+
+  it('with keys.json broken meanwhile: an unknown key is a 401 (the look fails, the keys read before stay), a known one works', async () => {
+    writeFileSync(path.join(h.dataDir, 'keys.json'), '{ half a file');
+    assertError(await h.request('GET', '/me', { key: 'cek_' + 'B'.repeat(39) }), 401, 'unauthorized');
+    assert.equal((await h.request('GET', '/me', { key: h.keys.reader })).status, 200);
   });
 });
 
