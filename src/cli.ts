@@ -99,6 +99,8 @@ function parseArgs(argv: readonly string[]): Parsed {
     else if (VALUE_FLAGS.has(flag)) {
       const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
       if (value === undefined) throw new UsageError(`${flag} needs a value`);
+      // `--role --data-dir d`: the next flag is not a value (one that starts with -- is written --name=--...).
+      if (eq === -1 && value.startsWith('--')) throw new UsageError(`${flag} needs a value; got the flag ${value.split('=')[0]} after it`);
       options.set(flag, value);
     } else unknown.push(flag);
   }

@@ -186,6 +186,8 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
     else {
       value = argv[++i];
       if (value === undefined) throw new ConfigError(`${flag} needs a value`);
+      // `--host --data-dir x`: the next flag is not a value (one that starts with -- is written --host=--...).
+      if (value.startsWith('--')) throw new ConfigError(`${flag} needs a value; got the flag ${value.split('=')[0]} after it`);
     }
     given.set(setting, value);
   }

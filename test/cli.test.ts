@@ -230,3 +230,9 @@ test('--store postgres without DATABASE_URL says it is not set, as the server do
   assert.equal(result.status, 2, result.stderr);
   assert.match(result.stderr, /--store postgres reads the database URL from DATABASE_URL, which is not set/);
 });
+
+test('a flag whose value is missing names it, not the flag after it (exit 2)', () => {
+  const result = runCli(['keys', 'create', '--name', 'x', '--email', 'x@campus.edu', '--role', '--data-dir', '/tmp/nowhere']);
+  assert.equal(result.status, 2, result.stderr);
+  assert.match(result.stderr, /--role needs a value; got the flag --data-dir after it/);
+});

@@ -183,6 +183,8 @@ test("parseServerConfig() refuses rate-limit 0 and rate-window 0", () => {
 test("parseServerConfig() refuses a flag without its value", () => {
   assertConfigError(["--port"], {}, "--port needs a value");
   assertConfigError(["--host", "localhost", "--data-dir"], {}, "--data-dir needs a value");
+  assertConfigError(["--host", "--data-dir", "/tmp/x"], {}, "--host needs a value; got the flag --data-dir after it");
+  assert.equal(parseServerConfig(["--data-dir=--odd"], {}).dataDir, "--odd", "a value starting with -- is written with =");
 });
 
 test("parseServerConfig() refuses an empty host or data folder", () => {
