@@ -196,13 +196,13 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   try {
     if (postgres !== undefined) {
       if (options.bootstrapAdminKey !== false) initialAdminKey = await ensureAdminKeyIn(postgres.keys, { randomBytes, now });
-      keys = await KeyRegistry.fromSource(postgres.keys, { pollMs: options.keyPollMs ?? 1000, now });
+      keys = await KeyRegistry.fromSource(postgres.keys, { pollMs: options.keyPollMs ?? 1000 });
     } else if (options.store === 'memory') {
-      keys = KeyRegistry.inMemory({ now });
+      keys = KeyRegistry.inMemory();
       if (options.bootstrapAdminKey !== false) initialAdminKey = (await keys.create(FIRST_ADMIN, { randomBytes, now })).secret;
     } else {
       if (options.bootstrapAdminKey !== false) initialAdminKey = await ensureAdminKey(dataDir, { randomBytes, now });
-      keys = await KeyRegistry.open(dataDir, { pollMs: options.keyPollMs ?? 1000, now, warn: (message, fields) => logger.warn(message, fields) });
+      keys = await KeyRegistry.open(dataDir, { pollMs: options.keyPollMs ?? 1000, warn: (message, fields) => logger.warn(message, fields) });
     }
   } catch (error) {
     await store.close();

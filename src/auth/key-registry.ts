@@ -38,8 +38,7 @@ export class KeyRegistry {
   #fingerprint = '';
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<void> | undefined;
-  readonly #now: () => number;
-  /** When the look at keys.json in flight (or the last one) began. */
+  /** When the look at keys.json in flight (or the last one) began, on performance.now(): a clock that never steps. */
   #lookStartedAt = -Infinity;
   /** The look that those asking now will share: it begins once the one in flight is done. */
   #nextLook: Promise<void> | undefined;
@@ -48,17 +47,16 @@ export class KeyRegistry {
   /** The fingerprint of a keys.json already reported as gone or unreadable, so each state is reported once. */
   #reported: string | undefined;
 
-  private constructor(dataDir: string | undefined, now: () => number) {
+  private constructor(dataDir: string | undefined) {
     this.#dataDir = dataDir;
-    this.#now = now;
   }
 
   /**
    * Loads the keys of a folder and starts watching the file. `warn` hears of a keys.json that goes missing or
    * unreadable later (at start, an unreadable one is an error), and of its coming back.
    */
-  static async open(dataDir: string, options: { pollMs?: number; now?: () => number; warn?: KeyFileWarning } = {}): Promise<KeyRegistry> {
-    const registry = new KeyRegistry(dataDir, options.now ?? Date.now);
+  static async open(dataDir: string, options: { pollMs?: number; warn?: KeyFileWarning } = {}): Promise<KeyRegistry> {
+    const registry = new KeyRegistry(dataDir);
     await registry.refresh();
     if (options.warn !== undefined) registry.#warn = options.warn;
     const pollMs = options.pollMs ?? 1_000;
@@ -70,8 +68,8 @@ export class KeyRegistry {
   }
 
   /** Loads the keys of `source` and polls it every `pollMs` (default 1 s), as open() polls keys.json. */
-  static async fromSource(source: KeySource, options: { pollMs?: number; now?: () => number } = {}): Promise<KeyRegistry> {
-    const registry = new KeyRegistry(undefined, options.now ?? Date.now);
+  static async fromSource(source: KeySource, options: { pollMs?: number } = {}): Promise<KeyRegistry> {
+    const registry = new KeyRegistry(undefined);
     registry.#source = source;
     registry.#load(await source.read());
     const pollMs = options.pollMs ?? 1_000;
@@ -83,8 +81,8 @@ export class KeyRegistry {
   }
 
   /** A registry whose keys live in memory only (for an app with `store: 'memory'`): nothing is read or written. */
-  static inMemory(options: { now?: () => number } = {}): KeyRegistry {
-    return new KeyRegistry(undefined, options.now ?? Date.now);
+  static inMemory(): KeyRegistry {
+    return new KeyRegistry(undefined);
   }
 
   /** Creates a key in keys.json (under its lock), or in memory for a registry in memory; its secret is returned once. */
@@ -137,7 +135,7 @@ export class KeyRegistry {
       await undefined;
       // A poll's look may start meanwhile; the shared look is one begun after every asker.
       await this.#idle();
-      const wait = this.#lookStartedAt + LOOK_SPACING_MS - this.#now();
+      const wait = this.#lookStartedAt + LOOK_SPACING_MS - performance.now();
       if (wait > 0) {
         await new Promise((resolve) => setTimeout(resolve, wait));
         await this.#idle();
@@ -162,7 +160,7 @@ export class KeyRegistry {
   /** Rereads keys.json when its identity, size or time changed. */
   refresh(): Promise<void> {
     if (this.#refreshing === undefined) {
-      this.#lookStartedAt = this.#now();
+      this.#lookStartedAt = performance.now();
       this.#refreshing = this.#reload().finally(() => (this.#refreshing = undefined));
     }
     return this.#refreshing;

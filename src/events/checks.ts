@@ -91,11 +91,10 @@ export const dateTime: Check<string> = (value, field) => {
 
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 /**
- * An invisible format character (a zero-width space, a soft hyphen, a direction mark): an address holding one looks like
- * another and must not count as a different one (API.md §8's duplicates). The zero-width joiner and non-joiner are let
- * through: Persian and Indic text, and emoji, need them.
+ * An invisible format character (a zero-width space, joiner or non-joiner, a soft hyphen, a direction mark): an
+ * address holding one looks like another and must not count as a different one (API.md §8's duplicates).
  */
-const INVISIBLE = /(?![\u200c\u200d])\p{Cf}/u;
+const INVISIBLE = /\p{Cf}/u;
 
 /** An e-mail address: one `@`, no spaces or invisible characters, a local part, a domain with a dot, at most 254 characters. */
 export const email: Check<string> = (value, field) => {

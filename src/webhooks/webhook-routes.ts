@@ -36,10 +36,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
     body,
     handle: (context) => handle(context, deps.service),
   });
+  const notFound = (id: string): ApiError => new ApiError('not_found', `No webhook has the id "${id.length > 60 ? `${id.slice(0, 57)}...` : id}".`);
   const known = async (service: WebhookDirectory, context: RequestContext): Promise<WebhookState> => {
     const id = context.params['id']!;
     const state = await service.get(id);
-    if (state === undefined) throw new ApiError('not_found', `No webhook has the id "${id.length > 60 ? `${id.slice(0, 57)}...` : id}".`);
+    if (state === undefined) throw notFound(id);
     return state;
   };
   return [
@@ -74,7 +75,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
       method: 'DELETE',
       pattern: '/webhooks/:id',
       route: route('deleteWebhook', false, async (context, service) => {
-        await service.remove((await known(service, context)).id);
+        // Two DELETEs at once (on two instances): the one that found it gone by the time it deleted gets the 404.
+        const { id } = await known(service, context);
+        if (!(await service.remove(id))) throw notFound(id);
         return { status: 204, body: null };
       }),
     },

@@ -102,6 +102,21 @@ describe('a key made by the CLI a moment ago, brought by many requests at once',
     assert.deepEqual(unknown.map((answer) => answer.status), Array(5).fill(401), 'a key nobody made is still refused');
   });
 
+  it('a wall clock stepped back (NTP, a resumed machine) does not hold the look back: a new key still works at once', async () => {
+    let offset = 0;
+    const stepped = await startHarness({ now: () => Date.now() + offset });
+    try {
+      assertError(await stepped.request('GET', '/me', { key: 'cek_' + 'S'.repeat(39) }), 401, 'unauthorized');
+      offset = -30_000;
+      const created = await createKey(stepped.dataDir, { name: 'After the step', email: 'step@campus.edu', role: 'reader' }, { randomBytes, now: Date.now });
+      const started = performance.now();
+      assert.equal((await stepped.request('GET', '/me', { key: created.secret })).status, 200);
+      assert.ok(performance.now() - started < 5_000, `the look waited ${Math.round(performance.now() - started)} ms`);
+    } finally {
+      await stepped.close();
+    }
+  });
+
   it('with keys.json broken meanwhile: an unknown key is a 401 (the look fails, the keys read before stay), a known one works', async () => {
     writeFileSync(path.join(h.dataDir, 'keys.json'), '{ half a file');
     assertError(await h.request('GET', '/me', { key: 'cek_' + 'B'.repeat(39) }), 401, 'unauthorized');

@@ -125,7 +125,7 @@ test("dateTime() refuses a naive time, a number and null, quoting the value", ()
   assertProblem(dateTime(null, "end_time"), "end_time", "null");
 });
 
-const GOOD_EMAILS = ["ada@campus.edu", "a@b.c", "jürgen@universität.de", "می\u200cخواهم@campus.ir", "👩\u200d🔬@campus.edu", "Ada.Lovelace+events@cs.campus.edu", `${"a".repeat(244)}@campus.io`];
+const GOOD_EMAILS = ["ada@campus.edu", "a@b.c", "jürgen@universität.de", "Ada.Lovelace+events@cs.campus.edu", `${"a".repeat(244)}@campus.io`];
 for (const address of GOOD_EMAILS) {
   test(`email() accepts ${JSON.stringify(address.length > 40 ? `${address.slice(0, 20)}...` : address)}`, () => {
     assert.equal(email(address, "organizer.email"), address);
@@ -150,6 +150,8 @@ const BAD_EMAILS: readonly [unknown, string][] = [
   ["ada\u0000@campus.edu", "a control character"],
   ["a\u200bda@campus.edu", "a zero-width space, which would make a look-alike of another address"],
   ["ada@campus\u00ad.edu", "a soft hyphen in the domain"],
+  ["ada\u200d@campus.edu", "a zero-width joiner (ada@campus.edu would register twice)"],
+  ["a\u200cda@campus.edu", "a zero-width non-joiner"],
   ["ada\ufeff@campus.edu", "a byte-order mark"],
   ["\u202eada@campus.edu", "a direction mark"],
   ["ada\u00a0@campus.edu", "a no-break space"],

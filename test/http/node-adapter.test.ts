@@ -5,6 +5,8 @@ import { parseResponse, rawConnect } from '../hardening/raw-client.js';
 import { send, startLive, type LiveServer } from '../hardening/support.js';
 import http from 'node:http';
 import { createLogger } from '../../src/log/logger.js';
+import { createKey } from '../../src/auth/key-registry.js';
+import { randomBytes } from 'node:crypto';
 
 const EVENT = JSON.stringify({ title: 'Pinned', category: 'social', location: 'Hall', start_time: '2030-01-01T10:00:00Z', end_time: '2030-01-01T11:00:00Z', capacity: 5 });
 
@@ -99,6 +101,22 @@ test('toNodeListener: Expect: 100-continue with a good key is invited, and the e
   try {
     const client = await rawConnect(live.port);
     client.write(`POST /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${live.keys.admin}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(EVENT)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+    await client.waitFor('100 Continue', 5_000);
+    client.write(EVENT);
+    await client.closed;
+    assert.match(client.received(), /HTTP\/1\.1 201 /);
+  } finally {
+    await live.close();
+  }
+});
+
+test('toNodeListener: Expect: 100-continue with a key the CLI made after the start is invited too, and the event is created', async () => {
+  const live = await startLive();
+  try {
+    // keys.json changed under the running server (no polling here): only the look the unknown key asks for finds it.
+    const { secret } = await createKey(live.dataDir, { name: 'Just made', email: 'new@campus.edu', role: 'organizer' }, { randomBytes, now: Date.now });
+    const client = await rawConnect(live.port);
+    client.write(`POST /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(EVENT)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
     await client.waitFor('100 Continue', 5_000);
     client.write(EVENT);
     await client.closed;

@@ -113,6 +113,12 @@ test('DELETE /webhooks/{id} answers 204, then the webhook is gone (404)', async 
   assert.equal((await h.request('DELETE', `/webhooks/${created.id}`, { key: h.keys.admin })).status, 404);
 });
 
+test('two DELETEs of one webhook at once: one 204, the other 404', async () => {
+  const created = (await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: 'https://hooks.campus.edu/twice' } })).json;
+  const answers = await Promise.all([1, 2].map(() => h.request('DELETE', `/webhooks/${created.id}`, { key: h.keys.admin })));
+  assert.deepEqual(answers.map((answer) => answer.status).sort(), [204, 404]);
+});
+
 test('no host is allowed by default: every url is a 400 naming its host', async () => {
   const bare = await startHarness();
   try {

@@ -11,8 +11,8 @@ const TEXTS: [field: string, min: number, max: number, trimmed: boolean][] = [
 
 /** The server's shape of an e-mail address (src/events/checks.ts): one `@`, no spaces, a domain with a dot. */
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
-/** An invisible format character but the joiners, which the server refuses in an address too. */
-const INVISIBLE = /(?![\u200c\u200d])\p{Cf}/u;
+/** An invisible format character, which the server refuses in an address too. */
+const INVISIBLE = /\p{Cf}/u;
 
 /** A value in a message as the server quotes it: as JSON, cut to 60 characters. */
 function quoted(text: string): string {
