@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext } from '../http/route.js';
+import { decodeSegment } from '../http/router.js';
 import type { EventStore } from '../store/event-store.js';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyEntry, type IdempotencyTag } from '../store/views/idempotency-table.js';
 import { AlreadyAnswered } from '../store/store-errors.js';
@@ -152,18 +153,9 @@ export function hashRequest(context: RequestContext): string {
   const queryAt = target.indexOf('?');
   const path = queryAt === -1 ? target : target.slice(0, queryAt);
   // As the router reads it: /events/%65vt_1 is /events/evt_1, so a retry that encodes the id differently replays.
-  hash.update(`${context.request.method} ${decodedPath(path.slice(context.prefix.length))}\n`);
+  hash.update(`${context.request.method} ${decodeSegment(path.slice(context.prefix.length))}\n`);
   if (context.request.body !== null) hash.update(context.request.body);
   return hash.digest('base64url').slice(0, 32);
-}
-
-function decodedPath(path: string): string {
-  if (!path.includes('%')) return path;
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
 }
 
 function slot(keyId: string, key: string): string {

@@ -81,10 +81,10 @@ function matchPath(pattern: readonly string[], path: string): Record<string, str
 }
 
 /**
- * A parameter as the client meant it: `%65vt_…` is `evt_…` (RFC 3986 §6.2.2.2). A segment that is not valid
+ * A parameter (or a path) as the client meant it: `%65vt_…` is `evt_…` (RFC 3986 §6.2.2.2). One that is not valid
  * percent-encoding is kept as sent, so its 404 names what came.
  */
-function decodeSegment(segment: string): string {
+export function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);

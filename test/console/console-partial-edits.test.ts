@@ -156,30 +156,28 @@ test('an edit that empties a required box, or half types a time, is named as mis
   await page.close();
 });
 
-test('a month of more than 1000 events says the view shows only the first of them; one of exactly 1000 is whole', { skip, timeout: TIMEOUT_MS }, async () => {
-  // 33 daily series of 31 occurrences: 1,023 events in January 2028, over the month view's ten pages of 100.
-  for (let n = 0; n < 33; n++) {
-    const start = Date.UTC(2028, 0, 1, 8, n);
+/** `count` daily series of 31 occurrences from the first of `month` (0-based) of 2028, titled `title N`. */
+async function dailySeries(count: number, month: number, title: string): Promise<void> {
+  for (let n = 0; n < count; n++) {
+    const start = Date.UTC(2028, month, 1, 8, n);
     const created = await journey.api('POST', '/series', journey.keys.organizer, {
-      title: `Busy ${n}`, description: '', category: 'social', location: 'Quad', capacity: 10, time_zone: 'UTC',
+      title: `${title} ${n}`, description: '', category: 'social', location: 'Quad', capacity: 10, time_zone: 'UTC',
       recurrence: 'FREQ=DAILY;COUNT=31', start_time: new Date(start).toISOString(), end_time: new Date(start + 1_800_000).toISOString(),
     });
     assert.equal(created.status, 201, await created.clone().text());
   }
+}
+
+test('a month of more than 1000 events says the view shows only the first of them; one of exactly 1000 is whole', { skip, timeout: TIMEOUT_MS }, async () => {
+  // 33 daily series of 31 occurrences: 1,023 events in January 2028, over the month view's ten pages of 100.
+  await dailySeries(33, 0, 'Busy');
   const page = await signedInTab(browsing, journey, 'reader');
   await page.goto(`${journey.url}/console/#/month?month=2028-01`);
   await page.getByText(/^The first 1000 events of January 2028, up to .*: the month holds more than a page can show\./).waitFor();
   await page.getByRole('link', { name: /Busy 0$/ }).first().waitFor();
 
   // Exactly 1,000 in March 2028 (32 series of 31, and 8 more), and one in April: March is whole, and says so.
-  for (let n = 0; n < 32; n++) {
-    const start = Date.UTC(2028, 2, 1, 8, n);
-    const created = await journey.api('POST', '/series', journey.keys.organizer, {
-      title: `Full ${n}`, description: '', category: 'social', location: 'Quad', capacity: 10, time_zone: 'UTC',
-      recurrence: 'FREQ=DAILY;COUNT=31', start_time: new Date(start).toISOString(), end_time: new Date(start + 1_800_000).toISOString(),
-    });
-    assert.equal(created.status, 201, await created.clone().text());
-  }
+  await dailySeries(32, 2, 'Full');
   for (let n = 0; n < 8; n++) await journey.createEvent({ title: `Full extra ${n}`, start_time: `2028-03-15T1${n}:00:00Z`, end_time: `2028-03-15T1${n}:30:00Z` });
   await journey.createEvent({ title: 'April', start_time: '2028-04-10T10:00:00Z', end_time: '2028-04-10T11:00:00Z' });
   await page.goto(`${journey.url}/console/#/month?month=2028-03`);
