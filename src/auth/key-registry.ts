@@ -42,6 +42,8 @@ export class KeyRegistry {
   #lookStartedAt = -Infinity;
   /** The look that those asking now will share: it begins once the one in flight is done. */
   #nextLook: Promise<void> | undefined;
+  /** True while the last read of the database's keys failed: a look for an unknown key would only wait to fail too. */
+  #sourceAway = false;
   /** Tells the operator when keys.json goes missing or cannot be read while the server runs, and when it is back. */
   #warn: KeyFileWarning = () => undefined;
   /** The fingerprint of a keys.json already reported as gone or unreadable, so each state is reported once. */
@@ -130,6 +132,8 @@ export class KeyRegistry {
    * keys costs at most ten reads a second, and a new key at most that long a wait).
    */
   lookAgain(): Promise<void> {
+    // The database out of reach (as last read): no key made meanwhile can be found; the poll reads again meanwhile.
+    if (this.#sourceAway) return Promise.resolve();
     this.#nextLook ??= (async () => {
       // Yields first, so this promise is the shared one before anything below clears it.
       await undefined;
@@ -170,6 +174,7 @@ export class KeyRegistry {
     if (this.#source !== undefined) {
       // An unreachable database keeps the keys last read: the store answers 503 for what needs it.
       const keys = await this.#source.read().catch(() => undefined);
+      this.#sourceAway = keys === undefined;
       if (keys === undefined) return;
       const fingerprint = JSON.stringify(keys.map((key) => [key.id, key.revoked_at]));
       if (fingerprint !== this.#fingerprint) this.#load(keys);

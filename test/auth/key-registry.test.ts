@@ -47,3 +47,33 @@ test('KeyRegistry.open(): a broken keys.json keeps the last good keys, a missing
     remove();
   }
 });
+
+test('KeyRegistry.fromSource(): an unknown key asks for a look only while the database answers; out of reach, it does not wait for a read bound to fail', async () => {
+  let reads = 0;
+  let away = false;
+  const source = {
+    read: async () => {
+      reads++;
+      if (away) throw new Error('the database cannot be reached');
+      return [];
+    },
+    add: async () => undefined,
+  };
+  const registry = await KeyRegistry.fromSource(source, { pollMs: 0 });
+  try {
+    const before = reads;
+    await registry.lookAgain();
+    assert.equal(reads, before + 1, 'a look reads the keys');
+    away = true;
+    await registry.refresh();
+    const whileAway = reads;
+    await Promise.all([registry.lookAgain(), registry.lookAgain(), registry.lookAgain()]);
+    assert.equal(reads, whileAway, 'no read while the last one failed');
+    away = false;
+    await registry.refresh();
+    await registry.lookAgain();
+    assert.equal(reads, whileAway + 2, 'back to a read per look once a read succeeds');
+  } finally {
+    registry.close();
+  }
+});
