@@ -4,7 +4,7 @@ SHELL := /bin/bash
 NODE_TEST := node --import tsx --test --test-reporter=spec
 TEST_FILES = $(shell find test -name '*.test.ts' -not -path 'test/bench/*' -not -path '*/node_modules/*' | sort)
 # The browser, PostgreSQL fault and crash tests run one file at a time, as they time real processes; the rest two at a
-# time, since most of them wait on a server rather than compute (about 8 minutes in all, against 10 one at a time).
+# time, since most of them wait on a server rather than compute (about 9 minutes in all).
 ALONE_TESTS = $(filter test/console/% test/store/postgres/% test/durability/%,$(TEST_FILES))
 PAIRED_TESTS = $(filter-out $(ALONE_TESTS),$(TEST_FILES))
 

@@ -11,7 +11,7 @@ import { email as emailCheck, Problem, text } from './events/checks.js';
 import { backupLog } from './store/file/log-backup.js';
 import { compactionTempFile } from './store/file/log-compaction.js';
 import { verifyLog } from './store/file/log-verify.js';
-import { commandName, packageVersion } from './config.js';
+import { commandName, DATABASE_URL_UNSET, packageVersion } from './config.js';
 import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey, verifyDatabase } from './cli-postgres.js';
 import { redactUrl } from './store/postgres/client.js';
 import { unknownCommandMessage, unknownFlagMessage } from './lib/near-name.js';
@@ -249,7 +249,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
 function databaseUrl(store: string, env: NodeJS.ProcessEnv): string | undefined {
   if (store === 'file') return undefined;
   const url = store === 'postgres' ? (env['DATABASE_URL'] ?? '') : store;
-  if (store === 'postgres' && url === '') throw new UsageError('--store postgres reads the database URL from DATABASE_URL, which is not set; set it, or give the URL itself: --store postgres://user:password@host:port/database');
+  if (store === 'postgres' && url === '') throw new UsageError(DATABASE_URL_UNSET);
   if (!/^postgres(ql)?:\/\/\S+$/.test(url)) throw new UsageError(`the store must be "file" or a postgres://user:password@host:port/database URL${store === 'postgres' ? ' (DATABASE_URL is not one)' : ''}`);
   return url;
 }

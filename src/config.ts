@@ -85,9 +85,12 @@ const approval = (value: string, name: string): ApprovalMode => {
   return value as ApprovalMode;
 };
 
+/** What the server and the CLI say to `--store postgres` when DATABASE_URL is not set. */
+export const DATABASE_URL_UNSET = '--store postgres reads the database URL from DATABASE_URL, which is not set; set it, or give the URL itself: --store postgres://user:password@host:port/database';
+
 /** The URL `--store postgres` stands for: DATABASE_URL, which must be set and be a postgres:// URL. */
 function databaseUrl(value: string | undefined): string {
-  if (value === undefined || value === '') throw new ConfigError('--store postgres reads the database URL from DATABASE_URL, which is not set; set it, or give the URL itself: --store postgres://user:password@host:port/database');
+  if (value === undefined || value === '') throw new ConfigError(DATABASE_URL_UNSET);
   if (!/^postgres(ql)?:\/\//.test(value)) throw new ConfigError(`DATABASE_URL (read because the store is "postgres") must be a postgres://user:password@host:port/database URL, got "${redactUrl(value)}"`);
   return storeKind(value, 'DATABASE_URL (read because the store is "postgres")');
 }
