@@ -226,8 +226,15 @@ describe('an instance cut off from the database, asked about what another instan
         ['POST', `/events/${id}/registrations`, registration, { 'Idempotency-Key': 'ada-1' }],
         ['GET', `/changes?since=${since}`, undefined, {}],
       ] as const) {
-        const answer = await two.call(1, method, path, body, headers);
-        const text = await answer.text();
+        let answer = await two.call(1, method, path, body, headers);
+        let text = await answer.text();
+        // The key's rate-limit slots held ahead for the outage are shared out by the second: a second of them may run
+        // short (a 503 of its own, before the request is looked at). The next second's slots then let it through.
+        for (let tries = 0; tries < 5 && answer.status === 503 && text.includes('holds no slot of the limit'); tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          answer = await two.call(1, method, path, body, headers);
+          text = await answer.text();
+        }
         assert.equal(answer.status, 503, `${method} ${path}: ${text}`);
         assert.match(text, /"error":"unavailable".*cannot tell whether another one has written it/, `${method} ${path}`);
         assert.equal(answer.headers.get('retry-after'), '1');
