@@ -140,10 +140,12 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
     if (parsed.positional.length === 0 && !parsed.options.has('--help')) throw new UsageError('a command is needed');
     return;
   }
-  const dataDir = path.resolve(stringOption(parsed, '--data-dir') ?? env['DATA_DIR'] ?? './data');
+  const folder = stringOption(parsed, '--data-dir');
+  const dataDir = path.resolve(folder ?? env['DATA_DIR'] ?? './data');
   const json = parsed.options.get('--json') === true;
   const command = parsed.positional.slice(0, 2).join(' ');
-  const database = databaseUrl(stringOption(parsed, '--store') ?? env['STORE'] ?? 'file', env);
+  // Where the data lives is one choice: --data-dir on the command line beats STORE from the environment too.
+  const database = databaseUrl(stringOption(parsed, '--store') ?? (folder !== undefined ? 'file' : env['STORE']) ?? 'file', env);
   switch (command) {
     case 'keys create': {
       allowOnly(parsed, COMMAND_FLAGS[command]!, 2);

@@ -197,9 +197,11 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
   const config: Record<string, unknown> = { help, version };
   // --help and --version answer whatever the values are (a bad PORT in the environment included), as the CLI does.
   const asked = help || version;
+  // Where the data lives is one choice: --data-dir on the command line beats STORE from the environment too.
+  const folderGiven = [...given.keys()].some((setting) => setting.key === 'dataDir') && ![...given.keys()].some((setting) => setting.key === 'store');
   for (const setting of SETTINGS) {
     const flagValue = asked ? undefined : given.get(setting);
-    const envValue = asked ? undefined : env[setting.env];
+    const envValue = asked || (folderGiven && setting.key === 'store') ? undefined : env[setting.env];
     if (flagValue !== undefined) config[setting.key] = setting.parse(flagValue, setting.flag);
     else if (envValue !== undefined && envValue !== '') config[setting.key] = setting.parse(envValue, setting.env);
     else config[setting.key] = setting.parse(setting.default, setting.flag);

@@ -236,3 +236,16 @@ test('a flag whose value is missing names it, not the flag after it (exit 2)', (
   assert.equal(result.status, 2, result.stderr);
   assert.match(result.stderr, /--role needs a value; got the flag --data-dir after it/);
 });
+
+test('--data-dir on the command line beats STORE from the environment: the folder is the one read, not the database', (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const created = runCli(['keys', 'create', '--name', 'Ada', '--email', 'ada@campus.edu', '--data-dir', dir], { STORE: 'postgres://campus:secret@127.0.0.1:1/nowhere' });
+  assert.equal(created.status, 0, created.stderr);
+  const listed = runCli(['keys', 'list', '--json', '--data-dir', dir], { STORE: 'postgres://campus:secret@127.0.0.1:1/nowhere' });
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.deepEqual((JSON.parse(listed.stdout) as { email: string }[]).map((key) => key.email), ['ada@campus.edu']);
+  const verified = runCli(['verify', '--data-dir', dir], { STORE: 'postgres' });
+  assert.equal(verified.status, 0, verified.stderr);
+  assert.match(verified.stdout, new RegExp(path.join(dir, 'events.jsonl').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+});

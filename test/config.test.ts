@@ -306,3 +306,15 @@ test("parseServerConfig() takes --approval off or required and refuses anything 
   assert.throws(() => parseServerConfig(["--approval", "yes"], {}), (error: Error) => error instanceof ConfigError && /--approval must be "off" or "required", got "yes"/.test(error.message));
   assert.throws(() => parseServerConfig([], { APPROVAL: "Required" }), (error: Error) => error instanceof ConfigError && /APPROVAL/.test(error.message));
 });
+
+test("parseServerConfig(): --data-dir on the command line beats STORE (and DATABASE_URL) from the environment, as --store beats DATA_DIR", () => {
+  const env = { STORE: "postgres://campus:secret@db.campus.edu:5432/events", DATA_DIR: "/var/lib/events" };
+  const folder = parseServerConfig(["--data-dir", "/var/lib/campus-events-back"], env);
+  assert.equal(folder.store, "file");
+  assert.equal(folder.dataDir, "/var/lib/campus-events-back");
+  assert.equal(parseServerConfig(["--data-dir=/var/lib/x"], { STORE: "postgres", DATABASE_URL: "" }).store, "file");
+  // Both on the command line: the store the user named (--data-dir is unused on PostgreSQL), as before.
+  assert.equal(parseServerConfig(["--data-dir", "/x", "--store", "postgres://a:b@h/d"], {}).store, "postgres://a:b@h/d");
+  assert.equal(parseServerConfig(["--store", "file"], env).store, "file");
+  assert.equal(parseServerConfig([], env).store, env.STORE);
+});
