@@ -2,6 +2,7 @@
 // damage elsewhere. Replay, the history webhooks read and the backup all read the log through it.
 import { carryPartialLine } from '../../lib/line-buffer.js';
 import type { FileSystemSeam } from './file-system.js';
+import { checkedSeal } from '../records/decode-record.js';
 import { decodeLine } from '../records/group-line.js';
 import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
 import { RosterError } from '../views/roster.js';
@@ -87,6 +88,12 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
       // An atomic group (encodeGroup): every member good, or the whole line is bad.
       const decoded = decodeLine(buffer, lineStart, newline, options.decode);
       if (typeof decoded === 'string') {
+        // A whole line whose checksum holds was written whole: not a write cut short by a crash, whatever its fault
+        // (a kind a newer build writes, say). Cutting it as a torn tail would drop a write that was answered.
+        if (typeof checkedSeal(buffer, lineStart, newline) === 'number') {
+          if (firstBad !== undefined) throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is whole, so this is not a torn tail`);
+          throw new LogDamageError(options.file, lineNumber, offset, `${decoded}; the line is whole (its checksum holds), so it is not a torn tail: was the log written by a newer version of campus-events?`);
+        }
         lineStart = newline + 1;
         firstBad ??= { line: lineNumber, offset, reason: decoded };
         continue;

@@ -8,6 +8,7 @@ import { nodeFileSystem } from '../../../src/store/file/file-system.js';
 import { decodeRecord } from '../../../src/store/records/decode-record.js';
 import { encodeCancel, encodeCheckIn, encodeDelete, encodePut, encodeRegister, encodeRegistrationState } from '../../../src/store/records/encode-record.js';
 import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
+import { crc32, crc32Byte, crc32Hex } from '../../../src/lib/crc32.js';
 import { replayLog } from '../../../src/store/file/log-replay.js';
 import { RosterInvariantError } from '../../../src/store/file/roster-invariant.js';
 import { verifyLog } from '../../../src/store/file/log-verify.js';
@@ -129,6 +130,18 @@ test('openFileStore() refuses a duplicated or out-of-order sequence number, nami
   await assertRefused(t, [lines[0]!, lines[1]!, lines[1]!, lines[2]!], 3, /sequence number 2 is not greater than the 2/);
   await assertRefused(t, [lines[0]!, lines[1]!, lines[3]!, lines[2]!], 4, /sequence number 5 is not greater than the 6/);
   await assertRefused(t, [...lines, lines[5]!], 7, /sequence number 10 is not greater/);
+});
+
+test('openFileStore() refuses a whole last line whose checksum holds but whose kind it does not know (a newer build\'s), cutting nothing', async (t) => {
+  const head = '{"seq":11,"op":"future","id":"evt_AAAAAAAAAAAAAAAA"';
+  const future = `${head},"crc":"${crc32Hex(crc32Byte(crc32(head), 0x7d))}"}\n`;
+  await assertRefused(t, [...sampleLog(), future], 7, /unknown record kind "op":"future".*whole.*not a torn tail/);
+  // The same line cut short is a torn tail, as before (the write stopped in it).
+  const dir = tempDir(t);
+  fs.writeFileSync(path.join(dir, 'events.jsonl'), sampleLog().join('') + future.slice(0, -3));
+  const store = await openFileStore({ dataDir: dir });
+  assert.deepEqual(storeState(store), stateOf(sampleLog()));
+  await store.close();
 });
 
 test('replayLog() finds the same lines whatever its chunk size, lines longer than a chunk included', async (t) => {
