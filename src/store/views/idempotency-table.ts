@@ -113,6 +113,12 @@ export class IdempotencyTable {
 
   #prune(nowMs: number): void {
     for (const [name, entry] of this.#entries) {
+      // Written while the wall clock ran ahead (it has been set back since): its 24 h count from now. Left in the
+      // future, it would stand young at the front for as long as the clock was ahead, and hold every answer behind it.
+      if (entry.atMs > nowMs) {
+        entry.atMs = nowMs;
+        continue;
+      }
       if (nowMs - entry.atMs < this.ttlMs) break;
       this.#forget(name, entry);
     }

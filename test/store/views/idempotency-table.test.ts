@@ -23,6 +23,19 @@ test('IdempotencyTable forgets an answer 24 h after it was written', () => {
   assert.equal(table.size, 0, 'an answer already too old is not remembered (replay of an old log)');
 });
 
+test('IdempotencyTable: an answer written while the wall clock ran ahead (a year) is kept 24 h from when the clock was put right, and holds no other back', () => {
+  const T = 1_800_000_000_000;
+  const YEAR = 365 * 24 * 3_600_000;
+  const table = new IdempotencyTable();
+  table.remember(entry('ahead', T + YEAR), T + YEAR);
+  table.remember(entry('after', T), T);
+  assert.equal(table.find('key_a', 'ahead', T + 1)?.key, 'ahead', 'a retry just after the correction still replays');
+  table.remember(entry('later', T + IDEMPOTENCY_TTL_MS / 2, 'key_b'), T + IDEMPOTENCY_TTL_MS / 2);
+  assert.deepEqual(table.use('key_a', T + IDEMPOTENCY_TTL_MS - 1), { live: 2, oldestExpiresMs: T + IDEMPOTENCY_TTL_MS });
+  assert.deepEqual(table.use('key_a', T + IDEMPOTENCY_TTL_MS), { live: 0, oldestExpiresMs: undefined });
+  assert.deepEqual(table.live(T + IDEMPOTENCY_TTL_MS).map((each) => each.key), ['later']);
+});
+
 test('IdempotencyTable never forgets an answer younger than 24 h, however many another API key floods it with: regression of issue 22 point 2', () => {
   const table = new IdempotencyTable();
   table.remember(entry('mine', 0, 'key_b'), 0);
