@@ -144,14 +144,18 @@ export class HistoryWalk {
   }
 }
 
+/** How often a lasting compaction hold is warned of again while it lasts. */
+const WARN_AGAIN_MS = 24 * 60 * 60 * 1000;
+
 /** Holds the listeners of a store's history and hands each durable batch to them. */
 export class ChangeHistory {
   readonly #listeners = new Set<(changes: readonly CommittedChange[]) => void>();
   readonly #compactionListeners = new Set<(throughSeq: number) => void>();
   readonly #holds = new Set<() => CompactionHold | undefined>();
   readonly #rechecks = new Set<() => void>();
-  /** The lasting hold's reason last warned of. */
+  /** The lasting hold's reason last warned of, and when (performance.now()). */
   #warned: string | undefined;
+  #warnedAt = 0;
 
   /** True when someone listens: the write queue gathers changes only then. */
   get listened(): boolean {
@@ -186,9 +190,11 @@ export class ChangeHistory {
 
   /**
    * What holds a compaction the store would start now back (a lasting hold first), or undefined when nothing does;
-   * `warn` hears a lasting hold's reason once, until another reason (or none) takes its place.
+   * `warn` hears a lasting hold's reason when it begins, and again each day it lasts (a webhook left failing for
+   * months grows the log all that time, and a warning a year old is in no one's view), until another reason (or
+   * none) takes its place. `nowMs` is on a clock that never steps.
    */
-  compactionHeld(warn: (reason: string) => void): CompactionHold | undefined {
+  compactionHeld(warn: (reason: string) => void, nowMs: number = performance.now()): CompactionHold | undefined {
     let held: CompactionHold | undefined;
     for (const hold of this.#holds) {
       const each = hold();
@@ -199,7 +205,10 @@ export class ChangeHistory {
       held ??= each;
     }
     const lasting = held?.lasting === true ? held.reason : undefined;
-    if (lasting !== undefined && lasting !== this.#warned) warn(lasting);
+    if (lasting !== undefined && (lasting !== this.#warned || nowMs - this.#warnedAt >= WARN_AGAIN_MS)) {
+      warn(lasting);
+      this.#warnedAt = nowMs;
+    }
     this.#warned = lasting;
     return held;
   }

@@ -83,3 +83,18 @@ test('WriteQueue tells history listeners of a batch only after it is durable, an
   await assert.rejects(writes.write(eventId(2), () => sampleRecord(2)), StoreUnavailable);
   assert.deepEqual(heard, [1], 'a failed batch is never heard');
 });
+
+test('compactionHeld() warns of a lasting hold when it begins, again each day it lasts, and at once when its reason changes', () => {
+  const history = new ChangeHistory();
+  let hold: { reason: string; lasting: boolean } | undefined = { reason: 'webhook whk_a is failing', lasting: true };
+  history.holdCompaction(() => hold);
+  const heard: [number, string][] = [];
+  const DAY = 24 * 60 * 60 * 1000;
+  for (const at of [0, 1000, DAY - 1, DAY, DAY + 1, 2 * DAY]) history.compactionHeld((reason) => heard.push([at, reason]), at);
+  assert.deepEqual(heard, [[0, 'webhook whk_a is failing'], [DAY, 'webhook whk_a is failing'], [2 * DAY, 'webhook whk_a is failing']]);
+  hold = { reason: 'webhook whk_b is paused', lasting: true };
+  history.compactionHeld((reason) => heard.push([2 * DAY + 1, reason]), 2 * DAY + 1);
+  hold = { reason: 'webhook whk_a is delivering the changes after seq 3', lasting: false };
+  history.compactionHeld((reason) => heard.push([2 * DAY + 2, reason]), 2 * DAY + 2);
+  assert.deepEqual(heard.slice(3), [[2 * DAY + 1, 'webhook whk_b is paused']]);
+});
