@@ -203,3 +203,20 @@ test('a key revoked while a page is open signs the tab out on that page: signing
   await page.getByRole('heading', { level: 1, name: 'New event' }).waitFor();
   await page.close();
 });
+
+test('a delete confirmed after someone changed the event (while the question was open) deletes nothing, and says so over the event as it now is', { skip, timeout: TIMEOUT_MS }, async () => {
+  const id = await journey.createEvent({ title: 'Debate night', start_time: '2027-09-02T17:00:00Z', end_time: '2027-09-02T19:00:00Z' });
+  const page = await signedInTab(browsing, journey, 'organizer');
+  await page.goto(`${journey.url}/console/#/events/${id}`);
+  await page.getByRole('heading', { level: 1, name: 'Debate night', exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Delete event' }).click();
+  const question = page.getByRole('dialog');
+  await question.waitFor();
+  const changed = await journey.api('PUT', `/events/${id}`, journey.keys.admin, { location: 'Hall B' });
+  assert.equal(changed.status, 200);
+  await question.getByRole('button', { name: 'Delete event' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Someone else changed this event after this page showed it, so it was not deleted.' }).waitFor();
+  await page.getByText('Hall B', { exact: true }).waitFor();
+  assert.equal((await journey.api('GET', `/events/${id}`, journey.keys.organizer)).status, 200, 'the event is still there');
+  assertClean(browsing);
+});

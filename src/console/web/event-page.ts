@@ -2,7 +2,7 @@
 // registrations; kept current by live changes.
 import { h, replace } from './dom.js';
 import { describeProblem } from './problem.js';
-import { alertFailure } from './fields.js';
+import { alertDeleteFailure, alertFailure } from './fields.js';
 import { formatDateTime, formatSpan } from './format.js';
 import { zoneNote } from './zone-note.js';
 import { canManage, canRegister } from './roles.js';
@@ -79,7 +79,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
               { class: 'actions' },
               moves,
               h('a', { href: `#/events/${event.id}/edit`, class: editClass }, 'Edit event'),
-              h('button', { type: 'button', class: 'danger', onclick: () => void remove(event) }, 'Delete event'),
+              h('button', { type: 'button', class: 'danger', onclick: () => void remove(event, etag) }, 'Delete event'),
             )
           : null,
       );
@@ -108,14 +108,15 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
     void load().then(() => done.focus());
   }
 
-  async function remove(event: CampusEvent): Promise<void> {
+  /** Deletes the event as this page showed it (If-Match): one changed meanwhile, while the question was open say, is kept. */
+  async function remove(event: CampusEvent, etag: string | null): Promise<void> {
     if (!(await confirmAction(`Delete “${event.title}” for good? Its ${event.registered_count} registration${event.registered_count === 1 ? '' : 's'} go with it.`, 'Delete event'))) return;
     try {
-      await ctx.api.json('DELETE', `/events/${encodeURIComponent(event.id)}`);
+      await ctx.api.json('DELETE', `/events/${encodeURIComponent(event.id)}`, { headers: etag === null ? {} : { 'If-Match': etag } });
       ctx.announce(`Deleted “${event.title}”.`);
       ctx.navigate('#/events');
     } catch (error) {
-      alertFailure(alert, error);
+      alertDeleteFailure(alert, error, 'event', () => void load());
     }
   }
 

@@ -129,3 +129,14 @@ export function alertFailure(alert: HTMLElement, error: unknown): void {
   showAlert(alert, describeProblem(error));
   alert.focus();
 }
+
+/**
+ * A delete's failure in the page's alert. One refused because someone changed the event or series after the page read
+ * it (412: the delete sends If-Match) is said in those words, and `reload` draws it again as it now is.
+ */
+export function alertDeleteFailure(alert: HTMLElement, error: unknown, what: 'event' | 'series', reload: () => void): void {
+  if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) return alertFailure(alert, error);
+  showAlert(alert, `Someone else changed this ${what} after this page showed it, so it was not deleted. It is shown again as it is now: delete it again if you still mean to.`);
+  alert.focus();
+  reload();
+}

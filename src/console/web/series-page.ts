@@ -3,7 +3,7 @@
 import { h, replace } from './dom.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
-import { alertFailure } from './fields.js';
+import { alertDeleteFailure, alertFailure } from './fields.js';
 import { formatDate, formatDateTime, parseInput, toZoneInput } from './format.js';
 import { describeRepeat, fromRrule } from './repeat-rule.js';
 import { canManage } from './roles.js';
@@ -122,7 +122,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
       ctx.announce(`Deleted the series “${series.title}”.`);
       ctx.navigate('#/events');
     } catch (error) {
-      alertFailure(alert, error);
+      alertDeleteFailure(alert, error, 'series', () => void load());
     }
   }
 
