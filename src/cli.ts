@@ -141,11 +141,15 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
     return;
   }
   const folder = stringOption(parsed, '--data-dir');
+  if (folder === '') throw new UsageError('--data-dir must not be empty');
   const dataDir = path.resolve(folder ?? env['DATA_DIR'] ?? './data');
   const json = parsed.options.get('--json') === true;
   const command = parsed.positional.slice(0, 2).join(' ');
-  // Where the data lives is one choice: --data-dir on the command line beats STORE from the environment too.
-  const database = databaseUrl(stringOption(parsed, '--store') ?? (folder !== undefined ? 'file' : env['STORE']) ?? 'file', env);
+  const database = databaseUrl(stringOption(parsed, '--store') ?? env['STORE'] ?? 'file', env);
+  // A folder named while STORE picks a database: the command works on the database, and says so.
+  if (folder !== undefined && database !== undefined && stringOption(parsed, '--store') === undefined && command !== 'migrate') {
+    process.stderr.write(`${SELF}: --data-dir ${folder} is not used: STORE in the environment names a database, which this command works on; to work on the folder, add --store file\n`);
+  }
   switch (command) {
     case 'keys create': {
       allowOnly(parsed, COMMAND_FLAGS[command]!, 2);

@@ -31,6 +31,8 @@ export interface ServerConfig {
   readonly help: boolean;
   /** `--version`: print the version and exit 0. */
   readonly version: boolean;
+  /** What the server should warn of at start: a setting given but not used. */
+  readonly notes: readonly string[];
 }
 
 /** A usage error: the program prints its message on one line and exits 2. */
@@ -197,16 +199,21 @@ export function parseServerConfig(argv: readonly string[], env: Readonly<Record<
   const config: Record<string, unknown> = { help, version };
   // --help and --version answer whatever the values are (a bad PORT in the environment included), as the CLI does.
   const asked = help || version;
-  // Where the data lives is one choice: --data-dir on the command line beats STORE from the environment too.
-  const folderGiven = [...given.keys()].some((setting) => setting.key === 'dataDir') && ![...given.keys()].some((setting) => setting.key === 'store');
   for (const setting of SETTINGS) {
     const flagValue = asked ? undefined : given.get(setting);
-    const envValue = asked || (folderGiven && setting.key === 'store') ? undefined : env[setting.env];
+    const envValue = asked ? undefined : env[setting.env];
     if (flagValue !== undefined) config[setting.key] = setting.parse(flagValue, setting.flag);
     else if (envValue !== undefined && envValue !== '') config[setting.key] = setting.parse(envValue, setting.env);
     else config[setting.key] = setting.parse(setting.default, setting.flag);
   }
   if (config['store'] === 'postgres' && !asked) config['store'] = databaseUrl(env['DATABASE_URL']);
+  const notes: string[] = [];
+  // --data-dir and STORE are two settings (a flag beats only its own variable), but a folder named on the command line
+  // while STORE picks a database is most likely meant to be used: say that it is not.
+  if (config['store'] !== 'file' && [...given.keys()].some((setting) => setting.key === 'dataDir') && ![...given.keys()].some((setting) => setting.key === 'store')) {
+    notes.push(`--data-dir ${String(config['dataDir'])} is not used: STORE in the environment names a database, which this server uses; to serve the folder, add --store file`);
+  }
+  config['notes'] = notes;
   return Object.freeze(config) as unknown as ServerConfig;
 }
 

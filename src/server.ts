@@ -40,6 +40,7 @@ async function main(): Promise<void> {
   // Lines wait for the end of the event-loop turn: whatever path exits, the last turn's lines go out first.
   process.on('exit', () => logger.flush());
 
+  for (const note of config.notes) logger.warn(note);
   becomeFolderOwner(config, logger);
 
   let running;

@@ -237,15 +237,19 @@ test('a flag whose value is missing names it, not the flag after it (exit 2)', (
   assert.match(result.stderr, /--role needs a value; got the flag --data-dir after it/);
 });
 
-test('--data-dir on the command line beats STORE from the environment: the folder is the one read, not the database', (t) => {
+test('--data-dir on the command line with STORE exported: the command works on the database and says the folder is not used; --store file works on the folder; an empty --data-dir= is refused', (t) => {
   const { dir, remove } = tempDir();
   t.after(remove);
-  const created = runCli(['keys', 'create', '--name', 'Ada', '--email', 'ada@campus.edu', '--data-dir', dir], { STORE: 'postgres://campus:secret@127.0.0.1:1/nowhere' });
+  const STORE = 'postgres://campus:secret@127.0.0.1:1/nowhere';
+  const onDatabase = runCli(['keys', 'list', '--data-dir', dir], { STORE });
+  assert.equal(onDatabase.status, 1, 'the database is not there');
+  assert.match(onDatabase.stderr, new RegExp(`--data-dir ${dir} is not used: STORE in the environment names a database, which this command works on; to work on the folder, add --store file`));
+  const created = runCli(['keys', 'create', '--name', 'Ada', '--email', 'ada@campus.edu', '--data-dir', dir, '--store', 'file'], { STORE });
   assert.equal(created.status, 0, created.stderr);
-  const listed = runCli(['keys', 'list', '--json', '--data-dir', dir], { STORE: 'postgres://campus:secret@127.0.0.1:1/nowhere' });
-  assert.equal(listed.status, 0, listed.stderr);
+  assert.doesNotMatch(created.stderr, /is not used/);
+  const listed = runCli(['keys', 'list', '--json', '--data-dir', dir, '--store', 'file'], { STORE });
   assert.deepEqual((JSON.parse(listed.stdout) as { email: string }[]).map((key) => key.email), ['ada@campus.edu']);
-  const verified = runCli(['verify', '--data-dir', dir], { STORE: 'postgres' });
-  assert.equal(verified.status, 0, verified.stderr);
-  assert.match(verified.stdout, new RegExp(path.join(dir, 'events.jsonl').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  const empty = runCli(['keys', 'list', '--data-dir='], { STORE });
+  assert.equal(empty.status, 2);
+  assert.match(empty.stderr, /--data-dir must not be empty/);
 });

@@ -36,6 +36,7 @@ test("parseServerConfig() gives the documented defaults", () => {
     store: "file",
     webhookHosts: [],
     approval: "off",
+    notes: [],
   });
 });
 
@@ -75,6 +76,7 @@ test("parseServerConfig() reads every setting from the environment", () => {
     store: "postgres://campus:secret@db.campus.edu:5432/events",
     webhookHosts: ["hooks.campus.edu", "*.signage.campus.edu"],
     approval: "required",
+    notes: [],
   });
 });
 
@@ -96,6 +98,7 @@ test("parseServerConfig() takes --flag value and --flag=value", () => {
     store: "postgresql://db/events",
     webhookHosts: ["*"],
     approval: "required",
+    notes: [],
   });
 });
 
@@ -307,14 +310,14 @@ test("parseServerConfig() takes --approval off or required and refuses anything 
   assert.throws(() => parseServerConfig([], { APPROVAL: "Required" }), (error: Error) => error instanceof ConfigError && /APPROVAL/.test(error.message));
 });
 
-test("parseServerConfig(): --data-dir on the command line beats STORE (and DATABASE_URL) from the environment, as --store beats DATA_DIR", () => {
+test("parseServerConfig(): --data-dir on the command line leaves STORE from the environment in charge (a flag beats its own variable), with a note that the folder is not used", () => {
   const env = { STORE: "postgres://campus:secret@db.campus.edu:5432/events", DATA_DIR: "/var/lib/events" };
-  const folder = parseServerConfig(["--data-dir", "/var/lib/campus-events-back"], env);
-  assert.equal(folder.store, "file");
-  assert.equal(folder.dataDir, "/var/lib/campus-events-back");
-  assert.equal(parseServerConfig(["--data-dir=/var/lib/x"], { STORE: "postgres", DATABASE_URL: "" }).store, "file");
-  // Both on the command line: the store the user named (--data-dir is unused on PostgreSQL), as before.
-  assert.equal(parseServerConfig(["--data-dir", "/x", "--store", "postgres://a:b@h/d"], {}).store, "postgres://a:b@h/d");
-  assert.equal(parseServerConfig(["--store", "file"], env).store, "file");
-  assert.equal(parseServerConfig([], env).store, env.STORE);
+  const named = parseServerConfig(["--data-dir", "/var/lib/campus-events-back"], env);
+  assert.equal(named.store, env.STORE);
+  assert.deepEqual(named.notes, ["--data-dir /var/lib/campus-events-back is not used: STORE in the environment names a database, which this server uses; to serve the folder, add --store file"]);
+  assert.equal(parseServerConfig(["--data-dir", "/x", "--store", "file"], env).store, "file");
+  assert.deepEqual(parseServerConfig(["--data-dir", "/x", "--store", "file"], env).notes, []);
+  assert.deepEqual(parseServerConfig(["--data-dir", "/x", "--store", "postgres://a:b@h/d"], {}).notes, [], "both flags: the user chose");
+  assert.deepEqual(parseServerConfig([], env).notes, [], "both from the environment: DATA_DIR is a default");
+  assert.deepEqual(parseServerConfig(["--data-dir", "/x"], {}).notes, []);
 });

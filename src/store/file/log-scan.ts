@@ -92,7 +92,7 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
         // (a kind a newer build writes, say). Cutting it as a torn tail would drop a write that was answered.
         if (typeof checkedSeal(buffer, lineStart, newline) === 'number') {
           if (firstBad !== undefined) throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is whole, so this is not a torn tail`);
-          throw new LogDamageError(options.file, lineNumber, offset, `${decoded}; the line is whole (its checksum holds), so it is not a torn tail: was the log written by a newer version of campus-events?`);
+          throw new LogDamageError(options.file, lineNumber, offset, `${decoded}; the line is whole (its checksum holds), so it is not a torn tail (a log written by a newer version of campus-events, or edited by hand)`);
         }
         lineStart = newline + 1;
         firstBad ??= { line: lineNumber, offset, reason: decoded };

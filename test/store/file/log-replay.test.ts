@@ -135,7 +135,7 @@ test('openFileStore() refuses a duplicated or out-of-order sequence number, nami
 test('openFileStore() refuses a whole last line whose checksum holds but whose kind it does not know (a newer build\'s), cutting nothing', async (t) => {
   const head = '{"seq":11,"op":"future","id":"evt_AAAAAAAAAAAAAAAA"';
   const future = `${head},"crc":"${crc32Hex(crc32Byte(crc32(head), 0x7d))}"}\n`;
-  await assertRefused(t, [...sampleLog(), future], 7, /unknown record kind "op":"future".*whole.*not a torn tail/);
+  await assertRefused(t, [...sampleLog(), future], 7, /unknown record kind "op":"future".*whole.*not a torn tail \(a log written by a newer version/);
   // The same line cut short is a torn tail, as before (the write stopped in it).
   const dir = tempDir(t);
   fs.writeFileSync(path.join(dir, 'events.jsonl'), sampleLog().join('') + future.slice(0, -3));
