@@ -1,6 +1,7 @@
 // createApp(options): wires the store, keys, limits and routes into {handler, close} for node:http.
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { pooledRandomBytes } from './lib/pooled-random.js';
+import { steadyNow } from './lib/steady-clock.js';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from './http/router.js';
@@ -285,7 +286,9 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     sharedAuthFailures: leasedFailures,
     cors: new CorsPolicy(options.corsOrigins ?? []),
     logger,
-    now,
+    // Windows measure time passing: this instance's own limits count on a clock no wall-clock step moves. Those
+    // leased from PostgreSQL count on the instances' wall clocks, which share the database's sixtieths of a window.
+    now: options.now ?? (leased === undefined ? steadyNow : Date.now),
     rateWindowSeconds: rateWindow,
     basePath,
     pathHeaders: consoleAssets === undefined ? undefined : consolePathHeaders,

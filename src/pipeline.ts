@@ -34,6 +34,7 @@ export interface PipelineDeps {
   sharedAuthFailures?: RateLimiter | undefined;
   cors: CorsPolicy;
   logger: Logger;
+  /** The clock the rate limit and the failed-authentication throttle count on, in ms since the epoch. */
   now: () => number;
   /** Window length in seconds, for the RateLimit-Policy header. */
   rateWindowSeconds: number;

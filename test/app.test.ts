@@ -86,3 +86,31 @@ test('the published AppOptions and StartOptions offer no unsafe switch', () => {
   assert.doesNotMatch(appOptions + startOptions, /unsafe|fileSystem/);
   assert.doesNotMatch(readFileSync(path.join(ROOT, 'dist', 'index.d.ts'), 'utf8'), /InternalOptions|openApp|startServerWith/);
 });
+
+test('the rate limit counts on a clock no wall-clock step moves: a request made while Date.now ran a year ahead frees a window after it was made', async (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const app = await createApp({ dataDir: dir, keyPollMs: 0, rateLimit: 3, rateWindow: 60 });
+  t.after(() => app.close());
+  const key = app.initialAdminKey!;
+  const wallClock = Date.now;
+  Date.now = () => wallClock() + 365 * 24 * 3_600_000; // a clock that ran a year ahead ...
+  try {
+    assert.equal((await call(app, 'GET', '/events', { key })).status, 200);
+  } finally {
+    Date.now = wallClock; // ... put right by NTP
+  }
+  for (let i = 0; i < 2; i++) assert.equal((await call(app, 'GET', '/events', { key })).status, 200);
+  const refused = await call(app, 'GET', '/events', { key });
+  assert.equal(refused.status, 429);
+  assert.equal(refused.headers['Retry-After'], '60');
+  // Sixty seconds pass (on the monotonic clock, which is what passes; the wall clock is put right).
+  const monotonic = performance.now.bind(performance);
+  performance.now = () => monotonic() + 60_000;
+  try {
+    // Counted on Date.now, the request of the year ahead held its slot until the clock caught up: 429 for a year.
+    assert.equal((await call(app, 'GET', '/events', { key })).status, 200);
+  } finally {
+    performance.now = monotonic;
+  }
+});

@@ -69,10 +69,9 @@ export class AuthFailureThrottle {
   isBlocked(remoteAddress: string, nowMs: number): AuthBlockDecision {
     const key = addressKey(remoteAddress);
     const prefix = widerPrefixKey(remoteAddress);
-    // Asked first, so its count sees every time an address was looked at (a wall clock set back included).
-    const decision = this.#failures.peek(key, nowMs);
     const until = Math.max(this.#blockEnd(key, nowMs), prefix === undefined ? 0 : this.#blockEnd(prefix, nowMs));
     if (until > nowMs) return { blocked: true, retryAfterSeconds: Math.max(1, Math.ceil((until - nowMs) / 1000)) };
+    const decision = this.#failures.peek(key, nowMs);
     return decision.allowed ? { blocked: false, retryAfterSeconds: 0 } : { blocked: true, retryAfterSeconds: decision.resetSeconds };
   }
 
@@ -105,10 +104,8 @@ export class AuthFailureThrottle {
 
   /** When the block of `key` ends (0 when none); an ended block is dropped. */
   #blockEnd(key: string, nowMs: number): number {
-    let until = this.#blocked.get(key);
+    const until = this.#blocked.get(key);
     if (until === undefined) return 0;
-    // A block lasts at most a window: one ending later began before a wall clock was set back, and lasts a window from now.
-    if (until > nowMs + this.#windowMs) this.#blocked.set(key, (until = nowMs + this.#windowMs));
     if (until > nowMs) return until;
     this.#unblock(key);
     return 0;

@@ -53,8 +53,8 @@ interface KeyState {
  * since its latest request, so no true window ever sees more than `limit`; a freed slot
  * returns at most `windowMs / 60` late. So `resetSeconds` is exact: never more than the
  * window, and a request made that many seconds later is admitted (issue 12.7). Time is in
- * whole ms (fractions are dropped) and passed in; a time in an earlier bucket than a key's
- * latest (a wall clock set back) moves that key's ring back with it (#setBack).
+ * whole ms (fractions are dropped), passed in, and expected not to go backwards per key (an
+ * earlier time is treated as the latest seen).
  */
 export class SlidingWindowLimiter {
   readonly limit: number;
@@ -163,7 +163,6 @@ export class SlidingWindowLimiter {
   /** Moves the ring to `now`: buckets 61 or more behind are dropped, and the one 60 behind once a window has passed since its latest request. */
   #advance(state: KeyState, now: number): void {
     const bucket = this.#bucketOf(now);
-    if (bucket < state.headBucket) this.#setBack(state, bucket);
     const steps = bucket - state.headBucket;
     if (steps >= RING_SIZE) {
       state.counts.fill(0, 0, RING_SIZE);
@@ -185,24 +184,6 @@ export class SlidingWindowLimiter {
       state.total -= count;
       state.counts[slot] = 0;
     }
-  }
-
-  /**
-   * The wall clock was set back (NTP correcting a clock that ran ahead): the ring moves back with it, each bucket
-   * keeping its place behind the head, as if no time had passed. Its counts then free a window after their
-   * requests by the clock as it now reads, not once it has caught up with where it was (a year, for a bad RTC).
-   */
-  #setBack(state: KeyState, bucket: number): void {
-    const before = state.counts.slice();
-    state.counts.fill(0);
-    for (let behind = 0; behind <= BUCKETS_PER_WINDOW; behind++) {
-      const from = slotOf(state.headBucket - behind);
-      const to = slotOf(bucket - behind);
-      state.counts[to] = before[from]!;
-      state.counts[RING_SIZE + to] = before[RING_SIZE + from]!;
-    }
-    state.oldest -= state.headBucket - bucket;
-    state.headBucket = bucket;
   }
 
   #count(state: KeyState, now: number): void {
