@@ -12,7 +12,8 @@ import type { PlainRequest } from './http/types.js';
 import { toNodeListener } from './http/node-adapter.js';
 import { UnfinishedBodies } from './http/unfinished-bodies.js';
 import { StallGuard } from './lib/stall-guard.js';
-import { createPipeline, type CoreResponse } from './pipeline.js';
+import { AUTH_FAILURE_PREFIX, createPipeline, type CoreResponse } from './pipeline.js';
+import { KEY_ID_PREFIX } from './auth/api-key.js';
 import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
 import { LeasedWindowLimiter } from './limits/leased-window.js';
@@ -267,9 +268,9 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   if (consoleAssets !== undefined) for (const { method, pattern, route } of consoleRoutes(consoleAssets)) router.add(method, pattern, route);
 
   // On PostgreSQL the limit counts over every instance: slots are leased from the database in batches.
-  const leased = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000, source: postgres.rateLeases, clock: now });
+  const leased = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000, source: postgres.rateLeases, clock: now, keyPrefix: KEY_ID_PREFIX });
   // And so do failed authentications, per address: 100 in 15 minutes over all instances (API.md §6, §12).
-  const leasedFailures = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: 100, windowMs: 15 * 60_000, source: postgres.rateLeases, counts: "failed authentications from this address", clock: now });
+  const leasedFailures = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: 100, windowMs: 15 * 60_000, source: postgres.rateLeases, counts: "failed authentications from this address", clock: now, keyPrefix: AUTH_FAILURE_PREFIX });
   const sweep = leased === undefined ? undefined : setInterval(() => {
     void leased.sweep(now());
     void leasedFailures?.sweep(now());

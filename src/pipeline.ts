@@ -60,6 +60,9 @@ interface Pending {
 
 export type { CoreResponse } from './http/types.js';
 
+/** What the shared throttle's keys start with: an address's failed authentications are counted under `auth ADDRESS`. */
+export const AUTH_FAILURE_PREFIX = 'auth ';
+
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
 
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#@]*(?=[/?#]|$)/i;
@@ -251,7 +254,7 @@ export function createPipeline(deps: PipelineDeps): {
     try {
       const at = now();
       throwIfBlocked(pending.request, at);
-      const shared = deps.sharedAuthFailures?.take(`auth ${addressKey(pending.request.remoteAddress)}`, at);
+      const shared = deps.sharedAuthFailures?.take(`${AUTH_FAILURE_PREFIX}${addressKey(pending.request.remoteAddress)}`, at);
       if (shared instanceof Promise) {
         return shared.then((decision) => {
           try {

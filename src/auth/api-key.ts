@@ -36,7 +36,10 @@ export function sameHash(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
 }
 
+/** What every key's id starts with (the rate limit's slots on PostgreSQL are kept under it). */
+export const KEY_ID_PREFIX = 'key_';
+
 /** A short public id for a key, shown by `keys list` and in logs. */
 export function newKeyId(randomBytes: (size: number) => Uint8Array): string {
-  return `key_${base62(randomBytes(10), 12)}`;
+  return `${KEY_ID_PREFIX}${base62(randomBytes(10), 12)}`;
 }

@@ -19,6 +19,8 @@ export interface LeaseSource {
    * given back (the source was not reached): the limiter then gives them back again at a later sweep.
    */
   giveBack(key: string, bucket: number, count: number, span?: number): Promise<void>;
+  /** Forgets the slots of every key starting with `prefix` in sub-windows before `before` (see #forgetOld). */
+  forget?(prefix: string, before: number): Promise<void>;
 }
 
 /** Options of a LeasedWindowLimiter. */
@@ -34,6 +36,11 @@ export interface LeasedWindowOptions {
   counts?: string;
   /** The time now (ms), read when a request that waited is decided; without it, the latest time a request gave. */
   clock?: () => number;
+  /**
+   * What every key of this limiter starts with (`key_`, `auth `): the sweep forgets their slots once out of every
+   * window, about once a window, keys not seen since included. Without it, only a key's own lease clears its old slots.
+   */
+  keyPrefix?: string;
 }
 
 const BUCKETS_PER_WINDOW = 60;
@@ -78,6 +85,9 @@ export class LeasedWindowLimiter {
   /** Sub-windows in a range leased ahead: one, or as many as make about a second when they are shorter. */
   readonly #span: number;
   readonly #leases = new Map<string, KeyLease>();
+  readonly #keyPrefix: string | undefined;
+  /** The sub-window of the last #forgetOld (-Infinity before the first). */
+  #forgotAt = -Infinity;
   /** Slots to give back that the source never got (it was away): given back at the next sweep, or they would count a whole window for nobody. */
   #back: [string, number, number, number][] = [];
 
@@ -91,6 +101,7 @@ export class LeasedWindowLimiter {
     this.#clock = options.clock;
     this.#bucketMs = options.windowMs / BUCKETS_PER_WINDOW;
     this.#span = Math.max(1, Math.round(1000 / this.#bucketMs));
+    this.#keyPrefix = options.keyPrefix;
   }
 
   /**
@@ -135,6 +146,18 @@ export class LeasedWindowLimiter {
     this.#back = [];
     await Promise.all(back.map(([key, from, count, span]) => this.#giveBack(key, from, count, span)));
     for (const [key, lease] of this.#leases) if (lease.asking === undefined && lease.bucket < bucket) lease.advance(bucket);
+    await this.#forgetOld(bucket);
+  }
+
+  /**
+   * About once a window, forgets this limiter's slots in sub-windows two windows back and older (a range is at most a
+   * window long, so none of them counts in any window any more), every instance doing so: the table then holds what
+   * the last two windows leased, not every key and address ever seen. A failure waits for the next window.
+   */
+  async #forgetOld(bucket: number): Promise<void> {
+    if (this.#keyPrefix === undefined || this.#source.forget === undefined || bucket < this.#forgotAt + BUCKETS_PER_WINDOW) return;
+    this.#forgotAt = bucket;
+    await this.#source.forget(this.#keyPrefix, bucket - 2 * BUCKETS_PER_WINDOW).catch(() => undefined);
   }
 
   /** Gives back every slot leased and not used (on shutdown, so other instances may use them). */

@@ -100,6 +100,32 @@ describe('LeasedWindowLimiter', () => {
   }
   const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+  it('sweep() forgets the slots of every key of its prefix two windows back and older, about once a window, and a failure waits for the next window', async () => {
+    const forgotten: [string, number][] = [];
+    let failing = false;
+    const source = {
+      ...countingSource().source,
+      forget: (prefix: string, before: number) => {
+        forgotten.push([prefix, before]);
+        return failing ? Promise.reject(new Error('the database is away')) : Promise.resolve();
+      },
+    };
+    const windowMs = 60_000; // sub-windows of 1 s
+    const limiter = new LeasedWindowLimiter({ limit: 10, windowMs, source, keyPrefix: 'auth ' });
+    for (const at of [1_000_000, 1_000_500, 1_030_000, 1_059_999]) await limiter.sweep(at);
+    assert.deepEqual(forgotten, [['auth ', 1000 - 120]]);
+    failing = true;
+    await limiter.sweep(1_060_000);
+    await limiter.sweep(1_061_000);
+    assert.deepEqual(forgotten, [['auth ', 880], ['auth ', 940]], 'once a window, failed or not');
+    failing = false;
+    await limiter.sweep(1_120_000);
+    assert.deepEqual(forgotten.at(-1), ['auth ', 1000]);
+    const without = new LeasedWindowLimiter({ limit: 10, windowMs, source });
+    await without.sweep(2_000_000);
+    assert.equal(forgotten.length, 3, 'no prefix, nothing forgotten');
+  });
+
   it('take() answers from a lease held without asking the database, and asks for the next batch when half is used, before it runs out', async () => {
     const { asked, source } = countingSource();
     const limiter = new LeasedWindowLimiter({ limit: 100_000, windowMs: 3_600_000, maxBatch: 32, source });

@@ -84,6 +84,15 @@ export class RateLeaseTable {
       if (!mayHaveRun(error)) throw error;
     }
   }
+
+  /**
+   * Deletes the rows of every key starting with `prefix` in sub-windows before `before`: a key's own lease clears its
+   * old rows, but a key never seen again (an address that failed once, a key revoked) would keep its rows for good,
+   * and every lease reads past them. Rejects when the database was not reached or took over 2 s.
+   */
+  async forget(prefix: string, before: number): Promise<void> {
+    await withTimeout(this.#db.query('DELETE FROM campus_rate WHERE starts_with(key, $1) AND bucket < $2', [prefix, Math.trunc(before)]), 2_000, 'forgetting old rate-limit slots');
+  }
 }
 
 function keyOf(key: string, span: number): string {

@@ -6,6 +6,8 @@ import { connect } from '../../../src/store/postgres/client.js';
 import { RateLeaseTable } from '../../../src/store/postgres/rate-leases.js';
 import { migrateSchema } from '../../../src/store/postgres/schema.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
+import { createApp } from '../../../src/app.js';
+import { call } from '../../helpers/harness.js';
 
 const postgres = usePostgres();
 
@@ -33,5 +35,43 @@ describe('RateLeaseTable.giveBack()', { skip, timeout: 30_000 }, () => {
       await holder.end();
       await db.end();
     }
+  });
+});
+
+describe('RateLeaseTable.forget()', { skip, timeout: 30_000 }, () => {
+  it('deletes the rows of every key of the prefix before the sub-window given, ranges included, and nothing else', async () => {
+    const db = await connect(await postgres.database('rate_forget'));
+    try {
+      await migrateSchema(db);
+      const table = new RateLeaseTable(db);
+      await table.lease('key_a', 1000, [{ bucket: 1000, want: 3 }, { bucket: 1001, want: 2, span: 5 }], 40);
+      await table.lease('key_b', 1099, [{ bucket: 1099, want: 1 }], 40);
+      await table.lease('key_c', 1100, [{ bucket: 1100, want: 1 }], 40);
+      await table.lease('auth 192.0.2.1', 1000, [{ bucket: 1000, want: 1 }], 100);
+      await table.forget('key_', 1100);
+      const rows = await db.query<{ key: string; bucket: string }>('SELECT key, bucket FROM campus_rate ORDER BY key, bucket');
+      assert.deepEqual(rows.map((row) => [row.key, Number(row.bucket)]), [['auth 192.0.2.1', 1000], ['key_c', 1100]]);
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe('campus_rate over time', { skip, timeout: 60_000 }, () => {
+  it('an app on PostgreSQL forgets the slots of keys and of addresses that failed once, two windows after they were used, though neither comes back', async (t) => {
+    const url = await postgres.database('rate_forget_app');
+    let clock = 1_800_000_000_000;
+    const app = await createApp({ store: url, keyPollMs: 0, rateLimit: 100, rateWindow: 60, now: () => clock });
+    t.after(() => app.close());
+    const db = await connect(url);
+    t.after(() => db.end());
+    const count = async (prefix: string): Promise<number> => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM campus_rate WHERE starts_with(key, $1)', [prefix]))[0]!.n);
+    for (let i = 0; i < 3; i++) assert.equal((await call(app, 'GET', '/events', { key: app.initialAdminKey! })).status, 200);
+    assert.equal((await call(app, 'GET', '/events', { key: 'cek_' + 'x'.repeat(39), remoteAddress: '192.0.2.7' })).status, 401);
+    assert.ok((await count('key_')) > 0 && (await count('auth ')) > 0, 'slots were leased');
+    // Two failed-authentication windows (15 min) and more pass; neither the key nor the address is seen again.
+    clock += 31 * 60_000;
+    for (let waited = 0; ((await count('key_')) > 0 || (await count('auth ')) > 0) && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual([await count('key_'), await count('auth ')], [0, 0]);
   });
 });
