@@ -142,10 +142,12 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
   }
   const folder = stringOption(parsed, '--data-dir');
   if (folder === '') throw new UsageError('--data-dir must not be empty');
-  const dataDir = path.resolve(folder ?? env['DATA_DIR'] ?? './data');
+  // An empty variable is an unset one, as the server reads it (a unit's `Environment=STORE=`).
+  const fromEnv = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const dataDir = path.resolve(folder ?? fromEnv('DATA_DIR') ?? './data');
   const json = parsed.options.get('--json') === true;
   const command = parsed.positional.slice(0, 2).join(' ');
-  const database = databaseUrl(stringOption(parsed, '--store') ?? env['STORE'] ?? 'file', env);
+  const database = databaseUrl(stringOption(parsed, '--store') ?? fromEnv('STORE') ?? 'file', env);
   // A folder named while STORE picks a database: the command works on the database, and says so.
   if (folder !== undefined && database !== undefined && stringOption(parsed, '--store') === undefined && command !== 'migrate') {
     process.stderr.write(`${SELF}: --data-dir ${folder} is not used: STORE in the environment names a database, which this command works on; to work on the folder, add --store file\n`);

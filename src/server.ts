@@ -2,12 +2,10 @@
 // `node dist/server.js`: reads flags and environment, starts the service, stops it gracefully on SIGINT/SIGTERM.
 import path from 'node:path';
 import os from 'node:os';
-import { existsSync } from 'node:fs';
 import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, type ServerConfig } from './config.js';
 import { createLogger } from './log/logger.js';
 import { startServer } from './start-server.js';
 import { firstKeyNotice } from './auth/first-key-notice.js';
-import { becomeOwnerOf } from './lib/fs/folder-owner.js';
 
 /** How the user ran this program (`campus-events`, or `node dist/server.js` from a checkout). */
 const SELF = commandName(process.argv[1], 'campus-events', 'server.js');
@@ -41,7 +39,6 @@ async function main(): Promise<void> {
   process.on('exit', () => logger.flush());
 
   for (const note of config.notes) logger.warn(note);
-  becomeFolderOwner(config, logger);
 
   let running;
   try {
@@ -110,22 +107,6 @@ async function main(): Promise<void> {
   if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.store === 'file' ? `--data-dir ${config.dataDir}` : '--store postgres://…');
   logger.info('started', { url: running.url, ...where(config), pid: process.pid });
   process.stdout.write(`listening on ${running.url}\n`);
-}
-
-/**
- * Run as root on a data folder another account owns (the service's: a restore checked by hand), the server writes as
- * that account, as the CLI does: a compacted log or a webhooks.json left to root would stop the service's next start.
- * Not on a port below 1024, which needs root to listen on (nor on a database, or a folder not made yet).
- */
-function becomeFolderOwner(config: ServerConfig, logger: ReturnType<typeof createLogger>): void {
-  if (config.store !== 'file' || (config.port !== 0 && config.port < 1024) || !existsSync(config.dataDir)) return;
-  const outcome = becomeOwnerOf(config.dataDir);
-  if (outcome?.refused !== undefined) {
-    logger.error(`cannot start: ${outcome.refused}`, where(config));
-    logger.flush();
-    process.exit(1);
-  }
-  if (outcome?.became !== undefined) logger.info(`running as ${outcome.became}, the owner of the data folder, so the service can open what this run writes`, where(config));
 }
 
 /** Where the data is, for a log line: the folder's absolute path, or that it is a database (its URL holds a password). */

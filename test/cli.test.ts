@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chownSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, runCli } from './helpers/spawn.js';
+import { spawnSync } from 'node:child_process';
+import { CLI, ROOT, runCli } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
 
 test('keys create prints the key alone on stdout, with organizer as the default role', () => {
@@ -252,4 +253,19 @@ test('--data-dir on the command line with STORE exported: the command works on t
   const empty = runCli(['keys', 'list', '--data-dir='], { STORE });
   assert.equal(empty.status, 2);
   assert.match(empty.stderr, /--data-dir must not be empty/);
+});
+
+test('an empty STORE or DATA_DIR in the environment is an unset one, as the server reads it: the folder named, or ./data', (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const created = runCli(['keys', 'create', '--name', 'Ada', '--email', 'ada@campus.edu', '--data-dir', dir], { STORE: '' });
+  assert.equal(created.status, 0, created.stderr);
+  const unset = { ...process.env };
+  delete unset['DATA_DIR'];
+  delete unset['STORE'];
+  const run = (env: Record<string, string>) => spawnSync(process.execPath, [CLI, 'verify', '--json'], { env: { ...unset, ...env } as NodeJS.ProcessEnv, encoding: 'utf8', cwd: ROOT });
+  const blank = run({ DATA_DIR: '', STORE: '' });
+  const none = run({});
+  assert.deepEqual([blank.status, blank.stdout, blank.stderr], [none.status, none.stdout, none.stderr]);
+  assert.match(none.stdout + none.stderr, new RegExp(path.join(ROOT, 'data').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 });

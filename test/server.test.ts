@@ -1,7 +1,7 @@
 // The built server as a user runs it: the listening line, config errors, shutdown, restart, keys from the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chownSync, closeSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -340,27 +340,4 @@ test('the started line names the data folder by its absolute path; a start after
   } finally {
     remove();
   }
-});
-
-test('run as root on a data folder the service user owns, the server writes as that user, so the service can open every file it leaves', { skip: process.getuid?.() !== 0 ? 'needs root' : false }, async (t) => {
-  const { dir, remove } = tempDir();
-  t.after(remove);
-  const SERVICE_UID = 65534; // nobody (primary group 65534): any user but root
-  chownSync(dir, SERVICE_UID, 0);
-  const server = await spawnServer(['--port', '0', '--data-dir', dir, '--webhook-hosts', 'hooks.campus.edu']);
-  try {
-    const key = /cek_[A-Za-z0-9]+/.exec(server.stderr())![0];
-    // webhooks.json is written while it runs, after the start.
-    const response = await fetch(`${server.url}/webhooks`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: 'http://hooks.campus.edu/in' }),
-    });
-    assert.equal(response.status, 201);
-    assert.match(server.stderr(), /running as nobody, the owner of the data folder/);
-  } finally {
-    assert.equal(await server.stop(), 0);
-  }
-  for (const name of readdirSync(dir)) assert.equal(statSync(path.join(dir, name)).uid, SERVICE_UID, `${name} is the service user's`);
-  assert.deepEqual(readdirSync(dir).filter((name) => ['events.jsonl', 'keys.json', 'webhooks.json'].includes(name)).sort(), ['events.jsonl', 'keys.json', 'webhooks.json']);
 });

@@ -215,7 +215,7 @@ test('a delete confirmed after someone changed the event (while the question was
   const changed = await journey.api('PUT', `/events/${id}`, journey.keys.admin, { location: 'Hall B' });
   assert.equal(changed.status, 200);
   await question.getByRole('button', { name: 'Delete event' }).click();
-  await page.getByRole('alert').filter({ hasText: 'Someone else changed this event after this page showed it, so it was not deleted.' }).waitFor();
+  await page.getByRole('alert').filter({ hasText: 'This event changed after this page showed it (someone edited it, or a registration came in), so it was not deleted.' }).waitFor();
   await page.getByText('Hall B', { exact: true }).waitFor();
   assert.equal((await journey.api('GET', `/events/${id}`, journey.keys.organizer)).status, 200, 'the event is still there');
   assertClean(browsing);

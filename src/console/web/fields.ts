@@ -136,7 +136,8 @@ export function alertFailure(alert: HTMLElement, error: unknown): void {
  */
 export function alertDeleteFailure(alert: HTMLElement, error: unknown, what: 'event' | 'series', reload: () => void): void {
   if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) return alertFailure(alert, error);
-  showAlert(alert, `Someone else changed this ${what} after this page showed it, so it was not deleted. It is shown again as it is now: delete it again if you still mean to.`);
+  const change = what === 'event' ? 'someone edited it, or a registration came in' : 'someone edited it';
+  showAlert(alert, `This ${what} changed after this page showed it (${change}), so it was not deleted. It is shown again as it is now: delete it again if you still mean to.`);
   alert.focus();
   reload();
 }
