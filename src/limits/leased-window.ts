@@ -13,7 +13,7 @@ export interface LeaseSource {
    * Grants slots of `key` in the sub-windows (or ranges) of `wants`, in order, never past `limit` in any window over
    * all instances; `granted` has one count per want, `total` is what the key's window holds now.
    */
-  lease(key: string, now: number, wants: readonly Want[], limit: number): Promise<{ granted: number[]; total: number; oldest: number | undefined }>;
+  lease(key: string, now: number, wants: readonly Want[], limit: number, spans?: readonly number[]): Promise<{ granted: number[]; total: number; oldest: number | undefined }>;
   /**
    * Gives back slots leased in `bucket` (a range of `span` from it) and never used. Rejects only when nothing was
    * given back (the source was not reached): the limiter then gives them back again at a later sweep.
@@ -86,6 +86,8 @@ export class LeasedWindowLimiter {
   readonly #span: number;
   readonly #leases = new Map<string, KeyLease>();
   readonly #keyPrefix: string | undefined;
+  /** The range lengths this limiter leases in (one sub-window, and #span): the rows of a key the source reads. */
+  readonly #spans: readonly number[];
   /** The sub-window of the last #forgetOld (-Infinity before the first). */
   #forgotAt = -Infinity;
   /** Slots to give back that the source never got (it was away): given back at the next sweep, or they would count a whole window for nobody. */
@@ -102,6 +104,7 @@ export class LeasedWindowLimiter {
     this.#bucketMs = options.windowMs / BUCKETS_PER_WINDOW;
     this.#span = Math.max(1, Math.round(1000 / this.#bucketMs));
     this.#keyPrefix = options.keyPrefix;
+    this.#spans = [1, this.#span];
   }
 
   /**
@@ -228,7 +231,7 @@ export class LeasedWindowLimiter {
     let done!: () => void;
     lease.asking = new Promise((resolve) => (done = resolve));
     const askedAt = this.#clock?.();
-    void this.#source.lease(key, lease.bucket, wants, this.limit).then((granted) => {
+    void this.#source.lease(key, lease.bucket, wants, this.limit, this.#spans).then((granted) => {
       // A lease forgotten meanwhile gives back; one moved on to a later sub-window keeps what is still ahead.
       if (this.#leases.get(key) !== lease) return void wants.forEach(({ bucket, span = 1 }, i) => this.#giveBack(key, bucket, granted.granted[i]!, span));
       this.#granted(key, lease, wants, granted, nowMs);
@@ -288,7 +291,7 @@ export class LeasedWindowLimiter {
       let failure: unknown;
       try {
         const wants = this.#wants(state, nowMs, true);
-        this.#granted(key, state, wants, await this.#source.lease(key, state.bucket, wants, this.limit), nowMs);
+        this.#granted(key, state, wants, await this.#source.lease(key, state.bucket, wants, this.limit, this.#spans), nowMs);
       } catch (error) {
         failure = error;
       } finally {

@@ -44,10 +44,10 @@ export class RateLeaseTable {
    * order, each as many as fit (see grantsWithin). Serialized per key by an advisory lock, so two instances never
    * both take the last slot.
    */
-  lease(key: string, now: number, wants: readonly Want[], limit: number): Promise<Lease> {
+  lease(key: string, now: number, wants: readonly Want[], limit: number, spans?: readonly number[]): Promise<Lease> {
     const first = now - this.#bucketsPerWindow;
     const k = this.#db.literal(key);
-    const ranges = `starts_with(key, ${this.#db.literal(key + RANGE)})`;
+    const { cleanUp, rowsOf } = spans === undefined ? anySpan(this.#db, key, first) : theseSpans(this.#db, key, first, [...spans, ...wants.map((want) => want.span ?? 1)]);
     // Two round trips: BEGIN, the lock, the clean-up and the key's rows; then the grants with COMMIT. Each statement
     // reads after the one before (READ COMMITTED), so the rows are every lease committed before the lock was granted.
     return withTimeout(this.#db.transaction(async (tx) => {
@@ -64,8 +64,8 @@ export class RateLeaseTable {
     }, [
       HOLDS_LOCK,
       `SELECT pg_advisory_xact_lock(hashtextextended('campus_rate:' || ${k}, 0))`,
-      `DELETE FROM campus_rate WHERE (key = ${k} AND bucket < ${Math.trunc(first)}) OR (${ranges} AND bucket + split_part(key, ${this.#db.literal(RANGE)}, 2)::bigint <= ${Math.trunc(first)})`,
-      `SELECT array_agg(bucket::float8) AS buckets, array_agg(CASE WHEN key = ${k} THEN 1 ELSE split_part(key, ${this.#db.literal(RANGE)}, 2)::integer END) AS spans, array_agg(granted) AS granted FROM campus_rate WHERE (key = ${k} OR ${ranges}) AND granted > 0`,
+      `DELETE FROM campus_rate WHERE ${cleanUp}`,
+      `SELECT array_agg(bucket::float8) AS buckets, array_agg(CASE WHEN key = ${k} THEN 1 ELSE split_part(key, ${this.#db.literal(RANGE)}, 2)::integer END) AS spans, array_agg(granted) AS granted FROM campus_rate WHERE ${rowsOf} AND granted > 0`,
     ].join('; ')), 2_000, 'leasing rate-limit slots');
   }
 
@@ -93,6 +93,32 @@ export class RateLeaseTable {
   async forget(prefix: string, before: number): Promise<void> {
     await withTimeout(this.#db.query('DELETE FROM campus_rate WHERE starts_with(key, $1) AND bucket < $2', [prefix, Math.trunc(before)]), 2_000, 'forgetting old rate-limit slots');
   }
+}
+
+/**
+ * The lease's conditions for the rows of `key` in any range length: those that have left the window (`cleanUp`) and
+ * all of them (`rowsOf`). A prefix match, which reads the whole table.
+ */
+function anySpan(db: Database, key: string, first: number): { cleanUp: string; rowsOf: string } {
+  const k = db.literal(key);
+  const ranges = `starts_with(key, ${db.literal(key + RANGE)})`;
+  return {
+    cleanUp: `(key = ${k} AND bucket < ${Math.trunc(first)}) OR (${ranges} AND bucket + split_part(key, ${db.literal(RANGE)}, 2)::bigint <= ${Math.trunc(first)})`,
+    rowsOf: `(key = ${k} OR ${ranges})`,
+  };
+}
+
+/**
+ * The same for the range lengths a limiter uses (one per window length, the same on every instance: they share
+ * --rate-window): equalities on the primary key, so a lease reads the key's rows alone, however many others the
+ * table holds.
+ */
+function theseSpans(db: Database, key: string, first: number, spans: readonly number[]): { cleanUp: string; rowsOf: string } {
+  const lengths = [...new Set([1, ...spans.map((span) => Math.trunc(span))])].filter((span) => span >= 1);
+  return {
+    cleanUp: lengths.map((span) => `(key = ${db.literal(keyOf(key, span))} AND bucket <= ${Math.trunc(first) - span})`).join(' OR '),
+    rowsOf: `key IN (${lengths.map((span) => db.literal(keyOf(key, span))).join(', ')})`,
+  };
 }
 
 function keyOf(key: string, span: number): string {
