@@ -3,9 +3,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NODE_TEST := node --import tsx --test --test-reporter=spec
 TEST_FILES = $(shell find test -name '*.test.ts' -not -path 'test/bench/*' -not -path '*/node_modules/*' | sort)
-# The browser, PostgreSQL fault and crash tests run one file at a time, as they time real processes; the rest two at a
-# time, since most of them wait on a server rather than compute (about 9 minutes in all).
-ALONE_TESTS = $(filter test/console/% test/store/postgres/% test/durability/%,$(TEST_FILES))
+# The browser and PostgreSQL fault tests run one file at a time, as they time real processes; the rest two at a time,
+# since most of them wait on a server rather than compute (the crash tests among them: their checks hold whatever the
+# timing, and they run as many kill rounds as fit in their budget); about 9 minutes in all.
+ALONE_TESTS = $(filter test/console/% test/store/postgres/%,$(TEST_FILES))
 PAIRED_TESTS = $(filter-out $(ALONE_TESTS),$(TEST_FILES))
 
 .PHONY: help install build run test check bench bench-full soak clean

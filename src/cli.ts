@@ -241,8 +241,9 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       const target = stringOption(parsed, '--to');
       const to = target === undefined || target === 'file' ? undefined : databaseUrl(target, env);
       if (from === undefined || to === undefined) throw new UsageError('migrate needs --from DATA_DIR and --to postgres://USER:PASSWORD@HOST:PORT/DATABASE');
-      requireDataDir(path.resolve(from));
-      const done = await migrateFolder(path.resolve(from), to);
+      const source = path.resolve(from);
+      if (!isFolder(source)) throw new CommandError(`there is no data folder at ${source}; check --from, the folder the server ran on`);
+      const done = await migrateFolder(source, to);
       process.stdout.write(`migrated ${done.lines} lines (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${path.resolve(from)} to the database\n`);
       return;
     }

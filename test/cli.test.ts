@@ -269,3 +269,11 @@ test('an empty STORE or DATA_DIR in the environment is an unset one, as the serv
   assert.deepEqual([blank.status, blank.stdout, blank.stderr], [none.status, none.stdout, none.stderr]);
   assert.match(none.stdout + none.stderr, new RegExp(path.join(ROOT, 'data').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 });
+
+test('migrate from a folder that does not exist names --from, the flag in use, and touches no database (exit 1)', () => {
+  const missing = path.join(ROOT, 'no-such-campus-folder');
+  const result = runCli(['migrate', '--from', missing, '--to', 'postgres://campus:secret@127.0.0.1:1/nowhere']);
+  assert.equal(result.status, 1, result.stderr);
+  assert.match(result.stderr, new RegExp(`there is no data folder at ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; check --from`));
+  assert.doesNotMatch(result.stderr, /--data-dir|ECONNREFUSED/);
+});

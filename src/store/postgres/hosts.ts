@@ -65,19 +65,26 @@ function hostOf(entry: string, position: number): StoreHost {
   return { host, port: Number(port) };
 }
 
-/** What probing one host found: a primary (not in recovery), a standby, or no answer (the reason). */
-export type HostRole = 'primary' | 'standby' | { failed: string };
+/**
+ * What probing one host found: a primary (not in recovery) and which server it is (its postmaster's start time: one
+ * server named twice in the URL is one primary), a standby, or no answer (the reason).
+ */
+export type HostRole = { primary: string } | 'standby' | { failed: string };
 
 /**
  * The first host, in the URL's order, that is a primary. All are probed at once (a dead first host costs one
  * time-out, not one per host), but the order decides, as libpq's `target_session_attrs=read-write` does.
- * Throws with what each host answered when none is a primary.
+ * Throws with what each host answered when none is a primary, and when two servers are (an old primary started
+ * again after its standby was promoted): writing to either would split the campus's data in two.
  */
 export async function findPrimary(count: number, probe: (i: number) => Promise<HostRole>, nameOf: (i: number) => string): Promise<number> {
   const roles = await Promise.all(Array.from({ length: count }, (_, i) => probe(i).catch((error: unknown): HostRole => ({ failed: error instanceof Error ? error.message : String(error) }))));
-  const primary = roles.indexOf('primary');
-  if (primary !== -1) return primary;
-  const said = roles.map((role, i) => `${nameOf(i)}: ${typeof role === 'string' ? `a ${role} (in recovery)` : role.failed}`);
+  const primaries = roles.flatMap((role, i) => (typeof role === 'object' && 'primary' in role ? [{ i, server: role.primary }] : []));
+  if (new Set(primaries.map(({ server }) => server)).size > 1) {
+    throw new Error(`more than one primary among the hosts of the URL (${primaries.map(({ i }) => nameOf(i)).join(', ')}): two servers take writes, as when a former primary is started again after its standby was promoted, and writing to either would split the data; stop one and rebuild it as a standby of the other (pg_rewind, or pg_basebackup -R)`);
+  }
+  if (primaries.length > 0) return primaries[0]!.i;
+  const said = roles.map((role, i) => `${nameOf(i)}: ${role === 'standby' ? 'a standby (in recovery)' : 'failed' in role ? role.failed : 'a primary'}`);
   throw new Error(`no primary among the hosts of the URL (${said.join('; ')})`);
 }
 

@@ -160,8 +160,9 @@ export class PrimaryPool {
     client.on('error', () => undefined);
     try {
       await client.connect();
-      const result = await client.query('SELECT pg_is_in_recovery() AS standby');
-      return (result.rows[0] as { standby: boolean }).standby ? 'standby' : 'primary';
+      const result = await client.query('SELECT pg_is_in_recovery() AS standby, pg_postmaster_start_time()::text AS server');
+      const row = result.rows[0] as { standby: boolean; server: string };
+      return row.standby ? 'standby' : { primary: row.server };
     } finally {
       await client.end().catch(() => undefined);
     }

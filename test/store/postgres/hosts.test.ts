@@ -44,17 +44,23 @@ describe('findPrimary', () => {
   const names = (i: number): string => `h${i + 1}:5432`;
   const probeOf = (roles: readonly (HostRole | Error)[]) => (i: number): Promise<HostRole> => (roles[i] instanceof Error ? Promise.reject(roles[i]) : Promise.resolve(roles[i] as HostRole));
 
-  it('takes the first primary in the URL\'s order, past hosts that fail or are standbys', async () => {
-    assert.equal(await findPrimary(3, probeOf(['primary', 'primary', 'standby']), names), 0);
-    assert.equal(await findPrimary(3, probeOf([new Error('ECONNREFUSED'), 'standby', 'primary']), names), 2);
-    assert.equal(await findPrimary(2, probeOf(['standby', 'primary']), names), 1);
+  const primary = (server = 'server A'): HostRole => ({ primary: server });
+
+  it('takes the first primary in the URL\'s order, past hosts that fail or are standbys; one server named twice is one primary', async () => {
+    assert.equal(await findPrimary(3, probeOf([primary(), primary(), 'standby']), names), 0);
+    assert.equal(await findPrimary(3, probeOf([new Error('ECONNREFUSED'), 'standby', primary()]), names), 2);
+    assert.equal(await findPrimary(2, probeOf(['standby', primary()]), names), 1);
+  });
+
+  it('throws, naming them, when two servers are primaries (a former primary started again after its standby was promoted)', async () => {
+    await assert.rejects(findPrimary(3, probeOf([primary('old'), 'standby', primary('promoted')]), names), /more than one primary among the hosts of the URL \(h1:5432, h3:5432\).*rebuild it as a standby/);
   });
 
   it('probes every host at once, so a host that never answers costs one wait, not one per host', async () => {
     const started: number[] = [];
     const primary = await findPrimary(3, (i) => {
       started.push(i);
-      return i === 2 ? Promise.resolve<HostRole>('primary') : new Promise<HostRole>((resolve) => setTimeout(() => resolve('standby'), 20));
+      return i === 2 ? Promise.resolve<HostRole>({ primary: 'server A' }) : new Promise<HostRole>((resolve) => setTimeout(() => resolve('standby'), 20));
     }, names);
     assert.equal(primary, 2);
     assert.deepEqual(started, [0, 1, 2]);

@@ -7,9 +7,18 @@ import { skipWithoutPostgres } from '../../helpers/postgres-server.js';
 import { startPostgresPair } from '../../helpers/postgres-standby.js';
 import { newEvent, startInstances } from '../../helpers/instances.js';
 import { contradictions, registeredEmails, registrationLoad, summary } from '../../helpers/write-history.js';
+import { execFile } from 'node:child_process';
+import { SERVER } from '../../helpers/spawn.js';
+
+/** Runs the built server to its end without blocking the event loop (the instances' answers go on meanwhile). */
+function runServerAsync(args: string[]): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [SERVER, ...args], { timeout: 20_000 }, (error, _stdout, stderr) => resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stderr }));
+  });
+}
 
 describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }, () => {
-  it('the primary killed under load and its synchronous standby promoted: every instance writes again without a restart, and every acknowledged write is there', async (t) => {
+  it('the primary killed under load and its synchronous standby promoted: every instance writes again without a restart, every acknowledged write is there, and the old primary started again as a primary stops a new instance from starting', async (t) => {
     const pair = await startPostgresPair();
     try {
       const { url, standbyUrl } = await pair.createDatabase('failover');
@@ -47,6 +56,15 @@ describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }
         }
         const onStandby = await pair.psqlStandby(`SELECT count(*) FROM campus_log`, standbyUrl.slice(standbyUrl.lastIndexOf('/') + 1));
         assert.ok(Number(onStandby) > 60, `the promoted server holds the log (${onStandby} rows)`);
+        // The old primary's machine comes back, and it starts as a primary (nothing made it a standby): a new instance on
+        // the URL, which names it first, refuses to start rather than write to it (it holds none of the writes since).
+        pair.primary.start();
+        const fresh = await runServerAsync(['--port', '0', '--store', url, '--console', 'off']);
+        assert.equal(fresh.status, 1, fresh.stderr);
+        assert.match(fresh.stderr, /more than one primary among the hosts of the URL \(127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+\).*rebuild it as a standby/);
+        // The running instances stay on the promoted server.
+        const after = await three.call(1, 'POST', '/events', newEvent(2, 10));
+        assert.equal(after.status, 201);
       } finally {
         await three.stop();
       }
