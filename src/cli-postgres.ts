@@ -14,6 +14,7 @@ import { KeyTable } from './store/postgres/key-table.js';
 import { backupDatabase, importLines } from './store/postgres/log-export.js';
 import { copyCheckedLog, DatabaseLogDamage } from './store/postgres/log-verify.js';
 import { migrateSchema } from './store/postgres/schema.js';
+import { redactUrl } from './store/postgres/hosts.js';
 import { fileWebhookState } from './store/file/file-webhook-state.js';
 
 /** Runs `work` on the database at `url` (its schema created or migrated first, unless `readOnly`), then closes it. */
@@ -32,9 +33,22 @@ export function createDatabaseKey(url: string, owner: { name: string; email: str
   return withDatabase(url, (db) => createKeyIn(new KeyTable(db), owner, { randomBytes, now: Date.now }));
 }
 
-/** `keys list --store URL`: every key, revoked ones included. */
+/**
+ * Runs `work` on a database that holds this service's tables (migrated first, as withDatabase does); on one that
+ * holds none (no instance has started on it: a new one, or a name mistyped), `whenEmpty`, and no table is made.
+ */
+async function withExistingDatabase<T>(url: string, work: (db: Database) => Promise<T>, whenEmpty: () => T): Promise<T> {
+  return withDatabase(url, async (db) => {
+    const [meta] = await db.query<{ present: boolean }>("SELECT to_regclass('campus_meta') IS NOT NULL AS present");
+    if (meta?.present !== true) return whenEmpty();
+    await migrateSchema(db);
+    return work(db);
+  }, true);
+}
+
+/** `keys list --store URL`: every key, revoked ones included (none on a database no instance has started on). */
 export function listDatabaseKeys(url: string): Promise<KeyRecord[]> {
-  return withDatabase(url, (db) => new KeyTable(db).read());
+  return withExistingDatabase(url, (db) => new KeyTable(db).read(), () => []);
 }
 
 /** `keys revoke ID --store URL`: 'revoked', 'already' or 'unknown'. */
@@ -49,9 +63,11 @@ export function revokeDatabaseKey(url: string, id: string): Promise<'revoked' | 
   });
 }
 
-/** `backup --out FILE --store URL`. */
+/** `backup --out FILE --store URL`; refused on a database no instance has started on (nothing to copy, no table made). */
 export function backupFromDatabase(url: string, out: string): ReturnType<typeof backupDatabase> {
-  return withDatabase(url, (db) => backupDatabase(db, out));
+  return withExistingDatabase(url, (db) => backupDatabase(db, out), () => {
+    throw new Error(`${redactUrl(url)} holds no campus-events tables (no instance has started on it): nothing to back up; check the database's name`);
+  });
 }
 
 /**

@@ -44,6 +44,29 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
 }
 
 describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
+  it('keys list, backup and verify on a database no instance has started on (a name mistyped) make no table there: no keys, a refused backup, an empty store', async () => {
+    const url = await pg.database('cli_untouched');
+    const { dir, remove } = tempDir();
+    try {
+      const listed = runCli(['keys', 'list', '--json', '--store', url]);
+      assert.equal(listed.status, 0, listed.stderr);
+      assert.deepEqual(JSON.parse(listed.stdout), []);
+      const backup = runCli(['backup', '--out', path.join(dir, 'b.jsonl'), '--store', url]);
+      assert.equal(backup.status, 1);
+      assert.match(backup.stderr, /holds no campus-events tables \(no instance has started on it\): nothing to back up; check the database's name/);
+      assert.equal(existsSync(path.join(dir, 'b.jsonl')), false);
+      assert.equal(runCli(['verify', '--store', url]).status, 0);
+      const db = await connect(url);
+      try {
+        assert.deepEqual(await db.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'"), [], 'no table was made');
+      } finally {
+        await db.end();
+      }
+    } finally {
+      remove();
+    }
+  });
+
   it('keys create, list and revoke in the database; a running server honours a new key and refuses a revoked one within 2 s', async () => {
     const url = await pg.database('keys');
     const created = runCli(['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu', '--role', 'organizer', '--json', '--store', url]);
