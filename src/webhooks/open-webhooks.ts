@@ -49,5 +49,19 @@ export async function openWebhooks(options: OpenWebhooksOptions): Promise<{ serv
     store.webhookTable !== undefined
       ? await SharedWebhooks.open({ ...deps, table: store.webhookTable })
       : await WebhookService.open({ ...deps, stateStore: store.webhookState ?? (options.memory ? memoryWebhookState() : fileWebhookState(options.dataDir, { sync: options.sync })) });
+  await warnOfHostsNotAllowed(service, policy, options.logger);
   return { service, routes: webhookRoutes({ service, policy }) };
+}
+
+/**
+ * A webhook kept from before (a migrated or restored folder, a changed flag) whose host --webhook-hosts does not allow
+ * fails every attempt, and its messages wait for their retries, hours apart: said at start, so the flag is set first.
+ */
+async function warnOfHostsNotAllowed(service: WebhookDirectory, policy: ReturnType<typeof hostPolicy>, logger: Logger): Promise<void> {
+  for (const webhook of await service.list()) {
+    const host = new URL(webhook.url).hostname;
+    if (!policy.allowsHost(host)) {
+      logger.warn(`webhook ${webhook.id} sends to ${host}, which --webhook-hosts does not allow: each attempt fails and its messages wait for their retries until the flag allows it (allowed: ${policy.description})`, { webhook: webhook.id });
+    }
+  }
 }
