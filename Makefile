@@ -78,6 +78,7 @@ bench: build test/node_modules/.installed
 	node --import tsx test/bench/feeds-bench.ts
 	node --import tsx test/bench/postgres-bench.ts
 	node --import tsx test/bench/postgres-startup-bench.ts
+	node --import tsx test/bench/rate-lease-bench.ts
 	node --import tsx test/bench/series-bench.ts
 	node --import tsx test/bench/webhooks-bench.ts
 	node --import tsx test/bench/write-cost-bench.ts

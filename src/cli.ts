@@ -244,7 +244,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       const source = path.resolve(from);
       if (!isFolder(source)) throw new CommandError(`there is no data folder at ${source}; check --from, the folder the server ran on`);
       const done = await migrateFolder(source, to);
-      process.stdout.write(`migrated ${done.lines} lines (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${path.resolve(from)} to the database\n`);
+      process.stdout.write(`migrated ${done.lines} lines (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${source} to the database\n`);
       return;
     }
     default: {

@@ -11,9 +11,10 @@ export type { Want } from './lease-ahead.js';
 export interface LeaseSource {
   /**
    * Grants slots of `key` in the sub-windows (or ranges) of `wants`, in order, never past `limit` in any window over
-   * all instances; `granted` has one count per want, `total` is what the key's window holds now.
+   * all instances; `granted` has one count per want, `total` is what the key's window holds now. `spans`: the range
+   * lengths the key's slots are leased in (this limiter's).
    */
-  lease(key: string, now: number, wants: readonly Want[], limit: number, spans?: readonly number[]): Promise<{ granted: number[]; total: number; oldest: number | undefined }>;
+  lease(key: string, now: number, wants: readonly Want[], limit: number, spans: readonly number[]): Promise<{ granted: number[]; total: number; oldest: number | undefined }>;
   /**
    * Gives back slots leased in `bucket` (a range of `span` from it) and never used. Rejects only when nothing was
    * given back (the source was not reached): the limiter then gives them back again at a later sweep.

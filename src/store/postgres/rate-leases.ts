@@ -44,10 +44,10 @@ export class RateLeaseTable {
    * order, each as many as fit (see grantsWithin). Serialized per key by an advisory lock, so two instances never
    * both take the last slot.
    */
-  lease(key: string, now: number, wants: readonly Want[], limit: number, spans?: readonly number[]): Promise<Lease> {
+  lease(key: string, now: number, wants: readonly Want[], limit: number, spans: readonly number[]): Promise<Lease> {
     const first = now - this.#bucketsPerWindow;
     const k = this.#db.literal(key);
-    const { cleanUp, rowsOf } = spans === undefined ? anySpan(this.#db, key, first) : theseSpans(this.#db, key, first, [...spans, ...wants.map((want) => want.span ?? 1)]);
+    const { cleanUp, rowsOf } = rowsOfKey(this.#db, key, first, [...spans, ...wants.map((want) => want.span ?? 1)]);
     // Two round trips: BEGIN, the lock, the clean-up and the key's rows; then the grants with COMMIT. Each statement
     // reads after the one before (READ COMMITTED), so the rows are every lease committed before the lock was granted.
     return withTimeout(this.#db.transaction(async (tx) => {
@@ -96,24 +96,12 @@ export class RateLeaseTable {
 }
 
 /**
- * The lease's conditions for the rows of `key` in any range length: those that have left the window (`cleanUp`) and
- * all of them (`rowsOf`). A prefix match, which reads the whole table.
+ * The lease's conditions for the rows of `key` in the range lengths `spans` (a limiter uses one besides a single
+ * sub-window, the same on every instance: they share --rate-window): those that have left the window (`cleanUp`) and
+ * all of them (`rowsOf`). Equalities on the primary key, so a lease reads the key's rows alone in any collation
+ * (a prefix match is served from the index only under `C`).
  */
-function anySpan(db: Database, key: string, first: number): { cleanUp: string; rowsOf: string } {
-  const k = db.literal(key);
-  const ranges = `starts_with(key, ${db.literal(key + RANGE)})`;
-  return {
-    cleanUp: `(key = ${k} AND bucket < ${Math.trunc(first)}) OR (${ranges} AND bucket + split_part(key, ${db.literal(RANGE)}, 2)::bigint <= ${Math.trunc(first)})`,
-    rowsOf: `(key = ${k} OR ${ranges})`,
-  };
-}
-
-/**
- * The same for the range lengths a limiter uses (one per window length, the same on every instance: they share
- * --rate-window): equalities on the primary key, so a lease reads the key's rows alone, however many others the
- * table holds.
- */
-function theseSpans(db: Database, key: string, first: number, spans: readonly number[]): { cleanUp: string; rowsOf: string } {
+function rowsOfKey(db: Database, key: string, first: number, spans: readonly number[]): { cleanUp: string; rowsOf: string } {
   const lengths = [...new Set([1, ...spans.map((span) => Math.trunc(span))])].filter((span) => span >= 1);
   return {
     cleanUp: lengths.map((span) => `(key = ${db.literal(keyOf(key, span))} AND bucket <= ${Math.trunc(first) - span})`).join(' OR '),

@@ -20,7 +20,7 @@ describe('RateLeaseTable.giveBack()', { skip, timeout: 30_000 }, () => {
     try {
       await migrateSchema(db);
       const table = new RateLeaseTable(db);
-      assert.deepEqual((await table.lease('key_a', 1000, [{ bucket: 1000, want: 8 }], 40)).granted, [8]);
+      assert.deepEqual((await table.lease('key_a', 1000, [{ bucket: 1000, want: 8 }], 40, [1])).granted, [8]);
       // Another session holds the row: the give-back's UPDATE waits past its time-out, then runs once the lock goes.
       await holder.query('BEGIN');
       await holder.query("SELECT * FROM campus_rate WHERE key = 'key_a' FOR UPDATE");
@@ -44,10 +44,10 @@ describe('RateLeaseTable.forget()', { skip, timeout: 30_000 }, () => {
     try {
       await migrateSchema(db);
       const table = new RateLeaseTable(db);
-      await table.lease('key_a', 1000, [{ bucket: 1000, want: 3 }, { bucket: 1001, want: 2, span: 5 }], 40);
-      await table.lease('key_b', 1099, [{ bucket: 1099, want: 1 }], 40);
-      await table.lease('key_c', 1100, [{ bucket: 1100, want: 1 }], 40);
-      await table.lease('auth 192.0.2.1', 1000, [{ bucket: 1000, want: 1 }], 100);
+      await table.lease('key_a', 1000, [{ bucket: 1000, want: 3 }, { bucket: 1001, want: 2, span: 5 }], 40, [1, 5]);
+      await table.lease('key_b', 1099, [{ bucket: 1099, want: 1 }], 40, [1]);
+      await table.lease('key_c', 1100, [{ bucket: 1100, want: 1 }], 40, [1]);
+      await table.lease('auth 192.0.2.1', 1000, [{ bucket: 1000, want: 1 }], 100, [1]);
       await table.forget('key_', 1100);
       const rows = await db.query<{ key: string; bucket: string }>('SELECT key, bucket FROM campus_rate ORDER BY key, bucket');
       assert.deepEqual(rows.map((row) => [row.key, Number(row.bucket)]), [['auth 192.0.2.1', 1000], ['key_c', 1100]]);
