@@ -60,6 +60,13 @@ export class PostgresStore implements EventStore {
   readonly #batches: WriteBatches;
   /** Why the database cannot be used now (for 503 and /health); undefined while it can. */
   #down: string | undefined;
+  /**
+   * Why the last write batch failed, until one commits (for /health): the database may answer reads and still commit
+   * nothing (a synchronous standby missing, the log's lock held by a commit waiting for one), so a catch-up that
+   * succeeds is no proof. While it is set and no write comes, a batch that writes nothing is tried (#probeWrites).
+   */
+  #writeFailure: string | undefined;
+  #lastProbe = -Infinity;
   #closed = false;
   /** Writes whose outcome stayed unknown, while the database is away: a retry is told so again. */
   readonly #uncertain = new UncertainWrites();
@@ -113,6 +120,7 @@ export class PostgresStore implements EventStore {
       lost: (error) => this.#lost(error),
       unavailable: () => this.#unavailable(),
       uncertain: (tags) => this.#uncertain.remember(tags),
+      ended: (failure) => this.#batchEnded(failure),
     });
   }
 
@@ -122,7 +130,10 @@ export class PostgresStore implements EventStore {
     this.#unlisten = await this.#db.listen(LOG_CHANNEL, (payload) => {
       if (Number(payload) > this.#lastSeq) this.#follow(Number(payload));
     }, () => this.#follow());
-    this.#timer = setInterval(() => this.#follow(), this.#pollMs);
+    this.#timer = setInterval(() => {
+      this.#follow();
+      this.#probeWrites();
+    }, this.#pollMs);
     this.#timer.unref();
     this.#checkpoints.consider();
   }
@@ -196,12 +207,13 @@ export class PostgresStore implements EventStore {
   }
 
   get writable(): boolean {
-    return !this.#closed && this.#down === undefined;
+    return !this.#closed && this.#down === undefined && this.#writeFailure === undefined;
   }
 
   get unwritableReason(): string | undefined {
     if (this.#closed) return 'the store is closing';
-    return this.#down === undefined ? undefined : `the database cannot be reached: ${this.#down}; retrying`;
+    if (this.#down !== undefined) return `the database cannot be reached: ${this.#down}; retrying`;
+    return this.#writeFailure === undefined ? undefined : `the last write could not be committed: ${this.#writeFailure}; trying again`;
   }
 
   write(id: string, change: EventChange, options: WriteOptions = {}): Promise<StoredEvent | null> {
@@ -366,6 +378,25 @@ export class PostgresStore implements EventStore {
     });
   }
 
+  /** A write batch ended: a failure is remembered for /health until a batch commits. */
+  #batchEnded(failure: unknown): void {
+    if (failure === undefined) {
+      if (this.#writeFailure !== undefined) this.#logger.info('writes commit again', {});
+      this.#writeFailure = undefined;
+      return;
+    }
+    if (this.#writeFailure === undefined) this.#logger.warn('a write could not be committed; /health says 503 until one is', { error: describeDatabaseError(failure) });
+    this.#writeFailure = shownDatabaseError(failure);
+  }
+
+  /** While writes fail and the database answers, a batch that writes nothing, about once a PROBE_MS when no write is under way. */
+  #probeWrites(): void {
+    if (this.#writeFailure === undefined || this.#down !== undefined || this.#closed || !this.#batches.idle) return;
+    if (this.#now() - this.#lastProbe < PROBE_MS) return;
+    this.#lastProbe = this.#now();
+    this.#batches.probe();
+  }
+
   #unavailable(): StoreUnavailable {
     return new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? '' : ` (${this.#down})`}; nothing of this request was saved. Retry in a moment.`, { retryAfterSeconds: 1 });
   }
@@ -383,6 +414,9 @@ export class PostgresStore implements EventStore {
     this.#down = shownDatabaseError(error);
   }
 }
+
+/** How often, at most, a batch that writes nothing tries whether commits work again after a write failed. */
+const PROBE_MS = 1_000;
 
 /** How long a read about to answer 404 waits for a catch-up before answering from memory. */
 const CATCH_UP_WAIT_MS = 1_500;

@@ -44,6 +44,8 @@ export interface BatchHost {
   unavailable(): StoreUnavailable;
   /** Writes under these Idempotency-Keys may have been saved: a retry refused before the database is back says so too. */
   uncertain(tags: readonly IdempotencyTag[]): void;
+  /** A batch ended: committed (or ended well writing nothing) when `failure` is undefined. */
+  ended(failure: unknown): void;
 }
 
 /** A write waiting for the next batch: it is decided only inside the batch's transaction, against caught-up state. */
@@ -87,6 +89,19 @@ export class WriteBatches {
       this.#batchQueued = true;
       if (!this.#deciding) this.#startBatch();
     });
+  }
+
+  /** No batch is open and no write waits for one. */
+  get idle(): boolean {
+    return this.#batches.size === 0 && this.#intents.length === 0;
+  }
+
+  /**
+   * A batch that writes nothing, to learn whether writes commit: its transaction takes the log's lock and an id as
+   * every batch does, so its COMMIT waits for a synchronous standby as a write's would. Its end is told to the host.
+   */
+  probe(): void {
+    this.queue(() => Promise.resolve(), {}).catch(() => undefined);
   }
 
   /** Waits until no batch is left (a batch ending may start the next for writes queued meanwhile). */
@@ -205,6 +220,8 @@ export class WriteBatches {
         // Either the queue persisted (then the transaction commits when this returns), or nothing was to be written.
         await Promise.race([insertedSignal, queue.drain()]);
         if (failure !== undefined) throw failure;
+        // Nothing to write: the COMMIT follows, so the next batch may start and wait for the lock, as after an insert.
+        if (!inserted) this.#decided();
       }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid; ${catchUpQuery(this.#host.lastSeq())}`);
       transaction.catch(() => undefined);
       await withTimeout(transaction, TRANSACTION_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
@@ -223,6 +240,7 @@ export class WriteBatches {
     if (failure !== undefined) this.#failed(intents ?? this.#takeIntents(), failure);
     this.#decided();
     endTurn();
+    this.#host.ended(failure);
   }
 
   /** The batch let the lock go: once the batch ahead is done, the queued writes get a batch of their own. */
