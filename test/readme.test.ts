@@ -108,9 +108,17 @@ test('README embedding example runs as written, mounted under /api/campus', asyn
     const unauthenticated = await fetch(`${base}/api/campus/v1/events`);
     assert.equal(unauthenticated.status, 401);
     assert.ok(existsSync(path.join(dir, 'LOCK')), 'the app holds the data folder');
+    // A change stream open (as the console's live updates keep one) must not hold the stop: the app ends it.
+    const stream = await fetch(`${base}/api/campus/changes?since=0`, { headers: { authorization: `Bearer ${adminKey}`, accept: 'text/event-stream' } });
+    assert.equal(stream.status, 200);
+    const streamEnded = stream.text();
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    let timer: NodeJS.Timeout | undefined;
+    const stillRunning = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still running 10 s after SIGTERM'), 10_000)));
+    assert.equal(await Promise.race([exited, stillRunning]).finally(() => clearTimeout(timer)), 0);
+    // Ended by the app, not cut: a reset connection would reject here.
+    await streamEnded;
     assert.ok(!existsSync(path.join(dir, 'LOCK')), 'close() released the data folder');
   } finally {
     child.kill('SIGKILL');
