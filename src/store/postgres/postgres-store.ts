@@ -14,6 +14,7 @@ import { RateLeaseTable } from './rate-leases.js';
 import { LOG_CHANNEL } from './log-table.js';
 import { catchUp, CheckpointPassed, type CatchUpTarget, type LogRow } from './catch-up.js';
 import { WriteBatches } from './write-batch.js';
+import { WriteHealth } from './write-health.js';
 import { ChangeHistory, type ChangeHistorySource } from '../views/change-history.js';
 import { readHistory } from './history-feed.js';
 import { PostgresWebhookTable } from './webhook-table.js';
@@ -60,13 +61,8 @@ export class PostgresStore implements EventStore {
   readonly #batches: WriteBatches;
   /** Why the database cannot be used now (for 503 and /health); undefined while it can. */
   #down: string | undefined;
-  /**
-   * Why the last write batch failed, until one commits (for /health): the database may answer reads and still commit
-   * nothing (a synchronous standby missing, the log's lock held by a commit waiting for one), so a catch-up that
-   * succeeds is no proof. While it is set and no write comes, a batch that writes nothing is tried (#probeWrites).
-   */
-  #writeFailure: string | undefined;
-  #lastProbe = -Infinity;
+  /** Whether writes commit, as the last batch found (for /health); tried by a batch that writes nothing while they fail. */
+  readonly #writes: WriteHealth;
   #closed = false;
   /** Writes whose outcome stayed unknown, while the database is away: a retry is told so again. */
   readonly #uncertain = new UncertainWrites();
@@ -80,6 +76,7 @@ export class PostgresStore implements EventStore {
     this.#db = db;
     this.#now = options.now ?? Date.now;
     this.#logger = options.logger ?? { info() {}, warn() {} };
+    this.#writes = new WriteHealth(this.#logger, this.#now);
     this.#pollMs = options.pollMs ?? 500;
     this.keys = new KeyTable(db);
     this.rateLeases = new RateLeaseTable(db);
@@ -120,7 +117,7 @@ export class PostgresStore implements EventStore {
       lost: (error) => this.#lost(error),
       unavailable: () => this.#unavailable(),
       uncertain: (tags) => this.#uncertain.remember(tags),
-      ended: (failure) => this.#batchEnded(failure),
+      ended: (failure) => this.#writes.ended(failure),
     });
   }
 
@@ -132,7 +129,8 @@ export class PostgresStore implements EventStore {
     }, () => this.#follow());
     this.#timer = setInterval(() => {
       this.#follow();
-      this.#probeWrites();
+      // After a failed write, with the database answering and no write under way: does a commit work again?
+      if (this.#down === undefined && !this.#closed && this.#batches.idle && this.#writes.probeDue()) this.#batches.probe();
     }, this.#pollMs);
     this.#timer.unref();
     this.#checkpoints.consider();
@@ -207,13 +205,13 @@ export class PostgresStore implements EventStore {
   }
 
   get writable(): boolean {
-    return !this.#closed && this.#down === undefined && this.#writeFailure === undefined;
+    return !this.#closed && this.#down === undefined && this.#writes.failure === undefined;
   }
 
   get unwritableReason(): string | undefined {
     if (this.#closed) return 'the store is closing';
     if (this.#down !== undefined) return `the database cannot be reached: ${this.#down}; retrying`;
-    return this.#writeFailure === undefined ? undefined : `the last write could not be committed: ${this.#writeFailure}; trying again`;
+    return this.#writes.failure === undefined ? undefined : `the last write could not be committed: ${this.#writes.failure}; trying again`;
   }
 
   write(id: string, change: EventChange, options: WriteOptions = {}): Promise<StoredEvent | null> {
@@ -378,25 +376,6 @@ export class PostgresStore implements EventStore {
     });
   }
 
-  /** A write batch ended: a failure is remembered for /health until a batch commits. */
-  #batchEnded(failure: unknown): void {
-    if (failure === undefined) {
-      if (this.#writeFailure !== undefined) this.#logger.info('writes commit again', {});
-      this.#writeFailure = undefined;
-      return;
-    }
-    if (this.#writeFailure === undefined) this.#logger.warn('a write could not be committed; /health says 503 until one is', { error: describeDatabaseError(failure) });
-    this.#writeFailure = shownDatabaseError(failure);
-  }
-
-  /** While writes fail and the database answers, a batch that writes nothing, about once a PROBE_MS when no write is under way. */
-  #probeWrites(): void {
-    if (this.#writeFailure === undefined || this.#down !== undefined || this.#closed || !this.#batches.idle) return;
-    if (this.#now() - this.#lastProbe < PROBE_MS) return;
-    this.#lastProbe = this.#now();
-    this.#batches.probe();
-  }
-
   #unavailable(): StoreUnavailable {
     return new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? '' : ` (${this.#down})`}; nothing of this request was saved. Retry in a moment.`, { retryAfterSeconds: 1 });
   }
@@ -414,9 +393,6 @@ export class PostgresStore implements EventStore {
     this.#down = shownDatabaseError(error);
   }
 }
-
-/** How often, at most, a batch that writes nothing tries whether commits work again after a write failed. */
-const PROBE_MS = 1_000;
 
 /** How long a read about to answer 404 waits for a catch-up before answering from memory. */
 const CATCH_UP_WAIT_MS = 1_500;

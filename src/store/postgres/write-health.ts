@@ -1,0 +1,46 @@
+// Whether this instance's writes commit, as its last write batch found: a database that answers reads may commit nothing.
+import { describeDatabaseError, shownDatabaseError } from './client.js';
+import type { PostgresStoreLogger } from './postgres-store-options.js';
+
+/** How often, at most, a batch that writes nothing tries whether commits work again after a write failed. */
+const PROBE_MS = 1_000;
+
+/**
+ * Why the last write batch failed, until one commits (for /health): the database may answer reads and still commit
+ * nothing (a synchronous standby missing, the log's lock held by a commit waiting for one), so a catch-up that
+ * succeeds is no proof. While writes fail and none comes, the store tries a batch that writes nothing (probeDue).
+ */
+export class WriteHealth {
+  readonly #logger: PostgresStoreLogger;
+  readonly #now: () => number;
+  #failure: string | undefined;
+  #lastProbe = -Infinity;
+
+  constructor(logger: PostgresStoreLogger, now: () => number) {
+    this.#logger = logger;
+    this.#now = now;
+  }
+
+  /** Why the last batch failed (an error code, or "no answer"), or undefined once one committed. */
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
+  /** A write batch ended: committed (or ended well writing nothing) when `failure` is undefined. */
+  ended(failure: unknown): void {
+    if (failure === undefined) {
+      if (this.#failure !== undefined) this.#logger.info('writes commit again', {});
+      this.#failure = undefined;
+      return;
+    }
+    if (this.#failure === undefined) this.#logger.warn('a write could not be committed; /health says 503 until one is', { error: describeDatabaseError(failure) });
+    this.#failure = shownDatabaseError(failure);
+  }
+
+  /** Whether a batch that writes nothing should be tried now: writes failed, and none was tried in the last PROBE_MS. */
+  probeDue(): boolean {
+    if (this.#failure === undefined || this.#now() - this.#lastProbe < PROBE_MS) return false;
+    this.#lastProbe = this.#now();
+    return true;
+  }
+}

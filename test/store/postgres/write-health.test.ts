@@ -1,0 +1,27 @@
+// WriteHealth: a failed write batch is remembered until one commits, and asks for a batch that writes nothing at most once a second.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { WriteHealth } from '../../../src/store/postgres/write-health.js';
+
+test('a failure is kept until a batch commits, logged once each way, and a probe is due at most once a second meanwhile', () => {
+  let now = 1_000_000;
+  const lines: string[] = [];
+  const health = new WriteHealth({ info: (message) => lines.push(`info ${message}`), warn: (message) => lines.push(`warn ${message}`) }, () => now);
+  assert.equal(health.failure, undefined);
+  assert.equal(health.probeDue(), false, 'nothing failed: no probe');
+  health.ended(Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }));
+  assert.equal(health.failure, '55P03');
+  health.ended(new Error('the answer to COMMIT was lost'));
+  assert.equal(health.failure, 'no answer', 'the newest failure is named');
+  assert.equal(health.probeDue(), true);
+  now += 999;
+  assert.equal(health.probeDue(), false, '999 ms after the last probe');
+  now += 1;
+  assert.equal(health.probeDue(), true, '1000 ms after it');
+  health.ended(undefined);
+  assert.equal(health.failure, undefined);
+  now += 5_000;
+  assert.equal(health.probeDue(), false, 'writes commit: no probe');
+  health.ended(undefined);
+  assert.deepEqual(lines, ['warn a write could not be committed; /health says 503 until one is', 'info writes commit again']);
+});
