@@ -20,7 +20,6 @@ import { LeasedWindowLimiter } from './limits/leased-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
 import { reviewRoutes } from './events/review-routes.js';
-import { APPROVAL_MODES, type ApprovalMode } from './events/publishing.js';
 import { freshOnNotFound } from './events/fresh-on-not-found.js';
 import { calendarRoute } from './feeds/calendar-route.js';
 import { registrationRoutes } from './registrations/registration-routes.js';
@@ -39,53 +38,13 @@ import type { FileSystemSeam } from './store/file/file-system.js';
 import { openApiDocument } from './openapi/document.js';
 import { CONSOLE_DIR, loadConsoleAssets, withConsoleSettings } from './console/console-assets.js';
 import { consolePathHeaders, consoleRoutes, isConsolePattern } from './console/console-routes.js';
-import { silentLogger, type Logger } from './log/logger.js';
+import { silentLogger } from './log/logger.js';
 import { ROLES, type Principal, type Role } from './auth/principal.js';
 import { email, Problem, text } from './events/checks.js';
-import { isTimeZone } from './lib/time-zone.js';
 import { openWebhooks, type WebhookInternals } from './webhooks/open-webhooks.js';
+import { checkAppOptions, type AppOptions } from './app-options.js';
 
-/** Options of createApp; every one has a default. */
-export interface AppOptions {
-  /** The data folder (events.jsonl, keys.json, LOCK). Default `./data`. */
-  dataDir?: string;
-  /** Requests per window per key. Default 1000. */
-  rateLimit?: number;
-  /** Window length in seconds. Default 3600. */
-  rateWindow?: number;
-  /** Browser origins allowed by CORS. Default none. */
-  corsOrigins?: readonly string[];
-  /** Where logs go. Default: nowhere. */
-  logger?: Logger;
-  /**
-   * `'memory'` keeps events in memory only (for an embedder's own tests); a `postgres://` URL keeps events and keys
-   * in that database, shared by every instance on it (needs the optional `postgres` package). Default `'file'`.
-   */
-  store?: 'file' | 'memory' | (string & {});
-  /** Create an admin key when the folder has none. Default true. */
-  bootstrapAdminKey?: boolean;
-  /** How often keys.json is checked for changes, in ms. Default 1000. */
-  keyPollMs?: number;
-  /** Compact the log (on PostgreSQL: write a checkpoint) once it is over this size and mostly superseded. Default 64 MiB. */
-  compactMinBytes?: number;
-  /** The clock, in ms since the epoch. Default Date.now. */
-  now?: () => number;
-  /** The source of random bytes (ids, keys). Default crypto.randomBytes. */
-  randomBytes?: (size: number) => Uint8Array;
-  /**
-   * Mount the API under this path in a host application (e.g. `/api/campus`): requests
-   * outside it get 404, and Location and Link carry it. Default: none.
-   */
-  basePath?: string;
-  /** Serve the web console at `/console/` (and redirect `/` to it). Default true. */
-  console?: boolean;
-  /** The campus's IANA time zone (`Europe/Berlin`): where list days begin, and series' default zone. Default `UTC`. */
-  timeZone?: string;
-  /** Hosts webhooks may call: names, IP addresses, `*.domain`, or `*` for any (API.md §13). Default none. */
-  webhookHosts?: readonly string[];
-  /** `'required'`: an organizer's new events wait for an admin's approval before anyone else sees them (API.md §14). Default `'off'`. */
-  approval?: ApprovalMode;
-}
+export type { AppOptions } from './app-options.js';
 
 /**
  * Switches for this package's own tests and benchmarks: not exported from index.ts, and `createApp` never
@@ -162,6 +121,7 @@ export function createApp(options: AppOptions = {}): Promise<App> {
 
 /** createApp with the switches of this package's own tests and benchmarks (not exported from index.ts). */
 export async function openApp(options: AppOptions, internal: InternalOptions): Promise<App> {
+  checkAppOptions(options);
   const dataDir = path.resolve(options.dataDir ?? './data');
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;
@@ -171,9 +131,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const rateWindow = options.rateWindow ?? 3600;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const timeZone = options.timeZone ?? 'UTC';
-  if (!isTimeZone(timeZone)) throw new TypeError(`createApp: timeZone must be an IANA time zone name such as Europe/Berlin, got "${timeZone}"`);
   const approval = options.approval ?? 'off';
-  if (!(APPROVAL_MODES as readonly string[]).includes(approval)) throw new TypeError(`createApp: approval must be "off" or "required", got "${String(approval)}"`);
   // Read before the folder's lock is taken, so a failure here leaves nothing to release.
   const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone, approval });
   if (consoleAssets?.size === 0) logger.warn('this build has no console files: /console/ answers 404 until it is built with make build (tsc alone does not copy them)', { dir: internal.consoleDir ?? CONSOLE_DIR });

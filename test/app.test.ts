@@ -79,7 +79,7 @@ test('createApp() ignores the internal unsafeNoAuth and unsafeNoSync switches a 
 });
 
 test('the published AppOptions and StartOptions offer no unsafe switch', () => {
-  const declarations = ['app.d.ts', 'start-server.d.ts', 'index.d.ts'].map((file) => readFileSync(path.join(ROOT, 'dist', file), 'utf8')).join('\n');
+  const declarations = ['app.d.ts', 'app-options.d.ts', 'start-server.d.ts', 'index.d.ts'].map((file) => readFileSync(path.join(ROOT, 'dist', file), 'utf8')).join('\n');
   const appOptions = /export interface AppOptions \{[\s\S]*?\n\}/.exec(declarations)?.[0];
   const startOptions = /export interface StartOptions [\s\S]*?\n\}/.exec(declarations)?.[0];
   assert.ok(appOptions !== undefined && startOptions !== undefined);

@@ -1,0 +1,122 @@
+// createApp's options, and their check before anything is opened, by the same rules as the server's flags (config.ts).
+import { ConfigError, SETTINGS } from './config.js';
+import { APPROVAL_MODES, type ApprovalMode } from './events/publishing.js';
+import type { Logger } from './log/logger.js';
+import { isTimeZone } from './lib/time-zone.js';
+import { isPostgresUrl } from './store/postgres/client.js';
+import { redactUrl } from './store/postgres/hosts.js';
+
+/** Options of createApp; every one has a default. */
+export interface AppOptions {
+  /** The data folder (events.jsonl, keys.json, LOCK). Default `./data`. */
+  dataDir?: string;
+  /** Requests per window per key. Default 1000. */
+  rateLimit?: number;
+  /** Window length in seconds. Default 3600. */
+  rateWindow?: number;
+  /** Browser origins allowed by CORS. Default none. */
+  corsOrigins?: readonly string[];
+  /** Where logs go. Default: nowhere. */
+  logger?: Logger;
+  /**
+   * `'memory'` keeps events in memory only (for an embedder's own tests); a `postgres://` URL keeps events and keys
+   * in that database, shared by every instance on it (needs the optional `pg` package). Default `'file'`.
+   */
+  store?: 'file' | 'memory' | (string & {});
+  /** Create an admin key when the folder has none. Default true. */
+  bootstrapAdminKey?: boolean;
+  /** How often keys.json is checked for changes, in ms. Default 1000. */
+  keyPollMs?: number;
+  /** Compact the log (on PostgreSQL: write a checkpoint) once it is over this size and mostly superseded. Default 64 MiB. */
+  compactMinBytes?: number;
+  /** The clock, in ms since the epoch. Default Date.now. */
+  now?: () => number;
+  /** The source of random bytes (ids, keys). Default crypto.randomBytes. */
+  randomBytes?: (size: number) => Uint8Array;
+  /**
+   * Mount the API under this path in a host application (e.g. `/api/campus`): requests
+   * outside it get 404, and Location and Link carry it. Default: none.
+   */
+  basePath?: string;
+  /** Serve the web console at `/console/` (and redirect `/` to it). Default true. */
+  console?: boolean;
+  /** The campus's IANA time zone (`Europe/Berlin`): where list days begin, and series' default zone. Default `UTC`. */
+  timeZone?: string;
+  /** Hosts webhooks may call: names, IP addresses, `*.domain`, or `*` for any (API.md §13). Default none. */
+  webhookHosts?: readonly string[];
+  /** `'required'`: an organizer's new events wait for an admin's approval before anyone else sees them (API.md §14). Default `'off'`. */
+  approval?: ApprovalMode;
+}
+
+type FlagKey = 'rateLimit' | 'rateWindow' | 'compactMinBytes' | 'corsOrigins' | 'webhookHosts' | 'store';
+
+/**
+ * Throws a TypeError naming the first option createApp cannot use, before the data folder is locked or a database
+ * is reached, so a host that corrects it and calls again finds nothing held. An option left undefined takes its default.
+ */
+export function checkAppOptions(options: AppOptions): void {
+  for (const key of ['rateLimit', 'rateWindow', 'compactMinBytes'] as const) {
+    const value: unknown = options[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number') throw new TypeError(`createApp: ${key} must be a number, got ${shown(value)}`);
+    asFlag(key, String(value));
+  }
+  for (const key of ['corsOrigins', 'webhookHosts'] as const) {
+    const list: unknown = options[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string')) throw new TypeError(`createApp: ${key} must be an array of strings, got ${shown(list)}`);
+    for (const entry of list as string[]) {
+      // The flag takes a comma-separated list; here each string is one entry, as it is used.
+      const parsed = asFlag(key, entry) as string[];
+      if (parsed.length !== 1 || parsed[0] !== entry) throw new TypeError(`createApp: each entry of ${key} must be one ${key === 'corsOrigins' ? 'origin' : 'host'}, got "${entry.slice(0, 100)}"`);
+    }
+  }
+  checkStore(options.store);
+  const { basePath, dataDir, keyPollMs, timeZone, approval } = options as Record<keyof AppOptions, unknown>;
+  if (basePath !== undefined && (typeof basePath !== 'string' || !/^(\/[^/\s?#]+)*\/?$/.test(basePath))) {
+    throw new TypeError(`createApp: basePath must be a path such as /api/campus, got ${shown(basePath)}`);
+  }
+  if (dataDir !== undefined && (typeof dataDir !== 'string' || dataDir.trim() === '')) throw new TypeError(`createApp: dataDir must name a folder, got ${shown(dataDir)}`);
+  if (keyPollMs !== undefined && (typeof keyPollMs !== 'number' || !Number.isFinite(keyPollMs) || keyPollMs < 0)) {
+    throw new TypeError(`createApp: keyPollMs must be a number of milliseconds, 0 or more, got ${shown(keyPollMs)}`);
+  }
+  if (timeZone !== undefined && (typeof timeZone !== 'string' || !isTimeZone(timeZone))) {
+    throw new TypeError(`createApp: timeZone must be an IANA time zone name such as Europe/Berlin, got ${shown(timeZone)}`);
+  }
+  if (approval !== undefined && !(APPROVAL_MODES as readonly unknown[]).includes(approval)) throw new TypeError(`createApp: approval must be "off" or "required", got ${shown(approval)}`);
+  for (const key of ['console', 'bootstrapAdminKey'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new TypeError(`createApp: ${key} must be true or false, got ${shown(options[key])}`);
+  }
+  for (const key of ['now', 'randomBytes'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'function') throw new TypeError(`createApp: ${key} must be a function, got ${shown(options[key])}`);
+  }
+}
+
+/** `'file'`, `'memory'` or a postgres:// URL whose hosts parse; anything else would have opened a data folder unasked. */
+function checkStore(store: unknown): void {
+  if (store === undefined || store === 'file' || store === 'memory') return;
+  if (typeof store === 'string' && isPostgresUrl(store)) {
+    asFlag('store', store);
+    return;
+  }
+  throw new TypeError(`createApp: store must be "file", "memory" or a postgres://user:password@host:port/database URL, got ${typeof store === 'string' ? `"${redactUrl(store).slice(0, 100)}"` : shown(store)}`);
+}
+
+/** The server flag's parser for `key` on `value`; its usage error becomes a TypeError naming the option. */
+function asFlag(key: FlagKey, value: string): unknown {
+  const setting = SETTINGS.find((candidate) => candidate.key === key);
+  if (setting === undefined) throw new Error(`no server setting for ${key}`);
+  try {
+    return setting.parse(value, `createApp: ${key}`);
+  } catch (error) {
+    throw error instanceof ConfigError ? new TypeError(error.message) : error;
+  }
+}
+
+/** A value as an error message shows it. */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return `"${value.slice(0, 100)}"`;
+  if (Array.isArray(value)) return 'an array';
+  if (value === null || typeof value !== 'object') return String(value);
+  return 'an object';
+}

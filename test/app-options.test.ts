@@ -1,0 +1,70 @@
+// createApp's options are checked before anything is opened: a mistaken option is a TypeError naming it, by the
+// server's rules for the same flag, and leaves the data folder untouched, so the corrected call starts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { createApp, type AppOptions } from '../src/app.js';
+import { checkAppOptions } from '../src/app-options.js';
+import { tempDir } from './helpers/harness.js';
+
+/** Options as a host might get them wrong (from JavaScript, or a config file), each with the message it must get. */
+const MISTAKES: readonly [Record<string, unknown>, RegExp][] = [
+  [{ store: 'postgres' }, /^createApp: store must be "file", "memory" or a postgres:\/\/.* got "postgres"$/],
+  [{ store: 'memroy' }, /^createApp: store must be .* got "memroy"$/],
+  [{ store: 'postgres://u:secret@h1:5432,h2:x/db' }, /^createApp: store: .*\*\*\*/],
+  [{ rateLimit: 0 }, /^createApp: rateLimit must be an integer from 1 to 1000000000, got "0"$/],
+  [{ rateLimit: 2e9 }, /^createApp: rateLimit must be an integer from 1 to 1000000000, got "2000000000"$/],
+  [{ rateLimit: '5' }, /^createApp: rateLimit must be a number, got "5"$/],
+  [{ rateWindow: 0.5 }, /^createApp: rateWindow must be an integer from 1 to 31536000, got "0.5"$/],
+  [{ rateWindow: 1e12 }, /^createApp: rateWindow must be an integer from 1 to 31536000, got "1000000000000"$/],
+  [{ compactMinBytes: -1 }, /^createApp: compactMinBytes must be an integer from 1 to \d+, got "-1"$/],
+  [{ corsOrigins: 'https://a.campus.edu' }, /^createApp: corsOrigins must be an array of strings, got "https:\/\/a.campus.edu"$/],
+  [{ corsOrigins: ['https://a.campus.edu/'] }, /^createApp: corsOrigins must be a comma-separated list of origins .* got "https:\/\/a.campus.edu\/"$/],
+  [{ corsOrigins: ['https://a.campus.edu,https://b.campus.edu'] }, /^createApp: each entry of corsOrigins must be one origin, got "https:\/\/a.campus.edu,https:\/\/b.campus.edu"$/],
+  [{ webhookHosts: 'hooks.campus.edu' }, /^createApp: webhookHosts must be an array of strings, got "hooks.campus.edu"$/],
+  [{ webhookHosts: ['hooks.campus.edu:8080'] }, /^createApp: webhookHosts must be a comma-separated list of host names .* got "hooks.campus.edu:8080"$/],
+  [{ basePath: 'api/campus' }, /^createApp: basePath must be a path such as \/api\/campus, got "api\/campus"$/],
+  [{ basePath: '/api campus' }, /^createApp: basePath must be a path/],
+  [{ dataDir: ' ' }, /^createApp: dataDir must name a folder, got " "$/],
+  [{ keyPollMs: -1 }, /^createApp: keyPollMs must be a number of milliseconds, 0 or more, got -1$/],
+  [{ timeZone: 'Mars/Olympus' }, /^createApp: timeZone must be an IANA time zone name such as Europe\/Berlin, got "Mars\/Olympus"$/],
+  [{ approval: 'on' }, /^createApp: approval must be "off" or "required", got "on"$/],
+  [{ console: 'off' }, /^createApp: console must be true or false, got "off"$/],
+  [{ now: 0 }, /^createApp: now must be a function, got 0$/],
+];
+
+test('each mistaken option is a TypeError naming the option and what it must be', () => {
+  for (const [options, message] of MISTAKES) {
+    assert.throws(() => checkAppOptions(options as AppOptions), (error: Error) => error instanceof TypeError && message.test(error.message), JSON.stringify(options));
+  }
+});
+
+test('the options the README and the tests use pass, and undefined ones take their defaults', () => {
+  for (const options of [
+    {},
+    { store: 'memory', keyPollMs: 0 },
+    { store: 'file', dataDir: './campus-data', basePath: '/api/campus', rateLimit: 1_000_000_000, rateWindow: 31_536_000, compactMinBytes: Number.MAX_SAFE_INTEGER },
+    { store: 'postgres://campus:secret@db1:5432,db2:5432/campus', basePath: '/api/campus/', corsOrigins: ['https://a.campus.edu', 'http://localhost:5173'] },
+    { webhookHosts: ['*', '*.campus.edu', '127.0.0.1', '[::1]'], timeZone: 'Europe/Berlin', approval: 'required', console: false, bootstrapAdminKey: false, now: Date.now },
+    { basePath: '', rateLimit: undefined, store: undefined },
+  ] as AppOptions[]) {
+    assert.doesNotThrow(() => checkAppOptions(options), JSON.stringify(options));
+  }
+});
+
+test('createApp refuses a mistaken option before touching the folder, so the corrected call starts on it', async () => {
+  const { dir, remove } = tempDir();
+  const dataDir = path.join(dir, 'data');
+  try {
+    for (const mistake of [{ rateLimit: 0 }, { rateWindow: 0 }, { store: 'memroy' }, { basePath: 'api' }]) {
+      await assert.rejects(createApp({ dataDir, keyPollMs: 0, ...mistake } as AppOptions), TypeError);
+      assert.equal(existsSync(dataDir), false, `${JSON.stringify(mistake)}: no folder made, no LOCK held`);
+    }
+    const app = await createApp({ dataDir, keyPollMs: 0, rateLimit: 10 });
+    await app.close();
+    assert.deepEqual(readdirSync(dataDir).sort(), ['events.jsonl', 'keys.json']);
+  } finally {
+    remove();
+  }
+});
