@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, spawnServer } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
@@ -58,6 +58,39 @@ test('npm start builds and starts the server, passing flags after --', { timeout
       await server.exited;
     }
     assert.ok(existsSync(path.join(dir, 'keys.json')), 'it served the folder it was given');
+  } finally {
+    remove();
+  }
+});
+
+test('the published types compile in a consumer with the strictest settings (exactOptionalPropertyTypes, no skipLibCheck)', () => {
+  const { dir, remove } = tempDir();
+  try {
+    // The package as an embedder installs it: its package.json and dist/, under node_modules/campus-events.
+    const installed = path.join(dir, 'node_modules', 'campus-events');
+    mkdirSync(installed, { recursive: true });
+    symlinkSync(path.join(ROOT, 'package.json'), path.join(installed, 'package.json'));
+    symlinkSync(path.join(ROOT, 'dist'), path.join(installed, 'dist'));
+    symlinkSync(path.join(ROOT, 'node_modules', '@types'), path.join(dir, 'node_modules', '@types'));
+    writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}\n');
+    writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ['node'] },
+      files: ['host.ts'],
+    }));
+    writeFileSync(path.join(dir, 'host.ts'), [
+      "import http from 'node:http';",
+      "import { createApp, createLogger, startServer, type App, type AppOptions, type NewKey, type RunningServer } from 'campus-events';",
+      "const options: AppOptions = { store: 'memory', basePath: '/api/campus', corsOrigins: ['https://app.campus.edu'], logger: createLogger({ level: 'warn', write: (line: string) => process.stderr.write(line) }) };",
+      'const app: App = await createApp(options);',
+      "const key: NewKey = await app.createKey({ name: 'Rita Reader', email: 'rita@campus.edu', role: 'reader' });",
+      'http.createServer(app.handler).close();',
+      "const running: RunningServer = await startServer({ port: 0, store: 'memory' });",
+      'console.log(key.id, running.url);',
+      'await running.close();',
+      'await app.close();',
+    ].join('\n'));
+    const compiled = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', dir], { encoding: 'utf8' });
+    assert.equal(compiled.status, 0, compiled.stdout + compiled.stderr);
   } finally {
     remove();
   }

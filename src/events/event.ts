@@ -68,7 +68,7 @@ export interface StoredEvent {
    */
   readonly json: string;
   /** The series this event is an occurrence of, if any (API.md §11). */
-  readonly seriesId?: string;
+  readonly seriesId?: string | undefined;
   /** Its status when not `published` (API.md §14); absent for a published event. */
   readonly status?: EventStatus;
   /**

@@ -19,7 +19,7 @@ export abstract class EventState implements StoredEvent {
   abstract readonly seq: number;
   abstract readonly modifiedMs: number;
   abstract readonly json: string;
-  abstract readonly seriesId?: string;
+  abstract readonly seriesId?: string | undefined;
   /** CRC-32 of the view's UTF-8 bytes. */
   abstract viewCrc(): number;
   /** Length of the view in UTF-8 bytes. */
