@@ -9,6 +9,7 @@ import { readKeys, updateKeys } from './auth/key-file.js';
 import { ROLES, type Role } from './auth/principal.js';
 import { email as emailCheck, Problem, text } from './events/checks.js';
 import { backupLog } from './store/file/log-backup.js';
+import { LogDamageError } from './store/file/log-damage-error.js';
 import { compactionTempFile } from './store/file/log-compaction.js';
 import { verifyLog } from './store/file/log-verify.js';
 import { commandName, DATABASE_URL_UNSET, packageVersion } from './config.js';
@@ -243,6 +244,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       if (from === undefined || to === undefined) throw new UsageError('migrate needs --from DATA_DIR and --to postgres://USER:PASSWORD@HOST:PORT/DATABASE');
       const source = path.resolve(from);
       if (!isFolder(source)) throw new CommandError(`there is no data folder at ${source}; check --from, the folder the server ran on`);
+      if (!existsSync(path.join(source, 'events.jsonl'))) throw new CommandError(`there is no event log (events.jsonl) in ${source}; check --from, the folder the server ran on`);
       const done = await migrateFolder(source, to);
       process.stdout.write(`migrated ${done.lines} lines (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${source} to the database\n`);
       return;
@@ -296,7 +298,11 @@ async function verify(dataDir: string, json: boolean): Promise<void> {
   let report;
   try {
     report = await verifyLog(dataDir);
-  } catch (error) {
+  } catch (thrown) {
+    // Its own message sends the reader to `verify`, which this is.
+    const error = thrown instanceof LogDamageError
+      ? new CommandError(`${thrown.file}: line ${thrown.line} (byte offset ${thrown.offset}) is damaged: ${thrown.reason}. A server will not start on this log, so that no data is dropped silently; restore it from a backup (README: Backups and restore).`)
+      : thrown;
     if (json) process.stdout.write(JSON.stringify({ ok: false, file: path.join(dataDir, 'events.jsonl'), error: error instanceof Error ? error.message : String(error) }) + '\n');
     throw error;
   }

@@ -117,7 +117,7 @@ export function createPipeline(deps: PipelineDeps): {
       checkQueryEncoding(query);
       const match = router.match(request.method, path);
       // Named as sent (the prefix included): /v1/v1/events is not /v1/events.
-      if (match.kind === 'not_found') throw new ApiError('not_found', `No resource at ${(prefix + path).slice(0, 100)}; see /openapi.json for the paths this API has.`);
+      if (match.kind === 'not_found') throw new ApiError('not_found', `No resource at ${(prefix + path).slice(0, 100)}; see ${basePath}/openapi.json for the paths this API has.`);
       if (request.method === 'OPTIONS') {
         headers['Allow'] = match.allowed.join(', ');
         if (request.headers['access-control-request-method'] !== undefined) cors.applyPreflight(headers, request.headers.origin, match.allowed);

@@ -270,10 +270,20 @@ test('an empty STORE or DATA_DIR in the environment is an unset one, as the serv
   assert.match(none.stdout + none.stderr, new RegExp(path.join(ROOT, 'data').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 });
 
-test('migrate from a folder that does not exist names --from, the flag in use, and touches no database (exit 1)', () => {
+test('migrate from a folder that does not exist, or holds no log, names --from, the flag in use, and touches no database (exit 1)', () => {
   const missing = path.join(ROOT, 'no-such-campus-folder');
   const result = runCli(['migrate', '--from', missing, '--to', 'postgres://campus:secret@127.0.0.1:1/nowhere']);
   assert.equal(result.status, 1, result.stderr);
   assert.match(result.stderr, new RegExp(`there is no data folder at ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; check --from`));
   assert.doesNotMatch(result.stderr, /--data-dir|ECONNREFUSED/);
+  // A folder without a log (the wrong folder) names --from too.
+  const empty = tempDir();
+  try {
+    const none = runCli(['migrate', '--from', empty.dir, '--to', 'postgres://campus:secret@127.0.0.1:1/nowhere']);
+    assert.equal(none.status, 1, none.stderr);
+    assert.match(none.stderr, /there is no event log \(events\.jsonl\) in .*; check --from, the folder the server ran on/);
+    assert.doesNotMatch(none.stderr, /--data-dir|ECONNREFUSED/);
+  } finally {
+    empty.remove();
+  }
 });

@@ -107,6 +107,9 @@ test('README embedding example runs as written, mounted under /api/campus', asyn
     assert.deepEqual(await health.json(), { status: 'ok' });
     const unauthenticated = await fetch(`${base}/api/campus/v1/events`);
     assert.equal(unauthenticated.status, 401);
+    const unknown = await fetch(`${base}/api/campus/nothing-here`);
+    assert.equal(unknown.status, 404);
+    assert.match(((await unknown.json()) as { message: string }).message, /see \/api\/campus\/openapi\.json for the paths/, 'a 404 points at the document where it is served');
     assert.ok(existsSync(path.join(dir, 'LOCK')), 'the app holds the data folder');
     // A change stream open (as the console's live updates keep one) must not hold the stop: the app ends it.
     const stream = await fetch(`${base}/api/campus/changes?since=0`, { headers: { authorization: `Bearer ${adminKey}`, accept: 'text/event-stream' } });

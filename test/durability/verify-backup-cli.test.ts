@@ -69,6 +69,9 @@ test('verify names the damaged line and exits 1 when a bad line is followed by g
   const result = runCli(['verify', '--data-dir', dir]);
   assert.equal(result.status, 1);
   assert.match(result.stderr, /line 3 \(byte offset \d+\) is damaged: the checksum does not match/);
+  // What to do next, not "check it with verify", which this is.
+  assert.match(result.stderr, /A server will not start on this log, so that no data is dropped silently; restore it from a backup/);
+  assert.doesNotMatch(result.stderr, /with `verify`/);
   const json = runCli(['verify', '--json', '--data-dir', dir]);
   assert.equal(json.status, 1);
   const report = JSON.parse(json.stdout) as { ok: boolean; error: string };
