@@ -4,12 +4,13 @@ import { pooledRandomBytes } from './lib/pooled-random.js';
 import { steadyNow } from './lib/steady-clock.js';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Router } from './http/router.js';
 import type { Route } from './http/route.js';
 import { CorsPolicy } from './http/cors.js';
 import { ApiError } from './http/errors.js';
 import type { PlainRequest } from './http/types.js';
-import { toNodeListener } from './http/node-adapter.js';
+import { answerClientError, toNodeListener } from './http/node-adapter.js';
 import { UnfinishedBodies } from './http/unfinished-bodies.js';
 import { StallGuard } from './lib/stall-guard.js';
 import { AUTH_FAILURE_PREFIX, createPipeline, type CoreResponse } from './pipeline.js';
@@ -89,6 +90,8 @@ export interface App {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   /** The server's `checkContinue` listener: invites a body (100 Continue) only from a request with a good key on a known route. */
   checkContinue: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The server's `clientError` listener: what node's own parser refuses (bad framing, headers over 16 KiB) gets a JSON error. */
+  clientError: (error: NodeJS.ErrnoException, socket: Socket) => void;
   /** The pure core: a plain request in, a plain response out. */
   handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
   /** The secret of the admin key created on this start, if one was; shown once. */
@@ -258,6 +261,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   return {
     handler: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, unfinished }),
     checkContinue: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, mayReadBody: pipeline.mayReadBody, unfinished }),
+    clientError: answerClientError,
     handle: pipeline.handle,
     initialAdminKey,
     drain() {

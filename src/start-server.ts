@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
 import { MAX_HEAD_BYTES } from './http/errors.js';
-import { answerClientError, answerConnect } from './http/node-adapter.js';
+import { answerConnect } from './http/node-adapter.js';
 import { silentLogger } from './log/logger.js';
 import { forgetKey } from './auth/key-registry.js';
 import path from 'node:path';
@@ -90,7 +90,7 @@ export async function startServerWith(options: StartOptions, internal: InternalO
   );
   // No header is dropped silently (node keeps 2,000 by default); the 16 KiB cap bounds them.
   server.maxHeadersCount = 0;
-  server.on('clientError', answerClientError);
+  server.on('clientError', app.clientError);
   // Expect: 100-continue: a body over the cap, or from a bad key, is not invited; the app answers (413, 401...) and closes.
   server.on('checkContinue', app.checkContinue);
   // Any other expectation is ignored, as RFC 9110 §10.1.1 allows (node would answer a bodiless 417).

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { connect } from 'node:net';
 import { docBlock, section } from './helpers/docs.js';
 import { ROOT, spawnServer, waitFor } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
@@ -107,6 +108,9 @@ test('README embedding example runs as written, mounted under /api/campus', asyn
     assert.deepEqual(await health.json(), { status: 'ok' });
     const unauthenticated = await fetch(`${base}/api/campus/v1/events`);
     assert.equal(unauthenticated.status, 401);
+    // What Node's own parser refuses gets the API's JSON error, through the example's clientError listener.
+    const refused = await rawExchange(Number(port), 'GET /api/campus/events HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+    assert.match(refused, /^HTTP\/1\.1 400 [^\r]*\r\n[\s\S]*\r\n\r\n\{"error":"bad_request","message":"[^"]+"\}$/);
     const unknown = await fetch(`${base}/api/campus/nothing-here`);
     assert.equal(unknown.status, 404);
     assert.match(((await unknown.json()) as { message: string }).message, /see \/api\/campus\/openapi\.json for the paths/, 'a 404 points at the document where it is served');
@@ -190,3 +194,15 @@ test('README quick start ends by opening the console, and the console section sh
   assert.ok(images.includes('test/console/screenshots/phone-list-360.png'), 'the phone list is shown');
   for (const image of images) assert.ok(existsSync(path.join(ROOT, image)), `${image} exists`);
 });
+
+/** Sends `request` as raw bytes to 127.0.0.1:`port`; resolves with everything the server sent until it closed. */
+function rawExchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
