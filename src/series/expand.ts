@@ -41,9 +41,10 @@ const PERIODS_PAST_SPAN = 1200;
  * elapsed time. A day without that wall time (a spring-forward gap) or without that date (April 31st) makes none
  * and is not counted. Throws ScheduleProblem when the rule does not make `startMs` its first occurrence, makes more
  * than 500, spans more than 1096 days, ends an occurrence after 9999-12-31T23:59:59.999Z, when an exdate is not one
- * of its starts, or when nothing is left.
+ * of its starts, or when nothing is left (unless `allowNone`: a series whose occurrences were all deleted one by one,
+ * edited without a new schedule).
  */
-export function expandSchedule(schedule: Schedule): Occurrence[] {
+export function expandSchedule(schedule: Schedule, options: { allowNone?: boolean } = {}): Occurrence[] {
   const excluded = new Set(schedule.exdates ?? []);
   const starts = ruleStarts(schedule, excluded);
   const known = new Set(starts);
@@ -66,7 +67,7 @@ export function expandSchedule(schedule: Schedule): Occurrence[] {
     }
     occurrences.push({ startMs, endMs });
   }
-  if (occurrences.length === 0) throw new ScheduleProblem('recurrence', 'recurrence makes no occurrence that exdates do not leave out: the series would have none');
+  if (occurrences.length === 0 && options.allowNone !== true) throw new ScheduleProblem('recurrence', 'recurrence makes no occurrence that exdates do not leave out: the series would have none');
   return occurrences;
 }
 

@@ -88,7 +88,10 @@ export function validateSeries(body: Record<string, unknown>, principal: Princip
     const before = current === undefined ? undefined : { startMs: Date.parse(current.start_time), zone: current.time_zone, exdates: current.exdates.map((each) => Date.parse(each)) };
     const exdates = planExdates({ startMs, zone: schedule.time_zone }, rule!, sent, before);
     schedule.exdates = exdates.kept.map(formatTime);
-    const occurrences = expandSchedule({ startMs, endMs: Date.parse(schedule.end_time), zone: schedule.time_zone, rule: rule!, exdates: exdates.applied });
+    // A series whose occurrences were all deleted one by one (each adding its start to exdates) makes none: it may
+    // still be renamed, cancelled or restored, also sent back whole as read; only a new schedule must make one.
+    const allowNone = current !== undefined && sameSchedule(current, schedule);
+    const occurrences = expandSchedule({ startMs, endMs: Date.parse(schedule.end_time), zone: schedule.time_zone, rule: rule!, exdates: exdates.applied }, { allowNone });
     const { title, description, category, location, capacity, organizer } = merged;
     const reason = values['cancellation_reason'] as string | undefined;
     return { shared: { title, description, category, location, capacity, organizer }, schedule, rule: rule!, occurrences, scheduleSent, status, ...(reason === undefined ? {} : { cancellationReason: reason }) };
@@ -96,6 +99,18 @@ export function validateSeries(body: Record<string, unknown>, principal: Princip
     if (error instanceof ScheduleProblem) throwIfAny([{ field: error.field, message: error.message }]);
     throw error;
   }
+}
+
+/** Whether `next` is the schedule `current` has, however its times and exdates are written. */
+function sameSchedule(current: SeriesDocument, next: ScheduleFields): boolean {
+  const instants = (times: readonly string[]): string => times.map((time) => Date.parse(time)).sort((a, b) => a - b).join();
+  return (
+    next.time_zone === current.time_zone &&
+    next.recurrence === current.recurrence &&
+    Date.parse(next.start_time) === Date.parse(current.start_time) &&
+    Date.parse(next.end_time) === Date.parse(current.end_time) &&
+    instants(next.exdates) === instants(current.exdates)
+  );
 }
 
 /**

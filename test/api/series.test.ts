@@ -190,6 +190,29 @@ describe('/series', () => {
     assert.ok(!days.includes(thursday!.start_time.slice(0, 10)), `the deleted Thursday stays cancelled: ${days.join(', ')}`);
   });
 
+  it('a series whose occurrences were all deleted one by one can still be renamed (also sent back whole, as read), cancelled and restored; a new schedule that makes none is still refused', async () => {
+    const series = await create(lectures({ recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=2' }));
+    for (const occurrence of await occurrences(series.id)) assert.equal((await h.request('DELETE', `/events/${occurrence.id}`, { key: h.keys.organizer })).status, 204);
+    const empty = await h.request('GET', `/series/${series.id}`, { key: h.keys.organizer });
+    assert.equal(empty.json.occurrence_count, 0);
+    const renamed = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { title: 'Renamed' } });
+    assert.equal(renamed.status, 200, renamed.text ?? '');
+    assert.equal(renamed.json.title, 'Renamed');
+    assert.equal(renamed.json.occurrence_count, 0);
+    const { id: _id, occurrence_count: _count, created_at: _created, ...asRead } = renamed.json;
+    const sentBack = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { ...asRead, location: 'Hall B' } });
+    assert.equal(sentBack.status, 200, `sent back as read: ${sentBack.text ?? ''}`);
+    const cancelled = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { status: 'cancelled' } });
+    assert.equal(cancelled.status, 200, cancelled.text ?? '');
+    assert.equal(cancelled.json.status, 'cancelled');
+    const restored = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { status: 'published' } });
+    assert.equal(restored.status, 200, restored.text ?? '');
+    const longer = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { recurrence: 'FREQ=WEEKLY;BYDAY=TU;UNTIL=20271027' } });
+    assertError(longer, 400, 'validation_failed');
+    assert.deepEqual(detailFields(longer), ['recurrence']);
+    assert.equal((await h.request('GET', `/series/${series.id}`, { key: h.keys.organizer })).json.location, 'Hall B', 'the refused PUT changed nothing');
+  });
+
   it('refuses what §11 refuses, naming the field and the part at fault', async () => {
     const cases: [Record<string, unknown>, string, RegExp][] = [
       [lectures({ recurrence: 'FREQ=YEARLY;COUNT=3' }), 'recurrence', /YEARLY/],
