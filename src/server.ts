@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     // The requests in flight get 10 s and a late body 1 s more; closing the store then takes a moment, unless its
     // database does not answer (a frozen link waits for no timeout): past this, the process ends anyway.
     const deadline = setTimeout(() => {
-      logger.error(`the store did not close within ${STOP_DEADLINE_MS / 1000} s of ${signal} (its database does not answer); exiting without it: every write answered 2xx is already stored`);
+      logger.error(`the store did not close within ${STOP_DEADLINE_MS / 1000} s of ${signal} (its database does not answer, or does not commit: a synchronous standby missing); exiting without it: every write answered 2xx is already stored`);
       logger.flush();
       process.exit(1);
     }, STOP_DEADLINE_MS);

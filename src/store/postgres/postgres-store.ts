@@ -117,7 +117,7 @@ export class PostgresStore implements EventStore {
       lost: (error) => this.#lost(error),
       unavailable: () => this.#unavailable(),
       uncertain: (tags) => this.#uncertain.remember(tags),
-      ended: (failure) => this.#writes.ended(failure),
+      ended: (failure, wrote) => this.#writes.ended(failure, wrote),
     });
   }
 

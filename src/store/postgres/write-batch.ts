@@ -44,8 +44,8 @@ export interface BatchHost {
   unavailable(): StoreUnavailable;
   /** Writes under these Idempotency-Keys may have been saved: a retry refused before the database is back says so too. */
   uncertain(tags: readonly IdempotencyTag[]): void;
-  /** A batch ended: committed (or ended well writing nothing) when `failure` is undefined. */
-  ended(failure: unknown): void;
+  /** A batch ended: committed when `failure` is undefined; `wrote`: it wrote a row (writes, or a probe's), so its COMMIT proved writes commit. */
+  ended(failure: unknown, wrote: boolean): void;
 }
 
 /** A write waiting for the next batch: it is decided only inside the batch's transaction, against caught-up state. */
@@ -56,7 +56,15 @@ interface Intent {
   at: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** Queued by probe(): the batch writes a row of its own if it writes nothing else. */
+  probe?: true;
 }
+
+/**
+ * What a probe writes when its batch has nothing else to: one row of campus_meta. A transaction that wrote nothing
+ * commits without waiting for a synchronous standby, so it would prove nothing about writes.
+ */
+const PROBE_SQL = "INSERT INTO campus_meta (name, value) VALUES ('write_probe', now()::text) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value";
 
 /** The batch let the log's lock go before taking any write (the batch ahead took too long): its writes wait for the next. */
 class YieldedTurn extends Error {
@@ -83,12 +91,7 @@ export class WriteBatches {
 
   /** Queues a write for the next batch; it settles once that batch's transaction is known committed (or failed). */
   queue(run: (queue: WriteQueue) => Promise<unknown>, options: WriteOptions): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      this.#intents.push({ run, idem: options.idem, at: this.#host.now(), resolve, reject });
-      if (this.#batchQueued) return;
-      this.#batchQueued = true;
-      if (!this.#deciding) this.#startBatch();
-    });
+    return this.#enqueue((resolve, reject) => ({ run, idem: options.idem, at: this.#host.now(), resolve, reject }));
   }
 
   /** No batch is open and no write waits for one. */
@@ -97,11 +100,22 @@ export class WriteBatches {
   }
 
   /**
-   * A batch that writes nothing, to learn whether writes commit: its transaction takes the log's lock and an id as
-   * every batch does, so its COMMIT waits for a synchronous standby as a write's would. Its end is told to the host.
+   * A batch to learn whether writes commit, told to the host as it ends: it takes the log's lock as every batch does,
+   * and writes one row (PROBE_SQL) if it has nothing else to, so its COMMIT waits for a synchronous standby as a
+   * write's would. A probe that fails alone does not count the database as lost (reads may well work).
    */
   probe(): void {
-    this.queue(() => Promise.resolve(), {}).catch(() => undefined);
+    this.#enqueue((resolve, reject) => ({ run: () => Promise.resolve(), idem: undefined, at: this.#host.now(), resolve, reject, probe: true })).catch(() => undefined);
+  }
+
+  /** Queues the intent `make` builds around its promise's settlers; starts a batch unless one is queued or deciding. */
+  #enqueue(make: (resolve: (value: unknown) => void, reject: (error: unknown) => void) => Intent): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.#intents.push(make(resolve, reject));
+      if (this.#batchQueued) return;
+      this.#batchQueued = true;
+      if (!this.#deciding) this.#startBatch();
+    });
   }
 
   /** Waits until no batch is left (a batch ending may start the next for writes queued meanwhile). */
@@ -148,6 +162,7 @@ export class WriteBatches {
     commit.catch(() => undefined);
     let newest = 0;
     let inserted = false;
+    let probed = false;
     let settled: Promise<void>[] = [];
     // A transaction whose connection never came is abandoned; should it start later after all, it writes nothing.
     let started = false;
@@ -220,8 +235,13 @@ export class WriteBatches {
         // Either the queue persisted (then the transaction commits when this returns), or nothing was to be written.
         await Promise.race([insertedSignal, queue.drain()]);
         if (failure !== undefined) throw failure;
+        if (inserted) return;
         // Nothing to write: the COMMIT follows, so the next batch may start and wait for the lock, as after an insert.
-        if (!inserted) this.#decided();
+        this.#decided();
+        if (intents.some((intent) => intent.probe === true)) {
+          await tx.commitWith(PROBE_SQL);
+          probed = true;
+        }
       }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid; ${catchUpQuery(this.#host.lastSeq())}`);
       transaction.catch(() => undefined);
       await withTimeout(transaction, TRANSACTION_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
@@ -240,7 +260,7 @@ export class WriteBatches {
     if (failure !== undefined) this.#failed(intents ?? this.#takeIntents(), failure);
     this.#decided();
     endTurn();
-    this.#host.ended(failure);
+    this.#host.ended(failure, inserted || probed);
   }
 
   /** The batch let the lock go: once the batch ahead is done, the queued writes get a batch of their own. */
@@ -258,7 +278,8 @@ export class WriteBatches {
     if (unknown) this.#host.uncertain(intents.flatMap((intent) => (intent.idem === undefined ? [] : [intent.idem])));
     // Writes not taken yet (the transaction never got its lock) fail with it; a new write starts a new batch.
     for (const intent of intents) intent.reject(unknown ? failure : this.#host.unavailable());
-    if ((failure as { code?: unknown } | undefined)?.code !== '55P03') this.#host.lost(failure);
+    const probeAlone = intents.length > 0 && intents.every((intent) => intent.probe === true);
+    if ((failure as { code?: unknown } | undefined)?.code !== '55P03' && !probeAlone) this.#host.lost(failure);
   }
 
   /** Runs one write in the batch's queue; an Idempotency-Key another instance answered meanwhile replays instead. */

@@ -26,9 +26,13 @@ export class WriteHealth {
     return this.#failure;
   }
 
-  /** A write batch ended: committed (or ended well writing nothing) when `failure` is undefined. */
-  ended(failure: unknown): void {
+  /**
+   * A write batch ended: committed when `failure` is undefined. Only a commit that wrote a row proves writes commit
+   * (one that wrote nothing never waits for a synchronous standby): `wrote` says whether it did.
+   */
+  ended(failure: unknown, wrote: boolean): void {
     if (failure === undefined) {
+      if (!wrote) return;
       if (this.#failure !== undefined) this.#logger.info('writes commit again', {});
       this.#failure = undefined;
       return;

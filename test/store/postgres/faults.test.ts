@@ -190,7 +190,7 @@ describe('a stop signal while the database does not answer', { skip, timeout: 60
       const seconds = (performance.now() - started) / 1000;
       assert.equal(code, 1);
       assert.ok(seconds < 30, `ended after ${seconds.toFixed(1)} s`);
-      assert.match(one.servers[0]!.stderr(), /the store did not close within 16 s of SIGTERM \(its database does not answer\); exiting without it/);
+      assert.match(one.servers[0]!.stderr(), /the store did not close within 16 s of SIGTERM \(its database does not answer, or does not commit: a synchronous standby missing\); exiting without it/);
     } finally {
       proxy.thaw();
       await one.stop();
@@ -271,11 +271,18 @@ describe('commits that wait for a synchronous standby that is not there', { skip
       assert.equal(hung.status, 503);
       assert.match(await hung.text(), /"field":"outcome","message":"unknown: /);
       // The database keeps answering the instance's reads all along: /health must not take that for writes working.
-      for (let n = 0; n < 8; n++) {
-        const health = await one.call(0, 'GET', '/health');
-        assert.equal(health.status, 503, `/health ${n * 250} ms after the failed write: ${await health.text()}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
+      const staysUnhealthy = async (what: string): Promise<void> => {
+        for (let n = 0; n < 12; n++) {
+          const health = await one.call(0, 'GET', '/health');
+          assert.equal(health.status, 503, `/health ${n * 250} ms after ${what}: ${await health.text()}`);
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      };
+      await staysUnhealthy('the failed write');
+      // The session still waiting for the standby is ended (an administrator's cancel): the log's lock is free, but
+      // commits still wait. The instance's own tries must wait too (a transaction that writes nothing never waits).
+      assert.match(await server.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"), /^[1-9]/);
+      await staysUnhealthy('the waiting session was ended');
       await requireStandby('');
       assert.ok(await waitFor(async () => (await one.call(0, 'GET', '/health')).status === 200, 10_000), '/health says 200 once commits work, with no write sent');
       // The first write committed once the standby was no longer required: its retry replays it, as §12 promises.
