@@ -2,6 +2,7 @@
 import { ConfigError, SETTINGS } from './config.js';
 import { APPROVAL_MODES, type ApprovalMode } from './events/publishing.js';
 import type { Logger } from './log/logger.js';
+import { nearName } from './lib/near-name.js';
 import { isTimeZone } from './lib/time-zone.js';
 import { isPostgresUrl } from './store/postgres/client.js';
 import { redactUrl } from './store/postgres/hosts.js';
@@ -48,6 +49,29 @@ export interface AppOptions {
   approval?: ApprovalMode;
 }
 
+/** Every option's name, checked against AppOptions by the compiler: a misspelt name is refused, not ignored. */
+const OPTION_NAMES: Record<keyof AppOptions, true> = {
+  dataDir: true,
+  rateLimit: true,
+  rateWindow: true,
+  corsOrigins: true,
+  logger: true,
+  store: true,
+  bootstrapAdminKey: true,
+  keyPollMs: true,
+  compactMinBytes: true,
+  now: true,
+  randomBytes: true,
+  basePath: true,
+  console: true,
+  timeZone: true,
+  webhookHosts: true,
+  approval: true,
+};
+
+/** What a logger must have: createLogger's, or one of the host's own with the same methods. */
+const LOGGER_METHODS = ['debug', 'info', 'warn', 'error', 'request', 'enabled', 'flush'] as const;
+
 type FlagKey = 'rateLimit' | 'rateWindow' | 'compactMinBytes' | 'corsOrigins' | 'webhookHosts' | 'store';
 
 /**
@@ -55,6 +79,12 @@ type FlagKey = 'rateLimit' | 'rateWindow' | 'compactMinBytes' | 'corsOrigins' | 
  * is reached, so a host that corrects it and calls again finds nothing held. An option left undefined takes its default.
  */
 export function checkAppOptions(options: AppOptions): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`createApp: options must be an object, got ${shown(options)}`);
+  for (const name of Object.keys(options)) {
+    if (Object.hasOwn(OPTION_NAMES, name)) continue;
+    const near = nearName(name, Object.keys(OPTION_NAMES));
+    throw new TypeError(`createApp: unknown option ${name}${near === undefined ? '' : `; did you mean ${near}?`}`);
+  }
   for (const key of ['rateLimit', 'rateWindow', 'compactMinBytes'] as const) {
     const value: unknown = options[key];
     if (value === undefined) continue;
@@ -87,6 +117,11 @@ export function checkAppOptions(options: AppOptions): void {
   for (const key of ['console', 'bootstrapAdminKey'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new TypeError(`createApp: ${key} must be true or false, got ${shown(options[key])}`);
   }
+  const logger: unknown = options.logger;
+  if (logger !== undefined) {
+    const missing = LOGGER_METHODS.filter((method) => typeof (logger as Record<string, unknown> | null)?.[method] !== 'function');
+    if (missing.length > 0) throw new TypeError(`createApp: logger must be made by createLogger({level, write}) (or have its methods); this one has no ${missing.join(', ')}`);
+  }
   for (const key of ['now', 'randomBytes'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'function') throw new TypeError(`createApp: ${key} must be a function, got ${shown(options[key])}`);
   }
@@ -95,7 +130,8 @@ export function checkAppOptions(options: AppOptions): void {
 /** `'file'`, `'memory'` or a postgres:// URL whose hosts parse; anything else would have opened a data folder unasked. */
 function checkStore(store: unknown): void {
   if (store === undefined || store === 'file' || store === 'memory') return;
-  if (typeof store === 'string' && isPostgresUrl(store)) {
+  // The flag's own message offers "postgres" (with DATABASE_URL), which an app does not take: only its host list's is used.
+  if (typeof store === 'string' && isPostgresUrl(store) && !/\s/.test(store)) {
     asFlag('store', store);
     return;
   }

@@ -70,10 +70,11 @@ export function startServer(options: StartOptions = {}): Promise<RunningServer> 
 
 /** startServer with the switches of this package's own tests and benchmarks (not exported from index.ts). */
 export async function startServerWith(options: StartOptions, internal: InternalOptions): Promise<RunningServer> {
-  const timeouts = options.timeouts ?? CONTRACT_TIMEOUTS;
+  // The server's own options, and the app's (createApp refuses a name it does not know).
+  const { port, host: listenHost, timeouts = CONTRACT_TIMEOUTS, ...appOptions } = options;
   // Checked before the app takes the folder's lock: node:http would throw only after it.
   if (timeouts.headersMs > timeouts.requestMs) throw new RangeError(`timeouts.headersMs (${timeouts.headersMs}) must not exceed timeouts.requestMs (${timeouts.requestMs})`);
-  const app = await openApp(options, internal);
+  const app = await openApp(appOptions, internal);
   const server = http.createServer(
     {
       // Node counts fewer bytes of a head than were sent; the adapter counts the rest (headerFault).
@@ -101,7 +102,7 @@ export async function startServerWith(options: StartOptions, internal: InternalO
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => {
+      server.listen(port ?? 3000, listenHost ?? '127.0.0.1', () => {
         server.off('error', reject);
         resolve();
       });
@@ -114,7 +115,7 @@ export async function startServerWith(options: StartOptions, internal: InternalO
   }
   const address = server.address() as AddressInfo;
   // The host as configured (`localhost` stays `localhost`), with the port actually bound.
-  const configured = options.host ?? '127.0.0.1';
+  const configured = listenHost ?? '127.0.0.1';
   const host = configured.includes(':') ? `[${configured}]` : configured;
   let closing: Promise<void> | undefined;
   return {

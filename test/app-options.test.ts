@@ -6,6 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createApp, type AppOptions } from '../src/app.js';
 import { checkAppOptions } from '../src/app-options.js';
+import { createLogger } from '../src/log/logger.js';
 import { tempDir } from './helpers/harness.js';
 
 /** Options as a host might get them wrong (from JavaScript, or a config file), each with the message it must get. */
@@ -32,6 +33,11 @@ const MISTAKES: readonly [Record<string, unknown>, RegExp][] = [
   [{ approval: 'on' }, /^createApp: approval must be "off" or "required", got "on"$/],
   [{ console: 'off' }, /^createApp: console must be true or false, got "off"$/],
   [{ now: 0 }, /^createApp: now must be a function, got 0$/],
+  [{ datadir: '/tmp/campus' }, /^createApp: unknown option datadir; did you mean dataDir\?$/],
+  [{ rateLimt: 5 }, /^createApp: unknown option rateLimt; did you mean rateLimit\?$/],
+  [{ port: 3000 }, /^createApp: unknown option port/],
+  [{ logger: console }, /^createApp: logger must be made by createLogger\(\{level, write\}\) \(or have its methods\); this one has no request, enabled, flush$/],
+  [{ store: 'postgres://u:p@h/db?application_name=my app' }, /^createApp: store must be "file", "memory" or a postgres:\/\/.* got "postgres:\/\/u:\*\*\*@h\/db\?application_name=my app"$/],
 ];
 
 test('each mistaken option is a TypeError naming the option and what it must be', () => {
@@ -47,7 +53,7 @@ test('the options the README and the tests use pass, and undefined ones take the
     { store: 'file', dataDir: './campus-data', basePath: '/api/campus', rateLimit: 1_000_000_000, rateWindow: 31_536_000, compactMinBytes: Number.MAX_SAFE_INTEGER },
     { store: 'postgres://campus:secret@db1:5432,db2:5432/campus', basePath: '/api/campus/', corsOrigins: ['https://a.campus.edu', 'http://localhost:5173'] },
     { webhookHosts: ['*', '*.campus.edu', '127.0.0.1', '[::1]'], timeZone: 'Europe/Berlin', approval: 'required', console: false, bootstrapAdminKey: false, now: Date.now },
-    { basePath: '', rateLimit: undefined, store: undefined },
+    { basePath: '', rateLimit: undefined, store: undefined, logger: createLogger({ level: 'warn', write: () => undefined }) },
   ] as AppOptions[]) {
     assert.doesNotThrow(() => checkAppOptions(options), JSON.stringify(options));
   }
@@ -57,7 +63,7 @@ test('createApp refuses a mistaken option before touching the folder, so the cor
   const { dir, remove } = tempDir();
   const dataDir = path.join(dir, 'data');
   try {
-    for (const mistake of [{ rateLimit: 0 }, { rateWindow: 0 }, { store: 'memroy' }, { basePath: 'api' }]) {
+    for (const mistake of [{ rateLimit: 0 }, { rateWindow: 0 }, { store: 'memroy' }, { basePath: 'api' }, { logger: console }, { datadir: dataDir }]) {
       await assert.rejects(createApp({ dataDir, keyPollMs: 0, ...mistake } as AppOptions), TypeError);
       assert.equal(existsSync(dataDir), false, `${JSON.stringify(mistake)}: no folder made, no LOCK held`);
     }

@@ -119,13 +119,21 @@ test('README embedding example runs as written, mounted under /api/campus', asyn
     const stream = await fetch(`${base}/api/campus/changes?since=0`, { headers: { authorization: `Bearer ${adminKey}`, accept: 'text/event-stream' } });
     assert.equal(stream.status, 200);
     const streamEnded = stream.text();
+    // Nor an upload that stalled halfway: after the example's 10 s it is answered 503, and the host exits.
+    const stalled = connect(Number(port), '127.0.0.1');
+    let stalledAnswer = '';
+    stalled.setEncoding('utf8').on('data', (chunk: string) => (stalledAnswer += chunk)).on('error', () => undefined);
+    const body = JSON.stringify({ title: 'Half a body' });
+    await new Promise<void>((resolve) => stalled.write(`POST /api/campus/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${adminKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`, () => resolve()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
-    const stillRunning = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still running 10 s after SIGTERM'), 10_000)));
+    const stillRunning = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still running 15 s after SIGTERM'), 15_000)));
     assert.equal(await Promise.race([exited, stillRunning]).finally(() => clearTimeout(timer)), 0);
     // Ended by the app, not cut: a reset connection would reject here.
     await streamEnded;
+    assert.match(stalledAnswer, /^HTTP\/1\.1 503 /, `the stalled upload is answered: ${stalledAnswer}`);
+    stalled.destroy();
     assert.ok(!existsSync(path.join(dir, 'LOCK')), 'close() released the data folder');
   } finally {
     child.kill('SIGKILL');
