@@ -61,7 +61,7 @@ export class PostgresStore implements EventStore {
   readonly #batches: WriteBatches;
   /** Why the database cannot be used now (for 503 and /health); undefined while it can. */
   #down: string | undefined;
-  /** Whether writes commit, as the last batch found (for /health); tried by a batch that writes nothing while they fail. */
+  /** Whether writes commit, as the last batch that wrote found (for /health); tried by a probe while they fail. */
   readonly #writes: WriteHealth;
   #closed = false;
   /** Writes whose outcome stayed unknown, while the database is away: a retry is told so again. */

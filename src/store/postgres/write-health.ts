@@ -2,13 +2,13 @@
 import { describeDatabaseError, shownDatabaseError } from './client.js';
 import type { PostgresStoreLogger } from './postgres-store-options.js';
 
-/** How often, at most, a batch that writes nothing tries whether commits work again after a write failed. */
+/** How often, at most, a probe (WriteBatches.probe) tries whether commits work again after a write failed. */
 const PROBE_MS = 1_000;
 
 /**
  * Why the last write batch failed, until one commits (for /health): the database may answer reads and still commit
  * nothing (a synchronous standby missing, the log's lock held by a commit waiting for one), so a catch-up that
- * succeeds is no proof. While writes fail and none comes, the store tries a batch that writes nothing (probeDue).
+ * succeeds is no proof. While writes fail and none comes, the store tries a probe, which writes a row (probeDue).
  */
 export class WriteHealth {
   readonly #logger: PostgresStoreLogger;
@@ -41,7 +41,7 @@ export class WriteHealth {
     this.#failure = shownDatabaseError(failure);
   }
 
-  /** Whether a batch that writes nothing should be tried now: writes failed, and none was tried in the last PROBE_MS. */
+  /** Whether a probe should be tried now: writes failed, and none was tried in the last PROBE_MS. */
   probeDue(): boolean {
     if (this.#failure === undefined || this.#now() - this.#lastProbe < PROBE_MS) return false;
     this.#lastProbe = this.#now();
