@@ -82,6 +82,7 @@ bench: build test/node_modules/.installed
 	node --import tsx test/bench/series-bench.ts
 	node --import tsx test/bench/webhooks-bench.ts
 	node --import tsx test/bench/write-cost-bench.ts
+	node --import tsx test/bench/write-core-bench.ts
 	node --import tsx test/bench/search-bench.ts
 	node --import tsx test/bench/client-input-memory.ts
 	node --import tsx test/bench/fairness-bench.ts
