@@ -170,6 +170,10 @@ test('cancel with a reason: "Cancelled" in words in the list, the month and the 
   });
   assert.equal(created.status, 201);
   const { id } = (await created.json()) as { id: string };
+  // Someone registered before it was called off: the page of their registration must say so.
+  const registered = await journey.api('POST', `/events/${id}/registrations`, journey.keys.reader, { name: 'Pat Poet', email: 'pat@campus.edu' });
+  assert.equal(registered.status, 201);
+  const registrationId = ((await registered.json()) as { id: string }).id;
   const organizer = await tab('organizer');
   const reader = await tab('reader');
   try {
@@ -202,6 +206,17 @@ test('cancel with a reason: "Cancelled" in words in the list, the month and the 
       assert.equal(await reader.getByRole('button', { name, exact: true }).count(), 0, `a reader is not offered ${name}`);
     }
     await checkScreen(reader, 'event-cancelled');
+    await reader.goto(`${journey.url}/console/#/events/${id}/registrations/${registrationId}`);
+    await reader.getByText('Confirmed: they have a seat.').waitFor();
+    await reader.getByText('Cancelled.', { exact: true }).waitFor();
+    await reader.getByText('Reason: Storm warning for the evening.').waitFor();
+    await reader.getByRole('definition').filter({ hasText: 'Open-air cinema' }).getByText('Cancelled', { exact: true }).waitFor();
+    // An event that has ended offers no registration form either: it says why, as the API's 409 would.
+    const over = await journey.api('POST', '/events', journey.keys.admin, { title: 'Last year\'s fair', category: 'social', location: 'The lawn', start_time: '2025-06-01T10:00:00Z', end_time: '2025-06-01T16:00:00Z', capacity: 50 });
+    assert.equal(over.status, 201);
+    await reader.goto(`${journey.url}/console/#/events/${((await over.json()) as { id: string }).id}`);
+    await reader.getByText('This event has ended: it takes no more registrations.').waitFor();
+    assert.equal(await reader.getByRole('button', { name: 'Register', exact: true }).count(), 0, 'no Register button on an event that has ended');
 
     // Restoring, an organizer's event goes through approval again: the console says what came back.
     await organizer.getByRole('button', { name: 'Restore' }).click();

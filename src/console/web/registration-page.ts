@@ -5,6 +5,7 @@ import { alertFailure } from './fields.js';
 import { formatDateTime } from './format.js';
 import { confirmAction } from './confirm.js';
 import { zoneNote } from './zone-note.js';
+import { statusBadge, statusNotice } from './status-marks.js';
 import type { CampusEvent, Registration } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
@@ -22,13 +23,15 @@ export function registrationPage(ctx: ConsoleContext, eventId: string, registrat
       const status = registration.status === 'confirmed' ? 'Confirmed: they have a seat.' : 'On the waitlist: they get a seat when one frees up, in order of registration.';
       replace(
         body,
+        // The attendee checks their place here: a cancelled event says so, with its reason, as its own page does.
+        statusNotice(event, 'event'),
         h(
           'dl',
           { class: 'facts' },
           h('dt', {}, 'Attendee'),
           h('dd', {}, `${registration.name} (${registration.email})`),
           h('dt', {}, 'Event'),
-          h('dd', {}, h('a', { href: `#/events/${event.id}` }, event.title), `, ${formatDateTime(event.start_time, ctx.zones.shown)}`),
+          h('dd', {}, h('a', { href: `#/events/${event.id}` }, event.title), `, ${formatDateTime(event.start_time, ctx.zones.shown)}`, statusBadge(event) === null ? null : [' ', statusBadge(event)]),
           h('dt', {}, 'Status'),
           h('dd', {}, status),
           h('dt', {}, 'Checked in'),

@@ -224,8 +224,15 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
     alert,
     manage ? h('div', { class: 'toolbar' }, h('div', { class: 'field inline' }, h('label', { for: statusId }, 'Show'), statusSelect), download) : null,
     manage ? list : h('p', { class: 'hint' }, 'Only the organizer of this event and administrators see the attendee list.'),
-    // Registrations are taken on published events only (API.md §14); a cancelled one keeps those it has.
-    statusOf(event) === 'published' ? form : h('p', { class: 'note' }, statusOf(event) === 'cancelled' ? 'This event is cancelled: it takes no new registrations. Those registered keep their places.' : 'Registrations open once the event is published.'),
+    // Registrations are taken on published events that have not ended (API.md §8, §14); a cancelled one keeps those it has.
+    statusOf(event) === 'published' && Date.parse(event.end_time) > Date.now() ? form : h('p', { class: 'note' }, closedSentence(event)),
   );
   return { element, reload };
+}
+
+/** Why an event shows no registration form: cancelled, not published yet, or over (the API's 409 says the same). */
+function closedSentence(event: CampusEvent): string {
+  if (statusOf(event) === 'cancelled') return 'This event is cancelled: it takes no new registrations. Those registered keep their places.';
+  if (statusOf(event) !== 'published') return 'Registrations open once the event is published.';
+  return 'This event has ended: it takes no more registrations.';
 }
