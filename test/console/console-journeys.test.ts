@@ -168,7 +168,20 @@ test('console journey: an organizer signs in, creates, finds, edits, follows liv
     });
 
     await t.test("cancelling the confirmed attendee gives the waitlisted one the seat; the cancelled row stays, marked", async () => {
+      // Asked and kept (Escape): nothing changes, nothing is read again (the table, redrawn, lost the focus), and the
+      // keyboard is back on the button that asked.
+      const asked: string[] = [];
+      const onRequest = (request: { method(): string; url(): string }): void => void asked.push(`${request.method()} ${new URL(request.url()).pathname}`);
+      page.on('request', onRequest);
+      await page.getByRole('button', { name: 'Cancel registration of Ann Attendee' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('dialog').waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'detached' });
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Cancel registration of Ann Attendee');
       await page.getByRole('button', { name: 'Cancel registration of Ann Attendee' }).click();
+      page.off('request', onRequest);
+      assert.deepEqual(asked, [], 'keeping the registration asks nothing of the server');
       await page.getByRole('dialog').getByRole('button', { name: 'Cancel registration' }).click();
       const rows = page.locator('.registrations tbody tr');
       await rows.filter({ hasText: 'Ann Attendee' }).filter({ hasText: 'cancelled (was confirmed' }).waitFor();

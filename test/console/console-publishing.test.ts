@@ -183,6 +183,8 @@ test('cancel with a reason: "Cancelled" in words in the list, the month and the 
     await dialog.getByText('stays in lists and calendars, marked as cancelled').waitFor();
     await dialog.getByRole('button', { name: 'Keep it' }).click();
     assert.equal((await read(id, 'reader'))?.status, undefined, 'keeping it keeps it published');
+    // Back on the button that asked (it was disabled while the question was open).
+    await organizer.waitForFunction(() => document.activeElement?.textContent === 'Cancel event');
     await organizer.getByRole('button', { name: 'Cancel event' }).click();
     await dialog.getByLabel('Reason', { exact: true }).fill('Storm warning for the evening.');
     await dialog.getByRole('button', { name: 'Cancel event' }).click();

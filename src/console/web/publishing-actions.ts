@@ -112,7 +112,8 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
       perform(move).then(
         (updated) => {
           button.disabled = false;
-          if (updated === undefined) return;
+          // Kept as it was (the dialog's Keep it, or Escape): back to the button, which was disabled while it was open.
+          if (updated === undefined) return button.focus();
           const sentence = outcome(move, updated);
           ctx.announce(sentence);
           if (move !== 'cancel') ctx.queueChanged();

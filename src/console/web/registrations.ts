@@ -164,10 +164,12 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
     }
   }
 
-  async function act(action: () => Promise<void>): Promise<void> {
+  /** Runs `action`; the page is read again unless it answers false (the person kept things as they were). */
+  async function act(action: () => Promise<boolean | void>): Promise<void> {
     hideAlert(alert);
     try {
-      await action();
+      // Kept as it was: the table stays, so focus goes back to the button that opened the question.
+      if ((await action()) === false) return;
       changed();
     } catch (error) {
       showAlert(alert, describeProblem(error));
@@ -180,11 +182,12 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
     ctx.announce(`${registration.name} is checked in.`);
   }
 
-  async function cancel(registration: Registration): Promise<void> {
-    if (!(await confirmAction(`Cancel the registration of ${registration.name}? ${registration.status === 'confirmed' ? 'Their seat goes to the first person on the waitlist.' : ''}`, 'Cancel registration', 'Keep it'))) return;
+  async function cancel(registration: Registration): Promise<boolean> {
+    if (!(await confirmAction(`Cancel the registration of ${registration.name}? ${registration.status === 'confirmed' ? 'Their seat goes to the first person on the waitlist.' : ''}`, 'Cancel registration', 'Keep it'))) return false;
     await ctx.api.json('DELETE', `${path}/${encodeURIComponent(registration.id)}`);
     cancelled.set(registration.id, registration);
     ctx.announce(`The registration of ${registration.name} is cancelled.`);
+    return true;
   }
 
   /** Every page as one CSV file (one header row), fetched with the key and saved through a Blob. */
