@@ -47,10 +47,13 @@ export function statusList(ctx: ConsoleContext, options: StatusListOptions): { e
     options.onMoved?.();
   }
 
-  function failed(error: unknown): void {
+  function failed(item: Row, error: unknown): void {
     alert.hidden = false;
-    alert.textContent = describeProblem(error);
+    alert.textContent = `“${item.title}”: ${describeProblem(error)}`;
     alert.focus();
+    // Refused because it changed elsewhere (409: withdrawn, approved by another admin) or went (404): its row is out of
+    // date, so the list is read again (the alert stays).
+    if (error instanceof ApiProblem && (error.status === 409 || error.status === 404)) void load();
   }
 
   function row(item: Row): HTMLElement {
@@ -63,7 +66,7 @@ export function statusList(ctx: ConsoleContext, options: StatusListOptions): { e
       h('td', { 'data-label': options.kind === 'event' ? 'Starts' : 'First' }, formatDateTime(item.start_time, ctx.zones.shown)),
       options.kind === 'series' ? h('td', { 'data-label': 'Occurrences' }, String(item.occurrence_count ?? '')) : null,
       options.organizer ? h('td', { 'data-label': 'Organizer' }, `${item.organizer.name} (${item.organizer.email})`) : null,
-      h('td', { 'data-label': 'Actions', class: 'row-actions' }, moveButtons(ctx, item, { kind: options.kind, named: true, done: moved, failed })),
+      h('td', { 'data-label': 'Actions', class: 'row-actions' }, moveButtons(ctx, item, { kind: options.kind, named: true, done: moved, failed: (error) => failed(item, error) })),
     );
   }
 
