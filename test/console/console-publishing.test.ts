@@ -319,3 +319,26 @@ test('approving from a queue that is out of date: the refusal names the event, a
     await page.close();
   }
 });
+
+test('a submission approved elsewhere while its page is open: the page shows it published, and the "submitted" sentence goes', { skip, timeout: TIMEOUT_MS }, async () => {
+  const title = 'Approved while its page is open';
+  const made = await journey.api('POST', '/events', journey.keys.organizer, {
+    title, description: '', category: 'social', location: 'Quad', capacity: 10, status: 'draft', start_time: '2027-06-03T18:00:00Z', end_time: '2027-06-03T19:00:00Z',
+  });
+  assert.equal(made.status, 201);
+  const { id } = (await made.json()) as { id: string };
+  const page = await tab('organizer');
+  try {
+    await page.goto(`${journey.url}/console/#/events/${id}`);
+    await page.getByRole('button', { name: 'Submit for approval' }).click();
+    const submitted = page.locator('#content p.done').filter({ hasText: `“${title}” is submitted for approval` });
+    await submitted.waitFor();
+    assert.equal((await journey.api('POST', `/events/${id}/approve`, journey.keys.admin, {})).status, 200);
+    // The change feed carries it once published: the page reads it again, and the sentence about the submission goes.
+    await page.getByRole('button', { name: 'Cancel event' }).waitFor();
+    await submitted.waitFor({ state: 'hidden' });
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});

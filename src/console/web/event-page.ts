@@ -12,7 +12,7 @@ import { moveButtons } from './publishing-actions.js';
 import { statusNotice } from './status-marks.js';
 import { statusOf } from './status.js';
 import { ApiProblem } from './problem.js';
-import type { CampusEvent, PublishStatus, Registration } from './types.js';
+import type { CampusEvent, PublishStatus, Publishing, Registration } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
@@ -45,6 +45,11 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       // The person may have moved on while it loaded: then this page is gone and must not retitle the next one.
       if (!details.isConnected) return;
       setTitle(event.title);
+      // The last move's sentence speaks of the status it left; a change made elsewhere since (approved, withdrawn) ends it.
+      if (doneStatus !== undefined && statusOf(event) !== doneStatus) {
+        done.hidden = true;
+        doneStatus = undefined;
+      }
       when.textContent = formatSpan(event.start_time, event.end_time, ctx.zones.shown);
       const manage = canManage(ctx.me, event);
       managing = manage;
@@ -100,11 +105,15 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
     }
   }
 
+  /** The status the sentence in `done` was written for. */
+  let doneStatus: PublishStatus | undefined;
+
   /** After a move: the outcome stays in words above the event, which is drawn again as the server now has it. */
-  function moved(_: unknown, outcome: string): void {
+  function moved(updated: Publishing, outcome: string): void {
     alert.hidden = true;
     done.hidden = false;
     done.textContent = outcome;
+    doneStatus = statusOf(updated);
     void load().then(() => done.focus());
   }
 

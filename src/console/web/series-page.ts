@@ -11,7 +11,8 @@ import { confirmAction } from './confirm.js';
 import { zoneNote } from './zone-note.js';
 import { moveButtons } from './publishing-actions.js';
 import { statusBadge, statusNotice } from './status-marks.js';
-import type { EventPage, Series } from './types.js';
+import { statusOf } from './status.js';
+import type { EventPage, PublishStatus, Publishing, Series } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 const PAGE = 25;
@@ -25,12 +26,19 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
   let page = 1;
   /** For its organizer and admins, a series not yet published lists its occurrences that are not public (drafts, pending). */
   let everyStatus = false;
+  /** The status the sentence in `done` was written for. */
+  let doneStatus: PublishStatus | undefined;
 
   async function load(): Promise<void> {
     try {
       const { data: series, etag } = await ctx.api.json<Series>('GET', `/series/${encodeURIComponent(id)}`);
       if (!details.isConnected) return;
       setTitle(series.title);
+      // The last move's sentence speaks of the status it left; a change made elsewhere since ends it.
+      if (doneStatus !== undefined && statusOf(series) !== doneStatus) {
+        done.hidden = true;
+        doneStatus = undefined;
+      }
       const first = parseInput(toZoneInput(series.start_time, series.time_zone))!;
       const repeat = fromRrule(series.recurrence, first, series.time_zone);
       const rule = repeat === undefined ? series.recurrence : describeRepeat(repeat, first, (day) => formatDate(`${day}T12:00:00Z`, 'UTC'));
@@ -77,10 +85,11 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
   }
 
   /** After a move: its outcome stays above the series, drawn again as the server now has it. */
-  function moved(_: unknown, outcome: string): void {
+  function moved(updated: Publishing, outcome: string): void {
     alert.hidden = true;
     done.hidden = false;
     done.textContent = outcome;
+    doneStatus = statusOf(updated);
     void load().then(() => done.focus());
   }
 
