@@ -193,7 +193,12 @@ test('console journey: an organizer signs in, creates, finds, edits, follows liv
     await t.test('the calendar address of the filter is ready to copy, with the feed key', async () => {
       await page.goto(`${server.url}/console/#/events?category=academic`);
       await page.getByText('Calendar subscription for this filter').click();
+      // The signed-in organizer's own key is no feed key: the server would answer 401, and the key would be left in a calendar.
+      await page.getByLabel('Feed key').fill(keys.organizer);
+      await page.getByText('This is the key you signed in with, not a feed key').waitFor();
+      assert.equal(await page.getByLabel('iCalendar address').inputValue(), `${server.url}/events.ics?category=academic&key=FEEDKEY`);
       await page.getByLabel('Feed key').fill(keys.feed);
+      await page.getByText('This is the key you signed in with, not a feed key').waitFor({ state: 'hidden' });
       const address = await page.getByLabel('iCalendar address').inputValue();
       assert.equal(address, `${server.url}/events.ics?category=academic&key=${keys.feed}`);
       await browsing.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
