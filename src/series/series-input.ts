@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { dateTime, Problem, quote, samePerson } from '../events/checks.js';
 import { EVENT_FIELDS } from '../events/schema.js';
 import { canonicalZone, isTimeZone } from '../lib/time-zone.js';
-import { expandSchedule, ScheduleProblem, type Occurrence } from './expand.js';
+import { expandSchedule, ruleStarts, ScheduleProblem, type Occurrence } from './expand.js';
 import { planExdates } from './series-exdates.js';
 import { formatTime } from '../events/time.js';
 import { parseRecurrence, MAX_OCCURRENCES, type RecurrenceRule } from './recurrence-rule.js';
@@ -90,7 +90,7 @@ export function validateSeries(body: Record<string, unknown>, principal: Princip
     schedule.exdates = exdates.kept.map(formatTime);
     // A series whose occurrences were all deleted one by one (each adding its start to exdates) makes none: it may
     // still be renamed, cancelled or restored, also sent back whole as read; only a new schedule must make one.
-    const allowNone = current !== undefined && sameSchedule(current, schedule);
+    const allowNone = current !== undefined && sameSchedule(current, schedule, rule!);
     const occurrences = expandSchedule({ startMs, endMs: Date.parse(schedule.end_time), zone: schedule.time_zone, rule: rule!, exdates: exdates.applied }, { allowNone });
     const { title, description, category, location, capacity, organizer } = merged;
     const reason = values['cancellation_reason'] as string | undefined;
@@ -101,16 +101,27 @@ export function validateSeries(body: Record<string, unknown>, principal: Princip
   }
 }
 
-/** Whether `next` is the schedule `current` has, however its times and exdates are written. */
-function sameSchedule(current: SeriesDocument, next: ScheduleFields): boolean {
-  const instants = (times: readonly string[]): string => times.map((time) => Date.parse(time)).sort((a, b) => a - b).join();
-  return (
+/** Whether `next` (whose rule is `nextRule`) is the schedule `current` has, however its times, exdates and rule are written. */
+function sameSchedule(current: SeriesDocument, next: ScheduleFields, nextRule: RecurrenceRule): boolean {
+  const instants = (times: readonly string[]): number[] => times.map((time) => Date.parse(time)).sort((a, b) => a - b);
+  const exdates = instants(next.exdates);
+  const same =
     next.time_zone === current.time_zone &&
-    next.recurrence === current.recurrence &&
     Date.parse(next.start_time) === Date.parse(current.start_time) &&
     Date.parse(next.end_time) === Date.parse(current.end_time) &&
-    instants(next.exdates) === instants(current.exdates)
-  );
+    exdates.join() === instants(current.exdates).join();
+  if (!same || next.recurrence === current.recurrence) return same;
+  // The rule written another way (parts in another order, lower case, a WKST that changes nothing) makes the same dates.
+  const currentRule = parseRecurrence(current.recurrence);
+  if (Array.isArray(currentRule)) return false;
+  const schedule = { startMs: Date.parse(next.start_time), zone: next.time_zone };
+  try {
+    const excluded = new Set(exdates);
+    return ruleStarts({ ...schedule, rule: currentRule }, excluded).join() === ruleStarts({ ...schedule, rule: nextRule }, excluded).join();
+  } catch (error) {
+    if (error instanceof ScheduleProblem) return false;
+    throw error;
+  }
 }
 
 /**
