@@ -80,6 +80,7 @@ export class PostgresStore implements EventStore {
     this.#pollMs = options.pollMs ?? 500;
     this.keys = new KeyTable(db);
     this.rateLeases = new RateLeaseTable(db);
+    this.rateLeases.onFailure(() => this.#writes.suspect());
     this.webhookTable = new PostgresWebhookTable(db);
     // Empty until start() reads the database; a start from a checkpoint replaces them in place.
     this.changes = new ChangeLog((id) => this.#views.index.get(id));

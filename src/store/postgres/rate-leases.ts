@@ -33,10 +33,16 @@ const RANGE = '\u001f';
 export class RateLeaseTable {
   readonly #db: Database;
   readonly #bucketsPerWindow: number;
+  #failed: (error: unknown) => void = () => undefined;
 
   constructor(db: Database, bucketsPerWindow = 60) {
     this.#db = db;
     this.#bucketsPerWindow = bucketsPerWindow;
+  }
+
+  /** Tells `listener` of each lease that failed: a lease writes, so its failure may be the database's (see WriteHealth). */
+  onFailure(listener: (error: unknown) => void): void {
+    this.#failed = listener;
   }
 
   /**
@@ -66,7 +72,10 @@ export class RateLeaseTable {
       `SELECT pg_advisory_xact_lock(hashtextextended('campus_rate:' || ${k}, 0))`,
       `DELETE FROM campus_rate WHERE ${cleanUp}`,
       `SELECT array_agg(bucket::float8) AS buckets, array_agg(CASE WHEN key = ${k} THEN 1 ELSE split_part(key, ${this.#db.literal(RANGE)}, 2)::integer END) AS spans, array_agg(granted) AS granted FROM campus_rate WHERE ${rowsOf} AND granted > 0`,
-    ].join('; ')), 2_000, 'leasing rate-limit slots');
+    ].join('; ')), 2_000, 'leasing rate-limit slots').catch((error: unknown) => {
+      this.#failed(error);
+      throw error;
+    });
   }
 
   /**

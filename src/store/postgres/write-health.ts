@@ -15,6 +15,8 @@ export class WriteHealth {
   readonly #now: () => number;
   #failure: string | undefined;
   #lastProbe = -Infinity;
+  /** Something else that writes failed (a rate-limit lease): a probe tells whether writes do, before /health says so. */
+  #suspected = false;
 
   constructor(logger: PostgresStoreLogger, now: () => number) {
     this.#logger = logger;
@@ -41,9 +43,18 @@ export class WriteHealth {
     this.#failure = shownDatabaseError(failure);
   }
 
-  /** Whether a probe should be tried now: writes failed, and none was tried in the last PROBE_MS. */
+  /**
+   * Another write failed (a rate-limit lease, refused before any write batch): the next probe says whether writes
+   * commit, and only its failure turns /health to 503 (a lease may fail for one key's lock held by a stalled instance).
+   */
+  suspect(): void {
+    this.#suspected = true;
+  }
+
+  /** Whether a probe should be tried now: writes failed (or are suspected to), and none was tried in the last PROBE_MS. */
   probeDue(): boolean {
-    if (this.#failure === undefined || this.#now() - this.#lastProbe < PROBE_MS) return false;
+    if ((this.#failure === undefined && !this.#suspected) || this.#now() - this.#lastProbe < PROBE_MS) return false;
+    this.#suspected = false;
     this.#lastProbe = this.#now();
     return true;
   }

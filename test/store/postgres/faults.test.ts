@@ -260,6 +260,14 @@ describe('commits that wait for a synchronous standby that is not there', { skip
     };
     try {
       assert.equal((await one.call(0, 'GET', '/health')).status, 200);
+      // A key the instance holds no slot for needs a lease, which writes too: refused, it turns /health to 503 once a
+      // probe finds that commits wait, with no write batch involved; and back to 200 once they do not.
+      await requireStandby('nobody');
+      const leased = await one.call(0, 'GET', '/events');
+      assert.equal(leased.status, 503, await leased.text());
+      assert.ok(await waitFor(async () => (await one.call(0, 'GET', '/health')).status === 503, 15_000), '/health says 503 after a lease could not commit');
+      await requireStandby('');
+      assert.ok(await waitFor(async () => (await one.call(0, 'GET', '/health')).status === 200, 15_000), '/health says 200 once commits work');
       // The key is served steadily first, so the instance holds slots of its rate limit for the time leases cannot commit either.
       for (let n = 0; n < 10; n++) {
         assert.equal((await one.call(0, 'GET', '/me')).status, 200);

@@ -27,3 +27,19 @@ test('a failure is kept until a batch commits, logged once each way, and a probe
   health.ended(undefined, true);
   assert.deepEqual(lines, ['warn a write could not be committed; /health says 503 until one is', 'info writes commit again']);
 });
+
+test('a suspicion (a rate-limit lease failed) asks for one probe, and only a failed probe turns /health to 503', () => {
+  let now = 5_000_000;
+  const health = new WriteHealth({ info: () => undefined, warn: () => undefined }, () => now);
+  health.suspect();
+  assert.equal(health.failure, undefined, 'a suspicion alone is no failure');
+  assert.equal(health.probeDue(), true);
+  now += 2_000;
+  assert.equal(health.probeDue(), false, 'one probe per suspicion');
+  health.ended(undefined, true);
+  assert.equal(health.failure, undefined);
+  health.suspect();
+  assert.equal(health.probeDue(), true);
+  health.ended(Object.assign(new Error('cannot execute INSERT in a read-only transaction'), { code: '25006' }), false);
+  assert.equal(health.failure, '25006');
+});
