@@ -265,6 +265,9 @@ function readBody(req: IncomingMessage, request: PlainRequest, exchange: Exchang
   });
 }
 
+/** Bodies longer than this (in characters) are written, then ended (see send): a smaller one goes out at once. */
+const ENDED_ONCE_WRITTEN = 64 * 1024;
+
 /** Writes a plain response; no body for HEAD, 204 and 304. */
 function send(res: ServerResponse, request: PlainRequest, response: CoreResponse, draining = false): void {
   if (response.stream !== undefined) {
@@ -288,6 +291,9 @@ function send(res: ServerResponse, request: PlainRequest, response: CoreResponse
   if (response.closeConnection === true || request.bodyTooLarge || unread || draining) headers['Connection'] = 'close';
   res.writeHead(response.status, headers);
   if (bodyless || body === null) res.end();
+  // node's closeIdleConnections (which server.close() calls on a stop) destroys a connection whose response has ended
+  // even while its bytes still wait for a slow client: a large body ends only once the socket has taken all of it.
+  else if (body.length > ENDED_ONCE_WRITTEN) res.write(body, () => res.end());
   else res.end(body);
   // Once the answer is out, end the connection ourselves: node would otherwise resume reading the unread body.
   if (unread) res.once('finish', () => endSoon(res.socket));
