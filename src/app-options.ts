@@ -77,12 +77,25 @@ type FlagKey = 'rateLimit' | 'rateWindow' | 'compactMinBytes' | 'corsOrigins' | 
 /**
  * Throws a TypeError naming the first option createApp cannot use, before the data folder is locked or a database
  * is reached, so a host that corrects it and calls again finds nothing held. An option left undefined takes its default.
+ * `caller`: who is named in the message, and the option names it takes besides AppOptions' (startServer's port...).
  */
-export function checkAppOptions(options: AppOptions): void {
+export function checkAppOptions(options: AppOptions, caller: { name: string; more: readonly string[] } = { name: 'createApp', more: [] }): void {
+  try {
+    checkOptions(options, caller.more);
+  } catch (error) {
+    // startServer's refusals name it, as a host calls it.
+    if (error instanceof TypeError && caller.name !== 'createApp') throw new TypeError(error.message.replace(/^createApp:/, `${caller.name}:`));
+    throw error;
+  }
+}
+
+/** checkAppOptions for createApp, which takes the option names of AppOptions and `more`. */
+function checkOptions(options: AppOptions, more: readonly string[]): void {
   if (typeof options !== 'object' || options === null) throw new TypeError(`createApp: options must be an object, got ${shown(options)}`);
+  const names = [...Object.keys(OPTION_NAMES), ...more];
   for (const name of Object.keys(options)) {
-    if (Object.hasOwn(OPTION_NAMES, name)) continue;
-    const near = nearName(name, Object.keys(OPTION_NAMES));
+    if (names.includes(name)) continue;
+    const near = nearName(name, names);
     throw new TypeError(`createApp: unknown option ${name}${near === undefined ? '' : `; did you mean ${near}?`}`);
   }
   for (const key of ['rateLimit', 'rateWindow', 'compactMinBytes'] as const) {

@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
+import { checkAppOptions } from './app-options.js';
 import { MAX_HEAD_BYTES } from './http/errors.js';
 import { answerConnect } from './http/node-adapter.js';
 import { silentLogger } from './log/logger.js';
@@ -70,7 +71,8 @@ export function startServer(options: StartOptions = {}): Promise<RunningServer> 
 
 /** startServer with the switches of this package's own tests and benchmarks (not exported from index.ts). */
 export async function startServerWith(options: StartOptions, internal: InternalOptions): Promise<RunningServer> {
-  // The server's own options, and the app's (createApp refuses a name it does not know).
+  // A misspelt name is refused naming startServer and its own options too; then the app gets only the app's.
+  checkAppOptions(options, { name: 'startServer', more: ['port', 'host', 'timeouts'] });
   const { port, host: listenHost, timeouts = CONTRACT_TIMEOUTS, ...appOptions } = options;
   // Checked before the app takes the folder's lock: node:http would throw only after it.
   if (timeouts.headersMs > timeouts.requestMs) throw new RangeError(`timeouts.headersMs (${timeouts.headersMs}) must not exceed timeouts.requestMs (${timeouts.requestMs})`);

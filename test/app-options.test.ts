@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createApp, type AppOptions } from '../src/app.js';
 import { checkAppOptions } from '../src/app-options.js';
 import { createLogger } from '../src/log/logger.js';
+import { startServer, type StartOptions } from '../src/start-server.js';
 import { tempDir } from './helpers/harness.js';
 
 /** Options as a host might get them wrong (from JavaScript, or a config file), each with the message it must get. */
@@ -73,4 +74,9 @@ test('createApp refuses a mistaken option before touching the folder, so the cor
   } finally {
     remove();
   }
+});
+
+test('startServer names itself and its own options in the same refusals: prot is "did you mean port?"', async () => {
+  await assert.rejects(startServer({ store: 'memory', prot: 0 } as StartOptions), (error: Error) => error instanceof TypeError && error.message === 'startServer: unknown option prot; did you mean port?');
+  await assert.rejects(startServer({ store: 'memory', rateLimit: 0 }), (error: Error) => error instanceof TypeError && /^startServer: rateLimit must be an integer from 1/.test(error.message));
 });
