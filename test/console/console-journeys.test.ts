@@ -157,6 +157,13 @@ test('console journey: an organizer signs in, creates, finds, edits, follows liv
       await page.getByRole('button', { name: 'Check in Ann Attendee' }).click();
       await rows.filter({ hasText: 'Ann Attendee' }).getByRole('button', { name: 'Check in Ann Attendee' }).waitFor({ state: 'detached' });
       assert.doesNotMatch((await rows.filter({ hasText: 'Ann Attendee' }).textContent()) ?? '', /not yet/);
+      // At 1280 px the attendees share the page with the event's facts: no header or status is broken inside its word.
+      const wordLines = await page.evaluate(() => [...document.querySelectorAll('.registrations th, .registrations td[data-label="Status"]')].map((cell) => {
+        const range = document.createRange();
+        range.selectNodeContents(cell.firstChild ?? cell);
+        return `${cell.textContent}: ${new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size}`;
+      }));
+      assert.deepEqual(wordLines.filter((each) => /^\S+: [2-9]/.test(each)), [], `one-word cells on one line: ${wordLines.join(', ')}`);
       await checkScreen(page, 'attendees');
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
       const csv = readFileSync((await download.path())!, 'utf8');
