@@ -176,6 +176,20 @@ export function exdatesFor(repeat: Repeat, start: Wall, zone: string, stored: re
   return result.length === before.size && result.every((at) => before.has(at)) ? undefined : result.map((at) => new Date(at).toISOString());
 }
 
+/**
+ * The starts the server leaves out of a saved schedule: the exdates exdatesFor sends, or, when it sends none, the
+ * stored ones moved as the first start moved (the server keeps them so). The preview leaves them out too.
+ */
+export function appliedExdates(repeat: Repeat, start: Wall, zone: string, stored: readonly string[], read: ReadSchedule | undefined, from: Wall = start): Set<number> {
+  const sent = exdatesFor(repeat, start, zone, stored, read, from);
+  if (sent !== undefined) return new Set(sent.map((each) => Date.parse(each)));
+  const shift = wallMs(start) - wallMs(from);
+  return new Set(stored.map((each) => {
+    const at = Date.parse(each);
+    return shift === 0 ? at : (instantAt(zone, fromWallMs(wallMs(wallClock(zone, at)) + shift)) ?? at);
+  }));
+}
+
 /** A wall time as ms of a UTC clock showing it (for shifts), and back. */
 const wallMs = (wall: Wall): number => Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute);
 function fromWallMs(ms: number): Wall {

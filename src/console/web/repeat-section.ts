@@ -30,7 +30,7 @@ export interface RepeatSection {
 }
 
 /** The section; `startValue` reads the form's Starts value, and the section redraws when `start` changes. */
-export function repeatSection(start: HTMLInputElement, zone: string, allowNone = true): RepeatSection {
+export function repeatSection(start: HTMLInputElement, zone: string, allowNone = true, leftOut?: (repeat: Repeat, wall: Wall) => ReadonlySet<number>): RepeatSection {
   const frequency = field('recurrence', 'How often', h('select', {}, allowNone ? h('option', { value: '' }, 'Does not repeat') : null, h('option', { value: 'WEEKLY' }, 'Weekly'), h('option', { value: 'MONTHLY' }, 'Monthly')));
   const interval = field('interval', 'Every how many weeks', h('input', { type: 'number', min: 1, max: 99, step: 1, value: 1, inputmode: 'numeric' }));
   const dayBoxes = WEEKDAYS.map((day) => h('input', { type: 'checkbox', value: day, id: uid(`day-${day}`) }));
@@ -104,13 +104,19 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
     if (freq() === '') return replace(preview);
     if (wall === undefined || repeat === undefined) return replace(preview, h('p', { class: 'hint' }, 'Fill in Starts to see the occurrences.'));
     if ('until' in repeat.end && repeat.end.until === '') return replace(preview, h('p', { class: 'hint' }, 'Choose the last date to see the occurrences.'));
-    const { starts, tooMany, tooLong } = previewStarts(repeat, wall, zone);
+    const made = previewStarts(repeat, wall, zone);
+    const { tooMany, tooLong } = made;
+    // A series' occurrences cancelled on their own stay out (its exdates): the preview shows what the server will make.
+    const gone = leftOut?.(repeat, wall);
+    const starts = gone === undefined ? made.starts : made.starts.filter((at) => !gone.has(at));
+    const cancelled = made.starts.length - starts.length;
     const last = starts.at(-1);
     if (!tooMany && !tooLong) counted = starts.length;
     replace(
       preview,
       h('p', {}, `${describeRepeat(repeat, wall, (day) => formatDate(`${day}T12:00:00Z`, 'UTC'))}: ${tooMany ? `more than ${MAX_OCCURRENCES}` : starts.length} occurrence${starts.length === 1 ? '' : 's'}${last === undefined ? '' : `, the last on ${formatDate(last, zone)}`}.`),
       addsStart(repeat, wall) ? h('p', { class: 'note added-start' }, `${DAY_NAMES[weekdayOf(wall)]}, the start date, is added as the first occurrence.`) : null,
+      cancelled > 0 ? h('p', { class: 'note cancelled-dates' }, `${cancelled} date${cancelled === 1 ? '' : 's'} the rule makes ${cancelled === 1 ? 'is' : 'are'} left out: ${cancelled === 1 ? 'its occurrence was' : 'their occurrences were'} deleted on ${cancelled === 1 ? 'its' : 'their'} own.`) : null,
       tooMany ? h('p', { class: 'field-message' }, `A series has at most ${MAX_OCCURRENCES} occurrences: choose fewer, or an earlier last date.`) : null,
       !tooMany && tooLong ? h('p', { class: 'field-message' }, `A series spans at most 3 years (${MAX_SPAN_DAYS} days) from its first occurrence: choose an earlier end.`) : null,
       h('ol', { class: 'occurrences' }, starts.slice(0, SHOWN).map((at) => h('li', {}, formatDateTime(at, zone)))),

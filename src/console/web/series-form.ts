@@ -8,8 +8,8 @@ import { localProblems } from './event-checks.js';
 import { compareVersions, conflictPanel, formValuesOf, readForm, writeForm } from './conflict-view.js';
 import { eventFields, type EventFieldValues } from './event-fields.js';
 import { repeatSection } from './repeat-section.js';
-import { exdatesFor, readSchedule, scheduleWords, type ReadSchedule } from './repeat-rule.js';
-import { parseInput, toZoneInput } from './format.js';
+import { appliedExdates, exdatesFor, readSchedule, scheduleWords, type ReadSchedule, type Repeat } from './repeat-rule.js';
+import { parseInput, toZoneInput, type Wall } from './format.js';
 import type { Series } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
@@ -28,7 +28,10 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
   /** A version's schedule as the Repeats section shows it (a start day added alone shown as such). */
   const scheduleOf = (version: Series): ReadSchedule | undefined => readSchedule(version.recurrence, version.exdates, parseInput(toZoneInput(version.start_time, zone))!, zone);
   const schedule = scheduleOf(series);
-  const repeats = schedule === undefined ? undefined : repeatSection(start, zone, false);
+  const storedStart = parseInput(toZoneInput(series.start_time, zone));
+  // The preview leaves out what the saved schedule will: the occurrences deleted on their own (exdates), moved with the start.
+  const leftOut = (repeat: Repeat, wall: Wall): Set<number> => appliedExdates(repeat, wall, zone, series.exdates, schedule, storedStart);
+  const repeats = schedule === undefined ? undefined : repeatSection(start, zone, false, leftOut);
   if (schedule !== undefined) repeats?.set(schedule.repeat);
   let scheduleTouched = false;
   repeats?.element.addEventListener('change', () => (scheduleTouched = true));

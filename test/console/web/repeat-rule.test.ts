@@ -1,7 +1,7 @@
 // The console's "Repeats" rules: the RRULE the form sends, read back, and the preview of the starts it makes (API.md §11).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addsStart, describeRepeat, exdatesFor, exdatesOf, fromRrule, previewStarts, readSchedule, scheduleWords, toRrule, type Repeat } from '../../../src/console/web/repeat-rule.js';
+import { addsStart, appliedExdates, describeRepeat, exdatesFor, exdatesOf, fromRrule, previewStarts, readSchedule, scheduleWords, toRrule, type Repeat } from '../../../src/console/web/repeat-rule.js';
 import { formatDate, instantAt } from '../../../src/console/web/format.js';
 import { parseRecurrence } from '../../../src/series/recurrence-rule.js';
 import { expandSchedule } from '../../../src/series/expand.js';
@@ -167,4 +167,38 @@ test('scheduleWords() says a schedule as the conflict screen compares it, the st
   assert.equal(scheduleWords(weekly(['WE', 'FR'], { count: 6 }), start), 'Every week on Wednesday and Friday, 6 times; Monday, the start date, is added as the first occurrence');
   // The day as the console writes a date alone (in the browser's language).
   assert.equal(scheduleWords(monthly('weekday', { until: '2027-06-30' }), start), `Every month on the first Monday, until ${formatDate('2027-06-30T12:00:00Z', 'UTC')}`);
+});
+
+test('appliedExdates(): the preview of a series whose occurrences were deleted on their own leaves them out, as the server does', () => {
+  const zone = 'UTC';
+  const start = at('2027-02-02T09:00');
+  const created = weekly(['TU', 'TH'], { count: 4 });
+  const rule = toRrule(created, start, zone);
+  const made = previewStarts(created, start, zone).starts;
+  const serverMakes = (repeat: Repeat, from: Wall, exdates: readonly number[]): number[] => {
+    const parsed = parseRecurrence(toRrule(repeat, from, zone));
+    assert.ok(!Array.isArray(parsed), String(parsed));
+    const startMs = instantAt(zone, from)!;
+    try {
+      return expandSchedule({ startMs, endMs: startMs + 3_600_000, zone, rule: parsed, exdates: [...exdates] }).map((occurrence) => occurrence.startMs);
+    } catch {
+      return [];
+    }
+  };
+  const previewOf = (repeat: Repeat, from: Wall, stored: string[]): number[] => {
+    const gone = appliedExdates(repeat, from, zone, stored, readSchedule(rule, stored, start, zone), start);
+    return previewStarts(repeat, from, zone).starts.filter((each) => !gone.has(each));
+  };
+  // The first Tuesday deleted, then the count raised to 6: five occurrences, not six, and not that Tuesday.
+  const first = [new Date(made[0]!).toISOString()];
+  const six = weekly(['TU', 'TH'], { count: 6 });
+  assert.deepEqual(iso(previewOf(six, start, first)), iso(serverMakes(six, start, first.map((each) => Date.parse(each)))));
+  assert.equal(previewOf(six, start, first).length, 5);
+  // An hour later: the deleted date moves with the start, and stays out.
+  const later = at('2027-02-02T10:00');
+  const moved = [...appliedExdates(six, later, zone, first, readSchedule(rule, first, start, zone), start)];
+  assert.deepEqual(iso(previewOf(six, later, first)), iso(serverMakes(six, later, moved)));
+  // Every occurrence deleted: the schedule as the form reads it back previews none.
+  const all = made.map((each) => new Date(each).toISOString());
+  assert.deepEqual(previewOf(readSchedule(rule, all, start, zone)!.repeat, start, all), []);
 });
