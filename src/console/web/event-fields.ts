@@ -1,7 +1,7 @@
 // The fields an event and a series share (API.md §4, §11): built once for the event form and the series form.
 import { h } from './dom.js';
 import { field, type Field } from './fields.js';
-import { fromZoneInput, toZoneInput } from './format.js';
+import { formatDateTime, fromZoneInput, instantAt, instantNear, parseInput, toZoneInput } from './format.js';
 import { CATEGORIES, type CampusEvent } from './types.js';
 import type { ConsoleContext } from './context.js';
 
@@ -39,6 +39,7 @@ export function eventFields(ctx: ConsoleContext, options: { zone?: string; start
   const capacity = field('capacity', 'Capacity (seats)', h('input', { type: 'number', min: 1, max: 100000, step: 1, inputmode: 'numeric' }));
   const description = field('description', 'Description', h('textarea', { rows: 5 }), 'Optional.');
   const fields: Field[] = [title, category, location, start, end, capacity, description];
+  for (const time of [start, end]) watchForGap(time, zone);
   let organizer: [Field, Field] | undefined;
   if (ctx.me.role === 'admin') {
     organizer = [
@@ -90,4 +91,21 @@ export function eventFields(ctx: ConsoleContext, options: { zone?: string; start
       if (organizer !== undefined) [organizer[0].control.value, organizer[1].control.value] = [values.organizer.name, values.organizer.email];
     },
   };
+}
+
+/**
+ * Under a time typed in the hour a zone's clocks skip (spring forward), a note of what will be saved: the server takes
+ * the instant just past the gap, which shows the hour after. The time is not refused: the note says what happens.
+ */
+function watchForGap(time: Field, zone: string): void {
+  const note = h('p', { class: 'note gap-time', hidden: true });
+  time.row.append(note);
+  const check = (): void => {
+    const wall = parseInput(time.control.value);
+    const skipped = wall !== undefined && instantAt(zone, wall) === undefined;
+    note.hidden = !skipped;
+    if (skipped) note.textContent = `${time.control.value.slice(11)} does not exist on that day in ${zone}: the clocks skip that hour. It is saved as ${formatDateTime(instantNear(zone, wall), zone)}.`;
+  };
+  time.control.addEventListener('input', check);
+  time.control.addEventListener('change', check);
 }

@@ -280,7 +280,7 @@ describe('commits that wait for a synchronous standby that is not there', { skip
       assert.match(await hung.text(), /"field":"outcome","message":"unknown: /);
       // The database keeps answering the instance's reads all along: /health must not take that for writes working.
       const staysUnhealthy = async (what: string): Promise<void> => {
-        for (let n = 0; n < 12; n++) {
+        for (let n = 0; n < 8; n++) {
           const health = await one.call(0, 'GET', '/health');
           assert.equal(health.status, 503, `/health ${n * 250} ms after ${what}: ${await health.text()}`);
           await new Promise((resolve) => setTimeout(resolve, 250));
