@@ -29,7 +29,10 @@ export interface RepeatSection {
   set(repeat: Repeat): void;
 }
 
-/** The section; `startValue` reads the form's Starts value, and the section redraws when `start` changes. */
+/**
+ * The section; it redraws when `start` changes. `leftOut`: the starts a saved schedule leaves out (a series' exdates,
+ * moved with the start), which the preview leaves out too.
+ */
 export function repeatSection(start: HTMLInputElement, zone: string, allowNone = true, leftOut?: (repeat: Repeat, wall: Wall) => ReadonlySet<number>): RepeatSection {
   const frequency = field('recurrence', 'How often', h('select', {}, allowNone ? h('option', { value: '' }, 'Does not repeat') : null, h('option', { value: 'WEEKLY' }, 'Weekly'), h('option', { value: 'MONTHLY' }, 'Monthly')));
   const interval = field('interval', 'Every how many weeks', h('input', { type: 'number', min: 1, max: 99, step: 1, value: 1, inputmode: 'numeric' }));
