@@ -80,83 +80,73 @@ type FlagKey = 'rateLimit' | 'rateWindow' | 'compactMinBytes' | 'corsOrigins' | 
  * `caller`: who is named in the message, and the option names it takes besides AppOptions' (startServer's port...).
  */
 export function checkAppOptions(options: AppOptions, caller: { name: string; more: readonly string[] } = { name: 'createApp', more: [] }): void {
-  try {
-    checkOptions(options, caller.more);
-  } catch (error) {
-    // startServer's refusals name it, as a host calls it.
-    if (error instanceof TypeError && caller.name !== 'createApp') throw new TypeError(error.message.replace(/^createApp:/, `${caller.name}:`));
-    throw error;
-  }
-}
-
-/** checkAppOptions for createApp, which takes the option names of AppOptions and `more`. */
-function checkOptions(options: AppOptions, more: readonly string[]): void {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`createApp: options must be an object, got ${shown(options)}`);
-  const names = [...Object.keys(OPTION_NAMES), ...more];
+  const who = caller.name;
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${who}: options must be an object, got ${shown(options)}`);
+  const names = [...Object.keys(OPTION_NAMES), ...caller.more];
   for (const name of Object.keys(options)) {
     if (names.includes(name)) continue;
     const near = nearName(name, names);
-    throw new TypeError(`createApp: unknown option ${name}${near === undefined ? '' : `; did you mean ${near}?`}`);
+    throw new TypeError(`${who}: unknown option ${name}${near === undefined ? '' : `; did you mean ${near}?`}`);
   }
   for (const key of ['rateLimit', 'rateWindow', 'compactMinBytes'] as const) {
     const value: unknown = options[key];
     if (value === undefined) continue;
-    if (typeof value !== 'number') throw new TypeError(`createApp: ${key} must be a number, got ${shown(value)}`);
-    asFlag(key, String(value));
+    if (typeof value !== 'number') throw new TypeError(`${who}: ${key} must be a number, got ${shown(value)}`);
+    asFlag(key, String(value), who);
   }
   for (const key of ['corsOrigins', 'webhookHosts'] as const) {
     const list: unknown = options[key];
     if (list === undefined) continue;
-    if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string')) throw new TypeError(`createApp: ${key} must be an array of strings, got ${shown(list)}`);
+    if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string')) throw new TypeError(`${who}: ${key} must be an array of strings, got ${shown(list)}`);
     for (const entry of list as string[]) {
       // The flag takes a comma-separated list; here each string is one entry, as it is used.
-      const parsed = asFlag(key, entry) as string[];
-      if (parsed.length !== 1 || parsed[0] !== entry) throw new TypeError(`createApp: each entry of ${key} must be one ${key === 'corsOrigins' ? 'origin' : 'host'}, got "${entry.slice(0, 100)}"`);
+      const parsed = asFlag(key, entry, who) as string[];
+      if (parsed.length !== 1 || parsed[0] !== entry) throw new TypeError(`${who}: each entry of ${key} must be one ${key === 'corsOrigins' ? 'origin' : 'host'}, got "${entry.slice(0, 100)}"`);
     }
   }
-  checkStore(options.store);
+  checkStore(options.store, who);
   const { basePath, dataDir, keyPollMs, timeZone, approval } = options as Record<keyof AppOptions, unknown>;
   if (basePath !== undefined && (typeof basePath !== 'string' || !/^(\/[^/\s?#]+)*\/?$/.test(basePath))) {
-    throw new TypeError(`createApp: basePath must be a path such as /api/campus, got ${shown(basePath)}`);
+    throw new TypeError(`${who}: basePath must be a path such as /api/campus, got ${shown(basePath)}`);
   }
-  if (dataDir !== undefined && (typeof dataDir !== 'string' || dataDir.trim() === '')) throw new TypeError(`createApp: dataDir must name a folder, got ${shown(dataDir)}`);
+  if (dataDir !== undefined && (typeof dataDir !== 'string' || dataDir.trim() === '')) throw new TypeError(`${who}: dataDir must name a folder, got ${shown(dataDir)}`);
   if (keyPollMs !== undefined && (typeof keyPollMs !== 'number' || !Number.isFinite(keyPollMs) || keyPollMs < 0)) {
-    throw new TypeError(`createApp: keyPollMs must be a number of milliseconds, 0 or more, got ${shown(keyPollMs)}`);
+    throw new TypeError(`${who}: keyPollMs must be a number of milliseconds, 0 or more, got ${shown(keyPollMs)}`);
   }
   if (timeZone !== undefined && (typeof timeZone !== 'string' || !isTimeZone(timeZone))) {
-    throw new TypeError(`createApp: timeZone must be an IANA time zone name such as Europe/Berlin, got ${shown(timeZone)}`);
+    throw new TypeError(`${who}: timeZone must be an IANA time zone name such as Europe/Berlin, got ${shown(timeZone)}`);
   }
-  if (approval !== undefined && !(APPROVAL_MODES as readonly unknown[]).includes(approval)) throw new TypeError(`createApp: approval must be "off" or "required", got ${shown(approval)}`);
+  if (approval !== undefined && !(APPROVAL_MODES as readonly unknown[]).includes(approval)) throw new TypeError(`${who}: approval must be "off" or "required", got ${shown(approval)}`);
   for (const key of ['console', 'bootstrapAdminKey'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new TypeError(`createApp: ${key} must be true or false, got ${shown(options[key])}`);
+    if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new TypeError(`${who}: ${key} must be true or false, got ${shown(options[key])}`);
   }
   const logger: unknown = options.logger;
   if (logger !== undefined) {
     const missing = LOGGER_METHODS.filter((method) => typeof (logger as Record<string, unknown> | null)?.[method] !== 'function');
-    if (missing.length > 0) throw new TypeError(`createApp: logger must be made by createLogger({level, write}) (or have its methods); this one has no ${missing.join(', ')}`);
+    if (missing.length > 0) throw new TypeError(`${who}: logger must be made by createLogger({level, write}) (or have its methods); this one has no ${missing.join(', ')}`);
   }
   for (const key of ['now', 'randomBytes'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'function') throw new TypeError(`createApp: ${key} must be a function, got ${shown(options[key])}`);
+    if (options[key] !== undefined && typeof options[key] !== 'function') throw new TypeError(`${who}: ${key} must be a function, got ${shown(options[key])}`);
   }
 }
 
 /** `'file'`, `'memory'` or a postgres:// URL whose hosts parse; anything else would have opened a data folder unasked. */
-function checkStore(store: unknown): void {
+function checkStore(store: unknown, who: string): void {
   if (store === undefined || store === 'file' || store === 'memory') return;
   // The flag's own message offers "postgres" (with DATABASE_URL), which an app does not take: only its host list's is used.
   if (typeof store === 'string' && isPostgresUrl(store) && !/\s/.test(store)) {
-    asFlag('store', store);
+    asFlag('store', store, who);
     return;
   }
-  throw new TypeError(`createApp: store must be "file", "memory" or a postgres://user:password@host:port/database URL, got ${typeof store === 'string' ? `"${redactUrl(store).slice(0, 100)}"` : shown(store)}`);
+  throw new TypeError(`${who}: store must be "file", "memory" or a postgres://user:password@host:port/database URL, got ${typeof store === 'string' ? `"${redactUrl(store).slice(0, 100)}"` : shown(store)}`);
 }
 
 /** The server flag's parser for `key` on `value`; its usage error becomes a TypeError naming the option. */
-function asFlag(key: FlagKey, value: string): unknown {
+function asFlag(key: FlagKey, value: string, who: string): unknown {
   const setting = SETTINGS.find((candidate) => candidate.key === key);
   if (setting === undefined) throw new Error(`no server setting for ${key}`);
   try {
-    return setting.parse(value, `createApp: ${key}`);
+    return setting.parse(value, `${who}: ${key}`);
   } catch (error) {
     throw error instanceof ConfigError ? new TypeError(error.message) : error;
   }

@@ -165,10 +165,9 @@ export function exdatesFor(repeat: Repeat, start: Wall, zone: string, stored: re
   if (own.length === 0 && read?.added !== true) return undefined;
   const { starts, skipped } = previewStarts(repeat, start, zone);
   const makes = new Set([...starts, ...skipped]);
-  const shift = wallMs(start) - wallMs(from);
   const kept = (read?.kept ?? stored).map((each) => {
     const at = Date.parse(each);
-    const moved = shift === 0 ? at : instantAt(zone, fromWallMs(wallMs(wallClock(zone, at)) + shift));
+    const moved = movedWith(at, start, from, zone);
     return moved !== undefined && makes.has(moved) ? moved : at;
   });
   const result = [...new Set([...own.map((each) => Date.parse(each)), ...kept])].sort((a, b) => a - b);
@@ -183,11 +182,13 @@ export function exdatesFor(repeat: Repeat, start: Wall, zone: string, stored: re
 export function appliedExdates(repeat: Repeat, start: Wall, zone: string, stored: readonly string[], read: ReadSchedule | undefined, from: Wall = start): Set<number> {
   const sent = exdatesFor(repeat, start, zone, stored, read, from);
   if (sent !== undefined) return new Set(sent.map((each) => Date.parse(each)));
+  return new Set(stored.map((each) => movedWith(Date.parse(each), start, from, zone) ?? Date.parse(each)));
+}
+
+/** The instant `at` moved by the wall-clock shift of the first start from `from` to `start` (undefined in a gap). */
+function movedWith(at: number, start: Wall, from: Wall, zone: string): number | undefined {
   const shift = wallMs(start) - wallMs(from);
-  return new Set(stored.map((each) => {
-    const at = Date.parse(each);
-    return shift === 0 ? at : (instantAt(zone, fromWallMs(wallMs(wallClock(zone, at)) + shift)) ?? at);
-  }));
+  return shift === 0 ? at : instantAt(zone, fromWallMs(wallMs(wallClock(zone, at)) + shift));
 }
 
 /** A wall time as ms of a UTC clock showing it (for shifts), and back. */

@@ -25,12 +25,13 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
   const form = eventFields(ctx, { zone, startHint: 'The first occurrence. ' });
   form.fill(series as EventFieldValues);
   const start = form.start.control as HTMLInputElement;
+  /** A version's first start as a wall time in the series' zone. */
+  const startOf = (version: Series): Wall | undefined => parseInput(toZoneInput(version.start_time, zone));
   /** A version's schedule as the Repeats section shows it (a start day added alone shown as such). */
-  const scheduleOf = (version: Series): ReadSchedule | undefined => readSchedule(version.recurrence, version.exdates, parseInput(toZoneInput(version.start_time, zone))!, zone);
+  const scheduleOf = (version: Series): ReadSchedule | undefined => readSchedule(version.recurrence, version.exdates, startOf(version)!, zone);
   const schedule = scheduleOf(series);
-  const storedStart = parseInput(toZoneInput(series.start_time, zone));
   // The preview leaves out what the saved schedule will: the occurrences deleted on their own (exdates), moved with the start.
-  const leftOut = (repeat: Repeat, wall: Wall): Set<number> => appliedExdates(repeat, wall, zone, series.exdates, schedule, storedStart);
+  const leftOut = (repeat: Repeat, wall: Wall): Set<number> => appliedExdates(repeat, wall, zone, series.exdates, scheduleOf(series), startOf(series));
   const repeats = schedule === undefined ? undefined : repeatSection(start, zone, false, leftOut);
   if (schedule !== undefined) repeats?.set(schedule.repeat);
   let scheduleTouched = false;
@@ -64,7 +65,7 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
     if (!(scheduleTouched || 'start_time' in result || 'end_time' in result) || repeat === undefined || wall === undefined) return result;
     const rule = repeats!.rrule();
     if (rule !== undefined && rule !== series.recurrence) result['recurrence'] = rule;
-    const exdates = exdatesFor(repeat, wall, zone, series.exdates, scheduleOf(series), parseInput(toZoneInput(series.start_time, zone)));
+    const exdates = exdatesFor(repeat, wall, zone, series.exdates, scheduleOf(series), startOf(series));
     if (exdates !== undefined) result['exdates'] = exdates;
     return result;
   }
@@ -122,7 +123,7 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
   /** A version's schedule in words, as the conflict screen compares it (a rule the form cannot show, as it is). */
   function scheduleText(version: Series): string {
     const read = scheduleOf(version);
-    return read === undefined ? version.recurrence : scheduleWords(read.repeat, parseInput(toZoneInput(version.start_time, zone))!);
+    return read === undefined ? version.recurrence : scheduleWords(read.repeat, startOf(version)!);
   }
 
   /** Draws the conflict screen from what the form holds now (again on each keystroke); false when nothing differs from theirs. */
