@@ -86,37 +86,21 @@ export function isHidden(stored: StoredEvent): boolean {
 
 /** The view JSON of a record: every field but `created_at`, in the contract's order. */
 export function viewJson(record: EventRecord): string {
-  const view: Record<string, unknown> = {
-    id: record.id,
-    title: record.title,
-    description: record.description,
-    category: record.category,
-    location: record.location,
-    start_time: record.start_time,
-    end_time: record.end_time,
-    capacity: record.capacity,
-    registered_count: record.registered_count,
-    organizer: { name: record.organizer.name, email: record.organizer.email },
-  };
-  if (record.series_id !== undefined) view['series_id'] = record.series_id;
-  addPublishingFields(view, record);
-  return JSON.stringify(view);
-}
-
-/**
- * Adds `status` (when not published), `review_note` and `cancellation_reason` (when present), in the contract's order:
- * to the object being built, since every write makes a view (objects spread in for them were garbage of every write).
- */
-function addPublishingFields(view: Record<string, unknown>, record: EventRecord): void {
-  if (record.status === undefined || record.status === 'published') return;
-  view['status'] = record.status;
-  if (record.review_note !== undefined) view['review_note'] = record.review_note;
-  if (record.cancellation_reason !== undefined) view['cancellation_reason'] = record.cancellation_reason;
+  const view = commonFields(record);
+  view['organizer'] = { name: record.organizer.name, email: record.organizer.email };
+  return JSON.stringify(addLastFields(view, record));
 }
 
 /** The create response: every field but `organizer` (SPEC.md shows it so). */
 export function createdJson(record: EventRecord): string {
-  const created: Record<string, unknown> = {
+  const created = commonFields(record);
+  created['created_at'] = record.created_at;
+  return JSON.stringify(addLastFields(created, record));
+}
+
+/** The fields both forms open with, in the contract's order, written out one by one (every write makes both forms). */
+function commonFields(record: EventRecord): Record<string, unknown> {
+  return {
     id: record.id,
     title: record.title,
     description: record.description,
@@ -126,11 +110,21 @@ export function createdJson(record: EventRecord): string {
     end_time: record.end_time,
     capacity: record.capacity,
     registered_count: record.registered_count,
-    created_at: record.created_at,
   };
-  if (record.series_id !== undefined) created['series_id'] = record.series_id;
-  addPublishingFields(created, record);
-  return JSON.stringify(created);
+}
+
+/**
+ * Adds `series_id` (when in one), then `status` (when not published), `review_note` and `cancellation_reason` (when
+ * present), in the contract's order: to the object being built, since every write makes both forms (objects spread
+ * in for them were garbage of every write).
+ */
+function addLastFields(form: Record<string, unknown>, record: EventRecord): Record<string, unknown> {
+  if (record.series_id !== undefined) form['series_id'] = record.series_id;
+  if (record.status === undefined || record.status === 'published') return form;
+  form['status'] = record.status;
+  if (record.review_note !== undefined) form['review_note'] = record.review_note;
+  if (record.cancellation_reason !== undefined) form['cancellation_reason'] = record.cancellation_reason;
+  return form;
 }
 
 /** The full record of a stored event, read back from its view. */

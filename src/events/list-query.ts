@@ -1,6 +1,5 @@
 // Parses the query of GET /events strictly: known parameters only, each valid, else a 400 naming it.
-import type { Category } from './event.js';
-import { CATEGORIES, EVENT_STATUSES, type EventStatus } from './event.js';
+import { CATEGORIES, EVENT_STATUSES } from './event.js';
 import { parseDate } from './time.js';
 import type { ListQuery } from '../store/event-store.js';
 import { ApiError } from '../http/errors.js';
@@ -49,7 +48,7 @@ export function parseListQuery(query: string, options: { timeZone?: string } = {
     seen.add(name);
     switch (name) {
       case 'category': {
-        const several = categoryList(value);
+        const several = nameList('category', value, CATEGORIES);
         if (several.length === 1) result.category = several[0];
         else result.categories = several;
         categories = value;
@@ -68,7 +67,7 @@ export function parseListQuery(query: string, options: { timeZone?: string } = {
         result.seriesId = seriesIdParameter(value);
         break;
       case 'status':
-        result.statuses = statusList(value);
+        result.statuses = nameList('status', value, EVENT_STATUSES);
         break;
       case 'q':
         result.words = searchQuery(value);
@@ -94,15 +93,15 @@ export function parseListQuery(query: string, options: { timeZone?: string } = {
   return result;
 }
 
-/** The statuses of `draft,pending` (API.md §14): each known, none twice. */
-function statusList(value: string): EventStatus[] {
-  const several: EventStatus[] = [];
+/** The names of a comma-separated parameter (`category=academic,social`, `status=draft,pending`): each known, none twice. */
+function nameList<Name extends string>(parameter: string, value: string, known: readonly Name[]): Name[] {
+  const several: Name[] = [];
   for (const name of value.split(',')) {
-    if (!(EVENT_STATUSES as readonly string[]).includes(name)) {
-      throw new ApiError('bad_request', `Query parameter status must be one of ${EVENT_STATUSES.join(', ')}, or several of them separated by commas, got "${clip(name)}".`);
+    if (!(known as readonly string[]).includes(name)) {
+      throw new ApiError('bad_request', `Query parameter ${parameter} must be one of ${known.join(', ')}, or several of them separated by commas, got "${clip(name)}".`);
     }
-    if (several.includes(name as EventStatus)) throw new ApiError('bad_request', `Query parameter status names "${name}" more than once.`);
-    several.push(name as EventStatus);
+    if (several.includes(name as Name)) throw new ApiError('bad_request', `Query parameter ${parameter} names "${name}" more than once.`);
+    several.push(name as Name);
   }
   return several;
 }
@@ -113,18 +112,6 @@ function seriesIdParameter(value: string): string {
   return value;
 }
 
-/** The categories of `academic,social`: each known, none twice. */
-function categoryList(value: string): Category[] {
-  const several: Category[] = [];
-  for (const name of value.split(',')) {
-    if (!(CATEGORIES as readonly string[]).includes(name)) {
-      throw new ApiError('bad_request', `Query parameter category must be one of ${CATEGORIES.join(', ')}, or several of them separated by commas, got "${clip(name)}".`);
-    }
-    if (several.includes(name as Category)) throw new ApiError('bad_request', `Query parameter category names "${name}" more than once.`);
-    several.push(name as Category);
-  }
-  return several;
-}
 
 /** The words of `q`: 1–200 characters holding at least one word. */
 function searchQuery(value: string): string[] {
