@@ -64,7 +64,7 @@ function moveHint(current: EventStatus, requested: EventStatus, approval: Approv
   if (requested === 'pending') return approval === 'off' ? '"pending" means waiting for approval, which this campus does not use (--approval off).' : 'only a draft or a cancelled one can be submitted for approval.';
   if (requested === 'cancelled') return 'only a published one can be cancelled (a draft or a pending one can be deleted instead).';
   if (requested === 'draft') return 'only a pending one can go back to draft (withdrawn); a published one can be cancelled.';
-  return 'see API.md §14 for the moves.';
+  return 'the moves are draft → published, draft or cancelled → pending (under approval), pending → draft, published → cancelled and cancelled → published.';
 }
 
 /** The 409 of an approve or reject on a thing that is not pending. */

@@ -16,12 +16,18 @@ export interface FieldRule {
 }
 
 /**
- * An e-mail address as the service takes it (checks.ts `email`): one `@`, no spaces, a domain with a dot, at most 254
- * characters, letters outside ASCII allowed. Not `format: email`: validators read that as ASCII-only addresses and
+ * An e-mail address as the service takes it (checks.ts `email`): one `@`, no spaces or control characters, a domain
+ * with a dot, at most 254 characters, letters outside ASCII allowed (invisible format characters are refused too, which
+ * a pattern without the u flag cannot say). Not `format: email`: validators read that as ASCII-only addresses and
  * would refuse answers the service gives (`zoë@campus.edu`).
  */
-export const EMAIL_SCHEMA = { type: 'string', maxLength: 254, pattern: '^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$' };
-const timeSchema = { type: 'string', format: 'date-time', description: 'RFC 3339 with Z or an offset; stored and returned in UTC as YYYY-MM-DDTHH:MM:SS.sssZ, years 1970-9999.' };
+export const EMAIL_SCHEMA = {
+  type: 'string',
+  maxLength: 254,
+  pattern: '^[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+@[^\\s@.\\u0000-\\u001f\\u007f-\\u009f]+(\\.[^\\s@.\\u0000-\\u001f\\u007f-\\u009f]+)+$',
+  description: 'One @, a domain with a dot, no spaces, control or invisible format characters (such as a zero-width space).',
+};
+const timeSchema = { type: 'string', format: 'date-time', description: 'RFC 3339 with Z or an offset; stored and returned in UTC as YYYY-MM-DDTHH:MM:SS.sssZ, years 1970-9999, seconds 00-59 (no leap second).' };
 
 /** Every field of an event, in the order responses carry them. */
 export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
@@ -55,7 +61,7 @@ export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
     schema: {
       type: 'string',
       enum: [...EVENT_STATUSES],
-      description: 'Publishing (API.md §14): draft, pending (waiting for an admin\'s approval), published or cancelled. Present in responses only when not published. On create: draft or published (pending too under --approval required); under approval an organizer\'s published becomes pending. On update, a move: draft → published (pending under approval), draft → pending, pending → draft, published → cancelled, cancelled → published (pending under approval); any other move is a 409 naming both statuses.',
+      description: 'Publishing: draft, pending (waiting for an admin\'s approval), published or cancelled. Present in responses only when not published. On create: draft or published (pending too under --approval required); under approval an organizer\'s published becomes pending. On update, a move: draft → published (pending under approval), draft → pending and cancelled → pending (under approval only), pending → draft, published → cancelled, cancelled → published (pending under approval); any other move is a 409 naming both statuses.',
     },
   },
   review_note: { access: 'read-only', required: false, schema: { type: 'string', minLength: 1, maxLength: 500, description: 'Only on a draft an admin rejected: the reason given, until the event\'s next change.' } },

@@ -56,10 +56,10 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
     ],
     tags: [
       { name: 'events', description: 'Campus events.' },
-      { name: 'registrations', description: "Attendees of an event: register, wait in line, cancel, check in (API.md §8)." },
-      { name: 'series', description: 'Recurring series: a rule once, each occurrence a real event (API.md §11).' },
+      { name: 'registrations', description: "Attendees of an event: register, wait in line, cancel, check in." },
+      { name: 'series', description: 'Recurring series: a rule once, each occurrence a real event.' },
       { name: 'service', description: 'Health and this document; no key needed.' },
-      { name: 'webhooks', description: 'Changes pushed to other systems, signed (Standard Webhooks), in order, until acknowledged (API.md §13).' },
+      { name: 'webhooks', description: 'Changes pushed to other systems, signed (Standard Webhooks), in order, until acknowledged.' },
     ],
     security: [{ [SECURITY_SCHEME]: [] }],
     paths,
@@ -216,6 +216,6 @@ function apiDescription(limits: RateLimits): string {
     `Rate limit: each key may make ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} seconds; every response to a request with a good key carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy and RateLimit, and a 429 carries Retry-After. After 100 failed authentications within 15 minutes, a client address gets 429 for any request without a good key.`,
     'Calendar feed: GET /events.ics gives the filtered list as an RFC 5545 calendar to subscribe to by URL. A key of role feed may do only that (and GET /me), and is the one key that may travel in the URL, as ?key= (security scheme feedKey).',
     'HEAD works wherever GET does (no body). OPTIONS answers 204 with Allow on every path, needs no key, and answers CORS preflights for the configured origins. Another method on a known path is a 405 with Allow (components.responses.MethodNotAllowed); an unknown path is a 404.',
-    'Errors are JSON {error, message, details?} (the Error schema); when a request has several faults, the first in the order of API.md §3 answers, so an unauthenticated request never learns whether an event exists.',
+    'Errors are JSON {error, message, details?} (the Error schema); when a request has several faults, the first in the order each operation describes answers (unknown path, method, key, rate limit, role, media type, size, JSON, unknown id, owner, If-Match, fields, state), so an unauthenticated request never learns whether an event exists.',
   ].join('\n\n');
 }

@@ -21,7 +21,7 @@ export const KEY_ERRORS: readonly number[] = [401, 403, 429];
 /** Errors of any request that reads a JSON body. */
 export const BODY_ERRORS: readonly number[] = [413, 415];
 
-const ORDER_NOTE = 'When a request has several faults, the first of API.md §3 answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, If-Match, fields, state.';
+const ORDER_NOTE = 'When a request has several faults, the first in this order answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, If-Match, fields, state.';
 
 /** Every operation of the contract (API.md §5). */
 export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
@@ -67,7 +67,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'PUT /events/{id}': {
     operationId: 'updateEvent',
     summary: 'Update an event (partial)',
-    description: `Fields absent are unchanged; the result is validated as a whole. Admins may update any event, organizers only their own (else 403). capacity below registered_count is a 409. status moves (API.md §14): draft → published (pending for an organizer under --approval required), draft → pending and cancelled → pending (under approval), pending → draft (withdrawn), published → cancelled (with an optional cancellation_reason; the event stays in lists and feeds), cancelled → published (pending for an organizer under approval); any other move is a 409 naming both statuses. Editing a pending event keeps it pending; editing a published one under approval does not send it back. Any change drops a review_note. ${ORDER_NOTE}`,
+    description: `Fields absent are unchanged; the result is validated as a whole. Admins may update any event, organizers only their own (else 403). capacity below registered_count is a 409. status moves: draft → published (pending for an organizer under --approval required), draft → pending and cancelled → pending (under approval), pending → draft (withdrawn), published → cancelled (with an optional cancellation_reason; the event stays in lists and feeds), cancelled → published (pending for an organizer under approval); any other move is a 409 naming both statuses. Editing a pending event keeps it pending; editing a published one under approval does not send it back. Any change drops a review_note. ${ORDER_NOTE}`,
     tag: 'events',
     auth: true,
     parameters: ['EventId', 'IfMatch'],
@@ -102,10 +102,10 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     responses: {
       '200': {
         description: 'The calendar.',
-        headers: ['ETag'],
+        headers: ['ETag', 'Cache-Control'],
         text: { mediaType: 'text/calendar', description: 'An RFC 5545 VCALENDAR (VERSION:2.0, PRODID:-//campus-events//EN, CALSCALE:GREGORIAN, METHOD:PUBLISH, X-WR-CALNAME, REFRESH-INTERVAL;VALUE=DURATION:PT1H, X-PUBLISHED-TTL:PT1H), Content-Type: text/calendar; charset=utf-8.' },
       },
-      '304': { description: 'Not modified: If-None-Match matched the ETag of the calendar it would send. No body.', headers: ['ETag'] },
+      '304': { description: 'Not modified: If-None-Match matched the ETag of the calendar it would send. No body.', headers: ['ETag', 'Cache-Control'] },
     },
     errors: [403],
   },
@@ -166,7 +166,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'Change feed',
     description:
       'Any key but a feed key. For each event whose last change (its seq; a registration that changes registered_count is a change) is after since: one entry with its state now, in seq order. ' +
-      'Only published and cancelled events are here, for every key (API.md §14): an event becoming public (published after being a draft or pending) appears as its creation, and one made a draft or pending again as a deletion. ' +
+      'Only published and cancelled events are here, for every key: an event becoming public (published after being a draft or pending) appears as its creation, and one made a draft or pending again as a deletion. ' +
       'since=0 gives every live event (a full copy, no deletions); then ask again with since=next_since while more is true, and from then on to stay in sync. ' +
       'Each page of a full copy with more true carries a copy token: send it back as copy with since=next_since for the next page, until more is false, then go on with plain since=next_since (the newest durable write). ' +
       'A copy is refused (410) only when a deletion made after it began was compacted away (or it began over 24 hours ago); compaction of older deletions never stops it. ' +
@@ -180,7 +180,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       '200': {
         description: 'A page of changes (with Last-Seq, where the feed ends now), or (Accept: text/event-stream) a stream of them.',
         schema: 'ChangePage',
-        headers: ['Last-Seq'],
+        headers: ['Last-Seq', 'Cache-Control'],
         alternative: { mediaType: 'text/event-stream', description: 'Server-Sent Events: per change, id: SEQ, event: change, data: one ChangeEntry as JSON, then a blank line; a comment line (: keep-alive) every 15 s.' },
       },
     },
@@ -225,10 +225,10 @@ export function undescribedOperation(method: string, path: string): OperationSpe
   return {
     operationId: method.toLowerCase() + pathWords(path),
     summary: `${method} ${path}`,
-    description: 'Not yet described in this document; API.md is the contract.',
+    description: 'Not yet described in this document.',
     tag: 'events',
     auth: true,
-    responses: { default: { description: 'See API.md.' } },
+    responses: { default: { description: 'The answer of this route.' } },
     errors: [],
   };
 }

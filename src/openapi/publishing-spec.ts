@@ -9,7 +9,7 @@ const ONE_STATUS = `(${EVENT_STATUSES.join('|')})`;
 
 /** What §14 adds to the description of a list, a read and a feed. */
 export const VISIBILITY =
-  'Drafts and pending events (API.md §14) are seen only by their organizer and admins: to anyone else they do not exist (404), and they are in no list, count, search, calendar, change feed or webhook.';
+  'Drafts and pending events are seen only by their organizer and admins: to anyone else they do not exist (404), and they are in no list, count, search, calendar, change feed or webhook.';
 
 /** The schemas of an approve and a reject body. */
 export function publishingSchemas(): Record<string, Schema> {
@@ -55,7 +55,11 @@ export function publishingParameters(): Record<string, Schema> {
   };
 }
 
-const ORDER = 'Errors as in §3: a body that is not JSON or not an object (400) before the id is looked up; then unknown id (404), If-Match (412), the reason (400 validation_failed), the state (409: not pending).';
+/** The order of a review's errors: an approval takes no field, a rejection its reason. */
+function orderNote(action: 'approve' | 'reject'): string {
+  const fields = action === 'approve' ? 'any field (400 validation_failed: an approval takes none)' : 'the reason (400 validation_failed)';
+  return `When a request has several faults, the first in this order answers: a body that is not JSON or not an object (400) before the id is looked up; then unknown id (404), If-Match (412), ${fields}, the state (409: not pending).`;
+}
 
 /** The four review operations. */
 export const PUBLISHING_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
@@ -73,7 +77,7 @@ function review(thing: 'event' | 'series', action: 'approve' | 'reject'): Operat
   return {
     operationId: `${action}${Thing}`,
     summary: `${action === 'approve' ? 'Approve' : 'Reject'} a pending ${thing}`,
-    description: `Admin keys only (anyone else: 403). ${what}.${occurrences} Anything but a pending ${thing} is a 409 naming its status. Honours If-Match. ${ORDER}`,
+    description: `Admin keys only (anyone else: 403). ${what}.${occurrences} Anything but a pending ${thing} is a 409 naming its status. Honours If-Match. ${orderNote(action)}`,
     tag: series ? 'series' : 'events',
     auth: true,
     parameters: [series ? 'SeriesId' : 'EventId', 'IfMatch'],

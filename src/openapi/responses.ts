@@ -47,7 +47,7 @@ export function componentHeaders(limits: RateLimits): Record<string, Component> 
     'WWW-Authenticate': header('The RFC 6750 challenge; error="invalid_token" when a key was given.', { type: 'string' }, 'Bearer realm="campus-events"'),
     'Retry-After': header('Whole seconds to wait before retrying: on every 429; on a 409 only while the same Idempotency-Key is still being written; on a 503 when the cause is expected to pass by itself (a database out of reach, a write whose outcome is unknown).', { type: 'integer', minimum: 1 }),
     'Last-Seq': header('The sequence number of the newest durable write: what next_since is once more is false. A client that needs only the changes from now on (it has just read the events) asks once with limit=1 and streams or polls from it.', { type: 'integer', minimum: 0 }, 1234),
-    'Cache-Control': header('no-store on a 429.', { type: 'string', const: 'no-store' }),
+    'Cache-Control': header('no-store on a 429 and on the change feed; private, no-cache on the calendar feed (a calendar program may keep it, and asks again with If-None-Match).', { type: 'string', enum: ['no-store', 'private, no-cache'] }),
     Allow: header('Every method of the path, HEAD and OPTIONS included.', { type: 'string' }, 'GET, HEAD, PUT, DELETE, OPTIONS'),
   };
 }

@@ -77,7 +77,7 @@ export function componentSchemas(): Record<string, Schema> {
       required: ['name', 'email'],
       properties: {
         name: { type: 'string', minLength: 1, maxLength: 200, description: '1–200 characters after trimming; stored trimmed.' },
-        email: { ...EMAIL_SCHEMA, description: 'An e-mail address; one registration per e-mail per event, compared without regard to case.' },
+        email: { ...EMAIL_SCHEMA, description: `${EMAIL_SCHEMA.description} One registration per e-mail per event, compared without regard to case.` },
       },
     },
     Registration: {

@@ -52,7 +52,7 @@ function bodySchema(kind: 'create' | 'update'): Schema {
   const properties: Schema = {};
   for (const field of [...SHARED, 'start_time', 'end_time']) properties[field] = eventField(field);
   Object.assign(properties, SCHEDULE);
-  properties['status'] = { ...eventField('status'), ...(kind === 'create' ? { enum: ['draft', 'pending', 'published'] } : {}), description: kind === 'create' ? 'draft or published (default; pending too under --approval required): the series and every occurrence get it; under approval an organizer\'s series is pending until an admin approves it.' : 'A move, as for an event (API.md §14), made by the series and every occurrence not edited on its own whose status is the series\'. A cancellation takes every occurrence not started yet, those edited alone too (but for one cancelled alone), and a restore brings back what it took. Any other move is a 409 naming both statuses.' };
+  properties['status'] = { ...eventField('status'), ...(kind === 'create' ? { enum: ['draft', 'pending', 'published'] } : {}), description: kind === 'create' ? 'draft or published (default; pending too under --approval required): the series and every occurrence get it; under approval an organizer\'s series is pending until an admin approves it.' : 'A move, as for an event (updateEvent), made by the series and every occurrence not edited on its own whose status is the series\'. A cancellation takes every occurrence not started yet, those edited alone too (but for one cancelled alone), and a restore brings back what it took. Any other move is a 409 naming both statuses.' };
   if (kind === 'update') {
     properties['cancellation_reason'] = { ...eventField('cancellation_reason'), description: 'Why the series was called off: sent with status cancelled, or on a series already cancelled (to change it); it goes to every occurrence the cancellation moves, and to new ones made while cancelled. 1–500 characters, no control characters.' };
     properties['review_note'] = { ...eventField('review_note'), description: 'Read-only: may be sent only with its stored value.' };
@@ -82,7 +82,7 @@ export function seriesSchemas(): Record<string, Schema> {
   return {
     SeriesCreate: bodySchema('create'),
     SeriesUpdate: bodySchema('update'),
-    Series: { type: 'object', description: `A recurring series; its occurrences are events (GET /events?series_id=). status only when not published, review_note and cancellation_reason only when given (API.md §14). ${RULES}`, additionalProperties: false, required, properties },
+    Series: { type: 'object', description: `A recurring series; its occurrences are events (GET /events?series_id=). status only when not published, review_note and cancellation_reason only when given. ${RULES}`, additionalProperties: false, required, properties },
     SeriesList: {
       type: 'object',
       description: 'One page of series, ordered by created_at then id.',
@@ -105,14 +105,14 @@ export function seriesParameters(): Record<string, Schema> {
   };
 }
 
-const ORDER = 'Errors as in §3: a body that is not JSON or not an object (400) before the id is looked up; then unknown id (404), not the owner (403), If-Match (412), fields (400 validation_failed), state (409).';
+const ORDER = 'When a request has several faults, the first in this order answers: a body that is not JSON or not an object (400) before the id is looked up; then unknown id (404), not the owner (403), If-Match (412), fields (400 validation_failed), state (409).';
 
 /** The /series operations. */
 export const SERIES_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'GET /series': {
     operationId: 'listSeries',
     summary: 'List series',
-    description: 'Series ordered by created_at then id, with limit and page as GET /events. Occurrences: GET /events?series_id=. Without status: published and cancelled series; a draft or pending one is seen only by its organizer and admins (API.md §14).',
+    description: 'Series ordered by created_at then id, with limit and page as GET /events. Occurrences: GET /events?series_id=. Without status: published and cancelled series; a draft or pending one is seen only by its organizer and admins.',
     tag: 'series',
     auth: true,
     parameters: ['SeriesStatusQuery', 'Limit', 'Page'],

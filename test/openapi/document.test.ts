@@ -363,3 +363,29 @@ test("openApiDocument's request examples lie in the future of 2026-11-29, so a c
   assert.ok(times.length >= 8);
   for (const time of times) assert.ok(Date.parse(time.split('":"')[1]!.slice(0, -1)) > Date.UTC(2026, 10, 29), time);
 });
+
+test("the served document stands on its own: it sends its reader to no file a user does not have", () => {
+  assert.doesNotMatch(served.text!, /API\.md|SPEC\.md|§\d/);
+});
+
+test("openApiDocument declares Cache-Control where the feeds send it, with the values they send", () => {
+  assert.deepEqual(doc.components.headers["Cache-Control"].schema.enum, ["no-store", "private, no-cache"]);
+  const headersOf = (path: string, status: string): string[] => Object.keys(doc.paths[path].get.responses[status].headers);
+  assert.ok(headersOf("/changes", "200").includes("Cache-Control"));
+  assert.ok(headersOf("/events.ics", "200").includes("Cache-Control"));
+  assert.ok(headersOf("/events.ics", "304").includes("Cache-Control"));
+});
+
+test("openApiDocument's review operations give their own order of errors: a rejection's reason, an approval that takes no field", () => {
+  for (const thing of ["events", "series"]) {
+    assert.match(doc.paths[`/${thing}/{id}/reject`].post.description, /the reason \(400 validation_failed\)/);
+    assert.doesNotMatch(doc.paths[`/${thing}/{id}/approve`].post.description, /reason/);
+    assert.match(doc.paths[`/${thing}/{id}/approve`].post.description, /any field \(400 validation_failed: an approval takes none\)/);
+  }
+});
+
+test("openApiDocument's e-mail pattern refuses what the service refuses (control characters) and takes letters outside ASCII", () => {
+  const pattern = new RegExp(doc.components.schemas.RegistrationCreate.properties.email.pattern, "u");
+  for (const address of ["zoë@campus.edu", "a.b@mail.campus.edu"]) assert.match(address, pattern);
+  for (const address of ["a@b.c\u0001", "a\u007f@campus.edu", "a@camp\u0085us.edu", "a b@campus.edu"]) assert.doesNotMatch(address, pattern, JSON.stringify(address));
+});
