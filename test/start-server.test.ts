@@ -90,3 +90,45 @@ test('a stop while a large answer is still on its way to a slow client lets it f
   assert.ok(length > 5_000_000, `a feed of ${length} bytes`);
   assert.equal(answer.length - headEnd - 4, length, 'the whole body arrived');
 });
+
+test('a stop while small answers wait behind a client that stopped reading lets each finish: no answer is cut short', { timeout: 60_000 }, async (t) => {
+  const running = await startServerWith({ store: 'memory', port: 0, keyPollMs: 0 }, {});
+  t.after(() => running.close(100));
+  const admin = `Bearer ${running.app.initialAdminKey!}`;
+  for (let n = 0; n < 10; n++) {
+    const made = await fetch(`${running.url}/events`, {
+      method: 'POST',
+      headers: { authorization: admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: `Talk ${n}`, description: 'x'.repeat(5000), category: 'academic', location: 'Hall A', capacity: 10, start_time: '2027-01-01T10:00:00Z', end_time: '2027-01-01T11:00:00Z' }),
+    });
+    assert.equal(made.status, 201, await made.text());
+  }
+  // Pages of some 50 KB, each under 64 KiB, 300 of them pipelined: 15 MB, more than the kernel's buffers on both
+  // sides hold, so when the stop comes the newest answer the server ended is still partly in it.
+  const client = net.connect(running.address.port, '127.0.0.1');
+  await new Promise<void>((resolve) => client.once('connect', resolve));
+  const chunks: Buffer[] = [];
+  client.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const closed = new Promise<void>((resolve) => client.on('close', () => resolve()));
+  client.write(`GET /events?limit=10 HTTP/1.1\r\nHost: x\r\nAuthorization: ${admin}\r\n\r\n`.repeat(300));
+  await new Promise<void>((resolve) => client.once('data', () => resolve()));
+  client.pause();
+  // Until the server's side is full and it waits on this client.
+  await new Promise<void>((resolve) => setTimeout(resolve, 500));
+  const stopped = running.close();
+  client.resume();
+  await Promise.all([stopped, closed]);
+  const received = Buffer.concat(chunks);
+  let at = 0;
+  let answers = 0;
+  while (at < received.length) {
+    const headEnd = received.indexOf('\r\n\r\n', at);
+    assert.notEqual(headEnd, -1, `answer ${answers + 1} stops inside its head`);
+    const head = received.subarray(at, headEnd).toString('latin1');
+    const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(head)?.[1]);
+    assert.ok(received.length - headEnd - 4 >= length, `answer ${answers + 1} (${head.split('\r\n')[0]}) has ${received.length - headEnd - 4} of its ${length} bytes`);
+    at = headEnd + 4 + length;
+    answers++;
+  }
+  assert.ok(answers >= 2, `${answers} answers`);
+});

@@ -265,9 +265,6 @@ function readBody(req: IncomingMessage, request: PlainRequest, exchange: Exchang
   });
 }
 
-/** Bodies longer than this (in characters) are written, then ended (see send): a smaller one goes out at once. */
-const ENDED_ONCE_WRITTEN = 64 * 1024;
-
 /** Writes a plain response; no body for HEAD, 204 and 304. */
 function send(res: ServerResponse, request: PlainRequest, response: CoreResponse, draining = false): void {
   if (response.stream !== undefined) {
@@ -292,9 +289,9 @@ function send(res: ServerResponse, request: PlainRequest, response: CoreResponse
   res.writeHead(response.status, headers);
   if (bodyless || body === null) res.end();
   // node's closeIdleConnections (which server.close() calls on a stop) destroys a connection whose response has ended
-  // even while its bytes still wait for a slow client: a large body ends only once the socket has taken all of it.
-  else if (body.length > ENDED_ONCE_WRITTEN) res.write(body, () => res.end());
-  else res.end(body);
+  // even while its bytes still wait for a slow client: a body ends only once the socket has taken all of it. (A small
+  // one waits too: behind a client that stopped reading, the kernel's buffers take none of it.)
+  else res.write(body, () => res.end());
   // Once the answer is out, end the connection ourselves: node would otherwise resume reading the unread body.
   if (unread) res.once('finish', () => endSoon(res.socket));
 }
