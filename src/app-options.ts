@@ -26,7 +26,7 @@ export interface AppOptions {
   store?: 'file' | 'memory' | (string & {});
   /** Create an admin key when the folder has none. Default true. */
   bootstrapAdminKey?: boolean;
-  /** How often keys.json is checked for changes, in ms. Default 1000. */
+  /** How often keys.json is checked for changes, in whole ms. Default 1000; 0: never (for tests). */
   keyPollMs?: number;
   /** Compact the log (on PostgreSQL: write a checkpoint) once it is over this size and mostly superseded. Default 64 MiB. */
   compactMinBytes?: number;
@@ -72,7 +72,7 @@ const OPTION_NAMES: Record<keyof AppOptions, true> = {
 /** What a logger must have: createLogger's, or one of the host's own with the same methods. */
 const LOGGER_METHODS = ['debug', 'info', 'warn', 'error', 'request', 'enabled', 'flush'] as const;
 
-type FlagKey = 'rateLimit' | 'rateWindow' | 'compactMinBytes' | 'corsOrigins' | 'webhookHosts' | 'store';
+type FlagKey = 'rateLimit' | 'rateWindow' | 'compactMinBytes' | 'corsOrigins' | 'webhookHosts' | 'store' | 'port' | 'host';
 
 /**
  * Throws a TypeError naming the first option createApp cannot use, before the data folder is locked or a database
@@ -85,8 +85,7 @@ export function checkAppOptions(options: AppOptions, caller: { name: string; mor
   const names = [...Object.keys(OPTION_NAMES), ...caller.more];
   for (const name of Object.keys(options)) {
     if (names.includes(name)) continue;
-    const near = nearName(name, names);
-    throw new TypeError(`${who}: unknown option ${name}${near === undefined ? '' : `; did you mean ${near}?`}`);
+    throw new TypeError(`${who}: unknown option ${name}${hintFor(name, names)}`);
   }
   for (const key of ['rateLimit', 'rateWindow', 'compactMinBytes'] as const) {
     const value: unknown = options[key];
@@ -106,12 +105,15 @@ export function checkAppOptions(options: AppOptions, caller: { name: string; mor
   }
   checkStore(options.store, who);
   const { basePath, dataDir, keyPollMs, timeZone, approval } = options as Record<keyof AppOptions, unknown>;
-  if (basePath !== undefined && (typeof basePath !== 'string' || !/^(\/[^/\s?#]+)*\/?$/.test(basePath))) {
-    throw new TypeError(`${who}: basePath must be a path such as /api/campus, got ${shown(basePath)}`);
+  // Compared with the request's path as sent: ASCII letters, digits and -._~ only, so no client sends it another way
+  // (percent-encoded), and no "." or ".." segment, which clients resolve before sending.
+  if (basePath !== undefined && (typeof basePath !== 'string' || !/^(\/[A-Za-z0-9\-._~]+)*\/?$/.test(basePath) || /\/\.\.?(\/|$)/.test(basePath))) {
+    throw new TypeError(`${who}: basePath must be a path such as /api/campus (ASCII letters, digits and -._~ between slashes, no . or .. segment), got ${shown(basePath)}`);
   }
   if (dataDir !== undefined && (typeof dataDir !== 'string' || dataDir.trim() === '')) throw new TypeError(`${who}: dataDir must name a folder, got ${shown(dataDir)}`);
-  if (keyPollMs !== undefined && (typeof keyPollMs !== 'number' || !Number.isFinite(keyPollMs) || keyPollMs < 0)) {
-    throw new TypeError(`${who}: keyPollMs must be a number of milliseconds, 0 or more, got ${shown(keyPollMs)}`);
+  // A timer takes whole milliseconds up to 2^31 - 1; past it node fires every millisecond instead.
+  if (keyPollMs !== undefined && (typeof keyPollMs !== 'number' || !Number.isInteger(keyPollMs) || keyPollMs < 0 || keyPollMs > MAX_TIMER_MS)) {
+    throw new TypeError(`${who}: keyPollMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS} (or 0: never, for tests), got ${shown(keyPollMs)}`);
   }
   if (timeZone !== undefined && (typeof timeZone !== 'string' || !isTimeZone(timeZone))) {
     throw new TypeError(`${who}: timeZone must be an IANA time zone name such as Europe/Berlin, got ${shown(timeZone)}`);
@@ -128,6 +130,43 @@ export function checkAppOptions(options: AppOptions, caller: { name: string; mor
   for (const key of ['now', 'randomBytes'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'function') throw new TypeError(`${who}: ${key} must be a function, got ${shown(options[key])}`);
   }
+}
+
+/** The longest delay a node timer takes, in ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What an unknown option name may have meant: a near name, or the option that does what the flag of that name does. */
+function hintFor(name: string, names: readonly string[]): string {
+  const near = nearName(name, names);
+  if (near !== undefined) return `; did you mean ${near}?`;
+  if (/^(port|host|timeouts)$/.test(name)) return '; startServer takes it (createApp listens on nothing: a host passes app.handler to its own server)';
+  if (/^log/i.test(name)) return "; a level is set on the logger: logger: createLogger({ level: 'info', write })";
+  return '';
+}
+
+/**
+ * startServer's own options, checked by the flags' rules before anything is opened: `port` an integer from 0 to 65535,
+ * `host` an IP address (IPv6 with or without brackets) or a host name, `timeouts` whole milliseconds with headersMs not
+ * over requestMs. Returns the host as it is listened on (brackets taken off, as --host does).
+ */
+export function checkServerOptions(options: { port?: unknown; host?: unknown; timeouts?: unknown }): { host: string | undefined } {
+  const { port, host, timeouts } = options;
+  if (port !== undefined) {
+    if (typeof port !== 'number') throw new TypeError(`startServer: port must be a number, got ${shown(port)}`);
+    asFlag('port', String(port), 'startServer');
+  }
+  if (host !== undefined && typeof host !== 'string') throw new TypeError(`startServer: host must be a string, got ${shown(host)}`);
+  if (timeouts !== undefined) {
+    const given = timeouts as Record<string, unknown> | null;
+    for (const key of ['headersMs', 'requestMs', 'keepAliveMs']) {
+      const value = typeof given === 'object' && given !== null ? given[key] : undefined;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS) {
+        throw new TypeError(`startServer: timeouts.${key} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${shown(value)}`);
+      }
+    }
+    if ((given!['headersMs'] as number) > (given!['requestMs'] as number)) throw new TypeError(`startServer: timeouts.headersMs (${String(given!['headersMs'])}) must not exceed timeouts.requestMs (${String(given!['requestMs'])})`);
+  }
+  return { host: host === undefined ? undefined : (asFlag('host', host, 'startServer') as string) };
 }
 
 /** `'file'`, `'memory'` or a postgres:// URL whose hosts parse; anything else would have opened a data folder unasked. */

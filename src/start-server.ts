@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
-import { checkAppOptions } from './app-options.js';
+import { checkAppOptions, checkServerOptions } from './app-options.js';
 import { MAX_HEAD_BYTES } from './http/errors.js';
 import { answerConnect } from './http/node-adapter.js';
 import { silentLogger } from './log/logger.js';
@@ -73,9 +73,9 @@ export function startServer(options: StartOptions = {}): Promise<RunningServer> 
 export async function startServerWith(options: StartOptions, internal: InternalOptions): Promise<RunningServer> {
   // A misspelt name is refused naming startServer and its own options too; then the app gets only the app's.
   checkAppOptions(options, { name: 'startServer', more: ['port', 'host', 'timeouts'] });
-  const { port, host: listenHost, timeouts = CONTRACT_TIMEOUTS, ...appOptions } = options;
-  // Checked before the app takes the folder's lock: node:http would throw only after it.
-  if (timeouts.headersMs > timeouts.requestMs) throw new RangeError(`timeouts.headersMs (${timeouts.headersMs}) must not exceed timeouts.requestMs (${timeouts.requestMs})`);
+  // Checked before the app takes the folder's lock: node:http would throw only after it, or listen on a file named by the port.
+  const { host: listenHost } = checkServerOptions(options);
+  const { port, host: _asGiven, timeouts = CONTRACT_TIMEOUTS, ...appOptions } = options;
   const app = await openApp(appOptions, internal);
   const server = http.createServer(
     {
