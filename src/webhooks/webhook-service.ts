@@ -40,6 +40,8 @@ export class WebhookService {
   readonly #compactionHold: CompactionHoldHandle | undefined;
   #compactedThrough: number;
   #logId: string;
+  /** Each webhook's position as last saved (id → seq): what a restart would go on from. */
+  #savedCursors = new Map<string, number>();
   readonly #saver: StateSaver;
   #closed = false;
   #feedStarting: Promise<void> | undefined;
@@ -61,10 +63,15 @@ export class WebhookService {
         for (const lane of this.#lanes.values()) lane.poke();
       },
       // Webhooks that caught up may have been all that held a compaction due back.
-      saved: () => this.#compactionHold?.recheck(),
+      saved: (snapshot) => {
+        this.#savedCursors = new Map(snapshot.webhooks.map((state) => [state.id, state.cursor.seq]));
+        this.#compactionHold?.recheck();
+      },
     });
     this.#stopCompactionWatch = deps.history?.onCompacted((throughSeq) => this.#compacted(throughSeq));
-    this.#compactionHold = deps.history?.holdCompaction(() => compactionHoldOf(this.list(), deps.lastSeq()));
+    // By the positions as saved, not as acknowledged: a restart goes on from the saved ones, and the lines after them
+    // must still be there as they were, or it would make other messages (a compacted line's state) under their ids.
+    this.#compactionHold = deps.history?.holdCompaction(() => compactionHoldOf(this.list().map((state) => this.#asSaved(state)), deps.lastSeq()));
     this.#catchUps = new CatchUps({
       history: deps.history,
       shared: () => this.#backlog,
@@ -78,6 +85,7 @@ export class WebhookService {
   static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
     const snapshot = await deps.stateStore.load();
     const service = new WebhookService(deps, snapshot.compactedThrough, snapshot.logId);
+    service.#savedCursors = new Map(snapshot.webhooks.map((state) => [state.id, state.cursor.seq]));
     for (const state of snapshot.webhooks) service.#addLane(state);
     if (service.#rewound()) await service.#saver.save();
     if (service.#lanes.size > 0) await service.#ensureFeed(true);
@@ -146,6 +154,7 @@ export class WebhookService {
    */
   async adopt(state: WebhookState): Promise<void> {
     if (this.#closed || this.#lanes.has(state.id)) return;
+    this.#savedCursors.set(state.id, state.cursor.seq);
     this.#addLane(state);
     await this.#ensureFeed(true);
     this.#lanes.get(state.id)?.poke();
@@ -179,6 +188,12 @@ export class WebhookService {
     // nothing they had not acknowledged may be compacted away meanwhile.
     this.#deps.client.close();
     await this.#saver.close();
+  }
+
+  /** `state` with its position as last saved (a webhook not saved yet holds from the start). */
+  #asSaved(state: WebhookState): WebhookState {
+    const seq = Math.min(state.cursor.seq, this.#savedCursors.get(state.id) ?? 0);
+    return seq === state.cursor.seq ? state : { ...state, cursor: { seq, index: 0 } };
   }
 
   /**

@@ -62,3 +62,49 @@ test('a store that takes in history past what it applied: a webhook behind it re
     await receiver.close();
   }
 });
+
+test('compaction is held back by the positions webhooks saved, not by what receivers acknowledged since: a restart goes on from the saved ones', async () => {
+  const receiver = await startReceiver({ verify: false });
+  const history = new ChangeHistory();
+  let lastSeq = 2;
+  const source: ChangeHistorySource = {
+    subscribe: (listener) => history.subscribe(listener),
+    onCompacted: (listener) => history.onCompacted(listener),
+    holdCompaction: (hold) => history.holdCompaction(hold),
+    readAfter: () => Promise.resolve({ changes: [], compactedThrough: 0 }),
+  };
+  // Saves go through until `blocked`; then each waits for `unblock` (a slow disk, or a kill -9 before it lands).
+  const state = memoryWebhookState();
+  let blocked = false;
+  const waiting: (() => void)[] = [];
+  const stateStore = {
+    load: () => state.load(),
+    save: async (snapshot: Parameters<typeof state.save>[0]) => {
+      if (blocked) await new Promise<void>((resolve) => waiting.push(resolve));
+      await state.save(snapshot);
+    },
+  };
+  const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
+  const service = await WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, saveEveryMs: 20 });
+  try {
+    await service.create({ url: receiver.url });
+    assert.equal(history.compactionHeld(() => undefined), undefined, 'saved at the end of the log: nothing held');
+    blocked = true;
+    for (const seq of [3, 4]) {
+      lastSeq = seq;
+      history.committed([created(seq, seq)]);
+    }
+    await eventually('both messages acknowledged', () => receiver.received.length >= 2);
+    await eventually('a save under way', () => waiting.length > 0);
+    const held = history.compactionHeld(() => undefined);
+    assert.match(held?.reason ?? 'nothing held', /is delivering the changes after seq 2$/, 'acknowledged, not saved: the lines after seq 2 must stay');
+    blocked = false;
+    for (const resolve of waiting.splice(0)) resolve();
+    await eventually('the save landed and the hold lifted', () => history.compactionHeld(() => undefined) === undefined);
+  } finally {
+    blocked = false;
+    for (const resolve of waiting.splice(0)) resolve();
+    await service.close();
+    await receiver.close();
+  }
+});
