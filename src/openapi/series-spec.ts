@@ -75,7 +75,7 @@ export function seriesSchemas(): Record<string, Schema> {
   const properties: Schema = { id: { type: 'string', pattern: SERIES_ID, readOnly: true } };
   for (const field of [...SHARED, 'start_time', 'end_time']) properties[field] = eventField(field);
   Object.assign(properties, SCHEDULE);
-  properties['occurrence_count'] = { type: 'integer', minimum: 0, readOnly: true, description: 'Its live occurrences.' };
+  properties['occurrence_count'] = { type: 'integer', minimum: 0, readOnly: true, description: 'Its occurrences: all of them for its organizer and admins; for anyone else those they may see (a draft or pending occurrence, one edited on its own, is in no count of theirs).' };
   properties['created_at'] = { type: 'string', format: 'date-time', readOnly: true };
   const required = Object.keys(properties);
   for (const field of ['status', 'review_note', 'cancellation_reason']) properties[field] = field === 'review_note' ? { ...eventField(field), readOnly: true } : eventField(field);

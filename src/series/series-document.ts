@@ -65,9 +65,14 @@ export function seriesJson(series: SeriesDocument): string {
   });
 }
 
-/** What GET /series/{id} answers. */
-export function seriesViewJson(series: SeriesDocument): string {
-  return JSON.stringify(viewFields(series));
+/**
+ * What GET /series/{id} answers; `seen`, when given, is the reader's occurrence_count: the occurrences they may see
+ * (a draft or pending one is in no count of anyone but its organizer and admins, API.md §14).
+ */
+export function seriesViewJson(series: SeriesDocument, seen?: number): string {
+  const view = viewFields(series);
+  if (seen !== undefined) view['occurrence_count'] = seen;
+  return JSON.stringify(view);
 }
 
 function viewFields(series: SeriesDocument): Record<string, unknown> {
@@ -101,6 +106,7 @@ function publishingFields(series: SeriesDocument): Record<string, unknown> {
 }
 
 /** The strong ETag of a series: the seq of its document's last write, which every change of it makes anew. */
-export function seriesEtag(stored: StoredDocument): string {
-  return `"s${stored.seq.toString(36)}"`;
+export function seriesEtag(stored: StoredDocument, seen?: number): string {
+  // A reader who sees fewer occurrences than there are gets another ETag, which changes as that count does.
+  return seen === undefined ? `"s${stored.seq.toString(36)}"` : `"s${stored.seq.toString(36)}.${seen.toString(36)}"`;
 }

@@ -29,6 +29,20 @@ export interface SeriesRouteDeps {
 /** The five series routes, keyed by method and pattern. */
 export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: string; route: Route }[] {
   const { store } = deps;
+
+  /**
+   * The occurrence_count `principal` is shown when it is not the series' own: those who may change the series (its
+   * organizer, admins) count every occurrence; anyone else only the ones they may see, when some are hidden from them.
+   */
+  const seenBy = (principal: Principal, series: SeriesDocument): number | undefined => {
+    if (mayActOn(principal, 'update', series.organizer.email)) return undefined;
+    let seen = 0;
+    for (const id of series.occurrences) {
+      const event = store.get(id);
+      if (event !== undefined && maySee(principal, event)) seen++;
+    }
+    return seen === series.occurrences.length ? undefined : seen;
+  };
   const approval = deps.approval ?? 'off';
   const newEventId = (): string => {
     for (let attempt = 0; ; attempt++) {
@@ -54,7 +68,7 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       const all = store.documents(SERIES_COLLECTION).map(parseSeries).filter((series) => wanted.has(seriesStatus(series)) && maySee(principal, seriesVisible(series)));
       all.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const shown = all.slice((page - 1) * limit, page * limit);
-      const body = `{"series":[${shown.map(seriesViewJson).join(',')}],"total":${all.length},"page":${page}}`;
+      const body = `{"series":[${shown.map((series) => seriesViewJson(series, seenBy(principal, series))).join(',')}],"total":${all.length},"page":${page}}`;
       const filters: [string, string][] = statuses === undefined ? [] : [['status', statuses.join(',')]];
       return { status: 200, body, headers: { Link: pageLinks({ path: `${context.prefix}/series`, filters, page, limit, total: all.length }) } };
     },
@@ -72,9 +86,10 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
       const series = parseSeries(stored);
       // A draft or pending series does not exist for anyone but its organizer and admins (API.md §14).
       if (!maySee(context.principal!, seriesVisible(series))) throw notFound(id);
-      const etag = seriesEtag(stored);
+      const seen = seenBy(context.principal!, series);
+      const etag = seriesEtag(stored, seen);
       if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
-      return { status: 200, body: seriesViewJson(series), headers: { ETag: etag } };
+      return { status: 200, body: seriesViewJson(series, seen), headers: { ETag: etag } };
     },
   };
 

@@ -183,4 +183,34 @@ describe('series statuses', () => {
       assertRefused(await writesNothing(h, undefined, () => h.request('POST', '/series', { key: h.keys.organizer, body: daily(2, 3, body) })), 400, 'validation_failed', [field], field);
     }
   });
+
+  test('occurrence_count counts for each reader only the occurrences they may see, and its ETag moves with that count', async () => {
+    const created = await h.request('POST', '/series', { key: h.keys.organizer, body: daily(3, 3, { status: 'draft' }) });
+    assert.equal(created.status, 201, created.text ?? '');
+    const { id } = created.json;
+    const occurrences = (await h.request('GET', `/events?series_id=${id}&status=draft`, { key: h.keys.organizer })).json.events as { id: string }[];
+    // Edited on its own, an occurrence stays a draft when the series is published.
+    const kept = occurrences[1]!.id;
+    assert.equal((await h.request('PUT', `/events/${kept}`, { key: h.keys.organizer, body: { title: 'Morning run (new track)' } })).status, 200);
+    assert.equal((await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'published' } })).status, 200);
+    const count = async (key: string): Promise<number> => (await h.request('GET', `/series/${id}`, { key })).json.occurrence_count;
+    assert.equal(await count(h.keys.admin), 3);
+    assert.equal(await count(h.keys.organizer), 3);
+    for (const key of [h.keys.reader, h.keys.other]) {
+      assert.equal(await count(key), 2, 'the draft occurrence is in no count of theirs');
+      assert.equal((await h.request('GET', `/events?series_id=${id}`, { key })).json.total, 2);
+      const listed = (await h.request('GET', '/series', { key })).json.series.find((series: { id: string }) => series.id === id);
+      assert.equal(listed.occurrence_count, 2);
+    }
+    const readerRead = await h.request('GET', `/series/${id}`, { key: h.keys.reader });
+    const adminRead = await h.request('GET', `/series/${id}`, { key: h.keys.admin });
+    assert.notEqual(readerRead.headers['ETag'], adminRead.headers['ETag']);
+    assert.equal((await h.request('GET', `/series/${id}`, { key: h.keys.reader, headers: { 'If-None-Match': readerRead.headers['ETag']! } })).status, 304);
+    // Published on its own: the reader's count is the series' again, and their cached copy is stale.
+    assert.equal((await h.request('PUT', `/events/${kept}`, { key: h.keys.organizer, body: { status: 'published' } })).status, 200);
+    const again = await h.request('GET', `/series/${id}`, { key: h.keys.reader, headers: { 'If-None-Match': readerRead.headers['ETag']! } });
+    assert.equal(again.status, 200);
+    assert.equal(again.json.occurrence_count, 3);
+    assert.equal(again.headers['ETag'], adminRead.headers['ETag']);
+  });
 });
