@@ -122,7 +122,7 @@ export const SERIES_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'POST /series': {
     operationId: 'createSeries',
     summary: 'Create a recurring series and all its occurrences',
-    description: `Organizer or admin keys. The series and every occurrence (each an event with its own id, registered_count 0 and series_id) are written in one atomic write. ${RULES}`,
+    description: `Organizer or admin keys. The series and every occurrence (each an event with its own id, registered_count 0 and series_id) are written in one atomic write. No Idempotency-Key here (the header is ignored): after a time-out, look for the series in GET /series (newest last) before sending it again. ${RULES}`,
     tag: 'series',
     auth: true,
     requestBody: { schema: 'SeriesCreate', description: 'The new series.', examples: SERIES_EXAMPLES },
