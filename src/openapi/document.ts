@@ -88,7 +88,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
 }
 
 /** The methods a client may try on any path; those a path does not serve get a documented 405. */
-const REFUSABLE_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
+const REFUSABLE_METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
 
 /** What `Allow` lists for a path: its methods, HEAD with GET, and OPTIONS (the router's order). */
 function allowedMethods(methods: readonly string[]): string[] {
