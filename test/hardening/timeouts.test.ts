@@ -45,7 +45,7 @@ describe('startServer({timeouts}) checks', () => {
   it('refuses headersMs over requestMs before it takes the data folder', async () => {
     const { dir, remove } = tempDir();
     try {
-      await assert.rejects(startServer({ dataDir: dir, port: 0, bootstrapAdminKey: false, timeouts: { headersMs: 2_000, requestMs: 1_000, keepAliveMs: 500 } }), RangeError);
+      await assert.rejects(startServer({ dataDir: dir, port: 0, bootstrapAdminKey: false, timeouts: { headersMs: 2_000, requestMs: 1_000, keepAliveMs: 500 } }), (error: Error) => error instanceof TypeError && error.message === 'startServer: timeouts.headersMs (2000) must not exceed timeouts.requestMs (1000)');
       const running = await startServer({ dataDir: dir, port: 0, keyPollMs: 0, bootstrapAdminKey: false });
       await running.close(100);
     } finally {
