@@ -56,6 +56,8 @@ export interface LaneDeps {
   logId(): string;
   /** The webhook became failing (for the log line). */
   failed?(webhook: WebhookState): void;
+  /** Messages after `afterSeq` up to `throughSeq` were gone from the log before delivery (for the log line). */
+  lost?(webhook: WebhookState, afterSeq: number, throughSeq: number): void;
   /** True while sending is held (acknowledged progress could not be saved); the lane is poked again when it is not. */
   holding?(): boolean;
 }
@@ -114,6 +116,7 @@ export class DeliveryLane {
       error: `messages after seq ${this.state.cursor.seq} up to seq ${next.through.seq} were compacted out of the log (or could not be read back) before delivery; they cannot be sent`,
       at: new Date(this.#deps.clock.now()).toISOString(),
     });
+    this.#deps.lost?.(this.state, this.state.cursor.seq, next.through.seq);
     this.state.cursor = { ...next.through };
     this.#deps.changed();
     // Past the gap another backlog may hold what follows (a catch-up ends where the shared one begins).

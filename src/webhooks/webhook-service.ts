@@ -232,6 +232,9 @@ export class WebhookService {
       holding: () => this.#saver.holding(),
       logId: () => this.#logId,
       failed: (webhook) => this.#deps.logger.warn('a webhook is failing: its receiver has not acknowledged a message for 3 days; set its status to active to try again', { webhook: webhook.id }),
+      // Only a log compacted by a build that did not hold back for webhooks, or by hand, leaves such a gap: say so where the operator looks.
+      lost: (webhook, afterSeq, throughSeq) =>
+        this.#deps.logger.warn('a webhook cannot be sent messages that were compacted out of the log before delivery; its delivery log says so', { webhook: webhook.id, after_seq: afterSeq, through_seq: throughSeq }),
     });
     this.#lanes.set(state.id, lane);
   }

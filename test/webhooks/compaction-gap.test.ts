@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FileStore } from '../../src/store/file/file-store.js';
+import { createLogger } from '../../src/log/logger.js';
 import { call } from '../helpers/harness.js';
 import { EVENT_FIELDS as EVENT, eventually, harnessWithWebhook, reopen } from './support.js';
 
@@ -33,7 +34,8 @@ test('messages a compaction rewrote are sent by the running server, and reported
     await (app.store as FileStore).compact();
     const after = (await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'After compaction' } })).json.id;
     await app.close();
-    app = await reopen(h.dataDir);
+    const logged: string[] = [];
+    app = await reopen(h.dataDir, { logger: createLogger({ level: 'warn', write: (text) => logged.push(text), schedule: (flush) => queueMicrotask(flush) }) });
     await setStatus('active');
     await eventually('the message written after the compaction', () => receiver.received.length >= 5);
     assert.equal(receiver.received[4]!.message!.type, 'event.created');
@@ -43,6 +45,10 @@ test('messages a compaction rewrote are sent by the running server, and reported
     assert.ok(gap !== undefined, 'the gap is in the delivery log');
     assert.equal(gap.status, 'failed');
     assert.match(gap.error, /compacted/);
+    // And where the operator looks: the server's log names the webhook and what it lost.
+    const warning = logged.join('').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line['webhook'] === webhook.id);
+    assert.match(String(warning?.['msg']), /compacted out of the log before delivery/);
+    assert.ok(Number(warning?.['through_seq']) > Number(warning?.['after_seq']));
     assert.equal(receiver.received.length, 5);
   } finally {
     await app.close();

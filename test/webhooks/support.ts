@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { openApp, type App } from '../../src/app.js';
+import { openApp, type App, type AppOptions } from '../../src/app.js';
 import { call, startHarness, type Harness } from '../helpers/harness.js';
 
 /** One request a receiver got. */
@@ -227,6 +227,6 @@ export async function harnessWithWebhook(options: { compactMinBytes?: number } =
 }
 
 /** The app again on the same folder, as a restart would open it. */
-export function reopen(dataDir: string, options: { compactMinBytes?: number } = {}): Promise<App> {
+export function reopen(dataDir: string, options: { compactMinBytes?: number; logger?: AppOptions['logger'] } = {}): Promise<App> {
   return openApp({ dataDir, keyPollMs: 0, webhookHosts: ['127.0.0.1'], ...options }, { unsafeNoSync: true });
 }
