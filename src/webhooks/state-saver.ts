@@ -15,8 +15,8 @@ export interface StateSaverDeps {
   snapshot(): WebhookStateSnapshot;
   /** Sending was held and no longer is: the lanes may go on. */
   released(): void;
-  /** A save of `snapshot` went through (lanes' progress is durable as far as it went). */
-  saved?: (snapshot: WebhookStateSnapshot) => void;
+  /** A save went through (lanes' progress is durable as far as it went). */
+  saved?: () => void;
 }
 
 /**
@@ -28,7 +28,7 @@ export interface StateSaverDeps {
  */
 export class StateSaver {
   readonly #deps: StateSaverDeps;
-  #saving: Promise<unknown> | undefined;
+  #saving: Promise<void> | undefined;
   #timer: unknown;
   /** Changed since the last save began. */
   #dirty = false;
@@ -67,26 +67,24 @@ export class StateSaver {
   save(): Promise<void> {
     const run = (this.#saving ?? Promise.resolve())
       .catch(() => undefined)
-      .then(async () => {
+      .then(() => {
         this.#dirty = false;
         this.#changedSinceSnapshot = undefined;
-        const snapshot = this.#deps.snapshot();
-        await this.#deps.stateStore.save(snapshot);
-        return snapshot;
+        return this.#deps.stateStore.save(this.#deps.snapshot());
       });
     this.#saving = run;
     run.then(
-      (snapshot) => {
+      () => {
         this.#settled(run);
         // Saved through the snapshot: what is unsaved now is only what changed after it.
         const held = this.holding();
         this.#unsavedSince = this.#changedSinceSnapshot;
         if (held && !this.holding()) this.#deps.released();
-        this.#deps.saved?.(snapshot);
+        this.#deps.saved?.();
       },
       () => this.#settled(run),
     );
-    return run.then(() => undefined);
+    return run;
   }
 
   /** Stops the timer, waits for the save under way, and saves what changed since (a failure is logged). */
@@ -118,7 +116,7 @@ export class StateSaver {
     this.#timer = undefined;
   }
 
-  #settled(run: Promise<unknown>): void {
+  #settled(run: Promise<void>): void {
     if (this.#saving === run) this.#saving = undefined;
   }
 }

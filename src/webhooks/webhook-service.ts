@@ -4,7 +4,7 @@ import type { WebhookState, WebhookStateStore } from '../store/webhook-state.js'
 import type { Logger } from '../log/logger.js';
 import { randomId } from '../lib/random-id.js';
 import { base62 } from '../lib/base62.js';
-import { DeliveryLane, type WebhookClock } from './delivery-lane.js';
+import { DeliveryLane, elapsedOn, type WebhookClock } from './delivery-lane.js';
 import { StateSaver } from './state-saver.js';
 import type { DeliveryClient } from './delivery-client.js';
 import { LINE_DONE, MessageBacklog } from './message-backlog.js';
@@ -13,6 +13,9 @@ import { newSecret } from './signature.js';
 import { CatchUps } from './catch-up.js';
 import { compactionHoldOf } from './compaction-hold.js';
 import type { WebhookInput } from './webhook-input.js';
+
+/** How long a compaction waits for webhooks delivering in good order to acknowledge the lines it rewrote, in ms. */
+const SETTLE_MS = 10_000;
 
 export interface WebhookServiceDeps {
   /** The store's durable changes; without it (an engine that has none) webhooks hear nothing. */
@@ -40,8 +43,6 @@ export class WebhookService {
   readonly #compactionHold: CompactionHoldHandle | undefined;
   #compactedThrough: number;
   #logId: string;
-  /** Each webhook's position as last saved (id → seq): what a restart would go on from. */
-  #savedCursors = new Map<string, number>();
   readonly #saver: StateSaver;
   #closed = false;
   #feedStarting: Promise<void> | undefined;
@@ -63,15 +64,13 @@ export class WebhookService {
         for (const lane of this.#lanes.values()) lane.poke();
       },
       // Webhooks that caught up may have been all that held a compaction due back.
-      saved: (snapshot) => {
-        this.#savedCursors = new Map(snapshot.webhooks.map((state) => [state.id, state.cursor.seq]));
-        this.#compactionHold?.recheck();
-      },
+      saved: () => this.#compactionHold?.recheck(),
     });
     this.#stopCompactionWatch = deps.history?.onCompacted((throughSeq) => this.#compacted(throughSeq));
-    // By the positions as saved, not as acknowledged: a restart goes on from the saved ones, and the lines after them
-    // must still be there as they were, or it would make other messages (a compacted line's state) under their ids.
-    this.#compactionHold = deps.history?.holdCompaction(() => compactionHoldOf(this.list().map((state) => this.#asSaved(state)), deps.lastSeq()));
+    this.#compactionHold = deps.history?.holdCompaction(
+      () => compactionHoldOf(this.list(), deps.lastSeq()),
+      (throughSeq) => this.#settleForCompaction(throughSeq),
+    );
     this.#catchUps = new CatchUps({
       history: deps.history,
       shared: () => this.#backlog,
@@ -85,7 +84,6 @@ export class WebhookService {
   static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
     const snapshot = await deps.stateStore.load();
     const service = new WebhookService(deps, snapshot.compactedThrough, snapshot.logId);
-    service.#savedCursors = new Map(snapshot.webhooks.map((state) => [state.id, state.cursor.seq]));
     for (const state of snapshot.webhooks) service.#addLane(state);
     if (service.#rewound()) await service.#saver.save();
     if (service.#lanes.size > 0) await service.#ensureFeed(true);
@@ -154,7 +152,6 @@ export class WebhookService {
    */
   async adopt(state: WebhookState): Promise<void> {
     if (this.#closed || this.#lanes.has(state.id)) return;
-    this.#savedCursors.set(state.id, state.cursor.seq);
     this.#addLane(state);
     await this.#ensureFeed(true);
     this.#lanes.get(state.id)?.poke();
@@ -190,10 +187,20 @@ export class WebhookService {
     await this.#saver.close();
   }
 
-  /** `state` with its position as last saved (a webhook not saved yet holds from the start). */
-  #asSaved(state: WebhookState): WebhookState {
-    const seq = Math.min(state.cursor.seq, this.#savedCursors.get(state.id) ?? 0);
-    return seq === state.cursor.seq ? state : { ...state, cursor: { seq, index: 0 } };
+  /**
+   * Before a compaction through `throughSeq` makes its log durable: waits (at most SETTLE_MS) until every webhook
+   * delivering in good order has acknowledged the lines through it, then saves the positions. A restart then goes on
+   * from past the lines the compaction rewrote; from a position before them it would read a rewritten line (a
+   * registration's event state) as another message under the id of the one already sent. A paused, failing or retrying
+   * webhook held the compaction back unless it was forced by hand: what it misses is then reported as a gap.
+   */
+  async #settleForCompaction(throughSeq: number): Promise<void> {
+    const deadline = elapsedOn(this.#deps.clock) + SETTLE_MS;
+    const behind = (): boolean => this.list().some((state) => state.cursor.seq < throughSeq && state.status === 'active' && state.attempts === 0);
+    while (!this.#closed && behind() && elapsedOn(this.#deps.clock) < deadline) {
+      await new Promise<void>((resolve) => this.#deps.clock.setTimeout(resolve, 10));
+    }
+    await this.#saver.save();
   }
 
   /**

@@ -1,6 +1,8 @@
 // A webhook that may stay behind for long (paused, failing, retrying) holds the log's compaction back, so nothing it
 // has not acknowledged is lost to a compaction and a restart (API.md §13); one delivering in good order does not.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import type { FileStore } from '../../src/store/file/file-store.js';
 import type { WebhookState } from '../../src/store/webhook-state.js';
@@ -72,3 +74,23 @@ test('with an active webhook the log is compacted once it has caught up, with no
     await receiver.close();
   }
 });
+
+test('a compaction makes its log durable only once the webhooks saved positions past what it rewrote: a restart reads no rewritten line as a message', async () => {
+  const { h, receiver } = await harnessWithWebhook();
+  const admin = h.keys.admin;
+  try {
+    const id = (await call(h.app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'Title 0' } })).json.id;
+    for (let n = 0; n < 5; n++) assert.equal((await call(h.app, 'POST', `/events/${id}/registrations`, { key: admin, body: { name: `P ${n}`, email: `p${n}@campus.edu` } })).status, 201);
+    const store = h.app.store as FileStore;
+    const lastSeq = store.changes.lastSeq;
+    await eventually('every message acknowledged', () => receiver.received.length >= 6);
+    // At once: the batched save of the webhooks' positions (every second) has not come yet.
+    assert.notEqual(await store.compact(), undefined);
+    const saved = JSON.parse(readFileSync(path.join(h.dataDir, 'webhooks.json'), 'utf8')) as { webhooks: { cursor: { seq: number } }[] };
+    assert.ok(saved.webhooks[0]!.cursor.seq >= lastSeq, `saved at seq ${saved.webhooks[0]!.cursor.seq}, the compaction rewrote through ${lastSeq}`);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+

@@ -162,7 +162,7 @@ export class FileStore extends QueuedStore implements EventStore {
     return {
       subscribe: (listener) => this.#history.subscribe(listener),
       onCompacted: (listener) => this.#history.onCompacted(listener),
-      holdCompaction: (hold) => this.#history.holdCompaction(hold),
+      holdCompaction: (hold, settle) => this.#history.holdCompaction(hold, settle),
       readAfter: (since, limit): Promise<HistoryRead> => readHistoryAfter(this.#fs, this.file, { since, through: this.changes.lastSeq, limit }, this.#now()),
     };
   }
@@ -290,6 +290,7 @@ export class FileStore extends QueuedStore implements EventStore {
         this.changes.dropDeletionsThrough(compactedThrough);
         this.#history.compacted(compactedThrough);
       },
+      settle: (throughSeq) => this.#history.settleCompaction(throughSeq),
       resume: () => this.#queue.resume(),
       refuse: (error) => {
         this.#unwritableReason = describeWriteError(error);

@@ -17,7 +17,7 @@ import { copyBytes, writeFully } from './write-fully.js';
 export const COMPACTION_STEPS = [
   'create the temporary file',
   'write the live events and registrations to it, in seq order, in chunks',
-  'fsync it',
+  'fsync it, and wait for the webhooks to save positions past the snapshot',
   'pause the write queue (the batch in flight finishes)',
   'append the lines committed since the snapshot',
   'fsync it again',
@@ -53,6 +53,11 @@ export interface CompactionHost {
    * order), and the part of the log that holds them.
    */
   committed(): CommittedState;
+  /**
+   * Resolves once the log's readers (webhooks) no longer need its lines through `throughSeq` as they are, before the
+   * rewritten log is renamed into place; a rejection calls the compaction off, the log untouched.
+   */
+  settle(throughSeq: number): Promise<void>;
   /** Pauses the write queue, waiting for the batch in flight; resolves with the log then, or undefined when the store cannot write any more. */
   pause(): Promise<LogHandle | undefined>;
   /** Makes the new file the log; every deletion up to `compactedThrough` (the snapshot's last seq) is gone from it. */
@@ -128,6 +133,8 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
     let length = written.length;
     await step(3);
     if (host.sync) await fs.fsync(fd);
+    // A webhook restarted from a position before the snapshot would read its rewritten lines as other messages.
+    await host.settle(snapshot.lastSeq);
     await step(4);
     if (host.stopping()) throw new CompactionAbandoned('the store is closing');
     const log = await host.pause();

@@ -36,9 +36,11 @@ export interface ChangeHistorySource {
   onCompacted(listener: (throughSeq: number) => void): () => void;
   /**
    * Registers `hold`, asked before each compaction (a checkpoint on PostgreSQL) the store would start by itself: what
-   * it returns holds that one back (a reader still needs the lines it would rewrite).
+   * it returns holds that one back (a reader still needs the lines it would rewrite). `settle`, when given, is awaited
+   * by a file store's compaction before the rewritten log becomes durable: it resolves once the reader no longer needs
+   * the lines through `throughSeq` as they were (its position is saved past them), and rejects to call it off.
    */
-  holdCompaction(hold: () => CompactionHold | undefined): CompactionHoldHandle;
+  holdCompaction(hold: () => CompactionHold | undefined, settle?: (throughSeq: number) => Promise<void>): CompactionHoldHandle;
 }
 
 /** Why a compaction must wait; `lasting` when that may go on for hours (worth a warning), not for a reader seconds behind. */
@@ -152,6 +154,7 @@ export class ChangeHistory {
   readonly #listeners = new Set<(changes: readonly CommittedChange[]) => void>();
   readonly #compactionListeners = new Set<(throughSeq: number) => void>();
   readonly #holds = new Set<() => CompactionHold | undefined>();
+  readonly #settles = new Set<(throughSeq: number) => Promise<void>>();
   readonly #rechecks = new Set<() => void>();
   /** The lasting hold's reason last warned of, and when (performance.now()). */
   #warned: string | undefined;
@@ -172,14 +175,23 @@ export class ChangeHistory {
     return () => this.#compactionListeners.delete(listener);
   }
 
-  holdCompaction(hold: () => CompactionHold | undefined): CompactionHoldHandle {
+  holdCompaction(hold: () => CompactionHold | undefined, settle?: (throughSeq: number) => Promise<void>): CompactionHoldHandle {
     this.#holds.add(hold);
+    if (settle !== undefined) this.#settles.add(settle);
     return {
-      release: () => void this.#holds.delete(hold),
+      release: () => {
+        this.#holds.delete(hold);
+        if (settle !== undefined) this.#settles.delete(settle);
+      },
       recheck: () => {
         for (const listener of [...this.#rechecks]) listener();
       },
     };
+  }
+
+  /** Resolves once every reader has settled for a compaction through `throughSeq` (see holdCompaction); rejects when one cannot. */
+  async settleCompaction(throughSeq: number): Promise<void> {
+    await Promise.all([...this.#settles].map((settle) => settle(throughSeq)));
   }
 
   /** Calls `listener` when a hold may have lifted (the store's own: see CompactionHoldHandle.recheck); returns the unsubscribe. */

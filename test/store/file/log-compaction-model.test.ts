@@ -177,6 +177,7 @@ async function run(c: Case, misbehave: Misbehaviour = {}): Promise<{ fs: Recordi
       if (misbehave.resumeThrows === true) throw new Error('resume failed');
     },
     refuse: (error) => record(`refuse ${(error as Error).message}`),
+    settle: () => Promise.resolve(),
     stopping: () => {
       record('stopping');
       return misbehave.stopFrom !== undefined && ++stops >= misbehave.stopFrom;
