@@ -3,6 +3,8 @@
 // webhook's position stay until it has acknowledged them.
 import type { CompactionHold } from '../store/views/change-history.js';
 import type { WebhookState } from '../store/webhook-state.js';
+import { LINE_DONE } from './message-backlog.js';
+import { isAfter } from './messages.js';
 
 /**
  * What holds a compaction of the log, now at `lastSeq`, back for `webhooks`, or undefined: any webhook that has not
@@ -12,7 +14,8 @@ import type { WebhookState } from '../store/webhook-state.js';
 export function compactionHoldOf(webhooks: Iterable<WebhookState>, lastSeq: number): CompactionHold | undefined {
   let brief: CompactionHold | undefined;
   for (const webhook of webhooks) {
-    if (webhook.cursor.seq >= lastSeq) continue;
+    // Caught up only past every message of the last line: one line makes several (a registration, then its event's).
+    if (!isAfter({ seq: lastSeq, index: LINE_DONE }, webhook.cursor)) continue;
     const why = webhook.status !== 'active' ? `is ${webhook.status}` : webhook.attempts > 0 ? 'is retrying a message' : undefined;
     if (why !== undefined) {
       return { reason: `webhook ${webhook.id} ${why} and has not acknowledged the changes after seq ${webhook.cursor.seq}; set it active once its receiver answers, or delete it`, lasting: true };

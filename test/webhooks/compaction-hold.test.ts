@@ -7,11 +7,12 @@ import { test } from 'node:test';
 import type { FileStore } from '../../src/store/file/file-store.js';
 import type { WebhookState } from '../../src/store/webhook-state.js';
 import { compactionHoldOf } from '../../src/webhooks/compaction-hold.js';
+import { LINE_DONE } from '../../src/webhooks/message-backlog.js';
 import { call } from '../helpers/harness.js';
 import { EVENT_FIELDS as EVENT, eventually, harnessWithWebhook, reopen } from './support.js';
 
 function webhook(id: string, status: WebhookState['status'], seq: number, attempts = 0): WebhookState {
-  return { id, url: 'http://127.0.0.1/', events: [], description: '', secret: 'whsec_x', created_at: '2026-01-01T00:00:00.000Z', status, cursor: { seq, index: 0 }, attempts, firstFailureMs: attempts > 0 ? 1 : null, deliveries: [] };
+  return { id, url: 'http://127.0.0.1/', events: [], description: '', secret: 'whsec_x', created_at: '2026-01-01T00:00:00.000Z', status, cursor: { seq, index: LINE_DONE }, attempts, firstFailureMs: attempts > 0 ? 1 : null, deliveries: [] };
 }
 
 test('compactionHoldOf() holds for any webhook behind the log: for long (lasting, named first) when paused, failing or retrying', () => {
@@ -24,6 +25,10 @@ test('compactionHoldOf() holds for any webhook behind the log: for long (lasting
   });
   assert.match(compactionHoldOf([webhook('whk_c', 'failing', 9, 12)], 10)!.reason, /^webhook whk_c is failing and has not acknowledged the changes after seq 9;/);
   assert.match(compactionHoldOf([webhook('whk_d', 'active', 2, 1)], 10)!.reason, /^webhook whk_d is retrying a message and has not acknowledged the changes after seq 2;/);
+  // Halfway through the last line (its registration's message acknowledged, its event's not): not caught up.
+  const halfway = { ...webhook('whk_e', 'active', 10), cursor: { seq: 10, index: 0 } };
+  assert.deepEqual(compactionHoldOf([halfway], 10), { reason: 'webhook whk_e is delivering the changes after seq 10', lasting: false });
+  assert.equal(compactionHoldOf([{ ...halfway, cursor: { seq: 10, index: LINE_DONE } }], 10), undefined);
 });
 
 test('a paused webhook holds compaction back: after a restart it gets every message in order, and released, the log compacts again', async () => {

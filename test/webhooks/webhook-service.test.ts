@@ -102,7 +102,7 @@ test('an active webhook holds no compaction once its receiver acknowledged every
     // Held by unsaved positions, a log under steady writes was never compacted: the save always lagged the last write.
     assert.equal(history.compactionHeld(() => undefined), undefined, 'caught up: nothing held');
     let settled = false;
-    const settling = history.settleCompaction(4).then(() => (settled = true));
+    const settling = history.settleCompaction(4, false).then(() => (settled = true));
     await eventually('the save the compaction asked for', () => waiting.length > 0);
     assert.equal(settled, false, 'no compaction is made durable before the positions past it are');
     unblock();
@@ -110,6 +110,33 @@ test('an active webhook holds no compaction once its receiver acknowledged every
     assert.equal((await state.load()).webhooks[0]!.cursor.seq, 4);
   } finally {
     unblock();
+    await service.close();
+    await receiver.close();
+  }
+});
+
+test('a compaction waits for a webhook behind what it rewrote: the one the store started is called off at the deadline, one forced by hand goes ahead', async () => {
+  const receiver = await startReceiver({ verify: false });
+  const history = new ChangeHistory();
+  let lastSeq = 2;
+  const source: ChangeHistorySource = {
+    subscribe: (listener) => history.subscribe(listener),
+    onCompacted: (listener) => history.onCompacted(listener),
+    holdCompaction: (hold, settle) => history.holdCompaction(hold, settle),
+    readAfter: () => Promise.resolve({ changes: [], compactedThrough: 0 }),
+  };
+  const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
+  const service = await WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore: memoryWebhookState(), client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, settleMs: 200 });
+  try {
+    const webhook = await service.create({ url: receiver.url });
+    // Committed after the compaction's check, before its snapshot; its receiver does not answer.
+    receiver.behaviour = 'hang';
+    lastSeq = 3;
+    history.committed([created(3, 3)]);
+    await receiver.until(1);
+    await assert.rejects(history.settleCompaction(3, false), new RegExp(`^Error: webhook ${webhook.id} has not acknowledged the changes through seq 3`));
+    await history.settleCompaction(3, true);
+  } finally {
     await service.close();
     await receiver.close();
   }

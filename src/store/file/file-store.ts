@@ -186,9 +186,14 @@ export class FileStore extends QueuedStore implements EventStore {
    * undefined when the store is closing or cannot write; joins a compaction already running.
    */
   compact(): Promise<CompactionResult | undefined> {
+    return this.#compact(true);
+  }
+
+  /** `forced`: asked for by hand (compact()), past what holds compaction back; else started by #compactIfDue. */
+  #compact(forced: boolean): Promise<CompactionResult | undefined> {
     if (this.#compaction !== undefined) return this.#compaction;
     if (this.#stopping || !this.#queue.writable) return Promise.resolve(undefined);
-    const running = this.#runCompaction();
+    const running = this.#runCompaction(forced);
     this.#compaction = running;
     const done = (): void => {
       this.#compaction = undefined;
@@ -236,7 +241,7 @@ export class FileStore extends QueuedStore implements EventStore {
     if (this.#superseded() * 2 <= this.#lines) return;
     if (this.#history.compactionHeld((reason) => this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason })) !== undefined) return;
     // Failures are logged by runCompaction (run-compaction.ts); the writes go on either way.
-    this.compact().catch(() => undefined);
+    this.#compact(false).catch(() => undefined);
   }
 
   /**
@@ -247,8 +252,8 @@ export class FileStore extends QueuedStore implements EventStore {
     return this.#lines - this.#index.size - this.#rosters.registrations - this.#documents.size - this.#idempotency.liveCount(this.#now());
   }
 
-  #runCompaction(): Promise<CompactionResult> {
-    return runCompaction(this.#compactionHost(), {
+  #runCompaction(forced: boolean): Promise<CompactionResult> {
+    return runCompaction(this.#compactionHost(forced), {
       logger: this.#logger,
       now: this.#now,
       start: { lines: this.#lines, liveEvents: this.#index.size, liveRegistrations: this.#rosters.registrations, bytes: this.#length },
@@ -260,7 +265,7 @@ export class FileStore extends QueuedStore implements EventStore {
   }
 
   /** What a compaction may see and do of this store: the committed state, and the queue paused while it swaps the log. */
-  #compactionHost(): CompactionHost {
+  #compactionHost(forced: boolean): CompactionHost {
     return {
       fs: this.#fs,
       file: this.file,
@@ -290,7 +295,7 @@ export class FileStore extends QueuedStore implements EventStore {
         this.changes.dropDeletionsThrough(compactedThrough);
         this.#history.compacted(compactedThrough);
       },
-      settle: (throughSeq) => this.#history.settleCompaction(throughSeq),
+      settle: (throughSeq) => this.#history.settleCompaction(throughSeq, forced),
       resume: () => this.#queue.resume(),
       refuse: (error) => {
         this.#unwritableReason = describeWriteError(error);

@@ -39,8 +39,9 @@ export interface ChangeHistorySource {
    * it returns holds that one back (a reader still needs the lines it would rewrite). `settle`, when given, is awaited
    * by a file store's compaction before the rewritten log becomes durable: it resolves once the reader no longer needs
    * the lines through `throughSeq` as they were (its position is saved past them), and rejects to call it off.
+   * `forced`: the compaction was asked for by hand, past the holds (what a reader then misses is a gap it reports).
    */
-  holdCompaction(hold: () => CompactionHold | undefined, settle?: (throughSeq: number) => Promise<void>): CompactionHoldHandle;
+  holdCompaction(hold: () => CompactionHold | undefined, settle?: (throughSeq: number, forced: boolean) => Promise<void>): CompactionHoldHandle;
 }
 
 /** Why a compaction must wait; `lasting` when that may go on for hours (worth a warning), not for a reader seconds behind. */
@@ -154,7 +155,7 @@ export class ChangeHistory {
   readonly #listeners = new Set<(changes: readonly CommittedChange[]) => void>();
   readonly #compactionListeners = new Set<(throughSeq: number) => void>();
   readonly #holds = new Set<() => CompactionHold | undefined>();
-  readonly #settles = new Set<(throughSeq: number) => Promise<void>>();
+  readonly #settles = new Set<(throughSeq: number, forced: boolean) => Promise<void>>();
   readonly #rechecks = new Set<() => void>();
   /** The lasting hold's reason last warned of, and when (performance.now()). */
   #warned: string | undefined;
@@ -175,7 +176,7 @@ export class ChangeHistory {
     return () => this.#compactionListeners.delete(listener);
   }
 
-  holdCompaction(hold: () => CompactionHold | undefined, settle?: (throughSeq: number) => Promise<void>): CompactionHoldHandle {
+  holdCompaction(hold: () => CompactionHold | undefined, settle?: (throughSeq: number, forced: boolean) => Promise<void>): CompactionHoldHandle {
     this.#holds.add(hold);
     if (settle !== undefined) this.#settles.add(settle);
     return {
@@ -190,8 +191,8 @@ export class ChangeHistory {
   }
 
   /** Resolves once every reader has settled for a compaction through `throughSeq` (see holdCompaction); rejects when one cannot. */
-  async settleCompaction(throughSeq: number): Promise<void> {
-    await Promise.all([...this.#settles].map((settle) => settle(throughSeq)));
+  async settleCompaction(throughSeq: number, forced: boolean): Promise<void> {
+    await Promise.all([...this.#settles].map((settle) => settle(throughSeq, forced)));
   }
 
   /** Calls `listener` when a hold may have lifted (the store's own: see CompactionHoldHandle.recheck); returns the unsubscribe. */
