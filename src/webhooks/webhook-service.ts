@@ -1,5 +1,5 @@
 // The webhooks of a running service: their durable state, the shared backlog fed by the store's durable changes, and one delivery lane each.
-import type { ChangeHistorySource, CommittedChange, CompactionHoldHandle } from '../store/views/change-history.js';
+import { ReaderBehind, type ChangeHistorySource, type CommittedChange, type CompactionHoldHandle } from '../store/views/change-history.js';
 import type { WebhookState, WebhookStateStore } from '../store/webhook-state.js';
 import type { Logger } from '../log/logger.js';
 import { randomId } from '../lib/random-id.js';
@@ -204,10 +204,10 @@ export class WebhookService {
     const behind = (): WebhookState | undefined =>
       this.list().find((state) => isAfter(end, state.cursor) && (!forced || (state.status === 'active' && state.attempts === 0)));
     for (let waiting = behind(); waiting !== undefined; waiting = behind()) {
-      if (this.#closed) throw new Error('the webhooks are stopping');
+      if (this.#closed) throw new ReaderBehind('the webhooks are stopping');
       if (performance.now() >= deadline) {
         if (forced) break;
-        throw new Error(`webhook ${waiting.id} has not acknowledged the changes through seq ${throughSeq}; the compaction is tried again later`);
+        throw new ReaderBehind(`webhook ${waiting.id} has not acknowledged the changes through seq ${throughSeq}; the compaction is tried again later`);
       }
       // A timer that keeps the process alive: the wait is short and bounded, and a stop must not end the process under it.
       await new Promise<void>((resolve) => setTimeout(resolve, 10));

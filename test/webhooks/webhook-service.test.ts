@@ -134,7 +134,7 @@ test('a compaction waits for a webhook behind what it rewrote: the one the store
     lastSeq = 3;
     history.committed([created(3, 3)]);
     await receiver.until(1);
-    await assert.rejects(history.settleCompaction(3, false), new RegExp(`^Error: webhook ${webhook.id} has not acknowledged the changes through seq 3`));
+    await assert.rejects(history.settleCompaction(3, false), new RegExp(`^ReaderBehind: webhook ${webhook.id} has not acknowledged the changes through seq 3`));
     await history.settleCompaction(3, true);
   } finally {
     await service.close();

@@ -7,6 +7,7 @@ import type { StoredDocument } from '../records/jsonl-record.js';
 import type { Registration } from '../views/roster.js';
 import type { IdempotencyEntry } from '../views/idempotency-table.js';
 import { copyBytes, writeFully } from './write-fully.js';
+import { ReaderBehind } from '../views/change-history.js';
 
 /**
  * The steps of a compaction, in order; the hook `onStep(n)` runs before step n (1-based). Until step
@@ -134,7 +135,9 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
     await step(3);
     if (host.sync) await fs.fsync(fd);
     // A webhook restarted from a position before the snapshot would read its rewritten lines as other messages.
-    await host.settle(snapshot.lastSeq);
+    await host.settle(snapshot.lastSeq).catch((error: unknown) => {
+      throw error instanceof ReaderBehind ? new CompactionAbandoned(error.message) : error;
+    });
     await step(4);
     if (host.stopping()) throw new CompactionAbandoned('the store is closing');
     const log = await host.pause();

@@ -44,6 +44,11 @@ export interface ChangeHistorySource {
   holdCompaction(hold: () => CompactionHold | undefined, settle?: (throughSeq: number, forced: boolean) => Promise<void>): CompactionHoldHandle;
 }
 
+/** A reader (a webhook) is still behind what a compaction rewrote when it must settle: the compaction is called off. */
+export class ReaderBehind extends Error {
+  override readonly name = 'ReaderBehind';
+}
+
 /** Why a compaction must wait; `lasting` when that may go on for hours (worth a warning), not for a reader seconds behind. */
 export interface CompactionHold {
   reason: string;
