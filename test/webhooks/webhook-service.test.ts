@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { toStored } from '../../src/store/views/served-event.js';
-import { ChangeHistory, type ChangeHistorySource, type CommittedChange } from '../../src/store/views/change-history.js';
+import { ChangeHistory, type ChangeHistorySource, type CommittedChange, type HistoryRead } from '../../src/store/views/change-history.js';
 import { memoryWebhookState } from '../../src/store/webhook-state.js';
 import { httpDeliveryClient } from '../../src/webhooks/delivery-client.js';
 import { realClock } from '../../src/webhooks/delivery-lane.js';
@@ -20,19 +20,25 @@ function created(n: number, seq: number): CommittedChange {
   return { record: { seq, op: 'put', stored }, before: undefined, after: stored, touched: [], atMs: 0 };
 }
 
+/** `history` as a store offers it to webhooks, reading back `read(since)` from "storage". */
+function sourceOf(history: ChangeHistory, read: (since: number) => Promise<HistoryRead> = () => Promise.resolve({ changes: [], compactedThrough: 0 })): ChangeHistorySource {
+  return {
+    subscribe: (listener) => history.subscribe(listener),
+    onCompacted: (listener) => history.onCompacted(listener),
+    holdCompaction: (hold, settle) => history.holdCompaction(hold, settle),
+    readAfter: read,
+  };
+}
+
+const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
+
 test('a store that takes in history past what it applied: a webhook behind it reports the gap and gets what follows', async () => {
   const receiver = await startReceiver({ verify: false });
   const history = new ChangeHistory();
   // The durable log as the store would read it back after the checkpoint at seq 20: nothing before it survives.
   const durable: CommittedChange[] = [];
   let lastSeq = 2;
-  const source: ChangeHistorySource = {
-    subscribe: (listener) => history.subscribe(listener),
-    onCompacted: (listener) => history.onCompacted(listener),
-    holdCompaction: (hold) => history.holdCompaction(hold),
-    readAfter: (since) => Promise.resolve({ changes: durable.filter((change) => change.record.seq > since), compactedThrough: lastSeq >= 20 ? 20 : 0 }),
-  };
-  const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
+  const source = sourceOf(history, (since) => Promise.resolve({ changes: durable.filter((change) => change.record.seq > since), compactedThrough: lastSeq >= 20 ? 20 : 0 }));
   const service = await WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore: memoryWebhookState(), client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger });
   try {
     const webhook = await service.create({ url: receiver.url });
@@ -63,17 +69,11 @@ test('a store that takes in history past what it applied: a webhook behind it re
   }
 });
 
-
 test('an active webhook holds no compaction once its receiver acknowledged everything, saved or not; the compaction then waits for the save', async () => {
   const receiver = await startReceiver({ verify: false });
   const history = new ChangeHistory();
   let lastSeq = 2;
-  const source: ChangeHistorySource = {
-    subscribe: (listener) => history.subscribe(listener),
-    onCompacted: (listener) => history.onCompacted(listener),
-    holdCompaction: (hold, settle) => history.holdCompaction(hold, settle),
-    readAfter: () => Promise.resolve({ changes: [], compactedThrough: 0 }),
-  };
+  const source = sourceOf(history);
   // Saves go through until `blocked`; then each waits for `unblock` (a slow disk).
   const state = memoryWebhookState();
   let blocked = false;
@@ -89,7 +89,6 @@ test('an active webhook holds no compaction once its receiver acknowledged every
       await state.save(snapshot);
     },
   };
-  const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
   const service = await WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, saveEveryMs: 60_000 });
   try {
     await service.create({ url: receiver.url });
@@ -119,13 +118,7 @@ test('a compaction waits for a webhook behind what it rewrote: the one the store
   const receiver = await startReceiver({ verify: false });
   const history = new ChangeHistory();
   let lastSeq = 2;
-  const source: ChangeHistorySource = {
-    subscribe: (listener) => history.subscribe(listener),
-    onCompacted: (listener) => history.onCompacted(listener),
-    holdCompaction: (hold, settle) => history.holdCompaction(hold, settle),
-    readAfter: () => Promise.resolve({ changes: [], compactedThrough: 0 }),
-  };
-  const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
+  const source = sourceOf(history);
   const service = await WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore: memoryWebhookState(), client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, settleMs: 200 });
   try {
     const webhook = await service.create({ url: receiver.url });
