@@ -3,8 +3,7 @@
 // webhook's position stay until it has acknowledged them.
 import type { CompactionHold } from '../store/views/change-history.js';
 import type { WebhookState } from '../store/webhook-state.js';
-import { LINE_DONE } from './message-backlog.js';
-import { isAfter } from './messages.js';
+import { doneThrough } from './message-backlog.js';
 
 /**
  * What holds a compaction of the log, now at `lastSeq`, back for `webhooks`, or undefined: any webhook that has not
@@ -14,8 +13,8 @@ import { isAfter } from './messages.js';
 export function compactionHoldOf(webhooks: Iterable<WebhookState>, lastSeq: number): CompactionHold | undefined {
   let brief: CompactionHold | undefined;
   for (const webhook of webhooks) {
-    // Caught up only past every message of the last line: one line makes several (a registration, then its event's).
-    if (!isAfter({ seq: lastSeq, index: LINE_DONE }, webhook.cursor)) continue;
+    // Caught up only past every message of the last line (a registration's line makes its event's message too).
+    if (doneThrough(webhook.cursor, lastSeq)) continue;
     const why = webhook.status !== 'active' ? `is ${webhook.status}` : webhook.attempts > 0 ? 'is retrying a message' : undefined;
     if (why !== undefined) {
       return { reason: `webhook ${webhook.id} ${why} and has not acknowledged the changes after seq ${webhook.cursor.seq}; set it active once its receiver answers, or delete it`, lasting: true };

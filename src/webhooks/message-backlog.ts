@@ -4,6 +4,11 @@ import { isAfter, type Cursor, type WebhookMessage } from './messages.js';
 /** The cursor index meaning "every message of this line": a line's messages never number this many. */
 export const LINE_DONE = Number.MAX_SAFE_INTEGER;
 
+/** Whether `cursor` is past every message of line `seq` (and of those before it): one line makes several messages. */
+export function doneThrough(cursor: Cursor, seq: number): boolean {
+  return !isAfter({ seq, index: LINE_DONE }, cursor);
+}
+
 /** Past this many messages the oldest are dropped; a webhook still behind them reports the gap in its delivery log. */
 export const MAX_BACKLOG = 500_000;
 

@@ -7,7 +7,7 @@ import { base62 } from '../lib/base62.js';
 import { DeliveryLane, type WebhookClock } from './delivery-lane.js';
 import { StateSaver } from './state-saver.js';
 import type { DeliveryClient } from './delivery-client.js';
-import { LINE_DONE, MessageBacklog } from './message-backlog.js';
+import { doneThrough, LINE_DONE, MessageBacklog } from './message-backlog.js';
 import { isAfter, messagesOf, MESSAGE_TYPES, type Cursor } from './messages.js';
 import { newSecret } from './signature.js';
 import { CatchUps } from './catch-up.js';
@@ -200,9 +200,8 @@ export class WebhookService {
    */
   async #settleForCompaction(throughSeq: number, forced: boolean): Promise<void> {
     const deadline = performance.now() + (this.#deps.settleMs ?? SETTLE_MS);
-    const end = { seq: throughSeq, index: LINE_DONE };
     const behind = (): WebhookState | undefined =>
-      this.list().find((state) => isAfter(end, state.cursor) && (!forced || (state.status === 'active' && state.attempts === 0)));
+      this.list().find((state) => !doneThrough(state.cursor, throughSeq) && (!forced || (state.status === 'active' && state.attempts === 0)));
     for (let waiting = behind(); waiting !== undefined; waiting = behind()) {
       if (this.#closed) throw new ReaderBehind('the webhooks are stopping');
       if (performance.now() >= deadline) {
@@ -345,7 +344,7 @@ export class WebhookService {
       for (const lane of this.#lanes.values()) lane.poke();
     }
     const oldest = this.#oldestCursor();
-    if (oldest === undefined || !isAfter({ seq: throughSeq, index: LINE_DONE }, oldest)) return;
+    if (oldest === undefined || doneThrough(oldest, throughSeq)) return;
     this.#compactedThrough = Math.max(this.#compactedThrough, throughSeq);
     this.#saver.save().catch(() => undefined);
   }
