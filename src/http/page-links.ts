@@ -14,16 +14,15 @@ export interface PageSpot {
 
 /**
  * The Link header value: `first` and `last` always (an empty list has one, empty, page), `next` while
- * pages remain, `prev` from page 2 on (past the end, the last page that has items).
+ * pages remain, `prev` from page 2 on (past the end, the last page: the one that has items, or an empty list's page 1).
  */
 export function pageLinks(spot: PageSpot): string {
   const { path, filters, page, limit, total } = spot;
   const kept = filters.map(([name, value]) => `${name}=${encodeURIComponent(value)}&`).join('');
   const url = (n: number): string => `<${path}?${kept}limit=${limit}&page=${n}>`;
-  const lastWithItems = Math.ceil(total / limit);
-  const last = Math.max(1, lastWithItems);
+  const last = Math.max(1, Math.ceil(total / limit));
   const links = [`${url(1)}; rel="first"`];
-  if (page > 1 && lastWithItems > 0) links.push(`${url(Math.min(page - 1, lastWithItems))}; rel="prev"`);
+  if (page > 1) links.push(`${url(Math.min(page - 1, last))}; rel="prev"`);
   if (page * limit < total) links.push(`${url(page + 1)}; rel="next"`);
   links.push(`${url(last)}; rel="last"`);
   return links.join(', ');

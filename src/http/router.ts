@@ -42,6 +42,11 @@ export class Router<T> {
     return { kind: 'not_found' };
   }
 
+  /** Every method some path allows, for `OPTIONS *` (the server as a whole). */
+  allowedAnywhere(): string[] {
+    return allowedMethods(new Map(this.#paths.flatMap((entry) => [...entry.byMethod])));
+  }
+
   /** Every pattern with its methods, for documentation and its coverage test. */
   routes(): { pattern: string; methods: string[] }[] {
     return this.#paths.map((entry) => ({ pattern: '/' + entry.segments.join('/'), methods: [...entry.byMethod.keys()] }));

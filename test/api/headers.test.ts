@@ -111,6 +111,19 @@ describe('Allow, OPTIONS and HEAD', () => {
     });
   }
 
+  it('OPTIONS * (the server as a whole, RFC 9110) answers 204 with every method some path allows; any other method on * is a 400', async () => {
+    // Straight to the app: an OpenAPI document names paths only, so the harness's check has nothing to match `*` with.
+    const asterisk = (method: string) => h.app.handle({ method, target: '*', headers: { authorization: `Bearer ${h.keys.admin}` }, body: null, bodyTooLarge: false, remoteAddress: '127.0.0.1' });
+    const response = await asterisk('OPTIONS');
+    assert.equal(response.status, 204);
+    assert.equal(response.body, null);
+    assert.deepEqual(methods(response.headers['Allow']), ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
+    assert.equal(response.headers['API-Version'], '1.0');
+    const get = await asterisk('GET');
+    assert.equal(get.status, 400);
+    assert.equal(JSON.parse(get.body ?? '').error, 'bad_request');
+  });
+
   it('OPTIONS on an unknown path is a 404', async () => {
     assertError(await h.request('OPTIONS', '/nowhere'), 404, 'not_found');
   });

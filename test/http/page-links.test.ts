@@ -19,9 +19,11 @@ test('pageLinks() past the end: prev is the last page that has items, no next', 
   assert.deepEqual(rels, ['first=1', 'prev=3', 'last=3']);
 });
 
-test('pageLinks() of an empty list: one empty page, first = last = 1, no prev', () => {
-  const rels = [...at(2, 0).matchAll(/page=(\d+)>; rel="(\w+)"/g)].map((match) => `${match[2]}=${match[1]}`);
-  assert.deepEqual(rels, ['first=1', 'last=1']);
+test('pageLinks() of an empty list: one empty page, first = last = 1; past it, prev is that page', () => {
+  const rels = (page: number): string[] => [...at(page, 0).matchAll(/page=(\d+)>; rel="(\w+)"/g)].map((match) => `${match[2]}=${match[1]}`);
+  assert.deepEqual(rels(1), ['first=1', 'last=1']);
+  assert.deepEqual(rels(2), ['first=1', 'prev=1', 'last=1']);
+  assert.deepEqual(rels(7), ['first=1', 'prev=1', 'last=1']);
 });
 
 test('pageLinks() encodes filter values', () => {
