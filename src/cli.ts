@@ -16,6 +16,7 @@ import { commandName, DATABASE_URL_UNSET, packageVersion } from './config.js';
 import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey, verifyDatabase } from './cli-postgres.js';
 import { redactUrl } from './store/postgres/client.js';
 import { unknownCommandMessage, unknownFlagMessage } from './lib/near-name.js';
+import { exitAfterOutput } from './lib/exit-after-output.js';
 
 /** A mistake in the command line: exit 2. `complete`: the message already says where to look, no "see --help" is added. */
 class UsageError extends Error {
@@ -366,18 +367,17 @@ async function verifyStore(url: string, json: boolean): Promise<void> {
 }
 
 run(process.argv.slice(2), process.env).then(
-  () => process.exit(0),
+  () => exitAfterOutput('campus-events-cli', 0),
   (error: unknown) => {
     if (error instanceof Error && error.name === 'MissingClientError') {
       process.stderr.write(`campus-events-cli: ${error.message}\n`);
-      process.exit(2);
-    }
-    if (error instanceof UsageError) {
+    } else if (error instanceof UsageError) {
       process.stderr.write(`campus-events-cli: ${error.message}${error.complete ? '' : `; see ${SELF} --help`}\n`);
-      process.exit(2);
+    } else {
+      process.stderr.write(`campus-events-cli: ${describe(error)}\n`);
+      return exitAfterOutput('campus-events-cli', 1);
     }
-    process.stderr.write(`campus-events-cli: ${describe(error)}\n`);
-    process.exit(1);
+    return exitAfterOutput('campus-events-cli', 2);
   },
 );
 

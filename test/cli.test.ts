@@ -1,7 +1,7 @@
 // The CLI's key commands: output, --json, exit codes (0 done, 1 failed, 2 usage).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chownSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CLI, ROOT, runCli } from './helpers/spawn.js';
@@ -74,6 +74,32 @@ test('keys list --json includes revoked keys with revoked_at and no secrets', ()
     assert.equal(listed[0]!.id, created.id);
     assert.match(String(listed[0]!.revoked_at), /^\d{4}-\d{2}-\d{2}T/);
     assert.ok(!result.stdout.includes(created.key));
+  } finally {
+    remove();
+  }
+});
+
+test('keys list writes all of a long listing to a pipe before it exits (past the pipe\'s 64 KiB), as JSON and as columns', () => {
+  const { dir, remove } = tempDir();
+  try {
+    // 2,000 keys, as years of keys made and revoked leave: a listing of about 300 KiB.
+    const keys = Array.from({ length: 2000 }, (_, n) => ({
+      id: `key_${String(n).padStart(12, '0')}`,
+      name: `Organizer ${n}`,
+      email: `organizer${n}@campus.edu`,
+      role: 'organizer',
+      hash: n.toString(16).padStart(64, '0'),
+      created_at: '2026-01-01T00:00:00.000Z',
+      revoked_at: n % 2 === 0 ? '2026-02-01T00:00:00.000Z' : null,
+    }));
+    writeFileSync(path.join(dir, 'keys.json'), JSON.stringify({ version: 1, keys }), { mode: 0o600 });
+    const json = runCli(['keys', 'list', '--json', '--data-dir', dir]);
+    assert.equal(json.status, 0, json.stderr);
+    assert.ok(json.stdout.length > 200_000, `${json.stdout.length} bytes`);
+    assert.deepEqual((JSON.parse(json.stdout) as { id: string }[]).map((key) => key.id), keys.map((key) => key.id));
+    const table = runCli(['keys', 'list', '--data-dir', dir]);
+    assert.equal(table.status, 0, table.stderr);
+    assert.equal(table.stdout.trimEnd().split('\n').length, 1 + keys.length);
   } finally {
     remove();
   }

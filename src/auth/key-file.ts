@@ -95,14 +95,14 @@ async function writeWhole(dataDir: string, content: KeyFile): Promise<void> {
  * owner's lock taken over at once), waiting up to 5 s for a live writer to finish.
  */
 async function lockKeys(dataDir: string): Promise<() => void> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  const deadline = performance.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
       const lock = acquireLock(dataDir, { file: LOCK_FILE });
       return () => lock.release();
     } catch (error) {
       if (!(error instanceof LockHeldError)) throw error;
-      if (Date.now() > deadline) {
+      if (performance.now() > deadline) {
         const lockPath = path.join(dataDir, LOCK_FILE);
         throw new Error(`${lockPath} is held by process ${error.owner.pid} (since ${error.owner.started_at}), which is changing the keys; try again once it is done`);
       }

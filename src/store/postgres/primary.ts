@@ -91,12 +91,12 @@ export class PrimaryPool {
   /** A query failed: with several hosts, and an error that may mean the primary is lost, the hosts are probed again. */
   suspect(error: unknown): void {
     if (this.#url.hosts.length < 2 || this.#ended || !lostPrimary(error) || this.#probing !== undefined) return;
-    const wait = Math.max(0, this.#probedAt + REPROBE_MS - Date.now());
+    const wait = Math.max(0, this.#probedAt + REPROBE_MS - performance.now());
     this.#probing = new Promise<void>((resolve) => setTimeout(resolve, wait).unref())
       .then(() => findPrimary(this.#url.hosts.length, (i) => this.#probe(i), (i) => this.#url.nameOf(i)))
       .then((index) => this.#switchTo(index), () => undefined)
       .finally(() => {
-        this.#probedAt = Date.now();
+        this.#probedAt = performance.now();
         this.#probing = undefined;
       });
   }
