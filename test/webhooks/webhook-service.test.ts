@@ -134,3 +134,38 @@ test('a compaction waits for a webhook behind what it rewrote: the one the store
     await receiver.close();
   }
 });
+
+test('opened behind a long log, webhooks read it back in pieces, never all of it at once, and get every message in order', async () => {
+  const receiver = await startReceiver({ verify: false });
+  const history = new ChangeHistory();
+  const durable: CommittedChange[] = [];
+  const reads: { since: number; limit: number | undefined }[] = [];
+  const source: ChangeHistorySource = {
+    ...sourceOf(history),
+    readAfter(since, limit) {
+      reads.push({ since, limit });
+      return Promise.resolve({ changes: durable.filter((change) => change.record.seq > since).slice(0, limit), compactedThrough: 0 });
+    },
+  };
+  const stateStore = memoryWebhookState();
+  let lastSeq = 0;
+  const open = () => WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, maxBacklog: 10 });
+  const first = await open();
+  const webhook = await first.create({ url: receiver.url });
+  await first.update(webhook.id, { status: 'paused' });
+  await first.close();
+  // Written while the server was down (or while the paused webhook's messages left memory): 35 creates.
+  for (let seq = 1; seq <= 35; seq++) durable.push(created(seq, seq));
+  lastSeq = 35;
+  const second = await open();
+  try {
+    await second.update(webhook.id, { status: 'active' });
+    await eventually('35 messages', () => receiver.received.length >= 35);
+    const ids = receiver.received.map((entry) => (JSON.parse(entry.body) as { data: { id: string } }).data.id);
+    assert.deepEqual(ids, durable.map((change) => eventId(change.record.seq)));
+    assert.ok(reads.length > 0 && reads.every((read) => read.limit !== undefined), `every read back has a limit: ${JSON.stringify(reads)}`);
+  } finally {
+    await second.close();
+    await receiver.close();
+  }
+});
