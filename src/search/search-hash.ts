@@ -1,15 +1,39 @@
-// Helpers of the search index's hash tables and typed arrays: FNV-1a, growing an array, rehashing a table, a list of ids.
+// Helpers of the search index's hash tables and typed arrays: a seeded FNV-1a, growing an array, rehashing a table, a list of ids.
+import { randomBytes } from 'node:crypto';
 
-/** FNV-1a of the units `units[0, length)`. */
+/** The hash of the units `units[0, length)`: FNV-1a from this process's start, finished (see finishHash). */
 export function hashUnits(units: Uint16Array, length: number): number {
   let hash = FNV_OFFSET;
   for (let i = 0; i < length; i++) hash = Math.imul(hash ^ units[i]!, FNV_PRIME);
-  return hash >>> 0;
+  return finishHash(hash);
 }
 
-/** FNV-1a's start and multiplier (32 bits), for callers that hash a term while they read it. */
-export const FNV_OFFSET = 0x811c9dc5;
+/**
+ * FNV-1a's start, random for each process, and its multiplier (32 bits), for callers that hash a term while they read
+ * it and finish it with finishHash. A fixed, public hash let a client choose words that all land in one place of the
+ * dictionary's table (its low bits alone pick the place), each new one walking past all the others: a few 5 KB
+ * requests froze the server for seconds, and the words stayed in the data.
+ */
+export let FNV_OFFSET = randomBytes(4).readUInt32LE(0);
 export const FNV_PRIME = 0x01000193;
+
+/**
+ * A hash's final form: its bits mixed (murmur3's finish), so the low bits that pick a table's place depend on every
+ * unit's every bit. FNV-1a's low k bits depend only on the low k bits of each unit: without this, words differing in
+ * the high bits of their characters (CJK ones, say) would share a place whatever the start.
+ */
+export function finishHash(hash: number): number {
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) >>> 0;
+}
+
+/** Uses `start` as FNV-1a's start: a worker building tables that this thread takes over must hash as it does. */
+export function useHashStart(start: number): void {
+  FNV_OFFSET = start >>> 0;
+}
 
 /** A copy of `array` with room for at least `length` elements, doubled at least. */
 export function grown<T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array>(array: T, length: number): T {

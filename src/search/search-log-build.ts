@@ -2,6 +2,7 @@
 // the one door of search/ the file engine uses (startSearchLogBuild, SearchLogBuild); the rest of the build is inside.
 import { Worker } from 'node:worker_threads';
 import type { BuiltSearch } from './search-built.js';
+import { FNV_OFFSET } from './search-hash.js';
 
 /** A build under way: its result (the built index, or why there is none), and a way to stop it. */
 export interface SearchLogBuild {
@@ -22,7 +23,7 @@ export function startSearchLogBuild(file: string, length: number, workerUrl: URL
   let worker: Worker;
   try {
     // No inherited node flags (`--import` of a loader, say): the worker needs none, and loading one costs it time.
-    worker = new Worker(FROM_SOURCE ? fromSource(workerUrl) : workerUrl, { workerData: { file, length }, execArgv: [] });
+    worker = new Worker(FROM_SOURCE ? fromSource(workerUrl) : workerUrl, { workerData: { file, length, hashStart: FNV_OFFSET }, execArgv: [] });
   } catch (error) {
     return { result: Promise.resolve(`the worker did not start: ${String(error)}`), stop() {} };
   }

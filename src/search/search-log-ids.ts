@@ -1,5 +1,5 @@
 // The event ids met in the log, numbered, as bytes in one array: the live put of each id without a string or a Map entry.
-import { FNV_OFFSET, FNV_PRIME, grown, rehashed } from './search-hash.js';
+import { finishHash, FNV_OFFSET, FNV_PRIME, grown, rehashed } from './search-hash.js';
 
 /** Ids (ASCII bytes) numbered 0, 1, 2… as first met, found again by an FNV-1a hash in an open-addressing table. */
 export class ByteIds {
@@ -27,7 +27,7 @@ export class ByteIds {
   intern(bytes: Uint8Array, start: number, end: number): number {
     let hash = FNV_OFFSET;
     for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
-    hash >>>= 0;
+    hash = finishHash(hash);
     const cells = this.#cells;
     const mask = (cells.length >>> 1) - 1;
     let cell = hash & mask;

@@ -2,10 +2,13 @@
 import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { compacted, transferablesOf } from './search-built.js';
+import { useHashStart } from './search-hash.js';
 import { buildSearchFromLog } from './search-log-read.js';
 
 yieldToReplay();
-const { file, length } = workerData as { file: string; length: number };
+const { file, length, hashStart } = workerData as { file: string; length: number; hashStart: number };
+// The main thread takes the dictionary's table as built here, and goes on interning into it with its own hash.
+useHashStart(hashStart);
 // Copied into two buffers of their own before sending (see compacted): nothing sent pins this thread's malloc arena.
 const built = compacted(buildSearchFromLog(file, length));
 parentPort!.postMessage(built, transferablesOf(built));

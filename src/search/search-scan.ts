@@ -2,7 +2,7 @@
 // searchWords gives, for the text search-words.ts calls plain; any other text is left to searchWords itself. A text
 // is read from a string, or straight from the UTF-8 bytes of a JSON string literal (the log's, at start-up).
 import { foldCodePoint, searchWords } from './search-words.js';
-import { FNV_OFFSET, FNV_PRIME, type TermSink } from './search-hash.js';
+import { finishHash, FNV_OFFSET, FNV_PRIME, type TermSink } from './search-hash.js';
 
 /**
  * Where a scan interns its words: SearchTerms, or the start-up build's BuildTerms, whose `intern` gives -1 for a
@@ -141,7 +141,7 @@ function scanBytes(bytes: Uint8Array, start: number, end: number, terms: ScanTer
     const folded = foldedUnit[unit]!;
     if (folded === SEPARATOR) {
       if (used > 0) {
-        const id = terms.intern(units, used, hash >>> 0);
+        const id = terms.intern(units, used, finishHash(hash));
         if (id >= 0) out.push(id);
       }
       used = 0;
@@ -173,7 +173,7 @@ function scanBytes(bytes: Uint8Array, start: number, end: number, terms: ScanTer
     }
   }
   if (used > 0) {
-    const id = terms.intern(units, used, hash >>> 0);
+    const id = terms.intern(units, used, finishHash(hash));
     if (id >= 0) out.push(id);
   }
   return true;

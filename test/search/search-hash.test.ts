@@ -1,38 +1,74 @@
-// The search index's hash helpers against obvious implementations: FNV-1a on BigInt, growing by copying by hand,
-// and an open-addressing table whose every id is found by probing from its hash.
+// The search index's hash helpers against obvious implementations: FNV-1a and murmur3's finish on BigInt, growing by
+// copying by hand, and an open-addressing table whose every id is found by probing from its hash.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import v8 from 'node:v8';
-import { FNV_OFFSET, FNV_PRIME, grown, hashUnits, rehashed, scratch, TermList } from '../../src/search/search-hash.js';
+import { finishHash, FNV_OFFSET, FNV_PRIME, grown, hashUnits, rehashed, scratch, TermList, useHashStart } from '../../src/search/search-hash.js';
+import { BuildTerms } from '../../src/search/search-build-terms.js';
 import { mulberry32 } from '../helpers/random.js';
 
 const SEED = Number(process.env['SEARCH_HASH_SEED'] ?? Date.now() % 1_000_000);
 
-/** FNV-1a over 32 bits, on BigInt: xor the unit in, multiply, keep the low 32 bits. */
-function fnv1a(units: readonly number[]): number {
-  let hash = 0x811c9dc5n;
+/** FNV-1a over 32 bits from `start`, on BigInt: xor the unit in, multiply, keep the low 32 bits. */
+function fnv1a(units: readonly number[], start: number): bigint {
+  let hash = BigInt(start);
   for (const unit of units) hash = ((hash ^ BigInt(unit)) * 0x01000193n) & 0xffffffffn;
-  return Number(hash);
+  return hash;
 }
 
-test('FNV-1a constants are the published 32-bit offset basis and prime', () => {
-  assert.equal(FNV_OFFSET, 2_166_136_261);
+/** murmur3's 32-bit finish, on BigInt. */
+function fmix32(hash: bigint): number {
+  hash ^= hash >> 16n;
+  hash = (hash * 0x85ebca6bn) & 0xffffffffn;
+  hash ^= hash >> 13n;
+  hash = (hash * 0xc2b2ae35n) & 0xffffffffn;
+  return Number(hash ^ (hash >> 16n));
+}
+
+test('FNV-1a\'s multiplier is the published 32-bit prime; its start is a 32-bit number of this process', () => {
   assert.equal(FNV_PRIME, 16_777_619);
+  assert.ok(Number.isInteger(FNV_OFFSET) && FNV_OFFSET >= 0 && FNV_OFFSET < 2 ** 32, String(FNV_OFFSET));
 });
 
-test(`hashUnits() is 32-bit FNV-1a of the first length units, unsigned (seed ${SEED})`, () => {
+test('each process hashes from a start of its own, so no client can know where its words land in a table', () => {
+  const startOf = (): string => execFileSync(process.execPath, ['--import', 'tsx', '-e', "import('./src/search/search-hash.ts').then((hash) => console.log(hash.FNV_OFFSET))"], { encoding: 'utf8' }).trim();
+  const starts = new Set([startOf(), startOf(), startOf(), String(FNV_OFFSET)]);
+  assert.equal(starts.size, 4, [...starts].join(', '));
+});
+
+test(`hashUnits() is 32-bit FNV-1a from the process's start of the first length units, finished by murmur3's mix, unsigned (seed ${SEED})`, () => {
   const random = mulberry32(SEED);
-  assert.equal(hashUnits(new Uint16Array(4), 0), 0x811c9dc5, 'nothing hashed: the offset basis');
-  // Known values of FNV-1a 32 (bytes "a" and "foobar", one unit a byte).
-  assert.equal(hashUnits(Uint16Array.from([...'a'].map((c) => c.charCodeAt(0))), 1), 0xe40c292c);
-  assert.equal(hashUnits(Uint16Array.from([...'foobar'].map((c) => c.charCodeAt(0))), 6), 0xbf9cf968);
+  assert.equal(hashUnits(new Uint16Array(4), 0), fmix32(BigInt(FNV_OFFSET)), 'nothing hashed: the start, finished');
+  assert.equal(finishHash(0xe40c292c), fmix32(0xe40c292cn));
   for (let round = 0; round < 200; round++) {
     const units = Array.from({ length: Math.floor(random() * 12) }, () => Math.floor(random() * 65_536));
     const length = Math.floor(random() * (units.length + 1));
     const hash = hashUnits(Uint16Array.from([...units, 7, 9]), length);
-    assert.equal(hash, fnv1a(units.slice(0, length)), `seed ${SEED}, round ${round}: ${units} [0, ${length})`);
+    assert.equal(hash, fmix32(fnv1a(units.slice(0, length), FNV_OFFSET)), `seed ${SEED}, round ${round}: ${units} [0, ${length})`);
     assert.ok(hash >= 0 && Number.isInteger(hash), `seed ${SEED}: unsigned`);
   }
+  const start = FNV_OFFSET;
+  try {
+    useHashStart(0x811c9dc5);
+    // FNV-1a 32 of "foobar" (one unit a byte) is 0xbf9cf968, from the published offset basis.
+    assert.equal(hashUnits(Uint16Array.from([...'foobar'].map((c) => c.charCodeAt(0))), 6), fmix32(0xbf9cf968n));
+  } finally {
+    useHashStart(start);
+  }
+});
+
+test('4,096 words that plain FNV-1a puts in one place of a table whatever its start (their units differ only in bits 14 and 15) are spread out: probing stays short', () => {
+  // FNV-1a's low k bits depend only on the low k bits of each unit, so with a table of 2^14 places or fewer these all
+  // collide, and each new one walked past all the others (about 8 million probes).
+  const terms = new BuildTerms();
+  terms.startEvent();
+  const units = new Uint16Array(6);
+  for (let word = 0; word < 4096; word++) {
+    for (let i = 0; i < 6; i++) units[i] = 0x4e00 + 0x61 + (((word >> (2 * i)) & 3) << 14) - 0x4000;
+    assert.equal(terms.intern(units, 6, hashUnits(units, 6)), word);
+  }
+  assert.ok(terms.work.probes < 4 * 4096, `${terms.work.probes} probes for 4,096 words`);
 });
 
 test(`grown() copies into a larger array of the same type: at least the length asked, at least doubled (seed ${SEED})`, () => {
