@@ -61,24 +61,24 @@ export function utcDateTime(ms: number): string {
  */
 export function foldLine(line: string): string {
   if (line.length <= MAX_LINE_OCTETS && Buffer.byteLength(line) <= MAX_LINE_OCTETS) return line + '\r\n';
-  let folded = '';
+  // Cut into slices, joined once: a string grown a character at a time cost a 20 KB description about a millisecond.
+  const pieces: string[] = [];
+  let start = 0;
   let octets = 0;
-  for (const char of line) {
-    const size = utf8Length(char.codePointAt(0)!);
+  for (let i = 0; i < line.length; ) {
+    const unit = line.charCodeAt(i);
+    const pair = unit >= 0xd800 && unit < 0xdc00 && (line.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    // A pair is a code point of 4 octets; a lone surrogate is written as U+FFFD, 3.
+    const size = pair ? 4 : unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3;
     if (octets + size > MAX_LINE_OCTETS) {
-      folded += '\r\n ';
+      pieces.push(line.slice(start, i));
+      start = i;
       octets = 1; // the space that starts the continuation counts
     }
-    folded += char;
     octets += size;
+    i += pair ? 2 : 1;
   }
-  return folded + '\r\n';
+  pieces.push(line.slice(start));
+  return pieces.join('\r\n ') + '\r\n';
 }
 
-/** Octets of one code point in UTF-8 (a lone surrogate is written as U+FFFD, 3 octets). */
-function utf8Length(codePoint: number): number {
-  if (codePoint < 0x80) return 1;
-  if (codePoint < 0x800) return 2;
-  if (codePoint < 0x10000) return 3;
-  return 4;
-}

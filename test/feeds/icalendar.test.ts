@@ -77,6 +77,35 @@ test('foldLine() keeps random mixes of 1- to 4-octet characters within 75 octets
   }
 });
 
+test('foldLine() folds exactly where a fold of one code point at a time does, lone surrogates (3 octets, as U+FFFD) included', () => {
+  const reference = (line: string): string => {
+    let folded = '';
+    let octets = 0;
+    for (const char of line) {
+      const code = char.codePointAt(0)!;
+      const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+      if (octets + size > MAX_LINE_OCTETS) {
+        folded += '\r\n ';
+        octets = 1;
+      }
+      folded += char;
+      octets += size;
+    }
+    return folded + '\r\n';
+  };
+  const seed = Date.now() % 1_000_000;
+  const random = mulberry32(seed);
+  const alphabet = ['a', ' ', 'ß', '€', '日', '🎉', '𝄞', '\ud800', '\udc00', '\udbff'];
+  for (let round = 0; round < 500; round++) {
+    let line = 'DESCRIPTION:';
+    const length = Math.floor(random() * 300);
+    for (let i = 0; i < length; i++) line += alphabet[Math.floor(random() * alphabet.length)]!;
+    assert.equal(foldLine(line), reference(line), `seed ${seed}, round ${round}`);
+  }
+  assert.equal(foldLine('X:' + 'a'.repeat(70) + '\ud83cb'), 'X:' + 'a'.repeat(70) + '\ud83c\r\n b\r\n', 'a lone high surrogate before a letter: 3 octets, the fold after it');
+  assert.equal(foldLine('X:' + 'a'.repeat(71) + '\ud83c'), 'X:' + 'a'.repeat(71) + '\r\n \ud83c\r\n', 'a lone high surrogate last: 3 octets, folded before it');
+});
+
 test('escapeText() escapes backslash, semicolon and comma, and turns every line break into \\n', () => {
   assert.equal(escapeText('a\\b;c,d'), 'a\\\\b\\;c\\,d');
   assert.equal(escapeText('one\ntwo\r\nthree\rfour'), 'one\\ntwo\\nthree\\nfour');
