@@ -38,8 +38,39 @@ export function sameSearchText(a: StoredEvent, b: StoredEvent): boolean {
   return left.every((text, i) => text === right[i]);
 }
 
-/** Whether each of `words` starts a word of the event's text: the scan of a short list, or of all when the index is off. */
+/**
+ * Whether each of `words` starts a word of the event's text: the lists the index does not serve (a series' events,
+ * a `status` list) and every list when the index is off. Each word is a binary search in the text's words sorted:
+ * 200 query words against every word of 5,000 (a CJK description) took 2 s over a series' 500 events.
+ */
 export function hasSearchWords(stored: StoredEvent, words: readonly string[]): boolean {
-  const own = searchTextOf(stored).flatMap(searchWords);
-  return words.every((word) => own.some((each) => each.startsWith(word)));
+  const own = sortedWordsOf(searchTextOf(stored));
+  return words.every((word) => startsAWord(own, word));
+}
+
+/** The words of the last texts read, sorted, each once: the events of a series share their text. */
+const recentWords = new Map<string, readonly string[]>();
+const RECENT_TEXTS = 64;
+
+function sortedWordsOf(texts: readonly string[]): readonly string[] {
+  const key = texts.join('\u0000');
+  let words = recentWords.get(key);
+  if (words === undefined) {
+    words = [...new Set(texts.flatMap(searchWords))].sort();
+    if (recentWords.size === RECENT_TEXTS) recentWords.delete(recentWords.keys().next().value!);
+    recentWords.set(key, words);
+  }
+  return words;
+}
+
+/** Whether a word of `sorted` starts with `prefix`: if one does, the first word not below `prefix` does. */
+function startsAWord(sorted: readonly string[], prefix: string): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < prefix) low = middle + 1;
+    else high = middle;
+  }
+  return low < sorted.length && sorted[low]!.startsWith(prefix);
 }
