@@ -5,8 +5,11 @@ import type { DeliveryLane } from './delivery-lane.js';
 import { LINE_DONE, MessageBacklog } from './message-backlog.js';
 import { isAfter, messagesOf, type Cursor } from './messages.js';
 
-/** Changes read back from the log at a time. */
-const CATCH_UP_CHANGES = 10_000;
+/**
+ * Changes read back from the log at a time (about 20 MB held): each read walks the log from its start, so a webhook
+ * far behind makes as many walks as pieces.
+ */
+const CATCH_UP_CHANGES = 50_000;
 
 /** A webhook's own stretch of the past: undefined while the read runs. */
 interface CatchUp {

@@ -152,7 +152,11 @@ export class DeliveryLane {
   #skipToEnd(backlog: MessageBacklog): void {
     const last = backlog.last;
     const end = backlog.end ?? (last === undefined ? undefined : { seq: last.seq, index: LINE_DONE });
-    if (end !== undefined && isAfter(end, this.state.cursor)) this.state.cursor = { ...end };
+    if (end !== undefined && isAfter(end, this.state.cursor)) {
+      this.state.cursor = { ...end };
+      // Saved like a delivery: else a webhook whose events select nothing would read the same stretch back at every start.
+      this.#deps.changed();
+    }
     // A catch-up read to its end: the shared backlog (or the next stretch of the log) follows.
     if (backlog.end !== undefined) this.poke();
   }

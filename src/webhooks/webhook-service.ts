@@ -33,7 +33,12 @@ export interface WebhookServiceDeps {
   settleMs?: number;
   /** Messages held in memory at most (default MAX_BACKLOG); a webhook behind them reads them back from the log. */
   maxBacklog?: number;
+  /** Changes read back into the shared backlog at a start at most (default START_READ_BACK), for tests. */
+  startReadBack?: number;
 }
+
+/** Changes a start reads back into the shared backlog at most: a hundred thousand changes take about 40 MB. */
+const START_READ_BACK = 100_000;
 
 /** The webhooks, their deliveries and their durable state. */
 export class WebhookService {
@@ -47,6 +52,9 @@ export class WebhookService {
   #logId: string;
   readonly #saver: StateSaver;
   #closed = false;
+  #feedStarting: Promise<void> | undefined;
+  /** Counts the feed's stops, so a start that read the log meanwhile knows it was stopped. */
+  #feedGeneration = 0;
   readonly #catchUps: CatchUps;
 
   private constructor(deps: WebhookServiceDeps, compactedThrough: number, logId: string | undefined) {
@@ -79,13 +87,13 @@ export class WebhookService {
     });
   }
 
-  /** Loads the saved webhooks and starts delivering (what they had not acknowledged is read back from the log). */
+  /** Loads the saved webhooks, reads back from the log what they had not acknowledged, and starts delivering. */
   static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
     const snapshot = await deps.stateStore.load();
     const service = new WebhookService(deps, snapshot.compactedThrough, snapshot.logId);
     for (const state of snapshot.webhooks) service.#addLane(state);
     if (service.#rewound()) await service.#saver.save();
-    if (service.#lanes.size > 0) service.#ensureFeed();
+    if (service.#lanes.size > 0) await service.#ensureFeed(true);
     return service;
   }
 
@@ -100,7 +108,7 @@ export class WebhookService {
 
   /** Creates a webhook that hears every change made from now on; resolves once it is saved. */
   async create(input: WebhookInput): Promise<WebhookState> {
-    this.#ensureFeed();
+    if (this.#backlog === undefined) await this.#ensureFeed(false);
     const state = newWebhookState(input, this.#deps, (id) => this.#lanes.has(id));
     const { id } = state;
     this.#addLane(state);
@@ -152,7 +160,7 @@ export class WebhookService {
   async adopt(state: WebhookState): Promise<void> {
     if (this.#closed || this.#lanes.has(state.id)) return;
     this.#addLane(state);
-    this.#ensureFeed();
+    await this.#ensureFeed(true);
     this.#lanes.get(state.id)?.poke();
   }
 
@@ -254,19 +262,51 @@ export class WebhookService {
     this.#lanes.set(state.id, lane);
   }
 
+  /** Starts the feed unless it runs; waits for a start under way (and starts again if it was stopped meanwhile while webhooks remain). */
+  async #ensureFeed(readBack: boolean): Promise<void> {
+    while (this.#backlog === undefined && !this.#closed) {
+      this.#feedStarting ??= this.#startFeed(readBack).finally(() => (this.#feedStarting = undefined));
+      await this.#feedStarting;
+      if (this.#lanes.size === 0) return;
+    }
+  }
+
   /**
-   * Subscribes to durable changes, unless it runs: the shared backlog holds what comes from now on. A webhook behind
-   * it (after a restart, or adopted from another instance) reads the log back in pieces of its own (CatchUps), so a
-   * long log behind a paused webhook never comes into memory whole.
+   * Subscribes to durable changes and builds the backlog: on open, from the log after the oldest cursor (reporting
+   * what compaction took as a gap in the delivery logs of the webhooks behind it), but no more than the last
+   * START_READ_BACK changes; on a first webhook, empty. A webhook behind what was read back reads the rest in pieces of
+   * its own (CatchUps): read back whole, a long log behind a webhook paused for years needed about twice its size in
+   * memory, and the start ran out of it.
    */
-  #ensureFeed(): void {
-    if (this.#backlog !== undefined || this.#closed) return;
-    this.#unsubscribe = this.#deps.history?.subscribe((changes) => this.#heard(changes));
-    this.#backlog = new MessageBacklog({ seq: this.#deps.lastSeq(), index: LINE_DONE }, { max: this.#deps.maxBacklog });
-    for (const lane of this.#lanes.values()) lane.poke();
+  async #startFeed(readBack: boolean): Promise<void> {
+    const buffered: CommittedChange[] = [];
+    let ready = false;
+    this.#unsubscribe = this.#deps.history?.subscribe((changes) => {
+      if (ready) this.#heard(changes);
+      else buffered.push(...changes);
+    });
+    const lastSeq = this.#deps.lastSeq();
+    const oldest = this.#oldestCursor() ?? { seq: lastSeq, index: LINE_DONE };
+    if (readBack && oldest.seq < lastSeq && this.#deps.history !== undefined) {
+      const generation = this.#feedGeneration;
+      const since = Math.max(0, oldest.seq - 1, lastSeq - (this.#deps.startReadBack ?? START_READ_BACK));
+      const read = await this.#deps.history.readAfter(since).catch((error: unknown) => {
+        if (this.#feedGeneration === generation) this.#stopFeed();
+        throw error;
+      });
+      // Every webhook went (released) while the log was read: the feed was stopped meanwhile.
+      if (this.#feedGeneration !== generation) return;
+      const through = Math.max(read.compactedThrough, this.#compactedThrough);
+      const coveredFrom: Cursor = { seq: through >= oldest.seq ? Math.max(through, since) : since, index: LINE_DONE };
+      this.#backlog = new MessageBacklog(coveredFrom, { max: this.#deps.maxBacklog });
+      for (const change of read.changes) if (change.record.seq > coveredFrom.seq) this.#backlog.push(messagesOf(change));
+    } else this.#backlog = new MessageBacklog({ seq: lastSeq, index: LINE_DONE }, { max: this.#deps.maxBacklog });
+    ready = true;
+    this.#heard(buffered.filter((change) => change.record.seq > lastSeq));
   }
 
   #stopFeed(): void {
+    this.#feedGeneration++;
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
     this.#backlog = undefined;

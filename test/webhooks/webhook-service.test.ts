@@ -135,7 +135,7 @@ test('a compaction waits for a webhook behind what it rewrote: the one the store
   }
 });
 
-test('opened behind a long log, webhooks read it back in pieces, never all of it at once, and get every message in order', async () => {
+test('opened behind a long log, webhooks read back at once only its last changes, the rest in pieces, and get every message in order', async () => {
   const receiver = await startReceiver({ verify: false });
   const history = new ChangeHistory();
   const durable: CommittedChange[] = [];
@@ -149,7 +149,7 @@ test('opened behind a long log, webhooks read it back in pieces, never all of it
   };
   const stateStore = memoryWebhookState();
   let lastSeq = 0;
-  const open = () => WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, maxBacklog: 10 });
+  const open = () => WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, maxBacklog: 10, startReadBack: 10 });
   const first = await open();
   const webhook = await first.create({ url: receiver.url });
   await first.update(webhook.id, { status: 'paused' });
@@ -163,9 +163,30 @@ test('opened behind a long log, webhooks read it back in pieces, never all of it
     await eventually('35 messages', () => receiver.received.length >= 35);
     const ids = receiver.received.map((entry) => (JSON.parse(entry.body) as { data: { id: string } }).data.id);
     assert.deepEqual(ids, durable.map((change) => eventId(change.record.seq)));
-    assert.ok(reads.length > 0 && reads.every((read) => read.limit !== undefined), `every read back has a limit: ${JSON.stringify(reads)}`);
+    // The start reads back the last 10 changes (since 25); the webhook, behind them, reads the rest in a piece of its own.
+    assert.deepEqual(reads.filter((read) => read.limit === undefined), [{ since: 25, limit: undefined }], JSON.stringify(reads));
+    assert.ok(reads.some((read) => read.since === 0 && read.limit !== undefined), JSON.stringify(reads));
   } finally {
     await second.close();
     await receiver.close();
+  }
+});
+
+test('a webhook whose events select nothing saves its position as changes pass it, so a start does not read them back again', async () => {
+  const history = new ChangeHistory();
+  let lastSeq = 0;
+  const stateStore = memoryWebhookState();
+  const service = await WebhookService.open({ history: sourceOf(history), lastSeq: () => lastSeq, stateStore, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger });
+  try {
+    await service.create({ url: 'http://127.0.0.1:9/never', events: ['registration.checked_in'] });
+    for (let seq = 1; seq <= 3; seq++) {
+      lastSeq = seq;
+      history.committed([created(seq, seq)]);
+    }
+    const savedSeq = async (): Promise<number> => (await stateStore.load()).webhooks[0]?.cursor.seq ?? -1;
+    for (const started = Date.now(); (await savedSeq()) < 3 && Date.now() - started < 10_000; ) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(await savedSeq(), 3);
+  } finally {
+    await service.close();
   }
 });
