@@ -229,6 +229,9 @@ class ChangeStream implements ResponseStream {
           return;
         }
       }
+      // Past what the page left out too: a stream from since=0 behind 50,000 deletions it never sends walked them all
+      // again at every write (200 such streams: 100-145 ms a write).
+      this.#cursor = page.through;
       if (!page.more) return;
     }
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { updateKeys } from '../../src/auth/key-file.js';
 import { ChangeStreams, KEEP_ALIVE } from '../../src/feeds/change-stream.js';
-import { ChangeLog } from '../../src/store/views/change-log.js';
+import { ChangeLog, type ChangeFeedSource } from '../../src/store/views/change-log.js';
 import { eventId, sampleRecord, TestFileSystem } from '../store/helpers.js';
 import { toStored } from '../../src/store/views/served-event.js';
 import type { StoredEvent } from '../../src/events/event.js';
@@ -200,4 +200,40 @@ test('a stream from since=0 is a copy on every page: deletions made before it op
   commit(6, 8);
   commit(1, 9, true);
   assert.deepEqual(sink.entries.map((entry) => [entry.seq, entry.deleted]), [[1, false], [3, false], [5, false], [8, false], [9, true]]);
+});
+
+test('a stream from since=0 goes on past what it leaves out: deletions it never sends are not walked again at the next write', () => {
+  const events = new Map<string, StoredEvent>();
+  const log = new ChangeLog((id) => events.get(id));
+  const asked: number[] = [];
+  const source: ChangeFeedSource = {
+    after: (since, limit, liveThrough) => (asked.push(since), log.after(since, limit, liveThrough)),
+    copyToken: (start) => log.copyToken(start),
+    readCopyToken: (token) => log.readCopyToken(token),
+    get lastSeq() {
+      return log.lastSeq;
+    },
+    get horizon() {
+      return log.horizon;
+    },
+    subscribe: (listener) => log.subscribe(listener),
+  };
+  const streams = new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers() });
+  const commit = (n: number, seq: number, deleted = false): void => {
+    if (deleted) events.delete(eventId(n));
+    else events.set(eventId(n), toStored(sampleRecord(n), seq));
+    log.committed(seq, eventId(n), deleted ? null : events.get(eventId(n))!);
+    log.batchCommitted(events.values(), events.size);
+  };
+  commit(1, 1);
+  // 200 events created and deleted before the stream opens: a copy from since=0 sends none of their deletions.
+  for (let n = 2; n <= 201; n++) {
+    commit(n, 2 * n - 2);
+    commit(n, 2 * n - 1, true);
+  }
+  const sink = new RecordingSink();
+  streams.open('key_a', 0).start(sink);
+  commit(500, 402);
+  assert.deepEqual(sink.entries.map((entry) => entry.seq), [1, 402]);
+  assert.deepEqual(asked, [0, 401], 'the write after the copy is read from past the deletions, not from seq 1');
 });

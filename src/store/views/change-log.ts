@@ -25,6 +25,11 @@ export interface ChangePage {
   changes: Change[];
   /** True when more changes follow the last one. */
   more: boolean;
+  /**
+   * The seq of the last entry read, sent or left out (`since` when none was): what was left out (superseded, hidden,
+   * a deletion a copy never held) stays out, so a reader may go on from there.
+   */
+  through: number;
 }
 
 /** What the change feed may ask of a store (read-only; the store stays free of HTTP). */
@@ -172,14 +177,16 @@ export class ChangeLog implements ChangeFeedSource {
 
   after(since: number, limit: number, liveThrough: number = since === 0 ? Infinity : 0): ChangePage {
     const changes: Change[] = [];
-    let at = firstAfter(this.#seqs, since);
-    for (; at < this.#seqs.length; at++) {
+    let through = since;
+    for (let at = firstAfter(this.#seqs, since); at < this.#seqs.length; at++) {
       const change = this.#current(at, this.#seqs[at]! <= liveThrough);
-      if (change === undefined) continue;
-      if (changes.length === limit) return { changes, more: true };
-      changes.push(change);
+      if (change !== undefined) {
+        if (changes.length === limit) return { changes, more: true, through };
+        changes.push(change);
+      }
+      through = this.#seqs[at]!;
     }
-    return { changes, more: false };
+    return { changes, more: false, through };
   }
 
   copyToken(start: CopyStart): string {

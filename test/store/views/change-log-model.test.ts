@@ -30,6 +30,10 @@ function checkPages(log: ChangeLog, live: ReadonlyMap<string, StoredEvent>, tomb
   const where = `${what}: after(${since}, ${limit}, ${liveThrough})`;
   assert.deepEqual(shown(page), expected.slice(0, limit), where);
   assert.equal(page.more, expected.length > limit, `${where}: more`);
+  // `through`: a reader going on from there misses nothing the page did not send, and reads nothing it sent again.
+  assert.ok(page.through >= (page.changes.at(-1)?.seq ?? since) && page.through <= Math.max(since, lastSeq), `${where}: through ${page.through}`);
+  const next = expected[limit];
+  if (next !== undefined) assert.ok(Number(next.split(' ')[0]) > page.through, `${where}: through ${page.through} stops before ${next}`);
   for (const change of page.changes) if (change.event !== null) assert.equal(change.event, live.get(change.id), `${where}: the event itself`);
 }
 
@@ -108,7 +112,7 @@ test(`a ChangeLog built from what replay found answers as one that saw every wri
     for (let k = 0; k < 5; k++) checkPages(log, live, tombstones, seq, below, what);
   }
   const empty = new ChangeLog(() => undefined);
-  assert.deepEqual([empty.lastSeq, empty.horizon, empty.after(0, 10)], [0, 0, { changes: [], more: false }]);
+  assert.deepEqual([empty.lastSeq, empty.horizon, empty.after(0, 10)], [0, 0, { changes: [], more: false, through: 0 }]);
 });
 
 test('ChangeLog.subscribe() returns an unsubscribe that stops only that listener; a listener may unsubscribe itself while being called', () => {

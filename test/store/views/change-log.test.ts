@@ -38,7 +38,7 @@ test('ChangeLog.after() gives the latest change of each event after since, in se
   assert.deepEqual(seqs(log.after(1, 100)), [3, 4, 5]);
   assert.equal(log.after(1, 100).changes[1]!.event, null, 'a deletion is a tombstone');
   assert.deepEqual(seqs(log.after(3, 100)), [4, 5]);
-  assert.deepEqual(log.after(5, 100), { changes: [], more: false });
+  assert.deepEqual(log.after(5, 100), { changes: [], more: false, through: 5 });
   assert.equal(log.lastSeq, 5);
 });
 
@@ -139,7 +139,8 @@ test('ChangeLog.after() leaves out deletions at or before liveThrough (what a co
   assert.deepEqual(seqs(log.after(2, 100, 7)), [5, 6, 8, 9, 10]);
   assert.deepEqual(seqs(log.after(0, 100)), [5, 6, 9], 'since=0: live events only');
   assert.deepEqual(seqs(log.after(0, 100, 8)), [5, 6, 9, 10], 'since=0 in a copy that began at 8');
-  assert.deepEqual(log.after(2, 2, 8), { changes: log.after(2, 100, 8).changes.slice(0, 2), more: true });
+  // Read through 8: the two changes sent (5, 6), then the deletions at 7 and 8 it leaves out; it stops before 9.
+  assert.deepEqual(log.after(2, 2, 8), { changes: log.after(2, 100, 8).changes.slice(0, 2), more: true, through: 8 });
 });
 
 test('ChangeLog signs copy tokens with its key: another key reads them as forged', () => {
