@@ -121,7 +121,8 @@ export function messagesOf(change: CommittedChange): WebhookMessage[] {
       break;
     case 'del':
       // A draft's deletion is nobody else's (an unknown event's, a deletion as ever).
-      if (before === undefined || shownBefore) parts.push({ type: 'event.deleted', timeMs: change.atMs, data: `{"id":${JSON.stringify(record.id)}}` });
+      // The line's own time (when it has one), so a message read back after a restart is the one first sent, byte for byte.
+      if (before === undefined || shownBefore) parts.push({ type: 'event.deleted', timeMs: record.atMs ?? change.atMs, data: `{"id":${JSON.stringify(record.id)}}` });
       break;
     case 'reg':
       registrationPart('registration.created', record.registration, Date.parse(record.registration.createdAt));

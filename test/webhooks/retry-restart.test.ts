@@ -191,3 +191,30 @@ describe('on PostgreSQL', { skip, timeout: 90_000 }, () => {
     }, () => key);
   });
 });
+
+test('a deletion retried after a restart is the same message, byte for byte: its time is the deletion\'s, kept in its log line', async () => {
+  const clock = new FakeClock(START);
+  const h = await startHarness({ webhookHosts: ['127.0.0.1'] }, { webhooks: { clock } });
+  const receiver = await startReceiver({ verify: false });
+  receiver.behaviour = 'error';
+  let app: App | undefined;
+  try {
+    const webhook = await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: receiver.url, events: ['event.deleted'] } });
+    const created = await h.request('POST', '/events', { key: h.keys.admin, body: { title: 'Called off', ...EVENT_FIELDS } });
+    assert.equal((await h.request('DELETE', `/events/${created.json.id}`, { key: h.keys.admin })).status, 204);
+    await eventually('attempt 1', () => receiver.received.length === 1);
+    await logged(h.app, webhook.json.id, h.keys.admin, 1);
+    await h.app.close();
+    // Read back from the log after the restart (its retry overdue): before, its time was the reading's.
+    app = await reopenAt(h.dataDir, new FakeClock(START + 60 * S));
+    await eventually('attempt 2, after the restart', () => receiver.received.length === 2);
+    const [first, second] = receiver.received;
+    assert.equal(second!.id, first!.id);
+    assert.equal(second!.body, first!.body);
+    assert.match(first!.body, /^\{"type":"event\.deleted","timestamp":"[^"]+","data":\{"id":"evt_/);
+  } finally {
+    await app?.close();
+    await receiver.close();
+    rmSync(h.dataDir, { recursive: true, force: true });
+  }
+});

@@ -229,9 +229,15 @@ function parseIdList(text: string): string[] | undefined {
 
 function decodeDelete(buf: Buffer, pos: number, end: number, seq: number): DeleteRecord | string {
   if (!matches(buf, pos, ID_OPEN, end - 1) || buf[end - 1] !== QUOTE) return 'a del line lacks "id"';
-  const id = buf.toString('latin1', pos + ID_OPEN.length, end - 1);
+  // Since 2026-11-30 the deletion's time follows the id: `"id":"evt_…","at":"2026-11-30T10:00:00.000Z"`.
+  const timed = end - 1 - 24 - AT_OPEN.length > pos + ID_OPEN.length && matches(buf, end - 1 - 24 - AT_OPEN.length, AT_OPEN, end);
+  const idEnd = timed ? end - 1 - 24 - AT_OPEN.length : end - 1;
+  const id = buf.toString('latin1', pos + ID_OPEN.length, idEnd);
   if (!ID_PATTERN.test(id)) return `the id of a del line is malformed: ${JSON.stringify(id)}`;
-  return { seq, op: 'del', id };
+  if (!timed) return { seq, op: 'del', id };
+  const atMs = parseUtcTime(buf, end - 1 - 24, end);
+  if (Number.isNaN(atMs)) return `"at" is not a UTC time: ${JSON.stringify(buf.toString('utf8', end - 1 - 24, end - 1))}`;
+  return { seq, op: 'del', id, atMs };
 }
 
 function parseHex(buf: Buffer, pos: number): number {

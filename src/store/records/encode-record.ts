@@ -126,9 +126,10 @@ function checkIds(eventId: string, registrationId: string, promoted: readonly st
 }
 
 /** A delete line for event `id` at `seq`. */
-export function encodeDelete(seq: number, id: string): string {
+export function encodeDelete(seq: number, id: string, atMs?: number): string {
   if (!ID_PATTERN.test(id)) throw new TypeError(`cannot log a delete of id ${JSON.stringify(id)}: ids are letters, digits and _`);
-  return seal(`{"seq":${checkSeq(seq)},"op":"del","id":"${id}"`);
+  const at = atMs === undefined ? '' : `,"at":"${isoTime(atMs, 'the time of a deletion')}"`;
+  return seal(`{"seq":${checkSeq(seq)},"op":"del","id":"${id}"${at}`);
 }
 
 /** A put line; `at` (the time of the change) and `promoted` are left out when they add nothing, as lines before them had neither. */

@@ -64,6 +64,8 @@ export interface DeleteRecord {
   seq: number;
   op: 'del';
   id: string;
+  /** When the event was deleted (lines written before 2026-11-30 have no time: the time they are read stands in). */
+  atMs?: number;
 }
 
 /** Every kind of line the log holds. */

@@ -31,7 +31,8 @@ export function planEventWrite(id: string, current: StoredEvent | undefined, cha
   const next = change(current);
   if (next === null) {
     if (current === undefined) throw new TypeError(`a change deleted event ${id}, which does not exist`);
-    return { state: null, line: encodeDelete(seq, id), record: { seq, op: 'del', id }, promoted: [] };
+    const atMs = queued.now();
+    return { state: null, line: encodeDelete(seq, id, atMs), record: { seq, op: 'del', id, atMs }, promoted: [] };
   }
   return planPut(id, current, next, seq, queued, options);
 }

@@ -55,8 +55,9 @@ export function planGroupWrite(change: GroupChange, seq: number, queued: QueuedS
     const current = queued.event(id);
     if (next === null) {
       if (current === undefined) throw new TypeError(`a group write deleted event ${id}, which does not exist`);
-      events.push({ id, state: null, record: { seq, op: 'del', id }, promoted: [] });
-      lines.push(encodeDelete(seq++, id));
+      const atMs = queued.now();
+      events.push({ id, state: null, record: { seq, op: 'del', id, atMs }, promoted: [] });
+      lines.push(encodeDelete(seq++, id, atMs));
       continue;
     }
     const put = planPut(id, current, next, seq, queued, {});

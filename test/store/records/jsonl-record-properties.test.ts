@@ -37,6 +37,8 @@ test(`lines without escapes are read from their bytes, never by JSON.parse: put,
     assert.deepEqual(decode(encodeRegister(own)), { seq: own.seq, op: 'reg', registration: own });
     const id = eventIdOf();
     assert.deepEqual(decode(encodeDelete(seq, id)), { seq, op: 'del', id });
+    const atMs = int(0, 253402300799999);
+    assert.deepEqual(decode(encodeDelete(seq, id, atMs)), { seq, op: 'del', id, atMs }, 'a deletion with its time');
   }
   assert.equal(parse.mock.callCount(), 0);
 });
@@ -86,6 +88,11 @@ test(`every field of a well-checksummed line, made wrong, is refused as damage, 
     ]);
     count += assertAllRefused('plain put', encodePut(seq, record), [{ path: 'created_at', values: NOT_A_TIME }, ...eventFields]);
     count += assertAllRefused('del', encodeDelete(seq, record.id), [...SEQ_AND_OP(['put']), { path: 'id', values: [undefined, null, 5, '', 'a b', 'é', 'x'.repeat(65), 'evt-1'] }]);
+    count += assertAllRefused('timed del', encodeDelete(seq, record.id, 1_700_000_000_000), [
+      ...SEQ_AND_OP(['put']),
+      { path: 'id', values: [undefined, null, 5, '', 'a b', 'é', 'x'.repeat(65), 'evt-1'] },
+      { path: 'at', values: NOT_A_TIME.filter((value) => value !== undefined) },
+    ]);
 
     const registrationFields = (withSeq: boolean): Corruption[] => [
       { path: 'event', values: NOT_AN_EVENT_ID },
