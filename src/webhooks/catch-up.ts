@@ -11,6 +11,9 @@ import { isAfter, messagesOf, type Cursor } from './messages.js';
  */
 const CATCH_UP_CHANGES = 50_000;
 
+/** Changes a start reads back into the shared backlog at most (about 40 MB): a webhook behind them catches up. */
+export const START_READ_BACK = 100_000;
+
 /** A webhook's own stretch of the past: undefined while the read runs. */
 interface CatchUp {
   backlog: MessageBacklog | undefined;

@@ -10,7 +10,7 @@ import type { DeliveryClient } from './delivery-client.js';
 import { doneThrough, LINE_DONE, MessageBacklog } from './message-backlog.js';
 import { isAfter, messagesOf, MESSAGE_TYPES, type Cursor } from './messages.js';
 import { newSecret } from './signature.js';
-import { CatchUps } from './catch-up.js';
+import { CatchUps, START_READ_BACK } from './catch-up.js';
 import { compactionHoldOf } from './compaction-hold.js';
 import type { WebhookInput } from './webhook-input.js';
 
@@ -36,9 +36,6 @@ export interface WebhookServiceDeps {
   /** Changes read back into the shared backlog at a start at most (default START_READ_BACK), for tests. */
   startReadBack?: number;
 }
-
-/** Changes a start reads back into the shared backlog at most: a hundred thousand changes take about 40 MB. */
-const START_READ_BACK = 100_000;
 
 /** The webhooks, their deliveries and their durable state. */
 export class WebhookService {
