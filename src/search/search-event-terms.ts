@@ -8,8 +8,10 @@ import { SearchTerms } from './search-terms.js';
 
 /** Equal texts (a series' description, an organizer's name) are split into words once, while they are this many. */
 const TEXT_CACHE_SIZE = 1024;
-/** Longer texts are not kept in that cache (it would hold up to 5,000 characters per description). */
+/** Longer texts are not kept in that cache (it would hold up to 5,000 characters per description)… */
 const TEXT_CACHE_MAX_LENGTH = 1000;
+/** …but in one of their own, the last this many. */
+const LONG_TEXTS = 4;
 
 /** The dictionary of the search index, and the words of events in it, with the repeated texts met lately cached. */
 export class EventTerms {
@@ -17,6 +19,11 @@ export class EventTerms {
   #terms = new SearchTerms();
   /** The term ids of texts met lately (descriptions, locations, organizer names), by text. */
   readonly #textTerms = new Map<string, number[]>();
+  /**
+   * The last few texts too long for that cache, with their term ids: a series' long description repeats in every
+   * occurrence, and a change of it reads the old one (to take its words out) and the new one in turn.
+   */
+  readonly #longTerms = new Map<string, number[]>();
   /** The same for replayed events' texts, by their key (see KeyedTexts.searchTextKey): no string to hash. */
   #keyTerms = new TermsByKey();
   #textsScanned = 0;
@@ -45,6 +52,7 @@ export class EventTerms {
   replaceTerms(terms: SearchTerms): void {
     this.#terms = terms;
     this.#textTerms.clear();
+    this.#longTerms.clear();
     this.#keyTerms = new TermsByKey();
   }
 
@@ -74,14 +82,15 @@ export class EventTerms {
     // The other fields repeat (a series' description, a building, an organizer): each is scanned once while recent.
     for (let field = 1; field < texts.length; field++) {
       const text = texts[field]!;
-      let terms = this.#textTerms.get(text);
+      const long = text.length > TEXT_CACHE_MAX_LENGTH;
+      const cache = long ? this.#longTerms : this.#textTerms;
+      let terms = cache.get(text);
       if (terms === undefined) {
         terms = [];
         this.#scan(text, terms);
-        if (text.length <= TEXT_CACHE_MAX_LENGTH) {
-          if (this.#textTerms.size >= TEXT_CACHE_SIZE) this.#textTerms.clear();
-          this.#textTerms.set(text, terms);
-        }
+        if (long && cache.size === LONG_TEXTS) cache.delete(cache.keys().next().value!);
+        else if (cache.size >= TEXT_CACHE_SIZE) cache.clear();
+        cache.set(text, terms);
       }
       for (const term of terms) out.push(term);
     }

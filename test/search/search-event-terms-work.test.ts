@@ -1,7 +1,7 @@
 // EventTerms splits a repeated text once while its caches hold it: `textsScanned` against a model of each cache
-// (views: by text, up to 1,024 texts of at most 1,000 characters, emptied when full; replayed events: by the text's
-// key). Splitting again gives the same term ids, so only the count shows a cache that misses, keeps too much or
-// never empties.
+// (views: by text, up to 1,024 texts of at most 1,000 characters, emptied when full, and the last longer one;
+// replayed events: by the text's key). Splitting again gives the same term ids, so only the count shows a cache that
+// misses, keeps too much or never empties.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type EventRecord } from '../../src/events/event.js';
@@ -22,15 +22,25 @@ function record(n: number, title: string, description: string, location: string,
   return sampleRecord(n, { title, description, location, organizer: { name, email: 'org@campus.example' } });
 }
 
-/** The texts a cache by text splits: each not held; a held one is kept while at most 1,000 characters, all dropped at 1,024. */
+/**
+ * The texts a cache by text splits: each not held; a held one is kept while at most 1,000 characters, all dropped at
+ * 1,024. The last 4 longer ones are held apart, the oldest dropped first.
+ */
 class TextCacheModel {
   readonly #held = new Set<string>();
+  readonly #long: string[] = [];
   scanned = 0;
 
   meet(text: string): void {
+    if (text.length > 1000) {
+      if (this.#long.includes(text)) return;
+      this.scanned++;
+      if (this.#long.length === 4) this.#long.shift();
+      this.#long.push(text);
+      return;
+    }
     if (this.#held.has(text)) return;
     this.scanned++;
-    if (text.length > 1000) return;
     if (this.#held.size === 1024) this.#held.clear();
     this.#held.add(text);
   }
@@ -67,7 +77,11 @@ test('EventTerms keeps a text of 1,000 characters and not one of 1,001; 1,024 te
   assert.equal(scanned('a'.repeat(1000)), 3, 'title, description, and the empty location and name (one text)');
   assert.equal(scanned('a'.repeat(1000)), 1, 'the title alone: the rest was kept');
   assert.equal(scanned('b'.repeat(1001)), 2, 'title and the long description');
-  assert.equal(scanned('b'.repeat(1001)), 2, 'the long description again');
+  assert.equal(scanned('b'.repeat(1001)), 1, 'the title alone: the long description is kept apart (a series\' occurrences)');
+  for (const long of ['c', 'd', 'e']) assert.equal(scanned(long.repeat(1001)), 2, `${long}: 4 long ones are kept`);
+  assert.equal(scanned('b'.repeat(1001)), 1, 'b still kept');
+  assert.equal(scanned('f'.repeat(1001)), 2, 'a fifth long one drops the oldest');
+  assert.equal(scanned('b'.repeat(1001)), 2, 'b was the oldest');
   // Held now: '', a×1000. 1,022 more fill the cache; the next empties it first.
   for (let text = 0; text < 1022; text++) assert.equal(scanned(`t${text}`), 2);
   assert.equal(scanned('a'.repeat(1000)), 1, 'still held: 1,024 texts');
