@@ -94,6 +94,7 @@ bench: build test/node_modules/.installed
 	node --import tsx test/bench/search-bench.ts
 	node --import tsx test/bench/client-input-memory.ts
 	node --import tsx test/bench/fairness-bench.ts
+	node --import tsx test/bench/heavy-requests-bench.ts
 
 bench-full: build
 	node --import tsx test/bench/run.ts --full
