@@ -1,5 +1,6 @@
 // The text of an event that `q` searches (title, description, location, organizer name), read from its stored view.
 import type { StoredEvent } from '../events/event.js';
+import { lowerBound } from './search-postings.js';
 import { searchWords } from './search-words.js';
 
 // Inside a JSON string a quote is always escaped, so each key with its quotes occurs once, as the key.
@@ -65,12 +66,6 @@ function sortedWordsOf(texts: readonly string[]): readonly string[] {
 
 /** Whether a word of `sorted` starts with `prefix`: if one does, the first word not below `prefix` does. */
 function startsAWord(sorted: readonly string[], prefix: string): boolean {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! < prefix) low = middle + 1;
-    else high = middle;
-  }
-  return low < sorted.length && sorted[low]!.startsWith(prefix);
+  const at = lowerBound(sorted, prefix);
+  return at < sorted.length && sorted[at]!.startsWith(prefix);
 }
