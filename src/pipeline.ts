@@ -110,7 +110,12 @@ export function createPipeline(deps: PipelineDeps): {
       if (request.arrivedDuringShutdown ?? draining) throw new ApiError('unavailable', 'The server is shutting down; retry in a moment.');
       if (request.headerFault !== undefined) throw new ApiError(request.headerFault.error, request.headerFault.message);
       // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): the methods of every path, no key needed.
-      if (request.method === 'OPTIONS' && request.target === '*') return { status: 204, headers: { ...headers, Allow: router.allowedAnywhere().join(', ') }, body: null };
+      if (request.method === 'OPTIONS' && request.target === '*') {
+        const allowed = router.allowedAnywhere();
+        headers['Allow'] = allowed.join(', ');
+        if (request.headers['access-control-request-method'] !== undefined) cors.applyPreflight(headers, request.headers.origin, allowed);
+        return { status: 204, headers, body: null };
+      }
       const { path, query, prefix } = locate(request.target);
       const pathHeaders = deps.pathHeaders?.(path);
       if (pathHeaders !== undefined) Object.assign(headers, pathHeaders);

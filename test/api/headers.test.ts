@@ -233,6 +233,15 @@ describe('CORS with configured origins', () => {
     assert.ok(response.headers['Allow']);
   });
 
+  it('answers a preflight of OPTIONS * as one of a path, with every method of the API', async () => {
+    const headers = { origin: 'http://localhost:5173', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization' };
+    const response = await h.app.handle({ method: 'OPTIONS', target: '*', headers, body: null, bodyTooLarge: false, remoteAddress: '127.0.0.1' });
+    assert.equal(response.status, 204);
+    assert.equal(response.headers['Access-Control-Allow-Origin'], 'http://localhost:5173');
+    assert.deepEqual((response.headers['Access-Control-Allow-Methods'] ?? '').split(',').map((m) => m.trim()).sort(), ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
+    assert.ok((response.headers['Access-Control-Allow-Headers'] ?? '').toLowerCase().includes('authorization'));
+  });
+
   it('gives a preflight from another origin no CORS permission', async () => {
     const response = await h.request('OPTIONS', '/events', { headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
     assert.equal(response.status, 204);
