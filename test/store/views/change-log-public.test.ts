@@ -107,3 +107,27 @@ test('a rebuild from live events and tombstones (a replay) leaves hidden events 
   assert.deepEqual(entries(log, 0), [[1, eventId(1), false], [4, eventId(3), false]]);
   assert.deepEqual(entries(log, 3), [[4, eventId(3), false], [5, eventId(4), true]]);
 });
+
+test('hiddenAt() of 2,000 events met in a random order (a compacted log read on PostgreSQL) places each tombstone at its seq, live events between (seeded)', () => {
+  const seed = Date.now() % 1_000_000;
+  let state = seed;
+  const random = (): number => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const events = new Map<string, StoredEvent>();
+  const log = new ChangeLog((id) => events.get(id));
+  // Live events at odd seqs 1..3999 come first; hidden events' tombstones at even seqs, met afterwards in any order.
+  for (let n = 0; n < 2000; n++) {
+    const live = toStored(sampleRecord(n), 2 * n + 1);
+    events.set(live.id, live);
+    log.committed(live.seq, live.id, publicChange(undefined, live));
+  }
+  const hidden = Array.from({ length: 2000 }, (_, n) => 2 * n + 2).sort(() => random() - 0.5);
+  for (const [k, seq] of hidden.entries()) {
+    const stored = toStored(sampleRecord(10_000 + k, { status: 'pending' }), 5000 + k, undefined, undefined, seq);
+    events.set(stored.id, stored);
+    log.hiddenAt(seq, stored.id);
+    log.committed(5000 + k, stored.id, publicChange(undefined, stored));
+  }
+  log.batchCommitted(events.values(), events.size);
+  const seqs = log.after(0, 10_000, 0).changes.map((change) => change.seq);
+  assert.deepEqual(seqs, Array.from({ length: 4000 }, (_, n) => n + 1), `seed ${seed}`);
+});
