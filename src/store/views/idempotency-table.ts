@@ -72,6 +72,18 @@ export class IdempotencyTable {
     this.#prune(nowMs);
   }
 
+  /**
+   * For a line under these keys written at `atMs`, whose answer is too old to keep: forgets what the keys held (the
+   * line replaces it, as remember would) and returns true; false when the answer is to be remembered.
+   */
+  forgetIfExpired(keyId: string, key: string, atMs: number, nowMs: number): boolean {
+    if (nowMs - atMs < this.ttlMs) return false;
+    const name = entryName(keyId, key);
+    const previous = this.#entries.get(name);
+    if (previous !== undefined) this.#forget(name, previous);
+    return true;
+  }
+
   /** The answer remembered for this API key and Idempotency-Key, unless older than the TTL. */
   find(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined {
     const name = entryName(keyId, key);

@@ -6,6 +6,8 @@ import type { IdempotencyTable } from './idempotency-table.js';
 export function rememberAnswer(table: IdempotencyTable, record: LogRecord, nowMs: number): void {
   if (record.op === 'put' && record.idem !== undefined) {
     const { stored, idem } = record;
+    // An answer too old to keep is not built (a replayed event's view is made from its columns when asked).
+    if (table.forgetIfExpired(idem.keyId, idem.key, stored.modifiedMs, nowMs)) return;
     // Fields named one by one (not spread): every entry then has the same shape.
     table.remember({ key: idem.key, keyId: idem.keyId, requestHash: idem.requestHash, atMs: stored.modifiedMs, seq: record.seq, answer: { kind: 'event', view: stored.json, createdAt: stored.createdAt } }, nowMs);
   } else if (record.op === 'reg' && record.idem !== undefined) {

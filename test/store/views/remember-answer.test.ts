@@ -26,3 +26,20 @@ test('rememberAnswer() remembers the answer of a create or a registration sent w
   rememberAnswer(table, { seq: 10, op: 'regstate', registration }, 0);
   assert.equal(table.size, 2, 'a registration-state line made by compaction answers nothing');
 });
+
+test('rememberAnswer() builds no answer for a line older than the table keeps (a replay of years of retries), and such a line still replaces what its keys held', () => {
+  const table = new IdempotencyTable();
+  const idem = { key: 'retry-1', keyId: 'key_a', requestHash: 'abc' };
+  const stored = toStored(sampleRecord(1), 7);
+  // A packed event builds its view when asked: here, asking counts.
+  let built = 0;
+  const counting = Object.create(stored, { json: { get: () => (built++, stored.json) } }) as typeof stored;
+  const dayLater = stored.modifiedMs + table.ttlMs;
+  rememberAnswer(table, { seq: 7, op: 'put', stored: counting, idem }, dayLater);
+  assert.equal(built, 0, 'an answer a day old is not built');
+  assert.equal(table.size, 0);
+  rememberAnswer(table, { seq: 7, op: 'put', stored: counting, idem }, stored.modifiedMs + 1);
+  assert.equal(table.size, 1);
+  rememberAnswer(table, { seq: 8, op: 'put', stored: counting, idem }, dayLater);
+  assert.equal(table.find('key_a', 'retry-1', stored.modifiedMs + 1), undefined, 'the later line under the same keys replaced it, though too old to keep');
+});
