@@ -88,8 +88,8 @@ export class EventTerms {
       if (terms === undefined) {
         terms = [];
         this.#scan(text, terms);
-        if (long && cache.size === LONG_TEXTS) cache.delete(cache.keys().next().value!);
-        else if (cache.size >= TEXT_CACHE_SIZE) cache.clear();
+        if (!long && cache.size >= TEXT_CACHE_SIZE) cache.clear();
+        else if (long && cache.size === LONG_TEXTS) cache.delete(cache.keys().next().value!);
         cache.set(text, terms);
       }
       for (const term of terms) out.push(term);

@@ -10,7 +10,7 @@ import { memoryWebhookState } from '../../src/store/webhook-state.js';
 import { httpDeliveryClient } from '../../src/webhooks/delivery-client.js';
 import { realClock } from '../../src/webhooks/delivery-lane.js';
 import { hostPolicy } from '../../src/webhooks/host-policy.js';
-import { WebhookService } from '../../src/webhooks/webhook-service.js';
+import { WebhookService, type WebhookServiceDeps } from '../../src/webhooks/webhook-service.js';
 import { eventId, sampleRecord } from '../store/helpers.js';
 import { eventually, startReceiver } from './support.js';
 
@@ -32,6 +32,11 @@ function sourceOf(history: ChangeHistory, read: (since: number) => Promise<Histo
 
 const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
 
+/** A service reading `history`, delivering to 127.0.0.1 on the real clock, its state in memory; `deps` adds or overrides. */
+function openService(history: ChangeHistorySource, lastSeq: () => number, deps: Partial<WebhookServiceDeps> = {}): Promise<WebhookService> {
+  return WebhookService.open({ history, lastSeq, stateStore: memoryWebhookState(), client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, ...deps });
+}
+
 test('a store that takes in history past what it applied: a webhook behind it reports the gap and gets what follows', async () => {
   const receiver = await startReceiver({ verify: false });
   const history = new ChangeHistory();
@@ -39,7 +44,7 @@ test('a store that takes in history past what it applied: a webhook behind it re
   const durable: CommittedChange[] = [];
   let lastSeq = 2;
   const source = sourceOf(history, (since) => Promise.resolve({ changes: durable.filter((change) => change.record.seq > since), compactedThrough: lastSeq >= 20 ? 20 : 0 }));
-  const service = await WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore: memoryWebhookState(), client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger });
+  const service = await openService(source, () => lastSeq);
   try {
     const webhook = await service.create({ url: receiver.url });
     // Heard while the store followed the log: seqs 3 and 4.
@@ -89,7 +94,7 @@ test('an active webhook holds no compaction once its receiver acknowledged every
       await state.save(snapshot);
     },
   };
-  const service = await WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, saveEveryMs: 60_000 });
+  const service = await openService(source, () => lastSeq, { stateStore, saveEveryMs: 60_000 });
   try {
     await service.create({ url: receiver.url });
     blocked = true;
@@ -119,7 +124,7 @@ test('a compaction waits for a webhook behind what it rewrote: the one the store
   const history = new ChangeHistory();
   let lastSeq = 2;
   const source = sourceOf(history);
-  const service = await WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore: memoryWebhookState(), client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, settleMs: 200 });
+  const service = await openService(source, () => lastSeq, { settleMs: 200 });
   try {
     const webhook = await service.create({ url: receiver.url });
     // Committed after the compaction's check, before its snapshot; its receiver does not answer.
@@ -149,7 +154,7 @@ test('opened behind a long log, webhooks read back at once only its last changes
   };
   const stateStore = memoryWebhookState();
   let lastSeq = 0;
-  const open = () => WebhookService.open({ history: source, lastSeq: () => lastSeq, stateStore, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger, maxBacklog: 10, startReadBack: 10 });
+  const open = () => openService(source, () => lastSeq, { stateStore, maxBacklog: 10, startReadBack: 10 });
   const first = await open();
   const webhook = await first.create({ url: receiver.url });
   await first.update(webhook.id, { status: 'paused' });
@@ -176,7 +181,7 @@ test('a webhook whose events select nothing saves its position as changes pass i
   const history = new ChangeHistory();
   let lastSeq = 0;
   const stateStore = memoryWebhookState();
-  const service = await WebhookService.open({ history: sourceOf(history), lastSeq: () => lastSeq, stateStore, client: httpDeliveryClient(hostPolicy(['127.0.0.1'])), clock: realClock, randomBytes, logger });
+  const service = await openService(sourceOf(history), () => lastSeq, { stateStore });
   try {
     await service.create({ url: 'http://127.0.0.1:9/never', events: ['registration.checked_in'] });
     for (let seq = 1; seq <= 3; seq++) {

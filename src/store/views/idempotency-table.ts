@@ -62,8 +62,7 @@ export class IdempotencyTable {
   /** Remembers an answer (replacing one under the same keys), then forgets what is too old. */
   remember(entry: IdempotencyEntry, nowMs: number): void {
     const name = entryName(entry.keyId, entry.key);
-    const previous = this.#entries.get(name);
-    if (previous !== undefined) this.#forget(name, previous);
+    this.#replaced(name);
     if (nowMs - entry.atMs >= this.ttlMs) return;
     this.#entries.set(name, entry);
     let mine = this.#byKey.get(entry.keyId);
@@ -78,10 +77,14 @@ export class IdempotencyTable {
    */
   forgetIfExpired(keyId: string, key: string, atMs: number, nowMs: number): boolean {
     if (nowMs - atMs < this.ttlMs) return false;
-    const name = entryName(keyId, key);
+    this.#replaced(entryName(keyId, key));
+    return true;
+  }
+
+  /** Forgets the answer held under `name`, if any: a later line under the same keys replaces it. */
+  #replaced(name: string): void {
     const previous = this.#entries.get(name);
     if (previous !== undefined) this.#forget(name, previous);
-    return true;
   }
 
   /** The answer remembered for this API key and Idempotency-Key, unless older than the TTL. */
