@@ -257,6 +257,9 @@ describe('commits that wait for a synchronous standby that is not there', { skip
     const requireStandby = async (names: string): Promise<void> => {
       await server.psql(names === '' ? 'ALTER SYSTEM RESET synchronous_standby_names' : `ALTER SYSTEM SET synchronous_standby_names = '${names}'`);
       await server.psql('SELECT pg_reload_conf()');
+      // pg_reload_conf() only signals the postmaster. Once a new session (forked from it) sees the value, the postmaster
+      // has reloaded and signalled the instance's sessions too: under load, a write could slip in before that.
+      assert.ok(await waitFor(async () => (await server.psql('SHOW synchronous_standby_names')).trim() === names, 10_000), `synchronous_standby_names = '${names}' in effect`);
     };
     try {
       assert.equal((await one.call(0, 'GET', '/health')).status, 200);
