@@ -134,8 +134,3 @@ export function toRecord(stored: StoredEvent): EventRecord {
   record.created_at = stored.createdAt;
   return record;
 }
-
-/** The strong ETag of a stored state: it changes with every write. */
-export function etagOf(stored: StoredEvent): string {
-  return `"${stored.seq.toString(36)}"`;
-}

@@ -1,6 +1,7 @@
 // A recurring series as the store keeps it (one document), and the view a client reads (API.md §11).
 import type { Category, EventStatus, Person } from '../events/event.js';
 import type { StoredDocument } from '../store/event-store.js';
+import { crc32 } from '../lib/crc32.js';
 
 /** The store's collection of series documents. */
 export const SERIES_COLLECTION = 'series';
@@ -105,8 +106,13 @@ function publishingFields(series: SeriesDocument): Record<string, unknown> {
   };
 }
 
-/** The strong ETag of a series: the seq of its document's last write, which every change of it makes anew. */
+/**
+ * The strong ETag of a series: the seq of its document's last write, which every change of it makes anew, and the
+ * document's CRC-32, which tells apart two states given one seq (a folder restored from an older backup gives again
+ * the seqs of the writes it lost).
+ */
 export function seriesEtag(stored: StoredDocument, seen?: number): string {
+  const version = `s${stored.seq.toString(36)}-${crc32(stored.json).toString(36)}`;
   // A reader who sees fewer occurrences than there are gets another ETag, which changes as that count does.
-  return seen === undefined ? `"s${stored.seq.toString(36)}"` : `"s${stored.seq.toString(36)}.${seen.toString(36)}"`;
+  return seen === undefined ? `"${version}"` : `"${version}.${seen.toString(36)}"`;
 }

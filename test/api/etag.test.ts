@@ -1,7 +1,12 @@
 // Whole-request tests of ETag, If-Match and If-None-Match (API.md §4).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHarness, type Harness } from '../helpers/harness.js';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { openApp } from '../../src/app.js';
+import { createKey } from '../../src/auth/key-registry.js';
+import { call, eventBody, startHarness, tempDir, type Harness } from '../helpers/harness.js';
 import { assertError, createEvent } from './support.js';
 
 const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/;
@@ -154,5 +159,43 @@ describe('If-Match on PUT and DELETE', () => {
     const winner = racers.find((r) => r.status === 200)!;
     const read = await h.request('GET', `/events/${id}`, { key: h.keys.organizer });
     assert.equal(read.json.title, winner.json.title);
+  });
+});
+
+describe('ETags after a folder is restored from an older backup (API.md §7)', () => {
+  // A restored log gives again the seqs of the writes it lost: an ETag that named one of those must not name what is
+  // written under the same seq after the restore, or a cache shows the lost state (304) and an If-Match based on it wins.
+  it('never name two states of one event or series', async () => {
+    const { dir, remove } = tempDir();
+    try {
+      const keys = { organizer: (await createKey(dir, { name: 'Olivia Organizer', email: 'olivia@campus.edu', role: 'organizer' }, { randomBytes, now: Date.now })).secret };
+      let app = await openApp({ dataDir: dir, keyPollMs: 0 }, { unsafeNoSync: true });
+      const { id } = (await call(app, 'POST', '/events', { key: keys.organizer, body: eventBody() })).json;
+      const series = (await call(app, 'POST', '/series', { key: keys.organizer, body: { ...eventBody(), time_zone: 'UTC', recurrence: 'FREQ=DAILY;COUNT=3' } })).json;
+      const backup = readFileSync(path.join(dir, 'events.jsonl'));
+      const lost = await call(app, 'PUT', `/events/${id}`, { key: keys.organizer, body: { title: 'Seen before the restore' } });
+      const lostSeries = await call(app, 'PUT', `/series/${series.id}`, { key: keys.organizer, body: { title: 'Seen before the restore' } });
+      assert.deepEqual([lost.status, lostSeries.status], [200, 200]);
+      await app.close();
+      writeFileSync(path.join(dir, 'events.jsonl'), backup);
+      app = await openApp({ dataDir: dir, keyPollMs: 0 }, { unsafeNoSync: true });
+      try {
+        const now = await call(app, 'PUT', `/events/${id}`, { key: keys.organizer, body: { title: 'Written after the restore' } });
+        const nowSeries = await call(app, 'PUT', `/series/${series.id}`, { key: keys.organizer, body: { title: 'Written after the restore' } });
+        assert.notEqual(now.headers['ETag'], lost.headers['ETag'], 'the event state written after the restore has an ETag of its own');
+        assert.notEqual(nowSeries.headers['ETag'], lostSeries.headers['ETag'], 'the series too');
+        const cached = await call(app, 'GET', `/events/${id}`, { key: keys.organizer, headers: { 'If-None-Match': lost.headers['ETag']! } });
+        assert.equal(cached.status, 200);
+        assert.equal(cached.json.title, 'Written after the restore');
+        const cachedSeries = await call(app, 'GET', `/series/${series.id}`, { key: keys.organizer, headers: { 'If-None-Match': lostSeries.headers['ETag']! } });
+        assert.equal(cachedSeries.status, 200);
+        assertError(await call(app, 'PUT', `/events/${id}`, { key: keys.organizer, body: { capacity: 9 }, headers: { 'If-Match': lost.headers['ETag']! } }), 412, 'precondition_failed');
+        assertError(await call(app, 'PUT', `/series/${series.id}`, { key: keys.organizer, body: { capacity: 9 }, headers: { 'If-Match': lostSeries.headers['ETag']! } }), 412, 'precondition_failed');
+      } finally {
+        await app.close();
+      }
+    } finally {
+      remove();
+    }
   });
 });
