@@ -62,6 +62,7 @@ export function cannotWriteError(reason: string, uncertain = false): StoreUnavai
 
 /** A short, safe description of a failed write or sync, e.g. `ENOSPC: no space left on the disk`. */
 export function describeWriteError(error: unknown): string {
+  if (error instanceof Error && error.name === 'LogRemoved') return error.message;
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   if (typeof code !== 'string') return 'an unexpected write error';
   // Own keys only: a code such as `toString` must not name a method of Object.prototype.

@@ -105,6 +105,8 @@ export class TestFileSystem implements FileSystemSeam {
   close = nodeFileSystem.close;
   rename = nodeFileSystem.rename;
   unlink = nodeFileSystem.unlink;
+  links = nodeFileSystem.links;
+  link = nodeFileSystem.link;
 
   async write(fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
     this.writes++;

@@ -1,6 +1,7 @@
 // The durable event store over one append-only log (events.jsonl): each batch of the write queue appended and synced
 // (group commit), the in-memory views moved on after it, the log compacted when mostly superseded. openFileStore
 // (open-file-store.ts) opens it.
+import path from 'node:path';
 import type { Lock } from '../../lib/fs/lock.js';
 import type { SearchLogBuild } from '../../search/search-log-build.js';
 import type { EventStore } from '../event-store.js';
@@ -21,6 +22,7 @@ import type { CompactionHost, CompactionResult, LogHandle } from './log-compacti
 import { runCompaction } from './run-compaction.js';
 import type { StoreLogger } from './store-logger.js';
 import { writeFully } from './write-fully.js';
+import { keepRemovedLog, LogRemoved, type KeptLog } from './removed-log.js';
 
 /** Counts of the log, for compaction and for `verify`. */
 export interface LogStats {
@@ -93,6 +95,8 @@ export class FileStore extends QueuedStore implements EventStore {
   #closing: Promise<void> | undefined;
   /** Why writes are refused, once they are (for /health). */
   #unwritableReason: string | undefined;
+  /** Set once the log was removed and written back: later writes are refused after the batch that found it. */
+  #removed: LogRemoved | undefined;
   /** The search index's build after the start (API.md §5 `q`), done or stopped by close. */
   readonly #searchBuilt: Promise<void>;
   #searchReady = false;
@@ -232,6 +236,10 @@ export class FileStore extends QueuedStore implements EventStore {
   /** After each durable batch: note what the index now holds, and compact when the log calls for it. */
   #afterCommit(): void {
     this.#committed = { length: this.#length, lines: this.#lines };
+    if (this.#removed !== undefined) {
+      this.#queue.fail(this.#removed);
+      return;
+    }
     this.#compactIfDue();
   }
 
@@ -315,9 +323,11 @@ export class FileStore extends QueuedStore implements EventStore {
   /** One batch: one write (looping on short writes) and one fdatasync. On failure, cut back to the last good length. */
   async #append(text: string, lineCount: number): Promise<void> {
     const bytes = Buffer.from(text, 'utf8');
+    let links: number;
     try {
       await writeFully(this.#fs, this.#fd, bytes, this.#length, this.file);
-      if (this.#sync) await this.#fs.fdatasync(this.#fd);
+      // Beside the sync, not after it: one fstat in the thread pool, no wait of its own.
+      [links] = await Promise.all([this.#fs.links(this.#fd), this.#sync ? this.#fs.fdatasync(this.#fd) : undefined]);
     } catch (error) {
       this.#logger.warn('a write to the event log failed: writes are refused until restart, reads go on', { file: this.file, error: describeWriteError(error), detail: String(error) });
       this.#unwritableReason = describeWriteError(error);
@@ -330,6 +340,33 @@ export class FileStore extends QueuedStore implements EventStore {
     }
     this.#length += bytes.length;
     this.#lines += lineCount;
+    if (links === 0) await this.#keepRemovedLog();
+  }
+
+  /**
+   * The log lost its name while open: written back to disk (keepRemovedLog) before the batch is acknowledged. Restored
+   * under its name, the batch is kept and later writes are refused (#afterCommit); beside a file that took the name,
+   * the batch is refused too, as it is not in the log a restart reads.
+   */
+  async #keepRemovedLog(): Promise<void> {
+    const name = path.basename(this.file);
+    let kept: KeptLog;
+    try {
+      kept = await keepRemovedLog(this.#fs, { fd: this.#fd, file: this.file, length: this.#length, now: this.#now });
+    } catch (error) {
+      this.#unwritableReason = `${name} was removed or replaced while the server ran, and writing the open log back failed (${describeWriteError(error)}): do not stop the server before saving its events (GET /changes?since=0)`;
+      this.#logger.warn('the event log was removed or replaced while the server ran, and writing it back failed', { file: this.file, error: String(error) });
+      throw new LogRemoved(this.#unwritableReason);
+    }
+    if (kept.restored) {
+      this.#unwritableReason = `${name} was removed while the server ran: it was written again from the server's open copy, and nothing acknowledged is lost`;
+      this.#logger.warn('the event log was removed while the server ran: it was written again from the open copy; writes are refused until restart', { file: this.file });
+      this.#removed = new LogRemoved(this.#unwritableReason);
+      return;
+    }
+    this.#unwritableReason = `${name} was replaced while the server ran: the log it had until then is kept as ${path.basename(kept.file)}`;
+    this.#logger.warn('the event log was replaced while the server ran: the log until then is kept beside it; writes are refused until restart', { file: this.file, kept: kept.file });
+    throw new LogRemoved(this.#unwritableReason);
   }
 
   /** Drops whatever part of the failed batch reached the file; resolves with the error if that failed too. The failed sync is never retried. */

@@ -14,8 +14,12 @@ export interface FileSystemSeam {
   fsync(fd: number): Promise<void>;
   ftruncate(fd: number, length: number): Promise<void>;
   size(fd: number): Promise<number>;
+  /** How many names the open file has (0 once it was removed, or replaced by a rename, while open). */
+  links(fd: number): Promise<number>;
   close(fd: number): Promise<void>;
   rename(from: string, to: string): Promise<void>;
+  /** Gives the file `existing` a second name `to`; fails with EEXIST when `to` is there. */
+  link(existing: string, to: string): Promise<void>;
   /** Removes a file; resolves false when it was not there. */
   unlink(path: string): Promise<boolean>;
   /** Makes a folder's entries (a created or renamed file) durable. */
@@ -40,8 +44,10 @@ export const nodeFileSystem: FileSystemSeam = {
   fsync: (fd) => call<void>((done) => fs.fsync(fd, (error) => done(error, undefined))),
   ftruncate: (fd, length) => call<void>((done) => fs.ftruncate(fd, length, (error) => done(error, undefined))),
   size: (fd) => call<number>((done) => fs.fstat(fd, (error, stats) => done(error, stats?.size ?? 0))),
+  links: (fd) => call<number>((done) => fs.fstat(fd, (error, stats) => done(error, stats?.nlink ?? 0))),
   close: (fd) => call<void>((done) => fs.close(fd, (error) => done(error, undefined))),
   rename: (from, to) => call<void>((done) => fs.rename(from, to, (error) => done(error, undefined))),
+  link: (existing, to) => call<void>((done) => fs.link(existing, to, (error) => done(error, undefined))),
   unlink: (path) =>
     call<boolean>((done) => fs.unlink(path, (error) => (error?.code === 'ENOENT' ? done(null, false) : done(error, error === null)))),
   async syncDirectory(path) {

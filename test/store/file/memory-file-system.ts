@@ -117,4 +117,15 @@ export class MemoryFileSystem implements FileSystemSeam {
   async unlink(path: string): Promise<boolean> {
     return this.files.delete(path);
   }
+
+  /** 1 while the descriptor's path holds a file, else 0 (a file here has one name). */
+  async links(fd: number): Promise<number> {
+    return this.files.has(this.#path(fd)) ? 1 : 0;
+  }
+
+  /** A copy under the new name (files here do not share bytes). */
+  async link(existing: string, to: string): Promise<void> {
+    if (this.files.has(to)) throw Object.assign(new Error(`EEXIST: '${to}'`), { code: 'EEXIST' });
+    this.files.set(to, Buffer.from(this.content(existing)));
+  }
 }

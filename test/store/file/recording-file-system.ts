@@ -161,4 +161,21 @@ export class RecordingFileSystem implements FileSystemSeam {
   async syncDirectory(path: string): Promise<void> {
     this.#call('syncDirectory', path);
   }
+
+  /** The names that hold the descriptor's file (0 once it was removed or renamed over). */
+  async links(fd: number): Promise<number> {
+    this.#call('links', this.#name(fd));
+    const { file } = this.#entry(fd);
+    let names = 0;
+    for (const held of this.files.values()) if (held === file) names++;
+    return names;
+  }
+
+  async link(existing: string, to: string): Promise<void> {
+    this.#call('link', `${existing} ${to}`);
+    const file = this.files.get(existing);
+    if (file === undefined) throw Object.assign(new Error(`ENOENT: ${existing}`), { code: 'ENOENT' });
+    if (this.files.has(to)) throw Object.assign(new Error(`EEXIST: ${to}`), { code: 'EEXIST' });
+    this.files.set(to, file);
+  }
 }
