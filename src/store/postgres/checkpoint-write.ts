@@ -99,8 +99,18 @@ export async function writeCheckpoint(host: CheckpointHost, options: { minBytes:
   });
 }
 
+/**
+ * The lines of the rows of campus_log: one a row, but a group row (a series and its occurrences, one transaction)
+ * holds as many as it has members, as a data folder counts its group lines: the sizes its head lists, or the tabs
+ * before its members in the older layout (lib/group-line.ts).
+ */
+export const ROW_LINES = String.raw`CASE
+  WHEN left(line, 1) = E'\t' THEN length(line) - length(replace(line, E'\t', ''))
+  WHEN line ~ '^\{"seq":[0-9]+,"op":"group","sizes":\[' THEN array_length(string_to_array(substring(line FROM '"sizes":\[([0-9,]*)\]'), ','), 1)
+  ELSE 1 END`;
+
 /** The log's size as §7 counts it: the newest checkpoint's lines and bytes, and the rows after it. */
 async function logSize(tx: Transaction, newest: Checkpoint, live: number): Promise<LogSize> {
-  const [tail] = await tx.query<{ rows: number; bytes: number }>('SELECT count(*)::float8 AS rows, coalesce(sum(octet_length(line)), 0)::float8 AS bytes FROM campus_log WHERE seq > $1', [newest.seq]);
-  return { lines: newest.lines + (tail?.rows ?? 0), bytes: newest.bytes + (tail?.bytes ?? 0), live };
+  const [tail] = await tx.query<{ lines: number; bytes: number }>(`SELECT coalesce(sum(${ROW_LINES}), 0)::float8 AS lines, coalesce(sum(octet_length(line)), 0)::float8 AS bytes FROM campus_log WHERE seq > $1`, [newest.seq]);
+  return { lines: newest.lines + (tail?.lines ?? 0), bytes: newest.bytes + (tail?.bytes ?? 0), live };
 }

@@ -2,11 +2,13 @@
 // and writing meanwhile and take it in; the rows at or before it are gone; every instance then answers alike.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { openApp } from '../../../src/app.js';
 import { connect } from '../../../src/store/postgres/client.js';
 import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.js';
 import type { PostgresStore } from '../../../src/store/postgres/postgres-store.js';
-import { checkpointDue } from '../../../src/store/postgres/checkpoint-write.js';
+import { checkpointDue, ROW_LINES } from '../../../src/store/postgres/checkpoint-write.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
+import { call } from '../../helpers/harness.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { eventId, sampleRecord } from '../helpers.js';
 import { registrationId } from '../views/roster-helpers.js';
@@ -47,6 +49,32 @@ describe('checkpoints written by PostgresStore', { skip, timeout: 120_000 }, () 
     assert.equal(checkpointDue({ lines: 100, bytes: 2000, live: 49 }, 1000), true);
     assert.equal(checkpointDue({ lines: 100, bytes: 2000, live: 50 }, 1000), false, 'half superseded is not more than half');
     assert.equal(checkpointDue({ lines: 100, bytes: 1000, live: 0 }, 1000), false, 'not over the threshold');
+  });
+
+  it('counts each member of a group row (a series and its occurrences) as a line, as a data folder counts them', async () => {
+    const url = await pg.database('group_lines');
+    const app = await openApp({ store: url, console: false, rateLimit: 1_000_000, compactMinBytes: 16_384 }, {});
+    try {
+      const key = app.initialAdminKey!;
+      const times = { start_time: '2031-05-01T10:00:00Z', end_time: '2031-05-01T11:00:00Z' };
+      const series = await call(app, 'POST', '/series', { key, body: { title: 'Daily', category: 'academic', location: 'Hall', capacity: 5, ...times, time_zone: 'UTC', recurrence: 'FREQ=DAILY;COUNT=60' } });
+      assert.equal(series.status, 201, series.text ?? '');
+      // Twelve edits of 61 lines each, 61 live: far more than half of the log's lines are superseded.
+      for (let n = 0; n < 12; n++) assert.equal((await call(app, 'PUT', `/series/${series.json.id}`, { key, body: { title: `Daily ${n}` } })).status, 200);
+      const outcome = await (app.store as PostgresStore).checkpoint({ due: true });
+      assert.ok('written' in outcome, JSON.stringify(outcome));
+      // Both layouts of a group row, and a plain one.
+      const db = await connect(url);
+      try {
+        const lines = ['\t{"seq":1}\t{"seq":2}\t{"seq":3}', '{"seq":7,"op":"group","sizes":[11,12,13,14],"lines":[]}', '{"seq":8,"op":"put"}'];
+        const rows = await db.query<{ n: number }>(`SELECT ${ROW_LINES} AS n FROM unnest($1::text[]) AS line`, [lines]);
+        assert.deepEqual(rows.map((row) => row.n), [3, 4, 1]);
+      } finally {
+        await db.end();
+      }
+    } finally {
+      await app.close();
+    }
   });
 
   it('a checkpoint asked for whatever the rule says, while one only due is under way, is written even when that one finds the log not due', async () => {
