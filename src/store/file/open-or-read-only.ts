@@ -1,5 +1,7 @@
 // Opening the file store on a full disk: rather than refuse to start, start read-only and say why.
-import { openFileStore, type FileStoreOptions } from './open-file-store.js';
+import path from 'node:path';
+import { nodeFileSystem } from './file-system.js';
+import { LOG_FILE, openFileStore, type FileStoreOptions } from './open-file-store.js';
 import type { FileStore } from './file-store.js';
 import { describeWriteError } from '../store-errors.js';
 
@@ -22,11 +24,28 @@ export async function openFileStoreOrReadOnly(options: FileStoreOptions): Promis
     return await openFileStore(options);
   } catch (error) {
     if (!isNoRoom(error)) throw error;
+    // A first start has nothing to serve: read-only, it would only leave an empty log behind.
+    if (!(await hasLog(options))) {
+      const message = `${path.resolve(options.dataDir)} has no room for a first start (${describeWriteError(error)}): free some space and start again`;
+      throw Object.assign(new Error(message, { cause: error }), { code: (error as NodeJS.ErrnoException).code });
+    }
     options.logger?.warn('the data folder has no room to start writable: serving reads only, writes get 503 until a restart once there is room', {
       data_dir: options.dataDir,
       error: describeWriteError(error),
       detail: String(error),
     });
     return openFileStore({ ...options, readOnly: { reason: error } });
+  }
+}
+
+/** True when the folder holds a log (a start before this one wrote it). */
+async function hasLog(options: FileStoreOptions): Promise<boolean> {
+  const fs = options.fs ?? nodeFileSystem;
+  try {
+    await fs.close(await fs.open(path.join(path.resolve(options.dataDir), LOG_FILE), 'r'));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
   }
 }

@@ -68,3 +68,18 @@ test('isNoRoom() is true for ENOSPC, EDQUOT and EROFS only', () => {
   for (const code of ['ENOSPC', 'EDQUOT', 'EROFS']) assert.equal(isNoRoom(Object.assign(new Error(code), { code })), true, code);
   for (const error of [Object.assign(new Error('EIO'), { code: 'EIO' }), new Error('x'), undefined, null, 'ENOSPC', { code: 28 }]) assert.equal(isNoRoom(error), false);
 });
+
+test('openFileStoreOrReadOnly(): a first start without room is an error saying so, and leaves the folder empty', async (t) => {
+  const dir = tempDir(t);
+  const warnings: string[] = [];
+  await assert.rejects(
+    openFileStoreOrReadOnly({ dataDir: dir, fs: new FullFileSystem(), logger: { info() {}, warn: (message) => warnings.push(message) } }),
+    (error: NodeJS.ErrnoException) => {
+      assert.equal(error.message, `${dir} has no room for a first start (ENOSPC: no space left on the disk): free some space and start again`);
+      assert.equal(error.code, 'ENOSPC');
+      return true;
+    },
+  );
+  assert.deepEqual(warnings, [], 'no line says it serves reads');
+  assert.deepEqual(fs.readdirSync(dir), [], 'no LOCK, no empty log');
+});
