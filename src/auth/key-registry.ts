@@ -161,7 +161,7 @@ export class KeyRegistry {
     return this.#liveIds.has(keyId);
   }
 
-  /** Rereads keys.json when its identity, size or time changed. */
+  /** Rereads keys.json when its identity, size or times changed. */
   refresh(): Promise<void> {
     if (this.#refreshing === undefined) {
       this.#lookStartedAt = performance.now();
@@ -184,7 +184,8 @@ export class KeyRegistry {
     if (this.#dataDir === undefined) return;
     const file = path.join(this.#dataDir, KEY_FILE);
     const stat = await fs.stat(file).catch(() => undefined);
-    const fingerprint = stat === undefined ? 'none' : `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    // ctime too: a chmod that makes the file unreadable, or an edit that kept size and mtime (cp -p, rsync -t).
+    const fingerprint = stat === undefined ? 'none' : `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
     if (fingerprint === this.#fingerprint) return;
     let keys: KeyRecord[];
     try {

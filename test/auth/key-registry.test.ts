@@ -2,7 +2,7 @@
 // the operator once per state, and the keys in use are what an operator would want (the last good set for a broken
 // file, none for a missing one), until the file is good again, which is reported too.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createKey, KeyRegistry } from '../../src/auth/key-registry.js';
@@ -75,5 +75,30 @@ test('KeyRegistry.fromSource(): an unknown key asks for a look only while the da
     assert.equal(reads, whileAway + 2, 'back to a read per look once a read succeeds');
   } finally {
     registry.close();
+  }
+});
+
+test('KeyRegistry.open(): an edit that keeps keys.json\'s size and modification time (cp -p, rsync -t) is read too', async () => {
+  const { dir, remove } = tempDir('campus-key-registry-');
+  const registry = await KeyRegistry.open(dir, { pollMs: 0 });
+  try {
+    const file = path.join(dir, 'keys.json');
+    const key = await createKey(dir, { name: 'Ada', email: 'ada@campus.edu', role: 'admin' }, deps);
+    utimesSync(file, 1_000_000_000, 1_000_000_000);
+    await registry.refresh();
+    assert.equal(registry.lookup(key.secret)?.name, 'Ada');
+    const read = statSync(file).ctimeMs;
+    const edited = readFileSync(file, 'utf8').replace('"Ada"', '"Bob"');
+    // The file system stamps a change at its clock's grain (a few ms on some): edit until the stamp moved.
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      writeFileSync(file, edited);
+      utimesSync(file, 1_000_000_000, 1_000_000_000);
+    } while (statSync(file).ctimeMs === read);
+    await registry.refresh();
+    assert.equal(registry.lookup(key.secret)?.name, 'Bob');
+  } finally {
+    registry.close();
+    remove();
   }
 });
