@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node dist/server.js`: reads flags and environment, starts the service, stops it gracefully on SIGINT/SIGTERM.
+// `node dist/server.js`: reads flags and environment, starts the service, stops it gracefully on SIGINT/SIGTERM/SIGHUP.
 import path from 'node:path';
 import os from 'node:os';
 import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, type ServerConfig } from './config.js';
@@ -101,6 +101,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // Node's default for SIGHUP ends the process at once, mid-write and holding the folder: a closed terminal, or an
+  // operator expecting a reload (there is nothing to reload: keys.json is reread by itself), gets a graceful stop.
+  process.on('SIGHUP', () => stop('SIGHUP'));
 
   // The notice bypasses the log's buffer: the lines logged before it go out first, so stderr stays in time order.
   logger.flush();

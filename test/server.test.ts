@@ -37,6 +37,11 @@ test('server prints only its listening line on stdout and the first admin key on
     assert.equal(health.status, 200);
     assert.equal(await second.stop('SIGINT'), 0);
     assert.doesNotMatch(second.stderr(), /cek_/, 'the second start prints no key');
+    // A terminal that closes, or an operator expecting a reload, sends SIGHUP: a stop as graceful as the others.
+    const third = await spawnServer(['--port=0', `--data-dir=${dir}`]);
+    assert.equal(await third.stop('SIGHUP'), 0);
+    assert.match(third.stderr(), /"msg":"stopping","signal":"SIGHUP"/);
+    assert.throws(() => readFileSync(path.join(dir, 'LOCK')), /ENOENT/, 'the folder is released');
   } finally {
     remove();
   }
