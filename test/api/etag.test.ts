@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { openApp } from '../../src/app.js';
+import { openApp, type App } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import { call, eventBody, startHarness, tempDir, type Harness } from '../helpers/harness.js';
 import { assertError, createEvent } from './support.js';
@@ -162,75 +162,78 @@ describe('If-Match on PUT and DELETE', () => {
   });
 });
 
+/** Runs `body` on a temporary folder holding an admin key; `open()` starts an app on it, as often as asked. */
+async function inFolder(body: (folder: { dir: string; key: string; open: () => Promise<App> }) => Promise<void>): Promise<void> {
+  const { dir, remove } = tempDir();
+  try {
+    const key = (await createKey(dir, { name: 'Ada Admin', email: 'ada@campus.edu', role: 'admin' }, { randomBytes, now: Date.now })).secret;
+    await body({ dir, key, open: () => openApp({ dataDir: dir, keyPollMs: 0 }, { unsafeNoSync: true }) });
+  } finally {
+    remove();
+  }
+}
+
 describe('ETags after a folder is restored from an older backup (API.md §7)', () => {
   // A restored log gives again the seqs of the writes it lost: an ETag that named one of those must not name what is
   // written under the same seq after the restore, or a cache shows the lost state (304) and an If-Match based on it wins.
   it('never name two states of one event or series', async () => {
-    const { dir, remove } = tempDir();
-    try {
-      const keys = { organizer: (await createKey(dir, { name: 'Olivia Organizer', email: 'olivia@campus.edu', role: 'organizer' }, { randomBytes, now: Date.now })).secret };
-      let app = await openApp({ dataDir: dir, keyPollMs: 0 }, { unsafeNoSync: true });
-      const { id } = (await call(app, 'POST', '/events', { key: keys.organizer, body: eventBody() })).json;
-      const series = (await call(app, 'POST', '/series', { key: keys.organizer, body: { ...eventBody(), time_zone: 'UTC', recurrence: 'FREQ=DAILY;COUNT=3' } })).json;
+    await inFolder(async ({ dir, key, open }) => {
+      let app = await open();
+      const { id } = (await call(app, 'POST', '/events', { key: key, body: eventBody() })).json;
+      const series = (await call(app, 'POST', '/series', { key: key, body: { ...eventBody(), time_zone: 'UTC', recurrence: 'FREQ=DAILY;COUNT=3' } })).json;
       const backup = readFileSync(path.join(dir, 'events.jsonl'));
-      const lost = await call(app, 'PUT', `/events/${id}`, { key: keys.organizer, body: { title: 'Seen before the restore' } });
-      const lostSeries = await call(app, 'PUT', `/series/${series.id}`, { key: keys.organizer, body: { title: 'Seen before the restore' } });
+      const lost = await call(app, 'PUT', `/events/${id}`, { key: key, body: { title: 'Seen before the restore' } });
+      const lostSeries = await call(app, 'PUT', `/series/${series.id}`, { key: key, body: { title: 'Seen before the restore' } });
       assert.deepEqual([lost.status, lostSeries.status], [200, 200]);
       await app.close();
       writeFileSync(path.join(dir, 'events.jsonl'), backup);
-      app = await openApp({ dataDir: dir, keyPollMs: 0 }, { unsafeNoSync: true });
+      app = await open();
       try {
-        const now = await call(app, 'PUT', `/events/${id}`, { key: keys.organizer, body: { title: 'Written after the restore' } });
-        const nowSeries = await call(app, 'PUT', `/series/${series.id}`, { key: keys.organizer, body: { title: 'Written after the restore' } });
+        const now = await call(app, 'PUT', `/events/${id}`, { key: key, body: { title: 'Written after the restore' } });
+        const nowSeries = await call(app, 'PUT', `/series/${series.id}`, { key: key, body: { title: 'Written after the restore' } });
         assert.notEqual(now.headers['ETag'], lost.headers['ETag'], 'the event state written after the restore has an ETag of its own');
         assert.notEqual(nowSeries.headers['ETag'], lostSeries.headers['ETag'], 'the series too');
-        const cached = await call(app, 'GET', `/events/${id}`, { key: keys.organizer, headers: { 'If-None-Match': lost.headers['ETag']! } });
+        const cached = await call(app, 'GET', `/events/${id}`, { key: key, headers: { 'If-None-Match': lost.headers['ETag']! } });
         assert.equal(cached.status, 200);
         assert.equal(cached.json.title, 'Written after the restore');
-        const cachedSeries = await call(app, 'GET', `/series/${series.id}`, { key: keys.organizer, headers: { 'If-None-Match': lostSeries.headers['ETag']! } });
+        const cachedSeries = await call(app, 'GET', `/series/${series.id}`, { key: key, headers: { 'If-None-Match': lostSeries.headers['ETag']! } });
         assert.equal(cachedSeries.status, 200);
-        assertError(await call(app, 'PUT', `/events/${id}`, { key: keys.organizer, body: { capacity: 9 }, headers: { 'If-Match': lost.headers['ETag']! } }), 412, 'precondition_failed');
-        assertError(await call(app, 'PUT', `/series/${series.id}`, { key: keys.organizer, body: { capacity: 9 }, headers: { 'If-Match': lostSeries.headers['ETag']! } }), 412, 'precondition_failed');
+        assertError(await call(app, 'PUT', `/events/${id}`, { key: key, body: { capacity: 9 }, headers: { 'If-Match': lost.headers['ETag']! } }), 412, 'precondition_failed');
+        assertError(await call(app, 'PUT', `/series/${series.id}`, { key: key, body: { capacity: 9 }, headers: { 'If-Match': lostSeries.headers['ETag']! } }), 412, 'precondition_failed');
       } finally {
         await app.close();
       }
-    } finally {
-      remove();
-    }
+    });
   });
 });
 
 describe('ETags across a restart', () => {
   // A replayed event's view is packed and rebuilt on demand: its checksum, and so its ETag, must be the written one's.
   it('are the same for every event and series, whatever they hold', async () => {
-    const { dir, remove } = tempDir();
-    try {
-      const keys = { admin: (await createKey(dir, { name: 'Ada Admin', email: 'ada@campus.edu', role: 'admin' }, { randomBytes, now: Date.now })).secret };
-      let app = await openApp({ dataDir: dir, keyPollMs: 0 }, { unsafeNoSync: true });
+    await inFolder(async ({ key, open }) => {
+      let app = await open();
       const ids: string[] = [];
       const bodies = [
         eventBody(),
         eventBody({ title: 'Émigré 🎻 音楽 \u2028 "quoted" \\ back', description: undefined, location: 'Hörsaal\u0301 B', capacity: 2 }),
         eventBody({ description: 'x'.repeat(5000), status: 'draft' }),
       ];
-      for (const body of bodies) ids.push((await call(app, 'POST', '/events', { key: keys.admin, body })).json.id);
-      await call(app, 'POST', `/events/${ids[1]}/registrations`, { key: keys.admin, body: { name: 'Zoë', email: 'zoe@campus.edu' } });
-      await call(app, 'PUT', `/events/${ids[0]}`, { key: keys.admin, body: { status: 'cancelled', cancellation_reason: 'Rain' } });
-      const series = (await call(app, 'POST', '/series', { key: keys.admin, body: { ...eventBody(), time_zone: 'Europe/Berlin', recurrence: 'FREQ=WEEKLY;COUNT=3' } })).json;
-      const occurrences = (await call(app, 'GET', `/events?series_id=${series.id}`, { key: keys.admin })).json.events.map((event: { id: string }) => event.id);
+      for (const body of bodies) ids.push((await call(app, 'POST', '/events', { key: key, body })).json.id);
+      await call(app, 'POST', `/events/${ids[1]}/registrations`, { key: key, body: { name: 'Zoë', email: 'zoe@campus.edu' } });
+      await call(app, 'PUT', `/events/${ids[0]}`, { key: key, body: { status: 'cancelled', cancellation_reason: 'Rain' } });
+      const series = (await call(app, 'POST', '/series', { key: key, body: { ...eventBody(), time_zone: 'Europe/Berlin', recurrence: 'FREQ=WEEKLY;COUNT=3' } })).json;
+      const occurrences = (await call(app, 'GET', `/events?series_id=${series.id}`, { key: key })).json.events.map((event: { id: string }) => event.id);
       const targets = [...ids, ...occurrences].map((id) => `/events/${id}`).concat(`/series/${series.id}`);
-      const before = await Promise.all(targets.map(async (target) => (await call(app, 'GET', target, { key: keys.admin })).headers['ETag']));
+      const before = await Promise.all(targets.map(async (target) => (await call(app, 'GET', target, { key: key })).headers['ETag']));
       assert.ok(before.every((etag) => etag !== undefined) && new Set(before).size === targets.length);
       await app.close();
-      app = await openApp({ dataDir: dir, keyPollMs: 0 }, { unsafeNoSync: true });
+      app = await open();
       try {
-        const after = await Promise.all(targets.map(async (target) => (await call(app, 'GET', target, { key: keys.admin })).headers['ETag']));
+        const after = await Promise.all(targets.map(async (target) => (await call(app, 'GET', target, { key: key })).headers['ETag']));
         assert.deepEqual(after, before);
       } finally {
         await app.close();
       }
-    } finally {
-      remove();
-    }
+    });
   });
 });

@@ -5,20 +5,25 @@ import { readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from
 import path from 'node:path';
 import { test } from 'node:test';
 import { openApp } from '../../src/app.js';
-import { call, eventBody, startHarness } from '../helpers/harness.js';
+import { call, eventBody, startHarness, type Harness, type TestResponse } from '../helpers/harness.js';
+
+/** An organizer's create of an event called `title`. */
+function create(h: Harness, title: string): Promise<TestResponse> {
+  return h.request('POST', '/events', { key: h.keys.organizer, body: eventBody({ title }) });
+}
 
 test('a removed events.jsonl is written again from the open log, the write that met it is kept, later writes get 503', async () => {
   const h = await startHarness();
   const { dataDir } = h;
   try {
-    const before = await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody({ title: 'Before the removal' }) });
+    const before = await create(h, 'Before the removal');
     assert.equal(before.status, 201);
     unlinkSync(path.join(dataDir, 'events.jsonl'));
-    const met = await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody({ title: 'Meets the removal' }) });
+    const met = await create(h, 'Meets the removal');
     assert.equal(met.status, 201, 'the write that found the log gone is on disk again, so it is acknowledged');
     const log = readFileSync(path.join(dataDir, 'events.jsonl'), 'utf8');
     assert.ok(log.includes(before.json.id) && log.includes(met.json.id), 'events.jsonl holds every acknowledged write again');
-    const later = await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody({ title: 'After the removal' }) });
+    const later = await create(h, 'After the removal');
     assert.equal(later.status, 503);
     assert.equal(later.json.error, 'unavailable');
     assert.match(later.json.message, /events\.jsonl was removed while the server ran/);
@@ -44,12 +49,12 @@ test('an events.jsonl replaced under the server is left as it is; the open log i
   const h = await startHarness();
   const { dataDir } = h;
   try {
-    const before = await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody({ title: 'Before the replacement' }) });
+    const before = await create(h, 'Before the replacement');
     assert.equal(before.status, 201);
     const replacement = path.join(dataDir, 'replacement');
     writeFileSync(replacement, '');
     renameSync(replacement, path.join(dataDir, 'events.jsonl'));
-    const met = await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody({ title: 'Meets the replacement' }) });
+    const met = await create(h, 'Meets the replacement');
     assert.equal(met.status, 503, 'the write is not in the log a restart reads');
     assert.match(met.json.message, /events\.jsonl was replaced while the server ran/);
     assert.equal(readFileSync(path.join(dataDir, 'events.jsonl'), 'utf8'), '', 'the replacement is untouched');

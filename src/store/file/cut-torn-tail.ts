@@ -3,23 +3,14 @@ import type { FileSystemSeam } from './file-system.js';
 import type { TornTail } from './log-scan.js';
 import type { StoreLogger } from './store-logger.js';
 import { copyBytes } from './write-fully.js';
+import { createKeptFile, fileStamp } from './kept-file.js';
 
 /** Copies the bytes after the last good line to a `.torn-` file, durably, then cuts them off the log. */
 export async function cutTornTail(
   fs: FileSystemSeam,
   cut: { fd: number; file: string; dataDir: string; torn: TornTail; fileLength: number; now: () => number; logger: StoreLogger },
 ): Promise<void> {
-  const stamp = new Date(cut.now()).toISOString().replace(/[:.]/g, '-');
-  let tornFile = `${cut.file}.torn-${stamp}`;
-  let out: number | undefined;
-  for (let suffix = 1; out === undefined; suffix++) {
-    try {
-      out = await fs.open(tornFile, 'wx');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || suffix > 100) throw error;
-      tornFile = `${cut.file}.torn-${stamp}-${suffix}`;
-    }
-  }
+  const { fd: out, file: tornFile } = await createKeptFile(fs, `${cut.file}.torn-${fileStamp(cut.now())}`);
   try {
     await copyBytes(fs, { from: cut.fd, start: cut.torn.offset, end: cut.fileLength, to: out, toPosition: 0, what: tornFile });
     await fs.fsync(out);

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type { FileSystemSeam } from './file-system.js';
 import { copyBytes } from './write-fully.js';
+import { createKeptFile, fileStamp } from './kept-file.js';
 
 /** Where keepRemovedLog put the open log: under the log's own name again, or beside the file that took that name. */
 export interface KeptLog {
@@ -22,17 +23,7 @@ export class LogRemoved extends Error {
  * leaves the copy beside the file that took the log's name (a restart reads that one: the operator chooses).
  */
 export async function keepRemovedLog(fs: FileSystemSeam, log: { fd: number; file: string; length: number; now: () => number }): Promise<KeptLog> {
-  const stamp = new Date(log.now()).toISOString().replace(/[:.]/g, '-');
-  let copy = `${log.file}.removed-${stamp}`;
-  let out: number | undefined;
-  for (let suffix = 1; out === undefined; suffix++) {
-    try {
-      out = await fs.open(copy, 'wx');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || suffix > 100) throw error;
-      copy = `${log.file}.removed-${stamp}-${suffix}`;
-    }
-  }
+  const { fd: out, file: copy } = await createKeptFile(fs, `${log.file}.removed-${fileStamp(log.now())}`);
   try {
     await copyBytes(fs, { from: log.fd, start: 0, end: log.length, to: out, toPosition: 0, what: copy });
     await fs.fsync(out);
