@@ -239,6 +239,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   sweep?.unref();
   // On several instances, one that stood still (SIGSTOP, a paused VM) catches up before it answers again.
   const stalls = postgres === undefined ? undefined : new StallGuard({ catchUp: () => Promise.all([postgres.catchUp(), keys.refresh()]) });
+  const cors = new CorsPolicy(options.corsOrigins ?? []);
   const pipeline = createPipeline({
     router,
     keys,
@@ -246,7 +247,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     limiter: leased ?? new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 }),
     authFailures: new AuthFailureThrottle(),
     sharedAuthFailures: leasedFailures,
-    cors: new CorsPolicy(options.corsOrigins ?? []),
+    cors,
     logger,
     // Windows measure time passing: this instance's own limits count on a clock no wall-clock step moves. Those
     // leased from PostgreSQL count on the instances' wall clocks, which share the database's sixtieths of a window.
@@ -261,7 +262,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   return {
     handler: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, unfinished }),
     checkContinue: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, mayReadBody: pipeline.mayReadBody, unfinished }),
-    clientError: answerClientError,
+    clientError: (error, socket) => answerClientError(error, socket, (headers, origin) => cors.apply(headers, origin)),
     handle: pipeline.handle,
     initialAdminKey,
     drain() {

@@ -105,6 +105,7 @@ export function createPipeline(deps: PipelineDeps): {
     const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : `${idPrefix}-${(++requestCount).toString(36)}`;
     const headers: Record<string, string> = { 'API-Version': '1.0', 'X-Request-Id': requestId };
     cors.apply(headers, request.headers.origin);
+    const preflightFor = cors.preflightMethod(request);
     try {
       // A request that arrived before shutdown began is finished, even if its body came in after.
       if (request.arrivedDuringShutdown ?? draining) throw new ApiError('unavailable', 'The server is shutting down; retry in a moment.');
@@ -127,7 +128,7 @@ export function createPipeline(deps: PipelineDeps): {
       if (match.kind === 'not_found') throw new ApiError('not_found', `No resource at ${(prefix + path).slice(0, 100)}; see ${basePath}/openapi.json for the paths this API has.`);
       if (request.method === 'OPTIONS') {
         headers['Allow'] = match.allowed.join(', ');
-        if (request.headers['access-control-request-method'] !== undefined) cors.applyPreflight(headers, request.headers.origin, match.allowed);
+        if (request.headers['access-control-request-method'] !== undefined) cors.applyPreflight(headers, request.headers.origin, withMethod(match.allowed, preflightFor));
         return { status: 204, headers, body: null };
       }
       if (match.kind === 'method_not_allowed') {
@@ -151,6 +152,12 @@ export function createPipeline(deps: PipelineDeps): {
       }
       return refusal(pending, secret, fromQuery !== undefined);
     } catch (error) {
+      // A browser asks before a request it may not send. Refused, the page reads only "CORS error"; let through, the
+      // request itself gets its answer (a 404 for a mistyped path, a 400 for a bad query), which the page can read.
+      if (preflightFor !== undefined && !(error instanceof ApiError && error.code === 'unavailable')) {
+        cors.applyPreflight(headers, request.headers.origin, [preflightFor]);
+        return { status: 204, headers, body: null };
+      }
       return fail(error, headers, undefined, request);
     }
   }
@@ -179,6 +186,11 @@ export function createPipeline(deps: PipelineDeps): {
    * Splits a request target into the route's path (the base path and `/v1` taken off), its query and the
    * prefix Location and Link keep. Throws 400 for a target that is not a single-slash path, 404 outside the base path.
    */
+  /** The methods `allowed` and `method`, when a preflight asks for one the path lacks: its request then gets the 405, readable. */
+  function withMethod(allowed: readonly string[], method: string | undefined): readonly string[] {
+    return method === undefined || allowed.includes(method) ? allowed : [...allowed, method];
+  }
+
   function locate(target: string): { path: string; query: string; prefix: string } {
     if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) {
       throw new ApiError('bad_request', `The request target must be a path starting with a single "/", got "${target.slice(0, 80)}".`);
@@ -361,8 +373,9 @@ export function createPipeline(deps: PipelineDeps): {
       logger.error('request failed', { request_id: loggedRequestId(headers['X-Request-Id'] ?? ''), method: request.method, path: redactKeys(request.target).slice(0, 200), error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown) });
     }
     if (error.headers !== undefined) Object.assign(headers, error.headers);
-    // Every 429 (a rate limit, the failed-authentication throttle, a full stream cap) must not be cached (API.md §6).
-    if (error.status === 429) headers['Cache-Control'] = 'no-store';
+    // Every 429 must not be cached (API.md §6), nor any other error: a browser keeps a 410 without one for good (a change
+    // feed's "start again from since=0" then never reached the server), and a refusal is about that moment.
+    headers['Cache-Control'] = 'no-store';
     headers['Content-Type'] = JSON_TYPE;
     const closeConnection = request.bodyTooLarge || draining;
     return { status: error.status, headers, body: errorBody(error), keyId, closeConnection };

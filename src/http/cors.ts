@@ -2,7 +2,10 @@
 
 // WWW-Authenticate too: a browser client can then tell a missing key from an invalid one (RFC 6750 error="invalid_token");
 // and Idempotent-Replayed, so a retry can tell that its answer is the remembered one.
-const EXPOSED = 'ETag, Location, Link, Retry-After, X-Request-Id, API-Version, WWW-Authenticate, Idempotent-Replayed, Last-Seq, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit';
+// Allow, so a 405 tells a page which methods the path has.
+const EXPOSED = 'ETag, Location, Link, Retry-After, X-Request-Id, API-Version, WWW-Authenticate, Idempotent-Replayed, Last-Seq, Allow, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit';
+/** An HTTP method as RFC 9110 writes one (a token): what a preflight may ask for and have named back. */
+const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
 // Beyond the contract's four: the headers a browser client sends for safe retries (Idempotency-Key) and to resume the change stream.
 const ALLOWED_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id, Idempotency-Key, Last-Event-ID';
 
@@ -16,6 +19,18 @@ export class CorsPolicy {
 
   get enabled(): boolean {
     return this.#origins.size > 0;
+  }
+
+  /**
+   * The method a CORS preflight from an allowed origin asks about (OPTIONS with Origin and
+   * Access-Control-Request-Method), or undefined for any other request.
+   */
+  preflightMethod(request: { method: string; headers: Record<string, string | string[] | undefined> }): string | undefined {
+    if (request.method !== 'OPTIONS') return undefined;
+    const origin = request.headers['origin'];
+    const method = request.headers['access-control-request-method'];
+    if (typeof origin !== 'string' || !this.#origins.has(origin) || typeof method !== 'string' || !METHOD.test(method)) return undefined;
+    return method;
   }
 
   /** Adds the headers for a normal response to an allowed origin (and `Vary: Origin` whenever CORS is on). */

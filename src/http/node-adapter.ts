@@ -320,7 +320,7 @@ function sendStream(res: ServerResponse, response: CoreResponse, stream: NonNull
  * Answers a request node's own parser refused (bad framing, headers over 16 KiB, a stalled client)
  * with a JSON error where a response can still be written, then closes the socket.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, addCors?: (headers: Record<string, string>, origin: string | undefined) => void): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
@@ -330,7 +330,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   const previous = latest.get(socket)?.res;
   if (previous !== undefined && !previous.writableFinished && previous.req.complete) {
     // A whole request before the faulty one (pipelined) is still being answered: its response goes first.
-    previous.once('close', () => answerClientError(error, socket));
+    previous.once('close', () => answerClientError(error, socket, addCors));
     return;
   }
   let apiError: ApiError;
@@ -338,8 +338,19 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') apiError = new ApiError('request_timeout', 'The request was not received in time; send headers within 10 s and the whole request within 30 s.');
   else apiError = new ApiError('bad_request', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}).`);
   // Every response carries a request id (API.md §5); the request's own was not parsed, so a new one.
-  const response = { status: apiError.status, headers: { 'Content-Type': JSON_TYPE, 'API-Version': '1.0', 'X-Request-Id': randomUUID() }, body: errorBody(apiError) };
-  writeRaw(socket, response, startsWithHead(error));
+  const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, 'API-Version': '1.0', 'X-Request-Id': randomUUID(), 'Cache-Control': 'no-store' };
+  // A page's request gets an answer the page can read (a slow upload's 408 was a "CORS error" in the browser).
+  addCors?.(headers, refusedOrigin(error, latest.get(socket)));
+  writeRaw(socket, { status: apiError.status, headers, body: errorBody(apiError) }, startsWithHead(error));
+}
+
+/** The Origin of the request node refused: from its head when node parsed it (a body that stalled), else from its bytes. */
+function refusedOrigin(error: NodeJS.ErrnoException, exchange: Exchange | undefined): string | undefined {
+  const req = exchange?.res.req;
+  if (req !== undefined && !req.complete) return typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
+  const raw = (error as { rawPacket?: unknown }).rawPacket;
+  if (!Buffer.isBuffer(raw)) return undefined;
+  return /\r\norigin:[ \t]*([^\r\n]*?)[ \t]*\r\n/i.exec(raw.toString('latin1'))?.[1];
 }
 
 /** True when the bytes node failed on begin a HEAD request, whose answer must not carry a body (clients would misread it). */

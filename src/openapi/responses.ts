@@ -47,7 +47,7 @@ export function componentHeaders(limits: RateLimits): Record<string, Component> 
     'WWW-Authenticate': header('The RFC 6750 challenge; error="invalid_token" when a key was given.', { type: 'string' }, 'Bearer realm="campus-events"'),
     'Retry-After': header('Whole seconds to wait before retrying: on every 429; on a 409 only while the same Idempotency-Key is still being written; on a 503 when the cause is expected to pass by itself (a database out of reach, a write whose outcome is unknown).', { type: 'integer', minimum: 1 }),
     'Last-Seq': header('The sequence number of the newest durable write: what next_since is once more is false. A client that needs only the changes from now on (it has just read the events) asks once with limit=1 and streams or polls from it.', { type: 'integer', minimum: 0 }, 1234),
-    'Cache-Control': header('no-store on a 429 and on the change feed; private, no-cache on the calendar feed (a calendar program may keep it, and asks again with If-None-Match).', { type: 'string', enum: ['no-store', 'private, no-cache'] }),
+    'Cache-Control': header('no-store on every error and on the change feed; private, no-cache on the calendar feed (a calendar program may keep it, and asks again with If-None-Match).', { type: 'string', enum: ['no-store', 'private, no-cache'] }),
     Allow: header('Every method of the path, HEAD and OPTIONS included.', { type: 'string' }, 'GET, HEAD, PUT, DELETE, OPTIONS'),
   };
 }
@@ -82,11 +82,11 @@ function codeDescriptions(limits: RateLimits): Record<ErrorCode, string> {
 /** Statuses answered before the key is checked: they never carry the rate-limit headers. */
 const BEFORE_KEY_STATUSES: readonly number[] = [401, 408, 431];
 
-/** Headers an error of this status carries besides the common and rate-limit ones. */
+/** Headers an error of this status carries besides the common ones, Cache-Control and the rate-limit ones. */
 const ERROR_HEADERS: Readonly<Record<number, readonly string[]>> = {
   401: ['WWW-Authenticate'],
   405: ['Allow'],
-  429: ['Retry-After', 'Cache-Control'],
+  429: ['Retry-After'],
   // Only some answers of these carry it: an Idempotency-Key still in flight (409), a store that cannot reach its database (503).
   409: ['Retry-After'],
   503: ['Retry-After'],
@@ -111,7 +111,7 @@ export function errorResponses(limits: RateLimits): Record<string, Component> {
   const responses: Record<string, Component> = {};
   for (const status of statuses) {
     const codes = codesOf(status);
-    const headerNames = [...COMMON_HEADERS, ...(BEFORE_KEY_STATUSES.includes(status) ? [] : RATE_LIMIT_HEADERS)];
+    const headerNames = [...COMMON_HEADERS, 'Cache-Control', ...(BEFORE_KEY_STATUSES.includes(status) ? [] : RATE_LIMIT_HEADERS)];
     const headers = headerRefs(headerNames);
     for (const name of ERROR_HEADERS[status] ?? []) headers[name] = headerRef(name);
     const narrowed = codes.length === 1 ? { const: codes[0] } : { enum: codes };

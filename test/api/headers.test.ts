@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventBody, startHarness, type Harness, type TestResponse } from '../helpers/harness.js';
-import { assertError, createEvent } from './support.js';
+import { assertError, createEvent, handleRaw } from './support.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
 
@@ -240,6 +240,34 @@ describe('CORS with configured origins', () => {
     assert.equal(response.headers['Access-Control-Allow-Origin'], 'http://localhost:5173');
     assert.deepEqual((response.headers['Access-Control-Allow-Methods'] ?? '').split(',').map((m) => m.trim()).sort(), ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
     assert.ok((response.headers['Access-Control-Allow-Headers'] ?? '').toLowerCase().includes('authorization'));
+  });
+
+  it('lets through a preflight whose request will be refused, so the page can read the refusal (404, 400, 405)', async () => {
+    // Through the core itself: a preflight of a path the API does not have is no exchange its document describes.
+    const preflight = (target: string, method: string, origin = 'http://localhost:5173') =>
+      handleRaw(h.app, { method: 'OPTIONS', target, headers: { host: 'localhost', origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization' } });
+    for (const [target, method] of [['/nowhere', 'GET'], ['/events?q=50%', 'GET'], ['/v1/v1/events', 'POST'], ['/events/evt_anyAnyAnyAnyAnyAny', 'PATCH']] as const) {
+      const response = await preflight(target, method);
+      assert.equal(response.status, 204, `${method} ${target}`);
+      assert.equal(response.headers['Access-Control-Allow-Origin'], 'http://localhost:5173');
+      assert.ok((response.headers['Access-Control-Allow-Methods'] ?? '').split(', ').includes(method), `${method} ${target}: ${response.headers['Access-Control-Allow-Methods']}`);
+    }
+    // The requests themselves then get their refusals, which name what was wrong, with Allow readable on a 405.
+    const patched = await h.request('PATCH', '/events/evt_anyAnyAnyAnyAnyAny', { key: h.keys.organizer, headers: { Origin: 'http://localhost:5173' } });
+    assertError(patched, 405, 'method_not_allowed');
+    assert.ok(exposed(patched).includes('allow'));
+    // Not a preflight (no origin allowed, or no method asked): what OPTIONS always was.
+    assertError(await preflight('/nowhere', 'GET', 'https://evil.example'), 404, 'not_found');
+    assertError(await handleRaw(h.app, { method: 'OPTIONS', target: '/nowhere', headers: { host: 'localhost', origin: 'http://localhost:5173' } }), 404, 'not_found');
+    assertError(await preflight('/nowhere', 'GET\u0000'), 404, 'not_found');
+  });
+
+  it('marks every error answer no-store: a browser keeps a 410 without it for good', async () => {
+    for (const [target, status] of [['/changes?since=999999', 410], ['/nowhere', 404], ['/events?bogus=1', 400]] as const) {
+      const response = await h.request('GET', target, { key: h.keys.reader });
+      assert.equal(response.status, status);
+      assert.equal(response.headers['Cache-Control'], 'no-store', target);
+    }
   });
 
   it('gives a preflight from another origin no CORS permission', async () => {

@@ -9,7 +9,7 @@ import { answerClientError, toNodeListener } from '../../src/http/node-adapter.j
 import { silentLogger } from '../../src/log/logger.js';
 import { startServer, startServerWith, type RunningServer } from '../../src/start-server.js';
 import { eventBody, startHarness, tempDir, type Harness } from '../helpers/harness.js';
-import { rawExchange } from './support.js';
+import { rawExchange, type RawResponse } from './support.js';
 
 describe('http.createServer(app.handler)', () => {
   let h: Harness;
@@ -209,6 +209,31 @@ describe('the node:http bridge on its own', () => {
         assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
         assert.equal(JSON.parse(response.body).error, 'request_timeout');
         assert.equal(response.closed, true);
+      }
+    } finally {
+      await stop(server);
+      await h.close();
+    }
+  });
+
+  it('gives the answers to what node refuses (408, 431) the CORS headers of an allowed origin, and no-store', async () => {
+    const origin = 'https://app.campus.edu';
+    const h = await startHarness({ corsOrigins: [origin] });
+    const server = http.createServer({ headersTimeout: 200, requestTimeout: 300, connectionsCheckingInterval: 25 }, h.app.handler);
+    server.on('clientError', h.app.clientError);
+    const port = await listen(server);
+    try {
+      const stalledBody = (from: string): Promise<RawResponse> =>
+        rawExchange(port, [`POST /events HTTP/1.1\r\nHost: x\r\nOrigin: ${from}\r\nAuthorization: Bearer ${h.keys.admin}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title"`], { idleMs: 5_000 });
+      const tooLarge = (from: string): Promise<RawResponse> => rawExchange(port, [`GET /events HTTP/1.1\r\nHost: x\r\nOrigin: ${from}\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`]);
+      for (const [response, status] of [[await stalledBody(origin), 408], [await tooLarge(origin), 431]] as const) {
+        assert.equal(response.status, status);
+        assert.equal(response.headers['access-control-allow-origin'], origin, `${status}: a page can read it`);
+        assert.equal(response.headers['vary'], 'Origin');
+        assert.equal(response.headers['cache-control'], 'no-store');
+      }
+      for (const response of [await stalledBody('https://elsewhere.example'), await tooLarge('https://elsewhere.example')]) {
+        assert.equal(response.headers['access-control-allow-origin'], undefined, 'not for another origin');
       }
     } finally {
       await stop(server);
