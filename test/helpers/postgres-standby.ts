@@ -20,6 +20,9 @@ export interface PostgresPair {
   killPrimary(): void;
   /** `pg_ctl promote -w` of the standby: it leaves recovery and accepts writes. */
   promote(): Promise<void>;
+  /** `pg_ctl stop -m fast` of the standby (promoted or not), and its start again, as a restart that takes a while. */
+  stopStandby(): Promise<void>;
+  startStandby(): Promise<void>;
   /** Runs `sql` with psql on the standby. */
   psqlStandby(sql: string, database?: string): Promise<string>;
   /** Stops both and removes their folders. */
@@ -77,6 +80,12 @@ export async function startPostgresPair(): Promise<PostgresPair> {
     },
     async promote() {
       await runPostgresAsync('pg_ctl', ['-D', data, '-w', '-t', '30', 'promote'], dir);
+    },
+    async stopStandby() {
+      await runPostgresAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop'], dir);
+    },
+    async startStandby() {
+      await runPostgresAsync('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', options, '-w', '-t', '30', 'start'], dir);
     },
     psqlStandby,
     async stop() {

@@ -64,6 +64,10 @@ export interface ConnectOptions {
   retryMs?: number;
   /** Told when the instance moves to another host of the URL (a standby promoted). */
   onSwitch?: (from: string, to: string) => void;
+  /** The newest seq the instance has applied: a primary whose log ends before it is never moved to. */
+  appliedSeq?: () => number;
+  /** Told when such a primary was found (see PrimaryPoolOptions.onStalePrimary). */
+  onStalePrimary?: (host: string, logEnd: number, applied: number) => void;
 }
 
 /**
@@ -121,7 +125,7 @@ const QUERY_MS = 30_000;
  */
 export async function connect(url: string, options: ConnectOptions = {}): Promise<Database> {
   const pg = await loadClient();
-  const primary = new PrimaryPool(pg, url, { max: options.max ?? 4, connectTimeoutMs: options.connectTimeoutMs ?? 3000, session: SESSION_SETTINGS, onSwitch: options.onSwitch });
+  const primary = new PrimaryPool(pg, url, { max: options.max ?? 4, connectTimeoutMs: options.connectTimeoutMs ?? 3000, session: SESSION_SETTINGS, onSwitch: options.onSwitch, appliedSeq: options.appliedSeq, onStalePrimary: options.onStalePrimary });
   await primary.start();
   const rowsOf = <Row>(result: pgType.QueryResult): Row[] => result.rows as Row[];
   const retryMs = options.retryMs ?? 500;

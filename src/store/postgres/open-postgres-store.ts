@@ -6,14 +6,21 @@ import type { PostgresStoreOptions } from './postgres-store-options.js';
 
 /** Connects, creates or migrates the schema, reads the newest checkpoint and the rows after it into memory, and starts following the log. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  let store: PostgresStore | undefined;
   const db = await connect(options.url, {
     retryMs: options.pollMs,
     onSwitch: (from, to) => options.logger?.warn('the primary moved: writing to another host of the URL', { from, to }),
+    appliedSeq: () => store?.lastSeq ?? 0,
+    onStalePrimary: (host, logEnd, applied) =>
+      options.logger?.warn(
+        'a primary among the hosts of the URL holds an older log than this instance has read: not writing to it (two servers take writes, or a standby was promoted before it had every write); writes get 503 until the server written to answers again, or until this instance is restarted on a URL naming the right one',
+        { host, log_end: logEnd, applied },
+      ),
   });
   try {
     const migrated = await migrateSchema(db);
     if (migrated.from !== migrated.to) options.logger?.info('database schema created or migrated', { from: migrated.from, to: migrated.to, database: redactUrl(options.url) });
-    const store = new PostgresStore(db, options);
+    store = new PostgresStore(db, options);
     await store.start();
     options.logger?.info('event log read from the database', { live_events: store.size, last_seq: store.lastSeq, checkpoint_seq: store.checkpointSeen.seq });
     return store;

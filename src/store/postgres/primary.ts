@@ -13,6 +13,10 @@ export interface PrimaryPoolOptions {
   session: Readonly<Record<string, string | number | boolean>>;
   /** Told when the pool moves to another host. */
   onSwitch?: ((from: string, to: string) => void) | undefined;
+  /** The newest seq this instance has applied: a primary whose log ends before it is not moved to. */
+  appliedSeq?: (() => number) | undefined;
+  /** Told when a primary was found whose log ends before `applied` (each host and end once). */
+  onStalePrimary?: ((host: string, logEnd: number, applied: number) => void) | undefined;
 }
 
 /** How often the hosts may be probed again after a failure, at most. */
@@ -49,6 +53,8 @@ export class PrimaryPool {
   #index = 0;
   #pool: pgType.Pool | undefined;
   #probing: Promise<void> | undefined;
+  /** The stale primary last reported (host index and log end), so a host probed every 0.5 s is reported once. */
+  #staleSeen: string | undefined;
   #probedAt = -Infinity;
   #ended = false;
 
@@ -94,7 +100,7 @@ export class PrimaryPool {
     const wait = Math.max(0, this.#probedAt + REPROBE_MS - performance.now());
     this.#probing = new Promise<void>((resolve) => setTimeout(resolve, wait).unref())
       .then(() => findPrimary(this.#url.hosts.length, (i) => this.#probe(i), (i) => this.#url.nameOf(i)))
-      .then((index) => this.#switchTo(index), () => undefined)
+      .then((index) => this.#moveTo(index), () => undefined)
       .finally(() => {
         this.#probedAt = performance.now();
         this.#probing = undefined;
@@ -111,6 +117,28 @@ export class PrimaryPool {
     this.#ended = true;
     await this.#probing;
     await this.#pool?.end();
+  }
+
+  /**
+   * Moves to host `index` unless its log ends before what this instance has applied: a promoted standby holds every
+   * write its primary committed, but a former primary started again as one (a split brain) does not, nor a standby an
+   * asynchronous replication left behind. Written to, it would give the lost writes' seqs to others (every instance
+   * would skip them) and a restart would drop what was acknowledged; staying, writes are refused until the server
+   * written to answers again.
+   */
+  async #moveTo(index: number): Promise<void> {
+    if (index === this.#index || this.#ended) return;
+    const applied = this.#options.appliedSeq?.() ?? 0;
+    if (applied > 0) {
+      const end = await this.#logEnd(index).catch(() => undefined);
+      if (end === undefined || end < applied) {
+        const seen = `${index}:${end}`;
+        if (this.#staleSeen !== seen) this.#options.onStalePrimary?.(this.#url.nameOf(index), end ?? -1, applied);
+        this.#staleSeen = seen;
+        return;
+      }
+    }
+    this.#switchTo(index);
   }
 
   #switchTo(index: number): void {
@@ -153,6 +181,19 @@ export class PrimaryPool {
     // packet): without a listener of its own that 'error' would end the process. Its next query fails instead.
     pool.on('connect', (client) => client.on('error', () => undefined));
     return pool;
+  }
+
+  /** The newest seq in host `i`'s log: its last row's, or its newest checkpoint's when that dropped every row. */
+  async #logEnd(i: number): Promise<number> {
+    const client = new this.#pg.Client({ ...this.#config(i), connectionTimeoutMillis: Math.min(this.#options.connectTimeoutMs, 2_000), query_timeout: 2_000 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const result = await client.query('SELECT greatest((SELECT max(seq) FROM campus_log), (SELECT max(seq) FROM campus_checkpoints), 0)::float8 AS last');
+      return (result.rows[0] as { last: number }).last;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
   }
 
   async #probe(i: number): Promise<HostRole> {

@@ -65,6 +65,34 @@ describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }
         // The running instances stay on the promoted server.
         const after = await three.call(1, 'POST', '/events', newEvent(2, 10));
         assert.equal(after.status, 201);
+        // The old primary takes writes as one does (its wait for a synchronous standby lifted), and the promoted server
+        // restarts: the instances, finding only the old one a primary meanwhile, must not move to it (its log ends before
+        // what they have read; written to, it would hand out those seqs again and a restart would drop what they hold).
+        const database = url.slice(url.lastIndexOf('/') + 1);
+        await pair.primary.psql('ALTER SYSTEM RESET synchronous_standby_names');
+        await pair.primary.psql('SELECT pg_reload_conf()');
+        const staleEnd = (await pair.primary.psql('SELECT max(seq) FROM campus_log', database)).trim();
+        await pair.stopStandby();
+        const whileDown = await Promise.all([0, 1, 2].map(async (i) => {
+          const statuses: number[] = [];
+          for (let n = 0; n < 8; n++) {
+            statuses.push((await three.call(i, 'POST', '/events', newEvent(10 + n, 10))).status);
+            await sleep(250);
+          }
+          return statuses;
+        }));
+        await pair.startStandby();
+        assert.ok(whileDown.flat().every((status) => status === 503), `writes while the promoted server is down: ${JSON.stringify(whileDown)}`);
+        for (let i = 0; i < 3; i++) {
+          let status = 0;
+          for (let tries = 0; status !== 201; tries++) {
+            assert.ok(tries < 100, `instance ${i} writes again once the promoted server is back: ${three.servers[i]!.stderr().slice(-1500)}`);
+            status = (await three.call(i, 'POST', '/events', newEvent(30 + i, 10))).status;
+            if (status !== 201) await sleep(100);
+          }
+          assert.match(three.servers[i]!.stderr(), /holds an older log than this instance has read: not writing to it/);
+        }
+        assert.equal((await pair.primary.psql('SELECT max(seq) FROM campus_log', database)).trim(), staleEnd, 'nothing was written to the old primary');
       } finally {
         await three.stop();
       }
