@@ -1,68 +1,125 @@
-// events.jsonl removed or replaced under a running server (an operator's `rm events.jsonl*`, a restore copied in while
-// it runs): what was acknowledged stays on disk, writes are refused until a restart, and /health says why.
+// events.jsonl removed, moved away or replaced under a running server (an operator's `rm events.jsonl*`, a restore
+// copied in while it runs): what was acknowledged stays on disk, writes are refused until a restart, and /health says why.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { openApp } from '../../src/app.js';
+import { createLogger } from '../../src/log/logger.js';
+import { LogRemoved, LostLogGuard } from '../../src/store/file/lost-log.js';
 import { call, eventBody, startHarness, type Harness, type TestResponse } from '../helpers/harness.js';
+import { RecordingFileSystem } from '../store/file/recording-file-system.js';
 
 /** An organizer's create of an event called `title`. */
 function create(h: Harness, title: string): Promise<TestResponse> {
   return h.request('POST', '/events', { key: h.keys.organizer, body: eventBody({ title }) });
 }
 
-test('a removed events.jsonl is written again from the open log, the write that met it is kept, later writes get 503', async () => {
-  const h = await startHarness();
-  const { dataDir } = h;
+/** The titles a server started on `dataDir` serves. */
+async function titlesAfterRestart(h: Harness): Promise<string[]> {
+  const again = await openApp({ dataDir: h.dataDir, keyPollMs: 0 }, { unsafeNoSync: true });
   try {
-    const before = await create(h, 'Before the removal');
-    assert.equal(before.status, 201);
-    unlinkSync(path.join(dataDir, 'events.jsonl'));
-    const met = await create(h, 'Meets the removal');
-    assert.equal(met.status, 201, 'the write that found the log gone is on disk again, so it is acknowledged');
-    const log = readFileSync(path.join(dataDir, 'events.jsonl'), 'utf8');
-    assert.ok(log.includes(before.json.id) && log.includes(met.json.id), 'events.jsonl holds every acknowledged write again');
-    const later = await create(h, 'After the removal');
-    assert.equal(later.status, 503);
-    assert.equal(later.json.error, 'unavailable');
-    assert.match(later.json.message, /events\.jsonl was removed while the server ran/);
-    const health = await h.request('GET', '/health');
-    assert.equal(health.status, 503);
-    assert.match(health.json.message, /events\.jsonl was removed while the server ran/);
-    assert.equal((await h.request('GET', `/events/${before.json.id}`, { key: h.keys.reader })).status, 200, 'reads go on');
-    assert.deepEqual(readdirSync(dataDir).filter((name) => name.startsWith('events.jsonl.')), [], 'no copy is left beside the log');
-  } finally {
-    await h.app.close();
-  }
-  const again = await openApp({ dataDir, keyPollMs: 0 }, { unsafeNoSync: true });
-  try {
-    const titles = (await call(again, 'GET', '/events', { key: h.keys.reader })).json.events.map((event: { title: string }) => event.title).sort();
-    assert.deepEqual(titles, ['Before the removal', 'Meets the removal']);
+    return (await call(again, 'GET', '/events', { key: h.keys.reader })).json.events.map((event: { title: string }) => event.title).sort();
   } finally {
     await again.close();
+  }
+}
+
+const lostTheName = {
+  removed: (log: string) => unlinkSync(log),
+  'moved away': (log: string) => renameSync(log, `${log}.old`),
+  'hard-linked elsewhere, then removed': (log: string) => {
+    linkSync(log, `${log}.snapshot`);
+    unlinkSync(log);
+  },
+};
+
+for (const [how, lose] of Object.entries(lostTheName)) {
+  test(`events.jsonl ${how} under the server: written again from the open log, the write that met it kept, later writes 503`, async () => {
+    const h = await startHarness();
+    try {
+      const before = await create(h, 'Before');
+      assert.equal(before.status, 201);
+      lose(path.join(h.dataDir, 'events.jsonl'));
+      const met = await create(h, 'Meets it');
+      assert.equal(met.status, 201, 'the write that found the log gone is on disk again, so it is acknowledged');
+      const log = readFileSync(path.join(h.dataDir, 'events.jsonl'), 'utf8');
+      assert.ok(log.includes(before.json.id) && log.includes(met.json.id), 'events.jsonl holds every acknowledged write again');
+      const later = await create(h, 'After');
+      assert.equal(later.status, 503);
+      assert.equal(later.json.error, 'unavailable');
+      assert.match(later.json.message, /events\.jsonl was removed or moved away while the server ran/);
+      const health = await h.request('GET', '/health');
+      assert.equal(health.status, 503);
+      assert.match(health.json.message, /events\.jsonl was removed or moved away while the server ran/);
+      assert.equal((await h.request('GET', `/events/${before.json.id}`, { key: h.keys.reader })).status, 200, 'reads go on');
+      assert.deepEqual(readdirSync(h.dataDir).filter((name) => name.startsWith('events.jsonl.removed-')), [], 'no copy is left beside the log');
+      await h.app.close();
+      assert.deepEqual(await titlesAfterRestart(h), ['Before', 'Meets it']);
+    } finally {
+      await h.close();
+    }
+  });
+}
+
+test('an events.jsonl replaced under the server is left as it is; what was acknowledged is kept beside it, the write that met it refused and in no file', async () => {
+  const h = await startHarness();
+  try {
+    const before = await create(h, 'Before the replacement');
+    assert.equal(before.status, 201);
+    const replacement = path.join(h.dataDir, 'replacement');
+    writeFileSync(replacement, '');
+    renameSync(replacement, path.join(h.dataDir, 'events.jsonl'));
+    const met = await create(h, 'Meets the replacement');
+    assert.equal(met.status, 503, 'the write is not in the log a restart reads');
+    assert.match(met.json.message, /events\.jsonl was replaced while the server ran/);
+    assert.equal(readFileSync(path.join(h.dataDir, 'events.jsonl'), 'utf8'), '', 'the replacement is untouched');
+    const kept = readdirSync(h.dataDir).filter((name) => name.startsWith('events.jsonl.removed-'));
+    assert.equal(kept.length, 1, `the open log is kept beside it (${readdirSync(h.dataDir).join(', ')})`);
+    const copy = readFileSync(path.join(h.dataDir, kept[0]!), 'utf8');
+    assert.ok(copy.includes(before.json.id), 'the copy holds what was acknowledged');
+    assert.ok(!copy.includes('Meets the replacement'), 'and not the refused write');
+    assert.match(met.json.message, new RegExp(kept[0]!.replace(/\./g, '\\.')));
+    assert.equal((await h.request('GET', '/health')).status, 503);
+  } finally {
     await h.close();
   }
 });
 
-test('an events.jsonl replaced under the server is left as it is; the open log is kept beside it and writes get 503', async () => {
-  const h = await startHarness();
-  const { dataDir } = h;
+test('LostLogGuard: a write-back that fails (no room) leaves no partial copy, refuses the batch, cuts it off the open log, and is tried again until it succeeds', async () => {
+  const fs = new RecordingFileSystem({ failAt: { write: 1 }, code: 'ENOSPC' });
+  const file = '/data/events.jsonl';
+  fs.put(file, '{"line":1}\n{"line":2}\n');
+  const fd = fs.openQuietly(file);
+  await fs.unlink(file);
+  const warnings: string[] = [];
+  const guard = new LostLogGuard({ fs, file, logger: { info() {}, warn: (message) => warnings.push(message) }, now: () => Date.UTC(2026, 10, 30), retryMs: 10 });
   try {
-    const before = await create(h, 'Before the replacement');
-    assert.equal(before.status, 201);
-    const replacement = path.join(dataDir, 'replacement');
-    writeFileSync(replacement, '');
-    renameSync(replacement, path.join(dataDir, 'events.jsonl'));
-    const met = await create(h, 'Meets the replacement');
-    assert.equal(met.status, 503, 'the write is not in the log a restart reads');
-    assert.match(met.json.message, /events\.jsonl was replaced while the server ran/);
-    assert.equal(readFileSync(path.join(dataDir, 'events.jsonl'), 'utf8'), '', 'the replacement is untouched');
-    const kept = readdirSync(dataDir).filter((name) => name.startsWith('events.jsonl.removed-'));
-    assert.equal(kept.length, 1, `the open log is kept beside it (${readdirSync(dataDir).join(', ')})`);
-    assert.ok(readFileSync(path.join(dataDir, kept[0]!), 'utf8').includes(before.json.id));
-    assert.match(met.json.message, new RegExp(kept[0]!.replace(/\./g, '\\.')));
-    assert.equal((await h.request('GET', '/health')).status, 503);
+    await assert.rejects(guard.afterBatch({ fd, acknowledged: 11, written: 22 }, 'absent'), (error: Error) => error instanceof LogRemoved && /writing the open log back failed \(ENOSPC: no space left on the disk\); the server tries again/.test(error.message));
+    assert.deepEqual([...fs.files.keys()], [], 'the partial copy is removed');
+    // The copy's first write failed; the open log was cut back to what was acknowledged, and the next try copies that.
+    for (let tries = 0; fs.text(file) === undefined; tries++) {
+      assert.ok(tries < 200, `written back once there is room: ${fs.calls.slice(-8).join(' | ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(fs.text(file), '{"line":1}\n', 'only the acknowledged line');
+    assert.match(guard.reason ?? '', /the open log was written back as events\.jsonl, and nothing acknowledged is lost/);
+    assert.deepEqual(warnings, ['the event log was removed, moved or replaced while the server ran, and writing it back failed; trying again', 'the event log was written back after all; writes are refused until restart']);
+  } finally {
+    guard.close();
+  }
+});
+
+test('a start beside a log kept that way says so', async () => {
+  const h = await startHarness();
+  try {
+    await h.app.close();
+    writeFileSync(path.join(h.dataDir, 'events.jsonl.removed-2026-11-30T01-02-03-004Z'), '');
+    let logged = '';
+    const logger = createLogger({ level: 'warn', write: (text) => (logged += text), schedule: (flush) => queueMicrotask(flush) });
+    const again = await openApp({ dataDir: h.dataDir, keyPollMs: 0, logger }, { unsafeNoSync: true });
+    await again.close();
+    assert.match(logged, /lies beside it: keep the one you want as events\.jsonl.*"kept":"events\.jsonl\.removed-2026-11-30T01-02-03-004Z"/);
   } finally {
     await h.close();
   }

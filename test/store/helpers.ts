@@ -105,7 +105,8 @@ export class TestFileSystem implements FileSystemSeam {
   close = nodeFileSystem.close;
   rename = nodeFileSystem.rename;
   unlink = nodeFileSystem.unlink;
-  links = nodeFileSystem.links;
+  fileId = nodeFileSystem.fileId;
+  pathId = nodeFileSystem.pathId;
   link = nodeFileSystem.link;
 
   async write(fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<number> {

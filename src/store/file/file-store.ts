@@ -1,7 +1,6 @@
 // The durable event store over one append-only log (events.jsonl): each batch of the write queue appended and synced
 // (group commit), the in-memory views moved on after it, the log compacted when mostly superseded. openFileStore
 // (open-file-store.ts) opens it.
-import path from 'node:path';
 import type { Lock } from '../../lib/fs/lock.js';
 import type { SearchLogBuild } from '../../search/search-log-build.js';
 import type { EventStore } from '../event-store.js';
@@ -22,7 +21,7 @@ import type { CompactionHost, CompactionResult, LogHandle } from './log-compacti
 import { runCompaction } from './run-compaction.js';
 import type { StoreLogger } from './store-logger.js';
 import { writeFully } from './write-fully.js';
-import { keepRemovedLog, LogRemoved, type KeptLog } from './removed-log.js';
+import { LostLogGuard } from './lost-log.js';
 
 /** Counts of the log, for compaction and for `verify`. */
 export interface LogStats {
@@ -95,8 +94,10 @@ export class FileStore extends QueuedStore implements EventStore {
   #closing: Promise<void> | undefined;
   /** Why writes are refused, once they are (for /health). */
   #unwritableReason: string | undefined;
-  /** Set once the log was removed and written back: later writes are refused after the batch that found it. */
-  #removed: LogRemoved | undefined;
+  /** Writes the open log back when its name no longer names it (removed, moved away, replaced). */
+  readonly #lost: LostLogGuard;
+  /** The open log's identity (device, inode), against which its name is checked after each batch. */
+  #logId: Promise<string> | undefined;
   /** The search index's build after the start (API.md §5 `q`), done or stopped by close. */
   readonly #searchBuilt: Promise<void>;
   #searchReady = false;
@@ -120,6 +121,7 @@ export class FileStore extends QueuedStore implements EventStore {
     this.#lines = init.lines;
     this.#committed = { length: init.length, lines: init.lines };
     this.#compactMinBytes = init.compactMinBytes;
+    this.#lost = new LostLogGuard({ fs: init.fs, file: init.file, logger: init.logger, now: init.now });
     this.#onCompactionStep = init.onCompactionStep;
     // A webhook that caught up may have been all that held a compaction due back.
     this.#history.onCompactionRecheck(() => this.#compactIfDue());
@@ -159,7 +161,7 @@ export class FileStore extends QueuedStore implements EventStore {
 
   /** Why the store refuses writes (a failed write, a read-only start), or undefined while it writes. */
   get unwritableReason(): string | undefined {
-    return this.#queue.writable ? undefined : (this.#unwritableReason ?? 'the store is closing');
+    return this.#queue.writable ? undefined : (this.#lost.reason ?? this.#unwritableReason ?? 'the store is closing');
   }
 
   get history(): ChangeHistorySource {
@@ -221,6 +223,7 @@ export class FileStore extends QueuedStore implements EventStore {
     this.#closing ??= (async () => {
       try {
         this.#stopping = true;
+        this.#lost.close();
         this.#searchBuild?.stop();
         await this.#searchBuilt;
         await this.#compaction?.catch(() => undefined);
@@ -236,8 +239,8 @@ export class FileStore extends QueuedStore implements EventStore {
   /** After each durable batch: note what the index now holds, and compact when the log calls for it. */
   #afterCommit(): void {
     this.#committed = { length: this.#length, lines: this.#lines };
-    if (this.#removed !== undefined) {
-      this.#queue.fail(this.#removed);
+    if (this.#lost.refuseLater !== undefined) {
+      this.#queue.fail(this.#lost.refuseLater);
       return;
     }
     this.#compactIfDue();
@@ -296,6 +299,7 @@ export class FileStore extends QueuedStore implements EventStore {
       },
       swap: (log: LogHandle, compactedThrough: number) => {
         this.#fd = log.fd;
+        this.#logId = undefined;
         this.#length = log.length;
         this.#lines = log.lines;
         this.#committed = { length: log.length, lines: log.lines };
@@ -323,11 +327,13 @@ export class FileStore extends QueuedStore implements EventStore {
   /** One batch: one write (looping on short writes) and one fdatasync. On failure, cut back to the last good length. */
   async #append(text: string, lineCount: number): Promise<void> {
     const bytes = Buffer.from(text, 'utf8');
-    let links: number;
+    let named: 'ours' | 'absent' | 'other';
     try {
       await writeFully(this.#fs, this.#fd, bytes, this.#length, this.file);
-      // Beside the sync, not after it: one fstat in the thread pool, no wait of its own.
-      [links] = await Promise.all([this.#fs.links(this.#fd), this.#sync ? this.#fs.fdatasync(this.#fd) : undefined]);
+      // Beside the sync, not after it: one stat of the log's name in the thread pool, no wait of its own.
+      this.#logId ??= this.#fs.fileId(this.#fd);
+      const [holder, own] = await Promise.all([this.#fs.pathId(this.file), this.#logId, this.#sync ? this.#fs.fdatasync(this.#fd) : undefined]);
+      named = holder === own ? 'ours' : holder === undefined ? 'absent' : 'other';
     } catch (error) {
       this.#logger.warn('a write to the event log failed: writes are refused until restart, reads go on', { file: this.file, error: describeWriteError(error), detail: String(error) });
       this.#unwritableReason = describeWriteError(error);
@@ -338,35 +344,18 @@ export class FileStore extends QueuedStore implements EventStore {
       }
       throw error;
     }
+    const acknowledged = this.#length;
     this.#length += bytes.length;
     this.#lines += lineCount;
-    if (links === 0) await this.#keepRemovedLog();
-  }
-
-  /**
-   * The log lost its name while open: written back to disk (keepRemovedLog) before the batch is acknowledged. Restored
-   * under its name, the batch is kept and later writes are refused (#afterCommit); beside a file that took the name,
-   * the batch is refused too, as it is not in the log a restart reads.
-   */
-  async #keepRemovedLog(): Promise<void> {
-    const name = path.basename(this.file);
-    let kept: KeptLog;
+    if (named === 'ours') return;
     try {
-      kept = await keepRemovedLog(this.#fs, { fd: this.#fd, file: this.file, length: this.#length, now: this.#now });
+      await this.#lost.afterBatch({ fd: this.#fd, acknowledged, written: this.#length }, named);
     } catch (error) {
-      this.#unwritableReason = `${name} was removed or replaced while the server ran, and writing the open log back failed (${describeWriteError(error)}): do not stop the server before saving its events (GET /changes?since=0)`;
-      this.#logger.warn('the event log was removed or replaced while the server ran, and writing it back failed', { file: this.file, error: String(error) });
-      throw new LogRemoved(this.#unwritableReason);
+      // Refused: the guard cut the batch off the open log.
+      this.#length = acknowledged;
+      this.#lines -= lineCount;
+      throw error;
     }
-    if (kept.restored) {
-      this.#unwritableReason = `${name} was removed while the server ran: it was written again from the server's open copy, and nothing acknowledged is lost`;
-      this.#logger.warn('the event log was removed while the server ran: it was written again from the open copy; writes are refused until restart', { file: this.file });
-      this.#removed = new LogRemoved(this.#unwritableReason);
-      return;
-    }
-    this.#unwritableReason = `${name} was replaced while the server ran: the log it had until then is kept as ${path.basename(kept.file)}`;
-    this.#logger.warn('the event log was replaced while the server ran: the log until then is kept beside it; writes are refused until restart', { file: this.file, kept: kept.file });
-    throw new LogRemoved(this.#unwritableReason);
   }
 
   /** Drops whatever part of the failed batch reached the file; resolves with the error if that failed too. The failed sync is never retried. */

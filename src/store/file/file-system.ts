@@ -14,8 +14,10 @@ export interface FileSystemSeam {
   fsync(fd: number): Promise<void>;
   ftruncate(fd: number, length: number): Promise<void>;
   size(fd: number): Promise<number>;
-  /** How many names the open file has (0 once it was removed, or replaced by a rename, while open). */
-  links(fd: number): Promise<number>;
+  /** The open file's identity (its device and inode), to compare with pathId's. */
+  fileId(fd: number): Promise<string>;
+  /** The identity of the file `path` names, or undefined when it names none. */
+  pathId(path: string): Promise<string | undefined>;
   close(fd: number): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   /** Gives the file `existing` a second name `to`; fails with EEXIST when `to` is there. */
@@ -44,7 +46,9 @@ export const nodeFileSystem: FileSystemSeam = {
   fsync: (fd) => call<void>((done) => fs.fsync(fd, (error) => done(error, undefined))),
   ftruncate: (fd, length) => call<void>((done) => fs.ftruncate(fd, length, (error) => done(error, undefined))),
   size: (fd) => call<number>((done) => fs.fstat(fd, (error, stats) => done(error, stats?.size ?? 0))),
-  links: (fd) => call<number>((done) => fs.fstat(fd, (error, stats) => done(error, stats?.nlink ?? 0))),
+  fileId: (fd) => call<string>((done) => fs.fstat(fd, (error, stats) => done(error, error === null ? `${stats.dev}:${stats.ino}` : ''))),
+  pathId: (path) =>
+    call<string | undefined>((done) => fs.stat(path, (error, stats) => (error?.code === 'ENOENT' ? done(null, undefined) : done(error, error === null ? `${stats.dev}:${stats.ino}` : undefined)))),
   close: (fd) => call<void>((done) => fs.close(fd, (error) => done(error, undefined))),
   rename: (from, to) => call<void>((done) => fs.rename(from, to, (error) => done(error, undefined))),
   link: (existing, to) => call<void>((done) => fs.link(existing, to, (error) => done(error, undefined))),

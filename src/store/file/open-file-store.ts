@@ -1,5 +1,6 @@
 // Opening the file store: the data folder's lock, a leftover compaction file dropped, the log replayed (a torn tail cut
 // off), the search index's build from the log started beside the replay, and the in-memory views built from it.
+import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { acquireLock, assertLockFree } from '../../lib/fs/lock.js';
@@ -98,6 +99,10 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       logger.warn('the event log ends in a torn write; started read-only, so it is left in place until a writable start cuts it off', { file, line: replay.torn.line, reason: replay.torn.reason });
     } else if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
     logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, live_registrations: replay.rosters.registrations, mib: mib(replay.goodLength), ms: now() - started });
+    const kept = (await readdir(dataDir).catch(() => [])).filter((name) => name.startsWith(`${LOG_FILE}.removed-`));
+    if (kept.length > 0) {
+      logger.warn(`a log a server kept when ${LOG_FILE} was replaced while it ran lies beside it: keep the one you want as ${LOG_FILE} (with the server stopped), and remove or move the other`, { file, kept: kept.join(', ') });
+    }
     // The worker read the log as it was: with a torn tail (cut off above), its events may not be the replay's.
     if (replay.torn !== undefined) searchBuild?.stop();
     const index = new EventIndex(replay.events, { searchIndex: options.searchIndex });

@@ -97,8 +97,11 @@ export interface ConnectOptions {
 export const SESSION_SETTINGS = {
   idle_in_transaction_session_timeout: 30_000,
   lock_timeout: 3_000,
-  /** Sent in the startup packet's `options` (the client has no field for them). */
-  options: '-c tcp_user_timeout=4000 -c tcp_keepalives_idle=5 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3',
+  /**
+   * Sent in the startup packet's `options` (the client has no field for them). standard_conforming_strings: the
+   * queries' regular expressions are written with plain backslashes, which a database set to the old escapes misreads.
+   */
+  options: '-c tcp_user_timeout=4000 -c tcp_keepalives_idle=5 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3 -c standard_conforming_strings=on',
   keepAlive: true,
   keepAliveInitialDelayMillis: 5_000,
   application_name: 'campus-events',

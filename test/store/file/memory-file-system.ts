@@ -118,9 +118,13 @@ export class MemoryFileSystem implements FileSystemSeam {
     return this.files.delete(path);
   }
 
-  /** 1 while the descriptor's path holds a file, else 0 (a file here has one name). */
-  async links(fd: number): Promise<number> {
-    return this.files.has(this.#path(fd)) ? 1 : 0;
+  /** A file here is its path (renames move descriptors along). */
+  async fileId(fd: number): Promise<string> {
+    return this.#path(fd);
+  }
+
+  async pathId(path: string): Promise<string | undefined> {
+    return this.files.has(path) ? path : undefined;
   }
 
   /** A copy under the new name (files here do not share bytes). */

@@ -162,13 +162,26 @@ export class RecordingFileSystem implements FileSystemSeam {
     this.#call('syncDirectory', path);
   }
 
-  /** The names that hold the descriptor's file (0 once it was removed or renamed over). */
-  async links(fd: number): Promise<number> {
-    this.#call('links', this.#name(fd));
-    const { file } = this.#entry(fd);
-    let names = 0;
-    for (const held of this.files.values()) if (held === file) names++;
-    return names;
+  /** Files are told apart by object: an id is given to each the first time it is asked for. */
+  readonly #ids = new WeakMap<object, string>();
+
+  #idOf(file: { bytes: Buffer }): string {
+    let id = this.#ids.get(file);
+    if (id === undefined) this.#ids.set(file, (id = `file${this.#nextId++}`));
+    return id;
+  }
+
+  #nextId = 1;
+
+  async fileId(fd: number): Promise<string> {
+    this.#call('fileId', this.#name(fd));
+    return this.#idOf(this.#entry(fd).file);
+  }
+
+  async pathId(path: string): Promise<string | undefined> {
+    this.#call('pathId', path);
+    const file = this.files.get(path);
+    return file === undefined ? undefined : this.#idOf(file);
   }
 
   async link(existing: string, to: string): Promise<void> {
