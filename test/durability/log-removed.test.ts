@@ -6,6 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { openApp } from '../../src/app.js';
 import { createLogger } from '../../src/log/logger.js';
+import type { FileStore } from '../../src/store/file/file-store.js';
 import { LogRemoved, LostLogGuard } from '../../src/store/file/lost-log.js';
 import { call, eventBody, startHarness, type Harness, type TestResponse } from '../helpers/harness.js';
 import { RecordingFileSystem } from '../store/file/recording-file-system.js';
@@ -120,6 +121,58 @@ test('a start beside a log kept that way says so', async () => {
     const again = await openApp({ dataDir: h.dataDir, keyPollMs: 0, logger }, { unsafeNoSync: true });
     await again.close();
     assert.match(logged, /lies beside it: keep the one you want as events\.jsonl.*"kept":"events\.jsonl\.removed-2026-11-30T01-02-03-004Z"/);
+  } finally {
+    await h.close();
+  }
+});
+
+test('a removal no write meets is found between writes (/health says so) and written back at a stop', async () => {
+  for (const stopAt of ['after the check', 'before any check']) {
+    const h = await startHarness();
+    try {
+      const before = await create(h, 'Only write');
+      assert.equal(before.status, 201);
+      unlinkSync(path.join(h.dataDir, 'events.jsonl'));
+      if (stopAt === 'after the check') {
+        await (h.app.store as FileStore).checkLogName();
+        const health = await h.request('GET', '/health');
+        assert.equal(health.status, 503);
+        assert.match(health.json.message, /events\.jsonl was removed or moved away while the server ran: it was written again/);
+        assert.equal((await create(h, 'Refused')).status, 503);
+      }
+      await h.app.close();
+      assert.deepEqual(await titlesAfterRestart(h), ['Only write'], stopAt);
+    } finally {
+      await h.close();
+    }
+  }
+});
+
+test('LostLogGuard.close(): a write-back that fails at the stop keeps what it copied and rejects, so the process does not end as if all were well', async () => {
+  const fs = new RecordingFileSystem({ failAt: { fsync: 1 }, code: 'ENOSPC' });
+  const file = '/data/events.jsonl';
+  fs.put('/data', ''); // the folder is there (this seam knows files only)
+  fs.put(file, '{"line":1}\n');
+  const fd = fs.openQuietly(file);
+  await fs.unlink(file);
+  const guard = new LostLogGuard({ fs, file, logger: { info() {}, warn() {} }, now: () => Date.UTC(2026, 10, 30), retryMs: 10 });
+  await assert.rejects(guard.close({ fd, acknowledged: 11, written: 11 }, 'absent'), /writing the open log back failed at the stop \(ENOSPC: no space left on the disk\): what could be copied is kept beside it/);
+  assert.deepEqual([...fs.files.keys()], ['/data', '/data/events.jsonl.removed-2026-11-30T00-00-00-000Z']);
+});
+
+test('a start on a folder with no events.jsonl but a kept log refuses, naming it; a kept name of events.jsonl itself is dropped', async () => {
+  const h = await startHarness();
+  try {
+    assert.equal((await create(h, 'Kept')).status, 201);
+    await h.app.close();
+    const log = path.join(h.dataDir, 'events.jsonl');
+    const second = path.join(h.dataDir, 'events.jsonl.removed-2026-11-30T01-02-03-004Z');
+    linkSync(log, second);
+    assert.deepEqual(await titlesAfterRestart(h), ['Kept']);
+    assert.deepEqual(readdirSync(h.dataDir).filter((name) => name.startsWith('events.jsonl.')), [], 'a second name of the log itself is dropped');
+    renameSync(log, second);
+    await assert.rejects(openApp({ dataDir: h.dataDir, keyPollMs: 0 }, { unsafeNoSync: true }), /has no events\.jsonl but events\.jsonl\.removed-2026-11-30T01-02-03-004Z, which a server kept/);
+    assert.deepEqual(readdirSync(h.dataDir).filter((name) => name.startsWith('events.jsonl')), ['events.jsonl.removed-2026-11-30T01-02-03-004Z'], 'and creates no empty log');
   } finally {
     await h.close();
   }

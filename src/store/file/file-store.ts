@@ -23,6 +23,9 @@ import type { StoreLogger } from './store-logger.js';
 import { writeFully } from './write-fully.js';
 import { LostLogGuard } from './lost-log.js';
 
+/** How often the log's name is checked between batches, in ms (each batch checks it too). */
+const NAME_CHECK_MS = 2_000;
+
 /** Counts of the log, for compaction and for `verify`. */
 export interface LogStats {
   /** Good lines in the log. */
@@ -96,8 +99,10 @@ export class FileStore extends QueuedStore implements EventStore {
   #unwritableReason: string | undefined;
   /** Writes the open log back when its name no longer names it (removed, moved away, replaced). */
   readonly #lost: LostLogGuard;
-  /** The open log's identity (device, inode), against which its name is checked after each batch. */
-  #logId: Promise<string> | undefined;
+  /** Checks between batches that the log's name still names the open log, so a removal no write meets is found too. */
+  #nameWatch: NodeJS.Timeout | undefined;
+  /** True while that check runs: it and a compaction each hold the queue, never both. */
+  #checkingName = false;
   /** The search index's build after the start (API.md §5 `q`), done or stopped by close. */
   readonly #searchBuilt: Promise<void>;
   #searchReady = false;
@@ -156,6 +161,8 @@ export class FileStore extends QueuedStore implements EventStore {
     if (init.readOnly !== undefined) {
       this.#unwritableReason = `started read-only: ${describeWriteError(init.readOnly.reason)}`;
       this.#queue.fail(init.readOnly.reason);
+    } else {
+      this.#nameWatch = setInterval(() => void this.checkLogName(), NAME_CHECK_MS).unref();
     }
   }
 
@@ -198,7 +205,7 @@ export class FileStore extends QueuedStore implements EventStore {
   /** `forced`: asked for by hand (compact()), past what holds compaction back; else started by #compactIfDue. */
   #compact(forced: boolean): Promise<CompactionResult | undefined> {
     if (this.#compaction !== undefined) return this.#compaction;
-    if (this.#stopping || !this.#queue.writable) return Promise.resolve(undefined);
+    if (this.#stopping || this.#checkingName || !this.#queue.writable) return Promise.resolve(undefined);
     const running = this.#runCompaction(forced);
     this.#compaction = running;
     const done = (): void => {
@@ -223,11 +230,14 @@ export class FileStore extends QueuedStore implements EventStore {
     this.#closing ??= (async () => {
       try {
         this.#stopping = true;
-        this.#lost.close();
+        clearInterval(this.#nameWatch);
         this.#searchBuild?.stop();
         await this.#searchBuilt;
         await this.#compaction?.catch(() => undefined);
         await this.#queue.close();
+        // A removal no write met, or a write-back still failing: the open log is written back before it is let go.
+        const named = await this.#lost.named(this.#fd).catch(() => 'ours' as const);
+        await this.#lost.close({ fd: this.#fd, acknowledged: this.#length, written: this.#length }, named);
         await this.#fs.close(this.#fd);
       } finally {
         this.#lock?.release();
@@ -248,7 +258,7 @@ export class FileStore extends QueuedStore implements EventStore {
 
   /** Compacts when the log is over its threshold, mostly superseded, and nothing holds it back (see holdCompaction). */
   #compactIfDue(): void {
-    if (this.#compaction !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
+    if (this.#compaction !== undefined || this.#checkingName || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (this.#superseded() * 2 <= this.#lines) return;
     if (this.#history.compactionHeld((reason) => this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason })) !== undefined) return;
     // Failures are logged by runCompaction (run-compaction.ts); the writes go on either way.
@@ -299,7 +309,6 @@ export class FileStore extends QueuedStore implements EventStore {
       },
       swap: (log: LogHandle, compactedThrough: number) => {
         this.#fd = log.fd;
-        this.#logId = undefined;
         this.#length = log.length;
         this.#lines = log.lines;
         this.#committed = { length: log.length, lines: log.lines };
@@ -331,9 +340,7 @@ export class FileStore extends QueuedStore implements EventStore {
     try {
       await writeFully(this.#fs, this.#fd, bytes, this.#length, this.file);
       // Beside the sync, not after it: one stat of the log's name in the thread pool, no wait of its own.
-      this.#logId ??= this.#fs.fileId(this.#fd);
-      const [holder, own] = await Promise.all([this.#fs.pathId(this.file), this.#logId, this.#sync ? this.#fs.fdatasync(this.#fd) : undefined]);
-      named = holder === own ? 'ours' : holder === undefined ? 'absent' : 'other';
+      [named] = await Promise.all([this.#lost.named(this.#fd), this.#sync ? this.#fs.fdatasync(this.#fd) : undefined]);
     } catch (error) {
       this.#logger.warn('a write to the event log failed: writes are refused until restart, reads go on', { file: this.file, error: describeWriteError(error), detail: String(error) });
       this.#unwritableReason = describeWriteError(error);
@@ -355,6 +362,27 @@ export class FileStore extends QueuedStore implements EventStore {
       this.#length = acknowledged;
       this.#lines -= lineCount;
       throw error;
+    }
+  }
+
+  /**
+   * Between batches (the queue held, no compaction): the open log written back if its name no longer names it, and
+   * writes refused. Runs every 2 s by itself (each batch checks too).
+   */
+  async checkLogName(): Promise<void> {
+    if (this.#stopping || this.#checkingName || this.#compaction !== undefined || !this.#queue.writable) return;
+    this.#checkingName = true;
+    try {
+      await this.#queue.pause();
+      const named = await this.#lost.named(this.#fd).catch(() => 'ours' as const);
+      if (named !== 'ours' && this.#queue.writable && !this.#stopping) {
+        const log = { fd: this.#fd, acknowledged: this.#length, written: this.#length };
+        const refused = await this.#lost.afterBatch(log, named).then(() => this.#lost.refuseLater, (error: unknown) => error);
+        this.#queue.fail(refused);
+      }
+    } finally {
+      this.#checkingName = false;
+      this.#queue.resume();
     }
   }
 

@@ -28,7 +28,8 @@ export interface OpenLog {
  * Watches that the log's name still names the open log, and writes the open log back when it does not: under the
  * log's name when that is free (the batch that found it is kept), else beside the file that took the name as
  * `events.jsonl.removed-<time>`, holding what was acknowledged (the batch is refused, and cut off the open log). Either
- * way later writes are refused until a restart. A write-back that fails (no room) is tried again every 5 s.
+ * way later writes are refused until a restart. A write-back that fails (no room) is tried again every 5 s, and once
+ * more when the store closes.
  */
 export class LostLogGuard {
   readonly #fs: FileSystemSeam;
@@ -41,6 +42,10 @@ export class LostLogGuard {
   reason: string | undefined;
   /** Set when the batch that found the log gone was kept: the store refuses every write after it. */
   refuseLater: LogRemoved | undefined;
+  /** True once the open log is written back (under its name or beside it). */
+  #kept = false;
+  /** The open log's identity (device, inode), by its descriptor: a compaction swaps the descriptor. */
+  #logId: { fd: number; id: Promise<string> } | undefined;
 
   constructor(deps: { fs: FileSystemSeam; file: string; logger: StoreLogger; now: () => number; retryMs?: number }) {
     this.#fs = deps.fs;
@@ -48,6 +53,13 @@ export class LostLogGuard {
     this.#logger = deps.logger;
     this.#now = deps.now;
     this.#retryMs = deps.retryMs ?? RETRY_MS;
+  }
+
+  /** Whether the log's name names the open log `fd` ('ours'), nothing, or another file. */
+  async named(fd: number): Promise<'ours' | 'absent' | 'other'> {
+    if (this.#logId?.fd !== fd) this.#logId = { fd, id: this.#fs.fileId(fd) };
+    const [holder, own] = await Promise.all([this.#fs.pathId(this.#file), this.#logId.id]);
+    return holder === own ? 'ours' : holder === undefined ? 'absent' : 'other';
   }
 
   /**
@@ -77,9 +89,23 @@ export class LostLogGuard {
     throw new LogRemoved(this.reason);
   }
 
-  /** Stops trying again (the store closes). */
-  close(): void {
+  /**
+   * The store closes: the open log is written back now if it lost its name and is not yet (a removal no write met, a
+   * write-back still failing). Rejects when that fails, keeping what could be copied: the process must not end
+   * saying all is well while the only whole copy of the log goes with it.
+   */
+  async close(log: OpenLog, named: 'ours' | 'absent' | 'other'): Promise<void> {
     clearInterval(this.#retry);
+    if (named === 'ours' || this.#kept) return;
+    const kept = await this.#writeBack(log, named === 'absent', { keepPartial: true }).catch(async (error: unknown) => {
+      // The whole folder gone (its keys too): there is nowhere to write to, and whoever removed it meant the data to go.
+      if ((await this.#fs.pathId(path.dirname(this.#file)).catch(() => 'unknown')) === undefined) {
+        this.#logger.warn('the data folder was removed while the server ran: the event log goes with it', { file: this.#file });
+        return undefined;
+      }
+      throw new Error(`${path.basename(this.#file)} was removed, moved or replaced while the server ran, and writing the open log back failed at the stop (${describeWriteError(error)}): what could be copied is kept beside it as ${path.basename(this.#file)}.removed-<time>, cut short`, { cause: error });
+    });
+    if (kept !== undefined) this.#logger.warn('the event log had lost its name; it was written back at the stop', { file: this.#file, kept });
   }
 
   #retryLater(log: OpenLog): void {
@@ -103,7 +129,7 @@ export class LostLogGuard {
    * the name is still free (the whole log, this batch included), else keeps it beside (only what was acknowledged);
    * resolves with where it is. A copy that could not be made whole is removed.
    */
-  async #writeBack(log: OpenLog, takeName: boolean): Promise<string> {
+  async #writeBack(log: OpenLog, takeName: boolean, options: { keepPartial?: boolean } = {}): Promise<string> {
     const fs = this.#fs;
     const { fd: out, file: copy } = await createKeptFile(fs, `${this.#file}.removed-${fileStamp(this.#now())}`);
     let named = false;
@@ -123,11 +149,12 @@ export class LostLogGuard {
         await fs.close(out);
       }
     } catch (error) {
-      await fs.unlink(copy).catch(() => undefined);
+      if (options.keepPartial !== true) await fs.unlink(copy).catch(() => undefined);
       throw error;
     }
     if (named) await fs.unlink(copy);
     await fs.syncDirectory(path.dirname(this.#file));
+    this.#kept = true;
     return named ? this.#file : copy;
   }
 }

@@ -1,6 +1,6 @@
 // Opening the file store: the data folder's lock, a leftover compaction file dropped, the log replayed (a torn tail cut
 // off), the search index's build from the log started beside the replay, and the in-memory views built from it.
-import { readdir } from 'node:fs/promises';
+import { readdir, stat, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { acquireLock, assertLockFree } from '../../lib/fs/lock.js';
@@ -85,6 +85,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
     // Until its rename, a compaction leaves the log untouched: a leftover temporary file is just dropped.
     const temp = compactionTempFile(file);
     if (readOnly === undefined && (await fs.unlink(temp))) logger.warn('removed the temporary file of an interrupted compaction; the log itself is intact', { file: temp });
+    await refuseLostLog(dataDir, file);
     fd = await openOrCreate(fs, file, dataDir);
     const started = now();
     searchBuild = startSearchWorker(options, file, await fs.size(fd));
@@ -99,9 +100,9 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       logger.warn('the event log ends in a torn write; started read-only, so it is left in place until a writable start cuts it off', { file, line: replay.torn.line, reason: replay.torn.reason });
     } else if (replay.torn !== undefined) await cutTornTail(fs, { fd, file, dataDir, torn: replay.torn, fileLength: replay.fileLength, now, logger });
     logger.info('event log replayed', { file, lines: replay.lines, live_events: replay.events.size, live_registrations: replay.rosters.registrations, mib: mib(replay.goodLength), ms: now() - started });
-    const kept = (await readdir(dataDir).catch(() => [])).filter((name) => name.startsWith(`${LOG_FILE}.removed-`));
+    const kept = await keptLogs(dataDir, file, readOnly === undefined);
     if (kept.length > 0) {
-      logger.warn(`a log a server kept when ${LOG_FILE} was replaced while it ran lies beside it: keep the one you want as ${LOG_FILE} (with the server stopped), and remove or move the other`, { file, kept: kept.join(', ') });
+      logger.warn(`a log a server kept when ${LOG_FILE} was removed, moved or replaced while it ran lies beside it: keep the one you want as ${LOG_FILE} (with the server stopped), and remove or move the other`, { file, kept: kept.join(', ') });
     }
     // The worker read the log as it was: with a torn tail (cut off above), its events may not be the replay's.
     if (replay.torn !== undefined) searchBuild?.stop();
@@ -148,6 +149,31 @@ function startSearchWorker(options: FileStoreOptions, file: string, length: numb
 
 /** Below this, the main thread builds the search index in a few steps (a small log's first step is done before listening). */
 const DEFAULT_SEARCH_WORKER_MIN_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The logs a server kept beside events.jsonl when it lost its name (lost-log.ts), but a second name of events.jsonl
+ * itself (a stop between the copy's two names), which is dropped when `tidy`.
+ */
+async function keptLogs(dataDir: string, file: string, tidy: boolean): Promise<string[]> {
+  const names = (await readdir(dataDir).catch(() => [])).filter((name) => name.startsWith(`${LOG_FILE}.removed-`));
+  const log = await stat(file).catch(() => undefined);
+  const kept: string[] = [];
+  for (const name of names) {
+    const copy = await stat(path.join(dataDir, name)).catch(() => undefined);
+    if (log !== undefined && copy !== undefined && copy.ino === log.ino && copy.dev === log.dev) {
+      if (tidy) await unlink(path.join(dataDir, name)).catch(() => undefined);
+    } else kept.push(name);
+  }
+  return kept;
+}
+
+/** A folder with no log but a kept one: a server stopped while writing its log back. Starting empty would bury it. */
+async function refuseLostLog(dataDir: string, file: string): Promise<void> {
+  if (await stat(file).then(() => true, () => false)) return;
+  const kept = (await readdir(dataDir).catch(() => [])).filter((name) => name.startsWith(`${LOG_FILE}.removed-`));
+  if (kept.length === 0) return;
+  throw new Error(`${dataDir} has no ${LOG_FILE} but ${kept.join(', ')}, which a server kept when ${LOG_FILE} was removed while it ran: rename the one you want to ${LOG_FILE} (a copy cut short is read up to its last whole line) and start again`);
+}
 
 async function openOrCreate(fs: FileSystemSeam, file: string, dataDir: string): Promise<number> {
   try {
