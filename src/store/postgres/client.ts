@@ -1,6 +1,6 @@
 // Loads the optional PostgreSQL client (the `pg` package) only when a postgres:// store is asked for, behind a small interface.
 import type pgType from 'pg';
-import { isStatementError, PrimaryPool, type SessionClient } from './primary.js';
+import { isStatementError, PrimaryPool, type SessionClient, type StalePrimary } from './primary.js';
 
 export { isStatementError };
 export { redactUrl } from './hosts.js';
@@ -51,6 +51,8 @@ export interface Database extends Queryable {
   listen(channel: string, onNotify: (payload: string) => void, onConnect: () => void): Promise<() => Promise<void>>;
   /** `value` as an SQL string literal, escaped by the client (for statements sent without parameters). */
   literal(value: string): string;
+  /** A primary not moved to because its log is behind this instance's (see PrimaryPool), while the one written to is away. */
+  stalePrimary?(): StalePrimary | undefined;
   end(): Promise<void>;
 }
 
@@ -193,6 +195,7 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
       };
     },
     literal: (value) => pg.escapeLiteral(value),
+    stalePrimary: () => primary.stalePrimary,
     async end() {
       await primary.end();
     },

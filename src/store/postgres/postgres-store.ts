@@ -27,6 +27,7 @@ import { RosterTable } from '../views/roster-table.js';
 import type { CheckpointOutcome } from './checkpoint-write.js';
 import { CheckpointKeeper } from './checkpoint-keeper.js';
 import { DEFAULT_CHECKPOINT_MIN_BYTES, type PostgresStoreLogger, type PostgresStoreOptions } from './postgres-store-options.js';
+import { downReason } from './primary.js';
 
 export { DEFAULT_CHECKPOINT_MIN_BYTES, type PostgresStoreLogger, type PostgresStoreOptions } from './postgres-store-options.js';
 
@@ -211,7 +212,7 @@ export class PostgresStore implements EventStore {
 
   get unwritableReason(): string | undefined {
     if (this.#closed) return 'the store is closing';
-    if (this.#down !== undefined) return `the database cannot be reached: ${this.#down}; retrying`;
+    if (this.#down !== undefined) return downReason(this.#down, this.#db.stalePrimary?.());
     return this.#writes.failure === undefined ? undefined : `the last write could not be committed: ${this.#writes.failure}; trying again`;
   }
 

@@ -19,6 +19,19 @@ export interface PrimaryPoolOptions {
   onStalePrimary?: ((host: string, logEnd: number, applied: number) => void) | undefined;
 }
 
+/** A primary among the URL's hosts whose log ends (`logEnd`) before what this instance has read (`applied`). */
+export interface StalePrimary {
+  host: string;
+  logEnd: number;
+  applied: number;
+}
+
+/** Why writes are refused while the database written to is away (`down`), and only a stale primary answers, if one does. */
+export function downReason(down: string, stale: StalePrimary | undefined): string {
+  if (stale === undefined) return `the database cannot be reached: ${down}; retrying`;
+  return `the database written to cannot be reached (${down}), and the only primary that answers, ${stale.host}, holds an older log (it ends at seq ${stale.logEnd}; this instance has read ${stale.applied}): not writing to it. Bring back the server written to, or restart the instances to accept that log (the writes after seq ${stale.logEnd} are lost)`;
+}
+
 /** How often the hosts may be probed again after a failure, at most. */
 const REPROBE_MS = 500;
 
@@ -55,6 +68,8 @@ export class PrimaryPool {
   #probing: Promise<void> | undefined;
   /** The stale primary last reported (host index and log end), so a host probed every 0.5 s is reported once. */
   #staleSeen: string | undefined;
+  /** A primary not moved to since the server written to was away; forgotten once that one (or another) is connected to. */
+  #stale: StalePrimary | undefined;
   #probedAt = -Infinity;
   #ended = false;
 
@@ -74,6 +89,11 @@ export class PrimaryPool {
   get pool(): pgType.Pool {
     if (this.#pool === undefined) throw new Error('PrimaryPool.start was not called');
     return this.#pool;
+  }
+
+  /** A primary among the hosts whose log ends before what this instance has read, while the one written to is away. */
+  get stalePrimary(): StalePrimary | undefined {
+    return this.#stale;
   }
 
   /** The identity of the server `client` is connected to (empty when unknown). */
@@ -133,7 +153,8 @@ export class PrimaryPool {
       const end = await this.#logEnd(index).catch(() => undefined);
       if (end === undefined || end < applied) {
         const seen = `${index}:${end}`;
-        if (this.#staleSeen !== seen) this.#options.onStalePrimary?.(this.#url.nameOf(index), end ?? -1, applied);
+        this.#stale = { host: this.#url.nameOf(index), logEnd: end ?? -1, applied };
+        if (this.#staleSeen !== seen) this.#options.onStalePrimary?.(this.#stale.host, this.#stale.logEnd, applied);
         this.#staleSeen = seen;
         return;
       }
@@ -171,6 +192,7 @@ export class PrimaryPool {
             return done(error);
           }
           this.#servers.set(client, row.server);
+          this.#stale = undefined;
           return done();
         }, (error: Error) => done(error));
       },

@@ -81,8 +81,12 @@ describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }
           }
           return statuses;
         }));
+        const health = await three.call(0, 'GET', '/health');
+        const said = (await health.json()) as { message: string };
         await pair.startStandby();
         assert.ok(whileDown.flat().every((status) => status === 503), `writes while the promoted server is down: ${JSON.stringify(whileDown)}`);
+        assert.equal(health.status, 503);
+        assert.match(said.message, /the only primary that answers, 127\.0\.0\.1:\d+, holds an older log \(it ends at seq \d+; this instance has read \d+\): not writing to it/);
         for (let i = 0; i < 3; i++) {
           let status = 0;
           for (let tries = 0; status !== 201; tries++) {
