@@ -154,7 +154,7 @@ export function createPipeline(deps: PipelineDeps): {
     } catch (error) {
       // A browser asks before a request it may not send. Refused, the page reads only "CORS error"; let through, the
       // request itself gets its answer (a 404 for a mistyped path, a 400 for a bad query), which the page can read.
-      if (preflightFor !== undefined && !(error instanceof ApiError && error.code === 'unavailable')) {
+      if (preflightFor !== undefined && !(error instanceof ApiError && error.code === 'unavailable') && underBasePath(request.target)) {
         cors.applyPreflight(headers, request.headers.origin, [preflightFor]);
         return { status: 204, headers, body: null };
       }
@@ -186,6 +186,13 @@ export function createPipeline(deps: PipelineDeps): {
    * Splits a request target into the route's path (the base path and `/v1` taken off), its query and the
    * prefix Location and Link keep. Throws 400 for a target that is not a single-slash path, 404 outside the base path.
    */
+  /** True for a target this API answers for: under its basePath, when it is mounted under one. */
+  function underBasePath(target: string): boolean {
+    if (basePath === '' || !target.startsWith(basePath)) return basePath === '';
+    const next = target.charAt(basePath.length);
+    return next === '' || next === '/' || next === '?';
+  }
+
   /** The methods `allowed` and `method`, when a preflight asks for one the path lacks: its request then gets the 405, readable. */
   function withMethod(allowed: readonly string[], method: string | undefined): readonly string[] {
     return method === undefined || allowed.includes(method) ? allowed : [...allowed, method];

@@ -209,7 +209,7 @@ function callCore(handle: CoreHandler, request: PlainRequest, logger: Logger, to
 function internalError(): CoreResponse {
   return {
     status: 500,
-    headers: { 'API-Version': '1.0', 'X-Request-Id': randomUUID(), 'Content-Type': JSON_TYPE },
+    headers: { 'API-Version': '1.0', 'X-Request-Id': randomUUID(), 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' },
     body: errorBody(new ApiError('internal', INTERNAL_MESSAGE)),
   };
 }

@@ -262,6 +262,19 @@ describe('CORS with configured origins', () => {
     assertError(await preflight('/nowhere', 'GET\u0000'), 404, 'not_found');
   });
 
+  it('answers preflights only for its own paths when mounted under a basePath', async () => {
+    const mounted = await startHarness({ corsOrigins: ['http://localhost:5173'], basePath: '/api/campus' });
+    try {
+      const preflight = (target: string) =>
+        handleRaw(mounted.app, { method: 'OPTIONS', target, headers: { host: 'localhost', origin: 'http://localhost:5173', 'access-control-request-method': 'PUT' } });
+      assert.equal((await preflight('/api/campus/nowhere')).status, 204);
+      assert.equal((await preflight('/api/campus?x=%zz')).status, 204);
+      for (const outside of ['/other/thing', '/api/campusX/events', '/api']) assertError(await preflight(outside), 404, 'not_found');
+    } finally {
+      await mounted.close();
+    }
+  });
+
   it('marks every error answer no-store: a browser keeps a 410 without it for good', async () => {
     for (const [target, status] of [['/changes?since=999999', 410], ['/nowhere', 404], ['/events?bogus=1', 400]] as const) {
       const response = await h.request('GET', target, { key: h.keys.reader });

@@ -250,6 +250,7 @@ describe('the node:http bridge on its own', () => {
         assert.equal(response.status, 500);
         assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
         assert.equal(response.headers['api-version'], '1.0');
+        assert.equal(response.headers['cache-control'], 'no-store', 'an error, like every other');
         assert.ok(response.headers['x-request-id']);
         const body = JSON.parse(response.body);
         assert.equal(body.error, 'internal');
