@@ -166,7 +166,7 @@ export function webhookEntries(): Record<string, Schema> {
         tags: ['webhooks'],
         security: [],
         parameters: [
-          header('webhook-id', 'The message id, msg_{log}_{seq}_{n}: the same on every attempt at one message, and after a restart.', 'msg_k3J9x2Qa_42_0'),
+          header('webhook-id', 'The message id, msg_{log}_{seq}_{n}_{crc}: the same on every attempt at one message, and after a restart; never the id of another message, even after a restore from a backup.', 'msg_k3J9x2Qa_42_0_1k3f9z'),
           header('webhook-timestamp', 'Unix seconds of this attempt.', '1788282000'),
           header('webhook-signature', 'v1, + base64(HMAC-SHA256(secret bytes, "{webhook-id}.{webhook-timestamp}.{body}")); the secret bytes are the base64 after whsec_.', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
         ],

@@ -3,6 +3,7 @@ import type { CommittedChange } from '../store/views/change-history.js';
 import type { Registration } from '../store/views/roster.js';
 import { registrationJson } from '../registrations/registration-view.js';
 import { isHidden, type StoredEvent } from '../events/event.js';
+import { crc32 } from '../lib/crc32.js';
 
 /** Every message type a webhook may ask for (API.md §13), in the contract's order. */
 export const MESSAGE_TYPES = [
@@ -21,6 +22,8 @@ export type MessageType = (typeof MESSAGE_TYPES)[number];
  * only its data, which for an event is the very string the store serves (shared, not copied).
  */
 export class WebhookMessage {
+  /** The CRC-32 of the body (-1 until asked for): part of the message's id. */
+  #crc = -1;
   /** The body as sent while the message is in the cache of recent bodies. */
   #sent: SentBody | undefined;
 
@@ -34,9 +37,15 @@ export class WebhookMessage {
     readonly data: string,
   ) {}
 
-  /** The `webhook-id` in the log named `logId`: the same on every attempt, and after a restart (it is made from the position). */
+  /**
+   * The `webhook-id` in the log named `logId`: the same on every attempt, and after a restart (it is made from the
+   * position and the body, both the same for one message). The body's CRC-32 tells apart two messages at one position:
+   * a folder restored from an older backup gives the lost writes' seqs again, and a receiver that drops repeats by id
+   * would have dropped the new ones.
+   */
   idIn(logId: string): string {
-    return `msg_${logId}_${this.seq}_${this.index}`;
+    if (this.#crc === -1) this.#crc = crc32(this.body);
+    return `msg_${logId}_${this.seq}_${this.index}_${this.#crc.toString(36)}`;
   }
 
   /** `{type, timestamp, data}` as JSON. */

@@ -5,6 +5,7 @@ import { toStored, withRegisteredCount } from '../../src/store/views/served-even
 import { viewJson, type EventRecord } from '../../src/events/event.js';
 import { messagesOf } from '../../src/webhooks/messages.js';
 import type { Registration } from '../../src/store/views/roster.js';
+import { crc32 } from '../../src/lib/crc32.js';
 
 const RECORD: EventRecord = {
   id: 'evt_0123456789abcdef',
@@ -27,14 +28,14 @@ const BEN = registration('reg_ben0000000000000000000000', 'waitlisted', 4);
 test('messagesOf a put of a new event is one event.created with the event as a single read gives it', () => {
   const [message, ...rest] = messagesOf({ record: { seq: 1, op: 'put', stored: EVENT }, before: undefined, after: EVENT, touched: [], atMs: 0 });
   assert.deepEqual(rest, []);
-  assert.equal(message!.idIn('k3J9x2Qa'), 'msg_k3J9x2Qa_1_0');
+  assert.equal(message!.idIn('k3J9x2Qa'), `msg_k3J9x2Qa_1_0_${crc32(message!.body).toString(36)}`);
   assert.deepEqual(JSON.parse(message!.body), { type: 'event.created', timestamp: '2026-11-25T08:00:00.000Z', data: JSON.parse(EVENT.json) });
 });
 
 test('messagesOf a confirmed registration is registration.created, then event.updated with the new registered_count', () => {
   const after = withRegisteredCount(EVENT, 1, 3, Date.parse(ANA.createdAt));
   const messages = messagesOf({ record: { seq: 3, op: 'reg', registration: ANA }, before: EVENT, after, touched: [], atMs: 0 });
-  assert.deepEqual(messages.map((m) => [m.idIn('L'), m.type]), [['msg_L_3_0', 'registration.created'], ['msg_L_3_1', 'event.updated']]);
+  assert.deepEqual(messages.map((m) => [m.idIn('L'), m.type]), [[`msg_L_3_0_${crc32(messages[0]!.body).toString(36)}`, 'registration.created'], [`msg_L_3_1_${crc32(messages[1]!.body).toString(36)}`, 'event.updated']]);
   assert.deepEqual(JSON.parse(messages[0]!.body).data, { event_id: EVENT.id, registration: { id: ANA.id, event_id: EVENT.id, name: ANA.name, email: ANA.email, status: 'confirmed', created_at: ANA.createdAt, checked_in_at: null } });
   assert.equal(JSON.parse(messages[1]!.body).data.registered_count, 1);
 });
@@ -84,4 +85,13 @@ test('messagesOf follows the public view (API.md §14): a draft is silent; publi
   assert.deepEqual(messagesOf({ record: { seq: 8, op: 'del', id: EVENT.id }, before: draft, after: null, touched: [], atMs: 0 }), [], "a draft's deletion");
   assert.deepEqual(messagesOf({ record: { seq: 9, op: 'cancel', eventId: EVENT.id, id: ANA.id, atMs: 0, promoted: [BEN.id] }, before: withStatus('pending', 6), after: undefined, touched: [ANA, BEN], atMs: 0 }), [], 'registrations of an event hidden again');
   assert.deepEqual(messagesOf({ record: { seq: 9, op: 'cancel', eventId: EVENT.id, id: BEN.id, atMs: 0, promoted: [] }, before: cancelled, after: undefined, touched: [BEN], atMs: 0 }).map((m) => m.type), ['registration.cancelled'], 'a cancelled event is public: its roster changes are told');
+});
+
+test('a message\'s id tells apart two writes given one seq (a folder restored from an older backup), and is the same for one message read again', () => {
+  const other = toStored({ ...RECORD, id: 'evt_other000000000000', title: 'Another event' }, 1, undefined, Date.parse(RECORD.created_at));
+  const [lost] = messagesOf({ record: { seq: 1, op: 'put', stored: EVENT }, before: undefined, after: EVENT, touched: [], atMs: 0 });
+  const [after] = messagesOf({ record: { seq: 1, op: 'put', stored: other }, before: undefined, after: other, touched: [], atMs: 0 });
+  const [again] = messagesOf({ record: { seq: 1, op: 'put', stored: EVENT }, before: undefined, after: EVENT, touched: [], atMs: 0 });
+  assert.notEqual(after!.idIn('L'), lost!.idIn('L'));
+  assert.equal(again!.idIn('L'), lost!.idIn('L'));
 });
