@@ -11,7 +11,6 @@ import { writeAnyEvent } from '../series/occurrence-writes.js';
 import { createdJson, isHiddenStatus, type EventRecord, type StoredEvent, toRecord, viewJson } from './event.js';
 import { validateCreate, validateUpdate } from './validate.js';
 import { etagOf, stateEtag } from './event-etag.js';
-import { crc32 } from '../lib/crc32.js';
 import { maySee, movedStatus, type ApprovalMode } from './publishing.js';
 import type { ParsedListQuery } from './list-query.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
@@ -158,7 +157,7 @@ function createdAnswer(entry: IdempotencyEntry, context: RequestContext): Handle
   if (entry.answer.kind !== 'event') throw new Error(`the answer remembered for an event's create is a ${entry.answer.kind}`);
   const record = JSON.parse(entry.answer.view) as EventRecord;
   record.created_at = entry.answer.createdAt;
-  return { status: 201, body: createdJson(record), headers: { Location: `${context.prefix}/events/${record.id}`, ETag: stateEtag(entry.seq, crc32(entry.answer.view)) } };
+  return { status: 201, body: createdJson(record), headers: { Location: `${context.prefix}/events/${record.id}`, ETag: stateEtag(entry.seq, entry.atMs) } };
 }
 
 /**

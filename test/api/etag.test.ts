@@ -208,7 +208,7 @@ describe('ETags after a folder is restored from an older backup (API.md §7)', (
 });
 
 describe('ETags across a restart', () => {
-  // A replayed event's view is packed and rebuilt on demand: its checksum, and so its ETag, must be the written one's.
+  // A replayed event is packed and its view rebuilt on demand: its seq and write time, and so its ETag, must be the written one's.
   it('are the same for every event and series, whatever they hold', async () => {
     await inFolder(async ({ key, open }) => {
       let app = await open();

@@ -1,5 +1,6 @@
 // events.jsonl removed, moved away or replaced under a running server (an operator's `rm events.jsonl*`, a restore
-// copied in while it runs): what was acknowledged stays on disk, writes are refused until a restart, and /health says why.
+// copied in while it runs): the check the server makes every second (called here at once) writes the open log back,
+// what was acknowledged stays on disk, writes are refused until a restart, and /health says why.
 import assert from 'node:assert/strict';
 import { linkSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,34 +37,35 @@ const lostTheName = {
 };
 
 for (const [how, lose] of Object.entries(lostTheName)) {
-  test(`events.jsonl ${how} under the server: written again from the open log, the write that met it kept, later writes 503`, async () => {
+  test(`events.jsonl ${how} under the server: the next check writes the open log back, a write meanwhile included; later writes 503`, async () => {
     const h = await startHarness();
     try {
       const before = await create(h, 'Before');
       assert.equal(before.status, 201);
       lose(path.join(h.dataDir, 'events.jsonl'));
-      const met = await create(h, 'Meets it');
-      assert.equal(met.status, 201, 'the write that found the log gone is on disk again, so it is acknowledged');
+      const meanwhile = await create(h, 'Meanwhile');
+      assert.equal(meanwhile.status, 201, 'a write before the check is in the open log, and so in what is written back');
+      await (h.app.store as FileStore).checkLogName();
       const log = readFileSync(path.join(h.dataDir, 'events.jsonl'), 'utf8');
-      assert.ok(log.includes(before.json.id) && log.includes(met.json.id), 'events.jsonl holds every acknowledged write again');
+      assert.ok(log.includes(before.json.id) && log.includes(meanwhile.json.id), 'events.jsonl holds every acknowledged write again');
       const later = await create(h, 'After');
       assert.equal(later.status, 503);
       assert.equal(later.json.error, 'unavailable');
       assert.match(later.json.message, /events\.jsonl was removed or moved away while the server ran/);
       const health = await h.request('GET', '/health');
       assert.equal(health.status, 503);
-      assert.match(health.json.message, /events\.jsonl was removed or moved away while the server ran/);
+      assert.match(health.json.message, /events\.jsonl was removed or moved away while the server ran: it was written again/);
       assert.equal((await h.request('GET', `/events/${before.json.id}`, { key: h.keys.reader })).status, 200, 'reads go on');
       assert.deepEqual(readdirSync(h.dataDir).filter((name) => name.startsWith('events.jsonl.removed-')), [], 'no copy is left beside the log');
       await h.app.close();
-      assert.deepEqual(await titlesAfterRestart(h), ['Before', 'Meets it']);
+      assert.deepEqual(await titlesAfterRestart(h), ['Before', 'Meanwhile']);
     } finally {
       await h.close();
     }
   });
 }
 
-test('an events.jsonl replaced under the server is left as it is; what was acknowledged is kept beside it, the write that met it refused and in no file', async () => {
+test('an events.jsonl replaced under the server is left as it is; what was acknowledged is kept beside it, and writes get 503', async () => {
   const h = await startHarness();
   try {
     const before = await create(h, 'Before the replacement');
@@ -71,16 +73,18 @@ test('an events.jsonl replaced under the server is left as it is; what was ackno
     const replacement = path.join(h.dataDir, 'replacement');
     writeFileSync(replacement, '');
     renameSync(replacement, path.join(h.dataDir, 'events.jsonl'));
-    const met = await create(h, 'Meets the replacement');
-    assert.equal(met.status, 503, 'the write is not in the log a restart reads');
-    assert.match(met.json.message, /events\.jsonl was replaced while the server ran/);
+    const meanwhile = await create(h, 'Meanwhile');
+    assert.equal(meanwhile.status, 201);
+    await (h.app.store as FileStore).checkLogName();
+    const later = await create(h, 'After');
+    assert.equal(later.status, 503);
+    assert.match(later.json.message, /events\.jsonl was replaced while the server ran/);
     assert.equal(readFileSync(path.join(h.dataDir, 'events.jsonl'), 'utf8'), '', 'the replacement is untouched');
     const kept = readdirSync(h.dataDir).filter((name) => name.startsWith('events.jsonl.removed-'));
     assert.equal(kept.length, 1, `the open log is kept beside it (${readdirSync(h.dataDir).join(', ')})`);
     const copy = readFileSync(path.join(h.dataDir, kept[0]!), 'utf8');
-    assert.ok(copy.includes(before.json.id), 'the copy holds what was acknowledged');
-    assert.ok(!copy.includes('Meets the replacement'), 'and not the refused write');
-    assert.match(met.json.message, new RegExp(kept[0]!.replace(/\./g, '\\.')));
+    assert.ok(copy.includes(before.json.id) && copy.includes(meanwhile.json.id), 'the copy holds what was acknowledged');
+    assert.match(later.json.message, new RegExp(kept[0]!.replace(/\./g, '\\.')));
     assert.equal((await h.request('GET', '/health')).status, 503);
   } finally {
     await h.close();

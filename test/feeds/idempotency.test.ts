@@ -167,11 +167,13 @@ test('Idempotency-Key answers are forgotten after 24 h, and survive a restart an
   app = await openApp(dir, clock.now);
   assert.equal((await post('a')).text, first.text, 'replayed after a restart: the body as first answered, not the event now');
   assert.equal((await post('a')).headers['Idempotent-Replayed'], 'true');
+  assert.equal((await post('a')).headers['ETag'], first.headers['ETag'], 'and its ETag');
 
   await (app.store as FileStore).compact();
   await app.close();
   app = await openApp(dir, clock.now);
   assert.equal((await post('a')).text, first.text, 'replayed after a compaction and a restart');
+  assert.equal((await post('a')).headers['ETag'], first.headers['ETag'], 'and its ETag');
   const registration = await call(app, 'POST', `/events/${first.json.id}/registrations`, { key, body: { name: 'R', email: 'r@campus.edu' }, headers: { 'Idempotency-Key': 'r' } });
   assert.equal(registration.json.id, event.id);
   assert.equal(registration.headers['Idempotent-Replayed'], 'true');

@@ -1,5 +1,5 @@
 // events.jsonl removed, moved away or replaced while the server holds it open (an operator's `rm events.jsonl*`, a
-// backup copied in while it runs): the open log is written back to disk before the batch that found it is answered.
+// backup copied in while it runs): the open log is written back to disk, and writes stop until a restart.
 import path from 'node:path';
 import type { FileSystemSeam } from './file-system.js';
 import { createKeptFile, fileStamp } from './kept-file.js';
@@ -25,10 +25,10 @@ export interface OpenLog {
 }
 
 /**
- * Watches that the log's name still names the open log, and writes the open log back when it does not: under the
- * log's name when that is free (the batch that found it is kept), else beside the file that took the name as
- * `events.jsonl.removed-<time>`, holding what was acknowledged (the batch is refused, and cut off the open log). Either
- * way later writes are refused until a restart. A write-back that fails (no room) is tried again every 5 s, and once
+ * Tells whether the log's name still names the open log, and writes the open log back when it does not: under the
+ * log's name when that is free, else beside the file that took the name as `events.jsonl.removed-<time>`, holding
+ * what was acknowledged (a batch not yet acknowledged is refused, and cut off the open log). Either way later writes
+ * are refused until a restart. A write-back that fails (no room) is tried again every 5 s, and once
  * more when the store closes.
  */
 export class LostLogGuard {
@@ -40,7 +40,7 @@ export class LostLogGuard {
   #retry: NodeJS.Timeout | undefined;
   /** Why writes are refused since the log lost its name (undefined while it has it). */
   reason: string | undefined;
-  /** Set when the batch that found the log gone was kept: the store refuses every write after it. */
+  /** Set once the log was written back under its name: what refuses every later write. */
   refuseLater: LogRemoved | undefined;
   /** True once the open log is written back (under its name or beside it). */
   #kept = false;
@@ -63,8 +63,9 @@ export class LostLogGuard {
   }
 
   /**
-   * After a batch was written and synced: `named` tells whether the log's name still names the open log, and whether
-   * anything holds that name. Resolves when the batch may be acknowledged; rejects with LogRemoved when it may not.
+   * With the open log written up to `written` (synced), of which `acknowledged` was answered: `named` tells whether the
+   * log's name still names it, and whether anything holds that name. Resolves when what was written may be
+   * acknowledged (the log is back under its name); rejects with LogRemoved when it may not.
    */
   async afterBatch(log: OpenLog, named: 'ours' | 'absent' | 'other'): Promise<void> {
     if (named === 'ours') return;
