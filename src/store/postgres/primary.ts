@@ -207,25 +207,22 @@ export class PrimaryPool {
 
   /** The newest seq in host `i`'s log: its last row's, or its newest checkpoint's when that dropped every row. */
   async #logEnd(i: number): Promise<number> {
-    const client = new this.#pg.Client({ ...this.#config(i), connectionTimeoutMillis: Math.min(this.#options.connectTimeoutMs, 2_000), query_timeout: 2_000 });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      const result = await client.query('SELECT greatest((SELECT max(seq) FROM campus_log), (SELECT max(seq) FROM campus_checkpoints), 0)::float8 AS last');
-      return (result.rows[0] as { last: number }).last;
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    const row = await this.#askHost<{ last: number }>(i, 'SELECT greatest((SELECT max(seq) FROM campus_log), (SELECT max(seq) FROM campus_checkpoints), 0)::float8 AS last');
+    return row.last;
   }
 
   async #probe(i: number): Promise<HostRole> {
+    const row = await this.#askHost<{ standby: boolean; server: string }>(i, 'SELECT pg_is_in_recovery() AS standby, pg_postmaster_start_time()::text AS server');
+    return row.standby ? 'standby' : { primary: row.server };
+  }
+
+  /** The one row of `sql` on host `i`, on a connection of its own with short deadlines (the pool may be on another host). */
+  async #askHost<Row>(i: number, sql: string): Promise<Row> {
     const client = new this.#pg.Client({ ...this.#config(i), connectionTimeoutMillis: Math.min(this.#options.connectTimeoutMs, 2_000), query_timeout: 2_000 });
     client.on('error', () => undefined);
     try {
       await client.connect();
-      const result = await client.query('SELECT pg_is_in_recovery() AS standby, pg_postmaster_start_time()::text AS server');
-      const row = result.rows[0] as { standby: boolean; server: string };
-      return row.standby ? 'standby' : { primary: row.server };
+      return (await client.query(sql)).rows[0] as Row;
     } finally {
       await client.end().catch(() => undefined);
     }
