@@ -100,7 +100,7 @@ test('LostLogGuard: a write-back that fails (no room) leaves no partial copy, re
   const warnings: string[] = [];
   const guard = new LostLogGuard({ fs, file, logger: { info() {}, warn: (message) => warnings.push(message) }, now: () => Date.UTC(2026, 10, 30), retryMs: 10 });
   try {
-    await assert.rejects(guard.afterBatch({ fd, acknowledged: 11, written: 22 }, 'absent'), (error: Error) => error instanceof LogRemoved && /writing the open log back failed \(ENOSPC: no space left on the disk\); the server tries again/.test(error.message));
+    await assert.rejects(guard.keep({ fd, acknowledged: 11, written: 22 }, 'absent'), (error: Error) => error instanceof LogRemoved && /writing the open log back failed \(ENOSPC: no space left on the disk\); the server tries again/.test(error.message));
     assert.deepEqual([...fs.files.keys()], [], 'the partial copy is removed');
     // The copy's first write failed; the open log was cut back to what was acknowledged, and the next try copies that.
     for (let tries = 0; fs.text(file) === undefined; tries++) {

@@ -362,7 +362,7 @@ export class FileStore extends QueuedStore implements EventStore {
       const named = await this.#lost.named(this.#fd).catch(() => 'ours' as const);
       if (named !== 'ours' && this.#queue.writable && !this.#stopping) {
         const log = { fd: this.#fd, acknowledged: this.#length, written: this.#length };
-        const refused = await this.#lost.afterBatch(log, named).then(() => this.#lost.refuseLater, (error: unknown) => error);
+        const refused = await this.#lost.keep(log, named).then(() => this.#lost.refuseLater, (error: unknown) => error);
         this.#queue.fail(refused);
       }
     } finally {

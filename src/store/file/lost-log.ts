@@ -15,12 +15,12 @@ export class LogRemoved extends Error {
 /** How often a write-back that failed (no room) is tried again, in ms. */
 const RETRY_MS = 5_000;
 
-/** Where the open log's lines are, after a batch at [acknowledged, written) of it. */
+/** The open log, written up to `written`, of which `acknowledged` bytes were answered. */
 export interface OpenLog {
   fd: number;
-  /** Bytes acknowledged before this batch. */
+  /** Bytes whose writes were answered. */
   acknowledged: number;
-  /** Bytes with this batch. */
+  /** Bytes written and synced. */
   written: number;
 }
 
@@ -67,7 +67,7 @@ export class LostLogGuard {
    * log's name still names it, and whether anything holds that name. Resolves when what was written may be
    * acknowledged (the log is back under its name); rejects with LogRemoved when it may not.
    */
-  async afterBatch(log: OpenLog, named: 'ours' | 'absent' | 'other'): Promise<void> {
+  async keep(log: OpenLog, named: 'ours' | 'absent' | 'other'): Promise<void> {
     if (named === 'ours') return;
     const name = path.basename(this.#file);
     try {
@@ -85,7 +85,7 @@ export class LostLogGuard {
       this.#logger.warn('the event log was removed, moved or replaced while the server ran, and writing it back failed; trying again', { file: this.#file, error: String(error) });
       this.#retryLater({ ...log, written: log.acknowledged });
     }
-    // The batch is refused: off the open log too, so whatever keeps it (a moved file, a later write-back) holds only acknowledged writes.
+    // What was not acknowledged is refused: off the open log too, so whatever keeps it (a moved file, a later write-back) holds only acknowledged writes.
     await this.#fs.ftruncate(log.fd, log.acknowledged).catch(() => undefined);
     throw new LogRemoved(this.reason);
   }
