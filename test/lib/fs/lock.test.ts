@@ -60,8 +60,9 @@ test('acquireLock() takes over a lock whose process no longer runs', (t) => {
 
 test('acquireLock() takes over a lock whose process was killed and not yet collected by its parent (a zombie)', { skip: process.platform !== 'linux' }, async (t) => {
   const dir = tempDir(t);
-  // The shell starts `sleep 0` and becomes `sleep 30`, which never waits for it: it stays a zombie while the parent lives.
-  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // The shell starts a child and becomes `sleep 30`, which never waits for it: the child stays a zombie while the parent
+  // lives. The child ends only once the shell is `sleep` (a child ending before the exec may be collected by the shell).
+  const parent = spawn('sh', ['-c', '( while [ "$(cat /proc/$$/comm)" != sleep ]; do :; done ) & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
   t.after(() => parent.kill('SIGKILL'));
   const pid = Number((await once(parent.stdout!, 'data'))[0].toString().trim());
   for (let i = 0; i < 200 && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++) await new Promise((resolve) => setTimeout(resolve, 10));
