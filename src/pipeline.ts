@@ -182,10 +182,6 @@ export function createPipeline(deps: PipelineDeps): {
     return secret !== undefined && (keys.lookup(secret) !== undefined || keys.mayBeNew(secret));
   }
 
-  /**
-   * Splits a request target into the route's path (the base path and `/v1` taken off), its query and the
-   * prefix Location and Link keep. Throws 400 for a target that is not a single-slash path, 404 outside the base path.
-   */
   /** True for a target this API answers for: under its basePath, when it is mounted under one. */
   function underBasePath(target: string): boolean {
     if (basePath === '' || !target.startsWith(basePath)) return basePath === '';
@@ -198,6 +194,10 @@ export function createPipeline(deps: PipelineDeps): {
     return method === undefined || allowed.includes(method) ? allowed : [...allowed, method];
   }
 
+  /**
+   * Splits a request target into the route's path (the base path and `/v1` taken off), its query and the
+   * prefix Location and Link keep. Throws 400 for a target that is not a single-slash path, 404 outside the base path.
+   */
   function locate(target: string): { path: string; query: string; prefix: string } {
     if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) {
       throw new ApiError('bad_request', `The request target must be a path starting with a single "/", got "${target.slice(0, 80)}".`);

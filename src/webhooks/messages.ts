@@ -44,7 +44,8 @@ export class WebhookMessage {
    * would have dropped the new ones.
    */
   idIn(logId: string): string {
-    if (this.#crc === -1) this.#crc = crc32(this.body);
+    // Of the body as sent (built once and shared with the send), not built again here.
+    if (this.#crc === -1) this.#crc = crc32(this.sentBody().text);
     return `msg_${logId}_${this.seq}_${this.index}_${this.#crc.toString(36)}`;
   }
 

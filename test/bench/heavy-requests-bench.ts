@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createKey } from '../../src/auth/key-registry.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { keepAliveRequest } from './keep-alive-request.js';
+import { median } from './load-plan.js';
 
 const quick = process.argv.includes('--quick');
 const OCCURRENCES = 500;
@@ -18,26 +20,11 @@ interface Timed {
   ms: number;
 }
 
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-}
-
-/** One request on a keep-alive agent. */
-function request(server: SpawnedServer, agent: http.Agent, key: string, method: string, target: string, body?: unknown): Promise<Timed> {
-  const url = new URL(server.url);
-  const text = body === undefined ? undefined : JSON.stringify(body);
+/** One request on a keep-alive agent, timed. */
+async function request(server: SpawnedServer, agent: http.Agent, key: string, method: string, target: string, body?: unknown): Promise<Timed> {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-    if (text !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
-    const sent = http.request({ agent, host: url.hostname, port: url.port, method, path: target, headers }, (response) => {
-      let answer = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: answer, ms: performance.now() - started }));
-    });
-    sent.on('error', reject);
-    sent.end(text);
-  });
+  const answer = await keepAliveRequest(server, agent, key, method, target, body === undefined ? undefined : JSON.stringify(body));
+  return { ...answer, ms: performance.now() - started };
 }
 
 /** Runs `work` while another client asks GET /health every 5 ms; returns the work's time and that client's longest wait. */

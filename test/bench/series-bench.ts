@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createKey } from '../../src/auth/key-registry.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { CREATE_BODY, generateData, logLines } from './data-generator.js';
+import { keepAliveRequest as request } from './keep-alive-request.js';
 import { processCpuMs } from './server-process.js';
 
 const quick = process.argv.includes('--quick');
@@ -33,21 +34,6 @@ function seriesBody(n: number): string {
   });
 }
 
-/** One request on a keep-alive agent; resolves with its status, rejects on a network error. */
-function request(server: SpawnedServer, agent: http.Agent, key: string, method: string, target: string, body?: string): Promise<{ status: number; text: string }> {
-  const url = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-    if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
-    const sent = http.request({ agent, host: url.hostname, port: url.port, method, path: target, headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-    });
-    sent.on('error', reject);
-    sent.end(body);
-  });
-}
 
 async function adminKey(dir: string): Promise<string> {
   return (await createKey(dir, { name: 'Bench', email: 'bench-series@campus.local', role: 'admin' }, { randomBytes, now: Date.now })).secret;
