@@ -70,6 +70,8 @@ export interface ConnectOptions {
   appliedSeq?: () => number;
   /** Told when such a primary was found (see PrimaryPoolOptions.onStalePrimary). */
   onStalePrimary?: (host: string, logEnd: number, applied: number) => void;
+  /** Told when another host of the URL takes writes too (see PrimaryPoolOptions.onSecondPrimary); a server sets it, the CLI does not. */
+  onSecondPrimary?: (writing: string, other: string) => void;
 }
 
 /**
@@ -130,7 +132,7 @@ const QUERY_MS = 30_000;
  */
 export async function connect(url: string, options: ConnectOptions = {}): Promise<Database> {
   const pg = await loadClient();
-  const primary = new PrimaryPool(pg, url, { max: options.max ?? 4, connectTimeoutMs: options.connectTimeoutMs ?? 3000, session: SESSION_SETTINGS, onSwitch: options.onSwitch, appliedSeq: options.appliedSeq, onStalePrimary: options.onStalePrimary });
+  const primary = new PrimaryPool(pg, url, { max: options.max ?? 4, connectTimeoutMs: options.connectTimeoutMs ?? 3000, session: SESSION_SETTINGS, onSwitch: options.onSwitch, appliedSeq: options.appliedSeq, onStalePrimary: options.onStalePrimary, onSecondPrimary: options.onSecondPrimary });
   await primary.start();
   const rowsOf = <Row>(result: pgType.QueryResult): Row[] => result.rows as Row[];
   const retryMs = options.retryMs ?? 500;

@@ -16,6 +16,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         'a primary among the hosts of the URL holds an older log than this instance has read: not writing to it (two servers take writes, or a standby was promoted before it had every write); writes get 503 until the server written to answers again, or until this instance is restarted on a URL naming the right one',
         { host, log_end: logEnd, applied },
       ),
+    onSecondPrimary: (writing, other) =>
+      options.logger?.warn(
+        'another host of the URL is a primary too: two servers take writes (a split brain), and what is written to the other is never seen here; stop it and rebuild it as a standby of the one written to (pg_rewind, or pg_basebackup -R), after saving any writes it took that are not on this one',
+        { writing_to: writing, other_primary: other },
+      ),
   });
   try {
     const migrated = await migrateSchema(db);

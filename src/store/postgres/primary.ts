@@ -17,6 +17,11 @@ export interface PrimaryPoolOptions {
   appliedSeq?: (() => number) | undefined;
   /** Told when a primary was found whose log ends before `applied` (each host and end once). */
   onStalePrimary?: ((host: string, logEnd: number, applied: number) => void) | undefined;
+  /**
+   * Told when another host of the URL is a primary too (a split brain), once per server: with this set and several
+   * hosts, the others are probed every SECOND_PRIMARY_WATCH_MS while the instance runs.
+   */
+  onSecondPrimary?: ((writing: string, other: string) => void) | undefined;
 }
 
 /** A primary among the URL's hosts whose log ends (`logEnd`) before what this instance has read (`applied`). */
@@ -34,6 +39,9 @@ export function downReason(down: string, stale: StalePrimary | undefined): strin
 
 /** How often the hosts may be probed again after a failure, at most. */
 const REPROBE_MS = 500;
+
+/** How often a running instance asks the other hosts whether one of them takes writes too. */
+const SECOND_PRIMARY_WATCH_MS = 5_000;
 
 /**
  * True for an error the server reported for a statement on a connection that goes on (severity ERROR): the statement,
@@ -72,6 +80,10 @@ export class PrimaryPool {
   #stale: StalePrimary | undefined;
   #probedAt = -Infinity;
   #ended = false;
+  /** The timer of the look for a second primary, and the servers already reported (`host index:server identity`). */
+  #watch: NodeJS.Timeout | undefined;
+  #looking: Promise<void> | undefined;
+  readonly #secondPrimaries = new Set<string>();
 
   constructor(pg: typeof pgType, url: string, options: PrimaryPoolOptions) {
     this.#pg = pg;
@@ -83,6 +95,12 @@ export class PrimaryPool {
   async start(): Promise<void> {
     if (this.#url.hosts.length > 1) this.#index = await findPrimary(this.#url.hosts.length, (i) => this.#probe(i), (i) => this.#url.nameOf(i));
     this.#pool = this.#open(this.#index);
+    if (this.#url.hosts.length > 1 && this.#options.onSecondPrimary !== undefined) {
+      this.#watch = setInterval(() => {
+        if (this.#looking !== undefined || this.#probing !== undefined || this.#ended) return;
+        this.#looking = this.#lookForSecondPrimary().finally(() => (this.#looking = undefined));
+      }, SECOND_PRIMARY_WATCH_MS).unref();
+    }
   }
 
   /** The pool of the current primary. */
@@ -135,7 +153,9 @@ export class PrimaryPool {
 
   async end(): Promise<void> {
     this.#ended = true;
+    clearInterval(this.#watch);
     await this.#probing;
+    await this.#looking;
     await this.#pool?.end();
   }
 
@@ -160,6 +180,27 @@ export class PrimaryPool {
       }
     }
     this.#switchTo(index);
+  }
+
+  /**
+   * Asks every host whether it is a primary. Another server than the one written to taking writes (its former primary
+   * started again as one after a promotion, a partition that promoted a standby) holds writes this instance never reads,
+   * and one of the two histories will be lost when an operator keeps the other: said at once, not when a restart fails.
+   */
+  async #lookForSecondPrimary(): Promise<void> {
+    const writing = this.#index;
+    const servers = await Promise.all(this.#url.hosts.map((_, i) => this.#probe(i).then((role) => (typeof role === 'object' && 'primary' in role ? role.primary : undefined), () => undefined)));
+    const own = servers[writing];
+    // The host written to is away or a standby now: suspect() looks for the primary; nothing to compare with.
+    if (own === undefined || writing !== this.#index || this.#ended) return;
+    servers.forEach((server, i) => {
+      // Two names of one server are one primary.
+      if (server === undefined || server === own) return;
+      const seen = `${i}:${server}`;
+      if (this.#secondPrimaries.has(seen)) return;
+      this.#secondPrimaries.add(seen);
+      this.#options.onSecondPrimary?.(this.#url.nameOf(writing), this.#url.nameOf(i));
+    });
   }
 
   #switchTo(index: number): void {

@@ -18,7 +18,7 @@ function runServerAsync(args: string[]): Promise<{ status: number | null; stderr
 }
 
 describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }, () => {
-  it('the primary killed under load and its synchronous standby promoted: every instance writes again without a restart, every acknowledged write is there, and the old primary started again as a primary stops a new instance from starting', async (t) => {
+  it('the primary killed under load and its synchronous standby promoted: every instance writes again without a restart, every acknowledged write is there, and the old primary started again as a primary stops a new instance from starting and is named by the running ones', async (t) => {
     const pair = await startPostgresPair();
     try {
       const { url, standbyUrl } = await pair.createDatabase('failover');
@@ -58,6 +58,8 @@ describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }
         assert.ok(Number(onStandby) > 60, `the promoted server holds the log (${onStandby} rows)`);
         // The old primary's machine comes back, and it starts as a primary (nothing made it a standby): a new instance on
         // the URL, which names it first, refuses to start rather than write to it (it holds none of the writes since).
+        const SECOND_PRIMARY = /"msg":"another host of the URL is a primary too[^\n]*/;
+        for (const server of three.servers) assert.doesNotMatch(server.stderr(), SECOND_PRIMARY, 'no second primary while the old one was down');
         pair.primary.start();
         const fresh = await runServerAsync(['--port', '0', '--store', url, '--console', 'off']);
         assert.equal(fresh.status, 1, fresh.stderr);
@@ -65,6 +67,14 @@ describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }
         // The running instances stay on the promoted server.
         const after = await three.call(1, 'POST', '/events', newEvent(2, 10));
         assert.equal(after.status, 201);
+        // And the running instances say at once that a second server takes writes (they look every 5 s), naming both.
+        for (const [i, server] of three.servers.entries()) {
+          for (let tries = 0; !SECOND_PRIMARY.test(server.stderr()); tries++) {
+            assert.ok(tries < 150, `instance ${i} warns of the second primary: ${server.stderr().slice(-1500)}`);
+            await sleep(100);
+          }
+          assert.match(SECOND_PRIMARY.exec(server.stderr())![0], new RegExp(`"writing_to":"127\\.0\\.0\\.1:${pair.standbyPort}","other_primary":"127\\.0\\.0\\.1:${pair.primary.port}"`));
+        }
         // The old primary takes writes as one does (its wait for a synchronous standby lifted), and the promoted server
         // restarts: the instances, finding only the old one a primary meanwhile, must not move to it (its log ends before
         // what they have read; written to, it would hand out those seqs again and a restart would drop what they hold).
