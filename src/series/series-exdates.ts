@@ -3,6 +3,8 @@ import { lenientInstantOf, ruleStarts, ScheduleProblem, wallOf } from './expand.
 import type { RecurrenceRule } from './recurrence-rule.js';
 import { MAX_TIME_MS, MIN_TIME_MS } from '../events/time.js';
 
+const DAY_MS = 86_400_000;
+
 /** The schedule an exdate belongs to: the first start and the zone its wall clock is read in. */
 interface Anchor {
   startMs: number;
@@ -50,7 +52,25 @@ export function planExdates(to: Anchor, rule: RecurrenceRule, sent: readonly num
 function moved(ms: number, from: Anchor, to: Anchor): number {
   if (from.startMs === to.startMs && from.zone === to.zone) return ms;
   const shift = wallOf(to.zone, to.startMs) - wallOf(from.zone, from.startMs);
-  return lenientInstantOf(to.zone, wallOf(from.zone, ms) + shift);
+  return lenientInstantOf(to.zone, scheduledWall(ms, from) + shift);
+}
+
+/**
+ * The wall time `from`'s schedule names for its start `ms`: its day (or the day before) at the first start's time of
+ * day, when that is where it falls, else what the clocks show at `ms`. They differ for a start moved into a
+ * spring-forward gap: 02:30 on that night is kept as 03:30 on the clocks, and moved back an hour it must be 01:30
+ * again, not 02:30 (in the gap once more, so 03:30 for good, and the cancelled occurrence at 01:30 back).
+ */
+function scheduledWall(ms: number, from: Anchor): number {
+  const wall = wallOf(from.zone, ms);
+  const timeOfDay = mod(wallOf(from.zone, from.startMs), DAY_MS);
+  const day = wall - mod(wall, DAY_MS);
+  for (const named of [day + timeOfDay, day - DAY_MS + timeOfDay]) if (lenientInstantOf(from.zone, named) === ms) return named;
+  return wall;
+}
+
+function mod(value: number, by: number): number {
+  return ((value % by) + by) % by;
 }
 
 function sameSet(a: readonly number[], b: readonly number[]): boolean {

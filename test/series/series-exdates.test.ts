@@ -135,3 +135,23 @@ test('a series whose deletes took its exdates past 500 is still sent back as rea
   assert.equal(after.exdates.length, 501);
 });
 
+
+test('a cancelled occurrence stays cancelled when the series moves into a spring-forward gap and back', () => {
+  // Daily at 01:30 in Berlin and 01:00 in New York; the night the clocks skip 02:00–03:00 is cancelled; the series moves
+  // an hour later (that night's start is then in the gap) and back.
+  for (const { zone, firstMs, cancelledMs } of [
+    { zone: 'Europe/Berlin', firstMs: Date.UTC(2027, 2, 26, 0, 30), cancelledMs: Date.UTC(2027, 2, 28, 0, 30) },
+    { zone: 'America/New_York', firstMs: Date.UTC(2027, 2, 12, 6), cancelledMs: Date.UTC(2027, 2, 14, 6) },
+  ]) {
+    const body = { title: 'Night shift', category: 'academic', location: 'Lab', capacity: 5, time_zone: zone, start_time: new Date(firstMs).toISOString(), end_time: new Date(firstMs + HOUR_MS / 2).toISOString(), recurrence: 'FREQ=DAILY;COUNT=5' };
+    let series = stored(undefined, validateSeries(body, ORGANIZER, undefined, 'UTC'));
+    series = withoutOccurrence(series, { id: 'evt_victim', startMs: cancelledMs } as StoredEvent);
+    const exdates = series.exdates;
+    for (const startMs of [firstMs + HOUR_MS, firstMs]) {
+      const input = validateSeries({ start_time: new Date(startMs).toISOString(), end_time: new Date(startMs + HOUR_MS / 2).toISOString() }, ORGANIZER, series, 'UTC');
+      series = stored(series, input);
+      assert.ok(!input.occurrences.some((occurrence) => occurrence.startMs === cancelledMs), `${zone}: ${new Date(cancelledMs).toISOString()} came back: ${JSON.stringify(series.exdates)}`);
+    }
+    assert.deepEqual(series.exdates, exdates, `${zone}: moved and moved back, the exdates are as they were`);
+  }
+});
