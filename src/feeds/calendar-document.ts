@@ -54,7 +54,8 @@ function renderEvent(event: CalendarEvent): string {
     'BEGIN:VEVENT\r\n' +
     foldLine(`UID:${event.id}@${UID_DOMAIN}`) +
     `DTSTAMP:${modified}\r\n` +
-    `DTSTART:${utcDateTime(event.startMs)}\r\n` +
+    // An event within the last second of 9999 starts a second earlier, since its end cannot be rounded past it.
+    `DTSTART:${utcDateTime(Math.min(event.startMs, LAST_SECOND_MS - 1000))}\r\n` +
     // Rounded up to its second, as DTSTART is rounded down: the VEVENT covers the event, and an end within the second
     // of its start still comes after it (RFC 5545 §3.6.1).
     `DTEND:${utcDateTime(Math.min(Math.ceil(event.endMs / 1000) * 1000, LAST_SECOND_MS))}\r\n` +

@@ -63,6 +63,9 @@ test('renderCalendar() keeps DTSTART and DTEND whole seconds that cover the even
   assert.ok(text.includes('\r\nDTSTART:20261226T100000Z\r\nDTEND:20261226T100001Z\r\n'), text);
   const endOfTime = renderCalendar('Campus events', [event({ startMs: Date.UTC(9999, 11, 31, 23), endMs: Date.UTC(9999, 11, 31, 23, 59, 59, 500) })]);
   assert.ok(endOfTime.includes('\r\nDTSTART:99991231T230000Z\r\nDTEND:99991231T235959Z\r\n'), 'an end in the last second of 9999 stays in 9999');
+  // One within that second still ends after it starts (RFC 5545 §3.8.2.2): it starts a second early.
+  const lastSecond = renderCalendar('Campus events', [event({ startMs: Date.UTC(9999, 11, 31, 23, 59, 59), endMs: Date.UTC(9999, 11, 31, 23, 59, 59, 999) })]);
+  assert.ok(lastSecond.includes('\r\nDTSTART:99991231T235958Z\r\nDTEND:99991231T235959Z\r\n'), lastSecond);
   const exact = renderCalendar('Campus events', [event({ endMs: Date.UTC(2026, 8, 1, 19, 0, 0, 0) })]);
   assert.ok(exact.includes('\r\nDTEND:20260901T190000Z\r\n'), 'a whole second stays as it is');
 });
