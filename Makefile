@@ -57,8 +57,8 @@ build: dist/server.js
 
 # The clone's data/ comes from git as 0755; the log in it holds organizers' e-mails (docs/operations.md).
 run: build
-	mkdir -p data && chmod 700 data
-	node dist/server.js
+	@mkdir -p data && chmod 700 data
+	@node dist/server.js
 
 # Node 20's --test neither expands globs nor finds .ts files in folders, and exits 0 when
 # nothing ran: pass the lists, and fail unless each of the two summaries counts at least one test.
