@@ -19,7 +19,7 @@ let api: JourneyServer['api'];
 
 before(async () => {
   if (skip !== false) return;
-  // The campus and the browser of the main journey share a zone far from UTC; console-round-two.test.ts sets them apart.
+  // The campus and the browser of the main journey share a zone far from UTC; console-zones-and-messages.test.ts sets them apart.
   journey = await startJourneyServer(['--time-zone', 'America/Los_Angeles']);
   ({ keys, api } = journey);
   server = { url: journey.url };
