@@ -21,7 +21,7 @@ import { LeasedWindowLimiter } from './limits/leased-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
 import { reviewRoutes } from './events/review-routes.js';
-import { freshOnNotFound } from './events/fresh-on-not-found.js';
+import { freshOnNotFound } from './http/fresh-on-not-found.js';
 import { calendarRoute } from './feeds/calendar-route.js';
 import { registrationRoutes } from './registrations/registration-routes.js';
 import { seriesRoutes } from './series/series-routes.js';

@@ -232,7 +232,7 @@ describe('an instance cut off from the database, asked about what another instan
         // Either outage answer of §12, never a 404 or 410 from memory: the instance cannot tell whether another wrote
         // it, or (a key it held no rate-limit slot for during the outage, decided before the request is looked at)
         // it cannot count the request. Which one depends on the slots it leased ahead (the catch-up's own answer is
-        // checked in test/events/fresh-on-not-found.test.ts).
+        // checked in test/http/fresh-on-not-found.test.ts).
         assert.match(text, /"error":"unavailable".*(cannot tell whether another one has written it|holds no slot of the limit)/, `${method} ${path}`);
         assert.match(answer.headers.get('retry-after') ?? '', text.includes('cannot tell') ? /^1$/ : /^[1-9]\d*$/);
       }

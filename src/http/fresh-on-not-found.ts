@@ -1,8 +1,8 @@
 // With several instances (API.md §12), an id this instance has not seen yet may exist, and a change-feed position
 // another instance gave may be ahead of this one: catch up once before a 404 or a 410, and answer 503 when the
 // database cannot say.
-import { ApiError } from '../http/errors.js';
-import type { Route } from '../http/route.js';
+import { ApiError } from './errors.js';
+import type { Route } from './route.js';
 
 /** A store that can read what other instances committed, now (the PostgreSQL store). */
 export interface CatchingUp {

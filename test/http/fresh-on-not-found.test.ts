@@ -1,7 +1,7 @@
 // freshOnNotFound(): a 404 waits for the store to catch up with other instances once, then the route runs again.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { freshOnNotFound } from '../../src/events/fresh-on-not-found.js';
+import { freshOnNotFound } from '../../src/http/fresh-on-not-found.js';
 import { ApiError } from '../../src/http/errors.js';
 import { StoreUnavailable } from '../../src/store/store-errors.js';
 import type { RequestContext, Route } from '../../src/http/route.js';
