@@ -17,6 +17,7 @@ import { AUTH_FAILURE_PREFIX, createPipeline, type CoreResponse } from './pipeli
 import { KEY_ID_PREFIX } from './auth/api-key.js';
 import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-registry.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
+import { restoreLimits, saveLimits } from './limits/saved-limits.js';
 import { LeasedWindowLimiter } from './limits/leased-window.js';
 import { AuthFailureThrottle } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
@@ -240,18 +241,24 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   // On several instances, one that stood still (SIGSTOP, a paused VM) catches up before it answers again.
   const stalls = postgres === undefined ? undefined : new StallGuard({ catchUp: () => Promise.all([postgres.catchUp(), keys.refresh()]) });
   const cors = new CorsPolicy(options.corsOrigins ?? []);
+  // Windows measure time passing: this instance's own limits count on a clock no wall-clock step moves. Those
+  // leased from PostgreSQL count on the instances' wall clocks, which share the database's sixtieths of a window.
+  const limitNow = options.now ?? (leased === undefined ? steadyNow : Date.now);
+  const limiter = new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 });
+  const authFailures = new AuthFailureThrottle();
+  // A data folder keeps its limits across a stop (on PostgreSQL the database holds them; memory keeps nothing).
+  const folderLimits = postgres === undefined && options.store !== 'memory' ? { limiter, throttle: authFailures } : undefined;
+  if (folderLimits !== undefined) await restoreLimits(dataDir, folderLimits, limitNow(), (message, fields) => logger.warn(message, fields));
   const pipeline = createPipeline({
     router,
     keys,
     beforeRequest: stalls === undefined ? undefined : () => stalls.check(),
-    limiter: leased ?? new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 }),
-    authFailures: new AuthFailureThrottle(),
+    limiter: leased ?? limiter,
+    authFailures,
     sharedAuthFailures: leasedFailures,
     cors,
     logger,
-    // Windows measure time passing: this instance's own limits count on a clock no wall-clock step moves. Those
-    // leased from PostgreSQL count on the instances' wall clocks, which share the database's sixtieths of a window.
-    now: options.now ?? (leased === undefined ? steadyNow : Date.now),
+    now: limitNow,
     rateWindowSeconds: rateWindow,
     basePath,
     pathHeaders: consoleAssets === undefined ? undefined : consolePathHeaders,
@@ -286,6 +293,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
         await leased?.close();
         await leasedFailures?.close();
         await webhooks.service.close();
+        if (folderLimits !== undefined) await saveLimits(dataDir, folderLimits, { sync: internal.unsafeNoSync !== true, warn: (message, fields) => logger.warn(message, fields) });
         await store.close();
         logger.flush();
       })();

@@ -1,7 +1,7 @@
 // Limits failed authentications per client address so API keys cannot be guessed by brute force.
 
 import { addressKey, widerPrefixKey } from "./address.js";
-import { SlidingWindowLimiter } from "./sliding-window.js";
+import { SlidingWindowLimiter, type SavedWindows } from "./sliding-window.js";
 
 /** Options for {@link AuthFailureThrottle}. */
 export interface AuthFailureThrottleOptions {
@@ -15,6 +15,15 @@ export interface AuthFailureThrottleOptions {
   maxBlocked?: number;
   /** Blocked /64s within one IPv6 /48 that block the whole /48 too. Default 16. */
   prefixFlood?: number;
+}
+
+/** What a throttle held, for one started later (see AuthFailureThrottle.save). */
+export interface SavedThrottle {
+  failures: SavedWindows;
+  /** Address key (or /48) and when its block ends, in ms. */
+  blocked: Array<[key: string, until: number]>;
+  /** IPv6 /48 and when the blocks of its blocked /64s end. */
+  prefixes: Array<[prefix: string, ends: number[]]>;
 }
 
 /** Whether an address may try a key now, and if not, for how long to wait. */
@@ -63,6 +72,22 @@ export class AuthFailureThrottle {
   /** Number of addresses currently remembered (counted or blocked). */
   get size(): number {
     return this.#failures.size + this.#blocked.size;
+  }
+
+  /** The failures counted and the blocks in force, for a throttle started later (a server restarted). */
+  save(): SavedThrottle {
+    return { failures: this.#failures.save(), blocked: [...this.#blocked], prefixes: [...this.#prefixBlocks] };
+  }
+
+  /** Counts again what a throttle of the same window saved; blocks that ended by `nowMs`, or end past a window from it, are dropped. */
+  restore(saved: SavedThrottle, nowMs: number): void {
+    this.#failures.restore(saved.failures);
+    const inForce = (until: unknown): until is number => typeof until === 'number' && until > nowMs && until <= nowMs + this.#windowMs;
+    for (const [key, until] of saved.blocked) if (inForce(until) && !this.#blocked.has(key)) this.#block(key, until, nowMs);
+    for (const [prefix, ends] of saved.prefixes) {
+      const kept = ends.filter(inForce).slice(-this.#prefixFlood);
+      if (kept.length > 0 && !this.#prefixBlocks.has(prefix) && this.#prefixBlocks.size < this.#maxBlocked) this.#prefixBlocks.set(prefix, kept);
+    }
   }
 
   /** Whether `remoteAddress` has used up its failures; checked before trying a key. */

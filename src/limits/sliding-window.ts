@@ -32,6 +32,16 @@ function slotOf(bucket: number): number {
   return ((bucket % RING_SIZE) + RING_SIZE) % RING_SIZE;
 }
 
+/**
+ * The counts of every key a limiter held, for one started later on the same window (a server restarted on its data
+ * folder): per key, its head bucket and oldest counted bucket, then for each counted bucket its distance back from the
+ * head, its count and the time of its latest request in it.
+ */
+export interface SavedWindows {
+  windowMs: number;
+  keys: Array<[key: string, buckets: number[]]>;
+}
+
 interface KeyState {
   /**
    * One buffer for the ring (one object per key, not two): slot `i` holds the count of its bucket,
@@ -89,6 +99,51 @@ export class SlidingWindowLimiter {
   /** Number of keys currently held. */
   get size(): number {
     return this.#young.size + this.#old.size;
+  }
+
+  /** Every key with requests still counted, oldest used first (see SavedWindows). */
+  save(): SavedWindows {
+    const keys: SavedWindows['keys'] = [];
+    for (const generation of [this.#old, this.#young]) {
+      for (const [key, state] of generation) {
+        if (state.total === 0) continue;
+        const buckets = [state.headBucket, state.oldest];
+        for (let back = BUCKETS_PER_WINDOW; back >= 0; back--) {
+          const slot = slotOf(state.headBucket - back);
+          const count = state.counts[slot] ?? 0;
+          if (count > 0) buckets.push(back, count, state.counts[RING_SIZE + slot] ?? 0);
+        }
+        keys.push([key, buckets]);
+      }
+    }
+    return { windowMs: this.windowMs, keys };
+  }
+
+  /**
+   * Counts again what another limiter saved, when its window was this one's (bucket numbers depend on it). A key this
+   * limiter already holds keeps its own counts; an entry not of save()'s shape is skipped. Returns the keys restored.
+   */
+  restore(saved: SavedWindows): number {
+    if (saved.windowMs !== this.windowMs) return 0;
+    let restored = 0;
+    for (const [key, buckets] of saved.keys) {
+      if (this.#young.has(key) || this.#old.has(key)) continue;
+      const [headBucket, oldest] = buckets;
+      if (!Number.isSafeInteger(headBucket) || !Number.isSafeInteger(oldest) || buckets.length % 3 !== 2) continue;
+      const state: KeyState = { counts: new Uint32Array(2 * RING_SIZE), headBucket: headBucket!, total: 0, oldest: oldest! };
+      for (let i = 2; i < buckets.length; i += 3) {
+        const [back, count, latest] = [buckets[i]!, buckets[i + 1]!, buckets[i + 2]!];
+        if (!(Number.isInteger(back) && back >= 0 && back <= BUCKETS_PER_WINDOW && Number.isInteger(count) && count > 0 && count <= MAX_LIMIT && Number.isInteger(latest) && latest >= 0 && latest <= MAX_LIMIT)) continue;
+        const slot = slotOf(headBucket! - back);
+        state.total += count - (state.counts[slot] ?? 0);
+        state.counts[slot] = count;
+        state.counts[RING_SIZE + slot] = latest;
+      }
+      if (state.total === 0) continue;
+      this.#keep(key, state);
+      restored++;
+    }
+    return restored;
   }
 
   /** Counts one request for `key` if it fits in the window; a refused request is not counted. */
@@ -150,14 +205,19 @@ export class SlidingWindowLimiter {
       const bucket = this.#bucketOf(now);
       if (state === undefined) state = { counts: new Uint32Array(2 * RING_SIZE), headBucket: bucket, total: 0, oldest: bucket };
       else this.#old.delete(key);
-      if (this.#young.size >= this.#generationSize) {
-        this.#old = this.#young;
-        this.#young = new Map();
-      }
-      this.#young.set(key, state);
+      this.#keep(key, state);
     }
     this.#advance(state, now);
     return state;
+  }
+
+  /** Puts `state` in the young generation, which becomes the old one when full. */
+  #keep(key: string, state: KeyState): void {
+    if (this.#young.size >= this.#generationSize) {
+      this.#old = this.#young;
+      this.#young = new Map();
+    }
+    this.#young.set(key, state);
   }
 
   /** Moves the ring to `now`: buckets 61 or more behind are dropped, and the one 60 behind once a window has passed since its latest request. */

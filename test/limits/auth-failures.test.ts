@@ -93,3 +93,32 @@ test("recordFailure() counts only /64 blocks that overlap: 16 blocks spread over
   for (let net = 0; net < 16; net++) throttle.recordFailure(`2001:db8:9:${net.toString(16)}::1`, net * 3_600_000);
   assert.equal(throttle.isBlocked("2001:db8:9:ffff::1", 15 * 3_600_000).blocked, false);
 });
+
+test("save() and restore(): a throttle restored after a stop blocks and counts as the saved one did; an ended block is dropped", () => {
+  const throttle = new AuthFailureThrottle({ maxFailures: 3, windowMs: 60_000, prefixFlood: 2 });
+  for (let i = 0; i < 3; i++) throttle.recordFailure("192.0.2.1", 1_000);
+  throttle.recordFailure("192.0.2.2", 2_000);
+  // Two blocked /64s of one /48 block the /48 for a window.
+  for (const address of ["2001:db8:1:1::1", "2001:db8:1:2::1"]) for (let i = 0; i < 3; i++) throttle.recordFailure(address, 3_000);
+  const saved = JSON.parse(JSON.stringify(throttle.save()));
+  const restored = new AuthFailureThrottle({ maxFailures: 3, windowMs: 60_000, prefixFlood: 2 });
+  restored.restore(saved, 5_000);
+  assert.deepEqual(restored.isBlocked("192.0.2.1", 5_000), { blocked: true, retryAfterSeconds: 56 });
+  for (const address of ["192.0.2.1", "192.0.2.2", "2001:db8:1:3::1"]) assert.deepEqual(restored.isBlocked(address, 5_000), throttle.isBlocked(address, 5_000), address);
+  // One more failure of .2 is its second of three, as before the stop.
+  restored.recordFailure("192.0.2.2", 6_000);
+  assert.equal(restored.isBlocked("192.0.2.2", 6_000).blocked, false);
+  restored.recordFailure("192.0.2.2", 6_000);
+  assert.equal(restored.isBlocked("192.0.2.2", 6_000).blocked, true);
+  // The blocks end when they would have: .1's a window after its failures, the /48's a window after it began.
+  for (const [address, at, blocked] of [["192.0.2.1", 61_000, false], ["2001:db8:1:3::1", 62_999, true], ["2001:db8:1:3::1", 63_000, false]] as const) {
+    const decision = restored.isBlocked(address, at);
+    assert.deepEqual(decision, throttle.isBlocked(address, at), `${address} at ${at} ms`);
+    assert.equal(decision.blocked, blocked, `${address} at ${at} ms`);
+  }
+  // Restored after every block has ended, nothing is blocked.
+  const late = new AuthFailureThrottle({ maxFailures: 3, windowMs: 60_000, prefixFlood: 2 });
+  late.restore(saved, 200_000);
+  assert.equal(late.isBlocked("192.0.2.1", 200_000).blocked, false);
+  assert.equal(late.isBlocked("2001:db8:1:3::1", 200_000).blocked, false);
+});

@@ -240,3 +240,52 @@ test('refund() gives back the latest counted request, so a refused one does not 
   limiter.refund('unknown', 3_500);
   assert.equal(limiter.peek('unknown', 3_500).remaining, 2);
 });
+
+test("save() and restore(): a limiter restored from another's saved counts decides as that one would, from then on (seeded)", () => {
+  const seed = Number(process.env["LIMITER_SEED"] ?? Math.floor(Math.random() * 2 ** 31));
+  const random = mulberry32(seed);
+  for (let round = 0; round < 50; round++) {
+    const windowMs = [60_000, 3_600_000, 7_000][Math.floor(random() * 3)]!;
+    const limit = 1 + Math.floor(random() * 20);
+    const before = new SlidingWindowLimiter({ limit, windowMs });
+    let now = Math.floor(random() * 1e12);
+    const keys = ["a", "b", "c", "d"];
+    const step = (limiter: SlidingWindowLimiter, key: string, at: number) => limiter.take(key, at);
+    const times: number[] = [];
+    for (let i = 0; i < 200; i++) times.push((now += Math.floor(random() * (windowMs / 20))));
+    const picks = times.map(() => keys[Math.floor(random() * keys.length)]!);
+    const cut = Math.floor(random() * times.length);
+    for (let i = 0; i < cut; i++) step(before, picks[i]!, times[i]!);
+    const after = new SlidingWindowLimiter({ limit, windowMs });
+    // Through JSON, as the file holds it.
+    after.restore(JSON.parse(JSON.stringify(before.save())));
+    for (let i = cut; i < times.length; i++) {
+      const key = picks[i]!;
+      assert.deepEqual(step(after, key, times[i]!), step(before, key, times[i]!), `LIMITER_SEED=${seed}: round ${round}, request ${i} (saved after ${cut}) of key ${key}`);
+      assert.deepEqual(after.peek("e", times[i]!), before.peek("e", times[i]!));
+    }
+  }
+});
+
+test("restore() keeps nothing of another window's counts, nor a malformed entry, and leaves a key already counted as it is", () => {
+  const minute = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
+  minute.take("k", 1_000);
+  minute.take("k", 1_500);
+  const saved = minute.save();
+  // Head bucket 1 (of 1 s), the oldest counted 1; 0 back from the head: 2 requests, the latest 500 ms into it.
+  assert.deepEqual(saved, { windowMs: 60_000, keys: [["k", [1, 1, 0, 2, 500]]] });
+  const hour = new SlidingWindowLimiter({ limit: 2, windowMs: HOUR });
+  assert.equal(hour.restore(saved), 0);
+  assert.equal(hour.take("k", 3_000).remaining, 1);
+  const other = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
+  other.take("k", 2_500);
+  assert.equal(other.restore({ windowMs: 60_000, keys: [["k", [0, 0, 0, 2, 1_000]], ["bad", [0, 0, 61, 1, 0]], ["worse", [0.5, 0]], ["zero", [0, 0, 0, 0, 0]]] }), 0);
+  assert.equal(other.take("k", 3_000).remaining, 0, "k kept its own single request");
+  assert.equal(other.size, 1);
+  const fresh = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
+  assert.equal(fresh.restore(saved), 1);
+  // Freed a window after the latest request: 61.5 s, 58.5 s from now.
+  assert.deepEqual(fresh.take("k", 3_000), { allowed: false, limit: 2, remaining: 0, resetSeconds: 59 });
+  assert.equal(fresh.take("k", 61_499).allowed, false);
+  assert.equal(fresh.take("k", 61_500).allowed, true);
+});
