@@ -214,6 +214,8 @@ test('IdempotencyGuard messages name the key, clipped past 60 characters, and an
   const guard = new IdempotencyGuard(new MemoryStore(), () => 0);
   refusal(() => guard.begin(contextOf('key_a', ''), render), 'bad_request', 'got an empty one.');
   refusal(() => guard.begin(contextOf('key_a', 'caf\u00e9'), render), 'bad_request', 'got "caf\u00e9".');
+  // UTF-8 bytes, as node hands them over (read as Latin-1): quoted as the client wrote them.
+  refusal(() => guard.begin(contextOf('key_a', Buffer.from('k\u00e9y', 'utf8').toString('latin1')), render), 'bad_request', 'got "k\u00e9y".');
   const sixty = 'k'.repeat(60);
   const long = `${'l'.repeat(57)}XYZW`;
   guard.begin(contextOf('key_a', sixty), render);
