@@ -79,7 +79,7 @@ test('createApp refuses a mistaken option before touching the folder, so the cor
     }
     const app = await createApp({ dataDir, keyPollMs: 0, rateLimit: 10 });
     await app.close();
-    assert.deepEqual(readdirSync(dataDir).sort(), ['events.jsonl', 'keys.json']);
+    assert.deepEqual(readdirSync(dataDir).sort(), ['events.jsonl', 'keys.json', 'rate-limits.json']);
   } finally {
     remove();
   }

@@ -1,6 +1,8 @@
 // The per-API-key quota of live Idempotency-Keys (issue 22 point 2): sized from the rate limit, a 429 past it, answers never forgotten early.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import test from 'node:test';
 import { openApp } from '../../src/app.js';
 import { createKey } from '../../src/auth/key-registry.js';
@@ -33,8 +35,10 @@ test('past its quota a key gets 429 for a new Idempotency-Key (Retry-After until
     assert.equal((await post(key, name, name)).status, 201);
     now += 1000;
   }
-  // The rate limiter forgets on a restart; the answers (and so the quota's count) do not.
+  // A stop saves the rate limits (rate-limits.json); without that file (removed, or a kill -9 after a start with none)
+  // the limiter starts afresh, but the answers (and so the quota's count) do not.
   await app.close();
+  rmSync(path.join(dir, 'rate-limits.json'));
   app = await openApp(options, { unsafeNoSync: true });
   t.after(() => app.close());
   const refused = await post(key, 'k4');
