@@ -15,16 +15,27 @@ export interface FieldRule {
   schema: Record<string, unknown>;
 }
 
+/** A text of one line: no control character (C0, DEL, C1). */
+export const LINE_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+/** A text of several lines: tab, newline and carriage return, and no other control character. */
+export const LINES_PATTERN = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$';
+
+/**
+ * Control characters and the invisible format characters of the Basic Multilingual Plane (Unicode's Cf there), as a
+ * pattern's character class without the u flag can list them: what the service refuses in an e-mail address (the few
+ * format characters above it, such as language tags, are refused too but not listed).
+ */
+const NOT_SHOWN = '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb';
+
 /**
  * An e-mail address as the service takes it (checks.ts `email`): one `@`, no spaces or control characters, a domain
- * with a dot, at most 254 characters, letters outside ASCII allowed (invisible format characters are refused too, which
- * a pattern without the u flag cannot say). Not `format: email`: validators read that as ASCII-only addresses and
+ * with a dot, at most 254 characters, letters outside ASCII allowed, invisible format characters refused (NOT_SHOWN). Not `format: email`: validators read that as ASCII-only addresses and
  * would refuse answers the service gives (`zoë@campus.edu`).
  */
 export const EMAIL_SCHEMA = {
   type: 'string',
   maxLength: 254,
-  pattern: '^[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+@[^\\s@.\\u0000-\\u001f\\u007f-\\u009f]+(\\.[^\\s@.\\u0000-\\u001f\\u007f-\\u009f]+)+$',
+  pattern: `^[^\\s@${NOT_SHOWN}]+@[^\\s@.${NOT_SHOWN}]+(\\.[^\\s@.${NOT_SHOWN}]+)+$`,
   description: 'One @, a domain with a dot, no spaces, control or invisible format characters (such as a zero-width space).',
 };
 const timeSchema = { type: 'string', format: 'date-time', description: 'RFC 3339 with Z or an offset; stored and returned in UTC as YYYY-MM-DDTHH:MM:SS.sssZ, years 1970-9999, seconds 00-59 (no leap second).' };
@@ -32,10 +43,10 @@ const timeSchema = { type: 'string', format: 'date-time', description: 'RFC 3339
 /** Every field of an event, in the order responses carry them. */
 export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
   id: { access: 'read-only', required: false, schema: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16,}$' } },
-  title: { access: 'writable', required: true, check: text({ min: 1, max: 200, trim: true }), schema: { type: 'string', minLength: 1, maxLength: 200, description: 'Stored trimmed; no control characters.' } },
-  description: { access: 'writable', required: false, check: text({ min: 0, max: 5000, multiline: true }), schema: { type: 'string', maxLength: 5000, default: '', description: 'Tab, newline and carriage return allowed; no other control characters.' } },
+  title: { access: 'writable', required: true, check: text({ min: 1, max: 200, trim: true }), schema: { type: 'string', minLength: 1, maxLength: 200, pattern: LINE_PATTERN, description: 'Stored trimmed; no control characters.' } },
+  description: { access: 'writable', required: false, check: text({ min: 0, max: 5000, multiline: true }), schema: { type: 'string', maxLength: 5000, pattern: LINES_PATTERN, default: '', description: 'Tab, newline and carriage return allowed; no other control characters.' } },
   category: { access: 'writable', required: true, check: oneOf(CATEGORIES), schema: { type: 'string', enum: [...CATEGORIES] } },
-  location: { access: 'writable', required: true, check: text({ min: 1, max: 200, trim: true }), schema: { type: 'string', minLength: 1, maxLength: 200, description: 'Stored trimmed; no control characters.' } },
+  location: { access: 'writable', required: true, check: text({ min: 1, max: 200, trim: true }), schema: { type: 'string', minLength: 1, maxLength: 200, pattern: LINE_PATTERN, description: 'Stored trimmed; no control characters.' } },
   start_time: { access: 'writable', required: true, check: dateTime, schema: timeSchema },
   end_time: { access: 'writable', required: true, check: dateTime, schema: { ...timeSchema, description: `Strictly after start_time. ${timeSchema.description}` } },
   capacity: { access: 'writable', required: true, check: integer(1, 100_000), schema: { type: 'integer', minimum: 1, maximum: 100_000 } },
@@ -48,7 +59,7 @@ export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
       type: 'object',
       additionalProperties: false,
       required: ['name', 'email'],
-      properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, email: EMAIL_SCHEMA },
+      properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: LINE_PATTERN }, email: EMAIL_SCHEMA },
       description: 'Set by an admin key; otherwise the owner of the key that created the event.',
     },
   },
@@ -69,6 +80,6 @@ export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
     access: 'writable',
     required: false,
     check: text({ min: 1, max: 500 }),
-    schema: { type: 'string', minLength: 1, maxLength: 500, description: 'Only on a cancelled event given one: why it was called off. Sent with status cancelled, or on an event already cancelled; never on create. 1–500 characters, no control characters.' },
+    schema: { type: 'string', minLength: 1, maxLength: 500, pattern: LINE_PATTERN, description: 'Only on a cancelled event given one: why it was called off. Sent with status cancelled, or on an event already cancelled; never on create. 1–500 characters, no control characters.' },
   },
 });

@@ -1,6 +1,7 @@
 // Publishing (API.md §14) in the OpenAPI document: the approve and reject operations of events and series, their
 // bodies, and the `status` query parameter of the lists.
 import { EVENT_STATUSES } from '../events/event.js';
+import { LINE_PATTERN } from '../events/schema.js';
 import type { OperationSpec } from './operation-spec.js';
 
 type Schema = Record<string, unknown>;
@@ -20,7 +21,7 @@ export function publishingSchemas(): Record<string, Schema> {
       description: 'Why it goes back to draft: the organizer sees it as review_note until the next change.',
       additionalProperties: false,
       required: ['reason'],
-      properties: { reason: { type: 'string', minLength: 1, maxLength: 500, description: '1–500 characters, no control characters.' } },
+      properties: { reason: { type: 'string', minLength: 1, maxLength: 500, pattern: LINE_PATTERN, description: '1–500 characters, no control characters.' } },
     },
   };
 }

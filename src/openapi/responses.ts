@@ -33,18 +33,18 @@ export function headerRefs(names: readonly string[]): Record<string, Component> 
 export function componentHeaders(limits: RateLimits): Record<string, Component> {
   const { rateLimit, rateWindow } = limits;
   return {
-    'API-Version': header('The version of the API that answered.', { type: 'string', const: '1.0' }),
-    'X-Request-Id': header("The request's id: the one it sent when valid, else a new one. The log finds a request by it.", { type: 'string' }),
+    'API-Version': required(header('The version of the API that answered.', { type: 'string', const: '1.0' })),
+    'X-Request-Id': required(header("The request's id: the one it sent when valid, else a new one. The log finds a request by it.", { type: 'string' })),
     ETag: header('A strong ETag: of the event state (it changes with every change; send it back in If-Match or If-None-Match), or of a list page (send it back in If-None-Match).', { type: 'string' }, '"1f"'),
     'Idempotent-Replayed': header('true when this is the remembered answer to an earlier request with the same Idempotency-Key: nothing was written this time.', { type: 'string', const: 'true' }),
-    Location: header('The new resource: /events/{id} or /events/{id}/registrations/{reg_id}, under /v1 when the request came in under it.', { type: 'string' }, '/events/evt_4q0KxV7mW2dJr9TzLb8sNc'),
+    Location: required(header('The new resource: /events/{id} or /events/{id}/registrations/{reg_id}, under /v1 when the request came in under it.', { type: 'string' }, '/events/evt_4q0KxV7mW2dJr9TzLb8sNc')),
     Link: header('RFC 8288 links to the first and last pages, and to the next and prev pages where they exist, keeping the filters, limit and the /v1 prefix if used.', { type: 'string' }, '</events?category=academic&limit=50&page=1>; rel="first", </events?category=academic&limit=50&page=2>; rel="next", </events?category=academic&limit=50&page=2>; rel="last"'),
     'RateLimit-Limit': header(`Requests the key may make in any sliding window (${rateLimit} per ${rateWindow} s).`, { type: 'integer', minimum: 1 }, rateLimit),
     'RateLimit-Remaining': header('Requests the key may still make in the current window.', { type: 'integer', minimum: 0 }),
     'RateLimit-Reset': header('Seconds until the next slot frees.', { type: 'integer', minimum: 0 }),
     'RateLimit-Policy': header('The policy, as the IETF RateLimit headers draft writes it.', { type: 'string' }, `"default";q=${rateLimit};w=${rateWindow}`),
     RateLimit: header('Remaining requests and seconds to reset, as the IETF RateLimit headers draft writes them.', { type: 'string' }, `"default";r=${rateLimit - 1};t=${rateWindow}`),
-    'WWW-Authenticate': header('The RFC 6750 challenge; error="invalid_token" when a key was given.', { type: 'string' }, 'Bearer realm="campus-events"'),
+    'WWW-Authenticate': required(header('The RFC 6750 challenge; error="invalid_token" when a key was given.', { type: 'string' }, 'Bearer realm="campus-events"')),
     'Retry-After': header('Whole seconds to wait before retrying: on every 429; on a 409 only while the same Idempotency-Key is still being written; on a 503 when the cause is expected to pass by itself (a database out of reach, a write whose outcome is unknown).', { type: 'integer', minimum: 1 }),
     'Last-Seq': header('The sequence number of the newest durable write: what next_since is once more is false. A client that needs only the changes from now on (it has just read the events) asks once with limit=1 and streams or polls from it.', { type: 'integer', minimum: 0 }, 1234),
     'Cache-Control': header('no-store on every error and on the change feed; private, no-cache on the calendar feed (a calendar program may keep it, and asks again with If-None-Match).', { type: 'string', enum: ['no-store', 'private, no-cache'] }),
@@ -54,6 +54,15 @@ export function componentHeaders(limits: RateLimits): Record<string, Component> 
 
 function header(description: string, schema: Record<string, unknown>, example?: unknown): Component {
   return example === undefined ? { description, schema } : { description, schema, example };
+}
+
+/**
+ * A header sent on every response that references it, so a generated client types it as always there. The others are
+ * sent on some of their responses only: the rate-limit ones not before the key is checked (a bad query's 400, a 405),
+ * Retry-After on a 409 or 503 only when the cause passes by itself, ETag not on every answer that may carry one.
+ */
+function required(component: Component): Component {
+  return { ...component, required: true };
 }
 
 /** What each error code means, for the response descriptions; a new catalog code must be described here to compile. */

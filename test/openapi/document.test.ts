@@ -389,4 +389,27 @@ test("openApiDocument's e-mail pattern refuses what the service refuses (control
   const pattern = new RegExp(doc.components.schemas.RegistrationCreate.properties.email.pattern, "u");
   for (const address of ["zoë@campus.edu", "a.b@mail.campus.edu"]) assert.match(address, pattern);
   for (const address of ["a@b.c\u0001", "a\u007f@campus.edu", "a@camp\u0085us.edu", "a b@campus.edu"]) assert.doesNotMatch(address, pattern, JSON.stringify(address));
+  // Invisible format characters of the BMP too, with the pattern read with or without the u flag.
+  for (const flags of ["u", ""]) {
+    const read = new RegExp(doc.components.schemas.RegistrationCreate.properties.email.pattern, flags);
+    for (const address of ["a@b.d\u200be", "\u00ada@campus.edu", "a@campus.edu\ufeff", "a\u2066@campus.edu"]) assert.doesNotMatch(address, read, JSON.stringify(address));
+  }
+});
+
+test("openApiDocument's text fields refuse control characters as the service does, a description taking tab and line ends", () => {
+  const { Event, RegistrationCreate } = doc.components.schemas;
+  for (const schema of [Event.properties.title, Event.properties.location, Event.properties.organizer.properties.name, Event.properties.cancellation_reason, RegistrationCreate.properties.name]) {
+    const pattern = new RegExp(schema.pattern);
+    assert.match("Zoë's talk \u200b", pattern);
+    for (const text of ["A\u0007B", "A\tB", "A\nB", "A\u009fB"]) assert.doesNotMatch(text, pattern, JSON.stringify(text));
+  }
+  const description = new RegExp(Event.properties.description.pattern);
+  assert.match("line\r\nand\ttab", description);
+  assert.doesNotMatch("bell\u0007", description);
+});
+
+test("openApiDocument marks the headers every response carrying them has as required, and no other", () => {
+  const required = Object.entries(doc.components.headers as Record<string, { required?: boolean }>).filter(([, header]) => header.required === true).map(([name]) => name);
+  assert.deepEqual(required.sort(), ["API-Version", "Location", "WWW-Authenticate", "X-Request-Id"]);
+  assert.match(doc.components.schemas.WebhookCreate.properties.url.description, /without a user name or password/);
 });
