@@ -8,6 +8,8 @@ import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-reco
 import { RosterError } from '../views/roster.js';
 import { LogDamageError } from './log-damage-error.js';
 
+const CARRIAGE_RETURN = 13;
+
 /** Where a scan stopped trusting the log: a torn tail starts here and runs to the end of the file. */
 export interface TornTail {
   /** 1-based line number of the first line that is not good. */
@@ -93,6 +95,12 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
         if (typeof checkedSeal(buffer, lineStart, newline) === 'number') {
           if (firstBad !== undefined) throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is whole, so this is not a torn tail`);
           throw new LogDamageError(options.file, lineNumber, offset, `${decoded}; the line is whole (its checksum holds), so it is not a torn tail (a log written by a newer version of campus-events, or edited by hand)`);
+        }
+        // A whole line given a carriage return before its newline (a copy through a Windows share, git's autocrlf):
+        // every line of such a log is so, and cut as a tail it would leave an empty campus.
+        if (newline > lineStart && buffer[newline - 1] === CARRIAGE_RETURN && typeof checkedSeal(buffer, lineStart, newline - 1) === 'number') {
+          const at = firstBad ?? { line: lineNumber, offset };
+          throw new LogDamageError(options.file, at.line, at.offset, `line ${lineNumber} ends in CR LF, its checksum holding without the CR: the file was converted to Windows line ends, so this is not a torn tail (convert it back, e.g. with dos2unix, and start again)`);
         }
         lineStart = newline + 1;
         firstBad ??= { line: lineNumber, offset, reason: decoded };

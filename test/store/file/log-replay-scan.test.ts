@@ -259,3 +259,25 @@ test('replayLog() recounts an event whose view it could not pack (a layout of it
   assert.equal(JSON.parse(result.events.get(eventId(1))!.json).registered_count, 1);
   assert.equal(eventFields(result.events.get(eventId(1)))!['json'], view.replace('"registered_count":0', '"registered_count":1'));
 });
+
+test('scanLog() reads a log converted to CRLF as damage at its first line, not as a torn tail of every line', async () => {
+  const { fs, ends } = putLog(4);
+  const log = fs.content(FILE);
+  const crlf = new MemoryFileSystem();
+  crlf.append(FILE, log.toString('latin1').replaceAll('\n', '\r\n'));
+  await assert.rejects(scanLog(crlf, await opened(crlf), { file: FILE }, {}), (error) => {
+    assert.ok(error instanceof LogDamageError);
+    assert.deepEqual([error.line, error.offset], [1, 0]);
+    assert.match(error.reason, /^line 1 ends in CR LF, its checksum holding without the CR: the file was converted to Windows line ends/);
+    return true;
+  });
+  // Only the last lines converted (a hand edit on Windows appended to it): damage named at the first of them.
+  const tail = new MemoryFileSystem();
+  tail.append(FILE, Buffer.concat([log.subarray(0, ends[1]), Buffer.from(log.subarray(ends[1]).toString('latin1').replaceAll('\n', '\r\n'), 'latin1')]));
+  await assert.rejects(scanLog(tail, await opened(tail), { file: FILE }, {}), (error) => error instanceof LogDamageError && error.line === 3 && error.offset === ends[1]);
+  // Garbage ending in CR LF is still a torn tail.
+  const garbage = new MemoryFileSystem();
+  garbage.append(FILE, Buffer.concat([log, Buffer.from('{"seq":5,"op":"put"\r\n')]));
+  const torn = await scanLog(garbage, await opened(garbage), { file: FILE }, {});
+  assert.deepEqual([torn.lines, torn.torn?.line, torn.torn?.offset], [4, 5, log.length]);
+});
