@@ -34,6 +34,9 @@ async function main(): Promise<void> {
   }
   // Under `ulimit -f` a write past the limit raises SIGXFSZ; ignoring it turns that into an EFBIG the store handles.
   process.on('SIGXFSZ', () => undefined);
+  // A reader of the output that goes away (a log shipper restarted, a `| tee` closed) must not stop the service: its
+  // EPIPE, with no listener, was an uncaught error that ended the process mid-write. What is written after is dropped.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const logger = createLogger({ level: config.logLevel, write: (text) => process.stderr.write(text), pretty: process.stderr.isTTY === true });
   // Lines wait for the end of the event-loop turn: whatever path exits, the last turn's lines go out first.
   process.on('exit', () => logger.flush());

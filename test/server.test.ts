@@ -346,3 +346,27 @@ test('the started line names the data folder by its absolute path; a start after
     remove();
   }
 });
+
+test('a server whose stderr reader goes away goes on serving, and stops with exit 0 on SIGTERM', async (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const child = spawn(process.execPath, [SERVER, '--port', '0', '--data-dir', dir, '--console', 'off'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  assert.ok(await waitFor(async () => /listening on /.test(out), 10_000), 'listening');
+  const url = /listening on (\S+)/.exec(out)![1]!;
+  // The reader of stderr closes its end: the server's next log lines meet EPIPE.
+  child.stderr.destroy();
+  for (let i = 0; i < 20; i++) {
+    const response = await fetch(`${url}/health`).catch((error: unknown) => assert.fail(`${String(error)} ${String((error as { cause?: unknown }).cause)} exit ${child.exitCode} ${child.signalCode}`));
+    assert.equal(response.status, 200, `request ${i + 1}`);
+    await response.arrayBuffer();
+    const denied = await fetch(`${url}/events`, { headers: { authorization: 'Bearer cek_wrong' } });
+    assert.equal(denied.status, 401);
+    await denied.arrayBuffer();
+  }
+  assert.equal(child.exitCode, null, 'still running');
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+});
