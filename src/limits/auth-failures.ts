@@ -79,15 +79,20 @@ export class AuthFailureThrottle {
     return { failures: this.#failures.save(), blocked: [...this.#blocked], prefixes: [...this.#prefixBlocks] };
   }
 
-  /** Counts again what a throttle of the same window saved; blocks that ended by `nowMs`, or end past a window from it, are dropped. */
-  restore(saved: SavedThrottle, nowMs: number): void {
-    this.#failures.restore(saved.failures);
-    const inForce = (until: unknown): until is number => typeof until === 'number' && until > nowMs && until <= nowMs + this.#windowMs;
-    for (const [key, until] of saved.blocked) if (inForce(until) && !this.#blocked.has(key)) this.#block(key, until, nowMs);
+  /**
+   * Counts again what a throttle of the same window saved (false, and nothing kept, when its window was another); blocks
+   * that ended by `nowMs` are dropped, and one ending past a window from it ends a window from it.
+   */
+  restore(saved: SavedThrottle, nowMs: number): boolean {
+    if (this.#failures.restore(saved.failures, nowMs) === undefined) return false;
+    const inForce = (until: unknown): until is number => typeof until === 'number' && until > nowMs;
+    const bounded = (until: number): number => Math.min(until, nowMs + this.#windowMs);
+    for (const [key, until] of saved.blocked) if (inForce(until) && !this.#blocked.has(key)) this.#block(key, bounded(until), nowMs);
     for (const [prefix, ends] of saved.prefixes) {
-      const kept = ends.filter(inForce).slice(-this.#prefixFlood);
+      const kept = ends.filter(inForce).map(bounded).slice(-this.#prefixFlood);
       if (kept.length > 0 && !this.#prefixBlocks.has(prefix) && this.#prefixBlocks.size < this.#maxBlocked) this.#prefixBlocks.set(prefix, kept);
     }
+    return true;
   }
 
   /** Whether `remoteAddress` has used up its failures; checked before trying a key. */

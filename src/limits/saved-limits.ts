@@ -47,8 +47,11 @@ export async function restoreLimits(dataDir: string, limits: FolderLimits, nowMs
     warn('the rate limits saved at the last stop are not in a form this program wrote: they start afresh', { file });
     return;
   }
-  limits.limiter.restore(saved.keys);
-  limits.throttle.restore(saved.addresses, nowMs);
+  const keys = limits.limiter.restore(saved.keys, nowMs);
+  const addresses = limits.throttle.restore(saved.addresses, nowMs);
+  if (keys === undefined || !addresses) {
+    warn('the rate limits saved at the last stop were counted in another window (--rate-window changed): they start afresh', { file });
+  }
 }
 
 /** Writes what `limits` count into `dataDir`, replacing the file whole; a failure (a full disk) is only told. */
@@ -56,7 +59,7 @@ export async function saveLimits(dataDir: string, limits: FolderLimits, options:
   const saved: SavedLimits = { version: 1, keys: limits.limiter.save(), addresses: limits.throttle.save() };
   const file = path.join(dataDir, LIMITS_FILE);
   await replaceFile(file, JSON.stringify(saved), { sync: options.sync }).catch((error: unknown) =>
-    options.warn('could not save the rate limits: a restart starts them afresh', { file, error: String(error) }),
+    options.warn('could not save the rate limits: the next start counts from what the stop before this run saved, if any', { file, error: String(error) }),
   );
 }
 

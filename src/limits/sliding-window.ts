@@ -120,24 +120,31 @@ export class SlidingWindowLimiter {
   }
 
   /**
-   * Counts again what another limiter saved, when its window was this one's (bucket numbers depend on it). A key this
-   * limiter already holds keeps its own counts; an entry not of save()'s shape is skipped. Returns the keys restored.
+   * Counts again what another limiter saved, when its window was this one's (bucket numbers depend on it); undefined
+   * when it was not. A key this limiter already holds keeps its own counts; an entry not of save()'s shape is skipped.
+   * Counts saved ahead of `nowMs` (by a process whose clock ran ahead, then was set right) are taken as made now: they
+   * still count, and free within a window, not when the clock reaches them. Returns the keys restored.
    */
-  restore(saved: SavedWindows): number {
-    if (saved.windowMs !== this.windowMs) return 0;
+  restore(saved: SavedWindows, nowMs: number): number | undefined {
+    if (saved.windowMs !== this.windowMs) return undefined;
+    const nowBucket = this.#bucketOf(Math.floor(nowMs));
+    const bucketMs = Math.ceil(this.windowMs / BUCKETS_PER_WINDOW);
     let restored = 0;
     for (const [key, buckets] of saved.keys) {
       if (this.#young.has(key) || this.#old.has(key)) continue;
-      const [headBucket, oldest] = buckets;
-      if (!Number.isSafeInteger(headBucket) || !Number.isSafeInteger(oldest) || buckets.length % 3 !== 2) continue;
-      const state: KeyState = { counts: new Uint32Array(2 * RING_SIZE), headBucket: headBucket!, total: 0, oldest: oldest! };
+      const [savedHead, savedOldest] = buckets;
+      if (!Number.isSafeInteger(savedHead) || !Number.isSafeInteger(savedOldest) || buckets.length % 3 !== 2) continue;
+      const headBucket = Math.min(savedHead!, nowBucket);
+      const ahead = savedHead! - headBucket;
+      const oldest = Math.min(Math.max(savedOldest! - ahead, headBucket - BUCKETS_PER_WINDOW), headBucket);
+      const state: KeyState = { counts: new Uint32Array(2 * RING_SIZE), headBucket, total: 0, oldest };
       for (let i = 2; i < buckets.length; i += 3) {
         const [back, count, latest] = [buckets[i]!, buckets[i + 1]!, buckets[i + 2]!];
-        if (!(Number.isInteger(back) && back >= 0 && back <= BUCKETS_PER_WINDOW && Number.isInteger(count) && count > 0 && count <= MAX_LIMIT && Number.isInteger(latest) && latest >= 0 && latest <= MAX_LIMIT)) continue;
-        const slot = slotOf(headBucket! - back);
+        if (!(Number.isInteger(back) && back >= 0 && back <= BUCKETS_PER_WINDOW && Number.isInteger(count) && count > 0 && count <= MAX_LIMIT && Number.isInteger(latest) && latest >= 0)) continue;
+        const slot = slotOf(headBucket - back);
         state.total += count - (state.counts[slot] ?? 0);
         state.counts[slot] = count;
-        state.counts[RING_SIZE + slot] = latest;
+        state.counts[RING_SIZE + slot] = Math.min(latest, bucketMs);
       }
       if (state.total === 0) continue;
       this.#keep(key, state);

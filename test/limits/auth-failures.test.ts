@@ -122,3 +122,16 @@ test("save() and restore(): a throttle restored after a stop blocks and counts a
   assert.equal(late.isBlocked("192.0.2.1", 200_000).blocked, false);
   assert.equal(late.isBlocked("2001:db8:1:3::1", 200_000).blocked, false);
 });
+
+test("restore() keeps nothing saved under another window, and a block saved far ahead ends within a window", () => {
+  const throttle = new AuthFailureThrottle({ maxFailures: 1, windowMs: 60_000 });
+  throttle.recordFailure("192.0.2.1", 1_000);
+  const saved = throttle.save();
+  const otherWindow = new AuthFailureThrottle({ maxFailures: 1, windowMs: 120_000 });
+  assert.equal(otherWindow.restore(saved, 2_000), false);
+  assert.equal(otherWindow.isBlocked("192.0.2.1", 2_000).blocked, false);
+  const restored = new AuthFailureThrottle({ maxFailures: 1, windowMs: 60_000 });
+  assert.equal(restored.restore({ ...saved, blocked: [["192.0.2.9", 10_000_000]] }, 2_000), true);
+  assert.deepEqual(restored.isBlocked("192.0.2.9", 2_000), { blocked: true, retryAfterSeconds: 60 });
+  assert.equal(restored.isBlocked("192.0.2.9", 62_000).blocked, false);
+});

@@ -51,6 +51,12 @@ test('a restart goes on counting the rate limit and the failed authentications o
     assert.deepEqual(await statuses(fourth, LIMIT + 1, key), [200, 200, 200, 429]);
     assert.match(fourth.stderr(), /"msg":"the rate limits saved at the last stop are not in a form this program wrote: they start afresh"/);
     await fourth.stop('SIGTERM');
+
+    // Another --rate-window counts in other buckets: the saved limits are left out, with a warning saying why.
+    const fifth = await spawnServer([...args, '--rate-window', '60']);
+    assert.deepEqual(await statuses(fifth, LIMIT + 1, key), [200, 200, 200, 429]);
+    assert.match(fifth.stderr(), /"msg":"the rate limits saved at the last stop were counted in another window \(--rate-window changed\): they start afresh"/);
+    await fifth.stop('SIGTERM');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

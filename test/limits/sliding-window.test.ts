@@ -258,7 +258,7 @@ test("save() and restore(): a limiter restored from another's saved counts decid
     for (let i = 0; i < cut; i++) step(before, picks[i]!, times[i]!);
     const after = new SlidingWindowLimiter({ limit, windowMs });
     // Through JSON, as the file holds it.
-    after.restore(JSON.parse(JSON.stringify(before.save())));
+    after.restore(JSON.parse(JSON.stringify(before.save())), times[cut]!);
     for (let i = cut; i < times.length; i++) {
       const key = picks[i]!;
       assert.deepEqual(step(after, key, times[i]!), step(before, key, times[i]!), `LIMITER_SEED=${seed}: round ${round}, request ${i} (saved after ${cut}) of key ${key}`);
@@ -275,17 +275,35 @@ test("restore() keeps nothing of another window's counts, nor a malformed entry,
   // Head bucket 1 (of 1 s), the oldest counted 1; 0 back from the head: 2 requests, the latest 500 ms into it.
   assert.deepEqual(saved, { windowMs: 60_000, keys: [["k", [1, 1, 0, 2, 500]]] });
   const hour = new SlidingWindowLimiter({ limit: 2, windowMs: HOUR });
-  assert.equal(hour.restore(saved), 0);
+  assert.equal(hour.restore(saved, 3_000), undefined);
   assert.equal(hour.take("k", 3_000).remaining, 1);
   const other = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
   other.take("k", 2_500);
-  assert.equal(other.restore({ windowMs: 60_000, keys: [["k", [0, 0, 0, 2, 1_000]], ["bad", [0, 0, 61, 1, 0]], ["worse", [0.5, 0]], ["zero", [0, 0, 0, 0, 0]]] }), 0);
+  assert.equal(other.restore({ windowMs: 60_000, keys: [["k", [0, 0, 0, 2, 1_000]], ["bad", [0, 0, 61, 1, 0]], ["worse", [0.5, 0]], ["zero", [0, 0, 0, 0, 0]]] }, 3_000), 0);
   assert.equal(other.take("k", 3_000).remaining, 0, "k kept its own single request");
   assert.equal(other.size, 1);
   const fresh = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
-  assert.equal(fresh.restore(saved), 1);
+  assert.equal(fresh.restore(saved, 3_000), 1);
   // Freed a window after the latest request: 61.5 s, 58.5 s from now.
   assert.deepEqual(fresh.take("k", 3_000), { allowed: false, limit: 2, remaining: 0, resetSeconds: 59 });
   assert.equal(fresh.take("k", 61_499).allowed, false);
   assert.equal(fresh.take("k", 61_500).allowed, true);
+});
+
+test("restore() takes counts saved ahead of now (a clock that ran ahead, then was set right) as made now: they free within a window", () => {
+  const ahead = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
+  ahead.take("k", 600_500);
+  ahead.take("k", 600_700);
+  const restored = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
+  // Restored at 100 s, ten minutes before the requests' time: refused, but not for ten minutes.
+  assert.equal(restored.restore(ahead.save(), 100_000), 1);
+  assert.deepEqual(restored.take("k", 100_000), { allowed: false, limit: 2, remaining: 0, resetSeconds: 61 });
+  assert.equal(restored.take("k", 160_000).allowed, false);
+  assert.equal(restored.take("k", 161_000).allowed, true);
+  // A hand-edited head at the largest safe integer is no block for ever either.
+  const edited = new SlidingWindowLimiter({ limit: 1, windowMs: 60_000 });
+  edited.restore({ windowMs: 60_000, keys: [["k", [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 0, 1, 4_000_000_000]]] }, 100_000);
+  assert.equal(edited.take("k", 100_000).allowed, false);
+  assert.ok(edited.take("k", 100_000).resetSeconds <= 61);
+  assert.equal(edited.take("k", 161_000).allowed, true);
 });
