@@ -51,6 +51,8 @@ export function planExdates(to: Anchor, rule: RecurrenceRule, sent: readonly num
 /** `ms` moved as the first start moved from `from` to `to`: the same shift of local wall-clock time. */
 function moved(ms: number, from: Anchor, to: Anchor): number {
   if (from.startMs === to.startMs && from.zone === to.zone) return ms;
+  // The first occurrence is start_time itself, whatever pass of a repeated hour it names: so is its exdate.
+  if (ms === from.startMs) return to.startMs;
   const shift = wallOf(to.zone, to.startMs) - wallOf(from.zone, from.startMs);
   return lenientInstantOf(to.zone, scheduledWall(ms, from) + shift);
 }

@@ -155,3 +155,18 @@ test('a cancelled occurrence stays cancelled when the series moves into a spring
     assert.deepEqual(series.exdates, exdates, `${zone}: moved and moved back, the exdates are as they were`);
   }
 });
+
+test('a cancelled first occurrence stays cancelled when the series starts in the second pass of a repeated hour, moves away and back', () => {
+  // 2027-10-31T01:30Z is the second 02:30 in Berlin (the clocks went back at 03:00 CEST).
+  const firstMs = Date.UTC(2027, 9, 31, 1, 30);
+  const body = { title: 'Night owls', category: 'social', location: 'Cafe', capacity: 5, time_zone: 'Europe/Berlin', start_time: new Date(firstMs).toISOString(), end_time: new Date(firstMs + HOUR_MS).toISOString(), recurrence: 'FREQ=DAILY;COUNT=4' };
+  let series = stored(undefined, validateSeries(body, ORGANIZER, undefined, 'UTC'));
+  series = withoutOccurrence(series, { id: 'evt_first', startMs: firstMs } as StoredEvent);
+  const exdates = series.exdates;
+  for (const startMs of [Date.UTC(2027, 10, 1, 9), firstMs]) {
+    const input = validateSeries({ start_time: new Date(startMs).toISOString(), end_time: new Date(startMs + HOUR_MS).toISOString() }, ORGANIZER, series, 'UTC');
+    series = stored(series, input);
+    assert.ok(!input.occurrences.some((occurrence) => occurrence.startMs === startMs), `the first occurrence at ${new Date(startMs).toISOString()} came back: ${JSON.stringify(series.exdates)}`);
+  }
+  assert.deepEqual(series.exdates, exdates);
+});
