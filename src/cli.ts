@@ -137,10 +137,14 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
     process.stdout.write(`campus-events-cli ${packageVersion()}\n`);
     return;
   }
-  if (parsed.options.has('--help') || parsed.positional.length === 0) {
+  if (parsed.options.has('--help')) {
     process.stdout.write(USAGE);
-    if (parsed.positional.length === 0 && !parsed.options.has('--help')) throw new UsageError('a command is needed');
     return;
+  }
+  if (parsed.positional.length === 0) {
+    // A usage error leaves stdout empty, as every other one does: the commands go to stderr with it.
+    process.stderr.write(USAGE);
+    throw new UsageError('a command is needed');
   }
   const folder = stringOption(parsed, '--data-dir');
   if (folder === '') throw new UsageError('--data-dir must not be empty');

@@ -189,6 +189,14 @@ test('cli --help and -h (as the server takes it) print usage and exit 0', () => 
   }
 });
 
+test('cli without a command is a usage error: exit 2, stdout empty, the commands and the error on stderr', () => {
+  const result = runCli([]);
+  assert.equal(result.status, 2);
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, /keys create/);
+  assert.match(result.stderr, /a command is needed/);
+});
+
 test('cli --help names both ways to run it; --version prints the package version', () => {
   const help = runCli(['--help']);
   assert.match(help.stdout, /^Usage: node dist\/cli\.js COMMAND \[options\]\n   or: campus-events-cli COMMAND \[options\]\n/);
