@@ -117,11 +117,15 @@ test('submit → reject → fix → resubmit: the reason is required, and the re
     assert.equal(await organizer.getByRole('button', { name: 'Reject' }).count(), 0);
 
     await admin.goto(`${journey.url}/console/#/queue`);
+    const rejections: string[] = [];
+    admin.on('request', (request) => {
+      if (request.url().endsWith('/reject')) rejections.push(request.method());
+    });
     await admin.getByRole('button', { name: 'Reject Bake sale' }).click();
     const dialog = admin.getByRole('dialog');
     await dialog.waitFor();
     assert.equal(await admin.evaluate(() => document.activeElement?.tagName), 'TEXTAREA', 'the focus is in the reason');
-    // No reason: the API refuses, and says so under the field. By keyboard: Tab past "Keep it" to Reject.
+    // No reason: refused in the dialog, in the API's words under the field, and not sent. By keyboard: Tab past "Keep it" to Reject.
     await admin.keyboard.press('Tab');
     await admin.keyboard.press('Tab');
     assert.equal(await admin.evaluate(() => document.activeElement?.textContent), 'Reject');
@@ -129,11 +133,14 @@ test('submit → reject → fix → resubmit: the reason is required, and the re
     await dialog.getByText('Nothing was changed: see the message under the reason.').waitFor();
     assert.notEqual(await fieldMessage(admin, 'Reason'), '', 'the problem is shown next to the reason');
     assert.equal(await admin.getByLabel('Reason', { exact: true }).getAttribute('aria-invalid'), 'true');
+    assert.equal(await fieldMessage(admin, 'Reason'), 'Reason cannot be empty.');
     assert.equal((await read(id, 'admin'))?.status, 'pending', 'nothing was written');
+    assert.deepEqual(rejections, [], 'an empty reason is not sent');
     await checkScreen(admin, 'reject-dialog');
     await admin.getByLabel('Reason', { exact: true }).fill('Say which room of the main hall.');
     await dialog.getByRole('button', { name: 'Reject' }).click();
     await outcome(admin, '“Bake sale” is sent back to its organizer with your note.');
+    assert.deepEqual(rejections, ['POST']);
 
     await organizer.goto(`${journey.url}/console/#/drafts`);
     const row = organizer.getByRole('row', { name: /Bake sale/ });

@@ -38,8 +38,14 @@ export function askReason(request: ReasonRequest): Promise<boolean> {
       event.preventDefault();
       hideAlert(alert);
       clearProblems([reason]);
-      yes.disabled = true;
       const text = reason.control.value;
+      if (!request.optional && text === '') {
+        // A required reason left empty is refused here, in the server's words, rather than sent to be refused.
+        showProblems([reason], [{ field: request.field, message: `${request.field} must be 1–500 characters, got 0` }], formWords([reason], 'UTC'));
+        showAlert(alert, 'Nothing was changed: see the message under the reason.');
+        return;
+      }
+      yes.disabled = true;
       request.send(request.optional && text.trim() === '' ? undefined : text).then(
         () => {
           sent = true;
