@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   // A reader of the output that goes away (a log shipper restarted, a `| tee` closed) must not stop the service: its
   // EPIPE, with no listener, was an uncaught error that ended the process mid-write. What is written after is dropped.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
-  const logger = createLogger({ level: config.logLevel, write: (text) => process.stderr.write(text), pretty: process.stderr.isTTY === true });
+  const logger = createLogger({ level: config.logLevel, write: boundedStderr(), pretty: process.stderr.isTTY === true });
   // Lines wait for the end of the event-loop turn: whatever path exits, the last turn's lines go out first.
   process.on('exit', () => logger.flush());
 
@@ -113,6 +113,28 @@ async function main(): Promise<void> {
   if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.store === 'file' ? `--data-dir ${config.dataDir}` : '--store postgres://…');
   logger.info('started', { url: running.url, ...where(config), pid: process.pid });
   process.stdout.write(`listening on ${running.url}\n`);
+}
+
+/** Bytes of log lines that may wait for a reader of stderr (a pipe not read, a stalled log shipper); past it lines are dropped. */
+const MAX_PENDING_LOG_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Writes log lines to stderr, holding at most MAX_PENDING_LOG_BYTES for a reader that does not keep up: past that a
+ * line is dropped rather than kept in memory for ever, and once the reader has caught up one line says how many went.
+ */
+function boundedStderr(): (text: string) => void {
+  let dropped = 0;
+  return (text) => {
+    if (process.stderr.writableLength > MAX_PENDING_LOG_BYTES) {
+      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) dropped++;
+      return;
+    }
+    if (dropped > 0) {
+      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: 'log lines dropped: stderr was not read fast enough', lines: dropped })}\n`);
+      dropped = 0;
+    }
+    process.stderr.write(text);
+  };
 }
 
 /** Where the data is, for a log line: the folder's absolute path, or that it is a database (its URL holds a password). */

@@ -352,6 +352,10 @@ test('a server whose stderr reader goes away goes on serving, and stops with exi
   t.after(remove);
   const child = spawn(process.execPath, [SERVER, '--port', '0', '--data-dir', dir, '--console', 'off'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  // A failed check must not leave the server running (and the test process waiting for it).
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   assert.ok(await waitFor(async () => /listening on /.test(out), 10_000), 'listening');
@@ -367,6 +371,38 @@ test('a server whose stderr reader goes away goes on serving, and stops with exi
     await denied.arrayBuffer();
   }
   assert.equal(child.exitCode, null, 'still running');
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+});
+
+test('log lines that stderr does not take are dropped past a bound, not held in memory, and a line says how many once it reads again', { timeout: 120_000 }, async (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const child = spawn(process.execPath, [SERVER, '--port', '0', '--data-dir', dir, '--console', 'off'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  // A failed check must not leave the server running (and the test process waiting for it).
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  assert.ok(await waitFor(async () => /listening on /.test(out), 10_000), 'listening');
+  const url = /listening on (\S+)/.exec(out)![1]!;
+  // stderr is not read (its pipe holds 64 KiB): 30,000 requests make about 7 MB of request-log lines.
+  await Promise.all(Array.from({ length: 20 }, async () => {
+    for (let i = 0; i < 1500; i++) await (await fetch(`${url}/health`)).arrayBuffer();
+  }));
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  // Once the reader is back and what waited has drained, the next line is preceded by the count of those dropped.
+  assert.ok(await waitFor(async () => {
+    await (await fetch(`${url}/health`)).arrayBuffer();
+    return /"msg":"log lines dropped: stderr was not read fast enough","lines":\d+/.test(err);
+  }, 20_000), `a line counts what was dropped; stderr had ${err.length} bytes`);
+  const dropped = Number(/"lines":(\d+)/.exec(err.slice(err.indexOf('log lines dropped')))![1]);
+  const kept = err.split('\n').filter((line) => line.includes('"path":"/health"')).length;
+  assert.ok(dropped > 0 && kept < 30_000 && kept + dropped >= 30_000, `every request's line kept or counted: dropped ${dropped}, kept ${kept}`);
+  assert.ok(err.length < 6 * 1024 * 1024, `at most the bound waited: ${err.length} bytes`);
   child.kill('SIGTERM');
   assert.equal(await exited, 0);
 });

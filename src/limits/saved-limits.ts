@@ -47,11 +47,10 @@ export async function restoreLimits(dataDir: string, limits: FolderLimits, nowMs
     warn('the rate limits saved at the last stop are not in a form this program wrote: they start afresh', { file });
     return;
   }
-  const keys = limits.limiter.restore(saved.keys, nowMs);
-  const addresses = limits.throttle.restore(saved.addresses, nowMs);
-  if (keys === undefined || !addresses) {
-    warn('the rate limits saved at the last stop were counted in another window (--rate-window changed): they start afresh', { file });
+  if (limits.limiter.restore(saved.keys, nowMs) === undefined) {
+    warn("the keys' rate limits saved at the last stop were counted in another window (--rate-window changed): they start afresh", { file });
   }
+  if (!limits.throttle.restore(saved.addresses, nowMs)) warn('the failed authentications saved at the last stop were counted in another window: they start afresh', { file });
 }
 
 /** Writes what `limits` count into `dataDir`, replacing the file whole; a failure (a full disk) is only told. */

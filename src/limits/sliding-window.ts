@@ -128,6 +128,9 @@ export class SlidingWindowLimiter {
   restore(saved: SavedWindows, nowMs: number): number | undefined {
     if (saved.windowMs !== this.windowMs) return undefined;
     const nowBucket = this.#bucketOf(Math.floor(nowMs));
+    // The head bucket's latest request is no later than now: counts saved ahead of the clock (or later in this very
+    // bucket) free a window from now, so the Retry-After said at once is enough.
+    const nowOffset = Math.max(0, Math.floor(nowMs) - this.#startOf(nowBucket));
     const bucketMs = Math.ceil(this.windowMs / BUCKETS_PER_WINDOW);
     let restored = 0;
     for (const [key, buckets] of saved.keys) {
@@ -144,7 +147,7 @@ export class SlidingWindowLimiter {
         const slot = slotOf(headBucket - back);
         state.total += count - (state.counts[slot] ?? 0);
         state.counts[slot] = count;
-        state.counts[RING_SIZE + slot] = Math.min(latest, bucketMs);
+        state.counts[RING_SIZE + slot] = Math.min(latest, back === 0 && headBucket === nowBucket ? nowOffset : bucketMs);
       }
       if (state.total === 0) continue;
       this.#keep(key, state);

@@ -55,7 +55,7 @@ test('a restart goes on counting the rate limit and the failed authentications o
     // Another --rate-window counts in other buckets: the saved limits are left out, with a warning saying why.
     const fifth = await spawnServer([...args, '--rate-window', '60']);
     assert.deepEqual(await statuses(fifth, LIMIT + 1, key), [200, 200, 200, 429]);
-    assert.match(fifth.stderr(), /"msg":"the rate limits saved at the last stop were counted in another window \(--rate-window changed\): they start afresh"/);
+    assert.match(fifth.stderr(), /"msg":"the keys' rate limits saved at the last stop were counted in another window \(--rate-window changed\): they start afresh"/);
     await fifth.stop('SIGTERM');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

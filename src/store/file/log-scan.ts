@@ -96,9 +96,11 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
           if (firstBad !== undefined) throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is whole, so this is not a torn tail`);
           throw new LogDamageError(options.file, lineNumber, offset, `${decoded}; the line is whole (its checksum holds), so it is not a torn tail (a log written by a newer version of campus-events, or edited by hand)`);
         }
-        // A whole line given a carriage return before its newline (a copy through a Windows share, git's autocrlf):
+        // A whole line given carriage returns before its newline (a copy through a Windows share, git's autocrlf, both):
         // every line of such a log is so, and cut as a tail it would leave an empty campus.
-        if (newline > lineStart && buffer[newline - 1] === CARRIAGE_RETURN && typeof checkedSeal(buffer, lineStart, newline - 1) === 'number') {
+        let end = newline;
+        while (end > lineStart && buffer[end - 1] === CARRIAGE_RETURN) end--;
+        if (end < newline && typeof checkedSeal(buffer, lineStart, end) === 'number') {
           const at = firstBad ?? { line: lineNumber, offset };
           throw new LogDamageError(options.file, at.line, at.offset, `line ${lineNumber} ends in CR LF, its checksum holding without the CR: the file was converted to Windows line ends, so this is not a torn tail (convert it back, e.g. with dos2unix, and start again)`);
         }
@@ -134,7 +136,15 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
     const goodEnd = goodLength - bufferOffset;
     if (handlers.onGoodBytes !== undefined && goodEnd > 0) await handlers.onGoodBytes(buffer.subarray(0, goodEnd));
     if (read === 0) {
-      if (lineStart < filled) firstBad ??= { line: lineNumber + 1, offset: bufferOffset + lineStart, reason: 'the last line is incomplete (no newline)' };
+      if (lineStart < filled) {
+        // No newline left, but a whole line of ours before a CR: a log whose lines end in CR alone (old Mac line ends).
+        const carriageReturn = buffer.subarray(0, filled).indexOf(CARRIAGE_RETURN, lineStart);
+        if (carriageReturn !== -1 && typeof checkedSeal(buffer, lineStart, carriageReturn) === 'number') {
+          const at = firstBad ?? { line: lineNumber + 1, offset: bufferOffset + lineStart };
+          throw new LogDamageError(options.file, at.line, at.offset, `line ${lineNumber + 1} ends in CR without LF, its checksum holding: the file was converted to other line ends, so this is not a torn tail (convert them back to LF, e.g. with mac2unix, and start again)`);
+        }
+        firstBad ??= { line: lineNumber + 1, offset: bufferOffset + lineStart, reason: 'the last line is incomplete (no newline)' };
+      }
       break;
     }
     buffer = carryPartialLine(buffer, lineStart, filled);

@@ -275,6 +275,13 @@ test('scanLog() reads a log converted to CRLF as damage at its first line, not a
   const tail = new MemoryFileSystem();
   tail.append(FILE, Buffer.concat([log.subarray(0, ends[1]), Buffer.from(log.subarray(ends[1]).toString('latin1').replaceAll('\n', '\r\n'), 'latin1')]));
   await assert.rejects(scanLog(tail, await opened(tail), { file: FILE }, {}), (error) => error instanceof LogDamageError && error.line === 3 && error.offset === ends[1]);
+  // Converted twice (CR CR LF), or to CR alone: the same.
+  const twice = new MemoryFileSystem();
+  twice.append(FILE, log.toString('latin1').replaceAll('\n', '\r\r\n'));
+  await assert.rejects(scanLog(twice, await opened(twice), { file: FILE }, {}), (error) => error instanceof LogDamageError && error.line === 1);
+  const mac = new MemoryFileSystem();
+  mac.append(FILE, log.toString('latin1').replaceAll('\n', '\r'));
+  await assert.rejects(scanLog(mac, await opened(mac), { file: FILE }, {}), (error) => error instanceof LogDamageError && error.line === 1 && /ends in CR without LF/.test(error.reason));
   // Garbage ending in CR LF is still a torn tail.
   const garbage = new MemoryFileSystem();
   garbage.append(FILE, Buffer.concat([log, Buffer.from('{"seq":5,"op":"put"\r\n')]));
