@@ -17,6 +17,7 @@ import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder,
 import { redactUrl } from './store/postgres/client.js';
 import { unknownCommandMessage, unknownFlagMessage } from './lib/near-name.js';
 import { exitAfterOutput } from './lib/exit-after-output.js';
+import { cliUsage } from './cli-usage.js';
 
 /** A mistake in the command line: exit 2. `complete`: the message already says where to look, no "see --help" is added. */
 class UsageError extends Error {
@@ -33,31 +34,7 @@ const SELF = commandName(process.argv[1], 'campus-events-cli', 'cli.js');
 /** The server as the user would run it beside this program. */
 const SERVER = SELF === 'campus-events-cli' ? 'campus-events' : 'node dist/server.js';
 
-const USAGE = `Usage: ${SELF} COMMAND [options]
-   or: ${SELF === 'campus-events-cli' ? 'node dist/cli.js' : 'campus-events-cli'} COMMAND [options]
-
-Commands:
-  keys create --name NAME --email EMAIL [--role admin|organizer|reader|feed] [--json]
-                          create a key and print its secret once (default role: organizer)
-  keys list [--json]      list keys without their secrets (revoked ones included)
-  keys revoke ID          revoke a key; a running server refuses it within 2 s
-  verify [--json]         check the event log offline (read-only: a server may run); exit 0 when
-                          it is healthy or only has a torn tail (the next start cuts it off, with
-                          a warning), 1 when it is damaged (the line is named)
-  backup --out FILE       copy the event log consistently while a server runs (FILE.tmp, fsync,
-                          rename; never overwrites FILE); restore: put FILE in an empty data
-                          folder as events.jsonl and start a server there
-  migrate --from DATA_DIR --to postgres://USER:PASSWORD@HOST:PORT/DATABASE
-                          copy a data folder (events, series, registrations, keys) into an
-                          empty PostgreSQL database (needs the pg package)
-
-keys, verify and backup also take --store postgres://... (or STORE; "postgres" alone reads
-DATABASE_URL): the keys and the log are then the database's.
-
-Every command takes --data-dir DIR (or DATA_DIR; default ./data) anywhere after it; the folder must
-exist (the server creates it on its first start). --version prints the version, --help this text.
-Exit codes: 0 done, 1 failed, 2 usage error.
-`;
+const USAGE = cliUsage(SELF);
 
 interface Parsed {
   positional: string[];
@@ -137,14 +114,12 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
     process.stdout.write(`campus-events-cli ${packageVersion()}\n`);
     return;
   }
-  if (parsed.options.has('--help')) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  if (parsed.positional.length === 0) {
-    // A usage error leaves stdout empty, as every other one does: the commands go to stderr with it.
-    process.stderr.write(USAGE);
-    throw new UsageError('a command is needed');
+  const help = parsed.options.has('--help');
+  if (help || parsed.positional.length === 0) {
+    // Without a command, a usage error: stdout stays empty, as with every other one, and the commands go to stderr.
+    (help ? process.stdout : process.stderr).write(USAGE);
+    if (help) return;
+    throw new UsageError('a command is needed', { complete: true });
   }
   const folder = stringOption(parsed, '--data-dir');
   if (folder === '') throw new UsageError('--data-dir must not be empty');

@@ -35,8 +35,10 @@ async function main(): Promise<void> {
   // Under `ulimit -f` a write past the limit raises SIGXFSZ; ignoring it turns that into an EFBIG the store handles.
   process.on('SIGXFSZ', () => undefined);
   // A reader of the output that goes away (a log shipper restarted, a `| tee` closed) must not stop the service: its
-  // EPIPE, with no listener, was an uncaught error that ended the process mid-write. What is written after is dropped.
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+  // EPIPE (or any other error of the stream), with no listener, was an uncaught error that ended the process
+  // mid-write. Log lines are written to it no more (boundedStderr).
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => (stderrClosed = true));
   const logger = createLogger({ level: config.logLevel, write: boundedStderr(), pretty: process.stderr.isTTY === true });
   // Lines wait for the end of the event-loop turn: whatever path exits, the last turn's lines go out first.
   process.on('exit', () => logger.flush());
@@ -93,12 +95,12 @@ async function main(): Promise<void> {
       () => {
         logger.info('stopped');
         logger.flush();
-        process.exit(0);
+        exitOnceLogged(0);
       },
       (error: unknown) => {
         logger.error('stop failed', { error: String(error) });
         logger.flush();
-        process.exit(1);
+        exitOnceLogged(1);
       },
     );
   };
@@ -115,6 +117,9 @@ async function main(): Promise<void> {
   process.stdout.write(`listening on ${running.url}\n`);
 }
 
+/** Set once stderr failed (its reader went away): nothing is written to it after. */
+let stderrClosed = false;
+
 /** Bytes of log lines that may wait for a reader of stderr (a pipe not read, a stalled log shipper); past it lines are dropped. */
 const MAX_PENDING_LOG_BYTES = 4 * 1024 * 1024;
 
@@ -123,18 +128,40 @@ const MAX_PENDING_LOG_BYTES = 4 * 1024 * 1024;
  * line is dropped rather than kept in memory for ever, and once the reader has caught up one line says how many went.
  */
 function boundedStderr(): (text: string) => void {
-  let dropped = 0;
   return (text) => {
+    if (stderrClosed) return;
     if (process.stderr.writableLength > MAX_PENDING_LOG_BYTES) {
-      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) dropped++;
+      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) droppedLines++;
       return;
     }
-    if (dropped > 0) {
-      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: 'log lines dropped: stderr was not read fast enough', lines: dropped })}\n`);
-      dropped = 0;
-    }
+    sayDropped();
     process.stderr.write(text);
   };
+}
+
+/** Log lines dropped since the last notice. */
+let droppedLines = 0;
+
+/** Writes one line saying how many log lines were dropped, if any were. */
+function sayDropped(): void {
+  if (droppedLines === 0) return;
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: 'log lines dropped: stderr was not read fast enough', lines: droppedLines })}\n`);
+  droppedLines = 0;
+}
+
+/** How long a stop waits for stderr to take the log lines still waiting for it (a reader that stalled gets no more). */
+const STDERR_GRACE_MS = 2_000;
+
+/**
+ * Exits with `code` once stderr has taken every log line written (and the count of those dropped), or after
+ * STDERR_GRACE_MS: an exit at once threw away what waited for the pipe, and left a line cut in half in it.
+ */
+function exitOnceLogged(code: number): void {
+  process.exitCode = code;
+  if (stderrClosed) process.exit(code);
+  sayDropped();
+  setTimeout(() => process.exit(code), STDERR_GRACE_MS);
+  process.stderr.write('', () => process.exit(code));
 }
 
 /** Where the data is, for a log line: the folder's absolute path, or that it is a database (its URL holds a password). */

@@ -406,3 +406,30 @@ test('log lines that stderr does not take are dropped past a bound, not held in 
   child.kill('SIGTERM');
   assert.equal(await exited, 0);
 });
+
+test('a stop waits for stderr to take the log lines still waiting for it: the last line is "stopped", none cut in half', { timeout: 60_000 }, async (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const child = spawn(process.execPath, [SERVER, '--port', '0', '--data-dir', dir, '--console', 'off'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const stderrClosed = new Promise((resolve) => child.stderr.once('close', resolve));
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  assert.ok(await waitFor(async () => /listening on /.test(out), 10_000), 'listening');
+  const url = /listening on (\S+)/.exec(out)![1]!;
+  // Not read meanwhile: 2,000 request lines, about 400 KB, more than the pipe holds.
+  for (let i = 0; i < 2000; i++) await (await fetch(`${url}/health`)).arrayBuffer();
+  child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  assert.equal(await exited, 0);
+  await stderrClosed;
+  const lines = err.trimEnd().split('\n');
+  for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `a whole JSON line: ${line.slice(0, 200)}`);
+  assert.equal(lines.filter((line) => line.includes('"path":"/health"')).length, 2000);
+  assert.match(lines.at(-1)!, /"msg":"stopped"/);
+});

@@ -49,7 +49,7 @@ export class IdempotencyGuard {
     if (header === undefined) return undefined;
     const key = Array.isArray(header) ? header.join(', ') : header;
     if (!KEY_PATTERN.test(key)) {
-      throw new ApiError('bad_request', `The Idempotency-Key header must be 1 to 255 printable ASCII characters, got ${described(key)}.`);
+      throw new ApiError('bad_request', `The Idempotency-Key header must be 1 to 255 printable ASCII characters, got ${quotedKey(key)}.`);
     }
     const keyId = context.principal!.keyId;
     const requestHash = hashRequest(context);
@@ -166,7 +166,7 @@ function slot(keyId: string, key: string): string {
  * A refused key as the message quotes it: node reads a header's bytes as Latin-1, so a key a client sent in UTF-8
  * (`kéy`) is shown as it was written, not as `kÃ©y`; bytes that are no UTF-8 are shown as node read them.
  */
-function described(key: string): string {
+function quotedKey(key: string): string {
   if (key.length === 0) return 'an empty one';
   const bytes = Buffer.from(key, 'latin1');
   const utf8 = bytes.toString('utf8');

@@ -84,7 +84,7 @@ export class AuthFailureThrottle {
    * that ended by `nowMs` are dropped, and one ending past a window from it ends a window from it.
    */
   restore(saved: SavedThrottle, nowMs: number): boolean {
-    if (this.#failures.restore(saved.failures, nowMs) === undefined) return false;
+    if (!this.#failures.restore(saved.failures, nowMs)) return false;
     const inForce = (until: unknown): until is number => typeof until === 'number' && until > nowMs;
     const bounded = (until: number): number => Math.min(until, nowMs + this.#windowMs);
     for (const [key, until] of saved.blocked) if (inForce(until) && !this.#blocked.has(key)) this.#block(key, bounded(until), nowMs);

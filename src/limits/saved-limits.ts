@@ -47,10 +47,10 @@ export async function restoreLimits(dataDir: string, limits: FolderLimits, nowMs
     warn('the rate limits saved at the last stop are not in a form this program wrote: they start afresh', { file });
     return;
   }
-  if (limits.limiter.restore(saved.keys, nowMs) === undefined) {
+  if (!limits.limiter.restore(saved.keys, nowMs)) {
     warn("the keys' rate limits saved at the last stop were counted in another window (--rate-window changed): they start afresh", { file });
   }
-  if (!limits.throttle.restore(saved.addresses, nowMs)) warn('the failed authentications saved at the last stop were counted in another window: they start afresh', { file });
+  if (!limits.throttle.restore(saved.addresses, nowMs)) warn('the failed authentications saved at the last stop were not counted in a window this build counts in: they start afresh', { file });
 }
 
 /** Writes what `limits` count into `dataDir`, replacing the file whole; a failure (a full disk) is only told. */

@@ -35,7 +35,8 @@ function slotOf(bucket: number): number {
 /**
  * The counts of every key a limiter held, for one started later on the same window (a server restarted on its data
  * folder): per key, its head bucket and oldest counted bucket, then for each counted bucket its distance back from the
- * head, its count and the time of its latest request in it.
+ * head, its count and its latest request's time in ms after the bucket's start. Flat arrays of numbers, not objects:
+ * the file holds up to 100,000 keys.
  */
 export interface SavedWindows {
   windowMs: number;
@@ -121,22 +122,25 @@ export class SlidingWindowLimiter {
 
   /**
    * Counts again what another limiter saved, when its window was this one's (bucket numbers depend on it); undefined
-   * when it was not. A key this limiter already holds keeps its own counts; an entry not of save()'s shape is skipped.
-   * Counts saved ahead of `nowMs` (by a process whose clock ran ahead, then was set right) are taken as made now: they
-   * still count, and free within a window, not when the clock reaches them. Returns the keys restored.
+   * when it was not. A key this limiter already holds keeps its own counts; an entry not of save()'s shape, or whose
+   * counts have all left the window by `nowMs`, is skipped. Counts saved ahead of `nowMs` (by a process whose clock ran
+   * ahead, then was set right) are shifted back so that the newest bucket is now's, the older ones keeping their
+   * distance from it: they still count, and all free within a window, not when the clock reaches them. False when the
+   * window was another.
    */
-  restore(saved: SavedWindows, nowMs: number): number | undefined {
-    if (saved.windowMs !== this.windowMs) return undefined;
+  restore(saved: SavedWindows, nowMs: number): boolean {
+    if (saved.windowMs !== this.windowMs) return false;
     const nowBucket = this.#bucketOf(Math.floor(nowMs));
     // The head bucket's latest request is no later than now: counts saved ahead of the clock (or later in this very
     // bucket) free a window from now, so the Retry-After said at once is enough.
     const nowOffset = Math.max(0, Math.floor(nowMs) - this.#startOf(nowBucket));
     const bucketMs = Math.ceil(this.windowMs / BUCKETS_PER_WINDOW);
-    let restored = 0;
     for (const [key, buckets] of saved.keys) {
       if (this.#young.has(key) || this.#old.has(key)) continue;
       const [savedHead, savedOldest] = buckets;
       if (!Number.isSafeInteger(savedHead) || !Number.isSafeInteger(savedOldest) || buckets.length % 3 !== 2) continue;
+      // Every count of a key last used more than a window ago has left it: nothing to keep.
+      if (savedHead! < nowBucket - BUCKETS_PER_WINDOW) continue;
       const headBucket = Math.min(savedHead!, nowBucket);
       const ahead = savedHead! - headBucket;
       const oldest = Math.min(Math.max(savedOldest! - ahead, headBucket - BUCKETS_PER_WINDOW), headBucket);
@@ -151,9 +155,8 @@ export class SlidingWindowLimiter {
       }
       if (state.total === 0) continue;
       this.#keep(key, state);
-      restored++;
     }
-    return restored;
+    return true;
   }
 
   /** Counts one request for `key` if it fits in the window; a refused request is not counted. */

@@ -250,19 +250,26 @@ test("save() and restore(): a limiter restored from another's saved counts decid
     const before = new SlidingWindowLimiter({ limit, windowMs });
     let now = Math.floor(random() * 1e12);
     const keys = ["a", "b", "c", "d"];
-    const step = (limiter: SlidingWindowLimiter, key: string, at: number) => limiter.take(key, at);
+    // Requests taken, and failures recorded past the limit (as the throttle counts them), then what each key has left.
+    const kinds = Array.from({ length: 200 }, () => (random() < 0.2 ? "record" : "take"));
+    const step = (limiter: SlidingWindowLimiter, i: number, key: string, at: number) => {
+      if (kinds[i] === "record") limiter.record(key, at);
+      else return limiter.take(key, at);
+      return limiter.peek(key, at);
+    };
     const times: number[] = [];
     for (let i = 0; i < 200; i++) times.push((now += Math.floor(random() * (windowMs / 20))));
     const picks = times.map(() => keys[Math.floor(random() * keys.length)]!);
     const cut = Math.floor(random() * times.length);
-    for (let i = 0; i < cut; i++) step(before, picks[i]!, times[i]!);
+    for (let i = 0; i < cut; i++) step(before, i, picks[i]!, times[i]!);
     const after = new SlidingWindowLimiter({ limit, windowMs });
     // Through JSON, as the file holds it.
     after.restore(JSON.parse(JSON.stringify(before.save())), times[cut]!);
     for (let i = cut; i < times.length; i++) {
       const key = picks[i]!;
-      assert.deepEqual(step(after, key, times[i]!), step(before, key, times[i]!), `LIMITER_SEED=${seed}: round ${round}, request ${i} (saved after ${cut}) of key ${key}`);
-      assert.deepEqual(after.peek("e", times[i]!), before.peek("e", times[i]!));
+      assert.deepEqual(step(after, i, key, times[i]!), step(before, i, key, times[i]!), `LIMITER_SEED=${seed}: round ${round}, ${kinds[i]} ${i} (saved after ${cut}) of key ${key}`);
+      const other = keys[(keys.indexOf(key) + 1) % keys.length]!;
+      assert.deepEqual(after.peek(other, times[i]!), before.peek(other, times[i]!), `LIMITER_SEED=${seed}: round ${round}, key ${other} after ${i}`);
     }
   }
 });
@@ -275,28 +282,33 @@ test("restore() keeps nothing of another window's counts, nor a malformed entry,
   // Head bucket 1 (of 1 s), the oldest counted 1; 0 back from the head: 2 requests, the latest 500 ms into it.
   assert.deepEqual(saved, { windowMs: 60_000, keys: [["k", [1, 1, 0, 2, 500]]] });
   const hour = new SlidingWindowLimiter({ limit: 2, windowMs: HOUR });
-  assert.equal(hour.restore(saved, 3_000), undefined);
+  assert.equal(hour.restore(saved, 3_000), false);
   assert.equal(hour.take("k", 3_000).remaining, 1);
   const other = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
   other.take("k", 2_500);
-  assert.equal(other.restore({ windowMs: 60_000, keys: [["k", [0, 0, 0, 2, 1_000]], ["bad", [0, 0, 61, 1, 0]], ["worse", [0.5, 0]], ["zero", [0, 0, 0, 0, 0]]] }, 3_000), 0);
+  assert.equal(other.restore({ windowMs: 60_000, keys: [["k", [0, 0, 0, 2, 1_000]], ["bad", [0, 0, 61, 1, 0]], ["worse", [0.5, 0]], ["zero", [0, 0, 0, 0, 0]]] }, 3_000), true);
   assert.equal(other.take("k", 3_000).remaining, 0, "k kept its own single request");
   assert.equal(other.size, 1);
   const fresh = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
-  assert.equal(fresh.restore(saved, 3_000), 1);
+  assert.equal(fresh.restore(saved, 3_000), true);
+  assert.equal(fresh.size, 1);
+  // Saved more than a window before the start, a key's counts have all left the window: it is not kept.
+  const later = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
+  assert.equal(later.restore(saved, 200_000), true);
+  assert.equal(later.size, 0);
   // Freed a window after the latest request: 61.5 s, 58.5 s from now.
   assert.deepEqual(fresh.take("k", 3_000), { allowed: false, limit: 2, remaining: 0, resetSeconds: 59 });
   assert.equal(fresh.take("k", 61_499).allowed, false);
   assert.equal(fresh.take("k", 61_500).allowed, true);
 });
 
-test("restore() takes counts saved ahead of now (a clock that ran ahead, then was set right) as made now: they free within a window", () => {
+test("restore() shifts counts saved ahead of now (a clock that ran ahead, then was set right) back to now: they free within a window", () => {
   const ahead = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
   ahead.take("k", 600_500);
   ahead.take("k", 600_700);
   const restored = new SlidingWindowLimiter({ limit: 2, windowMs: 60_000 });
   // Restored at 100.3 s, ten minutes before the requests' time: refused, but only for the window the answer says.
-  assert.equal(restored.restore(ahead.save(), 100_300), 1);
+  assert.equal(restored.restore(ahead.save(), 100_300), true);
   assert.deepEqual(restored.take("k", 100_300), { allowed: false, limit: 2, remaining: 0, resetSeconds: 60 });
   assert.equal(restored.take("k", 160_299).allowed, false);
   assert.equal(restored.take("k", 160_300).allowed, true, "waiting out the reset it said is enough");

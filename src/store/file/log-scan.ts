@@ -10,6 +10,11 @@ import { LogDamageError } from './log-damage-error.js';
 
 const CARRIAGE_RETURN = 13;
 
+/** The UTF-8 byte order mark (EF BB BF) at `at`. */
+function isByteOrderMark(buffer: Buffer, at: number): boolean {
+  return buffer[at] === 0xef && buffer[at + 1] === 0xbb && buffer[at + 2] === 0xbf;
+}
+
 /** Where a scan stopped trusting the log: a torn tail starts here and runs to the end of the file. */
 export interface TornTail {
   /** 1-based line number of the first line that is not good. */
@@ -96,13 +101,16 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
           if (firstBad !== undefined) throw new LogDamageError(options.file, firstBad.line, firstBad.offset, `${firstBad.reason}; line ${lineNumber} after it is whole, so this is not a torn tail`);
           throw new LogDamageError(options.file, lineNumber, offset, `${decoded}; the line is whole (its checksum holds), so it is not a torn tail (a log written by a newer version of campus-events, or edited by hand)`);
         }
-        // A whole line given carriage returns before its newline (a copy through a Windows share, git's autocrlf, both):
-        // every line of such a log is so, and cut as a tail it would leave an empty campus.
+        // A whole line given carriage returns before its newline (a copy through a Windows share, git's autocrlf, both),
+        // or a byte order mark before it (an editor's): every line of such a log is so, or the first, and cut as a tail
+        // it would leave an empty campus.
+        const start = isByteOrderMark(buffer, lineStart) ? lineStart + 3 : lineStart;
         let end = newline;
-        while (end > lineStart && buffer[end - 1] === CARRIAGE_RETURN) end--;
-        if (end < newline && typeof checkedSeal(buffer, lineStart, end) === 'number') {
+        while (end > start && buffer[end - 1] === CARRIAGE_RETURN) end--;
+        if ((start > lineStart || end < newline) && typeof checkedSeal(buffer, start, end) === 'number') {
           const at = firstBad ?? { line: lineNumber, offset };
-          throw new LogDamageError(options.file, at.line, at.offset, `line ${lineNumber} ends in CR LF, its checksum holding without the CR: the file was converted to Windows line ends, so this is not a torn tail (convert it back, e.g. with dos2unix, and start again)`);
+          const added = [start > lineStart ? 'begins with a byte order mark' : '', end < newline ? 'ends in CR before its LF' : ''].filter((what) => what !== '').join(' and ');
+          throw new LogDamageError(options.file, at.line, at.offset, `line ${lineNumber} ${added}, its checksum holding without: the file was converted by an editor or a copy, so this is not a torn tail (convert it back to plain LF line ends, e.g. with dos2unix, and start again)`);
         }
         lineStart = newline + 1;
         firstBad ??= { line: lineNumber, offset, reason: decoded };

@@ -80,9 +80,11 @@ export class PrimaryPool {
   #stale: StalePrimary | undefined;
   #probedAt = -Infinity;
   #ended = false;
-  /** The timer of the look for a second primary, and the servers already reported (`host index:server identity`). */
+  /** The timer of the look for a second primary (with several hosts and onSecondPrimary). */
   #watch: NodeJS.Timeout | undefined;
+  /** The look under way, which end() waits for. */
   #looking: Promise<void> | undefined;
+  /** The second primaries already reported, as `host index:server identity` (a server started again is told again). */
   readonly #secondPrimaries = new Set<string>();
 
   constructor(pg: typeof pgType, url: string, options: PrimaryPoolOptions) {
@@ -98,7 +100,9 @@ export class PrimaryPool {
     if (this.#url.hosts.length > 1 && this.#options.onSecondPrimary !== undefined) {
       this.#watch = setInterval(() => {
         if (this.#looking !== undefined || this.#probing !== undefined || this.#ended) return;
-        this.#looking = this.#lookForSecondPrimary().finally(() => (this.#looking = undefined));
+        this.#looking = this.#lookForSecondPrimary()
+          .catch(() => undefined)
+          .finally(() => (this.#looking = undefined));
       }, SECOND_PRIMARY_WATCH_MS).unref();
     }
   }

@@ -268,7 +268,7 @@ test('scanLog() reads a log converted to CRLF as damage at its first line, not a
   await assert.rejects(scanLog(crlf, await opened(crlf), { file: FILE }, {}), (error) => {
     assert.ok(error instanceof LogDamageError);
     assert.deepEqual([error.line, error.offset], [1, 0]);
-    assert.match(error.reason, /^line 1 ends in CR LF, its checksum holding without the CR: the file was converted to Windows line ends/);
+    assert.match(error.reason, /^line 1 ends in CR before its LF, its checksum holding without: the file was converted by an editor or a copy, so this is not a torn tail/);
     return true;
   });
   // Only the last lines converted (a hand edit on Windows appended to it): damage named at the first of them.
@@ -282,6 +282,12 @@ test('scanLog() reads a log converted to CRLF as damage at its first line, not a
   const mac = new MemoryFileSystem();
   mac.append(FILE, log.toString('latin1').replaceAll('\n', '\r'));
   await assert.rejects(scanLog(mac, await opened(mac), { file: FILE }, {}), (error) => error instanceof LogDamageError && error.line === 1 && /ends in CR without LF/.test(error.reason));
+  // A byte order mark before the first line (an editor's), the log one line long or more: damage, not a tail.
+  for (const lines of [1, 4]) {
+    const bom = new MemoryFileSystem();
+    bom.append(FILE, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), log.subarray(0, ends[lines - 1])]));
+    await assert.rejects(scanLog(bom, await opened(bom), { file: FILE }, {}), (error) => error instanceof LogDamageError && error.line === 1 && /^line 1 begins with a byte order mark, /.test(error.reason));
+  }
   // Garbage ending in CR LF is still a torn tail.
   const garbage = new MemoryFileSystem();
   garbage.append(FILE, Buffer.concat([log, Buffer.from('{"seq":5,"op":"put"\r\n')]));

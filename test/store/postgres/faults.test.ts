@@ -95,11 +95,13 @@ describe('faults with three instances on one database', { skip, timeout: 120_000
 
   it('the database stopped (immediate) and restarted under load: 503s meanwhile, nothing acknowledged lost, back without restarting instances', async () => {
     const three = await startInstances(await pg.database('restart'), 3);
+    let crashed = false;
     try {
       const { id } = (await (await three.call(0, 'POST', '/events', newEvent(0, 40))).json()) as { id: string };
       const load = writeLoad(three, id);
       while (load.events.length < 10) await new Promise((resolve) => setTimeout(resolve, 10));
       pg.server().crash();
+      crashed = true;
       // While it is down: writes get 503, and /health says 503 on every instance.
       for (let i = 0; i < 3; i++) {
         for (let tries = 0; (await fetch(`${three.servers[i]!.url}/health`).catch((error: unknown) => { throw new Error(`instance ${i} died: ${three.servers[i]!.stderr().slice(-2000)}`, { cause: error }); })).status !== 503; tries++) {
@@ -112,13 +114,16 @@ describe('faults with three instances on one database', { skip, timeout: 120_000
       const health = await (await fetch(`${three.servers[0]!.url}/health`)).text();
       const refused = await three.call(1, 'POST', '/events', newEvent(1, 5));
       assert.equal(refused.status, 503);
-      assert.equal(refused.headers.get('retry-after'), '1', 'a refused write says when to retry');
+      // 1 s when the store refuses it; 2 s when the rate limit, which counts in the database too, holds no slot for the
+      // key on this instance (which the write meets first depends on the timing of its leases).
+      assert.ok(['1', '2'].includes(refused.headers.get('retry-after') ?? ''), `a refused write says when to retry: ${refused.headers.get('retry-after')}`);
       const write = await refused.text();
       for (const body of [health, write]) {
         assert.match(body, /cannot be reached:? \(?([A-Z0-9]+|no answer)[;)]/, body);
         assert.doesNotMatch(body, new RegExp(`:${pg.server().port}|127\\.0\\.0\\.1|/tmp/`), `no address in ${body}`);
       }
       pg.server().start();
+      crashed = false;
       for (let i = 0; i < 3; i++) {
         for (let tries = 0; (await fetch(`${three.servers[i]!.url}/health`)).status !== 200; tries++) {
           assert.ok(tries < 400, `instance ${i} is back`);
@@ -132,6 +137,8 @@ describe('faults with three instances on one database', { skip, timeout: 120_000
       await assertAllThere(three, id, load, 40);
     } finally {
       await three.stop();
+      // The tests after this one need the database: a failure while it was down must not leave it so.
+      if (crashed) pg.server().start();
     }
   });
 });
