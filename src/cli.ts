@@ -114,13 +114,12 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
     process.stdout.write(`campus-events-cli ${packageVersion()}\n`);
     return;
   }
-  const help = parsed.options.has('--help');
-  if (help || parsed.positional.length === 0) {
-    // Without a command, a usage error: stdout stays empty, as with every other one, and the commands go to stderr.
-    (help ? process.stdout : process.stderr).write(USAGE);
-    if (help) return;
-    throw new UsageError('a command is needed', { complete: true });
+  if (parsed.options.has('--help')) {
+    process.stdout.write(USAGE);
+    return;
   }
+  // A usage error like any other: one line on stderr, naming the commands, and nothing on stdout.
+  if (parsed.positional.length === 0) throw new UsageError('a command is needed: keys create, keys list, keys revoke, verify, backup or migrate');
   const folder = stringOption(parsed, '--data-dir');
   if (folder === '') throw new UsageError('--data-dir must not be empty');
   // An empty variable is an unset one, as the server reads it (a unit's `Environment=STORE=`).

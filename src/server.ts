@@ -36,10 +36,10 @@ async function main(): Promise<void> {
   process.on('SIGXFSZ', () => undefined);
   // A reader of the output that goes away (a log shipper restarted, a `| tee` closed) must not stop the service: its
   // EPIPE (or any other error of the stream), with no listener, was an uncaught error that ended the process
-  // mid-write. Log lines are written to it no more (boundedStderr).
+  // mid-write. Log lines are written to it no more (writeLog).
   process.stdout.on('error', () => undefined);
   process.stderr.on('error', () => (stderrClosed = true));
-  const logger = createLogger({ level: config.logLevel, write: boundedStderr(), pretty: process.stderr.isTTY === true });
+  const logger = createLogger({ level: config.logLevel, write: writeLog, pretty: process.stderr.isTTY === true });
   // Lines wait for the end of the event-loop turn: whatever path exits, the last turn's lines go out first.
   process.on('exit', () => logger.flush());
 
@@ -127,16 +127,14 @@ const MAX_PENDING_LOG_BYTES = 4 * 1024 * 1024;
  * Writes log lines to stderr, holding at most MAX_PENDING_LOG_BYTES for a reader that does not keep up: past that a
  * line is dropped rather than kept in memory for ever, and once the reader has caught up one line says how many went.
  */
-function boundedStderr(): (text: string) => void {
-  return (text) => {
-    if (stderrClosed) return;
-    if (process.stderr.writableLength > MAX_PENDING_LOG_BYTES) {
-      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) droppedLines++;
-      return;
-    }
-    sayDropped();
-    process.stderr.write(text);
-  };
+function writeLog(text: string): void {
+  if (stderrClosed) return;
+  if (process.stderr.writableLength > MAX_PENDING_LOG_BYTES) {
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) droppedLines++;
+    return;
+  }
+  sayDropped();
+  process.stderr.write(text);
 }
 
 /** Log lines dropped since the last notice. */

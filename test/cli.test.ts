@@ -189,12 +189,13 @@ test('cli --help and -h (as the server takes it) print usage and exit 0', () => 
   }
 });
 
-test('cli without a command is a usage error: exit 2, stdout empty, the commands and the error on stderr', () => {
+test('cli without a command is a usage error: exit 2, stdout empty, one line on stderr naming the commands', () => {
   const result = runCli([]);
   assert.equal(result.status, 2);
   assert.equal(result.stdout, '');
   assert.match(result.stderr, /keys create/);
   assert.match(result.stderr, /a command is needed/);
+  assert.equal(result.stderr.split('\n').filter((line) => line !== '').length, 1, result.stderr);
 });
 
 test('cli --help names both ways to run it; --version prints the package version', () => {

@@ -29,8 +29,9 @@ const NOT_SHOWN = '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u0600-\\u0605\\u061c\\
 
 /**
  * An e-mail address as the service takes it (checks.ts `email`): one `@`, no spaces or control characters, a domain
- * with a dot, at most 254 characters, letters outside ASCII allowed, invisible format characters refused (NOT_SHOWN). Not `format: email`: validators read that as ASCII-only addresses and
- * would refuse answers the service gives (`zoë@campus.edu`).
+ * with a dot, at most 254 characters, letters outside ASCII allowed, invisible format characters refused (NOT_SHOWN).
+ * Not `format: email`: validators read that as ASCII-only addresses and would refuse answers the service gives
+ * (`zoë@campus.edu`).
  */
 export const EMAIL_SCHEMA = {
   type: 'string',

@@ -17,6 +17,9 @@ interface SavedLimits {
   addresses: SavedThrottle;
 }
 
+/** Where a problem with the file is told (the server's log at warn). */
+type Warn = (message: string, fields: Record<string, string>) => void;
+
 /** The limits a data folder's server counts with. */
 export interface FolderLimits {
   limiter: SlidingWindowLimiter;
@@ -28,7 +31,7 @@ export interface FolderLimits {
  * one this program wrote is left out with a warning (a start never fails for it: the limits then start afresh).
  * A kill -9 leaves the file of the stop before: what it holds was admitted then, so counting it again is right.
  */
-export async function restoreLimits(dataDir: string, limits: FolderLimits, nowMs: number, warn: (message: string, fields: Record<string, string>) => void): Promise<void> {
+export async function restoreLimits(dataDir: string, limits: FolderLimits, nowMs: number, warn: Warn): Promise<void> {
   const file = path.join(dataDir, LIMITS_FILE);
   let text: string;
   try {
@@ -54,7 +57,7 @@ export async function restoreLimits(dataDir: string, limits: FolderLimits, nowMs
 }
 
 /** Writes what `limits` count into `dataDir`, replacing the file whole; a failure (a full disk) is only told. */
-export async function saveLimits(dataDir: string, limits: FolderLimits, options: { sync: boolean; warn: (message: string, fields: Record<string, string>) => void }): Promise<void> {
+export async function saveLimits(dataDir: string, limits: FolderLimits, options: { sync: boolean; warn: Warn }): Promise<void> {
   const saved: SavedLimits = { version: 1, keys: limits.limiter.save(), addresses: limits.throttle.save() };
   const file = path.join(dataDir, LIMITS_FILE);
   await replaceFile(file, JSON.stringify(saved), { sync: options.sync }).catch((error: unknown) =>

@@ -121,12 +121,11 @@ export class SlidingWindowLimiter {
   }
 
   /**
-   * Counts again what another limiter saved, when its window was this one's (bucket numbers depend on it); undefined
-   * when it was not. A key this limiter already holds keeps its own counts; an entry not of save()'s shape, or whose
-   * counts have all left the window by `nowMs`, is skipped. Counts saved ahead of `nowMs` (by a process whose clock ran
-   * ahead, then was set right) are shifted back so that the newest bucket is now's, the older ones keeping their
-   * distance from it: they still count, and all free within a window, not when the clock reaches them. False when the
-   * window was another.
+   * Counts again what another limiter saved, when its window was this one's (bucket numbers depend on it); false, and
+   * nothing kept, when it was not. A key this limiter already holds keeps its own counts; an entry not of save()'s
+   * shape, or whose counts have all left the window by `nowMs`, is skipped. Counts saved ahead of `nowMs` (by a process
+   * whose clock ran ahead, then was set right) are shifted back so that the newest bucket is now's, the older ones
+   * keeping their distance from it: they still count, and all free within a window, not when the clock reaches them.
    */
   restore(saved: SavedWindows, nowMs: number): boolean {
     if (saved.windowMs !== this.windowMs) return false;

@@ -60,9 +60,10 @@ function moved(ms: number, from: Anchor, to: Anchor): number {
 /**
  * The wall time `from`'s schedule names for its start `ms`: its day (or the day before, when a gap just before
  * midnight carried 23:30 into the next day) at the first start's time of day, when that is where it falls, else what
- * the clocks show at `ms`. One time of day serves every occurrence because the rules taken have no BYHOUR or BYMINUTE. They differ for a start moved into a
- * spring-forward gap: 02:30 on that night is kept as 03:30 on the clocks, and moved back an hour it must be 01:30
- * again, not 02:30 (in the gap once more, so 03:30 for good, and the cancelled occurrence at 01:30 back).
+ * the clocks show at `ms`. The two differ for a start moved into a spring-forward gap: 02:30 on that night is kept as
+ * 03:30 on the clocks, and moved back an hour it must be 01:30 again, not 02:30 (in the gap once more, so 03:30 for
+ * good, and the cancelled occurrence at 01:30 back). One time of day serves every occurrence because the rules taken
+ * have no BYHOUR or BYMINUTE.
  */
 function scheduledWall(ms: number, from: Anchor): number {
   const wall = wallOf(from.zone, ms);

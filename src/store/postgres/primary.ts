@@ -18,7 +18,7 @@ export interface PrimaryPoolOptions {
   /** Told when a primary was found whose log ends before `applied` (each host and end once). */
   onStalePrimary?: ((host: string, logEnd: number, applied: number) => void) | undefined;
   /**
-   * Told when another host of the URL is a primary too (a split brain), once per server: with this set and several
+   * Told when another host of the URL is a primary too (a split brain), once per start of it: with this set and several
    * hosts, the others are probed every SECOND_PRIMARY_WATCH_MS while the instance runs.
    */
   onSecondPrimary?: ((writing: string, other: string) => void) | undefined;
