@@ -234,6 +234,8 @@ test('console journey: an organizer signs in, creates, finds, edits, follows liv
       await page.getByRole('button', { name: 'Delete event' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Delete event' }).click();
       await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+      // The outcome is shown on the list it led to, not only read out.
+      assert.match(await page.locator('#content > p.done').innerText(), /^Deleted “.+”\.$/);
       assert.equal((await api('GET', `/events/${eventId}`, keys.organizer)).status, 404);
     });
 

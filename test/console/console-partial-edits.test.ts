@@ -68,7 +68,7 @@ test('editing only the title sends only the title: a time with seconds, or in th
   await page.getByLabel('Ends').fill('2027-09-01T13:15');
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByRole('heading', { level: 1, name: 'Seconds (renamed)', exact: true }).waitFor();
-  await page.getByText('Saved “Seconds (renamed)”.').waitFor();
+  await page.locator('#content').getByText('Saved “Seconds (renamed)”.').waitFor();
   assert.deepEqual(sent.at(-1), { end_time: '2027-09-01T11:15:00.000Z' });
   assert.equal((await read(`/events/${seconds}`))['start_time'], '2027-09-01T10:00:30.250Z');
   assertClean(browsing);

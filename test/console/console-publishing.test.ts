@@ -233,6 +233,12 @@ test('cancel with a reason: "Cancelled" in words in the list, the month and the 
     await organizer.getByText('Pending approval.', { exact: false }).waitFor();
     assert.equal((await read(id, 'organizer'))?.status, 'pending');
     assert.equal((await read(id, 'organizer'))?.cancellation_reason, undefined, 'restoring clears the reason');
+    // A draft that has ended will never take registrations, published or not: the page does not promise them.
+    const overDraft = await journey.api('POST', '/events', journey.keys.organizer, { title: 'Forgotten fair', category: 'social', location: 'The lawn', start_time: '2025-06-01T10:00:00Z', end_time: '2025-06-01T16:00:00Z', capacity: 50, status: 'draft' });
+    assert.equal(overDraft.status, 201);
+    await organizer.goto(`${journey.url}/console/#/events/${((await overDraft.json()) as { id: string }).id}`);
+    await organizer.getByText('This event has ended: it takes no more registrations.').waitFor();
+    assert.equal(await organizer.getByText('Registrations open once the event is published.').count(), 0);
     assertClean(browsing);
   } finally {
     await organizer.close();

@@ -188,7 +188,7 @@ test('a series whose start day was added, edited: its later dates stay out when 
     await page.getByText('6 occurrences, the last on').waitFor();
     const later = await previewed(page);
     await page.getByRole('button', { name: 'Save all future occurrences' }).click();
-    await page.getByText('Saved the series “Pottery course”.').waitFor();
+    await page.locator('#content').getByText('Saved the series “Pottery course”.').waitFor();
     const moved = await occurrencesOf(seriesId);
     assert.deepEqual(weekdays(moved), ['Mon', 'Wed', 'Fri', 'Wed', 'Fri', 'Wed'], 'no Monday but the first');
     assert.deepEqual(later, shown(moved.map((event) => event.start_time)), 'what the preview showed');
@@ -221,7 +221,7 @@ test('a series whose start day was added, edited: its later dates stay out when 
     await page.getByText('8 occurrences, the last on').waitFor();
     assert.equal(await page.getByText('Monday, the start date, is added').count(), 0);
     await page.getByRole('button', { name: 'Save all future occurrences' }).click();
-    await page.getByText('Saved the series “Pottery course”.').waitFor();
+    await page.locator('#content').getByText('Saved the series “Pottery course”.').waitFor();
     assert.deepEqual(weekdays(await occurrencesOf(seriesId)), ['Mon', 'Wed', 'Fri', 'Mon', 'Wed', 'Fri', 'Mon', 'Wed']);
     assertClean(browsing);
   } finally {

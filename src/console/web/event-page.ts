@@ -117,11 +117,15 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
     void load().then(() => done.focus());
   }
 
+  /** Set once this page deleted its event: the change feed's word of it then asks for nothing (a 404). */
+  let removed = false;
+
   /** Deletes the event as this page showed it (If-Match): one changed meanwhile, while the question was open say, is kept. */
   async function remove(event: CampusEvent, etag: string | null): Promise<void> {
     if (!(await confirmAction(`Delete “${event.title}” for good? Its ${event.registered_count} registration${event.registered_count === 1 ? '' : 's'} go with it.`, 'Delete event'))) return;
     try {
       await ctx.api.json('DELETE', `/events/${encodeURIComponent(event.id)}`, { headers: etag === null ? {} : { 'If-Match': etag } });
+      removed = true;
       ctx.announce(`Deleted “${event.title}”.`);
       ctx.navigate('#/events');
     } catch (error) {
@@ -134,7 +138,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
     title: 'Event',
     element: page,
     onChange(entry) {
-      if (entry.id !== id) return;
+      if (entry.id !== id || removed) return;
       // A deletion in the feed may be an event that left public view (sent back for approval): its organizer still sees it.
       void load(entry.deleted);
     },

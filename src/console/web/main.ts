@@ -43,6 +43,8 @@ const api = new Api(base, storedKey, () => signOut('Your key is no longer accept
 let saidOn = 0;
 let carried = false;
 let shownPath: string | undefined;
+/** The message a screen sent the person here with, shown on the next screen drawn (the status line is only heard). */
+let broughtMessage = '';
 
 function announce(message: string): void {
   status.textContent = message;
@@ -66,6 +68,9 @@ function show(next: Screen | HTMLElement, title: string): void {
   screen = next instanceof HTMLElement ? undefined : next;
   setTitle(next instanceof HTMLElement ? title : next.title);
   replace(content, next instanceof HTMLElement ? next : next.element);
+  // "Deleted …" on the list it led to: seen, not only read out (it was, when said).
+  if (broughtMessage !== '') content.prepend(h('p', { class: 'done brought' }, broughtMessage));
+  broughtMessage = '';
 }
 
 /** Back to the sign-in form; `keepPlace` keeps the fragment, so a bookmarked page opens after signing in. */
@@ -138,6 +143,7 @@ async function render(): Promise<void> {
   // A message belongs to the screen that made it: gone once the person moves on, unless that screen sent them here
   // (a zone switch draws the same screen again, and keeps its message).
   if (!carried && path !== shownPath) status.textContent = '';
+  broughtMessage = carried ? (status.textContent ?? '') : '';
   carried = false;
   shownPath = path;
   const params = new URLSearchParams(query);

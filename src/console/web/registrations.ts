@@ -236,6 +236,7 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
 /** Why an event shows no registration form: cancelled, not published yet, or over (the API's 409 says the same). */
 function closedSentence(event: CampusEvent): string {
   if (statusOf(event) === 'cancelled') return 'This event is cancelled: it takes no new registrations. Those registered keep their places.';
-  if (statusOf(event) !== 'published') return 'Registrations open once the event is published.';
-  return 'This event has ended: it takes no more registrations.';
+  // An event that has ended takes none, published or not: it never opens, so it is not promised to.
+  if (Date.parse(event.end_time) <= Date.now()) return 'This event has ended: it takes no more registrations.';
+  return 'Registrations open once the event is published.';
 }

@@ -124,10 +124,14 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
     await loadOccurrences().catch((error: unknown) => replace(occurrences, h('p', { class: 'alert', role: 'alert' }, describeProblem(error))));
   }
 
+  /** Set once this page deleted its series: the change feed's word of its occurrences then asks for nothing. */
+  let removed = false;
+
   async function remove(series: Series, etag: string | null): Promise<void> {
     if (!(await confirmAction(`Delete the series “${series.title}” for good? All ${series.occurrence_count} occurrences and their registrations go with it.`, 'Delete series'))) return;
     try {
       await ctx.api.json('DELETE', `/series/${encodeURIComponent(series.id)}`, { headers: etag === null ? {} : { 'If-Match': etag } });
+      removed = true;
       ctx.announce(`Deleted the series “${series.title}”.`);
       ctx.navigate('#/events');
     } catch (error) {
@@ -142,7 +146,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
     element: h('section', {}, zoneNote(ctx), alert, done, details, occurrences),
     onChange(entry) {
       const event = entry.event as { series_id?: string } | null;
-      if (event?.series_id !== id && !entry.deleted) return;
+      if (removed || (event?.series_id !== id && !entry.deleted)) return;
       clearTimeout(pending);
       pending = setTimeout(() => void load(), 200);
     },
