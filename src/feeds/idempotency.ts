@@ -47,6 +47,8 @@ export class IdempotencyGuard {
   begin(context: RequestContext, render: RenderAnswer): { replay: HandlerResult } | IdempotentWrite | undefined {
     const header = context.request.headers['idempotency-key'];
     if (header === undefined) return undefined;
+    // Two lines would be one key joined by node ("a, a"), one the client never chose.
+    if ((context.request.idempotencyKeyLines ?? 1) > 1) throw new ApiError('bad_request', 'The request has more than one Idempotency-Key header; send exactly one.');
     const key = Array.isArray(header) ? header.join(', ') : header;
     if (!KEY_PATTERN.test(key)) {
       throw new ApiError('bad_request', `The Idempotency-Key header must be 1 to 255 printable ASCII characters, got ${quotedKey(key)}.`);

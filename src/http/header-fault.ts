@@ -27,3 +27,11 @@ export function headerFault(req: IncomingMessage): PlainRequest['headerFault'] {
   if (host === 0 && req.httpVersion === '1.1') return { error: 'bad_request', message: 'The request has no Host header; HTTP/1.1 requires exactly one.' };
   return undefined;
 }
+
+/** How many lines of the raw head carry the header `name` (lower case): node joins repeated ones into one value. */
+export function headerLines(req: IncomingMessage, name: string): number {
+  const rawHeaders = req.rawHeaders;
+  let lines = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === name.length && rawHeaders[i]!.toLowerCase() === name) lines++;
+  return lines;
+}

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES } from './body.js';
 import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE, INTERNAL_MESSAGE } from './errors.js';
-import { headerFault } from './header-fault.js';
+import { headerFault, headerLines } from './header-fault.js';
 import { logRequest } from './request-log.js';
 import type { CoreResponse, PlainRequest } from './types.js';
 import { JSON_TYPE } from './route.js';
@@ -180,6 +180,8 @@ function plainRequest(req: IncomingMessage): PlainRequest {
     bodyTooLarge: false,
     remoteAddress: req.socket.remoteAddress ?? '',
     headerFault: headerFault(req),
+    // Counted only when the header came at all: it is seldom sent, and the head is walked once more for it.
+    idempotencyKeyLines: req.headers['idempotency-key'] === undefined ? 0 : headerLines(req, 'idempotency-key'),
   };
 }
 

@@ -21,6 +21,8 @@ export interface PlainRequest {
   arrivedDuringShutdown?: boolean;
   /** A request-level fault the adapter saw in the raw head (duplicate Authorization or Host, a head over 16 KiB). */
   headerFault?: { error: 'bad_request' | 'headers_too_large'; message: string } | undefined;
+  /** How many Idempotency-Key lines the head held, which node joined into one value with ", "; undefined: one at most. */
+  idempotencyKeyLines?: number;
 }
 
 /** Where a streamed body goes: the adapter's side of a ResponseStream. */

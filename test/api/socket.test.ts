@@ -112,6 +112,20 @@ describe('http.createServer(app.handler)', () => {
     assert.match(body.message, /Authorization/);
   });
 
+  it('answers two Idempotency-Key headers with 400 and writes nothing (node would join them into one key "a, a")', async () => {
+    const body = JSON.stringify(eventBody());
+    const post = (keys: string): string => `POST ${head('/events', `${keys}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n`)}\r\n${body}`;
+    const before = await h.request('GET', '/events', { key: h.keys.organizer });
+    const response = await rawExchange(port, [post('Idempotency-Key: a\r\nIdempotency-Key: a\r\n')]);
+    assert.equal(response.status, 400);
+    const refusal = JSON.parse(response.body);
+    assert.equal(refusal.error, 'bad_request');
+    assert.equal(refusal.message, 'The request has more than one Idempotency-Key header; send exactly one.');
+    assert.equal((await h.request('GET', '/events', { key: h.keys.organizer })).json.total, before.json.total, 'nothing was written');
+    // One line holding a comma is one key, as sent.
+    assert.equal((await rawExchange(port, [post('Idempotency-Key: a, a\r\n')])).status, 201);
+  });
+
   it('keeps the connection open after an ordinary response', async () => {
     const response = await rawExchange(port, [`GET ${head('/health')}\r\n`], { idleMs: 200 });
     assert.equal(response.status, 200);
