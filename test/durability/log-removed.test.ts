@@ -182,3 +182,26 @@ test('a start on a folder with no events.jsonl but a kept log refuses, naming it
     await h.close();
   }
 });
+
+test('compactions one after another, with no check between them, are not taken for a log replaced under the server', async () => {
+  const h = await startHarness();
+  try {
+    const store = h.app.store as FileStore;
+    assert.equal((await create(h, 'First')).status, 201);
+    // The check has seen the log as it is now; two compactions then swap it twice, and the second new log is given
+    // the very descriptor number the first log had (the lowest free one). Each old log is kept by a second name, so its
+    // inode is not handed to a new log (which would hide the mistake).
+    await store.checkLogName();
+    for (const [i, title] of ['Second', 'Third'].entries()) {
+      assert.equal((await create(h, title)).status, 201);
+      linkSync(path.join(h.dataDir, 'events.jsonl'), path.join(h.dataDir, `before-compaction-${i}`));
+      assert.notEqual(await store.compact(), undefined, 'the compaction ran');
+    }
+    await store.checkLogName();
+    assert.equal((await create(h, 'After')).status, 201, 'writes go on');
+    assert.equal((await h.request('GET', '/health')).status, 200);
+    assert.deepEqual(readdirSync(h.dataDir).filter((name) => name.startsWith('events.jsonl.removed-')), []);
+  } finally {
+    await h.close();
+  }
+});

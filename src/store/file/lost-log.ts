@@ -44,8 +44,6 @@ export class LostLogGuard {
   refuseLater: LogRemoved | undefined;
   /** True once the open log is written back (under its name or beside it). */
   #kept = false;
-  /** The open log's identity (device, inode), by its descriptor: a compaction swaps the descriptor. */
-  #logId: { fd: number; id: Promise<string> } | undefined;
 
   constructor(deps: { fs: FileSystemSeam; file: string; logger: StoreLogger; now: () => number; retryMs?: number }) {
     this.#fs = deps.fs;
@@ -55,10 +53,13 @@ export class LostLogGuard {
     this.#retryMs = deps.retryMs ?? RETRY_MS;
   }
 
-  /** Whether the log's name names the open log `fd` ('ours'), nothing, or another file. */
+  /**
+   * Whether the log's name names the open log `fd` ('ours'), nothing, or another file. The open log's identity is read
+   * anew each time, not kept by its descriptor: two compactions swap the log twice, and the second may be given the
+   * first one's descriptor number, whose old identity then named a file gone (a log "replaced" that was ours).
+   */
   async named(fd: number): Promise<'ours' | 'absent' | 'other'> {
-    if (this.#logId?.fd !== fd) this.#logId = { fd, id: this.#fs.fileId(fd) };
-    const [holder, own] = await Promise.all([this.#fs.pathId(this.#file), this.#logId.id]);
+    const [holder, own] = await Promise.all([this.#fs.pathId(this.#file), this.#fs.fileId(fd)]);
     return holder === own ? 'ours' : holder === undefined ? 'absent' : 'other';
   }
 
