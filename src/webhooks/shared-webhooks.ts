@@ -3,7 +3,8 @@ import type { SharedWebhook, SharedWebhookTable, WebhookState, WebhookStateStore
 import { randomId } from '../lib/random-id.js';
 import { StoreUnavailable } from '../store/store-errors.js';
 import type { WebhookInput } from './webhook-input.js';
-import { newLogId, newWebhookState, WebhookService, type WebhookServiceDeps } from './webhook-service.js';
+import { WebhookService, type WebhookServiceDeps } from './webhook-service.js';
+import { newLogId, newWebhookState } from './new-webhook.js';
 import { elapsedOn } from './delivery-lane.js';
 import { compactionHoldOf } from './compaction-hold.js';
 

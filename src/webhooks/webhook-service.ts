@@ -2,14 +2,12 @@
 import { ReaderBehind, type ChangeHistorySource, type CommittedChange, type CompactionHoldHandle } from '../store/views/change-history.js';
 import type { WebhookState, WebhookStateStore } from '../store/webhook-state.js';
 import type { Logger } from '../log/logger.js';
-import { randomId } from '../lib/random-id.js';
-import { base62 } from '../lib/base62.js';
 import { DeliveryLane, type WebhookClock } from './delivery-lane.js';
 import { StateSaver } from './state-saver.js';
 import type { DeliveryClient } from './delivery-client.js';
 import { doneThrough, LINE_DONE, MessageBacklog } from './message-backlog.js';
-import { isAfter, messagesOf, MESSAGE_TYPES, type Cursor } from './messages.js';
-import { newSecret } from './signature.js';
+import { isAfter, messagesOf, type Cursor } from './messages.js';
+import { newLogId, newWebhookState } from './new-webhook.js';
 import { CatchUps, START_READ_BACK } from './catch-up.js';
 import { compactionHoldOf } from './compaction-hold.js';
 import type { WebhookInput } from './webhook-input.js';
@@ -41,6 +39,8 @@ export interface WebhookServiceDeps {
 export class WebhookService {
   readonly #deps: WebhookServiceDeps;
   readonly #lanes = new Map<string, DeliveryLane>();
+  /** Lanes whose delete is being saved (see remove). */
+  readonly #leaving = new Set<DeliveryLane>();
   #backlog: MessageBacklog | undefined;
   #unsubscribe: (() => void) | undefined;
   readonly #stopCompactionWatch: (() => void) | undefined;
@@ -136,13 +136,16 @@ export class WebhookService {
     if (lane === undefined) return false;
     const at = [...this.#lanes.keys()].indexOf(id);
     this.#lanes.delete(id);
-    // A refused save puts it back where it was, so the list (and webhooks.json) keeps its oldest-first order.
-    await this.#saveOrUndo(() => {
+    // Out of the list the save writes, but its messages are kept until the delete is saved. A refused save puts it back
+    // where it was, so the list (and webhooks.json) keeps its oldest-first order, and it goes on from where it was.
+    this.#leaving.add(lane);
+    const undo = (): void => {
       const entries = [...this.#lanes];
       entries.splice(at, 0, [id, lane]);
       this.#lanes.clear();
       for (const [key, value] of entries) this.#lanes.set(key, value);
-    });
+    };
+    await this.#saveOrUndo(undo).finally(() => this.#leaving.delete(lane));
     lane.stop();
     this.#catchUps.forget(id);
     if (this.#lanes.size === 0) this.#stopFeed();
@@ -334,8 +337,8 @@ export class WebhookService {
 
   #oldestCursor(): Cursor | undefined {
     let oldest: Cursor | undefined;
-    for (const lane of this.#lanes.values()) {
-      if (oldest === undefined || isAfter(oldest, lane.state.cursor)) oldest = lane.state.cursor;
+    for (const lanes of [this.#lanes.values(), this.#leaving]) {
+      for (const lane of lanes) if (oldest === undefined || isAfter(oldest, lane.state.cursor)) oldest = lane.state.cursor;
     }
     return oldest;
   }
@@ -366,25 +369,6 @@ export class WebhookService {
   }
 }
 
-/** A new webhook's state: a fresh id (one `taken` does not hold) and secret, active, hearing what comes after the last durable line. */
-export function newWebhookState(input: WebhookInput, deps: Pick<WebhookServiceDeps, 'randomBytes' | 'clock' | 'lastSeq'>, taken: (id: string) => boolean): WebhookState {
-  let id = randomId('whk', deps.randomBytes);
-  while (taken(id)) id = randomId('whk', deps.randomBytes);
-  return {
-    id,
-    url: input.url!,
-    events: input.events ?? [...MESSAGE_TYPES],
-    description: input.description ?? '',
-    secret: newSecret(deps.randomBytes),
-    created_at: new Date(deps.clock.now()).toISOString(),
-    status: 'active',
-    cursor: { seq: deps.lastSeq(), index: LINE_DONE },
-    attempts: 0,
-    firstFailureMs: null,
-    deliveries: [],
-  };
-}
-
 /** Applies an admin's change to a lane: a new status restarts its schedule (active) or holds it (paused). */
 function redefine(lane: DeliveryLane, input: WebhookInput): void {
   if (input.url !== undefined) lane.state.url = input.url;
@@ -392,9 +376,4 @@ function redefine(lane: DeliveryLane, input: WebhookInput): void {
   if (input.description !== undefined) lane.state.description = input.description;
   if (input.status !== undefined) lane.setStatus(input.status);
   else lane.poke();
-}
-
-/** A short random name for a run of the log: 8 base62 characters. */
-export function newLogId(randomBytes: (size: number) => Uint8Array): string {
-  return base62(randomBytes(6), 8);
 }

@@ -195,3 +195,52 @@ test('a webhook whose events select nothing saves its position as changes pass i
     await service.close();
   }
 });
+
+test('a webhook whose delete could not be saved stays, and misses nothing the others were sent meanwhile', async () => {
+  const kept = await startReceiver({ verify: false });
+  const deleted = await startReceiver({ verify: false });
+  const history = new ChangeHistory();
+  let lastSeq = 2;
+  // Saves go through, but for the one held by `gate`, which the test then refuses (a full disk, say).
+  const memory = memoryWebhookState();
+  let gate: { promise: Promise<void>; reject: (error: Error) => void } | undefined;
+  const stateStore = {
+    load: () => memory.load(),
+    save: async (snapshot: Parameters<typeof memory.save>[0]) => {
+      if (gate !== undefined) await gate.promise;
+      return memory.save(snapshot);
+    },
+  };
+  const service = await openService(sourceOf(history), () => lastSeq, { stateStore });
+  try {
+    const a = await service.create({ url: kept.url });
+    const b = await service.create({ url: deleted.url });
+    await service.update(b.id, { status: 'paused' });
+    for (const seq of [3, 4]) {
+      lastSeq = seq;
+      history.committed([created(seq, seq)]);
+    }
+    await eventually('the kept webhook got 3 and 4', () => kept.received.length === 2);
+    let refuse!: (error: Error) => void;
+    gate = { promise: new Promise<void>((_, reject) => (refuse = reject)), reject: (error) => refuse(error) };
+    const removal = service.remove(b.id);
+    // While the delete is being saved, the kept webhook is sent 5: the messages the other still needs must stay.
+    lastSeq = 5;
+    history.committed([created(5, 5)]);
+    await eventually('the kept webhook got 5', () => kept.received.length === 3);
+    const settled = removal.then(() => 'saved', () => 'refused');
+    gate.reject(new Error('no room'));
+    gate = undefined;
+    assert.equal(await settled, 'refused');
+    assert.deepEqual(service.list().map((webhook) => webhook.id), [a.id, b.id], 'the delete was not saved: the webhook stays');
+    await service.update(b.id, { status: 'active' });
+    await eventually('the webhook that stayed got its three messages', () => deleted.received.length >= 3);
+    const ids = deleted.received.map((entry) => (JSON.parse(entry.body) as { data: { id: string } }).data.id);
+    assert.deepEqual(ids, [eventId(3), eventId(4), eventId(5)]);
+    assert.deepEqual(service.get(b.id)!.deliveries.filter((entry) => entry.message_id === null), [], 'no gap');
+  } finally {
+    await service.close();
+    await kept.close();
+    await deleted.close();
+  }
+});
