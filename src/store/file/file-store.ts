@@ -319,6 +319,7 @@ export class FileStore extends QueuedStore implements EventStore {
         this.#queue.fail(error);
       },
       stopping: () => this.#stopping,
+      namesLog: async (fd) => (await this.#lost.named(fd).catch(() => 'ours' as const)) === 'ours',
       onStep: this.#onCompactionStep,
     };
   }

@@ -68,6 +68,11 @@ export interface CompactionHost {
   refuse(error: unknown): void;
   /** True once the store is closing: a compaction that has not paused the queue yet gives up. */
   stopping(): boolean;
+  /**
+   * Whether the log's name still names the open log `fd`. Asked just before the rename: one replaced or removed by
+   * hand calls the compaction off, else its rename would put the rewritten log over the file someone put there.
+   */
+  namesLog(fd: number): Promise<boolean>;
   /** Test only: runs before each step (1-based, see COMPACTION_STEPS); may throw, or never resolve to freeze as a crash would. */
   onStep?: (step: number) => void | Promise<void>;
 }
@@ -149,6 +154,8 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
     await step(6);
     if (host.sync) await fs.fsync(fd);
     await step(7);
+    // The store's check of the name (which waits for a compaction) then finds what happened, as it would without one.
+    if (!(await host.namesLog(log.fd))) throw new CompactionAbandoned('the log lost its name while it was compacted');
     await fs.rename(temp, file);
     renamed = true;
     await step(8);

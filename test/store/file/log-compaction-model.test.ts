@@ -182,6 +182,7 @@ async function run(c: Case, misbehave: Misbehaviour = {}): Promise<{ fs: Recordi
       record('stopping');
       return misbehave.stopFrom !== undefined && ++stops >= misbehave.stopFrom;
     },
+    namesLog: () => Promise.resolve(true),
   };
   if (misbehave.noHook !== true) {
     host.onStep = (step) => {

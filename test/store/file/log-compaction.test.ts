@@ -408,3 +408,38 @@ test('a compaction that fails before its rename never logs that it failed after 
   assert.deepEqual(failures, ['warn: compaction failed before its rename; the log is intact']);
   await store.close();
 });
+
+for (const [how, lose] of [
+  [
+    'replaced',
+    (file: string) => {
+      fs.writeFileSync(`${file}.new`, 'an operator put this file here\n');
+      fs.renameSync(`${file}.new`, file);
+    },
+  ],
+  ['removed', (file: string) => fs.unlinkSync(file)],
+] as const) {
+  test(`events.jsonl ${how} while a compaction runs: the compaction is called off, so the check of the name finds it as it would without one`, async (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, 'events.jsonl');
+    const { store, work } = await supersededStore(dir, {
+      // Before the rename, as an operator's command would land between the compaction's steps.
+      onCompactionStep: (at) => {
+        if (at === COMPACTION_STEPS.indexOf('rename it over events.jsonl') + 1) lose(file);
+      },
+    });
+    await assert.rejects(store.compact(), /the log lost its name while it was compacted/, 'called off');
+    await store.checkLogName();
+    if (how === 'replaced') assert.equal(fs.readFileSync(file, 'utf8'), 'an operator put this file here\n', 'the file under the name is left as it is');
+    const kept = how === 'replaced' ? path.join(dir, fs.readdirSync(dir).find((name) => name.startsWith('events.jsonl.removed-'))!) : file;
+    assert.equal(logLines(kept).length, 80, 'what was acknowledged is on disk, uncompacted');
+    await assert.rejects(store.write(eventId(0), () => sampleRecord(0, { title: 'After' })), 'later writes are refused');
+    await store.close();
+    if (how === 'removed') {
+      // Written back under its name: a start finds every acknowledged write.
+      const reopened = await openFileStore({ dataDir: dir });
+      work.check(reopened);
+      await reopened.close();
+    }
+  });
+}

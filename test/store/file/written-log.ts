@@ -82,6 +82,7 @@ export async function compact(fs: MemoryFileSystem, file: string, writer: Writer
       throw error;
     },
     stopping: () => false,
+    namesLog: () => Promise.resolve(true),
     settle: () => Promise.resolve(),
   });
   assert.equal(fs.openCount, 1, 'compaction closed the old log and keeps the new one open');

@@ -44,6 +44,7 @@ async function compactedByFileStore(views: Views, nowMs: number, dir: string): P
     resume: () => undefined,
     refuse: (error) => assert.fail(String(error)),
     stopping: () => false,
+    namesLog: () => Promise.resolve(true),
     settle: () => Promise.resolve(),
   });
   // The compaction closed the old log's handle; the new one is the test's to close.
