@@ -45,11 +45,10 @@ export class IdempotencyGuard {
    * the first one still in flight → 409; a remembered answer → that answer, replayed; else a write to make.
    */
   begin(context: RequestContext, render: RenderAnswer): { replay: HandlerResult } | IdempotentWrite | undefined {
-    const header = context.request.headers['idempotency-key'];
-    if (header === undefined) return undefined;
-    // Two lines would be one key joined by node ("a, a"), one the client never chose.
-    if ((context.request.idempotencyKeyLines ?? 1) > 1) throw new ApiError('bad_request', 'The request has more than one Idempotency-Key header; send exactly one.');
-    const key = Array.isArray(header) ? header.join(', ') : header;
+    const key = context.request.headers['idempotency-key'];
+    if (key === undefined) return undefined;
+    // Two lines would be one key joined by node ("a, a"), one the client never chose (an embedding passes an array).
+    if (typeof key !== 'string' || (context.request.idempotencyKeyLines ?? 1) > 1) throw new ApiError('bad_request', 'The request has more than one Idempotency-Key header; send exactly one.');
     if (!KEY_PATTERN.test(key)) {
       throw new ApiError('bad_request', `The Idempotency-Key header must be 1 to 255 printable ASCII characters, got ${quotedKey(key)}.`);
     }
@@ -87,7 +86,7 @@ export class IdempotencyGuard {
    */
   replayOf(context: RequestContext, render: RenderAnswer): HandlerResult | undefined {
     const key = context.request.headers['idempotency-key'];
-    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) return undefined;
+    if (typeof key !== 'string' || (context.request.idempotencyKeyLines ?? 1) > 1 || !KEY_PATTERN.test(key)) return undefined;
     const remembered = this.#store.rememberedAnswer(context.principal!.keyId, key, this.#now());
     if (remembered === undefined || remembered.requestHash !== hashRequest(context)) return undefined;
     return replayed(render, remembered, context);

@@ -92,6 +92,21 @@ describe('§3 errors, one fault at a time', () => {
     assert.match(body.message, /Authorization/);
   });
 
+  it('two Idempotency-Key lines are no key: 400 on a write, and no replay of a registration whose event is gone (its 404)', async () => {
+    const created = await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody({ start_time: '2099-10-01T17:00:00Z', end_time: '2099-10-01T19:00:00Z' }) });
+    const target = `/events/${created.json.id}/registrations`;
+    const body = Buffer.from(JSON.stringify({ name: 'Ada', email: 'ada.lines@campus.edu' }));
+    const post = (headers: Record<string, string | string[]>, idempotencyKeyLines?: number) =>
+      handleRaw(h.app, { method: 'POST', target, headers: { host: 'localhost', authorization: `Bearer ${h.keys.reader}`, 'content-type': 'application/json', ...headers }, body, ...(idempotencyKeyLines === undefined ? {} : { idempotencyKeyLines }) });
+    // An embedding that passes the two lines as an array, and the adapter's count of them with node's joined value.
+    assert.match(assertError(await post({ 'idempotency-key': ['zz', 'zz'] }), 400, 'bad_request').message, /more than one Idempotency-Key header/);
+    assertError(await post({ 'idempotency-key': 'zz, zz' }, 2), 400, 'bad_request');
+    assert.equal((await post({ 'idempotency-key': 'zz, zz' }, 1)).status, 201, 'one line holding a comma is one key');
+    assert.equal((await h.request('DELETE', `/events/${created.json.id}`, { key: h.keys.organizer })).status, 204);
+    assert.equal((await post({ 'idempotency-key': 'zz, zz' }, 1)).headers['Idempotent-Replayed'], 'true', 'the very request is still answered');
+    assertError(await post({ 'idempotency-key': 'zz, zz' }, 2), 404, 'not_found');
+  });
+
   it('400 validation_failed with details', async () => {
     const response = await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody({ category: 'party' }) });
     assertError(response, 400, 'validation_failed');
