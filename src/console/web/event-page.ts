@@ -16,6 +16,8 @@ import type { CampusEvent, PublishStatus, Publishing, Registration } from './typ
 import type { ConsoleContext, Screen } from './context.js';
 
 export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
+  /** The address this page was drawn for: a delete answered after the person left it does not take them back. */
+  const shownAt = location.hash;
   const details = h('div', { class: 'details', 'aria-busy': 'true' }, h('p', {}, 'Loading the event…'));
   const alert = h('div', { class: 'alert', role: 'alert', hidden: true, tabindex: -1 });
   // What the last move did, in words (ctx.announce has already spoken it): it stays visible after the redraw.
@@ -117,18 +119,21 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
     void load().then(() => done.focus());
   }
 
-  /** Set once this page deleted its event: the change feed's word of it then asks for nothing (a 404). */
+  /** Set while this page deletes its event, and once it has: the change feed's word of it then asks for nothing (a 404). */
   let removed = false;
 
   /** Deletes the event as this page showed it (If-Match): one changed meanwhile, while the question was open say, is kept. */
   async function remove(event: CampusEvent, etag: string | null): Promise<void> {
     if (!(await confirmAction(`Delete “${event.title}” for good? Its ${event.registered_count} registration${event.registered_count === 1 ? '' : 's'} go with it.`, 'Delete event'))) return;
+    // Set before the answer: the change feed may tell of the delete first.
+    removed = true;
     try {
       await ctx.api.json('DELETE', `/events/${encodeURIComponent(event.id)}`, { headers: etag === null ? {} : { 'If-Match': etag } });
-      removed = true;
       ctx.announce(`Deleted “${event.title}”.`);
-      ctx.navigate('#/events');
+      // Someone who went elsewhere meanwhile stays there (the next screen may still be loading: the address says).
+      if (location.hash === shownAt) ctx.navigate('#/events');
     } catch (error) {
+      removed = false;
       alertDeleteFailure(alert, error, 'event', () => void load());
     }
   }

@@ -45,6 +45,8 @@ let carried = false;
 let shownPath: string | undefined;
 /** The message a screen sent the person here with, shown on the next screen drawn (the status line is only heard). */
 let broughtMessage = '';
+/** Ends the listener that takes that message away once the person acts on the screen. */
+let broughtListener: AbortController | undefined;
 
 function announce(message: string): void {
   status.textContent = message;
@@ -68,8 +70,20 @@ function show(next: Screen | HTMLElement, title: string): void {
   screen = next instanceof HTMLElement ? undefined : next;
   setTitle(next instanceof HTMLElement ? title : next.title);
   replace(content, next instanceof HTMLElement ? next : next.element);
+  broughtListener?.abort();
   // "Deleted …" on the list it led to: seen, not only read out (it was, when said).
-  if (broughtMessage !== '') content.prepend(h('p', { class: 'done brought' }, broughtMessage));
+  if (broughtMessage !== '') {
+    const note = h('p', { class: 'done brought' }, broughtMessage);
+    content.prepend(note);
+    // Gone once the person acts here (a button, a form's Enter): that says its own outcome.
+    const listening = (broughtListener = new AbortController());
+    const acted = (event: Event): void => {
+      if (!(event.target instanceof Element) || event.target.closest('button') === null) return;
+      note.remove();
+      listening.abort();
+    };
+    content.addEventListener('click', acted, { signal: listening.signal });
+  }
   broughtMessage = '';
 }
 

@@ -18,6 +18,8 @@ import type { ConsoleContext, Screen } from './context.js';
 const PAGE = 25;
 
 export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
+  /** The address this page was drawn for: a delete answered after the person left it does not take them back. */
+  const shownAt = location.hash;
   const zone = ctx.zones.shown;
   const details = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading the series…'));
   const occurrences = h('div');
@@ -124,17 +126,20 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
     await loadOccurrences().catch((error: unknown) => replace(occurrences, h('p', { class: 'alert', role: 'alert' }, describeProblem(error))));
   }
 
-  /** Set once this page deleted its series: the change feed's word of its occurrences then asks for nothing. */
+  /** Set while this page deletes its series, and once it has: the change feed's word of its occurrences then asks for nothing. */
   let removed = false;
 
   async function remove(series: Series, etag: string | null): Promise<void> {
     if (!(await confirmAction(`Delete the series “${series.title}” for good? All ${series.occurrence_count} occurrences and their registrations go with it.`, 'Delete series'))) return;
+    // Set before the answer: the change feed may tell of the delete first.
+    removed = true;
     try {
       await ctx.api.json('DELETE', `/series/${encodeURIComponent(series.id)}`, { headers: etag === null ? {} : { 'If-Match': etag } });
-      removed = true;
       ctx.announce(`Deleted the series “${series.title}”.`);
-      ctx.navigate('#/events');
+      // Someone who went elsewhere meanwhile stays there (the next screen may still be loading: the address says).
+      if (location.hash === shownAt) ctx.navigate('#/events');
     } catch (error) {
+      removed = false;
       alertDeleteFailure(alert, error, 'series', () => void load());
     }
   }
