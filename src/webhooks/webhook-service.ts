@@ -39,8 +39,8 @@ export interface WebhookServiceDeps {
 export class WebhookService {
   readonly #deps: WebhookServiceDeps;
   readonly #lanes = new Map<string, DeliveryLane>();
-  /** Lanes whose delete is being saved (see remove). */
-  readonly #leaving = new Set<DeliveryLane>();
+  /** Lanes whose delete is being saved, by id, with that save (see remove). */
+  readonly #leaving = new Map<string, { lane: DeliveryLane; saved: Promise<void> }>();
   #backlog: MessageBacklog | undefined;
   #unsubscribe: (() => void) | undefined;
   readonly #stopCompactionWatch: (() => void) | undefined;
@@ -112,13 +112,15 @@ export class WebhookService {
     await this.#saveOrUndo(() => {
       this.#lanes.get(id)?.stop();
       this.#lanes.delete(id);
-      if (this.#lanes.size === 0) this.#stopFeed();
+      this.#stopFeedIfIdle();
     });
     return state;
   }
 
   /** Changes a webhook's url, events, description or status; resolves once saved (undefined for an unknown id). */
   async update(id: string, input: WebhookInput): Promise<WebhookState | undefined> {
+    // No await unless a delete is being saved: the change must see the webhook as a delete started meanwhile left it.
+    if (this.#leaving.has(id) && (await this.#leftAfterSave(id))) return undefined;
     const lane = this.#lanes.get(id);
     if (lane === undefined) return undefined;
     const before = { url: lane.state.url, events: lane.state.events, description: lane.state.description, status: lane.state.status };
@@ -132,25 +134,37 @@ export class WebhookService {
 
   /** Deletes a webhook (its undelivered messages with it); resolves once saved. */
   async remove(id: string): Promise<boolean> {
+    if (this.#leaving.has(id) && (await this.#leftAfterSave(id))) return false;
     const lane = this.#lanes.get(id);
     if (lane === undefined) return false;
     const at = [...this.#lanes.keys()].indexOf(id);
     this.#lanes.delete(id);
     // Out of the list the save writes, but its messages are kept until the delete is saved. A refused save puts it back
     // where it was, so the list (and webhooks.json) keeps its oldest-first order, and it goes on from where it was.
-    this.#leaving.add(lane);
     const undo = (): void => {
       const entries = [...this.#lanes];
       entries.splice(at, 0, [id, lane]);
       this.#lanes.clear();
       for (const [key, value] of entries) this.#lanes.set(key, value);
+      lane.poke();
     };
-    await this.#saveOrUndo(undo).finally(() => this.#leaving.delete(lane));
+    const saved = this.#saveOrUndo(undo).finally(() => this.#leaving.delete(id));
+    this.#leaving.set(id, { lane, saved });
+    await saved;
     lane.stop();
     this.#catchUps.forget(id);
-    if (this.#lanes.size === 0) this.#stopFeed();
-    else this.#trim();
+    this.#stopFeedIfIdle();
+    this.#trim();
     return true;
+  }
+
+  /**
+   * Waits for the save of a delete of `id` under way, if any: true when it went through (the webhook is gone), false
+   * when there was none or it was refused (the webhook is back). A second delete or a change meanwhile is then answered
+   * for what is, not a 404 for a webhook whose delete may yet fail.
+   */
+  #leftAfterSave(id: string): Promise<boolean> {
+    return this.#leaving.get(id)?.saved.then(() => true, () => false) ?? Promise.resolve(false);
   }
 
   /**
@@ -177,8 +191,8 @@ export class WebhookService {
     lane.stop();
     this.#lanes.delete(id);
     this.#catchUps.forget(id);
-    if (this.#lanes.size === 0) this.#stopFeed();
-    else this.#trim();
+    this.#stopFeedIfIdle();
+    this.#trim();
   }
 
   /** Abandons attempts in flight (sent again after the next start), saves the cursors and stops. */
@@ -305,6 +319,11 @@ export class WebhookService {
     this.#heard(buffered.filter((change) => change.record.seq > lastSeq));
   }
 
+  /** Stops the feed once no webhook is left, none whose delete may yet be refused included. */
+  #stopFeedIfIdle(): void {
+    if (this.#lanes.size === 0 && this.#leaving.size === 0) this.#stopFeed();
+  }
+
   #stopFeed(): void {
     this.#feedGeneration++;
     this.#unsubscribe?.();
@@ -337,9 +356,8 @@ export class WebhookService {
 
   #oldestCursor(): Cursor | undefined {
     let oldest: Cursor | undefined;
-    for (const lanes of [this.#lanes.values(), this.#leaving]) {
-      for (const lane of lanes) if (oldest === undefined || isAfter(oldest, lane.state.cursor)) oldest = lane.state.cursor;
-    }
+    for (const lane of this.#lanes.values()) if (oldest === undefined || isAfter(oldest, lane.state.cursor)) oldest = lane.state.cursor;
+    for (const { lane } of this.#leaving.values()) if (oldest === undefined || isAfter(oldest, lane.state.cursor)) oldest = lane.state.cursor;
     return oldest;
   }
 

@@ -244,3 +244,36 @@ test('a webhook whose delete could not be saved stays, and misses nothing the ot
     await deleted.close();
   }
 });
+
+test('a second delete of a webhook whose delete is being saved waits for that save: refused, the second deletes it', async () => {
+  const receiver = await startReceiver({ verify: false });
+  const memory = memoryWebhookState();
+  let refuse: ((error: Error) => void) | undefined;
+  const stateStore = {
+    load: () => memory.load(),
+    save: async (snapshot: Parameters<typeof memory.save>[0]) => {
+      if (refuse === undefined) return memory.save(snapshot);
+      // This save is refused (a full disk, say) once the test says so; the next ones go through.
+      await new Promise<void>((_, reject) => (refuse = reject));
+    },
+  };
+  const history = new ChangeHistory();
+  const service = await openService(sourceOf(history), () => 2, { stateStore });
+  try {
+    const webhook = await service.create({ url: receiver.url });
+    refuse = () => undefined;
+    const first = service.remove(webhook.id).then(() => 'deleted', () => 'refused');
+    const second = service.remove(webhook.id);
+    await eventually('the first save under way', () => refuse !== undefined && refuse.length === 1);
+    const refusing = refuse;
+    refuse = undefined;
+    refusing(new Error('no room'));
+    assert.equal(await first, 'refused');
+    assert.equal(await second, true, 'the second delete found the webhook back, and deleted it');
+    assert.equal(service.get(webhook.id), undefined);
+    assert.deepEqual((await memory.load()).webhooks, []);
+  } finally {
+    await service.close();
+    await receiver.close();
+  }
+});
