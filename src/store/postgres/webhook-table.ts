@@ -90,9 +90,10 @@ export class PostgresWebhookTable implements SharedWebhookTable {
   }
 
   async insert(state: WebhookState, owner: string, leaseMs: number): Promise<WebhookState> {
+    // Its position: the newest committed seq, the last row's, or the newest checkpoint's when that dropped every row.
     const [row] = await this.#admin(this.#db.query<{ cursor_seq: number }>(
       `INSERT INTO campus_webhooks (id, url, events, description, secret, created_at, status, cursor_seq, cursor_index, lease_owner, lease_until)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT coalesce(max(seq), 0) FROM campus_log), $8, $9, clock_timestamp() + $10 * interval '1 millisecond')
+       VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT greatest(coalesce(max(seq), 0), (SELECT coalesce(max(seq), 0) FROM campus_checkpoints)) FROM campus_log), $8, $9, clock_timestamp() + $10 * interval '1 millisecond')
        RETURNING cursor_seq::float8 AS cursor_seq`,
       [state.id, state.url, JSON.stringify(state.events), state.description, state.secret, state.created_at, state.status, state.cursor.index, owner, leaseMs],
     ), true);

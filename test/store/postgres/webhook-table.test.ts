@@ -45,6 +45,18 @@ describe('PostgresWebhookTable', { skip }, () => {
     assert.deepEqual((await table.get(made.id))!.state, made);
   });
 
+  it('insert() right after a checkpoint dropped every row starts the cursor at the checkpoint, not at 0 (a gap it was never owed)', async () => {
+    const other = await connect(await pg.database('webhook_table_checkpoint'));
+    try {
+      await migrateSchema(other);
+      await other.query('INSERT INTO campus_checkpoints (seq, gone, lines, bytes, parts) VALUES (3076, 0, 0, 0, 0)');
+      const made = await new PostgresWebhookTable(other).insert(webhook(9), 'run_a', LONG);
+      assert.deepEqual(made.cursor, { seq: 3076, index: Number.MAX_SAFE_INTEGER });
+    } finally {
+      await other.end();
+    }
+  });
+
   it('lease() from several instances at once hands each webhook to exactly one of them', async () => {
     for (let n = 2; n < 8; n++) await table.insert(webhook(n), 'run_gone', 0);
     const owners = ['run_p', 'run_q', 'run_r', 'run_s'];
