@@ -2,9 +2,12 @@
 // instance still sends what a checkpoint replaced (its backlog holds it); after a restart, what the checkpoint dropped
 // before a webhook acknowledged it is reported in the delivery log as a gap, never skipped silently.
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { openApp, type App } from '../../src/app.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { connect } from '../../src/store/postgres/client.js';
 import { call } from '../helpers/harness.js';
 import { skip, usePostgres } from '../helpers/postgres-fixture.js';
 import { EVENT_FIELDS as EVENT, eventually, startReceiver } from './support.js';
@@ -58,6 +61,87 @@ describe('webhooks across a checkpoint', { skip, timeout: 60_000 }, () => {
       assert.equal(gap.status, 'failed');
       assert.match(gap.error, /compacted/);
       assert.equal(receiver.received.length, 5);
+    } finally {
+      await app.close();
+      await receiver.close();
+    }
+  });
+
+  it('a checkpoint waits for a webhook delivering in good order to acknowledge the rows it drops, on whichever instance delivers it', async () => {
+    const url = await pg.database('webhook_checkpoint_wait');
+    const first = await appOn(url);
+    const second = await appOn(url);
+    const admin = first.initialAdminKey!;
+    // A receiver that holds its answers until told, then answers every one at once with 200.
+    const held: (() => void)[] = [];
+    let answered = 0;
+    let holding = true;
+    const slow = http.createServer((req, res) => {
+      req.resume();
+      const answer = (): void => {
+        answered++;
+        res.end();
+      };
+      if (holding) held.push(answer);
+      else answer();
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook`;
+      assert.equal((await call(first, 'POST', '/webhooks', { key: admin, body: { url: address } })).status, 201);
+      for (const title of ['One', 'Two', 'Three']) assert.equal((await call(second, 'POST', '/events', { key: admin, body: { ...EVENT, title } })).status, 201);
+      await eventually('the first message on the wire', () => held.length === 1);
+      const checkpoint = (second.store as PostgresStore).checkpoint();
+      let written = false;
+      void checkpoint.then(() => (written = true));
+      // The checkpoint's transaction waits, reading the webhooks' positions, while the webhook delivered by the other
+      // instance has not acknowledged the rows it would drop.
+      const watcher = await connect(url);
+      try {
+        for (let waiting = false; !waiting; await new Promise((resolve) => setTimeout(resolve, 20))) {
+          const [row] = await watcher.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE '%FROM campus_webhooks WHERE (cursor_seq <%'");
+          waiting = row!.n > 0;
+        }
+      } finally {
+        await watcher.end();
+      }
+      assert.equal(written, false);
+      holding = false;
+      for (const answer of held.splice(0)) answer();
+      const outcome = await checkpoint;
+      assert.ok('written' in outcome, JSON.stringify(outcome));
+      assert.equal(answered, 3, 'every message was acknowledged before the rows went');
+      const log = (await call(first, 'GET', `/webhooks`, { key: admin })).json.webhooks[0];
+      const deliveries = (await call(first, 'GET', `/webhooks/${log.id}/deliveries`, { key: admin })).json.deliveries;
+      assert.deepEqual(deliveries.filter((entry: { message_id: string | null }) => entry.message_id === null), [], 'no gap');
+    } finally {
+      for (const answer of held.splice(0)) answer();
+      await first.close();
+      await second.close();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+  });
+
+  it('a campus written to without a pause still gets its checkpoints while a webhook keeps up', async () => {
+    const url = await pg.database('webhook_checkpoint_busy');
+    const app = await openApp({ store: url, console: false, webhookHosts: ['127.0.0.1'], compactMinBytes: 2000 }, {});
+    const receiver = await startReceiver();
+    try {
+      const admin = app.initialAdminKey!;
+      const webhook = (await call(app, 'POST', '/webhooks', { key: admin, body: { url: receiver.url } })).json;
+      receiver.secret = webhook.secret;
+      // Four writers at once: whenever the store looks, the webhook has messages still to send.
+      const writer = async (lane: number): Promise<void> => {
+        const id = (await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: `Lane ${lane}` } })).json.id;
+        for (let n = 1; n <= 100 && (app.store as PostgresStore).checkpointSeen.seq === 0; n++) {
+          assert.equal((await call(app, 'PUT', `/events/${id}`, { key: admin, body: { title: `Lane ${lane}, title ${n}` } })).status, 200);
+        }
+      };
+      await Promise.all([1, 2, 3, 4].map(writer));
+      assert.ok((app.store as PostgresStore).checkpointSeen.seq > 0, 'a checkpoint was written by itself while the writes went on');
+      await eventually('every message', () => receiver.unique().length === (app.store as PostgresStore).lastSeq);
+      const deliveries = (await call(app, 'GET', `/webhooks/${webhook.id}/deliveries`, { key: admin })).json.deliveries;
+      assert.deepEqual(deliveries.filter((entry: { message_id: string | null }) => entry.message_id === null), [], 'no gap');
     } finally {
       await app.close();
       await receiver.close();

@@ -82,8 +82,10 @@ export class CheckpointKeeper {
     const seenLines = known.lines + this.#rowsRead;
     const rowBytes = seenLines === 0 ? ROW_BYTES_GUESS : (known.bytes + this.#bytesRead) / seenLines;
     if (!checkpointDue({ lines: known.lines + rows, bytes: known.bytes + rows * rowBytes, live: this.#live() }, this.#host.minBytes)) return;
-    if (this.#host.held((reason) => this.#host.logger.warn('a checkpoint is held back: campus_log grows until it is released', { reason })) !== undefined) return;
-    this.write({ due: true }).catch(() => undefined);
+    // A webhook delivering in good order is waited for by the write (at most a few seconds); one paused, failing or
+    // retrying holds the checkpoint back for long: none is tried meanwhile.
+    if (this.#host.held((reason) => this.#host.logger.warn('a checkpoint is held back: campus_log grows until it is released', { reason }))?.lasting === true) return;
+    this.write({ due: true, byItself: true }).catch(() => undefined);
   }
 
   /**
@@ -91,13 +93,13 @@ export class CheckpointKeeper {
    * rule says while one that is only due runs, waits for it and writes again if it found the log not due. Resolves
    * once the views took it in.
    */
-  write(options: { due?: boolean } = {}): Promise<CheckpointOutcome> {
+  write(options: { due?: boolean; byItself?: boolean } = {}): Promise<CheckpointOutcome> {
     const force = options.due !== true;
     const running = this.#writing;
     if (running !== undefined && force && !this.#writingForced) return running.then((outcome) => ('written' in outcome ? outcome : this.write(options)));
     if (running !== undefined) return running;
     this.#writingForced = force;
-    const writing = this.#write(force).finally(() => (this.#writing = undefined));
+    const writing = this.#write(force, options.byItself === true).finally(() => (this.#writing = undefined));
     this.#writing = writing;
     return writing;
   }
@@ -107,11 +109,14 @@ export class CheckpointKeeper {
     await this.#writing?.catch(() => undefined);
   }
 
-  async #write(force: boolean): Promise<CheckpointOutcome> {
+  async #write(force: boolean, byItself: boolean): Promise<CheckpointOutcome> {
     const host = this.#host;
     const started = host.now();
     try {
-      const outcome = await writeCheckpoint({ db: host.db, known: () => this.#known, live: () => this.#live(), snapshot: () => this.#snapshot(), onStep: host.onStep }, { minBytes: host.minBytes, force });
+      const outcome = await writeCheckpoint(
+        { db: host.db, known: () => this.#known, live: () => this.#live(), snapshot: () => this.#snapshot(), writable: () => host.writable(), onStep: host.onStep },
+        { minBytes: host.minBytes, force, byItself },
+      );
       if (!('written' in outcome)) {
         this.#backOff();
         return outcome;

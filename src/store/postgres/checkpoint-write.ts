@@ -45,9 +45,18 @@ export interface CheckpointHost {
   live(): number;
   /** The views' state, taken in their turn (no batch applying meanwhile). */
   snapshot(): Promise<CheckpointState>;
+  /** False once the instance is closing (or cannot reach the database): a checkpoint waiting for webhooks gives up. */
+  writable(): boolean;
   /** Test only: runs before each step (1-based, see CHECKPOINT_STEPS); may throw, or never resolve to freeze as a stopped process would. */
   onStep?: ((step: number) => void | Promise<void>) | undefined;
 }
+
+/** How long a checkpoint waits for the webhooks to acknowledge (and save) the changes through its seq, in ms. */
+const SETTLE_MS = 10_000;
+/** How often it reads their positions again meanwhile (an instance saves its webhooks' every 250 ms). */
+const SETTLE_POLL_MS = 50;
+/** A webhook's cursor_index once it is past every message of its seq's line (LINE_DONE in webhooks/message-backlog.ts). */
+const LINE_DONE = Number.MAX_SAFE_INTEGER;
 
 /** How a checkpoint went: written (with the rows it dropped), or skipped and why. */
 export type CheckpointOutcome = { written: Checkpoint; rowsDropped: number; parts: number } | { skipped: string };
@@ -60,7 +69,7 @@ const STATEMENT_TIMEOUT = '10min';
  * instance is writing one (its transaction holds CHECKPOINT_LOCK) or wrote one the views have not read yet. One
  * transaction: the parts, the checkpoint's row, and the deletion of every row at or before its seq and of older checkpoints.
  */
-export async function writeCheckpoint(host: CheckpointHost, options: { minBytes: number; force?: boolean }): Promise<CheckpointOutcome> {
+export async function writeCheckpoint(host: CheckpointHost, options: { minBytes: number; force?: boolean; byItself?: boolean; settleMs?: number }): Promise<CheckpointOutcome> {
   const step = async (n: number): Promise<void> => {
     await host.onStep?.(n);
   };
@@ -79,6 +88,12 @@ export async function writeCheckpoint(host: CheckpointHost, options: { minBytes:
     await step(2);
     const state = await host.snapshot();
     if (state.seq <= newest.seq) return { skipped: 'nothing was written since the last checkpoint' };
+    // Every webhook's messages come from the rows after its position (on whichever instance delivers it): none is
+    // dropped before it is acknowledged. One written by itself waits for every webhook; one asked for by hand for those
+    // delivering in good order, and goes ahead past the others, which report what they miss as a gap.
+    const behind = await webhookBehind(tx, host, state.seq, options.byItself === true, options.settleMs ?? SETTLE_MS);
+    if (!host.writable()) return { skipped: 'the store is closing' };
+    if (behind !== undefined && options.byItself === true) return { skipped: `webhook ${behind} has not acknowledged the changes through seq ${state.seq}` };
     await step(3);
     let parts = 0;
     let lines = 0;
@@ -97,6 +112,23 @@ export async function writeCheckpoint(host: CheckpointHost, options: { minBytes:
     await step(5);
     return { written, rowsDropped: dropped?.rows ?? 0, parts };
   });
+}
+
+/**
+ * Waits (at most `settleMs`) until no webhook has left a change through `seq` unacknowledged, as campus_webhooks holds
+ * its position (saved by whichever instance delivers it): every webhook, or (`every` false) those delivering in good
+ * order (active, no retry pending). Resolves with the id of one still behind at the deadline (or the stop), if any.
+ */
+async function webhookBehind(tx: Transaction, host: CheckpointHost, seq: number, every: boolean, settleMs: number): Promise<string | undefined> {
+  const deadline = performance.now() + settleMs;
+  for (;;) {
+    const [row] = await tx.query<{ id: string }>(
+      `SELECT id FROM campus_webhooks WHERE (cursor_seq < $1 OR (cursor_seq = $1 AND cursor_index < $2))${every ? '' : " AND status = 'active' AND attempts = 0"} LIMIT 1`,
+      [seq, LINE_DONE],
+    );
+    if (row === undefined || performance.now() >= deadline || !host.writable()) return row?.id;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+  }
 }
 
 /**
