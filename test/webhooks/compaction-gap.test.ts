@@ -56,3 +56,28 @@ test('messages a compaction rewrote are sent by the running server, and reported
     await receiver.close();
   }
 });
+
+test('a campus written to without a pause is still compacted while a webhook keeps up, and the webhook misses nothing', async () => {
+  const { h, receiver, webhook } = await harnessWithWebhook({ compactMinBytes: 4000 });
+  const admin = h.keys.admin;
+  const store = h.app.store as FileStore;
+  let compacted = false;
+  try {
+    // Four writers at once: whenever the store looks, the webhook has messages still to send.
+    const writer = async (lane: number): Promise<void> => {
+      const id = (await call(h.app, 'POST', '/events', { key: admin, body: { ...EVENT, title: `Lane ${lane}` } })).json.id;
+      for (let n = 1; n <= 150 && !compacted; n++) {
+        assert.equal((await call(h.app, 'PUT', `/events/${id}`, { key: admin, body: { title: `Lane ${lane}, title ${n}` } })).status, 200);
+        compacted ||= store.stats.lines < store.stats.lastSeq;
+      }
+    };
+    await Promise.all([1, 2, 3, 4].map(writer));
+    assert.ok(compacted, 'a compaction ran while the writes went on');
+    await eventually('every message', () => receiver.unique().length === store.stats.lastSeq);
+    const deliveries = (await call(h.app, 'GET', `/webhooks/${webhook.id}/deliveries`, { key: admin })).json.deliveries;
+    assert.deepEqual(deliveries.filter((entry: { message_id: string | null }) => entry.message_id === null), [], 'no gap');
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
