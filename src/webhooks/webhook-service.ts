@@ -142,6 +142,7 @@ export class WebhookService {
     // Out of the list the save writes, but its messages are kept until the delete is saved. A refused save puts it back
     // where it was, so the list (and webhooks.json) keeps its oldest-first order, and it goes on from where it was.
     const undo = (): void => {
+      if (this.#closed) return;
       const entries = [...this.#lanes];
       entries.splice(at, 0, [id, lane]);
       this.#lanes.clear();
@@ -200,6 +201,7 @@ export class WebhookService {
     if (this.#closed) return;
     this.#closed = true;
     for (const lane of this.#lanes.values()) lane.stop();
+    for (const { lane } of this.#leaving.values()) lane.stop();
     this.#stopFeed();
     this.#stopCompactionWatch?.();
     // The hold stays: the store may still run a moment after the webhooks stop (a shutdown closes them first), and

@@ -248,12 +248,13 @@ test('a webhook whose delete could not be saved stays, and misses nothing the ot
 test('a second delete of a webhook whose delete is being saved waits for that save: refused, the second deletes it', async () => {
   const receiver = await startReceiver({ verify: false });
   const memory = memoryWebhookState();
+  // While `holding`, a save waits to be refused (a full disk, say) by `refuse`, which it sets; the rest go through.
+  let holding = false;
   let refuse: ((error: Error) => void) | undefined;
   const stateStore = {
     load: () => memory.load(),
     save: async (snapshot: Parameters<typeof memory.save>[0]) => {
-      if (refuse === undefined) return memory.save(snapshot);
-      // This save is refused (a full disk, say) once the test says so; the next ones go through.
+      if (!holding) return memory.save(snapshot);
       await new Promise<void>((_, reject) => (refuse = reject));
     },
   };
@@ -261,13 +262,12 @@ test('a second delete of a webhook whose delete is being saved waits for that sa
   const service = await openService(sourceOf(history), () => 2, { stateStore });
   try {
     const webhook = await service.create({ url: receiver.url });
-    refuse = () => undefined;
+    holding = true;
     const first = service.remove(webhook.id).then(() => 'deleted', () => 'refused');
     const second = service.remove(webhook.id);
-    await eventually('the first save under way', () => refuse !== undefined && refuse.length === 1);
-    const refusing = refuse;
-    refuse = undefined;
-    refusing(new Error('no room'));
+    await eventually('the first save under way', () => refuse !== undefined);
+    holding = false;
+    refuse!(new Error('no room'));
     assert.equal(await first, 'refused');
     assert.equal(await second, true, 'the second delete found the webhook back, and deleted it');
     assert.equal(service.get(webhook.id), undefined);

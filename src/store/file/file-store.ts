@@ -256,7 +256,9 @@ export class FileStore extends QueuedStore implements EventStore {
   #compactIfDue(): void {
     if (this.#compaction !== undefined || this.#checkingName || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (this.#superseded() * 2 <= this.#lines) return;
-    if (this.#history.compactionHeld((reason) => this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason })) !== undefined) return;
+    // A webhook delivering in good order is waited for by the compaction (settle, at most 10 s); one paused, failing or
+    // retrying holds it back for long: none is started meanwhile.
+    if (this.#history.compactionHeld((reason) => this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason }))?.lasting === true) return;
     // Failures are logged by runCompaction (run-compaction.ts); the writes go on either way.
     this.#compact(false).catch(() => undefined);
   }
@@ -319,6 +321,7 @@ export class FileStore extends QueuedStore implements EventStore {
         this.#queue.fail(error);
       },
       stopping: () => this.#stopping,
+      // A check that fails (a stat refused for a moment) lets the compaction go on, as the once-a-second check does.
       namesLog: async (fd) => (await this.#lost.named(fd).catch(() => 'ours' as const)) === 'ours',
       onStep: this.#onCompactionStep,
     };

@@ -22,7 +22,7 @@ export const COMPACTION_STEPS = [
   'pause the write queue (the batch in flight finishes)',
   'append the lines committed since the snapshot',
   'fsync it again',
-  'rename it over events.jsonl',
+  'rename it over events.jsonl (called off if events.jsonl no longer names the log)',
   'fsync the folder',
   'swap the log handle to the new file',
   'resume the write queue',

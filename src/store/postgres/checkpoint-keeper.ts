@@ -118,6 +118,8 @@ export class CheckpointKeeper {
         { minBytes: host.minBytes, force, byItself },
       );
       if (!('written' in outcome)) {
+        // Said where the operator looks: a receiver always more than 10 s behind would otherwise leave no trace of why.
+        if (byItself && outcome.skipped.startsWith('webhook ')) host.logger.info('a checkpoint was called off, and is tried again later', { reason: outcome.skipped });
         this.#backOff();
         return outcome;
       }

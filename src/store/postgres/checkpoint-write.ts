@@ -13,7 +13,7 @@ export const CHECKPOINT_LOCK = 0x63686b7074;
  */
 export const CHECKPOINT_STEPS = [
   'take the lock (or skip: another instance holds it) and check the log is due',
-  'take the views’ state at their last seq',
+  'take the views’ state at their last seq, and wait for the webhooks to acknowledge the rows through it',
   'insert the parts',
   'add the checkpoint, delete the rows at or before its seq and the older checkpoints',
   'commit',

@@ -55,7 +55,8 @@ export class PostgresStore implements EventStore {
   readonly webhookTable: PostgresWebhookTable;
   /** Told of each record applied here with its context (webhooks): this instance's writes (the write queue) and others' (applyRecord). */
   readonly #history = new ChangeHistory();
-  #startHold: (() => void) | undefined;
+  /** Until releaseStart() (with PostgresStoreOptions.holdAtStart): no checkpoint is considered. */
+  #starting: boolean;
   #lastSeq = 0;
   /** Every batch's decisions and every catch-up run after the one before: the views change in one order. */
   #chain: Promise<void> = Promise.resolve();
@@ -86,7 +87,7 @@ export class PostgresStore implements EventStore {
     // Empty until start() reads the database; a start from a checkpoint replaces them in place.
     this.changes = new ChangeLog((id) => this.#views.index.get(id));
     this.#views = { index: new EventIndex(), rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };
-    if (options.holdAtStart === true) this.#startHold = this.#history.holdCompaction(() => ({ reason: 'the service is still starting', lasting: false })).release;
+    this.#starting = options.holdAtStart === true;
     this.#history.onCompactionRecheck(() => this.#checkpoints.consider());
     this.#checkpoints = new CheckpointKeeper(
       {
@@ -100,7 +101,8 @@ export class PostgresStore implements EventStore {
         writable: () => this.writable,
         turn: () => this.#turn(),
         catchUp: () => this.catchUp(),
-        held: (warn) => this.#history.compactionHeld(warn),
+        // Lasting while the service starts: the keeper then considers none at all (a brief hold it would wait out).
+        held: (warn) => (this.#starting ? { reason: 'the service is still starting', lasting: true } : this.#history.compactionHeld(warn)),
       },
       NO_CHECKPOINT,
     );
@@ -140,8 +142,7 @@ export class PostgresStore implements EventStore {
 
   /** Lets checkpoints be written (see PostgresStoreOptions.holdAtStart), and considers one now. */
   releaseStart(): void {
-    this.#startHold?.();
-    this.#startHold = undefined;
+    this.#starting = false;
     this.#checkpoints.consider();
   }
 
