@@ -215,8 +215,8 @@ export class WebhookService {
    * acknowledged every message of the lines through it, then saves the positions. A restart then goes on from past
    * the lines the compaction rewrote; from a position before them it would read a rewritten line (a registration's
    * event state) as another message under the id of the one already sent, and miss the rest of that line's messages.
-   * A compaction the store started by itself began with every webhook caught up, so one still behind at the deadline
-   * (a write landed before the snapshot, and its receiver is slow) calls it off. One forced by hand waits only for
+   * A compaction the store started by itself (none is while a webhook is paused, failing or retrying) is called off by
+   * one still behind at the deadline (its receiver slower than the writes). One forced by hand waits only for
    * the webhooks delivering in good order, and goes ahead past the others, which report what they miss as a gap.
    */
   async #settleForCompaction(throughSeq: number, forced: boolean): Promise<void> {
