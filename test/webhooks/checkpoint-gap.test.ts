@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { openApp, type App } from '../../src/app.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { connect } from '../../src/store/postgres/client.js';
+import { createLogger } from '../../src/log/logger.js';
 import { call } from '../helpers/harness.js';
 import { skip, usePostgres } from '../helpers/postgres-fixture.js';
 import { EVENT_FIELDS as EVENT, eventually, startReceiver } from './support.js';
@@ -18,7 +19,7 @@ function appOn(url: string): Promise<App> {
   return openApp({ store: url, console: false, webhookHosts: ['127.0.0.1'], compactMinBytes: Number.MAX_SAFE_INTEGER }, {});
 }
 
-describe('webhooks across a checkpoint', { skip, timeout: 60_000 }, () => {
+describe('webhooks across a checkpoint', { skip, timeout: 180_000 }, () => {
   it('messages a checkpoint replaced are sent by the running instance, and reported as a gap by the next one', async () => {
     const url = await pg.database('webhook_checkpoint');
     let app = await appOn(url);
@@ -153,6 +154,35 @@ describe('webhooks across a checkpoint', { skip, timeout: 60_000 }, () => {
       await app.close();
       await delivering.close();
       await receiver.close();
+    }
+  });
+
+  it('a checkpoint a webhook more than 10 s behind called off is warned of, and written once it caught up, though no write comes', { timeout: 90_000 }, async () => {
+    const url = await pg.database('webhook_checkpoint_called_off');
+    const logged: string[] = [];
+    const logger = createLogger({ level: 'warn', write: (text) => logged.push(text), schedule: (flush) => queueMicrotask(flush) });
+    const app = await openApp({ store: url, console: false, webhookHosts: ['127.0.0.1'], compactMinBytes: 2000, logger }, {});
+    // A receiver that takes 150 ms over each answer: 100 writes in a burst leave it some 15 s behind.
+    const slow = http.createServer((req, res) => {
+      req.resume();
+      setTimeout(() => res.end(), 150);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const admin = app.initialAdminKey!;
+      assert.equal((await call(app, 'POST', '/webhooks', { key: admin, body: { url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook` } })).status, 201);
+      const id = (await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'Title 0' } })).json.id;
+      await Promise.all(Array.from({ length: 4 }, async (_, lane) => {
+        for (let n = 1; n <= 25; n++) assert.equal((await call(app, 'PUT', `/events/${id}`, { key: admin, body: { title: `Title ${lane}.${n}` } })).status, 200);
+      }));
+      const lastSeq = (app.store as PostgresStore).lastSeq;
+      await eventually('the warning', () => logged.some((line) => line.includes('a checkpoint was called off')), 30_000);
+      assert.equal(logged.filter((line) => line.includes('a checkpoint was called off')).length, 1, 'once');
+      await eventually('a checkpoint once the webhook caught up', () => (app.store as PostgresStore).checkpointSeen.seq > 0, 60_000);
+      assert.equal((app.store as PostgresStore).lastSeq, lastSeq, 'with no write since the burst');
+    } finally {
+      await app.close();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
     }
   });
 

@@ -9,6 +9,8 @@ import { checkpointDue, writeCheckpoint, type CheckpointOutcome } from './checkp
 
 /** Bytes a row is taken to hold before any was read: about an event's put line. */
 const ROW_BYTES_GUESS = 512;
+/** A checkpoint a webhook called off is considered again this much later, writes or not: a campus gone quiet has none to prompt it. */
+const CALLED_OFF_RETRY_MS = 10_000;
 
 /** What the keeper needs of its store. */
 export interface CheckpointKeeperHost {
@@ -48,6 +50,10 @@ export class CheckpointKeeper {
   #writing: Promise<CheckpointOutcome> | undefined;
   /** Whether the checkpoint being written was asked for whatever §7's rule says (not only when due). */
   #writingForced = false;
+  /** The next look after a checkpoint a webhook called off. */
+  #retry: NodeJS.Timeout | undefined;
+  /** Whether a webhook calling checkpoints off was warned of since the last one written (once a run of them). */
+  #warnedCalledOff = false;
 
   constructor(host: CheckpointKeeperHost, known: Checkpoint) {
     this.#host = host;
@@ -118,11 +124,11 @@ export class CheckpointKeeper {
         { minBytes: host.minBytes, force, byItself },
       );
       if (!('written' in outcome)) {
-        // Said where the operator looks: a receiver always more than 10 s behind would otherwise leave no trace of why.
-        if (byItself && outcome.skipped.startsWith('webhook ')) host.logger.info('a checkpoint was called off, and is tried again later', { reason: outcome.skipped });
         this.#backOff();
+        if (byItself && outcome.skipped.startsWith('webhook ')) this.#calledOff(outcome.skipped);
         return outcome;
       }
+      this.#warnedCalledOff = false;
       const { written } = outcome;
       host.logger.info('checkpoint written; the rows at or before it were dropped', { seq: written.seq, lines: written.lines, mib: Math.round(written.bytes / 2 ** 20), rows_dropped: outcome.rowsDropped, ms: host.now() - started });
       // Taken in as every instance takes it in: by the catch-up that finds it.
@@ -133,6 +139,20 @@ export class CheckpointKeeper {
       this.#backOff();
       throw error;
     }
+  }
+
+  /**
+   * A webhook had not acknowledged the rows in time: said once a run of such (a receiver always more than 10 s behind
+   * keeps campus_log from being bounded, as a paused webhook does), and looked at again in a while even with no write.
+   */
+  #calledOff(reason: string): void {
+    if (!this.#warnedCalledOff) this.#host.logger.warn('a checkpoint was called off: a webhook is more than 10 s behind the writes; campus_log grows until it keeps up', { reason });
+    this.#warnedCalledOff = true;
+    clearTimeout(this.#retry);
+    this.#retry = setTimeout(() => {
+      this.#considerAfter = 0;
+      this.consider();
+    }, CALLED_OFF_RETRY_MS).unref();
   }
 
   /** The next checkpoint is considered once the log has grown by a sixteenth (at least 64 seqs): the exact count is a query. */
