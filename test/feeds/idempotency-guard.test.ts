@@ -202,9 +202,10 @@ test('IdempotencyGuard counts requests in flight against the quota until each is
   refusal(() => guard.begin(contextOf('key_a', 'a6'), render), 'rate_limited');
 });
 
-test('IdempotencyGuard reads a repeated Idempotency-Key header as node:http joins it, "a, b"', () => {
+test('IdempotencyGuard refuses a repeated Idempotency-Key header (two values), and takes one line "a, b" as one key', () => {
   const guard = new IdempotencyGuard(new MemoryStore(), () => 0);
-  const write = guard.begin(contextOf('key_a', ['a', 'b']), render);
+  refusal(() => guard.begin(contextOf('key_a', ['a', 'b']), render), 'bad_request', 'more than one Idempotency-Key header');
+  const write = guard.begin(contextOf('key_a', 'a, b'), render);
   assert.ok(write !== undefined && 'tag' in write);
   assert.equal(write.tag.key, 'a, b');
   refusal(() => guard.begin(contextOf('key_a', 'a, b'), render), 'conflict', '"a, b"');

@@ -161,7 +161,6 @@ export class PostgresStore implements EventStore {
     return this.#checkpoints.write(options);
   }
 
-
   /** The seq of the newest record applied to this instance's views. */
   get lastSeq(): number {
     return this.#lastSeq;
