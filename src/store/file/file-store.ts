@@ -5,7 +5,7 @@ import type { Lock } from '../../lib/fs/lock.js';
 import type { SearchLogBuild } from '../../search/search-log-build.js';
 import type { EventStore } from '../event-store.js';
 import { UncertainWriteError } from '../uncertain-write.js';
-import { ChangeHistory, type ChangeHistorySource, type HistoryRead } from '../views/change-history.js';
+import { ChangeHistory, ReaderBehind, type ChangeHistorySource, type HistoryRead } from '../views/change-history.js';
 import type { ChangeLog } from '../views/change-log.js';
 import type { DocumentTable } from '../views/document-table.js';
 import type { EventIndex } from '../views/event-index.js';
@@ -17,7 +17,7 @@ import { WriteQueue } from '../views/write-queue.js';
 import { describeWriteError } from '../store-errors.js';
 import type { FileSystemSeam } from './file-system.js';
 import { readHistoryAfter } from './history-read.js';
-import type { CompactionHost, CompactionResult, LogHandle } from './log-compaction.js';
+import { CompactionAbandoned, type CompactionHost, type CompactionResult, type LogHandle } from './log-compaction.js';
 import { runCompaction } from './run-compaction.js';
 import type { StoreLogger } from './store-logger.js';
 import { writeFully } from './write-fully.js';
@@ -93,6 +93,8 @@ export class FileStore extends QueuedStore implements EventStore {
   #compaction: Promise<CompactionResult | undefined> | undefined;
   /** After a failed compaction, the next automatic one waits until the log reaches this length. */
   #compactRetryLength = 0;
+  /** Set when a webhook called the last compaction off: the next starts only once no webhook is behind. */
+  #waitForWebhooks = false;
   #stopping = false;
   #closing: Promise<void> | undefined;
   /** Why writes are refused, once they are (for /health). */
@@ -211,7 +213,10 @@ export class FileStore extends QueuedStore implements EventStore {
     const done = (): void => {
       this.#compaction = undefined;
     };
-    running.then(done, done);
+    running.then(() => {
+      this.#waitForWebhooks = false;
+      done();
+    }, done);
     return running;
   }
 
@@ -256,9 +261,10 @@ export class FileStore extends QueuedStore implements EventStore {
   #compactIfDue(): void {
     if (this.#compaction !== undefined || this.#checkingName || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (this.#superseded() * 2 <= this.#lines) return;
-    // A webhook delivering in good order is waited for by the compaction (settle, at most 10 s); one paused, failing or
-    // retrying holds it back for long: none is started meanwhile.
-    if (this.#history.compactionHeld((reason) => this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason }))?.lasting === true) return;
+    // A webhook delivering in good order is waited for by the compaction (settle, at most 10 s), unless one called the
+    // last compaction off; one paused, failing or retrying holds it back for long: none is started meanwhile.
+    const held = this.#history.compactionHeld((reason) => this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason }));
+    if (held !== undefined && (held.lasting || this.#waitForWebhooks)) return;
     // Failures are logged by runCompaction (run-compaction.ts); the writes go on either way.
     this.#compact(false).catch(() => undefined);
   }
@@ -277,8 +283,11 @@ export class FileStore extends QueuedStore implements EventStore {
       now: this.#now,
       start: { lines: this.#lines, liveEvents: this.#index.size, liveRegistrations: this.#rosters.registrations, bytes: this.#length },
       writable: () => this.#queue.writable,
-      failed: () => {
-        this.#compactRetryLength = Math.floor(this.#length * 1.5);
+      failed: (error) => {
+        // Called off by a webhook behind at the deadline: tried again once every webhook caught up (the webhooks' saves
+        // make the store look again), not after the log grew by half, which a campus gone quiet never does.
+        if (error instanceof CompactionAbandoned && error.cause instanceof ReaderBehind) this.#waitForWebhooks = true;
+        else this.#compactRetryLength = Math.floor(this.#length * 1.5);
       },
     });
   }

@@ -141,7 +141,7 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
     if (host.sync) await fs.fsync(fd);
     // A webhook restarted from a position before the snapshot would read its rewritten lines as other messages.
     await host.settle(snapshot.lastSeq).catch((error: unknown) => {
-      throw error instanceof ReaderBehind ? new CompactionAbandoned(error.message) : error;
+      throw error instanceof ReaderBehind ? new CompactionAbandoned(error.message, { cause: error }) : error;
     });
     await step(4);
     if (host.stopping()) throw new CompactionAbandoned('the store is closing');

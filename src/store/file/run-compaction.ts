@@ -11,8 +11,8 @@ export interface CompactionReport {
   start: { lines: number; liveEvents: number; liveRegistrations: number; bytes: number };
   /** Whether the store still takes writes (after a failure: the message says whether writes go on). */
   writable: () => boolean;
-  /** Called first when the compaction fails, before the failure is logged and thrown on. */
-  failed: () => void;
+  /** Called first when the compaction fails, with why, before the failure is logged and thrown on. */
+  failed: (error: unknown) => void;
 }
 
 /**
@@ -52,7 +52,7 @@ export async function runCompaction(host: CompactionHost, report: CompactionRepo
     });
     return result;
   } catch (error) {
-    report.failed();
+    report.failed(error);
     if (error instanceof CompactionAbandoned) {
       logger.info('compaction abandoned; the log is unchanged', { file: host.file, reason: error.message });
     } else if (!renamedThenFailed) {

@@ -10,6 +10,7 @@ import type { FileStoreOptions } from '../../../src/store/file/open-file-store.j
 import { COMPACTION_STEPS, compactionTempFile } from '../../../src/store/file/log-compaction.js';
 import { eventFields, eventId, logLines, sampleRecord, tempDir, TestFileSystem } from '../helpers.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';
+import { ReaderBehind } from '../../../src/store/views/change-history.js';
 
 const NEVER = Number.MAX_SAFE_INTEGER;
 
@@ -443,3 +444,30 @@ for (const [how, lose] of [
     }
   });
 }
+
+test('a compaction a reader behind at the deadline called off is tried again once the reader caught up, though no write comes', async (t) => {
+  const dir = tempDir(t);
+  const logger = recordingLogger();
+  const store = await openFileStore({ dataDir: dir, compactMinBytes: 2000, logger });
+  // A reader (a webhook) delivering in good order, first too slowly for the compaction's wait.
+  let behind = true;
+  const handle = store.history.holdCompaction(
+    () => (behind ? { reason: 'a webhook is delivering', lasting: false } : undefined),
+    async () => {
+      if (behind) throw new ReaderBehind('webhook whk_slow has not acknowledged the changes');
+    },
+  );
+  for (let n = 0; !logger.messages.some((message) => message.startsWith('compaction abandoned')); n++) {
+    assert.ok(n < 200, 'a compaction was started and called off');
+    await store.write(eventId(n % 5), () => sampleRecord(n % 5, { title: `Version ${n}` }));
+  }
+  const lines = store.stats.lines;
+  behind = false;
+  // The reader caught up and saved its position: the store looks again, with no write since.
+  handle.recheck();
+  for (let waited = 0; store.stats.lines >= lines; waited += 10) {
+    assert.ok(waited < 5000, 'a compaction once the reader caught up');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await store.close();
+});
