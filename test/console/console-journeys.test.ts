@@ -300,6 +300,30 @@ test('a delete answered once the person has gone elsewhere leaves them there, an
   }
 });
 
+test('a delete confirmed after another tab deleted the event takes the person to the list, saying so', { skip, timeout: TIMEOUT_MS }, async () => {
+  const created = await api('POST', '/events', keys.organizer, { title: 'Film club', category: 'social', location: 'Cinema', start_time: new Date(Date.now() + 7 * 86400_000).toISOString(), end_time: new Date(Date.now() + 7 * 86400_000 + 7200_000).toISOString(), capacity: 40 });
+  const { id } = (await created.json()) as { id: string };
+  const browsing = await openBrowser(server.url);
+  try {
+    const page = await browsing.newPage();
+    await signIn(page, keys.organizer);
+    await page.goto(`${server.url}/console/#/events/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Film club' }).waitFor();
+    await page.getByRole('button', { name: 'Delete event' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    // Another tab deletes it while the question is open; the page behind says so.
+    assert.equal((await api('DELETE', `/events/${id}`, keys.organizer)).status, 204);
+    await page.getByText('Someone else has just deleted this event.').first().waitFor();
+    await dialog.getByRole('button', { name: 'Delete event' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+    assert.equal(await page.locator('#content > p.brought').innerText(), 'Someone else has just deleted this event.');
+    assert.equal(await page.locator('.alert:not([hidden])').count(), 0, 'no alert in the API\'s words');
+  } finally {
+    await browsing.close();
+  }
+});
+
 test('console: a reader sees events but no control to create, edit or delete them', { skip, timeout: TIMEOUT_MS }, async () => {
   const created = await api('POST', '/events', keys.organizer, { title: 'Chess evening', category: 'social', location: 'Library café', start_time: new Date(Date.now() + 5 * 86400_000).toISOString(), end_time: new Date(Date.now() + 5 * 86400_000 + 7200_000).toISOString(), capacity: 20 });
   assert.equal(created.status, 201);

@@ -333,6 +333,24 @@ test('approving from a queue that is out of date: the refusal names the event, a
   }
 });
 
+test('an event created for approval and approved elsewhere while its page is open: the sentence the person came with goes', { skip, timeout: TIMEOUT_MS }, async () => {
+  const page = await tab('organizer');
+  try {
+    await fillEvent(page, 'Brought and approved', '2027-06-04');
+    await page.getByRole('button', { name: 'Submit for approval' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Brought and approved' }).waitFor();
+    const brought = page.locator('#content > p.brought');
+    assert.match(await brought.innerText(), /“Brought and approved” is submitted for approval/);
+    assert.equal((await journey.api('POST', `/events/${idOf(page)}/approve`, journey.keys.admin, {})).status, 200);
+    // The change feed carries it once published: the page reads it again, and the sentence of the submission goes.
+    await page.getByRole('button', { name: 'Cancel event' }).waitFor();
+    await brought.waitFor({ state: 'detached' });
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});
+
 test('a submission approved elsewhere while its page is open: the page shows it published, and the "submitted" sentence goes', { skip, timeout: TIMEOUT_MS }, async () => {
   const title = 'Approved while its page is open';
   const made = await journey.api('POST', '/events', journey.keys.organizer, {

@@ -8,10 +8,12 @@ import type { Approval } from './status.js';
 export interface ConsoleContext {
   api: Api;
   me: Me;
-  /** Goes to a fragment route such as `#/events/evt_...`. */
-  navigate(hash: string): void;
+  /** Goes to a fragment route such as `#/events/evt_...`; `showMessage`: the message just announced is shown there too. */
+  navigate(hash: string, options?: { showMessage?: boolean }): void;
   /** Says something to screen readers (and shows it in the status line). */
   announce(message: string): void;
+  /** Takes the message the person came with off the screen: what it spoke of changed elsewhere. */
+  dropBrought(): void;
   /** The zone times are shown and typed in (`shown`), and the two it can be. */
   zones: Zones;
   /** Shows times in the browser's zone (`mine`) or the campus's, and draws the screen again. */

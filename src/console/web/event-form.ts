@@ -82,18 +82,18 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
       if (editing === undefined && rule !== undefined) {
         const answer = await ctx.api.json<{ id: string; title: string; status?: CampusEvent['status'] }>('POST', '/series', { body: { ...body, ...status, time_zone: ctx.zones.shown, recurrence: rule, exdates: repeats!.exdates() } });
         ctx.announce(`Created the series. ${outcomeSentence(answer.data.title, statusOf(answer.data))}`);
-        ctx.navigate(`#/series/${answer.data.id}`);
+        ctx.navigate(`#/series/${answer.data.id}`, { showMessage: true });
       } else if (editing === undefined) {
         const answer = await ctx.api.json<CampusEvent>('POST', '/events', { body: { ...body, ...status } });
         ctx.announce(`Created. ${outcomeSentence(answer.data.title, statusOf(answer.data))}`);
         if (statusOf(answer.data) !== 'published') ctx.queueChanged();
-        ctx.navigate(`#/events/${answer.data.id}`);
+        ctx.navigate(`#/events/${answer.data.id}`, { showMessage: true });
       } else {
         // If-Match: an event someone changed meanwhile is reported (412), never overwritten.
         const headers: Record<string, string> = etag === null ? {} : { 'If-Match': etag };
         const answer = await ctx.api.json<CampusEvent>('PUT', `/events/${encodeURIComponent(editing.id)}`, { body, headers });
         ctx.announce(`Saved “${answer.data.title}”.`);
-        ctx.navigate(`#/events/${editing.id}`);
+        ctx.navigate(`#/events/${editing.id}`, { showMessage: true });
       }
     } catch (error) {
       reportFailure(error);

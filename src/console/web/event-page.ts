@@ -1,8 +1,8 @@
 // One event's page: its status in words, its details, the publishing moves, edit and delete for who may, and its
 // registrations; kept current by live changes.
 import { h, replace } from './dom.js';
-import { describeProblem } from './problem.js';
-import { alertDeleteFailure, alertFailure } from './fields.js';
+import { ApiProblem, describeProblem } from './problem.js';
+import { alertDeleteFailure, alertFailure, deleteFailureSentence } from './fields.js';
 import { formatDateTime, formatSpan } from './format.js';
 import { zoneNote } from './zone-note.js';
 import { canManage, canRegister } from './roles.js';
@@ -11,9 +11,14 @@ import { registrationsSection } from './registrations.js';
 import { moveButtons } from './publishing-actions.js';
 import { statusNotice } from './status-marks.js';
 import { statusOf } from './status.js';
-import { ApiProblem } from './problem.js';
 import type { CampusEvent, PublishStatus, Publishing, Registration } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
+
+/**
+ * Events this tab is deleting or has deleted: the change feed's word of it then asks for nothing (a 404), on this page or
+ * on one drawn again meanwhile (a zone switch, a return to it); a delete refused takes its id out again.
+ */
+const deleting = new Set<string>();
 
 export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
   /** The address this page was drawn for: a delete answered after the person left it does not take them back. */
@@ -47,11 +52,14 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       // The person may have moved on while it loaded: then this page is gone and must not retitle the next one.
       if (!details.isConnected) return;
       setTitle(event.title);
-      // The last move's sentence speaks of the status it left; a change made elsewhere since (approved, withdrawn) ends it.
+      // The last move's sentence speaks of the status it left; a change made elsewhere since (approved, withdrawn) ends it,
+      // and so the sentence the person came with ("Created. … is submitted for approval").
       if (doneStatus !== undefined && statusOf(event) !== doneStatus) {
         done.hidden = true;
         doneStatus = undefined;
       }
+      if (drawnStatus !== undefined && statusOf(event) !== drawnStatus) ctx.dropBrought();
+      drawnStatus = statusOf(event);
       when.textContent = formatSpan(event.start_time, event.end_time, ctx.zones.shown);
       const manage = canManage(ctx.me, event);
       managing = manage;
@@ -109,6 +117,8 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
 
   /** The status the sentence in `done` was written for. */
   let doneStatus: PublishStatus | undefined;
+  /** The status the page was last drawn with. */
+  let drawnStatus: PublishStatus | undefined;
 
   /** After a move: the outcome stays in words above the event, which is drawn again as the server now has it. */
   function moved(updated: Publishing, outcome: string): void {
@@ -119,22 +129,23 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
     void load().then(() => done.focus());
   }
 
-  /** Set while this page deletes its event, and once it has: the change feed's word of it then asks for nothing (a 404). */
-  let removed = false;
-
   /** Deletes the event as this page showed it (If-Match): one changed meanwhile, while the question was open say, is kept. */
   async function remove(event: CampusEvent, etag: string | null): Promise<void> {
     if (!(await confirmAction(`Delete “${event.title}” for good? Its ${event.registered_count} registration${event.registered_count === 1 ? '' : 's'} go with it.`, 'Delete event'))) return;
-    // Set before the answer: the change feed may tell of the delete first.
-    removed = true;
+    // Before the answer: the change feed may tell of the delete first.
+    deleting.add(id);
     try {
       await ctx.api.json('DELETE', `/events/${encodeURIComponent(event.id)}`, { headers: etag === null ? {} : { 'If-Match': etag } });
       ctx.announce(`Deleted “${event.title}”.`);
       // Someone who went elsewhere meanwhile stays there (the next screen may still be loading: the address says).
-      if (location.hash === shownAt) ctx.navigate('#/events');
+      if (location.hash === shownAt) ctx.navigate('#/events', { showMessage: true });
     } catch (error) {
-      removed = false;
-      alertDeleteFailure(alert, error, 'event', () => void load());
+      const gone = error instanceof ApiProblem && error.status === 404;
+      if (!gone) deleting.delete(id);
+      if (page.isConnected && !gone) return alertDeleteFailure(alert, error, 'event', () => void load());
+      // Deleted already (in another tab), or this page was drawn again meanwhile (a zone switch): said where the person is.
+      ctx.announce(deleteFailureSentence(error, 'event') ?? describeProblem(error));
+      if (location.hash === shownAt) ctx.navigate(gone ? '#/events' : shownAt, { showMessage: true });
     }
   }
 
@@ -143,7 +154,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
     title: 'Event',
     element: page,
     onChange(entry) {
-      if (entry.id !== id || removed) return;
+      if (entry.id !== id || deleting.has(id)) return;
       // A deletion in the feed may be an event that left public view (sent back for approval): its organizer still sees it.
       void load(entry.deleted);
     },

@@ -135,9 +135,20 @@ export function alertFailure(alert: HTMLElement, error: unknown): void {
  * it (412: the delete sends If-Match) is said in those words, and `reload` draws it again as it now is.
  */
 export function alertDeleteFailure(alert: HTMLElement, error: unknown, what: 'event' | 'series', reload: () => void): void {
-  if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) return alertFailure(alert, error);
-  const change = what === 'event' ? 'someone edited it, or a registration came in' : 'someone edited it';
-  showAlert(alert, `This ${what} changed after this page showed it (${change}), so it was not deleted. It is shown again as it is now: delete it again if you still mean to.`);
+  const sentence = deleteFailureSentence(error, what);
+  if (sentence === undefined) return alertFailure(alert, error);
+  showAlert(alert, sentence);
   alert.focus();
   reload();
+}
+
+/**
+ * What a delete refused for a change made elsewhere says: changed since the page showed it (412), or already deleted
+ * (404: in another tab, say). Undefined for any other failure, which describeProblem words.
+ */
+export function deleteFailureSentence(error: unknown, what: 'event' | 'series'): string | undefined {
+  if (error instanceof ApiProblem && error.status === 404) return `Someone else has just deleted this ${what}.`;
+  if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) return undefined;
+  const change = what === 'event' ? 'someone edited it, or a registration came in' : 'someone edited it';
+  return `This ${what} changed after this page showed it (${change}), so it was not deleted. It is shown again as it is now: delete it again if you still mean to.`;
 }

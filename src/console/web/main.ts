@@ -45,6 +45,8 @@ let carried = false;
 let shownPath: string | undefined;
 /** The message a screen sent the person here with, shown on the next screen drawn (the status line is only heard). */
 let broughtMessage = '';
+/** Whether the carried message is to be shown on the next screen (see navigate). */
+let showCarried = false;
 /** Ends the listener that takes that message away once the person acts on the screen. */
 let broughtListener: AbortController | undefined;
 
@@ -53,11 +55,20 @@ function announce(message: string): void {
   saidOn = renderCount;
 }
 
-/** A screen's message ("Saved …") goes with the person to where it sends them, and no further. */
-function navigate(hash: string): void {
+/**
+ * A screen's message ("Saved …") goes with the person to where it sends them, and no further; with `showMessage` (an
+ * outcome: created, saved, deleted, refused) it is shown there too, not only read out.
+ */
+function navigate(hash: string, options: { showMessage?: boolean } = {}): void {
   carried = saidOn === renderCount && status.textContent !== '';
+  showCarried = carried && options.showMessage === true;
   if (location.hash === hash) void render();
   else location.hash = hash;
+}
+
+/** The message the person came with no longer holds (what it spoke of changed elsewhere): it goes from the screen. */
+function dropBrought(): void {
+  content.querySelector(':scope > p.brought')?.remove();
 }
 
 function setTitle(title: string): void {
@@ -157,8 +168,9 @@ async function render(): Promise<void> {
   // A message belongs to the screen that made it: gone once the person moves on, unless that screen sent them here
   // (a zone switch draws the same screen again, and keeps its message).
   if (!carried && path !== shownPath) status.textContent = '';
-  broughtMessage = carried ? (status.textContent ?? '') : '';
+  broughtMessage = showCarried ? (status.textContent ?? '') : '';
   carried = false;
+  showCarried = false;
   shownPath = path;
   const params = new URLSearchParams(query);
   const switchZone = (mine: boolean): void => {
@@ -171,7 +183,7 @@ async function render(): Promise<void> {
   // The month view is in the browser's zone (API.md §10); the other screens in the campus's, where events happen and
   // whose days the list's date filters are (docs/decisions.md). A switch made on any screen holds on all of them.
   const zones = currentZones(timeZone, parts?.[0] === 'month' ? 'browser' : 'campus');
-  const context: ConsoleContext = { api, me, navigate, announce, zones, switchZone, approval, queueChanged: () => void countQueue() };
+  const context: ConsoleContext = { api, me, navigate, announce, dropBrought, zones, switchZone, approval, queueChanged: () => void countQueue() };
   if (ticket !== renderCount) return;
   for (const link of nav.querySelectorAll('a')) {
     const current = path === link.getAttribute('href')!.slice(1) || (path === '' && link.getAttribute('href') === '#/events');

@@ -85,7 +85,7 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
       if (problems.length > 0) throw new ApiProblem(400, 'validation_failed', 'The series is not valid.', problems);
       const { data } = await ctx.api.json<Series>('PUT', `/series/${encodeURIComponent(series.id)}`, { body, headers });
       ctx.announce(`Saved the series “${data.title}”.`);
-      ctx.navigate(`#/series/${series.id}`);
+      ctx.navigate(`#/series/${series.id}`, { showMessage: true });
     } catch (error) {
       if (showFailure(error, fields, alert, words, 'The series was not saved')) return;
       if (error instanceof ApiProblem && error.code === 'precondition_failed') return void refused();

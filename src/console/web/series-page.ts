@@ -2,8 +2,8 @@
 // (GET /events?series_id=) each with its status in words, edit and delete for who may.
 import { h, replace } from './dom.js';
 import { queryString } from './api.js';
-import { describeProblem } from './problem.js';
-import { alertDeleteFailure, alertFailure } from './fields.js';
+import { ApiProblem, describeProblem } from './problem.js';
+import { alertDeleteFailure, alertFailure, deleteFailureSentence } from './fields.js';
 import { formatDate, formatDateTime, parseInput, toZoneInput } from './format.js';
 import { describeRepeat, fromRrule } from './repeat-rule.js';
 import { canManage } from './roles.js';
@@ -16,6 +16,9 @@ import type { EventPage, PublishStatus, Publishing, Series } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
 const PAGE = 25;
+
+/** Series this tab is deleting or has deleted: the change feed's word of their occurrences then asks for nothing. */
+const deletingSeries = new Set<string>();
 
 export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
   /** The address this page was drawn for: a delete answered after the person left it does not take them back. */
@@ -31,10 +34,13 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
   /** The status the sentence in `done` was written for. */
   let doneStatus: PublishStatus | undefined;
 
+  /** Whether the series was drawn once: a 404 after that is a delete made elsewhere. */
+  let drawn = false;
   async function load(): Promise<void> {
     try {
       const { data: series, etag } = await ctx.api.json<Series>('GET', `/series/${encodeURIComponent(id)}`);
       if (!details.isConnected) return;
+      drawn = true;
       setTitle(series.title);
       // The last move's sentence speaks of the status it left; a change made elsewhere since ends it.
       if (doneStatus !== undefined && statusOf(series) !== doneStatus) {
@@ -80,7 +86,9 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
       );
       await loadOccurrences();
     } catch (error) {
-      replace(details, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)), h('p', {}, h('a', { href: '#/events' }, 'Back to the events')));
+      // Drawn before and gone now: deleted elsewhere (another tab), in the words the event page uses.
+      const gone = drawn && error instanceof ApiProblem && error.status === 404;
+      replace(details, h('p', { class: 'alert', role: 'alert' }, gone ? 'Someone else has just deleted this series.' : describeProblem(error)), h('p', {}, h('a', { href: '#/events' }, 'Back to the events')));
     } finally {
       details.setAttribute('aria-busy', 'false');
     }
@@ -126,21 +134,22 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
     await loadOccurrences().catch((error: unknown) => replace(occurrences, h('p', { class: 'alert', role: 'alert' }, describeProblem(error))));
   }
 
-  /** Set while this page deletes its series, and once it has: the change feed's word of its occurrences then asks for nothing. */
-  let removed = false;
-
   async function remove(series: Series, etag: string | null): Promise<void> {
     if (!(await confirmAction(`Delete the series “${series.title}” for good? All ${series.occurrence_count} occurrences and their registrations go with it.`, 'Delete series'))) return;
-    // Set before the answer: the change feed may tell of the delete first.
-    removed = true;
+    // Before the answer: the change feed may tell of the delete first.
+    deletingSeries.add(id);
     try {
       await ctx.api.json('DELETE', `/series/${encodeURIComponent(series.id)}`, { headers: etag === null ? {} : { 'If-Match': etag } });
       ctx.announce(`Deleted the series “${series.title}”.`);
       // Someone who went elsewhere meanwhile stays there (the next screen may still be loading: the address says).
-      if (location.hash === shownAt) ctx.navigate('#/events');
+      if (location.hash === shownAt) ctx.navigate('#/events', { showMessage: true });
     } catch (error) {
-      removed = false;
-      alertDeleteFailure(alert, error, 'series', () => void load());
+      const gone = error instanceof ApiProblem && error.status === 404;
+      if (!gone) deletingSeries.delete(id);
+      if (details.isConnected && !gone) return alertDeleteFailure(alert, error, 'series', () => void load());
+      // Deleted already (in another tab), or this page was drawn again meanwhile (a zone switch): said where the person is.
+      ctx.announce(deleteFailureSentence(error, 'series') ?? describeProblem(error));
+      if (location.hash === shownAt) ctx.navigate(gone ? '#/events' : shownAt, { showMessage: true });
     }
   }
 
@@ -151,7 +160,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
     element: h('section', {}, zoneNote(ctx), alert, done, details, occurrences),
     onChange(entry) {
       const event = entry.event as { series_id?: string } | null;
-      if (removed || (event?.series_id !== id && !entry.deleted)) return;
+      if (deletingSeries.has(id) || (event?.series_id !== id && !entry.deleted)) return;
       clearTimeout(pending);
       pending = setTimeout(() => void load(), 200);
     },
