@@ -7,17 +7,21 @@ import { doneThrough } from './message-backlog.js';
 
 /**
  * What holds a compaction of the log, now at `lastSeq`, back for `webhooks`, or undefined: any webhook that has not
- * acknowledged every line. A paused, failing or retrying one holds it for long (`lasting`, named first); one
- * delivering in good order for the seconds it takes to catch up.
+ * acknowledged every line. A paused or failing one, or one retrying a message after its first retry, holds it for long
+ * (`lasting`, named first); one delivering in good order, or waiting 5 s for its first retry, for seconds.
  */
 export function compactionHoldOf(webhooks: Iterable<WebhookState>, lastSeq: number): CompactionHold | undefined {
   let brief: CompactionHold | undefined;
   for (const webhook of webhooks) {
     // Caught up only past every message of the last line (a registration's line makes its event's message too).
     if (doneThrough(webhook.cursor, lastSeq)) continue;
-    const why = webhook.status !== 'active' ? `is ${webhook.status}` : webhook.attempts > 0 ? 'is retrying a message' : undefined;
-    if (why !== undefined) {
-      return { reason: `webhook ${webhook.id} ${why} and has not acknowledged the changes after seq ${webhook.cursor.seq}; set it active once its receiver answers, or delete it`, lasting: true };
+    if (webhook.status !== 'active') {
+      return { reason: `webhook ${webhook.id} is ${webhook.status} and has not acknowledged the changes after seq ${webhook.cursor.seq}; set it active once its receiver answers, or delete it`, lasting: true };
+    }
+    // The first retry comes 5 s after a failure, within a compaction's wait: a receiver failing now and then holds
+    // nothing back for long (each failure would have begun a hold, and its warning). Later ones are hours apart.
+    if (webhook.attempts > 1) {
+      return { reason: `webhook ${webhook.id} is retrying a message its receiver has not acknowledged (after seq ${webhook.cursor.seq}); it goes on by itself once the receiver answers, or delete it`, lasting: true };
     }
     brief ??= { reason: `webhook ${webhook.id} is delivering the changes after seq ${webhook.cursor.seq}`, lasting: false };
   }

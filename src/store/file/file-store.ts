@@ -210,13 +210,8 @@ export class FileStore extends QueuedStore implements EventStore {
     if (this.#stopping || this.#checkingName || !this.#queue.writable) return Promise.resolve(undefined);
     const running = this.#runCompaction(forced);
     this.#compaction = running;
-    const done = (): void => {
-      this.#compaction = undefined;
-    };
-    running.then(() => {
-      this.#waitForWebhooks = false;
-      done();
-    }, done);
+    // A compaction that went through ends the wait for the webhooks a called-off one began.
+    running.finally(() => (this.#compaction = undefined)).then(() => (this.#waitForWebhooks = false), () => undefined);
     return running;
   }
 
@@ -284,10 +279,13 @@ export class FileStore extends QueuedStore implements EventStore {
       start: { lines: this.#lines, liveEvents: this.#index.size, liveRegistrations: this.#rosters.registrations, bytes: this.#length },
       writable: () => this.#queue.writable,
       failed: (error) => {
-        // Called off by a webhook behind at the deadline: tried again once every webhook caught up (the webhooks' saves
-        // make the store look again), not after the log grew by half, which a campus gone quiet never does.
-        if (error instanceof CompactionAbandoned && error.cause instanceof ReaderBehind) this.#waitForWebhooks = true;
-        else this.#compactRetryLength = Math.floor(this.#length * 1.5);
+        // Called off by a webhook behind at the deadline: tried again once every webhook caught up (their saves make the
+        // store look again), not after the log grew by half; said once a run of them, where the operator looks.
+        if (!(error instanceof CompactionAbandoned && error.cause instanceof ReaderBehind)) this.#compactRetryLength = Math.floor(this.#length * 1.5);
+        else if (!this.#waitForWebhooks) {
+          this.#waitForWebhooks = true;
+          this.#logger.warn('a compaction was called off: a webhook is more than 10 s behind the writes; the log grows until it keeps up', { file: this.file, reason: error.message });
+        }
       },
     });
   }
