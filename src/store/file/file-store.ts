@@ -103,8 +103,8 @@ export class FileStore extends QueuedStore implements EventStore {
   readonly #lost: LostLogGuard;
   /** Checks between batches that the log's name still names the open log, so a removal no write meets is found too. */
   #nameWatch: NodeJS.Timeout | undefined;
-  /** True while that check runs: it and a compaction each hold the queue, never both. */
-  #checkingName = false;
+  /** That check while it runs: it and a compaction each hold the queue, never both. */
+  #nameCheck: Promise<void> | undefined;
   /** The search index's build after the start (API.md §5 `q`), done or stopped by close. */
   readonly #searchBuilt: Promise<void>;
   #searchReady = false;
@@ -196,18 +196,19 @@ export class FileStore extends QueuedStore implements EventStore {
   }
 
   /**
-   * Compacts the log now, whatever its size (the store does it by itself after a commit once the log
-   * is over `compactMinBytes` and mostly superseded). Resolves with the sizes before and after, or
-   * undefined when the store is closing or cannot write; joins a compaction already running.
+   * Compacts the log now, whatever its size (the store does it by itself after a commit once the log is over
+   * `compactMinBytes` and mostly superseded). Resolves with the sizes before and after, or undefined when the store is
+   * closing or cannot write; joins a compaction already running, and waits for a check of the log's name under way.
    */
-  compact(): Promise<CompactionResult | undefined> {
+  async compact(): Promise<CompactionResult | undefined> {
+    while (this.#nameCheck !== undefined) await this.#nameCheck.catch(() => undefined);
     return this.#compact(true);
   }
 
   /** `forced`: asked for by hand (compact()), past what holds compaction back; else started by #compactIfDue. */
   #compact(forced: boolean): Promise<CompactionResult | undefined> {
     if (this.#compaction !== undefined) return this.#compaction;
-    if (this.#stopping || this.#checkingName || !this.#queue.writable) return Promise.resolve(undefined);
+    if (this.#stopping || this.#nameCheck !== undefined || !this.#queue.writable) return Promise.resolve(undefined);
     const running = this.#runCompaction(forced);
     this.#compaction = running;
     // A compaction that went through ends the wait for the webhooks a called-off one began.
@@ -254,7 +255,7 @@ export class FileStore extends QueuedStore implements EventStore {
 
   /** Compacts when the log is over its threshold, mostly superseded, and nothing holds it back (see holdCompaction). */
   #compactIfDue(): void {
-    if (this.#compaction !== undefined || this.#checkingName || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
+    if (this.#compaction !== undefined || this.#nameCheck !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
     if (this.#superseded() * 2 <= this.#lines) return;
     // A webhook delivering in good order is waited for by the compaction (settle, at most 10 s), unless one called the
     // last compaction off; one paused, failing or retrying holds it back for long: none is started meanwhile.
@@ -264,10 +265,7 @@ export class FileStore extends QueuedStore implements EventStore {
     this.#compact(false).catch(() => undefined);
   }
 
-  /**
-   * Lines a compaction would not write again. The remembered answers of Idempotency-Keys are written again (for 24
-   * hours), so they count as kept: counted as superseded, a log of mostly such answers was compacted after every write.
-   */
+  /** Lines a compaction would not write again; remembered answers (kept 24 h) count as kept, or a log of them compacted at every write. */
   #superseded(): number {
     return this.#lines - this.#index.size - this.#rosters.registrations - this.#documents.size - this.#idempotency.liveCount(this.#now());
   }
@@ -366,8 +364,11 @@ export class FileStore extends QueuedStore implements EventStore {
    * about 1 µs (a write acknowledged meanwhile is in the open log, and so in what is written back).
    */
   async checkLogName(): Promise<void> {
-    if (this.#stopping || this.#checkingName || this.#compaction !== undefined || !this.#queue.writable) return;
-    this.#checkingName = true;
+    if (this.#stopping || this.#nameCheck !== undefined || this.#compaction !== undefined || !this.#queue.writable) return;
+    await (this.#nameCheck = this.#checkLogName());
+  }
+
+  async #checkLogName(): Promise<void> {
     try {
       await this.#queue.pause();
       const named = await this.#lost.named(this.#fd).catch(() => 'ours' as const);
@@ -377,9 +378,11 @@ export class FileStore extends QueuedStore implements EventStore {
         this.#queue.fail(refused);
       }
     } finally {
-      this.#checkingName = false;
+      this.#nameCheck = undefined;
       this.#queue.resume();
     }
+    // A compaction due meanwhile was not started (the check held the queue), and no write or webhook may come to ask again.
+    this.#compactIfDue();
   }
 
   /** Drops whatever part of the failed batch reached the file; resolves with the error if that failed too. The failed sync is never retried. */

@@ -474,3 +474,13 @@ test('a compaction a reader behind at the deadline called off is warned of once,
   }
   await store.close();
 });
+
+test('compact() asked while the check of the log\'s name runs waits for it, and compacts (it answered undefined, as for a store that cannot write)', { timeout: 10_000 }, async (t) => {
+  const dir = tempDir(t);
+  const { store } = await supersededStore(dir);
+  t.after(() => store.close());
+  const check = store.checkLogName();
+  const result = await store.compact();
+  await check;
+  assert.ok(result !== undefined && result.linesAfter < result.linesBefore);
+});
