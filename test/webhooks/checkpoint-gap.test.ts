@@ -141,7 +141,7 @@ describe('webhooks across a checkpoint', { skip, timeout: 180_000 }, () => {
       // Four writers at once, so the webhook always has messages still to send.
       const writer = async (lane: number): Promise<void> => {
         const id = (await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: `Lane ${lane}` } })).json.id;
-        for (let n = 1; n <= 100 && (app.store as PostgresStore).checkpointSeen.seq === 0; n++) {
+        for (let n = 1; n <= 1000 && (app.store as PostgresStore).checkpointSeen.seq === 0; n++) {
           assert.equal((await call(app, 'PUT', `/events/${id}`, { key: admin, body: { title: `Lane ${lane}, title ${n}` } })).status, 200);
         }
       };
