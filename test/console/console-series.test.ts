@@ -264,3 +264,32 @@ test('a series with an occurrence deleted on its own, edited: the preview leaves
     await page.close();
   }
 });
+
+test('turning a page of a series\' occurrences keeps the keyboard\'s focus on the pager, on the page turned to', { skip, timeout: TIMEOUT_MS }, async () => {
+  const made = await journey.api('POST', '/series', journey.keys.organizer, {
+    title: 'Choir practice', category: 'cultural', location: 'Music room', capacity: 30, time_zone: CAMPUS,
+    start_time: '2027-05-03T18:00:00+02:00', end_time: '2027-05-03T19:30:00+02:00', recurrence: 'FREQ=DAILY;COUNT=60',
+  });
+  assert.equal(made.status, 201);
+  const seriesId = ((await made.json()) as { id: string }).id;
+  const page = await browsing.context.newPage();
+  const focused = (): Promise<string> => page.evaluate(() => document.activeElement?.textContent ?? '');
+  try {
+    await signIn(page, journey.url, journey.keys.organizer);
+    await page.goto(`${journey.url}/console/#/series/${seriesId}`);
+    await page.getByText('60 occurrences; page 1 of 3.').waitFor();
+    await page.getByRole('button', { name: 'Next page' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('60 occurrences; page 2 of 3.').waitFor();
+    assert.equal(await focused(), 'Next page', 'still on the button pressed');
+    await page.keyboard.press('Enter');
+    await page.getByText('60 occurrences; page 3 of 3.').waitFor();
+    assert.equal(await focused(), 'Previous page', 'the last page has no next one: on the way back');
+    await page.keyboard.press('Enter');
+    await page.getByText('60 occurrences; page 2 of 3.').waitFor();
+    assert.equal(await focused(), 'Previous page');
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});

@@ -2,6 +2,7 @@
 // What the person just did stays where they did it: a cancelled registration keeps its row (the API forgets it) until
 // the page is left, and the outcome of registering someone appears under the button, in view, and is read out.
 import { h, replace, uid } from './dom.js';
+import { pager } from './pager.js';
 import { queryString } from './api.js';
 import { describeProblem } from './problem.js';
 import { field, formAlert, formWords, hideAlert, onSubmit, showAlert, showFailure } from './fields.js';
@@ -147,14 +148,10 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
               h('thead', {}, h('tr', {}, ['Name', 'E-mail', 'Status', 'Checked in', 'Actions'].map((label) => h('th', { scope: 'col' }, label)))),
               h('tbody', {}, rows),
             ),
-        lastPage > 1
-          ? h(
-              'nav',
-              { class: 'pager', 'aria-label': 'Attendee pages' },
-              page > 1 ? h('button', { type: 'button', onclick: () => { page--; reload(); } }, 'Previous page') : null,
-              page < lastPage ? h('button', { type: 'button', onclick: () => { page++; reload(); } }, 'Next page') : null,
-            )
-          : null,
+        pager('Attendee pages', page, lastPage, (delta) => {
+          page += delta;
+          return loadList();
+        }),
       );
       if (revealAfterReload) reveal();
     } catch (error) {

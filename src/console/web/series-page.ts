@@ -1,6 +1,7 @@
 // A series' page (API.md §11): its rule in words, its status and publishing moves (§14), its occurrences
 // (GET /events?series_id=) each with its status in words, edit and delete for who may.
 import { h, replace } from './dom.js';
+import { pager } from './pager.js';
 import { queryString } from './api.js';
 import { ApiProblem, describeProblem } from './problem.js';
 import { alertDeleteFailure, alertFailure, deleteFailureSentence } from './fields.js';
@@ -118,14 +119,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
         { class: 'occurrence-list', 'aria-labelledby': 'occurrences-heading' },
         data.events.map((event) => h('li', {}, h('a', { href: `#/events/${event.id}` }, formatDateTime(event.start_time, zone)), ` · ${event.registered_count} / ${event.capacity} seats `, statusBadge(event))),
       ),
-      lastPage > 1
-        ? h(
-            'nav',
-            { class: 'pager', 'aria-label': 'Occurrence pages' },
-            page > 1 ? h('button', { type: 'button', onclick: () => void turn(-1) }, 'Previous page') : null,
-            page < lastPage ? h('button', { type: 'button', onclick: () => void turn(1) }, 'Next page') : null,
-          )
-        : null,
+      pager('Occurrence pages', page, lastPage, turn),
     );
   }
 

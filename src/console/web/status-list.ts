@@ -1,6 +1,7 @@
 // A paged table of events or series in chosen statuses (GET /events?status=…, GET /series?status=…), each row with its
 // status in words and the publishing moves: the parts of an organizer's drafts and of the admins' approval queue.
 import { h, replace } from './dom.js';
+import { pager } from './pager.js';
 import { queryString } from './api.js';
 import { ApiProblem, describeProblem } from './problem.js';
 import { formatDateTime } from './format.js';
@@ -101,14 +102,7 @@ export function statusList(ctx: ConsoleContext, options: StatusListOptions): { e
               h('thead', {}, h('tr', {}, columns.map((label) => (label === null ? null : h('th', { scope: 'col' }, label))))),
               h('tbody', {}, items.map(row)),
             ),
-        lastPage > 1
-          ? h(
-              'nav',
-              { class: 'pager', 'aria-label': `${options.heading}: pages` },
-              page > 1 ? h('button', { type: 'button', onclick: () => void turn(-1) }, 'Previous page') : null,
-              page < lastPage ? h('button', { type: 'button', onclick: () => void turn(1) }, 'Next page') : null,
-            )
-          : null,
+        pager(`${options.heading}: pages`, page, lastPage, turn),
       );
     } catch (error) {
       // A server without series statuses answers 400: the optional part is simply left out.
