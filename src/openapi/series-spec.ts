@@ -41,7 +41,12 @@ const SCHEDULE: Record<string, Schema> = {
     description: 'An RFC 5545 RRULE value without "RRULE:": FREQ (DAILY, WEEKLY, MONTHLY), INTERVAL (1–99), BYDAY (MO…SU; with MONTHLY an ordinal too: 1MO, -1FR), BYMONTHDAY (MONTHLY: 1–31, -31…-1), WKST, and exactly one of COUNT (1–500) or UNTIL (20270115T000000Z, or a date 20270115: through that local day). start_time must be its first occurrence.',
     examples: ['FREQ=WEEKLY;BYDAY=TU,TH;COUNT=28'],
   },
-  exdates: { type: 'array', maxItems: 500, items: { type: 'string', format: 'date-time' }, description: 'Occurrence starts left out, each equal to a start the rule makes. They follow the first start when a change moves it; one the rule no longer makes is kept (not applied), so a later rule that makes it again does not bring the occurrence back.' },
+  exdates: {
+    type: 'array',
+    items: { type: 'string', format: 'date-time' },
+    description:
+      'Occurrence starts left out, each equal to a start the rule makes. They follow the first start when a change moves it; one the rule no longer makes is kept (not applied), so a later rule that makes it again does not bring the occurrence back. A body sends at most 500, or as many as the series holds: occurrences deleted one by one (DELETE /events/{id}) may take it past 500.',
+  },
 };
 
 function eventField(field: string): Schema {
@@ -62,10 +67,11 @@ function bodySchema(kind: 'create' | 'update'): Schema {
   }
   const schema: Schema = { type: 'object', additionalProperties: false, properties };
   if (kind === 'create') {
+    properties['exdates'] = { ...SCHEDULE['exdates'], maxItems: 500 };
     schema['required'] = ['title', 'category', 'location', 'start_time', 'end_time', 'capacity', 'recurrence'];
     schema['description'] = `A new series: the event fields (start_time and end_time are the first occurrence's) and its schedule. ${RULES}`;
   } else {
-    schema['description'] = 'A partial update, validated as a whole. Shared fields change every occurrence that has not started and was not edited alone; a new schedule is expanded again, keeping the id and registrations of occurrences whose start stays.';
+    schema['description'] = 'A partial update, validated as a whole. Shared fields change every occurrence that has not started and was not edited alone; a new schedule is expanded again, keeping the id and registrations of occurrences whose start stays; they take its end (one edited alone too, unless its own times were edited).';
   }
   return schema;
 }

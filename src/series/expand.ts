@@ -51,17 +51,11 @@ export function expandSchedule(schedule: Schedule, options: { allowNone?: boolea
   (schedule.exdates ?? []).forEach((ms, index) => {
     if (!known.has(ms)) throw new ScheduleProblem(`exdates[${index}]`, `exdates[${index}] ${new Date(ms).toISOString()} is not the start of an occurrence of this series`);
   });
-  const { zone, startMs: firstStartMs, endMs: firstEndMs } = schedule;
-  const wallDuration = wallOf(zone, firstEndMs) - wallOf(zone, firstStartMs);
-  const endOf = (startMs: number): number => {
-    if (wallDuration <= 0) return startMs + (firstEndMs - firstStartMs);
-    return Math.max(startMs + 1, lenientInstantOf(zone, wallOf(zone, startMs) + wallDuration));
-  };
+  const endOf = occurrenceEnds(schedule);
   const occurrences: Occurrence[] = [];
-  for (const [index, startMs] of starts.entries()) {
-    // The first is what was sent, whatever hour it ends in (its end may be the second pass of a repeated hour).
+  for (const startMs of starts) {
     if (excluded.has(startMs)) continue;
-    const endMs = index === 0 ? firstEndMs : endOf(startMs);
+    const endMs = endOf(startMs);
     if (endMs > MAX_TIME_MS) {
       throw new ScheduleProblem('recurrence', `recurrence makes an occurrence from ${new Date(startMs).toISOString()} that ends after 9999-12-31T23:59:59.999Z, the last instant stored: end it sooner with COUNT or UNTIL`);
     }
@@ -69,6 +63,21 @@ export function expandSchedule(schedule: Schedule, options: { allowNone?: boolea
   }
   if (occurrences.length === 0 && options.allowNone !== true) throw new ScheduleProblem('recurrence', 'recurrence makes no occurrence that exdates do not leave out: the series would have none');
   return occurrences;
+}
+
+/**
+ * The end of the occurrence starting at `startMs` in a schedule whose first runs from `startMs` to `endMs` in `zone`:
+ * as long as the first in local terms, or in elapsed time when the first's local length is not positive. The first
+ * ends when it was sent to, whatever hour that is (the second pass of a repeated hour).
+ */
+export function occurrenceEnds(schedule: { startMs: number; endMs: number; zone: string }): (startMs: number) => number {
+  const { zone, startMs: firstStartMs, endMs: firstEndMs } = schedule;
+  const wallDuration = wallOf(zone, firstEndMs) - wallOf(zone, firstStartMs);
+  return (startMs) => {
+    if (startMs === firstStartMs) return firstEndMs;
+    if (wallDuration <= 0) return startMs + (firstEndMs - firstStartMs);
+    return Math.max(startMs + 1, lenientInstantOf(zone, wallOf(zone, startMs) + wallDuration));
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors.js';
 import { toRecord, type EventRecord, type StoredEvent } from '../events/event.js';
 import { formatTime } from '../events/time.js';
 import type { GroupPlan, GroupView } from '../store/event-store.js';
-import { ruleStarts, type Occurrence } from './expand.js';
+import { occurrenceEnds, ruleStarts, type Occurrence } from './expand.js';
 import { MAX_OCCURRENCES, parseRecurrence } from './recurrence-rule.js';
 import { SERIES_COLLECTION, seriesJson, type SeriesDocument, type SharedFields } from './series-document.js';
 import type { SeriesInput } from './series-input.js';
@@ -35,7 +35,8 @@ export function planCreate(id: string, createdAt: string, input: SeriesInput, co
 /**
  * A change of `current` to `input`. Occurrences that have started are never changed. The others keep their id
  * and registrations while the new schedule has an occurrence at their start (the start the schedule gave them,
- * for one edited alone); they take the shared fields unless edited alone. The rest are deleted (409 when one
+ * for one edited alone); they take the shared fields unless edited alone, and the new end unless their own times
+ * were edited. The rest are deleted (409 when one
  * holds registrations), and starts with no occurrence yet get a new one. A capacity below an occurrence's
  * registered_count is a 409 naming it.
  */
@@ -46,6 +47,7 @@ export function planUpdate(current: SeriesDocument, input: SeriesInput, context:
   const events: { id: string; record: EventRecord | null }[] = [];
   const occurrences: string[] = [];
   const detached: Record<string, string> = {};
+  const endBefore = occurrenceEnds({ startMs: Date.parse(current.start_time), endMs: Date.parse(current.end_time), zone: current.time_zone });
   for (const id of current.occurrences) {
     const event = view.event(id);
     if (event === undefined) continue;
@@ -56,7 +58,13 @@ export function planUpdate(current: SeriesDocument, input: SeriesInput, context:
       covered.add(slotMs);
       occurrences.push(id);
       if (slot !== undefined) detached[id] = slot;
-      if (event.startMs <= nowMs || slot !== undefined) continue;
+      if (event.startMs <= nowMs) continue;
+      if (slot !== undefined) {
+        // Edited alone: its own fields stay, and its times too once it was moved; a new length reaches it otherwise.
+        const timesAsScheduled = event.startMs === slotMs && event.endMs === endBefore(slotMs);
+        if (timesAsScheduled && next!.endMs !== event.endMs) events.push({ id, record: { ...toRecord(event), end_time: formatTime(next!.endMs) } });
+        continue;
+      }
       const record: EventRecord = { ...toRecord(event), ...input.shared, start_time: formatTime(next!.startMs), end_time: formatTime(next!.endMs) };
       if (record.capacity < record.registered_count) {
         throw new ApiError('conflict', `capacity cannot be ${record.capacity}: occurrence "${id}" (${record.start_time}) already has ${record.registered_count} attendees registered.`);

@@ -121,6 +121,20 @@ describe('/series', () => {
     assertError(stale, 412, 'precondition_failed');
   });
 
+  it('PUT /series of a longer lecture lengthens an occurrence whose title was edited alone, not one moved alone', async () => {
+    const series = await create(lectures({ recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=3' }));
+    const [renamed, moved, plain] = await occurrences(series.id);
+    assert.equal((await h.request('PUT', `/events/${renamed!.id}`, { key: h.keys.organizer, body: { title: 'Guest lecture' } })).status, 200);
+    const movedEnd = '2027-10-26T09:45:00.000Z';
+    assert.equal((await h.request('PUT', `/events/${moved!.id}`, { key: h.keys.organizer, body: { end_time: movedEnd } })).status, 200);
+    const longer = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { end_time: '2027-10-19T12:00:00+02:00' } });
+    assert.equal(longer.status, 200, longer.text ?? '');
+    const after = await occurrences(series.id);
+    assert.deepEqual(after.map((each) => each.id), [renamed!.id, moved!.id, plain!.id]);
+    assert.deepEqual(after.map((each) => each.end_time), ['2027-10-19T10:00:00.000Z', movedEnd, '2027-11-02T11:00:00.000Z']);
+    assert.equal(after[0]!.title, 'Guest lecture');
+  });
+
   it('a schedule change keeps the ids and registrations of occurrences whose start stays, and refuses (409) to drop one with registrations', async () => {
     const series = await create(lectures({ recurrence: 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10' }));
     const before = await occurrences(series.id);

@@ -64,6 +64,23 @@ describe('every status of every operation, checked against the served document',
     }
   });
 
+  it('a series whose deletes took its exdates past 500 is read, listed and sent back as read within the document', async () => {
+    const { organizer, reader } = h.keys;
+    // 505 daily dates, 500 of them left out: five occurrences, one of which is then deleted alone.
+    const firstMs = Date.UTC(2031, 0, 1, 9);
+    const exdates = Array.from({ length: 500 }, (_, day) => new Date(firstMs + (day + 5) * 86_400_000).toISOString());
+    const made = await expect(201, 'POST', '/series', {
+      key: organizer,
+      body: { title: 'Daily stand-up', category: 'academic', location: 'Room 1', capacity: 5, time_zone: 'UTC', start_time: new Date(firstMs).toISOString(), end_time: new Date(firstMs + 900_000).toISOString(), recurrence: 'FREQ=DAILY;UNTIL=20320520', exdates },
+    });
+    const occurrences = await expect(200, 'GET', `/events?series_id=${made.json.id}`, { key: reader });
+    await expect(204, 'DELETE', `/events/${occurrences.json.events[1].id}`, { key: organizer });
+    const read = await expect(200, 'GET', `/series/${made.json.id}`, { key: organizer });
+    assert.equal(read.json.exdates.length, 501);
+    await expect(200, 'GET', '/series?limit=100', { key: organizer });
+    await expect(200, 'PUT', `/series/${made.json.id}`, { key: organizer, body: read.json });
+  });
+
   it('the service operations and the unknown path', async () => {
     await expect(200, 'GET', '/health');
     await expect(200, 'HEAD', '/health');

@@ -92,3 +92,23 @@ test('withoutOccurrence() puts the start the schedule gave it in exdates, even a
   assert.equal(after.occurrences.length, 4);
   assert.deepEqual(after.detached, {});
 });
+
+test('planUpdate() of a new length gives it to an occurrence edited alone whose times the schedule gave it, not to one whose own times were edited', () => {
+  const { series, events, view } = fixture();
+  const [, , third, fourth] = series.occurrences.map((id) => view.event(id)!);
+  // The third's description was edited alone; the fourth was made to end half an hour later alone.
+  let edited = withDetached(series, third!, { ...toRecord(third!), description: 'Guest speaker' });
+  edited = withDetached(edited, fourth!, { ...toRecord(fourth!), end_time: new Date(fourth!.endMs + 1_800_000).toISOString() });
+  events.set(fourth!.id, toStored({ ...toRecord(fourth!), end_time: new Date(fourth!.endMs + 1_800_000).toISOString() }, 50));
+  const longer = validateSeries({ end_time: new Date(FIRST + 4_500_000).toISOString(), location: 'Hall B' }, ORGANIZER, edited, 'UTC');
+  const { plan } = planUpdate(edited, longer, { nowMs: FIRST - 1, newEventId: () => assert.fail('no new occurrence'), view });
+  const put = new Map(plan.events.map((each) => [each.id, each.record!]));
+  assert.deepEqual([...put.keys()], [0, 1, 2, 4].map((index) => series.occurrences[index]), 'all but the one whose end was its own');
+  for (const [index, id] of series.occurrences.entries()) {
+    if (index === 3) continue;
+    assert.equal(put.get(id)!.end_time, new Date(FIRST + index * DAY_MS + 4_500_000).toISOString(), `occurrence ${index} ends at 10:15`);
+  }
+  assert.equal(put.get(third!.id)!.location, 'Hall A', 'the one edited alone keeps its shared fields');
+  assert.equal(put.get(series.occurrences[4]!)!.location, 'Hall B');
+  assert.deepEqual(plan.events.filter((each) => each.record === null), []);
+});
