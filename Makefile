@@ -56,8 +56,9 @@ dist/server.js: node_modules/.installed tsconfig.json $(shell find src -name '*.
 build: dist/server.js
 
 # The clone's data/ comes from git as 0755; the log in it holds organizers' e-mails (docs/operations.md).
+# Settings pass as environment variables (PORT=8080 DATA_DIR=/srv/campus make run); the folder is made private first.
 run: build
-	@mkdir -p data && chmod 700 data
+	@mkdir -p "$${DATA_DIR:-data}" && chmod 700 "$${DATA_DIR:-data}"
 	@node dist/server.js
 
 # Node 20's --test neither expands globs nor finds .ts files in folders, and exits 0 when

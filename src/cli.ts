@@ -207,7 +207,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       if (!isFolder(folder)) throw new CommandError(`the folder of --out, ${folder}, does not exist; create it first (mkdir -p ${folder}) or choose another --out`);
       if (database !== undefined) {
         const copied = await backupFromDatabase(database, out);
-        process.stdout.write(`backed up ${copied.lines} lines (last seq ${copied.lastSeq}, ${copied.bytes} bytes) of the database to ${copied.out}\n`);
+        process.stdout.write(`backed up ${copied.lines} records (last seq ${copied.lastSeq}, ${copied.bytes} bytes) of the database to ${copied.out}\n`);
         return;
       }
       const result = await backupLog(dataDir, out);
@@ -225,7 +225,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       if (!isFolder(source)) throw new CommandError(`there is no data folder at ${source}; check --from, the folder the server ran on`);
       if (!existsSync(path.join(source, 'events.jsonl'))) throw new CommandError(`there is no event log (events.jsonl) in ${source}; check --from, the folder the server ran on`);
       const done = await migrateFolder(source, to);
-      process.stdout.write(`migrated ${done.lines} lines (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${source} to the database\n`);
+      process.stdout.write(`migrated ${done.lines} records (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${source} to the database\n`);
       return;
     }
     default: {
