@@ -72,7 +72,7 @@ export class DatabaseNotEmptyError extends Error {
  * all of it or nothing. Lines of kind `idem` (remembered Idempotency-Key answers a compaction rewrote) are left
  * out, since their seq repeats a write's; a retry after a migration writes again.
  */
-export async function importLines(db: Database, lines: readonly string[], keys: readonly KeyRow[], webhooks?: WebhookStateSnapshot): Promise<{ lines: number; keys: number; webhooks: number }> {
+export async function importLines(db: Database, lines: readonly string[], keys: readonly KeyRow[], webhooks?: WebhookStateSnapshot): Promise<{ lines: number; leftOut: number; keys: number; webhooks: number }> {
   const kept = lines.filter((line) => !/^\{"seq":\d+,"op":"idem"/.test(line));
   let webhookCount = 0;
   await db.transaction(async (tx) => {
@@ -88,5 +88,5 @@ export async function importLines(db: Database, lines: readonly string[], keys: 
     }
     if (webhooks !== undefined) webhookCount = await importWebhooks(tx, webhooks, kept.length === 0 ? 0 : seqOfLine(kept[kept.length - 1]!));
   });
-  return { lines: kept.length, keys: keys.length, webhooks: webhookCount };
+  return { lines: kept.length, leftOut: lines.length - kept.length, keys: keys.length, webhooks: webhookCount };
 }
