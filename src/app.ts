@@ -269,7 +269,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   return {
     handler: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, unfinished }),
     checkContinue: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, mayReadBody: pipeline.mayReadBody, unfinished }),
-    clientError: (error, socket) => answerClientError(error, socket, (headers, origin) => cors.apply(headers, origin)),
+    clientError: (error, socket) => answerClientError(error, socket, (headers, origin) => cors.apply(headers, origin), pipeline.handle),
     handle: pipeline.handle,
     initialAdminKey,
     drain() {

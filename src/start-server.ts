@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
 import { checkAppOptions, checkServerOptions } from './app-options.js';
 import { MAX_HEAD_BYTES } from './http/errors.js';
-import { answerConnect } from './http/node-adapter.js';
+import { answerConnect, begunNextRequest } from './http/node-adapter.js';
 import { silentLogger } from './log/logger.js';
 import { forgetKey } from './auth/key-registry.js';
 import path from 'node:path';
@@ -50,13 +50,16 @@ export interface RunningServer {
  * request were read on it meanwhile. After the process stood still (SIGSTOP, a paused VM, a long pause of the loop),
  * timers run before sockets are read: node would reset connections whose next request was already waiting, and a
  * client's write would get no answer at all. Listening for `timeout` takes the closing over from node, so it is
- * done here; nothing is added to a request's own path.
+ * done here. A client that began its next request and stalled in it is not idle: the connection is left to node's
+ * check of the head's time, which answers it 408 as on a new connection (API.md §3).
  */
 function closeIdleOneTurnLater(server: http.Server): void {
   server.on('timeout', (socket: Socket) => {
     const read = socket.bytesRead;
     setImmediate(() => {
-      if (socket.bytesRead === read) socket.destroy();
+      if (socket.bytesRead !== read) return;
+      if (begunNextRequest(socket)) socket.setTimeout(0);
+      else socket.destroy();
     });
   });
 }

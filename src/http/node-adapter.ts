@@ -7,6 +7,7 @@ import { MAX_BODY_BYTES } from './body.js';
 import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE, INTERNAL_MESSAGE } from './errors.js';
 import { headerFault, headerLines } from './header-fault.js';
 import { logRequest } from './request-log.js';
+import { originInBytes, parserFault, requestOfUnknownMethod, startsWithHead } from './refused-bytes.js';
 import type { CoreResponse, PlainRequest } from './types.js';
 import { JSON_TYPE } from './route.js';
 import type { Logger } from '../log/logger.js';
@@ -99,6 +100,8 @@ class Exchange {
   /** The request after this one on its connection, waiting to run until this one is answered. */
   next: Exchange | undefined = undefined;
   answered = false;
+  /** Bytes the connection had read when this request was answered: more by a keep-alive time-out began a next request. */
+  readWhenAnswered = 0;
 
   constructor(
     readonly listener: Listener,
@@ -123,6 +126,7 @@ class Exchange {
   respond(response: CoreResponse): void {
     this.#send(response);
     this.answered = true;
+    this.readWhenAnswered = this.res.socket?.bytesRead ?? 0;
     const next = this.next;
     if (next !== undefined) {
       this.next = undefined;
@@ -318,11 +322,17 @@ function sendStream(res: ServerResponse, response: CoreResponse, stream: NonNull
   });
 }
 
+/** Whether bytes of another request came on `socket` after its latest answer: a keep-alive connection is then not idle. */
+export function begunNextRequest(socket: Socket): boolean {
+  const last = latest.get(socket);
+  return last !== undefined && socket.bytesRead > last.readWhenAnswered;
+}
+
 /**
  * Answers a request node's own parser refused (bad framing, headers over 16 KiB, a stalled client)
  * with a JSON error where a response can still be written, then closes the socket.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, addCors?: (headers: Record<string, string>, origin: string | undefined) => void): void {
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, addCors?: (headers: Record<string, string>, origin: string | undefined) => void, handle?: CoreHandler): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
@@ -332,13 +342,21 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   const previous = latest.get(socket)?.res;
   if (previous !== undefined && !previous.writableFinished && previous.req.complete) {
     // A whole request before the faulty one (pipelined) is still being answered: its response goes first.
-    previous.once('close', () => answerClientError(error, socket, addCors));
+    previous.once('close', () => answerClientError(error, socket, addCors, handle));
+    return;
+  }
+  // An unknown method on a known path is a 405 with its Allow; on an unknown one a 404. The core says which.
+  const unknownMethod = handle === undefined ? undefined : requestOfUnknownMethod(error, socket.remoteAddress ?? '');
+  if (unknownMethod !== undefined) {
+    Promise.resolve(unknownMethod)
+      .then(handle)
+      .then((response) => writeRaw(socket, response), () => writeRaw(socket, internalError()));
     return;
   }
   let apiError: ApiError;
   if (error.code === 'HPE_HEADER_OVERFLOW') apiError = new ApiError('headers_too_large', HEADERS_TOO_LARGE_MESSAGE);
   else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') apiError = new ApiError('request_timeout', 'The request was not received in time; send headers within 10 s and the whole request within 30 s.');
-  else apiError = new ApiError('bad_request', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}).`);
+  else apiError = new ApiError('bad_request', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'})${parserFault(error)}.`);
   // Every response carries a request id (API.md §5); the request's own was not parsed, so a new one.
   const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, 'API-Version': '1.0', 'X-Request-Id': randomUUID(), 'Cache-Control': 'no-store' };
   // A page's request gets an answer the page can read (a slow upload's 408 was a "CORS error" in the browser).
@@ -350,15 +368,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
 function refusedOrigin(error: NodeJS.ErrnoException, exchange: Exchange | undefined): string | undefined {
   const req = exchange?.res.req;
   if (req !== undefined && !req.complete) return typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
-  const raw = (error as { rawPacket?: unknown }).rawPacket;
-  if (!Buffer.isBuffer(raw)) return undefined;
-  return /\r\norigin:[ \t]*([^\r\n]*?)[ \t]*\r\n/i.exec(raw.toString('latin1'))?.[1];
-}
-
-/** True when the bytes node failed on begin a HEAD request, whose answer must not carry a body (clients would misread it). */
-function startsWithHead(error: NodeJS.ErrnoException): boolean {
-  const raw = (error as { rawPacket?: unknown }).rawPacket;
-  return Buffer.isBuffer(raw) && raw.length >= 5 && raw.toString('latin1', 0, 5) === 'HEAD ';
+  return originInBytes(error);
 }
 
 /** Writes a whole response straight to a socket the HTTP machinery has let go of (without its body when `bodyless`), then closes it. */

@@ -126,6 +126,25 @@ describe('http.createServer(app.handler)', () => {
     assert.equal((await rawExchange(port, [post('Idempotency-Key: a, a\r\n')])).status, 201);
   });
 
+  it('answers two Content-Type headers, and a transfer coding other than chunked, with 400 naming the header, and writes nothing', async () => {
+    const created = await h.request('POST', '/events', { key: h.keys.organizer, body: eventBody({ title: 'Kept as it was' }) });
+    const body = '{"title":"Changed"}';
+    const put = (headers: string, framed: string): string => `PUT ${head(`/events/${created.json.id}`, `${headers}Connection: close\r\n`)}\r\n${framed}`;
+    const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    for (const [request, named] of [
+      [put(`Content-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n`, body), 'The request has more than one Content-Type header; send exactly one.'],
+      // node takes this as chunked and would hand over a gzip body as it came.
+      [put('Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n', chunked), 'Transfer-Encoding "gzip, chunked" is not supported: send the body with Content-Length, or with Transfer-Encoding: chunked alone.'],
+    ] as const) {
+      const response = await rawExchange(port, [request]);
+      assert.equal(response.status, 400);
+      assert.deepEqual(JSON.parse(response.body), { error: 'bad_request', message: named });
+    }
+    assert.equal((await h.request('GET', `/events/${created.json.id}`, { key: h.keys.organizer })).json.title, 'Kept as it was');
+    // Chunked alone, in any case, is read as ever.
+    assert.equal((await rawExchange(port, [put('Content-Type: application/json\r\nTransfer-Encoding: Chunked\r\n', chunked)])).status, 200);
+  });
+
   it('keeps the connection open after an ordinary response', async () => {
     const response = await rawExchange(port, [`GET ${head('/health')}\r\n`], { idleMs: 200 });
     assert.equal(response.status, 200);
@@ -189,6 +208,28 @@ describe('startServer({port: 0})', () => {
       assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
       assert.ok(response.headers['x-request-id']);
     }
+  });
+
+  it('answers a method node does not know (FOO, get) with 405 and Allow on a known path, 404 elsewhere, also after a pipelined request', async () => {
+    for (const method of ['FOO', 'get', 'M-SEARCH']) {
+      const response = await rawExchange(running.address.port, [`${method} /events HTTP/1.1\r\nHost: x\r\n\r\n`]);
+      assert.equal(response.status, 405, method);
+      assert.equal(response.headers['allow'], 'GET, HEAD, POST, OPTIONS');
+      assert.deepEqual(JSON.parse(response.body), { error: 'method_not_allowed', message: `${method} is not allowed on /events; allowed: GET, HEAD, POST, OPTIONS.` });
+    }
+    const unknown = await rawExchange(running.address.port, ['FOO /nowhere HTTP/1.1\r\nHost: x\r\n\r\n']);
+    assert.equal(unknown.status, 404);
+    assert.equal(JSON.parse(unknown.body).error, 'not_found');
+    // Behind an answered request on the same connection, the refused one is read from where node failed.
+    const pipelined = await rawExchange(running.address.port, ['GET /health HTTP/1.1\r\nHost: x\r\n\r\nFOO /events/evt_x HTTP/1.1\r\nHost: x\r\n\r\n'], { idleMs: 500 });
+    assert.equal(pipelined.status, 200);
+    assert.match(pipelined.body, /^\{"status":"ok"\}HTTP\/1\.1 405 [^]*\r\nAllow: GET, HEAD, PUT, DELETE, OPTIONS\r\n/);
+  });
+
+  it('names the header a parser refusal is about', async () => {
+    const both = await rawExchange(running.address.port, ['POST /events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n']);
+    assert.equal(both.status, 400);
+    assert.equal(JSON.parse(both.body).message, 'The request is not valid HTTP/1.1 (HPE_INVALID_TRANSFER_ENCODING): Transfer-Encoding must end with chunked, and may not come with Content-Length.');
   });
 
   it('answers //events with 400 and two Authorization headers with 400', async () => {

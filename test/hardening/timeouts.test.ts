@@ -119,6 +119,26 @@ describe('startServer({timeouts}) with stalled and slow clients', () => {
     assert.equal(client.received(), answered, 'nothing is sent on an idle close');
   });
 
+  it('answers a next request begun on a kept-alive connection and stalled there with a 408, as on a new connection', async (t) => {
+    // As the contract's time-outs stand: the keep-alive time (plus node's 1 s grace) runs out before the head's.
+    const slowHeads = await startLive({ timeouts: { headersMs: 2_500, requestMs: 3_000, keepAliveMs: 500 } });
+    t.after(() => slowHeads.close());
+    const client = await rawConnect(slowHeads.port);
+    client.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    await client.waitFor('{"status":"ok"}', 2_000);
+    const answered = client.received().length;
+    await pause(50);
+    client.write('GET /events HTTP/1.1\r\nHo');
+    const begun = Date.now();
+    await client.closed;
+    const stalled = Date.now() - begun;
+    const response = parseResponse(client.received().slice(answered));
+    assert.ok(response !== undefined, `a response to the stalled request, got ${JSON.stringify(client.received().slice(answered, answered + 200))}`);
+    assert.equal(response.status, 408);
+    assert.equal(assertErrorShape(response.status, response.headers['content-type'], response.body, 'stalled next request').error, 'request_timeout');
+    assert.ok(stalled <= 2_500 + SLACK_MS, `cut off after ${stalled} ms`);
+  });
+
   it('keeps a busy keep-alive connection open past keepAliveMs and headersMs', async () => {
     const client = await rawConnect(live.port);
     const rounds = Math.ceil((TIMEOUTS.requestMs * 1.5) / (TIMEOUTS.keepAliveMs / 3));
