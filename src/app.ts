@@ -249,6 +249,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   // A data folder keeps its limits across a stop (on PostgreSQL the database holds them; memory keeps nothing).
   const folderLimits = postgres === undefined && options.store !== 'memory' ? { limiter, throttle: authFailures } : undefined;
   if (folderLimits !== undefined) await restoreLimits(dataDir, folderLimits, limitNow(), (message, fields) => logger.warn(message, fields));
+  // A folder started read-only (no room) is left as it was: another server may have taken it over since.
+  const saveLimitsAtStop = folderLimits !== undefined && store.writable;
   const pipeline = createPipeline({
     router,
     keys,
@@ -293,7 +295,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
         await leased?.close();
         await leasedFailures?.close();
         await webhooks.service.close();
-        if (folderLimits !== undefined) await saveLimits(dataDir, folderLimits, { sync: internal.unsafeNoSync !== true, warn: (message, fields) => logger.warn(message, fields) });
+        if (saveLimitsAtStop) await saveLimits(dataDir, folderLimits!, { sync: internal.unsafeNoSync !== true, warn: (message, fields) => logger.warn(message, fields) });
         await store.close();
         logger.flush();
       })();

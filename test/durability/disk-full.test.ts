@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { waitFor } from '../api/support.js';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -106,7 +106,8 @@ test('start on a full disk (a real tiny tmpfs): read-only, reads 200, writes and
 
     // Fill the file system to the last byte.
     spawnSync('dd', ['if=/dev/zero', `of=${path.join(mount, 'filler')}`, 'bs=4k']);
-    const before = readdirSync(dataDir).sort();
+    const contents = (): Map<string, string> => new Map(readdirSync(dataDir).sort().map((name) => [name, readFileSync(path.join(dataDir, name), 'latin1')]));
+    const before = contents();
     const full = await startServer(serverArgs(dataDir));
     try {
       const health = await fetch(`${full.url}/health`);
@@ -118,18 +119,18 @@ test('start on a full disk (a real tiny tmpfs): read-only, reads 200, writes and
       assert.equal(refused.status, 503);
       assert.match(((await refused.json()) as { message: string }).message, /ENOSPC/);
       assert.match(full.stderr(), /no room to start writable/);
+      // keys create cannot write either: it fails, and leaves no keys.lock (which used to block every start for 30 s).
+      const refusedKey = runCli(['keys', 'create', '--name', 'Too Late', '--email', 'late@campus.edu', '--data-dir', dataDir]);
+      assert.equal(refusedKey.status, 1, refusedKey.stderr);
+      assert.match(refusedKey.stderr, /ENOSPC/);
+      // Room comes back while it runs: its stop still writes nothing (another server may have the folder by then).
+      rmSync(path.join(mount, 'filler'));
     } finally {
       full.child.kill('SIGTERM');
       assert.equal(await full.exited, 0, full.stderr());
     }
-    assert.deepEqual(readdirSync(dataDir).sort(), before, 'the read-only start left nothing behind (no LOCK.*.tmp)');
-    // keys create cannot write either: it fails, and leaves no keys.lock (which used to block every start for 30 s).
-    const refusedKey = runCli(['keys', 'create', '--name', 'Too Late', '--email', 'late@campus.edu', '--data-dir', dataDir]);
-    assert.equal(refusedKey.status, 1, refusedKey.stderr);
-    assert.match(refusedKey.stderr, /ENOSPC/);
-    assert.deepEqual(readdirSync(dataDir).sort(), before, 'the failed keys create left nothing behind');
+    assert.deepEqual(contents(), before, 'the read-only start, the failed keys create and the stop left the folder as it was (no LOCK.*.tmp, no keys.lock, no rate-limits.json)');
 
-    rmSync(path.join(mount, 'filler'));
     const again = await startServer(serverArgs(dataDir));
     try {
       assert.equal((await fetch(`${again.url}/health`)).status, 200);

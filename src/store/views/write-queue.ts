@@ -107,10 +107,10 @@ export class WriteQueue {
 
   /**
    * Queues a change to event `id` (see EventStore.write). A change that throws queues nothing. A
-   * capacity raised confirms the oldest waitlisted registrations in the same line.
+   * capacity raised confirms the oldest waitlisted registrations in the same line. Once writes are refused, a change
+   * is still decided first: one that could never be made gets its own error (404, 412, 400, 409), not the 503.
    */
   write(id: string, change: EventChange, options: WriteOptions = {}): Promise<StoredEvent | null> {
-    if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
     const current = this.#pending.event(id);
     let planned: PlannedEventWrite | undefined;
     try {
@@ -120,6 +120,7 @@ export class WriteQueue {
     }
     // A change that changes nothing of a committed event writes nothing, so its ETag stays.
     if (planned === undefined) return Promise.resolve(current!);
+    if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
     const { state, promoted } = planned;
     return this.#enqueue(id, state, planned.record, planned.line, (entry) => {
       if (promoted.length > 0) this.#pending.working(id, entry).confirm(promoted);
@@ -131,7 +132,6 @@ export class WriteQueue {
    * decides against the latest queued state, and nothing of it is visible until the whole line is durable.
    */
   writeGroup(change: GroupChange): Promise<GroupResult> {
-    if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
     let planned: PlannedGroup;
     try {
       planned = planGroupWrite(change, this.#nextSeq, this.#pending);
@@ -144,6 +144,7 @@ export class WriteQueue {
       documents: new Map(documents.map((member) => [member.id, member.document])),
     });
     if (lines.length === 0) return Promise.resolve(result());
+    if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
     this.#nextSeq = planned.nextSeq;
     return new Promise<GroupResult>((resolve, reject) => {
       const queued: QueuedChange = { members: events, documents, line: lines.length === 1 ? lines[0]! : encodeGroup(lines), lineCount: lines.length, settle: () => resolve(result()), reject };
@@ -162,7 +163,6 @@ export class WriteQueue {
    * decides against the latest queued state; the seat rules are applied in roster-write, in the one writer.
    */
   changeRegistrations(id: string, change: RosterChange, options: WriteOptions = {}): Promise<RosterResult> {
-    if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
     let planned: PlannedRosterChange;
     try {
       planned = planRosterChange(id, change, this.#nextSeq, this.#pending, options);
@@ -170,6 +170,7 @@ export class WriteQueue {
       return Promise.reject(error);
     }
     if ('answer' in planned) return Promise.resolve(planned.answer);
+    if (this.#refusal !== undefined) return Promise.reject(this.#refusal());
     const { event, state, registration } = planned;
     return this.#enqueue(id, state, planned.record, planned.line, (entry) => applyToRoster(this.#pending.working(id, entry), planned), () => ({ event: state ?? event, registration }));
   }

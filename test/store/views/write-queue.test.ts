@@ -323,3 +323,21 @@ test('checking in: a waitlisted registration is refused; a second check-in keeps
   assert.equal(writes.nextSeq, seq, 'nothing written');
 });
 
+
+test('once writes are refused, a change is still decided first: one that could never be made gets its own error, one that would write the 503', async () => {
+  const { writes } = queue();
+  await writes.write(eventId(1), () => sampleRecord(1, { capacity: 1 }));
+  writes.fail(Object.assign(new Error('no space'), { code: 'ENOSPC' }));
+  const notFound = new Error('no event has that id');
+  const missing = (current: unknown) => {
+    if (current === undefined) throw notFound;
+    return null;
+  };
+  await assert.rejects(writes.write(eventId(9), missing), (error) => error === notFound, 'an unknown event: its 404, not the 503');
+  await assert.rejects(writes.writeGroup((view) => missing(view.event(eventId(9))) ?? { events: [], documents: [] }), (error) => error === notFound);
+  await assert.rejects(writes.changeRegistrations(eventId(9), registerChange(1)), (error: Error) => !(error instanceof StoreUnavailable), 'a registration of an unknown event is no 503');
+  // A change that changes nothing answers as it always does; one that writes is refused.
+  assert.equal((await writes.write(eventId(1), (current) => toRecord(current!)))?.id, eventId(1));
+  await assert.rejects(writes.write(eventId(1), (current) => ({ ...toRecord(current!), capacity: 5 })), StoreUnavailable);
+  await assert.rejects(writes.changeRegistrations(eventId(1), registerChange(2)), StoreUnavailable);
+});
