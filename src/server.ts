@@ -4,6 +4,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, type ServerConfig } from './config.js';
 import { createLogger } from './log/logger.js';
+import { StderrLog } from './log/stderr-log.js';
 import { startServer } from './start-server.js';
 import { firstKeyNotice } from './auth/first-key-notice.js';
 
@@ -36,10 +37,9 @@ async function main(): Promise<void> {
   process.on('SIGXFSZ', () => undefined);
   // A reader of the output that goes away (a log shipper restarted, a `| tee` closed) must not stop the service: its
   // EPIPE (or any other error of the stream), with no listener, was an uncaught error that ended the process
-  // mid-write. Log lines are written to it no more (writeLog).
+  // mid-write. The log's own stream handles its errors (StderrLog).
   process.stdout.on('error', () => undefined);
-  process.stderr.on('error', () => (stderrClosed = true));
-  const logger = createLogger({ level: config.logLevel, write: writeLog, pretty: process.stderr.isTTY === true });
+  const logger = createLogger({ level: config.logLevel, write: stderrLog.write, pretty: process.stderr.isTTY === true });
   // Lines wait for the end of the event-loop turn: whatever path exits, the last turn's lines go out first.
   process.on('exit', () => logger.flush());
 
@@ -117,35 +117,8 @@ async function main(): Promise<void> {
   process.stdout.write(`listening on ${running.url}\n`);
 }
 
-/** Set once stderr failed (its reader went away): nothing is written to it after. */
-let stderrClosed = false;
-
-/** Bytes of log lines that may wait for a reader of stderr (a pipe not read, a stalled log shipper); past it lines are dropped. */
-const MAX_PENDING_LOG_BYTES = 4 * 1024 * 1024;
-
-/**
- * Writes log lines to stderr, holding at most MAX_PENDING_LOG_BYTES for a reader that does not keep up: past that a
- * line is dropped rather than kept in memory for ever, and once the reader has caught up one line says how many went.
- */
-function writeLog(text: string): void {
-  if (stderrClosed) return;
-  if (process.stderr.writableLength > MAX_PENDING_LOG_BYTES) {
-    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) droppedLines++;
-    return;
-  }
-  sayDropped();
-  process.stderr.write(text);
-}
-
-/** Log lines dropped since the last notice. */
-let droppedLines = 0;
-
-/** Writes one line saying how many log lines were dropped, if any were. */
-function sayDropped(): void {
-  if (droppedLines === 0) return;
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: 'log lines dropped: stderr was not read fast enough', lines: droppedLines })}\n`);
-  droppedLines = 0;
-}
+/** The log's lines on stderr: a reader that lags or leaves, or a full disk under its file, never stops the service. */
+const stderrLog = new StderrLog();
 
 /** How long a stop waits for stderr to take the log lines still waiting for it (a reader that stalled gets no more). */
 const STDERR_GRACE_MS = 2_000;
@@ -156,10 +129,9 @@ const STDERR_GRACE_MS = 2_000;
  */
 function exitOnceLogged(code: number): void {
   process.exitCode = code;
-  if (stderrClosed) process.exit(code);
-  sayDropped();
+  stderrLog.sayDropped();
   setTimeout(() => process.exit(code), STDERR_GRACE_MS);
-  process.stderr.write('', () => process.exit(code));
+  stderrLog.whenWritten(() => process.exit(code));
 }
 
 /** Where the data is, for a log line: the folder's absolute path, or that it is a database (its URL holds a password). */

@@ -1,12 +1,11 @@
 // The real server under a real file size limit (`ulimit -f`): a short write then EFBIG, answered with 503 while reads go on (API.md §7).
 import assert from 'node:assert/strict';
 import { waitFor } from '../api/support.js';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../helpers/harness.js';
+import { fill, mountTinyFileSystem } from '../helpers/tiny-fs.js';
 import { runCli } from '../helpers/spawn.js';
 import { createKey, eventBody, listAll, send, SERVER, serverArgs, startServer } from './support.js';
 
@@ -74,23 +73,6 @@ test('disk full (ulimit -f): the failing write and every later one get 503, /hea
   }
 });
 
-/** Mounts a tmpfs of `size` on a new folder (root only); undefined where that is not possible. */
-function mountTinyFileSystem(size: string): { dir: string; unmount: () => void } | undefined {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'campus-tiny-fs-'));
-  if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'tmpfs', dir]).status !== 0) {
-    rmSync(dir, { recursive: true, force: true });
-    return undefined;
-  }
-  return {
-    dir,
-    unmount() {
-      spawnSync('umount', [dir]);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 const tiny = mountTinyFileSystem('512k');
 test('start on a full disk (a real tiny tmpfs): read-only, reads 200, writes and /health 503 saying why, nothing left behind; writable after a restart with room (issue 12.3)', { skip: tiny === undefined ? 'needs root and tmpfs' : false }, async () => {
   const { dir: mount, unmount } = tiny!;
@@ -105,7 +87,7 @@ test('start on a full disk (a real tiny tmpfs): read-only, reads 200, writes and
     assert.equal(await first.exited, 0);
 
     // Fill the file system to the last byte.
-    spawnSync('dd', ['if=/dev/zero', `of=${path.join(mount, 'filler')}`, 'bs=4k']);
+    const filler = fill(mount);
     const contents = (): Map<string, string> => new Map(readdirSync(dataDir).sort().map((name) => [name, readFileSync(path.join(dataDir, name), 'latin1')]));
     const before = contents();
     const full = await startServer(serverArgs(dataDir));
@@ -124,7 +106,7 @@ test('start on a full disk (a real tiny tmpfs): read-only, reads 200, writes and
       assert.equal(refusedKey.status, 1, refusedKey.stderr);
       assert.match(refusedKey.stderr, /ENOSPC/);
       // Room comes back while it runs: its stop still writes nothing (another server may have the folder by then).
-      rmSync(path.join(mount, 'filler'));
+      rmSync(filler);
     } finally {
       full.child.kill('SIGTERM');
       assert.equal(await full.exited, 0, full.stderr());
