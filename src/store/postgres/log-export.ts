@@ -7,6 +7,7 @@ import { seqOfLine } from './log-table.js';
 import { newestCheckpoint, readCheckpointParts } from './checkpoint-table.js';
 import type { WebhookStateSnapshot } from '../webhook-state.js';
 import { importWebhooks } from './webhook-table.js';
+import { encodeGroup } from '../records/encode-record.js';
 
 /** What a backup wrote. */
 export interface PostgresBackupResult {
@@ -73,7 +74,8 @@ export class DatabaseNotEmptyError extends Error {
  * out, since their seq repeats a write's; a retry after a migration writes again.
  */
 export async function importLines(db: Database, lines: readonly string[], keys: readonly KeyRow[], webhooks?: WebhookStateSnapshot): Promise<{ lines: number; leftOut: number; keys: number; webhooks: number }> {
-  const kept = lines.filter((line) => !/^\{"seq":\d+,"op":"idem"/.test(line));
+  const kept = rowsOf(lines.filter((line) => !/^\{"seq":\d+,"op":"idem"/.test(line)));
+  const leftOut = lines.filter((line) => /^\{"seq":\d+,"op":"idem"/.test(line)).length;
   let webhookCount = 0;
   await db.transaction(async (tx) => {
     await tx.query('LOCK TABLE campus_log, campus_checkpoints, campus_keys, campus_webhooks IN EXCLUSIVE MODE');
@@ -88,5 +90,21 @@ export async function importLines(db: Database, lines: readonly string[], keys: 
     }
     if (webhooks !== undefined) webhookCount = await importWebhooks(tx, webhooks, kept.length === 0 ? 0 : seqOfLine(kept[kept.length - 1]!));
   });
-  return { lines: kept.length, leftOut: lines.length - kept.length, keys: keys.length, webhooks: webhookCount };
+  return { lines: lines.length - leftOut, leftOut, keys: keys.length, webhooks: webhookCount };
+}
+
+/**
+ * The lines as campus_log rows, one a seq, in seq order. A compaction keeps a series' document at the seq of the write
+ * that made it (a docstate line, ahead of the rest), and may put its mark at that very seq (the newest seq no event or
+ * registration holds): lines sharing a seq become one row, the members of one group line, as an atomic write's are.
+ */
+function rowsOf(lines: readonly string[]): string[] {
+  const bySeq = new Map<number, string[]>();
+  for (const line of lines) {
+    const seq = seqOfLine(line);
+    const same = bySeq.get(seq);
+    if (same === undefined) bySeq.set(seq, [line]);
+    else same.push(line);
+  }
+  return [...bySeq.entries()].sort(([a], [b]) => a - b).map(([, members]) => (members.length === 1 ? members[0]! : encodeGroup(members)));
 }
