@@ -364,6 +364,8 @@ run(process.argv.slice(2), process.env).then(
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const { code, path: file, syscall } = error as NodeJS.ErrnoException;
+  // A write to a file already open names no file: what to do about it is the same whichever file it was.
+  if (file === undefined && (code === 'ENOSPC' || code === 'EDQUOT')) return `${error.message}: the disk has no room; free some space and run the command again (nothing was changed)`;
   if (code === undefined || file === undefined) return error.message;
   const reasons: Record<string, string> = {
     ENOENT: 'does not exist (nor does its folder, or a part of its path)',
