@@ -250,7 +250,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const folderLimits = postgres === undefined && options.store !== 'memory' ? { limiter, throttle: authFailures } : undefined;
   if (folderLimits !== undefined) await restoreLimits(dataDir, folderLimits, limitNow(), (message, fields) => logger.warn(message, fields));
   // A folder started read-only (no room) is left as it was: another server may have taken it over since.
-  const saveLimitsAtStop = folderLimits !== undefined && store.writable;
+  const limitsToSave = store.writable ? folderLimits : undefined;
   const pipeline = createPipeline({
     router,
     keys,
@@ -271,7 +271,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   return {
     handler: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, unfinished }),
     checkContinue: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, mayReadBody: pipeline.mayReadBody, unfinished }),
-    clientError: (error, socket) => answerClientError(error, socket, (headers, origin) => cors.apply(headers, origin), pipeline.handle),
+    clientError: (error, socket) => answerClientError(error, socket, { addCors: (headers, origin) => cors.apply(headers, origin), handle: pipeline.handle, logger }),
     handle: pipeline.handle,
     initialAdminKey,
     drain() {
@@ -295,7 +295,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
         await leased?.close();
         await leasedFailures?.close();
         await webhooks.service.close();
-        if (saveLimitsAtStop) await saveLimits(dataDir, folderLimits!, { sync: internal.unsafeNoSync !== true, warn: (message, fields) => logger.warn(message, fields) });
+        if (limitsToSave !== undefined) await saveLimits(dataDir, limitsToSave, { sync: internal.unsafeNoSync !== true, warn: (message, fields) => logger.warn(message, fields) });
         await store.close();
         logger.flush();
       })();

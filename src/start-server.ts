@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
 import { checkAppOptions, checkServerOptions } from './app-options.js';
 import { MAX_HEAD_BYTES } from './http/errors.js';
-import { answerConnect, begunNextRequest } from './http/node-adapter.js';
+import { answerConnect, answeredBeforeMoreBytes } from './http/node-adapter.js';
 import { silentLogger } from './log/logger.js';
 import { forgetKey } from './auth/key-registry.js';
 import path from 'node:path';
@@ -50,19 +50,31 @@ export interface RunningServer {
  * request were read on it meanwhile. After the process stood still (SIGSTOP, a paused VM, a long pause of the loop),
  * timers run before sockets are read: node would reset connections whose next request was already waiting, and a
  * client's write would get no answer at all. Listening for `timeout` takes the closing over from node, so it is
- * done here. A client that began its next request and stalled in it is not idle: the connection is left to node's
- * check of the head's time, which answers it 408 as on a new connection (API.md §3).
+ * done here. A client that began its next request and stalled in it is not idle: it gets the head's time (node's
+ * check then answers it 408, as on a new connection, API.md §3), once; bytes that begin no request (a stray CRLF,
+ * which node's parser skips) then close it.
  */
 function closeIdleOneTurnLater(server: http.Server): void {
+  /** Connections given the head's time, with the request after whose answer it was given. */
+  const extended = new WeakMap<Socket, object>();
   server.on('timeout', (socket: Socket) => {
     const read = socket.bytesRead;
     setImmediate(() => {
       if (socket.bytesRead !== read) return;
-      if (begunNextRequest(socket)) socket.setTimeout(0);
-      else socket.destroy();
+      const answered = answeredBeforeMoreBytes(socket);
+      if (answered === undefined || extended.get(socket) === answered) {
+        socket.destroy();
+        return;
+      }
+      extended.set(socket, answered);
+      // Node's keep-alive flag stays set: a request that arrives puts the connection's time-out back to none.
+      socket.setTimeout(server.headersTimeout + HEAD_CHECK_SLACK_MS);
     });
   });
 }
+
+/** Beyond the head's time, how long a stalled next request waits for node's check to answer it 408 (it runs at most every second). */
+const HEAD_CHECK_SLACK_MS = 2_000;
 
 /** How long shutdown waits for the 503s of requests whose body was still arriving to be written, in ms. */
 const UNFINISHED_ANSWER_MS = 1_000;

@@ -3,12 +3,15 @@ import type { IncomingMessage } from 'node:http';
 import { HEADERS_TOO_LARGE_MESSAGE, MAX_HEAD_BYTES } from './errors.js';
 import type { PlainRequest } from './types.js';
 
+/** What headerFault reads of a request's head: node's IncomingMessage, or a head read back from raw bytes. */
+export type HeadParts = Pick<IncomingMessage, 'rawHeaders' | 'method' | 'url' | 'httpVersion'> & { headers: { 'transfer-encoding'?: string | undefined } };
+
 /**
  * A request-level fault visible only in the raw head: two Authorization, Host or Content-Type headers, HTTP/1.1
  * without Host, a transfer coding other than chunked, or a head over 16 KiB. Node's own limit (`maxHeaderSize`) counts only the target, names and values, so a head
  * a few bytes a line over the limit reaches us: it is counted here as sent, line ends and all (API.md §3).
  */
-export function headerFault(req: IncomingMessage): PlainRequest['headerFault'] {
+export function headerFault(req: HeadParts): PlainRequest['headerFault'] {
   const rawHeaders = req.rawHeaders;
   let authorization = 0;
   let host = 0;

@@ -7,13 +7,12 @@ import { MAX_BODY_BYTES } from './body.js';
 import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE, INTERNAL_MESSAGE } from './errors.js';
 import { headerFault, headerLines } from './header-fault.js';
 import { logRequest } from './request-log.js';
-import { originInBytes, parserFault, requestOfUnknownMethod, startsWithHead } from './refused-bytes.js';
-import type { CoreResponse, PlainRequest } from './types.js';
+import { parserFault } from './parser-fault.js';
+import { refusedOrigin, requestOfUnknownMethod, startsWithHead } from './refused-bytes.js';
+import type { ClientErrorOptions, CoreHandler, CoreResponse, PlainRequest } from './types.js';
 import { JSON_TYPE } from './route.js';
-import type { Logger } from '../log/logger.js';
+import { silentLogger, type Logger } from '../log/logger.js';
 import type { UnfinishedBodies } from './unfinished-bodies.js';
-
-export type CoreHandler = (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
 
 /**
  * The latest request on each connection. A request pipelined after it runs only once it is answered (RFC 9112
@@ -322,17 +321,18 @@ function sendStream(res: ServerResponse, response: CoreResponse, stream: NonNull
   });
 }
 
-/** Whether bytes of another request came on `socket` after its latest answer: a keep-alive connection is then not idle. */
-export function begunNextRequest(socket: Socket): boolean {
+/** The latest request answered on `socket` when bytes came after its answer (a next request, begun); else undefined. */
+export function answeredBeforeMoreBytes(socket: Socket): object | undefined {
   const last = latest.get(socket);
-  return last !== undefined && socket.bytesRead > last.readWhenAnswered;
+  return last !== undefined && socket.bytesRead > last.readWhenAnswered ? last : undefined;
 }
 
 /**
  * Answers a request node's own parser refused (bad framing, headers over 16 KiB, a stalled client)
  * with a JSON error where a response can still be written, then closes the socket.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, addCors?: (headers: Record<string, string>, origin: string | undefined) => void, handle?: CoreHandler): void {
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, options: ClientErrorOptions = {}): void {
+  const { addCors, handle, logger } = options;
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
@@ -342,15 +342,19 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   const previous = latest.get(socket)?.res;
   if (previous !== undefined && !previous.writableFinished && previous.req.complete) {
     // A whole request before the faulty one (pipelined) is still being answered: its response goes first.
-    previous.once('close', () => answerClientError(error, socket, addCors, handle));
+    previous.once('close', () => answerClientError(error, socket, options));
     return;
   }
   // An unknown method on a known path is a 405 with its Allow; on an unknown one a 404. The core says which.
   const unknownMethod = handle === undefined ? undefined : requestOfUnknownMethod(error, socket.remoteAddress ?? '');
   if (unknownMethod !== undefined) {
-    Promise.resolve(unknownMethod)
-      .then(handle)
-      .then((response) => writeRaw(socket, response), () => writeRaw(socket, internalError()));
+    const started = performance.now();
+    callCore(handle!, unknownMethod, logger ?? silentLogger, {
+      respond(response) {
+        writeRaw(socket, response);
+        if (logger?.enabled('info') === true) logRequest(logger, unknownMethod, response, started);
+      },
+    });
     return;
   }
   let apiError: ApiError;
@@ -360,15 +364,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   // Every response carries a request id (API.md §5); the request's own was not parsed, so a new one.
   const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, 'API-Version': '1.0', 'X-Request-Id': randomUUID(), 'Cache-Control': 'no-store' };
   // A page's request gets an answer the page can read (a slow upload's 408 was a "CORS error" in the browser).
-  addCors?.(headers, refusedOrigin(error, latest.get(socket)));
+  addCors?.(headers, refusedOrigin(error, latest.get(socket)?.res.req));
   writeRaw(socket, { status: apiError.status, headers, body: errorBody(apiError) }, startsWithHead(error));
-}
-
-/** The Origin of the request node refused: from its head when node parsed it (a body that stalled), else from its bytes. */
-function refusedOrigin(error: NodeJS.ErrnoException, exchange: Exchange | undefined): string | undefined {
-  const req = exchange?.res.req;
-  if (req !== undefined && !req.complete) return typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
-  return originInBytes(error);
 }
 
 /** Writes a whole response straight to a socket the HTTP machinery has let go of (without its body when `bodyless`), then closes it. */

@@ -1,5 +1,6 @@
 // The plain request and response the core pipeline works on; only the node adapter knows about sockets.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Logger } from '../log/logger.js';
 
 /** A request as the core sees it: plain data, already read from the socket. */
 export interface PlainRequest {
@@ -59,3 +60,13 @@ export interface PlainResponse {
 
 /** A response with the key that made it, for the request log. */
 export type CoreResponse = PlainResponse & { keyId?: string };
+
+/** The core as the node:http bridge calls it: a request in, a response out (at once or later). */
+export type CoreHandler = (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
+
+/** What the answer to a request node's parser refused may use: the CORS headers of an allowed origin, and the core and the log for an unknown method's request. */
+export interface ClientErrorOptions {
+  addCors?: (headers: Record<string, string>, origin: string | undefined) => void;
+  handle?: CoreHandler;
+  logger?: Logger;
+}

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
 import { createKey } from '../../src/auth/key-registry.js';
 import { answerClientError, toNodeListener } from '../../src/http/node-adapter.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { startServer, startServerWith, type RunningServer } from '../../src/start-server.js';
 import { eventBody, startHarness, tempDir, type Harness } from '../helpers/harness.js';
 import { rawExchange, type RawResponse } from './support.js';
@@ -211,7 +211,7 @@ describe('startServer({port: 0})', () => {
   });
 
   it('answers a method node does not know (FOO, get) with 405 and Allow on a known path, 404 elsewhere, also after a pipelined request', async () => {
-    for (const method of ['FOO', 'get', 'M-SEARCH']) {
+    for (const method of ['FOO', 'get', 'Search']) {
       const response = await rawExchange(running.address.port, [`${method} /events HTTP/1.1\r\nHost: x\r\n\r\n`]);
       assert.equal(response.status, 405, method);
       assert.equal(response.headers['allow'], 'GET, HEAD, POST, OPTIONS');
@@ -226,10 +226,31 @@ describe('startServer({port: 0})', () => {
     assert.match(pipelined.body, /^\{"status":"ok"\}HTTP\/1\.1 405 [^]*\r\nAllow: GET, HEAD, PUT, DELETE, OPTIONS\r\n/);
   });
 
+  it('answers a method node does not know as a known one: the request-level faults of its head first (400, 431), then 405', async () => {
+    const foo = (headers: string, target = '/events'): string => `FOO ${target} HTTP/1.1\r\n${headers}\r\n`;
+    for (const [request, status, message] of [
+      [foo(`Host: x\r\nAuthorization: Bearer ${key}\r\nAuthorization: Bearer ${key}\r\n`), 400, 'The request has more than one Authorization header; send exactly one.'],
+      [foo('Host: x\r\nHost: y\r\n'), 400, 'The request has more than one Host header; send exactly one.'],
+      [foo(''), 400, 'The request has no Host header; HTTP/1.1 requires exactly one.'],
+      [foo('Host: x\r\nContent-Type: application/json\r\ncontent-type: text/plain\r\n'), 400, 'The request has more than one Content-Type header; send exactly one.'],
+      [foo('Host: x\r\nTransfer-Encoding: gzip, chunked\r\n'), 400, 'Transfer-Encoding "gzip, chunked" is not supported: send the body with Content-Length, or with Transfer-Encoding: chunked alone.'],
+      [foo(`Host: x\r\nX-Big: ${'b'.repeat(16_400)}\r\n`), 431, 'The request line and headers must be at most 16 KiB.'],
+      // What node's parser refuses of a known method's head is a 400 here too: a space before the colon, a NUL in the target.
+      [foo('Host : x\r\n'), 400, undefined],
+      [foo('Host: x\r\n', '/ev\0nts'), 400, undefined],
+    ] as const) {
+      const response = await rawExchange(running.address.port, [request]);
+      assert.equal(response.status, status, JSON.stringify(request.slice(0, 80)));
+      if (message !== undefined) assert.equal(JSON.parse(response.body).message, message);
+    }
+  });
+
   it('names the header a parser refusal is about', async () => {
     const both = await rawExchange(running.address.port, ['POST /events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n']);
     assert.equal(both.status, 400);
     assert.equal(JSON.parse(both.body).message, 'The request is not valid HTTP/1.1 (HPE_INVALID_TRANSFER_ENCODING): Transfer-Encoding must end with chunked, and may not come with Content-Length.');
+    const after = await rawExchange(running.address.port, ['POST /events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n']);
+    assert.equal(JSON.parse(after.body).message, 'The request is not valid HTTP/1.1 (HPE_INVALID_CONTENT_LENGTH): Content-Length is not a number of bytes, or comes with Transfer-Encoding.');
   });
 
   it('answers //events with 400 and two Authorization headers with 400', async () => {
@@ -239,6 +260,23 @@ describe('startServer({port: 0})', () => {
     assert.equal(twice.status, 400);
     assert.equal(JSON.parse(twice.body).error, 'bad_request');
   });
+});
+
+test('a method node does not know is logged as every request is, with the id its answer carries', async () => {
+  const { dir, remove } = tempDir();
+  let logged = '';
+  const running = await startServerWith({ dataDir: dir, port: 0, keyPollMs: 0, bootstrapAdminKey: false, logger: createLogger({ level: 'info', write: (text) => (logged += text) }) }, { unsafeNoSync: true });
+  try {
+    const response = await rawExchange(running.address.port, ['FOO /events HTTP/1.1\r\nHost: x\r\nX-Request-Id: unknown-method-1\r\n\r\n']);
+    assert.equal(response.status, 405);
+    assert.equal(response.headers['x-request-id'], 'unknown-method-1');
+    await running.close(1_000);
+    const line = logged.split('\n').find((each) => each.includes('"request_id":"unknown-method-1"'));
+    assert.ok(line !== undefined, `a log line for it in ${logged}`);
+    assert.deepEqual([JSON.parse(line).method, JSON.parse(line).status], ['FOO', 405]);
+  } finally {
+    remove();
+  }
 });
 
 describe('the node:http bridge on its own', () => {

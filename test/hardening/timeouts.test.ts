@@ -139,6 +139,23 @@ describe('startServer({timeouts}) with stalled and slow clients', () => {
     assert.ok(stalled <= 2_500 + SLACK_MS, `cut off after ${stalled} ms`);
   });
 
+  it('closes, silently, a kept-alive connection whose client sent only a stray CRLF (node skips it: no request begins)', async (t) => {
+    const quick = await startLive({ timeouts: { headersMs: 1_000, requestMs: 1_500, keepAliveMs: 300 } });
+    t.after(() => quick.close());
+    const client = await rawConnect(quick.port);
+    client.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    await client.waitFor('{"status":"ok"}', 2_000);
+    const answered = client.received();
+    await pause(50);
+    client.write('\r\n');
+    const sent = Date.now();
+    const closed = await Promise.race([client.closed.then(() => true), pause(8_000).then(() => false)]);
+    assert.ok(closed, 'the connection was closed');
+    // Keep-alive (node adds 1 s), then the head's time and its check's slack, once.
+    assert.ok(Date.now() - sent <= 300 + KEEP_ALIVE_GRACE_MS + 1_000 + 2_000 + SLACK_MS, `closed after ${Date.now() - sent} ms`);
+    assert.equal(client.received(), answered, 'nothing is sent on an idle close');
+  });
+
   it('keeps a busy keep-alive connection open past keepAliveMs and headersMs', async () => {
     const client = await rawConnect(live.port);
     const rounds = Math.ceil((TIMEOUTS.requestMs * 1.5) / (TIMEOUTS.keepAliveMs / 3));
