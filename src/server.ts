@@ -118,7 +118,7 @@ async function main(): Promise<void> {
 }
 
 /** The log's lines on stderr: a reader that lags or leaves, or a full disk under its file, never stops the service. */
-const stderrLog = new StderrLog();
+const stderrLog = new StderrLog(process.stderr, 2, Date.now);
 
 /** How long a stop waits for stderr to take the log lines still waiting for it (a reader that stalled gets no more). */
 const STDERR_GRACE_MS = 2_000;

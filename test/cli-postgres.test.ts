@@ -123,7 +123,11 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
       const url = await pg.database('migrate');
       const migrated = runCli(['migrate', '--from', dir, '--to', url]);
       assert.equal(migrated.status, 0, migrated.stderr);
-      assert.match(migrated.stdout, /^migrated \d+ records \(last seq \d+(; \d+ remembered Idempotency-Key answers left out)?\), \d+ keys and \d+ webhooks from /);
+      // Counted as verify counts them: an atomic group (the series) is its members.
+      const verified = /records: (\d+)/.exec(runCli(['verify', '--data-dir', dir]).stdout)![1];
+      const counted = /^migrated (\d+) records \(last seq \d+(?:; (\d+) remembered Idempotency-Key answers left out)?\), \d+ keys and \d+ webhooks from /.exec(migrated.stdout);
+      assert.ok(counted !== null, migrated.stdout);
+      assert.equal(Number(counted[1]) + Number(counted[2] ?? 0), Number(verified), `${migrated.stdout} against verify's ${verified}`);
       assert.equal(runCli(['migrate', '--from', dir, '--to', url]).status, 1, 'never into a database that holds data');
       const pgServer = await spawnServer(['--port', '0', '--store', url, '--console', 'off']);
       const out = path.join(dir, 'backup-from-pg.jsonl');
@@ -131,6 +135,7 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
         assert.deepEqual(await reads(pgServer, adminKey, ids, seriesIds), before);
         const backup = runCli(['backup', '--out', out, '--store', url]);
         assert.equal(backup.status, 0, backup.stderr);
+        assert.match(backup.stdout, new RegExp(`^backed up ${counted[1]} records `), 'what was migrated, counted the same way');
       } finally {
         await pgServer.stop();
       }

@@ -7,9 +7,14 @@ import fs from 'node:fs';
 /** Bytes of log lines that may wait for a reader of stderr (a pipe not read, a stalled log shipper). */
 const MAX_PENDING_BYTES = 4 * 1024 * 1024;
 
+/**
+ * The logger's `write` for lines going to stderr: `stream` (process.stderr) while it takes them, the descriptor `fd`
+ * itself once a write to a file failed. `now` stamps the line saying how many were dropped.
+ */
 export class StderrLog {
-  readonly #stream: NodeJS.WriteStream;
+  readonly #stream: NodeJS.WritableStream & { readonly writableLength: number };
   readonly #fd: number;
+  readonly #now: () => number;
   /** Set once the reader went away: nothing is written after. */
   #closed = false;
   /** Set once a write to a file failed (node's stream is done for then): lines are written straight to the descriptor. */
@@ -19,9 +24,10 @@ export class StderrLog {
   #dropped = 0;
   #why = 'stderr was not read fast enough';
 
-  constructor(stream: NodeJS.WriteStream = process.stderr, fd = 2) {
+  constructor(stream: NodeJS.WritableStream & { readonly writableLength: number }, fd: number, now: () => number) {
     this.#stream = stream;
     this.#fd = fd;
+    this.#now = now;
     stream.on('error', () => {
       if (this.#straight || this.#closed) return;
       if (!isFile(fd)) {
@@ -32,11 +38,6 @@ export class StderrLog {
       // The failed write may have stopped inside a line.
       this.#torn = !endsWithNewline(fd);
     });
-  }
-
-  /** True once nothing can be written any more. */
-  get closed(): boolean {
-    return this.#closed;
   }
 
   /** The logger's `write`: one or more whole lines. */
@@ -83,7 +84,7 @@ export class StderrLog {
   /** The line saying how many lines were dropped (and resets the count), or ''. */
   #droppedNotice(): string {
     if (this.#dropped === 0) return '';
-    const notice = `${JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: `log lines dropped: ${this.#why}`, lines: this.#dropped })}\n`;
+    const notice = `${JSON.stringify({ time: new Date(this.#now()).toISOString(), level: 'warn', msg: `log lines dropped: ${this.#why}`, lines: this.#dropped })}\n`;
     this.#dropped = 0;
     return notice;
   }

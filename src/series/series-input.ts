@@ -170,7 +170,7 @@ function checkField(field: string, value: unknown, principal: Principal, current
     case 'exdates': {
       // More only when the series already holds more (deletes of its occurrences), so it can be sent back as read.
       const most = Math.max(MAX_OCCURRENCES, current?.exdates.length ?? 0);
-      if (!Array.isArray(value) || value.length > most) return new Problem(field, `exdates must be an array of at most ${most} RFC 3339 date-times, got ${quote(value)}`);
+      if (!Array.isArray(value) || value.length > most) return new Problem(field, `exdates must be an array of at most ${most} RFC 3339 date-times, got ${Array.isArray(value) ? `${value.length} of them` : quote(value)}`);
       const problems: Problem[] = [];
       const times: string[] = [];
       value.forEach((each, index) => {

@@ -35,10 +35,9 @@ export function planCreate(id: string, createdAt: string, input: SeriesInput, co
 /**
  * A change of `current` to `input`. Occurrences that have started are never changed. The others keep their id
  * and registrations while the new schedule has an occurrence at their start (the start the schedule gave them,
- * for one edited alone); they take the shared fields unless edited alone, and the new end unless their own times
- * were edited. The rest are deleted (409 when one
- * holds registrations), and starts with no occurrence yet get a new one. A capacity below an occurrence's
- * registered_count is a 409 naming it.
+ * for one edited alone); they take the shared fields unless edited alone, and the new end unless their own start
+ * or end was edited. The rest are deleted (409 when one holds registrations), and starts with no occurrence yet get a
+ * new one. A capacity below an occurrence's registered_count is a 409 naming it.
  */
 export function planUpdate(current: SeriesDocument, input: SeriesInput, context: PlanContext): SeriesPlan {
   const { view, nowMs } = context;
@@ -60,7 +59,7 @@ export function planUpdate(current: SeriesDocument, input: SeriesInput, context:
       if (slot !== undefined) detached[id] = slot;
       if (event.startMs <= nowMs) continue;
       if (slot !== undefined) {
-        // Edited alone: its own fields stay, and its times too once it was moved; a new length reaches it otherwise.
+        // Edited alone: its own fields stay, and its times too once its own start or end was edited; else a new length reaches it.
         const timesAsScheduled = event.startMs === slotMs && event.endMs === endBefore(slotMs);
         if (timesAsScheduled && next!.endMs !== event.endMs) events.push({ id, record: { ...toRecord(event), end_time: formatTime(next!.endMs) } });
         continue;

@@ -121,7 +121,7 @@ describe('/series', () => {
     assertError(stale, 412, 'precondition_failed');
   });
 
-  it('PUT /series of a longer lecture lengthens an occurrence whose title was edited alone, not one moved alone', async () => {
+  it('PUT /series of a longer lecture lengthens an occurrence whose title was edited alone, not one whose end was edited alone', async () => {
     const series = await create(lectures({ recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=3' }));
     const [renamed, moved, plain] = await occurrences(series.id);
     assert.equal((await h.request('PUT', `/events/${renamed!.id}`, { key: h.keys.organizer, body: { title: 'Guest lecture' } })).status, 200);

@@ -462,3 +462,25 @@ test('console tests refuse and report a request to another host (the guard itsel
     await browsing.close();
   }
 });
+
+test('console: turning a page of attendees keeps the keyboard\'s focus on the pager', { skip, timeout: TIMEOUT_MS }, async () => {
+  const created = await api('POST', '/events', keys.organizer, { title: 'Welcome fair', category: 'social', location: 'Main lawn', start_time: new Date(Date.now() + 9 * 86400_000).toISOString(), end_time: new Date(Date.now() + 9 * 86400_000 + 7200_000).toISOString(), capacity: 500 });
+  const { id } = (await created.json()) as { id: string };
+  // One more than a page of 100.
+  for (let n = 0; n < 101; n++) assert.equal((await api('POST', `/events/${id}/registrations`, keys.reader, { name: `Student ${n}`, email: `student${n}@campus.edu` })).status, 201);
+  const browsing = await openBrowser(server.url);
+  try {
+    const page = await browsing.newPage();
+    await signIn(page, keys.organizer);
+    await page.goto(`${server.url}/console/#/events/${id}`);
+    await page.getByText('101 registrations; page 1 of 2.').waitFor();
+    await page.getByRole('button', { name: 'Next page' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('101 registrations; page 2 of 2.').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Previous page', 'on the pager, the last page having no next one');
+    assertClean(browsing);
+  } finally {
+    await browsing.close();
+    await api('DELETE', `/events/${id}`, keys.organizer);
+  }
+});

@@ -99,6 +99,9 @@ test('start on a full disk (a real tiny tmpfs): read-only, reads 200, writes and
       assert.equal(read.status, 200);
       const refused = await send(full.url, key, 'POST', '/events', eventBody('Never saved'));
       assert.equal(refused.status, 503);
+      // A change that could never be made gets its own error, not a 503 to retry for ever.
+      assert.equal((await send(full.url, key, 'PUT', '/events/evt_0000000000000000unknown', { title: 'Nowhere' })).status, 404);
+      assert.equal((await send(full.url, key, 'PUT', `/events/${id}`, { title: 'Stale' }, { 'If-Match': '"stale"' })).status, 412);
       assert.match(((await refused.json()) as { message: string }).message, /ENOSPC/);
       assert.match(full.stderr(), /no room to start writable/);
       // keys create cannot write either: it fails, and leaves no keys.lock (which used to block every start for 30 s).

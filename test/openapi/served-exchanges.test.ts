@@ -66,7 +66,7 @@ describe('every status of every operation, checked against the served document',
 
   it('a series whose deletes took its exdates past 500 is read, listed and sent back as read within the document', async () => {
     const { organizer, reader } = h.keys;
-    // 505 daily dates, 500 of them left out: five occurrences, one of which is then deleted alone.
+    // 506 daily dates, 500 of them left out: six occurrences, one of which is then deleted alone.
     const firstMs = Date.UTC(2031, 0, 1, 9);
     const exdates = Array.from({ length: 500 }, (_, day) => new Date(firstMs + (day + 5) * 86_400_000).toISOString());
     const made = await expect(201, 'POST', '/series', {

@@ -3,7 +3,7 @@ import { open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from './client.js';
 import type { KeyRow } from './key-table.js';
-import { seqOfLine } from './log-table.js';
+import { recordsIn, seqOfLine } from './log-table.js';
 import { newestCheckpoint, readCheckpointParts } from './checkpoint-table.js';
 import type { WebhookStateSnapshot } from '../webhook-state.js';
 import { importWebhooks } from './webhook-table.js';
@@ -47,7 +47,7 @@ export async function backupDatabase(db: Database, out: string): Promise<Postgre
         if (rows.length === 0) return;
         const text = rows.map((row) => (row.line.endsWith('\n') ? row.line : `${row.line}\n`)).join('');
         await file.write(text);
-        lines += rows.length;
+        for (const row of rows) lines += recordsIn(row.line);
         bytes += Buffer.byteLength(text);
         lastSeq = rows[rows.length - 1]!.seq;
       }
@@ -73,9 +73,11 @@ export class DatabaseNotEmptyError extends Error {
  * all of it or nothing. Lines of kind `idem` (remembered Idempotency-Key answers a compaction rewrote) are left
  * out, since their seq repeats a write's; a retry after a migration writes again.
  */
-export async function importLines(db: Database, lines: readonly string[], keys: readonly KeyRow[], webhooks?: WebhookStateSnapshot): Promise<{ lines: number; leftOut: number; keys: number; webhooks: number }> {
-  const kept = rowsOf(lines.filter((line) => !/^\{"seq":\d+,"op":"idem"/.test(line)));
-  const leftOut = lines.filter((line) => /^\{"seq":\d+,"op":"idem"/.test(line)).length;
+export async function importLines(db: Database, lines: readonly string[], keys: readonly KeyRow[], webhooks?: WebhookStateSnapshot): Promise<{ records: number; leftOut: number; keys: number; webhooks: number }> {
+  const isIdem = (line: string): boolean => /^\{"seq":\d+,"op":"idem"/.test(line);
+  const kept = rowsOf(lines.filter((line) => !isIdem(line)));
+  const leftOut = lines.filter(isIdem).length;
+  const records = lines.reduce((sum, line) => sum + (isIdem(line) ? 0 : recordsIn(line)), 0);
   let webhookCount = 0;
   await db.transaction(async (tx) => {
     await tx.query('LOCK TABLE campus_log, campus_checkpoints, campus_keys, campus_webhooks IN EXCLUSIVE MODE');
@@ -90,7 +92,7 @@ export async function importLines(db: Database, lines: readonly string[], keys: 
     }
     if (webhooks !== undefined) webhookCount = await importWebhooks(tx, webhooks, kept.length === 0 ? 0 : seqOfLine(kept[kept.length - 1]!));
   });
-  return { lines: lines.length - leftOut, leftOut, keys: keys.length, webhooks: webhookCount };
+  return { records, leftOut, keys: keys.length, webhooks: webhookCount };
 }
 
 /**

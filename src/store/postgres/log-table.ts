@@ -1,4 +1,5 @@
 // The campus_log table: the file store's record lines, one per row, keyed by the global sequence number.
+import { trustedGroupBounds } from '../../lib/group-line.js';
 import { decodeLine } from '../records/group-line.js';
 import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
 
@@ -11,6 +12,15 @@ export const LOG_CHANNEL = 'campus_log';
 export function seqOfLine(line: string): number {
   if (line.startsWith('\t')) return Math.max(...line.split('\t').slice(1).map(seqOfMember));
   return seqOfMember(line);
+}
+
+/** How many records `line` holds, as verify and a folder's backup count them: an atomic group's members, else one. */
+export function recordsIn(line: string): number {
+  if (!line.startsWith('\t') && !/^\{"seq":\d{1,15},"op":"group"/.test(line)) return 1;
+  const buf = Buffer.from(line, 'utf8');
+  const end = buf[buf.length - 1] === 0x0a ? buf.length - 1 : buf.length;
+  const group = trustedGroupBounds(buf, 0, end);
+  return typeof group === 'string' ? 1 : group.bounds.length / 2;
 }
 
 /** The seq a (maybe damaged) line names, for a message: its seq, or `?`. */

@@ -335,7 +335,7 @@ test('once writes are refused, a change is still decided first: one that could n
   };
   await assert.rejects(writes.write(eventId(9), missing), (error) => error === notFound, 'an unknown event: its 404, not the 503');
   await assert.rejects(writes.writeGroup((view) => missing(view.event(eventId(9))) ?? { events: [], documents: [] }), (error) => error === notFound);
-  await assert.rejects(writes.changeRegistrations(eventId(9), registerChange(1)), (error: Error) => !(error instanceof StoreUnavailable), 'a registration of an unknown event is no 503');
+  await assert.rejects(writes.changeRegistrations(eventId(9), registerChange(1)), { name: 'TypeError', message: `a change to the registrations of event ${eventId(9)}, which does not exist` }, 'a registration of an unknown event is no 503');
   // A change that changes nothing answers as it always does; one that writes is refused.
   assert.equal((await writes.write(eventId(1), (current) => toRecord(current!)))?.id, eventId(1));
   await assert.rejects(writes.write(eventId(1), (current) => ({ ...toRecord(current!), capacity: 5 })), StoreUnavailable);
