@@ -55,20 +55,21 @@ export interface RunningServer {
  * which node's parser skips) then close it.
  */
 function closeIdleOneTurnLater(server: http.Server): void {
-  /** Connections given the head's time, with the request after whose answer it was given. */
-  const extended = new WeakMap<Socket, object>();
   server.on('timeout', (socket: Socket) => {
     const read = socket.bytesRead;
     setImmediate(() => {
       if (socket.bytesRead !== read) return;
       const answered = answeredBeforeMoreBytes(socket);
-      if (answered === undefined || extended.get(socket) === answered) {
+      if (answered === undefined) {
         socket.destroy();
         return;
       }
-      extended.set(socket, answered);
-      // Node's keep-alive flag stays set: a request that arrives puts the connection's time-out back to none.
-      socket.setTimeout(server.headersTimeout + HEAD_CHECK_SLACK_MS);
+      // Node's keep-alive flag stays set: a request that arrives puts the connection's time-out back to none. The
+      // deadline is fixed, not renewed by bytes: CRLFs sent every few seconds would otherwise hold it open for ever.
+      socket.setTimeout(0);
+      setTimeout(() => {
+        if (answeredBeforeMoreBytes(socket) === answered) socket.destroy();
+      }, server.headersTimeout + HEAD_CHECK_SLACK_MS).unref();
     });
   });
 }

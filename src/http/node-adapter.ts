@@ -125,7 +125,8 @@ class Exchange {
   respond(response: CoreResponse): void {
     this.#send(response);
     this.answered = true;
-    this.readWhenAnswered = this.res.socket?.bytesRead ?? 0;
+    // The request's socket: a pipelined answer waiting for the one before it has none of its own yet.
+    this.readWhenAnswered = this.res.req.socket.bytesRead;
     const next = this.next;
     if (next !== undefined) {
       this.next = undefined;

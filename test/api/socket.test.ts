@@ -224,6 +224,10 @@ describe('startServer({port: 0})', () => {
     const pipelined = await rawExchange(running.address.port, ['GET /health HTTP/1.1\r\nHost: x\r\n\r\nFOO /events/evt_x HTTP/1.1\r\nHost: x\r\n\r\n'], { idleMs: 500 });
     assert.equal(pipelined.status, 200);
     assert.match(pipelined.body, /^\{"status":"ok"\}HTTP\/1\.1 405 [^]*\r\nAllow: GET, HEAD, PUT, DELETE, OPTIONS\r\n/);
+    // Right after a body: the method begins where the body ends, not at a line's start.
+    const afterBody = await rawExchange(running.address.port, ['POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}FOO /events HTTP/1.1\r\nHost: x\r\n\r\n'], { idleMs: 500 });
+    assert.equal(afterBody.status, 404);
+    assert.match(afterBody.body, /HTTP\/1\.1 405 [^]*\r\nAllow: GET, HEAD, POST, OPTIONS\r\n/);
   });
 
   it('answers a method node does not know as a known one: the request-level faults of its head first (400, 431), then 405', async () => {
@@ -235,9 +239,15 @@ describe('startServer({port: 0})', () => {
       [foo('Host: x\r\nContent-Type: application/json\r\ncontent-type: text/plain\r\n'), 400, 'The request has more than one Content-Type header; send exactly one.'],
       [foo('Host: x\r\nTransfer-Encoding: gzip, chunked\r\n'), 400, 'Transfer-Encoding "gzip, chunked" is not supported: send the body with Content-Length, or with Transfer-Encoding: chunked alone.'],
       [foo(`Host: x\r\nX-Big: ${'b'.repeat(16_400)}\r\n`), 431, 'The request line and headers must be at most 16 KiB.'],
-      // What node's parser refuses of a known method's head is a 400 here too: a space before the colon, a NUL in the target.
+      // What node's parser refuses of a known method's head is a 400 here too: a space before the colon, a NUL in the
+      // target, a Content-Length not a number, twice, or beside Transfer-Encoding.
       [foo('Host : x\r\n'), 400, undefined],
       [foo('Host: x\r\n', '/ev\0nts'), 400, undefined],
+      [foo('Host: x\r\nContent-Length: abc\r\n'), 400, undefined],
+      [foo('Host: x\r\nContent-Length: 1\r\nContent-Length: 1\r\n'), 400, undefined],
+      [foo('Host: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n'), 400, undefined],
+      // A head over the 64 KiB node reads at once: 431 still.
+      [foo(`Host: x\r\nX-Big: ${'b'.repeat(70_000)}\r\n`), 431, 'The request line and headers must be at most 16 KiB.'],
     ] as const) {
       const response = await rawExchange(running.address.port, [request]);
       assert.equal(response.status, status, JSON.stringify(request.slice(0, 80)));

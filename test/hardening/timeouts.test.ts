@@ -156,6 +156,38 @@ describe('startServer({timeouts}) with stalled and slow clients', () => {
     assert.equal(client.received(), answered, 'nothing is sent on an idle close');
   });
 
+  it('closes a kept-alive connection whose client sends a CRLF now and then, but no request, by a deadline the CRLFs do not move', async (t) => {
+    const quick = await startLive({ timeouts: { headersMs: 1_000, requestMs: 1_500, keepAliveMs: 300 } });
+    t.after(() => quick.close());
+    const client = await rawConnect(quick.port);
+    client.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    await client.waitFor('{"status":"ok"}', 2_000);
+    const answered = client.received();
+    // After the keep-alive's first run-out (node adds 1 s), a CRLF every 800 ms: more often than the keep-alive time.
+    client.write('\r\n');
+    const sent = Date.now();
+    await pause(300 + KEEP_ALIVE_GRACE_MS + 200);
+    for (let i = 0; i < 8 && !client.isClosed(); i++) {
+      client.write('\r\n');
+      await pause(800);
+    }
+    const closed = await Promise.race([client.closed.then(() => true), pause(3_000).then(() => false)]);
+    assert.ok(closed, 'the connection was closed');
+    assert.ok(Date.now() - sent <= 300 + KEEP_ALIVE_GRACE_MS + 1_000 + 2_000 + SLACK_MS + 800, `closed after ${Date.now() - sent} ms`);
+    assert.equal(client.received(), answered, 'nothing is sent on an idle close');
+  });
+
+  it('closes an idle connection after a pipelined burst as any idle one: keep-alive time, no more', async (t) => {
+    const quick = await startLive({ timeouts: { headersMs: 3_000, requestMs: 4_000, keepAliveMs: 300 } });
+    t.after(() => quick.close());
+    const client = await rawConnect(quick.port);
+    client.write('GET /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: one\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: two\r\n\r\n');
+    await client.waitFor('X-Request-Id: two', 2_000);
+    const started = Date.now();
+    await client.closed;
+    assert.ok(Date.now() - started <= 300 + KEEP_ALIVE_GRACE_MS + SLACK_MS, `closed after ${Date.now() - started} ms idle (the head's time would be 3 s more)`);
+  });
+
   it('keeps a busy keep-alive connection open past keepAliveMs and headersMs', async () => {
     const client = await rawConnect(live.port);
     const rounds = Math.ceil((TIMEOUTS.requestMs * 1.5) / (TIMEOUTS.keepAliveMs / 3));
