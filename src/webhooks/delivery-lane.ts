@@ -150,8 +150,8 @@ export class DeliveryLane {
 
   /** Nothing selected is left: the cursor moves past the messages the filter passed over, so the backlog can drop them. */
   #skipToEnd(backlog: MessageBacklog): void {
-    const last = backlog.last;
-    const end = backlog.end ?? (last === undefined ? undefined : { seq: last.seq, index: LINE_DONE });
+    // The live backlog ends at the newest line heard: past its last message, lines that make none (a series' own).
+    const end = backlog.end ?? { seq: backlog.heardSeq, index: LINE_DONE };
     if (end !== undefined && isAfter(end, this.state.cursor)) {
       this.state.cursor = { ...end };
       // Saved like a delivery: else a webhook whose events select nothing would read the same stretch back at every start.

@@ -21,6 +21,8 @@ export class MessageBacklog {
   /** Index of the first message still held in #messages (the ones before are dropped lazily). */
   #head = 0;
   #coveredFrom: Cursor;
+  /** The newest line heard, messages or none (a series' own line makes none): where a webhook with nothing left moves. */
+  #heardSeq: number;
   readonly #max: number;
   readonly #end: Cursor | undefined;
 
@@ -31,6 +33,7 @@ export class MessageBacklog {
    */
   constructor(coveredFrom: Cursor, options: { max?: number; end?: Cursor } = {}) {
     this.#coveredFrom = { ...coveredFrom };
+    this.#heardSeq = coveredFrom.seq;
     this.#max = options.max ?? MAX_BACKLOG;
     this.#end = options.end;
   }
@@ -52,6 +55,7 @@ export class MessageBacklog {
   /** Appends the messages of a durable line (in position order). */
   push(messages: readonly WebhookMessage[]): void {
     for (const message of messages) this.#messages.push(message);
+    if (messages.length > 0) this.heardThrough(messages[messages.length - 1]!.seq);
     if (this.size > this.#max) this.dropThrough(this.#messages[this.#messages.length - this.#max - 1]!);
   }
 
@@ -67,7 +71,17 @@ export class MessageBacklog {
     return undefined;
   }
 
-  /** The last message held, if any (a webhook with nothing selected moves its cursor here). */
+  /** Every line through `seq` is durable and heard: those after the last message made none. */
+  heardThrough(seq: number): void {
+    if (seq > this.#heardSeq) this.#heardSeq = seq;
+  }
+
+  /** The newest line heard (see heardThrough). */
+  get heardSeq(): number {
+    return this.#heardSeq;
+  }
+
+  /** The last message held, if any. */
   get last(): WebhookMessage | undefined {
     return this.#messages.length > this.#head ? this.#messages[this.#messages.length - 1] : undefined;
   }

@@ -224,7 +224,7 @@ export class WebhookService {
     const behind = (): WebhookState | undefined =>
       this.list().find((state) => !doneThrough(state.cursor, throughSeq) && (!forced || (state.status === 'active' && state.attempts === 0)));
     for (let waiting = behind(); waiting !== undefined; waiting = behind()) {
-      if (this.#closed) throw new ReaderBehind('the webhooks are stopping');
+      if (this.#closed) throw new ReaderBehind('the webhooks are stopping', true);
       if (performance.now() >= deadline) {
         if (forced) break;
         throw new ReaderBehind(`webhook ${waiting.id} has not acknowledged the changes through seq ${throughSeq}; the compaction is tried again later`);
@@ -316,6 +316,7 @@ export class WebhookService {
       const coveredFrom: Cursor = { seq: through >= oldest.seq ? Math.max(through, since) : since, index: LINE_DONE };
       this.#backlog = new MessageBacklog(coveredFrom, { max: this.#deps.maxBacklog });
       for (const change of read.changes) if (change.record.seq > coveredFrom.seq) this.#backlog.push(messagesOf(change));
+      this.#backlog.heardThrough(lastSeq);
     } else this.#backlog = new MessageBacklog({ seq: lastSeq, index: LINE_DONE }, { max: this.#deps.maxBacklog });
     ready = true;
     this.#heard(buffered.filter((change) => change.record.seq > lastSeq));
@@ -336,10 +337,9 @@ export class WebhookService {
   /** A durable batch: its messages join the backlog, and every lane looks for its next one. */
   #heard(changes: readonly CommittedChange[]): void {
     if (this.#backlog === undefined) return;
-    for (const change of changes) {
-      const messages = messagesOf(change);
-      if (messages.length > 0) this.#backlog.push(messages);
-    }
+    for (const change of changes) this.#backlog.push(messagesOf(change));
+    // Lines that make no message (a series' own) count as heard: a webhook past every message is past them too.
+    this.#backlog.heardThrough(this.#deps.lastSeq());
     for (const lane of this.#lanes.values()) lane.poke();
     this.#trim();
   }

@@ -104,3 +104,22 @@ test('a compaction makes its log durable only once the webhooks saved positions 
   }
 });
 
+
+test('a webhook moves past a series\' own line, which makes no message: caught up, it holds no compaction back', async () => {
+  const { h, receiver } = await harnessWithWebhook();
+  const admin = h.keys.admin;
+  try {
+    const series = await call(h.app, 'POST', '/series', { key: admin, body: { ...EVENT, title: 'Seminar', start_time: '2031-03-04T10:00:00Z', end_time: '2031-03-04T11:00:00Z', recurrence: 'FREQ=WEEKLY;COUNT=3' } });
+    assert.equal(series.status, 201);
+    // Its delete is one line: the occurrences' deletions, then the series' own (the log's last seq), which makes no message.
+    assert.equal((await call(h.app, 'DELETE', `/series/${series.json.id}`, { key: admin })).status, 204);
+    const store = h.app.store as FileStore;
+    const lastSeq = store.changes.lastSeq;
+    await eventually('every message acknowledged', () => receiver.received.length >= 6);
+    const savedSeq = (): number => (JSON.parse(readFileSync(path.join(h.dataDir, 'webhooks.json'), 'utf8')) as { webhooks: { cursor: { seq: number } }[] }).webhooks[0]!.cursor.seq;
+    await eventually(`the saved position reaches the log's last seq, ${lastSeq}`, () => savedSeq() >= lastSeq);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});

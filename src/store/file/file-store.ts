@@ -280,7 +280,7 @@ export class FileStore extends QueuedStore implements EventStore {
         // Called off by a webhook behind at the deadline: tried again once every webhook caught up (their saves make the
         // store look again), not after the log grew by half; said once a run of them, where the operator looks.
         if (!(error instanceof CompactionAbandoned && error.cause instanceof ReaderBehind)) this.#compactRetryLength = Math.floor(this.#length * 1.5);
-        else if (!this.#waitForWebhooks) {
+        else if (!this.#waitForWebhooks && !error.cause.stopping) {
           this.#waitForWebhooks = true;
           this.#logger.warn('a compaction was called off: a webhook is more than 10 s behind the writes; the log grows until it keeps up', { file: this.file, reason: error.message });
         }

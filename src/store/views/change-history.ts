@@ -47,6 +47,11 @@ export interface ChangeHistorySource {
 /** A reader (a webhook) is still behind what a compaction rewrote when it must settle: the compaction is called off. */
 export class ReaderBehind extends Error {
   override readonly name = 'ReaderBehind';
+
+  /** `stopping`: the reader is stopping (a shutdown), not behind. */
+  constructor(message: string, readonly stopping = false) {
+    super(message);
+  }
 }
 
 /** Why a compaction must wait; `lasting` when that may go on for hours (worth a warning), not for a reader seconds behind. */

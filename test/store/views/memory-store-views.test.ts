@@ -34,7 +34,9 @@ test('MemoryStore: writes take the injected clock; registrations, rosters and co
   await store.close();
   assert.equal(store.writable, false);
   await assert.rejects(store.changeRegistrations(eventId(1), () => ({ op: 'register', registration: reg(3) })), StoreUnavailable);
-  await assert.rejects(store.writeGroup(() => ({ events: [], documents: [] })), StoreUnavailable);
+  await assert.rejects(store.writeGroup(() => ({ events: [{ id: eventId(2), record: { ...toRecord(store.get(eventId(1))!), id: eventId(2) } }], documents: [] })), StoreUnavailable);
+  // A group that writes nothing answers as ever: nothing is refused that would not be written.
+  assert.deepEqual(await store.writeGroup(() => ({ events: [], documents: [] })), { events: new Map(), documents: new Map() });
 });
 
 test('MemoryStore: a group write puts events and documents at once; document() and documents() read them back', async () => {

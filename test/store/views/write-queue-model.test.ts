@@ -233,8 +233,13 @@ class Harness {
   }
 
   pending(id: string): boolean {
+    // A failure clears the queued state: a batch still in flight (refused from outside) lands, but unseen till then.
+    if (this.failed) return false;
     return [...this.unsent, ...(this.inflight ?? [])].some((op) => op.ids.includes(id));
   }
+
+  /** Set once writes failed (not merely closed): nothing queued is seen any more. */
+  failed = false;
 
   /** The queue starts a run when nothing runs and it is not paused. */
   kick(): void {
@@ -264,7 +269,17 @@ class Harness {
     this.immediate(label, promise, false, { type: StoreUnavailable, message: this.refusal });
   }
 
+  /**
+   * Once writes are refused, the queued state before the change being decided: the queue still decides each change
+   * (its own errors and its no-ops answer as ever), and refuses only one that would write, which leaves nothing queued.
+   */
+  decidedFrom: ModelState | undefined;
+
   written(label: string, promise: Promise<unknown>, ids: string[], seqs: number[], expected: unknown, show: (value: unknown) => unknown, answers: { tag: IdempotencyTag; entry: unknown }[] = []): void {
+    if (this.refusal !== undefined) {
+      this.queued = this.decidedFrom!;
+      return this.refuse(label, promise);
+    }
     const op: Written = { n: this.ops.length, label, ids, seqs, after: cloneState(this.queued), expected, show, answers, state: 'unsent' };
     this.ops.push(op);
     this.unsent.push(op);
@@ -334,17 +349,15 @@ class Harness {
     const id = EVENTS[this.below(EVENTS.length)]!;
     const kind = this.below(10);
     const label = `write #${this.ops.length} ${id} kind ${kind}`;
-    let called = false;
     if (kind <= 4) {
       // A put: a create or a change (sometimes of nothing).
       const next = this.nextRecord(id);
       const idem = this.idemTag();
       const promise = this.writes.write(id, (current) => {
-        called = true;
         this.checkSeen(label, id, current);
         return next;
       }, idem === undefined ? {} : { idem });
-      if (this.refusal !== undefined) return this.afterRefused(label, promise, called);
+      this.decidedFrom = this.refusal === undefined ? undefined : cloneState(this.queued);
       const put = this.expectPut(id, next, this.nextSeq, this.pending(id));
       if (put === undefined) return this.immediate(label, promise, true, showModel(this.queued.events.get(id)), (v) => showEvent(v as StoredEvent));
       this.applyPut(id, put);
@@ -352,43 +365,35 @@ class Harness {
       this.written(label, promise, [id], [put.event.seq], showModel(put.event), (v) => showEvent(v as StoredEvent), answers);
     } else if (kind <= 6) {
       const promise = this.writes.write(id, (current) => {
-        called = true;
         this.checkSeen(label, id, current);
         return null;
       });
-      if (this.refusal !== undefined) return this.afterRefused(label, promise, called);
+      this.decidedFrom = this.refusal === undefined ? undefined : cloneState(this.queued);
       if (!this.queued.events.has(id)) return this.immediate(label, promise, false, { type: TypeError, message: `a change deleted event ${id}, which does not exist` });
       this.applyDelete(id);
       this.written(label, promise, [id], [this.nextSeq], null, (v) => v);
     } else if (kind === 7) {
       const promise = this.writes.write(id, () => {
-        called = true;
         throw new RangeError('refused by the change');
       });
-      if (this.refusal !== undefined) return this.afterRefused(label, promise, called);
+      this.decidedFrom = this.refusal === undefined ? undefined : cloneState(this.queued);
       this.immediate(label, promise, false, { type: RangeError, message: 'refused by the change' });
     } else if (kind === 8) {
       const other = EVENTS[(EVENTS.indexOf(id) + 1) % EVENTS.length]!;
       const promise = this.writes.write(id, () => {
-        called = true;
         return sampleRecord(EVENTS.indexOf(other) + 1);
       });
-      if (this.refusal !== undefined) return this.afterRefused(label, promise, called);
+      this.decidedFrom = this.refusal === undefined ? undefined : cloneState(this.queued);
       this.immediate(label, promise, false, { type: TypeError, message: `a change to event ${id} returned event ${other}` });
     } else {
       const promise = this.writes.write(id, () => {
-        called = true;
         return { ...sampleRecord(EVENTS.indexOf(id) + 1), category: 'bogus' as EventRecord['category'] };
       });
-      if (this.refusal !== undefined) return this.afterRefused(label, promise, called);
+      this.decidedFrom = this.refusal === undefined ? undefined : cloneState(this.queued);
       this.immediate(label, promise, false, { type: TypeError, message: /^the store cannot log event .*: its category "bogus" is unknown$/ });
     }
   }
 
-  afterRefused(label: string, promise: Promise<unknown>, called: boolean): void {
-    if (called) this.problem(`${label}: the change ran though writes are refused`);
-    this.refuse(label, promise);
-  }
 
   queueRegistration(): void {
     // Mostly on three events, so rosters fill, waitlists form and check-ins repeat.
@@ -403,9 +408,7 @@ class Harness {
     const regId = `reg_${String(this.below(12)).padStart(22, '0')}`;
     const existingId = list.length > 0 && this.below(4) !== 0 ? list[this.below(list.length)]!.id : regId;
     const idem = this.idemTag();
-    let called = false;
     const change = (seenEvent: StoredEvent | undefined, roster: RosterView) => {
-      called = true;
       this.checkSeen(label, id, seenEvent);
       this.checkRoster(label, id, roster);
       if (kind <= 2) return { op: 'register' as const, registration: { id: regId, name: `Person ${person}`, email: person % 2 === 0 ? `p${person}@x.edu` : `P${person}@X.EDU` } };
@@ -414,7 +417,7 @@ class Harness {
       return undefined;
     };
     const promise = this.writes.changeRegistrations(id, change, idem === undefined ? {} : { idem });
-    if (this.refusal !== undefined) return this.afterRefused(label, promise, called);
+    this.decidedFrom = this.refusal === undefined ? undefined : cloneState(this.queued);
     const show = (v: unknown): unknown => {
       const result = v as { event: StoredEvent | undefined; registration: Registration | undefined };
       return { event: showEvent(result.event), registration: result.registration === undefined ? undefined : { ...result.registration } };
@@ -468,9 +471,7 @@ class Harness {
         return { collection: COLLECTIONS[this.below(2)]!, id: `d${1 + this.below(3)}`, json: roll === 0 ? null : roll === 1 ? 'not json' : `{"v":${this.below(4)}}` };
       }),
     };
-    let called = false;
     const promise = this.writes.writeGroup((view) => {
-      called = true;
       for (const id of EVENTS) {
         this.checkSeen(label, id, view.event(id));
         this.checkRoster(label, id, view.roster(id));
@@ -484,7 +485,7 @@ class Harness {
       }
       return plan;
     });
-    if (this.refusal !== undefined) return this.afterRefused(label, promise, called);
+    this.decidedFrom = this.refusal === undefined ? undefined : cloneState(this.queued);
     // The model of the whole group, on a copy of the queued state: any refusal leaves it as it was.
     const before = cloneState(this.queued);
     let seq = this.nextSeq;
@@ -551,6 +552,9 @@ class Harness {
       }
     }
     this.expectCommitted.push(batch.length);
+    // A batch in flight when writes were refused from outside still lands: with nothing else queued, what later
+    // changes are decided on.
+    if (this.unsent.length === 0) this.queued = cloneState(this.committed);
     if (this.unsent.length === 0 || this.paused) this.endRun();
     disk.resolve();
   }
@@ -589,6 +593,7 @@ class Harness {
     }
     this.unsent = [];
     this.refusal = message;
+    this.failed = true;
     this.queued = cloneState(this.committed);
   }
 
