@@ -106,7 +106,7 @@ export async function verifyDatabase(url: string): Promise<DatabaseLogReport> {
  * `migrate --from DATA_DIR --to URL`: a consistent copy of the folder's log (taken as `backup` takes one, so a
  * server may still run on it), its keys and its webhooks, into an empty database.
  */
-export async function migrateFolder(dataDir: string, url: string): Promise<{ records: number; leftOut: number; keys: number; webhooks: number; lastSeq: number }> {
+export async function migrateFolder(dataDir: string, url: string): Promise<{ records: number; keys: number; webhooks: number; lastSeq: number }> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-migrate-'));
   try {
     const copy = await backupLog(dataDir, path.join(scratch, 'events.jsonl'));

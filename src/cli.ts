@@ -225,8 +225,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       if (!isFolder(source)) throw new CommandError(`there is no data folder at ${source}; check --from, the folder the server ran on`);
       if (!existsSync(path.join(source, 'events.jsonl'))) throw new CommandError(`there is no event log (events.jsonl) in ${source}; check --from, the folder the server ran on`);
       const done = await migrateFolder(source, to);
-      const leftOut = done.leftOut === 0 ? '' : `; ${done.leftOut} remembered Idempotency-Key answers left out`;
-      process.stdout.write(`migrated ${done.records} records (last seq ${done.lastSeq}${leftOut}), ${done.keys} keys and ${done.webhooks} webhooks from ${source} to the database\n`);
+      process.stdout.write(`migrated ${done.records} records (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${source} to the database\n`);
       return;
     }
     default: {

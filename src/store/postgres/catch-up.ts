@@ -87,7 +87,9 @@ export async function catchUp(db: Queryable, target: CatchUpTarget, read?: reado
       forEachRecord(page.lines, damaged, (record) => {
         if (record.seq <= target.lastSeq()) return;
         applyRecord(target.views, record, nowMs);
-        target.advance(record.seq);
+        // A remembered answer or a series' document a compaction kept (a migrated folder's) holds the seq of the write
+        // that made it, which the next member of its row may share: it moves nothing on.
+        if (record.op !== 'idem' && record.op !== 'docstate') target.advance(record.seq);
       }, target.decode);
       target.advance(Math.max(target.lastSeq(), page.seq));
       target.read(page.rows, page.lines.length);

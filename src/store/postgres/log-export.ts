@@ -70,14 +70,12 @@ export class DatabaseNotEmptyError extends Error {
 
 /**
  * Copies record lines (a data folder's log, seqs kept) and keys into an empty database, in one transaction:
- * all of it or nothing. Lines of kind `idem` (remembered Idempotency-Key answers a compaction rewrote) are left
- * out, since their seq repeats a write's; a retry after a migration writes again.
+ * all of it or nothing. The remembered Idempotency-Key answers a compaction rewrote (`idem` lines, at the seq of the
+ * write they answered) come along, so a retry after the move is still answered as the first time.
  */
-export async function importLines(db: Database, lines: readonly string[], keys: readonly KeyRow[], webhooks?: WebhookStateSnapshot): Promise<{ records: number; leftOut: number; keys: number; webhooks: number }> {
-  const isIdem = (line: string): boolean => /^\{"seq":\d+,"op":"idem"/.test(line);
-  const kept = rowsOf(lines.filter((line) => !isIdem(line)));
-  const leftOut = lines.filter(isIdem).length;
-  const records = lines.reduce((sum, line) => sum + (isIdem(line) ? 0 : recordsIn(line)), 0);
+export async function importLines(db: Database, lines: readonly string[], keys: readonly KeyRow[], webhooks?: WebhookStateSnapshot): Promise<{ records: number; keys: number; webhooks: number }> {
+  const kept = rowsOf(lines);
+  const records = lines.reduce((sum, line) => sum + recordsIn(line), 0);
   let webhookCount = 0;
   await db.transaction(async (tx) => {
     await tx.query('LOCK TABLE campus_log, campus_checkpoints, campus_keys, campus_webhooks IN EXCLUSIVE MODE');
@@ -92,13 +90,14 @@ export async function importLines(db: Database, lines: readonly string[], keys: 
     }
     if (webhooks !== undefined) webhookCount = await importWebhooks(tx, webhooks, kept.length === 0 ? 0 : seqOfLine(kept[kept.length - 1]!));
   });
-  return { records, leftOut, keys: keys.length, webhooks: webhookCount };
+  return { records, keys: keys.length, webhooks: webhookCount };
 }
 
 /**
- * The lines as campus_log rows, one a seq, in seq order. A compaction keeps a series' document at the seq of the write
- * that made it (a docstate line, ahead of the rest), and may put its mark at that very seq (the newest seq no event or
- * registration holds): lines sharing a seq become one row, the members of one group line, as an atomic write's are.
+ * The lines as campus_log rows, one a seq, in seq order. A compaction keeps a series' document and a remembered answer
+ * at the seq of the write that made it (docstate and idem lines, ahead of the rest), where an event's line or its mark
+ * (the newest seq no event or registration holds) may be too: lines sharing a seq become one row, the members of one
+ * group line, as an atomic write's are.
  */
 function rowsOf(lines: readonly string[]): string[] {
   const bySeq = new Map<number, string[]>();
@@ -108,5 +107,9 @@ function rowsOf(lines: readonly string[]): string[] {
     if (same === undefined) bySeq.set(seq, [line]);
     else same.push(line);
   }
-  return [...bySeq.entries()].sort(([a], [b]) => a - b).map(([, members]) => (members.length === 1 ? members[0]! : encodeGroup(members)));
+  // Those whose seq need not grow first (catch-up moves on only past the others).
+  const keptFirst = (line: string): number => (/^\{"seq":\d+,"op":"(?:idem|docstate)"/.test(line) ? 0 : 1);
+  return [...bySeq.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, members]) => (members.length === 1 ? members[0]! : encodeGroup(members.sort((a, b) => keptFirst(a) - keptFirst(b)))));
 }

@@ -87,9 +87,9 @@ function checkRow(row: { seq: number; line: string }, previous: number): number 
   if (kept !== row.seq) throw new DatabaseLogDamage(`campus_log row ${row.seq} holds the line of seq ${kept}`);
   let last = previous;
   for (const record of records) {
-    // A docstate line keeps the seq of the write that made the document, which a mark may share (a migrated folder's
-    // compaction put both at one seq, in one row): like the file's replay, its seq need not grow.
-    if (record.op === 'docstate') continue;
+    // A docstate or idem line keeps the seq of the write that made it, which another line may share (a migrated
+    // folder's compaction put both at one seq, in one row): like the file's replay, its seq need not grow.
+    if (record.op === 'docstate' || record.op === 'idem') continue;
     if (record.seq <= last) throw new DatabaseLogDamage(`campus_log row ${row.seq}: seq ${record.seq} comes after seq ${last}; seqs only grow`);
     last = record.seq;
   }
