@@ -8,8 +8,9 @@ export type HeadParts = Pick<IncomingMessage, 'rawHeaders' | 'method' | 'url' | 
 
 /**
  * A request-level fault visible only in the raw head: two Authorization, Host or Content-Type headers, HTTP/1.1
- * without Host, a transfer coding other than chunked, or a head over 16 KiB. Node's own limit (`maxHeaderSize`) counts only the target, names and values, so a head
- * a few bytes a line over the limit reaches us: it is counted here as sent, line ends and all (API.md §3).
+ * without Host, a transfer coding other than chunked, or a head over 16 KiB. Node's own limit (`maxHeaderSize`)
+ * counts only the target, names and values, so a head a few bytes a line over the limit reaches us: it is counted
+ * here as sent, line ends and all (API.md §3).
  */
 export function headerFault(req: HeadParts): PlainRequest['headerFault'] {
   const rawHeaders = req.rawHeaders;

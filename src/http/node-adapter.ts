@@ -348,9 +348,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   }
   // An unknown method on a known path is a 405 with its Allow; on an unknown one a 404. The core says which.
   const unknownMethod = handle === undefined ? undefined : requestOfUnknownMethod(error, socket.remoteAddress ?? '');
-  if (unknownMethod !== undefined) {
+  if (handle !== undefined && unknownMethod !== undefined) {
     const started = performance.now();
-    callCore(handle!, unknownMethod, logger ?? silentLogger, {
+    callCore(handle, unknownMethod, logger ?? silentLogger, {
       respond(response) {
         writeRaw(socket, response);
         if (logger?.enabled('info') === true) logRequest(logger, unknownMethod, response, started);

@@ -152,7 +152,7 @@ export class DeliveryLane {
   #skipToEnd(backlog: MessageBacklog): void {
     // The live backlog ends at the newest line heard: past its last message, lines that make none (a series' own).
     const end = backlog.end ?? { seq: backlog.heardSeq, index: LINE_DONE };
-    if (end !== undefined && isAfter(end, this.state.cursor)) {
+    if (isAfter(end, this.state.cursor)) {
       this.state.cursor = { ...end };
       // Saved like a delivery: else a webhook whose events select nothing would read the same stretch back at every start.
       this.#deps.changed();

@@ -81,11 +81,6 @@ export class MessageBacklog {
     return this.#heardSeq;
   }
 
-  /** The last message held, if any. */
-  get last(): WebhookMessage | undefined {
-    return this.#messages.length > this.#head ? this.#messages[this.#messages.length - 1] : undefined;
-  }
-
   /** Forgets the messages at or before `cursor` (every webhook is past them). */
   dropThrough(cursor: Cursor): void {
     const at = this.#firstAfter(cursor);

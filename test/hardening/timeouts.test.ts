@@ -2,7 +2,7 @@
 // The server is built by startServer with short time-outs (its `timeouts` option), so no test waits 30 s.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import { CONTRACT_TIMEOUTS, startServer } from '../../src/start-server.js';
 import { tempDir } from '../helpers/harness.js';
 import { pause, parseResponse, rawConnect, type RawClient } from './raw-client.js';
@@ -20,6 +20,16 @@ function assert408(client: RawClient, what: string): void {
   assert.equal(response.status, 408, what);
   assert.equal(assertErrorShape(response.status, response.headers['content-type'], response.body, what).error, 'request_timeout');
   assert.equal(response.headers['connection'], 'close', what);
+}
+
+/** A connection to a server of its own with `timeouts`, one GET answered on it (stopped when `t` ends); `answered` is what came back. */
+async function keptAlive(t: TestContext, timeouts: { headersMs: number; requestMs: number; keepAliveMs: number }): Promise<{ client: RawClient; answered: string }> {
+  const server = await startLive({ timeouts });
+  t.after(() => server.close());
+  const client = await rawConnect(server.port);
+  client.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+  await client.waitFor('{"status":"ok"}', 2_000);
+  return { client, answered: client.received() };
 }
 
 describe('startServer() time-outs', () => {
@@ -121,12 +131,8 @@ describe('startServer({timeouts}) with stalled and slow clients', () => {
 
   it('answers a next request begun on a kept-alive connection and stalled there with a 408, as on a new connection', async (t) => {
     // As the contract's time-outs stand: the keep-alive time (plus node's 1 s grace) runs out before the head's.
-    const slowHeads = await startLive({ timeouts: { headersMs: 2_500, requestMs: 3_000, keepAliveMs: 500 } });
-    t.after(() => slowHeads.close());
-    const client = await rawConnect(slowHeads.port);
-    client.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
-    await client.waitFor('{"status":"ok"}', 2_000);
-    const answered = client.received().length;
+    const { client, answered: head } = await keptAlive(t, { headersMs: 2_500, requestMs: 3_000, keepAliveMs: 500 });
+    const answered = head.length;
     await pause(50);
     client.write('GET /events HTTP/1.1\r\nHo');
     const begun = Date.now();
@@ -140,12 +146,7 @@ describe('startServer({timeouts}) with stalled and slow clients', () => {
   });
 
   it('closes, silently, a kept-alive connection whose client sent only a stray CRLF (node skips it: no request begins)', async (t) => {
-    const quick = await startLive({ timeouts: { headersMs: 1_000, requestMs: 1_500, keepAliveMs: 300 } });
-    t.after(() => quick.close());
-    const client = await rawConnect(quick.port);
-    client.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
-    await client.waitFor('{"status":"ok"}', 2_000);
-    const answered = client.received();
+    const { client, answered } = await keptAlive(t, { headersMs: 1_000, requestMs: 1_500, keepAliveMs: 300 });
     await pause(50);
     client.write('\r\n');
     const sent = Date.now();
@@ -157,12 +158,7 @@ describe('startServer({timeouts}) with stalled and slow clients', () => {
   });
 
   it('closes a kept-alive connection whose client sends a CRLF now and then, but no request, by a deadline the CRLFs do not move', async (t) => {
-    const quick = await startLive({ timeouts: { headersMs: 1_000, requestMs: 1_500, keepAliveMs: 300 } });
-    t.after(() => quick.close());
-    const client = await rawConnect(quick.port);
-    client.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
-    await client.waitFor('{"status":"ok"}', 2_000);
-    const answered = client.received();
+    const { client, answered } = await keptAlive(t, { headersMs: 1_000, requestMs: 1_500, keepAliveMs: 300 });
     // After the keep-alive's first run-out (node adds 1 s), a CRLF every 800 ms: more often than the keep-alive time.
     client.write('\r\n');
     const sent = Date.now();

@@ -7,6 +7,7 @@ import { decodeLine } from '../records/group-line.js';
 import type { DecodeOptions, LogRecord, MetaRecord } from '../records/jsonl-record.js';
 import { RosterError } from '../views/roster.js';
 import { LogDamageError } from './log-damage-error.js';
+import { keepsItsWriteSeq } from '../records/record-checks.js';
 
 const CARRIAGE_RETURN = 13;
 
@@ -123,7 +124,7 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
       const records = Array.isArray(decoded) ? decoded : [decoded];
       for (const record of records) {
         // An idem or docstate line carries the seq of the write it keeps, written by compaction ahead of the rest: its seq need not grow.
-        if (record.op !== 'idem' && record.op !== 'docstate') {
+        if (!keepsItsWriteSeq(record)) {
           if (record.seq <= lastSeq) {
             throw new LogDamageError(options.file, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);
           }

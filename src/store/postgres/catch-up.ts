@@ -4,6 +4,7 @@ import type { DecodeOptions } from '../records/jsonl-record.js';
 import { withTimeout, type Queryable } from './client.js';
 import { NEWEST_CHECKPOINT, parseCheckpoint, type Checkpoint } from './checkpoint-table.js';
 import { forEachRecord, seqNamedIn } from './log-table.js';
+import { keepsItsWriteSeq } from '../records/record-checks.js';
 
 /** How long a read may take before the database counts as unreachable. */
 const QUERY_TIMEOUT_MS = 2_000;
@@ -89,7 +90,7 @@ export async function catchUp(db: Queryable, target: CatchUpTarget, read?: reado
         applyRecord(target.views, record, nowMs);
         // A remembered answer or a series' document a compaction kept (a migrated folder's) holds the seq of the write
         // that made it, which the next member of its row may share: it moves nothing on.
-        if (record.op !== 'idem' && record.op !== 'docstate') target.advance(record.seq);
+        if (!keepsItsWriteSeq(record)) target.advance(record.seq);
       }, target.decode);
       target.advance(Math.max(target.lastSeq(), page.seq));
       target.read(page.rows, page.lines.length);

@@ -107,7 +107,7 @@ function rowsOf(lines: readonly string[]): string[] {
     if (same === undefined) bySeq.set(seq, [line]);
     else same.push(line);
   }
-  // Those whose seq need not grow first (catch-up moves on only past the others).
+  // Those whose seq need not grow first (keepsItsWriteSeq: catch-up moves on only past the others).
   const keptFirst = (line: string): number => (/^\{"seq":\d+,"op":"(?:idem|docstate)"/.test(line) ? 0 : 1);
   return [...bySeq.entries()]
     .sort(([a], [b]) => a - b)

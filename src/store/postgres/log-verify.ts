@@ -4,6 +4,7 @@ import type { Database, Queryable } from './client.js';
 import { forEachRecord, decodeLines, seqNamedIn, seqOfLine } from './log-table.js';
 import { newestCheckpoint, NO_CHECKPOINT, readCheckpointParts, type Checkpoint } from './checkpoint-table.js';
 import { SCHEMA_VERSION, SchemaTooNewError } from './schema.js';
+import { keepsItsWriteSeq } from '../records/record-checks.js';
 
 /** The database's log is damaged: a row that does not decode, a row kept under another seq than its line's, seqs out of order, or views that contradict each other. */
 export class DatabaseLogDamage extends Error {
@@ -89,7 +90,7 @@ function checkRow(row: { seq: number; line: string }, previous: number): number 
   for (const record of records) {
     // A docstate or idem line keeps the seq of the write that made it, which another line may share (a migrated
     // folder's compaction put both at one seq, in one row): like the file's replay, its seq need not grow.
-    if (record.op === 'docstate' || record.op === 'idem') continue;
+    if (keepsItsWriteSeq(record)) continue;
     if (record.seq <= last) throw new DatabaseLogDamage(`campus_log row ${row.seq}: seq ${record.seq} comes after seq ${last}; seqs only grow`);
     last = record.seq;
   }
