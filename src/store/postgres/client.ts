@@ -41,9 +41,10 @@ export interface Database extends Queryable {
   /**
    * BEGIN, `work`, COMMIT on one pooled connection (ROLLBACK when `work` throws); resolves once COMMIT answered.
    * `first`, statements without parameters, go in the same round trip as BEGIN. COMMIT is not sent again when
-   * `work` ended the transaction with `commitWith`.
+   * `work` ended the transaction with `commitWith`. `onBegin` runs once a connection came and BEGIN is sent: from then
+   * on the first round trip's own deadline (the lock time-out and a margin) bounds the wait.
    */
-  transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string): Promise<T>;
+  transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string, onBegin?: () => void): Promise<T>;
   /**
    * LISTENs on `channel` on a connection of its own, reconnecting after a failure (and to a new primary); `onConnect`
    * runs after each (re)connect, since notifications sent meanwhile were missed. Returns the way to stop.
@@ -154,8 +155,9 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
         client.release(broken);
       }
     },
-    async transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string): Promise<T> {
+    async transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string, onBegin?: () => void): Promise<T> {
       const client = (await primary.watch(primary.pool.connect())) as SessionClient;
+      onBegin?.();
       return runTransaction(client, primary.serverOf(client), work, first, (error) => primary.suspect(error));
     },
     async listen(channel, onNotify, onConnect) {

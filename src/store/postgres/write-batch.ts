@@ -9,8 +9,13 @@ import { catchUpQuery, type LogRow } from './catch-up.js';
 import { resolveCommit } from './commit-outcome.js';
 import { LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 
-/** How long the wait for a write transaction's connection may take before the database counts as unreachable. */
-const TRANSACTION_TIMEOUT_MS = 2_000;
+/**
+ * How long the wait for a write transaction's connection may take before the database counts as unreachable. Once it
+ * came, the wait for the log's lock is bounded by the first round trip's own deadline instead: a batch of a frozen
+ * instance holds the lock up to 2 s past its last statement (HOLDS_LOCK), and a batch queued behind it must not take
+ * that wait for a lost database (503s, and /health 503 on a healthy instance).
+ */
+const CONNECTION_TIMEOUT_MS = 2_000;
 /**
  * How long after a write was queued its outcome may stay open: a lost COMMIT answer is looked for until then, and the
  * writer told "unknown" after. API.md §12 gives 10 s from the request's arrival; a second is left for the rest.
@@ -165,6 +170,7 @@ export class WriteBatches {
     let probed = false;
     let settled: Promise<void>[] = [];
     // A transaction whose connection never came is abandoned; should it start later after all, it writes nothing.
+    let begun = false;
     let started = false;
     let abandoned = false;
     let yielded: Promise<() => void> | undefined;
@@ -242,10 +248,10 @@ export class WriteBatches {
           await tx.commitWith(PROBE_SQL);
           probed = true;
         }
-      }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid; ${catchUpQuery(this.#host.lastSeq())}`);
+      }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid; ${catchUpQuery(this.#host.lastSeq())}`, () => (begun = true));
       transaction.catch(() => undefined);
-      await withTimeout(transaction, TRANSACTION_TIMEOUT_MS, 'a write transaction').catch((error: unknown) => {
-        if (started) return transaction;
+      await withTimeout(transaction, CONNECTION_TIMEOUT_MS, 'a connection for a write transaction').catch((error: unknown) => {
+        if (begun || started) return transaction;
         abandoned = true;
         throw error;
       });

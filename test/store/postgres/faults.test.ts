@@ -2,12 +2,14 @@
 // restarted, under write load: nothing acknowledged is lost, seats hold, service comes back without restarts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pg from 'pg';
+import { LOG_LOCK } from '../../../src/store/postgres/log-table.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { newEvent, startInstances, type Instances } from '../../helpers/instances.js';
 import { runCli, waitFor } from '../../helpers/spawn.js';
 import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 
-const pg = usePostgres();
+const postgres = usePostgres();
 
 /** What a load had acknowledged, and every status it was answered. */
 interface Acked {
@@ -71,7 +73,7 @@ async function assertAllThere(instances: Instances, eventId: string, load: { eve
 
 describe('faults with three instances on one database', { skip, timeout: 120_000 }, () => {
   it('kill -9 of one instance under write load, three rounds: after each, every acknowledged write is on every instance and the seats hold', async () => {
-    const three = await startInstances(await pg.database('kill'), 3);
+    const three = await startInstances(await postgres.database('kill'), 3);
     try {
       const capacity = 12;
       const { id } = (await (await three.call(0, 'POST', '/events', newEvent(0, capacity))).json()) as { id: string };
@@ -94,13 +96,13 @@ describe('faults with three instances on one database', { skip, timeout: 120_000
   });
 
   it('the database stopped (immediate) and restarted under load: 503s meanwhile, nothing acknowledged lost, back without restarting instances', async () => {
-    const three = await startInstances(await pg.database('restart'), 3);
+    const three = await startInstances(await postgres.database('restart'), 3);
     let crashed = false;
     try {
       const { id } = (await (await three.call(0, 'POST', '/events', newEvent(0, 40))).json()) as { id: string };
       const load = writeLoad(three, id);
       while (load.events.length < 10) await new Promise((resolve) => setTimeout(resolve, 10));
-      pg.server().crash();
+      postgres.server().crash();
       crashed = true;
       // While it is down: writes get 503, and /health says 503 on every instance.
       for (let i = 0; i < 3; i++) {
@@ -120,9 +122,9 @@ describe('faults with three instances on one database', { skip, timeout: 120_000
       const write = await refused.text();
       for (const body of [health, write]) {
         assert.match(body, /cannot be reached:? \(?([A-Z0-9]+|no answer)[;)]/, body);
-        assert.doesNotMatch(body, new RegExp(`:${pg.server().port}|127\\.0\\.0\\.1|/tmp/`), `no address in ${body}`);
+        assert.doesNotMatch(body, new RegExp(`:${postgres.server().port}|127\\.0\\.0\\.1|/tmp/`), `no address in ${body}`);
       }
-      pg.server().start();
+      postgres.server().start();
       crashed = false;
       for (let i = 0; i < 3; i++) {
         for (let tries = 0; (await fetch(`${three.servers[i]!.url}/health`)).status !== 200; tries++) {
@@ -138,14 +140,14 @@ describe('faults with three instances on one database', { skip, timeout: 120_000
     } finally {
       await three.stop();
       // The tests after this one need the database: a failure while it was down must not leave it so.
-      if (crashed) pg.server().start();
+      if (crashed) postgres.server().start();
     }
   });
 });
 
 describe('an instance paused (SIGSTOP) while another writes', { skip, timeout: 120_000 }, () => {
   it('answers nothing stale once resumed: the read waiting for it, the change feed and a revoked key all see what happened meanwhile (five rounds)', async () => {
-    const url = await pg.database('paused');
+    const url = await postgres.database('paused');
     const two = await startInstances(url, 2);
     try {
       const created = (await (await two.call(0, 'POST', '/events', newEvent(0, 10))).json()) as { id: string };
@@ -184,7 +186,7 @@ describe('an instance paused (SIGSTOP) while another writes', { skip, timeout: 1
 
 describe('a stop signal while the database does not answer', { skip, timeout: 60_000 }, () => {
   it('SIGTERM with the link to the database frozen ends the process within 16 s, saying why (it waited for the database forever)', async () => {
-    const url = new URL(await pg.database('frozen_stop'));
+    const url = new URL(await postgres.database('frozen_stop'));
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(url.port) });
     url.port = String(proxy.port);
     const one = await startInstances(url.toString(), 1);
@@ -208,7 +210,7 @@ describe('a stop signal while the database does not answer', { skip, timeout: 60
 
 describe('an instance cut off from the database, asked about what another instance wrote', { skip, timeout: 60_000 }, () => {
   it('answers 503, never a 404 or a 410 from memory alone, for an event, a registration and a change-feed position made elsewhere; and the truth once back', async () => {
-    const url = new URL(await pg.database('cut_off_denials'));
+    const url = new URL(await postgres.database('cut_off_denials'));
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(url.port) });
     const direct = url.toString();
     url.port = String(proxy.port);
@@ -259,8 +261,8 @@ describe('an instance cut off from the database, asked about what another instan
 
 describe('commits that wait for a synchronous standby that is not there', { skip, timeout: 60_000 }, () => {
   it('/health says 503 from the write that failed until a commit works again, which the instance finds out by itself with no write coming', async () => {
-    const server = pg.server();
-    const one = await startInstances(await pg.database('no_standby'), 1);
+    const server = postgres.server();
+    const one = await startInstances(await postgres.database('no_standby'), 1);
     const requireStandby = async (names: string): Promise<void> => {
       await server.psql(names === '' ? 'ALTER SYSTEM RESET synchronous_standby_names' : `ALTER SYSTEM SET synchronous_standby_names = '${names}'`);
       await server.psql('SELECT pg_reload_conf()');
@@ -309,6 +311,40 @@ describe('commits that wait for a synchronous standby that is not there', { skip
       assert.equal(retried.headers.get('idempotent-replayed'), 'true');
     } finally {
       await requireStandby('');
+      await one.stop();
+    }
+  });
+});
+
+describe('another instance frozen while it holds the log\'s lock', { skip, timeout: 60_000 }, () => {
+  it('a write waiting behind it goes through once the database ends the frozen transaction, and this instance\'s /health says 200 throughout', async () => {
+    const url = await postgres.database('frozen_holder');
+    const one = await startInstances(url, 1);
+    // A session doing what a write batch of the frozen instance did: the lock with its 2 s idle time-out, a statement
+    // that runs a moment, then nothing more. The database ends it 2 s after that statement: about 2.6 s from now.
+    const frozen = new pg.Client({ connectionString: url });
+    frozen.on('error', () => undefined);
+    await frozen.connect();
+    try {
+      assert.equal((await one.call(0, 'POST', '/events', newEvent(1))).status, 201);
+      await frozen.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = '2s'; SELECT pg_advisory_xact_lock(${LOG_LOCK})`);
+      const running = frozen.query('SELECT pg_sleep(0.6)').catch(() => undefined);
+      const started = performance.now();
+      let answered = false;
+      const write = one.call(0, 'POST', '/events', newEvent(2)).finally(() => (answered = true));
+      const healths: number[] = [];
+      while (!answered) {
+        healths.push((await one.call(0, 'GET', '/health')).status);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const answer = await write;
+      const waited = performance.now() - started;
+      assert.equal(answer.status, 201, `after ${Math.round(waited)} ms: ${await answer.text()}`);
+      assert.ok(waited >= 2_000, `the write waited for the lock (${Math.round(waited)} ms)`);
+      assert.deepEqual(healths.filter((status) => status !== 200), [], `/health while the write waited: ${healths.join(' ')}`);
+      await running;
+    } finally {
+      await frozen.end().catch(() => undefined);
       await one.stop();
     }
   });
