@@ -190,6 +190,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     // The benchmark's stand-in key is in no keys.json; without authentication there is nothing to revoke.
     isKeyLive: internal.unsafeNoAuth === true ? () => true : (keyId) => keys.isLive(keyId),
     timers: internal.streamTimers,
+    shared: postgres?.streamSlots,
   });
   for (const { method, pattern, route } of [
     ...eventRoutes({ store, now, randomBytes, idempotency, timeZone, approval }),
@@ -277,7 +278,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     drain() {
       pipeline.drain();
       // Streams never finish by themselves: end them cleanly, so the server can close their connections.
-      streams.closeAll();
+      void streams.closeAll();
     },
     answerUnfinished: () => unfinished.answerAll(),
     store,
@@ -288,7 +289,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     close() {
       closing ??= (async () => {
         pipeline.drain();
-        streams.closeAll();
+        await streams.closeAll();
         keys.close();
         stalls?.close();
         clearInterval(sweep);

@@ -19,6 +19,20 @@ export const NODE_TIMERS: StreamTimers = {
   },
 };
 
+/** Open streams: of one key, and in all. */
+export interface StreamCount {
+  key: number;
+  all: number;
+}
+
+/** The open streams of every instance on one database (PostgreSQL), so the caps count over all of them. */
+export interface SharedStreamCounts {
+  /** The others' open streams; records `mine` (this instance's, the new one included) when it fits under `caps` beside them. */
+  claim(keyId: string, mine: StreamCount, caps: StreamCount): Promise<StreamCount>;
+  /** Records this instance's open streams per key, as `open()` gives them when written. */
+  publish(open: () => ReadonlyMap<string, number>): Promise<void>;
+}
+
 /** Options of ChangeStreams. */
 export interface ChangeStreamsOptions {
   source: ChangeFeedSource;
@@ -35,6 +49,10 @@ export interface ChangeStreamsOptions {
   total?: number;
   /** Entries read from the change log at a time. Default 500. */
   pageSize?: number;
+  /** The other instances' streams, when there are others: the caps count theirs too. */
+  shared?: SharedStreamCounts | undefined;
+  /** This instance's counts are written again this often while a stream is open, so they do not lapse. Default 3 s. */
+  publishMs?: number;
 }
 
 /** The text of a keep-alive: an SSE comment, ignored by clients. */
@@ -56,6 +74,11 @@ export class ChangeStreams {
   readonly pageSize: number;
   readonly #open = new Set<ChangeStream>();
   readonly #byKey = new Map<string, number>();
+  readonly #shared: SharedStreamCounts | undefined;
+  readonly #publishMs: number;
+  /** The write of this instance's counts under way (one at a time), and whether another must follow it. */
+  #publishing: Promise<void> | undefined;
+  #publishAgain = false;
   #stopTimers: (() => void) | undefined;
   #unsubscribe: (() => void) | undefined;
   #closed = false;
@@ -71,6 +94,8 @@ export class ChangeStreams {
     this.#perKey = options.perKey ?? 8;
     this.#total = options.total ?? 1000;
     this.pageSize = options.pageSize ?? 500;
+    this.#shared = options.shared;
+    this.#publishMs = options.publishMs ?? 3_000;
   }
 
   /** Streams open now (started or about to be). */
@@ -79,10 +104,17 @@ export class ChangeStreams {
   }
 
   /**
-   * A stream of the changes after `since` for the key `keyId`, counted against the caps at once.
-   * Throws 429 past 8 streams of one key or 1000 in all, 503 once shutdown began.
+   * A stream of the changes after `since` for the key `keyId`, counted against the caps: this instance's at once, then
+   * every instance's when they are shared. Rejects with 429 past 8 streams of one key or 1000 in all, 503 once
+   * shutdown began.
    */
-  open(keyId: string, since: number): ResponseStream {
+  open(keyId: string, since: number): Promise<ResponseStream> {
+    const stream = this.openHere(keyId, since);
+    return this.#shared === undefined ? Promise.resolve(stream) : this.#claim(stream, this.#shared);
+  }
+
+  /** What open() does first: the stream counted against this instance's caps alone. Throws 429 past them, 503 once shutdown began. */
+  openHere(keyId: string, since: number): ChangeStream {
     if (this.#closed) throw new ApiError('unavailable', 'The server is shutting down; reconnect in a moment.');
     const mine = this.#byKey.get(keyId) ?? 0;
     if (mine >= this.#perKey) {
@@ -98,10 +130,52 @@ export class ChangeStreams {
     return stream;
   }
 
-  /** Ends every stream cleanly and refuses new ones (shutdown). */
-  closeAll(): void {
+  /**
+   * Admits `stream`, already counted here, against the caps over every instance. When the database cannot tell (it is
+   * away: reads go on from memory), this instance's own count decided.
+   */
+  async #claim(stream: ChangeStream, shared: SharedStreamCounts): Promise<ResponseStream> {
+    const mine = { key: this.#byKey.get(stream.keyId) ?? 0, all: this.#open.size };
+    let others: StreamCount;
+    try {
+      others = await shared.claim(stream.keyId, mine, { key: this.#perKey, all: this.#total });
+    } catch {
+      return stream;
+    }
+    if (this.#closed) throw new ApiError('unavailable', 'The server is shutting down; reconnect in a moment.');
+    if (others.key + mine.key > this.#perKey) {
+      stream.cancel();
+      throw new ApiError('rate_limited', `This key already has ${others.key + mine.key - 1} open change streams over all instances, its limit; close one before opening another.`, { headers: { 'Retry-After': '5' } });
+    }
+    if (others.all + mine.all > this.#total) {
+      stream.cancel();
+      throw new ApiError('rate_limited', `The instances already hold ${others.all + mine.all - 1} open change streams, their limit; retry in a moment.`, { headers: { 'Retry-After': '5' } });
+    }
+    return stream;
+  }
+
+  /** Ends every stream cleanly and refuses new ones (shutdown); resolves once the other instances were told (or could not be). */
+  async closeAll(): Promise<void> {
     this.#closed = true;
     for (const stream of [...this.#open]) stream.end();
+    while (this.#publishing !== undefined) await this.#publishing;
+  }
+
+  /** Writes this instance's counts for the other instances: one write at a time, the last with the counts of its turn. */
+  #publish(): void {
+    const shared = this.#shared;
+    if (shared === undefined) return;
+    if (this.#publishing !== undefined) {
+      this.#publishAgain = true;
+      return;
+    }
+    this.#publishing = shared.publish(() => this.#byKey).catch(() => undefined).finally(() => {
+      this.#publishing = undefined;
+      if (this.#publishAgain) {
+        this.#publishAgain = false;
+        this.#publish();
+      }
+    });
   }
 
   /** @internal The SSE frame of a change, made once however many streams send it. */
@@ -122,6 +196,8 @@ export class ChangeStreams {
     if (left === 0) this.#byKey.delete(stream.keyId);
     else this.#byKey.set(stream.keyId, left);
     if (this.#open.size === 0) this.#stopAll();
+    // A slot freed here is free on every instance at once, not when the counts would next be written.
+    this.#publish();
   }
 
   #startTimers(): void {
@@ -134,9 +210,12 @@ export class ChangeStreams {
     const stopRevocation = this.#timers.every(this.#revocationCheckMs, () => {
       for (const stream of [...this.#open]) if (!this.#isKeyLive(stream.keyId)) stream.end();
     });
+    // Written again while streams are open, or the other instances would let them lapse.
+    const stopPublish = this.#shared === undefined ? () => undefined : this.#timers.every(this.#publishMs, () => this.#publish());
     this.#stopTimers = () => {
       stopKeepAlive();
       stopRevocation();
+      stopPublish();
     };
   }
 
@@ -149,7 +228,7 @@ export class ChangeStreams {
 }
 
 /** One open stream: a cursor over the change log and the sink it writes to. */
-class ChangeStream implements ResponseStream {
+export class ChangeStream implements ResponseStream {
   readonly keyId: string;
   readonly #streams: ChangeStreams;
   readonly #source: ChangeFeedSource;

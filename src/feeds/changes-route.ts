@@ -44,14 +44,13 @@ export function changesRoute(deps: ChangesRouteDeps): { method: string; pattern:
     action: 'changes',
     body: false,
     query: true,
-    handle(context): HandlerResult {
+    handle(context): HandlerResult | Promise<HandlerResult> {
       const query = parseChangesQuery(context.query);
       if (wantsEventStream(context.request.headers.accept)) {
         const lastEventId = parseLastEventId(context.request.headers['last-event-id']);
         const since = lastEventId ?? query.since;
         checkPosition(deps.source, since, lastEventId === undefined ? 'since' : 'Last-Event-ID');
-        const stream = deps.streams.open(context.principal!.keyId, since);
-        return { status: 200, body: null, stream, headers: { 'Content-Type': EVENT_STREAM_TYPE, 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } };
+        return deps.streams.open(context.principal!.keyId, since).then((stream) => ({ status: 200, body: null, stream, headers: { 'Content-Type': EVENT_STREAM_TYPE, 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } }));
       }
       const { page, copy } = copyPage(deps.source, query, (deps.now ?? Date.now)());
       const body = changePageJson(page.changes, { since: query.since, more: page.more, lastSeq: deps.source.lastSeq, copy });

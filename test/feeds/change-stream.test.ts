@@ -86,13 +86,13 @@ test('a change stream after its socket filled up waits for drain, then goes on w
 test('ChangeStreams allows 8 open streams per key and 1000 in all (configurable), then 429', () => {
   const source = new ChangeLog(() => undefined);
   const streams = new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), total: 10 });
-  const opened = Array.from({ length: 8 }, () => streams.open('key_a', 0));
-  assert.throws(() => streams.open('key_a', 0), (error: { code?: string; headers?: Record<string, string> }) => error.code === 'rate_limited' && error.headers?.['Retry-After'] !== undefined);
+  const opened = Array.from({ length: 8 }, () => streams.openHere('key_a', 0));
+  assert.throws(() => streams.openHere('key_a', 0), (error: { code?: string; headers?: Record<string, string> }) => error.code === 'rate_limited' && error.headers?.['Retry-After'] !== undefined);
   opened[0]!.cancel();
-  opened[0] = streams.open('key_a', 0);
-  streams.open('key_b', 0);
-  streams.open('key_b', 0);
-  assert.throws(() => streams.open('key_c', 0), /10 open change streams/);
+  opened[0] = streams.openHere('key_a', 0);
+  streams.openHere('key_b', 0);
+  streams.openHere('key_b', 0);
+  assert.throws(() => streams.openHere('key_c', 0), /10 open change streams/);
   assert.equal(streams.size, 10);
 });
 
@@ -147,7 +147,7 @@ test('a stream from since=0 after a compaction dropped deletions sends the whole
   const source = new ChangeLog((id) => events.get(id), { events: events.values(), lastSeq: 15, horizon: 15 });
   const streams = new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), pageSize: 2 });
   const sink = new RecordingSink();
-  streams.open('key_a', 0).start(sink);
+  streams.openHere('key_a', 0).start(sink);
   assert.equal(sink.ended, false, 'positions below the horizon are fine for a copy that began after it');
   assert.deepEqual(sink.entries.map((entry) => entry.seq), [2, 4, 6, 8, 10, 12, 14]);
 });
@@ -165,7 +165,7 @@ test('a stream ends when a compaction drops a deletion it has not sent yet (the 
   commit(2, 2);
   source.batchCommitted(events.values(), events.size);
   const sink = new RecordingSink();
-  const stream = streams.open('key_a', 0);
+  const stream = streams.openHere('key_a', 0);
   sink.full = true;
   stream.start(sink);
   assert.deepEqual(sink.entries.map((entry) => entry.seq), [1], 'the socket is full after the first');
@@ -192,7 +192,7 @@ test('a stream from since=0 is a copy on every page: deletions made before it op
   commit(4, 7, true);
   const sink = new RecordingSink();
   sink.full = true;
-  streams.open('key_a', 0).start(sink);
+  streams.openHere('key_a', 0).start(sink);
   // The deletions the copy leaves out are compacted away while the socket is full: nothing it needed was lost.
   source.dropDeletionsThrough(7);
   sink.drain();
@@ -232,7 +232,7 @@ test('a stream from since=0 goes on past what it leaves out: deletions it never 
     commit(n, 2 * n - 1, true);
   }
   const sink = new RecordingSink();
-  streams.open('key_a', 0).start(sink);
+  streams.openHere('key_a', 0).start(sink);
   commit(500, 402);
   assert.deepEqual(sink.entries.map((entry) => entry.seq), [1, 402]);
   assert.deepEqual(asked, [0, 401], 'the write after the copy is read from past the deletions, not from seq 1');

@@ -46,11 +46,11 @@ function runCapsModel(seed: number): void {
     if (roll < 0.45) {
       const keyId = keys[Math.floor(random() * keys.length)]!;
       const mine = open.filter((entry) => entry.keyId === keyId).length;
-      if (mine >= perKey) refused(() => streams.open(keyId, source.lastSeq), 'rate_limited', new RegExp(`already has ${mine} open change streams`), { 'Retry-After': '5' });
-      else if (open.length >= total) refused(() => streams.open(keyId, source.lastSeq), 'rate_limited', new RegExp(`already holds ${open.length} open change streams`), { 'Retry-After': '5' });
+      if (mine >= perKey) refused(() => streams.openHere(keyId, source.lastSeq), 'rate_limited', new RegExp(`already has ${mine} open change streams`), { 'Retry-After': '5' });
+      else if (open.length >= total) refused(() => streams.openHere(keyId, source.lastSeq), 'rate_limited', new RegExp(`already holds ${open.length} open change streams`), { 'Retry-After': '5' });
       else {
         const sink = new RecordingSink();
-        const stream = streams.open(keyId, source.lastSeq);
+        const stream = streams.openHere(keyId, source.lastSeq);
         stream.start(sink);
         open.push({ keyId, stream, sink });
       }
@@ -85,10 +85,10 @@ test('ChangeStreams.closeAll() ends every stream, started or not, and open() the
   put(1);
   const timers = new FakeTimers();
   const streams = new ChangeStreams({ source, isKeyLive: () => true, timers });
-  const started = streams.open('key_a', 0);
+  const started = streams.openHere('key_a', 0);
   const startedSink = new RecordingSink();
   started.start(startedSink);
-  const notStarted = streams.open('key_b', 0);
+  const notStarted = streams.openHere('key_b', 0);
   streams.closeAll();
   assert.equal(startedSink.ended, true);
   assert.equal(streams.size, 0);
@@ -97,13 +97,13 @@ test('ChangeStreams.closeAll() ends every stream, started or not, and open() the
   notStarted.start(late);
   assert.equal(late.ended, true, 'a stream ended before it started ends at once');
   assert.equal(late.text, '', 'and sends nothing');
-  refused(() => streams.open('key_c', 0), 'unavailable', /shutting down/);
+  refused(() => streams.openHere('key_c', 0), 'unavailable', /shutting down/);
 });
 
 test('a stream cancelled before it starts sends nothing and ends at once', () => {
   const { source, put } = feed();
   const streams = new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers() });
-  const stream = streams.open('key_a', 0);
+  const stream = streams.openHere('key_a', 0);
   stream.cancel();
   put(1);
   const sink = new RecordingSink();
@@ -116,7 +116,7 @@ test('a stream opened but not started yet waits through commits and keep-alives,
   const { source, put } = feed();
   const timers = new FakeTimers();
   const streams = new ChangeStreams({ source, isKeyLive: () => true, timers });
-  const stream = streams.open('key_a', 0);
+  const stream = streams.openHere('key_a', 0);
   put(1);
   timers.fire(15_000);
   put(2);
@@ -136,7 +136,7 @@ test('keep-alives are the SSE comment ": keep-alive", every 15 s by default, and
   assert.equal(streams.pageSize, 500);
   const sink = new RecordingSink();
   sink.full = true;
-  streams.open('key_a', 0).start(sink);
+  streams.openHere('key_a', 0).start(sink);
   timers.fire(15_000);
   assert.equal(sink.text.split(KEEP_ALIVE).length, 1, 'no keep-alive while waiting for drain');
   put(3);
@@ -157,12 +157,12 @@ test('a compaction ends only the streams it cut short: not one at the dropped de
   const open = (keyId: string, since: number, full = false): RecordingSink => {
     const sink = new RecordingSink();
     sink.full = full;
-    streams.open(keyId, since).start(sink);
+    streams.openHere(keyId, since).start(sink);
     return sink;
   };
   const atDeletion = open('key_a', deletion);
   const behind = open('key_b', 1, true); // sent seq 2, then the socket filled: the deletion has not gone out
-  const copy = streams.open('key_c', 0); // a full copy not started yet: its cursor is 0
+  const copy = streams.openHere('key_c', 0); // a full copy not started yet: its cursor is 0
   compactThrough(deletion);
   assert.equal(source.horizon, deletion);
   const next = put(5);

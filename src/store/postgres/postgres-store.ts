@@ -2,7 +2,6 @@
 import type { StoredEvent } from '../../events/event.js';
 import { ChangeLog } from '../views/change-log.js';
 import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
-import type { IdempotencyEntry, IdempotencyUse } from '../views/idempotency-table.js';
 import type { RosterView } from '../views/roster.js';
 import { StoreUnavailable } from '../store-errors.js';
 import type { WriteQueue } from '../views/write-queue.js';
@@ -11,6 +10,7 @@ import { describeDatabaseError, shownDatabaseError, type Database, type Queryabl
 import { KeyTable } from './key-table.js';
 import { UncertainWrites } from './uncertain-writes.js';
 import { RateLeaseTable } from './rate-leases.js';
+import { StreamSlotTable } from './stream-slots.js';
 import { LOG_CHANNEL } from './log-table.js';
 import { catchUp, CheckpointPassed, type CatchUpTarget, type LogRow } from './catch-up.js';
 import { WriteBatches } from './write-batch.js';
@@ -22,7 +22,7 @@ import { loadViews, type LoadedViews } from './checkpoint-load.js';
 import { NO_CHECKPOINT, type Checkpoint } from './checkpoint-table.js';
 import { EventIndex } from '../views/event-index.js';
 import { DocumentTable } from '../views/document-table.js';
-import { IdempotencyTable } from '../views/idempotency-table.js';
+import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from '../views/idempotency-table.js';
 import { RosterTable } from '../views/roster-table.js';
 import type { CheckpointOutcome } from './checkpoint-write.js';
 import { CheckpointKeeper } from './checkpoint-keeper.js';
@@ -30,7 +30,6 @@ import { DEFAULT_CHECKPOINT_MIN_BYTES, type PostgresStoreLogger, type PostgresSt
 import { downReason } from './primary.js';
 
 export { DEFAULT_CHECKPOINT_MIN_BYTES, type PostgresStoreLogger, type PostgresStoreOptions } from './postgres-store-options.js';
-
 
 /**
  * An EventStore over one PostgreSQL database shared by several instances. Reads are served from the same
@@ -47,12 +46,11 @@ export class PostgresStore implements EventStore {
   readonly #logger: PostgresStoreLogger;
   readonly #pollMs: number;
   readonly changes: ChangeLog;
-  /** The API keys in the same database. */
+  /** What every instance on the database shares: the API keys, rate-limit slots, webhooks (API.md §13) and open change streams (§9.2's caps). */
   readonly keys: KeyTable;
-  /** Rate-limit slots leased to instances. */
   readonly rateLeases: RateLeaseTable;
-  /** The webhooks, shared by every instance on the database (API.md §13). */
   readonly webhookTable: PostgresWebhookTable;
+  readonly streamSlots: StreamSlotTable;
   /** Told of each record applied here with its context (webhooks): this instance's writes (the write queue) and others' (applyRecord). */
   readonly #history = new ChangeHistory();
   /** Until releaseStart() (with PostgresStoreOptions.holdAtStart): no checkpoint is considered. */
@@ -84,6 +82,7 @@ export class PostgresStore implements EventStore {
     this.rateLeases = new RateLeaseTable(db);
     this.rateLeases.onFailure(() => this.#writes.suspect());
     this.webhookTable = new PostgresWebhookTable(db);
+    this.streamSlots = new StreamSlotTable(db);
     // Empty until start() reads the database; a start from a checkpoint replaces them in place.
     this.changes = new ChangeLog((id) => this.#views.index.get(id));
     this.#views = { index: new EventIndex(), rosters: new RosterTable(), changes: this.changes, idempotency: new IdempotencyTable(), documents: new DocumentTable(), history: this.#history };

@@ -2,7 +2,7 @@
 import type { Database } from './client.js';
 
 /** The schema this program writes. A database at a higher version was made by a newer program. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** pg_advisory_xact_lock key of schema changes (any number unlikely to clash: "campus" in ASCII). */
 const MIGRATE_LOCK = 0x63616d707573;
@@ -38,6 +38,11 @@ const STEPS: readonly string[][] = [
   // No table changes: a series' row is now one JSON object (see lib/group-line.ts), which programs of version 3 cannot
   // read; the version makes them refuse the database by name rather than call its rows damaged.
   [],
+  [
+    // The change streams each instance holds open, per key, until `until` (see stream-slots.ts): API.md §9.2's caps
+    // count over all instances.
+    'CREATE TABLE campus_streams (instance text NOT NULL, key_id text NOT NULL, open integer NOT NULL, until timestamptz NOT NULL, PRIMARY KEY (instance, key_id))',
+  ],
 ];
 
 /**

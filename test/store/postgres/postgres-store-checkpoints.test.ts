@@ -116,8 +116,8 @@ describe('PostgresStore with checkpoints, across processes', { skip, timeout: 12
     await writer.close();
     const db = await connect(url);
     try {
-      // As version 2 left it: version 3 only added the checkpoint tables.
-      await db.query('DROP TABLE campus_checkpoints, campus_checkpoint_parts');
+      // As version 2 left it: version 3 only added the checkpoint tables, and version 5 the open change streams.
+      await db.query('DROP TABLE campus_checkpoints, campus_checkpoint_parts, campus_streams');
       await db.query("UPDATE campus_meta SET value = '2' WHERE name = 'schema_version'");
       const migrated: unknown[] = [];
       const logger = { info: (message: string, fields?: Record<string, unknown>) => void (message.includes('migrated') && migrated.push(fields)), warn: () => undefined };

@@ -1,0 +1,113 @@
+// The change streams' caps over every instance on one database (API.md §9.2 with §12): 8 per key and 1000 in all
+// count the streams of all instances, a slot freed on one is free on the others, and a dead instance's lapse.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ChangeStreams } from '../../../src/feeds/change-stream.js';
+import { ApiError } from '../../../src/http/errors.js';
+import { connect } from '../../../src/store/postgres/client.js';
+import { migrateSchema } from '../../../src/store/postgres/schema.js';
+import { StreamSlotTable } from '../../../src/store/postgres/stream-slots.js';
+import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
+import { startInstances } from '../../helpers/instances.js';
+import { waitFor } from '../../helpers/spawn.js';
+import { changeFeed, FakeTimers } from '../../feeds/stream-support.js';
+
+const postgres = usePostgres();
+
+async function refusedWith(opening: Promise<unknown>, pattern: RegExp): Promise<void> {
+  await assert.rejects(opening, (error: unknown) => {
+    assert.ok(error instanceof ApiError, String(error));
+    assert.equal(error.code, 'rate_limited');
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+describe('ChangeStreams of two instances sharing one StreamSlotTable database', { skip, timeout: 30_000 }, () => {
+  it('counts both instances\' streams against the per-key and total caps, and frees a slot on both once a stream ends', async () => {
+    const url = await postgres.database('stream_slots_model');
+    const [dbA, dbB] = [await connect(url), await connect(url)];
+    try {
+      await migrateSchema(dbA);
+      const { source } = changeFeed();
+      const instance = (db: typeof dbA): ChangeStreams => new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), perKey: 3, total: 5, shared: new StreamSlotTable(db) });
+      const [a, b] = [instance(dbA), instance(dbB)];
+      const onA = [await a.open('key_1', 0), await a.open('key_1', 0)];
+      await b.open('key_1', 0);
+      await refusedWith(b.open('key_1', 0), /already has 3 open change streams over all instances/);
+      await refusedWith(a.open('key_1', 0), /already has 3 open change streams over all instances/);
+      assert.equal(a.size + b.size, 3, 'a refused stream holds no slot');
+      await b.open('key_2', 0);
+      await a.open('key_2', 0);
+      await refusedWith(b.open('key_3', 0), /instances already hold 5 open change streams/);
+      // One ends on A: B may open one at once (A wrote its count when the stream ended).
+      onA[0]!.cancel();
+      const opened = await waitFor(async () => {
+        try {
+          await b.open('key_1', 0);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 5_000);
+      assert.ok(opened, 'B opened the slot A freed');
+      assert.equal(b.size, 3);
+      // Full again (A 2, B 3). A stops: its streams are free for B at once.
+      await refusedWith(b.open('key_3', 0), /instances already hold 5/);
+      await a.closeAll();
+      await b.open('key_3', 0);
+      await b.open('key_3', 0);
+      assert.equal(b.size, 5);
+      await b.closeAll();
+    } finally {
+      await dbA.end();
+      await dbB.end();
+    }
+  });
+
+  it('leaves out the streams of an instance whose counts lapsed (killed: no longer written), but not those still written', async () => {
+    const url = await postgres.database('stream_slots_lapse');
+    const db = await connect(url);
+    try {
+      await migrateSchema(db);
+      await db.query("INSERT INTO campus_streams (instance, key_id, open, until) VALUES ('run_dead', 'key_1', 3, clock_timestamp() - interval '1 second')");
+      const { source } = changeFeed();
+      const streams = new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), perKey: 3, total: 5, shared: new StreamSlotTable(db) });
+      for (let n = 0; n < 3; n++) await streams.open('key_1', 0);
+      await db.query("INSERT INTO campus_streams (instance, key_id, open, until) VALUES ('run_alive', 'key_2', 2, clock_timestamp() + interval '10 seconds')");
+      await refusedWith(streams.open('key_2', 0), /instances already hold 5/);
+      await streams.closeAll();
+      const left = await db.query<{ instance: string }>('SELECT instance FROM campus_streams ORDER BY instance');
+      assert.deepEqual(left.map((row) => row.instance), ['run_alive'], 'the lapsed row was cleared, and a stopped instance removed its own');
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe('two instances over HTTP', { skip, timeout: 60_000 }, () => {
+  it('the 9th open stream of one key is a 429 whichever instance holds the other 8, and one closed on either lets one more open', async () => {
+    const two = await startInstances(await postgres.database('stream_slots_http'), 2);
+    const controllers: AbortController[] = [];
+    const openOn = async (i: number): Promise<number> => {
+      const controller = new AbortController();
+      const answer = await fetch(`${two.servers[i]!.url}/changes?since=0`, { headers: { authorization: `Bearer ${two.adminKey}`, accept: 'text/event-stream' }, signal: controller.signal });
+      if (answer.status === 200) controllers.push(controller);
+      else await answer.text();
+      return answer.status;
+    };
+    try {
+      const statuses = [];
+      for (let n = 0; n < 5; n++) statuses.push(await openOn(0));
+      for (let n = 0; n < 3; n++) statuses.push(await openOn(1));
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 200, 200]);
+      assert.equal(await openOn(1), 429, 'the 9th, on the instance holding 3');
+      assert.equal(await openOn(0), 429, 'the 9th, on the instance holding 5');
+      controllers.shift()!.abort();
+      assert.ok(await waitFor(async () => (await openOn(1)) === 200, 5_000), 'a stream closed on the first instance lets one open on the second');
+    } finally {
+      for (const controller of controllers) controller.abort();
+      await two.stop();
+    }
+  });
+});
