@@ -118,6 +118,9 @@ export class DeliveryLane {
     });
     this.#deps.lost?.(this.state, this.state.cursor.seq, next.through.seq);
     this.state.cursor = { ...next.through };
+    // The message being retried went with the gap: the next one starts its own schedule.
+    this.state.attempts = 0;
+    this.state.firstFailureMs = null;
     this.#deps.changed();
     // Past the gap another backlog may hold what follows (a catch-up ends where the shared one begins).
     this.poke();

@@ -101,3 +101,28 @@ test('a campus written to without a pause is still compacted while a webhook kee
   await eventually('every message', () => received.size === writes);
   assert.doesNotMatch(server.stderr(), /compacted out of the log/);
 });
+
+test('past a gap, the next message starts its own retry schedule: its first try is attempt 1, not the lost message\'s next', async () => {
+  const { h, receiver, webhook } = await harnessWithWebhook();
+  let app = h.app;
+  const admin = h.keys.admin;
+  try {
+    receiver.behaviour = 'error';
+    await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'Lost, after one failed try' } });
+    await receiver.until(1);
+    await (app.store as FileStore).compact();
+    const after = (await call(app, 'POST', '/events', { key: admin, body: { ...EVENT, title: 'After compaction' } })).json.id;
+    await app.close();
+    receiver.behaviour = 'ok';
+    app = await reopen(h.dataDir);
+    // The lost message's retry was due 5 s after its failure: the restart keeps that time, then finds the gap.
+    await eventually('the message written after the compaction', () => receiver.received.length >= 2);
+    assert.equal((receiver.received[1]!.message!.data as { id: string }).id, after);
+    const log = (await call(app, 'GET', `/webhooks/${webhook.id}/deliveries`, { key: admin })).json.deliveries as { message_id: string | null; attempt: number; status: string }[];
+    assert.deepEqual(log.map((entry) => [entry.message_id === null ? 'gap' : 'message', entry.attempt, entry.status]), [['message', 1, 'succeeded'], ['gap', 0, 'failed'], ['message', 1, 'failed']]);
+  } finally {
+    await app.close();
+    await h.close();
+    await receiver.close();
+  }
+});
