@@ -79,6 +79,8 @@ export class ChangeStreams {
   /** The write of this instance's counts under way (one at a time), and whether another must follow it. */
   #publishing: Promise<void> | undefined;
   #publishAgain = false;
+  /** The other instances' open streams as the database last told (per key that opened one here, and in all). */
+  readonly #othersSeen = { byKey: new Map<string, number>(), all: 0 };
   #stopTimers: (() => void) | undefined;
   #unsubscribe: (() => void) | undefined;
   #closed = false;
@@ -132,15 +134,17 @@ export class ChangeStreams {
 
   /**
    * Admits `stream`, already counted here, against the caps over every instance. When the database cannot tell (it is
-   * away: reads go on from memory), this instance's own count decided.
+   * away, or slow: reads go on from memory), the others' streams count as it last told of them.
    */
   async #claim(stream: ChangeStream, shared: SharedStreamCounts): Promise<ResponseStream> {
     const mine = { key: this.#byKey.get(stream.keyId) ?? 0, all: this.#open.size };
     let others: StreamCount;
     try {
       others = await shared.claim(stream.keyId, mine, { key: this.#perKey, all: this.#total });
+      this.#othersSeen.byKey.set(stream.keyId, others.key);
+      this.#othersSeen.all = others.all;
     } catch {
-      return stream;
+      others = { key: this.#othersSeen.byKey.get(stream.keyId) ?? 0, all: this.#othersSeen.all };
     }
     if (this.#closed) throw new ApiError('unavailable', 'The server is shutting down; reconnect in a moment.');
     if (others.key + mine.key > this.#perKey) {

@@ -85,6 +85,32 @@ describe('ChangeStreams of two instances sharing one StreamSlotTable database', 
   });
 });
 
+describe('an instance whose database does not answer', { skip, timeout: 30_000 }, () => {
+  it('counts the other instances\' streams as it last heard of them, with its own', async () => {
+    const url = await postgres.database('stream_slots_away');
+    const [dbA, dbB] = [await connect(url), await connect(url)];
+    try {
+      await migrateSchema(dbA);
+      const { source } = changeFeed();
+      const instance = (db: typeof dbA): ChangeStreams => new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), perKey: 3, total: 5, shared: new StreamSlotTable(db) });
+      const [a, b] = [instance(dbA), instance(dbB)];
+      await a.open('key_1', 0);
+      await a.open('key_1', 0);
+      await b.open('key_1', 0);
+      // B's connection to the database goes: it still knows A holds two of key_1's three.
+      await dbB.end();
+      await refusedWith(b.open('key_1', 0), /already has 3 open change streams over all instances/);
+      await b.open('key_2', 0);
+      await b.open('key_3', 0);
+      await refusedWith(b.open('key_4', 0), /instances already hold 5/);
+      await a.closeAll();
+      await b.closeAll();
+    } finally {
+      await dbA.end();
+    }
+  });
+});
+
 describe('two instances over HTTP', { skip, timeout: 60_000 }, () => {
   it('the 9th open stream of one key is a 429 whichever instance holds the other 8, and one closed on either lets one more open', async () => {
     const two = await startInstances(await postgres.database('stream_slots_http'), 2);
