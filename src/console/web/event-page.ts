@@ -2,13 +2,13 @@
 // registrations; kept current by live changes.
 import { h, replace } from './dom.js';
 import { ApiProblem, describeProblem } from './problem.js';
-import { alertDeleteFailure, alertFailure, deleteFailureSentence } from './fields.js';
+import { alertDeleteFailure, alertMoveFailure, deleteFailureSentence } from './fields.js';
 import { formatDateTime, formatSpan } from './format.js';
 import { zoneNote } from './zone-note.js';
 import { canManage, canRegister } from './roles.js';
 import { confirmAction } from './confirm.js';
 import { registrationsSection } from './registrations.js';
-import { moveButtons } from './publishing-actions.js';
+import { moveButtons, movedWord } from './publishing-actions.js';
 import { statusNotice } from './status-marks.js';
 import { statusOf } from './status.js';
 import type { CampusEvent, PublishStatus, Publishing, Registration } from './types.js';
@@ -64,7 +64,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       const manage = canManage(ctx.me, event);
       managing = manage;
       const full = event.registered_count >= event.capacity;
-      const moves = manage ? moveButtons(ctx, event, { kind: 'event', etag, done: moved, failed: (error) => alertFailure(alert, error) }) : [];
+      const moves = manage ? moveButtons(ctx, event, { kind: 'event', etag, done: moved, failed: (error, move) => alertMoveFailure(alert, error, 'event', movedWord(ctx, move), () => void load()) }) : [];
       // One primary button: Edit, unless a move (submit, approve) is the step to take.
       const editClass = moves.some((button) => button.classList.contains('primary')) ? 'button' : 'button primary';
       replace(

@@ -149,6 +149,21 @@ export function alertDeleteFailure(alert: HTMLElement, error: unknown, what: 'ev
 export function deleteFailureSentence(error: unknown, what: 'event' | 'series'): string | undefined {
   if (error instanceof ApiProblem && error.status === 404) return `Someone else has just deleted this ${what}.`;
   if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) return undefined;
-  const change = what === 'event' ? 'someone edited it, or a registration came in' : 'someone edited it';
-  return `This ${what} changed after this page showed it (${change}), so it was not deleted. It is shown again as it is now: delete it again if you still mean to.`;
+  return `${changedSince(what)}, so it was not deleted. It is shown again as it is now: delete it again if you still mean to.`;
+}
+
+/**
+ * A publishing move's failure in the page's alert. One refused because the event or series changed after the page read
+ * it (412: the move sends If-Match) is said in those words (`undone`: what did not happen, "published"), and `reload`
+ * draws it again as it now is, so the page never goes on showing what is no longer so.
+ */
+export function alertMoveFailure(alert: HTMLElement, error: unknown, what: 'event' | 'series', undone: string, reload: () => void): void {
+  if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) return alertFailure(alert, error);
+  showAlert(alert, `${changedSince(what)}, so it was not ${undone}. It is shown again as it is now: try again if you still mean to.`);
+  alert.focus();
+  reload();
+}
+
+function changedSince(what: 'event' | 'series'): string {
+  return `This ${what} changed after this page showed it (${what === 'event' ? 'someone edited it, or a registration came in' : 'someone edited it'})`;
 }

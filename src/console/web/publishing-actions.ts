@@ -23,7 +23,25 @@ export interface MoveOptions {
   /** After a move, with the item as the server answered and a sentence saying what happened. */
   done(updated: Publishable, outcome: string): void;
   /** A failed move (not one refused inside a reason dialog, which shows its own). */
-  failed(error: unknown): void;
+  failed(error: unknown, move: Move): void;
+}
+
+/** What a move does, as the words "so it was not …" end with. */
+export function movedWord(ctx: Pick<ConsoleContext, 'me' | 'approval'>, move: Move): string {
+  switch (move) {
+    case 'submit':
+      return submitLabel(ctx.me.role, ctx.approval) === 'Publish' ? 'published' : 'submitted for approval';
+    case 'withdraw':
+      return 'withdrawn';
+    case 'cancel':
+      return 'cancelled';
+    case 'restore':
+      return 'restored';
+    case 'approve':
+      return 'approved';
+    case 'reject':
+      return 'sent back';
+  }
 }
 
 /** The words of a move's button. */
@@ -121,7 +139,7 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
         },
         (error: unknown) => {
           button.disabled = false;
-          options.failed(error);
+          options.failed(error, move);
         },
       );
     });

@@ -51,7 +51,10 @@ export function registrationPage(ctx: ConsoleContext, eventId: string, registrat
     try {
       await ctx.api.json('DELETE', path);
       ctx.announce(`The registration of ${registration.name} is cancelled.`);
-      replace(body, h('p', {}, `The registration of ${registration.name} is cancelled.`), h('p', {}, h('a', { href: `#/events/${eventId}` }, 'Back to the event')));
+      // The button that had the focus is gone: the sentence saying what happened takes it.
+      const said = h('p', { tabindex: -1 }, `The registration of ${registration.name} is cancelled.`);
+      replace(body, said, h('p', {}, h('a', { href: `#/events/${eventId}` }, 'Back to the event')));
+      said.focus();
     } catch (error) {
       alertFailure(alert, error);
     }

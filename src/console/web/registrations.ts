@@ -115,7 +115,7 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
         ];
     return h(
       'tr',
-      { class: gone ? 'cancelled-row' : null },
+      { class: gone ? 'cancelled-row' : null, 'data-registration': registration.id, tabindex: -1 },
       h('td', { 'data-label': 'Name' }, registration.name),
       h('td', { 'data-label': 'E-mail' }, registration.email),
       h('td', { 'data-label': 'Status' }, gone ? [h('strong', {}, 'cancelled'), ` (was ${registration.status}; cancelled from this page)`] : registration.status),
@@ -131,14 +131,16 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
       const shown = withCancelled(data.registrations, page >= lastPage);
       const goneCount = shown.filter((row) => row.gone).length;
       const rows = shown.map(({ registration, gone }) => row(registration, gone));
+      const held = focusHeld();
+      const summary = h(
+        'p',
+        { class: 'summary', tabindex: -1 },
+        data.total === 0 && goneCount === 0 ? 'Nobody yet.' : `${data.total} registration${data.total === 1 ? '' : 's'}${lastPage > 1 ? `; page ${page} of ${lastPage}` : ''}.`,
+        goneCount === 0 ? '' : ` Cancelled from this page: ${goneCount}, shown until you leave it.`,
+      );
       replace(
         list,
-        h(
-          'p',
-          { class: 'summary' },
-          data.total === 0 && goneCount === 0 ? 'Nobody yet.' : `${data.total} registration${data.total === 1 ? '' : 's'}${lastPage > 1 ? `; page ${page} of ${lastPage}` : ''}.`,
-          goneCount === 0 ? '' : ` Cancelled from this page: ${goneCount}, shown until you leave it.`,
-        ),
+        summary,
         rows.length === 0
           ? null
           : h(
@@ -153,12 +155,27 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
           return loadList();
         }),
       );
+      if (held !== undefined) refocus(held, summary);
       if (revealAfterReload) reveal();
     } catch (error) {
       replace(list, h('p', { class: 'alert', role: 'alert' }, describeProblem(error)));
     } finally {
       revealAfterReload = false;
     }
+  }
+
+  /** The attendee whose row held the keyboard's focus, and the name of the button in it that had it: a redraw keeps the place. */
+  function focusHeld(): { id: string; label: string | null } | undefined {
+    const active = document.activeElement;
+    const id = active instanceof HTMLElement && list.contains(active) ? active.closest('tr')?.dataset['registration'] : undefined;
+    return id === undefined ? undefined : { id, label: active!.getAttribute('aria-label') };
+  }
+
+  /** Focus back where it was: the same button, or its row once the button went (checked in, cancelled), or the summary. */
+  function refocus(held: { id: string; label: string | null }, summary: HTMLElement): void {
+    const tr = [...list.querySelectorAll<HTMLElement>('tr[data-registration]')].find((each) => each.dataset['registration'] === held.id);
+    const button = tr === undefined || held.label === null ? undefined : [...tr.querySelectorAll('button')].find((each) => each.getAttribute('aria-label') === held.label);
+    (button ?? tr ?? summary).focus();
   }
 
   /** Runs `action`; the page is read again unless it answers false (the person kept things as they were). */

@@ -4,13 +4,13 @@ import { h, replace } from './dom.js';
 import { pager } from './pager.js';
 import { queryString } from './api.js';
 import { ApiProblem, describeProblem } from './problem.js';
-import { alertDeleteFailure, alertFailure, deleteFailureSentence } from './fields.js';
+import { alertDeleteFailure, alertMoveFailure, deleteFailureSentence } from './fields.js';
 import { formatDate, formatDateTime, parseInput, toZoneInput } from './format.js';
 import { describeRepeat, fromRrule } from './repeat-rule.js';
 import { canManage } from './roles.js';
 import { confirmAction } from './confirm.js';
 import { zoneNote } from './zone-note.js';
-import { moveButtons } from './publishing-actions.js';
+import { moveButtons, movedWord } from './publishing-actions.js';
 import { statusBadge, statusNotice } from './status-marks.js';
 import { statusOf } from './status.js';
 import type { EventPage, PublishStatus, Publishing, Series } from './types.js';
@@ -79,7 +79,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
           ? h(
               'div',
               { class: 'actions' },
-              moveButtons(ctx, series, { kind: 'series', etag, done: moved, failed: (error) => alertFailure(alert, error) }),
+              moveButtons(ctx, series, { kind: 'series', etag, done: moved, failed: (error, move) => alertMoveFailure(alert, error, 'series', movedWord(ctx, move), () => void load()) }),
               h('a', { href: `#/series/${series.id}/edit`, class: 'button' }, 'Edit all future occurrences'),
               h('button', { type: 'button', class: 'danger', onclick: () => void remove(series, etag) }, 'Delete series'),
             )
