@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ChangeStreams } from '../../../src/feeds/change-stream.js';
 import { ApiError } from '../../../src/http/errors.js';
-import { connect } from '../../../src/store/postgres/client.js';
+import { connect, type Database } from '../../../src/store/postgres/client.js';
 import { migrateSchema } from '../../../src/store/postgres/schema.js';
 import { StreamSlotTable } from '../../../src/store/postgres/stream-slots.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
@@ -23,15 +23,20 @@ async function refusedWith(opening: Promise<unknown>, pattern: RegExp): Promise<
   });
 }
 
+/** Two instances' ChangeStreams (3 streams per key, 5 in all) on one database, each with its own connections. */
+async function twoInstances(name: string): Promise<{ a: ChangeStreams; b: ChangeStreams; dbA: Database; dbB: Database }> {
+  const url = await postgres.database(name);
+  const [dbA, dbB] = [await connect(url), await connect(url)];
+  await migrateSchema(dbA);
+  const { source } = changeFeed();
+  const instance = (db: Database): ChangeStreams => new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), perKey: 3, total: 5, shared: new StreamSlotTable(db) });
+  return { a: instance(dbA), b: instance(dbB), dbA, dbB };
+}
+
 describe('ChangeStreams of two instances sharing one StreamSlotTable database', { skip, timeout: 30_000 }, () => {
   it('counts both instances\' streams against the per-key and total caps, and frees a slot on both once a stream ends', async () => {
-    const url = await postgres.database('stream_slots_model');
-    const [dbA, dbB] = [await connect(url), await connect(url)];
+    const { a, b, dbA, dbB } = await twoInstances('stream_slots_model');
     try {
-      await migrateSchema(dbA);
-      const { source } = changeFeed();
-      const instance = (db: typeof dbA): ChangeStreams => new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), perKey: 3, total: 5, shared: new StreamSlotTable(db) });
-      const [a, b] = [instance(dbA), instance(dbB)];
       const onA = [await a.open('key_1', 0), await a.open('key_1', 0)];
       await b.open('key_1', 0);
       await refusedWith(b.open('key_1', 0), /already has 3 open change streams over all instances/);
@@ -87,13 +92,8 @@ describe('ChangeStreams of two instances sharing one StreamSlotTable database', 
 
 describe('an instance whose database does not answer', { skip, timeout: 30_000 }, () => {
   it('counts the other instances\' streams as it last heard of them, with its own', async () => {
-    const url = await postgres.database('stream_slots_away');
-    const [dbA, dbB] = [await connect(url), await connect(url)];
+    const { a, b, dbA, dbB } = await twoInstances('stream_slots_away');
     try {
-      await migrateSchema(dbA);
-      const { source } = changeFeed();
-      const instance = (db: typeof dbA): ChangeStreams => new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), perKey: 3, total: 5, shared: new StreamSlotTable(db) });
-      const [a, b] = [instance(dbA), instance(dbB)];
       await a.open('key_1', 0);
       await a.open('key_1', 0);
       await b.open('key_1', 0);
