@@ -23,8 +23,28 @@ export async function writeOccurrence(store: EventStore, id: string, seriesId: s
   return state === undefined ? (store.get(id) ?? null) : state;
 }
 
-/** Writes `change` to event `id`: an occurrence of a series with its series (see writeOccurrence), any other event alone. */
-export function writeAnyEvent(store: EventStore, id: string, change: EventChange): Promise<StoredEvent | null> {
+/**
+ * Writes `change` to event `id`: an occurrence of a series with its series (see writeOccurrence), any other event alone.
+ * Which it is, is known for sure only where the write is decided: an instance that had not read the occurrence's
+ * creation yet (PostgreSQL, another instance made it) learns it there, and the write goes with its series after all.
+ */
+export async function writeAnyEvent(store: EventStore, id: string, change: EventChange): Promise<StoredEvent | null> {
   const seriesId = store.get(id)?.seriesId;
-  return seriesId === undefined ? store.write(id, change) : writeOccurrence(store, id, seriesId, change);
+  if (seriesId !== undefined) return writeOccurrence(store, id, seriesId, change);
+  try {
+    return await store.write(id, (current) => {
+      if (current?.seriesId !== undefined) throw new AnOccurrence(current.seriesId);
+      return change(current);
+    });
+  } catch (error) {
+    if (error instanceof AnOccurrence) return writeOccurrence(store, id, error.seriesId, change);
+    throw error;
+  }
+}
+
+/** Thrown out of a lone event's write that found an occurrence: nothing is written, and writeAnyEvent writes it with its series. */
+class AnOccurrence extends Error {
+  constructor(readonly seriesId: string) {
+    super(`event is an occurrence of series ${seriesId}`);
+  }
 }
