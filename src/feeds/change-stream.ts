@@ -3,6 +3,7 @@ import { ApiError } from '../http/errors.js';
 import type { ResponseStream, StreamSink } from '../http/types.js';
 import type { Change, ChangeFeedSource } from '../store/views/change-log.js';
 import { changeEventFrame } from './change-entry.js';
+import { StreamAdmission, type SharedStreamCounts } from './stream-admission.js';
 
 /** Repeating timers, injected so tests tick them instead of sleeping. */
 export interface StreamTimers {
@@ -18,20 +19,6 @@ export const NODE_TIMERS: StreamTimers = {
     return () => clearInterval(timer);
   },
 };
-
-/** Open streams: of one key, and in all. */
-export interface StreamCount {
-  key: number;
-  all: number;
-}
-
-/** The open streams of every instance on one database (PostgreSQL), so the caps count over all of them. */
-export interface SharedStreamCounts {
-  /** The others' open streams; records `mine` (this instance's, the new one included) when it fits under `caps` beside them. */
-  claim(keyId: string, mine: StreamCount, caps: StreamCount): Promise<StreamCount>;
-  /** Records this instance's open streams per key, as `open()` gives them when written. */
-  publish(open: () => ReadonlyMap<string, number>): Promise<void>;
-}
 
 /** Options of ChangeStreams. */
 export interface ChangeStreamsOptions {
@@ -74,13 +61,9 @@ export class ChangeStreams {
   readonly pageSize: number;
   readonly #open = new Set<ChangeStream>();
   readonly #byKey = new Map<string, number>();
-  readonly #shared: SharedStreamCounts | undefined;
+  /** The caps over every instance, when there are others. */
+  readonly #admission: StreamAdmission | undefined;
   readonly #publishMs: number;
-  /** The write of this instance's counts under way (one at a time), and whether another must follow it. */
-  #publishing: Promise<void> | undefined;
-  #publishAgain = false;
-  /** The other instances' open streams as the database last told (per key that opened one here, and in all). */
-  readonly #othersSeen = { byKey: new Map<string, number>(), all: 0 };
   #stopTimers: (() => void) | undefined;
   #unsubscribe: (() => void) | undefined;
   #closed = false;
@@ -96,7 +79,7 @@ export class ChangeStreams {
     this.#perKey = options.perKey ?? 8;
     this.#total = options.total ?? 1000;
     this.pageSize = options.pageSize ?? 500;
-    this.#shared = options.shared;
+    this.#admission = options.shared === undefined ? undefined : new StreamAdmission(options.shared, { perKey: this.#perKey, total: this.#total });
     this.#publishMs = options.publishMs ?? 3_000;
   }
 
@@ -110,9 +93,9 @@ export class ChangeStreams {
    * every instance's when they are shared. Rejects with 429 past 8 streams of one key or 1000 in all, 503 once
    * shutdown began.
    */
-  open(keyId: string, since: number): Promise<ResponseStream> {
+  async open(keyId: string, since: number): Promise<ResponseStream> {
     const stream = this.openHere(keyId, since);
-    return this.#shared === undefined ? Promise.resolve(stream) : this.#claim(stream, this.#shared);
+    return this.#admission === undefined ? stream : this.#admitted(stream, this.#admission);
   }
 
   /** What open() does first: the stream counted against this instance's caps alone. Throws 429 past them, 503 once shutdown began. */
@@ -132,29 +115,15 @@ export class ChangeStreams {
     return stream;
   }
 
-  /**
-   * Admits `stream`, already counted here, against the caps over every instance. When the database cannot tell (it is
-   * away, or slow: reads go on from memory), the others' streams count as it last told of them.
-   */
-  async #claim(stream: ChangeStream, shared: SharedStreamCounts): Promise<ResponseStream> {
-    const mine = { key: this.#byKey.get(stream.keyId) ?? 0, all: this.#open.size };
-    let others: StreamCount;
+  /** `stream`, counted here, once admitted against the caps over every instance too (else it ends, with the 429). */
+  async #admitted(stream: ChangeStream, admission: StreamAdmission): Promise<ResponseStream> {
     try {
-      others = await shared.claim(stream.keyId, mine, { key: this.#perKey, all: this.#total });
-      this.#othersSeen.byKey.set(stream.keyId, others.key);
-      this.#othersSeen.all = others.all;
-    } catch {
-      others = { key: this.#othersSeen.byKey.get(stream.keyId) ?? 0, all: this.#othersSeen.all };
+      await admission.admit(stream);
+    } catch (error) {
+      stream.cancel();
+      throw error;
     }
     if (this.#closed) throw new ApiError('unavailable', 'The server is shutting down; reconnect in a moment.');
-    if (others.key + mine.key > this.#perKey) {
-      stream.cancel();
-      throw new ApiError('rate_limited', `This key already has ${others.key + mine.key - 1} open change streams over all instances, its limit; close one before opening another.`, { headers: { 'Retry-After': '5' } });
-    }
-    if (others.all + mine.all > this.#total) {
-      stream.cancel();
-      throw new ApiError('rate_limited', `The instances already hold ${others.all + mine.all - 1} open change streams, their limit; retry in a moment.`, { headers: { 'Retry-After': '5' } });
-    }
     return stream;
   }
 
@@ -162,24 +131,7 @@ export class ChangeStreams {
   async closeAll(): Promise<void> {
     this.#closed = true;
     for (const stream of [...this.#open]) stream.end();
-    while (this.#publishing !== undefined) await this.#publishing;
-  }
-
-  /** Writes this instance's counts for the other instances: one write at a time, the last with the counts of its turn. */
-  #publish(): void {
-    const shared = this.#shared;
-    if (shared === undefined) return;
-    if (this.#publishing !== undefined) {
-      this.#publishAgain = true;
-      return;
-    }
-    this.#publishing = shared.publish(() => this.#byKey).catch(() => undefined).finally(() => {
-      this.#publishing = undefined;
-      if (this.#publishAgain) {
-        this.#publishAgain = false;
-        this.#publish();
-      }
-    });
+    await this.#admission?.idle();
   }
 
   /** @internal The SSE frame of a change, made once however many streams send it. */
@@ -201,7 +153,7 @@ export class ChangeStreams {
     else this.#byKey.set(stream.keyId, left);
     if (this.#open.size === 0) this.#stopAll();
     // A slot freed here is free on every instance at once, not when the counts would next be written.
-    this.#publish();
+    this.#admission?.release(stream);
   }
 
   #startTimers(): void {
@@ -215,7 +167,8 @@ export class ChangeStreams {
       for (const stream of [...this.#open]) if (!this.#isKeyLive(stream.keyId)) stream.end();
     });
     // Written again while streams are open, or the other instances would let them lapse.
-    const stopPublish = this.#shared === undefined ? () => undefined : this.#timers.every(this.#publishMs, () => this.#publish());
+    const admission = this.#admission;
+    const stopPublish = admission === undefined ? () => undefined : this.#timers.every(this.#publishMs, () => admission.publishSoon());
     this.#stopTimers = () => {
       stopKeepAlive();
       stopRevocation();

@@ -2,25 +2,22 @@
 import { randomUUID } from 'node:crypto';
 import { HOLDS_LOCK, withTimeout, type Database } from './client.js';
 
-/** Open streams: of one key, and in all. */
-export interface StreamCount {
-  key: number;
-  all: number;
-}
-
 /** pg_advisory_xact_lock key of the stream counts ("stream" in ASCII): opens on every instance take turns. */
 const STREAMS_LOCK = 0x73747265616d;
 
 /** How long an instance's counts stand without being written again: an instance killed holds its slots no longer. */
 const LAPSE_MS = 10_000;
 
-/** How long a claim may take before this instance decides by its own count (the database may be away). */
+/** How long a claim may take before the instance decides by the others' counts as it last read them (the database may be away). */
 const CLAIM_TIMEOUT_MS = 2_000;
+
+/** The other instances' open streams: of some keys, and in all. */
+type OthersOpen = { byKey: ReadonlyMap<string, number>; all: number };
 
 /**
  * Each instance's open change streams per key, with a time they lapse at: written again every few seconds while any
- * is open (ChangeStreams), so the rows of an instance that died go within 10 s. A claim reads the others' rows and
- * writes this instance's under one lock, so two instances never both take a key's last stream.
+ * is open (see feeds/stream-admission.ts), so the rows of an instance that died go within 10 s. A claim reads the
+ * others' rows and writes this instance's under one lock, so two instances never both take a key's last stream.
  */
 export class StreamSlotTable {
   readonly #db: Database;
@@ -31,40 +28,49 @@ export class StreamSlotTable {
     this.#db = db;
   }
 
+  /** The others' open streams (of `keyIds`, and in all); records `decide`'s counts of this instance's keys. */
+  claim(keyIds: readonly string[], decide: (others: OthersOpen) => ReadonlyMap<string, number>): Promise<OthersOpen> {
+    return this.#turn(keyIds, 'claiming change streams', (others) => {
+      const rows = this.#rows(decide(others));
+      return rows === '' ? 'SELECT 1' : `INSERT INTO campus_streams (instance, key_id, open, until) VALUES ${rows} ON CONFLICT (instance, key_id) DO UPDATE SET open = EXCLUDED.open, until = EXCLUDED.until`;
+    });
+  }
+
+  /** Replaces this instance's counts with `write`'s, given the others' (of `keyIds`) and which of its own were still there. */
+  async publish(keyIds: readonly string[], write: (others: OthersOpen, kept: ReadonlySet<string>) => ReadonlyMap<string, number>): Promise<void> {
+    await this.#turn(keyIds, 'recording the open change streams', (others, kept) => {
+      const rows = this.#rows(write(others, kept));
+      return `DELETE FROM campus_streams WHERE instance = ${this.#db.literal(this.#instance)}${rows === '' ? '' : `; INSERT INTO campus_streams (instance, key_id, open, until) VALUES ${rows}`}`;
+    });
+  }
+
   /**
-   * The streams other instances hold open (of `keyId`, and in all). When `mine` (this instance's open streams with the
-   * new one) fits under `caps` beside them, records it as this instance's count of `keyId`. Rejects when the database
-   * did not answer within 2 s.
+   * One transaction under the lock: lapsed rows cleared, the others' counts (of `keyIds`, and in all) and this
+   * instance's remaining keys read, then `statements(others, kept)` and COMMIT. Rejects after 2 s without an answer.
    */
-  claim(keyId: string, mine: StreamCount, caps: StreamCount): Promise<StreamCount> {
-    const k = this.#db.literal(keyId);
+  #turn(keyIds: readonly string[], what: string, statements: (others: OthersOpen, kept: ReadonlySet<string>) => string): Promise<OthersOpen> {
     const me = this.#db.literal(this.#instance);
+    const keys = keyIds.length === 0 ? 'NULL' : keyIds.map((key) => this.#db.literal(key)).join(', ');
     return withTimeout(this.#db.transaction(async (tx) => {
-      const row = tx.firstRows[0] as { key: number | null; all: number | null } | undefined;
-      const others = { key: Number(row?.key ?? 0), all: Number(row?.all ?? 0) };
-      if (others.key + mine.key <= caps.key && others.all + mine.all <= caps.all) {
-        await tx.commitWith(`INSERT INTO campus_streams (instance, key_id, open, until) VALUES (${me}, ${k}, ${Math.trunc(mine.key)}, ${lapse()}) ON CONFLICT (instance, key_id) DO UPDATE SET open = EXCLUDED.open, until = EXCLUDED.until`);
-      }
+      const [allRow] = tx.firstResults[3] as { all: number }[];
+      const byKey = new Map((tx.firstResults[4] as { key_id: string; open: number }[]).map((row) => [row.key_id, Number(row.open)] as const));
+      const kept = new Set((tx.firstResults[5] as { key_id: string }[]).map((row) => row.key_id));
+      const others = { byKey, all: Number(allRow?.all ?? 0) };
+      await tx.commitWith(statements(others, kept));
       return others;
     }, [
       HOLDS_LOCK,
       `SELECT pg_advisory_xact_lock(${STREAMS_LOCK})`,
       'DELETE FROM campus_streams WHERE until < clock_timestamp()',
-      `SELECT sum(open) FILTER (WHERE key_id = ${k})::float8 AS key, sum(open)::float8 AS all FROM campus_streams WHERE instance <> ${me}`,
-    ].join('; ')), CLAIM_TIMEOUT_MS, 'claiming a change stream');
+      `SELECT coalesce(sum(open), 0)::float8 AS all FROM campus_streams WHERE instance <> ${me}`,
+      `SELECT key_id, sum(open)::float8 AS open FROM campus_streams WHERE instance <> ${me} AND key_id IN (${keys}) GROUP BY key_id`,
+      `SELECT key_id FROM campus_streams WHERE instance = ${me}`,
+    ].join('; ')), CLAIM_TIMEOUT_MS, what);
   }
 
-  /**
-   * Writes this instance's open streams per key as `open()` gives them once the lock is held (so a claim made meanwhile
-   * is never overwritten by an older count), their lapse moved on; none removes its rows.
-   */
-  publish(open: () => ReadonlyMap<string, number>): Promise<void> {
+  #rows(counts: ReadonlyMap<string, number>): string {
     const me = this.#db.literal(this.#instance);
-    return withTimeout(this.#db.transaction(async (tx) => {
-      const rows = [...open()].map(([keyId, count]) => `(${me}, ${this.#db.literal(keyId)}, ${Math.trunc(count)}, ${lapse()})`);
-      const insert = rows.length === 0 ? '' : `; INSERT INTO campus_streams (instance, key_id, open, until) VALUES ${rows.join(', ')}`;
-      await tx.commitWith(`DELETE FROM campus_streams WHERE instance = ${me}${insert}`);
-    }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${STREAMS_LOCK})`), CLAIM_TIMEOUT_MS, 'recording the open change streams');
+    return [...counts].map(([keyId, count]) => `(${me}, ${this.#db.literal(keyId)}, ${Math.trunc(count)}, ${lapse()})`).join(', ');
   }
 }
 

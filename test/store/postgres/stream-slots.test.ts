@@ -24,14 +24,17 @@ async function refusedWith(opening: Promise<unknown>, pattern: RegExp): Promise<
 }
 
 /** Two instances' ChangeStreams (3 streams per key, 5 in all) on one database, each with its own connections. */
-async function twoInstances(name: string): Promise<{ a: ChangeStreams; b: ChangeStreams; dbA: Database; dbB: Database }> {
+async function twoInstances(name: string): Promise<{ a: ChangeStreams; b: ChangeStreams; dbA: Database; dbB: Database; timersA: FakeTimers }> {
   const url = await postgres.database(name);
   const [dbA, dbB] = [await connect(url), await connect(url)];
   await migrateSchema(dbA);
   const { source } = changeFeed();
-  const instance = (db: Database): ChangeStreams => new ChangeStreams({ source, isKeyLive: () => true, timers: new FakeTimers(), perKey: 3, total: 5, shared: new StreamSlotTable(db) });
-  return { a: instance(dbA), b: instance(dbB), dbA, dbB };
+  const timersA = new FakeTimers();
+  const instance = (db: Database, timers = new FakeTimers()): ChangeStreams => new ChangeStreams({ source, isKeyLive: () => true, timers, perKey: 3, total: 5, shared: new StreamSlotTable(db), publishMs: 3_000 });
+  return { a: instance(dbA, timersA), b: instance(dbB), dbA, dbB, timersA };
 }
+
+const admitted = (settled: PromiseSettledResult<unknown>[]): number => settled.filter((each) => each.status === 'fulfilled').length;
 
 describe('ChangeStreams of two instances sharing one StreamSlotTable database', { skip, timeout: 30_000 }, () => {
   it('counts both instances\' streams against the per-key and total caps, and frees a slot on both once a stream ends', async () => {
@@ -90,6 +93,44 @@ describe('ChangeStreams of two instances sharing one StreamSlotTable database', 
   });
 });
 
+describe('opens that come together on both instances', { skip, timeout: 30_000 }, () => {
+  it('admit exactly what the caps leave, for one key and in all, whatever order their claims commit in', async () => {
+    const { a, b, dbA, dbB } = await twoInstances('stream_slots_burst');
+    try {
+      assert.equal(admitted(await Promise.allSettled(Array.from({ length: 12 }, (_, n) => (n % 2 === 0 ? a : b).open('key_1', 0)))), 3);
+      assert.equal(a.size + b.size, 3, 'a refused stream holds no slot');
+      assert.equal(admitted(await Promise.allSettled(Array.from({ length: 12 }, (_, n) => (n % 2 === 0 ? a : b).open(`key_${2 + (n % 6)}`, 0)))), 2);
+      assert.equal(a.size + b.size, 5);
+      await a.closeAll();
+      await b.closeAll();
+    } finally {
+      await dbA.end();
+      await dbB.end();
+    }
+  });
+});
+
+describe('an instance whose counts lapsed while it was paused', { skip, timeout: 30_000 }, () => {
+  it('ends its newest streams past the caps once it writes its counts again, the others having admitted streams in their place', async () => {
+    const { a, b, dbA, dbB, timersA } = await twoInstances('stream_slots_resumed');
+    try {
+      await a.open('key_1', 0);
+      await a.open('key_1', 0);
+      // A is paused past its counts' life: they lapse, and B admits the key's three.
+      await dbA.query("UPDATE campus_streams SET until = clock_timestamp() - interval '1 second'");
+      for (let n = 0; n < 3; n++) await b.open('key_1', 0);
+      // A runs again: its next write of its counts finds them gone, and it ends what no longer fits.
+      timersA.fire(3_000);
+      assert.ok(await waitFor(async () => a.size === 0, 5_000), `A ended its two streams (${a.size} left)`);
+      assert.equal(b.size, 3);
+      await b.closeAll();
+    } finally {
+      await dbA.end();
+      await dbB.end();
+    }
+  });
+});
+
 describe('an instance whose database does not answer', { skip, timeout: 30_000 }, () => {
   it('counts the other instances\' streams as it last heard of them, with its own', async () => {
     const { a, b, dbA, dbB } = await twoInstances('stream_slots_away');
@@ -115,11 +156,15 @@ describe('two instances over HTTP', { skip, timeout: 60_000 }, () => {
   it('the 9th open stream of one key is a 429 whichever instance holds the other 8, and one closed on either lets one more open', async () => {
     const two = await startInstances(await postgres.database('stream_slots_http'), 2);
     const controllers: AbortController[] = [];
+    // The open answers are kept: fetch cancels the body of an answer collected unread, which would close its stream.
+    const open: Response[] = [];
     const openOn = async (i: number): Promise<number> => {
       const controller = new AbortController();
       const answer = await fetch(`${two.servers[i]!.url}/changes?since=0`, { headers: { authorization: `Bearer ${two.adminKey}`, accept: 'text/event-stream' }, signal: controller.signal });
-      if (answer.status === 200) controllers.push(controller);
-      else await answer.text();
+      if (answer.status === 200) {
+        controllers.push(controller);
+        open.push(answer);
+      } else await answer.text();
       return answer.status;
     };
     try {

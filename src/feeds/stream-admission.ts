@@ -1,0 +1,188 @@
+// The change streams' caps over every instance on one database (PostgreSQL): opens claimed in batches, one database
+// transaction at a time, this instance's counts kept written, and streams past the caps ended after its counts lapsed.
+import { ApiError } from '../http/errors.js';
+
+/** The open streams of the other instances: of some keys, and in all. */
+export interface OthersOpen {
+  byKey: ReadonlyMap<string, number>;
+  all: number;
+}
+
+/** Where every instance's open streams are counted (see store/postgres/stream-slots.ts). */
+export interface SharedStreamCounts {
+  /**
+   * Under the lock every instance takes for this: the others' open streams (of `keyIds`, and in all), and `decide`'s
+   * answer, this instance's counts of the keys it admits streams for, recorded. Rejects when the database did not answer.
+   */
+  claim(keyIds: readonly string[], decide: (others: OthersOpen) => ReadonlyMap<string, number>): Promise<OthersOpen>;
+  /**
+   * Under the same lock: this instance's counts replaced by `write`'s answer, given the others' (of `keyIds`) and the
+   * keys whose counts of this instance were still there (not lapsed).
+   */
+  publish(keyIds: readonly string[], write: (others: OthersOpen, kept: ReadonlySet<string>) => ReadonlyMap<string, number>): Promise<void>;
+}
+
+/** A stream as admission sees it: its key, and how to end it. */
+export interface Claimant {
+  readonly keyId: string;
+  end(): void;
+}
+
+interface Waiting {
+  stream: Claimant;
+  settle: (refused?: ApiError) => void;
+}
+
+/**
+ * Admits streams against the caps over all instances. Opens that come together are claimed in one transaction, and
+ * one transaction runs at a time (a burst of reconnecting dashboards takes one connection, not the writes' pool), in
+ * arrival order. A database that does not answer leaves the decision to the others' counts as it last told them.
+ */
+export class StreamAdmission {
+  readonly #shared: SharedStreamCounts;
+  readonly #perKey: number;
+  readonly #total: number;
+  /** Streams admitted and still open, oldest first. */
+  readonly #admitted = new Set<Claimant>();
+  #waiting: Waiting[] = [];
+  #busy: Promise<void> | undefined;
+  #publishWanted = false;
+  /** The others' open streams as the database last told. */
+  readonly #seen = { byKey: new Map<string, number>(), all: 0 };
+
+  constructor(shared: SharedStreamCounts, caps: { perKey: number; total: number }) {
+    this.#shared = shared;
+    this.#perKey = caps.perKey;
+    this.#total = caps.total;
+  }
+
+  /** Resolves once `stream` is admitted; rejects with the 429 when the caps over all instances have no room. */
+  admit(stream: Claimant): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ stream, settle: (refused) => (refused === undefined ? resolve() : reject(refused)) });
+      this.#work();
+    });
+  }
+
+  /** `stream` ended: its slot is free, on every instance once the counts are written (at once). */
+  release(stream: Claimant): void {
+    const waiting = this.#waiting.findIndex((entry) => entry.stream === stream);
+    if (waiting >= 0) this.#waiting.splice(waiting, 1)[0]!.settle(new ApiError('unavailable', 'The stream ended before it opened; reconnect.'));
+    if (this.#admitted.delete(stream)) this.publishSoon();
+  }
+
+  /** Writes this instance's counts again (they lapse unless written every few seconds). */
+  publishSoon(): void {
+    this.#publishWanted = true;
+    this.#work();
+  }
+
+  /** Resolves once nothing is being claimed or written. */
+  async idle(): Promise<void> {
+    while (this.#busy !== undefined) await this.#busy;
+  }
+
+  /** Claims what waits, then writes the counts if asked, one transaction at a time, until nothing is left. */
+  #work(): void {
+    if (this.#busy !== undefined) return;
+    this.#busy = (async () => {
+      while (this.#waiting.length > 0 || this.#publishWanted) {
+        if (this.#waiting.length > 0) await this.#claim(this.#waiting.splice(0));
+        else {
+          this.#publishWanted = false;
+          await this.#publish();
+        }
+      }
+    })().finally(() => {
+      this.#busy = undefined;
+      // Asked for between the loop's last look and now.
+      if (this.#waiting.length > 0 || this.#publishWanted) this.#work();
+    });
+  }
+
+  async #claim(batch: Waiting[]): Promise<void> {
+    let decision: Decision | undefined;
+    try {
+      const keyIds = [...new Set(batch.map((entry) => entry.stream.keyId))];
+      this.#remember(await this.#shared.claim(keyIds, (others) => (decision = this.#decide(batch, others)).rows));
+    } catch {
+      decision = this.#decide(batch, this.#seen);
+    }
+    for (const entry of batch) {
+      const refused = decision!.refused.get(entry.stream);
+      if (refused === undefined) this.#admitted.add(entry.stream);
+      entry.settle(refused);
+    }
+  }
+
+  /** Which of `batch` fit beside `others`, in order, and this instance's counts of their keys with them. */
+  #decide(batch: readonly Waiting[], others: OthersOpen): Decision {
+    const mine = countByKey(this.#admitted);
+    let mineAll = this.#admitted.size;
+    const rows = new Map<string, number>();
+    const refused = new Map<Claimant, ApiError>();
+    for (const { stream } of batch) {
+      const key = stream.keyId;
+      const theirs = others.byKey.get(key) ?? 0;
+      const have = mine.get(key) ?? 0;
+      if (theirs + have >= this.#perKey) {
+        refused.set(stream, new ApiError('rate_limited', `This key already has ${theirs + have} open change streams over all instances, its limit; close one before opening another.`, { headers: { 'Retry-After': '5' } }));
+      } else if (others.all + mineAll >= this.#total) {
+        refused.set(stream, new ApiError('rate_limited', `The instances already hold ${others.all + mineAll} open change streams, their limit; retry in a moment.`, { headers: { 'Retry-After': '5' } }));
+      } else {
+        mine.set(key, have + 1);
+        mineAll += 1;
+        rows.set(key, have + 1);
+      }
+    }
+    return { rows, refused };
+  }
+
+  async #publish(): Promise<void> {
+    const keyIds = [...countByKey(this.#admitted).keys()];
+    try {
+      await this.#shared.publish(keyIds, (others, kept) => {
+        this.#remember(others);
+        this.#endPastCaps(others, kept);
+        return countByKey(this.#admitted);
+      });
+    } catch {
+      // Written again at the next tick; until then the others count these streams as they last read them.
+    }
+  }
+
+  /**
+   * After this instance's counts of some keys lapsed (it was paused, or cut off, for longer than their life), the others
+   * may have admitted streams in their place: the newest of those keys' streams here go, down to what the caps leave.
+   */
+  #endPastCaps(others: OthersOpen, kept: ReadonlySet<string>): void {
+    const newestFirst = [...this.#admitted].filter((stream) => !kept.has(stream.keyId)).reverse();
+    if (newestFirst.length === 0) return;
+    const mine = countByKey(this.#admitted);
+    let mineAll = this.#admitted.size;
+    for (const stream of newestFirst) {
+      const key = stream.keyId;
+      const have = mine.get(key)!;
+      if ((others.byKey.get(key) ?? 0) + have <= this.#perKey && others.all + mineAll <= this.#total) continue;
+      mine.set(key, have - 1);
+      mineAll -= 1;
+      stream.end();
+    }
+  }
+
+  #remember(others: OthersOpen): void {
+    for (const [key, open] of others.byKey) this.#seen.byKey.set(key, open);
+    this.#seen.all = others.all;
+  }
+}
+
+interface Decision {
+  rows: ReadonlyMap<string, number>;
+  refused: ReadonlyMap<Claimant, ApiError>;
+}
+
+function countByKey(streams: Iterable<Claimant>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const stream of streams) counts.set(stream.keyId, (counts.get(stream.keyId) ?? 0) + 1);
+  return counts;
+}
