@@ -15,6 +15,7 @@ import { verifyLog } from './store/file/log-verify.js';
 import { commandName, DATABASE_URL_UNSET, packageVersion } from './config.js';
 import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey, verifyDatabase } from './cli-postgres.js';
 import { redactUrl } from './store/postgres/client.js';
+import { parseStoreUrl, StoreUrlError } from './store/postgres/hosts.js';
 import { unknownCommandMessage, unknownFlagMessage } from './lib/near-name.js';
 import { exitAfterOutput } from './lib/exit-after-output.js';
 import { cliUsage } from './cli-usage.js';
@@ -135,16 +136,17 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
   switch (command) {
     case 'keys create': {
       allowOnly(parsed, COMMAND_FLAGS[command]!, 2);
-      if (database === undefined) {
-        requireDataDir(dataDir);
-        becomeFolderOwner(dataDir);
-      }
+      // A wrong argument is a usage error (exit 2) wherever the command runs: checked before the folder.
       const name = text({ min: 1, max: 200, trim: true })(stringOption(parsed, '--name'), '--name');
       const email = emailCheck(stringOption(parsed, '--email'), '--email');
       if (name instanceof Problem) throw new UsageError(stringOption(parsed, '--name') === undefined ? '--name is required' : name.message);
       if (email instanceof Problem) throw new UsageError(stringOption(parsed, '--email') === undefined ? '--email is required' : email.message);
       const role = stringOption(parsed, '--role') ?? 'organizer';
       if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}, got "${role}"`);
+      if (database === undefined) {
+        requireDataDir(dataDir);
+        becomeFolderOwner(dataDir);
+      }
       const owner = { name, email, role: role as Role };
       const { record, secret } = database === undefined ? await createKey(dataDir, owner, { randomBytes, now: Date.now }) : await createDatabaseKey(database, owner);
       if (json) {
@@ -241,6 +243,13 @@ function databaseUrl(store: string, env: NodeJS.ProcessEnv): string | undefined 
   const url = store === 'postgres' ? (env['DATABASE_URL'] ?? '') : store;
   if (store === 'postgres' && url === '') throw new UsageError(DATABASE_URL_UNSET);
   if (!/^postgres(ql)?:\/\/\S+$/.test(url)) throw new UsageError(`the store must be "file" or a postgres://user:password@host:port/database URL${store === 'postgres' ? ' (DATABASE_URL is not one)' : ''}`);
+  // As the server reads it: a bad port or host list is the caller's to fix (exit 2), not a failure of the command.
+  try {
+    parseStoreUrl(url);
+  } catch (error) {
+    if (error instanceof StoreUrlError) throw new UsageError(`${error.message}, in "${redactUrl(url)}"`);
+    throw error;
+  }
   return url;
 }
 

@@ -261,6 +261,27 @@ test('keys create and revoke run as root on a folder the service user owns write
 });
 
 
+test('a wrong argument is a usage error (exit 2) even where no data folder is: it is checked first', () => {
+  for (const args of [
+    ['keys', 'create', '--email', 'a@campus.edu'],
+    ['keys', 'create', '--name', 'A', '--email', 'a@campus.edu', '--role', 'root'],
+    ['keys', 'create', '--name', 'A', '--email', 'not-an-email'],
+  ]) {
+    const result = runCli([...args, '--data-dir', '/tmp/campus-events-no-such-folder']);
+    assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.doesNotMatch(result.stderr, /no data folder/);
+  }
+});
+
+test('a --store URL with a bad port or host list is a usage error (exit 2), as the server says, touching no database', () => {
+  for (const url of ['postgres://u:p@127.0.0.1:notaport/x', 'postgres://x@[::1/db']) {
+    const result = runCli(['keys', 'list', '--store', url]);
+    assert.equal(result.status, 2, `${url}: ${result.stderr}`);
+    assert.match(result.stderr, /host list/);
+    assert.doesNotMatch(result.stderr, /u:p@/, 'the password is not shown');
+  }
+});
+
 test('--store postgres without DATABASE_URL says it is not set, as the server does (exit 2)', () => {
   const result = runCli(['keys', 'list', '--store', 'postgres'], { DATABASE_URL: '' });
   assert.equal(result.status, 2, result.stderr);
