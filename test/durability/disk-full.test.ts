@@ -1,6 +1,7 @@
 // The real server under a real file size limit (`ulimit -f`): a short write then EFBIG, answered with 503 while reads go on (API.md §7).
 import assert from 'node:assert/strict';
 import { waitFor } from '../api/support.js';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -126,6 +127,49 @@ test('start on a full disk (a real tiny tmpfs): read-only, reads 200, writes and
       assert.equal(await again.exited, 0);
     }
   } finally {
+    unmount();
+  }
+});
+
+const readOnlyMount = mountTinyFileSystem('4m');
+
+test('start on a read-only file system (EROFS): read-only, reads 200, writes and /health 503 saying why; writable once it is mounted read-write again', { skip: readOnlyMount === undefined ? 'needs root and tmpfs' : false }, async () => {
+  const { dir: mount, unmount } = readOnlyMount!;
+  const dataDir = path.join(mount, 'data');
+  const remount = (mode: 'ro' | 'rw'): void => assert.equal(spawnSync('mount', ['-o', `remount,${mode}`, mount]).status, 0, `remount ${mode}`);
+  try {
+    const key = createKey(dataDir);
+    const first = await startServer(serverArgs(dataDir));
+    const created = await send(first.url, key, 'POST', '/events', eventBody('Before the remount'));
+    assert.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: string };
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+
+    remount('ro');
+    const frozen = await startServer(serverArgs(dataDir));
+    try {
+      const health = await fetch(`${frozen.url}/health`);
+      assert.equal(health.status, 503);
+      assert.match(((await health.json()) as { message: string }).message, /read-only: EROFS/);
+      assert.equal((await send(frozen.url, key, 'GET', `/events/${id}`)).status, 200);
+      assert.equal((await send(frozen.url, key, 'POST', '/events', eventBody('Never saved'))).status, 503);
+    } finally {
+      frozen.child.kill('SIGTERM');
+      assert.equal(await frozen.exited, 0, frozen.stderr());
+    }
+
+    remount('rw');
+    const again = await startServer(serverArgs(dataDir));
+    try {
+      assert.equal((await send(again.url, key, 'POST', '/events', eventBody('After the remount'))).status, 201);
+      assert.equal((await listAll(again.url, key)).size, 2);
+    } finally {
+      again.child.kill('SIGTERM');
+      assert.equal(await again.exited, 0);
+    }
+  } finally {
+    spawnSync('mount', ['-o', 'remount,rw', mount]);
     unmount();
   }
 });

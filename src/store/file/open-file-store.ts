@@ -86,7 +86,8 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
     const temp = compactionTempFile(file);
     if (readOnly === undefined && (await fs.unlink(temp))) logger.warn('removed the temporary file of an interrupted compaction; the log itself is intact', { file: temp });
     await refuseLostLog(dataDir, file);
-    fd = await openOrCreate(fs, file, dataDir);
+    // Read-only (no room, or a file system mounted read-only): the log is only read, never made.
+    fd = readOnly === undefined ? await openOrCreate(fs, file, dataDir) : await fs.open(file, 'r');
     const started = now();
     searchBuild = startSearchWorker(options, file, await fs.size(fd));
     const idempotency = new IdempotencyTable();
