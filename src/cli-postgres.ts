@@ -64,7 +64,9 @@ export function revokeDatabaseKey(url: string, id: string): Promise<'revoked' | 
 }
 
 /** `backup --out FILE --store URL`; refused on a database no instance has started on (nothing to copy, no table made). */
-export function backupFromDatabase(url: string, out: string): ReturnType<typeof backupDatabase> {
+export async function backupFromDatabase(url: string, out: string): ReturnType<typeof backupDatabase> {
+  // A copy that no server would start on is no backup: the rows are checked as verify checks them first.
+  await verifyDatabase(url);
   return withExistingDatabase(url, (db) => backupDatabase(db, out), () => {
     throw new Error(`${redactUrl(url)} holds no campus-events tables (no instance has started on it): nothing to back up; check the database's name`);
   });
@@ -110,6 +112,11 @@ export async function migrateFolder(dataDir: string, url: string): Promise<{ rec
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-migrate-'));
   try {
     const copy = await backupLog(dataDir, path.join(scratch, 'events.jsonl'));
+    // What verify calls damaged (a registration against its seats, say) no server would start on: it is not moved.
+    await verifyLog(scratch).catch((error: unknown) => {
+      const message = (error instanceof Error ? error.message : String(error)).replace(copy.out, path.resolve(dataDir, 'events.jsonl')).replace(/ The store will not start.*$/, '');
+      throw new Error(`${message} Nothing was moved: the database is as it was (verify --data-dir ${dataDir} says the same).`);
+    });
     const lines = (await readFile(copy.out, 'utf8')).split('\n').filter((line) => line !== '');
     const keys = await readKeys(dataDir);
     // The webhooks with their secrets and positions (webhooks.json): delivery goes on from the database.

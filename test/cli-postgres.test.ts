@@ -1,9 +1,12 @@
 // The CLI and the server against PostgreSQL (API.md §12): keys with --store, migrate, backup both ways, a missing client, a newer schema.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { connect } from '../src/store/postgres/client.js';
+import { encodePut, encodeRegister, encodeRegistrationState } from '../src/store/records/encode-record.js';
+import type { Registration } from '../src/store/views/roster.js';
+import { eventId, sampleRecord } from './store/helpers.js';
 import { tempDir } from './helpers/harness.js';
 import { newEvent } from './helpers/instances.js';
 import { skip, usePostgres } from './helpers/postgres-fixture.js';
@@ -208,6 +211,42 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
       } finally {
         await pgServer.stop();
       }
+    } finally {
+      remove();
+    }
+  });
+
+  it('migrate refuses a folder verify calls damaged (registrations against their seats), and backup refuses a database holding a damaged row: exit 1, naming it, nothing made', async () => {
+    const { dir, remove } = tempDir();
+    try {
+      const attendee = (n: number, status: 'confirmed' | 'waitlisted', seq: number): Registration => ({ id: `reg_${String(n).padStart(22, '0')}`, eventId: eventId(1), name: `P ${n}`, email: `p${n}@x.edu`, status, createdAt: '2030-01-01T00:00:00.000Z', checkedInAt: null, seq });
+      // Every line's checksum holds, but one person waits while seats are free: no server starts on it.
+      writeFileSync(path.join(dir, 'events.jsonl'), [encodePut(1, sampleRecord(1, { capacity: 3 })), encodeRegistrationState(attendee(1, 'waitlisted', 2))].join(''));
+      const broken = await pg.database('migrate_contradiction');
+      const refused = runCli(['migrate', '--from', dir, '--to', broken]);
+      assert.equal(refused.status, 1, refused.stderr);
+      assert.match(refused.stderr, /1 waitlisted while 3 seats are free/);
+      const db = await connect(broken);
+      try {
+        assert.deepEqual(await db.query("SELECT to_regclass('campus_log') IS NOT NULL AS present"), [{ present: false }], 'nothing was made in the database');
+      } finally {
+        await db.end();
+      }
+
+      writeFileSync(path.join(dir, 'events.jsonl'), [encodePut(1, sampleRecord(1, { capacity: 3 })), encodeRegister(attendee(1, 'confirmed', 2))].join(''));
+      const url = await pg.database('backup_damaged');
+      assert.equal(runCli(['migrate', '--from', dir, '--to', url]).status, 0);
+      const damaging = await connect(url);
+      try {
+        await damaging.query("UPDATE campus_log SET line = replace(line, 'P 1', 'Q 1') WHERE line LIKE '%P 1%'");
+      } finally {
+        await damaging.end();
+      }
+      const out = path.join(dir, 'backup.jsonl');
+      const backup = runCli(['backup', '--store', url, '--out', out]);
+      assert.equal(backup.status, 1, backup.stderr);
+      assert.match(backup.stderr, /campus_log row 2 is damaged/);
+      assert.equal(existsSync(out) || existsSync(`${out}.tmp`), false, 'no backup file, whole or partial');
     } finally {
       remove();
     }
