@@ -34,12 +34,17 @@ const READ_BUFFER = Buffer.alloc(64 * 1024);
 /** An idle connection left this long is closed by us (receivers commonly close theirs after 5 s). */
 const IDLE_CLOSE_MS = 4000;
 
+/** How long the rest of an acknowledged answer's body may take before its connection is closed instead of kept. */
+const BODY_AFTER_ACK_MS = 10_000;
+
 /** Sends POSTs on pooled connections; `close()` ends the idle ones. */
 export class PlainHttpClient {
   readonly #lookup: LookupFunction;
   readonly #maxAnswerBytes: number;
   /** Idle connections by origin, the most recently used last. */
   readonly #idle = new Map<string, Connection[]>();
+  /** Exchanges acknowledged by their status whose body is still coming: closed with the client. */
+  readonly draining = new Set<Exchange>();
   #sweeper: NodeJS.Timeout | undefined;
 
   /** `lookup` resolves (and checks) host names; an answer is read up to `maxAnswerBytes` of body. */
@@ -64,6 +69,7 @@ export class PlainHttpClient {
 
   /** Closes every idle connection (those in use close as their exchanges end or are given up). */
   close(): void {
+    for (const exchange of [...this.draining]) exchange.giveUpBody();
     for (const connections of this.#idle.values()) for (const connection of connections) connection.socket.destroy();
     this.#idle.clear();
     if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
@@ -179,6 +185,9 @@ class Exchange implements PlainExchange {
   #connection: Connection | undefined;
   #parser: AnswerParser;
   #answerBytes = 0;
+  /** Set once the connection was kept or closed; the outcome may have gone before (a 2xx whose body is still coming). */
+  #released = false;
+  #bodyTimer: NodeJS.Timeout | undefined;
 
   constructor(client: PlainHttpClient, target: PlainTarget, request: string, done: (outcome: PlainOutcome) => void) {
     this.#client = client;
@@ -203,6 +212,13 @@ class Exchange implements PlainExchange {
     this.#answerBytes += chunk.length;
     switch (this.#parser.feed(chunk)) {
       case 'partial':
+        // A 2xx acknowledges once its status line is in (API.md §13): a body slow to come, or never ending, holds up no
+        // message. It is still read, for the connection's next request, for a while.
+        if (this.#done !== undefined && this.#parser.status !== null && this.#parser.status >= 200 && this.#parser.status < 300) {
+          this.#settle({ status: this.#parser.status, error: null });
+          this.#client.draining.add(this);
+          this.#bodyTimer = setTimeout(() => this.giveUpBody(), BODY_AFTER_ACK_MS).unref();
+        }
         return;
       case 'complete':
         return this.#finish({ status: this.#parser.status, error: null }, this.#parser.reusable);
@@ -229,16 +245,33 @@ class Exchange implements PlainExchange {
     this.#finish({ status: null, error: error ?? reset }, false);
   }
 
+  /** An acknowledged answer's body did not come in time (or the client closes): its connection is closed. */
+  giveUpBody(): void {
+    this.#release(false);
+  }
+
   #finish(outcome: PlainOutcome, reusable: boolean): void {
+    this.#release(reusable);
+    this.#settle(outcome);
+  }
+
+  #settle(outcome: PlainOutcome): void {
     const done = this.#done;
     if (done === undefined) return;
     this.#done = undefined;
+    done(outcome);
+  }
+
+  #release(reusable: boolean): void {
+    if (this.#released) return;
+    this.#released = true;
+    clearTimeout(this.#bodyTimer);
+    this.#client.draining.delete(this);
     const connection = this.#connection!;
     connection.exchange = undefined;
     if (reusable) {
       connection.reused = true;
       this.#client.release(connection);
     } else connection.socket.destroy();
-    done(outcome);
   }
 }

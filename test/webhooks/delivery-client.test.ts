@@ -222,6 +222,38 @@ test('httpDeliveryClient given up on a receiver whose 2xx head came but whose bo
     }
   }));
 
+test('httpDeliveryClient acknowledges a 2xx once its status line is in: a body that stalls holds up nothing, and its connection closes with the client', { timeout: 5_000 }, () =>
+  withClient(async (client) => {
+    let closed: Promise<unknown> | undefined;
+    const r = await rawReceiver((socket) => {
+      closed = new Promise((resolve) => socket.on('close', resolve));
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npart');
+    });
+    try {
+      assert.deepEqual(await send(client, r.url), { ok: true, responseStatus: 200, error: null });
+      client.close();
+      await closed;
+    } finally {
+      await r.close();
+    }
+  }));
+
+test('httpDeliveryClient keeps the connection of an answer acknowledged before its body came, once the body has come', { timeout: 5_000 }, () =>
+  withClient(async (client) => {
+    const r = await rawReceiver((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nthan');
+      setTimeout(() => socket.write('ks!\n'), 50);
+    });
+    try {
+      assert.deepEqual(await send(client, r.url), { ok: true, responseStatus: 200, error: null });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.deepEqual(await send(client, r.url), { ok: true, responseStatus: 200, error: null });
+      assert.equal(r.connections(), 1, 'the second request went on the same connection');
+    } finally {
+      await r.close();
+    }
+  }));
+
 test('httpDeliveryClient says what went wrong: refused connection, an answer that is not HTTP, a host not allowed', { timeout: 20_000 }, () =>
   withClient(async (client) => {
     const r = await rawReceiver((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n'));
