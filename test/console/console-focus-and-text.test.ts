@@ -38,7 +38,7 @@ async function register(eventId: string, name: string, email: string): Promise<s
 const focused = (page: Page): Promise<string> =>
   page.evaluate(() => {
     const active = document.activeElement;
-    return active === null ? 'nothing' : `${active.tagName.toLowerCase()}: ${(active.getAttribute('aria-label') ?? (active as HTMLElement).innerText).trim().replace(/\s+/g, ' ')}`;
+    return active === null ? 'nothing' : `${active.tagName.toLowerCase()}: ${(active.getAttribute('aria-label') ?? (active as HTMLElement).innerText).trim().replace(/\s+/g, ' ').slice(0, 200)}`;
   });
 
 test('the attendee list: after a check-in, and after a cancel, focus is on that attendee\'s row, which says what happened', { skip, timeout: TIMEOUT_MS }, async () => {
@@ -62,6 +62,22 @@ test('the attendee list: after a check-in, and after a cancel, focus is on that 
     await page.waitForFunction(() => document.activeElement?.tagName === 'TR', undefined, { timeout: 5_000 }).catch(() => undefined);
     assert.match(await focused(page), /^tr: Ben Backup ben@campus\.edu cancelled/, 'focus is on Ben\'s row, cancelled');
     assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the attendee list redrawn by a live update keeps the keyboard\'s focus on its pager\'s button', { skip, timeout: TIMEOUT_MS }, async () => {
+  const eventId = await journey.createEvent({ title: 'Crowded talk', capacity: 200, ...FUTURE });
+  for (let n = 0; n < 101; n++) await register(eventId, `Person ${n}`, `p${n}@campus.edu`);
+  const page = await signedInTab(browsing, journey, 'organizer');
+  try {
+    await page.goto(`${journey.url}/console/#/events/${eventId}`);
+    const next = page.getByRole('navigation', { name: 'Attendee pages' }).getByRole('button', { name: 'Next page' });
+    await next.focus();
+    await register(eventId, 'Late Comer', 'late@campus.edu');
+    await page.getByText('102 registrations; page 1 of 2.').waitFor();
+    assert.equal(await focused(page), 'button: Next page');
   } finally {
     await page.close();
   }

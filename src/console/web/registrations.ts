@@ -164,18 +164,23 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
     }
   }
 
-  /** The attendee whose row held the keyboard's focus, and the name of the button in it that had it: a redraw keeps the place. */
-  function focusHeld(): { id: string; label: string | null } | undefined {
+  /**
+   * Where in the list the keyboard's focus was: the attendee's row (if in one) and the button's name (a row's buttons
+   * are named for their attendee; the pager's by their words), so a redraw puts it back.
+   */
+  function focusHeld(): { id: string | undefined; label: string } | undefined {
     const active = document.activeElement;
-    const id = active instanceof HTMLElement && list.contains(active) ? active.closest('tr')?.dataset['registration'] : undefined;
-    return id === undefined ? undefined : { id, label: active!.getAttribute('aria-label') };
+    if (!(active instanceof HTMLElement) || !list.contains(active)) return undefined;
+    return { id: active.closest('tr')?.dataset['registration'], label: active.getAttribute('aria-label') ?? active.textContent ?? '' };
   }
 
   /** Focus back where it was: the same button, or its row once the button went (checked in, cancelled), or the summary. */
-  function refocus(held: { id: string; label: string | null }, summary: HTMLElement): void {
-    const tr = [...list.querySelectorAll<HTMLElement>('tr[data-registration]')].find((each) => each.dataset['registration'] === held.id);
-    const button = tr === undefined || held.label === null ? undefined : [...tr.querySelectorAll('button')].find((each) => each.getAttribute('aria-label') === held.label);
-    (button ?? tr ?? summary).focus();
+  function refocus(held: { id: string | undefined; label: string }, summary: HTMLElement): void {
+    const tr = held.id === undefined ? undefined : [...list.querySelectorAll<HTMLElement>('tr[data-registration]')].find((each) => each.dataset['registration'] === held.id);
+    const button = [...(tr ?? list).querySelectorAll('button')].find((each) => (each.getAttribute('aria-label') ?? each.textContent) === held.label);
+    // A pager's button gone (the last page reached): its other one, as a page turn does.
+    const pager = held.id === undefined ? list.querySelector<HTMLElement>(':scope > nav.pager > button') : null;
+    (button ?? tr ?? pager ?? summary).focus();
   }
 
   /** Runs `action`; the page is read again unless it answers false (the person kept things as they were). */
