@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors.js';
 import type { ResponseStream, StreamSink } from '../http/types.js';
 import type { Change, ChangeFeedSource } from '../store/views/change-log.js';
 import { changeEventFrame } from './change-entry.js';
-import { StreamAdmission, type SharedStreamCounts } from './stream-admission.js';
+import { StreamAdmission, streamsFull, type SharedStreamCounts } from './stream-admission.js';
 
 /** Repeating timers, injected so tests tick them instead of sleeping. */
 export interface StreamTimers {
@@ -98,15 +98,15 @@ export class ChangeStreams {
     return this.#admission === undefined ? stream : this.#admitted(stream, this.#admission);
   }
 
-  /** What open() does first: the stream counted against this instance's caps alone. Throws 429 past them, 503 once shutdown began. */
+  /** @internal What open() does first: the stream counted against this instance's caps alone. Throws 429 past them, 503 once shutdown began. */
   openHere(keyId: string, since: number): ChangeStream {
     if (this.#closed) throw new ApiError('unavailable', 'The server is shutting down; reconnect in a moment.');
     const mine = this.#byKey.get(keyId) ?? 0;
     if (mine >= this.#perKey) {
-      throw new ApiError('rate_limited', `This key already has ${mine} open change streams, its limit; close one before opening another.`, { headers: { 'Retry-After': '5' } });
+      throw streamsFull(`This key already has ${mine} open change streams, its limit; close one before opening another.`);
     }
     if (this.#open.size >= this.#total) {
-      throw new ApiError('rate_limited', `The server already holds ${this.#open.size} open change streams, its limit; retry in a moment.`, { headers: { 'Retry-After': '5' } });
+      throw streamsFull(`The server already holds ${this.#open.size} open change streams, its limit; retry in a moment.`);
     }
     const stream = new ChangeStream(this, this.#source, keyId, since);
     this.#open.add(stream);
@@ -184,7 +184,7 @@ export class ChangeStreams {
   }
 }
 
-/** One open stream: a cursor over the change log and the sink it writes to. */
+/** @internal One open stream: a cursor over the change log and the sink it writes to (exported for openHere's tests). */
 export class ChangeStream implements ResponseStream {
   readonly keyId: string;
   readonly #streams: ChangeStreams;

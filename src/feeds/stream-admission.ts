@@ -1,31 +1,19 @@
 // The change streams' caps over every instance on one database (PostgreSQL): opens claimed in batches, one database
 // transaction at a time, this instance's counts kept written, and streams past the caps ended after its counts lapsed.
 import { ApiError } from '../http/errors.js';
+import type { OthersOpen, SharedStreamCounts } from '../store/stream-counts.js';
 
-/** The open streams of the other instances: of some keys, and in all. */
-export interface OthersOpen {
-  byKey: ReadonlyMap<string, number>;
-  all: number;
-}
-
-/** Where every instance's open streams are counted (see store/postgres/stream-slots.ts). */
-export interface SharedStreamCounts {
-  /**
-   * Under the lock every instance takes for this: the others' open streams (of `keyIds`, and in all), and `decide`'s
-   * answer, this instance's counts of the keys it admits streams for, recorded. Rejects when the database did not answer.
-   */
-  claim(keyIds: readonly string[], decide: (others: OthersOpen) => ReadonlyMap<string, number>): Promise<OthersOpen>;
-  /**
-   * Under the same lock: this instance's counts replaced by `write`'s answer, given the others' (of `keyIds`) and the
-   * keys whose counts of this instance were still there (not lapsed).
-   */
-  publish(keyIds: readonly string[], write: (others: OthersOpen, kept: ReadonlySet<string>) => ReadonlyMap<string, number>): Promise<void>;
-}
+export type { SharedStreamCounts } from '../store/stream-counts.js';
 
 /** A stream as admission sees it: its key, and how to end it. */
 export interface Claimant {
   readonly keyId: string;
   end(): void;
+}
+
+/** A stream refused for a cap: 429, to retry in a few seconds. */
+export function streamsFull(message: string): ApiError {
+  return new ApiError('rate_limited', message, { headers: { 'Retry-After': '5' } });
 }
 
 interface Waiting {
@@ -45,6 +33,8 @@ export class StreamAdmission {
   /** Streams admitted and still open, oldest first. */
   readonly #admitted = new Set<Claimant>();
   #waiting: Waiting[] = [];
+  /** The streams of the claim under way that have not ended meanwhile: only those are admitted when it returns. */
+  readonly #claiming = new Set<Claimant>();
   #busy: Promise<void> | undefined;
   #publishWanted = false;
   /** The others' open streams as the database last told. */
@@ -67,8 +57,9 @@ export class StreamAdmission {
   /** `stream` ended: its slot is free, on every instance once the counts are written (at once). */
   release(stream: Claimant): void {
     const waiting = this.#waiting.findIndex((entry) => entry.stream === stream);
-    if (waiting >= 0) this.#waiting.splice(waiting, 1)[0]!.settle(new ApiError('unavailable', 'The stream ended before it opened; reconnect.'));
-    if (this.#admitted.delete(stream)) this.publishSoon();
+    if (waiting >= 0) this.#waiting.splice(waiting, 1)[0]!.settle(endedBeforeOpen());
+    // One whose claim is under way may be counted by it: the counts are written again after it.
+    if (this.#admitted.delete(stream) || this.#claiming.delete(stream)) this.publishSoon();
   }
 
   /** Writes this instance's counts again (they lapse unless written every few seconds). */
@@ -87,11 +78,12 @@ export class StreamAdmission {
     if (this.#busy !== undefined) return;
     this.#busy = (async () => {
       while (this.#waiting.length > 0 || this.#publishWanted) {
-        if (this.#waiting.length > 0) await this.#claim(this.#waiting.splice(0));
-        else {
+        // A write of the counts goes before the next claim: opens coming without a pause must not keep them from being
+        // written until they lapse.
+        if (this.#publishWanted) {
           this.#publishWanted = false;
           await this.#publish();
-        }
+        } else await this.#claim(this.#waiting.splice(0));
       }
     })().finally(() => {
       this.#busy = undefined;
@@ -101,15 +93,16 @@ export class StreamAdmission {
   }
 
   async #claim(batch: Waiting[]): Promise<void> {
+    for (const entry of batch) this.#claiming.add(entry.stream);
+    const keyIds = [...new Set(batch.map((entry) => entry.stream.keyId))];
     let decision: Decision | undefined;
     try {
-      const keyIds = [...new Set(batch.map((entry) => entry.stream.keyId))];
-      this.#remember(await this.#shared.claim(keyIds, (others) => (decision = this.#decide(batch, others)).rows));
+      this.#remember(keyIds, await this.#shared.claim(keyIds, (others) => (decision = this.#decide(batch, others)).rows));
     } catch {
       decision = this.#decide(batch, this.#seen);
     }
     for (const entry of batch) {
-      const refused = decision!.refused.get(entry.stream);
+      const refused = this.#claiming.delete(entry.stream) ? decision!.refused.get(entry.stream) : endedBeforeOpen();
       if (refused === undefined) this.#admitted.add(entry.stream);
       entry.settle(refused);
     }
@@ -126,9 +119,9 @@ export class StreamAdmission {
       const theirs = others.byKey.get(key) ?? 0;
       const have = mine.get(key) ?? 0;
       if (theirs + have >= this.#perKey) {
-        refused.set(stream, new ApiError('rate_limited', `This key already has ${theirs + have} open change streams over all instances, its limit; close one before opening another.`, { headers: { 'Retry-After': '5' } }));
+        refused.set(stream, streamsFull(`This key already has ${theirs + have} open change streams over all instances, its limit; close one before opening another.`));
       } else if (others.all + mineAll >= this.#total) {
-        refused.set(stream, new ApiError('rate_limited', `The instances already hold ${others.all + mineAll} open change streams, their limit; retry in a moment.`, { headers: { 'Retry-After': '5' } }));
+        refused.set(stream, streamsFull(`The instances already hold ${others.all + mineAll} open change streams, their limit; retry in a moment.`));
       } else {
         mine.set(key, have + 1);
         mineAll += 1;
@@ -142,7 +135,8 @@ export class StreamAdmission {
     const keyIds = [...countByKey(this.#admitted).keys()];
     try {
       await this.#shared.publish(keyIds, (others, kept) => {
-        this.#remember(others);
+        this.#remember(keyIds, others);
+        // Streams past the caps end now, before the write commits: they are over the caps whether it does or not.
         this.#endPastCaps(others, kept);
         return countByKey(this.#admitted);
       });
@@ -170,8 +164,13 @@ export class StreamAdmission {
     }
   }
 
-  #remember(others: OthersOpen): void {
-    for (const [key, open] of others.byKey) this.#seen.byKey.set(key, open);
+  /** The others' counts of `keyIds` as just read (a key left out: they hold none). */
+  #remember(keyIds: readonly string[], others: OthersOpen): void {
+    for (const key of keyIds) {
+      const open = others.byKey.get(key) ?? 0;
+      if (open === 0) this.#seen.byKey.delete(key);
+      else this.#seen.byKey.set(key, open);
+    }
     this.#seen.all = others.all;
   }
 }
@@ -179,6 +178,10 @@ export class StreamAdmission {
 interface Decision {
   rows: ReadonlyMap<string, number>;
   refused: ReadonlyMap<Claimant, ApiError>;
+}
+
+function endedBeforeOpen(): ApiError {
+  return new ApiError('unavailable', 'The stream ended before it opened; reconnect.');
 }
 
 function countByKey(streams: Iterable<Claimant>): Map<string, number> {

@@ -1,28 +1,28 @@
 // The campus_streams table: the change streams each instance holds open, per key, so the caps of API.md §9.2 hold over all of them.
 import { randomUUID } from 'node:crypto';
+import type { OthersOpen, SharedStreamCounts } from '../stream-counts.js';
 import { HOLDS_LOCK, withTimeout, type Database } from './client.js';
 
 /** pg_advisory_xact_lock key of the stream counts ("stream" in ASCII): opens on every instance take turns. */
-const STREAMS_LOCK = 0x73747265616d;
+export const STREAMS_LOCK = 0x73747265616d;
 
 /** How long an instance's counts stand without being written again: an instance killed holds its slots no longer. */
 const LAPSE_MS = 10_000;
 
-/** How long a claim may take before the instance decides by the others' counts as it last read them (the database may be away). */
-const CLAIM_TIMEOUT_MS = 2_000;
-
-/** The other instances' open streams: of some keys, and in all. */
-type OthersOpen = { byKey: ReadonlyMap<string, number>; all: number };
+/** How long a claim or a write of the counts may take: a claim then decides by the others' counts as last read. */
+const TURN_TIMEOUT_MS = 2_000;
 
 /**
  * Each instance's open change streams per key, with a time they lapse at: written again every few seconds while any
  * is open (see feeds/stream-admission.ts), so the rows of an instance that died go within 10 s. A claim reads the
  * others' rows and writes this instance's under one lock, so two instances never both take a key's last stream.
  */
-export class StreamSlotTable {
+export class StreamSlotTable implements SharedStreamCounts {
   readonly #db: Database;
   /** This process's name in the table: a new one each start, so a restarted instance never counts its old streams. */
   readonly #instance = `run_${randomUUID()}`;
+  /** The transaction before, settled: one at a time, also after one was given up for taking too long. */
+  #previous: Promise<unknown> = Promise.resolve();
 
   constructor(db: Database) {
     this.#db = db;
@@ -51,7 +51,10 @@ export class StreamSlotTable {
   #turn(keyIds: readonly string[], what: string, statements: (others: OthersOpen, kept: ReadonlySet<string>) => string): Promise<OthersOpen> {
     const me = this.#db.literal(this.#instance);
     const keys = keyIds.length === 0 ? 'NULL' : keyIds.map((key) => this.#db.literal(key)).join(', ');
-    return withTimeout(this.#db.transaction(async (tx) => {
+    let givenUp = false;
+    const turn = this.#previous.then(() => this.#db.transaction(async (tx) => {
+      // Given up meanwhile: the caller decided without it, so it records nothing (its counts would be stale).
+      if (givenUp) throw new Error(`${what}: given up`);
       const [allRow] = tx.firstResults[3] as { all: number }[];
       const byKey = new Map((tx.firstResults[4] as { key_id: string; open: number }[]).map((row) => [row.key_id, Number(row.open)] as const));
       const kept = new Set((tx.firstResults[5] as { key_id: string }[]).map((row) => row.key_id));
@@ -65,7 +68,12 @@ export class StreamSlotTable {
       `SELECT coalesce(sum(open), 0)::float8 AS all FROM campus_streams WHERE instance <> ${me}`,
       `SELECT key_id, sum(open)::float8 AS open FROM campus_streams WHERE instance <> ${me} AND key_id IN (${keys}) GROUP BY key_id`,
       `SELECT key_id FROM campus_streams WHERE instance = ${me}`,
-    ].join('; ')), CLAIM_TIMEOUT_MS, what);
+    ].join('; ')));
+    this.#previous = turn.catch(() => undefined);
+    return withTimeout(turn, TURN_TIMEOUT_MS, what).catch((error: unknown) => {
+      givenUp = true;
+      throw error;
+    });
   }
 
   #rows(counts: ReadonlyMap<string, number>): string {

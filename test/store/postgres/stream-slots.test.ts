@@ -6,7 +6,7 @@ import { ChangeStreams } from '../../../src/feeds/change-stream.js';
 import { ApiError } from '../../../src/http/errors.js';
 import { connect, type Database } from '../../../src/store/postgres/client.js';
 import { migrateSchema } from '../../../src/store/postgres/schema.js';
-import { StreamSlotTable } from '../../../src/store/postgres/stream-slots.js';
+import { STREAMS_LOCK, StreamSlotTable } from '../../../src/store/postgres/stream-slots.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { startInstances } from '../../helpers/instances.js';
 import { waitFor } from '../../helpers/spawn.js';
@@ -24,14 +24,14 @@ async function refusedWith(opening: Promise<unknown>, pattern: RegExp): Promise<
 }
 
 /** Two instances' ChangeStreams (3 streams per key, 5 in all) on one database, each with its own connections. */
-async function twoInstances(name: string): Promise<{ a: ChangeStreams; b: ChangeStreams; dbA: Database; dbB: Database; timersA: FakeTimers }> {
+async function twoInstances(name: string): Promise<{ a: ChangeStreams; b: ChangeStreams; dbA: Database; dbB: Database; timersA: FakeTimers; url: string }> {
   const url = await postgres.database(name);
   const [dbA, dbB] = [await connect(url), await connect(url)];
   await migrateSchema(dbA);
   const { source } = changeFeed();
   const timersA = new FakeTimers();
   const instance = (db: Database, timers = new FakeTimers()): ChangeStreams => new ChangeStreams({ source, isKeyLive: () => true, timers, perKey: 3, total: 5, shared: new StreamSlotTable(db), publishMs: 3_000 });
-  return { a: instance(dbA, timersA), b: instance(dbB), dbA, dbB, timersA };
+  return { a: instance(dbA, timersA), b: instance(dbB), dbA, dbB, timersA, url };
 }
 
 const admitted = (settled: PromiseSettledResult<unknown>[]): number => settled.filter((each) => each.status === 'fulfilled').length;
@@ -148,6 +148,53 @@ describe('an instance whose database does not answer', { skip, timeout: 30_000 }
       await b.closeAll();
     } finally {
       await dbA.end();
+    }
+  });
+});
+
+describe('what an instance remembers of the others, and streams that end while their claim is under way', { skip, timeout: 30_000 }, () => {
+  it('a key the others no longer hold counts 0 once the database is away, not what they held before', async () => {
+    const { a, b, dbA, dbB } = await twoInstances('stream_slots_forget');
+    try {
+      const onA = [await a.open('key_1', 0), await a.open('key_1', 0)];
+      await b.open('key_1', 0);
+      for (const stream of onA) stream.cancel();
+      await a.closeAll();
+      // B's next claim of the key hears that A holds none of it now.
+      await b.open('key_1', 0);
+      await dbB.end();
+      await b.open('key_1', 0);
+      assert.equal(b.size, 3, 'three of key_1, the cap, all on B');
+      await b.closeAll();
+    } finally {
+      await dbA.end();
+    }
+  });
+
+  it('a stream ended while its claim waits for the lock is not admitted when the claim returns, and is not counted', async () => {
+    const { a, b, dbA, dbB, url } = await twoInstances('stream_slots_ended');
+    const holder = await connect(url);
+    try {
+      await holder.query(`SELECT pg_advisory_lock(${STREAMS_LOCK})`);
+      const opening = b.open('key_1', 0);
+      opening.catch(() => undefined);
+      // The claim is waiting for the lock: B stops, ending the stream mid-claim.
+      const waiting = async (): Promise<boolean> => (await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"))[0]!.n > 0;
+      assert.ok(await waitFor(waiting, 5_000), 'the claim waits for the lock');
+      const closing = b.closeAll();
+      await holder.query(`SELECT pg_advisory_unlock(${STREAMS_LOCK})`);
+      await closing;
+      await assert.rejects(opening, (error: unknown) => error instanceof ApiError && error.code === 'unavailable');
+      assert.equal(b.size, 0);
+      const rows = await holder.query<{ open: number }>('SELECT open FROM campus_streams');
+      assert.deepEqual(rows, [], 'B counts no stream of its own on the other instances');
+      // And A may open the key's three.
+      for (let n = 0; n < 3; n++) await a.open('key_1', 0);
+      await a.closeAll();
+    } finally {
+      await holder.end();
+      await dbA.end();
+      await dbB.end();
     }
   });
 });
