@@ -119,8 +119,7 @@ export class DeliveryLane {
     this.#deps.lost?.(this.state, this.state.cursor.seq, next.through.seq);
     this.state.cursor = { ...next.through };
     // The message being retried went with the gap: the next one starts its own schedule.
-    this.state.attempts = 0;
-    this.state.firstFailureMs = null;
+    this.#freshSchedule();
     this.#deps.changed();
     // Past the gap another backlog may hold what follows (a catch-up ends where the shared one begins).
     this.poke();
@@ -131,11 +130,14 @@ export class DeliveryLane {
     this.state.status = status;
     this.#clearRetry();
     this.#savedRetryAt = undefined;
-    if (status === 'active') {
-      this.state.attempts = 0;
-      this.state.firstFailureMs = null;
-    }
+    if (status === 'active') this.#freshSchedule();
     this.poke();
+  }
+
+  /** The next message starts the retry schedule from its beginning: no attempt yet, no failure. */
+  #freshSchedule(): void {
+    this.state.attempts = 0;
+    this.state.firstFailureMs = null;
   }
 
   /** Abandons the attempt in flight (it is sent again after the next start) and every timer. */
@@ -183,8 +185,7 @@ export class DeliveryLane {
     this.record({ message_id: messageId, type: message.type, attempt, status: outcome.ok ? 'succeeded' : 'failed', response_status: outcome.responseStatus, error: outcome.error, at: new Date(nowMs).toISOString() });
     if (outcome.ok) {
       this.state.cursor = { seq: message.seq, index: lastOfLine ? LINE_DONE : message.index };
-      this.state.attempts = 0;
-      this.state.firstFailureMs = null;
+      this.#freshSchedule();
       this.#deps.changed();
       this.poke();
       return;

@@ -44,7 +44,7 @@ export class PlainHttpClient {
   /** Idle connections by origin, the most recently used last. */
   readonly #idle = new Map<string, Connection[]>();
   /** Exchanges acknowledged by their status whose body is still coming: closed with the client. */
-  readonly draining = new Set<Exchange>();
+  readonly #draining = new Set<Exchange>();
   #sweeper: NodeJS.Timeout | undefined;
 
   /** `lookup` resolves (and checks) host names; an answer is read up to `maxAnswerBytes` of body. */
@@ -69,7 +69,7 @@ export class PlainHttpClient {
 
   /** Closes every idle connection (those in use close as their exchanges end or are given up). */
   close(): void {
-    for (const exchange of [...this.draining]) exchange.giveUpBody();
+    for (const exchange of [...this.#draining]) exchange.giveUpBody();
     for (const connections of this.#idle.values()) for (const connection of connections) connection.socket.destroy();
     this.#idle.clear();
     if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
@@ -110,6 +110,12 @@ export class PlainHttpClient {
     if (at === -1) return;
     connections!.splice(at, 1);
     if (connections!.length === 0) this.#idle.delete(connection.origin);
+  }
+
+  /** An exchange acknowledged before its body came (`true`), or done with its connection (`false`). */
+  draining(exchange: Exchange, reading: boolean): void {
+    if (reading) this.#draining.add(exchange);
+    else this.#draining.delete(exchange);
   }
 
   get maxAnswerBytes(): number {
@@ -216,7 +222,7 @@ class Exchange implements PlainExchange {
         // message. It is still read, for the connection's next request, for a while.
         if (this.#done !== undefined && this.#parser.status !== null && this.#parser.status >= 200 && this.#parser.status < 300) {
           this.#settle({ status: this.#parser.status, error: null });
-          this.#client.draining.add(this);
+          this.#client.draining(this, true);
           this.#bodyTimer = setTimeout(() => this.giveUpBody(), BODY_AFTER_ACK_MS).unref();
         }
         return;
@@ -266,7 +272,7 @@ class Exchange implements PlainExchange {
     if (this.#released) return;
     this.#released = true;
     clearTimeout(this.#bodyTimer);
-    this.#client.draining.delete(this);
+    this.#client.draining(this, false);
     const connection = this.#connection!;
     connection.exchange = undefined;
     if (reusable) {

@@ -140,11 +140,15 @@ test('start on a read-only file system (EROFS): read-only, reads 200, writes and
   try {
     const key = createKey(dataDir);
     const first = await startServer(serverArgs(dataDir));
-    const created = await send(first.url, key, 'POST', '/events', eventBody('Before the remount'));
-    assert.equal(created.status, 201);
-    const { id } = (await created.json()) as { id: string };
-    first.child.kill('SIGTERM');
-    assert.equal(await first.exited, 0);
+    let id: string;
+    try {
+      const created = await send(first.url, key, 'POST', '/events', eventBody('Before the remount'));
+      assert.equal(created.status, 201);
+      id = ((await created.json()) as { id: string }).id;
+    } finally {
+      first.child.kill('SIGTERM');
+      assert.equal(await first.exited, 0);
+    }
 
     remount('ro');
     const frozen = await startServer(serverArgs(dataDir));

@@ -168,18 +168,18 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
    * Where in the list the keyboard's focus was: the attendee's row (if in one) and the button's name (a row's buttons
    * are named for their attendee; the pager's by their words), so a redraw puts it back.
    */
-  function focusHeld(): { id: string | undefined; label: string } | undefined {
+  function focusHeld(): Held | undefined {
     const active = document.activeElement;
     if (!(active instanceof HTMLElement) || !list.contains(active)) return undefined;
-    return { id: active.closest('tr')?.dataset['registration'], label: active.getAttribute('aria-label') ?? active.textContent ?? '' };
+    return { id: active.closest('tr')?.dataset['registration'], inPager: active.closest('nav.pager') !== null, label: active.getAttribute('aria-label') ?? active.textContent ?? '' };
   }
 
   /** Focus back where it was: the same button, or its row once the button went (checked in, cancelled), or the summary. */
-  function refocus(held: { id: string | undefined; label: string }, summary: HTMLElement): void {
+  function refocus(held: Held, summary: HTMLElement): void {
     const tr = held.id === undefined ? undefined : [...list.querySelectorAll<HTMLElement>('tr[data-registration]')].find((each) => each.dataset['registration'] === held.id);
     const button = [...(tr ?? list).querySelectorAll('button')].find((each) => (each.getAttribute('aria-label') ?? each.textContent) === held.label);
     // A pager's button gone (the last page reached): its other one, as a page turn does.
-    const pager = held.id === undefined ? list.querySelector<HTMLElement>(':scope > nav.pager > button') : null;
+    const pager = held.inPager ? list.querySelector<HTMLElement>(':scope > nav.pager > button') : null;
     (button ?? tr ?? pager ?? summary).focus();
   }
 
@@ -250,6 +250,13 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
     statusOf(event) === 'published' && Date.parse(event.end_time) > Date.now() ? form : h('p', { class: 'note' }, closedSentence(event)),
   );
   return { element, reload };
+}
+
+/** Where the keyboard's focus was in the attendee list: the attendee's row, whether in the pager, the button's name. */
+interface Held {
+  id: string | undefined;
+  inPager: boolean;
+  label: string;
 }
 
 /** Why an event shows no registration form: cancelled, not published yet, or over (the API's 409 says the same). */

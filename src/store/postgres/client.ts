@@ -41,8 +41,8 @@ export interface Database extends Queryable {
   /**
    * BEGIN, `work`, COMMIT on one pooled connection (ROLLBACK when `work` throws); resolves once COMMIT answered.
    * `first`, statements without parameters, go in the same round trip as BEGIN. COMMIT is not sent again when
-   * `work` ended the transaction with `commitWith`. `onBegin` runs once a connection came and BEGIN is sent: from then
-   * on the first round trip's own deadline (the lock time-out and a margin) bounds the wait.
+   * `work` ended the transaction with `commitWith`. `onBegin` runs once a connection came, just before BEGIN goes
+   * out: from then on the first round trip's own deadline (the lock time-out and a margin) bounds the wait.
    */
   transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string, onBegin?: () => void): Promise<T>;
   /**

@@ -170,7 +170,7 @@ export class WriteBatches {
     let probed = false;
     let settled: Promise<void>[] = [];
     // A transaction whose connection never came is abandoned; should it start later after all, it writes nothing.
-    let begun = false;
+    let connected = false;
     let started = false;
     let abandoned = false;
     let yielded: Promise<() => void> | undefined;
@@ -248,10 +248,10 @@ export class WriteBatches {
           await tx.commitWith(PROBE_SQL);
           probed = true;
         }
-      }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid; ${catchUpQuery(this.#host.lastSeq())}`, () => (begun = true));
+      }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid; ${catchUpQuery(this.#host.lastSeq())}`, () => (connected = true));
       transaction.catch(() => undefined);
       await withTimeout(transaction, CONNECTION_TIMEOUT_MS, 'a connection for a write transaction').catch((error: unknown) => {
-        if (begun || started) return transaction;
+        if (connected || started) return transaction;
         abandoned = true;
         throw error;
       });

@@ -321,14 +321,15 @@ describe('another instance frozen while it holds the log\'s lock', { skip, timeo
     const url = await postgres.database('frozen_holder');
     const one = await startInstances(url, 1);
     // A session doing what a write batch of the frozen instance did: the lock with its 2 s idle time-out, a statement
-    // that runs a moment, then nothing more. The database ends it 2 s after that statement: about 2.6 s from now.
+    // that runs a moment, then nothing more. The database ends it 2 s after that statement: about 2.4 s from now, past
+    // the 2 s a batch may wait for a connection and short of the 3 s lock time-out.
     const frozen = new pg.Client({ connectionString: url });
     frozen.on('error', () => undefined);
     await frozen.connect();
     try {
       assert.equal((await one.call(0, 'POST', '/events', newEvent(1))).status, 201);
       await frozen.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = '2s'; SELECT pg_advisory_xact_lock(${LOG_LOCK})`);
-      const running = frozen.query('SELECT pg_sleep(0.6)').catch(() => undefined);
+      const running = frozen.query('SELECT pg_sleep(0.4)').catch(() => undefined);
       const started = performance.now();
       let answered = false;
       const write = one.call(0, 'POST', '/events', newEvent(2)).finally(() => (answered = true));
