@@ -134,10 +134,10 @@ export class StreamAdmission {
   async #publish(): Promise<void> {
     const keyIds = [...countByKey(this.#admitted).keys()];
     try {
-      await this.#shared.publish(keyIds, (others, kept) => {
+      await this.#shared.publish(keyIds, (others) => {
         this.#remember(keyIds, others);
         // Streams past the caps end now, before the write commits: they are over the caps whether it does or not.
-        this.#endPastCaps(others, kept);
+        this.#endPastCaps(others);
         return countByKey(this.#admitted);
       });
     } catch {
@@ -146,11 +146,13 @@ export class StreamAdmission {
   }
 
   /**
-   * After this instance's counts of some keys lapsed (it was paused, or cut off, for longer than their life), the others
-   * may have admitted streams in their place: the newest of those keys' streams here go, down to what the caps leave.
+   * Streams admitted on counts the database could not confirm (it was away or slow), or kept through a pause long enough
+   * for this instance's counts to lapse while the others admitted streams in their place, may be past the caps: the
+   * newest here go, down to what the others' streams leave. The instances write their counts one at a time, each
+   * seeing what the one before kept, so between them they end just what is past the caps.
    */
-  #endPastCaps(others: OthersOpen, kept: ReadonlySet<string>): void {
-    const newestFirst = [...this.#admitted].filter((stream) => !kept.has(stream.keyId)).reverse();
+  #endPastCaps(others: OthersOpen): void {
+    const newestFirst = [...this.#admitted].reverse();
     if (newestFirst.length === 0) return;
     const mine = countByKey(this.#admitted);
     let mineAll = this.#admitted.size;

@@ -13,9 +13,6 @@ export interface SharedStreamCounts {
    * answer, this instance's counts of the keys it admits streams for, recorded. Rejects when the database did not answer.
    */
   claim(keyIds: readonly string[], decide: (others: OthersOpen) => ReadonlyMap<string, number>): Promise<OthersOpen>;
-  /**
-   * Under the same lock: this instance's counts replaced by `write`'s answer, given the others' (of `keyIds`) and the
-   * keys whose counts of this instance were still there (not lapsed).
-   */
-  publish(keyIds: readonly string[], write: (others: OthersOpen, kept: ReadonlySet<string>) => ReadonlyMap<string, number>): Promise<void>;
+  /** Under the same lock: this instance's counts replaced by `write`'s answer, given the others' (of `keyIds`, and in all). */
+  publish(keyIds: readonly string[], write: (others: OthersOpen) => ReadonlyMap<string, number>): Promise<void>;
 }

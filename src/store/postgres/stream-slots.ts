@@ -36,19 +36,19 @@ export class StreamSlotTable implements SharedStreamCounts {
     });
   }
 
-  /** Replaces this instance's counts with `write`'s, given the others' (of `keyIds`) and which of its own were still there. */
-  async publish(keyIds: readonly string[], write: (others: OthersOpen, kept: ReadonlySet<string>) => ReadonlyMap<string, number>): Promise<void> {
-    await this.#turn(keyIds, 'recording the open change streams', (others, kept) => {
-      const rows = this.#rows(write(others, kept));
+  /** Replaces this instance's counts with `write`'s, given the others' (of `keyIds`, and in all). */
+  async publish(keyIds: readonly string[], write: (others: OthersOpen) => ReadonlyMap<string, number>): Promise<void> {
+    await this.#turn(keyIds, 'recording the open change streams', (others) => {
+      const rows = this.#rows(write(others));
       return `DELETE FROM campus_streams WHERE instance = ${this.#db.literal(this.#instance)}${rows === '' ? '' : `; INSERT INTO campus_streams (instance, key_id, open, until) VALUES ${rows}`}`;
     });
   }
 
   /**
-   * One transaction under the lock: lapsed rows cleared, the others' counts (of `keyIds`, and in all) and this
-   * instance's remaining keys read, then `statements(others, kept)` and COMMIT. Rejects after 2 s without an answer.
+   * One transaction under the lock: lapsed rows cleared, the others' counts (of `keyIds`, and in all) read, then
+   * `statements(others)` and COMMIT. Rejects after 2 s without an answer.
    */
-  #turn(keyIds: readonly string[], what: string, statements: (others: OthersOpen, kept: ReadonlySet<string>) => string): Promise<OthersOpen> {
+  #turn(keyIds: readonly string[], what: string, statements: (others: OthersOpen) => string): Promise<OthersOpen> {
     const me = this.#db.literal(this.#instance);
     const keys = keyIds.length === 0 ? 'NULL' : keyIds.map((key) => this.#db.literal(key)).join(', ');
     let givenUp = false;
@@ -57,9 +57,8 @@ export class StreamSlotTable implements SharedStreamCounts {
       if (givenUp) throw new Error(`${what}: given up`);
       const [allRow] = tx.firstResults[3] as { all: number }[];
       const byKey = new Map((tx.firstResults[4] as { key_id: string; open: number }[]).map((row) => [row.key_id, Number(row.open)] as const));
-      const kept = new Set((tx.firstResults[5] as { key_id: string }[]).map((row) => row.key_id));
       const others = { byKey, all: Number(allRow?.all ?? 0) };
-      await tx.commitWith(statements(others, kept));
+      await tx.commitWith(statements(others));
       return others;
     }, [
       HOLDS_LOCK,
@@ -67,7 +66,6 @@ export class StreamSlotTable implements SharedStreamCounts {
       'DELETE FROM campus_streams WHERE until < clock_timestamp()',
       `SELECT coalesce(sum(open), 0)::float8 AS all FROM campus_streams WHERE instance <> ${me}`,
       `SELECT key_id, sum(open)::float8 AS open FROM campus_streams WHERE instance <> ${me} AND key_id IN (${keys}) GROUP BY key_id`,
-      `SELECT key_id FROM campus_streams WHERE instance = ${me}`,
     ].join('; ')));
     this.#previous = turn.catch(() => undefined);
     return withTimeout(turn, TURN_TIMEOUT_MS, what).catch((error: unknown) => {

@@ -24,14 +24,14 @@ async function refusedWith(opening: Promise<unknown>, pattern: RegExp): Promise<
 }
 
 /** Two instances' ChangeStreams (3 streams per key, 5 in all) on one database, each with its own connections. */
-async function twoInstances(name: string): Promise<{ a: ChangeStreams; b: ChangeStreams; dbA: Database; dbB: Database; timersA: FakeTimers; url: string }> {
+async function twoInstances(name: string): Promise<{ a: ChangeStreams; b: ChangeStreams; dbA: Database; dbB: Database; timersA: FakeTimers; timersB: FakeTimers; url: string }> {
   const url = await postgres.database(name);
   const [dbA, dbB] = [await connect(url), await connect(url)];
   await migrateSchema(dbA);
   const { source } = changeFeed();
-  const timersA = new FakeTimers();
+  const [timersA, timersB] = [new FakeTimers(), new FakeTimers()];
   const instance = (db: Database, timers = new FakeTimers()): ChangeStreams => new ChangeStreams({ source, isKeyLive: () => true, timers, perKey: 3, total: 5, shared: new StreamSlotTable(db), publishMs: 3_000 });
-  return { a: instance(dbA, timersA), b: instance(dbB), dbA, dbB, timersA, url };
+  return { a: instance(dbA, timersA), b: instance(dbB, timersB), dbA, dbB, timersA, timersB, url };
 }
 
 const admitted = (settled: PromiseSettledResult<unknown>[]): number => settled.filter((each) => each.status === 'fulfilled').length;
@@ -125,6 +125,33 @@ describe('an instance whose counts lapsed while it was paused', { skip, timeout:
       assert.equal(b.size, 3);
       await b.closeAll();
     } finally {
+      await dbA.end();
+      await dbB.end();
+    }
+  });
+});
+
+describe('streams admitted while the database was slow', { skip, timeout: 30_000 }, () => {
+  it('past the caps once it answers again: the newest end when the counts are next written, down to the cap', async () => {
+    const { a, b, dbA, dbB, timersB, url } = await twoInstances('stream_slots_slow');
+    const holder = await connect(url);
+    try {
+      // B's counts are written (one of key_1), and it last heard that A held none.
+      await b.open('key_1', 0);
+      await a.open('key_1', 0);
+      await a.open('key_1', 0);
+      // Claims wait past their 2 s for a lock held elsewhere: B decides by what it last heard, and admits two more.
+      await holder.query(`SELECT pg_advisory_lock(${STREAMS_LOCK})`);
+      await Promise.all([b.open('key_1', 0), b.open('key_1', 0)]);
+      assert.equal(a.size + b.size, 5, 'past the cap of 3 while the database could not say');
+      await holder.query(`SELECT pg_advisory_unlock(${STREAMS_LOCK})`);
+      timersB.fire(3_000);
+      assert.ok(await waitFor(async () => b.size === 1, 5_000), `B ended its two newest (${b.size} left)`);
+      assert.equal(a.size, 2);
+      await a.closeAll();
+      await b.closeAll();
+    } finally {
+      await holder.end();
       await dbA.end();
       await dbB.end();
     }
