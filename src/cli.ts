@@ -212,6 +212,9 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
         process.stdout.write(`backed up ${copied.lines} records (last seq ${copied.lastSeq}, ${copied.bytes} bytes) of the database to ${copied.out}\n`);
         return;
       }
+      // A copy no server would start on is no backup: the log is checked as verify checks it first (checksums alone are
+      // checked by the copy; a registration against its seats is not).
+      await verifyLog(dataDir);
       const result = await backupLog(dataDir, out);
       const leftOut = result.leftOut > 0 ? `; left out ${result.leftOut} bytes after the last whole line (a write in progress or a torn tail)` : '';
       process.stdout.write(`backed up ${result.lines} records (last seq ${result.lastSeq}, ${result.bytes} bytes) of ${result.source} to ${result.out}${leftOut}\n`);

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CLI, ROOT, runCli } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
+import { encodePut, encodeRegistrationState } from '../src/store/records/encode-record.js';
+import { eventId, sampleRecord } from './store/helpers.js';
 
 test('keys create prints the key alone on stdout, with organizer as the default role', () => {
   const { dir, remove } = tempDir();
@@ -279,6 +281,21 @@ test('a --store URL with a bad port or host list is a usage error (exit 2), as t
     assert.equal(result.status, 2, `${url}: ${result.stderr}`);
     assert.match(result.stderr, /host list/);
     assert.doesNotMatch(result.stderr, /u:p@/, 'the password is not shown');
+  }
+});
+
+test('backup refuses a log verify calls damaged (a registration against its seats, every checksum good): exit 1, no file', () => {
+  const { dir, remove } = tempDir();
+  try {
+    const waiting = { id: `reg_${'1'.padStart(22, '0')}`, eventId: eventId(1), name: 'P 1', email: 'p1@x.edu', status: 'waitlisted' as const, createdAt: '2030-01-01T00:00:00.000Z', checkedInAt: null, seq: 2 };
+    writeFileSync(path.join(dir, 'events.jsonl'), encodePut(1, sampleRecord(1, { capacity: 3 })) + encodeRegistrationState(waiting));
+    const out = path.join(dir, 'copy.jsonl');
+    const result = runCli(['backup', '--data-dir', dir, '--out', out]);
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /1 waitlisted while 3 seats are free/);
+    assert.equal(existsSync(out), false);
+  } finally {
+    remove();
   }
 });
 
