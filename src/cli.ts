@@ -212,8 +212,8 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
         process.stdout.write(`backed up ${copied.lines} records (last seq ${copied.lastSeq}, ${copied.bytes} bytes) of the database to ${copied.out}\n`);
         return;
       }
-      // A copy no server would start on is no backup: the log is checked as verify checks it first (checksums alone are
-      // checked by the copy; a registration against its seats is not).
+      // A copy no server would start on is no backup: the log is checked as verify checks it first (the copy checks the
+      // checksums alone, not a registration against its seats).
       await verifyLog(dataDir);
       const result = await backupLog(dataDir, out);
       const leftOut = result.leftOut > 0 ? `; left out ${result.leftOut} bytes after the last whole line (a write in progress or a torn tail)` : '';
@@ -229,6 +229,8 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       const source = path.resolve(from);
       if (!isFolder(source)) throw new CommandError(`there is no data folder at ${source}; check --from, the folder the server ran on`);
       if (!existsSync(path.join(source, 'events.jsonl'))) throw new CommandError(`there is no event log (events.jsonl) in ${source}; check --from, the folder the server ran on`);
+      // What verify calls damaged no server would start on: checked first, as backup checks it, so nothing is moved.
+      await verifyLog(source);
       const done = await migrateFolder(source, to);
       process.stdout.write(`migrated ${done.records} records (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${source} to the database\n`);
       return;

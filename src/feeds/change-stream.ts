@@ -3,7 +3,8 @@ import { ApiError } from '../http/errors.js';
 import type { ResponseStream, StreamSink } from '../http/types.js';
 import type { Change, ChangeFeedSource } from '../store/views/change-log.js';
 import { changeEventFrame } from './change-entry.js';
-import { StreamAdmission, streamsFull, type SharedStreamCounts } from './stream-admission.js';
+import type { SharedStreamCounts } from '../store/stream-counts.js';
+import { StreamAdmission, streamsFull } from './stream-admission.js';
 
 /** Repeating timers, injected so tests tick them instead of sleeping. */
 export interface StreamTimers {

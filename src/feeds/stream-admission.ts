@@ -1,9 +1,8 @@
 // The change streams' caps over every instance on one database (PostgreSQL): opens claimed in batches, one database
-// transaction at a time, this instance's counts kept written, and streams past the caps ended after its counts lapsed.
+// transaction at a time, this instance's counts kept written, and streams past the caps (admitted while the database
+// could not say, or kept through a pause) ended.
 import { ApiError } from '../http/errors.js';
 import type { OthersOpen, SharedStreamCounts } from '../store/stream-counts.js';
-
-export type { SharedStreamCounts } from '../store/stream-counts.js';
 
 /** A stream as admission sees it: its key, and how to end it. */
 export interface Claimant {

@@ -218,8 +218,8 @@ class Exchange implements PlainExchange {
     this.#answerBytes += chunk.length;
     switch (this.#parser.feed(chunk)) {
       case 'partial':
-        // A 2xx acknowledges once its status line is in (API.md §13): a body slow to come, or never ending, holds up no
-        // message. It is still read, for the connection's next request, for a while.
+        // A 2xx acknowledges once its head is in (API.md §13, decisions.md): a body slow to come, or never ending, holds up
+        // no message. It is still read, for the connection's next request, for a while.
         if (this.#done !== undefined && this.#parser.status !== null && this.#parser.status >= 200 && this.#parser.status < 300) {
           this.#settle({ status: this.#parser.status, error: null });
           this.#client.draining(this, true);

@@ -8,6 +8,7 @@ import { newestCheckpoint, readCheckpointParts } from './checkpoint-table.js';
 import type { WebhookStateSnapshot } from '../webhook-state.js';
 import { importWebhooks } from './webhook-table.js';
 import { encodeGroup } from '../records/encode-record.js';
+import { keepsItsWriteSeq } from '../records/record-checks.js';
 
 /** What a backup wrote. */
 export interface PostgresBackupResult {
@@ -107,8 +108,8 @@ function rowsOf(lines: readonly string[]): string[] {
     if (same === undefined) bySeq.set(seq, [line]);
     else same.push(line);
   }
-  // Those whose seq need not grow first (keepsItsWriteSeq: catch-up moves on only past the others).
-  const keptFirst = (line: string): number => (/^\{"seq":\d+,"op":"(?:idem|docstate)"/.test(line) ? 0 : 1);
+  // Those whose seq need not grow first (catch-up moves on only past the others).
+  const keptFirst = (line: string): number => (keepsItsWriteSeq({ op: /^\{"seq":\d+,"op":"(\w+)"/.exec(line)?.[1] ?? '' }) ? 0 : 1);
   return [...bySeq.entries()]
     .sort(([a], [b]) => a - b)
     .map(([, members]) => (members.length === 1 ? members[0]! : encodeGroup(members.sort((a, b) => keptFirst(a) - keptFirst(b)))));

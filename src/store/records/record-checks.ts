@@ -1,7 +1,6 @@
 // The rules of a line's fields that writing and reading share: the shapes of ids and times, the range of a seq, and
 // what an event record must hold for replay to read it back.
 import { CATEGORIES, type EventRecord } from '../../events/event.js';
-import type { LogRecord, MetaRecord } from './jsonl-record.js';
 import { parseUtcTime } from '../views/view-scan.js';
 
 const TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -51,7 +50,7 @@ export function isoTime(ms: number, what: string): string {
  * Whether `record` keeps the seq of the write that made it, written by compaction ahead of the rest (a remembered
  * answer, a series' state): the one kind of line whose seq need not grow, and which may share its seq with another.
  */
-export function keepsItsWriteSeq(record: LogRecord | MetaRecord): boolean {
+export function keepsItsWriteSeq(record: { op: string }): boolean {
   return record.op === 'idem' || record.op === 'docstate';
 }
 
