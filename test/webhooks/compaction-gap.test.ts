@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import type { FileStore } from '../../src/store/file/file-store.js';
 import { createLogger } from '../../src/log/logger.js';
 import { call } from '../helpers/harness.js';
-import { spawnServer } from '../helpers/spawn.js';
+import { spawnServer, waitFor } from '../helpers/spawn.js';
 import { EVENT_FIELDS as EVENT, eventually, harnessWithWebhook, reopen } from './support.js';
 
 test('messages a compaction rewrote are sent by the running server, and reported as a gap after a restart', async () => {
@@ -118,7 +118,10 @@ test('past a gap, the next message starts its own retry schedule: its first try 
     // The lost message's retry was due 5 s after its failure: the restart keeps that time, then finds the gap.
     await eventually('the message written after the compaction', () => receiver.received.length >= 2);
     assert.equal((receiver.received[1]!.message!.data as { id: string }).id, after);
-    const log = (await call(app, 'GET', `/webhooks/${webhook.id}/deliveries`, { key: admin })).json.deliveries as { message_id: string | null; attempt: number; status: string }[];
+    // The receiver holds the message before the server holds its answer: the success is on record a moment later.
+    let log: { message_id: string | null; attempt: number; status: string }[] = [];
+    const recorded = async (): Promise<boolean> => (log = (await call(app, 'GET', `/webhooks/${webhook.id}/deliveries`, { key: admin })).json.deliveries).length >= 3;
+    assert.ok(await waitFor(recorded, 20_000), 'three entries in the delivery log');
     assert.deepEqual(log.map((entry) => [entry.message_id === null ? 'gap' : 'message', entry.attempt, entry.status]), [['message', 1, 'succeeded'], ['gap', 0, 'failed'], ['message', 1, 'failed']]);
   } finally {
     await app.close();
