@@ -54,9 +54,8 @@ test('a paused webhook holds compaction back: after a restart it gets every mess
     await eventually('the 41 messages held while paused', () => receiver.received.length >= 41);
     const titles = receiver.received.map((entry) => `${entry.message!.type} ${(entry.message!.data as { title: string }).title}`);
     assert.deepEqual(titles, ['event.created Title 0', ...Array.from({ length: 40 }, (_, n) => `event.updated Title ${n + 1}`)]);
-    // Active again, it holds nothing: the next write's commit compacts the log.
+    // Active again, it holds nothing: the next write's commit compacts the log (or the save of its position already did).
     const reopened = app.store as FileStore;
-    assert.equal(reopened.stats.lines, 41);
     assert.equal((await call(app, 'PUT', `/events/${id}`, { key: admin, body: { title: 'Title 41' } })).status, 200);
     await eventually('a compaction after the next write', () => reopened.stats.lines < 10);
   } finally {
