@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { waitFor } from '../api/support.js';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../helpers/harness.js';
@@ -150,12 +150,21 @@ test('start on a read-only file system (EROFS): read-only, reads 200, writes and
       assert.equal(await first.exited, 0);
     }
 
+    const empty = path.join(mount, 'empty');
+    mkdirSync(empty);
     remount('ro');
+    // A first start has nothing to serve: it refuses, naming the mount (not a lack of room) as the cause.
+    const refused = spawnSync(process.execPath, [SERVER, ...serverArgs(empty)], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(refused.status, 1, refused.stderr);
+    assert.match(refused.stderr, /read-only file system/);
+    assert.doesNotMatch(refused.stderr, /no room/);
     const frozen = await startServer(serverArgs(dataDir));
     try {
       const health = await fetch(`${frozen.url}/health`);
       assert.equal(health.status, 503);
       assert.match(((await health.json()) as { message: string }).message, /read-only: EROFS/);
+      assert.match(frozen.stderr(), /the data folder is on a read-only file system: serving reads only/);
+      assert.doesNotMatch(frozen.stderr(), /no room/);
       assert.equal((await send(frozen.url, key, 'GET', `/events/${id}`)).status, 200);
       assert.equal((await send(frozen.url, key, 'POST', '/events', eventBody('Never saved'))).status, 503);
     } finally {

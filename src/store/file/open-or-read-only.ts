@@ -24,12 +24,20 @@ export async function openFileStoreOrReadOnly(options: FileStoreOptions): Promis
     return await openFileStore(options);
   } catch (error) {
     if (!isNoRoom(error)) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    // The operator's remedy differs: room on the disk, or the mount made writable.
+    const mounted = code === 'EROFS';
     // A first start has nothing to serve: read-only, it would only leave an empty log behind.
     if (!(await hasLog(options))) {
-      const message = `${path.resolve(options.dataDir)} has no room for a first start (${describeWriteError(error)}): free some space and start again`;
-      throw Object.assign(new Error(message, { cause: error }), { code: (error as NodeJS.ErrnoException).code });
+      const message = mounted
+        ? `${path.resolve(options.dataDir)} is on a read-only file system (${describeWriteError(error)}): mount it read-write and start again`
+        : `${path.resolve(options.dataDir)} has no room for a first start (${describeWriteError(error)}): free some space and start again`;
+      throw Object.assign(new Error(message, { cause: error }), { code });
     }
-    options.logger?.warn('the data folder has no room to start writable: serving reads only, writes get 503 until a restart once there is room', {
+    const why = mounted
+      ? 'the data folder is on a read-only file system: serving reads only, writes get 503 until a restart once it is mounted read-write'
+      : 'the data folder has no room to start writable: serving reads only, writes get 503 until a restart once there is room';
+    options.logger?.warn(why, {
       data_dir: options.dataDir,
       error: describeWriteError(error),
       detail: String(error),
