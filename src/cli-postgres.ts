@@ -108,7 +108,7 @@ export async function verifyDatabase(url: string): Promise<DatabaseLogReport> {
  * `migrate --from DATA_DIR --to URL`: a consistent copy of the folder's log (taken as `backup` takes one, so a
  * server may still run on it), its keys and its webhooks, into an empty database.
  */
-export async function migrateFolder(dataDir: string, url: string): Promise<{ records: number; keys: number; webhooks: number; lastSeq: number }> {
+export async function migrateFolder(dataDir: string, url: string): Promise<{ records: number; keys: number; webhooks: number; lastSeq: number; leftOut: number }> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-migrate-'));
   try {
     const copy = await backupLog(dataDir, path.join(scratch, 'events.jsonl'));
@@ -117,7 +117,7 @@ export async function migrateFolder(dataDir: string, url: string): Promise<{ rec
     // The webhooks with their secrets and positions (webhooks.json): delivery goes on from the database.
     const webhooks = await fileWebhookState(dataDir).load();
     const done = await withDatabase(url, (db) => importLines(db, lines, keys, webhooks));
-    return { ...done, lastSeq: copy.lastSeq };
+    return { ...done, lastSeq: copy.lastSeq, leftOut: copy.leftOut };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -216,8 +216,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       // checksums alone, not a registration against its seats).
       await verifyLog(dataDir);
       const result = await backupLog(dataDir, out);
-      const leftOut = result.leftOut > 0 ? `; left out ${result.leftOut} bytes after the last whole line (a write in progress or a torn tail)` : '';
-      process.stdout.write(`backed up ${result.lines} records (last seq ${result.lastSeq}, ${result.bytes} bytes) of ${result.source} to ${result.out}${leftOut}\n`);
+      process.stdout.write(`backed up ${result.lines} records (last seq ${result.lastSeq}, ${result.bytes} bytes) of ${result.source} to ${result.out}${leftOutNote(result.leftOut)}\n`);
       return;
     }
     case 'migrate': {
@@ -232,7 +231,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       // What verify calls damaged no server would start on: checked first, as backup checks it, so nothing is moved.
       await verifyLog(source);
       const done = await migrateFolder(source, to);
-      process.stdout.write(`migrated ${done.records} records (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${source} to the database\n`);
+      process.stdout.write(`migrated ${done.records} records (last seq ${done.lastSeq}), ${done.keys} keys and ${done.webhooks} webhooks from ${source} to the database${leftOutNote(done.leftOut)}\n`);
       return;
     }
     default: {
@@ -240,6 +239,11 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       throw new UsageError(unknown.message, { complete: unknown.complete });
     }
   }
+}
+
+/** What a copy of a log left out past its last whole line (never acknowledged), for the line that reports the copy. */
+function leftOutNote(bytes: number): string {
+  return bytes > 0 ? `; left out ${bytes} bytes after the last whole line (a write in progress or a torn tail)` : '';
 }
 
 /** The database URL of a `--store` (or `--to`) value, undefined for `file`; `postgres` alone reads DATABASE_URL. */

@@ -1,6 +1,6 @@
 // The CLI and the server against PostgreSQL (API.md §12): keys with --store, migrate, backup both ways, a missing client, a newer schema.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { connect } from '../src/store/postgres/client.js';
@@ -211,6 +211,26 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
       } finally {
         await pgServer.stop();
       }
+    } finally {
+      remove();
+    }
+  });
+
+  it('migrate of a folder whose log ends in a torn write says what it left out, as backup does, and moves the rest', async () => {
+    const { dir, remove } = tempDir();
+    try {
+      const fileServer = await spawnServer(['--port', '0', '--data-dir', dir, '--console', 'off']);
+      const adminKey = /"key":"(cek_[A-Za-z0-9_-]+)"/.exec(fileServer.stderr())![1]!;
+      try {
+        assert.equal((await call(fileServer, adminKey, 'POST', '/events', newEvent(1))).status, 201);
+      } finally {
+        await fileServer.stop();
+      }
+      const torn = '{"seq":2,"op":"put","event":{"id":"evt_';
+      appendFileSync(path.join(dir, 'events.jsonl'), torn);
+      const migrated = runCli(['migrate', '--from', dir, '--to', await pg.database('migrate_torn')]);
+      assert.equal(migrated.status, 0, migrated.stderr);
+      assert.match(migrated.stdout, new RegExp(`^migrated 1 records \\(last seq 1\\), 1 keys and 0 webhooks from .+; left out ${torn.length} bytes after the last whole line \\(a write in progress or a torn tail\\)\n$`));
     } finally {
       remove();
     }
