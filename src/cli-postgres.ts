@@ -13,7 +13,7 @@ import { connect, type Database } from './store/postgres/client.js';
 import { KeyTable } from './store/postgres/key-table.js';
 import { backupDatabase, importLines } from './store/postgres/log-export.js';
 import { copyCheckedLog, DatabaseLogDamage } from './store/postgres/log-verify.js';
-import { migrateSchema } from './store/postgres/schema.js';
+import { migrateSchema, prepareForReading } from './store/postgres/schema.js';
 import { redactUrl } from './store/postgres/hosts.js';
 import { fileWebhookState } from './store/file/file-webhook-state.js';
 
@@ -34,14 +34,15 @@ export function createDatabaseKey(url: string, owner: { name: string; email: str
 }
 
 /**
- * Runs `work` on a database that holds this service's tables (migrated first, as withDatabase does); on one that
- * holds none (no instance has started on it: a new one, or a name mistyped), `whenEmpty`, and no table is made.
+ * Runs `work`, which only reads, on a database that holds this service's tables (left at their schema when this
+ * program reads it: see prepareForReading); on one that holds none (no instance has started on it: a new one, or a
+ * name mistyped), `whenEmpty`, and no table is made.
  */
 async function withExistingDatabase<T>(url: string, work: (db: Database) => Promise<T>, whenEmpty: () => T): Promise<T> {
   return withDatabase(url, async (db) => {
     const [meta] = await db.query<{ present: boolean }>("SELECT to_regclass('campus_meta') IS NOT NULL AS present");
     if (meta?.present !== true) return whenEmpty();
-    await migrateSchema(db);
+    await prepareForReading(db);
     return work(db);
   }, true);
 }

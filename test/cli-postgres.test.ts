@@ -1,6 +1,7 @@
 // The CLI and the server against PostgreSQL (API.md §12): keys with --store, migrate, backup both ways, a missing client, a newer schema.
 import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { connect } from '../src/store/postgres/client.js';
@@ -272,6 +273,29 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
     }
   });
 
+  it('keys list and backup read a database of the previous schema as it is: old instances may still run on it (an upgrade migrates it when the new build starts)', async () => {
+    const url = await pg.database('older');
+    const { dir, remove } = tempDir();
+    const made = runCli(['keys', 'create', '--name', 'Ada', '--email', 'ada@campus.edu', '--role', 'admin', '--store', url]);
+    assert.equal(made.status, 0, made.stderr);
+    const db = await connect(url);
+    try {
+      // As the build before the change-stream caps left it: schema 4, without campus_streams.
+      await db.query('DROP TABLE campus_streams');
+      await db.query("UPDATE campus_meta SET value = '4' WHERE name = 'schema_version'");
+      const listed = runCli(['keys', 'list', '--json', '--store', url]);
+      assert.equal(listed.status, 0, listed.stderr);
+      assert.deepEqual((JSON.parse(listed.stdout) as { name: string }[]).map((key) => key.name), ['Ada']);
+      const backup = runCli(['backup', '--out', path.join(dir, 'b.jsonl'), '--store', url]);
+      assert.equal(backup.status, 0, backup.stderr);
+      assert.deepEqual(await db.query("SELECT value FROM campus_meta WHERE name = 'schema_version'"), [{ value: '4' }]);
+      assert.deepEqual(await db.query("SELECT to_regclass('campus_streams') IS NULL AS absent"), [{ absent: true }]);
+    } finally {
+      await db.end();
+      remove();
+    }
+  });
+
   it('a database whose schema is newer than the program is refused: exit 1, the reason on stderr', async () => {
     const url = await pg.database('newer');
     const db = await connect(url);
@@ -284,6 +308,11 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
     const result = runServer(['--port', '0', '--store', url]);
     assert.equal(result.status, 1);
     assert.match(result.stderr, /schema is version 99, newer than this program's \d+/);
+    for (const args of [['keys', 'list'], ['backup', '--out', path.join(tmpdir(), 'never-written.jsonl')]]) {
+      const refused = runCli([...args, '--store', url]);
+      assert.equal(refused.status, 1, args.join(' '));
+      assert.match(refused.stderr, /schema is version 99, newer than this program's \d+/);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 // The database's tables, created or migrated on start under an advisory lock; a newer schema than ours is refused.
-import type { Database } from './client.js';
+import type { Database, Queryable } from './client.js';
 
 /** The schema this program writes. A database at a higher version was made by a newer program. */
 export const SCHEMA_VERSION = 5;
@@ -11,6 +11,9 @@ const MIGRATE_LOCK = 0x63616d707573;
 export class SchemaTooNewError extends Error {
   override readonly name = 'SchemaTooNewError';
 }
+
+/** The oldest schema the commands that only read (keys list, backup) read as it is: the checkpoints' tables came at 3. */
+const READ_AS_IS_FROM = 3;
 
 /** Each step moves the schema from version i to i + 1. */
 const STEPS: readonly string[][] = [
@@ -54,19 +57,34 @@ export async function migrateSchema(db: Database): Promise<{ from: number; to: n
     // Instances starting together wait for the one migrating, however long it takes: no session lock time-out here.
     await tx.query('SET LOCAL lock_timeout = 0');
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATE_LOCK]);
-    const [exists] = await tx.query<{ present: boolean }>("SELECT to_regclass('campus_meta') IS NOT NULL AS present");
-    let version = 0;
-    if (exists?.present === true) {
-      const [row] = await tx.query<{ value: string }>("SELECT value FROM campus_meta WHERE name = 'schema_version'");
-      version = row === undefined ? 0 : Number(row.value);
-    }
-    if (version > SCHEMA_VERSION) {
-      throw new SchemaTooNewError(`the database's schema is version ${version}, newer than this program's ${SCHEMA_VERSION}: upgrade campus-events (the database was left as it was)`);
-    }
+    const version = await versionOf(tx);
     for (let step = version; step < SCHEMA_VERSION; step++) for (const statement of STEPS[step]!) await tx.query(statement);
     if (version < SCHEMA_VERSION) {
       await tx.query("INSERT INTO campus_meta (name, value) VALUES ('schema_version', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [String(SCHEMA_VERSION)]);
     }
     return { from: version, to: SCHEMA_VERSION };
   });
+}
+
+/**
+ * For a command that only reads: the schema migrated only when this program cannot read it as it is. An older build's
+ * instances may still run on the database (a backup taken before an upgrade), and would refuse it once migrated.
+ * Throws SchemaTooNewError for a database of a newer program.
+ */
+export async function prepareForReading(db: Database): Promise<void> {
+  if ((await versionOf(db)) < READ_AS_IS_FROM) await migrateSchema(db);
+}
+
+/** The schema's version (0: no table yet); a newer one than this program's is refused. */
+async function versionOf(db: Queryable): Promise<number> {
+  const [exists] = await db.query<{ present: boolean }>("SELECT to_regclass('campus_meta') IS NOT NULL AS present");
+  let version = 0;
+  if (exists?.present === true) {
+    const [row] = await db.query<{ value: string }>("SELECT value FROM campus_meta WHERE name = 'schema_version'");
+    version = row === undefined ? 0 : Number(row.value);
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new SchemaTooNewError(`the database's schema is version ${version}, newer than this program's ${SCHEMA_VERSION}: upgrade campus-events (the database was left as it was)`);
+  }
+  return version;
 }
