@@ -37,6 +37,8 @@ export class StateSaver {
   /** When the oldest change after the snapshot of the save under way happened. */
   #changedSinceSnapshot: number | undefined;
   #closed = false;
+  /** A save failed and none has gone through since: said once when it begins, and once when it ends. */
+  #failing = false;
 
   constructor(deps: StateSaverDeps) {
     this.#deps = deps;
@@ -80,6 +82,8 @@ export class StateSaver {
         const held = this.holding();
         this.#unsavedSince = this.#changedSinceSnapshot;
         if (held && !this.holding()) this.#deps.released();
+        if (this.#failing) this.#deps.logger.info('the state of webhooks is saved again; sending goes on');
+        this.#failing = false;
         this.#deps.saved?.();
       },
       () => this.#settled(run),
@@ -98,7 +102,9 @@ export class StateSaver {
   #saveLogged(): void {
     this.save().catch((error: unknown) => {
       this.#dirty = true;
-      this.#deps.logger.warn('could not save the state of webhooks; sending is held until it is saved, tried again shortly', { reason: (error as Error).message });
+      // Said once a run of failures (a read-only start fails for as long as it runs), not at every try.
+      if (!this.#failing) this.#deps.logger.warn('could not save the state of webhooks; sending is held until it is saved, tried again shortly', { reason: (error as Error).message });
+      this.#failing = true;
       // Nothing new is sent while held, so no change would call for the next try: a timer does.
       if (!this.#closed && this.#timer === undefined) this.#later();
     });

@@ -11,7 +11,7 @@ import { httpDeliveryClient } from '../../src/webhooks/delivery-client.js';
 import { hostPolicy } from '../../src/webhooks/host-policy.js';
 import { StateSaver } from '../../src/webhooks/state-saver.js';
 import { WebhookService } from '../../src/webhooks/webhook-service.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { sampleRecord } from '../store/helpers.js';
 import { eventually, FakeClock, startReceiver } from './support.js';
 
@@ -57,6 +57,32 @@ test('StateSaver holds sending once a change waited more than two periods for a 
   assert.equal(store.saves, 1, 'the failed save is tried again a period later, with no new change to call for it');
   assert.equal(saver.holding(), false);
   assert.equal(released, 1);
+  await saver.close();
+});
+
+test('StateSaver says once that saves fail, not at every try, and once that they go through again', async () => {
+  // A read-only start keeps failing for as long as it runs: a warning a period would be 345,600 lines a day.
+  const clock = new FakeClock(START);
+  const store = flakyStore();
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'info', write: (text) => lines.push(text), schedule: (flush) => flush() });
+  const saver = new StateSaver({ stateStore: store, clock, logger, saveEveryMs: EVERY, snapshot: () => ({ webhooks: [], compactedThrough: 0, logId: 'log' }), released: () => undefined });
+  store.failing = true;
+  saver.changed(true);
+  for (let period = 1; period <= 40; period++) {
+    clock.advanceTo(START + period * EVERY);
+    await settle();
+  }
+  const said = (): string[] => lines.join('').split('\n').filter((line) => line !== '').map((line) => String((JSON.parse(line) as { msg: string }).msg));
+  assert.deepEqual(said(), ['could not save the state of webhooks; sending is held until it is saved, tried again shortly']);
+  store.failing = false;
+  clock.advanceTo(START + 41 * EVERY);
+  await settle();
+  assert.equal(store.saves, 1);
+  assert.deepEqual(said().slice(1), ['the state of webhooks is saved again; sending goes on']);
+  saver.changed(true);
+  await settle();
+  assert.equal(said().length, 2, 'a save that goes through says nothing');
   await saver.close();
 });
 
