@@ -19,7 +19,7 @@ import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-regist
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
 import { restoreLimits, saveLimits } from './limits/saved-limits.js';
 import { LeasedWindowLimiter } from './limits/leased-window.js';
-import { AuthFailureThrottle } from './limits/auth-failures.js';
+import { AuthFailureThrottle, leasedAuthFailures } from './limits/auth-failures.js';
 import { eventRoutes } from './events/handlers.js';
 import { reviewRoutes } from './events/review-routes.js';
 import { freshOnNotFound } from './http/fresh-on-not-found.js';
@@ -233,7 +233,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   // On PostgreSQL the limit counts over every instance: slots are leased from the database in batches.
   const leased = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000, source: postgres.rateLeases, clock: now, keyPrefix: KEY_ID_PREFIX });
   // And so do failed authentications, per address: 100 in 15 minutes over all instances (API.md §6, §12).
-  const leasedFailures = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: 100, windowMs: 15 * 60_000, source: postgres.rateLeases, counts: "failed authentications from this address", clock: now, keyPrefix: AUTH_FAILURE_PREFIX });
+  const leasedFailures = postgres === undefined ? undefined : leasedAuthFailures(postgres.rateLeases, now, AUTH_FAILURE_PREFIX);
   const sweep = leased === undefined ? undefined : setInterval(() => {
     void leased.sweep(now());
     void leasedFailures?.sweep(now());

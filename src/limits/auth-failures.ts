@@ -1,7 +1,22 @@
 // Limits failed authentications per client address so API keys cannot be guessed by brute force.
 
 import { addressKey, widerPrefixKey } from "./address.js";
+import { LeasedWindowLimiter, type LeaseSource } from "./leased-window.js";
 import { SlidingWindowLimiter, type SavedWindows } from "./sliding-window.js";
+
+/** API.md §6: 100 failed authentications from one address in 15 minutes, then 429. */
+const MAX_FAILURES = 100;
+const WINDOW_MS = 15 * 60_000;
+/** The addresses whose failures are counted at once (each instance's table, and on PostgreSQL its leases). */
+const MAX_ADDRESSES = 10_000;
+
+/**
+ * The same rule counted over every instance (PostgreSQL): slots of each address's window leased from `source`, for
+ * at most MAX_ADDRESSES addresses at once, as one instance's throttle (past it the oldest address's slots go back).
+ */
+export function leasedAuthFailures(source: LeaseSource, clock: () => number, keyPrefix?: string): LeasedWindowLimiter {
+  return new LeasedWindowLimiter({ limit: MAX_FAILURES, windowMs: WINDOW_MS, maxKeys: MAX_ADDRESSES, source, counts: "failed authentications from this address", clock, keyPrefix });
+}
 
 /** Options for {@link AuthFailureThrottle}. */
 export interface AuthFailureThrottleOptions {
@@ -58,7 +73,7 @@ export class AuthFailureThrottle {
   readonly #prefixBlocks = new Map<string, number[]>();
 
   constructor(options: AuthFailureThrottleOptions = {}) {
-    const { maxFailures = 100, windowMs = 15 * 60_000, maxAddresses = 10_000, maxBlocked = 50_000, prefixFlood = 16 } = options;
+    const { maxFailures = MAX_FAILURES, windowMs = WINDOW_MS, maxAddresses = MAX_ADDRESSES, maxBlocked = 50_000, prefixFlood = 16 } = options;
     for (const [name, value] of Object.entries({ maxFailures, maxAddresses, maxBlocked, prefixFlood })) {
       if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
     }

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AuthFailureThrottle } from "../../src/limits/auth-failures.js";
+import { AuthFailureThrottle, leasedAuthFailures } from "../../src/limits/auth-failures.js";
 
 const MINUTE = 60_000;
 
@@ -134,4 +134,22 @@ test("restore() keeps nothing saved under another window, and a block saved far 
   assert.equal(restored.restore({ ...saved, blocked: [["192.0.2.9", 10_000_000]] }, 2_000), true);
   assert.deepEqual(restored.isBlocked("192.0.2.9", 2_000), { blocked: true, retryAfterSeconds: 60 });
   assert.equal(restored.isBlocked("192.0.2.9", 62_000).blocked, false);
+});
+
+test("leasedAuthFailures() holds the failures of at most 10,000 addresses, as the throttle of one instance does: past it, the oldest address's slots go back", async () => {
+  // On PostgreSQL the failures count over every instance; a flood of bad keys from new addresses stays as bounded.
+  const givenBack: string[] = [];
+  const source = {
+    lease: (_key: string, _now: number, wants: readonly { want: number }[]) => Promise.resolve({ granted: wants.map(({ want }) => want), total: 1, oldest: 0 }),
+    giveBack: (key: string) => {
+      givenBack.push(key);
+      return Promise.resolve();
+    },
+  };
+  const limiter = leasedAuthFailures(source, () => 0);
+  const at = 1_000_000;
+  for (let n = 0; n < 10_000; n++) await limiter.take(`auth 10.0.${n >> 8}.${n & 255}`, at);
+  assert.deepEqual(givenBack, [], "10,000 addresses are held");
+  await limiter.take("auth 10.1.0.0", at);
+  assert.deepEqual([...new Set(givenBack)], ["auth 10.0.0.0"], "the 10,001st sends the oldest away");
 });
