@@ -94,6 +94,11 @@ export class LeasedWindowLimiter {
   /** Slots to give back that the source never got (it was away): given back at the next sweep, or they would count a whole window for nobody. */
   #back: [string, number, number, number][] = [];
 
+  /** Keys held now (at most `maxKeys`). */
+  get keysHeld(): number {
+    return this.#leases.size;
+  }
+
   constructor(options: LeasedWindowOptions) {
     this.limit = options.limit;
     this.windowMs = options.windowMs;

@@ -204,6 +204,21 @@ describe('a key\'s rate limit over two instances, one request after another', { 
       await two.stop();
     }
   });
+
+  it('an address that fails 70 times on one instance and then on the other still has its 100: the first holds no unused failure slot', async () => {
+    const two = await startInstances(await pg.database('authmoved'), 2);
+    try {
+      const failures: number[] = [];
+      for (let n = 0; n < 105; n++) {
+        const answer = await fetch(`${two.servers[n < 70 ? 0 : 1]!.url}/events`, { headers: { authorization: `Bearer cek_wrong${n}` } });
+        await answer.arrayBuffer();
+        failures.push(answer.status);
+      }
+      assert.deepEqual(failures, [...Array(100).fill(401), ...Array(5).fill(429)]);
+    } finally {
+      await two.stop();
+    }
+  });
 });
 
 describe('a key\'s rate limit over three instances, window after window', { skip, timeout: 60_000 }, () => {
