@@ -9,6 +9,7 @@ import { localProblems } from './event-checks.js';
 import { compareVersions, conflictPanel, formValuesOf, readForm, writeForm } from './conflict-view.js';
 import { repeatSection } from './repeat-section.js';
 import { zoneNote } from './zone-note.js';
+import { retryKey } from './retry-key.js';
 import { outcomeSentence, statusOf } from './status.js';
 import type { CampusEvent } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
@@ -41,6 +42,8 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
     submit.textContent = repeating ? series : waits ? 'Submit for approval' : 'Create event';
   });
   let asDraft = false;
+  // A create retried after its answer was lost is answered again, not made twice (its form is left once it succeeds).
+  const createKey = retryKey();
   const element = h(
     'form',
     { novalidate: true, 'aria-labelledby': 'screen-title' },
@@ -84,7 +87,8 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
         ctx.announce(`Created the series. ${outcomeSentence(answer.data.title, statusOf(answer.data))}`);
         ctx.navigate(`#/series/${answer.data.id}`, { showMessage: true });
       } else if (editing === undefined) {
-        const answer = await ctx.api.json<CampusEvent>('POST', '/events', { body: { ...body, ...status } });
+        const created = { ...body, ...status };
+        const answer = await ctx.api.json<CampusEvent>('POST', '/events', { body: created, headers: createKey.header('/events', created) });
         ctx.announce(`Created. ${outcomeSentence(answer.data.title, statusOf(answer.data))}`);
         if (statusOf(answer.data) !== 'published') ctx.queueChanged();
         ctx.navigate(`#/events/${answer.data.id}`, { showMessage: true });

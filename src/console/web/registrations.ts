@@ -9,6 +9,7 @@ import { field, formAlert, formWords, hideAlert, onSubmit, showAlert, showFailur
 import { formatDateTime } from './format.js';
 import { copyButton } from './copy-button.js';
 import { confirmAction } from './confirm.js';
+import { retryKey } from './retry-key.js';
 import type { CampusEvent, Registration, RegistrationPage } from './types.js';
 import type { ConsoleContext } from './context.js';
 import { statusOf } from './status.js';
@@ -37,6 +38,8 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
   registerAlert.tabIndex = -1;
   const result = h('div', { class: 'register-result' }, said, registerAlert, outcome);
   const words = formWords([name, email], ctx.zones.shown);
+  // A registration retried after its answer was lost is answered again, not refused as the same attendee twice.
+  const registerKey = retryKey();
   const form = h('form', { novalidate: true, 'aria-labelledby': 'register-heading' }, h('h3', { id: 'register-heading' }, 'Register someone'), name.row, email.row, h('div', { class: 'actions' }, submit), result);
   onSubmit(form, [name, email], registerAlert, submit, register);
   /** Set after a registration: the list's reload moves the form down, so the result is brought into view again then. */
@@ -47,7 +50,9 @@ export function registrationsSection(ctx: ConsoleContext, event: CampusEvent, ma
     said.textContent = '';
     outcome.replaceChildren();
     try {
-      const { data } = await ctx.api.json<Registration>('POST', path, { body: { name: name.control.value, email: email.control.value } });
+      const body = { name: name.control.value, email: email.control.value };
+      const { data } = await ctx.api.json<Registration>('POST', path, { body, headers: registerKey.header(path, body) });
+      registerKey.succeeded();
       showOutcome(data);
       name.control.value = '';
       email.control.value = '';
