@@ -333,6 +333,33 @@ test('approving from a queue that is out of date: the refusal names the event, a
   }
 });
 
+test('approving from a queue whose row its organizer edited since: refused, nothing approved, the queue read again shows the edit; approved then', { skip, timeout: TIMEOUT_MS }, async () => {
+  const title = 'Edited while the queue is open';
+  const made = await journey.api('POST', '/events', journey.keys.organizer, {
+    title, description: '', category: 'social', location: 'Quad', capacity: 10, start_time: '2027-06-03T18:00:00Z', end_time: '2027-06-03T19:00:00Z',
+  });
+  assert.equal(made.status, 201);
+  const { id } = (await made.json()) as { id: string };
+  const page = await tab('admin');
+  try {
+    await page.goto(`${journey.url}/console/#/queue`);
+    await page.getByRole('link', { name: title }).waitFor();
+    // Pending events are in no change feed: the row still shows the old text when the admin approves.
+    assert.equal((await journey.api('PUT', `/events/${id}`, journey.keys.organizer, { location: 'Rooftop bar, bring cash' })).status, 200);
+    await page.getByRole('button', { name: `Approve ${title}` }).click();
+    await page.getByRole('alert').filter({ hasText: `“${title}”: it changed since this list showed it, so nothing was done` }).waitFor();
+    assert.equal((await read(id, 'organizer'))?.status, 'pending', 'nothing was approved');
+    await page.getByRole('button', { name: `Approve ${title}` }).click();
+    await outcome(page, `“${title}” is approved: everyone can see it now.`);
+    const approved = await read(id, 'organizer');
+    assert.equal(approved?.status ?? 'published', 'published', 'a published event is read without a status');
+    assert.equal(approved?.location, 'Rooftop bar, bring cash', 'approved as the queue showed it the second time');
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});
+
 test('an event created for approval and approved elsewhere while its page is open: the sentence the person came with goes', { skip, timeout: TIMEOUT_MS }, async () => {
   const page = await tab('organizer');
   try {

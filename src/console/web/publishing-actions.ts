@@ -1,6 +1,7 @@
 // The publishing moves of API.md §14 as buttons: submit (or publish), withdraw, cancel with a reason, restore,
 // and for admins approve and reject with a reason. Each says in words what the server did.
 import { h } from './dom.js';
+import { ApiProblem } from './problem.js';
 import { askReason } from './reason-dialog.js';
 import { movesFor, type Move, type OwnedEvent } from './roles.js';
 import { outcomeSentence, statusOf, submitLabel } from './status.js';
@@ -13,6 +14,9 @@ export interface Publishable extends Publishing, OwnedEvent {
   title: string;
   registered_count?: number;
 }
+
+/** What a reviewer approves of an event or a series: its content as a list's row holds it (a series' rule too); a status moved meanwhile is the server's to refuse (409), in its words. */
+const REVIEWED = ['title', 'description', 'category', 'location', 'start_time', 'end_time', 'capacity', 'recurrence', 'time_zone', 'exdates'] as const;
 
 export interface MoveOptions {
   kind: 'event' | 'series';
@@ -72,6 +76,21 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
     return (await ctx.api.json<Publishable>(method, target, { body, headers })).data;
   }
 
+  /**
+   * What an approval sends: a page's If-Match; for a list's row (read without ETags, and pending items are in no
+   * change feed to redraw it), the item read again and refused unless it is what the row shows, then its ETag: an
+   * approval is of what the reviewer saw.
+   */
+  async function approvedAsShown(): Promise<Record<string, string>> {
+    if (options.etag !== undefined) return headers;
+    const now = await ctx.api.json<Publishable>('GET', path);
+    const field = (of: Publishable, name: string): string | undefined => JSON.stringify((of as unknown as Record<string, unknown>)[name]);
+    if (REVIEWED.some((name) => field(now.data, name) !== field(item, name))) {
+      throw new ApiProblem(412, 'precondition_failed', 'It changed since it was read.');
+    }
+    return now.etag === null ? {} : { 'If-Match': now.etag };
+  }
+
   /** Runs a move; resolves with the answer, or undefined when the person kept things as they were. */
   async function perform(move: Move): Promise<Publishable | undefined> {
     switch (move) {
@@ -81,7 +100,7 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
       case 'withdraw':
         return send('PUT', path, { status: 'draft' });
       case 'approve':
-        return send('POST', `${path}/approve`, {});
+        return (await ctx.api.json<Publishable>('POST', `${path}/approve`, { body: {}, headers: await approvedAsShown() })).data;
       case 'cancel':
       case 'reject': {
         let answer: Publishable | undefined;

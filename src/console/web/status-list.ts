@@ -50,11 +50,13 @@ export function statusList(ctx: ConsoleContext, options: StatusListOptions): { e
 
   function failed(item: Row, error: unknown): void {
     alert.hidden = false;
-    alert.textContent = `“${item.title}”: ${describeProblem(error)}`;
+    // 412: changed since the row was read (an approval is refused unless it is of what the row shows).
+    const changed = error instanceof ApiProblem && error.status === 412;
+    alert.textContent = `“${item.title}”: ${changed ? 'it changed since this list showed it, so nothing was done: look at it again.' : describeProblem(error)}`;
     alert.focus();
-    // Refused because it changed elsewhere (409: withdrawn, approved by another admin) or went (404): its row is out of
-    // date, so the list is read again (the alert stays).
-    if (error instanceof ApiProblem && (error.status === 409 || error.status === 404)) void load();
+    // Refused because it changed elsewhere (409: withdrawn, approved by another admin; 412: edited) or went (404): its
+    // row is out of date, so the list is read again (the alert stays).
+    if (error instanceof ApiProblem && (changed || error.status === 409 || error.status === 404)) void load();
   }
 
   function row(item: Row): HTMLElement {
