@@ -310,17 +310,23 @@ test('the approval queue reads itself again each minute: a submission made elsew
   await page.close();
 });
 
-test('approving from a queue that is out of date: the refusal names the event, and the queue is read again without its row', { skip, timeout: TIMEOUT_MS }, async () => {
-  const title = 'Withdrawn while the queue is open';
+/** An organizer's event, pending under approval (made through the API), and an admin's tab on the queue showing it. */
+async function queuedAndShown(title: string, day: string): Promise<{ id: string; page: Page }> {
   const made = await journey.api('POST', '/events', journey.keys.organizer, {
-    title, description: '', category: 'social', location: 'Quad', capacity: 10, start_time: '2027-06-02T18:00:00Z', end_time: '2027-06-02T19:00:00Z',
+    title, description: '', category: 'social', location: 'Quad', capacity: 10, start_time: `${day}T18:00:00Z`, end_time: `${day}T19:00:00Z`,
   });
   assert.equal(made.status, 201);
   const { id } = (await made.json()) as { id: string };
   const page = await tab('admin');
+  await page.goto(`${journey.url}/console/#/queue`);
+  await page.getByRole('link', { name: title }).waitFor();
+  return { id, page };
+}
+
+test('approving from a queue that is out of date: the refusal names the event, and the queue is read again without its row', { skip, timeout: TIMEOUT_MS }, async () => {
+  const title = 'Withdrawn while the queue is open';
+  const { id, page } = await queuedAndShown(title, '2027-06-02');
   try {
-    await page.goto(`${journey.url}/console/#/queue`);
-    await page.getByRole('link', { name: title }).waitFor();
     // The organizer takes it back meanwhile: it is a draft, which the queue does not show once read again.
     assert.equal((await journey.api('PUT', `/events/${id}`, journey.keys.organizer, { status: 'draft' })).status, 200);
     await page.getByRole('button', { name: `Approve ${title}` }).click();
@@ -335,15 +341,8 @@ test('approving from a queue that is out of date: the refusal names the event, a
 
 test('approving from a queue whose row its organizer edited since: refused, nothing approved, the queue read again shows the edit; approved then', { skip, timeout: TIMEOUT_MS }, async () => {
   const title = 'Edited while the queue is open';
-  const made = await journey.api('POST', '/events', journey.keys.organizer, {
-    title, description: '', category: 'social', location: 'Quad', capacity: 10, start_time: '2027-06-03T18:00:00Z', end_time: '2027-06-03T19:00:00Z',
-  });
-  assert.equal(made.status, 201);
-  const { id } = (await made.json()) as { id: string };
-  const page = await tab('admin');
+  const { id, page } = await queuedAndShown(title, '2027-06-03');
   try {
-    await page.goto(`${journey.url}/console/#/queue`);
-    await page.getByRole('link', { name: title }).waitFor();
     // Pending events are in no change feed: the row still shows the old text when the admin approves.
     assert.equal((await journey.api('PUT', `/events/${id}`, journey.keys.organizer, { location: 'Rooftop bar, bring cash' })).status, 200);
     await page.getByRole('button', { name: `Approve ${title}` }).click();
