@@ -11,9 +11,9 @@ import { LogDamageError } from './store/file/log-damage-error.js';
 import { verifyLog, type LogReport } from './store/file/log-verify.js';
 import { connect, type Database } from './store/postgres/client.js';
 import { KeyTable } from './store/postgres/key-table.js';
-import { backupDatabase, importLines } from './store/postgres/log-export.js';
+import { importLines } from './store/postgres/log-export.js';
 import { copyCheckedLog, DatabaseLogDamage } from './store/postgres/log-verify.js';
-import { migrateSchema, prepareForReading } from './store/postgres/schema.js';
+import { migrateSchema, refuseNewerSchema } from './store/postgres/schema.js';
 import { redactUrl } from './store/postgres/hosts.js';
 import { fileWebhookState } from './store/file/file-webhook-state.js';
 
@@ -34,15 +34,15 @@ export function createDatabaseKey(url: string, owner: { name: string; email: str
 }
 
 /**
- * Runs `work`, which only reads, on a database that holds this service's tables (left at their schema when this
- * program reads it: see prepareForReading); on one that holds none (no instance has started on it: a new one, or a
- * name mistyped), `whenEmpty`, and no table is made.
+ * Runs `work`, which only reads, on a database that holds this service's tables, left at their schema (an older
+ * build's instances may still run on it, and would refuse it migrated); on one that holds none (no instance has
+ * started on it: a new one, or a name mistyped), `whenEmpty`, and no table is made. A newer schema is refused.
  */
 async function withExistingDatabase<T>(url: string, work: (db: Database) => Promise<T>, whenEmpty: () => T): Promise<T> {
   return withDatabase(url, async (db) => {
     const [meta] = await db.query<{ present: boolean }>("SELECT to_regclass('campus_meta') IS NOT NULL AS present");
     if (meta?.present !== true) return whenEmpty();
-    await prepareForReading(db);
+    await refuseNewerSchema(db);
     return work(db);
   }, true);
 }
@@ -64,12 +64,18 @@ export function revokeDatabaseKey(url: string, id: string): Promise<'revoked' | 
   });
 }
 
-/** `backup --out FILE --store URL`; refused on a database no instance has started on (nothing to copy, no table made). */
-export async function backupFromDatabase(url: string, out: string): ReturnType<typeof backupDatabase> {
-  // A copy that no server would start on is no backup: the rows are checked as verify checks them first.
-  await verifyDatabase(url);
-  return withExistingDatabase(url, (db) => backupDatabase(db, out), () => {
-    throw new Error(`${redactUrl(url)} holds no campus-events tables (no instance has started on it): nothing to back up; check the database's name`);
+/**
+ * `backup --out FILE --store URL`: the copy `verify --store` checks, kept as a data folder's log (written as `backup`
+ * writes a folder's: a temporary file, fsync, rename, never overwriting FILE). A copy no server would start on is no
+ * backup: a damaged database writes nothing. Refused on a database no instance has started on (no table made).
+ */
+export async function backupFromDatabase(url: string, out: string): Promise<{ out: string; lines: number; bytes: number; lastSeq: number }> {
+  return inScratch('campus-backup-', async (scratch) => {
+    await withExistingDatabase(url, (db) => checkedCopy(db, scratch), () => {
+      throw new Error(`${redactUrl(url)} holds no campus-events tables (no instance has started on it): nothing to back up; check the database's name`);
+    });
+    const { out: written, lines, bytes, lastSeq } = await backupLog(scratch, out);
+    return { out: written, lines, bytes, lastSeq };
   });
 }
 
@@ -84,22 +90,32 @@ export type DatabaseLogReport = Pick<LogReport, 'lines' | 'liveEvents' | 'liveRe
  * run): every row, from one snapshot, then the views replayed from a copy of it in a temporary folder (registered_count
  * against the confirmed registrations, seats, the waitlist). Throws DatabaseLogDamage naming the row.
  */
-export async function verifyDatabase(url: string): Promise<DatabaseLogReport> {
-  const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-verify-'));
+export function verifyDatabase(url: string): Promise<DatabaseLogReport> {
+  return inScratch('campus-verify-', (scratch) => withDatabase(url, (db) => checkedCopy(db, scratch), true));
+}
+
+/** The database's log copied to `folder`'s events.jsonl from one snapshot, each row checked, then replayed as verify replays a folder's. */
+async function checkedCopy(db: Database, folder: string): Promise<DatabaseLogReport> {
+  const { checkpoint, rowSeqs, lastSeq } = await copyCheckedLog(db, path.join(folder, 'events.jsonl'));
+  let report;
   try {
-    const { checkpoint, rowSeqs, lastSeq } = await withDatabase(url, (db) => copyCheckedLog(db, path.join(scratch, 'events.jsonl')), true);
-    let report;
-    try {
-      report = await verifyLog(scratch);
-    } catch (error) {
-      // Every row decoded, so what the replay refuses is what they say: name the row (or the checkpoint's line), not the scratch copy's line.
-      if (error instanceof LogDamageError && error.line <= checkpoint.lines) throw new DatabaseLogDamage(`the checkpoint at seq ${checkpoint.seq}, its line ${error.line}, is damaged: ${error.reason}`);
-      if (error instanceof LogDamageError) throw new DatabaseLogDamage(`campus_log row ${rowSeqs[error.line - checkpoint.lines - 1] ?? '?'} is damaged: ${error.reason}`);
-      const message = error instanceof Error ? error.message : String(error);
-      throw new DatabaseLogDamage(`campus_log: ${message.replace(/^[^:]*events\.jsonl: /, '').replace(/ The store will not start.*$/, '')}`);
-    }
-    const { lines, liveEvents, liveRegistrations, liveDocuments, supersededLines } = report;
-    return { rows: rowSeqs.length, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq, checkpointSeq: checkpoint.seq, checkpointLines: checkpoint.lines };
+    report = await verifyLog(folder);
+  } catch (error) {
+    // Every row decoded, so what the replay refuses is what they say: name the row (or the checkpoint's line), not the scratch copy's line.
+    if (error instanceof LogDamageError && error.line <= checkpoint.lines) throw new DatabaseLogDamage(`the checkpoint at seq ${checkpoint.seq}, its line ${error.line}, is damaged: ${error.reason}`);
+    if (error instanceof LogDamageError) throw new DatabaseLogDamage(`campus_log row ${rowSeqs[error.line - checkpoint.lines - 1] ?? '?'} is damaged: ${error.reason}`);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new DatabaseLogDamage(`campus_log: ${message.replace(/^[^:]*events\.jsonl: /, '').replace(/ The store will not start.*$/, '')}`);
+  }
+  const { lines, liveEvents, liveRegistrations, liveDocuments, supersededLines } = report;
+  return { rows: rowSeqs.length, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq, checkpointSeq: checkpoint.seq, checkpointLines: checkpoint.lines };
+}
+
+/** Runs `work` on a new temporary folder, removed after. */
+async function inScratch<T>(prefix: string, work: (folder: string) => Promise<T>): Promise<T> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), prefix));
+  try {
+    return await work(scratch);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -109,9 +125,8 @@ export async function verifyDatabase(url: string): Promise<DatabaseLogReport> {
  * `migrate --from DATA_DIR --to URL`: a consistent copy of the folder's log (taken as `backup` takes one, so a
  * server may still run on it), its keys and its webhooks, into an empty database.
  */
-export async function migrateFolder(dataDir: string, url: string): Promise<{ records: number; keys: number; webhooks: number; lastSeq: number; leftOut: number }> {
-  const scratch = await mkdtemp(path.join(os.tmpdir(), 'campus-migrate-'));
-  try {
+export function migrateFolder(dataDir: string, url: string): Promise<{ records: number; keys: number; webhooks: number; lastSeq: number; leftOut: number }> {
+  return inScratch('campus-migrate-', async (scratch) => {
     const copy = await backupLog(dataDir, path.join(scratch, 'events.jsonl'));
     const lines = (await readFile(copy.out, 'utf8')).split('\n').filter((line) => line !== '');
     const keys = await readKeys(dataDir);
@@ -119,7 +134,5 @@ export async function migrateFolder(dataDir: string, url: string): Promise<{ rec
     const webhooks = await fileWebhookState(dataDir).load();
     const done = await withDatabase(url, (db) => importLines(db, lines, keys, webhooks));
     return { ...done, lastSeq: copy.lastSeq, leftOut: copy.leftOut };
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+  });
 }

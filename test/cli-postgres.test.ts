@@ -273,7 +273,7 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
     }
   });
 
-  it('keys list and backup read a database of the previous schema as it is: old instances may still run on it (an upgrade migrates it when the new build starts)', async () => {
+  it('keys list and backup read a database of an older schema as it is: old instances may still run on it (an upgrade migrates it when the new build starts)', async () => {
     const url = await pg.database('older');
     const { dir, remove } = tempDir();
     const made = runCli(['keys', 'create', '--name', 'Ada', '--email', 'ada@campus.edu', '--role', 'admin', '--store', url]);
@@ -290,6 +290,14 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
       assert.equal(backup.status, 0, backup.stderr);
       assert.deepEqual(await db.query("SELECT value FROM campus_meta WHERE name = 'schema_version'"), [{ value: '4' }]);
       assert.deepEqual(await db.query("SELECT to_regclass('campus_streams') IS NULL AS absent"), [{ absent: true }]);
+      // And as a build before checkpoints left it: schema 2.
+      await db.query('DROP TABLE campus_checkpoint_parts, campus_checkpoints');
+      await db.query("UPDATE campus_meta SET value = '2' WHERE name = 'schema_version'");
+      assert.equal(runCli(['keys', 'list', '--store', url]).status, 0);
+      const older = runCli(['backup', '--out', path.join(dir, 'b2.jsonl'), '--store', url]);
+      assert.equal(older.status, 0, older.stderr);
+      assert.deepEqual(await db.query("SELECT value FROM campus_meta WHERE name = 'schema_version'"), [{ value: '2' }]);
+      assert.deepEqual(await db.query("SELECT to_regclass('campus_checkpoints') IS NULL AS absent"), [{ absent: true }]);
     } finally {
       await db.end();
       remove();

@@ -72,8 +72,8 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
   const headers: Record<string, string> = options.etag === undefined || options.etag === null ? {} : { 'If-Match': options.etag };
   const it = options.kind === 'event' ? 'It' : 'Every occurrence that has not started';
 
-  async function send(method: string, target: string, body: unknown): Promise<Publishable> {
-    return (await ctx.api.json<Publishable>(method, target, { body, headers })).data;
+  async function send(method: string, target: string, body: unknown, sent: Record<string, string> = headers): Promise<Publishable> {
+    return (await ctx.api.json<Publishable>(method, target, { body, headers: sent })).data;
   }
 
   /**
@@ -100,7 +100,7 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
       case 'withdraw':
         return send('PUT', path, { status: 'draft' });
       case 'approve':
-        return (await ctx.api.json<Publishable>('POST', `${path}/approve`, { body: {}, headers: await approvedAsShown() })).data;
+        return send('POST', `${path}/approve`, {}, await approvedAsShown());
       case 'cancel':
       case 'reject': {
         let answer: Publishable | undefined;

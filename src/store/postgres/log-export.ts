@@ -1,68 +1,12 @@
-// Copies between a database and record lines: a backup file the file store can start from, and a migration into an empty database.
-import { open, rename, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
+// A data folder's record lines copied into an empty database (`migrate`; a backup of a database is the copy verify
+// checks: see cli-postgres.ts).
 import type { Database } from './client.js';
 import type { KeyRow } from './key-table.js';
 import { recordsIn, seqOfLine } from './log-table.js';
-import { newestCheckpoint, readCheckpointParts } from './checkpoint-table.js';
 import type { WebhookStateSnapshot } from '../webhook-state.js';
 import { importWebhooks } from './webhook-table.js';
 import { encodeGroup } from '../records/encode-record.js';
 import { keepsItsWriteSeq } from '../records/record-checks.js';
-
-/** What a backup wrote. */
-export interface PostgresBackupResult {
-  out: string;
-  lines: number;
-  bytes: number;
-  lastSeq: number;
-}
-
-/**
- * Writes the database's log as of one snapshot (REPEATABLE READ) to `out`: the newest checkpoint's lines (a compacted
- * events.jsonl's), then every row after it in seq order; `out.tmp`, fsync, rename, never overwriting `out`. The lines
- * are the file store's: started as a data folder's `events.jsonl`, the copy is that state.
- */
-export async function backupDatabase(db: Database, out: string): Promise<PostgresBackupResult> {
-  const target = path.resolve(out);
-  if (await stat(target).then(() => true, () => false)) throw new Error(`${target} already exists; a backup never overwrites one: remove it or choose another --out`);
-  const temp = `${target}.tmp`;
-  const file = await open(temp, 'wx', 0o600);
-  let lines = 0;
-  let bytes = 0;
-  let lastSeq = 0;
-  try {
-    await db.transaction(async (tx) => {
-      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const checkpoint = await newestCheckpoint(tx);
-      if (checkpoint.seq > 0) {
-        await readCheckpointParts(tx, checkpoint.seq, async (text) => {
-          await file.write(text);
-          bytes += Buffer.byteLength(text);
-        });
-        lines += checkpoint.lines;
-        lastSeq = checkpoint.seq;
-      }
-      for (;;) {
-        const rows = await tx.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 10000', [lastSeq]);
-        if (rows.length === 0) return;
-        const text = rows.map((row) => (row.line.endsWith('\n') ? row.line : `${row.line}\n`)).join('');
-        await file.write(text);
-        for (const row of rows) lines += recordsIn(row.line);
-        bytes += Buffer.byteLength(text);
-        lastSeq = rows[rows.length - 1]!.seq;
-      }
-    });
-    await file.sync();
-    await file.close();
-    await rename(temp, target);
-  } catch (error) {
-    await file.close().catch(() => undefined);
-    await rm(temp, { force: true });
-    throw error;
-  }
-  return { out: target, lines, bytes, lastSeq };
-}
 
 /** The database already holds data: a migration never mixes two campuses. */
 export class DatabaseNotEmptyError extends Error {

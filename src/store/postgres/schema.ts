@@ -12,9 +12,6 @@ export class SchemaTooNewError extends Error {
   override readonly name = 'SchemaTooNewError';
 }
 
-/** The oldest schema the commands that only read (keys list, backup) read as it is: the checkpoints' tables came at 3. */
-const READ_AS_IS_FROM = 3;
-
 /** Each step moves the schema from version i to i + 1. */
 const STEPS: readonly string[][] = [
   [
@@ -66,13 +63,9 @@ export async function migrateSchema(db: Database): Promise<{ from: number; to: n
   });
 }
 
-/**
- * For a command that only reads: the schema migrated only when this program cannot read it as it is. An older build's
- * instances may still run on the database (a backup taken before an upgrade), and would refuse it once migrated.
- * Throws SchemaTooNewError for a database of a newer program.
- */
-export async function prepareForReading(db: Database): Promise<void> {
-  if ((await versionOf(db)) < READ_AS_IS_FROM) await migrateSchema(db);
+/** For a command that only reads, and reads every schema as it is: throws SchemaTooNewError for a database of a newer program. */
+export async function refuseNewerSchema(db: Database): Promise<void> {
+  await versionOf(db);
 }
 
 /** The schema's version (0: no table yet); a newer one than this program's is refused. */
