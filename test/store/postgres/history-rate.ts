@@ -94,6 +94,13 @@ const HORIZON_MS = 15_000;
 /** The look-back over which an instance sees a key as used there lately (its last 3 s slice at least; its rate is measured over 3 to 6 s). */
 const LATELY_MS = 3_000;
 /**
+ * How an instance measures a key's rate (src/limits/key-rate.ts): over a second at the least, only once the key has been
+ * used there for STEADY_MS, two at most of its requests in that time counted.
+ */
+const SHORTEST_MS = 1_000;
+const STEADY_MS = 300;
+const OPENING_COUNTED = 2;
+/**
  * A key an instance serves steadily: two requests there at least this far apart (one burst at one instant is no
  * steady use), answered this long before the database went away (a lease takes a moment to come back).
  */
@@ -143,7 +150,8 @@ interface RefusalContext {
  * limit. Tolerated, as API.md §12 allows (an instance counts such requests against slots it already holds, and a key
  * whose slots on that instance run out gets 503), only when one of these shows that its slots there could run out:
  * - near its limit: the key's requests perhaps admitted in the window of any instant it was decided at reach
- *   nearShare() of the limit (a slot may come back up to 1/60 of a window late, API.md §6);
+ *   nearShare() of the limit (a slot may come back up to 1/60 of a window late, API.md §6), or its pace before it
+ *   (before the database went away) would in a window (paceBefore: a young key's leases ahead are by its rate);
  * - at its limit: a 429 of the key ended within a window before the request, or before the database went away for its
  *   instance (the database counted its window full when last asked: it used slots as fast as they freed, and none
  *   was left to lease ahead);
@@ -169,6 +177,7 @@ function refusedUnder(key: string, sorted: readonly Exchange[], context: Refusal
     const perhaps = startingBetween(sorted, exchange.start - reach - longest, exchange.end + 1e-9).filter((other) => other !== exchange && perhapsAdmitted(other) && other.start <= exchange.end && !(other.end <= exchange.start - reach));
     if (perhaps.length >= near) continue;
     const away = awayFor(faults, exchange.instance).find((span) => overlaps(span, RECONNECT_MS));
+    if (paceBefore(sorted, Math.min(exchange.start, away?.from ?? Infinity)) * rate.windowMs >= near) continue;
     const since = Math.min(exchange.start, away?.from ?? Infinity) - rate.windowMs;
     if (limited.some((other) => other !== exchange && other.end < exchange.start && other.end >= since)) continue;
     if (exchange.status === 503 && away !== undefined && (!servedSteadily(sorted, exchange.instance, away.from) || outranItsSlots(sorted, exchange, away.from, longest))) continue;
@@ -177,6 +186,28 @@ function refusedUnder(key: string, sorted: readonly Exchange[], context: Refusal
       : { check: 'rate-refused', message: `key ${key}: a write answered 429 with at most ${perhaps.length} of its ${rate.limit} requests used (near its limit from ${Math.ceil(near)}) while the database could not be reached`, exchanges: [exchange.n] });
   }
   return violations;
+}
+
+/**
+ * The key's pace over all instances just before `at` (requests per ms), as each instance measures its own share of it
+ * to lease ahead by (KeyRate): its requests there perhaps admitted in the last LATELY_MS, or since its first there when
+ * that is later (a second at the least), two at most of its first STEADY_MS there counted, and nothing on an instance
+ * where it is younger than that (no slot is leased ahead for it). A key young at a pace near its limit has leases
+ * ahead that compete for its window long before its requests fill it (the prober, 1.6 s old when a failover came, in
+ * history seed 623630363).
+ */
+function paceBefore(sorted: readonly Exchange[], at: number): number {
+  let pace = 0;
+  for (const instance of new Set(sorted.map((exchange) => exchange.instance))) {
+    const there = sorted.filter((exchange) => exchange.instance === instance && perhapsAdmitted(exchange) && exchange.start < at);
+    const first = there[0]?.start;
+    if (first === undefined || at - first < STEADY_MS) continue;
+    const over = Math.max(SHORTEST_MS, Math.min(LATELY_MS, at - first));
+    const opening = there.filter((exchange) => exchange.start < first + STEADY_MS).length;
+    const counted = there.filter((exchange) => exchange.start >= at - over).length - (first >= at - over ? Math.max(0, opening - OPENING_COUNTED) : 0);
+    pace += counted / over;
+  }
+  return pace;
 }
 
 /** The key's requests on `instance` perhaps admitted, answered or not, starting in [from, to). */
