@@ -63,7 +63,7 @@ async function organizerTab(deaf = false): Promise<{ page: Page; failed: string[
 async function openEditor(page: Page, id: string, live = true): Promise<void> {
   await page.goto(`${journey.url}/console/#/events/${id}/edit`);
   await page.getByLabel('Title').waitFor();
-  await page.getByText(live ? 'Live updates: on.' : 'Live updates: reconnecting…').waitFor();
+  await page.getByText(live ? 'Live updates: on.' : 'Live updates: reconnecting… The server ended the stream.').waitFor();
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

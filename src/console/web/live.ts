@@ -14,6 +14,11 @@ export interface ChangeEntry {
 export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'unavailable';
 
 const MAX_BACKOFF_MS = 30_000;
+/**
+ * The server writes a comment into the stream every 15 s (API.md §9.2); a stream silent for this long comes from an
+ * instance that stopped with its connection open, and is dropped and opened again.
+ */
+const SILENCE_MS = 40_000;
 
 /** Follows the feed from now on, calling `onChange` for each change; `stop()` ends it. */
 export class LiveFeed {
@@ -22,6 +27,7 @@ export class LiveFeed {
   #stopped = false;
   #failures = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #watchdog: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly api: Api,
@@ -29,6 +35,8 @@ export class LiveFeed {
     private readonly onState: (state: LiveState, why?: string) => void,
     /** The first reconnection delay; each failure in a row doubles it, up to 30 s. */
     private readonly baseDelayMs = 500,
+    /** How long the feed may say nothing, from the first request on, before it is given up and opened again. */
+    private readonly silenceMs = SILENCE_MS,
   ) {}
 
   start(): void {
@@ -39,14 +47,27 @@ export class LiveFeed {
   stop(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#watchdog);
     this.#controller?.abort();
   }
 
   /** Learns the newest position (the console shows current data already), then streams from it. */
   async #run(fromHead: boolean): Promise<void> {
     if (this.#stopped) return;
-    this.#controller = new AbortController();
-    const signal = this.#controller.signal;
+    const controller = (this.#controller = new AbortController());
+    const signal = controller.signal;
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let silent = false;
+    const heard = (): void => {
+      clearTimeout(this.#watchdog);
+      this.#watchdog = setTimeout(() => {
+        silent = true;
+        controller.abort();
+        void reader?.cancel().catch(() => undefined);
+      }, this.silenceMs);
+    };
+    const silence = `The server sent nothing for ${this.silenceMs / 1000} s.`;
+    heard();
     try {
       if (fromHead) this.#since = await this.#head(signal);
       const headers: Record<string, string> = { Accept: 'text/event-stream' };
@@ -58,8 +79,9 @@ export class LiveFeed {
       this.#failures = 0;
       const parser = new SseParser();
       const decoder = new TextDecoder();
-      const reader = response.body.getReader();
+      reader = response.body.getReader();
       for (;;) {
+        heard();
         const { value, done } = await reader.read();
         if (done) break;
         for (const message of parser.push(decoder.decode(value, { stream: true }))) {
@@ -69,9 +91,11 @@ export class LiveFeed {
           this.onChange(entry);
         }
       }
-      this.#retry(false, 'the server ended the stream');
+      this.#retry(false, silent ? silence : 'The server ended the stream.');
     } catch (error) {
-      if (this.#stopped || signal.aborted) return;
+      if (this.#stopped) return;
+      if (silent) return this.#retry(false, silence);
+      if (signal.aborted) return;
       if (error instanceof ApiProblem) {
         // 401: signed out elsewhere; 403: a role without the feed; 404: a server without the feed.
         if (error.status === 401 || error.status === 403 || error.status === 404) {
@@ -86,7 +110,9 @@ export class LiveFeed {
         this.#retry(false, error.message, Number(error.retryAfter) * 1000);
         return;
       }
-      this.#retry(false, error instanceof Error ? error.message : String(error));
+      this.#retry(false, `The change feed could not be read (${error instanceof Error ? error.message : String(error)}).`);
+    } finally {
+      if (this.#controller === controller) clearTimeout(this.#watchdog);
     }
   }
 

@@ -153,7 +153,7 @@ function showLiveState(state: LiveState, why?: string): void {
   const words: Record<LiveState, string> = {
     connecting: 'Live updates: connecting…',
     live: 'Live updates: on.',
-    reconnecting: 'Live updates: reconnecting…',
+    reconnecting: `Live updates: reconnecting…${why === undefined ? '' : ` ${why}`}`,
     unavailable: `Live updates: off${why === undefined ? '' : ` (${why})`}. Reload the page to see others' changes.`,
   };
   liveLine.textContent = words[state];

@@ -100,3 +100,22 @@ test('LiveFeed without Last-Seq (a proxy dropped it) pages the feed to next_sinc
     feed.stop();
   }
 });
+
+test('LiveFeed gives up on a stream that says nothing for longer than the server\'s comments allow (a frozen instance), says why, and resumes', async () => {
+  // A stream that sends one change and then nothing, neither data nor the 15 s comment, and never ends: an instance
+  // stopped with its connection open.
+  const frozen = (): Response => new Response(new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode(entry(8))) }), { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  const { api, calls } = fakeApi([7], [frozen, sse(entry(9))]);
+  const seen: number[] = [];
+  const states: [LiveState, string | undefined][] = [];
+  const feed = new LiveFeed(api, (change) => seen.push(change.seq), (state, why) => states.push([state, why]), 1, 100);
+  feed.start();
+  try {
+    await until(() => seen.length === 2);
+    assert.deepEqual(seen, [8, 9]);
+    assert.equal(calls[2]!.headers['Last-Event-ID'], '8', 'resumed after the last change seen');
+    assert.deepEqual(states.slice(0, 4), [['connecting', undefined], ['live', undefined], ['reconnecting', 'The server sent nothing for 0.1 s.'], ['live', undefined]]);
+  } finally {
+    feed.stop();
+  }
+});
