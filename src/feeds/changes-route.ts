@@ -29,7 +29,9 @@ export function wantsEventStream(accept: string | undefined): boolean {
  */
 export function checkPosition(source: ChangeFeedSource, since: number, what: string): void {
   if (since > source.lastSeq) {
-    throw new ApiError('gone', `${what} ${since} is newer than the last change (${source.lastSeq}): the log was restored from an older copy. Start again from since=0.`);
+    // A position of more digits than a number holds exactly is not quoted as the other number it reads as.
+    const shown = Number.isSafeInteger(since) ? String(since) : `beyond ${Number.MAX_SAFE_INTEGER}`;
+    throw new ApiError('gone', `${what} ${shown} is newer than the last change (${source.lastSeq}): the log was restored from an older copy. Start again from since=0.`);
   }
   if (since > 0 && since < source.horizon) {
     throw new ApiError('gone', `${what} ${since} is older than what the log still holds (deletions up to ${source.horizon} were compacted away). Start again from since=0.`);

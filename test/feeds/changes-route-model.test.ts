@@ -155,6 +155,8 @@ test('checkPosition() names what it checked: since or Last-Event-ID; 0 and the h
   for (const since of [0, deletion, source.lastSeq]) assert.equal(checkPosition(source, since, 'since'), undefined);
   gone(() => checkPosition(source, deletion - 1, 'Last-Event-ID'), /^Last-Event-ID 2 is older than what the log still holds \(deletions up to 3 were compacted away\)\. Start again from since=0\.$/, 'older');
   gone(() => checkPosition(source, 5, 'Last-Event-ID'), /^Last-Event-ID 5 is newer than the last change \(4\): the log was restored from an older copy\. Start again from since=0\.$/, 'newer');
+  // A position past what a number holds exactly is not quoted as another one (99999999999999999999 reads as 1e20).
+  gone(() => checkPosition(source, Number('99999999999999999999'), 'since'), /^since beyond 9007199254740991 is newer than the last change \(4\)/, 'past 2^53 - 1');
 });
 
 function contextOf(query: string, headers: Record<string, string> = {}): RequestContext {
