@@ -19,12 +19,16 @@ export function apiBase(pathname: string): string {
   return at === -1 ? '' : pathname.slice(0, at);
 }
 
+/** How long a request waits for the answer's head: a server that stopped with the connection open never sends it. */
+const ANSWER_MS = 30_000;
+
 export class Api {
   constructor(
     readonly base: string,
     private readonly key: () => string | null,
     /** Called on a 401: the key was revoked, or never good. */
     private readonly onUnauthorized: () => void,
+    private readonly answerMs = ANSWER_MS,
   ) {}
 
   /** A JSON call; resolves with the parsed body (undefined for 204), rejects with an ApiProblem. */
@@ -50,12 +54,23 @@ export class Api {
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
+    // Aborted by the caller, or when no answer has begun after answerMs (a stream's body may then take its time).
+    const waiting = new AbortController();
+    const giveUp = (): void => waiting.abort();
+    options.signal?.addEventListener('abort', giveUp, { once: true });
+    if (options.signal?.aborted === true) giveUp();
+    const timer = setTimeout(giveUp, this.answerMs);
     let response: Response;
     try {
-      response = await fetch(this.base + path, { method, headers, body, signal: options.signal, cache: 'no-store' });
+      response = await fetch(this.base + path, { method, headers, body, signal: waiting.signal, cache: 'no-store' });
     } catch (error) {
-      if (error instanceof DOMException && error.name === 'AbortError') throw error;
+      if (options.signal?.aborted === true) throw error;
+      if (waiting.signal.aborted) {
+        throw new ApiProblem(0, 'timeout', `The server did not answer within ${this.answerMs / 1000} s, so this may or may not have been done. Check before trying again.`);
+      }
       throw new ApiProblem(0, 'network', 'The server could not be reached. Check your connection and that the server is running, then try again.');
+    } finally {
+      clearTimeout(timer);
     }
     if (response.ok) return response;
     const problem = problemFrom(response.status, await response.text(), response.headers.get('Retry-After'), response.headers.get('X-Request-Id'));
