@@ -7,6 +7,7 @@ import { createLogger } from './log/logger.js';
 import { StderrLog } from './log/stderr-log.js';
 import { startServer } from './start-server.js';
 import { firstKeyNotice } from './auth/first-key-notice.js';
+import { unreachableDatabase } from './store/postgres/unreachable.js';
 
 /** How the user ran this program (`campus-events`, or `node dist/server.js` from a checkout). */
 const SELF = commandName(process.argv[1], 'campus-events', 'server.js');
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : (error as Error).message;
+    const reason = code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : (unreachableDatabase(error) ?? (error as Error).message);
     // A line like every other on stderr (JSON, or readable on a terminal), written whatever the log level.
     const fatal = createLogger({ level: 'error', write: (text) => process.stderr.write(text), pretty: process.stderr.isTTY === true });
     fatal.error(`cannot start: ${reason}`, { ...where(config), code });

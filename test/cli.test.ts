@@ -317,6 +317,8 @@ test('--data-dir on the command line with STORE exported: the command works on t
   const STORE = 'postgres://campus:secret@127.0.0.1:1/nowhere';
   const onDatabase = runCli(['keys', 'list', '--data-dir', dir], { STORE });
   assert.equal(onDatabase.status, 1, 'the database is not there');
+  assert.match(onDatabase.stderr, /\ncampus-events-cli: the database at 127\.0\.0\.1:1 cannot be reached: nothing accepts connections there \(ECONNREFUSED\)\. Check the host and port in the store's URL, and that PostgreSQL runs there\n$/);
+  assert.doesNotMatch(onDatabase.stderr, /secret/);
   assert.match(onDatabase.stderr, new RegExp(`--data-dir ${dir} is not used: STORE in the environment names a database, which this command works on; to work on the folder, add --store file`));
   const created = runCli(['keys', 'create', '--name', 'Ada', '--email', 'ada@campus.edu', '--data-dir', dir, '--store', 'file'], { STORE });
   assert.equal(created.status, 0, created.stderr);

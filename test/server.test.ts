@@ -196,6 +196,13 @@ test('server exits 1 when its port is in use', async () => {
   }
 });
 
+test('server exits 1 naming where a database it cannot reach is, and why, in words (no password)', () => {
+  const result = runServer(['--port', '0', '--store', 'postgres://campus:secret@127.0.0.1:1/campus']);
+  assert.equal(result.status, 1);
+  assertJsonLines(result.stderr, /cannot start: the database at 127\.0\.0\.1:1 cannot be reached: nothing accepts connections there \(ECONNREFUSED\)\. Check the host and port in the store's URL, and that PostgreSQL runs there/);
+  assert.doesNotMatch(result.stderr, /secret/);
+});
+
 test('server exits 1 naming the fault when --data-dir is a file, or lies under one, and creates nothing there', () => {
   const { dir, remove } = tempDir();
   try {
