@@ -389,11 +389,17 @@ export class WebhookService {
   }
 }
 
-/** Applies an admin's change to a lane: a new status restarts its schedule (active) or holds it (paused). */
+/**
+ * Applies an admin's change to a lane: a new status restarts its schedule (active) or holds it (paused), and so does a
+ * new url of an active webhook (the admin pointed it at a receiver that works: its message is tried there now, not
+ * hours later); the url sent back as read changes nothing.
+ */
 function redefine(lane: DeliveryLane, input: WebhookInput): void {
+  const moved = input.url !== undefined && input.url !== lane.state.url;
   if (input.url !== undefined) lane.state.url = input.url;
   if (input.events !== undefined) lane.state.events = input.events;
   if (input.description !== undefined) lane.state.description = input.description;
   if (input.status !== undefined) lane.setStatus(input.status);
+  else if (moved && lane.state.status === 'active') lane.setStatus('active');
   else lane.poke();
 }
