@@ -119,6 +119,28 @@ describe('webhooks with several instances on one database', { skip, timeout: 120
     }
   });
 
+  it('a new url set on another instance than the one delivering is tried at once, not when its retry falls due (5 min after a second failure)', async () => {
+    const two = await startInstances(await pg.database('moved_url'), 2, HOSTS);
+    const failing = await startReceiver();
+    failing.behaviour = 'error';
+    const fixed = await startReceiver();
+    try {
+      // Made on instance 0, so instance 0 delivers it; it fails twice (at once, and 5 s later), then waits 5 min.
+      const created = await json<{ id: string; secret: string }>(two.call(0, 'POST', '/webhooks', { url: failing.url, events: ['event.created'] }));
+      fixed.secret = created.body.secret;
+      const [id] = await writeEvents(two, 1);
+      await eventually('two failed attempts', () => failing.received.length >= 2, 20_000);
+      const onRecord = async (): Promise<boolean> => (await json<{ deliveries: Delivery[] }>(two.call(0, 'GET', `/webhooks/${created.body.id}/deliveries`))).body.deliveries.length >= 2;
+      assert.ok(await waitFor(onRecord, 10_000), 'both failures on record');
+      assert.equal((await two.call(1, 'PUT', `/webhooks/${created.body.id}`, { url: fixed.url })).status, 200);
+      await eventually('the message at the new url', () => fixed.received.length >= 1, 30_000);
+      assert.deepEqual([fixed.received[0]!.id, (fixed.received[0]!.message!.data as { id: string }).id], [failing.received[0]!.id, id]);
+      assert.equal(failing.received.length, 2, 'nothing more went to the old url');
+    } finally {
+      await stopAll(two, failing, fixed);
+    }
+  });
+
   it('kill -9 of the delivering instance mid-stream: another instance takes over and nothing is lost, in order', async () => {
     const two = await startInstances(await pg.database('takeover'), 2, HOSTS);
     const receiver = await startReceiver();
