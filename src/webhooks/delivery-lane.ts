@@ -5,6 +5,7 @@ import { LINE_DONE, type MessageBacklog } from './message-backlog.js';
 import { signer } from './signature.js';
 import { nextAttemptAt, savedRetryAt } from './retry-schedule.js';
 import { isAfter, type WebhookMessage } from './messages.js';
+import type { WebhookInput } from './webhook-input.js';
 
 /** The clock and timers deliveries run on (a fake one in tests). */
 export interface WebhookClock {
@@ -132,6 +133,27 @@ export class DeliveryLane {
     this.#savedRetryAt = undefined;
     if (status === 'active') this.#freshSchedule();
     this.poke();
+  }
+
+  /**
+   * Applies an admin's change: a new status restarts the schedule (active) or holds it (paused), and so does a new url
+   * of an active webhook (pointed at a receiver that works, its message goes there now, not at a retry hours away). An
+   * attempt in flight to the old url is abandoned, as on a stop (not counted: the message is sent again, there). The
+   * url sent back as read changes nothing.
+   */
+  redefine(input: WebhookInput): void {
+    const moved = input.url !== undefined && input.url !== this.state.url;
+    if (moved) {
+      this.state.url = input.url!;
+      const inFlight = this.#inFlight;
+      this.#inFlight = undefined;
+      inFlight?.abort('the webhook was given another url');
+    }
+    if (input.events !== undefined) this.state.events = input.events;
+    if (input.description !== undefined) this.state.description = input.description;
+    const status = input.status ?? (moved && this.state.status === 'active' ? 'active' : undefined);
+    if (status !== undefined) this.setStatus(status);
+    else this.poke();
   }
 
   /** The next message starts the retry schedule from its beginning: no attempt yet, no failure. */

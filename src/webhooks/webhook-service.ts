@@ -124,7 +124,7 @@ export class WebhookService {
     const lane = this.#lanes.get(id);
     if (lane === undefined) return undefined;
     const before = { url: lane.state.url, events: lane.state.events, description: lane.state.description, status: lane.state.status };
-    redefine(lane, input);
+    lane.redefine(input);
     await this.#saveOrUndo(() => {
       Object.assign(lane.state, before);
       lane.poke();
@@ -182,7 +182,7 @@ export class WebhookService {
   /** An admin changed a webhook this instance delivers, on another instance: the lane follows. */
   redefine(id: string, input: WebhookInput): void {
     const lane = this.#lanes.get(id);
-    if (lane !== undefined) redefine(lane, input);
+    lane?.redefine(input);
   }
 
   /** Stops delivering a webhook (deleted, or its lease lost): what is in flight is abandoned, nothing is saved. */
@@ -387,19 +387,4 @@ export class WebhookService {
       throw error;
     }
   }
-}
-
-/**
- * Applies an admin's change to a lane: a new status restarts its schedule (active) or holds it (paused), and so does a
- * new url of an active webhook (the admin pointed it at a receiver that works: its message is tried there now, not
- * hours later); the url sent back as read changes nothing.
- */
-function redefine(lane: DeliveryLane, input: WebhookInput): void {
-  const moved = input.url !== undefined && input.url !== lane.state.url;
-  if (input.url !== undefined) lane.state.url = input.url;
-  if (input.events !== undefined) lane.state.events = input.events;
-  if (input.description !== undefined) lane.state.description = input.description;
-  if (input.status !== undefined) lane.setStatus(input.status);
-  else if (moved && lane.state.status === 'active') lane.setStatus('active');
-  else lane.poke();
 }

@@ -198,3 +198,23 @@ test('a new url is tried at once, the retry schedule starting afresh; the same u
     await teardown(s);
   }
 });
+
+test('a new url while an attempt hangs at the old one: that attempt is abandoned, uncounted, and the message goes to the new url now', async () => {
+  lengths = new Map();
+  const s = await setup('hang');
+  const stop = watchLog(s);
+  const fixed = await startReceiver({ verify: false });
+  try {
+    await createEvent(s, 'Black hole');
+    await eventually('the attempt in flight', () => s.receiver.received.length === 1);
+    assert.equal((await s.h.request('PUT', `/webhooks/${s.webhook.id}`, { key: s.h.keys.admin, body: { url: fixed.url } })).status, 200);
+    await eventually('the message at the new url', () => fixed.received.length === 1);
+    assert.equal(fixed.received[0]!.id, s.receiver.received[0]!.id, 'the same message');
+    await eventually('its success in the log', () => logLength(s) >= 1);
+    assert.deepEqual((await deliveries(s)).map((entry) => [entry.attempt, entry.status]), [[1, 'succeeded']]);
+  } finally {
+    stop();
+    await fixed.close();
+    await teardown(s);
+  }
+});

@@ -107,7 +107,8 @@ export class LiveFeed {
           this.#retry(true, error.message);
           return;
         }
-        this.#retry(false, error.message, Number(error.retryAfter) * 1000);
+        // A timeout's sentence is a save's ("may or may not have been done"): the feed only reads.
+        this.#retry(false, error.code === 'timeout' ? 'The server did not answer in time.' : error.message, Number(error.retryAfter) * 1000);
         return;
       }
       this.#retry(false, `The change feed could not be read (${error instanceof Error ? error.message : String(error)}).`);

@@ -5,6 +5,8 @@ import { mayHaveRun, withTimeout, type Database, type Queryable } from './client
 
 /** How long an admin's read or change may take before the database counts as unreachable (503). */
 const QUERY_TIMEOUT_MS = 2_000;
+/** In change(): the webhook's schedule starts afresh (set active, or a new url $2 while it stays active). */
+const AFRESH = `($5::text = 'active' OR ($2::text IS NOT NULL AND $2::text <> url AND coalesce($5::text, status) = 'active'))`;
 
 const COLUMNS =
   'id, url, events, description, secret, created_at, status, version::float8 AS version, status_version::float8 AS status_version, cursor_seq::float8 AS cursor_seq, cursor_index::float8 AS cursor_index, attempts, first_failure_ms, deliveries';
@@ -100,10 +102,14 @@ export class PostgresWebhookTable implements SharedWebhookTable {
     return { ...state, cursor: { seq: row!.cursor_seq, index: state.cursor.index } };
   }
 
+  /**
+   * Changes a webhook as an admin asked. Set `active`, or given a new url while active, its schedule starts afresh here
+   * too, so an instance taking it over before the one delivering it has followed and saved does not wait out the old one.
+   */
   async change(id: string, changes: WebhookChanges): Promise<SharedWebhook | undefined> {
     const [row] = await this.#admin(this.#db.query<Row>(
       `UPDATE campus_webhooks SET url = coalesce($2, url), events = coalesce($3, events), description = coalesce($4, description), status = coalesce($5::text, status),
-         attempts = CASE WHEN $5::text = 'active' THEN 0 ELSE attempts END, first_failure_ms = CASE WHEN $5::text = 'active' THEN NULL ELSE first_failure_ms END,
+         attempts = CASE WHEN ${AFRESH} THEN 0 ELSE attempts END, first_failure_ms = CASE WHEN ${AFRESH} THEN NULL ELSE first_failure_ms END,
          status_version = CASE WHEN $5::text IS NULL THEN status_version ELSE version + 1 END, version = version + 1
        WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, changes.url ?? null, changes.events === undefined ? null : JSON.stringify(changes.events), changes.description ?? null, changes.status ?? null],

@@ -119,3 +119,20 @@ test('LiveFeed gives up on a stream that says nothing for longer than the server
     feed.stop();
   }
 });
+
+test('LiveFeed says a feed request that timed out was not answered in time, not that something "may have been done"', async () => {
+  const timedOut = (): Response => {
+    throw new ApiProblem(0, 'timeout', 'The server did not answer within 30 s, so this may or may not have been done. Check before trying again.');
+  };
+  const { api } = fakeApi([3], [timedOut, sse(entry(4))]);
+  const states: [LiveState, string | undefined][] = [];
+  const seen: number[] = [];
+  const feed = new LiveFeed(api, (change) => seen.push(change.seq), (state, why) => states.push([state, why]), 1);
+  feed.start();
+  try {
+    await until(() => seen.length === 1);
+    assert.deepEqual(states.find(([state]) => state === 'reconnecting'), ['reconnecting', 'The server did not answer in time.']);
+  } finally {
+    feed.stop();
+  }
+});

@@ -94,6 +94,28 @@ describe('PostgresWebhookTable', { skip }, () => {
     assert.deepEqual([revived.state.status, revived.state.attempts, revived.state.firstFailureMs], ['active', 0, null], 'active starts the schedule afresh');
   });
 
+  it('a new url on an active webhook starts its schedule afresh in the table too (an instance taking it over does not wait out the old one); the same url, or a paused webhook, keeps it', async () => {
+    const [mine] = await table.lease('run_a', LONG);
+    const retrying = { ...mine!.state, attempts: 2, firstFailureMs: 1_700_000_000_000 };
+    const scheduleOf = async (): Promise<[number, number | null]> => {
+      const { state } = (await table.get(retrying.id))!;
+      return [state.attempts, state.firstFailureMs];
+    };
+    await table.saveProgress('run_a', [{ state: retrying, version: mine!.version }]);
+    await table.change(retrying.id, { url: retrying.url });
+    assert.deepEqual(await scheduleOf(), [2, 1_700_000_000_000], 'the url sent back as read');
+    await table.change(retrying.id, { status: 'paused' });
+    await table.saveProgress('run_a', [{ state: { ...retrying, status: 'paused' }, version: (await table.get(retrying.id))!.version }]);
+    await table.change(retrying.id, { url: 'http://127.0.0.1:9/paused' });
+    assert.deepEqual(await scheduleOf(), [2, 1_700_000_000_000], 'paused: set active later, it starts afresh then');
+    await table.change(retrying.id, { url: 'http://127.0.0.1:9/elsewhere', status: 'active' });
+    assert.deepEqual(await scheduleOf(), [0, null]);
+    await table.saveProgress('run_a', [{ state: { ...retrying, url: 'http://127.0.0.1:9/elsewhere' }, version: (await table.get(retrying.id))!.version }]);
+    assert.deepEqual(await scheduleOf(), [2, 1_700_000_000_000]);
+    await table.change(retrying.id, { url: 'http://127.0.0.1:9/fixed' });
+    assert.deepEqual(await scheduleOf(), [0, null], 'a new url while active');
+  });
+
   it('release() lets another instance take the webhooks at once; logId() is made once', async () => {
     await table.release('run_a');
     assert.deepEqual((await table.lease('run_b', LONG)).map((held) => held.state.id), [webhook(1).id]);
