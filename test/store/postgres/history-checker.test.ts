@@ -231,6 +231,20 @@ describe('checkHistory', () => {
       assert.equal(refused(history).length, 1);
     });
 
+    it('judges a pace by the 15 s leased ahead, not by a longer window: a read every 500 ms is far from 1000 an hour', () => {
+      const { history } = away();
+      history.rate = { limit: 1000, windowMs: 3_600_000 };
+      assert.equal(refused(history).length, 1);
+      // ...and a key that paused (a gap of two 3 s slices) starts again: a burst at its new start is no pace.
+      const { history: resumed, add } = away();
+      resumed.rate = { limit: 600, windowMs: 10_000 };
+      add({ method: 'GET', path: '/me', status: 200, instance: 1, op: { kind: 'read' }, start: -25_000, end: -24_990 });
+      for (let i = 0; i < 60; i++) add({ method: 'GET', path: '/me', status: 200, instance: 1, op: { kind: 'read' }, start: 2_000, end: 2_001 });
+      for (let at = 2_400; at < 5_000; at += 400) add({ method: 'GET', path: '/me', status: 200, instance: 1, op: { kind: 'read' }, start: at, end: at + 5 });
+      resumed.exchanges.sort((a, b) => a.start - b.start).forEach((exchange, n) => (exchange.n = n));
+      assert.equal(refused(resumed).length, 1);
+    });
+
     it('tolerates a key answered 429 less than a window before the database went away (at its limit when last asked)', () => {
       const { history, add } = away(9_000);
       add({ method: 'GET', path: '/me', status: 429, instance: 2, op: { kind: 'read' }, start: 1_000, end: 1_010, headers: { 'retry-after': '1' } });

@@ -151,7 +151,8 @@ interface RefusalContext {
  * whose slots on that instance run out gets 503), only when one of these shows that its slots there could run out:
  * - near its limit: the key's requests perhaps admitted in the window of any instant it was decided at reach
  *   nearShare() of the limit (a slot may come back up to 1/60 of a window late, API.md §6), or its pace before it
- *   (before the database went away) would in a window (paceBefore: a young key's leases ahead are by its rate);
+ *   (before the database went away) would in a window, or in the HORIZON_MS leased ahead when that is shorter
+ *   (paceBefore: a young key's leases ahead are by its rate);
  * - at its limit: a 429 of the key ended within a window before the request, or before the database went away for its
  *   instance (the database counted its window full when last asked: it used slots as fast as they freed, and none
  *   was left to lease ahead);
@@ -177,7 +178,7 @@ function refusedUnder(key: string, sorted: readonly Exchange[], context: Refusal
     const perhaps = startingBetween(sorted, exchange.start - reach - longest, exchange.end + 1e-9).filter((other) => other !== exchange && perhapsAdmitted(other) && other.start <= exchange.end && !(other.end <= exchange.start - reach));
     if (perhaps.length >= near) continue;
     const away = awayFor(faults, exchange.instance).find((span) => overlaps(span, RECONNECT_MS));
-    if (paceBefore(sorted, Math.min(exchange.start, away?.from ?? Infinity)) * rate.windowMs >= near) continue;
+    if (paceBefore(sorted, Math.min(exchange.start, away?.from ?? Infinity)) * Math.min(rate.windowMs, HORIZON_MS) >= near) continue;
     const since = Math.min(exchange.start, away?.from ?? Infinity) - rate.windowMs;
     if (limited.some((other) => other !== exchange && other.end < exchange.start && other.end >= since)) continue;
     if (exchange.status === 503 && away !== undefined && (!servedSteadily(sorted, exchange.instance, away.from) || outranItsSlots(sorted, exchange, away.from, longest))) continue;
@@ -189,23 +190,37 @@ function refusedUnder(key: string, sorted: readonly Exchange[], context: Refusal
 }
 
 /**
- * The key's pace over all instances just before `at` (requests per ms), as each instance measures its own share of it
- * to lease ahead by (KeyRate): its requests there perhaps admitted in the last LATELY_MS, or since its first there when
- * that is later (a second at the least), two at most of its first STEADY_MS there counted, and nothing on an instance
- * where it is younger than that (no slot is leased ahead for it). A key young at a pace near its limit has leases
- * ahead that compete for its window long before its requests fill it (the prober, 1.6 s old when a failover came, in
- * history seed 623630363).
+ * The least pace, over all instances, by which they can have leased ahead for the key just before `at` (requests per
+ * ms): on each, KeyRate's mean (src/limits/key-rate.ts) at its last lease up to LEASE_MS before `at`, over the key's
+ * time there since it last paused for a whole slice (certain only after a gap of two: the slices' alignment is not
+ * known), a second at the least and LATELY_MS to twice that at the most, two at most of its first STEADY_MS counted;
+ * nothing where it is younger than STEADY_MS (no slot is leased ahead for it). Counted: the requests certainly decided
+ * by then. A key young at a pace near its limit has leases ahead that compete for its window long before its requests
+ * fill it (the prober, 1.6 s old when a failover came, in history seed 623630363).
  */
 function paceBefore(sorted: readonly Exchange[], at: number): number {
   let pace = 0;
   for (const instance of new Set(sorted.map((exchange) => exchange.instance))) {
-    const there = sorted.filter((exchange) => exchange.instance === instance && perhapsAdmitted(exchange) && exchange.start < at);
-    const first = there[0]?.start;
-    if (first === undefined || at - first < STEADY_MS) continue;
-    const over = Math.max(SHORTEST_MS, Math.min(LATELY_MS, at - first));
-    const opening = there.filter((exchange) => exchange.start < first + STEADY_MS).length;
-    const counted = there.filter((exchange) => exchange.start >= at - over).length - (first >= at - over ? Math.max(0, opening - OPENING_COUNTED) : 0);
-    pace += counted / over;
+    const there = sorted.filter((other) => other.instance === instance && perhapsAdmitted(other) && other.status !== 0 && other.end <= at);
+    let least = Infinity;
+    for (let lease = at - LEASE_MS; lease <= at && least > 0; lease += RATE_STEP_MS) {
+      const done = there.filter((other) => other.end <= lease);
+      let first = done.length - 1;
+      while (first > 0 && done[first]!.start - done[first - 1]!.start < 2 * LATELY_MS) first--;
+      const since = done[first]?.start;
+      if (since === undefined || lease - since < STEADY_MS) {
+        least = 0;
+        break;
+      }
+      const opening = Math.max(0, done.filter((other) => other.start >= since && other.start < since + STEADY_MS).length - OPENING_COUNTED);
+      const shortest = Math.max(SHORTEST_MS, Math.min(LATELY_MS, lease - since));
+      const longest = Math.max(SHORTEST_MS, Math.min(2 * LATELY_MS, lease - since));
+      for (let over = shortest; over <= longest; over += RATE_STEP_MS) {
+        const counted = done.filter((other) => other.start >= lease - over).length - (since >= lease - over ? opening : 0);
+        least = Math.min(least, counted / over);
+      }
+    }
+    pace += least;
   }
   return pace;
 }
