@@ -1,4 +1,5 @@
 // A --store URL naming one or several PostgreSQL hosts (`postgres://user:password@h1:5432,h2:5432/db`): parsed, checked, and its primary found.
+import { unreachableWhy } from './unreachable.js';
 
 /** One host of the list, as written (a name, an IPv4 address, or an IPv6 address in brackets) and its port. */
 export interface StoreHost {
@@ -78,7 +79,7 @@ export type HostRole = { primary: string } | 'standby' | { failed: string };
  * again after its standby was promoted): writing to either would split the campus's data in two.
  */
 export async function findPrimary(count: number, probe: (i: number) => Promise<HostRole>, nameOf: (i: number) => string): Promise<number> {
-  const roles = await Promise.all(Array.from({ length: count }, (_, i) => probe(i).catch((error: unknown): HostRole => ({ failed: error instanceof Error ? error.message : String(error) }))));
+  const roles = await Promise.all(Array.from({ length: count }, (_, i) => probe(i).catch((error: unknown): HostRole => ({ failed: unreachableWhy(error) ?? (error instanceof Error ? error.message : String(error)) }))));
   const primaries = roles.flatMap((role, i) => (typeof role === 'object' && 'primary' in role ? [{ i, server: role.primary }] : []));
   if (new Set(primaries.map(({ server }) => server)).size > 1) {
     throw new Error(`more than one primary among the hosts of the URL (${primaries.map(({ i }) => nameOf(i)).join(', ')}): two servers take writes, as when a former primary is started again after its standby was promoted, and writing to either would split the data; stop one and rebuild it as a standby of the other (pg_rewind, or pg_basebackup -R)`);
@@ -90,14 +91,15 @@ export async function findPrimary(count: number, probe: (i: number) => Promise<H
 
 /**
  * The URL with its password replaced by `***`, for logs and messages (one host or several). Everything between the
- * user's `:` and the last `@` before the query goes, so a password holding a stray `@` or `/` is not half shown.
+ * user's `:` and the last `@` before the path, or before the query, goes (whichever is later), so a password holding
+ * a stray `@`, `/`, `?` or `#` is not half shown.
  */
 export function redactUrl(url: string): string {
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(url);
   if (scheme === null) return url.replace(/:[^:@/]*@/, ':***@');
   const rest = url.slice(scheme[0].length);
-  const query = rest.indexOf('?');
-  const at = (query === -1 ? rest : rest.slice(0, query)).lastIndexOf('@');
+  const lastAtBefore = (end: number): number => (end === -1 ? rest : rest.slice(0, end)).lastIndexOf('@');
+  const at = Math.max(lastAtBefore(rest.search(/[/]/)), lastAtBefore(rest.search(/[?#]/)));
   const colon = at === -1 ? -1 : rest.slice(0, at).indexOf(':');
   return colon === -1 ? url : `${scheme[0]}${rest.slice(0, colon + 1)}***${rest.slice(at)}`;
 }

@@ -1,6 +1,7 @@
 // The --store URL's host list: parsed and checked, its primary found in the URL's order, its password never shown.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { connect } from 'node:net';
 import { findPrimary, parseStoreUrl, redactUrl, StoreUrlError, type HostRole } from '../../../src/store/postgres/hosts.js';
 
 describe('parseStoreUrl', () => {
@@ -37,6 +38,10 @@ describe('redactUrl', () => {
     assert.equal(redactUrl('postgres://campus:hun@ter/2@h1/events?application_name=x'), 'postgres://campus:***@h1/events?application_name=x');
     assert.equal(redactUrl('postgres://campus@h1/events'), 'postgres://campus@h1/events');
     assert.equal(redactUrl('mysql://u:hunter2@h/d'), 'mysql://u:***@h/d');
+    // A ? or # in a password not percent-encoded: the URL's query seems to start inside it.
+    assert.equal(redactUrl('postgres://campus:top?secret@nohost.invalid/db'), 'postgres://campus:***@nohost.invalid/db');
+    assert.equal(redactUrl('postgres://campus:top#secret@h1:5432/db?sslmode=require'), 'postgres://campus:***@h1:5432/db?sslmode=require');
+    assert.equal(redactUrl('postgres://campus:p@h1/db?options=a@b'), 'postgres://campus:***@h1/db?options=a@b');
   });
 });
 
@@ -68,5 +73,8 @@ describe('findPrimary', () => {
 
   it('throws, saying what each host answered, when none is a primary', async () => {
     await assert.rejects(findPrimary(2, probeOf([new Error('connect ECONNREFUSED'), 'standby']), names), /no primary among .*h1:5432: connect ECONNREFUSED; h2:5432: a standby \(in recovery\)/);
+    // A connection refused, as Node reports it, in words.
+    const refused = await new Promise<Error>((resolve) => connect({ host: '127.0.0.1', port: 1 }).on('error', resolve));
+    await assert.rejects(findPrimary(2, probeOf([refused, 'standby']), names), /no primary among the hosts of the URL \(h1:5432: nothing accepts connections there \(ECONNREFUSED\); h2:5432: a standby/);
   });
 });
