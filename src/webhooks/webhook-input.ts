@@ -64,6 +64,7 @@ function checkUrl(value: unknown, policy: HostPolicy): string | Problem {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return new Problem('url', `url must use http or https, got ${quote(url.protocol.slice(0, -1))}`);
   if (url.username !== '' || url.password !== '') return new Problem('url', 'url must not hold a user name or password (they would travel with every delivery); put a token in the path instead');
+  if (url.port === '0') return new Problem('url', 'url must not name port 0, which no receiver can listen on');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!policy.allowsHost(host)) return new Problem('url', `the host ${quote(host)} is not allowed by --webhook-hosts (allowed: ${policy.description})`);
   return value;

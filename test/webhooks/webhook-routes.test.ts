@@ -68,6 +68,9 @@ test('POST /webhooks lists every problem: bad scheme, unknown type, unknown and 
   assert.deepEqual(missing.json.details, [{ field: 'url', message: 'url is required' }]);
   const long = await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: `https://hooks.campus.edu/${'a'.repeat(2000)}` } });
   assert.match(long.json.details[0].message, /at most 2000 characters/);
+  // Port 0 is no port a receiver can listen on: every delivery would fail.
+  const portZero = await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: 'http://hooks.campus.edu:0/in' } });
+  assert.deepEqual([portZero.status, portZero.json.details], [400, [{ field: 'url', message: 'url must not name port 0, which no receiver can listen on' }]]);
 });
 
 test('only admin keys manage webhooks: organizer, reader and feed keys get 403, no key 401', async () => {
