@@ -170,51 +170,49 @@ test('a paused webhook holds its messages whatever the time, and sends them in o
   }
 });
 
-test('a new url is tried at once, the retry schedule starting afresh; the same url sent back keeps the schedule', async () => {
+/** A webhook at a receiver that behaves as `behaviour`, its delivery log watched, and a working receiver to move it to. */
+async function withMove(behaviour: Behaviour, run: (s: Setup, fixed: Receiver, moveTo: (url: string) => Promise<void>) => Promise<void>): Promise<void> {
   lengths = new Map();
-  const s = await setup('error');
+  const s = await setup(behaviour);
   const stop = watchLog(s);
   const fixed = await startReceiver({ verify: false });
+  const moveTo = async (url: string): Promise<void> => assert.equal((await s.h.request('PUT', `/webhooks/${s.webhook.id}`, { key: s.h.keys.admin, body: { url } })).status, 200);
   try {
+    await run(s, fixed, moveTo);
+  } finally {
+    stop();
+    await fixed.close();
+    await teardown(s);
+  }
+}
+
+test('a new url is tried at once, the retry schedule starting afresh; the same url sent back keeps the schedule', () =>
+  withMove('error', async (s, fixed, moveTo) => {
     await createEvent(s, 'Moved receiver');
     await eventually('the first attempt', () => s.receiver.received.length === 1);
     await eventually('its failure in the log', () => logLength(s) >= 1);
     // The url as read, sent back: nothing changes, and the retry comes 5 s after the failure, not now.
-    assert.equal((await s.h.request('PUT', `/webhooks/${s.webhook.id}`, { key: s.h.keys.admin, body: { url: s.receiver.url } })).status, 200);
+    await moveTo(s.receiver.url);
     s.clock.advanceTo(START + 5 * S);
     await eventually('the second attempt', () => s.receiver.received.length === 2);
     assert.deepEqual(s.receiver.received.map((entry) => Number(entry.timestamp)), [START / S, START / S + 5]);
     await eventually('its failure in the log', () => logLength(s) >= 2);
     // The admin points it at a receiver that works: the message goes there now, not 5 min after the second failure.
-    assert.equal((await s.h.request('PUT', `/webhooks/${s.webhook.id}`, { key: s.h.keys.admin, body: { url: fixed.url } })).status, 200);
+    await moveTo(fixed.url);
     await eventually('the message at the new url', () => fixed.received.length === 1);
     assert.equal(fixed.received[0]!.id, s.receiver.received[0]!.id, 'the same message');
     assert.equal(Number(fixed.received[0]!.timestamp), START / S + 5);
     await eventually('its success in the log', () => logLength(s) >= 3);
     assert.deepEqual((await deliveries(s)).map((entry) => [entry.attempt, entry.status]), [[1, 'succeeded'], [2, 'failed'], [1, 'failed']]);
-  } finally {
-    stop();
-    await fixed.close();
-    await teardown(s);
-  }
-});
+  }));
 
-test('a new url while an attempt hangs at the old one: that attempt is abandoned, uncounted, and the message goes to the new url now', async () => {
-  lengths = new Map();
-  const s = await setup('hang');
-  const stop = watchLog(s);
-  const fixed = await startReceiver({ verify: false });
-  try {
+test('a new url while an attempt hangs at the old one: that attempt is abandoned, uncounted, and the message goes to the new url now', () =>
+  withMove('hang', async (s, fixed, moveTo) => {
     await createEvent(s, 'Black hole');
     await eventually('the attempt in flight', () => s.receiver.received.length === 1);
-    assert.equal((await s.h.request('PUT', `/webhooks/${s.webhook.id}`, { key: s.h.keys.admin, body: { url: fixed.url } })).status, 200);
+    await moveTo(fixed.url);
     await eventually('the message at the new url', () => fixed.received.length === 1);
     assert.equal(fixed.received[0]!.id, s.receiver.received[0]!.id, 'the same message');
     await eventually('its success in the log', () => logLength(s) >= 1);
     assert.deepEqual((await deliveries(s)).map((entry) => [entry.attempt, entry.status]), [[1, 'succeeded']]);
-  } finally {
-    stop();
-    await fixed.close();
-    await teardown(s);
-  }
-});
+  }));
