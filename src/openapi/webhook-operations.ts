@@ -49,7 +49,7 @@ export const WEBHOOK_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'PUT /webhooks/{id}': {
     operationId: 'updateWebhook',
     summary: 'Change a webhook',
-    description: `${ADMIN} Any of url, events, description, status. paused holds the messages; active sends them, in order (and starts the retry schedule afresh for a failing webhook).`,
+    description: `${ADMIN} Any of url, events, description, status. paused holds the messages; active sends them, in order (and starts the retry schedule afresh for a failing webhook). A new url on an active webhook is tried at once, the schedule afresh.`,
     tag: 'webhooks',
     auth: true,
     requestBody: { schema: 'WebhookUpdate', description: 'The fields to change.', examples: UPDATE_EXAMPLES },
