@@ -194,10 +194,17 @@ test('a key revoked while a page is open signs the tab out on that page: signing
   await signIn(page, journey.url, key);
   await page.goto(`${journey.url}/console/#/new`);
   await page.getByRole('heading', { level: 1, name: 'New event' }).waitFor();
+  await page.getByLabel('Title').fill('Jazz night');
+  await page.getByLabel('Description').fill('Doors at 7.\nBring a friend.');
+  await page.getByLabel('Category').selectOption('cultural');
   assert.equal(runCli(['keys', 'revoke', id, '--data-dir', journey.dataDir]).status, 0);
   // The change feed's stream ends within 2 s of a revocation; its 401 signs the tab out.
   await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
   assert.equal(await page.evaluate(() => location.hash), '#/new');
+  // What was typed is not lost: it is shown, to copy, under the sign-in form.
+  const held = page.getByRole('region', { name: 'What the form held (not saved)' });
+  assert.deepEqual([await held.getByLabel('Title').inputValue(), await held.getByLabel('Description').inputValue(), await held.getByLabel('Category').inputValue()], ['Jazz night', 'Doors at 7.\nBring a friend.', 'cultural']);
+  assert.equal(await held.getByLabel('Location').count(), 0, 'an empty field is left out');
   await page.getByLabel('API key').fill(journey.keys.organizer);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'New event' }).waitFor();

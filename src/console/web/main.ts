@@ -15,6 +15,7 @@ import { chooseZone, currentZones } from './zones.js';
 import { loadSettings } from './settings.js';
 import type { ConsoleContext, Screen } from './context.js';
 import type { CampusEvent, EventPage, Series } from './types.js';
+import { heldText } from './held-text.js';
 
 const base = apiBase(location.pathname);
 const byId = (id: string): HTMLElement => document.getElementById(id)!;
@@ -100,6 +101,8 @@ function show(next: Screen | HTMLElement, title: string): void {
 
 /** Back to the sign-in form; `keepPlace` keeps the fragment, so a bookmarked page opens after signing in. */
 function signOut(notice?: string, keepPlace = false): void {
+  // Signed out by the server (a revoked key) as they typed: what the form held is shown to copy.
+  const held = keepPlace ? heldText(content) : [];
   forgetKeys();
   me = undefined;
   feed?.stop();
@@ -110,7 +113,7 @@ function signOut(notice?: string, keepPlace = false): void {
   replace(who);
   replace(nav);
   if (!keepPlace && location.hash !== '') history.replaceState(null, '', location.pathname);
-  show(signIn(base, onSignedIn, notice), 'Sign in');
+  show(signIn(base, onSignedIn, notice, held), 'Sign in');
   heading.focus();
 }
 

@@ -5,9 +5,13 @@ import { ApiProblem, describeProblem } from './problem.js';
 import { Api } from './api.js';
 import type { Me } from './roles.js';
 import { storeKey } from './session.js';
+import { heldSection, type HeldText } from './held-text.js';
 
-/** Renders the form; `signedIn` runs with the person once their key is accepted. */
-export function signIn(base: string, signedIn: (me: Me) => void, notice?: string): HTMLElement {
+/**
+ * Renders the form; `signedIn` runs with the person once their key is accepted. `held`: what the screen's form held
+ * when the person was signed out, shown below to copy.
+ */
+export function signIn(base: string, signedIn: (me: Me) => void, notice?: string, held: readonly HeldText[] = []): HTMLElement {
   const key = field('key', 'API key', h('input', { type: 'password', autocomplete: 'off', spellcheck: 'false' }), 'It starts with cek_. It stays in this tab only and is forgotten when you close it or sign out.');
   const alert = formAlert();
   if (notice !== undefined) showAlert(alert, notice);
@@ -35,5 +39,5 @@ export function signIn(base: string, signedIn: (me: Me) => void, notice?: string
       },
     );
   });
-  return h('section', {}, h('p', {}, 'Sign in with your API key to see and manage the campus events.'), form);
+  return h('section', {}, h('p', {}, 'Sign in with your API key to see and manage the campus events.'), form, heldSection(held));
 }
