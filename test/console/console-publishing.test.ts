@@ -141,6 +141,8 @@ test('submit → reject → fix → resubmit: the reason is required, and the re
     await dialog.getByRole('button', { name: 'Reject' }).click();
     await outcome(admin, '“Bake sale” is sent back to its organizer with your note.');
     assert.deepEqual(rejections, ['POST']);
+    // The focus is on what was done, as after an approval: a keyboard goes on from there, not from the top.
+    await admin.waitForFunction(() => document.activeElement?.classList.contains('done') === true, undefined, { timeout: 5_000 });
 
     await organizer.goto(`${journey.url}/console/#/drafts`);
     const row = organizer.getByRole('row', { name: /Bake sale/ });
