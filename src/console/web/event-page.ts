@@ -60,6 +60,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       }
       if (drawnStatus !== undefined && statusOf(event) !== drawnStatus) ctx.dropBrought();
       drawnStatus = statusOf(event);
+      drawnEtag = etag;
       when.textContent = formatSpan(event.start_time, event.end_time, ctx.zones.shown);
       const manage = canManage(ctx.me, event);
       managing = manage;
@@ -117,8 +118,9 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
 
   /** The status the sentence in `done` was written for. */
   let doneStatus: PublishStatus | undefined;
-  /** The status the page was last drawn with. */
+  /** The status the page was last drawn with, and the ETag of what it drew. */
   let drawnStatus: PublishStatus | undefined;
+  let drawnEtag: string | null = null;
 
   /** After a move: the outcome stays in words above the event, which is drawn again as the server now has it. */
   function moved(updated: Publishing, outcome: string): void {
@@ -150,6 +152,16 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
   }
 
   void load();
+  // A pending or draft event is in no change feed (API.md §14): while it is one, it is read again each minute, so a
+  // rejection (or an approval) made elsewhere shows without a reload. Drawn again only when it changed (or went); a
+  // look that fails leaves the page as it is.
+  const unlisted = setInterval(() => {
+    if (drawnStatus !== 'pending' && drawnStatus !== 'draft') return;
+    ctx.api.json<CampusEvent>('GET', `/events/${encodeURIComponent(id)}`).then(
+      ({ etag }) => void (details.isConnected && etag !== drawnEtag ? load() : undefined),
+      (error: unknown) => void (details.isConnected && error instanceof ApiProblem && error.status === 404 ? load() : undefined),
+    );
+  }, 60_000);
   return {
     title: 'Event',
     element: page,
@@ -158,6 +170,9 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       // A deletion in the feed may be an event that left public view (sent back for approval): its organizer still sees it.
       void load(entry.deleted);
     },
-    dispose: () => narrow.removeEventListener('change', arrange),
+    dispose() {
+      narrow.removeEventListener('change', arrange);
+      clearInterval(unlisted);
+    },
   };
 }
