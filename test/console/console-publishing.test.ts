@@ -428,3 +428,30 @@ test('a submission rejected elsewhere while its page is open (no change feed car
     await page.close();
   }
 });
+
+test('a series submission rejected elsewhere while its page is open: the series page reads it again each minute and shows the note', { skip, timeout: TIMEOUT_MS }, async () => {
+  const title = 'Weekly reading group';
+  const made = await journey.api('POST', '/series', journey.keys.organizer, {
+    title, description: '', category: 'academic', location: 'Library', capacity: 12,
+    time_zone: 'UTC', recurrence: 'FREQ=WEEKLY;COUNT=3', start_time: '2027-06-08T17:00:00Z', end_time: '2027-06-08T18:00:00Z',
+  });
+  assert.equal(made.status, 201, await made.clone().text());
+  const { id } = (await made.json()) as { id: string };
+  const page = await browsing.context.newPage();
+  await page.clock.install();
+  await signIn(page, journey.url, journey.keys.organizer);
+  try {
+    await page.goto(`${journey.url}/console/#/series/${id}`);
+    await page.getByRole('heading', { level: 1, name: title }).waitFor();
+    await page.getByText('Pending approval').first().waitFor();
+    assert.equal((await journey.api('POST', `/series/${id}/reject`, journey.keys.admin, { reason: 'Which floor of the library?' })).status, 200);
+    await page.clock.runFor(59_000);
+    await page.waitForTimeout(300);
+    assert.equal(await page.getByText('Which floor of the library?').count(), 0, 'not before the minute');
+    await page.clock.runFor(2_000);
+    await page.getByText('Which floor of the library?').waitFor();
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});

@@ -34,6 +34,9 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
   let everyStatus = false;
   /** The status the sentence in `done` was written for. */
   let doneStatus: PublishStatus | undefined;
+  /** The status the series was last drawn with, and the ETag of what it drew. */
+  let drawnStatus: PublishStatus | undefined;
+  let drawnEtag: string | null = null;
 
   /** Whether the series was drawn once: a 404 after that is a delete made elsewhere. */
   let drawn = false;
@@ -42,6 +45,8 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
       const { data: series, etag } = await ctx.api.json<Series>('GET', `/series/${encodeURIComponent(id)}`);
       if (!details.isConnected) return;
       drawn = true;
+      drawnStatus = statusOf(series);
+      drawnEtag = etag;
       setTitle(series.title);
       // The last move's sentence speaks of the status it left; a change made elsewhere since ends it.
       if (doneStatus !== undefined && statusOf(series) !== doneStatus) {
@@ -148,6 +153,15 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
   }
 
   void load();
+  // A pending or draft series is in no change feed (API.md §14): while it is one, it is read again each minute, as an
+  // event's page is, and drawn again only when it changed (or went); a look that fails leaves the page as it is.
+  const unlisted = setInterval(() => {
+    if (drawnStatus !== 'pending' && drawnStatus !== 'draft') return;
+    ctx.api.json<Series>('GET', `/series/${encodeURIComponent(id)}`).then(
+      ({ etag }) => void (details.isConnected && etag !== drawnEtag ? load() : undefined),
+      (error: unknown) => void (details.isConnected && error instanceof ApiProblem && error.status === 404 ? load() : undefined),
+    );
+  }, 60_000);
   let pending: ReturnType<typeof setTimeout> | undefined;
   return {
     title: 'Series',
@@ -158,6 +172,9 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
       clearTimeout(pending);
       pending = setTimeout(() => void load(), 200);
     },
-    dispose: () => clearTimeout(pending),
+    dispose() {
+      clearTimeout(pending);
+      clearInterval(unlisted);
+    },
   };
 }
