@@ -455,3 +455,58 @@ test('a series submission rejected elsewhere while its page is open: the series 
     await page.close();
   }
 });
+
+/** A pending event made by the organizer through the API; its id. */
+async function pendingEvent(title: string, day: string): Promise<string> {
+  const made = await journey.api('POST', '/events', journey.keys.organizer, {
+    title, description: '', category: 'social', location: 'Quad', capacity: 10, start_time: `${day}T18:00:00Z`, end_time: `${day}T19:00:00Z`,
+  });
+  assert.equal(made.status, 201);
+  return ((await made.json()) as { id: string }).id;
+}
+
+test('approving on a page read before another admin rejected it: refused, and the alert says it is now a draft, not that someone edited it', { skip, timeout: TIMEOUT_MS }, async () => {
+  const id = await pendingEvent('Rejected by the other reviewer', '2027-06-05');
+  const page = await tab('admin');
+  try {
+    await page.goto(`${journey.url}/console/#/events/${id}`);
+    const approve = page.getByRole('button', { name: 'Approve' });
+    await approve.waitFor();
+    assert.equal((await journey.api('POST', `/events/${id}/reject`, journey.keys.admin, { reason: 'Not this week.' })).status, 200);
+    await approve.click();
+    await page
+      .locator('#content .alert[role="alert"]')
+      .filter({ hasText: 'Someone else moved this event after this page showed it: it is now a draft, so it was not approved. It is shown again as it is now.' })
+      .waitFor();
+    await page.getByText('Not this week.').waitFor();
+    assert.equal((await read(id, 'admin'))?.status, 'draft', 'nothing approved on the old tag');
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});
+
+test('rejecting on a page read before its organizer withdrew it: the dialog closes on the refusal, and the alert says it is now a draft', { skip, timeout: TIMEOUT_MS }, async () => {
+  const id = await pendingEvent('Withdrawn while under review', '2027-06-06');
+  const page = await tab('admin');
+  try {
+    await page.goto(`${journey.url}/console/#/events/${id}`);
+    const reject = page.getByRole('button', { name: 'Reject' });
+    await reject.waitFor();
+    assert.equal((await journey.api('PUT', `/events/${id}`, journey.keys.organizer, { status: 'draft' })).status, 200);
+    await reject.click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Reason').fill('The room is booked.');
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page
+      .locator('#content .alert[role="alert"]')
+      .filter({ hasText: 'Someone else moved this event after this page showed it: it is now a draft, so it was not sent back. It is shown again as it is now.' })
+      .waitFor();
+    const stored = await read(id, 'admin');
+    assert.deepEqual([stored?.status, stored?.review_note], ['draft', undefined], 'withdrawn, and no note from a rejection on the old tag');
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});

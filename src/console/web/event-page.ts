@@ -65,7 +65,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
       const manage = canManage(ctx.me, event);
       managing = manage;
       const full = event.registered_count >= event.capacity;
-      const moves = manage ? moveButtons(ctx, event, { kind: 'event', etag, done: moved, failed: (error, move) => alertMoveFailure(alert, error, 'event', movedWord(ctx, move), () => void load()) }) : [];
+      const moves = manage ? moveButtons(ctx, event, { kind: 'event', etag, done: moved, failed: (error, move) => alertMoveFailure(alert, error, 'event', movedWord(ctx, move), drawnStatus, () => load().then(() => drawnStatus)) }) : [];
       // One primary button: Edit, unless a move (submit, approve) is the step to take.
       const editClass = moves.some((button) => button.classList.contains('primary')) ? 'button' : 'button primary';
       replace(

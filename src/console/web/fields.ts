@@ -1,6 +1,7 @@
 // Labelled form fields with a place for the API's message about them (aria-describedby, aria-invalid).
 import { append, h, uid, type Child } from './dom.js';
 import type { FieldProblem } from './problem.js';
+import type { PublishStatus } from './types.js';
 import { conflictProblem, conflictSentence, fieldSentence, type FormWords } from './field-sentences.js';
 import { ApiProblem, describeProblem } from './problem.js';
 import { formatDateTime, formatTyped } from './format.js';
@@ -155,14 +156,22 @@ export function deleteFailureSentence(error: unknown, what: 'event' | 'series'):
 /**
  * A publishing move's failure in the page's alert. One refused because the event or series changed after the page read
  * it (412: the move sends If-Match) is said in those words (`undone`: what did not happen, "published"), and `reload`
- * draws it again as it now is, so the page never goes on showing what is no longer so.
+ * draws it again as it now is, so the page never goes on showing what is no longer so. When what changed was its status
+ * (`before`: the status the page showed; `reload` resolves with the one it shows now), another person's move, the
+ * sentence then says so rather than guess at an edit.
  */
-export function alertMoveFailure(alert: HTMLElement, error: unknown, what: 'event' | 'series', undone: string, reload: () => void): void {
+export function alertMoveFailure(alert: HTMLElement, error: unknown, what: 'event' | 'series', undone: string, before: PublishStatus | undefined, reload: () => Promise<PublishStatus | undefined>): void {
   if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) return alertFailure(alert, error);
   showAlert(alert, `${changedSince(what)}, so it was not ${undone}. It is shown again as it is now: try again if you still mean to.`);
   alert.focus();
-  reload();
+  void reload().then((now) => {
+    if (now === undefined || before === undefined || now === before || alert.hidden) return;
+    showAlert(alert, `Someone else moved this ${what} after this page showed it: it is now ${STATUS_WORDS[now]}, so it was not ${undone}. It is shown again as it is now.`);
+  });
 }
+
+/** A status after "it is now". */
+const STATUS_WORDS: Readonly<Record<PublishStatus, string>> = { draft: 'a draft', pending: 'pending approval', published: 'published', cancelled: 'cancelled' };
 
 function changedSince(what: 'event' | 'series'): string {
   return `This ${what} changed after this page showed it (${what === 'event' ? 'someone edited it, or a registration came in' : 'someone edited it'})`;

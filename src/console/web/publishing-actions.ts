@@ -26,7 +26,7 @@ export interface MoveOptions {
   named?: boolean;
   /** After a move, with the item as the server answered and a sentence saying what happened. */
   done(updated: Publishable, outcome: string): void;
-  /** A failed move (not one refused inside a reason dialog, which shows its own). */
+  /** A failed move (not one refused inside a reason dialog, which shows its own, but for a 412, which closes it). */
   failed(error: unknown, move: Move): void;
 }
 
@@ -104,6 +104,17 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
       case 'cancel':
       case 'reject': {
         let answer: Publishable | undefined;
+        // Refused because it changed after the page read it (412): sending again from the dialog would send the same
+        // old ETag, so the dialog closes and the page says what changed, as for a move without a dialog.
+        let outdated: ApiProblem | undefined;
+        const sendOrClose = async (body: unknown): Promise<void> => {
+          try {
+            answer = await send(move === 'cancel' ? 'PUT' : 'POST', move === 'cancel' ? path : `${path}/reject`, body);
+          } catch (error) {
+            if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) throw error;
+            outdated = error;
+          }
+        };
         const registered = item.registered_count === undefined ? '' : ` Its ${item.registered_count} registration${item.registered_count === 1 ? ' is' : 's are'} kept.`;
         const asked = await askReason(
           move === 'cancel'
@@ -113,7 +124,7 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
                 hint: 'Optional: shown with the event, in the list and in calendars (at most 500 characters).',
                 yes: moveLabel(ctx, 'cancel', options.kind),
                 optional: true,
-                send: async (reason) => void (answer = await send('PUT', path, { status: 'cancelled', ...(reason === undefined ? {} : { cancellation_reason: reason }) })),
+                send: (reason) => sendOrClose({ status: 'cancelled', ...(reason === undefined ? {} : { cancellation_reason: reason }) }),
               }
             : {
                 question: `Send “${item.title}” back to its organizer? It becomes a draft again, with your reason as the reviewer's note.`,
@@ -121,9 +132,10 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
                 hint: 'Required: tell the organizer what to change (at most 500 characters).',
                 yes: 'Reject',
                 optional: false,
-                send: async (reason) => void (answer = await send('POST', `${path}/reject`, { reason: reason ?? '' })),
+                send: (reason) => sendOrClose({ reason: reason ?? '' }),
               },
         );
+        if (outdated !== undefined) throw outdated;
         return asked ? answer : undefined;
       }
     }

@@ -84,7 +84,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
           ? h(
               'div',
               { class: 'actions' },
-              moveButtons(ctx, series, { kind: 'series', etag, done: moved, failed: (error, move) => alertMoveFailure(alert, error, 'series', movedWord(ctx, move), () => void load()) }),
+              moveButtons(ctx, series, { kind: 'series', etag, done: moved, failed: (error, move) => alertMoveFailure(alert, error, 'series', movedWord(ctx, move), drawnStatus, () => load().then(() => drawnStatus)) }),
               h('a', { href: `#/series/${series.id}/edit`, class: 'button' }, 'Edit all future occurrences'),
               h('button', { type: 'button', class: 'danger', onclick: () => void remove(series, etag) }, 'Delete series'),
             )
