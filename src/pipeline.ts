@@ -125,7 +125,7 @@ export function createPipeline(deps: PipelineDeps): {
       checkQueryEncoding(query);
       const match = router.match(request.method, path);
       // Named as sent (the prefix included): /v1/v1/events is not /v1/events.
-      if (match.kind === 'not_found') throw new ApiError('not_found', `No resource at ${(prefix + path).slice(0, 100)}; see ${basePath}/openapi.json for the paths this API has.`);
+      if (match.kind === 'not_found') throw new ApiError('not_found', `No resource at ${redactKeys(prefix + path).slice(0, 100)}; see ${basePath}/openapi.json for the paths this API has.`);
       if (request.method === 'OPTIONS') {
         headers['Allow'] = match.allowed.join(', ');
         if (request.headers['access-control-request-method'] !== undefined) cors.applyPreflight(headers, request.headers.origin, withMethod(match.allowed, preflightFor));
@@ -200,14 +200,14 @@ export function createPipeline(deps: PipelineDeps): {
    */
   function locate(target: string): { path: string; query: string; prefix: string } {
     if (target.charCodeAt(0) !== 47 /* '/' */ || target.charCodeAt(1) === 47) {
-      throw new ApiError('bad_request', `The request target must be a path starting with a single "/", got "${target.slice(0, 80)}".`);
+      throw new ApiError('bad_request', `The request target must be a path starting with a single "/", got "${redactKeys(target).slice(0, 80)}".`);
     }
     const queryAt = target.indexOf('?');
     let path = queryAt === -1 ? target : target.slice(0, queryAt);
     const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
     let prefix = basePath;
     if (basePath !== '') {
-      if (path !== basePath && !path.startsWith(basePath + '/')) throw new ApiError('not_found', `No resource at ${path.slice(0, 100)}; this API is mounted under ${basePath}.`);
+      if (path !== basePath && !path.startsWith(basePath + '/')) throw new ApiError('not_found', `No resource at ${redactKeys(path).slice(0, 100)}; this API is mounted under ${basePath}.`);
       path = path.slice(basePath.length);
     }
     if (path.startsWith('/v1/')) {

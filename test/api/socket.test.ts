@@ -104,6 +104,21 @@ describe('http.createServer(app.handler)', () => {
     }
   });
 
+  it('does not say back a key sent in a target starting with // (the answer may be logged by a proxy)', async () => {
+    const secret = h.keys.reader;
+    for (const target of [`//events.ics?key=${secret}`, `//${secret}`, `//events?x=1&%6Bey=${secret}`]) {
+      const response = await rawExchange(port, [`GET ${head(target, 'Connection: close\r\n')}\r\n`]);
+      assert.equal(response.status, 400, target);
+      const { message } = JSON.parse(response.body) as { message: string };
+      assert.ok(!message.includes(secret.slice(4, 12)), message);
+      assert.match(message, /\[redacted\]/);
+    }
+    // Nor a 404 for a path that is the key itself (pasted in the wrong place).
+    const missing = await rawExchange(port, [`GET ${head(`/${secret}`, 'Connection: close\r\n')}\r\n`]);
+    assert.equal(missing.status, 404);
+    assert.ok(!missing.body.includes(secret.slice(4, 12)), missing.body);
+  });
+
   it('answers two Authorization headers with 400 bad_request, even if both are good', async () => {
     const response = await rawExchange(port, [`GET ${head('/events', `Authorization: Bearer ${h.keys.organizer}\r\nConnection: close\r\n`)}\r\n`]);
     assert.equal(response.status, 400);
