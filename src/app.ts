@@ -196,7 +196,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     ...eventRoutes({ store, now, randomBytes, idempotency, timeZone, approval }),
     ...reviewRoutes({ store }),
     ...registrationRoutes({ store, now, randomBytes, idempotency }),
-    ...seriesRoutes({ store, now, randomBytes, timeZone, approval }),
+    ...seriesRoutes({ store, now, randomBytes, idempotency, timeZone, approval }),
     changesRoute({ source: store.changes, streams, now }),
     ...webhooks.routes,
   ]) {

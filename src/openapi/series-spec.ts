@@ -128,12 +128,13 @@ export const SERIES_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'POST /series': {
     operationId: 'createSeries',
     summary: 'Create a recurring series and all its occurrences',
-    description: `Organizer or admin keys. The series and every occurrence (each an event with its own id, registered_count 0 and series_id) are written in one atomic write. No Idempotency-Key here (the header is ignored): after a time-out, look for the series in GET /series (newest last) before sending it again. ${RULES}`,
+    description: `Organizer or admin keys. The series and every occurrence (each an event with its own id, registered_count 0 and series_id) are written in one atomic write. An Idempotency-Key makes a retry after a time-out safe, as for POST /events: the same key from the same API key within 24 hours gets the first answer again, with no second series; with another body or on another path, 422; while the first is still being written, 409. ${RULES}`,
     tag: 'series',
     auth: true,
+    parameters: ['IdempotencyKey'],
     requestBody: { schema: 'SeriesCreate', description: 'The new series.', examples: SERIES_EXAMPLES },
-    responses: { '201': { description: 'Created: the series.', schema: 'Series', headers: ['Location', 'ETag'] } },
-    errors: [403, 413, 415],
+    responses: { '201': { description: 'Created: the series. A retry with the same Idempotency-Key gets this answer again, with Idempotent-Replayed: true.', schema: 'Series', headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
+    errors: [403, 409, 413, 415, 422],
   },
   'GET /series/{id}': {
     operationId: 'getSeries',

@@ -15,6 +15,8 @@ import { reviewBody } from '../events/review-routes.js';
 import { parseSeriesListQuery } from './series-list-query.js';
 import { EVENT_STATUSES, isHiddenStatus } from '../events/event.js';
 import { loopTurns } from '../lib/loop-turns.js';
+import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
+import type { IdempotencyEntry } from '../store/views/idempotency-table.js';
 
 export interface SeriesRouteDeps {
   store: EventStore;
@@ -24,11 +26,14 @@ export interface SeriesRouteDeps {
   timeZone: string;
   /** `--approval` (API.md §14). Default `off`. */
   approval?: ApprovalMode;
+  /** The Idempotency-Key checks (API.md §9.3), shared with the event and registration routes. Default: one of its own. */
+  idempotency?: IdempotencyGuard;
 }
 
 /** The five series routes, keyed by method and pattern. */
 export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: string; route: Route }[] {
   const { store } = deps;
+  const idempotency = deps.idempotency ?? new IdempotencyGuard(store, deps.now);
 
   /**
    * The occurrence_count `principal` is shown when it is not the series' own: those who may change the series (its
@@ -98,7 +103,8 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     auth: true,
     action: 'create',
     body: true,
-    async handle(context) {
+    // A retry with its Idempotency-Key gets the first answer again, as a create of an event does (docs/decisions.md).
+    handle: (context) => withIdempotency(idempotency, context, createdAnswer, async (idem) => {
       const principal = context.principal!;
       // A series is tens of milliseconds of work: its expansion, then its plan, each on a turn of the loop of its
       // own (issue 33.8), so other requests are answered between them. The plan is decided in one piece.
@@ -114,10 +120,10 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
         const planned = planCreate(id, new Date(nowMs).toISOString(), input, { nowMs, newEventId, view });
         document = planned.document;
         return planned.plan;
-      });
+      }, { idem });
       const stored = result.documents.get(id)!;
       return { status: 201, body: seriesViewJson(document!), headers: { Location: `${context.prefix}/series/${id}`, ETag: seriesEtag(stored) } };
-    },
+    }),
   };
 
   const update: Route = {
@@ -248,3 +254,12 @@ function notFound(id: string): ApiError {
 function clip(text: string): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
+
+/** A series create's first answer again, from what the store remembered of it (API.md §9.3). */
+function createdAnswer(entry: IdempotencyEntry, context: RequestContext): HandlerResult {
+  const { answer } = entry;
+  if (answer.kind !== 'document' || answer.collection !== SERIES_COLLECTION) throw new Error(`the answer remembered for a series' create is a ${answer.kind}`);
+  const stored: StoredDocument = { collection: answer.collection, id: answer.id, json: answer.json, seq: entry.seq };
+  return { status: 201, body: seriesViewJson(parseSeries(stored)), headers: { Location: `${context.prefix}/series/${answer.id}`, ETag: seriesEtag(stored) } };
+}
+

@@ -117,9 +117,10 @@ export interface EventStore {
   write(id: string, change: EventChange, options?: WriteOptions): Promise<StoredEvent | null>;
   /**
    * Queues a change to several events and documents as one atomic write (one log line, one fsync): after a crash,
-   * all of it or none. Resolves once durable and visible, like `write`.
+   * all of it or none. Resolves once durable and visible, like `write`. With `options.idem`, the group's first
+   * document put carries the Idempotency-Key, and that document as written is the answer remembered.
    */
-  writeGroup(change: GroupChange): Promise<GroupResult>;
+  writeGroup(change: GroupChange, options?: WriteOptions): Promise<GroupResult>;
   /** The committed document `id` of `collection`. */
   document(collection: string, id: string): StoredDocument | undefined;
   /** The committed documents of `collection`, in no promised order. */

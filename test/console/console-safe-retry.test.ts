@@ -67,6 +67,36 @@ test('a create whose answer was lost, sent again, makes one event, and the conso
   }
 });
 
+test('a series whose create answer was lost, sent again, makes one series with one set of occurrences', { skip, timeout: TIMEOUT_MS }, async () => {
+  const title = 'Lost-answer seminar';
+  const page = await signedInTab(browsing, journey, 'admin');
+  try {
+    const seen = await loseFirstAnswer(page, /\/series$/);
+    await page.goto(`${journey.url}/console/#/new`);
+    await page.getByLabel('Title').fill(title);
+    await page.getByLabel('Category').selectOption('academic');
+    await page.getByLabel('Location').fill('Room 4');
+    await page.getByLabel('Starts').fill('2031-05-06T10:00');
+    await page.getByLabel('Ends').fill('2031-05-06T12:00');
+    await page.getByLabel('Capacity (seats)').fill('20');
+    await page.getByLabel('How often').selectOption('WEEKLY');
+    await page.getByLabel('Number of occurrences').fill('3');
+    const create = page.getByRole('button', { name: 'Create series (3 occurrences)', exact: true });
+    await create.click();
+    await page.getByRole('alert').filter({ hasText: 'could not be reached' }).waitFor();
+    await create.click();
+    await page.getByRole('heading', { level: 1, name: title }).waitFor();
+    assert.equal(seen.keys.length, 2);
+    assert.match(seen.keys[0] ?? '', /^[0-9a-f]{32}$/);
+    assert.equal(seen.keys[1], seen.keys[0], 'the retry carries the same key');
+    assert.deepEqual(seen.replayed, [null, 'true'], 'the server answered the retry with the first answer');
+    const found = (await (await journey.api('GET', `/events?q=${encodeURIComponent(title)}`, journey.keys.admin)).json()) as { total: number };
+    assert.equal(found.total, 3, 'three occurrences, not six');
+  } finally {
+    await page.close();
+  }
+});
+
 test('a registration whose answer was lost, sent again, registers once and says so; the next person gets a key of their own', { skip, timeout: TIMEOUT_MS }, async () => {
   const eventId = await journey.createEvent({ title: 'Lost-answer workshop', start_time: '2031-06-01T10:00:00Z', end_time: '2031-06-01T12:00:00Z' });
   const page = await signedInTab(browsing, journey, 'organizer');

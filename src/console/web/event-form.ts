@@ -83,7 +83,8 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
       const problems = localProblems(body, editing);
       if (problems.length > 0) throw new ApiProblem(400, 'validation_failed', 'The event is not valid.', problems);
       if (editing === undefined && rule !== undefined) {
-        const answer = await ctx.api.json<{ id: string; title: string; status?: CampusEvent['status'] }>('POST', '/series', { body: { ...body, ...status, time_zone: ctx.zones.shown, recurrence: rule, exdates: repeats!.exdates() } });
+        const series = { ...body, ...status, time_zone: ctx.zones.shown, recurrence: rule, exdates: repeats!.exdates() };
+        const answer = await ctx.api.json<{ id: string; title: string; status?: CampusEvent['status'] }>('POST', '/series', { body: series, headers: createKey.header('/series', series) });
         ctx.announce(`Created the series. ${outcomeSentence(answer.data.title, statusOf(answer.data))}`);
         ctx.navigate(`#/series/${answer.data.id}`, { showMessage: true });
       } else if (editing === undefined) {

@@ -134,6 +134,7 @@ export async function replayLog(fs: FileSystemSeam, fd: number, options: ReplayO
         case 'docstate':
         case 'docdel':
           documents.apply(record);
+          if (record.op === 'doc' && options.idempotency !== undefined) rememberAnswer(options.idempotency, record, nowMs);
           break;
         case 'idem':
           options.idempotency?.remember(record.entry, nowMs);

@@ -219,8 +219,8 @@ export class PostgresStore implements EventStore {
     return this.#queue((queue) => queue.write(id, change, options), options) as Promise<StoredEvent | null>;
   }
 
-  writeGroup(change: GroupChange): Promise<GroupResult> {
-    return this.#queue((queue) => queue.writeGroup(change), {}) as Promise<GroupResult>;
+  writeGroup(change: GroupChange, options: WriteOptions = {}): Promise<GroupResult> {
+    return this.#queue((queue) => queue.writeGroup(change, options), options) as Promise<GroupResult>;
   }
 
   document(collection: string, id: string): StoredDocument | undefined {

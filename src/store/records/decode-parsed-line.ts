@@ -69,7 +69,14 @@ function decodeDocumentLine(fields: Record<string, unknown>, seq: number): Docum
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) return `a ${String(op)} line has no valid "id"`;
   if (op === 'docdel') return { seq, op, collection, id };
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return `a ${String(op)} line has no "doc" object`;
-  return { seq, op: op === 'doc' ? 'doc' : 'docstate', document: { collection, id, json: JSON.stringify(doc), seq } };
+  const document = { collection, id, json: JSON.stringify(doc), seq };
+  if (op !== 'doc' || fields['idem'] === undefined) return { seq, op: op === 'doc' ? 'doc' : 'docstate', document };
+  // Written under an Idempotency-Key (a series' create): its answer is remembered as an event's put's is.
+  const idem = typeof fields['idem'] === 'string' ? decodeIdemToken(fields['idem']) : undefined;
+  if (idem === undefined) return 'a doc line has a malformed "idem"';
+  const atMs = timeMs(fields['at']);
+  if (Number.isNaN(atMs)) return 'a doc line has no valid "at"';
+  return { seq, op: 'doc', document, idem, atMs };
 }
 
 /** An `idem` line: the remembered answer of an Idempotency-Key, as compaction wrote it. */
@@ -79,13 +86,18 @@ function decodeIdempotencyLine(fields: Record<string, unknown>, seq: number, opt
   const atMs = timeMs(fields['at']);
   if (Number.isNaN(atMs)) return 'an idem line has no valid "at"';
   let answer: RememberedAnswer;
-  if (typeof fields['view'] === 'string') {
+  if (fields['doc'] !== undefined) {
+    const { coll: collection, id, doc } = fields;
+    if (typeof collection !== 'string' || !COLLECTION_PATTERN.test(collection) || typeof id !== 'string' || !ID_PATTERN.test(id)) return 'an idem line has a "doc" without a valid "coll" and "id"';
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return 'an idem line has a "doc" that is no object';
+    answer = { kind: 'document', collection, id, json: JSON.stringify(doc) };
+  } else if (typeof fields['view'] === 'string') {
     const createdAt = fields['created_at'];
     if (typeof createdAt !== 'string' || Number.isNaN(timeMs(createdAt))) return 'an idem line has no valid "created_at"';
     answer = { kind: 'event', view: fields['view'], createdAt };
   } else {
     const eventId = fields['event'];
-    if (typeof eventId !== 'string' || !EVENT_ID_PATTERN.test(eventId)) return 'an idem line has neither a "view" nor a valid "event"';
+    if (typeof eventId !== 'string' || !EVENT_ID_PATTERN.test(eventId)) return 'an idem line has no "view", "doc" nor a valid "event"';
     const registration = registrationOf(fields['reg'], eventId, seq, false, options);
     if (typeof registration === 'string') return `an idem line ${registration}`;
     answer = { kind: 'registration', registration };

@@ -25,11 +25,15 @@ export function encodeRegister(registration: Registration, lineSeq: number = reg
   return encodeRegistration('reg', registration, lineSeq, idem);
 }
 
-/** The line of a document written at `seq` (`doc`), or compaction's copy of it at its own seq (`docstate`). */
-export function encodeDocument(document: StoredDocument, op: 'doc' | 'docstate' = 'doc'): string {
+/**
+ * The line of a document written at `seq` (`doc`), or compaction's copy of it at its own seq (`docstate`); a `doc`
+ * written under an Idempotency-Key carries it and the time it was written (`answer`), as an event's put does.
+ */
+export function encodeDocument(document: StoredDocument, op: 'doc' | 'docstate' = 'doc', answer?: { idem: IdempotencyTag; atMs: number }): string {
   checkDocumentKey(document.collection, document.id);
   if (!document.json.startsWith('{') || !document.json.endsWith('}')) throw new TypeError(`document ${document.id} must be a JSON object`);
-  return seal(`{"seq":${checkSeq(document.seq)},"op":"${op}","coll":"${document.collection}","id":"${document.id}","doc":${document.json}`);
+  const idem = answer === undefined ? '' : `"idem":"${encodeIdemToken(answer.idem)}","at":"${isoTime(answer.atMs, 'the time of a document')}",`;
+  return seal(`{"seq":${checkSeq(document.seq)},"op":"${op}","coll":"${document.collection}","id":"${document.id}",${idem}"doc":${document.json}`);
 }
 
 /** The line that deletes document `id` of `collection`. */
@@ -76,6 +80,10 @@ export function encodeIdempotency(entry: IdempotencyEntry): string {
   if (answer.kind === 'event') {
     if (Number.isNaN(timeMs(answer.createdAt))) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(answer.createdAt)}`);
     payload = `"created_at":"${answer.createdAt}","view":${JSON.stringify(answer.view)}`;
+  } else if (answer.kind === 'document') {
+    checkDocumentKey(answer.collection, answer.id);
+    if (!answer.json.startsWith('{') || !answer.json.endsWith('}')) throw new TypeError(`document ${answer.id} must be a JSON object`);
+    payload = `"coll":"${answer.collection}","id":"${answer.id}","doc":${answer.json}`;
   } else {
     const r = answer.registration;
     checkIds(r.eventId, r.id, []);

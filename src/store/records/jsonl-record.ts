@@ -100,6 +100,9 @@ export interface DocumentRecord {
   seq: number;
   op: 'doc' | 'docstate';
   document: StoredDocument;
+  /** A `doc` line written under an Idempotency-Key (a series' create): the key, and when it was written. */
+  idem?: IdempotencyTag;
+  atMs?: number;
 }
 
 /** A line that deletes a document. */

@@ -94,6 +94,7 @@ function applyToViews(views: AppliedViews, record: LogRecord | MetaRecord, nowMs
     case 'docstate':
     case 'docdel':
       views.documents.apply(record);
+      if (record.op === 'doc') rememberAnswer(views.idempotency, record, nowMs);
       // Not a change-feed entry, but the newest durable write as the writer counts it: its next_since may name this seq.
       views.changes.committed(record.seq, record.op === 'docdel' ? record.id : record.document.id, undefined);
       return;

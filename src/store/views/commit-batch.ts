@@ -62,6 +62,7 @@ export function commitBatch(batch: readonly QueuedChange[], targets: CommitTarge
     }
     for (const member of entry.documents) {
       targets.documents.set(member.collection, member.id, member.document);
+      if (targets.idempotency !== undefined && member.record !== undefined) rememberAnswer(targets.idempotency, member.record, targets.now());
       // Not a change-feed entry (API.md §11), but the newest durable write: next_since and compaction's mark count it.
       targets.changes?.committed(member.seq, member.id, undefined);
       targets.pending.committedDocument(member.collection, member.id, entry);

@@ -1,9 +1,9 @@
 // A group write planned against the latest queued state: every event and document it changes, each line at a seq
 // of its own, to go out as one group line (see encodeGroup), so that nothing of it counts until the whole line is durable.
 import type { StoredEvent } from '../../events/event.js';
-import type { GroupChange, GroupView } from '../event-store.js';
+import type { GroupChange, GroupView, WriteOptions } from '../event-store.js';
 import { encodeDelete, encodeDocument, encodeDocumentDelete } from '../records/encode-record.js';
-import type { LogRecord } from '../records/jsonl-record.js';
+import type { DocumentRecord, LogRecord } from '../records/jsonl-record.js';
 import type { StoredDocument } from './document-table.js';
 import { planPut } from './event-write.js';
 import { documentKey, type QueuedState } from './pending-changes.js';
@@ -22,6 +22,8 @@ export interface DocumentMember {
   readonly id: string;
   readonly seq: number;
   readonly document: StoredDocument | null;
+  /** The line as the views apply it: a put under an Idempotency-Key leaves its answer to remember. */
+  readonly record: DocumentRecord | undefined;
 }
 
 /** A group write planned: the events and documents it changes, in order, and their lines. */
@@ -37,8 +39,9 @@ export interface PlannedGroup {
 /**
  * The group `change` makes, its first line at `seq` (see EventStore.writeGroup): `change` sees the latest queued
  * state. Throws when the change throws, changes one event or document twice, or deletes an event that does not exist.
+ * With `options.idem`, the first document put carries it (its answer: that document as written).
  */
-export function planGroupWrite(change: GroupChange, seq: number, queued: QueuedState): PlannedGroup {
+export function planGroupWrite(change: GroupChange, seq: number, queued: QueuedState, options: WriteOptions = {}): PlannedGroup {
   const view: GroupView = {
     event: (id) => queued.event(id),
     roster: (id) => queued.roster(id),
@@ -70,8 +73,14 @@ export function planGroupWrite(change: GroupChange, seq: number, queued: QueuedS
     if (seen.has(documentKey(collection, id))) throw new TypeError(`a group write changes document ${id} twice`);
     seen.add(documentKey(collection, id));
     const document = json === null ? null : { collection, id, json, seq };
-    lines.push(document === null ? encodeDocumentDelete(seq, collection, id) : encodeDocument(document));
-    documents.push({ collection, id, seq, document });
+    let record: DocumentRecord | undefined;
+    if (document === null) lines.push(encodeDocumentDelete(seq, collection, id));
+    else {
+      const idem = documents.some((member) => member.record?.idem !== undefined) ? undefined : options.idem;
+      record = idem === undefined ? { seq, op: 'doc', document } : { seq, op: 'doc', document, idem, atMs: queued.now() };
+      lines.push(encodeDocument(document, 'doc', idem === undefined ? undefined : { idem, atMs: record.atMs! }));
+    }
+    documents.push({ collection, id, seq, document, record });
     seq++;
   }
   return { events, documents, lines, nextSeq: seq };

@@ -11,8 +11,11 @@ export interface IdempotencyTag {
   requestHash: string;
 }
 
-/** What the first answer was, enough to send it again: the event as created, or the registration as made. */
-export type RememberedAnswer = { kind: 'event'; view: string; createdAt: string } | { kind: 'registration'; registration: Registration };
+/** What the first answer was, enough to send it again: the event as created, the registration as made, or the document (a series) as written. */
+export type RememberedAnswer =
+  | { kind: 'event'; view: string; createdAt: string }
+  | { kind: 'registration'; registration: Registration }
+  | { kind: 'document'; collection: string; id: string; json: string };
 
 /** One remembered answer. */
 export interface IdempotencyEntry extends IdempotencyTag {

@@ -55,8 +55,8 @@ export abstract class QueuedStore {
     return this.queued.queue.changeRegistrations(eventId, change, options);
   }
 
-  writeGroup(change: GroupChange): Promise<GroupResult> {
-    return this.queued.queue.writeGroup(change);
+  writeGroup(change: GroupChange, options: WriteOptions = {}): Promise<GroupResult> {
+    return this.queued.queue.writeGroup(change, options);
   }
 
   document(collection: string, id: string): StoredDocument | undefined {

@@ -131,10 +131,10 @@ export class WriteQueue {
    * Queues a change to several events and documents as one group line (see EventStore.writeGroup): `change`
    * decides against the latest queued state, and nothing of it is visible until the whole line is durable.
    */
-  writeGroup(change: GroupChange): Promise<GroupResult> {
+  writeGroup(change: GroupChange, options: WriteOptions = {}): Promise<GroupResult> {
     let planned: PlannedGroup;
     try {
-      planned = planGroupWrite(change, this.#nextSeq, this.#pending);
+      planned = planGroupWrite(change, this.#nextSeq, this.#pending, options);
     } catch (error) {
       return Promise.reject(error);
     }

@@ -41,6 +41,21 @@ describe('three instances on one database', { skip, timeout: 120_000 }, () => {
     assert.equal(reused.status, 422);
   });
 
+  it('a series created with an Idempotency-Key and retried on another instance replays the first answer, with no second series', async () => {
+    const series = { ...newEvent(9), time_zone: 'UTC', recurrence: 'FREQ=WEEKLY;COUNT=4' };
+    const first = await three.call(0, 'POST', '/series', series, { 'idempotency-key': 'series-elsewhere-1' });
+    assert.equal(first.status, 201);
+    const created = (await first.json()) as { id: string };
+    const again = await three.call(1, 'POST', '/series', series, { 'idempotency-key': 'series-elsewhere-1' });
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.headers.get('etag'), first.headers.get('etag'));
+    assert.deepEqual(await again.json(), created);
+    assert.equal((await three.call(2, 'POST', '/series', { ...series, title: 'Other' }, { 'idempotency-key': 'series-elsewhere-1' })).status, 422);
+    const listed = (await (await three.call(2, 'GET', '/events?series_id=' + created.id)).json()) as { total: number };
+    assert.equal(listed.total, 4, 'one set of occurrences');
+  });
+
   it('/changes read from each instance, paged and streamed, gives the same sequence with no gap while all three write', async () => {
     const since = ((await (await three.call(0, 'GET', '/changes?since=0&limit=1000')).json()) as { next_since: number }).next_since;
     const streams = await Promise.all([0, 1, 2].map(async (i) => {

@@ -3,15 +3,16 @@
 // encoders, and a damaged field of a well-checksummed line is refused by the decoder. DOCUMENT_LINE_SEED=n replays.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeDocument, encodeDocumentDelete, encodeGroup } from '../../../src/store/records/encode-record.js';
+import { encodeDocument, encodeDocumentDelete, encodeGroup, encodeIdempotency } from '../../../src/store/records/encode-record.js';
+import type { IdempotencyEntry } from '../../../src/store/views/idempotency-table.js';
 import type { StoredDocument } from '../../../src/store/records/jsonl-record.js';
 import { decodeGroup } from '../../../src/store/records/group-line.js';
 import { mulberry32 } from '../../helpers/random.js';
-import { NOT_A_SEQ, SEQ_AND_OP, assertAllRefused, decode, recordSamples, type Corruption } from './random-records.js';
+import { NOT_A_SEQ, SEQ_AND_OP, assertAllRefused, decode, recordSamples, reseal, type Corruption } from './random-records.js';
 
 const SEED = Number(process.env['DOCUMENT_LINE_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const random = mulberry32(SEED);
-const { int, pick, text, base62, sample } = recordSamples(random);
+const { int, pick, text, base62, sample, tag } = recordSamples(random);
 
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const COLLECTION_TAIL = `${LOWER}0123456789_`;
@@ -63,6 +64,23 @@ test(`every document line written reads back equal: 600 seeded random documents,
     assert.deepEqual(JSON.parse(line).doc, JSON.parse(document.json), 'the document is written whole, as its JSON');
     assert.deepEqual(decode(encodeDocumentDelete(seq, document.collection, document.id), n % 3), { seq, op: 'docdel', collection: document.collection, id: document.id });
   }
+});
+
+test(`a document written under an Idempotency-Key reads back with its key and time, and its remembered answer as compaction writes it (DOCUMENT_LINE_SEED=${SEED})`, () => {
+  for (let n = 0; n < 300; n++) {
+    const seq = int(1, 2 ** 40);
+    const document = documentOf(seq);
+    const idem = tag();
+    const atMs = int(0, 4_102_444_800_000);
+    const line = encodeDocument(document, 'doc', { idem, atMs });
+    assert.deepEqual(decode(line, n % 5), { seq, op: 'doc', document, idem, atMs }, `document ${n}: ${line}`);
+    const entry: IdempotencyEntry = { ...idem, atMs, seq, answer: { kind: 'document', collection: document.collection, id: document.id, json: document.json } };
+    assert.deepEqual(decode(encodeIdempotency(entry), n % 3), { seq, op: 'idem', entry }, `answer ${n}`);
+  }
+  // A malformed key or time in a well-checksummed line is refused, not read as no key.
+  const good = encodeDocument({ collection: 'series', id: 'ser_1', json: '{}', seq: 4 }, 'doc', { idem: { key: 'k', keyId: '_a', requestHash: 'h'.repeat(32) }, atMs: 0 });
+  assert.match(String(decode(reseal(good, (fields) => (fields['idem'] = 'x')))), /malformed "idem"/);
+  assert.match(String(decode(reseal(good, (fields) => (fields['at'] = 'yesterday')))), /no valid "at"/);
 });
 
 test('a document line is written exactly: seq, op, collection, id, the JSON as given, then the checksum', () => {
