@@ -8,6 +8,7 @@ import { StderrLog } from './log/stderr-log.js';
 import { startServer } from './start-server.js';
 import { firstKeyNotice } from './auth/first-key-notice.js';
 import { unreachableDatabase } from './store/postgres/unreachable.js';
+import { permissionHint, rootOnOthersFolder } from './lib/fs/owner-hint.js';
 
 /** How the user ran this program (`campus-events`, or `node dist/server.js` from a checkout). */
 const SELF = commandName(process.argv[1], 'campus-events', 'server.js');
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
   process.on('exit', () => logger.flush());
 
   for (const note of config.notes) logger.warn(note);
+  const rootWarning = config.store === 'file' ? rootOnOthersFolder(config.dataDir) : undefined;
+  if (rootWarning !== undefined) logger.warn(rootWarning);
 
   let running;
   try {
@@ -70,7 +73,8 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : (unreachableDatabase(error) ?? (error as Error).message);
+    const hint = config.store === 'file' ? permissionHint(error, config.dataDir) : undefined;
+    const reason = code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : (unreachableDatabase(error) ?? `${(error as Error).message}${hint === undefined ? '' : `: ${hint}`}`);
     // A line like every other on stderr (JSON, or readable on a terminal), written whatever the log level.
     const fatal = createLogger({ level: 'error', write: (text) => process.stderr.write(text), pretty: process.stderr.isTTY === true });
     fatal.error(`cannot start: ${reason}`, { ...where(config), code });

@@ -1,7 +1,7 @@
 // The built server as a user runs it: the listening line, config errors, shutdown, restart, keys from the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -175,6 +175,25 @@ test('a damaged log stops the start with exit 1 and one JSON error line naming t
     const result = runServer(['--port', '0', '--data-dir', dir]);
     assert.equal(result.status, 1);
     assertJsonLines(result.stderr, /cannot start: .*line 2/);
+  } finally {
+    remove();
+  }
+});
+
+test('root on the service account\'s folder is warned at start; the account\'s next start names the file root left and the chown', { skip: process.getuid?.() !== 0 ? 'needs root, to start as root and as nobody' : false }, async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const NOBODY = 65534;
+    chownSync(dir, NOBODY, NOBODY);
+    const asRoot = await spawnServer(['--port', '0', '--data-dir', dir]);
+    assert.equal(await asRoot.stop(), 0);
+    const warned = asRoot.stderr().split('\n').filter((line) => line.includes('running as root')).map((line) => JSON.parse(line) as { level: string; msg: string });
+    assert.equal(warned.length, 1, asRoot.stderr());
+    assert.equal(warned[0]!.level, 'warn');
+    assert.match(warned[0]!.msg, new RegExp(`^running as root on ${dir}, which belongs to nobody: files written now become root's`));
+    const asNobody = spawnSync(process.execPath, [SERVER, '--port', '0', '--data-dir', dir], { uid: NOBODY, gid: NOBODY, encoding: 'utf8', timeout: 10_000 });
+    assert.equal(asNobody.status, 1);
+    assertJsonLines(asNobody.stderr, new RegExp(`cannot start: EACCES: .*: ${dir}/\\S+ belongs to root, not to nobody, whose folder it is .*chown -R nobody ${dir}`));
   } finally {
     remove();
   }

@@ -24,6 +24,11 @@ export function becomeOwnerOf(folder: string): { became?: string; refused?: stri
   return { became: account?.name ?? `uid ${uid}` };
 }
 
+/** The name of the account with this uid, from /etc/passwd; undefined where there is none. */
+export function accountName(uid: number): string | undefined {
+  return accountOf(uid)?.name;
+}
+
 /** The name and primary group of the account with this uid, from /etc/passwd; undefined where there is none. */
 function accountOf(uid: number): { name: string; gid: number } | undefined {
   for (const [name, , id, group] of databaseLines('/etc/passwd')) {
