@@ -20,7 +20,8 @@ export async function cutTornTail(
   await fs.syncDirectory(cut.dataDir);
   await fs.ftruncate(cut.fd, cut.torn.offset);
   await fs.fsync(cut.fd);
-  cut.logger.warn('the event log ended in a torn write (a crash mid-write); the incomplete tail was cut off and kept aside', {
+  // Most often a crash mid-write; a whole last line whose checksum fails (a bit the disk changed) is cut the same way (API.md §7), so `reason` says which.
+  cut.logger.warn('the event log ended in a torn write (an incomplete or damaged last line: a crash mid-write, most often); the tail was cut off and kept aside', {
     file: cut.file,
     torn_file: tornFile,
     line: cut.torn.line,
