@@ -27,6 +27,7 @@ export interface TornTail {
 
 /** Progress of a long scan (or replay): lines and bytes read so far, out of `fileLength` bytes. */
 export interface ReplayProgress {
+  /** Records, as the scan's result counts them: each member of a group line (a series' write) is one. */
   lines: number;
   bytes: number;
   fileLength: number;
@@ -161,7 +162,7 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
     bufferOffset += lineStart;
     if (options.onProgress !== undefined && now() >= nextProgress) {
       nextProgress = now() + progressMs;
-      options.onProgress({ lines: lineNumber, bytes: bufferOffset, fileLength });
+      options.onProgress({ lines, bytes: bufferOffset, fileLength });
     }
   }
   return { lines, lastSeq, goodLength, endOfFile: bufferOffset + filled, torn: firstBad };

@@ -111,6 +111,11 @@ test('scanLog() reads a group line as its members, or as damage: the line\'s own
   const result = await scanLog(fs, await opened(fs), { file: FILE }, { onRecord: (record) => seen.push(record) });
   assert.deepEqual(seen.map((record) => [record.seq, record.op]), [[1, 'put'], [2, 'put'], [3, 'doc'], [4, 'del']]);
   assert.deepEqual([result.lines, result.lastSeq, result.torn], [4, 4, undefined]);
+  // Progress counts as the result does (a group's members each), so the start's progress and its last line agree.
+  const progress: ReplayProgress[] = [];
+  let clock = 0;
+  await scanLog(fs, await opened(fs), { file: FILE, chunkBytes: 64 * 1024, progressMs: 1, now: () => (clock += 10), onProgress: (report) => progress.push(report) }, {});
+  assert.deepEqual(progress.map((report) => report.lines), [4]);
 
   const expectDamage = async (content: Buffer, reason: RegExp): Promise<void> => {
     const other = new MemoryFileSystem();
