@@ -56,8 +56,21 @@ export class LockHeldError extends Error {
   }
 }
 
-/** Lock files this process holds, so a second open in the same process is refused rather than taken over. */
+/**
+ * Lock files this process holds, so a second open in the same process is refused rather than taken over: by the
+ * folder's device and inode, so the same folder named another way (a symlink, a bind mount) is the same folder.
+ */
 const heldHere = new Set<string>();
+
+/** What `heldHere` knows a lock file by: its folder's identity and its name (the path itself where the folder is gone). */
+function heldKey(lockPath: string): string {
+  try {
+    const { dev, ino } = fs.statSync(path.dirname(lockPath));
+    return `${dev}:${ino}/${path.basename(lockPath)}`;
+  } catch {
+    return lockPath;
+  }
+}
 
 /** Creates `dataDir/LOCK` (or `options.file`) naming this process, taking over a lock whose owner no longer runs. */
 export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
@@ -75,13 +88,14 @@ export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
   };
   const content = JSON.stringify(owner) + '\n';
   const isRunning = options.isRunning ?? processIsRunning;
-  const alive = (existing: LockOwner): boolean => ownerIsAlive(existing, owner, lockPath, { isRunning, startTimeOf });
+  const key = heldKey(lockPath);
+  const alive = (existing: LockOwner): boolean => ownerIsAlive(existing, owner, key, { isRunning, startTimeOf });
   let tookOver: LockOwner | 'unreadable' | undefined;
   // A few tries: another process may take over the same stale lock between our unlink and our create.
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createExclusive(lockPath, content)) {
-      heldHere.add(lockPath);
-      return { path: lockPath, owner, tookOver, release: () => release(lockPath, content) };
+      heldHere.add(key);
+      return { path: lockPath, owner, tookOver, release: () => release(lockPath, key, content) };
     }
     const existing = readOwner(lockPath);
     if (existing === 'missing') continue;
@@ -105,19 +119,19 @@ export function assertLockFree(dataDir: string, options: LockOptions = {}): void
   const bootId = 'bootId' in options ? options.bootId : currentBootId();
   const self: LockOwner = { pid, host: options.host ?? os.hostname(), started_at: '', ...(bootId === undefined ? {} : { boot_id: bootId }) };
   const probe = { isRunning: options.isRunning ?? processIsRunning, startTimeOf: options.startTimeOf ?? processStartTime };
-  if (ownerIsAlive(existing, self, lockPath, probe)) throw new LockHeldError(lockPath, existing);
+  if (ownerIsAlive(existing, self, heldKey(lockPath), probe)) throw new LockHeldError(lockPath, existing);
 }
 
 function ownerIsAlive(
   existing: LockOwner,
   self: LockOwner,
-  lockPath: string,
+  key: string,
   probe: { isRunning: (pid: number) => boolean; startTimeOf: (pid: number) => string | undefined },
 ): boolean {
   // On another host the pid means nothing here, so the lock stands (a shared folder must not get two writers).
   if (existing.host !== self.host) return true;
   // Our own pid in a lock we did not take: a previous run that had the same pid (pid 1 in a container).
-  if (existing.pid === self.pid) return heldHere.has(lockPath);
+  if (existing.pid === self.pid) return heldHere.has(key);
   // Written before this boot (a power cut, a reboot): its owner is gone, whatever now has its pid.
   if (existing.boot_id !== undefined && self.boot_id !== undefined && existing.boot_id !== self.boot_id) return false;
   if (!probe.isRunning(existing.pid)) return false;
@@ -187,8 +201,8 @@ function readOwner(lockPath: string): LockOwner | 'missing' | 'unreadable' {
   return 'unreadable';
 }
 
-function release(lockPath: string, content: string): void {
-  if (!heldHere.delete(lockPath)) return;
+function release(lockPath: string, key: string, content: string): void {
+  if (!heldHere.delete(key)) return;
   try {
     if (fs.readFileSync(lockPath, 'utf8') === content) fs.unlinkSync(lockPath);
   } catch (error) {

@@ -40,6 +40,22 @@ test('acquireLock() refuses a second taker in the same process, naming the owner
   acquireLock(dir).release();
 });
 
+test('acquireLock() refuses the same folder named another way in the same process (a symlink), and release() of the refused leaves the lock', (t) => {
+  const dir = tempDir(t);
+  const link = `${dir}-link`;
+  fs.symlinkSync(dir, link);
+  t.after(() => fs.rmSync(link, { force: true }));
+  const lock = acquireLock(dir);
+  assert.throws(() => acquireLock(link), (error) => error instanceof LockHeldError && error.owner.pid === process.pid);
+  assert.throws(() => acquireLock(path.join(link, '.')), LockHeldError);
+  assert.deepEqual(fs.readdirSync(dir), ['LOCK'], 'the live lock is not taken over');
+  lock.release();
+  const again = acquireLock(link);
+  assert.throws(() => acquireLock(dir), LockHeldError, 'and the other way round');
+  again.release();
+  assert.deepEqual(fs.readdirSync(dir), []);
+});
+
 test('acquireLock() refuses a lock held by a live process, naming its pid', (t) => {
   const dir = tempDir(t);
   // The parent of this test process is alive and is not this process.
