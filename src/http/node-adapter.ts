@@ -4,7 +4,8 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES } from './body.js';
-import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE, INTERNAL_MESSAGE } from './errors.js';
+import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE } from './errors.js';
+import { callCore, internalError } from './call-core.js';
 import { headerFault, headerLines } from './header-fault.js';
 import { logRequest } from './request-log.js';
 import { parserFault } from './parser-fault.js';
@@ -99,6 +100,8 @@ class Exchange {
   /** The request after this one on its connection, waiting to run until this one is answered. */
   next: Exchange | undefined = undefined;
   answered = false;
+  /** Its body was read before it reached this listener: answered with the 500, not run. */
+  consumed = false;
   /** Bytes the connection had read when this request was answered: more by a keep-alive time-out began a next request. */
   readWhenAnswered = 0;
 
@@ -119,7 +122,8 @@ class Exchange {
         return;
       }
     }
-    callCore(this.listener.handle, this.request, this.listener.logger, this);
+    if (this.consumed) this.respond(internalError());
+    else callCore(this.listener.handle, this.request, this.listener.logger, this);
   }
 
   respond(response: CoreResponse): void {
@@ -189,39 +193,16 @@ function plainRequest(req: IncomingMessage): PlainRequest {
   };
 }
 
-/** Runs the core and hands its response to `to.respond` (at once when the core answered synchronously); a throw or a rejection becomes the JSON 500. */
-function callCore(handle: CoreHandler, request: PlainRequest, logger: Logger, to: { respond(response: CoreResponse): void }): void {
-  let result: CoreResponse | Promise<CoreResponse>;
-  try {
-    result = handle(request);
-  } catch (error) {
-    logger.error('core threw', { error: String(error) });
-    result = internalError();
-  }
-  if (result instanceof Promise) {
-    result.then(
-      (response) => to.respond(response),
-      (error: unknown) => {
-        logger.error('core threw', { error: String(error) });
-        to.respond(internalError());
-      },
-    );
-  } else {
-    to.respond(result);
-  }
-}
-
-/** The 500 sent if the core itself fails: still a JSON error with the headers every response carries. */
-function internalError(): CoreResponse {
-  return {
-    status: 500,
-    headers: { 'API-Version': '1.0', 'X-Request-Id': randomUUID(), 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' },
-    body: errorBody(new ApiError('internal', INTERNAL_MESSAGE)),
-  };
-}
-
 /** Reads up to MAX_BODY_BYTES (past that, or with a larger Content-Length, stops reading and marks the request), then runs the exchange. */
 function readBody(req: IncomingMessage, request: PlainRequest, exchange: Exchange): void {
+  // An embedding that read the body before this handler (a body parser mounted first): nothing more will come, and
+  // waiting would hang the request. The host's mistake, not the client's: a 500, and the log says what to change.
+  if (req.readableEnded) {
+    exchange.listener.logger.error('the request body was read before campus-events got the request: mount its handler before any body parser (express.json() and the like), which must leave its requests unread', { method: request.method, path: request.target.split('?')[0] });
+    exchange.consumed = true;
+    exchange.run();
+    return;
+  }
   const declared = Number(req.headers['content-length']);
   if (declared > MAX_BODY_BYTES) {
     request.bodyTooLarge = true;

@@ -7,6 +7,8 @@ import http from 'node:http';
 import { createLogger } from '../../src/log/logger.js';
 import { createKey } from '../../src/auth/key-registry.js';
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/index.js';
 
 const EVENT = JSON.stringify({ title: 'Pinned', category: 'social', location: 'Hall', start_time: '2030-01-01T10:00:00Z', end_time: '2030-01-01T11:00:00Z', capacity: 5 });
 
@@ -265,5 +267,31 @@ test('toNodeListener: pipelined requests run in the order sent, each after the o
     assert.equal(await count(live), 0, 'the DELETE, sent last but one, ran after the second PUT');
   } finally {
     await live.close();
+  }
+});
+
+test('toNodeListener: a request whose body the embedding read first (a body parser mounted before it) gets a 500 at once, saying why in the log, not a hang', async () => {
+  const written: string[] = [];
+  const logger = createLogger({ write: (text) => written.push(text) });
+  const app = await createApp({ store: 'memory', logger });
+  // A host that reads every body itself, then hands the request on, as express.json() before the handler would.
+  const host = http.createServer((req, res) => {
+    req.resume();
+    req.once('end', () => app.handler(req, res));
+  });
+  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (host.address() as AddressInfo).port;
+    const answer = await fetch(`http://127.0.0.1:${port}/events`, { method: 'POST', headers: { authorization: `Bearer ${app.initialAdminKey}`, 'content-type': 'application/json' }, body: EVENT, signal: AbortSignal.timeout(5000) });
+    assert.equal(answer.status, 500);
+    assert.equal(((await answer.json()) as { error: string }).error, 'internal');
+    logger.flush();
+    assert.match(written.join(''), /the request body was read before campus-events got the request: mount its handler before any body parser/);
+    const listed = await fetch(`http://127.0.0.1:${port}/events`, { headers: { authorization: `Bearer ${app.initialAdminKey}` } });
+    assert.equal(((await listed.json()) as { total: number }).total, 0, 'nothing was written');
+  } finally {
+    host.closeAllConnections();
+    await new Promise((resolve) => host.close(resolve));
+    await app.close();
   }
 });
