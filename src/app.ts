@@ -110,7 +110,7 @@ export interface App {
   store: EventStore;
   /**
    * Creates an API key: in the folder's keys.json, as `campus-events-cli keys create` does, or in memory with
-   * `store: 'memory'`. Rejects a bad name, e-mail or role with a TypeError naming it.
+   * `store: 'memory'`. Rejects a bad name, e-mail or role with a TypeError naming it, and any key once close() was called.
    */
   createKey(owner: KeyOwner): Promise<NewKey>;
 }
@@ -283,6 +283,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     answerUnfinished: () => unfinished.answerAll(),
     store,
     async createKey(owner) {
+      // As every request after close() gets 503: a closed app no longer holds its folder, so it writes no key there.
+      if (closing !== undefined) throw new Error('createKey: the app is closed; open it again (or use campus-events-cli keys create) to make a key');
       const { record, secret } = await keys.create(checkedOwner(owner), { randomBytes, now });
       return { id: record.id, key: secret, name: record.name, email: record.email, role: record.role };
     },

@@ -62,6 +62,18 @@ test('app.createKey() refuses a bad e-mail or role with a TypeError naming it', 
   }
 });
 
+test('app.createKey() after close() is refused, and writes no key into the folder it let go of', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const app = await createApp({ dataDir: dir, keyPollMs: 0, bootstrapAdminKey: false });
+    await app.close();
+    await assert.rejects(app.createKey({ name: 'Late Larry', email: 'larry@campus.edu' }), /createKey: the app is closed/);
+    assert.equal(existsSync(path.join(dir, 'keys.json')), false, 'no keys.json written');
+  } finally {
+    remove();
+  }
+});
+
 test('createApp() refuses the internal unsafeNoAuth and unsafeNoSync switches a JavaScript caller might pass, as any unknown option', async () => {
   for (const name of ['unsafeNoAuth', 'unsafeNoSync']) {
     const options = { store: 'memory', keyPollMs: 0, [name]: true } as AppOptions;
