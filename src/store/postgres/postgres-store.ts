@@ -8,7 +8,7 @@ import type { WriteQueue } from '../views/write-queue.js';
 import type { Views } from '../views/apply-record.js';
 import { describeDatabaseError, shownDatabaseError, type Database, type Queryable } from './client.js';
 import { KeyTable } from './key-table.js';
-import { UncertainWrites } from './uncertain-writes.js';
+import { notSent, UncertainWrites } from './uncertain-writes.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { StreamSlotTable } from './stream-slots.js';
 import { LOG_CHANNEL } from './log-table.js';
@@ -22,7 +22,7 @@ import { loadViews, type LoadedViews } from './checkpoint-load.js';
 import { NO_CHECKPOINT, type Checkpoint } from './checkpoint-table.js';
 import { EventIndex } from '../views/event-index.js';
 import { DocumentTable } from '../views/document-table.js';
-import { IdempotencyTable, type IdempotencyEntry, type IdempotencyUse } from '../views/idempotency-table.js';
+import { IdempotencyTable, type IdempotencyEntry, type IdempotencyTag, type IdempotencyUse } from '../views/idempotency-table.js';
 import { RosterTable } from '../views/roster-table.js';
 import type { CheckpointOutcome } from './checkpoint-write.js';
 import { CheckpointKeeper } from './checkpoint-keeper.js';
@@ -118,7 +118,7 @@ export class PostgresStore implements EventStore {
       turn: () => this.#turn(),
       catchUp: (queryable, read) => this.#catchUp(queryable, read),
       lost: (error) => this.#lost(error),
-      unavailable: () => this.#unavailable(),
+      unavailable: (idem) => this.#unavailable(idem),
       uncertain: (tags) => this.#uncertain.remember(tags),
       ended: (failure, wrote) => this.#writes.ended(failure, wrote),
     });
@@ -285,7 +285,7 @@ export class PostgresStore implements EventStore {
       // A retry of a write whose outcome stayed unknown must not hear that nothing was saved: the first may have been.
       const unknown = this.#uncertain.retry(options.idem, this.#down);
       if (unknown !== undefined) return Promise.reject(unknown);
-      return Promise.reject(this.#unavailable());
+      return Promise.reject(this.#unavailable(options.idem));
     }
     return this.#batches.queue(run, options);
   }
@@ -377,8 +377,8 @@ export class PostgresStore implements EventStore {
     });
   }
 
-  #unavailable(): StoreUnavailable {
-    return new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? '' : ` (${this.#down})`}; nothing of this request was saved. Retry in a moment.`, { retryAfterSeconds: 1 });
+  #unavailable(idem?: IdempotencyTag): StoreUnavailable {
+    return notSent(this.#down, idem);
   }
 
   /** The database failed: refuse writes until a catch-up succeeds (the poll keeps trying). */

@@ -1,5 +1,5 @@
 // The Idempotency-Keys of writes whose outcome stayed unknown while the database is away: a retry is told so again.
-import { OutcomeUnknown } from '../store-errors.js';
+import { OutcomeUnknown, StoreUnavailable } from '../store-errors.js';
 import type { IdempotencyTag } from '../views/idempotency-table.js';
 
 /** Keys remembered at most; past it the oldest are forgotten first. */
@@ -31,6 +31,20 @@ export class UncertainWrites {
   clear(): void {
     this.#keys.clear();
   }
+}
+
+/**
+ * The 503 of a write the database never got (`down`: why it cannot be reached). One with an Idempotency-Key may retry
+ * a request another instance sent to be committed, whose outcome is unknown there: so it is not told that nothing was
+ * saved (API.md §12), only that this request was not sent, and that its retry gets the answer of one that was saved.
+ */
+export function notSent(down: string | undefined, idem: IdempotencyTag | undefined): StoreUnavailable {
+  const why = `The database cannot be reached${down === undefined ? '' : ` (${down})`}`;
+  if (idem === undefined) return new StoreUnavailable(`${why}; nothing of this request was saved. Retry in a moment.`, { retryAfterSeconds: 1 });
+  return new StoreUnavailable(
+    `${why}, so this request was not sent to it. An earlier request with this Idempotency-Key may have been saved (here or on another instance): retry in a moment with the same key, and if one was, you get its answer.`,
+    { retryAfterSeconds: 1 },
+  );
 }
 
 function keyOf(tag: IdempotencyTag): string {

@@ -46,7 +46,7 @@ export interface BatchHost {
   /** The database failed: writes are refused until a catch-up succeeds. */
   lost(error: unknown): void;
   /** The 503 a write gets while the database cannot be reached (nothing of it was saved). */
-  unavailable(): StoreUnavailable;
+  unavailable(idem?: IdempotencyTag): StoreUnavailable;
   /** Writes under these Idempotency-Keys may have been saved: a retry refused before the database is back says so too. */
   uncertain(tags: readonly IdempotencyTag[]): void;
   /** A batch ended: committed when `failure` is undefined; `wrote`: it wrote a row (writes, or a probe's), so its COMMIT proved writes commit. */
@@ -283,7 +283,7 @@ export class WriteBatches {
     const unknown = failure instanceof OutcomeUnknown;
     if (unknown) this.#host.uncertain(intents.flatMap((intent) => (intent.idem === undefined ? [] : [intent.idem])));
     // Writes not taken yet (the transaction never got its lock) fail with it; a new write starts a new batch.
-    for (const intent of intents) intent.reject(unknown ? failure : this.#host.unavailable());
+    for (const intent of intents) intent.reject(unknown ? failure : this.#host.unavailable(intent.idem));
     const probeAlone = intents.length > 0 && intents.every((intent) => intent.probe === true);
     if ((failure as { code?: unknown } | undefined)?.code !== '55P03' && !probeAlone) this.#host.lost(failure);
   }

@@ -60,6 +60,44 @@ describe('a lost COMMIT answer', { skip, timeout: 180_000 }, () => {
     }
   });
 
+  it('an instance cut off from the database: a write with an Idempotency-Key is not told that nothing was saved (another instance may have saved it), one without is', async () => {
+    const url = await pg.database('cut_off_retry');
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: pg.server().port });
+    const two = await startInstances([url, url.replace(`:${pg.server().port}/`, `:${proxy.port}/`)], 2);
+    try {
+      // Served steadily first, so instance 1 holds slots of the key's rate limit while it is cut off.
+      for (let n = 0; n < 10; n++) {
+        assert.equal((await two.call(1, 'GET', '/me')).status, 200);
+        await sleep(100);
+      }
+      proxy.drop({ then: 'refuse' });
+      for (let tries = 0; (await two.call(1, 'GET', '/health')).status !== 503; tries++) {
+        assert.ok(tries < 200, 'instance 1 noticed the database was gone');
+        await sleep(25);
+      }
+      const keyed = await two.call(1, 'POST', '/events', newEvent(3), { 'idempotency-key': 'cut-off-1' });
+      assert.equal(keyed.status, 503);
+      const keyedBody = (await keyed.json()) as { message: string };
+      assert.match(keyedBody.message, /cannot be reached \(.+\), so this request was not sent to it\. An earlier request with this Idempotency-Key may have been saved \(here or on another instance\): retry/);
+      assert.doesNotMatch(keyedBody.message, /nothing of this request was saved/);
+      const plain = await two.call(1, 'POST', '/events', newEvent(4));
+      assert.equal(plain.status, 503);
+      assert.match(((await plain.json()) as { message: string }).message, /; nothing of this request was saved\. Retry in a moment\./);
+      // Back: nothing was written under the key, so its retry writes now.
+      proxy.thaw();
+      for (let tries = 0; (await two.call(1, 'GET', '/health')).status !== 200; tries++) {
+        assert.ok(tries < 400, 'instance 1 is back');
+        await sleep(25);
+      }
+      const retried = await two.call(1, 'POST', '/events', newEvent(3), { 'idempotency-key': 'cut-off-1' });
+      assert.equal(retried.status, 201);
+      assert.equal(retried.headers.get('idempotent-replayed'), null);
+    } finally {
+      await two.stop();
+      await proxy.close();
+    }
+  });
+
   it('the database restarted (immediate) under load, retries with the same Idempotency-Key: no answer says nothing was saved of a write that was, and every unknown outcome is resolved by its retry', async (t) => {
     const three = await startInstances(await pg.database('restart_mid_load'), 3);
     try {
