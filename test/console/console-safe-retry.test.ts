@@ -40,18 +40,23 @@ async function loseFirstAnswer(page: Page, pattern: RegExp): Promise<{ keys: (st
   return seen;
 }
 
+/** The new-event form filled in: `title`, on `day` from 10:00 to 12:00, 20 seats. */
+async function fillNew(page: Page, title: string, day: string): Promise<void> {
+  await page.goto(`${journey.url}/console/#/new`);
+  await page.getByLabel('Title').fill(title);
+  await page.getByLabel('Category').selectOption('academic');
+  await page.getByLabel('Location').fill('Hall B');
+  await page.getByLabel('Starts').fill(`${day}T10:00`);
+  await page.getByLabel('Ends').fill(`${day}T12:00`);
+  await page.getByLabel('Capacity (seats)').fill('20');
+}
+
 test('a create whose answer was lost, sent again, makes one event, and the console says it was created', { skip, timeout: TIMEOUT_MS }, async () => {
   const title = 'Lost-answer lecture';
   const page = await signedInTab(browsing, journey, 'admin');
   try {
     const seen = await loseFirstAnswer(page, /\/events$/);
-    await page.goto(`${journey.url}/console/#/new`);
-    await page.getByLabel('Title').fill(title);
-    await page.getByLabel('Category').selectOption('academic');
-    await page.getByLabel('Location').fill('Hall B');
-    await page.getByLabel('Starts').fill('2031-05-01T10:00');
-    await page.getByLabel('Ends').fill('2031-05-01T12:00');
-    await page.getByLabel('Capacity (seats)').fill('20');
+    await fillNew(page, title, '2031-05-01');
     await page.getByRole('button', { name: 'Create event' }).click();
     await page.getByRole('alert').filter({ hasText: 'could not be reached' }).waitFor();
     await page.getByRole('button', { name: 'Create event' }).click();
@@ -72,13 +77,7 @@ test('a series whose create answer was lost, sent again, makes one series with o
   const page = await signedInTab(browsing, journey, 'admin');
   try {
     const seen = await loseFirstAnswer(page, /\/series$/);
-    await page.goto(`${journey.url}/console/#/new`);
-    await page.getByLabel('Title').fill(title);
-    await page.getByLabel('Category').selectOption('academic');
-    await page.getByLabel('Location').fill('Room 4');
-    await page.getByLabel('Starts').fill('2031-05-06T10:00');
-    await page.getByLabel('Ends').fill('2031-05-06T12:00');
-    await page.getByLabel('Capacity (seats)').fill('20');
+    await fillNew(page, title, '2031-05-06');
     await page.getByLabel('How often').selectOption('WEEKLY');
     await page.getByLabel('Number of occurrences').fill('3');
     const create = page.getByRole('button', { name: 'Create series (3 occurrences)', exact: true });

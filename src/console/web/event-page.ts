@@ -11,6 +11,7 @@ import { registrationsSection } from './registrations.js';
 import { moveButtons, movedWord } from './publishing-actions.js';
 import { statusNotice } from './status-marks.js';
 import { statusOf } from './status.js';
+import { watchUnlisted } from './unlisted-watch.js';
 import type { CampusEvent, PublishStatus, Publishing, Registration } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
@@ -152,16 +153,8 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
   }
 
   void load();
-  // A pending or draft event is in no change feed (API.md §14): while it is one, it is read again each minute, so a
-  // rejection (or an approval) made elsewhere shows without a reload. Drawn again only when it changed (or went); a
-  // look that fails leaves the page as it is.
-  const unlisted = setInterval(() => {
-    if (drawnStatus !== 'pending' && drawnStatus !== 'draft') return;
-    ctx.api.json<CampusEvent>('GET', `/events/${encodeURIComponent(id)}`).then(
-      ({ etag }) => void (details.isConnected && etag !== drawnEtag ? load() : undefined),
-      (error: unknown) => void (details.isConnected && error instanceof ApiProblem && error.status === 404 ? load() : undefined),
-    );
-  }, 60_000);
+  // A pending or draft event is in no change feed (API.md §14): read again each minute while it is one.
+  const stopWatching = watchUnlisted(ctx, `/events/${encodeURIComponent(id)}`, details, () => ({ status: drawnStatus, etag: drawnEtag }), () => void load());
   return {
     title: 'Event',
     element: page,
@@ -172,7 +165,7 @@ export function eventPage(ctx: ConsoleContext, id: string, setTitle: (title: str
     },
     dispose() {
       narrow.removeEventListener('change', arrange);
-      clearInterval(unlisted);
+      stopWatching();
     },
   };
 }

@@ -13,6 +13,7 @@ import { zoneNote } from './zone-note.js';
 import { moveButtons, movedWord } from './publishing-actions.js';
 import { statusBadge, statusNotice } from './status-marks.js';
 import { statusOf } from './status.js';
+import { watchUnlisted } from './unlisted-watch.js';
 import type { EventPage, PublishStatus, Publishing, Series } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
@@ -153,15 +154,8 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
   }
 
   void load();
-  // A pending or draft series is in no change feed (API.md §14): while it is one, it is read again each minute, as an
-  // event's page is, and drawn again only when it changed (or went); a look that fails leaves the page as it is.
-  const unlisted = setInterval(() => {
-    if (drawnStatus !== 'pending' && drawnStatus !== 'draft') return;
-    ctx.api.json<Series>('GET', `/series/${encodeURIComponent(id)}`).then(
-      ({ etag }) => void (details.isConnected && etag !== drawnEtag ? load() : undefined),
-      (error: unknown) => void (details.isConnected && error instanceof ApiProblem && error.status === 404 ? load() : undefined),
-    );
-  }, 60_000);
+  // A pending or draft series is in no change feed (API.md §14): read again each minute while it is one.
+  const stopWatching = watchUnlisted(ctx, `/series/${encodeURIComponent(id)}`, details, () => ({ status: drawnStatus, etag: drawnEtag }), () => void load());
   let pending: ReturnType<typeof setTimeout> | undefined;
   return {
     title: 'Series',
@@ -174,7 +168,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
     },
     dispose() {
       clearTimeout(pending);
-      clearInterval(unlisted);
+      stopWatching();
     },
   };
 }
