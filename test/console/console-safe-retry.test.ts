@@ -40,6 +40,19 @@ async function loseFirstAnswer(page: Page, pattern: RegExp): Promise<{ keys: (st
   return seen;
 }
 
+/** Two POSTs, the retry with the first one's key, answered with the first answer. */
+function assertRetriedOnce(seen: { keys: (string | undefined)[]; replayed: (string | null)[] }): void {
+  assert.equal(seen.keys.length, 2);
+  assert.match(seen.keys[0] ?? '', /^[0-9a-f]{32}$/);
+  assert.equal(seen.keys[1], seen.keys[0], 'the retry carries the same key');
+  assert.deepEqual(seen.replayed, [null, 'true'], 'the server answered the retry with the first answer');
+}
+
+/** How many events the search finds for `title`. */
+async function eventsTitled(title: string): Promise<number> {
+  return ((await (await journey.api('GET', `/events?q=${encodeURIComponent(title)}`, journey.keys.admin)).json()) as { total: number }).total;
+}
+
 /** The new-event form filled in: `title`, on `day` from 10:00 to 12:00, 20 seats. */
 async function fillNew(page: Page, title: string, day: string): Promise<void> {
   await page.goto(`${journey.url}/console/#/new`);
@@ -61,12 +74,8 @@ test('a create whose answer was lost, sent again, makes one event, and the conso
     await page.getByRole('alert').filter({ hasText: 'could not be reached' }).waitFor();
     await page.getByRole('button', { name: 'Create event' }).click();
     await page.getByRole('heading', { level: 1, name: title }).waitFor();
-    assert.equal(seen.keys.length, 2);
-    assert.match(seen.keys[0] ?? '', /^[0-9a-f]{32}$/);
-    assert.equal(seen.keys[1], seen.keys[0], 'the retry carries the same key');
-    assert.deepEqual(seen.replayed, [null, 'true'], 'the server answered the retry with the first answer');
-    const found = (await (await journey.api('GET', `/events?q=${encodeURIComponent(title)}`, journey.keys.admin)).json()) as { total: number };
-    assert.equal(found.total, 1, 'one event, not two');
+    assertRetriedOnce(seen);
+    assert.equal(await eventsTitled(title), 1, 'one event, not two');
   } finally {
     await page.close();
   }
@@ -85,12 +94,8 @@ test('a series whose create answer was lost, sent again, makes one series with o
     await page.getByRole('alert').filter({ hasText: 'could not be reached' }).waitFor();
     await create.click();
     await page.getByRole('heading', { level: 1, name: title }).waitFor();
-    assert.equal(seen.keys.length, 2);
-    assert.match(seen.keys[0] ?? '', /^[0-9a-f]{32}$/);
-    assert.equal(seen.keys[1], seen.keys[0], 'the retry carries the same key');
-    assert.deepEqual(seen.replayed, [null, 'true'], 'the server answered the retry with the first answer');
-    const found = (await (await journey.api('GET', `/events?q=${encodeURIComponent(title)}`, journey.keys.admin)).json()) as { total: number };
-    assert.equal(found.total, 3, 'three occurrences, not six');
+    assertRetriedOnce(seen);
+    assert.equal(await eventsTitled(title), 3, 'three occurrences, not six');
   } finally {
     await page.close();
   }
