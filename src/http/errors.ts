@@ -1,5 +1,6 @@
 // The one error type of the service, its catalog of codes and statuses, and the one mapping to a JSON body.
 import { StoreUnavailable } from '../store/store-errors.js';
+import { redactKeys } from './redact-keys.js';
 
 /** Every error code a client can see, with the HTTP status it is sent with (API.md §3). */
 export const ERROR_CATALOG = {
@@ -71,7 +72,13 @@ export function toApiError(error: unknown): ApiError {
 
 /** The JSON body of an error response: `{error, message, details?}`. */
 export function errorBody(error: ApiError): string {
-  const body: { error: ErrorCode; message: string; details?: FieldProblem[] } = { error: error.code, message: error.message };
-  if (error.details !== undefined) body.details = error.details;
+  // A key the client put where a value was expected (`?since=cek_…`, `/events/cek_…`) is not said back: an answer may
+  // be logged by a proxy or a client, and the id or value is named all the same, redacted.
+  const body: { error: ErrorCode; message: string; details?: FieldProblem[] } = { error: error.code, message: unkeyed(error.message) };
+  if (error.details !== undefined) body.details = error.details.some((problem) => problem.message.includes('cek_')) ? error.details.map((problem) => ({ ...problem, message: unkeyed(problem.message) })) : error.details;
   return JSON.stringify(body);
+}
+
+function unkeyed(text: string): string {
+  return text.includes('cek_') ? redactKeys(text) : text;
 }

@@ -113,10 +113,14 @@ describe('http.createServer(app.handler)', () => {
       assert.ok(!message.includes(secret.slice(4, 12)), message);
       assert.match(message, /\[redacted\]/);
     }
-    // Nor a 404 for a path that is the key itself (pasted in the wrong place).
-    const missing = await rawExchange(port, [`GET ${head(`/${secret}`, 'Connection: close\r\n')}\r\n`]);
-    assert.equal(missing.status, 404);
-    assert.ok(!missing.body.includes(secret.slice(4, 12)), missing.body);
+    // Nor a 404 for a path that is the key itself (pasted in the wrong place), nor one pasted as an id or a value.
+    for (const [target, status] of [[`/${secret}`, 404], [`/events/${secret}`, 404], [`/series/${secret}`, 404], [`/changes?since=${secret}`, 400], [`/events?sort=${secret}`, 400]] as const) {
+      const answer = await rawExchange(port, [`GET ${head(target, 'Connection: close\r\n')}\r\n`]);
+      assert.equal(answer.status, status, target);
+      assert.ok(!answer.body.includes(secret.slice(4, 12)), answer.body);
+    }
+    const named = await rawExchange(port, [`GET ${head(`/events/${secret}`, 'Connection: close\r\n')}\r\n`]);
+    assert.match(JSON.parse(named.body).message, /cek_\[redacted\]/, 'the id is still named, redacted');
   });
 
   it('answers two Authorization headers with 400 bad_request, even if both are good', async () => {
