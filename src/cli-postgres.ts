@@ -83,7 +83,7 @@ export async function backupFromDatabase(url: string, out: string): Promise<{ ou
  * What `verify --store URL` found: a data folder's counts, the newest checkpoint (seq 0: none yet) and its lines, and
  * the rows of campus_log after it (a series and its occurrences are one).
  */
-export type DatabaseLogReport = Pick<LogReport, 'lines' | 'liveEvents' | 'liveRegistrations' | 'liveDocuments' | 'supersededLines' | 'lastSeq'> & { rows: number; checkpointSeq: number; checkpointLines: number };
+export type DatabaseLogReport = Pick<LogReport, 'lines' | 'liveEvents' | 'liveRegistrations' | 'liveDocuments' | 'rememberedAnswers' | 'supersededLines' | 'lastSeq'> & { rows: number; checkpointSeq: number; checkpointLines: number };
 
 /**
  * `verify --store URL`: the database's log checked as `verify` checks a data folder's (read-only; instances may
@@ -107,8 +107,8 @@ async function checkedCopy(db: Database, folder: string): Promise<DatabaseLogRep
     const message = error instanceof Error ? error.message : String(error);
     throw new DatabaseLogDamage(`campus_log: ${message.replace(/^[^:]*events\.jsonl: /, '').replace(/ The store will not start.*$/, '')}`);
   }
-  const { lines, liveEvents, liveRegistrations, liveDocuments, supersededLines } = report;
-  return { rows: rowSeqs.length, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq, checkpointSeq: checkpoint.seq, checkpointLines: checkpoint.lines };
+  const { lines, liveEvents, liveRegistrations, liveDocuments, rememberedAnswers, supersededLines } = report;
+  return { rows: rowSeqs.length, lines, liveEvents, liveRegistrations, liveDocuments, rememberedAnswers, supersededLines, lastSeq, checkpointSeq: checkpoint.seq, checkpointLines: checkpoint.lines };
 }
 
 /** Runs `work` on a new temporary folder, removed after. */

@@ -307,9 +307,9 @@ async function verify(dataDir: string, json: boolean): Promise<void> {
   const leftoverTemp = existsSync(compactionTempFile(report.file));
   if (json) {
     const torn = report.torn === undefined ? null : { ...report.torn, bytes: report.fileLength - report.torn.offset };
-    const { file, exists, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq, fileLength } = report;
+    const { file, exists, lines, liveEvents, liveRegistrations, liveDocuments, rememberedAnswers, supersededLines, lastSeq, fileLength } = report;
     // ok: what the text form calls "healthy" (a torn tail included: the next start cuts it off).
-    const fields = { ok: true, file, exists, lines, live_events: liveEvents, live_registrations: liveRegistrations, live_series: liveDocuments, superseded_lines: supersededLines, last_seq: lastSeq, bytes: fileLength, torn, compaction_temp_file: leftoverTemp };
+    const fields = { ok: true, file, exists, lines, live_events: liveEvents, live_registrations: liveRegistrations, live_series: liveDocuments, remembered_answers: rememberedAnswers, superseded_lines: supersededLines, last_seq: lastSeq, bytes: fileLength, torn, compaction_temp_file: leftoverTemp };
     process.stdout.write(JSON.stringify(fields) + '\n');
   } else if (!report.exists) {
     process.stdout.write(`${report.file}: no event log yet (an empty store)\n`);
@@ -317,7 +317,7 @@ async function verify(dataDir: string, json: boolean): Promise<void> {
     process.stdout.write(
       `${report.file}: ${report.torn === undefined ? 'healthy' : 'healthy up to a torn tail'}\n` +
         // Records, not lines: a series is one line of many records, and the warnings below number physical lines.
-        `  records: ${report.lines} (${report.supersededLines} superseded)\n` +
+        `  records: ${report.lines} (${report.supersededLines} superseded; ${report.rememberedAnswers} Idempotency-Key answers, kept 24 h)\n` +
         `  live events: ${report.liveEvents}\n` +
         `  live registrations: ${report.liveRegistrations} (registered_count of every event checked against them)\n` +
         `  live series: ${report.liveDocuments}\n` +
@@ -347,14 +347,14 @@ async function verifyStore(url: string, json: boolean): Promise<void> {
     if (json && error instanceof Error && error.name === 'DatabaseLogDamage') process.stdout.write(JSON.stringify({ ok: false, store, error: error.message }) + '\n');
     throw error;
   }
-  const { rows, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines, lastSeq, checkpointSeq, checkpointLines } = report;
+  const { rows, lines, liveEvents, liveRegistrations, liveDocuments, rememberedAnswers, supersededLines, lastSeq, checkpointSeq, checkpointLines } = report;
   if (json) {
-    process.stdout.write(JSON.stringify({ ok: true, store, rows, lines, live_events: liveEvents, live_registrations: liveRegistrations, live_series: liveDocuments, superseded_lines: supersededLines, last_seq: lastSeq, checkpoint_seq: checkpointSeq }) + '\n');
+    process.stdout.write(JSON.stringify({ ok: true, store, rows, lines, live_events: liveEvents, live_registrations: liveRegistrations, live_series: liveDocuments, remembered_answers: rememberedAnswers, superseded_lines: supersededLines, last_seq: lastSeq, checkpoint_seq: checkpointSeq }) + '\n');
     return;
   }
   process.stdout.write(
     `${store} (table campus_log): ${rows === 0 && checkpointSeq === 0 ? 'no events yet (an empty store)' : 'healthy'}\n` +
-      `  rows: ${rows} (${lines} lines, ${supersededLines} superseded)\n` +
+      `  rows: ${rows} (${lines} lines, ${supersededLines} superseded; ${rememberedAnswers} Idempotency-Key answers, kept 24 h)\n` +
       `  live events: ${liveEvents}\n` +
       `  live registrations: ${liveRegistrations} (registered_count of every event checked against them)\n` +
       `  live series: ${liveDocuments}\n` +

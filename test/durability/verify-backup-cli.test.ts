@@ -4,9 +4,10 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli } from '../helpers/spawn.js';
-import { tempDir } from '../helpers/harness.js';
 import { encodeDelete, encodePut } from '../../src/store/records/encode-record.js';
 import { sampleRecord } from '../store/helpers.js';
+import { openApp } from '../../src/app.js';
+import { call, eventBody, tempDir } from '../helpers/harness.js';
 
 let root: string;
 let remove: () => void;
@@ -30,7 +31,7 @@ test('verify reports records, superseded records, live events and the last seq o
   const result = runCli(['verify', '--data-dir', dir]);
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.stderr, '');
-  assert.match(result.stdout, /events\.jsonl: healthy\n {2}records: 4 \(3 superseded\)\n {2}live events: 1\n {2}live registrations: 0 \(registered_count of every event checked against them\)\n {2}live series: 0\n {2}last seq: 4\n/);
+  assert.match(result.stdout, /events\.jsonl: healthy\n {2}records: 4 \(3 superseded; 0 Idempotency-Key answers, kept 24 h\)\n {2}live events: 1\n {2}live registrations: 0 \(registered_count of every event checked against them\)\n {2}live series: 0\n {2}last seq: 4\n/);
   const json = runCli(['verify', '--json', '--data-dir', dir]);
   assert.equal(json.status, 0);
   assert.deepEqual(JSON.parse(json.stdout), {
@@ -41,12 +42,30 @@ test('verify reports records, superseded records, live events and the last seq o
     live_events: 1,
     live_registrations: 0,
     live_series: 0,
+    remembered_answers: 0,
     superseded_lines: 3,
     last_seq: 4,
     bytes: readFileSync(path.join(dir, 'events.jsonl')).length,
     torn: null,
     compaction_temp_file: false,
   });
+});
+
+test('verify counts the Idempotency-Key answers younger than 24 h apart: compaction keeps them, so they are not superseded', async () => {
+  const dir = path.join(root, 'answers');
+  mkdirSync(dir);
+  const app = await openApp({ dataDir: dir, keyPollMs: 0 }, { unsafeNoSync: true });
+  const key = app.initialAdminKey!;
+  // Two creates under keys, one of them edited since (its first line superseded, its answer still kept), one without.
+  const first = await call(app, 'POST', '/events', { key, body: eventBody({ title: 'A' }), headers: { 'Idempotency-Key': 'a' } });
+  await call(app, 'POST', '/events', { key, body: eventBody({ title: 'B' }), headers: { 'Idempotency-Key': 'b' } });
+  await call(app, 'POST', '/events', { key, body: eventBody({ title: 'C' }) });
+  await call(app, 'PUT', `/events/${first.json.id}`, { key, body: { title: 'A, renamed' } });
+  await app.close();
+  const report = JSON.parse(runCli(['verify', '--json', '--data-dir', dir]).stdout) as Record<string, number>;
+  // A compaction would write 3 puts and 2 idem lines for these 4 lines: nothing to save.
+  assert.deepEqual([report['lines'], report['live_events'], report['remembered_answers'], report['superseded_lines']], [4, 3, 2, 0]);
+  assert.match(runCli(['verify', '--data-dir', dir]).stdout, /records: 4 \(0 superseded; 2 Idempotency-Key answers, kept 24 h\)/);
 });
 
 test('verify reports a torn tail with its line number as a warning and exits 0, changing nothing', () => {

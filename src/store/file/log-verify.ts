@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { nodeFileSystem, type FileSystemSeam } from './file-system.js';
 import { replayLog } from './log-replay.js';
 import type { TornTail } from './log-scan.js';
+import { IdempotencyTable } from '../views/idempotency-table.js';
 
 /** What `verifyLog` found in a data folder. */
 export interface LogReport {
@@ -15,6 +16,9 @@ export interface LogReport {
   liveRegistrations: number;
   /** Live documents (series). */
   liveDocuments: number;
+  /** Answers of Idempotency-Keys younger than 24 h: compaction keeps them, as it keeps the live records. */
+  rememberedAnswers: number;
+  /** The records a compaction would save: beyond one for each live record and each remembered answer. */
   supersededLines: number;
   lastSeq: number;
   /** Bytes of good lines, and of the whole file. */
@@ -28,7 +32,7 @@ export interface LogReport {
  * Checks `dataDir/events.jsonl` offline, changing nothing (works while a server runs: it only reads).
  * Throws LogDamageError, naming the line, when the log is damaged before its end.
  */
-export async function verifyLog(dataDir: string, options: { fs?: FileSystemSeam } = {}): Promise<LogReport> {
+export async function verifyLog(dataDir: string, options: { fs?: FileSystemSeam; now?: () => number } = {}): Promise<LogReport> {
   const fs = options.fs ?? nodeFileSystem;
   const file = path.resolve(dataDir, 'events.jsonl');
   let fd: number;
@@ -36,15 +40,20 @@ export async function verifyLog(dataDir: string, options: { fs?: FileSystemSeam 
     fd = await fs.open(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return { file, exists: false, lines: 0, liveEvents: 0, liveRegistrations: 0, liveDocuments: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined };
+    return { file, exists: false, lines: 0, liveEvents: 0, liveRegistrations: 0, liveDocuments: 0, rememberedAnswers: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined };
   }
   try {
-    const result = await replayLog(fs, fd, { file });
+    const now = options.now ?? Date.now;
+    const idempotency = new IdempotencyTable();
+    const result = await replayLog(fs, fd, { file, idempotency, now });
     const liveEvents = result.events.size;
     const liveRegistrations = result.rosters.registrations;
     const liveDocuments = result.documents.size;
+    const rememberedAnswers = idempotency.liveCount(now());
     const { lines, lastSeq, goodLength, fileLength, torn } = result;
-    return { file, exists: true, lines, liveEvents, liveRegistrations, liveDocuments, supersededLines: lines - liveEvents - liveRegistrations - liveDocuments, lastSeq, goodLength, fileLength, torn };
+    // What a compaction would save: it writes each live record and each answer once (an answer apart, as an idem line).
+    const supersededLines = Math.max(0, lines - liveEvents - liveRegistrations - liveDocuments - rememberedAnswers);
+    return { file, exists: true, lines, liveEvents, liveRegistrations, liveDocuments, rememberedAnswers, supersededLines, lastSeq, goodLength, fileLength, torn };
   } finally {
     await fs.close(fd);
   }
