@@ -25,7 +25,7 @@ function logOf(lines: string[]): MemoryFileSystem {
 
 test('verifyLog() of a folder without a log: an empty store', async () => {
   const fs = new MemoryFileSystem();
-  assert.deepEqual(await verifyLog(DIR, { fs }), { file: FILE, exists: false, lines: 0, liveEvents: 0, liveRegistrations: 0, liveDocuments: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined });
+  assert.deepEqual(await verifyLog(DIR, { fs }), { file: FILE, exists: false, lines: 0, liveEvents: 0, liveRegistrations: 0, liveDocuments: 0, rememberedAnswers: 0, supersededLines: 0, lastSeq: 0, goodLength: 0, fileLength: 0, torn: undefined });
   fs.openError = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
   await assert.rejects(verifyLog(DIR, { fs }), { code: 'EACCES' });
 });
@@ -52,6 +52,7 @@ test('verifyLog() counts lines, live events, registrations and documents, the su
     liveEvents: 2,
     liveRegistrations: 2,
     liveDocuments: 1,
+    rememberedAnswers: 0,
     supersededLines: 3,
     lastSeq: 8,
     goodLength: good,
