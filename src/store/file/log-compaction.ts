@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../../events/event.js';
 import type { FileSystemSeam } from './file-system.js';
-import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../records/encode-record.js';
+import { encodeDocument, encodeGroup, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../records/encode-record.js';
 import type { StoredDocument } from '../records/jsonl-record.js';
 import type { Registration } from '../views/roster.js';
 import type { IdempotencyEntry } from '../views/idempotency-table.js';
@@ -196,45 +196,55 @@ export function markOf(state: CommittedState): { seq: number; gone: number } | u
 }
 
 /**
- * Writes the answers still remembered, then the put line of every event, the state line of every
- * registration and the mark line, merged in seq order, in chunks; returns the bytes and lines written.
- * Gives up when the store starts closing.
+ * Writes the put line of every event, the state line of every registration, the answers still remembered, the live
+ * series and the mark line, merged in seq order, in chunks; returns the bytes and records written. An answer or a
+ * series keeps the seq of the write that made it, so sequence numbers only grow from line to line (API.md §7) when it
+ * goes where that seq falls; one that shares its seq with another line (an answer and the event it created, unchanged
+ * since) goes out with it as one group line, whose seq is theirs. Gives up when the store starts closing.
  */
 async function writeSnapshot(host: CompactionHost, fd: number, state: CommittedState, temp: string): Promise<{ length: number; lines: number }> {
   const { events } = state;
   const registrations = state.registrations.sort((a, b) => a.seq - b.seq);
+  const kept: { seq: number; line: () => string }[] = [
+    ...(state.answers ?? []).map((answer) => ({ seq: answer.seq, line: () => encodeIdempotency(answer) })),
+    ...(state.documents ?? []).map((document) => ({ seq: document.seq, line: () => encodeDocument(document, 'docstate') })),
+  ].sort((a, b) => a.seq - b.seq);
   const mark = markOf(state);
   let markWritten = mark === undefined;
   let text = '';
-  for (const answer of state.answers ?? []) text += encodeIdempotency(answer);
-  for (const document of state.documents ?? []) text += encodeDocument(document, 'docstate');
-  const lines = (state.answers?.length ?? 0) + (state.documents?.length ?? 0) + events.length + registrations.length + (mark === undefined ? 0 : 1);
+  const lines = kept.length + events.length + registrations.length + (mark === undefined ? 0 : 1);
   let length = 0;
   let lastSeq = 0;
   let nextEvent = 0;
   let nextRegistration = 0;
-  while (nextEvent < events.length || nextRegistration < registrations.length || !markWritten || text !== '') {
-    while (text.length < CHUNK_CHARS && (nextEvent < events.length || nextRegistration < registrations.length || !markWritten)) {
+  let nextKept = 0;
+  const more = (): boolean => nextEvent < events.length || nextRegistration < registrations.length || nextKept < kept.length || !markWritten;
+  while (more() || text !== '') {
+    while (text.length < CHUNK_CHARS && more()) {
       const event = events[nextEvent];
       const registration = registrations[nextRegistration];
-      const takeEvent = registration === undefined || (event !== undefined && event.seq < registration.seq);
-      const seq = event === undefined && registration === undefined ? Infinity : takeEvent ? event!.seq : registration!.seq;
-      if (!markWritten && mark!.seq < seq) {
-        text += encodeMark(mark!.seq, mark!.gone);
+      const seq = Math.min(event?.seq ?? Infinity, registration?.seq ?? Infinity, kept[nextKept]?.seq ?? Infinity, markWritten ? Infinity : mark!.seq);
+      const together: string[] = [];
+      while (kept[nextKept]?.seq === seq) together.push(kept[nextKept++]!.line());
+      // At most one line of the live state at a seq: each was written by a write of its own.
+      let own: string | undefined;
+      if (!markWritten && mark!.seq === seq) {
+        own = encodeMark(mark!.seq, mark!.gone);
         markWritten = true;
-        lastSeq = mark!.seq;
-        continue;
-      }
-      // Replay refuses a seq that does not grow; never write a log that would stop the next start.
-      if (seq <= lastSeq) throw new Error(`compaction found seq ${seq} after seq ${lastSeq}: the live state is not in seq order`);
-      lastSeq = seq;
-      if (takeEvent) {
-        text += encodeStored(event!);
+      } else if (event?.seq === seq) {
+        own = encodeStored(event);
         nextEvent++;
-      } else {
-        text += encodeRegistrationState(registration!);
+      } else if (registration?.seq === seq) {
+        own = encodeRegistrationState(registration);
         nextRegistration++;
       }
+      if (own !== undefined) {
+        // Replay refuses a seq that does not grow; never write a log that would stop the next start.
+        if (seq <= lastSeq) throw new Error(`compaction found seq ${seq} after seq ${lastSeq}: the live state is not in seq order`);
+        lastSeq = seq;
+        together.push(own);
+      }
+      text += together.length === 1 ? together[0]! : encodeGroup(together);
     }
     const bytes = Buffer.from(text, 'utf8');
     text = '';

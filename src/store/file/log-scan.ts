@@ -124,7 +124,7 @@ export async function scanLog(fs: FileSystemSeam, fd: number, options: ScanOptio
       lineStart = newline + 1;
       const records = Array.isArray(decoded) ? decoded : [decoded];
       for (const record of records) {
-        // An idem or docstate line carries the seq of the write it keeps, written by compaction ahead of the rest: its seq need not grow.
+        // An idem or docstate line carries the seq of the write it keeps (older builds' compactions wrote them ahead of the rest): its seq need not grow.
         if (!keepsItsWriteSeq(record)) {
           if (record.seq <= lastSeq) {
             throw new LogDamageError(options.file, lineNumber, offset, `its sequence number ${record.seq} is not greater than the ${lastSeq} of the line before`);

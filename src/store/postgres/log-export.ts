@@ -40,7 +40,7 @@ export async function importLines(db: Database, lines: readonly string[], keys: 
 
 /**
  * The lines as campus_log rows, one a seq, in seq order. A compaction keeps a series' document and a remembered answer
- * at the seq of the write that made it (docstate and idem lines, ahead of the rest), where an event's line or its mark
+ * at the seq of the write that made it (docstate and idem lines; older builds wrote them ahead of the rest), where an event's line or its mark
  * (the newest seq no event or registration holds) may be too: lines sharing a seq become one row, the members of one
  * group line, as an atomic write's are.
  */

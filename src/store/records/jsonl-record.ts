@@ -93,8 +93,8 @@ export interface IdempotencyRecord {
 
 /**
  * A document of a named collection kept beside the events (a recurring series, say): the store keeps its JSON
- * whole and knows nothing of its meaning. `docstate` is compaction's copy, written ahead of the rest at the
- * seq of the document's last write, so (like an idem line) its seq need not grow.
+ * whole and knows nothing of its meaning. `docstate` is compaction's copy, at the seq of the document's last write
+ * and where that seq falls (older builds wrote it ahead of the rest, so, like an idem line, its seq need not grow).
  */
 export interface DocumentRecord {
   seq: number;

@@ -47,8 +47,9 @@ export function isoTime(ms: number, what: string): string {
 }
 
 /**
- * Whether `record` keeps the seq of the write that made it, written by compaction ahead of the rest (a remembered
- * answer, a series' state): the one kind of line whose seq need not grow, and which may share its seq with another.
+ * Whether `record` keeps the seq of the write that made it (a remembered answer, a series' state, as compaction writes
+ * them; older builds wrote them ahead of the rest): the one kind of line whose seq need not grow, and which may share
+ * its seq with another.
  */
 export function keepsItsWriteSeq(record: { op: string }): boolean {
   return record.op === 'idem' || record.op === 'docstate';

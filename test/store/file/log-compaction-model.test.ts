@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toStored } from '../../../src/store/views/served-event.js';
 import type { StoredEvent } from '../../../src/events/event.js';
-import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../../../src/store/records/encode-record.js';
+import { encodeDocument, encodeGroup, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../../../src/store/records/encode-record.js';
 import type { StoredDocument } from '../../../src/store/records/jsonl-record.js';
 import { CompactionAbandoned, compactLog, compactionTempFile, markOf, type CommittedState, type CompactionHost, type LogHandle } from '../../../src/store/file/log-compaction.js';
 import type { Registration } from '../../../src/store/views/roster.js';
@@ -95,25 +95,36 @@ function plainMark(state: Omit<CommittedState, 'log'>): { seq: number; gone: num
   return { seq: free[free.length - 1]!, gone };
 }
 
-/** The snapshot's chunks of text as the obvious writer makes them: answers and documents first, then lines in seq order, a chunk ending once it reaches CHUNK_CHARS. */
+/**
+ * The snapshot's chunks of text as the obvious writer makes them: every line in seq order (answers and series at the
+ * seqs of the writes that made them), the lines that share a seq as one group line (the kept ones first), a chunk
+ * ending once it reaches CHUNK_CHARS.
+ */
 function plainChunks(state: Omit<CommittedState, 'log'>): { chunks: string[]; lines: number } {
   const mark = plainMark(state);
-  const merged: [number, string][] = [
+  const own: [number, string][] = [
     ...state.events.map((event): [number, string] => [event.seq, encodeStored(event)]),
     ...state.registrations.map((registration): [number, string] => [registration.seq, encodeRegistrationState(registration)]),
     ...(mark === undefined ? [] : [[mark.seq, encodeMark(mark.seq, mark.gone)] as [number, string]]),
-  ].sort((a, b) => a[0] - b[0]);
-  let text = (state.answers ?? []).map(encodeIdempotency).join('') + (state.documents ?? []).map((document) => encodeDocument(document, 'docstate')).join('');
+  ];
+  const kept: [number, string][] = [
+    ...(state.answers ?? []).map((answer): [number, string] => [answer.seq, encodeIdempotency(answer)]),
+    ...(state.documents ?? []).map((document): [number, string] => [document.seq, encodeDocument(document, 'docstate')]),
+  ];
+  const seqs = [...new Set([...own, ...kept].map(([seq]) => seq))].sort((a, b) => a - b);
+  const atSeq = (lines: [number, string][], seq: number): string[] => lines.filter(([at]) => at === seq).map(([, line]) => line);
+  let text = '';
   const chunks: string[] = [];
-  for (const [, line] of merged) {
+  for (const seq of seqs) {
     if (text.length >= CHUNK_CHARS) {
       chunks.push(text);
       text = '';
     }
-    text += line;
+    const together = [...atSeq(kept, seq), ...atSeq(own, seq)];
+    text += together.length === 1 ? together[0]! : encodeGroup(together);
   }
   if (text !== '') chunks.push(text);
-  return { chunks, lines: (state.answers?.length ?? 0) + (state.documents?.length ?? 0) + merged.length };
+  return { chunks, lines: own.length + kept.length };
 }
 
 /** Every call a compaction that succeeds makes, in order, and the file and result it leaves. */
