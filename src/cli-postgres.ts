@@ -96,14 +96,14 @@ export function verifyDatabase(url: string): Promise<DatabaseLogReport> {
 
 /** The database's log copied to `folder`'s events.jsonl from one snapshot, each row checked, then replayed as verify replays a folder's. */
 async function checkedCopy(db: Database, folder: string): Promise<DatabaseLogReport> {
-  const { checkpoint, rowSeqs, lastSeq } = await copyCheckedLog(db, path.join(folder, 'events.jsonl'));
+  const { checkpoint, checkpointFileLines, rowSeqs, lastSeq } = await copyCheckedLog(db, path.join(folder, 'events.jsonl'));
   let report;
   try {
     report = await verifyLog(folder);
   } catch (error) {
     // Every row decoded, so what the replay refuses is what they say: name the row (or the checkpoint's line), not the scratch copy's line.
-    if (error instanceof LogDamageError && error.line <= checkpoint.lines) throw new DatabaseLogDamage(`the checkpoint at seq ${checkpoint.seq}, its line ${error.line}, is damaged: ${error.reason}`);
-    if (error instanceof LogDamageError) throw new DatabaseLogDamage(`campus_log row ${rowSeqs[error.line - checkpoint.lines - 1] ?? '?'} is damaged: ${error.reason}`);
+    if (error instanceof LogDamageError && error.line <= checkpointFileLines) throw new DatabaseLogDamage(`the checkpoint at seq ${checkpoint.seq}, its line ${error.line}, is damaged: ${error.reason}`);
+    if (error instanceof LogDamageError) throw new DatabaseLogDamage(`campus_log row ${rowSeqs[error.line - checkpointFileLines - 1] ?? '?'} is damaged: ${error.reason}`);
     const message = error instanceof Error ? error.message : String(error);
     throw new DatabaseLogDamage(`campus_log: ${message.replace(/^[^:]*events\.jsonl: /, '').replace(/ The store will not start.*$/, '')}`);
   }

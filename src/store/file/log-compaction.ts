@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { StoredEvent } from '../../events/event.js';
 import type { FileSystemSeam } from './file-system.js';
-import { encodeDocument, encodeGroup, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../records/encode-record.js';
+import { snapshotLines } from '../records/snapshot-lines.js';
 import type { StoredDocument } from '../records/jsonl-record.js';
 import type { Registration } from '../views/roster.js';
 import type { IdempotencyEntry } from '../views/idempotency-table.js';
@@ -196,62 +196,25 @@ export function markOf(state: CommittedState): { seq: number; gone: number } | u
 }
 
 /**
- * Writes the put line of every event, the state line of every registration, the answers still remembered, the live
- * series and the mark line, merged in seq order, in chunks; returns the bytes and records written. An answer or a
- * series keeps the seq of the write that made it, so sequence numbers only grow from line to line (API.md §7) when it
- * goes where that seq falls; one that shares its seq with another line (an answer and the event it created, unchanged
- * since) goes out with it as one group line, whose seq is theirs. Gives up when the store starts closing.
+ * Writes the lines of the state in seq order (see snapshotLines), in chunks; returns the bytes and records written.
+ * Gives up when the store starts closing.
  */
 async function writeSnapshot(host: CompactionHost, fd: number, state: CommittedState, temp: string): Promise<{ length: number; lines: number }> {
-  const { events } = state;
   const registrations = state.registrations.sort((a, b) => a.seq - b.seq);
-  const kept: { seq: number; line: () => string }[] = [
-    ...(state.answers ?? []).map((answer) => ({ seq: answer.seq, line: () => encodeIdempotency(answer) })),
-    ...(state.documents ?? []).map((document) => ({ seq: document.seq, line: () => encodeDocument(document, 'docstate') })),
-  ].sort((a, b) => a.seq - b.seq);
-  const mark = markOf(state);
-  let markWritten = mark === undefined;
-  let text = '';
-  const lines = kept.length + events.length + registrations.length + (mark === undefined ? 0 : 1);
+  const lines = snapshotLines({ events: state.events, registrations, answers: state.answers ?? [], documents: state.documents ?? [], mark: markOf(state) }, 'compaction');
+  let records = 0;
   let length = 0;
-  let lastSeq = 0;
-  let nextEvent = 0;
-  let nextRegistration = 0;
-  let nextKept = 0;
-  const more = (): boolean => nextEvent < events.length || nextRegistration < registrations.length || nextKept < kept.length || !markWritten;
-  while (more() || text !== '') {
-    while (text.length < CHUNK_CHARS && more()) {
-      const event = events[nextEvent];
-      const registration = registrations[nextRegistration];
-      const seq = Math.min(event?.seq ?? Infinity, registration?.seq ?? Infinity, kept[nextKept]?.seq ?? Infinity, markWritten ? Infinity : mark!.seq);
-      const together: string[] = [];
-      while (kept[nextKept]?.seq === seq) together.push(kept[nextKept++]!.line());
-      // At most one line of the live state at a seq: each was written by a write of its own.
-      let own: string | undefined;
-      if (!markWritten && mark!.seq === seq) {
-        own = encodeMark(mark!.seq, mark!.gone);
-        markWritten = true;
-      } else if (event?.seq === seq) {
-        own = encodeStored(event);
-        nextEvent++;
-      } else if (registration?.seq === seq) {
-        own = encodeRegistrationState(registration);
-        nextRegistration++;
-      }
-      if (own !== undefined) {
-        // Replay refuses a seq that does not grow; never write a log that would stop the next start.
-        if (seq <= lastSeq) throw new Error(`compaction found seq ${seq} after seq ${lastSeq}: the live state is not in seq order`);
-        lastSeq = seq;
-        together.push(own);
-      }
-      text += together.length === 1 ? together[0]! : encodeGroup(together);
+  for (let next = lines.next(); !next.done; ) {
+    let text = '';
+    for (; !next.done && text.length < CHUNK_CHARS; next = lines.next()) {
+      text += next.value.text;
+      records += next.value.records;
     }
     const bytes = Buffer.from(text, 'utf8');
-    text = '';
     await writeFully(host.fs, fd, bytes, length, temp);
     length += bytes.length;
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (host.stopping()) throw new CompactionAbandoned('the store is closing');
   }
-  return { length, lines };
+  return { length, lines: records };
 }

@@ -1,6 +1,6 @@
 // What a checkpoint holds, as record lines: the lines the file store's compaction writes for the same state (API.md §7).
 import type { StoredEvent } from '../../events/event.js';
-import { encodeDocument, encodeIdempotency, encodeMark, encodeRegistrationState, encodeStored } from '../records/encode-record.js';
+import { snapshotLines } from '../records/snapshot-lines.js';
 import type { StoredDocument } from '../records/jsonl-record.js';
 import type { IdempotencyEntry } from '../views/idempotency-table.js';
 import type { Registration } from '../views/roster.js';
@@ -32,60 +32,25 @@ export interface CheckpointChunk {
 export const PART_CHARS = 1024 * 1024;
 
 /**
- * The lines of `state` in parts, in the order a compacted events.jsonl holds them: the remembered answers and the
- * documents first (their seqs need not grow), then every event's put line, every registration's state line and one
- * mark line, merged in seq order. The mark goes at the newest seq no live line holds (so the log's last seq never goes
- * back), saying the newest deletion forgotten; none when every seq up to `state.seq` is live.
+ * The lines of `state` in parts, as a compacted events.jsonl holds them (see snapshotLines): in seq order, lines that
+ * share a seq as one group line; `lines` counts records, as replay and loadCheckpoint count them. The mark goes at the
+ * newest seq no live line holds (so the log's last seq never goes back), saying the newest deletion forgotten; none
+ * when every seq up to `state.seq` is live.
  */
 export function* checkpointChunks(state: CheckpointState, partChars: number = PART_CHARS): Generator<CheckpointChunk> {
   const events = inSeqOrder(state.events);
   const registrations = [...state.registrations].sort((a, b) => a.seq - b.seq);
-  const mark = markSeq(state, events, registrations);
+  const seq = markSeq(state, events, registrations);
+  const mark = seq === undefined ? undefined : { seq, gone: state.gone };
   let text = '';
   let lines = 0;
-  const take = (line: string): CheckpointChunk | undefined => {
-    text += line;
-    lines++;
-    if (text.length < partChars) return undefined;
-    const chunk = { text, lines, bytes: Buffer.byteLength(text) };
+  for (const line of snapshotLines({ events, registrations, answers: state.answers, documents: state.documents, mark }, 'a checkpoint')) {
+    text += line.text;
+    lines += line.records;
+    if (text.length < partChars) continue;
+    yield { text, lines, bytes: Buffer.byteLength(text) };
     text = '';
     lines = 0;
-    return chunk;
-  };
-  for (const answer of state.answers) {
-    const chunk = take(encodeIdempotency(answer));
-    if (chunk !== undefined) yield chunk;
-  }
-  for (const document of state.documents) {
-    const chunk = take(encodeDocument(document, 'docstate'));
-    if (chunk !== undefined) yield chunk;
-  }
-  let nextEvent = 0;
-  let nextRegistration = 0;
-  let markWritten = mark === undefined;
-  let lastSeq = 0;
-  while (nextEvent < events.length || nextRegistration < registrations.length || !markWritten) {
-    const event = events[nextEvent];
-    const registration = registrations[nextRegistration];
-    const eventSeq = event?.seq ?? Infinity;
-    const registrationSeq = registration?.seq ?? Infinity;
-    const seq = Math.min(eventSeq, registrationSeq, markWritten ? Infinity : mark!);
-    // Replay refuses a seq that does not grow: never write a checkpoint that would stop the next start.
-    if (seq <= lastSeq) throw new Error(`a checkpoint found seq ${seq} after seq ${lastSeq}: the live state is not in seq order`);
-    lastSeq = seq;
-    let line: string;
-    if (!markWritten && seq === mark) {
-      line = encodeMark(mark, state.gone);
-      markWritten = true;
-    } else if (eventSeq < registrationSeq) {
-      line = encodeStored(event!);
-      nextEvent++;
-    } else {
-      line = encodeRegistrationState(registration!);
-      nextRegistration++;
-    }
-    const chunk = take(line);
-    if (chunk !== undefined) yield chunk;
   }
   if (lines > 0) yield { text, lines, bytes: Buffer.byteLength(text) };
 }

@@ -14,6 +14,8 @@ export class DatabaseLogDamage extends Error {
 /** What copyCheckedLog copied: the newest checkpoint's lines (none before the first), then the rows after it. */
 export interface CheckedLog {
   checkpoint: Checkpoint;
+  /** The lines of the file the checkpoint's copy takes (its `lines` counts records: a group line holds several). */
+  checkpointFileLines: number;
   /** The seq each row is kept under, in order. */
   rowSeqs: number[];
   lastSeq: number;
@@ -31,6 +33,7 @@ export async function copyCheckedLog(db: Database, out: string): Promise<Checked
   const file = await open(out, 'wx', 0o600);
   const rowSeqs: number[] = [];
   let checkpoint = NO_CHECKPOINT;
+  let checkpointFileLines = 0;
   let lastSeq = 0;
   try {
     await db.transaction(async (tx) => {
@@ -43,7 +46,7 @@ export async function copyCheckedLog(db: Database, out: string): Promise<Checked
       // A database of an older program (before checkpoints) has no such table: all of its log is in campus_log.
       const [checkpoints] = await tx.query<{ present: boolean }>("SELECT to_regclass('campus_checkpoints') IS NOT NULL AS present");
       if (checkpoints?.present === true) checkpoint = await newestCheckpoint(tx);
-      if (checkpoint.seq > 0) lastSeq = await copyCheckpoint(tx, checkpoint, (text) => file.write(text));
+      if (checkpoint.seq > 0) ({ lastSeq, fileLines: checkpointFileLines } = await copyCheckpoint(tx, checkpoint, (text) => file.write(text)));
       for (;;) {
         const page = await tx.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 10000', [rowSeqs.at(-1) ?? checkpoint.seq]);
         if (page.length === 0) return;
@@ -57,23 +60,25 @@ export async function copyCheckedLog(db: Database, out: string): Promise<Checked
   } finally {
     await file.close();
   }
-  return { checkpoint, rowSeqs, lastSeq: Math.max(lastSeq, checkpoint.seq) };
+  return { checkpoint, checkpointFileLines, rowSeqs, lastSeq: Math.max(lastSeq, checkpoint.seq) };
 }
 
-/** Checks every line of the checkpoint and copies its parts with `write`; returns the seq of its last line. */
-async function copyCheckpoint(tx: Queryable, checkpoint: Checkpoint, write: (text: string) => Promise<unknown>): Promise<number> {
+/** Checks every line of the checkpoint and copies its parts with `write`; returns the seq of its last record, and its lines. */
+async function copyCheckpoint(tx: Queryable, checkpoint: Checkpoint, write: (text: string) => Promise<unknown>): Promise<{ lastSeq: number; fileLines: number }> {
   let lines = 0;
+  let fileLines = 0;
   let lastSeq = 0;
   await readCheckpointParts(tx, checkpoint.seq, async (text, part) => {
     const damaged = (line: number, damagedText: string, reason: string): Error => new DatabaseLogDamage(`the checkpoint at seq ${checkpoint.seq}, part ${part} line ${line} (seq ${seqNamedIn(damagedText)}), is damaged: ${reason}`);
-    lines += forEachRecord(text, damaged, (record) => {
+    fileLines += forEachRecord(text, damaged, (record) => {
       if (record.seq > checkpoint.seq) throw new DatabaseLogDamage(`the checkpoint at seq ${checkpoint.seq} holds a line of seq ${record.seq}, after its own`);
       lastSeq = Math.max(lastSeq, record.seq);
+      lines++;
     });
     await write(text);
   });
   if (lines !== checkpoint.lines) throw new DatabaseLogDamage(`the checkpoint at seq ${checkpoint.seq} holds ${lines} lines, not the ${checkpoint.lines} its row in campus_checkpoints says`);
-  return lastSeq;
+  return { lastSeq, fileLines };
 }
 
 /** Checks one row after the record of seq `previous`; returns the seq of its last record. */
