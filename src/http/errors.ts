@@ -75,7 +75,10 @@ export function errorBody(error: ApiError): string {
   // A key the client put where a value was expected (`?since=cek_…`, `/events/cek_…`) is not said back: an answer may
   // be logged by a proxy or a client, and the id or value is named all the same, redacted.
   const body: { error: ErrorCode; message: string; details?: FieldProblem[] } = { error: error.code, message: unkeyed(error.message) };
-  if (error.details !== undefined) body.details = error.details.some((problem) => problem.message.includes('cek_')) ? error.details.map((problem) => ({ ...problem, message: unkeyed(problem.message) })) : error.details;
+  if (error.details !== undefined) {
+    const keyed = error.details.some((problem) => problem.message.includes('cek_') || problem.field.includes('cek_'));
+    body.details = keyed ? error.details.map((problem) => ({ ...problem, field: unkeyed(problem.field), message: unkeyed(problem.message) })) : error.details;
+  }
   return JSON.stringify(body);
 }
 

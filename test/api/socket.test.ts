@@ -119,6 +119,11 @@ describe('http.createServer(app.handler)', () => {
       assert.equal(answer.status, status, target);
       assert.ok(!answer.body.includes(secret.slice(4, 12)), answer.body);
     }
+    // Nor a key sent as a body's field name: the detail's field names it redacted too.
+    const body = JSON.stringify({ [secret]: 1 });
+    const unknownField = await rawExchange(port, [`POST ${head('/events', `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n`)}\r\n${body}`]);
+    assert.equal(unknownField.status, 400);
+    assert.ok(!unknownField.body.includes(secret.slice(4, 12)), unknownField.body);
     const named = await rawExchange(port, [`GET ${head(`/events/${secret}`, 'Connection: close\r\n')}\r\n`]);
     assert.match(JSON.parse(named.body).message, /cek_\[redacted\]/, 'the id is still named, redacted');
   });
