@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
 import { replayLog, type ReplayResult } from '../../../src/store/file/log-replay.js';
 import { verifyLog } from '../../../src/store/file/log-verify.js';
-import type { LogRecord, MetaRecord } from '../../../src/store/records/jsonl-record.js';
+import type { LogRecord, MetaRecord, StoredDocument } from '../../../src/store/records/jsonl-record.js';
 import { applyRecord, type Views } from '../../../src/store/views/apply-record.js';
 import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';
 import type { RosterTable } from '../../../src/store/views/roster-table.js';
@@ -49,7 +49,9 @@ function assertReplayed(result: ReplayResult, expected: Views, answers: Idempote
   assert.deepEqual([...result.events.values()].map(eventFields), inSeqOrder.map(eventFields), `${where}: events`);
   assert.deepEqual(rosterState(result.rosters), rosterState(expected.rosters), `${where}: rosters`);
   assert.equal(result.rosters.registrations, expected.rosters.registrations, `${where}: registrations`);
-  assert.deepEqual(result.documents.all(), expected.documents.all(), `${where}: documents`);
+  // Documents come in no promised order (a compacted log holds them in seq order): compared by collection and id.
+  const byKey = (documents: readonly StoredDocument[]): StoredDocument[] => [...documents].sort((a, b) => (a.collection + a.id < b.collection + b.id ? -1 : 1));
+  assert.deepEqual(byKey(result.documents.all()), byKey(expected.documents.all()), `${where}: documents`);
   assert.deepEqual(answers.live(nowMs), expected.idempotency.live(nowMs), `${where}: remembered answers`);
   assert.deepEqual([...result.tombstones], [...expected.changes.tombstones], `${where}: tombstones, in seq order`);
 }
