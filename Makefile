@@ -6,7 +6,7 @@ TEST_FILES = $(shell find test -name '*.test.ts' -not -path 'test/bench/*' -not 
 # Most tests run two files at a time, since most of them wait on a server rather than compute (the crash tests among
 # them: their checks hold whatever the timing, and they run as many kill rounds as fit in their budget). Then the
 # browser tests and the PostgreSQL fault tests, which time real processes, run one file at a time each, the two lanes
-# side by side: a browser computes while a fault test mostly waits for a time-out. About 9 minutes in all on 2 cores.
+# side by side: a browser computes while a fault test mostly waits for a time-out. About 10 minutes in all on 2 cores.
 CONSOLE_TESTS = $(filter test/console/%,$(TEST_FILES))
 POSTGRES_TESTS = $(filter test/store/postgres/%,$(TEST_FILES))
 PAIRED_TESTS = $(filter-out $(CONSOLE_TESTS) $(POSTGRES_TESTS),$(TEST_FILES))

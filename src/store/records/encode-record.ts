@@ -30,8 +30,7 @@ export function encodeRegister(registration: Registration, lineSeq: number = reg
  * written under an Idempotency-Key carries it and the time it was written (`answer`), as an event's put does.
  */
 export function encodeDocument(document: StoredDocument, op: 'doc' | 'docstate' = 'doc', answer?: { idem: IdempotencyTag; atMs: number }): string {
-  checkDocumentKey(document.collection, document.id);
-  if (!document.json.startsWith('{') || !document.json.endsWith('}')) throw new TypeError(`document ${document.id} must be a JSON object`);
+  checkDocument(document.collection, document.id, document.json);
   const idem = answer === undefined ? '' : `"idem":"${encodeIdemToken(answer.idem)}","at":"${isoTime(answer.atMs, 'the time of a document')}",`;
   return seal(`{"seq":${checkSeq(document.seq)},"op":"${op}","coll":"${document.collection}","id":"${document.id}",${idem}"doc":${document.json}`);
 }
@@ -67,6 +66,12 @@ function checkDocumentKey(collection: string, id: string): void {
   if (!COLLECTION_PATTERN.test(collection) || !ID_PATTERN.test(id)) throw new TypeError(`cannot log document ${JSON.stringify(id)} of collection ${JSON.stringify(collection)}`);
 }
 
+/** A document a line may hold whole: a key replay reads back, and a JSON object. */
+function checkDocument(collection: string, id: string, json: string): void {
+  checkDocumentKey(collection, id);
+  if (!json.startsWith('{') || !json.endsWith('}')) throw new TypeError(`document ${id} must be a JSON object`);
+}
+
 /** The line compaction writes at the newest seq it dropped (see MarkRecord). */
 export function encodeMark(seq: number, gone: number): string {
   if (!Number.isSafeInteger(gone) || gone < 0 || gone > seq) throw new TypeError(`a mark line's "gone" is a seq at most its own, got ${gone}`);
@@ -81,8 +86,7 @@ export function encodeIdempotency(entry: IdempotencyEntry): string {
     if (Number.isNaN(timeMs(answer.createdAt))) throw new TypeError(`created_at must be YYYY-MM-DDTHH:MM:SS.sssZ, got ${JSON.stringify(answer.createdAt)}`);
     payload = `"created_at":"${answer.createdAt}","view":${JSON.stringify(answer.view)}`;
   } else if (answer.kind === 'document') {
-    checkDocumentKey(answer.collection, answer.id);
-    if (!answer.json.startsWith('{') || !answer.json.endsWith('}')) throw new TypeError(`document ${answer.id} must be a JSON object`);
+    checkDocument(answer.collection, answer.id, answer.json);
     payload = `"coll":"${answer.collection}","id":"${answer.id}","doc":${answer.json}`;
   } else {
     const r = answer.registration;

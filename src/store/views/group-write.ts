@@ -69,6 +69,8 @@ export function planGroupWrite(change: GroupChange, seq: number, queued: QueuedS
     lines.push(put.line);
     seq++;
   }
+  /** The Idempotency-Key, until the first document put takes it. */
+  let idem = options.idem;
   for (const { collection, id, json } of plan.documents) {
     if (seen.has(documentKey(collection, id))) throw new TypeError(`a group write changes document ${id} twice`);
     seen.add(documentKey(collection, id));
@@ -76,9 +78,10 @@ export function planGroupWrite(change: GroupChange, seq: number, queued: QueuedS
     let record: DocumentRecord | undefined;
     if (document === null) lines.push(encodeDocumentDelete(seq, collection, id));
     else {
-      const idem = documents.some((member) => member.record?.idem !== undefined) ? undefined : options.idem;
-      record = idem === undefined ? { seq, op: 'doc', document } : { seq, op: 'doc', document, idem, atMs: queued.now() };
-      lines.push(encodeDocument(document, 'doc', idem === undefined ? undefined : { idem, atMs: record.atMs! }));
+      const answer = idem === undefined ? undefined : { idem, atMs: queued.now() };
+      idem = undefined;
+      record = answer === undefined ? { seq, op: 'doc', document } : { seq, op: 'doc', document, ...answer };
+      lines.push(encodeDocument(document, 'doc', answer));
     }
     documents.push({ collection, id, seq, document, record });
     seq++;
