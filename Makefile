@@ -3,10 +3,11 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NODE_TEST := node --import tsx --test --test-reporter=spec
 TEST_FILES = $(shell find test -name '*.test.ts' -not -path 'test/bench/*' -not -path '*/node_modules/*' | sort)
-# Most tests run two files at a time, since most of them wait on a server rather than compute (the crash tests among
-# them: their checks hold whatever the timing, and they run as many kill rounds as fit in their budget). Then the
-# browser tests and the PostgreSQL fault tests, which time real processes, run one file at a time each, the two lanes
-# side by side: a browser computes while a fault test mostly waits for a time-out. About 10 minutes in all on 2 cores.
+# Most tests run three files at a time on two cores, since most of them wait on a server rather than compute (the
+# crash tests among them: their checks hold whatever the timing, and they run as many kill rounds as fit in their
+# budget); three took 247 s where two took 287, both cores busy. Then the browser tests and the PostgreSQL fault
+# tests, which time real processes, run one file at a time each, the two lanes side by side: a browser computes while
+# a fault test mostly waits for a time-out. About 9 minutes in all on 2 cores.
 CONSOLE_TESTS = $(filter test/console/%,$(TEST_FILES))
 POSTGRES_TESTS = $(filter test/store/postgres/%,$(TEST_FILES))
 PAIRED_TESTS = $(filter-out $(CONSOLE_TESTS) $(POSTGRES_TESTS),$(TEST_FILES))
@@ -72,7 +73,7 @@ test: build $(TEST_TOOLS)
 	@test -n "$(PAIRED_TESTS)" -a -n "$(CONSOLE_TESTS)" -a -n "$(POSTGRES_TESTS)" || { echo "make test: no test files found under test/" >&2; exit 1; }
 	npx tsc -p test/tsconfig.json --noEmit
 	@set -o pipefail; ( \
-	  $(NODE_TEST) --test-concurrency=2 $(PAIRED_TESTS); paired=$$?; \
+	  $(NODE_TEST) --test-concurrency=3 $(PAIRED_TESTS); paired=$$?; \
 	  $(NODE_TEST) --test-concurrency=1 $(CONSOLE_TESTS) $(LATE_POSTGRES_TESTS) > .test-console.log 2>&1 & console=$$!; \
 	  $(NODE_TEST) --test-concurrency=1 $(EARLY_POSTGRES_TESTS); postgres=$$?; \
 	  wait $$console; console=$$?; cat .test-console.log; \
