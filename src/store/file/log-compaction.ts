@@ -184,7 +184,7 @@ export async function compactLog(host: CompactionHost): Promise<CompactionResult
  * never goes back, even when the newest lines are dropped), saying the newest deletion dropped.
  * Undefined when nothing was dropped at all.
  */
-export function markOf(state: CommittedState): { seq: number; gone: number } | undefined {
+export function markOf(state: Pick<CommittedState, 'events' | 'registrations' | 'lastSeq' | 'tombstones' | 'horizon'>): { seq: number; gone: number } | undefined {
   let gone = state.horizon ?? 0;
   for (const seq of state.tombstones?.values() ?? []) if (seq > gone && seq <= state.lastSeq) gone = seq;
   const live = new Set<number>();

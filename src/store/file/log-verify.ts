@@ -1,9 +1,11 @@
 // The `verify` command's check of a data folder's log: a replay that changes nothing, summed up.
 import * as path from 'node:path';
 import { nodeFileSystem, type FileSystemSeam } from './file-system.js';
-import { replayLog } from './log-replay.js';
+import { markOf } from './log-compaction.js';
+import { replayLog, type ReplayResult } from './log-replay.js';
 import type { TornTail } from './log-scan.js';
 import { IdempotencyTable } from '../views/idempotency-table.js';
+import type { Registration } from '../views/roster.js';
 
 /** What `verifyLog` found in a data folder. */
 export interface LogReport {
@@ -18,7 +20,7 @@ export interface LogReport {
   liveDocuments: number;
   /** Answers of Idempotency-Keys younger than 24 h: compaction keeps them, as it keeps the live records. */
   rememberedAnswers: number;
-  /** The records a compaction would save: beyond one for each live record and each remembered answer. */
+  /** The records a compaction would save: beyond one for each live record and each remembered answer, and its mark line. */
   supersededLines: number;
   lastSeq: number;
   /** Bytes of good lines, and of the whole file. */
@@ -51,10 +53,19 @@ export async function verifyLog(dataDir: string, options: { fs?: FileSystemSeam;
     const liveDocuments = result.documents.size;
     const rememberedAnswers = idempotency.liveCount(now());
     const { lines, lastSeq, goodLength, fileLength, torn } = result;
-    // What a compaction would save: it writes each live record and each answer once (an answer apart, as an idem line).
-    const supersededLines = Math.max(0, lines - liveEvents - liveRegistrations - liveDocuments - rememberedAnswers);
+    // What a compaction would save: it writes each live record and each answer once (an answer apart, as an idem line),
+    // and a mark line when it drops any (so a log it just wrote has none superseded).
+    const kept = liveEvents + liveRegistrations + liveDocuments + rememberedAnswers + (writesMark(result) ? 1 : 0);
+    const supersededLines = Math.max(0, lines - kept);
     return { file, exists: true, lines, liveEvents, liveRegistrations, liveDocuments, rememberedAnswers, supersededLines, lastSeq, goodLength, fileLength, torn };
   } finally {
     await fs.close(fd);
   }
+}
+
+/** Whether a compaction of the replayed log would write a mark line (when any seq is held by no live event or registration). */
+function writesMark(result: ReplayResult): boolean {
+  const registrations: Registration[] = [];
+  for (const [, roster] of result.rosters.entries()) for (const registration of roster.values()) registrations.push(registration);
+  return markOf({ events: [...result.events.values()], registrations, lastSeq: result.lastSeq, tombstones: result.tombstones, horizon: result.horizon }) !== undefined;
 }

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { LogDamageError } from '../../../src/store/file/log-damage-error.js';
 import { RosterInvariantError } from '../../../src/store/file/roster-invariant.js';
 import { verifyLog } from '../../../src/store/file/log-verify.js';
-import { encodeDelete, encodeDocument, encodePut, encodeRegister, encodeRegistrationState } from '../../../src/store/records/encode-record.js';
+import { encodeDelete, encodeDocument, encodeMark, encodePut, encodeRegister, encodeRegistrationState } from '../../../src/store/records/encode-record.js';
 import type { Registration } from '../../../src/store/views/roster.js';
 import { eventId, sampleRecord } from '../helpers.js';
 import { MemoryFileSystem } from './memory-file-system.js';
@@ -53,7 +53,8 @@ test('verifyLog() counts lines, live events, registrations and documents, the su
     liveRegistrations: 2,
     liveDocuments: 1,
     rememberedAnswers: 0,
-    supersededLines: 3,
+    // A compaction would write the two events, the two registrations, the series and a mark (saying seq 7's deletion).
+    supersededLines: 2,
     lastSeq: 8,
     goodLength: good,
     fileLength: good + 13,
@@ -66,6 +67,24 @@ test('verifyLog() counts lines, live events, registrations and documents, the su
   const damaged = logOf([lines[1]!, lines[0]!]);
   await assert.rejects(verifyLog(DIR, { fs: damaged }), (error) => error instanceof LogDamageError && error.line === 2 && error.file === FILE);
   assert.equal(damaged.openCount, 0);
+});
+
+test('verifyLog() of a log a compaction just wrote: nothing superseded, its mark line counted as kept', async () => {
+  const compacted = [
+    encodePut(3, sampleRecord(3)),
+    encodeRegistrationState(attendee(1, 'confirmed', 4)),
+    encodeRegistrationState(attendee(2, 'confirmed', 5)),
+    encodePut(6, sampleRecord(1, { capacity: 6, registered_count: 2 })),
+    encodeMark(7, 7),
+  ];
+  const report = await verifyLog(DIR, { fs: logOf(compacted) });
+  assert.deepEqual([report.lines, report.liveEvents, report.liveRegistrations, report.supersededLines, report.lastSeq], [5, 2, 2, 0, 7]);
+  // One more line that replaces a live one: that one is superseded, and the mark still counts as kept.
+  const edited = await verifyLog(DIR, { fs: logOf([...compacted, encodePut(8, sampleRecord(3, { title: 'Moved' }))]) });
+  assert.deepEqual([edited.lines, edited.supersededLines], [6, 1]);
+  // A log that never lost a line writes no mark: every line is live.
+  const whole = await verifyLog(DIR, { fs: logOf([encodePut(1, sampleRecord(1)), encodePut(2, sampleRecord(2))]) });
+  assert.deepEqual([whole.lines, whole.supersededLines], [2, 0]);
 });
 
 /** Asserts that verifyLog refuses the log of `lines` with a RosterInvariantError saying `problem`. */

@@ -26,10 +26,11 @@ describe('verify --store postgres://', { skip, timeout: 60_000 }, () => {
       const healthy = runCli(['verify', '--json', '--store', url]);
       assert.equal(healthy.status, 0, healthy.stderr);
       const report = JSON.parse(healthy.stdout) as Record<string, unknown>;
-      assert.deepEqual(report, { ok: true, store: url, rows: 6, lines: 9, live_events: 4, live_registrations: 3, live_series: 1, remembered_answers: 0, superseded_lines: 1, last_seq: changes.next_since, checkpoint_seq: 0 });
+      // The first put of the renamed event is superseded, but a checkpoint would write a mark line in its stead.
+      assert.deepEqual(report, { ok: true, store: url, rows: 6, lines: 9, live_events: 4, live_registrations: 3, live_series: 1, remembered_answers: 0, superseded_lines: 0, last_seq: changes.next_since, checkpoint_seq: 0 });
       const text = runCli(['verify'], { STORE: url });
       assert.equal(text.status, 0, text.stderr);
-      assert.match(text.stdout, /\(table campus_log\): healthy\n {2}rows: 6 \(9 lines, 1 superseded; 0 Idempotency-Key answers, kept 24 h\)\n {2}live events: 4\n {2}live registrations: 3 /);
+      assert.match(text.stdout, /\(table campus_log\): healthy\n {2}rows: 6 \(9 lines, 0 superseded; 0 Idempotency-Key answers, kept 24 h\)\n {2}live events: 4\n {2}live registrations: 3 /);
     } finally {
       await one.stop();
     }
