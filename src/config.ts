@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { browserOrigin, originOfAddress } from './http/cors.js';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 import { isTimeZone } from './lib/time-zone.js';
 import { APPROVAL_MODES, type ApprovalMode } from './events/publishing.js';
@@ -61,10 +62,13 @@ const nonEmpty = (value: string, name: string): string => {
 
 const origins = (value: string, name: string): string[] => {
   const list = value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
-  for (const origin of list) {
-    if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new ConfigError(`${name} must be a comma-separated list of origins such as https://events.campus.edu, got "${origin}"`);
-  }
-  return list;
+  return list.map((origin) => {
+    const allowed = browserOrigin(origin);
+    if (allowed !== undefined) return allowed;
+    const meant = originOfAddress(origin);
+    const hint = meant === undefined ? '' : `: an origin has no path; write it as ${meant}`;
+    throw new ConfigError(`${name} must be a comma-separated list of origins such as https://events.campus.edu, got "${origin}"${hint}`);
+  });
 };
 
 const onOff = (value: string, name: string): boolean => {

@@ -331,7 +331,7 @@ export function createPipeline(deps: PipelineDeps): {
     const challenge = secret === undefined ? 'Bearer realm="campus-events"' : 'Bearer realm="campus-events", error="invalid_token"';
     // The same message for every refused ?key=, so the answer tells nothing about which keys exist.
     const message = secret === undefined
-      ? 'This endpoint needs an API key: send Authorization: Bearer <key>.'
+      ? `This endpoint needs an API key: send Authorization: Bearer <key>.${/[?&]key=/.test(request.target) ? ' Only the calendar feed (/events.ics) takes a key in ?key=, and only a feed key.' : ''}`
       : inQuery
         ? 'The key in ?key= is not accepted: it is unknown, revoked, or not of role feed (only a feed key may be sent in a URL; send any other key as Authorization: Bearer <key>).'
         : 'The API key is not valid: it is unknown or revoked.';

@@ -228,6 +228,20 @@ test("parseServerConfig() parses a comma-separated origin list, trimming and ski
   assert.deepEqual(parseServerConfig(["--cors-origin="], {}).corsOrigins, []);
 });
 
+test("parseServerConfig() keeps an origin as a browser sends it: scheme and host in lower case, no default port", () => {
+  assert.deepEqual(parseServerConfig(["--cors-origin", "HTTP://LocalHost:5173,https://Events.Campus.edu:443,http://[::1]:80,https://b.campus.edu:8443"], {}).corsOrigins, [
+    "http://localhost:5173",
+    "https://events.campus.edu",
+    "http://[::1]",
+    "https://b.campus.edu:8443",
+  ]);
+});
+
+test("parseServerConfig() refuses an origin with a path or a trailing slash, saying how to write it", () => {
+  assertConfigError(["--cors-origin", "https://events.campus.edu/"], {}, `got "https://events.campus.edu/": an origin has no path; write it as https://events.campus.edu`);
+  assertConfigError(["--cors-origin", "http://localhost:5173/app/"], {}, `got "http://localhost:5173/app/": an origin has no path; write it as http://localhost:5173`);
+});
+
 for (const origin of ["events.campus.edu", "https://events.campus.edu/", "https://events.campus.edu/app", "ftp://events.campus.edu", "*", "https://"]) {
   test(`parseServerConfig() refuses the CORS origin ${JSON.stringify(origin)}, quoting it`, () => {
     assertConfigError(["--cors-origin", `https://ok.campus.edu,${origin}`], {}, "--cors-origin must be a comma-separated list of origins", `"${origin}"`);

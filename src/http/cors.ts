@@ -9,12 +9,34 @@ const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
 // Beyond the contract's four: the headers a browser client sends for safe retries (Idempotency-Key) and to resume the change stream.
 const ALLOWED_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id, Idempotency-Key, Last-Event-ID';
 
+/**
+ * An origin as a browser sends it in `Origin`: the scheme and host in lower case, no default port
+ * (`HTTPS://Events.Campus.edu:443` → `https://events.campus.edu`). Undefined when `text` is not an http(s) origin.
+ */
+export function browserOrigin(text: string): string | undefined {
+  return /^https?:\/\/[^/\s?#@]+$/i.test(text) ? urlOrigin(text) : undefined;
+}
+
+/** For what looks like an address with a path (`https://events.campus.edu/`), the origin it names; else undefined. */
+export function originOfAddress(text: string): string | undefined {
+  return /^https?:\/\/[^/\s?#@]+[/?#]/i.test(text) ? urlOrigin(text) : undefined;
+}
+
+function urlOrigin(text: string): string | undefined {
+  try {
+    return new URL(text).origin;
+  } catch {
+    return undefined; // a bad port or host
+  }
+}
+
 /** Decides which origins are allowed and adds their headers. */
 export class CorsPolicy {
   readonly #origins: ReadonlySet<string>;
 
+  /** `origins` as configured (checked by the caller): each is kept as a browser sends it. */
   constructor(origins: readonly string[]) {
-    this.#origins = new Set(origins);
+    this.#origins = new Set(origins.map((origin) => browserOrigin(origin) ?? origin));
   }
 
   get enabled(): boolean {

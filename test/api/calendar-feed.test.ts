@@ -259,9 +259,11 @@ describe('GET /events.ics: the feed key', () => {
 
   it('is not taken from the URL of any other route: 401 without a header, 400 (unknown parameter) with one', async () => {
     const event = await createEvent(h, h.keys.organizer);
-    for (const target of ['/events', `/events/${event['id']}`]) {
+    for (const target of ['/events', `/events/${event['id']}`, '/changes', '/me']) {
       const bare = await h.request('GET', `${target}?key=${h.keys.feed}`);
       assertError(bare, 401, 'unauthorized');
+      // A page that cannot send a header (an EventSource) learns why its ?key= was not taken.
+      assert.equal(bare.json.message, 'This endpoint needs an API key: send Authorization: Bearer <key>. Only the calendar feed (/events.ics) takes a key in ?key=, and only a feed key.');
       assert.equal(bare.text!.includes(h.keys.feed), false, 'the key is not echoed');
       const withHeader = await h.request('GET', `${target}?key=${h.keys.feed}`, { key: h.keys.reader });
       assertError(withHeader, 400, 'bad_request');

@@ -292,6 +292,22 @@ describe('CORS with configured origins', () => {
   });
 });
 
+describe('CORS with origins configured in another spelling', () => {
+  let h: Harness;
+  // A browser sends its origin with the scheme and host in lower case and no default port.
+  before(async () => (h = await startHarness({ corsOrigins: ['HTTP://LocalHost:5173', 'https://Events.Campus.edu:443'] })));
+  after(() => h.close());
+
+  it('allows the origins as a browser sends them', async () => {
+    for (const origin of ['http://localhost:5173', 'https://events.campus.edu']) {
+      const response = await h.request('GET', '/events', { key: h.keys.reader, headers: { Origin: origin } });
+      assert.equal(response.headers['Access-Control-Allow-Origin'], origin);
+    }
+    const other = await h.request('GET', '/events', { key: h.keys.reader, headers: { Origin: 'https://events.campus.edu:8443' } });
+    assert.equal(other.headers['Access-Control-Allow-Origin'], undefined);
+  });
+});
+
 describe('CORS with no origin configured', () => {
   let h: Harness;
   before(async () => (h = await startHarness()));
