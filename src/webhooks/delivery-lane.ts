@@ -63,6 +63,9 @@ export interface LaneDeps {
   holding?(): boolean;
 }
 
+/** How often a retry due after a restart, timed on the wall clock, looks at that clock again. */
+const SAVED_RETRY_LOOK_MS = 10_000;
+
 /** Drives one webhook's state: `poke()` whenever a message may be ready, `stop()` to abandon what is in flight. */
 export class DeliveryLane {
   readonly state: WebhookState;
@@ -98,9 +101,10 @@ export class DeliveryLane {
     if (this.#deps.holding?.() === true) return;
     if (this.#savedRetryAt !== undefined) {
       // The schedule saved before a restart goes on: wait out what is left of the delay, or go at once if overdue.
+      // Its times are the wall clock's, so it is looked at again every 10 s: a clock put right after the start counts.
       const waitMs = this.#savedRetryAt - this.#deps.clock.now();
+      if (waitMs > 0) return this.#retryIn(Math.min(waitMs, SAVED_RETRY_LOOK_MS));
       this.#savedRetryAt = undefined;
-      if (waitMs > 0) return this.#retryIn(waitMs);
     }
     const backlog = this.#deps.backlog();
     if (backlog === undefined) return;

@@ -78,6 +78,29 @@ test('a restart 2 s after the first failure waits for the attempt due at 5 s, an
   }
 });
 
+test('a restart on a clock an hour behind, put right just after: the attempt due at 5 s comes within 10 s of it, not an hour late', async () => {
+  const first = await failingOnce();
+  await first.app.close();
+  // The machine's clock is an hour behind when the server starts (a clock not yet set at boot); NTP then steps it.
+  const clock = new FakeClock(START + 2 * S - 60 * MIN);
+  const app = await reopenAt(first.dataDir, clock);
+  try {
+    await eventually('a retry timer', () => clock.nextTimer !== undefined, 5_000);
+    clock.stepWall(60 * MIN);
+    clock.advanceTo(START + 11 * S);
+    // Before: the one timer waited out the hour the wrong clock said was left (due at START + 1 h + 5 s).
+    assert.equal(clock.nextTimer, START + 12 * S, 'the clock is looked at again 10 s after the start');
+    assert.equal(first.receiver.received.length, 1);
+    clock.advanceTo(START + 12 * S);
+    await eventually('attempt 2', () => first.receiver.received.length === 2);
+    assert.deepEqual(attemptTimes(first.receiver), [0, 12 * S]);
+  } finally {
+    await app.close();
+    await first.receiver.close();
+    first.remove();
+  }
+});
+
 test('a restart after the attempt was due makes it at once, and one in the middle of a 30-minute wait keeps to it (issue 33.5)', async () => {
   const first = await failingOnce();
   await first.app.close();
@@ -94,7 +117,10 @@ test('a restart after the attempt was due makes it at once, and one in the middl
     // Attempt 3 failed at 40 s + 5 min: the fourth is due 30 min later. A restart 10 min into that wait changes nothing.
     const middle = new FakeClock(START + 40 * S + 15 * MIN);
     app = await reopenAt(first.dataDir, middle);
-    await eventually('the retry timer of attempt 4', () => middle.nextTimer === START + 40 * S + 35 * MIN, 5_000);
+    await eventually('a retry timer', () => middle.nextTimer !== undefined, 5_000);
+    middle.advanceTo(START + 40 * S + 35 * MIN - 1);
+    assert.equal(middle.nextTimer, START + 40 * S + 35 * MIN, 'the clock looked at every 10 s, the last wait to the due time');
+    assert.equal(first.receiver.received.length, 3);
     middle.advanceTo(START + 40 * S + 35 * MIN);
     await eventually('attempt 4', () => first.receiver.received.length === 4);
     assert.deepEqual(attemptTimes(first.receiver), [0, 40 * S, 40 * S + 5 * MIN, 40 * S + 35 * MIN]);
