@@ -12,6 +12,16 @@ export class SchemaTooNewError extends Error {
   override readonly name = 'SchemaTooNewError';
 }
 
+/**
+ * The refusal of a write by an instance whose database a newer program migrated while it ran (the first write batch
+ * after the migration reads the version, as it takes the log's lock), or undefined when `found` is not newer.
+ */
+export function newerSchemaSince(found: string | null | undefined): SchemaTooNewError | undefined {
+  const version = Number(found);
+  if (!(version > SCHEMA_VERSION)) return undefined;
+  return new SchemaTooNewError(`the database's schema is version ${version}, newer than this program's ${SCHEMA_VERSION}: a newer build migrated it while this instance ran, so this instance writes nothing (stop it and start the new build)`);
+}
+
 /** Each step moves the schema from version i to i + 1. */
 const STEPS: readonly string[][] = [
   [

@@ -8,6 +8,7 @@ import { CommitUnknown, HOLDS_LOCK, shownDatabaseError, withTimeout, type Databa
 import { catchUpQuery, type LogRow } from './catch-up.js';
 import { resolveCommit } from './commit-outcome.js';
 import { LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
+import { newerSchemaSince, SchemaTooNewError } from './schema.js';
 
 /**
  * How long the wait for a write transaction's connection may take before the database counts as unreachable. Once it
@@ -70,6 +71,9 @@ interface Intent {
  * commits without waiting for a synchronous standby, so it would prove nothing about writes.
  */
 const PROBE_SQL = "INSERT INTO campus_meta (name, value) VALUES ('write_probe', now()::text) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value";
+
+/** The schema's version, read in the statement that takes the log's lock: a newer program may have migrated it meanwhile. */
+const SCHEMA_VERSION_SQL = "(SELECT value FROM campus_meta WHERE name = 'schema_version')";
 
 /** The batch let the log's lock go before taking any write (the batch ahead took too long): its writes wait for the next. */
 class YieldedTurn extends Error {
@@ -191,7 +195,9 @@ export class WriteBatches {
         // The batch ahead failed: this one's writes get the same 503, and its transaction writes nothing.
         const down = this.#host.down();
         if (down !== undefined) throw new Error(down);
-        const [lock, read] = [tx.firstResults[1]?.[0] as { xid: number } | undefined, tx.firstResults[2] as LogRow[] | undefined];
+        const [lock, read] = [tx.firstResults[1]?.[0] as { xid: number; schema: string | null } | undefined, tx.firstResults[2] as LogRow[] | undefined];
+        const newer = newerSchemaSince(lock?.schema);
+        if (newer !== undefined) throw newer;
         await this.#host.catchUp(tx, read);
         newest = this.#host.lastSeq();
         const deadline = intents.reduce((first, intent) => Math.min(first, intent.at), this.#host.now()) + OUTCOME_MS;
@@ -248,7 +254,7 @@ export class WriteBatches {
           await tx.commitWith(PROBE_SQL);
           probed = true;
         }
-      }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid; ${catchUpQuery(this.#host.lastSeq())}`, () => (connected = true));
+      }, `${HOLDS_LOCK}; SELECT pg_advisory_xact_lock(${LOG_LOCK}), txid_current()::float8 AS xid, ${SCHEMA_VERSION_SQL} AS schema; ${catchUpQuery(this.#host.lastSeq())}`, () => (connected = true));
       transaction.catch(() => undefined);
       await withTimeout(transaction, CONNECTION_TIMEOUT_MS, 'a connection for a write transaction').catch((error: unknown) => {
         if (connected || started) return transaction;
@@ -280,6 +286,11 @@ export class WriteBatches {
    * was saved); the others get the 503 saying nothing was. A wait for the log's lock that timed out is no lost database.
    */
   #failed(intents: readonly Intent[], failure: unknown): void {
+    if (failure instanceof SchemaTooNewError) {
+      // Not a lost database: it answers, and says this program must not write to it.
+      for (const intent of intents) intent.reject(new StoreUnavailable(`The ${failure.message}; nothing of this request was saved.`));
+      return;
+    }
     const unknown = failure instanceof OutcomeUnknown;
     if (unknown) this.#host.uncertain(intents.flatMap((intent) => (intent.idem === undefined ? [] : [intent.idem])));
     // Writes not taken yet (the transaction never got its lock) fail with it; a new write starts a new batch.

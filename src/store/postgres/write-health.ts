@@ -1,6 +1,7 @@
 // Whether this instance's writes commit, as its last write batch found: a database that answers reads may commit nothing.
 import { describeDatabaseError, shownDatabaseError } from './client.js';
 import type { PostgresStoreLogger } from './postgres-store-options.js';
+import { SchemaTooNewError } from './schema.js';
 
 /** How often, at most, a probe (WriteBatches.probe) tries whether commits work again after a write failed. */
 const PROBE_MS = 1_000;
@@ -40,7 +41,7 @@ export class WriteHealth {
       return;
     }
     if (this.#failure === undefined) this.#logger.warn('a write could not be committed; /health says 503 until one is', { error: describeDatabaseError(failure) });
-    this.#failure = shownDatabaseError(failure);
+    this.#failure = failure instanceof SchemaTooNewError ? failure.message : shownDatabaseError(failure);
   }
 
   /**
