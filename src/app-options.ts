@@ -1,6 +1,5 @@
 // createApp's options, and their check before anything is opened, by the same rules as the server's flags (config.ts).
 import { ConfigError, SETTINGS } from './config.js';
-import { browserOrigin } from './http/cors.js';
 import { APPROVAL_MODES, type ApprovalMode } from './events/publishing.js';
 import type { Logger } from './log/logger.js';
 import { nearName } from './lib/near-name.js';
@@ -101,8 +100,7 @@ export function checkAppOptions(options: AppOptions, caller: { name: string; mor
     for (const entry of list as string[]) {
       // The flag takes a comma-separated list; here each string is one entry, as it is used.
       const parsed = asFlag(key, entry, who) as string[];
-      const meant = key === 'corsOrigins' ? browserOrigin(entry) : entry;
-      if (parsed.length !== 1 || parsed[0] !== meant) throw new TypeError(`${who}: each entry of ${key} must be one ${key === 'corsOrigins' ? 'origin' : 'host'}, got "${entry.slice(0, 100)}"`);
+      if (parsed.length !== 1 || parsed[0] !== entry) throw new TypeError(`${who}: each entry of ${key} must be one ${key === 'corsOrigins' ? 'origin' : 'host'}, got "${entry.slice(0, 100)}"`);
     }
   }
   checkStore(options.store, who);

@@ -34,9 +34,9 @@ function urlOrigin(text: string): string | undefined {
 export class CorsPolicy {
   readonly #origins: ReadonlySet<string>;
 
-  /** `origins` as configured (checked by the caller): each is kept as a browser sends it. */
+  /** `origins` as configured (checked by the caller): each allows itself as written and as a browser sends it. */
   constructor(origins: readonly string[]) {
-    this.#origins = new Set(origins.map((origin) => browserOrigin(origin) ?? origin));
+    this.#origins = new Set(origins.flatMap((origin) => [origin, browserOrigin(origin) ?? origin]));
   }
 
   get enabled(): boolean {

@@ -303,6 +303,9 @@ describe('CORS with origins configured in another spelling', () => {
       const response = await h.request('GET', '/events', { key: h.keys.reader, headers: { Origin: origin } });
       assert.equal(response.headers['Access-Control-Allow-Origin'], origin);
     }
+    // As written, too (no browser sends it so, but a client may).
+    const written = await h.request('GET', '/events', { key: h.keys.reader, headers: { Origin: 'HTTP://LocalHost:5173' } });
+    assert.equal(written.headers['Access-Control-Allow-Origin'], 'HTTP://LocalHost:5173');
     const other = await h.request('GET', '/events', { key: h.keys.reader, headers: { Origin: 'https://events.campus.edu:8443' } });
     assert.equal(other.headers['Access-Control-Allow-Origin'], undefined);
   });
