@@ -238,7 +238,7 @@ test("parseServerConfig() refuses an origin with a path or a trailing slash, say
   assertConfigError(["--cors-origin", "http://localhost:5173/app/"], {}, `got "http://localhost:5173/app/": an origin has no path; write it as http://localhost:5173`);
 });
 
-for (const origin of ["events.campus.edu", "https://events.campus.edu/", "https://events.campus.edu/app", "ftp://events.campus.edu", "*", "https://"]) {
+for (const origin of ["events.campus.edu", "https://events.campus.edu\\app", "https://events.campus.edu/", "https://events.campus.edu/app", "ftp://events.campus.edu", "*", "https://"]) {
   test(`parseServerConfig() refuses the CORS origin ${JSON.stringify(origin)}, quoting it`, () => {
     assertConfigError(["--cors-origin", `https://ok.campus.edu,${origin}`], {}, "--cors-origin must be a comma-separated list of origins", `"${origin}"`);
   });

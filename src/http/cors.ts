@@ -14,12 +14,12 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match, X
  * (`HTTPS://Events.Campus.edu:443` → `https://events.campus.edu`). Undefined when `text` is not an http(s) origin.
  */
 export function browserOrigin(text: string): string | undefined {
-  return /^https?:\/\/[^/\s?#@]+$/i.test(text) ? urlOrigin(text) : undefined;
+  return /^https?:\/\/[^/\\\s?#@]+$/i.test(text) ? urlOrigin(text) : undefined;
 }
 
 /** For what looks like an address with a path (`https://events.campus.edu/`), the origin it names; else undefined. */
 export function originOfAddress(text: string): string | undefined {
-  return /^https?:\/\/[^/\s?#@]+[/?#]/i.test(text) ? urlOrigin(text) : undefined;
+  return /^https?:\/\/[^/\\\s?#@]+[/?#]/i.test(text) ? urlOrigin(text) : undefined;
 }
 
 function urlOrigin(text: string): string | undefined {

@@ -2,6 +2,7 @@
 import type { Database, Transaction } from './client.js';
 import { checkpointChunks, type CheckpointState } from './checkpoint-lines.js';
 import { newestCheckpoint, type Checkpoint } from './checkpoint-table.js';
+import { newerSchemaSince, SCHEMA_VERSION_SQL } from './schema.js';
 
 /** pg_try_advisory_xact_lock key held by the one transaction writing a checkpoint ("chkpt" in ASCII). */
 export const CHECKPOINT_LOCK = 0x63686b7074;
@@ -75,8 +76,11 @@ export async function writeCheckpoint(host: CheckpointHost, options: { minBytes:
   };
   await step(1);
   return host.db.transaction(async (tx): Promise<CheckpointOutcome> => {
-    const [lock] = await tx.query<{ taken: boolean }>(`SELECT pg_try_advisory_xact_lock(${CHECKPOINT_LOCK}) AS taken`);
+    const [lock] = await tx.query<{ taken: boolean; schema: string | null }>(`SELECT pg_try_advisory_xact_lock(${CHECKPOINT_LOCK}) AS taken, ${SCHEMA_VERSION_SQL} AS schema`);
     if (lock?.taken !== true) return { skipped: 'another instance is writing one' };
+    // A newer program migrated the database: its rows are not this one's to drop (WriteHealth stops the writes).
+    const newer = newerSchemaSince(lock.schema);
+    if (newer !== undefined) return { skipped: newer.message };
     await tx.query(`SET LOCAL statement_timeout = '${STATEMENT_TIMEOUT}'`);
     const newest = await newestCheckpoint(tx);
     const known = host.known();

@@ -76,7 +76,7 @@ export class PostgresStore implements EventStore {
     this.#db = db;
     this.#now = options.now ?? Date.now;
     this.#logger = options.logger ?? { info() {}, warn() {} };
-    this.#writes = new WriteHealth(this.#logger, this.#now);
+    this.#writes = new WriteHealth(this.#logger, this.#now, db);
     this.#pollMs = options.pollMs ?? 500;
     this.keys = new KeyTable(db);
     this.rateLeases = new RateLeaseTable(db);
@@ -132,6 +132,7 @@ export class PostgresStore implements EventStore {
     }, () => this.#follow());
     this.#timer = setInterval(() => {
       this.#follow();
+      this.#writes.lookAtSchema();
       // After a failed write, with the database answering and no write under way: does a commit work again?
       if (this.#down === undefined && !this.#closed && this.#batches.idle && this.#writes.probeDue()) this.#batches.probe();
     }, this.#pollMs);
@@ -206,13 +207,13 @@ export class PostgresStore implements EventStore {
   }
 
   get writable(): boolean {
-    return !this.#closed && this.#down === undefined && this.#writes.failure === undefined;
+    return !this.#closed && this.#down === undefined && this.#writes.reason === undefined;
   }
 
   get unwritableReason(): string | undefined {
     if (this.#closed) return 'the store is closing';
     if (this.#down !== undefined) return downReason(this.#down, this.#db.stalePrimary?.());
-    return this.#writes.failure === undefined ? undefined : `the last write could not be committed: ${this.#writes.failure}; trying again`;
+    return this.#writes.reason;
   }
 
   write(id: string, change: EventChange, options: WriteOptions = {}): Promise<StoredEvent | null> {

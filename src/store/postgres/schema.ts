@@ -13,14 +13,17 @@ export class SchemaTooNewError extends Error {
 }
 
 /**
- * The refusal of a write by an instance whose database a newer program migrated while it ran (the first write batch
- * after the migration reads the version, as it takes the log's lock), or undefined when `found` is not newer.
+ * The refusal of a write by an instance whose database a newer program migrated while it ran (write batches and
+ * checkpoints read the version as they take their lock; WriteHealth looks every 10 s), or undefined when `found` is not newer.
  */
 export function newerSchemaSince(found: string | null | undefined): SchemaTooNewError | undefined {
   const version = Number(found);
   if (!(version > SCHEMA_VERSION)) return undefined;
-  return new SchemaTooNewError(`the database's schema is version ${version}, newer than this program's ${SCHEMA_VERSION}: a newer build migrated it while this instance ran, so this instance writes nothing (stop it and start the new build)`);
+  return new SchemaTooNewError(`the database's schema is version ${version}, newer than this program's ${SCHEMA_VERSION}: a newer build migrated it while this instance ran, so this instance writes nothing more; stop it`);
 }
+
+/** The schema's version as one value, for a statement that reads it beside something else (a lock taken). */
+export const SCHEMA_VERSION_SQL = "(SELECT value FROM campus_meta WHERE name = 'schema_version')";
 
 /** Each step moves the schema from version i to i + 1. */
 const STEPS: readonly string[][] = [

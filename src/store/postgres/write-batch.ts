@@ -8,7 +8,7 @@ import { CommitUnknown, HOLDS_LOCK, shownDatabaseError, withTimeout, type Databa
 import { catchUpQuery, type LogRow } from './catch-up.js';
 import { resolveCommit } from './commit-outcome.js';
 import { LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
-import { newerSchemaSince, SchemaTooNewError } from './schema.js';
+import { newerSchemaSince, SCHEMA_VERSION_SQL, SchemaTooNewError } from './schema.js';
 
 /**
  * How long the wait for a write transaction's connection may take before the database counts as unreachable. Once it
@@ -71,9 +71,6 @@ interface Intent {
  * commits without waiting for a synchronous standby, so it would prove nothing about writes.
  */
 const PROBE_SQL = "INSERT INTO campus_meta (name, value) VALUES ('write_probe', now()::text) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value";
-
-/** The schema's version, read in the statement that takes the log's lock: a newer program may have migrated it meanwhile. */
-const SCHEMA_VERSION_SQL = "(SELECT value FROM campus_meta WHERE name = 'schema_version')";
 
 /** The batch let the log's lock go before taking any write (the batch ahead took too long): its writes wait for the next. */
 class YieldedTurn extends Error {
@@ -288,7 +285,8 @@ export class WriteBatches {
   #failed(intents: readonly Intent[], failure: unknown): void {
     if (failure instanceof SchemaTooNewError) {
       // Not a lost database: it answers, and says this program must not write to it.
-      for (const intent of intents) intent.reject(new StoreUnavailable(`The ${failure.message}; nothing of this request was saved.`));
+      const why = failure.message.charAt(0).toUpperCase() + failure.message.slice(1);
+      for (const intent of intents) intent.reject(new StoreUnavailable(`${why}. Nothing of this request was saved.`));
       return;
     }
     const unknown = failure instanceof OutcomeUnknown;
