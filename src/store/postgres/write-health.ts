@@ -23,6 +23,8 @@ export class WriteHealth {
   /** Set while the database's schema is newer than this program's: writes are refused, whatever the last batch found. */
   #newer: SchemaTooNewError | undefined;
   #lastSchemaLook = -Infinity;
+  /** A look is on its way: a database that does not answer gets one at a time. */
+  #looking = false;
   #lastProbe = -Infinity;
   /** Something else that writes failed (a rate-limit lease): a probe tells whether writes do, before /health says so. */
   #suspected = false;
@@ -74,12 +76,13 @@ export class WriteHealth {
 
   /** Reads the schema's version if it was not read in the last 10 s (called on every poll of the store). */
   lookAtSchema(): void {
-    if (this.#now() - this.#lastSchemaLook < SCHEMA_LOOK_MS) return;
+    if (this.#looking || this.#now() - this.#lastSchemaLook < SCHEMA_LOOK_MS) return;
     this.#lastSchemaLook = this.#now();
+    this.#looking = true;
     this.#db.query<{ version: string | null }>(`SELECT ${SCHEMA_VERSION_SQL} AS version`).then(
       ([row]) => this.#sawSchema(newerSchemaSince(row?.version)),
       () => undefined, // the database away: the store's own reads say so
-    );
+    ).finally(() => (this.#looking = false));
   }
 
   #sawSchema(newer: SchemaTooNewError | undefined): void {

@@ -101,3 +101,15 @@ test('a schema made newer by another program refuses writes until it is ours aga
     assert.equal(health.reason, undefined, String(value));
   }
 });
+
+test('a look at the schema that gets no answer is not joined by another', () => {
+  let now = 1_000_000;
+  let reads = 0;
+  const silent: Queryable = { query: () => (reads++, new Promise(() => undefined)) };
+  const health = new WriteHealth({ info: () => undefined, warn: () => undefined }, () => now, silent);
+  health.lookAtSchema();
+  now += 60_000;
+  health.lookAtSchema();
+  assert.equal(reads, 1);
+  assert.equal(health.reason, undefined);
+});
