@@ -40,11 +40,19 @@ test(`applyToRoster() leaves a working roster equal to the committed one the sam
   let next = 0;
   const written = new Set<string>();
   for (let n = 0; n < 400; n++) {
-    const ids = [...rosters.get(id).values()].map((registration) => registration.id);
-    const pick = (): string => (ids.length === 0 || random() < 0.1 ? registrationId(999_999) : ids[Math.floor(random() * ids.length)]!);
+    const all = [...rosters.get(id).values()];
+    const ids = all.map((registration) => registration.id);
+    // A check-in goes to a confirmed attendee not yet checked in half the time: picked among hundreds of registrations,
+    // most of them cancelled or waitlisted, one may never be written (seed 1671068803 wrote none).
+    const arriving = all.filter((registration) => registration.status === 'confirmed' && registration.checkedInAt === null).map((registration) => registration.id);
+    const pick = (among = ids): string => (among.length === 0 || random() < 0.1 ? registrationId(999_999) : among[Math.floor(random() * among.length)]!);
     const roll = random();
     const decision: RosterDecision =
-      roll < 0.5 ? { op: 'register', registration: { id: registrationId(++next), name: `P ${next}`, email: `p${next}@x.edu` } } : roll < 0.75 ? { op: 'cancel', id: pick() } : { op: 'checkIn', id: pick() };
+      roll < 0.5
+        ? { op: 'register', registration: { id: registrationId(++next), name: `P ${next}`, email: `p${next}@x.edu` } }
+        : roll < 0.75
+          ? { op: 'cancel', id: pick() }
+          : { op: 'checkIn', id: random() < 0.5 ? pick(arriving) : pick() };
     const before = contents(rosters.get(id));
     let planned;
     try {
