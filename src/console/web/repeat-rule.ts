@@ -2,7 +2,7 @@
 // The console offers a subset of what the API takes: weekly on chosen days, monthly by date or by weekday.
 // The preview follows the rules of §11 (the first start counts, skipped dates and gap times are not counted);
 // the server expands the rule itself on save, so a difference would show on the series page, never in data.
-import { dayKey, formatDate, instantAt, wallClock, type Wall } from './format.js';
+import { dayKey, formatDate, instantAt, instantNear, wallClock, type Wall } from './format.js';
 
 export const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -235,8 +235,12 @@ function* candidateDays(repeat: Repeat, start: Wall): Generator<number> {
   }
 }
 
-/** The starts (instants) of the rule for a first start at `start` in `zone`, as the API would make them. */
-export function previewStarts(repeat: Repeat, start: Wall, zone: string): Preview {
+/**
+ * The starts (instants) of the rule for a first start at `start` in `zone`, as the API would make them. A start typed
+ * in the hour the clocks skip is sent as the instant just past it (03:30 for 02:30), and the series goes on at that.
+ */
+export function previewStarts(repeat: Repeat, typed: Wall, zone: string): Preview {
+  const start = wallClock(zone, instantNear(zone, typed));
   const starts: number[] = [];
   const skipped: number[] = [];
   const count = 'count' in repeat.end ? repeat.end.count : Infinity;

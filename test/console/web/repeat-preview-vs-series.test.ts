@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mulberry32 } from '../../helpers/random.js';
 import { previewStarts, toRrule, weekdayOf, WEEKDAYS, isLastInMonth, type Repeat } from '../../../src/console/web/repeat-rule.js';
-import { instantAt, type Wall } from '../../../src/console/web/format.js';
+import { instantNear, type Wall } from '../../../src/console/web/format.js';
 import { parseRecurrence } from '../../../src/series/recurrence-rule.js';
 import { ruleStarts } from '../../../src/series/expand.js';
 
@@ -19,9 +19,10 @@ test(`previewStarts() makes the starts the server makes, for ${RULES} seeded rul
   for (let index = 0; index < RULES; index++) {
     const zone = pick(ZONES);
     const start: Wall = { year: 2027 + Math.floor(random() * 2), month: 1 + Math.floor(random() * 12), day: 1 + Math.floor(random() * 31), hour: pick([0, 1, 2, 3, 9, 10, 18, 23]), minute: pick([0, 30, 45]) };
-    // A day past the month's end (30 February) or a wall time in a gap cannot be a first start.
-    const startMs = new Date(Date.UTC(start.year, start.month - 1, start.day)).getUTCDate() === start.day ? instantAt(zone, start) : undefined;
-    if (startMs === undefined) continue;
+    // A day past the month's end (30 February) cannot be a first start. A wall time in a gap (spring forward) can:
+    // the form sends the instant just past it, and the series goes on at the wall time that instant shows.
+    if (new Date(Date.UTC(start.year, start.month - 1, start.day)).getUTCDate() !== start.day) continue;
+    const startMs = instantNear(zone, start);
     const freq = pick(['WEEKLY', 'MONTHLY'] as const);
     const days = WEEKDAYS.filter((day) => day === weekdayOf(start) || random() < 0.3);
     const monthly = pick(isLastInMonth(start) ? (['date', 'weekday', 'last-weekday'] as const) : (['date', 'weekday'] as const));
@@ -42,4 +43,13 @@ test(`previewStarts() makes the starts the server makes, for ${RULES} seeded rul
     compared++;
   }
   assert.ok(compared > RULES / 2, `seed ${seed}: ${compared} rules compared`);
+});
+
+test('a first start typed in the hour the clocks skip: the preview starts at the instant sent, and goes on at its wall time', () => {
+  // 28 March 2027, 02:30 does not exist in Berlin; the form sends 03:30 (01:30Z), and the server makes three Sundays.
+  const start: Wall = { year: 2027, month: 3, day: 28, hour: 2, minute: 30 };
+  const weekly = (end: Repeat['end']): Repeat => ({ freq: 'WEEKLY', interval: 1, days: ['SU'], monthly: 'date', end });
+  const shown = (repeat: Repeat): string[] => previewStarts(repeat, start, 'Europe/Berlin').starts.map((ms) => new Date(ms).toISOString());
+  assert.deepEqual(shown(weekly({ until: '2027-04-11' })), ['2027-03-28T01:30:00.000Z', '2027-04-04T01:30:00.000Z', '2027-04-11T01:30:00.000Z']);
+  assert.deepEqual(shown(weekly({ count: 3 })), ['2027-03-28T01:30:00.000Z', '2027-04-04T01:30:00.000Z', '2027-04-11T01:30:00.000Z']);
 });
