@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 // Where the keyboard's focus goes after an action that redraws what held it (a check-in, a cancelled registration),
 // a publishing move refused because the event changed since the page read it, and text a person typed that could
-// break the page: a 200-character word, a right-to-left override. Real Chromium against `node dist/server.js`.
+// break the page: a 200-character word, a right-to-left override; what a screen reader hears of a refused key and of
+// the live-updates line. Real Chromium against `node dist/server.js`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
-import { assertClean, signedInTab, startJourneyServer, type JourneyServer } from './journey-server.js';
+import { assertClean, fieldMessage, signedInTab, startJourneyServer, type JourneyServer } from './journey-server.js';
 
 const skip = skipWithoutChromium();
 const TIMEOUT_MS = 120_000;
@@ -154,6 +155,30 @@ test('a title holding a right-to-left override cannot move the text beside it: t
     const [linkBox, badgeBox] = [await link.boundingBox(), await badge.boundingBox()];
     assert.ok(linkBox !== null && badgeBox !== null);
     assert.ok(badgeBox.x >= linkBox.x + linkBox.width - 1, `the mark (x ${Math.round(badgeBox.x)}) comes after the title (ends at ${Math.round(linkBox.x + linkBox.width)})`);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a refused key at sign-in marks the key field with the reason, and the live-updates line is a status a screen reader hears', { skip, timeout: TIMEOUT_MS }, async () => {
+  const page = await browsing.context.newPage();
+  try {
+    await page.goto(`${journey.url}/`);
+    const key = page.getByLabel('API key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    assert.equal(await key.getAttribute('aria-invalid'), 'true', 'an empty key');
+    assert.match(await fieldMessage(page, 'API key'), /^Enter your API key\./);
+    await key.fill(`cek_${'x'.repeat(40)}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That key was not accepted').waitFor();
+    assert.equal(await key.getAttribute('aria-invalid'), 'true', 'an unknown key');
+    assert.equal(await fieldMessage(page, 'API key'), 'That key was not accepted: it is unknown or has been revoked. Check it and try again.');
+    assert.match(await focused(page), /^input/, 'focus is back on the key');
+    await key.fill(journey.keys.reader);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Live updates: on.' }).waitFor();
+    assertClean(browsing);
   } finally {
     await page.close();
   }

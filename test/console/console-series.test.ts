@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { checkScreen, openBrowser, skipWithoutChromium, type Browsing } from './browser.js';
-import { assertClean, signIn, startJourneyServer, type JourneyServer } from './journey-server.js';
+import { assertClean, fieldDescription, signIn, startJourneyServer, type JourneyServer } from './journey-server.js';
 
 const skip = skipWithoutChromium();
 const TIMEOUT_MS = 180_000;
@@ -244,8 +244,18 @@ test('a series with an occurrence deleted on its own, edited: the preview leaves
     // By the way: a time in the hour the campus's clocks skip (28 March 2027 in Berlin) says what it is saved as.
     await page.goto(`${journey.url}/console/#/new`);
     await page.getByLabel('Starts', { exact: true }).fill('2027-03-28T02:30');
-    const gap = page.getByText('02:30 does not exist on that day in Europe/Berlin: the clocks skip that hour. It is saved as Sun, 28 Mar 2027, 03:30.');
+    const gapWords = '02:30 does not exist on that day in Europe/Berlin: the clocks skip that hour. It is saved as Sun, 28 Mar 2027, 03:30.';
+    const gap = page.getByText(gapWords);
     await gap.waitFor();
+    const described = await fieldDescription(page, 'Starts');
+    assert.ok(described.includes(gapWords), `a screen reader hears the note with Starts; it hears: ${described}`);
+    // Weekly until 11 April from that start: three Sundays at 03:30, the first the instant sent, as the server makes them.
+    await page.getByLabel('Ends', { exact: true }).fill('2027-03-28T04:00');
+    await page.getByLabel('How often').selectOption('WEEKLY');
+    await page.getByLabel('a date', { exact: true }).check();
+    await page.getByLabel('Last date').fill('2027-04-11');
+    await page.getByText('Every week on Sunday, until').waitFor();
+    assert.deepEqual(await previewed(page), shown(['2027-03-28T01:30:00Z', '2027-04-04T01:30:00Z', '2027-04-11T01:30:00Z']), 'the preview starts at the instant sent');
     await page.getByLabel('Starts', { exact: true }).fill('2027-03-28T03:30');
     await gap.waitFor({ state: 'hidden' });
     await page.goto(`${journey.url}/console/#/series/${seriesId}/edit`);

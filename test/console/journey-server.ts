@@ -85,6 +85,13 @@ export async function fieldMessage(page: Page, label: string): Promise<string> {
   return (await page.locator(`[id="${ids.at(-1)}"]`).textContent()) ?? '';
 }
 
+/** Everything a screen reader says after a field's label: the texts of every element its aria-describedby names. */
+export async function fieldDescription(page: Page, label: string): Promise<string> {
+  const ids = ((await page.getByLabel(label, { exact: true }).getAttribute('aria-describedby')) ?? '').split(' ').filter(Boolean);
+  const texts = await Promise.all(ids.map(async (id) => ((await page.locator(`[id="${id}"]`).textContent()) ?? '').trim()));
+  return texts.filter(Boolean).join(' ');
+}
+
 export function assertClean(browsing: Browsing): void {
   assert.deepEqual(browsing.offHost, [], 'no request left for another host');
   assert.deepEqual(browsing.errors, [], 'no console error');

@@ -98,13 +98,16 @@ export function eventFields(ctx: ConsoleContext, options: { zone?: string; start
  * the instant just past the gap, which shows the hour after. The time is not refused: the note says what happens.
  */
 function watchForGap(time: Field, zone: string): void {
-  const note = h('p', { class: 'note gap-time', hidden: true });
-  time.row.append(note);
+  // Part of the field's description, and a polite live region: a screen reader says it as it appears, and with the
+  // field. It stays in the page, empty (and so unseen) while the time exists, for the region to be heard.
+  const note = h('p', { class: 'note gap-time', id: `${time.control.id}-gap`, 'aria-live': 'polite' });
+  time.row.insertBefore(note, time.message);
+  const described = (time.control.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+  time.control.setAttribute('aria-describedby', [...described.slice(0, -1), note.id, ...described.slice(-1)].join(' '));
   const check = (): void => {
     const wall = parseInput(time.control.value);
     const skipped = wall !== undefined && instantAt(zone, wall) === undefined;
-    note.hidden = !skipped;
-    if (skipped) note.textContent = `${time.control.value.slice(11)} does not exist on that day in ${zone}: the clocks skip that hour. It is saved as ${formatDateTime(instantNear(zone, wall), zone)}.`;
+    note.textContent = skipped ? `${time.control.value.slice(11)} does not exist on that day in ${zone}: the clocks skip that hour. It is saved as ${formatDateTime(instantNear(zone, wall), zone)}.` : '';
   };
   time.control.addEventListener('input', check);
   time.control.addEventListener('change', check);

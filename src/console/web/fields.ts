@@ -69,6 +69,15 @@ export function showProblems(fields: Field[], problems: FieldProblem[], words: F
   return unclaimed;
 }
 
+/** One sentence about one field, shown next to it (its description), the field marked invalid and focused. */
+export function markInvalid(item: Field, sentence: string): void {
+  clearProblems([item]);
+  item.message.hidden = false;
+  item.message.textContent = sentence;
+  item.control.setAttribute('aria-invalid', 'true');
+  item.control.focus();
+}
+
 export function clearProblems(fields: Field[]): void {
   for (const item of fields) {
     item.message.hidden = true;

@@ -1,6 +1,6 @@
 // The sign-in form: an API key, checked with GET /me, then kept in sessionStorage for this tab only.
 import { h } from './dom.js';
-import { field, formAlert, showAlert } from './fields.js';
+import { clearProblems, field, formAlert, hideAlert, markInvalid, showAlert } from './fields.js';
 import { ApiProblem, describeProblem } from './problem.js';
 import { Api } from './api.js';
 import type { Me } from './roles.js';
@@ -17,14 +17,18 @@ export function signIn(base: string, signedIn: (me: Me) => void, notice?: string
   if (notice !== undefined) showAlert(alert, notice);
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
   const form = h('form', { novalidate: true, 'aria-labelledby': 'screen-title' }, alert, key.row, h('div', { class: 'actions' }, submit));
+  // What is wrong with the key is said next to it (its description, aria-invalid), as every form's field problems are;
+  // the alert above, read out at once, points to it.
+  const refuseKey = (sentence: string): void => {
+    showAlert(alert, 'Not signed in: see the API key field.');
+    markInvalid(key, sentence);
+  };
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const secret = key.control.value.trim();
-    if (secret === '') {
-      showAlert(alert, 'Enter your API key. An administrator creates one with: node dist/cli.js keys create --name NAME --email EMAIL');
-      key.control.focus();
-      return;
-    }
+    hideAlert(alert);
+    clearProblems([key]);
+    if (secret === '') return refuseKey('Enter your API key. An administrator creates one with: node dist/cli.js keys create --name NAME --email EMAIL');
     submit.disabled = true;
     const api = new Api(base, () => secret, () => undefined);
     api.json<Me>('GET', '/me').then(
@@ -34,7 +38,8 @@ export function signIn(base: string, signedIn: (me: Me) => void, notice?: string
       },
       (error: unknown) => {
         submit.disabled = false;
-        showAlert(alert, error instanceof ApiProblem && error.status === 401 ? 'That key was not accepted: it is unknown or has been revoked. Check it and try again.' : describeProblem(error));
+        if (error instanceof ApiProblem && error.status === 401) return refuseKey('That key was not accepted: it is unknown or has been revoked. Check it and try again.');
+        showAlert(alert, describeProblem(error));
         key.control.focus();
       },
     );
