@@ -33,7 +33,8 @@ export function problemFrom(status: number, bodyText: string, retryAfter: string
       details = body.details.filter((item): item is FieldProblem => typeof item === 'object' && item !== null && typeof item.field === 'string' && typeof item.message === 'string');
     }
   } catch {
-    // Not JSON: keep the plain sentence above.
+    // Not JSON: a proxy's page. Its 502, 503 or 504 says the service behind it is down or restarting, which passes.
+    if (status === 502 || status === 503 || status === 504) message = `The server answered with status ${status}: it, or a proxy in front of it, cannot reach the service just now (it may be restarting). Try again in a moment.`;
   }
   if (status === 500 && requestId !== null) message += ` If it happens again, give the administrator this request id: ${requestId}.`;
   return new ApiProblem(status, code, message, details, retryAfter);

@@ -10,9 +10,12 @@ test('problemFrom() keeps the API code, message and details of a JSON error', ()
   assert.deepEqual(problem.details, [{ field: 'title', message: 'title is required' }]);
 });
 
-test('problemFrom() turns a body that is not JSON (a proxy page) into a plain sentence with the status', () => {
-  const problem = problemFrom(502, '<html>Bad gateway</html>', null, null);
-  assert.equal(problem.message, 'The server answered with status 502.');
+test('problemFrom() turns a body that is not JSON (a proxy page) into a plain sentence with the status, and what to do', () => {
+  assert.equal(problemFrom(400, '<html>Bad request</html>', null, null).message, 'The server answered with status 400.');
+  // A proxy's own 502, 503 or 504: the service behind it is down or restarting, which passes.
+  for (const status of [502, 503, 504]) {
+    assert.equal(problemFrom(status, '<html>Bad gateway</html>', null, null).message, `The server answered with status ${status}: it, or a proxy in front of it, cannot reach the service just now (it may be restarting). Try again in a moment.`);
+  }
 });
 
 test('describeProblem() answers words for every failure, never the JSON body', () => {
