@@ -3,9 +3,9 @@
 import path from 'node:path';
 import os from 'node:os';
 import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, type ServerConfig } from './config.js';
-import { createLogger } from './log/logger.js';
+import { createLogger, type Logger } from './log/logger.js';
 import { StderrLog } from './log/stderr-log.js';
-import { startServer } from './start-server.js';
+import { startServer, type RunningServer } from './start-server.js';
 import { firstKeyNotice } from './auth/first-key-notice.js';
 import { unreachableDatabase } from './store/postgres/unreachable.js';
 import { permissionHint, rootOnOthersFolder } from './lib/fs/owner-hint.js';
@@ -49,7 +49,22 @@ async function main(): Promise<void> {
   const rootWarning = config.store === 'file' ? rootOnOthersFolder(config.dataDir) : undefined;
   if (rootWarning !== undefined) logger.warn(rootWarning);
 
-  let running;
+  // Handlers before the start: a signal's default ends the process at once, and one that came while the start made
+  // the first admin key lost that key, never printed. A stop asked for during the start is made once it is over.
+  let running: RunningServer | undefined;
+  let stopping: string | undefined;
+  const stop = (signal: string): void => {
+    if (stopping !== undefined) return;
+    stopping = signal;
+    logger.info('stopping', running === undefined ? { signal, when: 'once started' } : { signal });
+    if (running !== undefined) stopGracefully(running, signal, logger);
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  // Node's default for SIGHUP ends the process at once, mid-write and holding the folder: a closed terminal, or an
+  // operator expecting a reload (there is nothing to reload: keys.json is reread by itself), gets a graceful stop.
+  process.on('SIGHUP', () => stop('SIGHUP'));
+
   try {
     running = await startServer({
       port: config.port,
@@ -82,44 +97,38 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  // Handlers first: a supervisor may send SIGTERM the moment it reads the listening line.
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('stopping', { signal });
-    // The requests in flight get 10 s and a late body 1 s more; closing the store then takes a moment, unless its
-    // database does not answer (a frozen link waits for no timeout): past this, the process ends anyway.
-    const deadline = setTimeout(() => {
-      logger.error(`the store did not close within ${STOP_DEADLINE_MS / 1000} s of ${signal} (its database does not answer, or does not commit: a synchronous standby missing); exiting without it: every write answered 2xx is already stored`);
-      logger.flush();
-      process.exit(1);
-    }, STOP_DEADLINE_MS);
-    deadline.unref();
-    running.close().then(
-      () => {
-        logger.info('stopped');
-        logger.flush();
-        exitOnceLogged(0);
-      },
-      (error: unknown) => {
-        logger.error('stop failed', { error: String(error) });
-        logger.flush();
-        exitOnceLogged(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  // Node's default for SIGHUP ends the process at once, mid-write and holding the folder: a closed terminal, or an
-  // operator expecting a reload (there is nothing to reload: keys.json is reread by itself), gets a graceful stop.
-  process.on('SIGHUP', () => stop('SIGHUP'));
-
   // The notice bypasses the log's buffer: the lines logged before it go out first, so stderr stays in time order.
   logger.flush();
   if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.store === 'file' ? `--data-dir ${config.dataDir}` : '--store postgres://…');
+  if (stopping !== undefined) return stopGracefully(running, stopping, logger);
   logger.info('started', { url: running.url, ...where(config), pid: process.pid });
   process.stdout.write(`listening on ${running.url}\n`);
+}
+
+/**
+ * Stops the service as SIGINT, SIGTERM and SIGHUP ask: the requests in flight get 10 s and a late body 1 s more;
+ * closing the store then takes a moment, unless its database does not answer (a frozen link waits for no timeout):
+ * past STOP_DEADLINE_MS, the process ends anyway.
+ */
+function stopGracefully(running: RunningServer, signal: string, logger: Logger): void {
+  const deadline = setTimeout(() => {
+    logger.error(`the store did not close within ${STOP_DEADLINE_MS / 1000} s of ${signal} (its database does not answer, or does not commit: a synchronous standby missing); exiting without it: every write answered 2xx is already stored`);
+    logger.flush();
+    process.exit(1);
+  }, STOP_DEADLINE_MS);
+  deadline.unref();
+  running.close().then(
+    () => {
+      logger.info('stopped');
+      logger.flush();
+      exitOnceLogged(0);
+    },
+    (error: unknown) => {
+      logger.error('stop failed', { error: String(error) });
+      logger.flush();
+      exitOnceLogged(1);
+    },
+  );
 }
 
 /** The log's lines on stderr: a reader that lags or leaves, or a full disk under its file, never stops the service. */

@@ -1,7 +1,7 @@
 // The built server as a user runs it: the listening line, config errors, shutdown, restart, keys from the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chownSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -327,6 +327,40 @@ test('a first start that cannot listen leaves no unseen admin key: the next star
     assert.match(started.stderr(), /cek_[A-Za-z0-9]{39}/, 'the key is printed on the first start that listens');
   } finally {
     blocker.close();
+    remove();
+  }
+});
+
+test('a stop signal while the server starts is kept for the end of the start: the new admin key is printed, the stop is graceful, exit 0', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    // A log long enough that reading it takes a moment: the signal lands while it is read, before the key is made.
+    let log = '';
+    for (let n = 1; n <= 100_000; n++) log += encodePut(n, sampleRecord(n));
+    writeFileSync(path.join(dir, 'events.jsonl'), log);
+    const child = spawn(process.execPath, [SERVER, '--port', '0', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
+    // The folder's LOCK is taken once the process runs its start, with its handlers in place.
+    assert.ok(await waitFor(async () => existsSync(path.join(dir, 'LOCK')), 10_000), 'the start took the folder');
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, stderr);
+    assert.equal(stdout, '', 'it never said it listens');
+    const key = /cek_[A-Za-z0-9]{39}/.exec(stderr)?.[0];
+    assert.ok(key, `the admin key made on this start is printed: ${stderr}`);
+    assert.match(stderr, /"msg":"stopping","signal":"SIGTERM"/);
+    assert.throws(() => readFileSync(path.join(dir, 'LOCK')), /ENOENT/, 'the folder is released');
+    const again = await spawnServer(['--port', '0', '--data-dir', dir]);
+    try {
+      const listed = await fetch(`${again.url}/events?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(listed.status, 200, 'the printed key works');
+      assert.doesNotMatch(again.stderr(), /cek_/, 'and no other is made');
+    } finally {
+      assert.equal(await again.stop(), 0);
+    }
+  } finally {
     remove();
   }
 });
