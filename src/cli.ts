@@ -34,7 +34,7 @@ class CommandError extends Error {}
 /** How the user ran this program: `campus-events-cli` once installed, `node dist/cli.js` from a checkout. */
 const SELF = commandName(process.argv[1], 'campus-events-cli', 'cli.js');
 /** The server as the user would run it beside this program. */
-const SERVER = SELF === 'campus-events-cli' ? 'campus-events' : 'node dist/server.js';
+const SERVER = SELF === 'campus-events-cli' ? 'campus-events' : commandName(process.argv[1], 'campus-events', 'server.js');
 
 const USAGE = cliUsage(SELF);
 
@@ -224,7 +224,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
       allowOnly(parsed, COMMAND_FLAGS[command]!, 1);
       const from = stringOption(parsed, '--from');
       const target = stringOption(parsed, '--to');
-      const to = target === undefined || target === 'file' ? undefined : databaseUrl(target, env);
+      const to = target === undefined ? undefined : databaseUrl(target, env, '--to');
       if (from === undefined || to === undefined) throw new UsageError('migrate needs --from DATA_DIR and --to postgres://USER:PASSWORD@HOST:PORT/DATABASE');
       const source = path.resolve(from);
       if (!isFolder(source)) throw new CommandError(`there is no data folder at ${source}; check --from, the folder the server ran on`);
@@ -248,11 +248,11 @@ function leftOutNote(bytes: number): string {
 }
 
 /** The database URL of a `--store` (or `--to`) value, undefined for `file`; `postgres` alone reads DATABASE_URL. */
-function databaseUrl(store: string, env: NodeJS.ProcessEnv): string | undefined {
+function databaseUrl(store: string, env: NodeJS.ProcessEnv, flag: '--store' | '--to' = '--store'): string | undefined {
   if (store === 'file') return undefined;
   const url = store === 'postgres' ? (env['DATABASE_URL'] ?? '') : store;
   if (store === 'postgres' && url === '') throw new UsageError(DATABASE_URL_UNSET);
-  if (!/^postgres(ql)?:\/\/\S+$/.test(url)) throw new UsageError(`the store must be "file" or a postgres://user:password@host:port/database URL${store === 'postgres' ? ' (DATABASE_URL is not one)' : ''}`);
+  if (!/^postgres(ql)?:\/\/\S+$/.test(url)) throw new UsageError(`${flag === '--to' ? '--to must be' : 'the store must be "file" or'} a postgres://user:password@host:port/database URL${store === 'postgres' ? ' (DATABASE_URL is not one)' : ''}`);
   // As the server reads it: a bad port or host list is the caller's to fix (exit 2), not a failure of the command.
   try {
     parseStoreUrl(url);

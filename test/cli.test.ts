@@ -345,6 +345,19 @@ test('an empty STORE or DATA_DIR in the environment is an unset one, as the serv
   assert.match(none.stdout + none.stderr, new RegExp(path.join(ROOT, 'data').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 });
 
+test('migrate --to anything but a PostgreSQL URL is a usage error naming --to and what it takes (exit 2)', () => {
+  const { dir, remove } = tempDir();
+  try {
+    for (const target of ['/tmp/elsewhere', 'mysql://u@h/d']) {
+      const result = runCli(['migrate', '--from', dir, '--to', target]);
+      assert.equal(result.status, 2, target);
+      assert.equal(result.stderr, 'campus-events-cli: --to must be a postgres://user:password@host:port/database URL; see node dist/cli.js --help\n', target);
+    }
+  } finally {
+    remove();
+  }
+});
+
 test('migrate from a folder that does not exist, or holds no log, names --from, the flag in use, and touches no database (exit 1)', () => {
   const missing = path.join(ROOT, 'no-such-campus-folder');
   const result = runCli(['migrate', '--from', missing, '--to', 'postgres://campus:secret@127.0.0.1:1/nowhere']);
