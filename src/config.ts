@@ -239,10 +239,13 @@ export function packageVersion(): string {
 
 /**
  * How the user ran a program, for usage and hints: its installed name (`campus-events`, `campus-events-cli`)
- * when run through the link npm made, else `node dist/FILE` (run from a checkout, or by tests).
+ * when run through the link npm made, else `node` and the path of FILE beside `script` from where the user stands:
+ * `node dist/cli.js` in a checkout, `node node_modules/campus-events/dist/cli.js` in a project that installed it.
  */
-export function commandName(script: string | undefined, installed: string, file: string): string {
-  return script !== undefined && path.basename(script) === installed ? installed : `node dist/${file}`;
+export function commandName(script: string | undefined, installed: string, file: string, cwd = process.cwd()): string {
+  if (script !== undefined && path.basename(script) === installed) return installed;
+  const beside = script === undefined ? `dist/${file}` : path.relative(cwd, path.join(path.dirname(path.resolve(cwd, script)), file));
+  return `node ${beside.includes(' ') ? JSON.stringify(beside) : beside}`;
 }
 
 /** The other ways to run the same program, for a usage line: the installed name and `node dist/...`. */

@@ -13,7 +13,7 @@ import { permissionHint, rootOnOthersFolder } from './lib/fs/owner-hint.js';
 /** How the user ran this program (`campus-events`, or `node dist/server.js` from a checkout). */
 const SELF = commandName(process.argv[1], 'campus-events', 'server.js');
 /** The CLI as the user would run it beside this program. */
-const CLI = SELF === 'campus-events' ? 'campus-events-cli' : 'node dist/cli.js';
+const CLI = SELF === 'campus-events' ? 'campus-events-cli' : commandName(process.argv[1], 'campus-events-cli', 'cli.js');
 
 /** From a stop signal to the end of the process at the latest: a systemd unit's TimeoutStopSec of 20 s is more. */
 const STOP_DEADLINE_MS = 16_000;

@@ -288,10 +288,14 @@ test("packageVersion() is the version in package.json", () => {
   assert.equal(packageVersion(), JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version);
 });
 
-test("commandName() is the installed name through npm's link, else node dist/FILE", () => {
+test("commandName() is the installed name through npm's link, else node and the file's path from where the user stands", () => {
   assert.equal(commandName("/usr/local/bin/campus-events-cli", "campus-events-cli", "cli.js"), "campus-events-cli");
   assert.equal(commandName("/srv/app/node_modules/.bin/campus-events", "campus-events", "server.js"), "campus-events");
-  assert.equal(commandName("/opt/campus-events/dist/server.js", "campus-events", "server.js"), "node dist/server.js");
+  assert.equal(commandName("/opt/campus-events/dist/server.js", "campus-events", "server.js", "/opt/campus-events"), "node dist/server.js");
+  assert.equal(commandName("dist/server.js", "campus-events", "cli.js", "/opt/campus-events"), "node dist/cli.js");
+  assert.equal(commandName("/srv/app/node_modules/campus-events/dist/server.js", "campus-events", "cli.js", "/srv/app"), "node node_modules/campus-events/dist/cli.js");
+  assert.equal(commandName("/opt/campus-events/dist/cli.js", "campus-events-cli", "server.js", "/opt/campus-events/dist"), "node server.js");
+  assert.equal(commandName("/opt/campus events/dist/cli.js", "campus-events-cli", "cli.js", "/home/it"), 'node "../../opt/campus events/dist/cli.js"');
   assert.equal(commandName(undefined, "campus-events", "server.js"), "node dist/server.js");
 });
 
