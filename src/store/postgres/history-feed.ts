@@ -3,7 +3,7 @@ import { eventIdOf, HistoryWalk, isEventRecord, type HistoryRead } from '../view
 import type { LogRecord, MetaRecord } from '../records/jsonl-record.js';
 import { withTimeout, type Database, type Queryable } from './client.js';
 import { newestCheckpoint, readCheckpointParts, type Checkpoint } from './checkpoint-table.js';
-import { decodeLines, forEachRecord, seqNamedIn } from './log-table.js';
+import { decodeLines, forEachRecord, logPageSql, seqNamedIn } from './log-table.js';
 
 /** Rows read back at a time. */
 const PAGE = 5000;
@@ -113,5 +113,5 @@ function linesAbout(text: string, events: ReadonlySet<string>): string {
 }
 
 function page(db: Queryable, where: string, params: unknown[]): Promise<Row[]> {
-  return withTimeout(db.query<Row>(`SELECT seq::float8 AS seq, line FROM campus_log WHERE ${where} ORDER BY seq LIMIT ${PAGE}`, params), READ_TIMEOUT_MS, 'reading the log back for webhooks');
+  return withTimeout(db.query<Row>(logPageSql(where, PAGE), params), READ_TIMEOUT_MS, 'reading the log back for webhooks');
 }

@@ -1,7 +1,7 @@
 // `verify --store postgres://…`: the database's log read from one snapshot, each row checked, copied as record lines.
 import { open } from 'node:fs/promises';
 import type { Database, Queryable } from './client.js';
-import { forEachRecord, decodeLines, seqNamedIn, seqOfLine } from './log-table.js';
+import { forEachRecord, decodeLines, logPageSql, seqNamedIn, seqOfLine } from './log-table.js';
 import { newestCheckpoint, NO_CHECKPOINT, readCheckpointParts, type Checkpoint } from './checkpoint-table.js';
 import { SCHEMA_VERSION, SchemaTooNewError } from './schema.js';
 import { keepsItsWriteSeq } from '../records/record-checks.js';
@@ -48,7 +48,7 @@ export async function copyCheckedLog(db: Database, out: string): Promise<Checked
       if (checkpoints?.present === true) checkpoint = await newestCheckpoint(tx);
       if (checkpoint.seq > 0) ({ lastSeq, fileLines: checkpointFileLines } = await copyCheckpoint(tx, checkpoint, (text) => file.write(text)));
       for (;;) {
-        const page = await tx.query<{ seq: number; line: string }>('SELECT seq::float8 AS seq, line FROM campus_log WHERE seq > $1 ORDER BY seq LIMIT 10000', [rowSeqs.at(-1) ?? checkpoint.seq]);
+        const page = await tx.query<{ seq: number; line: string }>(logPageSql('seq > $1', 10_000), [rowSeqs.at(-1) ?? checkpoint.seq]);
         if (page.length === 0) return;
         for (const row of page) {
           lastSeq = checkRow(row, lastSeq);
