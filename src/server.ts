@@ -50,14 +50,19 @@ async function main(): Promise<void> {
   if (rootWarning !== undefined) logger.warn(rootWarning);
 
   // Handlers before the start: a signal's default ends the process at once, and one that came while the start made
-  // the first admin key lost that key, never printed. A stop asked for during the start is made once it is over.
+  // the first admin key lost that key, never printed. A stop asked for during the start is made once it is over,
+  // unless the start waits on (another instance's schema migration holds its lock; a database that does not answer):
+  // a second signal, or STOP_DEADLINE_MS, ends it then, as a stop is bounded.
   let running: RunningServer | undefined;
   let stopping: string | undefined;
+  let startDeadline: NodeJS.Timeout | undefined;
   const stop = (signal: string): void => {
+    if (running === undefined && stopping !== undefined) return abandonStart(`a second signal (${signal}) came while it waited`, config.store, logger);
     if (stopping !== undefined) return;
     stopping = signal;
     logger.info('stopping', running === undefined ? { signal, when: 'once started' } : { signal });
-    if (running !== undefined) stopGracefully(running, signal, logger);
+    if (running !== undefined) return stopGracefully(running, signal, logger);
+    startDeadline = setTimeout(() => abandonStart(`it had not ended ${STOP_DEADLINE_MS / 1000} s after ${signal}`, config.store, logger), STOP_DEADLINE_MS);
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
@@ -97,6 +102,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
+  clearTimeout(startDeadline);
   // The notice bypasses the log's buffer: the lines logged before it go out first, so stderr stays in time order.
   logger.flush();
   if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.store === 'file' ? `--data-dir ${config.dataDir}` : '--store postgres://…');
@@ -129,6 +135,14 @@ function stopGracefully(running: RunningServer, signal: string, logger: Logger):
       exitOnceLogged(1);
     },
   );
+}
+
+/** Ends a start that a stop signal came during and that has not ended (see main): exit 1, saying why. */
+function abandonStart(why: string, store: string, logger: Logger): void {
+  const waits = store === 'file' ? 'a long log is still being read' : 'another instance may be migrating the schema, or the database does not answer';
+  logger.error(`stopped before the start was over: ${why} (${waits}); the next start begins again`);
+  logger.flush();
+  exitOnceLogged(1);
 }
 
 /** The log's lines on stderr: a reader that lags or leaves, or a full disk under its file, never stops the service. */

@@ -5,7 +5,7 @@ import type { Database, Queryable } from './client.js';
 export const SCHEMA_VERSION = 6;
 
 /** pg_advisory_xact_lock key of schema changes (any number unlikely to clash: "campus" in ASCII). */
-const MIGRATE_LOCK = 0x63616d707573;
+export const MIGRATE_LOCK = 0x63616d707573;
 
 /** The database was made by a newer version of the program: starting would risk misreading it. */
 export class SchemaTooNewError extends Error {
