@@ -20,6 +20,8 @@ export class KeyLease {
   ahead: Map<number, number> | undefined;
   /** Slots handed out in the window over all instances, as of the last lease. */
   total = 0;
+  /** The key's requests per ms over all instances, as of the last lease (0 before the source told). */
+  allPerMs = 0;
   /** The sub-window whose slots free first (a range's last), as of the last lease. */
   oldest: number | undefined;
   /** A lease being asked for: requests of the key finding no slot left wait for it. */

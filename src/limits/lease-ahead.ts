@@ -18,6 +18,14 @@ export const MARGIN = 1.5;
  * admitted over a second) never holds back the whole window.
  */
 export const MOST_AHEAD = 0.5;
+/**
+ * Slots held ahead, by all instances together, leave this share of the limit free in any window (the source grants no
+ * more), for the key's requests now; and a key whose pace over all instances passes AHEAD_PACE of its limit a window
+ * gets no slot ahead (unless its window's room lasts it long). What it uses and what is held ahead then fit under its
+ * limit together: slots held ahead on one instance never refuse a request of a key under its limit on another.
+ */
+export const AHEAD_RESERVE = 0.2;
+export const AHEAD_PACE = 0.6;
 /** Ranges starting this soon are kept at their whole share. */
 const NEAR_MS = 3_000;
 

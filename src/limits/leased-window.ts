@@ -2,27 +2,12 @@
 import { StoreUnavailable } from '../store/store-errors.js';
 import { KeyLease } from './key-lease.js';
 import { SLICE_MS } from './key-rate.js';
-import { aheadWants, HORIZON_MS, MARGIN, MOST_AHEAD, type Want } from './lease-ahead.js';
+import { AHEAD_PACE, AHEAD_RESERVE, aheadWants, HORIZON_MS, MARGIN, MOST_AHEAD, type Want } from './lease-ahead.js';
 import type { LimitDecision } from './sliding-window.js';
+import type { Granted, LeaseSource } from './lease-source.js';
 
 export type { Want } from './lease-ahead.js';
-
-/** Where slots come from (the PostgreSQL store's campus_rate table). */
-export interface LeaseSource {
-  /**
-   * Grants slots of `key` in the sub-windows (or ranges) of `wants`, in order, never past `limit` in any window over
-   * all instances; `granted` has one count per want, `total` is what the key's window holds now. `spans`: the range
-   * lengths the key's slots are leased in (this limiter's).
-   */
-  lease(key: string, now: number, wants: readonly Want[], limit: number, spans: readonly number[]): Promise<{ granted: number[]; total: number; oldest: number | undefined }>;
-  /**
-   * Gives back slots leased in `bucket` (a range of `span` from it) and never used. Rejects only when nothing was
-   * given back (the source was not reached): the limiter then gives them back again at a later sweep.
-   */
-  giveBack(key: string, bucket: number, count: number, span?: number): Promise<void>;
-  /** Forgets the slots of every key starting with `prefix` in sub-windows before `before` (see #forgetOld). */
-  forget?(prefix: string, before: number): Promise<void>;
-}
+export type { Granted, LeaseSource } from './lease-source.js';
 
 /** Options of a LeasedWindowLimiter. */
 export interface LeasedWindowOptions {
@@ -91,6 +76,8 @@ export class LeasedWindowLimiter {
   readonly #spans: readonly number[];
   /** The sub-window of the last #forgetOld (-Infinity before the first). */
   #forgotAt = -Infinity;
+  /** The slots that grants of later sub-windows leave free in any window (see AHEAD_RESERVE). */
+  readonly #reserve: number;
   /** Slots to give back that the source never got (it was away): given back at the next sweep, or they would count a whole window for nobody. */
   #back: [string, number, number, number][] = [];
 
@@ -111,6 +98,7 @@ export class LeasedWindowLimiter {
     this.#span = Math.max(1, Math.round(1000 / this.#bucketMs));
     this.#keyPrefix = options.keyPrefix;
     this.#spans = [1, this.#span];
+    this.#reserve = Math.ceil(AHEAD_RESERVE * this.limit);
   }
 
   /**
@@ -196,7 +184,7 @@ export class LeasedWindowLimiter {
    * outage of the database. A slot leased ahead holds back only the windows it meets (see grantsWithin in
    * rate-leases.ts); a burst of the same key may meet it, and have it as its range comes.
    */
-  #wants(lease: KeyLease, nowMs: number, current: boolean): Want[] {
+  #wants(key: string, lease: KeyLease, nowMs: number, current: boolean): Want[] {
     const wants: Want[] = [];
     const free = Math.max(0, this.limit - lease.total);
     const batch = this.#batch(lease);
@@ -206,7 +194,13 @@ export class LeasedWindowLimiter {
     const want = this.#bucketMs < 1000 ? Math.min(batch, Math.max(2, 2 * inBucket)) : Math.max(batch, Math.min(2 * inBucket, Math.floor(free / 4)));
     if (current) wants.push({ bucket: lease.bucket, want: batch < 2 ? 1 : want });
     lease.lookAt = Math.min(nowMs + AHEAD_MS / 4, (lease.bucket + 1) * this.#bucketMs);
-    if (!lease.rate.steady(nowMs) || !this.#roomAhead(lease, nowMs)) return wants;
+    if (!lease.rate.steady(nowMs)) return wants;
+    // A key grown too busy for slots ahead (or first judged on too little) gives back those it holds: on its limit they
+    // would be its last requests refused, on whichever instance.
+    if (!this.#roomAhead(lease, nowMs)) {
+      if (lease.ahead !== undefined) void this.#giveBackAhead(key, lease);
+      return wants;
+    }
     const ahead = aheadWants({ nowMs, bucket: lease.bucket, bucketMs: this.#bucketMs, span: this.#span, perMs: this.#perMs(lease, nowMs), margin: MARGIN, most: (MOST_AHEAD * this.limit) / Math.min(this.windowMs, HORIZON_MS), held: lease.ahead, current: lease.range, aheadTo: lease.aheadTo });
     lease.aheadTo = ahead.aheadTo;
     return [...wants, ...ahead.wants];
@@ -223,8 +217,10 @@ export class LeasedWindowLimiter {
   #roomAhead(lease: KeyLease, nowMs: number): boolean {
     // Refused lately: at its limit, its slots come back as fast as it uses them, and one held ahead is a refusal now.
     if (nowMs - lease.refusedAt < 2 * SLICE_MS) return false;
-    const perMs = lease.rate.perMs(nowMs);
-    if (perMs * this.windowMs <= this.limit) return true;
+    // Its pace over all instances, not here alone: a key in turn on three instances is a third as busy on each, and
+    // each judged it far from its limit (a loop at 40 a 10 s met 429 at its 9th request).
+    const perMs = Math.max(lease.rate.perMs(nowMs), lease.allPerMs);
+    if (perMs * this.windowMs <= this.limit * AHEAD_PACE) return true;
     return this.limit - lease.total + lease.usable() + lease.heldAhead() >= perMs * LASTING_MS;
   }
 
@@ -232,12 +228,12 @@ export class LeasedWindowLimiter {
   #refill(key: string, lease: KeyLease, nowMs: number): void {
     // A steady key in ranges of several sub-windows is served from its range, kept topped up (see aheadWants): a batch
     // per sub-window would come after the request that asked for it and be given back when the sub-window ends.
-    const wants = this.#wants(lease, nowMs, lease.left <= lease.lowWater && !(this.#span > 1 && lease.rate.steady(nowMs)));
+    const wants = this.#wants(key, lease, nowMs, lease.left <= lease.lowWater && !(this.#span > 1 && lease.rate.steady(nowMs)));
     if (wants.length === 0) return;
     let done!: () => void;
     lease.asking = new Promise((resolve) => (done = resolve));
     const askedAt = this.#clock?.();
-    void this.#source.lease(key, lease.bucket, wants, this.limit, this.#spans).then((granted) => {
+    void this.#source.lease(key, lease.bucket, wants, this.limit, this.#spans, this.#reserve).then((granted) => {
       // A lease forgotten meanwhile gives back; one moved on to a later sub-window keeps what is still ahead.
       if (this.#leases.get(key) !== lease) return void wants.forEach(({ bucket, span = 1 }, i) => this.#giveBack(key, bucket, granted.granted[i]!, span));
       this.#granted(key, lease, wants, granted, nowMs);
@@ -251,10 +247,13 @@ export class LeasedWindowLimiter {
     }).catch(() => undefined);
   }
 
-  #granted(key: string, lease: KeyLease, wants: readonly Want[], granted: { granted: number[]; total: number; oldest: number | undefined }, nowMs: number): void {
+  #granted(key: string, lease: KeyLease, wants: readonly Want[], granted: Granted, nowMs: number): void {
     wants.forEach(({ bucket, span = 1 }, i) => lease.credit(bucket, granted.granted[i]!, span));
     lease.total = granted.total;
     lease.oldest = granted.oldest;
+    // The key's pace over all instances: what it used in the sub-windows counted (those that ended before the last), over
+    // the time they cover (a second at least, so that a burst at its start reads as no pace of its own).
+    lease.allPerMs = granted.used === undefined || !granted.usedOver ? 0 : granted.used / Math.max(1000, granted.usedOver * this.#bucketMs);
     lease.failedAt = -Infinity;
     if (wants[0]?.bucket !== lease.bucket || (wants[0].span ?? 1) !== 1) return;
     // The next batch is asked for once half of this one is used, or sooner when fewer would be left than the key needs
@@ -296,8 +295,8 @@ export class LeasedWindowLimiter {
       const askedAt = this.#clock?.();
       let failure: unknown;
       try {
-        const wants = this.#wants(state, nowMs, true);
-        this.#granted(key, state, wants, await this.#source.lease(key, state.bucket, wants, this.limit, this.#spans), nowMs);
+        const wants = this.#wants(key, state, nowMs, true);
+        this.#granted(key, state, wants, await this.#source.lease(key, state.bucket, wants, this.limit, this.#spans, this.#reserve), nowMs);
       } catch (error) {
         failure = error;
       } finally {

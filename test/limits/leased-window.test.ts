@@ -57,23 +57,23 @@ describe('LeasedWindowLimiter on one database', { skip, timeout: 60_000 }, () =>
       const table = { lease: (key: string, now: number, wants: readonly Want[], limit: number) => leases.lease(key, now, wants, limit, [1, 6]) };
       const key = "203.0.113.7'; DROP TABLE campus_rate; --\\'";
       const one = (bucket: number, want: number): { bucket: number; want: number }[] => [{ bucket, want }];
-      assert.deepEqual(await table.lease(key, 1000, one(1000, 5), 28), { granted: [5], total: 5, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1000, one(1000, 5), 28), { granted: [5], total: 5, oldest: 1000, used: 0, usedOver: 0 });
       // A batch of the sub-window under way: a quarter of what is left at most (23, then 18); ahead, what fits.
-      assert.deepEqual(await table.lease(key, 1001, one(1001, 20), 28), { granted: [5], total: 10, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, one(1001, 20), 28), { granted: [4], total: 14, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, one(1002, 20), 28), { granted: [14], total: 28, oldest: 1000 });
-      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 28), { granted: [0], total: 28, oldest: 1000 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 20), 28), { granted: [5], total: 10, oldest: 1000, used: 0, usedOver: 0 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 20), 28), { granted: [4], total: 14, oldest: 1000, used: 0, usedOver: 0 });
+      assert.deepEqual(await table.lease(key, 1001, one(1002, 20), 28), { granted: [14], total: 28, oldest: 1000, used: 0, usedOver: 0 });
+      assert.deepEqual(await table.lease(key, 1001, one(1001, 5), 28), { granted: [0], total: 28, oldest: 1000, used: 0, usedOver: 0 });
       // Another key is counted apart; a whole window after the last sub-window holding slots, they are free again.
-      assert.deepEqual(await table.lease('key_other', 1001, one(1001, 3), 7), { granted: [1], total: 1, oldest: 1001 });
-      assert.deepEqual(await table.lease(key, 1063, one(1063, 5), 28), { granted: [5], total: 5, oldest: 1063 });
+      assert.deepEqual(await table.lease('key_other', 1001, one(1001, 3), 7), { granted: [1], total: 1, oldest: 1001, used: 0, usedOver: 0 });
+      assert.deepEqual(await table.lease(key, 1063, one(1063, 5), 28), { granted: [5], total: 5, oldest: 1063, used: 0, usedOver: 0 });
       // Several sub-windows at once, in order: the current one first (a quarter of the 7 left), then ahead, each counted from now on.
-      assert.deepEqual(await table.lease('key_ahead', 2000, [{ bucket: 2000, want: 3 }, { bucket: 2001, want: 3 }, { bucket: 2002, want: 3 }], 7), { granted: [1, 3, 3], total: 7, oldest: 2000 });
+      assert.deepEqual(await table.lease('key_ahead', 2000, [{ bucket: 2000, want: 3 }, { bucket: 2001, want: 3 }, { bucket: 2002, want: 3 }], 7), { granted: [1, 3, 3], total: 7, oldest: 2000, used: 0, usedOver: 0 });
       // Slots leased ahead count until a window after their own sub-window: at 2061 only sub-window 2000's is free.
-      assert.deepEqual(await table.lease('key_ahead', 2061, one(2061, 7), 7), { granted: [1], total: 7, oldest: 2001 });
+      assert.deepEqual(await table.lease('key_ahead', 2061, one(2061, 7), 7), { granted: [1], total: 7, oldest: 2001, used: 6, usedOver: 59 });
       // A range's slots free when its last sub-window leaves the window: `oldest` (from which Retry-After is told) is
       // that one, 3005 for the range 3000..3005, not its first; a slot of sub-window 3001 frees before it.
-      assert.deepEqual(await table.lease('key_range', 3000, [{ bucket: 3000, want: 2, span: 6 }], 10), { granted: [2], total: 2, oldest: 3005 });
-      assert.deepEqual(await table.lease('key_range', 3001, one(3001, 1), 10), { granted: [1], total: 3, oldest: 3001 });
+      assert.deepEqual(await table.lease('key_range', 3000, [{ bucket: 3000, want: 2, span: 6 }], 10), { granted: [2], total: 2, oldest: 3005, used: 0, usedOver: 0 });
+      assert.deepEqual(await table.lease('key_range', 3001, one(3001, 1), 10), { granted: [1], total: 3, oldest: 3001, used: 0, usedOver: 0 });
     } finally {
       await db.end();
     }
@@ -166,7 +166,7 @@ describe('grantsWithin', () => {
   it('grants a sub-window what fits in every span of 61 sub-windows holding it, so a slot leased ahead holds back only the spans it is in', () => {
     const held: Held[] = [{ bucket: 100, span: 1, count: 5 }];
     // 100..160 holds 5: sub-window 160 gets 2 of 3 under a limit of 7; 161 shares 101..161 with 160 only: 5.
-    assert.deepEqual(grantsWithin(held, 120, [{ bucket: 160, want: 3 }, { bucket: 161, want: 7 }], 7), { granted: [2, 5], total: 7 });
+    assert.deepEqual(grantsWithin(held, 120, [{ bucket: 160, want: 3 }, { bucket: 161, want: 7 }], 7), { granted: [2, 5], total: 7, used: 5, usedOver: 19 });
     assert.deepEqual(grantsWithin(held, 120, [{ bucket: 162, want: 1 }], 7).granted, [0]);
     // A sub-window 61 after the last full one is free again.
     assert.deepEqual(grantsWithin(held, 221, [{ bucket: 222, want: 9 }], 7).granted, [7]);
@@ -176,6 +176,25 @@ describe('grantsWithin', () => {
     assert.deepEqual(grantsWithin([{ bucket: 100, span: 1, count: 10 }], 120, [{ bucket: 120, want: 30 }], 50).granted, [10]);
     assert.deepEqual(grantsWithin([{ bucket: 100, span: 1, count: 47 }], 120, [{ bucket: 120, want: 30 }], 50).granted, [1]);
     assert.deepEqual(grantsWithin([{ bucket: 100, span: 1, count: 50 }], 120, [{ bucket: 120, want: 30 }], 50).granted, [0]);
+  });
+
+  it('grants slots of later sub-windows (held ahead, by any instance) only while they leave `reserve` free in every span they meet; the sub-window under way may use the reserve', () => {
+    // 22 in the spans around 150..155 (used in 90, ranges 130.. and 140..): a limit of 40 and a reserve of 8 leave 10 ahead.
+    const held = (): Held[] => [{ bucket: 90, span: 1, count: 10 }, { bucket: 130, span: 6, count: 6 }, { bucket: 140, span: 6, count: 6 }];
+    assert.deepEqual(grantsWithin(held(), 120, [{ bucket: 150, want: 15, span: 6 }], 40, 60, 8).granted, [10]);
+    assert.deepEqual(grantsWithin(held(), 120, [{ bucket: 150, want: 15, span: 6 }], 40, 60, 0).granted, [15]);
+    assert.deepEqual(grantsWithin(held(), 120, [{ bucket: 220, want: 15, span: 6 }], 40, 60, 8).granted, [15], '220..225 shares no span with 130 or 140');
+    assert.deepEqual(grantsWithin(held(), 120, [{ bucket: 120, want: 8 }], 40, 60, 8).granted, [4], 'a batch of now: a quarter of the 18 left, reserve and all');
+    // Ahead and now in one lease: the reserve stays for now.
+    assert.deepEqual(grantsWithin(held(), 120, [{ bucket: 150, want: 30, span: 6 }, { bucket: 120, want: 2 }], 40, 60, 8).granted, [10, 2]);
+  });
+
+  it('tells what the key used in the sub-windows that ended in the last window but the last, and how many they cover', () => {
+    const held: Held[] = [{ bucket: 50, span: 1, count: 9 }, { bucket: 70, span: 1, count: 3 }, { bucket: 100, span: 6, count: 4 }, { bucket: 119, span: 1, count: 8 }, { bucket: 118, span: 6, count: 5 }, { bucket: 121, span: 1, count: 2 }];
+    // 50 ended more than a window ago; 119 last (its unused slots may not be back yet); 118..123 and 121 have not ended.
+    const { used, usedOver } = grantsWithin(held, 120, [], 40);
+    assert.deepEqual({ used, usedOver }, { used: 7, usedOver: 49 });
+    assert.equal(grantsWithin([{ bucket: 119, span: 1, count: 8 }], 120, [], 40).usedOver, 0, 'none counted: no pace told');
   });
 
   it('counts a range of sub-windows in every span it meets', () => {
@@ -198,14 +217,14 @@ describe('LeasedWindowLimiter with the database away', () => {
       down: false,
       granted: 0,
       source: {
-        lease: (key: string, now: number, wants: readonly { bucket: number; want: number; span?: number | undefined }[], limit: number) => {
+        lease: (key: string, now: number, wants: readonly { bucket: number; want: number; span?: number | undefined }[], limit: number, _spans: readonly number[], aheadMost?: number) => {
           if (state.down) return Promise.reject(new Error('ECONNREFUSED'));
           const held = (rows.get(key) ?? []).filter((slot) => slot.bucket + slot.span > now - 60 && slot.count > 0);
           rows.set(key, held);
-          const { granted, total } = grantsWithin(held, now, wants, limit);
+          const { granted, total, used, usedOver } = grantsWithin(held, now, wants, limit, 60, aheadMost);
           state.granted += granted.reduce((sum, n) => sum + n, 0);
           const oldest = held.length === 0 ? undefined : Math.min(...held.map((slot) => slot.bucket));
-          return Promise.resolve({ granted, total, oldest });
+          return Promise.resolve({ granted, total, oldest, used, usedOver });
         },
         giveBack: (key: string, bucket: number, count: number, span = 1) => {
           if (state.down) return Promise.reject(new Error('ECONNREFUSED'));
@@ -317,11 +336,11 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
     return {
       down,
       source: (instance) => ({
-        lease: (key, now, wants, limit) => {
+        lease: (key, now, wants, limit, _spans, reserve) => {
           if (down[instance]) return Promise.reject(new Error('ECONNREFUSED'));
           const held = (rows.get(key) ?? []).filter((slot) => slot.bucket + slot.span > now - 60 && slot.count > 0);
           rows.set(key, held);
-          return Promise.resolve({ ...grantsWithin(held, now, wants, limit), oldest: undefined });
+          return Promise.resolve({ ...grantsWithin(held, now, wants, limit, 60, reserve), oldest: undefined });
         },
         giveBack: (key, bucket, count, span = 1) => {
           if (down[instance]) return Promise.reject(new Error('ECONNREFUSED'));
@@ -400,6 +419,8 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
     { limit: 10, windowMs: 6_000, instances: 1, gapMs: 100, what: '10 in 6 s, one request every 100 ms' },
     { limit: 100, windowMs: 900_000, instances: 1, gapMs: 20, what: 'the failed-authentication throttle, 100 in 15 minutes, 20 ms apart' },
     { limit: 100, windowMs: 900_000, instances: 3, gapMs: 20, what: 'the same over three instances in turn' },
+    { limit: 40, windowMs: 10_000, instances: 3, gapMs: 120, what: '40 in 10 s over three instances in turn, 120 ms apart' },
+    { limit: 40, windowMs: 10_000, instances: 2, gapMs: 120, what: 'the same over two' },
   ]) {
     it(`take() admits exactly the limit to a key that uses it all, before any refusal (${what})`, async () => {
       const rows = sharedRows();
@@ -412,6 +433,28 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
       }
       // Before, slots leased ahead for an outage made the window full early: 5 a minute refused the 3rd, 100 the 91st.
       assert.deepEqual(allowed, [...Array(limit).fill(true), ...Array(5).fill(false)], `refused first at request ${allowed.indexOf(false) + 1}`);
+    });
+  }
+
+  for (const { gapMs, count, most } of [
+    { gapMs: 600, count: 30, most: 17 },
+    { gapMs: 300, count: 60, most: 34 },
+    { gapMs: 1_000, count: 30, most: 10 },
+  ]) {
+    it(`take() never refuses a key under its limit in turn over three instances (40 in 10 s, one request every ${gapMs} ms: at most ${most} in any window)`, async () => {
+      const rows = sharedRows();
+      const limiters = [0, 1, 2].map((i) => new LeasedWindowLimiter({ limit: 40, windowMs: 10_000, source: rows.source(i) }));
+      const refused: number[] = [];
+      let clock = 60_000_000;
+      for (let n = 0; n < count; n++, clock += gapMs) {
+        // Each instance sweeps once a sub-window, as the app's timer does.
+        await Promise.all(limiters.map((limiter) => limiter.sweep(clock)));
+        if (!(await limiters[n % 3]!.take('key_a', clock)).allowed) refused.push(n + 1);
+        await settle();
+      }
+      // Before, each instance judged the key by its own third of the requests and held slots ahead by it; the three held
+      // more than the window had room for beside what the key used (the 12th request at 600 ms was refused).
+      assert.deepEqual(refused, []);
     });
   }
 

@@ -9,6 +9,10 @@ export interface Lease {
   total: number;
   /** The oldest sub-window still holding slots (its end plus a window is when one frees), or undefined. */
   oldest: number | undefined;
+  /** The key's slots, over all instances, of sub-windows (and ranges) that ended in the last window but the last: what it used there. */
+  used: number;
+  /** The sub-windows those cover, from the first of them to the end of the one before the last (0: none): with `used`, its pace. */
+  usedOver: number;
 }
 
 /** Slots asked for in one sub-window, or in a range of `span` sub-windows from `bucket` (usable in any of them). */
@@ -50,7 +54,7 @@ export class RateLeaseTable {
    * order, each as many as fit (see grantsWithin). Serialized per key by an advisory lock, so two instances never
    * both take the last slot.
    */
-  lease(key: string, now: number, wants: readonly Want[], limit: number, spans: readonly number[]): Promise<Lease> {
+  lease(key: string, now: number, wants: readonly Want[], limit: number, spans: readonly number[], reserve?: number): Promise<Lease> {
     const first = now - this.#bucketsPerWindow;
     const k = this.#db.literal(key);
     const { cleanUp, rowsOf } = rowsOfKey(this.#db, key, first, [...spans, ...wants.map((want) => want.span ?? 1)]);
@@ -59,14 +63,14 @@ export class RateLeaseTable {
     return withTimeout(this.#db.transaction(async (tx) => {
       const row = tx.firstRows[0] as { buckets: number[] | null; spans: number[] | null; granted: number[] | null } | undefined;
       const held: Held[] = (row?.buckets ?? []).map((bucket, i) => ({ bucket, span: row!.spans![i]!, count: row!.granted![i]! }));
-      const { granted, total } = grantsWithin(held, now, wants, limit, this.#bucketsPerWindow);
+      const { granted, total, used, usedOver } = grantsWithin(held, now, wants, limit, this.#bucketsPerWindow, reserve);
       const rows = wants.flatMap(({ bucket, span = 1 }, i) => (granted[i]! > 0 ? [`(${this.#db.literal(keyOf(key, span))}, ${Math.trunc(bucket)}, ${granted[i]!})`] : []));
       if (rows.length > 0) {
         await tx.commitWith(`INSERT INTO campus_rate (key, bucket, granted) VALUES ${rows.join(', ')} ON CONFLICT (key, bucket) DO UPDATE SET granted = campus_rate.granted + EXCLUDED.granted`);
       }
       // The sub-window whose slots free first: a range's slots count until its last sub-window has left the window.
       const oldest = Math.min(...held.filter((slot) => slot.count > 0).map((slot) => slot.bucket + slot.span - 1));
-      return { granted, total, oldest: oldest === Infinity ? undefined : oldest };
+      return { granted, total, oldest: oldest === Infinity ? undefined : oldest, used, usedOver };
     }, [
       HOLDS_LOCK,
       `SELECT pg_advisory_xact_lock(hashtextextended('campus_rate:' || ${k}, 0))`,
@@ -127,10 +131,23 @@ function keyOf(key: string, span: number): string {
  * of 61 sub-windows that holds its sub-window, or meets its range (a whole window after its last sub-window ends, so
  * no window of requests ever sees more: a request, and one in any window with it, lie in one such span). Each want
  * gets what fits under `limit` in every span it meets (a batch of the sub-window under way a quarter of it at most). A
- * slot leased ahead thus holds back only the spans it meets, not the window before it. `total`: the fullest span
- * holding `now` after the grants, what the key's window holds.
+ * slot leased ahead thus holds back only the spans it meets, not the window before it; and slots of later sub-windows
+ * (held ahead for an outage, by whichever instance) leave `reserve` slots free in every span they meet, for the
+ * requests the key makes now on any instance. `total`: the fullest span holding `now` after the grants, what the key's
+ * window holds. `used`, `usedOver`: the slots of sub-windows that ended in the last window, but the last (their unused
+ * slots are given back within a sub-window of their end, so nearly what the key used, over all instances), and how many
+ * sub-windows they cover, from the first of them to the end of `now - 2`.
  */
-export function grantsWithin(held: Held[], now: number, wants: readonly Want[], limit: number, bucketsPerWindow = 60): { granted: number[]; total: number } {
+export function grantsWithin(held: Held[], now: number, wants: readonly Want[], limit: number, bucketsPerWindow = 60, reserve = 0): { granted: number[]; total: number; used: number; usedOver: number } {
+  let used = 0;
+  let usedFrom = Infinity;
+  for (const slot of held) {
+    const end = slot.bucket + slot.span - 1;
+    // Not the sub-window that ended last: its unused slots may not be given back yet (a limiter sweeps once a sub-window).
+    if (slot.count <= 0 || end >= now - 1 || end < now - bucketsPerWindow) continue;
+    used += slot.count;
+    usedFrom = Math.min(usedFrom, slot.bucket);
+  }
   const spanSum = (from: number): number => {
     let sum = 0;
     for (const slot of held) if (slot.bucket <= from + bucketsPerWindow && slot.bucket + slot.span - 1 >= from) sum += slot.count;
@@ -142,7 +159,7 @@ export function grantsWithin(held: Held[], now: number, wants: readonly Want[], 
     return most;
   };
   const granted = wants.map(({ bucket, want, span = 1 }) => {
-    const room = limit - fullest(bucket, span);
+    const room = limit - fullest(bucket, span) - (bucket > now ? reserve : 0);
     // A batch of the sub-window under way takes at most a quarter of what is left (one at least): an instance sizes it by
     // the total it last heard of, which others' leases may have made stale, and slots it holds and does not use before
     // the sub-window ends are the last requests of the key refused on another instance.
@@ -150,5 +167,5 @@ export function grantsWithin(held: Held[], now: number, wants: readonly Want[], 
     if (given > 0) held.push({ bucket, span, count: given });
     return given;
   });
-  return { granted, total: fullest(now, 1) };
+  return { granted, total: fullest(now, 1), used, usedOver: used === 0 ? 0 : now - 1 - usedFrom };
 }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { newEvent, startInstances, type Instances } from '../../helpers/instances.js';
+import { runCli } from '../../helpers/spawn.js';
 
 const pg = usePostgres();
 
@@ -232,6 +233,39 @@ describe('a key\'s rate limit over two instances, one request after another', { 
       assert.deepEqual(failures, [...Array(100).fill(401), ...Array(5).fill(429)]);
     } finally {
       await two.stop();
+    }
+  });
+});
+
+describe('a key\'s rate limit over three instances, one request after another', { skip, timeout: 90_000 }, () => {
+  it('a key under its limit, in turn on all three, is never refused; one at its limit meets its 429 at the limit, not before', async () => {
+    const url = await pg.database('rateturns');
+    const three = await startInstances(url, 3, ['--rate-limit', '40', '--rate-window', '10']);
+    const loop = async (key: string, count: number, gapMs: number): Promise<string> => {
+      let pattern = '';
+      for (let n = 0; n < count; n++) {
+        const answer = await fetch(`${three.servers[n % 3]!.url}/me`, { headers: { authorization: `Bearer ${key}` } });
+        await answer.arrayBuffer();
+        pattern += answer.status === 200 ? '.' : answer.status === 429 ? 'R' : `[${answer.status}]`;
+        await new Promise((resolve) => setTimeout(resolve, gapMs));
+      }
+      return pattern;
+    };
+    const newKey = (name: string): string => {
+      const made = runCli(['keys', 'create', '--name', name, '--email', `${name.toLowerCase()}@campus.example`, '--role', 'reader', '--store', url]);
+      assert.equal(made.status, 0, made.stderr);
+      return made.stdout.trim();
+    };
+    try {
+      // Each instance saw a third of the key's pace, judged it well within the limit, and held slots ahead by it: the
+      // three together held more than the window had room for (429s from the 9th request at 120 ms, the 12th at 600 ms).
+      const [slow, fast] = [newKey('Slow'), newKey('Fast')];
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const [slowly, quickly] = await Promise.all([loop(slow, 20, 600), loop(fast, 41, 120)]);
+      assert.equal(slowly, '.'.repeat(20), 'at most 17 requests in any 10 s: none refused');
+      assert.equal(quickly, `${'.'.repeat(40)}R`, 'the 41st within 10 s is the first refused');
+    } finally {
+      await three.stop();
     }
   });
 });
