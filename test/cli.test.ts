@@ -22,6 +22,23 @@ test('keys create prints the key alone on stdout, with organizer as the default 
   }
 });
 
+test('keys create on a folder no server has run on (no events.jsonl) says so on stderr, still exit 0; on one a server ran on, nothing', () => {
+  const { dir, remove } = tempDir();
+  try {
+    // The README's Quick start with DATA_DIR set for the server and not for the CLI: the key goes to ./data, a 401.
+    const first = runCli(['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu', '--data-dir', dir]);
+    assert.equal(first.status, 0);
+    assert.match(first.stdout, /^cek_/);
+    assert.equal(first.stderr, `campus-events-cli: note: no server has run on ${dir} yet (it holds no events.jsonl): start it with --data-dir ${dir} (or DATA_DIR=${dir}), or it will not know this key\n`);
+    writeFileSync(path.join(dir, 'events.jsonl'), '');
+    const second = runCli(['keys', 'create', '--name', 'Rita', '--email', 'rita@campus.edu', '--data-dir', dir]);
+    assert.equal(second.status, 0);
+    assert.equal(second.stderr, '');
+  } finally {
+    remove();
+  }
+});
+
 test('keys create --json prints one object with id, key, name, email and role', () => {
   const { dir, remove } = tempDir();
   try {
