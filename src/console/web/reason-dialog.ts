@@ -20,7 +20,8 @@ export interface ReasonRequest {
 export function askReason(request: ReasonRequest): Promise<boolean> {
   return new Promise((resolve) => {
     const questionId = uid('reason-question');
-    const reason = field(request.field, 'Reason', h('textarea', { rows: 3 }), request.hint);
+    // One line: the API refuses a line break in a reason, and Enter sends the form, as a keyboard expects.
+    const reason = field(request.field, 'Reason', h('input', { type: 'text', autocomplete: 'off' }), request.hint);
     const alert = formAlert();
     alert.tabIndex = -1;
     const keep = h('button', { type: 'button' }, 'Keep it');
