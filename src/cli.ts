@@ -12,7 +12,7 @@ import { backupLog } from './store/file/log-backup.js';
 import { LogDamageError } from './store/file/log-damage-error.js';
 import { compactionTempFile } from './store/file/log-compaction.js';
 import { verifyLog } from './store/file/log-verify.js';
-import { commandName, DATABASE_URL_UNSET, packageVersion } from './config.js';
+import { commandName, DATABASE_URL_UNSET, packageVersion, shellWord } from './config.js';
 import { backupFromDatabase, createDatabaseKey, listDatabaseKeys, migrateFolder, revokeDatabaseKey, verifyDatabase } from './cli-postgres.js';
 import { redactUrl } from './store/postgres/client.js';
 import { parseStoreUrl, StoreUrlError } from './store/postgres/hosts.js';
@@ -154,7 +154,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
         const { hash: _hash, ...shown } = record;
         process.stdout.write(JSON.stringify({ ...shown, key: secret }) + '\n');
       } else process.stdout.write(secret + '\n');
-      if (database === undefined && !existsSync(path.join(dataDir, 'events.jsonl'))) process.stderr.write(`campus-events-cli: note: no server has run on ${dataDir} yet (it holds no events.jsonl): start it with --data-dir ${dataDir} (or DATA_DIR=${dataDir}), or it will not know this key\n`);
+      if (database === undefined && !existsSync(path.join(dataDir, 'events.jsonl'))) process.stderr.write(`campus-events-cli: note: no server has run on ${dataDir} yet (it holds no events.jsonl): start it with --data-dir ${shellWord(dataDir)} (or DATA_DIR=${shellWord(dataDir)}), or it will not know this key\n`);
       return;
     }
     case 'keys list': {
@@ -192,7 +192,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
         key.revoked_at = new Date().toISOString();
         return 'revoked';
       });
-      if (outcome === 'unknown') throw new CommandError(`no key has id "${id}" in ${dataDir}; see: ${SELF} keys list --data-dir ${dataDir}`);
+      if (outcome === 'unknown') throw new CommandError(`no key has id "${id}" in ${dataDir}; see: ${SELF} keys list --data-dir ${shellWord(dataDir)}`);
       process.stdout.write(outcome === 'already' ? `${id} was already revoked\n` : `revoked ${id}\n`);
       return;
     }
@@ -252,7 +252,7 @@ function leftOutNote(bytes: number): string {
 function databaseUrl(store: string, env: NodeJS.ProcessEnv, flag: '--store' | '--to' = '--store'): string | undefined {
   if (store === 'file') return undefined;
   const url = store === 'postgres' ? (env['DATABASE_URL'] ?? '') : store;
-  if (store === 'postgres' && url === '') throw new UsageError(DATABASE_URL_UNSET);
+  if (store === 'postgres' && url === '') throw new UsageError(DATABASE_URL_UNSET.replaceAll('--store', flag));
   if (!/^postgres(ql)?:\/\/\S+$/.test(url)) throw new UsageError(`${flag === '--to' ? '--to must be' : 'the store must be "file" or'} a postgres://user:password@host:port/database URL${store === 'postgres' ? ' (DATABASE_URL is not one)' : ''}`);
   // As the server reads it: a bad port or host list is the caller's to fix (exit 2), not a failure of the command.
   try {
@@ -270,7 +270,7 @@ function requireDataDir(dataDir: string): void {
   throw new CommandError(
     existsSync(dataDir)
       ? `the data folder ${dataDir} is not a folder; check --data-dir`
-      : `there is no data folder at ${dataDir}; check --data-dir (or DATA_DIR), or create it: mkdir -p ${dataDir} (the server also creates it on its first start: ${SERVER} --data-dir ${dataDir})`,
+      : `there is no data folder at ${dataDir}; check --data-dir (or DATA_DIR), or create it: mkdir -p ${shellWord(dataDir)} (the server also creates it on its first start: ${SERVER} --data-dir ${shellWord(dataDir)})`,
   );
 }
 

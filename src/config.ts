@@ -1,5 +1,5 @@
 // Flags and environment parsed once into a frozen, typed config (API.md §1); a bad value is a one-line ConfigError.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { browserOrigin, originOfAddress } from './http/cors.js';
@@ -239,13 +239,22 @@ export function packageVersion(): string {
 
 /**
  * How the user ran a program, for usage and hints: its installed name (`campus-events`, `campus-events-cli`)
- * when run through the link npm made, else `node` and the path of FILE beside `script` from where the user stands:
- * `node dist/cli.js` in a checkout, `node node_modules/campus-events/dist/cli.js` in a project that installed it.
+ * when run through the link npm made, else `node` and the path of FILE beside `script` (a link followed) from
+ * where the user stands: `node dist/cli.js` in a checkout, `node node_modules/campus-events/dist/cli.js` in a project
+ * that installed it, the whole path from elsewhere; quoted for a shell where it needs to be.
  */
 export function commandName(script: string | undefined, installed: string, file: string, cwd = process.cwd()): string {
   if (script !== undefined && path.basename(script) === installed) return installed;
-  const beside = script === undefined ? `dist/${file}` : path.relative(cwd, path.join(path.dirname(path.resolve(cwd, script)), file));
-  return `node ${beside.includes(' ') ? JSON.stringify(beside) : beside}`;
+  if (script === undefined) return `node dist/${file}`;
+  const at = path.resolve(cwd, script);
+  const beside = path.join(path.dirname(existsSync(at) ? realpathSync(at) : at), file);
+  const relative = path.relative(cwd, beside);
+  return `node ${shellWord(relative.startsWith('..') ? beside : relative)}`;
+}
+
+/** `text` as one word of a POSIX shell: as it is when it holds nothing the shell reads, else in single quotes. */
+export function shellWord(text: string): string {
+  return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The other ways to run the same program, for a usage line: the installed name and `node dist/...`. */

@@ -2,7 +2,7 @@
 // `node dist/server.js`: reads flags and environment, starts the service, stops it gracefully on SIGINT/SIGTERM/SIGHUP.
 import path from 'node:path';
 import os from 'node:os';
-import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, type ServerConfig } from './config.js';
+import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, shellWord, type ServerConfig } from './config.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { StderrLog } from './log/stderr-log.js';
 import { startServer, type RunningServer } from './start-server.js';
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
   clearTimeout(startDeadline);
   // The notice bypasses the log's buffer: the lines logged before it go out first, so stderr stays in time order.
   logger.flush();
-  if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.store === 'file' ? `--data-dir ${config.dataDir}` : '--store postgres://…');
+  if (running.app.initialAdminKey !== undefined) announceAdminKey(running.app.initialAdminKey, config.store === 'file' ? `--data-dir ${shellWord(config.dataDir)}` : '--store postgres://…');
   if (stopping !== undefined) return stopGracefully(running, stopping, logger);
   logger.info('started', { url: running.url, ...where(config), pid: process.pid });
   process.stdout.write(`listening on ${running.url}\n`);

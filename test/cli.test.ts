@@ -370,6 +370,9 @@ test('migrate --to anything but a PostgreSQL URL is a usage error naming --to an
       assert.equal(result.status, 2, target);
       assert.equal(result.stderr, 'campus-events-cli: --to must be a postgres://user:password@host:port/database URL; see node dist/cli.js --help\n', target);
     }
+    const unset = runCli(['migrate', '--from', dir, '--to', 'postgres'], { DATABASE_URL: '' });
+    assert.equal(unset.status, 2);
+    assert.match(unset.stderr, /^campus-events-cli: --to postgres reads the database URL from DATABASE_URL, which is not set; set it, or give the URL itself: --to postgres:\/\//);
   } finally {
     remove();
   }

@@ -1,9 +1,11 @@
 // Tests for parseServerConfig and serverUsage: defaults, flags beating the environment, both flag forms, and one-line ConfigErrors.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { test } from "node:test";
-import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, SETTINGS } from "../src/config.js";
+import { commandName, ConfigError, packageVersion, parseServerConfig, serverUsage, SETTINGS, shellWord } from "../src/config.js";
 
 /** Asserts parsing throws a ConfigError on one line whose message contains every part. */
 function assertConfigError(argv: string[], env: Record<string, string>, ...parts: string[]): void {
@@ -295,8 +297,27 @@ test("commandName() is the installed name through npm's link, else node and the 
   assert.equal(commandName("dist/server.js", "campus-events", "cli.js", "/opt/campus-events"), "node dist/cli.js");
   assert.equal(commandName("/srv/app/node_modules/campus-events/dist/server.js", "campus-events", "cli.js", "/srv/app"), "node node_modules/campus-events/dist/cli.js");
   assert.equal(commandName("/opt/campus-events/dist/cli.js", "campus-events-cli", "server.js", "/opt/campus-events/dist"), "node server.js");
-  assert.equal(commandName("/opt/campus events/dist/cli.js", "campus-events-cli", "cli.js", "/home/it"), 'node "../../opt/campus events/dist/cli.js"');
+  // From elsewhere, the whole path, quoted for a shell where it must be.
+  assert.equal(commandName("/opt/campus events/dist/cli.js", "campus-events-cli", "cli.js", "/home/it"), "node '/opt/campus events/dist/cli.js'");
+  // A link to the program (/usr/local/bin/campus-server) names the CLI beside the program itself, not beside the link.
+  const root = mkdtempSync(path.join(tmpdir(), "campus-link-"));
+  try {
+    mkdirSync(path.join(root, "app", "dist"), { recursive: true });
+    mkdirSync(path.join(root, "bin"));
+    writeFileSync(path.join(root, "app", "dist", "server.js"), "");
+    symlinkSync(path.join(root, "app", "dist", "server.js"), path.join(root, "bin", "campus-server"));
+    assert.equal(commandName(path.join(root, "bin", "campus-server"), "campus-events", "cli.js", path.join(root, "app")), "node dist/cli.js");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
   assert.equal(commandName(undefined, "campus-events", "server.js"), "node dist/server.js");
+});
+
+test("shellWord() leaves a plain path as it is and single-quotes anything a shell would read", () => {
+  assert.equal(shellWord("/var/lib/campus-events"), "/var/lib/campus-events");
+  assert.equal(shellWord("/srv/campus events"), "'/srv/campus events'");
+  assert.equal(shellWord("/srv/it's"), "'/srv/it'\\''s'");
+  assert.equal(shellWord("/srv/$HOME/a\\b"), "'/srv/$HOME/a\\b'");
 });
 
 test("parseServerConfig() refuses a time zone ICU does not know, naming the flag and the value", () => {
