@@ -75,6 +75,9 @@ test('a term of lectures: weekly on two days, previewed before saving, then the 
     await page.getByText('Every week on Tuesday and Thursday, 6 times: 6 occurrences').waitFor();
     const preview = await previewed(page);
     assert.equal(preview.length, 6);
+    // A screen reader hears the preview's sentences as they change, not its whole list of dates again at each key.
+    assert.equal(await page.locator('[aria-live] .occurrences, .occurrences[aria-live], [aria-live] li').count(), 0, 'the dates are out of any live region');
+    assert.match((await page.locator('.preview [aria-live]').textContent()) ?? '', /Every week on Tuesday and Thursday, 6 times: 6 occurrences/);
     await page.getByRole('button', { name: 'Create series (6 occurrences)', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Algorithms lecture' }).waitFor();
     const seriesId = new URL(page.url()).hash.split('/')[2]!;

@@ -1,6 +1,6 @@
 // The "Repeats" section of the new-event form (API.md §11): weekly on chosen days or monthly, until a date or a count,
 // with the next occurrences previewed as the person types.
-import { h, replace, uid } from './dom.js';
+import { h, replace, uid, type Child } from './dom.js';
 import { field, type Field } from './fields.js';
 import { formatDate, formatDateTime, parseInput, type Wall } from './format.js';
 import { addsStart, describeRepeat, exdatesOf, isLastInMonth, MAX_OCCURRENCES, MAX_SPAN_DAYS, ordinalInMonth, previewStarts, toRrule, weekdayOf, WEEKDAYS, type Repeat, type Weekday } from './repeat-rule.js';
@@ -48,7 +48,16 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
   const count = field('count', 'Number of occurrences', h('input', { type: 'number', min: 1, max: MAX_OCCURRENCES, step: 1, value: 10, inputmode: 'numeric' }));
   const until = field('until', 'Last date', h('input', { type: 'date' }), `In ${zone}.`);
   const ends = h('fieldset', { class: 'choices' }, h('legend', {}, 'Repeat until'), h('span', { class: 'choice' }, byCount, h('label', { for: byCount.id }, 'a count')), h('span', { class: 'choice' }, byDate, h('label', { for: byDate.id }, 'a date')), count.row, until.row);
-  const preview = h('div', { class: 'preview', 'aria-live': 'polite' });
+  // A screen reader hears the preview's sentences as they change, not every date of its list again at each key.
+  const sentences = h('div', { 'aria-live': 'polite' });
+  const list = h('div');
+  const preview = h('div', { class: 'preview' }, sentences, list);
+  /** The preview's sentences, then from its list of dates on, what follows, out of the live region. */
+  const show = (...children: Child[]): void => {
+    const at = children.findIndex((child) => child instanceof HTMLOListElement);
+    replace(sentences, ...(at < 0 ? children : children.slice(0, at)));
+    replace(list, ...(at < 0 ? [] : children.slice(at)));
+  };
   const details = h('div', { class: 'repeat-details' }, interval.row, weekly, monthly, ends, h('h2', { class: 'preview-heading' }, 'Next occurrences'), preview);
   const element = h('fieldset', { class: 'repeats' }, h('legend', {}, 'Repeats'), frequency.row, details);
 
@@ -104,9 +113,9 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
   function drawPreview(wall: Wall | undefined): void {
     counted = undefined;
     const repeat = value();
-    if (freq() === '') return replace(preview);
-    if (wall === undefined || repeat === undefined) return replace(preview, h('p', { class: 'hint' }, 'Fill in Starts to see the occurrences.'));
-    if ('until' in repeat.end && repeat.end.until === '') return replace(preview, h('p', { class: 'hint' }, 'Choose the last date to see the occurrences.'));
+    if (freq() === '') return show();
+    if (wall === undefined || repeat === undefined) return show(h('p', { class: 'hint' }, 'Fill in Starts to see the occurrences.'));
+    if ('until' in repeat.end && repeat.end.until === '') return show(h('p', { class: 'hint' }, 'Choose the last date to see the occurrences.'));
     const made = previewStarts(repeat, wall, zone);
     const { tooMany, tooLong } = made;
     // A series' occurrences cancelled on their own stay out (its exdates): the preview shows what the server will make.
@@ -115,8 +124,7 @@ export function repeatSection(start: HTMLInputElement, zone: string, allowNone =
     const cancelled = made.starts.length - starts.length;
     const last = starts.at(-1);
     if (!tooMany && !tooLong) counted = starts.length;
-    replace(
-      preview,
+    show(
       h('p', {}, `${describeRepeat(repeat, wall, (day) => formatDate(`${day}T12:00:00Z`, 'UTC'))}: ${tooMany ? `more than ${MAX_OCCURRENCES}` : starts.length} occurrence${starts.length === 1 ? '' : 's'}${last === undefined ? '' : `, the last on ${formatDate(last, zone)}`}.`),
       addsStart(repeat, wall) ? h('p', { class: 'note added-start' }, `${DAY_NAMES[weekdayOf(wall)]}, the start date, is added as the first occurrence.`) : null,
       cancelled > 0 ? h('p', { class: 'note cancelled-dates' }, `${cancelled} date${cancelled === 1 ? '' : 's'} the rule makes ${cancelled === 1 ? 'is' : 'are'} left out: ${cancelled === 1 ? 'its occurrence was' : 'their occurrences were'} deleted on ${cancelled === 1 ? 'its' : 'their'} own.`) : null,
