@@ -153,8 +153,11 @@ test('submit → reject → fix → resubmit: the reason is required, and the re
     await organizer.getByText('Say which room of the main hall.').waitFor();
     await checkScreen(organizer, 'event-returned');
     await organizer.getByRole('link', { name: 'Edit event' }).click();
+    // The reviewer's note stays in sight while the draft is changed as it asks.
+    await organizer.locator('form .status-notice').getByText('Say which room of the main hall.').waitFor();
     await organizer.getByLabel('Location').fill('Main hall, room 2');
     await organizer.getByRole('button', { name: 'Save changes' }).click();
+    await organizer.getByRole('link', { name: 'Edit event' }).waitFor();
     await organizer.getByText('Draft. Only its organizer and administrators see this event.').waitFor();
     assert.equal((await read(id, 'organizer'))?.review_note, undefined, 'the note is gone with the next change');
     await organizer.getByRole('button', { name: 'Submit for approval' }).click();

@@ -11,6 +11,7 @@ import { repeatSection } from './repeat-section.js';
 import { zoneNote } from './zone-note.js';
 import { retryKey } from './retry-key.js';
 import { outcomeSentence, statusOf } from './status.js';
+import { statusNotice } from './status-marks.js';
 import type { CampusEvent } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
 
@@ -48,6 +49,8 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
     'form',
     { novalidate: true, 'aria-labelledby': 'screen-title' },
     zoneNote(ctx),
+    // A draft returned for changes shows the reviewer's note while it is edited (a cancelled event, its reason).
+    editing === undefined ? null : statusNotice(editing, 'event'),
     alert,
     conflictSlot,
     done,

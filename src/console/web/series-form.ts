@@ -1,6 +1,7 @@
 // Editing a whole series (API.md §11): shared fields and the schedule of every occurrence that has not started,
 // with If-Match; only what the person changed is sent, so an unchanged schedule is not expanded again. A refused save
 // (412) opens the conflict screen, as the event form does.
+import { statusNotice } from './status-marks.js';
 import { h, replace } from './dom.js';
 import { ApiProblem, describeProblem } from './problem.js';
 import { formAlert, formWords, hideAlert, onSubmit, showAlert, showFailure, type Field } from './fields.js';
@@ -46,6 +47,7 @@ export function seriesForm(ctx: ConsoleContext, read: Series, readEtag: string |
     { novalidate: true, 'aria-labelledby': 'screen-title' },
     h('p', { class: 'hint zone-note' }, `Times are in ${zone}, the series' time zone.`),
     h('p', { class: 'note' }, 'Changes apply to every occurrence that has not started and was not edited on its own. Occurrences that have started stay as they are.'),
+    statusNotice(series, 'series'),
     alert,
     conflictSlot,
     form.fields.map((item) => item.row),

@@ -19,8 +19,8 @@ export function signIn(base: string, signedIn: (me: Me) => void, notice?: string
   const form = h('form', { novalidate: true, 'aria-labelledby': 'screen-title' }, alert, key.row, h('div', { class: 'actions' }, submit));
   // What is wrong with the key is said next to it (its description, aria-invalid), as every form's field problems are;
   // the alert above, read out at once, points to it.
-  const refuseKey = (sentence: string): void => {
-    showAlert(alert, 'Not signed in: see the API key field.');
+  const refuseKey = (sentence: string, said = 'Not signed in: see the API key field.'): void => {
+    showAlert(alert, said);
     markInvalid(key, sentence);
   };
   form.addEventListener('submit', (event) => {
@@ -38,7 +38,7 @@ export function signIn(base: string, signedIn: (me: Me) => void, notice?: string
       },
       (error: unknown) => {
         submit.disabled = false;
-        if (error instanceof ApiProblem && error.status === 401) return refuseKey('That key was not accepted: it is unknown or has been revoked. Check it and try again.');
+        if (error instanceof ApiProblem && error.status === 401) return refuseKey('That key was not accepted: it is unknown or has been revoked. Check it and try again.', 'Not signed in: the key was not accepted (see the API key field).');
         showAlert(alert, describeProblem(error));
         key.control.focus();
       },
