@@ -217,7 +217,7 @@ test('cancel with a reason: "Cancelled" in words in the list, the month and the 
     await day.getByRole('link').click();
     await reader.getByText('Reason: Storm warning for the evening.').waitFor();
     await reader.getByText('Cancelled.', { exact: true }).waitFor();
-    for (const name of ['Restore', 'Cancel event', 'Submit for approval', 'Approve', 'Register']) {
+    for (const name of ['Restore', 'Restore and submit for approval', 'Cancel event', 'Submit for approval', 'Approve', 'Register']) {
       assert.equal(await reader.getByRole('button', { name, exact: true }).count(), 0, `a reader is not offered ${name}`);
     }
     await checkScreen(reader, 'event-cancelled');
@@ -233,8 +233,8 @@ test('cancel with a reason: "Cancelled" in words in the list, the month and the 
     await reader.getByText('This event has ended: it takes no more registrations.').waitFor();
     assert.equal(await reader.getByRole('button', { name: 'Register', exact: true }).count(), 0, 'no Register button on an event that has ended');
 
-    // Restoring, an organizer's event goes through approval again: the console says what came back.
-    await organizer.getByRole('button', { name: 'Restore' }).click();
+    // Restoring, an organizer's event goes through approval again: the button says so, and the console what came back.
+    await organizer.getByRole('button', { name: 'Restore and submit for approval', exact: true }).click();
     await outcome(organizer, '“Open-air cinema” is submitted for approval: an administrator reviews it before others see it.');
     await organizer.getByText('Pending approval.', { exact: false }).waitFor();
     assert.equal((await read(id, 'organizer'))?.status, 'pending');

@@ -58,7 +58,8 @@ export function moveLabel(ctx: Pick<ConsoleContext, 'me' | 'approval'>, move: Mo
     case 'withdraw':
       return 'Withdraw';
     case 'restore':
-      return 'Restore';
+      // Where an organizer's events wait for approval, a restored one waits too: the button says so before it is pressed.
+      return submitLabel(ctx.me.role, ctx.approval) === 'Publish' ? 'Restore' : 'Restore and submit for approval';
     case 'approve':
       return 'Approve';
     case 'reject':
