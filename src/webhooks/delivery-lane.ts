@@ -80,6 +80,8 @@ export class DeliveryLane {
   /** When the pending message of a saved state is due (a restart, or another instance taking the webhook over). */
   #savedRetryAt: number | undefined;
   #stopped = false;
+  /** Called once the attempt in flight has its outcome, while the lane is finishing (see finishing). */
+  #whenIdle: (() => void) | undefined;
   /** Whether the webhook asked for a message type (made once, not per message). */
   readonly #wanted = (type: string): boolean => this.state.events.includes(type);
 
@@ -166,6 +168,16 @@ export class DeliveryLane {
     this.state.firstFailureMs = null;
   }
 
+  /**
+   * Starts no attempt from now on; resolves once the one on the wire, if any, has its outcome (its deadline still
+   * bounds it). A stop that waits for it a moment does not send again, after the start, a message already acknowledged.
+   */
+  finishing(): Promise<void> {
+    this.#stopped = true;
+    this.#clearRetry();
+    return this.#inFlight === undefined ? Promise.resolve() : new Promise((resolve) => (this.#whenIdle = resolve));
+  }
+
   /** Abandons the attempt in flight (it is sent again after the next start) and every timer. */
   stop(): void {
     this.#stopped = true;
@@ -207,6 +219,7 @@ export class DeliveryLane {
   #answered(sent: SentAttempt, outcome: AttemptOutcome, message: WebhookMessage, lastOfLine: boolean, messageId: string, attempt: number): void {
     if (this.#inFlight !== sent) return;
     this.#inFlight = undefined;
+    this.#whenIdle?.();
     const nowMs = this.#deps.clock.now();
     this.record({ message_id: messageId, type: message.type, attempt, status: outcome.ok ? 'succeeded' : 'failed', response_status: outcome.responseStatus, error: outcome.error, at: new Date(nowMs).toISOString() });
     if (outcome.ok) {

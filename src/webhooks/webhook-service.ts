@@ -14,6 +14,8 @@ import type { WebhookInput } from './webhook-input.js';
 
 /** How long a compaction waits for webhooks to acknowledge the lines it rewrote, in ms. */
 const SETTLE_MS = 10_000;
+/** How long a stop waits for the answers of attempts on the wire (within the stop's own bound, see server.ts). */
+const FINISH_MS = 2_000;
 
 export interface WebhookServiceDeps {
   /** The store's durable changes; without it (an engine that has none) webhooks hear nothing. */
@@ -196,10 +198,17 @@ export class WebhookService {
     this.#trim();
   }
 
-  /** Abandons attempts in flight (sent again after the next start), saves the cursors and stops. */
-  async close(): Promise<void> {
+  /**
+   * Gives attempts on the wire a moment (`finishMs`) for their answer, then abandons the rest (sent again after the next
+   * start), saves the cursors and stops: abandoned, an attempt the receiver had already acknowledged came again.
+   */
+  async close(finishMs = FINISH_MS): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    const lanes = [...this.#lanes.values()];
+    if (lanes.some((lane) => lane.busy)) await Promise.race([Promise.all(lanes.map((lane) => lane.finishing())), new Promise((resolve) => (timer = setTimeout(resolve, finishMs)))]);
+    clearTimeout(timer);
     for (const lane of this.#lanes.values()) lane.stop();
     for (const { lane } of this.#leaving.values()) lane.stop();
     this.#stopFeed();

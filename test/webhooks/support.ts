@@ -16,8 +16,8 @@ export interface Received {
   message: { type: string; timestamp: string; data: Record<string, unknown> } | undefined;
 }
 
-/** What a receiver does with a request: answer a status, hang, reset the connection, redirect, or send a huge answer. */
-export type Behaviour = 'ok' | 'error' | 'hang' | 'reset' | 'redirect' | 'huge';
+/** What a receiver does with a request: answer a status (at once, or 'slow': 204 after 400 ms), hang, reset the connection, redirect, or send a huge answer. */
+export type Behaviour = 'ok' | 'slow' | 'error' | 'hang' | 'reset' | 'redirect' | 'huge';
 
 export interface Receiver {
   url: string;
@@ -113,6 +113,9 @@ function answer(receiver: Receiver, request: http.IncomingMessage, response: htt
   switch (receiver.behaviour) {
     case 'ok':
       response.writeHead(204).end();
+      return;
+    case 'slow':
+      setTimeout(() => response.writeHead(204).end(), 400);
       return;
     case 'error':
       response.writeHead(500, { 'content-type': 'text/plain' }).end('broken');

@@ -12,7 +12,9 @@ import { realClock } from '../../src/webhooks/delivery-lane.js';
 import { hostPolicy } from '../../src/webhooks/host-policy.js';
 import { WebhookService, type WebhookServiceDeps } from '../../src/webhooks/webhook-service.js';
 import { eventId, sampleRecord } from '../store/helpers.js';
-import { eventually, startReceiver } from './support.js';
+import { eventually, EVENT_FIELDS, harnessWithWebhook, reopen, startReceiver } from './support.js';
+import { call } from '../helpers/harness.js';
+import { rmSync } from 'node:fs';
 
 /** The change a create at `seq` makes. */
 function created(n: number, seq: number): CommittedChange {
@@ -276,5 +278,29 @@ test('a second delete of a webhook whose delete is being saved waits for that sa
   } finally {
     await service.close();
     await receiver.close();
+  }
+});
+
+test('a stop while an attempt is on the wire waits a moment for its answer: the message it acknowledged is not sent again after the start', async () => {
+  const { h, receiver } = await harnessWithWebhook();
+  try {
+    receiver.behaviour = 'slow';
+    assert.equal((await call(h.app, 'POST', '/events', { key: h.keys.admin, body: { title: 'On the wire', ...EVENT_FIELDS } })).status, 201);
+    await receiver.until(1);
+    // The receiver has the message and answers 204 in 400 ms; the app stops meanwhile.
+    await h.app.close();
+    receiver.behaviour = 'ok';
+    const again = await reopen(h.dataDir);
+    try {
+      assert.equal((await call(again, 'POST', '/events', { key: h.keys.admin, body: { title: 'After the start', ...EVENT_FIELDS } })).status, 201);
+      await receiver.until(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(receiver.received.map((entry) => (entry.message?.data as { title?: string } | undefined)?.title), ['On the wire', 'After the start'], 'each message once');
+    } finally {
+      await again.close();
+    }
+  } finally {
+    await receiver.close();
+    rmSync(h.dataDir, { recursive: true, force: true });
   }
 });
