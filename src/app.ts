@@ -245,6 +245,8 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   // Windows measure time passing: this instance's own limits count on a clock no wall-clock step moves. Those
   // leased from PostgreSQL count on the instances' wall clocks, which share the database's sixtieths of a window.
   const limitNow = options.now ?? (leased === undefined ? steadyNow : Date.now);
+  // A request that found a key's window full asks every instance for the slots of it they hold unused.
+  const stopAskBack = await postgres?.rateLeases.onAskedBack((key) => [leased, leasedFailures].forEach((each) => each?.yieldKey(key, limitNow()))).catch(() => undefined);
   const limiter = new SlidingWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000 });
   const authFailures = new AuthFailureThrottle();
   // A data folder keeps its limits across a stop (on PostgreSQL the database holds them; memory keeps nothing).
@@ -295,6 +297,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
         keys.close();
         stalls?.close();
         clearInterval(sweep);
+        await stopAskBack?.();
         await leased?.close();
         await leasedFailures?.close();
         await webhooks.service.close();

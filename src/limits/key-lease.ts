@@ -36,6 +36,8 @@ export class KeyLease {
   readonly rate: KeyRate;
   /** When this instance last refused the key (429): at its limit, nothing is leased ahead for it for a while (ms). */
   refusedAt = -Infinity;
+  /** When this instance last asked the others for the key's slots they hold unused (ms). */
+  askedBackAt = -Infinity;
   /** When the source last failed (ms): asks right after are answered 503 at once, unless it failed at once. */
   failedAt = -Infinity;
   /** The source's last failure came at once (a connection refused or reset), not after a wait: asking again costs nothing. */
@@ -124,6 +126,14 @@ export class KeyLease {
   }
 
   /** Every slot held: sub-window (or a range's first), count, and the range's length. */
+  /** Gives back every slot held (another instance asked for them: its request found the window full); none is used after. */
+  releaseAll(): void {
+    for (const [bucket, count, span] of this.held()) this.#giveBack(bucket, count, span);
+    this.left = 0;
+    this.range = undefined;
+    this.ahead = undefined;
+  }
+
   held(): [number, number, number][] {
     const held: [number, number, number][] = this.left > 0 ? [[this.bucket, this.left, 1]] : [];
     if (this.range !== undefined && this.range.left > 0) held.push([this.range.start, this.range.left, this.#span]);

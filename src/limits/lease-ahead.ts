@@ -53,7 +53,8 @@ export interface AheadInput {
 
 /**
  * The ranges to ask for: those of the next HORIZON_MS, each its share of the key's rate here times MARGIN (rounded up;
- * never more than `most` a ms), plus one for ranges of several sub-windows (requests come unevenly). A range is asked
+ * never more than `most` a ms; MARGIN covers requests that come unevenly: one more a range held a third of a small
+ * limit ahead over three instances, and left too little for their outage). A range is asked
  * for once as it enters the horizon (short ranges, several at once, once less than COVERED_MS is held ahead), and
  * topped up as its share grows (a key that started a moment ago, or got busier; every range short of its share
  * whenever one is asked for), so that what is held ahead follows the key's rate rather than its first second.
@@ -77,7 +78,7 @@ export function aheadWants(input: AheadInput): { wants: Want[]; aheadTo: number 
     if (fresh && !due) break;
     const underWay = start <= bucket;
     const from = underWay ? nowMs : start * bucketMs;
-    const share = Math.ceil(((start + span) * bucketMs - from) * rate) + (span > 1 ? 1 : 0);
+    const share = Math.ceil(((start + span) * bucketMs - from) * rate);
     const held = underWay ? (input.current?.start === start ? input.current.left : 0) : (input.held?.get(start) ?? 0);
     const short = share - held;
     if (fresh) aheadTo = start;

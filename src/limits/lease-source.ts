@@ -17,6 +17,11 @@ export interface LeaseSource {
   giveBack(key: string, bucket: number, count: number, span?: number): Promise<void>;
   /** Forgets the slots of every key starting with `prefix` in sub-windows before `before` (see #forgetOld). */
   forget?(prefix: string, before: number): Promise<void>;
+  /**
+   * Asks every instance to give back the slots of `key` it holds and has not used (LeasedWindowLimiter.yieldKey): a
+   * request found the key's window full, perhaps of them. Resolves once asked, not once they answered.
+   */
+  askBack?(key: string): Promise<void>;
 }
 
 /** What a lease gave (see LeaseSource.lease); `used` and `usedOver`, when the source tells them, the key's pace over all instances. */
@@ -28,4 +33,10 @@ export interface Granted {
   used?: number;
   /** The sub-windows those cover (0: none). */
   usedOver?: number;
+}
+
+/** What a client may hear of the source's failure: its code (`ECONNREFUSED`); the message can name the database's host. */
+export function shownFailure(failure: unknown): string {
+  const code = typeof failure === 'object' && failure !== null ? (failure as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code !== '' ? code : 'no answer';
 }

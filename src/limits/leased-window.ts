@@ -4,7 +4,7 @@ import { KeyLease } from './key-lease.js';
 import { SLICE_MS } from './key-rate.js';
 import { AHEAD_PACE, AHEAD_RESERVE, aheadWants, HORIZON_MS, MARGIN, MOST_AHEAD, type Want } from './lease-ahead.js';
 import type { LimitDecision } from './sliding-window.js';
-import type { Granted, LeaseSource } from './lease-source.js';
+import { shownFailure, type Granted, type LeaseSource } from './lease-source.js';
 
 export type { Want } from './lease-ahead.js';
 export type { Granted, LeaseSource } from './lease-source.js';
@@ -43,6 +43,9 @@ const FAILED_MS = 1_000;
 const AT_ONCE_MS = 250;
 /** A lease that failed this long after it was asked failed while this instance was stalled (the source's deadline is 2 s). */
 const STALLED_MS = 3_000;
+/** How long a request that asked the others for their unused slots waits for them before asking again; how often a key may ask. */
+const ASK_BACK_WAIT_MS = 60;
+const ASK_BACK_EVERY_MS = 1_000;
 
 /**
  * Never more than `limit` requests of a key in any window over all instances: every admitted request uses a slot
@@ -275,6 +278,7 @@ export class LeasedWindowLimiter {
    * meanwhile) is asked once more before the 503.
    */
   async #ask(key: string, bucket: number, nowMs: number): Promise<LimitDecision> {
+    let askedBack = false;
     for (let attempt = 0; ; attempt++) {
       let lease = this.#leases.get(key);
       while (lease?.asking !== undefined) {
@@ -320,8 +324,23 @@ export class LeasedWindowLimiter {
         continue;
       }
       state.refusedAt = nowMs;
+      // Other instances' slots held and unused (a batch, slots ahead) may fill the window: asked back, then asked again,
+      // before a 429; once a second a key at most (one past its limit is refused at once meanwhile).
+      if (!askedBack && this.#source.askBack !== undefined && nowMs - state.askedBackAt >= ASK_BACK_EVERY_MS) {
+        askedBack = true;
+        state.askedBackAt = nowMs;
+        if (await this.#source.askBack(key).then(() => new Promise((resolve) => setTimeout(resolve, ASK_BACK_WAIT_MS, true)), () => false)) continue;
+      }
       return this.#decision(state, false, nowMs);
     }
+  }
+
+  /** Another instance found the key's window full: every slot of the key held here and unused goes back (see askBack). */
+  yieldKey(key: string, nowMs: number): void {
+    const lease = this.#leases.get(key);
+    if (lease === undefined) return;
+    lease.refusedAt = Math.max(lease.refusedAt, nowMs);
+    lease.releaseAll();
   }
 
   /** Gives back every slot `lease` holds in later ranges; they are asked for again only while the key leaves room (#roomAhead). */
@@ -378,10 +397,4 @@ export class LeasedWindowLimiter {
     const resetSeconds = Math.max(0, Math.ceil((freesAt - nowMs) / 1000));
     return { allowed, limit: this.limit, remaining, resetSeconds: allowed ? resetSeconds : Math.max(1, resetSeconds) };
   }
-}
-
-/** What a client may hear of the source's failure: its code (`ECONNREFUSED`); the message can name the database's host. */
-function shownFailure(failure: unknown): string {
-  const code = typeof failure === 'object' && failure !== null ? (failure as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code !== '' ? code : 'no answer';
 }

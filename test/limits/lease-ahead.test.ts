@@ -14,28 +14,28 @@ function input(fields: Partial<AheadInput> = {}): AheadInput {
 }
 
 describe('aheadWants', () => {
-  it('asks for the rest of the range under way and each range of the next 15 s: half again the key\'s rate, plus one', () => {
+  it('asks for the rest of the range under way and each range of the next 15 s: half again the key\'s rate, rounded up', () => {
     const { wants, aheadTo } = aheadWants(input());
-    // The rest of the range under way: 0.6 s at 7.5 a second, rounded up, plus one; then 8.5 rounded up, plus one.
-    assert.deepEqual(wants[0], { bucket: 6_000, want: 6, span: SPAN });
-    assert.ok(wants.slice(1).every((want) => want.want === 9 && want.span === SPAN), JSON.stringify(wants));
+    // The rest of the range under way: 0.6 s at 7.5 a second, rounded up; then 7.5 rounded up.
+    assert.deepEqual(wants[0], { bucket: 6_000, want: 5, span: SPAN });
+    assert.ok(wants.slice(1).every((want) => want.want === 8 && want.span === SPAN), JSON.stringify(wants));
     assert.deepEqual(wants.map((want) => want.bucket).slice(0, 3), [6_000, 6_006, 6_012]);
     assert.equal(aheadTo, Math.floor((1_000_400 + HORIZON_MS) / BUCKET_MS / SPAN) * SPAN);
     assert.equal(wants.length, 16);
   });
 
-  it('with margin 1 (a key at its limit) asks for the key\'s rate alone, plus one', () => {
-    assert.ok(aheadWants(input({ margin: 1 })).wants.slice(1).every((want) => want.want === 6));
+  it('with margin 1 (a key at its limit) asks for the key\'s rate alone', () => {
+    assert.ok(aheadWants(input({ margin: 1 })).wants.slice(1).every((want) => want.want === 5));
   });
 
   it('asks for no more than `most` a ms, whatever the rate (half the limit\'s: the rest is the other instances\')', () => {
-    assert.ok(aheadWants(input({ perMs: 40 / 1000 })).wants.slice(1).every((want) => want.want === 16));
+    assert.ok(aheadWants(input({ perMs: 40 / 1000 })).wants.slice(1).every((want) => want.want === 15));
   });
 
   it('tops up the ranges of the next 3 s to their whole share, later ones once a quarter short; once anything is asked for, every short range rides along', () => {
     const asked = aheadWants(input());
     const whole = new Map<number, number>(asked.wants.slice(1).map((want) => [want.bucket, want.want]));
-    const after = { aheadTo: asked.aheadTo, current: { start: 6_000, left: 6 } };
+    const after = { aheadTo: asked.aheadTo, current: { start: 6_000, left: 5 } };
     // One short 4 s ahead and later, nothing nearer: not asked for (a rate that wavers asks for no single slot).
     const later = new Map(whole);
     for (const bucket of [6_024, 6_030, 6_060]) later.set(bucket, whole.get(bucket)! - 1);
@@ -43,17 +43,17 @@ describe('aheadWants', () => {
     // One short 2 s ahead: asked for, and the later ones with it, each to its whole share.
     later.set(6_012, whole.get(6_012)! - 1);
     assert.deepEqual(aheadWants(input({ held: later, ...after })).wants, [{ bucket: 6_012, want: 1, span: SPAN }, { bucket: 6_024, want: 1, span: SPAN }, { bucket: 6_030, want: 1, span: SPAN }, { bucket: 6_060, want: 1, span: SPAN }]);
-    // Three short 10 s ahead (a quarter of its 9): asked for on its own.
+    // Two short 10 s ahead (a quarter of its 8): asked for on its own.
     const quarter = new Map(whole);
-    quarter.set(6_060, 9 - 3);
-    assert.deepEqual(aheadWants(input({ held: quarter, ...after })).wants, [{ bucket: 6_060, want: 3, span: SPAN }]);
+    quarter.set(6_060, 8 - 2);
+    assert.deepEqual(aheadWants(input({ held: quarter, ...after })).wants, [{ bucket: 6_060, want: 2, span: SPAN }]);
   });
 
   it('keeps the range under way at the share of what is left of it as the key uses it', () => {
     const asked = aheadWants(input());
     const held = new Map<number, number>(asked.wants.slice(1).map((want) => [want.bucket, want.want]));
-    assert.deepEqual(aheadWants(input({ held, aheadTo: asked.aheadTo, current: { start: 6_000, left: 6 } })).wants, []);
-    assert.deepEqual(aheadWants(input({ held, aheadTo: asked.aheadTo, current: { start: 6_000, left: 2 } })).wants, [{ bucket: 6_000, want: 4, span: SPAN }]);
+    assert.deepEqual(aheadWants(input({ held, aheadTo: asked.aheadTo, current: { start: 6_000, left: 5 } })).wants, []);
+    assert.deepEqual(aheadWants(input({ held, aheadTo: asked.aheadTo, current: { start: 6_000, left: 2 } })).wants, [{ bucket: 6_000, want: 3, span: SPAN }]);
   });
 
   it('with sub-windows of a second or more (ranges of one), leaves the sub-window under way to its own batch', () => {

@@ -330,12 +330,22 @@ describe('LeasedWindowLimiter with the database away', () => {
 
 describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, no 429 short of the limit)', () => {
   /** campus_rate in memory (grantsWithin), one source per instance, each of which can be cut off; leases answer after `delay`. */
-  function sharedRows(): { down: boolean[]; source(instance: number): LeaseSource; total(key: string, now: number): number } {
+  function sharedRows(): { down: boolean[]; source(instance: number): LeaseSource; total(key: string, now: number): number; limiters: LeasedWindowLimiter[]; now: number } {
     const rows = new Map<string, Held[]>();
     const down = [false, false, false];
-    return {
+    /** The instances asked back (as a NOTIFY reaches every listener): those the test puts here. */
+    const limiters: LeasedWindowLimiter[] = [];
+    const shared = {
       down,
-      source: (instance) => ({
+      limiters,
+      /** The time the instances asked back read (the test's clock). */
+      now: -Infinity,
+      source: (instance: number): LeaseSource => ({
+        askBack: (key) => {
+          if (down[instance]) return Promise.reject(new Error('ECONNREFUSED'));
+          setImmediate(() => limiters.forEach((limiter) => limiter.yieldKey(key, shared.now)));
+          return Promise.resolve();
+        },
         lease: (key, now, wants, limit, _spans, reserve) => {
           if (down[instance]) return Promise.reject(new Error('ECONNREFUSED'));
           const held = (rows.get(key) ?? []).filter((slot) => slot.bucket + slot.span > now - 60 && slot.count > 0);
@@ -355,8 +365,9 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
           return Promise.resolve();
         },
       }),
-      total: (key, now) => grantsWithin(rows.get(key) ?? [], now, [], Infinity).total,
+      total: (key: string, now: number) => grantsWithin(rows.get(key) ?? [], now, [], Infinity).total,
     };
+    return shared;
   }
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -457,6 +468,31 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
       assert.deepEqual(refused, []);
     });
   }
+
+  it('take() of a key steady at a fifth of its pace in turn over three instances, then as fast as it can: its whole limit, the others giving back what they held when asked', async () => {
+    const rows = sharedRows();
+    const limiters = [0, 1, 2].map((i) => new LeasedWindowLimiter({ limit: 60, windowMs: 10_000, source: rows.source(i) }));
+    rows.limiters.push(...limiters);
+    const start = 9_000_000;
+    const admitted: number[] = [];
+    let [clock, swept] = [start, start];
+    for (let n = 0; ; n++) {
+      // Each instance sweeps once a sub-window, as the app's timer does.
+      for (; swept + BUCKET_MS <= clock; ) {
+        swept += BUCKET_MS;
+        for (const limiter of limiters) await limiter.sweep(swept);
+        await settle();
+      }
+      rows.now = clock;
+      if (!(await limiters[n % 3]!.take('key_a', clock)).allowed) break;
+      admitted.push(clock);
+      await settle();
+      // 12 s at 1.2 a second (a fifth of 60 a 10 s), then one every 20 ms.
+      clock += clock - start < 12_000 ? 10_000 / 60 / 0.2 : 20;
+    }
+    // Before, the other instances' slots held ahead (for an outage) made the window full at the 38th.
+    assert.ok(admitted.filter((at) => at > clock - 10_000 - BUCKET_MS).length >= 60, `refused with ${admitted.filter((at) => at > clock - 10_000 - BUCKET_MS).length} of 60 in the window`);
+  });
 
   it('take() of a key that polled and then bursts admits its whole limit: the slots its instance leased ahead are given back for the burst', async () => {
     const rows = sharedRows();

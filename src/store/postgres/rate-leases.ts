@@ -30,6 +30,8 @@ export interface Held {
   count: number;
 }
 
+/** The NOTIFY channel on which an instance asks the others for a key's slots they hold unused. */
+const ASK_BACK = 'campus_rate_back';
 /** A range's slots are kept under the key, a unit separator and the range's length (keys hold no control character). */
 const RANGE = '\u001f';
 
@@ -96,6 +98,16 @@ export class RateLeaseTable {
     } catch (error) {
       if (!mayHaveRun(error)) throw error;
     }
+  }
+
+  /** Asks every instance for the slots of `key` it holds unused (a NOTIFY on ASK_BACK): a request found the window full. */
+  async askBack(key: string): Promise<void> {
+    await withTimeout(this.#db.query('SELECT pg_notify($1, $2)', [ASK_BACK, key]), 2_000, 'asking back rate-limit slots');
+  }
+
+  /** Calls `handler` with each key asked back by any instance, this one included, until the returned stop is called. */
+  onAskedBack(handler: (key: string) => void): Promise<() => Promise<void>> {
+    return this.#db.listen(ASK_BACK, handler, () => undefined);
   }
 
   /**
