@@ -32,6 +32,7 @@ export interface Held {
 
 /** The NOTIFY channel on which an instance asks the others for a key's slots they hold unused. */
 const ASK_BACK = 'campus_rate_back';
+const ASK_BACK_PER_SECOND = 20;
 /** A range's slots are kept under the key, a unit separator and the range's length (keys hold no control character). */
 const RANGE = '\u001f';
 
@@ -40,6 +41,8 @@ export class RateLeaseTable {
   readonly #db: Database;
   readonly #bucketsPerWindow: number;
   #failed: (error: unknown) => void = () => undefined;
+  /** The asks back sent in the current second. */
+  #asked = { second: 0, count: 0 };
 
   constructor(db: Database, bucketsPerWindow = 60) {
     this.#db = db;
@@ -100,8 +103,15 @@ export class RateLeaseTable {
     }
   }
 
-  /** Asks every instance for the slots of `key` it holds unused (a NOTIFY on ASK_BACK): a request found the window full. */
+  /**
+   * Asks every instance for the slots of `key` it holds unused (a NOTIFY on ASK_BACK): a request found the window full.
+   * At most ASK_BACK_PER_SECOND from this instance, whatever the keys (many addresses failing at once, say): past
+   * them it rejects, and the request is refused without asking.
+   */
   async askBack(key: string): Promise<void> {
+    const second = Math.floor(Date.now() / 1000);
+    if (this.#asked.second !== second) this.#asked = { second, count: 0 };
+    if (++this.#asked.count > ASK_BACK_PER_SECOND) throw new Error('slots asked back too often this second');
     await withTimeout(this.#db.query('SELECT pg_notify($1, $2)', [ASK_BACK, key]), 2_000, 'asking back rate-limit slots');
   }
 
