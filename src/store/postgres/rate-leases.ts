@@ -109,7 +109,7 @@ export class RateLeaseTable {
    * them it rejects, and the request is refused without asking.
    */
   async askBack(key: string): Promise<void> {
-    const second = Math.floor(Date.now() / 1000);
+    const second = Math.floor(performance.now() / 1000);
     if (this.#asked.second !== second) this.#asked = { second, count: 0 };
     if (++this.#asked.count > ASK_BACK_PER_SECOND) throw new Error('slots asked back too often this second');
     await withTimeout(this.#db.query('SELECT pg_notify($1, $2)', [ASK_BACK, key]), 2_000, 'asking back rate-limit slots');
