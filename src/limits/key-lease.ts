@@ -128,10 +128,19 @@ export class KeyLease {
   /** Every slot held: sub-window (or a range's first), count, and the range's length. */
   /** Gives back every slot held (another instance asked for them: its request found the window full); none is used after. */
   releaseAll(): void {
-    for (const [bucket, count, span] of this.held()) this.#giveBack(bucket, count, span);
+    for (const [bucket, count, span] of this.takeAll()) this.#giveBack(bucket, count, span);
+  }
+
+  /**
+   * Every slot held, no longer held: the caller gives them back. An ask of the key still waiting on this lease (the
+   * key dropped, the limiter closed) then finds nothing to give back a second time.
+   */
+  takeAll(): [number, number, number][] {
+    const held = this.held();
     this.left = 0;
     this.range = undefined;
     this.ahead = undefined;
+    return held;
   }
 
   held(): [number, number, number][] {

@@ -164,7 +164,7 @@ export class LeasedWindowLimiter {
   async close(): Promise<void> {
     const leases = [...this.#leases];
     this.#leases.clear();
-    await Promise.all(leases.flatMap(([key, lease]) => lease.held().map(([bucket, count, span]) => this.#giveBack(key, bucket, count, span))));
+    await Promise.all(leases.flatMap(([key, lease]) => lease.takeAll().map(([bucket, count, span]) => this.#giveBack(key, bucket, count, span))));
   }
 
   /**
@@ -375,7 +375,7 @@ export class LeasedWindowLimiter {
     if (this.#leases.size >= this.#maxKeys) {
       const [oldestKey, oldest] = this.#leases.entries().next().value!;
       this.#leases.delete(oldestKey);
-      for (const [bucket, count, span] of oldest.held()) void this.#giveBack(oldestKey, bucket, count, span);
+      for (const [bucket, count, span] of oldest.takeAll()) void this.#giveBack(oldestKey, bucket, count, span);
     }
     this.#leases.set(key, lease);
   }

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LeasedWindowLimiter, type LeaseSource, type Want } from '../../src/limits/leased-window.js';
+import type { LimitDecision } from '../../src/limits/sliding-window.js';
 import { connect } from '../../src/store/postgres/client.js';
 import { grantsWithin, RateLeaseTable, type Held } from '../../src/store/postgres/rate-leases.js';
 import { migrateSchema } from '../../src/store/postgres/schema.js';
@@ -618,4 +619,51 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
     await assert.rejects(async () => limiter.take('key_b', now + 100), /did not answer a moment ago/);
     assert.equal(calls, 3);
   });
+});
+
+describe('LeasedWindowLimiter dropping a key whose lease is being asked for', () => {
+  for (const how of ['dropped for another key (maxKeys)', 'closed'] as const) {
+    it(`gives back what it held once when ${how} while an ask of it waits, never more than it was granted`, async () => {
+      // A source on grantsWithin counting, per row, what it granted and what came back; once `full`, it grants nothing,
+      // and once `armed`, its next lease waits for `release`.
+      const held: Held[] = [];
+      const granted = new Map<string, number>();
+      const back = new Map<string, number>();
+      let [full, armed] = [false, false];
+      let release: (() => void) | undefined;
+      const source: LeaseSource = {
+        lease: async (_key, now, wants, limit, _spans, reserve) => {
+          if (armed && release === undefined) await new Promise<void>((resolve) => (release = resolve));
+          const result: { granted: number[]; total: number; used: number; usedOver: number } = full ? { granted: wants.map(() => 0), total: limit, used: 0, usedOver: 0 } : grantsWithin(held, now, wants, limit, 60, reserve);
+          wants.forEach((want, i) => granted.set(`${want.bucket}/${want.span ?? 1}`, (granted.get(`${want.bucket}/${want.span ?? 1}`) ?? 0) + result.granted[i]!));
+          return { ...result, oldest: undefined };
+        },
+        giveBack: async (_key, bucket, count, span = 1) => {
+          back.set(`${bucket}/${span}`, (back.get(`${bucket}/${span}`) ?? 0) + count);
+        },
+      };
+      let now = 1_000_000_000;
+      const limiter = new LeasedWindowLimiter({ limit: 1000, windowMs: 30_000, maxBatch: 2, maxKeys: 1, source, clock: () => now });
+      // Steady: slots are leased ahead for an outage.
+      for (let n = 0; n < 40; n++) {
+        now += 500;
+        assert.equal((await limiter.take('key_a', now)).allowed, true);
+      }
+      // The window full: the key's next request without a slot asks, and its second lease waits.
+      full = true;
+      let decision: LimitDecision | Promise<LimitDecision> | undefined;
+      for (let n = 0; n < 2_000 && !(decision instanceof Promise); n++) decision = limiter.take('key_a', ++now);
+      armed = true;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.ok(release !== undefined, 'a lease of the key waits');
+      if (how === 'closed') void limiter.close();
+      else void Promise.resolve(limiter.take('key_b', now)).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      release();
+      await decision;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      // Given back twice, a row shared by every instance would lose slots others were granted and used.
+      assert.deepEqual([...back].filter(([row, count]) => count > (granted.get(row) ?? 0)), []);
+    });
+  }
 });

@@ -41,8 +41,8 @@ export class RateLeaseTable {
   readonly #db: Database;
   readonly #bucketsPerWindow: number;
   #failed: (error: unknown) => void = () => undefined;
-  /** The asks back sent in the current second. */
-  #asked = { second: 0, count: 0 };
+  /** The asks back sent in the current second, by kind of key. */
+  readonly #asked = new Map<string, { second: number; count: number }>();
 
   constructor(db: Database, bucketsPerWindow = 60) {
     this.#db = db;
@@ -105,13 +105,16 @@ export class RateLeaseTable {
 
   /**
    * Asks every instance for the slots of `key` it holds unused (a NOTIFY on ASK_BACK): a request found the window full.
-   * At most ASK_BACK_PER_SECOND from this instance, whatever the keys (many addresses failing at once, say): past
-   * them it rejects, and the request is refused without asking.
+   * At most ASK_BACK_PER_SECOND from this instance for each kind of key (its first four characters: `key_` for an API
+   * key, `auth` for an address's failures), whatever the keys: past them it rejects, and the request is refused without
+   * asking. Many addresses failing at once so never spend what API keys at their limit ask with.
    */
   async askBack(key: string): Promise<void> {
     const second = Math.floor(performance.now() / 1000);
-    if (this.#asked.second !== second) this.#asked = { second, count: 0 };
-    if (++this.#asked.count > ASK_BACK_PER_SECOND) throw new Error('slots asked back too often this second');
+    const kind = key.slice(0, 4);
+    const asked = this.#asked.get(kind);
+    if (asked === undefined || asked.second !== second) this.#asked.set(kind, { second, count: 1 });
+    else if (++asked.count > ASK_BACK_PER_SECOND) throw new Error('slots asked back too often this second');
     await withTimeout(this.#db.query('SELECT pg_notify($1, $2)', [ASK_BACK, key]), 2_000, 'asking back rate-limit slots');
   }
 

@@ -77,7 +77,7 @@ describe('campus_rate over time', { skip, timeout: 60_000 }, () => {
 });
 
 describe('RateLeaseTable.askBack()', { skip, timeout: 30_000 }, () => {
-  it('reaches every instance listening, itself included, and sends at most 20 a second, whatever the keys', async () => {
+  it('reaches every instance listening, itself included, and sends at most 20 a second of each kind, whatever the keys', async () => {
     const url = await postgres.database('rate_ask_back');
     const [one, two] = [await connect(url), await connect(url)];
     try {
@@ -86,14 +86,14 @@ describe('RateLeaseTable.askBack()', { skip, timeout: 30_000 }, () => {
       const tables = [new RateLeaseTable(one), new RateLeaseTable(two)];
       const stops = await Promise.all(tables.map((table, i) => table.onAskedBack((key) => heard[i]!.push(key))));
       try {
-        await tables[0]!.askBack('key_a');
         const asked = await Promise.allSettled(Array.from({ length: 30 }, (_, n) => tables[0]!.askBack(`auth 10.0.0.${n}`)));
         const sent = asked.filter((outcome) => outcome.status === 'fulfilled').length;
-        // 20 a second: those of this second (1 + 30 asked, the second may turn over once between them).
-        assert.ok(sent >= 19 && sent <= 30 - 9, `${sent} of 30 sent`);
+        assert.equal(sent, 20, 'the 30 are asked in one turn of the event loop: 20 of them go');
+        // An API key still asks: the addresses' asks spend their own budget.
+        await tables[0]!.askBack('key_a');
         const deadline = Date.now() + 5_000;
         while (heard.some((keys) => keys.length < 1 + sent) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-        for (const keys of heard) assert.equal(keys[0], 'key_a');
+        for (const keys of heard) assert.equal(keys.at(-1), 'key_a');
         assert.deepEqual(heard.map((keys) => keys.length), [1 + sent, 1 + sent]);
       } finally {
         await Promise.all(stops.map((stop) => stop()));
