@@ -153,6 +153,7 @@ export class DeliveryLane {
       this.state.url = input.url!;
       const inFlight = this.#inFlight;
       this.#inFlight = undefined;
+      this.#whenIdle?.();
       inFlight?.abort('the webhook was given another url');
     }
     if (input.events !== undefined) this.state.events = input.events;

@@ -34,6 +34,8 @@ export class SharedWebhooks {
   #timer: unknown;
   /** Fires when the leases held here may be about to lapse (no renewal came back in time): delivery here stops. */
   #watchdog: unknown;
+  /** When the last renewal that came back was sent (elapsed time); -Infinity before the first. */
+  #renewedAt = -Infinity;
   #ticking: Promise<void> | undefined;
   /** Webhooks deleted here that a tick in flight may still return: never taken up again. */
   readonly #deleted = new Set<string>();
@@ -158,8 +160,9 @@ export class SharedWebhooks {
     this.#deps.clock.clearTimeout(this.#timer);
     await this.#ticking;
     this.#deps.clock.clearTimeout(this.#watchdog);
-    // An attempt on the wire gets a third of a lease for its answer: the lease, renewed at most a tick ago, outlasts it.
-    await this.#service.close(this.#leaseMs / 3);
+    // An attempt on the wire may wait for its answer until the watchdog would have stopped it (2/3 of a lease after the
+    // last renewal was sent, at most a third of a lease): the lease outlasts the wait, as it outlasts delivery.
+    await this.#service.close(Math.max(0, Math.min(this.#leaseMs / 3, this.#renewedAt + (this.#leaseMs * 2) / 3 - elapsedOn(this.#deps.clock))));
     await this.#deps.table.release(this.#owner).catch((error: unknown) => this.#deps.logger.warn('could not give up the leases of webhooks on stop; other instances take them over once they lapse', { reason: (error as Error).message }));
   }
 
@@ -209,6 +212,7 @@ export class SharedWebhooks {
    * a renewal comes back meanwhile, well before they can lapse there, so two instances never deliver one webhook together.
    */
   #watch(sentAt: number): void {
+    this.#renewedAt = sentAt;
     this.#deps.clock.clearTimeout(this.#watchdog);
     this.#watchdog = this.#deps.clock.setTimeout(() => {
       this.#watchdog = undefined;
