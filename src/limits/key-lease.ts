@@ -125,7 +125,6 @@ export class KeyLease {
     }
   }
 
-  /** Every slot held: sub-window (or a range's first), count, and the range's length. */
   /** Gives back every slot held (another instance asked for them: its request found the window full); none is used after. */
   releaseAll(): void {
     for (const [bucket, count, span] of this.takeAll()) this.#giveBack(bucket, count, span);
@@ -143,6 +142,7 @@ export class KeyLease {
     return held;
   }
 
+  /** Every slot held: sub-window (or a range's first), count, and the range's length. */
   held(): [number, number, number][] {
     const held: [number, number, number][] = this.left > 0 ? [[this.bucket, this.left, 1]] : [];
     if (this.range !== undefined && this.range.left > 0) held.push([this.range.start, this.range.left, this.#span]);

@@ -22,7 +22,7 @@ export const MOST_AHEAD = 0.5;
  * Slots held ahead, by all instances together, leave this share of the limit free in any window (the source grants no
  * more), for the key's requests now; and a key whose pace over all instances passes AHEAD_PACE of its limit a window
  * gets no slot ahead (unless its window's room lasts it long). What it uses and what is held ahead then fit under its
- * limit together: slots held ahead on one instance never refuse a request of a key under its limit on another.
+ * limit together, so slots held ahead on one instance do not refuse a request of a steady key under its limit on another.
  */
 export const AHEAD_RESERVE = 0.2;
 export const AHEAD_PACE = 0.6;
@@ -53,8 +53,7 @@ export interface AheadInput {
 
 /**
  * The ranges to ask for: those of the next HORIZON_MS, each its share of the key's rate here times MARGIN (rounded up;
- * never more than `most` a ms; MARGIN covers requests that come unevenly: one more a range held a third of a small
- * limit ahead over three instances, and left too little for their outage). A range is asked
+ * never more than `most` a ms; MARGIN also covers requests that come unevenly). A range is asked
  * for once as it enters the horizon (short ranges, several at once, once less than COVERED_MS is held ahead), and
  * topped up as its share grows (a key that started a moment ago, or got busier; every range short of its share
  * whenever one is asked for), so that what is held ahead follows the key's rate rather than its first second.

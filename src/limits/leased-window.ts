@@ -210,12 +210,12 @@ export class LeasedWindowLimiter {
   }
 
   /**
-   * True when slots held ahead cannot cost the key a request: it keeps within its limit at its rate here, or what its
-   * window has left (besides this instance's slots) lasts it LASTING_MS at that rate, so what is held ahead (HORIZON_MS)
-   * is used up before the window fills. A key on course for its limit sooner gets no slot ahead: slots held ahead then
-   * fill its window before the limit, and requests are refused early (a burst of 20 on a limit of 20 a minute over
-   * three instances met 429 at the 9th; the failed-authentication throttle, at the 91st), while it is refused soon
-   * anyway. An instance's own slots ahead are given back when the window is full (#ask); other instances' are not seen.
+   * True when slots held ahead cannot cost the key a request: its pace over all instances stays within AHEAD_PACE of
+   * its limit, or what its window has left (besides this instance's slots) lasts it LASTING_MS at that pace, so what is
+   * held ahead (HORIZON_MS) is used up before the window fills. A key on course for its limit sooner gets no slot ahead:
+   * slots held ahead then fill its window before the limit, and requests are refused early (a burst of 20 on a limit of
+   * 20 a minute over three instances met 429 at the 9th; the failed-authentication throttle, at the 91st). Before a 429
+   * an instance gives back its own slots ahead, and asks the others for theirs (#ask).
    */
   #roomAhead(lease: KeyLease, nowMs: number): boolean {
     // Refused lately: at its limit, its slots come back as fast as it uses them, and one held ahead is a refusal now.
