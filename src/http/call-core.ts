@@ -2,6 +2,7 @@
 // turned into the JSON 500 every response's headers come with.
 import { randomUUID } from 'node:crypto';
 import { errorBody, ApiError, INTERNAL_MESSAGE } from './errors.js';
+import { loggedRequestId } from './redact-keys.js';
 import { JSON_TYPE } from './route.js';
 import type { Logger } from '../log/logger.js';
 import type { CoreHandler, CoreResponse, PlainRequest } from './types.js';
@@ -12,27 +13,32 @@ export function callCore(handle: CoreHandler, request: PlainRequest, logger: Log
   try {
     result = handle(request);
   } catch (error) {
-    logger.error('core threw', { error: String(error) });
-    result = internalError();
+    result = internalFailure(logger, 'core threw', error);
   }
   if (result instanceof Promise) {
     result.then(
       (response) => to.respond(response),
-      (error: unknown) => {
-        logger.error('core threw', { error: String(error) });
-        to.respond(internalError());
-      },
+      (error: unknown) => to.respond(internalFailure(logger, 'core threw', error)),
     );
   } else {
     to.respond(result);
   }
 }
 
+/**
+ * Logs `error` with its stack under the request id of the 500 it returns, so that the id a client reports finds the
+ * details, as the 500's message says.
+ */
+export function internalFailure(logger: Logger, message: string, error: unknown, requestId: string = randomUUID()): CoreResponse {
+  logger.error(message, { request_id: loggedRequestId(requestId), error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  return internalError(requestId);
+}
+
 /** The 500 sent if the core itself fails: still a JSON error with the headers every response carries. */
-export function internalError(): CoreResponse {
+export function internalError(requestId: string = randomUUID()): CoreResponse {
   return {
     status: 500,
-    headers: { 'API-Version': '1.0', 'X-Request-Id': randomUUID(), 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' },
+    headers: { 'API-Version': '1.0', 'X-Request-Id': requestId, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' },
     body: errorBody(new ApiError('internal', INTERNAL_MESSAGE)),
   };
 }

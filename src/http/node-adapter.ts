@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES } from './body.js';
 import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE } from './errors.js';
-import { callCore, internalError } from './call-core.js';
+import { callCore, internalError, internalFailure } from './call-core.js';
 import { headerFault, headerLines } from './header-fault.js';
 import { logRequest } from './request-log.js';
 import { parserFault } from './parser-fault.js';
@@ -145,8 +145,8 @@ class Exchange {
       send(res, request, response, listener.isDraining());
     } catch (error) {
       // A header value node refuses would otherwise throw out of the listener and stop the process.
-      listener.logger.error('response failed', { error: String(error) });
-      if (!res.headersSent) send(res, request, internalError());
+      const failed = internalFailure(listener.logger, 'response failed', error, response.headers['X-Request-Id']);
+      if (!res.headersSent) send(res, request, failed);
       else res.destroy();
     }
     if (listener.logRequests) logRequest(listener.logger, request, response, this.started);
