@@ -13,10 +13,10 @@ import type { PlainRequest } from './http/types.js';
 import { answerClientError, toNodeListener } from './http/node-adapter.js';
 import { UnfinishedBodies } from './http/unfinished-bodies.js';
 import { StallGuard } from './lib/stall-guard.js';
-import { AUTH_FAILURE_PREFIX, createPipeline, type CoreResponse } from './pipeline.js';
+import { createPipeline, type CoreResponse } from './pipeline.js';
 import { KEY_ID_PREFIX } from './auth/api-key.js';
 import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-registry.js';
-import { SlidingWindowLimiter } from './limits/sliding-window.js';
+import { BUCKETS_PER_WINDOW, SlidingWindowLimiter } from './limits/sliding-window.js';
 import { restoreLimits, saveLimits } from './limits/saved-limits.js';
 import { LeasedWindowLimiter } from './limits/leased-window.js';
 import { AuthFailureThrottle, leasedAuthFailures } from './limits/auth-failures.js';
@@ -41,8 +41,9 @@ import { openApiDocument } from './openapi/document.js';
 import { CONSOLE_DIR, loadConsoleAssets, withConsoleSettings } from './console/console-assets.js';
 import { consolePathHeaders, consoleRoutes, isConsolePattern } from './console/console-routes.js';
 import { silentLogger } from './log/logger.js';
-import { ROLES, type Principal, type Role } from './auth/principal.js';
-import { email, Problem, text } from './events/checks.js';
+import type { Principal, Role } from './auth/principal.js';
+import { checkKeyOwner } from './auth/key-owner.js';
+import { Problem } from './lib/checks.js';
 import { openWebhooks, type WebhookInternals } from './webhooks/open-webhooks.js';
 import { checkAppOptions, type AppOptions } from './app-options.js';
 
@@ -233,11 +234,11 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   // On PostgreSQL the limit counts over every instance: slots are leased from the database in batches.
   const leased = postgres === undefined ? undefined : new LeasedWindowLimiter({ limit: rateLimit, windowMs: rateWindow * 1000, source: postgres.rateLeases, clock: now, keyPrefix: KEY_ID_PREFIX });
   // And so do failed authentications, per address: 100 in 15 minutes over all instances (API.md §6, §12).
-  const leasedFailures = postgres === undefined ? undefined : leasedAuthFailures(postgres.rateLeases, now, AUTH_FAILURE_PREFIX);
+  const leasedFailures = postgres === undefined ? undefined : leasedAuthFailures(postgres.rateLeases, now);
   const sweep = leased === undefined ? undefined : setInterval(() => {
     void leased.sweep(now());
     void leasedFailures?.sweep(now());
-  }, Math.min(1000, (rateWindow * 1000) / 60));
+  }, Math.min(1000, (rateWindow * 1000) / BUCKETS_PER_WINDOW));
   sweep?.unref();
   // On several instances, one that stood still (SIGSTOP, a paused VM) catches up before it answers again.
   const stalls = postgres === undefined ? undefined : new StallGuard({ catchUp: () => Promise.all([postgres.catchUp(), keys.refresh()]) });
@@ -265,6 +266,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     logger,
     now: limitNow,
     rateWindowSeconds: rateWindow,
+    requestIdPrefix: randomBytes(4).reduce((number, byte) => number * 256 + byte, 0).toString(36),
     basePath,
     pathHeaders: consoleAssets === undefined ? undefined : consolePathHeaders,
   });
@@ -287,7 +289,9 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
     async createKey(owner) {
       // As every request after close() gets 503: a closed app no longer holds its folder, so it writes no key there.
       if (closing !== undefined) throw new Error('createKey: the app is closed; open it again (or use campus-events-cli keys create) to make a key');
-      const { record, secret } = await keys.create(checkedOwner(owner), { randomBytes, now });
+      const checked = checkKeyOwner(owner);
+      if (checked instanceof Problem) throw new TypeError(`createKey: ${checked.message}`);
+      const { record, secret } = await keys.create(checked, { randomBytes, now });
       return { id: record.id, key: secret, name: record.name, email: record.email, role: record.role };
     },
     close() {
@@ -312,17 +316,6 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
 
 /** The owner of the admin key a new folder (or a memory app) starts with. */
 const FIRST_ADMIN = { name: 'Administrator', email: 'admin@campus.local', role: 'admin' } as const;
-
-/** The owner of a key createKey may make: a name, an e-mail address and a role, each checked as the CLI does. */
-function checkedOwner(owner: KeyOwner): { name: string; email: string; role: Role } {
-  const name = text({ min: 1, max: 200, trim: true })(owner.name, 'name');
-  if (name instanceof Problem) throw new TypeError(`createKey: ${name.message}`);
-  const address = email(owner.email, 'email');
-  if (address instanceof Problem) throw new TypeError(`createKey: ${address.message}`);
-  const role = owner.role ?? 'organizer';
-  if (!(ROLES as readonly string[]).includes(role)) throw new TypeError(`createKey: role must be one of ${ROLES.join(', ')}, got "${String(role)}"`);
-  return { name, email: address, role };
-}
 
 /** Benchmark only: the route with no key and no rate limit, its handler acting as an admin. */
 function withoutAuth(route: Route): Route {

@@ -6,8 +6,8 @@ import { becomeOwnerOf } from './lib/fs/folder-owner.js';
 import path from 'node:path';
 import { createKey } from './auth/key-registry.js';
 import { readKeys, updateKeys } from './auth/key-file.js';
-import { ROLES, type Role } from './auth/principal.js';
-import { email as emailCheck, Problem, text } from './events/checks.js';
+import { checkKeyOwner } from './auth/key-owner.js';
+import { Problem } from './lib/checks.js';
 import { backupLog } from './store/file/log-backup.js';
 import { LogDamageError } from './store/file/log-damage-error.js';
 import { compactionTempFile } from './store/file/log-compaction.js';
@@ -138,17 +138,14 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
     case 'keys create': {
       allowOnly(parsed, COMMAND_FLAGS[command]!, 2);
       // A wrong argument is a usage error (exit 2) wherever the command runs: checked before the folder.
-      const name = text({ min: 1, max: 200, trim: true })(stringOption(parsed, '--name'), '--name');
-      const email = emailCheck(stringOption(parsed, '--email'), '--email');
-      if (name instanceof Problem) throw new UsageError(stringOption(parsed, '--name') === undefined ? '--name is required' : name.message);
-      if (email instanceof Problem) throw new UsageError(stringOption(parsed, '--email') === undefined ? '--email is required' : email.message);
-      const role = stringOption(parsed, '--role') ?? 'organizer';
-      if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}, got "${role}"`);
+      const given = { name: stringOption(parsed, '--name'), email: stringOption(parsed, '--email'), role: stringOption(parsed, '--role') };
+      const owner = checkKeyOwner(given, { name: '--name', email: '--email', role: '--role' });
+      // The problem's field is the flag at fault.
+      if (owner instanceof Problem) throw new UsageError(stringOption(parsed, owner.field) === undefined ? `${owner.field} is required` : owner.message);
       if (database === undefined) {
         requireDataDir(dataDir);
         becomeFolderOwner(dataDir);
       }
-      const owner = { name, email, role: role as Role };
       const { record, secret } = database === undefined ? await createKey(dataDir, owner, { randomBytes, now: Date.now }) : await createDatabaseKey(database, owner);
       if (json) {
         const { hash: _hash, ...shown } = record;

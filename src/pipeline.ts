@@ -8,19 +8,13 @@ import { loggedRequestId, redactKeys } from './http/redact-keys.js';
 import { checkQueryEncoding, firstParameterName } from './http/query-string.js';
 import type { CorsPolicy } from './http/cors.js';
 import { canEver, forbiddenMessage, type Principal } from './auth/principal.js';
+import { bearerSecret, heldAddress, queryKey, unauthorized } from './auth/credentials.js';
 import type { KeyRegistry } from './auth/key-registry.js';
 import type { LimitDecision } from './limits/sliding-window.js';
-import type { AuthFailureThrottle } from './limits/auth-failures.js';
+import { AUTH_FAILURE_PREFIX, type AuthFailureThrottle } from './limits/auth-failures.js';
+import type { RateLimiter } from './limits/rate-limiter.js';
 import { addressKey } from './limits/address.js';
 import type { Logger } from './log/logger.js';
-
-/** The per-key rate limit: in memory (SlidingWindowLimiter), or over several instances (LeasedWindowLimiter), whose `take` may ask a database. */
-export interface RateLimiter {
-  readonly limit: number;
-  take(key: string, nowMs: number): LimitDecision | Promise<LimitDecision>;
-  peek(key: string, nowMs: number): LimitDecision;
-  refund(key: string, nowMs: number): void;
-}
 
 export interface PipelineDeps {
   router: Router<Route>;
@@ -38,6 +32,8 @@ export interface PipelineDeps {
   now: () => number;
   /** Window length in seconds, for the RateLimit-Policy header. */
   rateWindowSeconds: number;
+  /** What this process's own request ids start with (`PREFIX-1`, `PREFIX-2`…): not a secret, it tells processes apart in logs. */
+  requestIdPrefix: string;
   /** A path prefix the API is mounted under in a host application, e.g. `/api/campus`; '' for none. */
   basePath?: string;
   /** A wait before any request is handled (an instance that stood still catching up: StallGuard), or undefined. */
@@ -59,9 +55,6 @@ interface Pending {
 }
 
 export type { CoreResponse } from './http/types.js';
-
-/** What the shared throttle's keys start with: an address's failed authentications are counted under `auth ADDRESS`. */
-export const AUTH_FAILURE_PREFIX = 'auth ';
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
 
@@ -88,7 +81,7 @@ export function createPipeline(deps: PipelineDeps): {
 } {
   const { router, keys, limiter, authFailures, cors, logger, now } = deps;
   const basePath = (deps.basePath ?? '').replace(/\/+$/, '');
-  const idPrefix = Math.floor(Math.random() * 2 ** 32).toString(36); // not a secret: only distinguishes processes in logs
+  const idPrefix = deps.requestIdPrefix;
   let requestCount = 0;
   let draining = false;
 
@@ -147,10 +140,10 @@ export function createPipeline(deps: PipelineDeps): {
       if (principal === undefined && secret !== undefined && keys.mayBeNew(secret)) {
         return keys.lookAgain().then(() => {
           const found = keys.lookup(secret);
-          return usable(found) ? proceed(pending, found) : refusal(pending, secret, fromQuery !== undefined);
+          return usable(found) ? proceed(pending, found) : refuseKey(pending, secret, fromQuery !== undefined);
         }, (error: unknown) => fail(error, headers, undefined, request));
       }
-      return refusal(pending, secret, fromQuery !== undefined);
+      return refuseKey(pending, secret, fromQuery !== undefined);
     } catch (error) {
       // A browser asks before a request it may not send. Refused, the page reads only "CORS error"; let through, the
       // request itself gets its answer (a 404 for a mistyped path, a 400 for a bad query), which the page can read.
@@ -275,67 +268,39 @@ export function createPipeline(deps: PipelineDeps): {
     return finish(result, headers, keyId);
   }
 
-  function refusal(pending: Pending, secret: string | undefined, inQuery = false): CoreResponse | Promise<CoreResponse> {
+  /**
+   * Answers a request without a good key: the 429 while its address is held by the throttle on failed authentications,
+   * else the failure is counted (over every instance, with `sharedAuthFailures`) and the answer is the 401.
+   */
+  function refuseKey(pending: Pending, secret: string | undefined, inQuery = false): CoreResponse | Promise<CoreResponse> {
     const failed = (error: unknown): CoreResponse => fail(error, pending.headers, undefined, pending.request);
+    const refuse = (shared: LimitDecision | undefined): never => {
+      const at = now();
+      throwIfHeld(pending.request, at, shared);
+      authFailures.recordFailure(pending.request.remoteAddress, at);
+      throw unauthorized(pending.request, secret, inQuery);
+    };
     try {
       const at = now();
-      throwIfBlocked(pending.request, at);
+      throwIfHeld(pending.request, at);
       const shared = deps.sharedAuthFailures?.take(`${AUTH_FAILURE_PREFIX}${addressKey(pending.request.remoteAddress)}`, at);
-      if (shared instanceof Promise) {
-        return shared.then((decision) => {
-          try {
-            return refuse(pending.request, secret, inQuery, decision);
-          } catch (error) {
-            return failed(error);
-          }
-        }, failed);
-      }
-      return refuse(pending.request, secret, inQuery, shared);
+      if (!(shared instanceof Promise)) return refuse(shared);
+      return shared.then((decision) => {
+        try {
+          return refuse(decision);
+        } catch (error) {
+          return failed(error);
+        }
+      }, failed);
     } catch (error) {
       return failed(error);
     }
   }
 
-  /** The key of an `Authorization: Bearer` header (the scheme in any case), or undefined. */
-  function bearerSecret(request: PlainRequest): string | undefined {
-    const header = request.headers.authorization;
-    return header !== undefined && header.length > 7 && header.slice(0, 7).toLowerCase() === 'bearer ' ? header.slice(7).trim() : undefined;
-  }
-
-  /** The `key` query parameter of a route that takes one (undefined when absent); 400 when given twice or beside an Authorization header. */
-  function queryKey(request: PlainRequest, query: string): string | undefined {
-    if (query === '') return undefined;
-    const values = new URLSearchParams(query).getAll('key');
-    if (values.length === 0) return undefined;
-    if (values.length > 1) throw new ApiError('bad_request', 'Query parameter key is given more than once.');
-    if (request.headers.authorization !== undefined) {
-      throw new ApiError('bad_request', 'The request sends a key both in the Authorization header and as ?key=; send exactly one.');
-    }
-    return values[0]!;
-  }
-
-  /** Answers a request without a good key: 401, or 429 once its address has failed too often. */
-  function throwIfBlocked(request: PlainRequest, at: number, shared?: LimitDecision): void {
+  /** Throws the 429 while `request`'s address is held: by this instance's count, or by every instance's (`shared` refused). */
+  function throwIfHeld(request: PlainRequest, at: number, shared?: LimitDecision): void {
     const blocked = shared === undefined || shared.allowed ? authFailures.isBlocked(request.remoteAddress, at) : { blocked: true, retryAfterSeconds: shared.resetSeconds };
-    if (blocked.blocked) {
-      throw new ApiError('rate_limited', `This address is held by the per-address throttle for failed authentications: more than ${authFailures.maxFailures} requests without a valid key in 15 minutes; retry in ${blocked.retryAfterSeconds} s (a valid key is never held by it).`, {
-        headers: { 'Retry-After': String(blocked.retryAfterSeconds), 'Cache-Control': 'no-store' },
-      });
-    }
-  }
-
-  function refuse(request: PlainRequest, secret: string | undefined, inQuery: boolean, shared: LimitDecision | undefined): never {
-    const at = now();
-    throwIfBlocked(request, at, shared);
-    authFailures.recordFailure(request.remoteAddress, at);
-    const challenge = secret === undefined ? 'Bearer realm="campus-events"' : 'Bearer realm="campus-events", error="invalid_token"';
-    // The same message for every refused ?key=, so the answer tells nothing about which keys exist.
-    const message = secret === undefined
-      ? `This endpoint needs an API key: send Authorization: Bearer <key>.${/[?&]key=/.test(request.target) ? ' Only the calendar feed (/events.ics) takes a key in ?key=, and only a feed key.' : ''}`
-      : inQuery
-        ? 'The key in ?key= is not accepted: it is unknown, revoked, or not of role feed (only a feed key may be sent in a URL; send any other key as Authorization: Bearer <key>).'
-        : 'The API key is not valid: it is unknown or revoked.';
-    throw new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': challenge } });
+    if (blocked.blocked) throw heldAddress(authFailures.maxFailures, blocked.retryAfterSeconds);
   }
 
   function takeSlot(principal: Principal, headers: Record<string, string>): void | Promise<void> {

@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       compactMinBytes: config.compactMinBytes,
       console: config.console,
       timeZone: config.timeZone,
-      store: config.store === 'file' ? 'file' : config.store,
+      store: config.store,
       webhookHosts: config.webhookHosts,
       approval: config.approval,
       logger,

@@ -1,6 +1,7 @@
 // The console's routes (API.md §10): `/` redirects to it, `/console/` and its files need no key and carry strict headers.
 import { ApiError } from '../http/errors.js';
 import type { HandlerResult, RequestContext, Route } from '../http/route.js';
+import { matchesNoneMatch } from '../http/conditional.js';
 import type { ConsoleAssets } from './console-assets.js';
 
 /**
@@ -65,13 +66,6 @@ function serve(assets: ConsoleAssets, name: string, context: RequestContext): Ha
     throw new ApiError('not_found', `The console has no file "${name.slice(0, 100)}".${why}`, { headers: { ...CONSOLE_HEADERS } });
   }
   const headers = { ...CONSOLE_HEADERS, 'Cache-Control': 'no-cache', ETag: asset.etag };
-  if (noneMatch(context.request.headers['if-none-match'], asset.etag)) return { status: 304, body: null, headers };
+  if (matchesNoneMatch(context.request.headers['if-none-match'], asset.etag)) return { status: 304, body: null, headers };
   return { status: 200, body: asset.body, headers: { ...headers, 'Content-Type': asset.contentType } };
-}
-
-/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/"x"` matches `"x"`, and `*` matches any. */
-function noneMatch(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }

@@ -15,6 +15,8 @@ import { maySee, movedStatus, type ApprovalMode } from './publishing.js';
 import type { ParsedListQuery } from './list-query.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
 import type { IdempotencyEntry } from '../store/views/idempotency-table.js';
+import { clip } from '../lib/clip.js';
+import { matchesIfMatch, matchesNoneMatch } from '../http/conditional.js';
 
 export interface EventHandlerDeps {
   store: EventStore;
@@ -196,31 +198,14 @@ export function checkAccess(current: StoredEvent | undefined, id: string, princi
   }
   const ifMatch = context.request.headers['if-match'];
   if (ifMatch !== undefined && !matchesIfMatch(ifMatch, etagOf(current))) {
-    throw new ApiError('precondition_failed', `If-Match ${clip(ifMatch)} does not match the current ETag ${etagOf(current)} of event "${id}"; read it again and retry.`);
+    throw new ApiError('precondition_failed', `If-Match ${clip(ifMatch, 80)} does not match the current ETag ${etagOf(current)} of event "${id}"; read it again and retry.`);
   }
   return toRecord(current);
 }
 
 /** The 404 of an event id (unknown, or a draft the caller may not see). */
 export function notFound(id: string): ApiError {
-  return new ApiError('not_found', `No event has id "${clip(id)}".`);
-}
-
-/** If-Match uses the strong comparison: weak tags never match; `*` matches any current event. */
-function matchesIfMatch(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim() === etag);
-}
-
-/** If-None-Match uses the weak comparison: `W/"x"` matches `"x"`. */
-export function matchesNoneMatch(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
-function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return new ApiError('not_found', `No event has id "${clip(id, 80)}".`);
 }
 
 export type { HandlerResult };

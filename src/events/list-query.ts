@@ -5,6 +5,7 @@ import type { ListQuery } from '../store/event-store.js';
 import { ApiError } from '../http/errors.js';
 import { queryWords } from '../search/search-words.js';
 import { startOfDay } from '../lib/time-zone.js';
+import { clip } from '../lib/clip.js';
 
 const DAY_MS = 86_400_000;
 
@@ -112,7 +113,6 @@ function seriesIdParameter(value: string): string {
   return value;
 }
 
-
 /** The words of `q`: 1–200 characters holding at least one word. */
 function searchQuery(value: string): string[] {
   const length = [...value].length;
@@ -137,8 +137,4 @@ function dateParameter(name: string, value: string): number {
     throw new ApiError('bad_request', `Query parameter ${name} must be a real date YYYY-MM-DD between 1970 and 9999, got "${clip(value)}".`);
   }
   return ms;
-}
-
-function clip(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -6,7 +6,7 @@ import { writeAnyEvent } from '../series/occurrence-writes.js';
 import type { EventRecord } from './event.js';
 import { etagOf } from './event-etag.js';
 import { checkAccess } from './handlers.js';
-import { text, Problem } from './checks.js';
+import { text, Problem } from '../lib/checks.js';
 import { notPending } from './publishing.js';
 
 /** A reviewer's reason: 1–500 characters, no control characters (API.md §14). */

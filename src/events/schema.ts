@@ -1,6 +1,7 @@
 // The event schema as data: which fields exist, which are required on create, which are read-only, and how each is checked.
 import { CATEGORIES, EVENT_STATUSES } from './event.js';
-import { type Check, dateTime, integer, oneOf, person, text } from './checks.js';
+import { type Check, integer, oneOf, person, text } from '../lib/checks.js';
+import { dateTime } from './time.js';
 
 /** How a client may use a field in a request body. */
 export type FieldAccess = 'writable' | 'read-only' | 'admin-only';
@@ -28,7 +29,7 @@ export const LINES_PATTERN = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u
 const NOT_SHOWN = '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb';
 
 /**
- * An e-mail address as the service takes it (checks.ts `email`): one `@`, no spaces or control characters, a domain
+ * An e-mail address as the service takes it (lib/checks.ts `email`): one `@`, no spaces or control characters, a domain
  * with a dot, at most 254 characters, letters outside ASCII allowed, invisible format characters refused (NOT_SHOWN).
  * Not `format: email`: validators read that as ASCII-only addresses and would refuse answers the service gives
  * (`zoë@campus.edu`).

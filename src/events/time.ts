@@ -1,5 +1,6 @@
-// Strict RFC 3339 date-time parsing (no Date.parse leniency) and the one output form, YYYY-MM-DDTHH:MM:SS.sssZ.
+// Strict RFC 3339 date-time parsing (no Date.parse leniency), the one output form (YYYY-MM-DDTHH:MM:SS.sssZ), and the check of a date-time field.
 import { daysInMonth } from '../lib/calendar.js';
+import { type Check, Problem, quote } from '../lib/checks.js';
 
 // The form parseDateTime reads: /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/.
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -90,3 +91,12 @@ function utcMs(year: number, month: number, day: number, hour: number, minute: n
   date.setUTCHours(hour, minute, second, millis);
   return date.getTime();
 }
+
+/** An RFC 3339 date-time with `Z` or an offset, normalised to `YYYY-MM-DDTHH:MM:SS.sssZ`. */
+export const dateTime: Check<string> = (value, field) => {
+  const ms = typeof value === 'string' ? parseDateTime(value) : undefined;
+  if (ms === undefined) {
+    return new Problem(field, `${field} must be an RFC 3339 date-time with a time zone between 1970 and 9999, such as "2026-09-01T17:00:00Z", got ${quote(value)}`);
+  }
+  return formatTime(ms);
+};

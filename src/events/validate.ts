@@ -2,7 +2,7 @@
 import { ApiError, type FieldProblem } from '../http/errors.js';
 import type { Principal } from '../auth/principal.js';
 import { type EventRecord, type EventStatus, type Person } from './event.js';
-import { Problem, quote, samePerson } from './checks.js';
+import { Problem, quote, samePerson } from '../lib/checks.js';
 import { EVENT_FIELDS } from './schema.js';
 import { createdStatus, type ApprovalMode } from './publishing.js';
 

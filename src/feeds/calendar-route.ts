@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Route } from '../http/route.js';
 import type { EventStore } from '../store/event-store.js';
 import { toRecord, type StoredEvent } from '../events/event.js';
-import { matchesNoneMatch } from '../events/handlers.js';
+import { matchesNoneMatch } from '../http/conditional.js';
 import { renderCalendar, type CalendarEvent } from './calendar-document.js';
 import { parseFeedQuery } from './feed-query.js';
 

@@ -1,5 +1,6 @@
 // Parses GET /changes strictly: `since` (required, integer ≥ 0), `limit` (1–1000, default 100) and a copy token; a Last-Event-ID header.
 import { ApiError } from '../http/errors.js';
+import { clip } from '../lib/clip.js';
 
 /** A validated change-feed query. */
 export interface ChangesQuery {
@@ -54,8 +55,4 @@ export function parseLastEventId(header: string | string[] | undefined): number 
   if (value.trim() === '') return undefined;
   if (!POSITION.test(value.trim())) throw new ApiError('bad_request', `The Last-Event-ID header must be an integer of at least 0 (the id of the last change received), got "${clip(value)}".`);
   return Number(value.trim());
-}
-
-function clip(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

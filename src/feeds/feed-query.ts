@@ -4,6 +4,7 @@ import { refuseHiddenStatuses } from '../events/handlers.js';
 import { ApiError } from '../http/errors.js';
 import { parseListQuery, type ParsedListQuery } from '../events/list-query.js';
 import { localTime, startOfDay } from '../lib/time-zone.js';
+import { clip } from '../lib/clip.js';
 
 /** The most events one feed holds (API.md §9.1). */
 export const FEED_MAX_EVENTS = 1000;
@@ -49,8 +50,4 @@ function lookbackStart(zone: string, nowMs: number): number {
   const today = localTime(zone, nowMs);
   const day = new Date(Date.UTC(today.year, today.month - 1, today.day) - DEFAULT_LOOKBACK_DAYS * DAY_MS);
   return startOfDay(zone, day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate());
-}
-
-function clip(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

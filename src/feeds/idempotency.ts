@@ -6,6 +6,7 @@ import { decodeSegment } from '../http/router.js';
 import type { EventStore } from '../store/event-store.js';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyEntry, type IdempotencyTag } from '../store/views/idempotency-table.js';
 import { AlreadyAnswered } from '../store/store-errors.js';
+import { clip } from '../lib/clip.js';
 
 /** 1–255 printable ASCII characters (space to tilde). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -172,8 +173,4 @@ function quotedKey(key: string): string {
   const bytes = Buffer.from(key, 'latin1');
   const utf8 = bytes.toString('utf8');
   return `"${clip(Buffer.from(utf8, 'utf8').equals(bytes) ? utf8 : key)}"`;
-}
-
-function clip(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -1,6 +1,7 @@
 // Checks that a query string is valid percent-encoded UTF-8 (API.md §5) before any route reads it with URLSearchParams.
 import { ApiError } from './errors.js';
 import { redactKeys } from './redact-keys.js';
+import { clip } from '../lib/clip.js';
 
 /**
  * Throws a 400 `bad_request` naming the first parameter of `query` (the raw string after `?`) whose name or value
@@ -17,12 +18,12 @@ export function checkQueryEncoding(query: string): void {
     const rawValue = eq === -1 ? '' : pair.slice(eq + 1);
     const name = decoded(rawName);
     if (name === undefined) {
-      throw new ApiError('bad_request', `Query parameter name ${clip(redactKeys(rawName))} is not valid percent-encoded UTF-8; write a literal % as %25.`);
+      throw new ApiError('bad_request', `Query parameter name ${quoted(redactKeys(rawName))} is not valid percent-encoded UTF-8; write a literal % as %25.`);
     }
     if (decoded(rawValue) === undefined) {
       // A key sent in the URL (`key=`) is never echoed, even broken.
-      const shown = name === 'key' ? '' : `, got ${clip(redactKeys(rawValue))}`;
-      throw new ApiError('bad_request', `Query parameter ${clip(name)} is not valid percent-encoded UTF-8${shown}; write a literal % as %25.`);
+      const shown = name === 'key' ? '' : `, got ${quoted(redactKeys(rawValue))}`;
+      throw new ApiError('bad_request', `Query parameter ${quoted(name)} is not valid percent-encoded UTF-8${shown}; write a literal % as %25.`);
     }
   }
 }
@@ -36,8 +37,8 @@ function decoded(text: string): string | undefined {
   }
 }
 
-function clip(text: string): string {
-  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+function quoted(text: string): string {
+  return JSON.stringify(clip(text));
 }
 
 /**
@@ -48,5 +49,5 @@ export function firstParameterName(query: string): string {
   const pair = query.split('&').find((each) => each !== '') ?? '';
   const eq = pair.indexOf('=');
   const name = decoded(eq === -1 ? pair : pair.slice(0, eq)) ?? '';
-  return clip(redactKeys(name));
+  return quoted(redactKeys(name));
 }

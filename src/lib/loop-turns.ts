@@ -1,5 +1,5 @@
 // Shares the event loop fairly between long pieces of work: one slice of one of them per turn of the loop, so a
-// request that needs little (a single read) is answered between the slices of those that need much (issue 33.8).
+// request that needs little (a single read) is answered between the slices of those that need much.
 
 /**
  * A queue of work waiting for the loop: `next()` resolves once per turn, the oldest waiter first. Between two

@@ -14,7 +14,7 @@ export interface LocalTime {
 /**
  * Zone names are resolved without building a formatter per spelling: an Intl.DateTimeFormat holds ICU memory the
  * garbage collector hardly sees, so one built for each name a client sends (4,000 case variants of one zone) took a
- * server from 75 to 151 MiB (issue 33.3). Names ICU lists are known by their lowercase spelling from the start;
+ * server from 75 to 151 MiB. Names ICU lists are known by their lowercase spelling from the start;
  * any other name (an alias such as `US/Pacific`, or no zone) is asked of Intl once per lowercase spelling, and the
  * answers are kept in a bounded table. Formatters are kept by canonical name, so there are at most as many as ICU
  * has zones.

@@ -10,14 +10,17 @@ const WINDOW_MS = 15 * 60_000;
 /** The addresses whose failures are counted at once (each instance's table, and on PostgreSQL its leases). */
 const MAX_ADDRESSES = 10_000;
 
+/** What the shared throttle's keys start with: an address's failed authentications are counted under `auth ADDRESS`. */
+export const AUTH_FAILURE_PREFIX = 'auth ';
+
 /**
  * The same rule counted over every instance (PostgreSQL): slots of each address's window leased from `source`, for
  * at most MAX_ADDRESSES addresses at once, as one instance's throttle (past it the oldest address's slots go back).
  * One slot a failure: a batch would hold slots unused on one instance, and an address that went on failing on another
  * met its 429 short of its 100 (at the 94th after 70 here). Failures are few, so a round trip each costs little.
  */
-export function leasedAuthFailures(source: LeaseSource, clock: () => number, keyPrefix?: string): LeasedWindowLimiter {
-  return new LeasedWindowLimiter({ limit: MAX_FAILURES, windowMs: WINDOW_MS, maxKeys: MAX_ADDRESSES, maxBatch: 1, source, counts: "failed authentications from this address", clock, keyPrefix });
+export function leasedAuthFailures(source: LeaseSource, clock: () => number): LeasedWindowLimiter {
+  return new LeasedWindowLimiter({ limit: MAX_FAILURES, windowMs: WINDOW_MS, maxKeys: MAX_ADDRESSES, maxBatch: 1, source, counts: "failed authentications from this address", clock, keyPrefix: AUTH_FAILURE_PREFIX });
 }
 
 /** Options for {@link AuthFailureThrottle}. */
@@ -55,7 +58,7 @@ export interface AuthBlockDecision {
  * address that already has `maxFailures` failures in the window is blocked, so the 101st
  * failing request on is refused by default.
  *
- * Counting and blocking are kept apart, so churn cannot lift a block (issue 12.5): the
+ * Counting and blocking are kept apart, so churn cannot lift a block: the
  * counts live in a bounded limiter that forgets idle addresses, and the moment an address
  * reaches its limit it enters a separate table of blocks, which only time empties. That
  * table is bounded too; filling it takes `maxFailures` failures per entry, and when it is full

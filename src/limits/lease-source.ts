@@ -35,8 +35,3 @@ export interface Granted {
   usedOver?: number;
 }
 
-/** What a client may hear of the source's failure: its code (`ECONNREFUSED`); the message can name the database's host. */
-export function shownFailure(failure: unknown): string {
-  const code = typeof failure === 'object' && failure !== null ? (failure as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code !== '' ? code : 'no answer';
-}

@@ -3,11 +3,11 @@ import { StoreUnavailable } from '../store/store-errors.js';
 import { KeyLease } from './key-lease.js';
 import { SLICE_MS } from './key-rate.js';
 import { AHEAD_PACE, AHEAD_RESERVE, aheadWants, HORIZON_MS, MARGIN, MOST_AHEAD, type Want } from './lease-ahead.js';
-import type { LimitDecision } from './sliding-window.js';
-import { shownFailure, type Granted, type LeaseSource } from './lease-source.js';
+import { BUCKETS_PER_WINDOW, type LimitDecision } from './sliding-window.js';
+import type { Granted, LeaseSource } from './lease-source.js';
+import { shownFailure } from '../lib/error-code.js';
 
-export type { Want } from './lease-ahead.js';
-export type { Granted, LeaseSource } from './lease-source.js';
+export type { Granted, LeaseSource, Want };
 
 /** Options of a LeasedWindowLimiter. */
 export interface LeasedWindowOptions {
@@ -29,7 +29,6 @@ export interface LeasedWindowOptions {
   keyPrefix?: string;
 }
 
-const BUCKETS_PER_WINDOW = 60;
 /** The outage of the database slots are held for: what a key needs is its rate over this long (see #needInBucket). */
 export const AHEAD_MS = 12_000;
 /** A key faster than its limit has slots held ahead only while its window's room lasts it this long (see #roomAhead). */

@@ -22,8 +22,8 @@ export interface SlidingWindowOptions {
   maxKeys?: number;
 }
 
-/** Sub-windows per window; one more is counted so that partial buckets at both ends are covered. */
-const BUCKETS_PER_WINDOW = 60;
+/** Sub-windows per window (a freed slot returns at most one late, API.md §6); one more is counted so that partial buckets at both ends are covered. */
+export const BUCKETS_PER_WINDOW = 60;
 const RING_SIZE = BUCKETS_PER_WINDOW + 1;
 const MAX_LIMIT = 0xffff_ffff;
 
@@ -63,7 +63,7 @@ interface KeyState {
  * remembering when its latest request came. A bucket counts until a whole window has passed
  * since its latest request, so no true window ever sees more than `limit`; a freed slot
  * returns at most `windowMs / 60` late. So `resetSeconds` is exact: never more than the
- * window, and a request made that many seconds later is admitted (issue 12.7). Time is in
+ * window, and a request made that many seconds later is admitted. Time is in
  * whole ms (fractions are dropped), passed in, and expected not to go backwards per key (an
  * earlier time is treated as the latest seen).
  */

@@ -1,6 +1,6 @@
 // Checks a registration body: `{name, email}` and nothing else, every problem named by its field.
 import { ApiError, type FieldProblem } from '../http/errors.js';
-import { email, Problem, quote, text } from '../events/checks.js';
+import { email, Problem, quote, text } from '../lib/checks.js';
 
 /** What a registration body yields. */
 export interface RegistrationInput {

@@ -15,6 +15,7 @@ import { validateCheckIn, validateRegistration } from './registration-input.js';
 import { CSV_TYPE, registrationJson, registrationsCsv } from './registration-view.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
 import type { IdempotencyEntry, IdempotencyTag } from '../store/views/idempotency-table.js';
+import { clip } from '../lib/clip.js';
 
 export interface RegistrationRouteDeps {
   store: EventStore;
@@ -61,7 +62,7 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
         refuseIfNotPublished(event!);
         refuseIfClosed(event!, now());
         if (roster.hasEmail(input.email)) {
-          throw new ApiError('conflict', `${clip(input.email)} is already registered for event "${eventId}"; cancel that registration first to register again.`);
+          throw new ApiError('conflict', `${clip(input.email, 80)} is already registered for event "${eventId}"; cancel that registration first to register again.`);
         }
         const { capacity } = seatsOf(event!);
         if (roster.confirmed >= capacity && roster.waitlisted >= waitlistBound(capacity)) {
@@ -207,12 +208,12 @@ function managedEvent(event: StoredEvent | undefined, eventId: string, context: 
 
 function existing(roster: RosterView, registrationId: string, eventId: string): Registration {
   const registration = roster.get(registrationId);
-  if (registration === undefined) throw new ApiError('not_found', `Event "${eventId}" has no registration with id "${clip(registrationId)}".`);
+  if (registration === undefined) throw new ApiError('not_found', `Event "${eventId}" has no registration with id "${clip(registrationId, 80)}".`);
   return registration;
 }
 
 function eventNotFound(id: string): ApiError {
-  return new ApiError('not_found', `No event has id "${clip(id)}".`);
+  return new ApiError('not_found', `No event has id "${clip(id, 80)}".`);
 }
 
 interface RegistrationQuery {
@@ -226,20 +227,16 @@ function parseRegistrationQuery(query: string): RegistrationQuery {
   const result: RegistrationQuery = { status: undefined, limit: 50, page: 1 };
   const seen = new Set<string>();
   for (const [name, value] of new URLSearchParams(query)) {
-    if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name)} is given more than once.`);
+    if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name, 80)} is given more than once.`);
     seen.add(name);
     if (name === 'status') {
-      if (value !== 'confirmed' && value !== 'waitlisted') throw new ApiError('bad_request', `Query parameter status must be "confirmed" or "waitlisted", got "${clip(value)}".`);
+      if (value !== 'confirmed' && value !== 'waitlisted') throw new ApiError('bad_request', `Query parameter status must be "confirmed" or "waitlisted", got "${clip(value, 80)}".`);
       result.status = value;
     } else if (name === 'limit' || name === 'page') {
       result[name] = parsePaging(name, value);
     } else {
-      throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; the attendee list takes status, limit and page.`);
+      throw new ApiError('bad_request', `Unknown query parameter "${clip(name, 80)}"; the attendee list takes status, limit and page.`);
     }
   }
   return result;
-}
-
-function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

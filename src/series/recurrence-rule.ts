@@ -1,4 +1,5 @@
 // The RFC 5545 RRULE subset of API.md §11, parsed into plain data: each problem names the part at fault.
+import { clip } from '../lib/clip.js';
 
 export type Frequency = 'DAILY' | 'WEEKLY' | 'MONTHLY';
 
@@ -44,10 +45,10 @@ export function parseRecurrence(text: string): RecurrenceRule | string[] {
     const eq = part.indexOf('=');
     const name = (eq < 0 ? part : part.slice(0, eq)).toUpperCase();
     const value = eq < 0 ? '' : part.slice(eq + 1);
-    if (eq < 0 || value === '') problems.push(`recurrence part ${clip(part)} must be NAME=VALUE`);
+    if (eq < 0 || value === '') problems.push(`recurrence part ${quoted(part)} must be NAME=VALUE`);
     else if (name === 'RRULE' || part.startsWith('RRULE:')) problems.push('recurrence must not start with "RRULE:"');
     else if (KNOWN_BUT_REFUSED.has(name)) problems.push(`recurrence part ${name} is not supported: only FREQ, INTERVAL, BYDAY, BYMONTHDAY, WKST and COUNT or UNTIL are`);
-    else if (!PARTS.has(name)) problems.push(`recurrence part ${clip(name)} is unknown: only FREQ, INTERVAL, BYDAY, BYMONTHDAY, WKST and COUNT or UNTIL are allowed`);
+    else if (!PARTS.has(name)) problems.push(`recurrence part ${quoted(name)} is unknown: only FREQ, INTERVAL, BYDAY, BYMONTHDAY, WKST and COUNT or UNTIL are allowed`);
     else if (values.has(name)) problems.push(`recurrence part ${name} is given twice`);
     else values.set(name, value.toUpperCase());
   }
@@ -55,7 +56,7 @@ export function parseRecurrence(text: string): RecurrenceRule | string[] {
   let freq: Frequency | undefined;
   if (freqText === undefined) problems.push('recurrence must have FREQ (DAILY, WEEKLY or MONTHLY)');
   else if (freqText === 'DAILY' || freqText === 'WEEKLY' || freqText === 'MONTHLY') freq = freqText;
-  else problems.push(`recurrence FREQ=${clip(freqText)} is not supported: use DAILY, WEEKLY or MONTHLY`);
+  else problems.push(`recurrence FREQ=${quoted(freqText)} is not supported: use DAILY, WEEKLY or MONTHLY`);
 
   const interval = values.has('INTERVAL') ? integerPart('INTERVAL', values.get('INTERVAL')!, 1, 99, problems) : 1;
   const count = values.has('COUNT') ? integerPart('COUNT', values.get('COUNT')!, 1, MAX_OCCURRENCES, problems) : undefined;
@@ -69,7 +70,7 @@ export function parseRecurrence(text: string): RecurrenceRule | string[] {
     for (const entry of byDayText.split(',')) {
       const match = /^([+-]?\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)$/.exec(entry);
       if (match === null) {
-        problems.push(`recurrence BYDAY entry ${clip(entry)} must be a weekday MO…SU, with MONTHLY optionally after an ordinal (1MO, -1FR)`);
+        problems.push(`recurrence BYDAY entry ${quoted(entry)} must be a weekday MO…SU, with MONTHLY optionally after an ordinal (1MO, -1FR)`);
         continue;
       }
       const weekday = WEEKDAYS.indexOf(match[2] as (typeof WEEKDAYS)[number]);
@@ -90,7 +91,7 @@ export function parseRecurrence(text: string): RecurrenceRule | string[] {
     if (freq !== undefined && freq !== 'MONTHLY') problems.push('recurrence BYMONTHDAY is allowed only with FREQ=MONTHLY');
     for (const entry of byMonthDayText.split(',')) {
       const day = /^[+-]?\d{1,2}$/.test(entry) ? Number(entry) : NaN;
-      if (!Number.isInteger(day) || day === 0 || day < -31 || day > 31) problems.push(`recurrence BYMONTHDAY entry ${clip(entry)} must be 1 to 31 or -31 to -1`);
+      if (!Number.isInteger(day) || day === 0 || day < -31 || day > 31) problems.push(`recurrence BYMONTHDAY entry ${quoted(entry)} must be 1 to 31 or -31 to -1`);
       else if (!byMonthDay.includes(day)) byMonthDay.push(day);
     }
   }
@@ -98,7 +99,7 @@ export function parseRecurrence(text: string): RecurrenceRule | string[] {
   const wkstText = values.get('WKST');
   if (wkstText !== undefined) {
     wkst = WEEKDAYS.indexOf(wkstText as (typeof WEEKDAYS)[number]);
-    if (wkst < 0) problems.push(`recurrence WKST=${clip(wkstText)} must be a weekday MO…SU`);
+    if (wkst < 0) problems.push(`recurrence WKST=${quoted(wkstText)} must be a weekday MO…SU`);
   }
   if (problems.length > 0 || freq === undefined) return problems;
   const rule: RecurrenceRule = { freq, interval, byDay, byMonthDay, wkst };
@@ -127,7 +128,7 @@ function formatUntil(until: Until): string {
 function integerPart(name: string, value: string, min: number, max: number, problems: string[]): number {
   const number = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(number) || number < min || number > max) {
-    problems.push(`recurrence ${name}=${clip(value)} must be an integer from ${min} to ${max}`);
+    problems.push(`recurrence ${name}=${quoted(value)} must be an integer from ${min} to ${max}`);
     return min;
   }
   return number;
@@ -135,7 +136,7 @@ function integerPart(name: string, value: string, min: number, max: number, prob
 
 function untilPart(value: string, problems: string[]): Until | undefined {
   const match = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z)?)?$/.exec(value);
-  const problem = `recurrence UNTIL=${clip(value)} must be a UTC date-time such as 20270115T000000Z or a date such as 20270115`;
+  const problem = `recurrence UNTIL=${quoted(value)} must be a UTC date-time such as 20270115T000000Z or a date such as 20270115`;
   if (match === null) {
     problems.push(problem);
     return undefined;
@@ -148,7 +149,7 @@ function untilPart(value: string, problems: string[]): Until | undefined {
   }
   if (match[4] === undefined) return { kind: 'date', year, month, day };
   if (match[7] !== 'Z') {
-    problems.push(`recurrence UNTIL=${clip(value)} must be in UTC, ending in Z (RFC 5545 §3.3.10)`);
+    problems.push(`recurrence UNTIL=${quoted(value)} must be in UTC, ending in Z (RFC 5545 §3.3.10)`);
     return undefined;
   }
   const [hour, minute, second] = [Number(match[4]), Number(match[5]), Number(match[6])];
@@ -163,7 +164,7 @@ function pad(value: number, width: number): string {
   return String(value).padStart(width, '0');
 }
 
-function clip(text: string): string {
-  const shown = text.length > 40 ? `${text.slice(0, 37)}...` : text;
-  return JSON.stringify(shown);
+/** A part of the rule as a message quotes it: as JSON, cut to 40 characters. */
+function quoted(text: string): string {
+  return JSON.stringify(clip(text, 40));
 }

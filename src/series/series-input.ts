@@ -1,7 +1,8 @@
 // Validates a POST or PUT /series body (API.md §11): the event fields of §4, time_zone, recurrence and exdates, every problem named.
 import { ApiError, type FieldProblem } from '../http/errors.js';
 import type { Principal } from '../auth/principal.js';
-import { dateTime, Problem, quote, samePerson } from '../events/checks.js';
+import { Problem, quote, samePerson } from '../lib/checks.js';
+import { dateTime } from '../events/time.js';
 import { EVENT_FIELDS } from '../events/schema.js';
 import { canonicalZone, isTimeZone } from '../lib/time-zone.js';
 import { expandSchedule, ruleStarts, ScheduleProblem, type Occurrence } from './expand.js';

@@ -2,6 +2,7 @@
 import { ApiError } from '../http/errors.js';
 import { parseListQuery, parsePaging } from '../events/list-query.js';
 import type { EventStatus } from '../events/event.js';
+import { clip } from '../lib/clip.js';
 
 /** A validated GET /series query. */
 export interface SeriesListQuery {
@@ -16,15 +17,11 @@ export function parseSeriesListQuery(query: string): SeriesListQuery {
   const result: SeriesListQuery = { limit: 50, page: 1, statuses: undefined };
   const seen = new Set<string>();
   for (const [name, value] of new URLSearchParams(query)) {
-    if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name)} is given more than once.`);
+    if (seen.has(name)) throw new ApiError('bad_request', `Query parameter ${clip(name, 80)} is given more than once.`);
     seen.add(name);
     if (name === 'status') result.statuses = parseListQuery(new URLSearchParams({ status: value }).toString()).statuses;
     else if (name === 'limit' || name === 'page') result[name] = parsePaging(name, value);
-    else throw new ApiError('bad_request', `Unknown query parameter "${clip(name)}"; GET /series takes status, limit and page (occurrences: GET /events?series_id=).`);
+    else throw new ApiError('bad_request', `Unknown query parameter "${clip(name, 80)}"; GET /series takes status, limit and page (occurrences: GET /events?series_id=).`);
   }
   return result;
-}
-
-function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

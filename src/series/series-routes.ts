@@ -4,7 +4,7 @@ import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { mayActOn, type Principal } from '../auth/principal.js';
 import { randomId } from '../lib/random-id.js';
 import { pageLinks } from '../http/page-links.js';
-import { matchesNoneMatch } from '../events/handlers.js';
+import { matchesIfMatch, matchesNoneMatch } from '../http/conditional.js';
 import type { EventStore, GroupView, StoredDocument } from '../store/event-store.js';
 import { parseSeries, SERIES_COLLECTION, seriesEtag, seriesJson, seriesStatus, seriesViewJson, type SeriesDocument } from './series-document.js';
 import { validateSeries } from './series-input.js';
@@ -17,6 +17,7 @@ import { EVENT_STATUSES, isHiddenStatus } from '../events/event.js';
 import { loopTurns } from '../lib/loop-turns.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
 import type { IdempotencyEntry } from '../store/views/idempotency-table.js';
+import { clip } from '../lib/clip.js';
 
 export interface SeriesRouteDeps {
   store: EventStore;
@@ -107,7 +108,7 @@ export function seriesRoutes(deps: SeriesRouteDeps): { method: string; pattern: 
     handle: (context) => withIdempotency(idempotency, context, createdAnswer, async (idem) => {
       const principal = context.principal!;
       // A series is tens of milliseconds of work: its expansion, then its plan, each on a turn of the loop of its
-      // own (issue 33.8), so other requests are answered between them. The plan is decided in one piece.
+      // own, so other requests are answered between them. The plan is decided in one piece.
       await loopTurns.next();
       const input = validateSeries(context.body!, principal, undefined, deps.timeZone, approval);
       if (principal.role !== 'admin') input.shared.organizer = { name: principal.name, email: principal.email };
@@ -236,8 +237,8 @@ function checkAccess(view: GroupView, id: string, principal: Principal, action: 
   }
   const ifMatch = context.request.headers['if-match'];
   const etag = seriesEtag(stored);
-  if (ifMatch !== undefined && ifMatch.trim() !== '*' && !ifMatch.split(',').some((tag) => tag.trim() === etag)) {
-    throw new ApiError('precondition_failed', `If-Match ${clip(ifMatch)} does not match the current ETag ${etag} of series "${id}"; read it again and retry.`);
+  if (ifMatch !== undefined && !matchesIfMatch(ifMatch, etag)) {
+    throw new ApiError('precondition_failed', `If-Match ${clip(ifMatch, 80)} does not match the current ETag ${etag} of series "${id}"; read it again and retry.`);
   }
   return series;
 }
@@ -248,11 +249,7 @@ function seriesVisible(series: SeriesDocument): { status: SeriesDocument['status
 }
 
 function notFound(id: string): ApiError {
-  return new ApiError('not_found', `No series has id "${clip(id)}".`);
-}
-
-function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return new ApiError('not_found', `No series has id "${clip(id, 80)}".`);
 }
 
 /** A series create's first answer again, from what the store remembered of it (API.md §9.3). */
@@ -262,4 +259,3 @@ function createdAnswer(entry: IdempotencyEntry, context: RequestContext): Handle
   const stored: StoredDocument = { collection: answer.collection, id: answer.id, json: answer.json, seq: entry.seq };
   return { status: 201, body: seriesViewJson(parseSeries(stored)), headers: { Location: `${context.prefix}/series/${answer.id}`, ETag: seriesEtag(stored) } };
 }
-

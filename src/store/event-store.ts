@@ -7,7 +7,7 @@ import type { StoredDocument } from './views/document-table.js';
 
 export type { StoredDocument };
 import type { ChangeHistorySource } from './views/change-history.js';
-import type { SharedWebhookTable, WebhookStateStore } from './webhook-state.js';
+import type { SharedWebhookTable } from './webhook-state.js';
 
 /** Options of a single write. */
 export interface WriteOptions {
@@ -136,9 +136,7 @@ export interface EventStore {
   readonly changes: ChangeFeedSource;
   /** Each durable line with its context, and the durable past read back: what webhooks derive messages from (API.md §13). Optional, so an engine may come without it. */
   readonly history?: ChangeHistorySource;
-  /** Where an engine keeps the webhooks' state itself (a database); without it, webhooks.json in the data folder (or memory). */
-  readonly webhookState?: WebhookStateStore;
-  /** Webhooks in a table several instances share, each delivered by the one holding its lease (a database); takes precedence over `webhookState`. */
+  /** Webhooks in a table several instances share, each delivered by the one holding its lease (a database); without it, webhooks.json in the data folder (or memory). */
   readonly webhookTable?: SharedWebhookTable;
   /** The answer remembered for an Idempotency-Key of an API key, if still within its TTL at `nowMs` (API.md §9.3). */
   rememberedAnswer(keyId: string, key: string, nowMs: number): IdempotencyEntry | undefined;

@@ -1,5 +1,6 @@
 // The errors the store raises for its callers to map: it knows no HTTP.
 import type { IdempotencyEntry } from './views/idempotency-table.js';
+import { errorCode } from '../lib/error-code.js';
 
 /** One `{field, message}` of an error's details (API.md §3). */
 export interface UnavailableDetail {
@@ -63,7 +64,7 @@ export function cannotWriteError(reason: string, uncertain = false): StoreUnavai
 /** A short, safe description of a failed write or sync, e.g. `ENOSPC: no space left on the disk`. */
 export function describeWriteError(error: unknown): string {
   if (error instanceof Error && error.name === 'LogRemoved') return error.message;
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  const code = errorCode(error);
   if (typeof code !== 'string') return 'an unexpected write error';
   // Own keys only: a code such as `toString` must not name a method of Object.prototype.
   return Object.hasOwn(IO_ERRORS, code) ? `${code}: ${IO_ERRORS[code]}` : code;

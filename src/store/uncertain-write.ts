@@ -3,7 +3,7 @@
 /**
  * Thrown by the file store when a batch failed (a write or fdatasync) and cutting the log back
  * to its last good line failed as well. The refused writes may then be there after a restart:
- * the store must not say "nothing saved" (issue 12). Carries the first failure's `code`.
+ * the store must not say "nothing saved". Carries the first failure's `code`.
  */
 export class UncertainWriteError extends Error {
   readonly code: string | undefined;

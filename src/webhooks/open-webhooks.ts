@@ -48,7 +48,7 @@ export async function openWebhooks(options: OpenWebhooksOptions): Promise<{ serv
   const service: WebhookDirectory =
     store.webhookTable !== undefined
       ? await SharedWebhooks.open({ ...deps, table: store.webhookTable })
-      : await WebhookService.open({ ...deps, stateStore: store.webhookState ?? (options.memory ? memoryWebhookState() : fileWebhookState(options.dataDir, { sync: options.sync })) });
+      : await WebhookService.open({ ...deps, stateStore: options.memory ? memoryWebhookState() : fileWebhookState(options.dataDir, { sync: options.sync }) });
   await warnOfHostsNotAllowed(service, policy, options.logger);
   return { service, routes: webhookRoutes({ service, policy }) };
 }

@@ -1,6 +1,6 @@
 // Checks the bodies of POST and PUT /webhooks (API.md §13): every problem named by its field, the host checked against --webhook-hosts.
 import { ApiError, type FieldProblem } from '../http/errors.js';
-import { Problem, quote, text } from '../events/checks.js';
+import { Problem, quote, text } from '../lib/checks.js';
 import { MESSAGE_TYPES, type MessageType } from './messages.js';
 import type { HostPolicy } from './host-policy.js';
 

@@ -5,6 +5,7 @@ import type { WebhookState } from '../store/webhook-state.js';
 import type { HostPolicy } from './host-policy.js';
 import { validateWebhook } from './webhook-input.js';
 import type { WebhookInput } from './webhook-input.js';
+import { clip } from '../lib/clip.js';
 
 /** Where the routes find and change webhooks: this process's (WebhookService) or a table several instances share (SharedWebhooks). */
 export interface WebhookDirectory {
@@ -36,7 +37,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
     body,
     handle: (context) => handle(context, deps.service),
   });
-  const notFound = (id: string): ApiError => new ApiError('not_found', `No webhook has the id "${id.length > 60 ? `${id.slice(0, 57)}...` : id}".`);
+  const notFound = (id: string): ApiError => new ApiError('not_found', `No webhook has the id "${clip(id)}".`);
   const known = async (service: WebhookDirectory, context: RequestContext): Promise<WebhookState> => {
     const id = context.params['id']!;
     const state = await service.get(id);

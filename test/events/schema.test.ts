@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Problem } from "../../src/events/checks.js";
+import { Problem } from "../../src/lib/checks.js";
 import { EVENT_FIELDS } from "../../src/events/schema.js";
 
 test("EVENT_FIELDS lists every field of an event in the response order", () => {

@@ -88,7 +88,7 @@ export function fromZoneInput(value: string, zone: string): string | undefined {
 
 const shown = new Map<string, Intl.DateTimeFormat>();
 /**
- * A date beside its time always names its weekday (issue 36: a Tue/Thu series must look like one). `dateStyle` cannot
+ * A date beside its time always names its weekday (a Tue/Thu series must look like one at a glance). `dateStyle` cannot
  * be mixed with `weekday`, so the date's parts are spelled out; the time keeps the locale's `timeStyle` ("05:00").
  */
 export const DATE_WITH_WEEKDAY: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' };

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { currentBootId, processIsZombie, processStartTime } from './process-identity.js';
+import { errorCode } from '../error-code.js';
 
 /** What a lock file says about its owner. */
 export interface LockOwner {
@@ -227,8 +228,4 @@ function unlinkIfPresent(file: string): void {
   } catch (error) {
     if (errorCode(error) !== 'ENOENT') throw error;
   }
-}
-
-function errorCode(error: unknown): unknown {
-  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
 }

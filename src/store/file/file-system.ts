@@ -37,7 +37,7 @@ function call<T>(start: (done: Callback<T>) => void): Promise<T> {
 /** node:fs through callbacks (lighter than FileHandle objects on the hot path). */
 export const nodeFileSystem: FileSystemSeam = {
   // The log holds organizers' (and attendees') e-mails: a folder the service creates is 0700 and
-  // every file it creates 0600, whatever the umask allows others (issue 12).
+  // every file it creates 0600, whatever the umask would let others read.
   mkdir: (path) => call((done) => fs.mkdir(path, { recursive: true, mode: 0o700 }, done)),
   open: (path, flags) => call((done) => fs.open(path, flags, 0o600, done)),
   read: (fd, buffer, offset, length, position) => call((done) => fs.read(fd, buffer, offset, length, position, done)),

@@ -4,13 +4,14 @@ import { nodeFileSystem } from './file-system.js';
 import { LOG_FILE, openFileStore, type FileStoreOptions } from './open-file-store.js';
 import type { FileStore } from './file-store.js';
 import { describeWriteError } from '../store-errors.js';
+import { errorCode } from '../../lib/error-code.js';
 
 /** Error codes that mean "the disk cannot take more now", not "the data is wrong". */
 const NO_ROOM = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
 
 /** True when `error` says the file system has no room (or is read-only). */
 export function isNoRoom(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  const code = errorCode(error);
   return typeof code === 'string' && NO_ROOM.has(code);
 }
 

@@ -327,14 +327,6 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/**
- * What a client may hear of a database error: its code (`ECONNREFUSED`, `57P01`), or "no answer". The message, which
- * can name the database's host and port, stays in the log.
- */
-export function shownDatabaseError(error: unknown): string {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code !== '' ? code : 'no answer';
-}
 
 /** A short description of a database error without secrets, e.g. `ECONNREFUSED` or `57P01: terminating connection`. */
 export function describeDatabaseError(error: unknown): string {

@@ -6,7 +6,8 @@ import type { RosterView } from '../views/roster.js';
 import { StoreUnavailable } from '../store-errors.js';
 import type { WriteQueue } from '../views/write-queue.js';
 import type { Views } from '../views/apply-record.js';
-import { describeDatabaseError, shownDatabaseError, type Database, type Queryable } from './client.js';
+import { describeDatabaseError, type Database, type Queryable } from './client.js';
+import { shownFailure } from '../../lib/error-code.js';
 import { KeyTable } from './key-table.js';
 import { notSent, UncertainWrites } from './uncertain-writes.js';
 import { RateLeaseTable } from './rate-leases.js';
@@ -28,8 +29,6 @@ import type { CheckpointOutcome } from './checkpoint-write.js';
 import { CheckpointKeeper } from './checkpoint-keeper.js';
 import { DEFAULT_CHECKPOINT_MIN_BYTES, type PostgresStoreLogger, type PostgresStoreOptions } from './postgres-store-options.js';
 import { downReason } from './primary.js';
-
-export { DEFAULT_CHECKPOINT_MIN_BYTES, type PostgresStoreLogger, type PostgresStoreOptions } from './postgres-store-options.js';
 
 /**
  * An EventStore over one PostgreSQL database shared by several instances. Reads are served from the same
@@ -392,7 +391,7 @@ export class PostgresStore implements EventStore {
     }
     // The log gets the whole error; answers (503s, /health, which needs no key) only its code: the message names the host.
     if (this.#down === undefined) this.#logger.warn('the database cannot be reached; writes get 503 until it is back', { error: describeDatabaseError(error) });
-    this.#down = shownDatabaseError(error);
+    this.#down = shownFailure(error);
   }
 }
 

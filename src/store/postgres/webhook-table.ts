@@ -2,6 +2,7 @@
 import type { SharedWebhook, SharedWebhookTable, WebhookChanges, WebhookState, WebhookStateSnapshot } from '../webhook-state.js';
 import { StoreUnavailable } from '../store-errors.js';
 import { mayHaveRun, withTimeout, type Database, type Queryable } from './client.js';
+import { errorCode } from '../../lib/error-code.js';
 
 /** How long an admin's read or change may take before the database counts as unreachable (503). */
 const QUERY_TIMEOUT_MS = 2_000;
@@ -57,7 +58,7 @@ function byAge(a: SharedWebhook, b: SharedWebhook): number {
  * statement failed, or never reached the server); a change whose answer was lost may have been kept.
  */
 function unavailable(error: unknown, change: boolean): StoreUnavailable {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  const code = errorCode(error);
   const why = typeof code === 'string' ? ` (${code})` : '';
   if (!change) return new StoreUnavailable(`The database cannot be reached${why}; retry in a moment.`, { retryAfterSeconds: 1 });
   if (!mayHaveRun(error)) return new StoreUnavailable(`The database cannot be reached${why}; nothing of this change to webhooks was kept. Retry in a moment.`, { retryAfterSeconds: 1 });

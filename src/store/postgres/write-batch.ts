@@ -4,7 +4,8 @@ import { AlreadyAnswered, OutcomeUnknown, StoreUnavailable } from '../store-erro
 import type { IdempotencyTag } from '../views/idempotency-table.js';
 import type { Views } from '../views/apply-record.js';
 import { WriteQueue } from '../views/write-queue.js';
-import { CommitUnknown, HOLDS_LOCK, shownDatabaseError, withTimeout, type Database, type Queryable, type Transaction } from './client.js';
+import { CommitUnknown, HOLDS_LOCK, withTimeout, type Database, type Queryable, type Transaction } from './client.js';
+import { shownFailure } from '../../lib/error-code.js';
 import { catchUpQuery, type LogRow } from './catch-up.js';
 import { resolveCommit } from './commit-outcome.js';
 import { LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
@@ -223,7 +224,7 @@ export class WriteBatches {
               // The answer is waited for as long as the outcome may stay open, less a moment to ask again if it is lost.
               await tx.commitWith(sql, Math.max(1_000, deadline - this.#host.now() - 2_000)).catch(async (error: unknown) => {
                 if (!(error instanceof CommitUnknown)) throw error;
-                const why = `the answer to COMMIT was lost (${shownDatabaseError(error.cause)})`;
+                const why = `the answer to COMMIT was lost (${shownFailure(error.cause)})`;
                 if (lock === undefined) throw new OutcomeUnknown(why);
                 const outcome = await resolveCommit(this.#host.db, { xid: lock.xid, server: tx.server, firstSeq: seqs[0]!, firstLine: lines[0]! }, deadline, { now: this.#host.now });
                 if (outcome === 'aborted') throw error;

@@ -1,6 +1,7 @@
 // Whether this instance's writes commit, as its last write batch found: a database that answers reads may commit
 // nothing; and whether a newer program migrated the database, after which this one must write nothing.
-import { describeDatabaseError, shownDatabaseError, type Queryable } from './client.js';
+import { describeDatabaseError, type Queryable } from './client.js';
+import { shownFailure } from '../../lib/error-code.js';
 import type { PostgresStoreLogger } from './postgres-store-options.js';
 import { newerSchemaSince, SCHEMA_VERSION_SQL, SchemaTooNewError } from './schema.js';
 
@@ -55,7 +56,7 @@ export class WriteHealth {
       return;
     }
     if (this.#failure === undefined) this.#logger.warn('a write could not be committed; /health says 503 until one is', { error: describeDatabaseError(failure) });
-    this.#failure = shownDatabaseError(failure);
+    this.#failure = shownFailure(failure);
   }
 
   /**

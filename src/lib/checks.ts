@@ -1,5 +1,5 @@
 // Small named checkers: each takes a value and its field name, and returns the normalised value or a Problem naming the field.
-import { formatTime, parseDateTime } from './time.js';
+import { clip } from './clip.js';
 
 /** What a checker returns for a bad value. */
 export class Problem {
@@ -13,7 +13,7 @@ export type Check<T> = (value: unknown, field: string) => T | Problem;
 export function quote(value: unknown): string {
   // Only scalars are quoted: stringifying a client's deeply nested object could exhaust the stack.
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' || typeof value === 'boolean' || value === null ? JSON.stringify(value) : typeName(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return clip(text);
 }
 
 function typeName(value: unknown): string {
@@ -80,15 +80,6 @@ export function integer(min: number, max: number): Check<number> {
   };
 }
 
-/** An RFC 3339 date-time with `Z` or an offset, normalised to `YYYY-MM-DDTHH:MM:SS.sssZ`. */
-export const dateTime: Check<string> = (value, field) => {
-  const ms = typeof value === 'string' ? parseDateTime(value) : undefined;
-  if (ms === undefined) {
-    return new Problem(field, `${field} must be an RFC 3339 date-time with a time zone between 1970 and 9999, such as "2026-09-01T17:00:00Z", got ${quote(value)}`);
-  }
-  return formatTime(ms);
-};
-
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 /**
  * An invisible format character (a zero-width space, joiner or non-joiner, a soft hyphen, a direction mark): an
@@ -104,7 +95,8 @@ export const email: Check<string> = (value, field) => {
   return value;
 };
 
-const personName = text({ min: 1, max: 200, trim: true });
+/** A person's name: 1 to 200 characters once trimmed. */
+export const personName = text({ min: 1, max: 200, trim: true });
 
 /** A person `{name, email}` and nothing else. */
 export const person: Check<{ name: string; email: string }> = (value, field) => {

@@ -2,7 +2,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { codePoints, dateTime, email, integer, oneOf, person, Problem, quote, text } from "../../src/events/checks.js";
+import { codePoints, email, integer, oneOf, person, Problem, quote, text } from "../../src/lib/checks.js";
+import { dateTime } from "../../src/events/time.js";
 
 /** Asserts a checker refused the value with a Problem on `field` whose message contains every part. */
 function assertProblem(result: unknown, field: string, ...parts: string[]): void {
