@@ -36,9 +36,10 @@ export function internalFailure(logger: Logger, message: string, error: unknown,
 
 /** The 500 sent if the core itself fails: still a JSON error with the headers every response carries. */
 export function internalError(requestId: string = randomUUID()): CoreResponse {
-  return {
-    status: 500,
-    headers: { 'API-Version': '1.0', 'X-Request-Id': requestId, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' },
-    body: errorBody(new ApiError('internal', INTERNAL_MESSAGE)),
-  };
+  return edgeError(new ApiError('internal', INTERNAL_MESSAGE), requestId);
+}
+
+/** `error` answered outside the pipeline (the core failed, or node:http refused the request): JSON, with the headers every response carries. */
+export function edgeError(error: ApiError, requestId: string = randomUUID()): CoreResponse {
+  return { status: error.status, headers: { 'API-Version': '1.0', 'X-Request-Id': requestId, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' }, body: errorBody(error) };
 }

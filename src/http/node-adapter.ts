@@ -1,17 +1,15 @@
 // The one bridge between node:http and the pure core: bytes in (capped at 64 KiB), plain response out.
-import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES } from './body.js';
-import { errorBody, ApiError, HEADERS_TOO_LARGE_MESSAGE } from './errors.js';
-import { callCore, internalError, internalFailure } from './call-core.js';
+import { ApiError, HEADERS_TOO_LARGE_MESSAGE } from './errors.js';
+import { callCore, edgeError, internalError, internalFailure } from './call-core.js';
 import { headerFault, headerLines } from './header-fault.js';
 import { logRequest } from './request-log.js';
 import { parserFault } from './parser-fault.js';
 import { refusedOrigin, requestOfUnknownMethod, startsWithHead } from './refused-bytes.js';
 import type { ClientErrorOptions, CoreHandler, CoreResponse, PlainRequest } from './types.js';
-import { JSON_TYPE } from './route.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { UnfinishedBodies } from './unfinished-bodies.js';
 
@@ -344,10 +342,10 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') apiError = new ApiError('request_timeout', 'The request was not received in time; send headers within 10 s and the whole request within 30 s.');
   else apiError = new ApiError('bad_request', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'})${parserFault(error)}.`);
   // Every response carries a request id (API.md §5); the request's own was not parsed, so a new one.
-  const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, 'API-Version': '1.0', 'X-Request-Id': randomUUID(), 'Cache-Control': 'no-store' };
+  const response = edgeError(apiError);
   // A page's request gets an answer the page can read (a slow upload's 408 was a "CORS error" in the browser).
-  addCors?.(headers, refusedOrigin(error, latest.get(socket)?.res.req));
-  writeRaw(socket, { status: apiError.status, headers, body: errorBody(apiError) }, startsWithHead(error));
+  addCors?.(response.headers, refusedOrigin(error, latest.get(socket)?.res.req));
+  writeRaw(socket, response, startsWithHead(error));
 }
 
 /** Writes a whole response straight to a socket the HTTP machinery has let go of (without its body when `bodyless`), then closes it. */
