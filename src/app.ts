@@ -31,7 +31,7 @@ import { changesRoute } from './feeds/changes-route.js';
 import { ChangeStreams, type StreamTimers } from './feeds/change-stream.js';
 import { IdempotencyGuard, idempotencyQuota } from './feeds/idempotency.js';
 import type { EventStore } from './store/event-store.js';
-import { MemoryStore } from './store/views/memory-store.js';
+import { MemoryStore } from './store/memory/memory-store.js';
 import { DEFAULT_COMPACT_MIN_BYTES } from './store/file/open-file-store.js';
 import { openFileStoreOrReadOnly } from './store/file/open-or-read-only.js';
 import { openPostgresStore } from './store/postgres/open-postgres-store.js';

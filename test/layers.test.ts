@@ -114,16 +114,20 @@ test("every exception still names an import that exists", () => {
 });
 
 /**
- * The rooms of store/ (STYLE.md: store/views/ shared, store/file/ and store/postgres/ one engine each) and the rooms
- * each may not know: the views, the record format and the store interface know neither engine; an engine never
- * knows the other. Anything not listed (the views, records/, the top of store/) may be known by any room.
+ * The rooms of store/ (STYLE.md: store/views/ shared, one engine per room: store/file/, store/postgres/ and
+ * store/memory/; and store/write/, the write path the stores share) and the rooms each may not know: the views, the
+ * record format and the store interface know no engine and not the write path that feeds them; the write path knows
+ * no engine; an engine never knows another. A room no list names (the views, records/, the top of store/) may be
+ * known by any room.
  */
 const STORE_ROOMS: readonly { room: string; mayNotKnow: readonly string[] }[] = [
-  { room: "store/", mayNotKnow: ["store/file/", "store/postgres/"] },
-  { room: "store/views/", mayNotKnow: ["store/file/", "store/postgres/"] },
-  { room: "store/records/", mayNotKnow: ["store/file/", "store/postgres/"] },
-  { room: "store/file/", mayNotKnow: ["store/postgres/"] },
-  { room: "store/postgres/", mayNotKnow: ["store/file/"] },
+  { room: "store/", mayNotKnow: ["store/write/", "store/file/", "store/postgres/", "store/memory/"] },
+  { room: "store/views/", mayNotKnow: ["store/write/", "store/file/", "store/postgres/", "store/memory/"] },
+  { room: "store/records/", mayNotKnow: ["store/write/", "store/file/", "store/postgres/", "store/memory/"] },
+  { room: "store/write/", mayNotKnow: ["store/file/", "store/postgres/", "store/memory/"] },
+  { room: "store/file/", mayNotKnow: ["store/postgres/", "store/memory/"] },
+  { room: "store/postgres/", mayNotKnow: ["store/file/", "store/memory/"] },
+  { room: "store/memory/", mayNotKnow: ["store/file/", "store/postgres/"] },
 ];
 
 /** The room of a path under src/store/: its folder ("store/file/"), or "store/" for the files at the top. */
@@ -153,22 +157,27 @@ test("every folder under src/store/ is a room with its rules", () => {
   assert.deepEqual(unplaced, [], "add the new folder to STORE_ROOMS in test/layers.test.ts (and the layout in docs/development.md)");
 });
 
-test("the views, the records and the store interface know neither engine, and neither engine knows the other", () => {
+test("the views, the records and the store interface know no engine nor the write path, the write path knows no engine, and no engine knows another", () => {
   assert.deepEqual(roomCrossings(sourceFiles(SRC), (file) => readFileSync(path.join(SRC, file), "utf8")), []);
 });
 
-test("roomCrossings() catches an engine reaching into the other, and the views reaching into an engine", () => {
+test("roomCrossings() catches an engine reaching into another, and the views or the write path reaching into an engine", () => {
   const sources: Record<string, string> = {
-    "store/postgres/postgres-store.ts": "import { replayLog } from '../file/log-replay.js';\nimport { WriteQueue } from '../views/write-queue.js';",
+    "store/postgres/postgres-store.ts": "import { replayLog } from '../file/log-replay.js';\nimport { WriteQueue } from '../write/write-queue.js';",
     "store/file/file-store.ts": "import { connect } from '../postgres/client.js';\nimport { LogRecord } from '../records/jsonl-record.js';",
-    "store/views/write-queue.ts": "import { LogRecord } from '../records/jsonl-record.js';\nimport type { FileSystemSeam } from '../file/file-system.js';",
+    "store/memory/memory-store.ts": "import { EventIndex } from '../views/event-index.js';\nimport { FileStore } from '../file/file-store.js';",
+    "store/write/write-queue.ts": "import { LogRecord } from '../records/jsonl-record.js';\nimport type { FileSystemSeam } from '../file/file-system.js';",
+    "store/views/event-index.ts": "import { MemoryStore } from '../memory/memory-store.js';\nimport type { WriteQueue } from '../write/write-queue.js';",
     "store/records/jsonl-record.ts": "import { x } from '../postgres/log-table.js';",
     "store/event-store.ts": "import type { FileStore } from './file/file-store.js';\nimport type { Roster } from './views/roster.js';",
   };
   assert.deepEqual(roomCrossings(Object.keys(sources), (file) => sources[file]!), [
     "store/postgres/postgres-store.ts → store/file/log-replay.ts",
     "store/file/file-store.ts → store/postgres/client.ts",
-    "store/views/write-queue.ts → store/file/file-system.ts",
+    "store/memory/memory-store.ts → store/file/file-store.ts",
+    "store/write/write-queue.ts → store/file/file-system.ts",
+    "store/views/event-index.ts → store/memory/memory-store.ts",
+    "store/views/event-index.ts → store/write/write-queue.ts",
     "store/records/jsonl-record.ts → store/postgres/log-table.ts",
     "store/event-store.ts → store/file/file-store.ts",
   ]);
@@ -178,13 +187,16 @@ test("roomCrossings() catches an engine reaching into the other, and the views r
  * What each room of store/ may import from search/ (STORE_ROOMS' rooms; a room not listed may import any of it). The
  * shared views hold the index and read its postings, so they use its parts; the file engine starts the index's build
  * from its log through one door, search-log-build.ts (startSearchLogBuild and the SearchLogBuild it returns), and
- * hands the result to the views; the PostgreSQL engine, the record format and the store interface need no search.
+ * hands the result to the views; the PostgreSQL and memory engines, the write path, the record format and the store
+ * interface need no search.
  */
 const SEARCH_ENTRIES: readonly { room: string; may: readonly string[] }[] = [
   { room: "store/", may: [] },
   { room: "store/records/", may: [] },
+  { room: "store/write/", may: [] },
   { room: "store/file/", may: ["search/search-log-build.ts"] },
   { room: "store/postgres/", may: [] },
+  { room: "store/memory/", may: [] },
 ];
 
 /** Imports from a room of store/ into a module of search/ that SEARCH_ENTRIES does not let it use, as "from → to". */
@@ -207,7 +219,7 @@ test("store/ holds no search code: no module of store/ is named after search", (
   assert.deepEqual(named, [], "search code lives in src/search/ (see LAYERS)");
 });
 
-test("the file engine reaches search/ only through search-log-build.ts; the PostgreSQL engine, the records and the interface not at all", () => {
+test("the file engine reaches search/ only through search-log-build.ts; the other engines, the write path, the records and the interface not at all", () => {
   assert.deepEqual(searchReaches(sourceFiles(SRC), (file) => readFileSync(path.join(SRC, file), "utf8")), []);
 });
 

@@ -36,19 +36,19 @@ test('src/ measures time passing on a clock that never steps: Date.now() only wh
 
 test('importCycles() finds a direct and a longer circle, once each, through every kind of import, and no circle in a chain', () => {
   const sources: Record<string, string> = {
-    'store/event-store.ts': "import type { WriteOptions } from './views/write-queue.js';",
-    'store/views/write-queue.ts': "import type { EventIndex } from './event-index.js';",
+    'store/event-store.ts': "import type { WriteOptions } from './write/write-queue.js';",
+    'store/write/write-queue.ts': "import type { EventIndex } from '../views/event-index.js';",
     'store/views/event-index.ts': "const { ListQuery } = await import('../event-store.js');",
     'store/views/idempotency-table.ts': "export { type LogRecord } from '../records/jsonl-record.js';",
     'store/records/jsonl-record.ts': "import type {\n  IdempotencyEntry,\n} from '../views/idempotency-table.js';\nimport { crc32 } from '../../lib/crc32.js';",
     'lib/crc32.ts': '',
-    'store/file/file-store.ts': "import { WriteQueue } from '../views/write-queue.js';",
+    'store/file/file-store.ts': "import { WriteQueue } from '../write/write-queue.js';",
     'events/event.ts': "import './side-effect.js';",
     'events/side-effect.ts': "import * as event from './event.js';",
   };
   assert.deepEqual(importCycles(Object.keys(sources), (file) => sources[file]!), [
     'events/event.ts → events/side-effect.ts → events/event.ts',
-    'store/event-store.ts → store/views/write-queue.ts → store/views/event-index.ts → store/event-store.ts',
+    'store/event-store.ts → store/write/write-queue.ts → store/views/event-index.ts → store/event-store.ts',
     'store/records/jsonl-record.ts → store/views/idempotency-table.ts → store/records/jsonl-record.ts',
   ]);
   delete sources['store/views/event-index.ts'];

@@ -6,7 +6,7 @@ import test from 'node:test';
 import { CATEGORIES, type Category } from '../../src/events/event.js';
 import { CALENDAR_TYPE, calendarRoute } from '../../src/feeds/calendar-route.js';
 import type { RequestContext } from '../../src/http/route.js';
-import { MemoryStore } from '../../src/store/views/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import { mulberry32 } from '../helpers/random.js';
 import { eventId, sampleRecord } from '../store/helpers.js';
 import { parseFeed } from './parse-feed.js';

@@ -7,7 +7,7 @@ import { hashRequest, IdempotencyGuard, withIdempotency, type IdempotentWrite, t
 import { ApiError } from '../../src/http/errors.js';
 import type { HandlerResult, RequestContext } from '../../src/http/route.js';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyEntry } from '../../src/store/views/idempotency-table.js';
-import { MemoryStore } from '../../src/store/views/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import { AlreadyAnswered } from '../../src/store/store-errors.js';
 import { mulberry32 } from '../helpers/random.js';
 import { eventId, sampleRecord } from '../store/helpers.js';

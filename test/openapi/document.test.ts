@@ -13,7 +13,7 @@ import { ERROR_CATALOG } from "../../src/http/errors.js";
 import { parseListQuery } from "../../src/events/list-query.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import { OPERATIONS } from "../../src/openapi/operations.js";
-import { MemoryStore } from "../../src/store/views/memory-store.js";
+import { MemoryStore } from "../../src/store/memory/memory-store.js";
 import { call, tempDir } from "../helpers/harness.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is arbitrary JSON

@@ -4,7 +4,7 @@ import { ChangeLog } from '../views/change-log.js';
 import type { EventChange, EventStore, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
 import type { RosterView } from '../views/roster.js';
 import { StoreUnavailable } from '../store-errors.js';
-import type { WriteQueue } from '../views/write-queue.js';
+import type { WriteQueue } from '../write/write-queue.js';
 import type { Views } from '../views/apply-record.js';
 import { describeDatabaseError, type Database, type Queryable } from './client.js';
 import { shownFailure } from '../../lib/error-code.js';

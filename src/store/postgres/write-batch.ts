@@ -3,7 +3,7 @@ import type { WriteOptions } from '../event-store.js';
 import { AlreadyAnswered, OutcomeUnknown, StoreUnavailable } from '../store-errors.js';
 import type { IdempotencyTag } from '../views/idempotency-table.js';
 import type { Views } from '../views/apply-record.js';
-import { WriteQueue } from '../views/write-queue.js';
+import { WriteQueue } from '../write/write-queue.js';
 import { CommitUnknown, HOLDS_LOCK, withTimeout, type Database, type Queryable, type Transaction } from './client.js';
 import { shownFailure } from '../../lib/error-code.js';
 import { catchUpQuery, type LogRow } from './catch-up.js';

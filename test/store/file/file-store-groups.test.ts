@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openFileStore, LOG_FILE } from '../../../src/store/file/open-file-store.js';
-import { MemoryStore } from '../../../src/store/views/memory-store.js';
+import { MemoryStore } from '../../../src/store/memory/memory-store.js';
 import { verifyLog } from '../../../src/store/file/log-verify.js';
 import { backupLog } from '../../../src/store/file/log-backup.js';
 import { groupBounds, type GroupBounds } from '../../../src/lib/group-line.js';

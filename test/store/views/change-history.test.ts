@@ -7,7 +7,7 @@ import { ChangeHistory, type CommittedChange } from '../../../src/store/views/ch
 import { EventIndex } from '../../../src/store/views/event-index.js';
 import { RosterTable } from '../../../src/store/views/roster-table.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';
-import { WriteQueue } from '../../../src/store/views/write-queue.js';
+import { WriteQueue } from '../../../src/store/write/write-queue.js';
 import { eventId, sampleRecord } from '../helpers.js';
 import { messagesOf } from '../../../src/webhooks/messages.js';
 

@@ -14,7 +14,7 @@ import { DocumentTable } from '../../../src/store/views/document-table.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
 import { IdempotencyTable } from '../../../src/store/views/idempotency-table.js';
 import { RosterTable } from '../../../src/store/views/roster-table.js';
-import { WriteQueue } from '../../../src/store/views/write-queue.js';
+import { WriteQueue } from '../../../src/store/write/write-queue.js';
 import { eventFields, eventId, sampleRecord } from '../helpers.js';
 import { registrationId } from './roster-helpers.js';
 

@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DocumentTable } from '../../../src/store/views/document-table.js';
 import { EventIndex } from '../../../src/store/views/event-index.js';
-import { PendingChanges } from '../../../src/store/views/pending-changes.js';
+import { PendingChanges } from '../../../src/store/write/pending-changes.js';
 import { RosterTable } from '../../../src/store/views/roster-table.js';
 import { toStored } from '../../../src/store/views/served-event.js';
 import { eventId, sampleRecord } from '../helpers.js';
-import { registrationId } from './roster-helpers.js';
+import { registrationId } from '../views/roster-helpers.js';
 
 const NOW = Date.parse('2030-01-01T00:00:00.000Z');
 

@@ -5,7 +5,7 @@ import { seatsOf } from '../../../src/store/views/served-event.js';
 import { toRecord } from '../../../src/events/event.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';
 import { IDEMPOTENCY_TTL_MS } from '../../../src/store/views/idempotency-table.js';
-import { MemoryStore } from '../../../src/store/views/memory-store.js';
+import { MemoryStore } from '../../../src/store/memory/memory-store.js';
 import type { CommittedChange } from '../../../src/store/views/change-history.js';
 import { eventId, sampleRecord } from '../helpers.js';
 

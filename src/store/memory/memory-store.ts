@@ -1,12 +1,12 @@
 // An event store that lives in memory only: for embedders' tests and unit tests, with the file store's write semantics.
-import { EventIndex } from './event-index.js';
+import { EventIndex } from '../views/event-index.js';
 import type { EventStore } from '../event-store.js';
-import { RosterTable } from './roster-table.js';
-import { WriteQueue } from './write-queue.js';
-import { ChangeLog } from './change-log.js';
-import { IdempotencyTable } from './idempotency-table.js';
-import { ChangeHistory, type ChangeHistorySource } from './change-history.js';
-import { QueuedStore, type QueuedViews } from './queued-store.js';
+import { RosterTable } from '../views/roster-table.js';
+import { WriteQueue } from '../write/write-queue.js';
+import { ChangeLog } from '../views/change-log.js';
+import { IdempotencyTable } from '../views/idempotency-table.js';
+import { ChangeHistory, type ChangeHistorySource } from '../views/change-history.js';
+import { QueuedStore, type QueuedViews } from '../write/queued-store.js';
 
 /** An EventStore without files: writes go through the same queue (overlay, group commit) as the file store's. */
 export class MemoryStore extends QueuedStore implements EventStore {

@@ -16,7 +16,7 @@ import { EventIndex } from '../../../src/store/views/event-index.js';
 import { IdempotencyTable, type IdempotencyTag } from '../../../src/store/views/idempotency-table.js';
 import { RosterTable } from '../../../src/store/views/roster-table.js';
 import type { Registration, RosterView } from '../../../src/store/views/roster.js';
-import { WriteQueue } from '../../../src/store/views/write-queue.js';
+import { WriteQueue } from '../../../src/store/write/write-queue.js';
 import { mulberry32 } from '../../helpers/random.js';
 import { eventId, sampleRecord } from '../helpers.js';
 

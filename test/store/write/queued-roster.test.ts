@@ -3,7 +3,7 @@
 // plain list of the queued registrations does, and the committed one as the list of those committed. QUEUED_ROSTER_SEED=n replays.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { QueuedRoster, type WorkingRoster } from '../../../src/store/views/queued-roster.js';
+import { QueuedRoster, type WorkingRoster } from '../../../src/store/write/queued-roster.js';
 import { Roster, RosterError, type Registration, type RegistrationStatus, type RosterView } from '../../../src/store/views/roster.js';
 import { mulberry32 } from '../../helpers/random.js';
 

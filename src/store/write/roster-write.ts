@@ -7,8 +7,8 @@ import { encodeCancel, encodeCheckIn, encodeRegister } from '../records/encode-r
 import type { CancelRecord, CheckInRecord, RegisterRecord } from '../records/jsonl-record.js';
 import type { QueuedState } from './pending-changes.js';
 import type { WorkingRoster } from './queued-roster.js';
-import type { Registration, RosterView } from './roster.js';
-import { seatsOf, withRegisteredCount } from './served-event.js';
+import type { Registration, RosterView } from '../views/roster.js';
+import { seatsOf, withRegisteredCount } from '../views/served-event.js';
 
 /** A registration change to write: its line and record, the registration it made or changed, and its event before and after. */
 export interface RosterWrite {

@@ -7,8 +7,8 @@ import { encodeDelete, encodeStored } from '../records/encode-record.js';
 import type { LogRecord } from '../records/jsonl-record.js';
 import { unloggableReason } from '../records/record-checks.js';
 import type { QueuedState } from './pending-changes.js';
-import { emptyRoster } from './roster.js';
-import { toStored } from './served-event.js';
+import { emptyRoster } from '../views/roster.js';
+import { toStored } from '../views/served-event.js';
 
 /** A write planned for one event: the event after it (null: deleted), its line and record, and the registrations it confirms. */
 export interface PlannedEventWrite {

@@ -1,10 +1,10 @@
 // What the memory and file stores answer alike: reads from the shared views, writes through the write queue.
 import type { StoredEvent } from '../../events/event.js';
 import type { EventChange, GroupChange, GroupResult, ListQuery, ListResult, RosterChange, RosterResult, StoredDocument, WriteOptions } from '../event-store.js';
-import type { EventIndex } from './event-index.js';
-import type { IdempotencyEntry, IdempotencyTable, IdempotencyUse } from './idempotency-table.js';
-import type { RosterView } from './roster.js';
-import type { RosterTable } from './roster-table.js';
+import type { EventIndex } from '../views/event-index.js';
+import type { IdempotencyEntry, IdempotencyTable, IdempotencyUse } from '../views/idempotency-table.js';
+import type { RosterView } from '../views/roster.js';
+import type { RosterTable } from '../views/roster-table.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** The views a QueuedStore reads and the queue it writes through. */

@@ -1,7 +1,7 @@
 // The write queue's working roster of one event: the committed roster seen through the registration changes queued
 // but not yet durable, kept as each changed registration's queued state, so queuing a change copies nothing.
 import type { LogRecord } from '../records/jsonl-record.js';
-import { Roster, RosterError, type Registration, type RegistrationStatus, type RosterView } from './roster.js';
+import { Roster, RosterError, type Registration, type RegistrationStatus, type RosterView } from '../views/roster.js';
 
 /** What the write queue does to a working roster: Roster's changes, over a view. */
 export interface WorkingRoster extends RosterView {

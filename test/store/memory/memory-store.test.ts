@@ -1,5 +1,5 @@
 // MemoryStore: the shared EventStore contract, without files.
-import { MemoryStore } from '../../../src/store/views/memory-store.js';
+import { MemoryStore } from '../../../src/store/memory/memory-store.js';
 import { storeContract } from '../store-contract.js';
 
 storeContract('MemoryStore', async () => new MemoryStore());

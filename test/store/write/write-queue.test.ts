@@ -7,7 +7,7 @@ import { EventIndex } from '../../../src/store/views/event-index.js';
 import { decodeRecord } from '../../../src/store/records/decode-record.js';
 import { RosterTable } from '../../../src/store/views/roster-table.js';
 import { StoreUnavailable } from '../../../src/store/store-errors.js';
-import { WriteQueue } from '../../../src/store/views/write-queue.js';
+import { WriteQueue } from '../../../src/store/write/write-queue.js';
 import { eventId, sampleRecord } from '../helpers.js';
 
 const NOW = Date.parse('2030-01-01T00:00:00.000Z');

@@ -1,12 +1,12 @@
 // The write queue's latest queued state: for each event and document with changes not yet durable, its state after
 // them (and the event's working roster), which the next change sees; the committed views change only at commit.
 import type { StoredEvent } from '../../events/event.js';
-import type { DocumentTable, StoredDocument } from './document-table.js';
-import type { EventIndex } from './event-index.js';
+import type { DocumentTable, StoredDocument } from '../views/document-table.js';
+import type { EventIndex } from '../views/event-index.js';
 import type { LogRecord } from '../records/jsonl-record.js';
 import { QueuedRoster, registrationsChangedBy, type WorkingRoster } from './queued-roster.js';
-import { Roster, type RosterView } from './roster.js';
-import type { RosterTable } from './roster-table.js';
+import { Roster, type RosterView } from '../views/roster.js';
+import type { RosterTable } from '../views/roster-table.js';
 
 /** What planning a write reads: the latest queued state of events, rosters and documents (else the committed one), and the clock. */
 export interface QueuedState {

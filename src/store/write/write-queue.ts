@@ -7,16 +7,16 @@ import { encodeGroup } from '../records/encode-record.js';
 import type { LogRecord } from '../records/jsonl-record.js';
 import { cannotWriteError, describeWriteError, StoreUnavailable } from '../store-errors.js';
 import { UncertainWriteError } from '../uncertain-write.js';
-import type { ChangeHistory } from './change-history.js';
-import type { ChangeLog } from './change-log.js';
+import type { ChangeHistory } from '../views/change-history.js';
+import type { ChangeLog } from '../views/change-log.js';
 import { commitBatch, type CommitTargets, type QueuedChange } from './commit-batch.js';
-import { DocumentTable, type StoredDocument } from './document-table.js';
-import type { EventIndex } from './event-index.js';
+import { DocumentTable, type StoredDocument } from '../views/document-table.js';
+import type { EventIndex } from '../views/event-index.js';
 import { planEventWrite, type PlannedEventWrite } from './event-write.js';
 import { planGroupWrite, type PlannedGroup } from './group-write.js';
-import type { IdempotencyTable } from './idempotency-table.js';
+import type { IdempotencyTable } from '../views/idempotency-table.js';
 import { PendingChanges, type PendingEvent } from './pending-changes.js';
-import type { RosterTable } from './roster-table.js';
+import type { RosterTable } from '../views/roster-table.js';
 import { applyToRoster, planRosterChange, type PlannedRosterChange } from './roster-write.js';
 
 /** Makes a group of log lines durable; rejects when they could not be (and then none of them counts). */

@@ -2,15 +2,15 @@
 // change log, the remembered answers, webhooks' history), change by change in log order; then its writers hear back.
 import type { StoredEvent } from '../../events/event.js';
 import type { LogRecord } from '../records/jsonl-record.js';
-import { touchedBy, type ChangeHistory, type CommittedChange } from './change-history.js';
-import { publicChange, type ChangeLog } from './change-log.js';
-import type { DocumentTable } from './document-table.js';
-import type { EventIndex } from './event-index.js';
+import { touchedBy, type ChangeHistory, type CommittedChange } from '../views/change-history.js';
+import { publicChange, type ChangeLog } from '../views/change-log.js';
+import type { DocumentTable } from '../views/document-table.js';
+import type { EventIndex } from '../views/event-index.js';
 import type { DocumentMember } from './group-write.js';
-import type { IdempotencyTable } from './idempotency-table.js';
+import type { IdempotencyTable } from '../views/idempotency-table.js';
 import type { PendingChanges } from './pending-changes.js';
-import { rememberAnswer } from './remember-answer.js';
-import type { RosterTable } from './roster-table.js';
+import { rememberAnswer } from '../views/remember-answer.js';
+import type { RosterTable } from '../views/roster-table.js';
 
 /** A change to one event inside a queued write. */
 export interface EventMember {

@@ -4,7 +4,7 @@ import type { StoredEvent } from '../../events/event.js';
 import type { GroupChange, GroupView, WriteOptions } from '../event-store.js';
 import { encodeDelete, encodeDocument, encodeDocumentDelete } from '../records/encode-record.js';
 import type { DocumentRecord, LogRecord } from '../records/jsonl-record.js';
-import type { StoredDocument } from './document-table.js';
+import type { StoredDocument } from '../views/document-table.js';
 import { planPut } from './event-write.js';
 import { documentKey, type QueuedState } from './pending-changes.js';
 
