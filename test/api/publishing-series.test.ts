@@ -213,4 +213,39 @@ describe('series statuses', () => {
     assert.equal(again.json.occurrence_count, 3);
     assert.equal(again.headers['ETag'], adminRead.headers['ETag']);
   });
+  test("a cancelled series' reason: kept by a change of other fields, changed by a new one on every occurrence it took, gone after a restore", async () => {
+    const { id } = (await h.request('POST', '/series', { key: h.keys.organizer, body: daily(3, 3) })).json;
+    const ids: string[] = (await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.events.map((event: { id: string }) => event.id);
+    // The first is edited alone: the cancellation takes it all the same, and it follows the series from then on.
+    await h.request('PUT', `/events/${ids[0]}`, { key: h.keys.organizer, body: { title: 'Alone' } });
+    await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'cancelled', cancellation_reason: 'Snow' } });
+    const reasons = async (): Promise<(string | undefined)[]> =>
+      (await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.events.map((event: { cancellation_reason?: string }) => event.cancellation_reason);
+    const retitled = await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { title: 'Evening run' } });
+    assert.equal(retitled.status, 200, retitled.text ?? '');
+    assert.equal((await h.request('GET', `/series/${id}`, { key: h.keys.reader })).json.cancellation_reason, 'Snow', 'a partial update leaves the reason as it was');
+    assert.deepEqual(await reasons(), ['Snow', 'Snow', 'Snow']);
+    assert.equal((await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { cancellation_reason: 'Ice' } })).status, 200);
+    assert.equal((await h.request('GET', `/series/${id}`, { key: h.keys.reader })).json.cancellation_reason, 'Ice');
+    assert.deepEqual(await reasons(), ['Ice', 'Ice', 'Ice'], 'the one edited alone too: the cancellation took it');
+    await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'published' } });
+    assert.deepEqual(await statuses(h, id), ['published', 'published', 'published'], 'the one edited alone follows the restore');
+    // Cancelled again without a reason: the old one does not come back.
+    await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'cancelled' } });
+    assert.equal('cancellation_reason' in (await h.request('GET', `/series/${id}`, { key: h.keys.reader })).json, false);
+    assert.deepEqual(await reasons(), [undefined, undefined, undefined]);
+  });
+
+  test("a rejected series' review note lasts until its next change, on the series and on every occurrence", async () => {
+    const r = required;
+    const { id } = (await r.request('POST', '/series', { key: r.keys.organizer, body: daily(2, 3) })).json;
+    assert.equal((await r.request('POST', `/series/${id}/reject`, { key: r.keys.admin, body: { reason: 'Add a room' } })).status, 200);
+    const edited = await r.request('PUT', `/series/${id}`, { key: r.keys.organizer, body: { title: 'Morning run (room 4)' } });
+    assert.equal(edited.status, 200, edited.text ?? '');
+    assert.equal('review_note' in edited.json, false);
+    assert.equal('review_note' in (await r.request('GET', `/series/${id}`, { key: r.keys.organizer })).json, false);
+    const drafts = (await r.request('GET', `/events?series_id=${id}&status=draft`, { key: r.keys.organizer })).json.events;
+    assert.equal(drafts.length, 2);
+    assert.deepEqual(drafts.map((event: { review_note?: string }) => event.review_note), [undefined, undefined]);
+  });
 });

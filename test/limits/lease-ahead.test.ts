@@ -63,4 +63,13 @@ describe('aheadWants', () => {
     const { wants } = aheadWants({ ...input(), nowMs, bucketMs, span: 1, bucket: 16, aheadTo: 15 });
     assert.deepEqual(wants, [{ bucket: 17, want: Math.ceil(bucketMs * 0.0075), span: 1 }]);
   });
+  it('at the first sub-window of a range, counts that range as under way (what the current lease holds), not as one ahead', () => {
+    // 1,000,000 ms is the first sub-window, 6000, of the range 6000..6005.
+    const atStart = (fields: Partial<AheadInput> = {}): AheadInput => input({ nowMs: 1_000_000, bucket: 6_000, aheadTo: 5_994, ...fields });
+    const first = aheadWants(atStart());
+    assert.deepEqual(first.wants[0], { bucket: 6_000, want: 8, span: SPAN });
+    const held = new Map(first.wants.slice(1).map((want) => [want.bucket, want.want]));
+    const again = aheadWants(atStart({ held, aheadTo: first.aheadTo, current: { start: 6_000, left: 8 } }));
+    assert.deepEqual(again.wants, [], 'everything is held already: asking again would hold twice the share');
+  });
 });
