@@ -72,4 +72,27 @@ describe('aheadWants', () => {
     const again = aheadWants(atStart({ held, aheadTo: first.aheadTo, current: { start: 6_000, left: 8 } }));
     assert.deepEqual(again.wants, [], 'everything is held already: asking again would hold twice the share');
   });
+  it('asks for short ranges once less than 11 s is held ahead, then several at once; not each second as one enters the horizon', () => {
+    const first = aheadWants(input());
+    const ahead = new Map(first.wants.slice(1).map((want) => [want.bucket, want.want]));
+    /** The lease as it stands at `nowMs`: the range under way taken out of what is held ahead. */
+    const at = (nowMs: number): AheadInput => {
+      const bucket = Math.floor(nowMs / BUCKET_MS);
+      const start = Math.floor(bucket / SPAN) * SPAN;
+      const held = new Map([...ahead].filter(([from]) => from > start));
+      return input({ nowMs, bucket, held, current: { start, left: ahead.get(start) ?? 0 }, aheadTo: first.aheadTo });
+    };
+    // A second later one more range is within 15 s, but 14 s are still held: nothing is asked for.
+    assert.deepEqual(aheadWants(at(1_001_400)).wants, []);
+    // Five seconds later less than 11 s is held: the five ranges that entered the horizon meanwhile, at once.
+    const later = aheadWants(at(1_005_400));
+    assert.deepEqual(later.wants.map((want) => [want.bucket, want.want]), [[6_096, 8], [6_102, 8], [6_108, 8], [6_114, 8], [6_120, 8]]);
+  });
+
+  it('with sub-windows of a minute, asks for the next one as it enters the 15 s horizon, not before', () => {
+    const bucketMs = 60_000;
+    const hour = (nowMs: number): AheadInput => ({ ...input(), nowMs, bucketMs, span: 1, bucket: 16, aheadTo: 16 });
+    assert.deepEqual(aheadWants(hour(17 * bucketMs - 16_000)).wants, []);
+    assert.deepEqual(aheadWants(hour(17 * bucketMs - 13_000)).wants, [{ bucket: 17, want: 450, span: 1 }]);
+  });
 });
