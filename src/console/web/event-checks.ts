@@ -9,7 +9,7 @@ const TEXTS: [field: string, min: number, max: number, trimmed: boolean][] = [
   ['description', 0, 5000, false],
 ];
 
-/** The server's shape of an e-mail address (src/events/checks.ts): one `@`, no spaces, a domain with a dot. */
+/** The server's shape of an e-mail address (src/lib/checks.ts): one `@`, no spaces, a domain with a dot. */
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 /** An invisible format character, which the server refuses in an address too. */
 const INVISIBLE = /\p{Cf}/u;
