@@ -1,8 +1,9 @@
-// Tests for the strict RFC 3339 parser: offsets, fractional seconds, impossible dates, the 1970–9999 range, and the one output form.
+// Tests for the strict RFC 3339 parser: offsets, fractional seconds, impossible dates, the 1970–9999 range, the one output form, and the check of a date-time field.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatTime, MAX_TIME_MS, MIN_TIME_MS, parseDate, parseDateTime } from "../../src/events/time.js";
+import { dateTime, formatTime, MAX_TIME_MS, MIN_TIME_MS, parseDate, parseDateTime } from "../../src/events/time.js";
+import { Problem } from "../../src/lib/checks.js";
 import { mulberry32 } from "../helpers/random.js";
 
 const iso = (text: string): string | undefined => {
@@ -184,4 +185,22 @@ test("parseDateTime agrees with the regular expression it replaced on valid, nea
     if (parsedByPattern(text) !== undefined) checked++;
   }
   assert.ok(checked > 1_000, `seed ${seed}: only ${checked} valid times among the cases`);
+});
+
+/** Asserts dateTime refused the value with a Problem on `field` whose message contains every part. */
+function assertProblem(result: unknown, field: string, ...parts: string[]): void {
+  assert.ok(result instanceof Problem, `expected a Problem, got ${JSON.stringify(result)}`);
+  assert.equal(result.field, field);
+  for (const part of parts) assert.ok(result.message.includes(part), `message ${JSON.stringify(result.message)} lacks ${JSON.stringify(part)}`);
+}
+
+test("dateTime() normalises to UTC milliseconds form", () => {
+  assert.equal(dateTime("2026-09-01T19:00:00+02:00", "start_time"), "2026-09-01T17:00:00.000Z");
+  assert.equal(dateTime("2026-09-01t17:00:00.1234z", "start_time"), "2026-09-01T17:00:00.123Z");
+});
+
+test("dateTime() refuses a naive time, a number and null, quoting the value", () => {
+  assertProblem(dateTime("2026-09-01T17:00", "start_time"), "start_time", "start_time must be an RFC 3339 date-time", '"2026-09-01T17:00"');
+  assertProblem(dateTime(1788627600000, "end_time"), "end_time", "end_time", "1788627600000");
+  assertProblem(dateTime(null, "end_time"), "end_time", "null");
 });

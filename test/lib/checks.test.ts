@@ -3,7 +3,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { codePoints, email, integer, oneOf, person, Problem, quote, text } from "../../src/lib/checks.js";
-import { dateTime } from "../../src/events/time.js";
 
 /** Asserts a checker refused the value with a Problem on `field` whose message contains every part. */
 function assertProblem(result: unknown, field: string, ...parts: string[]): void {
@@ -113,17 +112,6 @@ test("integer() refuses fractions, out-of-range values, numeric strings and othe
   assertProblem(capacity([10], "capacity"), "capacity", "capacity");
   assertProblem(capacity(Number.NaN, "capacity"), "capacity", "capacity");
   assertProblem(capacity(Number.POSITIVE_INFINITY, "capacity"), "capacity", "capacity");
-});
-
-test("dateTime() normalises to UTC milliseconds form", () => {
-  assert.equal(dateTime("2026-09-01T19:00:00+02:00", "start_time"), "2026-09-01T17:00:00.000Z");
-  assert.equal(dateTime("2026-09-01t17:00:00.1234z", "start_time"), "2026-09-01T17:00:00.123Z");
-});
-
-test("dateTime() refuses a naive time, a number and null, quoting the value", () => {
-  assertProblem(dateTime("2026-09-01T17:00", "start_time"), "start_time", "start_time must be an RFC 3339 date-time", '"2026-09-01T17:00"');
-  assertProblem(dateTime(1788627600000, "end_time"), "end_time", "end_time", "1788627600000");
-  assertProblem(dateTime(null, "end_time"), "end_time", "null");
 });
 
 const GOOD_EMAILS = ["ada@campus.edu", "a@b.c", "jürgen@universität.de", "Ada.Lovelace+events@cs.campus.edu", `${"a".repeat(244)}@campus.io`];
