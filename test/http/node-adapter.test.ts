@@ -9,6 +9,7 @@ import { createKey } from '../../src/auth/key-registry.js';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/index.js';
+import { toNodeListener } from '../../src/http/node-adapter.js';
 
 const EVENT = JSON.stringify({ title: 'Pinned', category: 'social', location: 'Hall', start_time: '2030-01-01T10:00:00Z', end_time: '2030-01-01T11:00:00Z', capacity: 5 });
 
@@ -293,5 +294,26 @@ test('toNodeListener: a request whose body the embedding read first (a body pars
     host.closeAllConnections();
     await new Promise((resolve) => host.close(resolve));
     await app.close();
+  }
+});
+
+test('toNodeListener: an answer node refuses to send (a header value it rejects) becomes a JSON 500 whose X-Request-Id finds the stack in the log', async () => {
+  const written: string[] = [];
+  const logger = createLogger({ write: (text) => written.push(text), schedule: (flush) => flush() });
+  const handle = (): { status: number; headers: Record<string, string>; body: string } => ({ status: 200, headers: { 'X-Request-Id': 'req-7', 'X-Broken': 'a\nb' }, body: '{}' });
+  const server = http.createServer(toNodeListener(handle, logger));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/events`);
+    assert.equal(response.status, 500);
+    assert.equal(response.headers.get('x-request-id'), 'req-7');
+    assert.equal(((await response.json()) as { error: string }).error, 'internal');
+    logger.flush();
+    const failed = written.join('').split('\n').filter((line) => line.includes('"msg":"response failed"')).map((line) => JSON.parse(line) as Record<string, string>);
+    assert.equal(failed.length, 1, written.join(''));
+    assert.equal(failed[0]!['request_id'], 'req-7');
+    assert.match(failed[0]!['error']!, /TypeError[^\n]*\n\s+at /);
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
