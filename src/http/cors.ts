@@ -3,11 +3,13 @@
 // WWW-Authenticate too: a browser client can then tell a missing key from an invalid one (RFC 6750 error="invalid_token");
 // and Idempotent-Replayed, so a retry can tell that its answer is the remembered one.
 // Allow, so a 405 tells a page which methods the path has.
-const EXPOSED = 'ETag, Location, Link, Retry-After, X-Request-Id, API-Version, WWW-Authenticate, Idempotent-Replayed, Last-Seq, Allow, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit';
+export const EXPOSED_HEADERS = 'ETag, Location, Link, Retry-After, X-Request-Id, API-Version, WWW-Authenticate, Idempotent-Replayed, Last-Seq, Allow, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit';
+/** How long a browser may keep a preflight's answer, in seconds. */
+export const PREFLIGHT_MAX_AGE_S = 600;
 /** An HTTP method as RFC 9110 writes one (a token): what a preflight may ask for and have named back. */
 const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
 // Beyond the contract's four: the headers a browser client sends for safe retries (Idempotency-Key) and to resume the change stream.
-const ALLOWED_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id, Idempotency-Key, Last-Event-ID';
+export const ALLOWED_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id, Idempotency-Key, Last-Event-ID';
 
 /**
  * An origin as a browser sends it in `Origin`: the scheme and host in lower case, no default port
@@ -61,7 +63,7 @@ export class CorsPolicy {
     headers['Vary'] = 'Origin';
     if (origin === undefined || !this.#origins.has(origin)) return;
     headers['Access-Control-Allow-Origin'] = origin;
-    headers['Access-Control-Expose-Headers'] = EXPOSED;
+    headers['Access-Control-Expose-Headers'] = EXPOSED_HEADERS;
   }
 
   /** Adds the headers of a preflight answer (OPTIONS with Access-Control-Request-Method) for an allowed origin. */
@@ -70,6 +72,6 @@ export class CorsPolicy {
     if (origin === undefined || !this.#origins.has(origin)) return;
     headers['Access-Control-Allow-Methods'] = allowed.join(', ');
     headers['Access-Control-Allow-Headers'] = ALLOWED_HEADERS;
-    headers['Access-Control-Max-Age'] = '600';
+    headers['Access-Control-Max-Age'] = String(PREFLIGHT_MAX_AGE_S);
   }
 }

@@ -5,6 +5,7 @@ import { componentParameters, parameterRef } from './parameters.js';
 import { COMMON_HEADERS, JSON_MEDIA, RATE_LIMIT_HEADERS, componentHeaders, errorResponseRef, errorResponses, headerRefs, type RateLimits } from './responses.js';
 import { componentSchemas, schemaRef } from './schemas.js';
 import { webhookEntries } from './webhook-operations.js';
+import { ALLOWED_HEADERS, EXPOSED_HEADERS, PREFLIGHT_MAX_AGE_S } from '../http/cors.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -190,7 +191,7 @@ function operationResponses(spec: OperationSpec): JsonObject {
     };
     if (success.text !== undefined) response['content'] = { [success.text.mediaType]: { schema: { type: 'string', description: success.text.description } } };
     else if (success.schema !== undefined) response['content'] = { [JSON_MEDIA]: { schema: schemaRef(success.schema) } };
-    if (success.csv === true) (response['content'] as JsonObject)['text/csv'] = { schema: { type: 'string', description: 'RFC 4180 CSV, charset utf-8.' } };
+    if (success.csv === true) (response['content'] as JsonObject)['text/csv'] = { schema: { type: 'string', description: 'RFC 4180 CSV, charset utf-8: a header row, then one row per item of the page; a null is an empty cell, and a cell starting with =, +, -, @, tab or CR is prefixed with \' so that a spreadsheet never runs it.' } };
     if (success.alternative !== undefined) (response['content'] as JsonObject)[success.alternative.mediaType] = { schema: { type: 'string', description: success.alternative.description } };
     responses[status] = response;
   }
@@ -216,6 +217,7 @@ function apiDescription(limits: RateLimits): string {
     `Rate limit: each key may make ${limits.rateLimit} requests in any sliding window of ${limits.rateWindow} seconds; every response to a request with a good key carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy and RateLimit, and a 429 carries Retry-After. After 100 failed authentications within 15 minutes, a client address gets 429 for any request without a good key.`,
     'Calendar feed: GET /events.ics gives the filtered list as an RFC 5545 calendar to subscribe to by URL. A key of role feed may do only that (and GET /me), and is the one key that may travel in the URL, as ?key= (security scheme feedKey).',
     'HEAD works wherever GET does (no body). OPTIONS answers 204 with Allow on every path, needs no key, and answers CORS preflights for the configured origins. Another method on a known path is a 405 with Allow (components.responses.MethodNotAllowed); an unknown path is a 404.',
+    `CORS, for the browser origins the server is started with (--cors-origin; with none, no CORS headers at all): every response carries Vary: Origin, and a response to an allowed Origin carries Access-Control-Allow-Origin (that origin) and Access-Control-Expose-Headers: ${EXPOSED_HEADERS}. A preflight (OPTIONS with Access-Control-Request-Method) from an allowed origin also gets Access-Control-Allow-Methods (the path's methods), Access-Control-Allow-Headers: ${ALLOWED_HEADERS}, and Access-Control-Max-Age: ${PREFLIGHT_MAX_AGE_S}. Errors carry them too, so a page can read them.`,
     'Errors are JSON {error, message, details?} (the Error schema); when a request has several faults, the first in the order each operation describes answers (unknown path, method, key, rate limit, role, media type, size, JSON, unknown id, owner, If-Match, fields, state), so an unauthenticated request never learns whether an event exists.',
   ].join('\n\n');
 }

@@ -138,3 +138,24 @@ test('the served document is clean under Redocly\'s recommended lint rules', asy
     }
   }
 });
+
+test("the document's CORS paragraph names each Access-Control header the server sends, with its value", async () => {
+  const origin = 'https://app.campus.edu';
+  const h = await startHarness({ corsOrigins: [origin] });
+  try {
+    const description = ((await h.request('GET', '/openapi.json')).json as { info: { description: string } }).info.description;
+    const preflight = await h.request('OPTIONS', '/events', { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+    const read = await h.request('GET', '/events/evt_nope', { key: h.keys.reader, headers: { origin } });
+    assert.equal(read.status, 404);
+    const sent = { ...preflight.headers, ...read.headers };
+    const names = Object.keys(sent).filter((name) => /^access-control-/i.test(name));
+    assert.deepEqual(names.map((name) => name.toLowerCase()).sort(), ['access-control-allow-headers', 'access-control-allow-methods', 'access-control-allow-origin', 'access-control-expose-headers', 'access-control-max-age']);
+    for (const name of names) assert.ok(description.includes(name), `the document names ${name}`);
+    for (const name of ['Access-Control-Expose-Headers', 'Access-Control-Allow-Headers', 'Access-Control-Max-Age']) {
+      assert.ok(description.includes(`${name}: ${sent[name]}`), `the document gives ${name}'s value, ${sent[name]}`);
+    }
+    assert.ok(description.includes('Vary: Origin') && sent['Vary'] === 'Origin');
+  } finally {
+    await h.close();
+  }
+});
