@@ -1,19 +1,19 @@
 // The one place the pipeline order of API.md §3 is written: request → router → key → rate → role → body → handler.
 import { ApiError, errorBody, toApiError } from './http/errors.js';
 import type { Router } from './http/router.js';
-import { JSON_TYPE, type HandlerResult, type RequestContext, type Route } from './http/route.js';
+import { API_VERSION, JSON_TYPE, type HandlerResult, type RequestContext, type Route } from './http/route.js';
 import type { CoreResponse, PlainRequest } from './http/types.js';
 import { checkUnreadBody, readJsonObject, readOptionalJsonObject } from './http/body.js';
 import { loggedRequestId, redactKeys } from './http/redact-keys.js';
+import { clientRequestId } from './http/request-id.js';
 import { checkQueryEncoding, firstParameterName } from './http/query-string.js';
 import type { CorsPolicy } from './http/cors.js';
 import { canEver, forbiddenMessage, type Principal } from './auth/principal.js';
-import { bearerSecret, heldAddress, queryKey, unauthorized } from './auth/credentials.js';
+import { bearerSecret, heldAddressError, queryKey, unauthorized } from './auth/credentials.js';
 import type { KeyRegistry } from './auth/key-registry.js';
 import type { LimitDecision } from './limits/sliding-window.js';
-import { AUTH_FAILURE_PREFIX, type AuthFailureThrottle } from './limits/auth-failures.js';
+import { authFailureKey, type AuthFailureThrottle } from './limits/auth-failures.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
-import { addressKey } from './limits/address.js';
 import type { Logger } from './log/logger.js';
 
 export interface PipelineDeps {
@@ -56,8 +56,6 @@ interface Pending {
 
 export type { CoreResponse } from './http/types.js';
 
-const REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
-
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#@]*(?=[/?#]|$)/i;
 
 /**
@@ -93,10 +91,9 @@ export function createPipeline(deps: PipelineDeps): {
   function handleNow(request: PlainRequest): CoreResponse | Promise<CoreResponse> {
     // Served as its origin form from here on: routes and a retry's hash see one target, however it was written.
     if (request.target.charCodeAt(0) !== 47 /* '/' */) request = { ...request, target: originForm(request.target) };
-    const inbound = request.headers['x-request-id'];
     // Echoed as sent (API.md §5), even one shaped like an API key: its sender has it already; the log redacts it.
-    const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : `${idPrefix}-${(++requestCount).toString(36)}`;
-    const headers: Record<string, string> = { 'API-Version': '1.0', 'X-Request-Id': requestId };
+    const requestId = clientRequestId(request.headers['x-request-id']) ?? `${idPrefix}-${(++requestCount).toString(36)}`;
+    const headers: Record<string, string> = { 'API-Version': API_VERSION, 'X-Request-Id': requestId };
     cors.apply(headers, request.headers.origin);
     const preflightFor = cors.preflightMethod(request);
     try {
@@ -283,7 +280,7 @@ export function createPipeline(deps: PipelineDeps): {
     try {
       const at = now();
       throwIfHeld(pending.request, at);
-      const shared = deps.sharedAuthFailures?.take(`${AUTH_FAILURE_PREFIX}${addressKey(pending.request.remoteAddress)}`, at);
+      const shared = deps.sharedAuthFailures?.take(authFailureKey(pending.request.remoteAddress), at);
       if (!(shared instanceof Promise)) return refuse(shared);
       return shared.then((decision) => {
         try {
@@ -300,7 +297,7 @@ export function createPipeline(deps: PipelineDeps): {
   /** Throws the 429 while `request`'s address is held: by this instance's count, or by every instance's (`shared` refused). */
   function throwIfHeld(request: PlainRequest, at: number, shared?: LimitDecision): void {
     const blocked = shared === undefined || shared.allowed ? authFailures.isBlocked(request.remoteAddress, at) : { blocked: true, retryAfterSeconds: shared.resetSeconds };
-    if (blocked.blocked) throw heldAddress(authFailures.maxFailures, blocked.retryAfterSeconds);
+    if (blocked.blocked) throw heldAddressError(authFailures.maxFailures, blocked.retryAfterSeconds);
   }
 
   function takeSlot(principal: Principal, headers: Record<string, string>): void | Promise<void> {

@@ -34,7 +34,7 @@ export function unauthorized(request: PlainRequest, secret: string | undefined, 
 }
 
 /** The 429 of an address held by the throttle on failed authentications (more than `maxFailures` in 15 minutes). */
-export function heldAddress(maxFailures: number, retryAfterSeconds: number): ApiError {
+export function heldAddressError(maxFailures: number, retryAfterSeconds: number): ApiError {
   return new ApiError('rate_limited', `This address is held by the per-address throttle for failed authentications: more than ${maxFailures} requests without a valid key in 15 minutes; retry in ${retryAfterSeconds} s (a valid key is never held by it).`, {
     headers: { 'Retry-After': String(retryAfterSeconds), 'Cache-Control': 'no-store' },
   });

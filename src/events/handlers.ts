@@ -16,7 +16,7 @@ import type { ParsedListQuery } from './list-query.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
 import type { IdempotencyEntry } from '../store/views/idempotency-table.js';
 import { clip } from '../lib/clip.js';
-import { matchesIfMatch, matchesNoneMatch } from '../http/conditional.js';
+import { checkIfMatch, matchesNoneMatch } from '../http/conditional.js';
 
 export interface EventHandlerDeps {
   store: EventStore;
@@ -196,10 +196,7 @@ export function checkAccess(current: StoredEvent | undefined, id: string, princi
   if (!mayActOn(principal, action, current.organizerEmail)) {
     throw new ApiError('forbidden', `Your key may ${action} only events you organise; event "${id}" is organised by someone else.`);
   }
-  const ifMatch = context.request.headers['if-match'];
-  if (ifMatch !== undefined && !matchesIfMatch(ifMatch, etagOf(current))) {
-    throw new ApiError('precondition_failed', `If-Match ${clip(ifMatch, 80)} does not match the current ETag ${etagOf(current)} of event "${id}"; read it again and retry.`);
-  }
+  checkIfMatch(context.request.headers['if-match'], etagOf(current), `event "${id}"`);
   return toRecord(current);
 }
 

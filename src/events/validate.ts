@@ -2,7 +2,7 @@
 import { ApiError, type FieldProblem } from '../http/errors.js';
 import type { Principal } from '../auth/principal.js';
 import { type EventRecord, type EventStatus, type Person } from './event.js';
-import { Problem, quote, samePerson } from '../lib/checks.js';
+import { person, Problem, quote } from '../lib/checks.js';
 import { EVENT_FIELDS } from './schema.js';
 import { createdStatus, type ApprovalMode } from './publishing.js';
 
@@ -113,4 +113,13 @@ function throwIfAny(problems: FieldProblem[]): void {
   const first = problems[0]!.message;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} in details)` : '';
   throw new ApiError('validation_failed', `The event is not valid: ${first}${more}.`, { details: problems });
+}
+
+/**
+ * Whether `value` names `stored` as a client that read it would send it back: the name equal once trimmed (as it
+ * is stored), the e-mail in any case.
+ */
+export function samePerson(value: unknown, stored: { name: string; email: string }): boolean {
+  const sent = person(value, 'organizer');
+  return !(sent instanceof Problem) && sent.name === stored.name && sent.email.toLowerCase() === stored.email.toLowerCase();
 }

@@ -1,9 +1,10 @@
 // The core run for one request: its answer handed on (at once when it answered synchronously), a throw or a rejection
-// turned into the JSON 500 every response's headers come with.
+// turned into the JSON 500 every response's headers come with; and any JSON error answered outside the pipeline
+// (edgeError: node:http's refusals too).
 import { randomUUID } from 'node:crypto';
 import { errorBody, ApiError, INTERNAL_MESSAGE } from './errors.js';
 import { loggedRequestId } from './redact-keys.js';
-import { JSON_TYPE } from './route.js';
+import { API_VERSION, JSON_TYPE } from './route.js';
 import type { Logger } from '../log/logger.js';
 import type { CoreHandler, CoreResponse, PlainRequest } from './types.js';
 
@@ -41,5 +42,5 @@ export function internalError(requestId: string = randomUUID()): CoreResponse {
 
 /** `error` answered outside the pipeline (the core failed, or node:http refused the request): JSON, with the headers every response carries. */
 export function edgeError(error: ApiError, requestId: string = randomUUID()): CoreResponse {
-  return { status: error.status, headers: { 'API-Version': '1.0', 'X-Request-Id': requestId, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' }, body: errorBody(error) };
+  return { status: error.status, headers: { 'API-Version': API_VERSION, 'X-Request-Id': requestId, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' }, body: errorBody(error) };
 }

@@ -1,4 +1,5 @@
 // The one bridge between node:http and the pure core: bytes in (capped at 64 KiB), plain response out.
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -7,6 +8,8 @@ import { ApiError, HEADERS_TOO_LARGE_MESSAGE } from './errors.js';
 import { callCore, edgeError, internalError, internalFailure } from './call-core.js';
 import { headerFault, headerLines } from './header-fault.js';
 import { logRequest } from './request-log.js';
+import { loggedRequestId } from './redact-keys.js';
+import { clientRequestId } from './request-id.js';
 import { parserFault } from './parser-fault.js';
 import { refusedOrigin, requestOfUnknownMethod, startsWithHead } from './refused-bytes.js';
 import type { ClientErrorOptions, CoreHandler, CoreResponse, PlainRequest } from './types.js';
@@ -98,8 +101,8 @@ class Exchange {
   /** The request after this one on its connection, waiting to run until this one is answered. */
   next: Exchange | undefined = undefined;
   answered = false;
-  /** Its body was read before it reached this listener: answered with the 500, not run. */
-  consumed = false;
+  /** Its body was read before it reached this listener: answered with the 500 of this request id, not run. */
+  consumed: string | undefined = undefined;
   /** Bytes the connection had read when this request was answered: more by a keep-alive time-out began a next request. */
   readWhenAnswered = 0;
 
@@ -120,7 +123,7 @@ class Exchange {
         return;
       }
     }
-    if (this.consumed) this.respond(internalError());
+    if (this.consumed !== undefined) this.respond(internalError(this.consumed));
     else callCore(this.listener.handle, this.request, this.listener.logger, this);
   }
 
@@ -196,8 +199,9 @@ function readBody(req: IncomingMessage, request: PlainRequest, exchange: Exchang
   // An embedding that read the body before this handler (a body parser mounted first): nothing more will come, and
   // waiting would hang the request. The host's mistake, not the client's: a 500, and the log says what to change.
   if (req.readableEnded) {
-    exchange.listener.logger.error('the request body was read before campus-events got the request: mount its handler before any body parser (express.json() and the like), which must leave its requests unread', { method: request.method, path: request.target.split('?')[0] });
-    exchange.consumed = true;
+    const requestId = clientRequestId(req.headers['x-request-id']) ?? randomUUID();
+    exchange.listener.logger.error('the request body was read before campus-events got the request: mount its handler before any body parser (express.json() and the like), which must leave its requests unread', { request_id: loggedRequestId(requestId), method: request.method, path: request.target.split('?')[0] });
+    exchange.consumed = requestId;
     exchange.run();
     return;
   }

@@ -51,3 +51,6 @@ export interface Route {
 
 /** `Content-Type` of every JSON response. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The version of this API, in every answer's API-Version header and in the OpenAPI document (API.md §5). */
+export const API_VERSION = '1.0';

@@ -115,12 +115,3 @@ export const person: Check<{ name: string; email: string }> = (value, field) => 
   if (first !== undefined) return new Problem(first.field, first.message, rest);
   return { name: name as string, email: address as string };
 };
-
-/**
- * Whether `value` names `stored` as a client that read it would send it back: the name equal once trimmed (as it
- * is stored), the e-mail in any case.
- */
-export function samePerson(value: unknown, stored: { name: string; email: string }): boolean {
-  const sent = person(value, 'organizer');
-  return !(sent instanceof Problem) && sent.name === stored.name && sent.email.toLowerCase() === stored.email.toLowerCase();
-}

@@ -1,7 +1,8 @@
 // Limits failed authentications per client address so API keys cannot be guessed by brute force.
 
 import { addressKey, widerPrefixKey } from "./address.js";
-import { LeasedWindowLimiter, type LeaseSource } from "./leased-window.js";
+import { LeasedWindowLimiter } from "./leased-window.js";
+import type { LeaseSource } from "./lease-source.js";
 import { SlidingWindowLimiter, type SavedWindows } from "./sliding-window.js";
 
 /** API.md §6: 100 failed authentications from one address in 15 minutes, then 429. */
@@ -11,7 +12,12 @@ const WINDOW_MS = 15 * 60_000;
 const MAX_ADDRESSES = 10_000;
 
 /** What the shared throttle's keys start with: an address's failed authentications are counted under `auth ADDRESS`. */
-export const AUTH_FAILURE_PREFIX = 'auth ';
+const AUTH_FAILURE_PREFIX = 'auth ';
+
+/** The key of the shared throttle (leasedAuthFailures) that counts `remoteAddress`'s failed authentications. */
+export function authFailureKey(remoteAddress: string): string {
+  return `${AUTH_FAILURE_PREFIX}${addressKey(remoteAddress)}`;
+}
 
 /**
  * The same rule counted over every instance (PostgreSQL): slots of each address's window leased from `source`, for

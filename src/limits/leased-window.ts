@@ -7,8 +7,6 @@ import { BUCKETS_PER_WINDOW, type LimitDecision } from './sliding-window.js';
 import type { Granted, LeaseSource } from './lease-source.js';
 import { shownFailure } from '../lib/error-code.js';
 
-export type { Granted, LeaseSource, Want };
-
 /** Options of a LeasedWindowLimiter. */
 export interface LeasedWindowOptions {
   limit: number;

@@ -1,7 +1,7 @@
 // What the pipeline asks of a per-key rate limit, whichever counts it.
 import type { LimitDecision } from './sliding-window.js';
 
-/** The per-key rate limit: in memory (SlidingWindowLimiter), or over several instances (LeasedWindowLimiter), whose `take` may ask a database. */
+/** A sliding-window limit by key (an API key's id, or `auth ADDRESS` for failed authentications): in memory (SlidingWindowLimiter), or over several instances (LeasedWindowLimiter), whose `take` may ask a database. */
 export interface RateLimiter {
   readonly limit: number;
   take(key: string, nowMs: number): LimitDecision | Promise<LimitDecision>;

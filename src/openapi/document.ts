@@ -6,6 +6,7 @@ import { COMMON_HEADERS, JSON_MEDIA, RATE_LIMIT_HEADERS, componentHeaders, error
 import { componentSchemas, schemaRef } from './schemas.js';
 import { webhookEntries } from './webhook-operations.js';
 import { ALLOWED_HEADERS, EXPOSED_HEADERS, PREFLIGHT_MAX_AGE_S } from '../http/cors.js';
+import { API_VERSION } from '../http/route.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -50,7 +51,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], limits: Rate
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Campus Events API', version: '1.0', description: apiDescription(limits), license: { name: 'MIT', identifier: 'MIT' } },
+    info: { title: 'Campus Events API', version: API_VERSION, description: apiDescription(limits), license: { name: 'MIT', identifier: 'MIT' } },
     servers: [
       { url: mount.basePath === '' ? '/' : mount.basePath, description: 'The paths as listed.' },
       { url: `${mount.basePath}/v1`, description: 'The same API under /v1: /v1/events is /events. Location and Link keep the prefix the request came in under.' },

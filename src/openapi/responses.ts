@@ -1,6 +1,7 @@
 // The response headers and error responses of the OpenAPI document; one error response per status of ERROR_CATALOG.
 import { ERROR_CATALOG, type ErrorCode } from '../http/errors.js';
 import { schemaRef } from './schemas.js';
+import { API_VERSION } from '../http/route.js';
 
 type Component = Record<string, unknown>;
 
@@ -33,7 +34,7 @@ export function headerRefs(names: readonly string[]): Record<string, Component> 
 export function componentHeaders(limits: RateLimits): Record<string, Component> {
   const { rateLimit, rateWindow } = limits;
   return {
-    'API-Version': required(header('The version of the API that answered.', { type: 'string', const: '1.0' })),
+    'API-Version': required(header('The version of the API that answered.', { type: 'string', const: API_VERSION })),
     'X-Request-Id': required(header("The request's id: the one it sent when valid, else a new one. The log finds a request by it.", { type: 'string' })),
     ETag: header('A strong ETag: of the event state (it changes with every change; send it back in If-Match or If-None-Match), or of a list page (send it back in If-None-Match).', { type: 'string' }, '"1f"'),
     'Idempotent-Replayed': header('true when this is the remembered answer to an earlier request with the same Idempotency-Key: nothing was written this time.', { type: 'string', const: 'true' }),

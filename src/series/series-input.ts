@@ -1,7 +1,8 @@
 // Validates a POST or PUT /series body (API.md §11): the event fields of §4, time_zone, recurrence and exdates, every problem named.
 import { ApiError, type FieldProblem } from '../http/errors.js';
 import type { Principal } from '../auth/principal.js';
-import { Problem, quote, samePerson } from '../lib/checks.js';
+import { Problem, quote } from '../lib/checks.js';
+import { samePerson } from '../events/validate.js';
 import { dateTime } from '../events/time.js';
 import { EVENT_FIELDS } from '../events/schema.js';
 import { canonicalZone, isTimeZone } from '../lib/time-zone.js';

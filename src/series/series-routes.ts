@@ -4,7 +4,7 @@ import type { HandlerResult, RequestContext, Route } from '../http/route.js';
 import { mayActOn, type Principal } from '../auth/principal.js';
 import { randomId } from '../lib/random-id.js';
 import { pageLinks } from '../http/page-links.js';
-import { matchesIfMatch, matchesNoneMatch } from '../http/conditional.js';
+import { checkIfMatch, matchesNoneMatch } from '../http/conditional.js';
 import type { EventStore, GroupView, StoredDocument } from '../store/event-store.js';
 import { parseSeries, SERIES_COLLECTION, seriesEtag, seriesJson, seriesStatus, seriesViewJson, type SeriesDocument } from './series-document.js';
 import { validateSeries } from './series-input.js';
@@ -235,11 +235,7 @@ function checkAccess(view: GroupView, id: string, principal: Principal, action: 
   if (!mayActOn(principal, action, series.organizer.email.toLowerCase())) {
     throw new ApiError('forbidden', `Your key may ${action} only series you organise; series "${id}" is organised by someone else.`);
   }
-  const ifMatch = context.request.headers['if-match'];
-  const etag = seriesEtag(stored);
-  if (ifMatch !== undefined && !matchesIfMatch(ifMatch, etag)) {
-    throw new ApiError('precondition_failed', `If-Match ${clip(ifMatch, 80)} does not match the current ETag ${etag} of series "${id}"; read it again and retry.`);
-  }
+  checkIfMatch(context.request.headers['if-match'], seriesEtag(stored), `series "${id}"`);
   return series;
 }
 

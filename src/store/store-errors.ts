@@ -65,7 +65,7 @@ export function cannotWriteError(reason: string, uncertain = false): StoreUnavai
 export function describeWriteError(error: unknown): string {
   if (error instanceof Error && error.name === 'LogRemoved') return error.message;
   const code = errorCode(error);
-  if (typeof code !== 'string') return 'an unexpected write error';
+  if (code === undefined) return 'an unexpected write error';
   // Own keys only: a code such as `toString` must not name a method of Object.prototype.
   return Object.hasOwn(IO_ERRORS, code) ? `${code}: ${IO_ERRORS[code]}` : code;
 }

@@ -1,4 +1,5 @@
 // A failed write whose undo failed too: the log may hold part (or all) of a batch that was refused.
+import { errorCode } from '../lib/error-code.js';
 
 /**
  * Thrown by the file store when a batch failed (a write or fdatasync) and cutting the log back
@@ -11,8 +12,6 @@ export class UncertainWriteError extends Error {
   constructor(cause: unknown, undoError: unknown) {
     super(`a write failed (${String(cause)}) and undoing it failed too (${String(undoError)})`, { cause });
     this.name = 'UncertainWriteError';
-    // A string, a number or null has no code of its own: reading one gives undefined.
-    const code = (cause as { code?: unknown } | null | undefined)?.code;
-    this.code = typeof code === 'string' ? code : undefined;
+    this.code = errorCode(cause);
   }
 }

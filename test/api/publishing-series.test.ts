@@ -230,6 +230,8 @@ describe('series statuses', () => {
     assert.deepEqual(await reasons(), ['Ice', 'Ice', 'Ice'], 'the one edited alone too: the cancellation took it');
     await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'published' } });
     assert.deepEqual(await statuses(h, id), ['published', 'published', 'published'], 'the one edited alone follows the restore');
+    assert.equal('cancellation_reason' in (await h.request('GET', `/series/${id}`, { key: h.keys.reader })).json, false);
+    assert.deepEqual(await reasons(), [undefined, undefined, undefined]);
     // Cancelled again without a reason: the old one does not come back.
     await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'cancelled' } });
     assert.equal('cancellation_reason' in (await h.request('GET', `/series/${id}`, { key: h.keys.reader })).json, false);

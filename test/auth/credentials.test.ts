@@ -1,3 +1,4 @@
+// Where a request's key is (Bearer, ?key=) and the 401 of a request without a good one (API.md §2, §3).
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { bearerSecret, queryKey, unauthorized } from '../../src/auth/credentials.js';

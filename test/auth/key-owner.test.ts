@@ -1,3 +1,4 @@
+// A new key's owner, checked alike for the CLI's keys create and an embedding's createKey.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { checkKeyOwner } from '../../src/auth/key-owner.js';

@@ -1,3 +1,4 @@
+// callCore: the core's answer handed on, and a throw or a rejection turned into a JSON 500 its id finds in the log.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { callCore } from '../../src/http/call-core.js';

@@ -288,6 +288,11 @@ test('toNodeListener: a request whose body the embedding read first (a body pars
     assert.equal(((await answer.json()) as { error: string }).error, 'internal');
     logger.flush();
     assert.match(written.join(''), /the request body was read before campus-events got the request: mount its handler before any body parser/);
+    // The 500's X-Request-Id finds that line, as its message says.
+    const id = answer.headers.get('x-request-id');
+    const line = written.join('').split('\n').find((each) => each.includes('the request body was read before'));
+    assert.ok(id !== null && line !== undefined);
+    assert.equal((JSON.parse(line) as { request_id?: string }).request_id, id);
     const listed = await fetch(`http://127.0.0.1:${port}/events`, { headers: { authorization: `Bearer ${app.initialAdminKey}` } });
     assert.equal(((await listed.json()) as { total: number }).total, 0, 'nothing was written');
   } finally {

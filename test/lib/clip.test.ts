@@ -1,3 +1,4 @@
+// clip: a client's value cut short for a message.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { clip } from '../../src/lib/clip.js';

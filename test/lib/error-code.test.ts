@@ -1,3 +1,4 @@
+// errorCode and shownFailure: an error's code read safely, and what a client may hear of a failure.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { errorCode, shownFailure } from '../../src/lib/error-code.js';

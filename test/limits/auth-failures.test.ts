@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AuthFailureThrottle, leasedAuthFailures } from "../../src/limits/auth-failures.js";
+import { AuthFailureThrottle, leasedAuthFailures, authFailureKey } from "../../src/limits/auth-failures.js";
 
 const MINUTE = 60_000;
 
@@ -152,4 +152,10 @@ test("leasedAuthFailures() holds the failures of at most 10,000 addresses, as th
   assert.equal(limiter.keysHeld, 10_000, "the 10,001st address sends the oldest away");
   // None held unused, for another instance to miss: each failure leases the one slot it uses.
   assert.deepEqual([...new Set(wanted)], [1]);
+});
+
+test("authFailureKey(): an address's key in the shared throttle, as the throttle of one instance counts it (an IPv4 however written, an IPv6 by its /64)", () => {
+  assert.equal(authFailureKey("10.0.0.1"), "auth 10.0.0.1");
+  assert.equal(authFailureKey("::ffff:10.0.0.1"), "auth 10.0.0.1");
+  assert.equal(authFailureKey("2001:db8::1"), authFailureKey("2001:db8::2"));
 });

@@ -1,7 +1,9 @@
 // LeasedWindowLimiter over a real PostgreSQL: three instances' limiters never admit one more than the limit in any window.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LeasedWindowLimiter, type LeaseSource, type Want } from '../../src/limits/leased-window.js';
+import { LeasedWindowLimiter } from '../../src/limits/leased-window.js';
+import type { LeaseSource } from '../../src/limits/lease-source.js';
+import type { Want } from '../../src/limits/lease-ahead.js';
 import type { LimitDecision } from '../../src/limits/sliding-window.js';
 import { connect } from '../../src/store/postgres/client.js';
 import { grantsWithin, RateLeaseTable, type Held } from '../../src/store/postgres/rate-leases.js';

@@ -155,6 +155,11 @@ test("the document's CORS paragraph names each Access-Control header the server 
       assert.ok(description.includes(`${name}: ${sent[name]}`), `the document gives ${name}'s value, ${sent[name]}`);
     }
     assert.ok(description.includes('Vary: Origin') && sent['Vary'] === 'Origin');
+    // And what API.md §5 names, written here rather than read from the constants both sides use.
+    assert.equal(sent['Access-Control-Max-Age'], '600');
+    for (const name of ['ETag', 'Location', 'Link', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) assert.ok(sent['Access-Control-Expose-Headers']!.split(', ').includes(name), `exposes ${name}`);
+    for (const name of ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match']) assert.ok(sent['Access-Control-Allow-Headers']!.split(', ').includes(name), `allows ${name}`);
+    assert.deepEqual(sent['Access-Control-Allow-Methods']!.split(', ').sort(), ['GET', 'HEAD', 'OPTIONS', 'POST']);
   } finally {
     await h.close();
   }

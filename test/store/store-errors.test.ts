@@ -44,6 +44,7 @@ test('describeWriteError() explains the disk errors it knows, names other codes 
   assert.equal(describeWriteError(coded('EBUSY')), 'EBUSY');
   assert.equal(describeWriteError(coded('toString')), 'toString');
   assert.equal(describeWriteError(coded(28)), 'an unexpected write error');
+  assert.equal(describeWriteError(coded('')), 'an unexpected write error', 'an empty code leaves no empty reason in the 503');
   assert.equal(describeWriteError(new Error('no code')), 'an unexpected write error');
   assert.equal(describeWriteError(null), 'an unexpected write error');
   assert.equal(describeWriteError('ENOSPC'), 'an unexpected write error');

@@ -12,7 +12,7 @@ const NO_ROOM = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
 /** True when `error` says the file system has no room (or is read-only). */
 export function isNoRoom(error: unknown): boolean {
   const code = errorCode(error);
-  return typeof code === 'string' && NO_ROOM.has(code);
+  return code !== undefined && NO_ROOM.has(code);
 }
 
 /**

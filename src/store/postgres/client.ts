@@ -1,6 +1,7 @@
 // Loads the optional PostgreSQL client (the `pg` package) only when a postgres:// store is asked for, behind a small interface.
 import type pgType from 'pg';
 import { isStatementError, PrimaryPool, type SessionClient, type StalePrimary } from './primary.js';
+import { errorCode } from '../../lib/error-code.js';
 
 export { isStatementError };
 export { redactUrl } from './hosts.js';
@@ -274,8 +275,7 @@ export class CommitUnknown extends Error {
 
   constructor(cause: unknown) {
     super(`the answer to COMMIT was lost (${describeDatabaseError(cause)})`, { cause });
-    const code = (cause as { code?: unknown } | null | undefined)?.code;
-    this.code = typeof code === 'string' ? code : undefined;
+    this.code = errorCode(cause);
   }
 }
 

@@ -1,6 +1,7 @@
 // The connection pool to the primary among the URL's hosts: every new connection is checked to be on a primary, and a lost one is looked for again.
 import type pgType from 'pg';
 import { findPrimary, parseStoreUrl, type HostRole, type StoreUrl } from './hosts.js';
+import { errorCode } from '../../lib/error-code.js';
 
 /** A pooled connection as the store uses it: pg's, with the socket pg-pool itself destroys on a time-out. */
 export type SessionClient = pgType.PoolClient & { connection?: { stream: { destroy(): void } } };
@@ -53,7 +54,7 @@ export function isStatementError(error: unknown): boolean {
 
 /** The host may no longer be the primary: the connection failed, or it refused a write as a standby does. */
 function lostPrimary(error: unknown): boolean {
-  return !isStatementError(error) || (error as { code?: unknown }).code === '25006';
+  return !isStatementError(error) || errorCode(error) === '25006';
 }
 
 /**

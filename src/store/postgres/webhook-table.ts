@@ -59,7 +59,7 @@ function byAge(a: SharedWebhook, b: SharedWebhook): number {
  */
 function unavailable(error: unknown, change: boolean): StoreUnavailable {
   const code = errorCode(error);
-  const why = typeof code === 'string' ? ` (${code})` : '';
+  const why = code === undefined ? '' : ` (${code})`;
   if (!change) return new StoreUnavailable(`The database cannot be reached${why}; retry in a moment.`, { retryAfterSeconds: 1 });
   if (!mayHaveRun(error)) return new StoreUnavailable(`The database cannot be reached${why}; nothing of this change to webhooks was kept. Retry in a moment.`, { retryAfterSeconds: 1 });
   return new StoreUnavailable(`The database stopped answering after this change to webhooks was sent${why}, so it may have been kept: read the webhooks back (GET /webhooks) once the database answers, before sending it again.`, {

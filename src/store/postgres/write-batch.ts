@@ -5,7 +5,7 @@ import type { IdempotencyTag } from '../views/idempotency-table.js';
 import type { Views } from '../views/apply-record.js';
 import { WriteQueue } from '../write/write-queue.js';
 import { CommitUnknown, HOLDS_LOCK, withTimeout, type Database, type Queryable, type Transaction } from './client.js';
-import { shownFailure } from '../../lib/error-code.js';
+import { errorCode, shownFailure } from '../../lib/error-code.js';
 import { catchUpQuery, type LogRow } from './catch-up.js';
 import { resolveCommit } from './commit-outcome.js';
 import { LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
@@ -295,7 +295,7 @@ export class WriteBatches {
     // Writes not taken yet (the transaction never got its lock) fail with it; a new write starts a new batch.
     for (const intent of intents) intent.reject(unknown ? failure : this.#host.unavailable(intent.idem));
     const probeAlone = intents.length > 0 && intents.every((intent) => intent.probe === true);
-    if ((failure as { code?: unknown } | undefined)?.code !== '55P03' && !probeAlone) this.#host.lost(failure);
+    if (errorCode(failure) !== '55P03' && !probeAlone) this.#host.lost(failure);
   }
 
   /** Runs one write in the batch's queue; an Idempotency-Key another instance answered meanwhile replays instead. */
