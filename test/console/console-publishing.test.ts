@@ -316,6 +316,26 @@ test('the approval queue reads itself again each minute: a submission made elsew
   await page.close();
 });
 
+test("the header's link to the screen already shown reads it again: an admin on the queue sees a new submission at once", { skip, timeout: TIMEOUT_MS }, async () => {
+  const page = await browsing.context.newPage();
+  // The minute's timer never fires here: only the click can bring the new row.
+  await page.clock.install();
+  await signIn(page, journey.url, journey.keys.admin);
+  await page.goto(`${journey.url}/console/#/queue`);
+  await page.getByRole('heading', { name: 'Events waiting' }).waitFor();
+  const title = 'Submitted while the admin looks at the queue';
+  const made = await journey.api('POST', '/events', journey.keys.organizer, {
+    title, description: '', category: 'social', location: 'Quad', capacity: 10, start_time: '2027-06-03T18:00:00Z', end_time: '2027-06-03T19:00:00Z',
+  });
+  assert.equal(made.status, 201);
+  assert.equal(await page.getByRole('link', { name: title }).count(), 0);
+  await page.getByRole('link', { name: /^Approval queue/ }).click();
+  await page.getByRole('link', { name: title }).waitFor({ timeout: 5_000 });
+  await page.getByRole('link', { name: /^Approval queue \d+ waiting$/ }).filter({ hasText: /[1-9]/ }).waitFor({ timeout: 5_000 });
+  assertClean(browsing);
+  await page.close();
+});
+
 /** An organizer's event, pending under approval (made through the API), and an admin's tab on the queue showing it. */
 async function queuedAndShown(title: string, day: string): Promise<{ id: string; page: Page }> {
   const made = await journey.api('POST', '/events', journey.keys.organizer, {

@@ -281,6 +281,11 @@ async function showEditor<T extends OwnedEvent>(ticket: number, path: string, ti
 }
 
 window.addEventListener('hashchange', () => void render());
+// A header link to the screen already shown reads it again: the fragment does not change, so no hashchange comes, and
+// an admin clicking "Approval queue" on the queue wants what waits now.
+nav.addEventListener('click', (event) => {
+  if (event.target instanceof Element && event.target.closest('a')?.getAttribute('href') === location.hash) void render();
+});
 
 async function start(): Promise<void> {
   const key = storedKey();
