@@ -336,6 +336,29 @@ test("the header's link to the screen already shown reads it again: an admin on 
   await page.close();
 });
 
+test("the queue's buttons tell a series from its occurrences, and each occurrence from the others, by name", { skip, timeout: TIMEOUT_MS }, async () => {
+  const title = 'Chess club (queue names)';
+  const made = await journey.api('POST', '/series', journey.keys.organizer, {
+    title, description: '', category: 'social', location: 'Room 4', capacity: 12, time_zone: 'UTC',
+    start_time: '2027-07-05T18:00:00Z', end_time: '2027-07-05T20:00:00Z', recurrence: 'FREQ=DAILY;COUNT=3',
+  });
+  assert.equal(made.status, 201);
+  const page = await tab('admin');
+  try {
+    await page.goto(`${journey.url}/console/#/queue`);
+    await page.getByRole('heading', { name: 'Events waiting' }).waitFor();
+    const approve = page.getByRole('button', { name: new RegExp(`^Approve (series )?${title.replace(/[()]/g, '\\$&')}`) });
+    await approve.nth(3).waitFor();
+    const names = await approve.evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label') ?? ''));
+    assert.equal(names.length, 4, names.join(' | '));
+    assert.equal(new Set(names).size, 4, `four different names: ${names.join(' | ')}`);
+    assert.equal(names.filter((name) => name === `Approve series ${title}`).length, 1, names.join(' | '));
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});
+
 /** An organizer's event, pending under approval (made through the API), and an admin's tab on the queue showing it. */
 async function queuedAndShown(title: string, day: string): Promise<{ id: string; page: Page }> {
   const made = await journey.api('POST', '/events', journey.keys.organizer, {

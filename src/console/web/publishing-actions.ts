@@ -22,8 +22,8 @@ export interface MoveOptions {
   kind: 'event' | 'series';
   /** The ETag it was read with, sent as If-Match (a page); undefined in lists. */
   etag?: string | null;
-  /** Puts the title in each button's name, for lists where every row has the same buttons. */
-  named?: boolean;
+  /** What each button's name ends with (`Approve Chess club, Tue 12 Jan 2027 18:00`), for lists where every row has the same buttons. */
+  named?: string;
   /** After a move, with the item as the server answered and a sentence saying what happened. */
   done(updated: Publishable, outcome: string): void;
   /** A failed move (not one refused inside a reason dialog, which shows its own, but for a 412, which closes it). */
@@ -154,7 +154,7 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
     const label = moveLabel(ctx, move, options.kind);
     const button = h(
       'button',
-      { type: 'button', class: move === 'cancel' || move === 'reject' ? 'danger' : move === 'withdraw' || move === 'restore' ? null : 'primary', 'aria-label': options.named === true ? `${label} ${item.title}` : null },
+      { type: 'button', class: move === 'cancel' || move === 'reject' ? 'danger' : move === 'withdraw' || move === 'restore' ? null : 'primary', 'aria-label': options.named === undefined ? null : `${label} ${options.named}` },
       label,
     );
     button.addEventListener('click', () => {

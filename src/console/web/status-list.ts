@@ -59,6 +59,14 @@ export function statusList(ctx: ConsoleContext, options: StatusListOptions): { e
     if (error instanceof ApiProblem && (changed || error.status === 409 || error.status === 404)) void load();
   }
 
+  /**
+   * What tells a row's buttons from every other row's to a screen reader: a series is named so, an event by its title and
+   * start (a series submitted puts its occurrences in the list too, one title many times).
+   */
+  function rowName(item: Row): string {
+    return options.kind === 'series' ? `series ${item.title}` : `${item.title}, ${formatDateTime(item.start_time, ctx.zones.shown)}`;
+  }
+
   function row(item: Row): HTMLElement {
     const href = options.kind === 'event' ? `#/events/${item.id}` : `#/series/${item.id}`;
     const occurrence = item.series_id === undefined ? null : h('span', { class: 'status-detail' }, 'One occurrence of a ', h('a', { href: `#/series/${item.series_id}` }, 'series'), '.');
@@ -69,7 +77,7 @@ export function statusList(ctx: ConsoleContext, options: StatusListOptions): { e
       h('td', { 'data-label': options.kind === 'event' ? 'Starts' : 'First' }, formatDateTime(item.start_time, ctx.zones.shown)),
       options.kind === 'series' ? h('td', { 'data-label': 'Occurrences' }, String(item.occurrence_count ?? '')) : null,
       options.organizer ? h('td', { 'data-label': 'Organizer' }, `${item.organizer.name} (${item.organizer.email})`) : null,
-      h('td', { 'data-label': 'Actions', class: 'row-actions' }, moveButtons(ctx, item, { kind: options.kind, named: true, done: moved, failed: (error) => failed(item, error) })),
+      h('td', { 'data-label': 'Actions', class: 'row-actions' }, moveButtons(ctx, item, { kind: options.kind, named: rowName(item), done: moved, failed: (error) => failed(item, error) })),
     );
   }
 
