@@ -34,4 +34,3 @@ export interface Granted {
   /** The sub-windows those cover (0: none). */
   usedOver?: number;
 }
-

@@ -6,6 +6,7 @@ import { pageLinks } from '../http/page-links.js';
 import { prefers } from '../http/accepts.js';
 import { mayActOn, type Principal } from '../auth/principal.js';
 import { maySee } from '../events/publishing.js';
+import { notFound } from '../events/handlers.js';
 import { randomId } from '../lib/random-id.js';
 import { seatsOf } from '../store/views/served-event.js';
 import type { StoredEvent } from '../events/event.js';
@@ -178,7 +179,7 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
 
 /** The event, if it exists and the caller may see it (a draft or pending one: its organizer and admins); else a 404 naming the id. */
 function visibleEvent(event: StoredEvent | undefined, eventId: string, principal: Principal): StoredEvent {
-  if (event === undefined || !maySee(principal, event)) throw eventNotFound(eventId);
+  if (event === undefined || !maySee(principal, event)) throw notFound(eventId);
   return event;
 }
 
@@ -199,7 +200,7 @@ function refuseIfClosed(event: StoredEvent, nowMs: number): void {
 /** The event, if it exists (404) and the caller organises it or is an admin (403). */
 function managedEvent(event: StoredEvent | undefined, eventId: string, context: RequestContext): StoredEvent {
   visibleEvent(event, eventId, context.principal!);
-  if (event === undefined) throw eventNotFound(eventId);
+  if (event === undefined) throw notFound(eventId);
   if (!mayActOn(context.principal!, 'attendees', event.organizerEmail)) {
     throw new ApiError('forbidden', `Only the organizer of event "${eventId}" or an admin may see its attendees or check them in.`);
   }
@@ -210,10 +211,6 @@ function existing(roster: RosterView, registrationId: string, eventId: string): 
   const registration = roster.get(registrationId);
   if (registration === undefined) throw new ApiError('not_found', `Event "${eventId}" has no registration with id "${clip(registrationId, 80)}".`);
   return registration;
-}
-
-function eventNotFound(id: string): ApiError {
-  return new ApiError('not_found', `No event has id "${clip(id, 80)}".`);
 }
 
 interface RegistrationQuery {

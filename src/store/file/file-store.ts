@@ -396,4 +396,3 @@ export class FileStore extends QueuedStore implements EventStore {
     }
   }
 }
-
