@@ -91,10 +91,10 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     description:
       'The events GET /events would list for the same category, start_date, end_date, q, series_id and status, as an RFC 5545 calendar that Google Calendar, Outlook and Apple Calendar can subscribe to by URL: ' +
       'published and cancelled events, each VEVENT with STATUS:CONFIRMED or STATUS:CANCELLED (a cancelled one\'s DESCRIPTION starts with "Cancelled" and its reason), so subscribed calendars show a cancellation rather than losing the event; never a draft or a pending one. ' +
-      'the first 1000 matching events in list order, no paging (limit or page: 400). Without start_date the feed starts at the midnight 31 days before today in the campus time zone (--time-zone, default UTC), so past events fall away. ' +
+      'The first 1000 matching events in list order, no paging (limit or page: 400). Without start_date the feed starts at the midnight 31 days before today in the campus time zone (--time-zone, default UTC), so past events fall away. ' +
       'Lines end in CRLF and are folded at 75 octets, never inside a UTF-8 character; times are UTC (20260901T170000Z). One VEVENT per event with UID {id}@campus-events, DTSTAMP, DTSTART, DTEND, SUMMARY, DESCRIPTION, LOCATION, CATEGORIES, ORGANIZER, CREATED and LAST-MODIFIED; ' +
-      'DTSTAMP and LAST-MODIFIED are the time of the event\'s last change, registrations included, so the same events in the same state give the same bytes and the same ETag whenever asked. ' +
-      'Authentication: Authorization: Bearer with a key of any role, or ?key= with a key of role feed only (calendar programs cannot send headers). Another role\'s key in the URL is a 401, so a powerful key is never left in a calendar\'s settings; a key both in the header and the URL is a 400. A feed key may do nothing else (403 elsewhere). Keys are redacted from every log line.',
+      'DTSTAMP and LAST-MODIFIED are the time of the event\'s last change, registrations included (those that change registered_count; a waitlisted one or a check-in does not), so the same events in the same state give the same bytes and the same ETag whenever asked. ' +
+      'Authentication: Authorization: Bearer with a key of any role, or ?key= with a key of role feed only (calendar programs cannot send headers). Another role\'s key in the URL is a 401, so a powerful key is never left in a calendar\'s settings; a key both in the header and the URL is a 400. Besides GET /me, a feed key may do nothing else (403 elsewhere). Keys are redacted from every log line.',
     tag: 'events',
     auth: true,
     security: ['apiKey', 'feedKey'],
