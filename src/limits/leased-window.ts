@@ -1,8 +1,8 @@
 // A key's rate limit counted over several instances: each leases slots of the key's window in batches from a shared source.
 import { StoreUnavailable } from '../store/store-errors.js';
 import { KeyLease } from './key-lease.js';
-import { SLICE_MS } from './key-rate.js';
-import { AHEAD_PACE, AHEAD_RESERVE, aheadWants, HORIZON_MS, MARGIN, MOST_AHEAD, type Want } from './lease-ahead.js';
+import { AHEAD_RESERVE, type Want } from './lease-ahead.js';
+import { LeaseSizing } from './lease-sizing.js';
 import { BUCKETS_PER_WINDOW, type LimitDecision } from './sliding-window.js';
 import type { Granted, LeaseSource } from './lease-source.js';
 import { shownFailure } from '../lib/error-code.js';
@@ -27,10 +27,6 @@ export interface LeasedWindowOptions {
   keyPrefix?: string;
 }
 
-/** The outage of the database slots are held for: what a key needs is its rate over this long (see #needInBucket). */
-export const AHEAD_MS = 12_000;
-/** A key faster than its limit has slots held ahead only while its window's room lasts it this long (see #roomAhead). */
-const LASTING_MS = 3 * HORIZON_MS;
 /** How long after a failed lease an ask is refused at once rather than sent again. */
 const FAILED_MS = 1_000;
 /**
@@ -50,7 +46,7 @@ const ASK_BACK_EVERY_MS = 1_000;
  * of a window) it was leased in, so a freed slot comes back at most 1/60 of a window late (API.md §6). A slot is
  * used only in the sub-window it was leased in; what is left is given back. Most requests need no round trip:
  * the batch shrinks as the window fills (down to one slot at a time near the limit), so leases left unused on one
- * instance hold back little from the others.
+ * instance hold back little from the others (see lease-sizing.ts).
  *
  * While the source cannot be reached (the database away), requests go on using the slots held: the current
  * sub-window's, kept at least at what the key used in the last AHEAD_MS (with a margin), and, for a key used here
@@ -63,7 +59,7 @@ export class LeasedWindowLimiter {
   readonly limit: number;
   readonly windowMs: number;
   readonly #source: LeaseSource;
-  readonly #maxBatch: number;
+  readonly #sizing: LeaseSizing;
   readonly #maxKeys: number;
   readonly #counts: string;
   readonly #clock: (() => number) | undefined;
@@ -90,7 +86,6 @@ export class LeasedWindowLimiter {
     this.limit = options.limit;
     this.windowMs = options.windowMs;
     this.#source = options.source;
-    this.#maxBatch = options.maxBatch ?? 256;
     this.#maxKeys = options.maxKeys ?? 100_000;
     this.#counts = options.counts ?? "this key's requests";
     this.#clock = options.clock;
@@ -99,6 +94,7 @@ export class LeasedWindowLimiter {
     this.#keyPrefix = options.keyPrefix;
     this.#spans = [1, this.#span];
     this.#reserve = Math.ceil(AHEAD_RESERVE * this.limit);
+    this.#sizing = new LeaseSizing({ limit: this.limit, windowMs: this.windowMs, bucketMs: this.#bucketMs, span: this.#span, maxBatch: options.maxBatch ?? 256 });
   }
 
   /**
@@ -164,64 +160,11 @@ export class LeasedWindowLimiter {
     await Promise.all(leases.flatMap(([key, lease]) => lease.takeAll().map(([bucket, count, span]) => this.#giveBack(key, bucket, count, span))));
   }
 
-  /**
-   * Requests the key would make in AHEAD_MS at its recent rate here (never above the limit's), with half again as margin,
-   * within one sub-window: its slots are usable only there.
-   */
-  #needInBucket(lease: KeyLease, nowMs: number): number {
-    const need = Math.ceil(this.#perMs(lease, nowMs) * AHEAD_MS * MARGIN) + 1;
-    return Math.ceil((need * Math.min(this.#bucketMs, AHEAD_MS)) / AHEAD_MS);
-  }
-
-  /** The key's requests per ms here, never above the limit's rate (no instance can use more). */
-  #perMs(lease: KeyLease, nowMs: number): number {
-    return Math.min(lease.rate.perMs(nowMs), this.limit / this.windowMs);
-  }
-
-  /**
-   * What to ask for: a batch of the current sub-window when `current` (fewer as the window fills, down to one), and,
-   * for a key used here steadily (not a single burst), the ranges ahead that aheadWants names: enough to go through an
-   * outage of the database. A slot leased ahead holds back only the windows it meets (see grantsWithin in
-   * rate-leases.ts); a burst of the same key may meet it, and have it as its range comes.
-   */
+  /** What to ask for (see LeaseSizing.wants); slots held ahead that the key no longer leaves room for go back first. */
   #wants(key: string, lease: KeyLease, nowMs: number, current: boolean): Want[] {
-    const wants: Want[] = [];
-    const free = Math.max(0, this.limit - lease.total);
-    const batch = this.#batch(lease);
-    // Near the limit (a batch of one) one slot at a time; else a batch, or twice what the key needs in the sub-window.
-    const inBucket = this.#needInBucket(lease, nowMs);
-    // Short sub-windows (a small window) are leased by the key's rate, not by batches mostly given back a moment later.
-    const want = this.#bucketMs < 1000 ? Math.min(batch, Math.max(2, 2 * inBucket)) : Math.max(batch, Math.min(2 * inBucket, Math.floor(free / 4)));
-    if (current) wants.push({ bucket: lease.bucket, want: batch < 2 ? 1 : want });
-    lease.lookAt = Math.min(nowMs + AHEAD_MS / 4, (lease.bucket + 1) * this.#bucketMs);
-    if (!lease.rate.steady(nowMs)) return wants;
-    // A key grown too busy for slots ahead (or first judged on too little) gives back those it holds: on its limit they
-    // would be its last requests refused, on whichever instance.
-    if (!this.#roomAhead(lease, nowMs)) {
-      if (lease.ahead !== undefined) void this.#giveBackAhead(key, lease);
-      return wants;
-    }
-    const ahead = aheadWants({ nowMs, bucket: lease.bucket, bucketMs: this.#bucketMs, span: this.#span, perMs: this.#perMs(lease, nowMs), margin: MARGIN, most: (MOST_AHEAD * this.limit) / Math.min(this.windowMs, HORIZON_MS), held: lease.ahead, current: lease.range, aheadTo: lease.aheadTo });
-    lease.aheadTo = ahead.aheadTo;
-    return [...wants, ...ahead.wants];
-  }
-
-  /**
-   * True when slots held ahead cannot cost the key a request: its pace over all instances stays within AHEAD_PACE of
-   * its limit, or what its window has left (besides this instance's slots) lasts it LASTING_MS at that pace, so what is
-   * held ahead (HORIZON_MS) is used up before the window fills. A key on course for its limit sooner gets no slot ahead:
-   * slots held ahead then fill its window before the limit, and requests are refused early (a burst of 20 on a limit of
-   * 20 a minute over three instances met 429 at the 9th; the failed-authentication throttle, at the 91st). Before a 429
-   * an instance gives back its own slots ahead, and asks the others for theirs (#ask).
-   */
-  #roomAhead(lease: KeyLease, nowMs: number): boolean {
-    // Refused lately: at its limit, its slots come back as fast as it uses them, and one held ahead is a refusal now.
-    if (nowMs - lease.refusedAt < 2 * SLICE_MS) return false;
-    // Its pace over all instances, not here alone: a key in turn on three instances is a third as busy on each, and
-    // each judged it far from its limit (a loop at 40 a 10 s met 429 at its 9th request).
-    const perMs = Math.max(lease.rate.perMs(nowMs), lease.allPerMs);
-    if (perMs * this.windowMs <= this.limit * AHEAD_PACE) return true;
-    return this.limit - lease.total + lease.usable() + lease.heldAhead() >= perMs * LASTING_MS;
+    const { wants, giveBackAhead } = this.#sizing.wants(lease, nowMs, current);
+    if (giveBackAhead) void this.#giveBackAhead(key, lease);
+    return wants;
   }
 
   /** Leases the next batch of `lease`'s sub-window, and ahead, before they are needed; a failure is left for the next #ask to report. */
@@ -256,15 +199,7 @@ export class LeasedWindowLimiter {
     lease.allPerMs = granted.used === undefined || !granted.usedOver ? 0 : granted.used / Math.max(1000, granted.usedOver * this.#bucketMs);
     lease.failedAt = -Infinity;
     if (wants[0]?.bucket !== lease.bucket || (wants[0].span ?? 1) !== 1) return;
-    // The next batch is asked for once half of this one is used, or sooner when fewer would be left than the key needs
-    // in the rest of its sub-window.
-    const current = granted.granted[0]!;
-    lease.lowWater = this.#batch(lease) >= 2 ? Math.min(lease.left - 1, Math.max(Math.floor(current / 2), this.#needInBucket(lease, nowMs))) : -1;
-  }
-
-  /** Slots of one batch: fewer as the window fills (down to one), so leases unused here hold back little from others. */
-  #batch(lease: KeyLease): number {
-    return Math.max(1, Math.min(this.#maxBatch, Math.floor(Math.max(0, this.limit - lease.total) / 8)));
+    lease.lowWater = this.#sizing.lowWater(lease, granted.granted[0]!, nowMs);
   }
 
   /**
@@ -315,7 +250,7 @@ export class LeasedWindowLimiter {
       // The window is full, but some of it is this instance's own slots held ahead for an outage: the request now comes
       // first. They are given back, and the sub-window asked for again.
       if (state.heldAhead() > 0 && attempt < 2) {
-        // Noted as refused, so the ask again leases nothing ahead (#roomAhead), nor does the key's next one.
+        // Noted as refused, so the ask again leases nothing ahead (see LeaseSizing), nor does the key's next one.
         state.refusedAt = nowMs;
         await this.#giveBackAhead(key, state);
         continue;
@@ -340,7 +275,7 @@ export class LeasedWindowLimiter {
     lease.releaseAll();
   }
 
-  /** Gives back every slot `lease` holds in later ranges; they are asked for again only while the key leaves room (#roomAhead). */
+  /** Gives back every slot `lease` holds in later ranges; they are asked for again only while the key leaves room (see LeaseSizing). */
   async #giveBackAhead(key: string, lease: KeyLease): Promise<void> {
     const ahead = lease.ahead;
     lease.ahead = undefined;

@@ -1,19 +1,18 @@
 // The webhooks of a running service: their durable state, the shared backlog fed by the store's durable changes, and one delivery lane each.
-import { ReaderBehind, type ChangeHistorySource, type CommittedChange, type CompactionHoldHandle } from '../store/views/change-history.js';
+import type { ChangeHistorySource, CompactionHoldHandle } from '../store/views/change-history.js';
 import type { WebhookState, WebhookStateStore } from '../store/webhook-state.js';
 import type { Logger } from '../log/logger.js';
 import { DeliveryLane, type WebhookClock } from './delivery-lane.js';
 import { StateSaver } from './state-saver.js';
 import type { DeliveryClient } from './delivery-client.js';
-import { doneThrough, LINE_DONE, MessageBacklog } from './message-backlog.js';
-import { isAfter, messagesOf, type Cursor } from './messages.js';
+import { doneThrough, LINE_DONE } from './message-backlog.js';
+import { MessageFeed } from './message-feed.js';
+import { isAfter, type Cursor } from './messages.js';
 import { newLogId, newWebhookState } from './new-webhook.js';
-import { CatchUps, START_READ_BACK } from './catch-up.js';
-import { compactionHoldOf } from './compaction-hold.js';
+import { CatchUps } from './catch-up.js';
+import { compactionHoldOf, settleForCompaction, SETTLE_MS } from './compaction-hold.js';
 import type { WebhookInput } from './webhook-input.js';
 
-/** How long a compaction waits for webhooks to acknowledge the lines it rewrote, in ms. */
-const SETTLE_MS = 10_000;
 /** How long a stop waits for the answers of attempts on the wire (within the stop's own bound, see server.ts). */
 const FINISH_MS = 2_000;
 
@@ -43,17 +42,13 @@ export class WebhookService {
   readonly #lanes = new Map<string, DeliveryLane>();
   /** Lanes whose delete is being saved, by id, with that save (see remove). */
   readonly #leaving = new Map<string, { lane: DeliveryLane; saved: Promise<void> }>();
-  #backlog: MessageBacklog | undefined;
-  #unsubscribe: (() => void) | undefined;
+  readonly #feed: MessageFeed;
   readonly #stopCompactionWatch: (() => void) | undefined;
   readonly #compactionHold: CompactionHoldHandle | undefined;
   #compactedThrough: number;
   #logId: string;
   readonly #saver: StateSaver;
   #closed = false;
-  #feedStarting: Promise<void> | undefined;
-  /** Counts the feed's stops, so a start that read the log meanwhile knows it was stopped. */
-  #feedGeneration = 0;
   readonly #catchUps: CatchUps;
 
   private constructor(deps: WebhookServiceDeps, compactedThrough: number, logId: string | undefined) {
@@ -72,6 +67,15 @@ export class WebhookService {
       // Webhooks that caught up may have been all that held a compaction due back.
       saved: () => this.#compactionHold?.recheck(),
     });
+    this.#feed = new MessageFeed({
+      history: deps.history,
+      lastSeq: deps.lastSeq,
+      maxBacklog: deps.maxBacklog,
+      startReadBack: deps.startReadBack,
+      oldestCursor: () => this.#oldestCursor(),
+      compactedThrough: () => this.#compactedThrough,
+      heard: () => this.#heard(),
+    });
     this.#stopCompactionWatch = deps.history?.onCompacted((throughSeq) => this.#compacted(throughSeq));
     this.#compactionHold = deps.history?.holdCompaction(
       () => compactionHoldOf(this.list(), deps.lastSeq()),
@@ -79,7 +83,7 @@ export class WebhookService {
     );
     this.#catchUps = new CatchUps({
       history: deps.history,
-      shared: () => this.#backlog,
+      shared: () => this.#feed.backlog,
       compactedThrough: () => this.#compactedThrough,
       lane: (id) => this.#lanes.get(id),
       logger: deps.logger,
@@ -107,7 +111,7 @@ export class WebhookService {
 
   /** Creates a webhook that hears every change made from now on; resolves once it is saved. */
   async create(input: WebhookInput): Promise<WebhookState> {
-    if (this.#backlog === undefined) await this.#ensureFeed(false);
+    if (this.#feed.backlog === undefined) await this.#ensureFeed(false);
     const state = newWebhookState(input, this.#deps, (id) => this.#lanes.has(id));
     const { id } = state;
     this.#addLane(state);
@@ -211,7 +215,7 @@ export class WebhookService {
     clearTimeout(timer);
     for (const lane of this.#lanes.values()) lane.stop();
     for (const { lane } of this.#leaving.values()) lane.stop();
-    this.#stopFeed();
+    this.#feed.stop();
     this.#stopCompactionWatch?.();
     // The hold stays: the store may still run a moment after the webhooks stop (a shutdown closes them first), and
     // nothing they had not acknowledged may be compacted away meanwhile.
@@ -219,28 +223,9 @@ export class WebhookService {
     await this.#saver.close();
   }
 
-  /**
-   * Before a compaction through `throughSeq` makes its log durable: waits (at most settleMs) until every webhook has
-   * acknowledged every message of the lines through it, then saves the positions. A restart then goes on from past
-   * the lines the compaction rewrote; from a position before them it would read a rewritten line (a registration's
-   * event state) as another message under the id of the one already sent, and miss the rest of that line's messages.
-   * A compaction the store started by itself (none is while a webhook is paused, failing or retrying) is called off by
-   * one still behind at the deadline (its receiver slower than the writes). One forced by hand waits only for
-   * the webhooks delivering in good order, and goes ahead past the others, which report what they miss as a gap.
-   */
+  /** Before a compaction through `throughSeq`: waits for the webhooks (see settleForCompaction), then saves their positions. */
   async #settleForCompaction(throughSeq: number, forced: boolean): Promise<void> {
-    const deadline = performance.now() + (this.#deps.settleMs ?? SETTLE_MS);
-    const behind = (): WebhookState | undefined =>
-      this.list().find((state) => !doneThrough(state.cursor, throughSeq) && (!forced || (state.status === 'active' && state.attempts === 0)));
-    for (let waiting = behind(); waiting !== undefined; waiting = behind()) {
-      if (this.#closed) throw new ReaderBehind('the webhooks are stopping', true);
-      if (performance.now() >= deadline) {
-        if (forced) break;
-        throw new ReaderBehind(`webhook ${waiting.id} has not acknowledged the changes through seq ${throughSeq}; the compaction is tried again later`);
-      }
-      // A timer that keeps the process alive: the wait is short and bounded, and a stop must not end the process under it.
-      await new Promise<void>((resolve) => setTimeout(resolve, 10));
-    }
+    await settleForCompaction(() => this.list(), { throughSeq, forced, settleMs: this.#deps.settleMs ?? SETTLE_MS, stopping: () => this.#closed });
     await this.#saver.save();
   }
 
@@ -289,66 +274,19 @@ export class WebhookService {
 
   /** Starts the feed unless it runs; waits for a start under way (and starts again if it was stopped meanwhile while webhooks remain). */
   async #ensureFeed(readBack: boolean): Promise<void> {
-    while (this.#backlog === undefined && !this.#closed) {
-      this.#feedStarting ??= this.#startFeed(readBack).finally(() => (this.#feedStarting = undefined));
-      await this.#feedStarting;
+    while (this.#feed.backlog === undefined && !this.#closed) {
+      await this.#feed.start(readBack);
       if (this.#lanes.size === 0) return;
     }
   }
 
-  /**
-   * Subscribes to durable changes and builds the backlog: on open, from the log after the oldest cursor (reporting
-   * what compaction took as a gap in the delivery logs of the webhooks behind it), but no more than the last
-   * START_READ_BACK changes; on a first webhook, empty. A webhook behind what was read back reads the rest in pieces of
-   * its own (CatchUps): read back whole, a long log behind a webhook paused for years needed about twice its size in
-   * memory, and the start ran out of it.
-   */
-  async #startFeed(readBack: boolean): Promise<void> {
-    const buffered: CommittedChange[] = [];
-    let ready = false;
-    this.#unsubscribe = this.#deps.history?.subscribe((changes) => {
-      if (ready) this.#heard(changes);
-      else buffered.push(...changes);
-    });
-    const lastSeq = this.#deps.lastSeq();
-    const oldest = this.#oldestCursor() ?? { seq: lastSeq, index: LINE_DONE };
-    if (readBack && oldest.seq < lastSeq && this.#deps.history !== undefined) {
-      const generation = this.#feedGeneration;
-      const since = Math.max(0, oldest.seq - 1, lastSeq - (this.#deps.startReadBack ?? START_READ_BACK));
-      const read = await this.#deps.history.readAfter(since).catch((error: unknown) => {
-        if (this.#feedGeneration === generation) this.#stopFeed();
-        throw error;
-      });
-      // Every webhook went (released) while the log was read: the feed was stopped meanwhile.
-      if (this.#feedGeneration !== generation) return;
-      const through = Math.max(read.compactedThrough, this.#compactedThrough);
-      const coveredFrom: Cursor = { seq: through >= oldest.seq ? Math.max(through, since) : since, index: LINE_DONE };
-      this.#backlog = new MessageBacklog(coveredFrom, { max: this.#deps.maxBacklog });
-      for (const change of read.changes) if (change.record.seq > coveredFrom.seq) this.#backlog.push(messagesOf(change));
-      this.#backlog.heardThrough(lastSeq);
-    } else this.#backlog = new MessageBacklog({ seq: lastSeq, index: LINE_DONE }, { max: this.#deps.maxBacklog });
-    ready = true;
-    this.#heard(buffered.filter((change) => change.record.seq > lastSeq));
-  }
-
   /** Stops the feed once no webhook is left, none whose delete may yet be refused included. */
   #stopFeedIfIdle(): void {
-    if (this.#lanes.size === 0 && this.#leaving.size === 0) this.#stopFeed();
+    if (this.#lanes.size === 0 && this.#leaving.size === 0) this.#feed.stop();
   }
 
-  #stopFeed(): void {
-    this.#feedGeneration++;
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
-    this.#backlog = undefined;
-  }
-
-  /** A durable batch: its messages join the backlog, and every lane looks for its next one. */
-  #heard(changes: readonly CommittedChange[]): void {
-    if (this.#backlog === undefined) return;
-    for (const change of changes) this.#backlog.push(messagesOf(change));
-    // Lines that make no message (a series' own) count as heard: a webhook past every message is past them too.
-    this.#backlog.heardThrough(this.#deps.lastSeq());
+  /** A durable batch joined the backlog: every lane looks for its next message. */
+  #heard(): void {
     for (const lane of this.#lanes.values()) lane.poke();
     this.#trim();
   }
@@ -362,7 +300,7 @@ export class WebhookService {
   /** Drops from the backlog what every webhook is past. */
   #trim(): void {
     const oldest = this.#oldestCursor();
-    if (oldest !== undefined) this.#backlog?.dropThrough(oldest);
+    if (oldest !== undefined) this.#feed.backlog?.dropThrough(oldest);
   }
 
   #oldestCursor(): Cursor | undefined {
@@ -374,13 +312,8 @@ export class WebhookService {
 
   /** A compaction rewrote the log through `throughSeq`: remember it if a webhook is behind, so a restart reports the gap. */
   #compacted(throughSeq: number): void {
-    if (this.#backlog !== undefined && throughSeq > this.#deps.lastSeq()) {
-      // The store is taking in history past the changes it applied (a PostgreSQL instance that fell behind a checkpoint,
-      // whose rows were dropped): the changes between were never heard. The backlog starts again after it; a webhook
-      // behind it reads back from the log, which reports the gap, as after a compaction.
-      this.#backlog = new MessageBacklog({ seq: throughSeq, index: LINE_DONE }, { max: this.#deps.maxBacklog });
-      for (const lane of this.#lanes.values()) lane.poke();
-    }
+    // History past the changes the store applied (see MessageFeed.skipTo): the webhooks look again.
+    if (this.#feed.skipTo(throughSeq)) for (const lane of this.#lanes.values()) lane.poke();
     const oldest = this.#oldestCursor();
     if (oldest === undefined || doneThrough(oldest, throughSeq)) return;
     this.#compactedThrough = Math.max(this.#compactedThrough, throughSeq);

@@ -1,24 +1,23 @@
 // The durable event store over one append-only log (events.jsonl): each batch of the write queue appended and synced
-// (group commit), the in-memory views moved on after it, the log compacted when mostly superseded. openFileStore
-// (open-file-store.ts) opens it.
+// (group commit), the in-memory views moved on after it, the log compacted when mostly superseded (store-compactions.ts).
+// openFileStore (open-file-store.ts) opens it.
 import type { Lock } from '../../lib/fs/lock.js';
 import type { SearchLogBuild } from '../../search/search-log-build.js';
 import type { EventStore } from '../event-store.js';
 import { UncertainWriteError } from '../uncertain-write.js';
-import { ChangeHistory, ReaderBehind, type ChangeHistorySource, type HistoryRead } from '../views/change-history.js';
+import { ChangeHistory, type ChangeHistorySource, type HistoryRead } from '../views/change-history.js';
 import type { ChangeLog } from '../views/change-log.js';
 import type { DocumentTable } from '../views/document-table.js';
 import type { EventIndex } from '../views/event-index.js';
 import type { IdempotencyTable } from '../views/idempotency-table.js';
 import { QueuedStore, type QueuedViews } from '../write/queued-store.js';
-import type { Registration } from '../views/roster.js';
 import type { RosterTable } from '../views/roster-table.js';
 import { WriteQueue } from '../write/write-queue.js';
 import { describeWriteError } from '../store-errors.js';
 import type { FileSystemSeam } from './file-system.js';
 import { readHistoryAfter } from './history-read.js';
-import { CompactionAbandoned, type CompactionHost, type CompactionResult, type LogHandle } from './log-compaction.js';
-import { runCompaction } from './run-compaction.js';
+import type { CompactionResult } from './log-compaction.js';
+import { StoreCompactions } from './store-compactions.js';
 import type { StoreLogger } from './store-logger.js';
 import { writeFully } from './write-fully.js';
 import { LostLogGuard } from './lost-log.js';
@@ -75,26 +74,18 @@ export class FileStore extends QueuedStore implements EventStore {
   readonly #now: () => number;
   readonly #index: EventIndex;
   readonly #rosters: RosterTable;
-  readonly #documents: DocumentTable;
   readonly #queue: WriteQueue;
   /** The change feed's index over the committed log. */
   readonly changes: ChangeLog;
   /** Each durable line with its context, for webhooks (API.md §13). */
   readonly #history = new ChangeHistory();
-  readonly #idempotency: IdempotencyTable;
   protected override readonly queued: QueuedViews;
-  readonly #compactMinBytes: number;
-  readonly #onCompactionStep: ((step: number) => void | Promise<void>) | undefined;
   /** Bytes of the log known durable: where the next batch goes, and where a failed one is cut back to. */
   #length: number;
   #lines: number;
   /** The bytes and lines whose changes the index holds: #length and #lines as of the last commit. */
   #committed: { length: number; lines: number };
-  #compaction: Promise<CompactionResult | undefined> | undefined;
-  /** After a failed compaction, the next automatic one waits until the log reaches this length. */
-  #compactRetryLength = 0;
-  /** Set when a webhook called the last compaction off: the next starts only once no webhook is behind. */
-  #waitForWebhooks = false;
+  readonly #compactions: StoreCompactions;
   #stopping = false;
   #closing: Promise<void> | undefined;
   /** Why writes are refused, once they are (for /health). */
@@ -123,17 +114,13 @@ export class FileStore extends QueuedStore implements EventStore {
     this.#now = init.now;
     this.#index = init.index;
     this.#rosters = init.rosters;
-    this.#documents = init.documents;
     this.#length = init.length;
     this.#lines = init.lines;
     this.#committed = { length: init.length, lines: init.lines };
-    this.#compactMinBytes = init.compactMinBytes;
     this.#lost = new LostLogGuard({ fs: init.fs, file: init.file, logger: init.logger, now: init.now });
-    this.#onCompactionStep = init.onCompactionStep;
     // A webhook that caught up may have been all that held a compaction due back.
-    this.#history.onCompactionRecheck(() => this.#compactIfDue());
+    this.#history.onCompactionRecheck(() => this.#compactions.compactIfDue());
     this.changes = init.changes;
-    this.#idempotency = init.idempotency;
     this.#queue = new WriteQueue({
       history: this.#history,
       changes: init.changes,
@@ -147,6 +134,31 @@ export class FileStore extends QueuedStore implements EventStore {
       onCommit: () => this.#afterCommit(),
     });
     this.queued = { index: init.index, rosters: init.rosters, idempotency: init.idempotency, queue: this.#queue };
+    this.#compactions = new StoreCompactions({
+      fs: init.fs, file: init.file, sync: init.sync, logger: init.logger, now: init.now,
+      index: init.index, rosters: init.rosters, documents: init.documents, changes: init.changes, idempotency: init.idempotency,
+      history: this.#history,
+      queue: this.#queue,
+      minBytes: init.compactMinBytes,
+      onStep: init.onCompactionStep,
+      length: () => this.#length,
+      lines: () => this.#lines,
+      committedLog: () => ({ fd: this.#fd, ...this.#committed }),
+      swap: (log) => {
+        this.#fd = log.fd;
+        this.#length = log.length;
+        this.#lines = log.lines;
+        this.#committed = { length: log.length, lines: log.lines };
+      },
+      refuse: (error) => {
+        this.#unwritableReason = describeWriteError(error);
+        this.#queue.fail(error);
+      },
+      stopping: () => this.#stopping,
+      checkingName: () => this.#nameCheck !== undefined,
+      // A check that fails (a stat refused for a moment) lets the compaction go on, as the once-a-second check does.
+      namesLog: async (fd) => (await this.#lost.named(fd).catch(() => 'ours' as const)) === 'ours',
+    });
     const buildStarted = init.now();
     this.#searchBuild = init.searchBuild;
     this.#searchBuilt = init.index.buildSearchIndex(() => this.#stopping, init.searchBuild?.result).then(
@@ -189,7 +201,7 @@ export class FileStore extends QueuedStore implements EventStore {
       lines: this.#lines,
       liveEvents: this.#index.size,
       liveRegistrations,
-      supersededLines: this.#superseded(),
+      supersededLines: this.#compactions.superseded(),
       bytes: this.#length,
       lastSeq: this.#queue.nextSeq - 1,
     };
@@ -202,18 +214,7 @@ export class FileStore extends QueuedStore implements EventStore {
    */
   async compact(): Promise<CompactionResult | undefined> {
     while (this.#nameCheck !== undefined) await this.#nameCheck.catch(() => undefined);
-    return this.#compact(true);
-  }
-
-  /** `forced`: asked for by hand (compact()), past what holds compaction back; else started by #compactIfDue. */
-  #compact(forced: boolean): Promise<CompactionResult | undefined> {
-    if (this.#compaction !== undefined) return this.#compaction;
-    if (this.#stopping || this.#nameCheck !== undefined || !this.#queue.writable) return Promise.resolve(undefined);
-    const running = this.#runCompaction(forced);
-    this.#compaction = running;
-    // A compaction that went through ends the wait for the webhooks a called-off one began.
-    running.finally(() => (this.#compaction = undefined)).then(() => (this.#waitForWebhooks = false), () => undefined);
-    return running;
+    return this.#compactions.compact(true);
   }
 
   /** True once the search index holds every event of the start (until then `q` is answered by a scan). */
@@ -234,7 +235,7 @@ export class FileStore extends QueuedStore implements EventStore {
         clearInterval(this.#nameWatch);
         this.#searchBuild?.stop();
         await this.#searchBuilt;
-        await this.#compaction?.catch(() => undefined);
+        await this.#compactions.running?.catch(() => undefined);
         await this.#queue.close();
         // A removal no write met, or a write-back still failing: the open log is written back before it is let go.
         const named = await this.#lost.named(this.#fd).catch(() => 'ours' as const);
@@ -250,92 +251,7 @@ export class FileStore extends QueuedStore implements EventStore {
   /** After each durable batch: note what the index now holds, and compact when the log calls for it. */
   #afterCommit(): void {
     this.#committed = { length: this.#length, lines: this.#lines };
-    this.#compactIfDue();
-  }
-
-  /** Compacts when the log is over its threshold, mostly superseded, and nothing holds it back (see holdCompaction). */
-  #compactIfDue(): void {
-    if (this.#compaction !== undefined || this.#nameCheck !== undefined || this.#stopping || this.#length <= this.#compactMinBytes || this.#length < this.#compactRetryLength) return;
-    if (this.#superseded() * 2 <= this.#lines) return;
-    // A webhook delivering in good order is waited for by the compaction (settle, at most 10 s), unless one called the
-    // last compaction off; one paused, failing or retrying holds it back for long: none is started meanwhile.
-    const held = this.#history.compactionHeld((reason) => this.#logger.warn('compaction is held back: the log grows until it is released', { file: this.file, reason }));
-    if (held !== undefined && (held.lasting || this.#waitForWebhooks)) return;
-    // Failures are logged by runCompaction (run-compaction.ts); the writes go on either way.
-    this.#compact(false).catch(() => undefined);
-  }
-
-  /** Lines a compaction would not write again; remembered answers (kept 24 h) count as kept, or a log of them compacted at every write. */
-  #superseded(): number {
-    return this.#lines - this.#index.size - this.#rosters.registrations - this.#documents.size - this.#idempotency.liveCount(this.#now());
-  }
-
-  #runCompaction(forced: boolean): Promise<CompactionResult> {
-    return runCompaction(this.#compactionHost(forced), {
-      logger: this.#logger,
-      now: this.#now,
-      start: { lines: this.#lines, liveEvents: this.#index.size, liveRegistrations: this.#rosters.registrations, bytes: this.#length },
-      writable: () => this.#queue.writable,
-      failed: (error) => {
-        // Called off by a webhook behind at the deadline: tried again once every webhook caught up (their saves make the
-        // store look again), not after the log grew by half; said once a run of them, where the operator looks.
-        if (!(error instanceof CompactionAbandoned && error.cause instanceof ReaderBehind)) this.#compactRetryLength = Math.floor(this.#length * 1.5);
-        else if (!this.#waitForWebhooks && !error.cause.stopping) {
-          this.#waitForWebhooks = true;
-          this.#logger.warn('a compaction was called off: a webhook is more than 10 s behind the writes; the log grows until it keeps up', { file: this.file, reason: error.message });
-        }
-      },
-    });
-  }
-
-  /** What a compaction may see and do of this store: the committed state, and the queue paused while it swaps the log. */
-  #compactionHost(forced: boolean): CompactionHost {
-    return {
-      fs: this.#fs,
-      file: this.file,
-      sync: this.#sync,
-      // The index and #committed change together, in one synchronous step after each batch.
-      committed: () => ({
-        events: [...this.#index.values()],
-        registrations: this.#liveRegistrations(),
-        documents: this.#documents.all(),
-        log: { fd: this.#fd, ...this.#committed },
-        lastSeq: this.changes.lastSeq,
-        // Deleted events' tombstones (a draft once public keeps its own: its put line, which stays, says where it is).
-        tombstones: this.changes.deletions(),
-        horizon: this.changes.horizon,
-        answers: this.#idempotency.live(this.#now()),
-      }),
-      pause: async () => {
-        await this.#queue.pause();
-        return this.#queue.writable ? { fd: this.#fd, ...this.#committed } : undefined;
-      },
-      swap: (log: LogHandle, compactedThrough: number) => {
-        this.#fd = log.fd;
-        this.#length = log.length;
-        this.#lines = log.lines;
-        this.#committed = { length: log.length, lines: log.lines };
-        // The new log no longer holds these deletions: the change feed answers 410 before the newest of them.
-        this.changes.dropDeletionsThrough(compactedThrough);
-        this.#history.compacted(compactedThrough);
-      },
-      settle: (throughSeq) => this.#history.settleCompaction(throughSeq, forced),
-      resume: () => this.#queue.resume(),
-      refuse: (error) => {
-        this.#unwritableReason = describeWriteError(error);
-        this.#queue.fail(error);
-      },
-      stopping: () => this.#stopping,
-      // A check that fails (a stat refused for a moment) lets the compaction go on, as the once-a-second check does.
-      namesLog: async (fd) => (await this.#lost.named(fd).catch(() => 'ours' as const)) === 'ours',
-      onStep: this.#onCompactionStep,
-    };
-  }
-
-  #liveRegistrations(): Registration[] {
-    const all: Registration[] = [];
-    for (const [, roster] of this.#rosters.entries()) for (const registration of roster.values()) all.push(registration);
-    return all;
+    this.#compactions.compactIfDue();
   }
 
   /** One batch: one write (looping on short writes) and one fdatasync. On failure, cut back to the last good length. */
@@ -364,7 +280,7 @@ export class FileStore extends QueuedStore implements EventStore {
    * about 1 µs (a write acknowledged meanwhile is in the open log, and so in what is written back).
    */
   async checkLogName(): Promise<void> {
-    if (this.#stopping || this.#nameCheck !== undefined || this.#compaction !== undefined || !this.#queue.writable) return;
+    if (this.#stopping || this.#nameCheck !== undefined || this.#compactions.running !== undefined || !this.#queue.writable) return;
     await (this.#nameCheck = this.#checkLogName());
   }
 
@@ -382,7 +298,7 @@ export class FileStore extends QueuedStore implements EventStore {
       this.#queue.resume();
     }
     // A compaction due meanwhile was not started (the check held the queue), and no write or webhook may come to ask again.
-    this.#compactIfDue();
+    this.#compactions.compactIfDue();
   }
 
   /** Drops whatever part of the failed batch reached the file; resolves with the error if that failed too. The failed sync is never retried. */

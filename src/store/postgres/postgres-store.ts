@@ -6,20 +6,21 @@ import type { RosterView } from '../views/roster.js';
 import { StoreUnavailable } from '../store-errors.js';
 import type { WriteQueue } from '../write/write-queue.js';
 import type { Views } from '../views/apply-record.js';
-import { describeDatabaseError, type Database, type Queryable } from './client.js';
+import { describeDatabaseError, type Database } from './client.js';
 import { shownFailure } from '../../lib/error-code.js';
 import { KeyTable } from './key-table.js';
 import { notSent, UncertainWrites } from './uncertain-writes.js';
 import { RateLeaseTable } from './rate-leases.js';
 import { StreamSlotTable } from './stream-slots.js';
 import { LOG_CHANNEL } from './log-table.js';
-import { catchUp, CheckpointPassed, type CatchUpTarget, type LogRow } from './catch-up.js';
+import { CheckpointPassed } from './catch-up.js';
+import { LogFollower } from './log-follower.js';
 import { WriteBatches } from './write-batch.js';
 import { WriteHealth } from './write-health.js';
 import { ChangeHistory, type ChangeHistorySource } from '../views/change-history.js';
 import { readHistory } from './history-feed.js';
 import { PostgresWebhookTable } from './webhook-table.js';
-import { loadViews, type LoadedViews } from './checkpoint-load.js';
+import { loadViews } from './checkpoint-load.js';
 import { NO_CHECKPOINT, type Checkpoint } from './checkpoint-table.js';
 import { EventIndex } from '../views/event-index.js';
 import { DocumentTable } from '../views/document-table.js';
@@ -32,10 +33,11 @@ import { downReason } from './primary.js';
 
 /**
  * An EventStore over one PostgreSQL database shared by several instances. Reads are served from the same
- * in-memory views as the file store's. A batch of writes takes the log's advisory lock in its transaction, so
- * sequence numbers are assigned one transaction at a time and commit in order: a follower reading `seq > last`
- * never skips one that commits late. History is bounded by checkpoints (checkpoint-write.ts): an instance starts
- * from the newest and the rows after it, and writes the next one when the log is due.
+ * in-memory views as the file store's, which follow what every instance commits (log-follower.ts). A batch of
+ * writes takes the log's advisory lock in its transaction, so sequence numbers are assigned one transaction at a
+ * time and commit in order: a follower reading `seq > last` never skips one that commits late. History is bounded
+ * by checkpoints (checkpoint-write.ts): an instance starts from the newest and the rows after it, and writes the
+ * next one when the log is due.
  */
 export class PostgresStore implements EventStore {
   readonly #db: Database;
@@ -55,8 +57,8 @@ export class PostgresStore implements EventStore {
   /** Until releaseStart() (with PostgresStoreOptions.holdAtStart): no checkpoint is considered. */
   #starting: boolean;
   #lastSeq = 0;
-  /** Every batch's decisions and every catch-up run after the one before: the views change in one order. */
-  #chain: Promise<void> = Promise.resolve();
+  /** Applies what other instances commit; the views' turn, which every batch and every catch-up takes. */
+  readonly #follower: LogFollower;
   readonly #batches: WriteBatches;
   /** Why the database cannot be used now (for 503 and /health); undefined while it can. */
   #down: string | undefined;
@@ -97,13 +99,28 @@ export class PostgresStore implements EventStore {
         views: () => this.#views,
         lastSeq: () => this.#lastSeq,
         writable: () => this.writable,
-        turn: () => this.#turn(),
+        turn: () => this.#follower.turn(),
         catchUp: () => this.catchUp(),
         // Lasting while the service starts: the keeper then considers none at all (a brief hold it would wait out).
         held: (warn) => (this.#starting ? { reason: 'the service is still starting', lasting: true } : this.#history.compactionHeld(warn)),
       },
       NO_CHECKPOINT,
     );
+    this.#follower = new LogFollower({
+      db,
+      views: this.#views,
+      changes: this.changes,
+      history: this.#history,
+      checkpoints: this.#checkpoints,
+      now: this.#now,
+      logger: this.#logger,
+      lastSeq: () => this.#lastSeq,
+      advance: (seq) => (this.#lastSeq = seq),
+      down: () => this.#down,
+      reachable: () => this.#reachable(),
+      lost: (error) => this.#lost(error),
+      closed: () => this.#closed,
+    });
     this.#batches = new WriteBatches({
       db,
       views: this.#views,
@@ -114,8 +131,8 @@ export class PostgresStore implements EventStore {
         this.#checkpoints.consider();
       },
       down: () => this.#down,
-      turn: () => this.#turn(),
-      catchUp: (queryable, read) => this.#catchUp(queryable, read),
+      turn: () => this.#follower.turn(),
+      catchUp: (queryable, read) => this.#follower.catchUpWith(queryable, read),
       lost: (error) => this.#lost(error),
       unavailable: (idem) => this.#unavailable(idem),
       uncertain: (tags) => this.#uncertain.remember(tags),
@@ -125,12 +142,12 @@ export class PostgresStore implements EventStore {
 
   /** Reads the newest checkpoint and the rows after it, then follows the log: notifications wake it, a poll backs them up. */
   async start(): Promise<void> {
-    this.#install(await loadViews(this.#db, { now: this.#now }));
+    this.#follower.install(await loadViews(this.#db, { now: this.#now }));
     this.#unlisten = await this.#db.listen(LOG_CHANNEL, (payload) => {
-      if (Number(payload) > this.#lastSeq) this.#follow(Number(payload));
-    }, () => this.#follow());
+      if (Number(payload) > this.#lastSeq) this.#follower.follow(Number(payload));
+    }, () => this.#follower.follow());
     this.#timer = setInterval(() => {
-      this.#follow();
+      this.#follower.follow();
       this.#writes.lookAtSchema();
       // After a failed write, with the database answering and no write under way: does a commit work again?
       if (this.#down === undefined && !this.#closed && this.#batches.idle && this.#writes.probeDue()) this.#batches.probe();
@@ -235,37 +252,14 @@ export class PostgresStore implements EventStore {
     return this.#queue((queue) => queue.changeRegistrations(eventId, change, options), options) as Promise<RosterResult>;
   }
 
-  /**
-   * Applies what other instances committed, now; true when anything new was applied. While the database is away, or
-   * slow to answer, false at once or after CATCH_UP_WAIT_MS (the stall guard then lets requests go on from memory).
-   */
-  async catchUp(): Promise<boolean> {
-    return (await this.#look()).applied;
+  /** Applies what other instances committed, now; true when anything new was applied (see LogFollower.catchUp). */
+  catchUp(): Promise<boolean> {
+    return this.#follower.catchUp();
   }
 
-  /**
-   * catchUp() before an answer that memory alone must not give, a 404 or a 410 (freshOnNotFound): false when the
-   * database confirmed there is nothing new; rejects with StoreUnavailable (503) when it is away or does not answer
-   * within CATCH_UP_WAIT_MS, since this instance cannot tell then (API.md §12).
-   */
-  async catchUpBeforeDenying(): Promise<boolean> {
-    const { applied, answered } = await this.#look();
-    if (applied) return true;
-    if (answered && this.#down === undefined) return false;
-    throw new StoreUnavailable(`The database cannot be reached${this.#down === undefined ? ' in time' : ` (${this.#down})`}, so this instance cannot tell whether another one has written it; this request changed nothing. Retry in a moment.`, { retryAfterSeconds: 1 });
-  }
-
-  /** Follows the log now: whether anything was applied, and whether the database answered within CATCH_UP_WAIT_MS. */
-  async #look(): Promise<{ applied: boolean; answered: boolean }> {
-    if (this.#down !== undefined) return { applied: false, answered: false };
-    const before = this.#lastSeq;
-    this.#follow();
-    let timer: NodeJS.Timeout | undefined;
-    let answered = false;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CATCH_UP_WAIT_MS)));
-    const chain = this.#chain.then(() => void (answered = true), () => undefined);
-    await Promise.race([chain, late]).finally(() => clearTimeout(timer));
-    return { applied: this.#lastSeq > before, answered };
+  /** catchUp() before a 404 or a 410: false when the database confirmed there is nothing new, else a 503 (see LogFollower). */
+  catchUpBeforeDenying(): Promise<boolean> {
+    return this.#follower.catchUpBeforeDenying();
   }
 
   async close(): Promise<void> {
@@ -273,7 +267,7 @@ export class PostgresStore implements EventStore {
     this.#closed = true;
     clearInterval(this.#timer);
     await this.#batches.drain();
-    await this.#chain;
+    await this.#follower.settled();
     await this.#checkpoints.settled();
     await this.#unlisten?.().catch(() => undefined);
     await this.#db.end();
@@ -290,91 +284,12 @@ export class PostgresStore implements EventStore {
     return this.#batches.queue(run, options);
   }
 
-  /** Waits for the views' turn (after every step queued before); resolves with the function that ends the turn. */
-  #turn(): Promise<() => void> {
-    let end!: () => void;
-    const ended = new Promise<void>((resolve) => (end = resolve));
-    const turn = this.#chain.then(() => end);
-    this.#chain = turn.then(() => ended);
-    return turn;
-  }
-
-  #exclusive(step: () => Promise<void>): void {
-    this.#chain = this.#chain.then(step).catch((error: unknown) => this.#lost(error));
-  }
-
-  /**
-   * Catches up with what other instances committed (a notification, the poll, a reconnect). A notification of
-   * `upTo` needs no read once the views reach it: usually this instance's own commit, applied meanwhile.
-   */
-  #follow(upTo?: number): void {
-    if (this.#closed) return;
-    this.#exclusive(async () => {
-      if (upTo !== undefined && upTo <= this.#lastSeq && this.#down === undefined) return;
-      await this.#catchUpFromCheckpoint();
-      if (this.#down !== undefined) {
-        this.#logger.info('the database is reachable again; writes resume', {});
-        this.#down = undefined;
-        this.#uncertain.clear();
-      }
-      this.#checkpoints.consider();
-    });
-  }
-
-  /** Applies every committed record after #lastSeq, in seq order; `read`: the first page, read already (by catchUpQuery). */
-  #catchUp(db: Queryable, read?: readonly LogRow[]): Promise<void> {
-    const target: CatchUpTarget = {
-      views: this.#views,
-      now: this.#now,
-      lastSeq: () => this.#lastSeq,
-      advance: (seq) => (this.#lastSeq = seq),
-      checkpoint: () => this.#checkpoints.known,
-      adopt: (checkpoint) => this.#adopt(checkpoint),
-      read: (rows, bytes) => this.#checkpoints.read(rows, bytes),
-    };
-    return catchUp(db, target, read);
-  }
-
-  /** Catches up; when a checkpoint dropped rows these views never applied, starts over from the newest checkpoint. */
-  async #catchUpFromCheckpoint(): Promise<void> {
-    try {
-      await this.#catchUp(this.#db);
-    } catch (error) {
-      if (!(error instanceof CheckpointPassed)) throw error;
-      this.#logger.warn('this instance fell behind a checkpoint another instance wrote (the rows it needed were dropped); it reads the checkpoint again', { last_seq: error.lastSeq, checkpoint_seq: error.checkpoint.seq });
-      // Webhooks hear what follows the checkpoint as it is applied, once told that history was rewritten through it.
-      this.#install(await loadViews(this.#db, { now: this.#now, history: this.#history, onCheckpoint: (checkpoint) => this.#history.compacted(checkpoint.seq) }));
-    }
-  }
-
-  /** Makes views read from the database this store's, in one synchronous step: every view replaced in place, the change log started over. */
-  #install(loaded: LoadedViews): void {
-    const { checkpoint, index, rosters, idempotency, documents } = loaded;
-    Object.assign(this.#views, { index, rosters, idempotency, documents });
-    this.changes.restart({ events: index.values(), tombstones: loaded.tombstones, lastSeq: loaded.feedLastSeq, horizon: loaded.horizon });
-    this.#lastSeq = loaded.lastSeq;
-    this.#checkpoints.adopt(checkpoint);
-    this.#checkpoints.read(loaded.rowsRead, loaded.bytesRead);
-    this.#buildSearchIndex();
-    this.changes.batchCommitted(index.values(), index.size);
-  }
-
-  /**
-   * A checkpoint at or before the views' last seq: they forget the deletions it forgot (the change feed answers 410
-   * before the newest, as every instance started from it does), and webhooks hear that history was rewritten through it.
-   */
-  #adopt(checkpoint: Checkpoint): void {
-    this.changes.markDropped(checkpoint.gone);
-    this.#checkpoints.adopt(checkpoint);
-    this.#history.compacted(checkpoint.seq);
-  }
-
-  /** Indexes the words of a bulk-loaded index step by step; `q` is answered without it meanwhile. */
-  #buildSearchIndex(): void {
-    const index = this.#views.index;
-    index.buildSearchIndex(() => this.#closed || this.#views.index !== index).catch((error: unknown) => {
-      this.#logger.warn('the search index could not be built; q is answered without it', { error: String(error) });
-    });
+  /** A catch-up went through: when the database was down, it is back, and writes resume. */
+  #reachable(): void {
+    if (this.#down === undefined) return;
+    this.#logger.info('the database is reachable again; writes resume', {});
+    this.#down = undefined;
+    this.#uncertain.clear();
   }
 
   #unavailable(idem?: IdempotencyTag): StoreUnavailable {
@@ -386,7 +301,7 @@ export class PostgresStore implements EventStore {
     if (error instanceof CheckpointPassed) {
       // A write's catch-up found it (it holds the log's lock: no time to read a checkpoint there); the next catch-up reads it.
       this.#down ??= 'this instance is reading a checkpoint another instance wrote';
-      this.#follow();
+      this.#follower.follow();
       return;
     }
     // The log gets the whole error; answers (503s, /health, which needs no key) only its code: the message names the host.
@@ -394,6 +309,3 @@ export class PostgresStore implements EventStore {
     this.#down = shownFailure(error);
   }
 }
-
-/** How long a read about to answer 404 waits for a catch-up before answering from memory. */
-const CATCH_UP_WAIT_MS = 1_500;
