@@ -4,7 +4,7 @@ import { SLICE_MS } from './key-rate.js';
 import { AHEAD_PACE, aheadWants, HORIZON_MS, MARGIN, MOST_AHEAD, type Want } from './lease-ahead.js';
 
 /** The outage of the database slots are held for: what a key needs is its rate over this long (see #needInBucket). */
-export const AHEAD_MS = 12_000;
+const AHEAD_MS = 12_000;
 /** A key faster than its limit has slots held ahead only while its window's room lasts it this long (see #roomAhead). */
 const LASTING_MS = 3 * HORIZON_MS;
 

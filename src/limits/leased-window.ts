@@ -179,7 +179,7 @@ export class LeasedWindowLimiter {
     void this.#source.lease(key, lease.bucket, wants, this.limit, this.#spans, this.#reserve).then((granted) => {
       // A lease forgotten meanwhile gives back; one moved on to a later sub-window keeps what is still ahead.
       if (this.#leases.get(key) !== lease) return void wants.forEach(({ bucket, span = 1 }, i) => this.#giveBack(key, bucket, granted.granted[i]!, span));
-      this.#granted(key, lease, wants, granted, nowMs);
+      this.#granted(lease, wants, granted, nowMs);
       return undefined;
     }, () => {
       // Not after a stall of this instance's own: the next ask tries the database again rather than answering 503.
@@ -190,7 +190,8 @@ export class LeasedWindowLimiter {
     }).catch(() => undefined);
   }
 
-  #granted(key: string, lease: KeyLease, wants: readonly Want[], granted: Granted, nowMs: number): void {
+  /** Takes in what the source granted for `wants`: the slots, the window's count, the key's pace everywhere, the low water. */
+  #granted(lease: KeyLease, wants: readonly Want[], granted: Granted, nowMs: number): void {
     wants.forEach(({ bucket, span = 1 }, i) => lease.credit(bucket, granted.granted[i]!, span));
     lease.total = granted.total;
     lease.oldest = granted.oldest;
@@ -232,7 +233,7 @@ export class LeasedWindowLimiter {
       let failure: unknown;
       try {
         const wants = this.#wants(key, state, nowMs, true);
-        this.#granted(key, state, wants, await this.#source.lease(key, state.bucket, wants, this.limit, this.#spans, this.#reserve), nowMs);
+        this.#granted(state, wants, await this.#source.lease(key, state.bucket, wants, this.limit, this.#spans, this.#reserve), nowMs);
       } catch (error) {
         failure = error;
       } finally {
