@@ -170,6 +170,37 @@ test('submit → reject → fix → resubmit: the reason is required, and the re
   }
 });
 
+test('a returned draft is fixed and sent back in one step: "Save and submit for approval" saves the edit and submits it with one request', { skip, timeout: TIMEOUT_MS }, async () => {
+  const organizer = await tab('organizer');
+  try {
+    await fillEvent(organizer, 'Poetry night', '2027-06-14');
+    await organizer.getByRole('button', { name: 'Submit for approval' }).click();
+    await organizer.getByRole('heading', { level: 1, name: 'Poetry night' }).waitFor();
+    const id = idOf(organizer);
+    const rejected = await journey.api('POST', `/events/${id}/reject`, journey.keys.admin, { reason: 'Which room?' });
+    assert.equal(rejected.status, 200);
+
+    await organizer.goto(`${journey.url}/console/#/events/${id}/edit`);
+    await organizer.locator('form .status-notice').getByText('Which room?').waitFor();
+    const puts: unknown[] = [];
+    organizer.on('request', (request) => {
+      if (request.method() === 'PUT') puts.push(request.postDataJSON());
+    });
+    await organizer.getByLabel('Location').fill('Main hall, room 3');
+    await organizer.getByRole('button', { name: 'Save and submit for approval' }).click();
+    await outcome(organizer, 'Saved. “Poetry night” is submitted for approval: an administrator reviews it before others see it.');
+    assert.deepEqual(puts, [{ location: 'Main hall, room 3', status: 'published' }], 'one request: the change and the move (the server makes it pending)');
+    assert.deepEqual(await read(id, 'organizer').then((event) => [event?.status, event?.location, event?.review_note]), ['pending', 'Main hall, room 3', undefined]);
+    // A pending event's form has no such button: a PUT keeps it pending.
+    await organizer.goto(`${journey.url}/console/#/events/${id}/edit`);
+    await organizer.getByRole('button', { name: 'Save changes' }).waitFor();
+    assert.equal(await organizer.getByRole('button', { name: /^Save and/ }).count(), 0);
+    assertClean(browsing);
+  } finally {
+    await organizer.close();
+  }
+});
+
 test('cancel with a reason: "Cancelled" in words in the list, the month and the event page; restored through approval', { skip, timeout: TIMEOUT_MS }, async () => {
   // An admin's event is published at once, even under approval.
   const created = await journey.api('POST', '/events', journey.keys.admin, {

@@ -10,7 +10,7 @@ import { compareVersions, conflictPanel, formValuesOf, readForm, writeForm } fro
 import { repeatSection } from './repeat-section.js';
 import { zoneNote } from './zone-note.js';
 import { retryKey } from './retry-key.js';
-import { outcomeSentence, statusOf } from './status.js';
+import { outcomeSentence, statusOf, submitLabel } from './status.js';
 import { statusNotice } from './status-marks.js';
 import type { CampusEvent } from './types.js';
 import type { ConsoleContext, Screen } from './context.js';
@@ -36,13 +36,21 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
   // A new event: published at once, or submitted where an organizer's wait for approval; or kept as a draft.
   const waits = ctx.approval === 'required' && ctx.me.role !== 'admin';
   const submit = h('button', { type: 'submit', class: 'primary' }, editing !== undefined ? 'Save changes' : waits ? 'Submit for approval' : 'Create event');
-  const draft = editing === undefined ? h('button', { type: 'submit' }, 'Save as draft') : null;
+  // The form's second button: a new event kept as a draft; a draft's changes saved and sent on in one request
+  // (submitted for approval, or published), rather than saved here and submitted from its page.
+  const second =
+    editing === undefined
+      ? h('button', { type: 'submit' }, 'Save as draft')
+      : statusOf(editing) === 'draft'
+        ? h('button', { type: 'submit' }, `Save and ${submitLabel(ctx.me.role, ctx.approval).toLowerCase()}`)
+        : null;
   // With Repeats on, the button names what it makes: "Create series (8 occurrences)", counted by the preview.
   repeats?.watch((repeating, count) => {
     const series = `${waits ? 'Submit series for approval' : 'Create series'}${count === undefined ? '' : ` (${count} occurrence${count === 1 ? '' : 's'})`}`;
     submit.textContent = repeating ? series : waits ? 'Submit for approval' : 'Create event';
   });
-  let asDraft = false;
+  /** The button the last save was pressed with: a save sent again (after someone else's change) goes as it was asked for. */
+  let pressed = submit;
   // A create retried after its answer was lost is answered again, not made twice (its form is left once it succeeds).
   const createKey = retryKey();
   const element = h(
@@ -59,12 +67,12 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
       : h('p', { class: 'note' }, 'This event is one occurrence of a series: saving changes it alone, and later changes to the series pass it by. ', h('a', { href: `#/series/${editing.series_id}` }, 'Edit the whole series instead')),
     form.fields.map((item) => item.row),
     repeats?.element,
-    h('div', { class: 'actions' }, submit, draft, h('a', { href: editing === undefined ? '#/events' : `#/events/${editing.id}`, class: 'button' }, 'Cancel')),
+    h('div', { class: 'actions' }, submit, second, h('a', { href: editing === undefined ? '#/events' : `#/events/${editing.id}`, class: 'button' }, 'Cancel')),
   );
   // Registered before onSubmit's listener, so the button pressed is known when it saves.
   element.addEventListener('submit', (event) => {
-    asDraft = draft !== null && (event as SubmitEvent).submitter === draft;
-    if (draft !== null) draft.disabled = true;
+    pressed = second !== null && (event as SubmitEvent).submitter === second ? second : submit;
+    if (second !== null) second.disabled = true;
   });
   onSubmit(element, fields, alert, submit, save);
 
@@ -79,7 +87,7 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
     }
     try {
       const rule = repeats?.rrule();
-      const status = asDraft ? { status: 'draft' } : {};
+      const status = pressed !== second ? {} : { status: editing === undefined ? 'draft' : 'published' };
       // An edit sends only what the person changed (a partial update, API.md §5): what they left alone stays as stored.
       const body = editing === undefined ? form.body(false) : form.changes(editing);
       // What the console can judge itself never goes out to be refused: the same sentences, without a 400.
@@ -99,14 +107,15 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
       } else {
         // If-Match: an event someone changed meanwhile is reported (412), never overwritten.
         const headers: Record<string, string> = etag === null ? {} : { 'If-Match': etag };
-        const answer = await ctx.api.json<CampusEvent>('PUT', `/events/${encodeURIComponent(editing.id)}`, { body, headers });
-        ctx.announce(`Saved “${answer.data.title}”.`);
+        const answer = await ctx.api.json<CampusEvent>('PUT', `/events/${encodeURIComponent(editing.id)}`, { body: { ...body, ...status }, headers });
+        if ('status' in status) ctx.queueChanged();
+        ctx.announce('status' in status ? `Saved. ${outcomeSentence(answer.data.title, statusOf(answer.data))}` : `Saved “${answer.data.title}”.`);
         ctx.navigate(`#/events/${editing.id}`, { showMessage: true });
       }
     } catch (error) {
       reportFailure(error);
     } finally {
-      if (draft !== null) draft.disabled = false;
+      if (second !== null) second.disabled = false;
     }
   }
 
@@ -137,7 +146,7 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
         // Nothing on the form differs from theirs: what was typed applies on top of their version as it stands.
         adopt(answer.data, answer.etag);
         // A refused save is sent once more on the new version: it cannot overwrite anything of theirs.
-        if (refused) element.requestSubmit(submit);
+        if (refused) element.requestSubmit(pressed);
         return;
       }
       hideAlert(alert);
@@ -165,7 +174,7 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
     const keep = (): void => {
       adopt(theirVersion, theirEtag);
       writeForm(form.fields, comparison.merged);
-      if (refused) return element.requestSubmit(submit);
+      if (refused) return element.requestSubmit(pressed);
       said('Your changes are kept on top of their version. Save when you are done.');
     };
     const useTheirs = (): void => {
