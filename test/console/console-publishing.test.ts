@@ -367,6 +367,45 @@ test("the header's link to the screen already shown reads it again: an admin on 
   await page.close();
 });
 
+test('an occurrence edited on its own and left a draft when its series was approved: its series page lists it, in words, and says why', { skip, timeout: TIMEOUT_MS }, async () => {
+  const title = 'Film club (edited alone)';
+  const made = await journey.api('POST', '/series', journey.keys.organizer, {
+    title, description: '', category: 'social', location: 'Room 5', capacity: 12, time_zone: 'UTC', status: 'draft',
+    start_time: '2027-08-02T18:00:00Z', end_time: '2027-08-02T20:00:00Z', recurrence: 'FREQ=DAILY;COUNT=3',
+  });
+  assert.equal(made.status, 201);
+  const series = (await made.json()) as { id: string };
+  const listed = await journey.api('GET', `/events?series_id=${series.id}&status=draft`, journey.keys.organizer);
+  const [first] = ((await listed.json()) as { events: { id: string }[] }).events;
+  // One occurrence edited on its own, then the series submitted and approved: the edited one stays a draft (API.md §14).
+  assert.equal((await journey.api('PUT', `/events/${first!.id}`, journey.keys.organizer, { location: 'Room 6' })).status, 200);
+  assert.equal((await journey.api('PUT', `/series/${series.id}`, journey.keys.organizer, { status: 'published' })).status, 200);
+  assert.equal((await journey.api('POST', `/series/${series.id}/approve`, journey.keys.admin)).status, 200);
+  assert.equal((await read(first!.id, 'organizer'))?.status, 'draft');
+
+  const organizer = await tab('organizer');
+  try {
+    await organizer.goto(`${journey.url}/console/#/series/${series.id}`);
+    await organizer.getByText('3 occurrences.').waitFor();
+    const items = organizer.locator('.occurrence-list li');
+    assert.equal(await items.count(), 3);
+    assert.equal(await items.filter({ hasText: 'Draft' }).count(), 1, 'the draft occurrence is listed, marked in words');
+    await organizer.getByText("An occurrence not yet public here was edited on its own, so the series' moves passed it by").waitFor();
+    assertClean(browsing);
+  } finally {
+    await organizer.close();
+  }
+  // A reader sees the two public ones, and no such sentence.
+  const reader = await tab('reader');
+  try {
+    await reader.goto(`${journey.url}/console/#/series/${series.id}`);
+    await reader.getByText('2 occurrences.').waitFor();
+    assert.equal(await reader.getByText('edited on its own, so').count(), 0);
+  } finally {
+    await reader.close();
+  }
+});
+
 test("the queue's buttons tell a series from its occurrences, and each occurrence from the others, by name", { skip, timeout: TIMEOUT_MS }, async () => {
   const title = 'Chess club (queue names)';
   const made = await journey.api('POST', '/series', journey.keys.organizer, {

@@ -22,6 +22,8 @@ const PAGE = 25;
 /** Series this tab is deleting or has deleted: the change feed's word of their occurrences then asks for nothing. */
 const deletingSeries = new Set<string>();
 
+const isPublic = (status: PublishStatus | undefined): boolean => status === 'published' || status === 'cancelled';
+
 export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: string) => void): Screen {
   /** The address this page was drawn for: a delete answered after the person left it does not take them back. */
   const shownAt = location.hash;
@@ -31,7 +33,10 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
   const alert = h('div', { class: 'alert', role: 'alert', hidden: true, tabindex: -1 });
   const done = h('p', { class: 'done', hidden: true, tabindex: -1 });
   let page = 1;
-  /** For its organizer and admins, a series not yet published lists its occurrences that are not public (drafts, pending). */
+  /**
+   * For its organizer and admins, the series lists its occurrences that are not public too (drafts, pending): those of a
+   * series not yet published, and one edited on its own, which the series' moves pass by (a draft in a published series).
+   */
   let everyStatus = false;
   /** The status the sentence in `done` was written for. */
   let doneStatus: PublishStatus | undefined;
@@ -58,7 +63,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
       const repeat = fromRrule(series.recurrence, first, series.time_zone);
       const rule = repeat === undefined ? series.recurrence : describeRepeat(repeat, first, (day) => formatDate(`${day}T12:00:00Z`, 'UTC'));
       const manage = canManage(ctx.me, series);
-      everyStatus = manage && series.status !== undefined && series.status !== 'published';
+      everyStatus = manage;
       replace(
         details,
         statusNotice(series, 'series'),
@@ -125,6 +130,10 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
         { class: 'occurrence-list', 'aria-labelledby': 'occurrences-heading' },
         data.events.map((event) => h('li', {}, h('a', { href: `#/events/${event.id}` }, formatDateTime(event.start_time, zone)), ` · ${event.registered_count} / ${event.capacity} seats `, statusBadge(event))),
       ),
+      // Said, not left to be noticed: a draft or pending occurrence of a public series was edited on its own, and stays so.
+      isPublic(drawnStatus) && data.events.some((event) => !isPublic(statusOf(event)))
+        ? h('p', { class: 'note' }, 'An occurrence not yet public here was edited on its own, so the series\' moves passed it by: submit or publish it from its own page.')
+        : null,
       pager('Occurrence pages', page, lastPage, turn),
     );
   }
