@@ -33,6 +33,9 @@ export interface WebhookState {
   deliveries: DeliveryRecord[];
 }
 
+/** A check of a webhook as it is when an admin's change is made (an If-Match): it throws to refuse the change. */
+export type Precondition = (current: WebhookState) => void;
+
 /** Everything kept: the webhooks, and the last seq a compaction rewrote while one of them was behind it. */
 export interface WebhookStateSnapshot {
   webhooks: WebhookState[];
@@ -77,9 +80,10 @@ export interface SharedWebhookTable {
   get(id: string): Promise<SharedWebhook | undefined>;
   /** Adds a webhook leased to `owner`; its cursor is set to the newest committed seq (it hears what comes after). */
   insert(state: WebhookState, owner: string, leaseMs: number): Promise<WebhookState>;
-  /** An admin's change: one more version. Undefined for an unknown id. */
-  change(id: string, changes: WebhookChanges): Promise<SharedWebhook | undefined>;
-  delete(id: string): Promise<boolean>;
+  /** An admin's change: one more version. Undefined for an unknown id, or when `version` is given and not the webhook's. */
+  change(id: string, changes: WebhookChanges, version?: number): Promise<SharedWebhook | undefined>;
+  /** False for an unknown id, or when `version` is given and not the webhook's. */
+  delete(id: string, version?: number): Promise<boolean>;
   /** Whether an instance other than `owner` holds a live lease on the webhook: it delivers it, and learns of changes on its next tick. */
   heldElsewhere(id: string, owner: string): Promise<boolean>;
   /** Renews `owner`'s leases and takes the free or lapsed ones; returns every webhook `owner` holds now. */

@@ -1,5 +1,5 @@
 // Webhooks on a database several instances share (API.md §12, §13): definitions in its table, and each webhook delivered by the one instance holding its lease.
-import type { SharedWebhook, SharedWebhookTable, WebhookState, WebhookStateStore } from '../store/webhook-state.js';
+import type { Precondition, SharedWebhook, SharedWebhookTable, WebhookState, WebhookStateStore } from '../store/webhook-state.js';
 import { randomId } from '../lib/random-id.js';
 import { StoreUnavailable } from '../store/store-errors.js';
 import type { WebhookInput } from './webhook-input.js';
@@ -122,10 +122,10 @@ export class SharedWebhooks {
    * Changes a webhook in the table; the instance delivering it follows at once (here) or on its next tick (elsewhere),
    * which the answer waits for when the change bears on delivery, so no message of a later write misses it.
    */
-  async update(id: string, input: WebhookInput): Promise<WebhookState | undefined> {
+  async update(id: string, input: WebhookInput, precondition?: Precondition): Promise<WebhookState | undefined> {
     const bearsOnDelivery = input.url !== undefined || input.events !== undefined || input.status !== undefined;
     const elsewhere = bearsOnDelivery && !this.#held.has(id) && (await this.#deps.table.heldElsewhere(id, this.#owner));
-    const changed = await this.#deps.table.change(id, input);
+    const changed = await this.#changeIf(id, precondition, (version) => this.#deps.table.change(id, input, version));
     if (changed === undefined) return undefined;
     if (this.#held.has(id)) {
       this.#held.set(id, changed.version);
@@ -136,13 +136,29 @@ export class SharedWebhooks {
   }
 
   /** Deletes a webhook; as for a change, the answer waits for the instance delivering it elsewhere to stop. */
-  async remove(id: string): Promise<boolean> {
+  async remove(id: string, precondition?: Precondition): Promise<boolean> {
     const elsewhere = !this.#held.has(id) && (await this.#deps.table.heldElsewhere(id, this.#owner));
-    const removed = await this.#deps.table.delete(id);
+    const removed = (await this.#changeIf(id, precondition, async (version) => (await this.#deps.table.delete(id, version)) || undefined)) === true;
     this.#deleted.add(id);
     this.#drop(id);
     if (removed && elsewhere) await this.#handOver();
     return removed;
+  }
+
+  /**
+   * Makes an admin's change (`change`, given the version it must find) once `precondition` holds for the webhook as the
+   * table has it: another admin's change made meanwhile, on any instance, has it judged again on that version, so an
+   * If-Match is never judged on a version read before the one changed. Without a precondition, the change as it comes.
+   */
+  async #changeIf<T>(id: string, precondition: Precondition | undefined, change: (version?: number) => Promise<T | undefined>): Promise<T | undefined> {
+    if (precondition === undefined) return change();
+    for (;;) {
+      const current = await this.#deps.table.get(id);
+      if (current === undefined) return undefined;
+      precondition(this.#fresh(current));
+      const done = await change(current.version);
+      if (done !== undefined) return done;
+    }
   }
 
   /**

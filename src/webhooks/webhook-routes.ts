@@ -1,7 +1,9 @@
 // The admin routes of API.md §13: create, list, read, change and delete webhooks, and read their delivery logs.
+import { createHash } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
+import { checkIfMatch, matchesNoneMatch } from '../http/conditional.js';
 import type { HandlerResult, RequestContext, Route } from '../http/route.js';
-import type { WebhookState } from '../store/webhook-state.js';
+import type { Precondition, WebhookState } from '../store/webhook-state.js';
 import type { HostPolicy } from './host-policy.js';
 import { validateWebhook } from './webhook-input.js';
 import type { WebhookInput } from './webhook-input.js';
@@ -12,8 +14,9 @@ export interface WebhookDirectory {
   list(): WebhookState[] | Promise<WebhookState[]>;
   get(id: string): WebhookState | undefined | Promise<WebhookState | undefined>;
   create(input: WebhookInput): Promise<WebhookState>;
-  update(id: string, input: WebhookInput): Promise<WebhookState | undefined>;
-  remove(id: string): Promise<boolean>;
+  /** Changes a webhook; `precondition` judges it as it is at the change itself (throwing refuses it). Undefined for an unknown id. */
+  update(id: string, input: WebhookInput, precondition?: Precondition): Promise<WebhookState | undefined>;
+  remove(id: string, precondition?: Precondition): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -26,6 +29,14 @@ export interface WebhookRouteDeps {
 export function webhookView(state: WebhookState, withSecret = false): Record<string, unknown> {
   const secret = withSecret ? { secret: state.secret } : {};
   return { id: state.id, url: state.url, events: state.events, description: state.description, ...secret, created_at: state.created_at, status: state.status };
+}
+
+/**
+ * A webhook's strong ETag: a digest of what GET shows of it, so it changes with every change an admin makes, and
+ * when delivery fails long enough to make it `failing`; the same webhook in the same state always has the same one.
+ */
+export function webhookEtag(state: WebhookState): string {
+  return `"${createHash('sha256').update(JSON.stringify(webhookView(state))).digest('base64url').slice(0, 22)}"`;
 }
 
 /** The six webhook routes, admin only. */
@@ -44,13 +55,22 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
     if (state === undefined) throw notFound(id);
     return state;
   };
+  /** The If-Match of a PUT or DELETE (RFC 9110 §13.1.1): judged on the webhook as read, then again at the change itself. */
+  const ifMatch = (context: RequestContext, state: WebhookState): Precondition | undefined => {
+    const header = context.request.headers['if-match'];
+    if (header === undefined) return undefined;
+    const precondition: Precondition = (current) => checkIfMatch(header, webhookEtag(current), `webhook "${current.id}"`);
+    precondition(state);
+    return precondition;
+  };
+  const read = (state: WebhookState, status = 200): HandlerResult => ({ status, body: JSON.stringify(webhookView(state)), headers: { ETag: webhookEtag(state) } });
   return [
     {
       method: 'POST',
       pattern: '/webhooks',
       route: route('createWebhook', true, async (context, service) => {
         const state = await service.create(validateWebhook(context.body!, deps.policy, 'create'));
-        return { status: 201, body: JSON.stringify(webhookView(state, true)), headers: { Location: `${context.prefix}/webhooks/${state.id}` } };
+        return { status: 201, body: JSON.stringify(webhookView(state, true)), headers: { Location: `${context.prefix}/webhooks/${state.id}`, ETag: webhookEtag(state) } };
       }),
     },
     {
@@ -61,15 +81,23 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
     {
       method: 'GET',
       pattern: '/webhooks/:id',
-      route: route('getWebhook', false, async (context, service) => ({ status: 200, body: JSON.stringify(webhookView(await known(service, context))) })),
+      route: route('getWebhook', false, async (context, service) => {
+        const state = await known(service, context);
+        const etag = webhookEtag(state);
+        if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
+        return read(state);
+      }),
     },
     {
       method: 'PUT',
       pattern: '/webhooks/:id',
       route: route('updateWebhook', true, async (context, service) => {
         const state = await known(service, context);
-        const changed = await service.update(state.id, validateWebhook(context.body!, deps.policy, 'update', webhookView(state)));
-        return { status: 200, body: JSON.stringify(webhookView(changed ?? state)) };
+        const precondition = ifMatch(context, state);
+        const changed = await service.update(state.id, validateWebhook(context.body!, deps.policy, 'update', webhookView(state)), precondition);
+        // Deleted meanwhile (another admin, another instance): the change found nothing to change.
+        if (changed === undefined) throw notFound(state.id);
+        return read(changed);
       }),
     },
     {
@@ -77,8 +105,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
       pattern: '/webhooks/:id',
       route: route('deleteWebhook', false, async (context, service) => {
         // Two DELETEs at once (on two instances): the one that found it gone by the time it deleted gets the 404.
-        const { id } = await known(service, context);
-        if (!(await service.remove(id))) throw notFound(id);
+        const state = await known(service, context);
+        if (!(await service.remove(state.id, ifMatch(context, state)))) throw notFound(state.id);
         return { status: 204, body: null };
       }),
     },

@@ -1,6 +1,6 @@
 // The webhooks of a running service: their durable state, the shared backlog fed by the store's durable changes, and one delivery lane each.
 import type { ChangeHistorySource, CompactionHoldHandle } from '../store/views/change-history.js';
-import type { WebhookState, WebhookStateStore } from '../store/webhook-state.js';
+import type { Precondition, WebhookState, WebhookStateStore } from '../store/webhook-state.js';
 import type { Logger } from '../log/logger.js';
 import { DeliveryLane, type WebhookClock } from './delivery-lane.js';
 import { StateSaver } from './state-saver.js';
@@ -124,11 +124,12 @@ export class WebhookService {
   }
 
   /** Changes a webhook's url, events, description or status; resolves once saved (undefined for an unknown id). */
-  async update(id: string, input: WebhookInput): Promise<WebhookState | undefined> {
+  async update(id: string, input: WebhookInput, precondition?: Precondition): Promise<WebhookState | undefined> {
     // No await unless a delete is being saved: the change must see the webhook as a delete started meanwhile left it.
     if (this.#leaving.has(id) && (await this.#leftAfterSave(id))) return undefined;
     const lane = this.#lanes.get(id);
     if (lane === undefined) return undefined;
+    precondition?.(lane.state);
     const before = { url: lane.state.url, events: lane.state.events, description: lane.state.description, status: lane.state.status };
     lane.redefine(input);
     await this.#saveOrUndo(() => {
@@ -139,10 +140,11 @@ export class WebhookService {
   }
 
   /** Deletes a webhook (its undelivered messages with it); resolves once saved. */
-  async remove(id: string): Promise<boolean> {
+  async remove(id: string, precondition?: Precondition): Promise<boolean> {
     if (this.#leaving.has(id) && (await this.#leftAfterSave(id))) return false;
     const lane = this.#lanes.get(id);
     if (lane === undefined) return false;
+    precondition?.(lane.state);
     const at = [...this.#lanes.keys()].indexOf(id);
     this.#lanes.delete(id);
     // Out of the list the save writes, but its messages are kept until the delete is saved. A refused save puts it back

@@ -105,6 +105,15 @@ describe('webhooks with several instances on one database', { skip, timeout: 120
         const read = await json<{ status: string; description: string }>(three.call(i, 'GET', `/webhooks/${id}`));
         assert.deepEqual([read.body.status, read.body.description], ['paused', 'Signage'], `instance ${i} sees the change`);
       }
+      // One ETag on every instance; two admins' changes on one read, on two instances at once: one made, one 412.
+      const etags = await Promise.all([0, 1, 2].map(async (i) => (await three.call(i, 'GET', `/webhooks/${id}`)).headers.get('etag')));
+      assert.ok(etags[0] !== null && etags.every((etag) => etag === etags[0]), `the same ETag everywhere: ${etags.join(' ')}`);
+      const raced = await Promise.all(['Lobby', 'Library'].map((description, i) => three.call(i * 2, 'PUT', `/webhooks/${id}`, { description }, { 'If-Match': etags[0]! })));
+      assert.deepEqual(raced.map((answer) => answer.status).sort(), [200, 412]);
+      const won = (await raced.find((answer) => answer.status === 200)!.json()) as { description: string };
+      assert.equal((await json<{ description: string }>(three.call(1, 'GET', `/webhooks/${id}`))).body.description, won.description);
+      assert.equal((await three.call(1, 'DELETE', `/webhooks/${id}`, undefined, { 'If-Match': etags[0]! })).status, 412, 'a delete on the old read: refused');
+      assert.equal((await three.call(1, 'PUT', `/webhooks/${id}`, { description: 'Signage' })).status, 200);
       // Paused: messages wait, and come in order once active again (whichever instance delivers).
       const whilePaused = await writeEvents(three, 4, 100);
       assert.equal((await three.call(1, 'PUT', `/webhooks/${id}`, { status: 'active' })).status, 200);

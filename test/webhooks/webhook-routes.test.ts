@@ -122,6 +122,46 @@ test('two DELETEs of one webhook at once: one 204, the other 404', async () => {
   assert.deepEqual(answers.map((answer) => answer.status).sort(), [204, 404]);
 });
 
+test('a webhook has an ETag: a PUT or DELETE with a stale If-Match is a 412 that changes nothing; with the current one it goes through', async () => {
+  const created = await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: 'https://hooks.campus.edu/tagged', description: 'Signage' } });
+  const { id } = created.json;
+  const first = created.headers['ETag']!;
+  assert.match(first, /^"[A-Za-z0-9_-]{22}"$/);
+  const read = await h.request('GET', `/webhooks/${id}`, { key: h.keys.admin });
+  assert.equal(read.headers['ETag'], first, 'the same webhook in the same state: the same ETag');
+  assert.equal((await h.request('GET', `/webhooks/${id}`, { key: h.keys.admin, headers: { 'If-None-Match': first } })).status, 304);
+
+  const changed = await h.request('PUT', `/webhooks/${id}`, { key: h.keys.admin, body: { description: 'Hall screens' }, headers: { 'If-Match': first } });
+  assert.equal(changed.status, 200);
+  const second = changed.headers['ETag']!;
+  assert.notEqual(second, first, 'a change, a new ETag');
+  assert.equal((await h.request('GET', `/webhooks/${id}`, { key: h.keys.admin })).headers['ETag'], second);
+
+  // Another admin's PUT read before that change: refused, and the webhook stays as it was.
+  const stale = await h.request('PUT', `/webhooks/${id}`, { key: h.keys.admin, body: { description: 'Lobby' }, headers: { 'If-Match': first } });
+  assert.equal(stale.status, 412);
+  assert.equal(stale.json.error, 'precondition_failed');
+  assert.match(stale.json.message, new RegExp(`webhook "${id}"`));
+  // §3's order: an unknown id (404) before If-Match, and If-Match (412) before the fields (400).
+  assert.equal((await h.request('PUT', '/webhooks/whk_0000000000000000000000', { key: h.keys.admin, body: { description: 'x' }, headers: { 'If-Match': first } })).status, 404);
+  assert.equal((await h.request('PUT', `/webhooks/${id}`, { key: h.keys.admin, body: { events: ['nope'] }, headers: { 'If-Match': first } })).status, 412);
+  assert.equal((await h.request('DELETE', `/webhooks/${id}`, { key: h.keys.admin, headers: { 'If-Match': first } })).status, 412);
+  const now = await h.request('GET', `/webhooks/${id}`, { key: h.keys.admin });
+  assert.deepEqual([now.json.description, now.headers['ETag']], ['Hall screens', second], 'nothing changed by a refused request');
+
+  assert.equal((await h.request('DELETE', `/webhooks/${id}`, { key: h.keys.admin, headers: { 'If-Match': second } })).status, 204);
+  assert.equal((await h.request('GET', `/webhooks/${id}`, { key: h.keys.admin })).status, 404);
+});
+
+test('two PUTs of one webhook at once with the same If-Match: one 200, the other 412, and the webhook is the first one\'s', async () => {
+  const created = await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url: 'https://hooks.campus.edu/race' } });
+  const etag = created.headers['ETag']!;
+  const answers = await Promise.all(['One', 'Two'].map((description) => h.request('PUT', `/webhooks/${created.json.id}`, { key: h.keys.admin, body: { description }, headers: { 'If-Match': etag } })));
+  assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 412]);
+  const winner = answers.find((answer) => answer.status === 200)!;
+  assert.deepEqual((await h.request('GET', `/webhooks/${created.json.id}`, { key: h.keys.admin })).json.description, winner.json.description);
+});
+
 test('no host is allowed by default: every url is a 400 naming its host', async () => {
   const bare = await startHarness();
   try {

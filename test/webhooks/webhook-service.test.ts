@@ -6,7 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { toStored } from '../../src/store/views/served-event.js';
 import { ChangeHistory, type ChangeHistorySource, type CommittedChange, type HistoryRead } from '../../src/store/views/change-history.js';
-import { memoryWebhookState } from '../../src/store/webhook-state.js';
+import { memoryWebhookState, type WebhookState } from '../../src/store/webhook-state.js';
+import { webhookEtag } from '../../src/webhooks/webhook-routes.js';
+import { checkIfMatch } from '../../src/http/conditional.js';
 import { httpDeliveryClient } from '../../src/webhooks/delivery-client.js';
 import { realClock } from '../../src/webhooks/delivery-lane.js';
 import { hostPolicy } from '../../src/webhooks/host-policy.js';
@@ -275,6 +277,26 @@ test('a second delete of a webhook whose delete is being saved waits for that sa
     assert.equal(await second, true, 'the second delete found the webhook back, and deleted it');
     assert.equal(service.get(webhook.id), undefined);
     assert.deepEqual((await memory.load()).webhooks, []);
+  } finally {
+    await service.close();
+    await receiver.close();
+  }
+});
+
+test("an admin's If-Match is judged on the webhook as it is at the change: of two changes made on one read, the second is refused", async () => {
+  const receiver = await startReceiver({ verify: false });
+  const service = await openService(sourceOf(new ChangeHistory()), () => 0);
+  try {
+    const webhook = await service.create({ url: receiver.url, description: 'Read' });
+    const read = webhookEtag(webhook);
+    const ifMatch = (current: WebhookState): void => checkIfMatch(read, webhookEtag(current), `webhook "${current.id}"`);
+    // Both passed the route's check on the same read; the second reaches the service after the first changed it.
+    const first = service.update(webhook.id, { description: 'One' }, ifMatch);
+    const second = service.update(webhook.id, { description: 'Two' }, ifMatch);
+    assert.equal((await first)?.description, 'One');
+    await assert.rejects(second, (error: Error & { code?: string }) => error.code === 'precondition_failed');
+    await assert.rejects(service.remove(webhook.id, ifMatch), (error: Error & { code?: string }) => error.code === 'precondition_failed');
+    assert.equal(service.get(webhook.id)?.description, 'One', 'refused: neither the second change nor the delete was made');
   } finally {
     await service.close();
     await receiver.close();

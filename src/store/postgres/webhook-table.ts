@@ -107,19 +107,20 @@ export class PostgresWebhookTable implements SharedWebhookTable {
    * Changes a webhook as an admin asked. Set `active`, or given a new url while active, its schedule starts afresh here
    * too, so an instance taking it over before the one delivering it has followed and saved does not wait out the old one.
    */
-  async change(id: string, changes: WebhookChanges): Promise<SharedWebhook | undefined> {
+  async change(id: string, changes: WebhookChanges, version?: number): Promise<SharedWebhook | undefined> {
     const [row] = await this.#admin(this.#db.query<Row>(
       `UPDATE campus_webhooks SET url = coalesce($2, url), events = coalesce($3, events), description = coalesce($4, description), status = coalesce($5::text, status),
          attempts = CASE WHEN ${AFRESH} THEN 0 ELSE attempts END, first_failure_ms = CASE WHEN ${AFRESH} THEN NULL ELSE first_failure_ms END,
          status_version = CASE WHEN $5::text IS NULL THEN status_version ELSE version + 1 END, version = version + 1
-       WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, changes.url ?? null, changes.events === undefined ? null : JSON.stringify(changes.events), changes.description ?? null, changes.status ?? null],
+       WHERE id = $1 AND ($6::bigint IS NULL OR version = $6::bigint) RETURNING ${COLUMNS}`,
+      [id, changes.url ?? null, changes.events === undefined ? null : JSON.stringify(changes.events), changes.description ?? null, changes.status ?? null, version ?? null],
     ), true);
     return row === undefined ? undefined : webhookOf(row);
   }
 
-  async delete(id: string): Promise<boolean> {
-    return (await this.#admin(this.#db.query('DELETE FROM campus_webhooks WHERE id = $1 RETURNING id', [id]), true)).length > 0;
+  async delete(id: string, version?: number): Promise<boolean> {
+    const deleted = this.#db.query('DELETE FROM campus_webhooks WHERE id = $1 AND ($2::bigint IS NULL OR version = $2::bigint) RETURNING id', [id, version ?? null]);
+    return (await this.#admin(deleted, true)).length > 0;
   }
 
   async heldElsewhere(id: string, owner: string): Promise<boolean> {
