@@ -82,7 +82,7 @@ export const WEBHOOK_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   },
 };
 
-const url = { type: 'string', maxLength: 2000, format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://[^\\s\\\\]*$', description: 'http:// or https://, at most 2000 characters, without spaces, control characters or backslashes (which a URL parser would quietly rewrite), without a user name or password (the receiver checks the signature instead); its host must be allowed by --webhook-hosts.' };
+const url = { type: 'string', maxLength: 2000, format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://[^/\\s\\\\][^\\s\\\\]*$', description: 'http:// or https:// then the host, at most 2000 characters, without spaces, control characters, backslashes or a third slash after the scheme (which a URL parser would quietly rewrite), without a user name or password (the receiver checks the signature instead); its host must be allowed by --webhook-hosts.' };
 const events = { type: 'array', minItems: 1, items: { type: 'string', enum: [...MESSAGE_TYPES] }, description: 'The message types to send. Default: all.' };
 const description = { type: 'string', maxLength: 500 };
 const webhookProperties = {

@@ -47,9 +47,9 @@ test('POST /webhooks refuses a host outside --webhook-hosts with a 400 naming it
   assert.equal((await h.request('GET', '/webhooks', { key: h.keys.admin })).json.webhooks.length, before + 1);
 });
 
-test('POST /webhooks refuses a URL the parser would quietly rewrite (spaces, controls, backslashes, a missing //), and stores nothing', async () => {
+test('POST /webhooks refuses a URL the parser would quietly rewrite (spaces, controls, backslashes, a missing // or a third /), and stores nothing', async () => {
   const before = (await h.request('GET', '/webhooks', { key: h.keys.admin })).json.webhooks.length;
-  for (const url of [' https://hooks.campus.edu/', 'https://hooks.campus.edu/\n', 'https://hooks.campus.edu\t/', 'http:hooks.campus.edu/', 'http:/hooks.campus.edu/', 'http://hooks.campus.edu\\@127.0.0.1/', 'https://hooks.campus.edu/a b', 'https://hooks.campus.edu/\u0085']) {
+  for (const url of [' https://hooks.campus.edu/', 'https://hooks.campus.edu/\n', 'https://hooks.campus.edu\t/', 'http:hooks.campus.edu/', 'http:/hooks.campus.edu/', 'http:///hooks.campus.edu/', 'HTTPS:////hooks.campus.edu/', 'http://hooks.campus.edu\\@127.0.0.1/', 'https://hooks.campus.edu/a b', 'https://hooks.campus.edu/\u0085']) {
     const response = await h.request('POST', '/webhooks', { key: h.keys.admin, body: { url } });
     assert.equal(response.status, 400, JSON.stringify(url));
     assert.deepEqual(response.json.details.map((problem: { field: string }) => problem.field), ['url'], JSON.stringify(url));
