@@ -92,14 +92,14 @@ export function componentParameters(): Record<string, Parameter> {
       name: 'If-Match',
       in: 'header',
       required: false,
-      description: 'Apply the change only if the event (series, webhook) still has one of these strong ETags (or any, with *); else 412. An unknown id is still 404.',
+      description: 'Apply the change only if the event (series, registration, webhook) still has one of these strong ETags (or any, with *); else 412. An unknown id is still 404.',
       schema: { type: 'string' },
     },
     IfNoneMatch: {
       name: 'If-None-Match',
       in: 'header',
       required: false,
-      description: 'Answer 304 with no body when the event (series, webhook) still has one of these ETags (weak comparison), or any, with *.',
+      description: 'Answer 304 with no body when the event (series, registration, webhook) still has one of these ETags (weak comparison), or any, with *.',
       schema: { type: 'string' },
     },
     XRequestId: {

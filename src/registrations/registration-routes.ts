@@ -13,7 +13,8 @@ import type { StoredEvent } from '../events/event.js';
 import type { EventStore } from '../store/event-store.js';
 import type { Registration, RegistrationStatus, RosterView } from '../store/views/roster.js';
 import { validateCheckIn, validateRegistration } from './registration-input.js';
-import { CSV_TYPE, registrationJson, registrationsCsv } from './registration-view.js';
+import { CSV_TYPE, registrationEtag, registrationJson, registrationsCsv } from './registration-view.js';
+import { checkIfMatch, matchesNoneMatch } from '../http/conditional.js';
 import { IdempotencyGuard, withIdempotency } from '../feeds/idempotency.js';
 import type { IdempotencyEntry, IdempotencyTag } from '../store/views/idempotency-table.js';
 import { clip } from '../lib/clip.js';
@@ -73,11 +74,8 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
         while (roster.get(id) !== undefined) id = randomId('reg', deps.randomBytes);
         return { op: 'register', registration: { id, name: input.name, email: input.email } };
       }, { idem });
-      return {
-        status: 201,
-        body: registrationJson(registration!),
-        headers: { Location: `${context.prefix}/events/${eventId}/registrations/${registration!.id}` },
-      };
+      const body = registrationJson(registration!);
+      return { status: 201, body, headers: { Location: `${context.prefix}/events/${eventId}/registrations/${registration!.id}`, ETag: registrationEtag(body) } };
     }
   }
 
@@ -85,7 +83,8 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
   function registeredAnswer(entry: IdempotencyEntry, context: RequestContext): HandlerResult {
     if (entry.answer.kind !== 'registration') throw new Error(`the answer remembered for a registration is a ${entry.answer.kind}`);
     const registration = entry.answer.registration;
-    return { status: 201, body: registrationJson(registration), headers: { Location: `${context.prefix}/events/${registration.eventId}/registrations/${registration.id}` } };
+    const body = registrationJson(registration);
+    return { status: 201, body, headers: { Location: `${context.prefix}/events/${registration.eventId}/registrations/${registration.id}`, ETag: registrationEtag(body) } };
   }
 
   const list: Route = {
@@ -121,8 +120,10 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
     handle(context) {
       const eventId = context.params['id']!;
       visibleEvent(store.get(eventId), eventId, context.principal!);
-      const registration = existing(store.roster(eventId), context.params['reg_id']!, eventId);
-      return { status: 200, body: registrationJson(registration) };
+      const body = registrationJson(existing(store.roster(eventId), context.params['reg_id']!, eventId));
+      const etag = registrationEtag(body);
+      if (matchesNoneMatch(context.request.headers['if-none-match'], etag)) return { status: 304, body: null, headers: { ETag: etag } };
+      return { status: 200, body, headers: { ETag: etag } };
     },
   };
 
@@ -137,7 +138,9 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
       const registrationId = context.params['reg_id']!;
       await store.changeRegistrations(eventId, (event, roster) => {
         visibleEvent(event, eventId, context.principal!);
-        return { op: 'cancel', id: existing(roster, registrationId, eventId).id };
+        const found = existing(roster, registrationId, eventId);
+        ifMatch(context, found);
+        return { op: 'cancel', id: found.id };
       });
       return { status: 204, body: null };
     },
@@ -157,13 +160,15 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
         visibleEvent(event, eventId, context.principal!);
         found = existing(roster, registrationId, eventId);
         managedEvent(event, eventId, context);
+        ifMatch(context, found);
         validateCheckIn(context.body!);
         if (found.status !== 'confirmed') {
           throw new ApiError('conflict', `Registration "${registrationId}" is waitlisted: only a confirmed registration can be checked in.`);
         }
         return { op: 'checkIn', id: found.id };
       });
-      return { status: 200, body: registrationJson(result.registration ?? found!) };
+      const body = registrationJson(result.registration ?? found!);
+      return { status: 200, body, headers: { ETag: registrationEtag(body) } };
     },
   };
 
@@ -181,6 +186,12 @@ export function registrationRoutes(deps: RegistrationRouteDeps): { method: strin
 function visibleEvent(event: StoredEvent | undefined, eventId: string, principal: Principal): StoredEvent {
   if (event === undefined || !maySee(principal, event)) throw notFound(eventId);
   return event;
+}
+
+/** The 412 of an If-Match (when sent) that is not `registration`'s ETag as the write finds it (API.md §3). */
+function ifMatch(context: RequestContext, registration: Registration): void {
+  const header = context.request.headers['if-match'];
+  if (header !== undefined) checkIfMatch(header, registrationEtag(registrationJson(registration)), `registration "${registration.id}"`);
 }
 
 /** Only a published event takes registrations (API.md §14); a cancelled one keeps those it has. */

@@ -1,5 +1,6 @@
 // A registration as served (API.md §8): its JSON object, and a page of them as CSV for a spreadsheet.
 import type { Registration } from '../store/views/roster.js';
+import { crc32 } from '../lib/crc32.js';
 
 /** The JSON of one registration: `{id, event_id, name, email, status, created_at, checked_in_at}`. */
 export function registrationJson(registration: Registration): string {
@@ -12,6 +13,14 @@ export function registrationJson(registration: Registration): string {
     created_at: registration.createdAt,
     checked_in_at: registration.checkedInAt,
   });
+}
+
+/**
+ * A registration's strong ETag, from its JSON (`registrationJson`): all a registration has is there, and it only moves
+ * forward (waitlisted, confirmed, checked in), so each of its states has its own.
+ */
+export function registrationEtag(json: string): string {
+  return `"r${crc32(json).toString(36)}"`;
 }
 
 /** The header row of the CSV, in the order of its cells. */

@@ -210,6 +210,40 @@ describe('POST /events/{id}/registrations/{reg_id}/check-in', () => {
   });
 });
 
+describe('ETag and If-Match on a registration', () => {
+  it('changes when it is confirmed and when it is checked in; a cancel or check-in on an older read is a 412 that changes nothing', async () => {
+    const id = await newEvent({ capacity: 1 });
+    const ann = await register(id, 'ann@campus.edu');
+    const ben = await register(id, 'ben@campus.edu');
+    assert.equal(ben.json.status, 'waitlisted');
+    const path = `/events/${id}/registrations/${ben.json.id}`;
+    const waitlisted = ben.headers['ETag']!;
+    assert.match(waitlisted, /^"r[0-9a-z]+"$/);
+    const read = await h.request('GET', path, { key: h.keys.reader });
+    assert.equal(read.headers['ETag'], waitlisted, 'the read gives the ETag the create gave');
+    assert.equal((await h.request('GET', path, { key: h.keys.reader, headers: { 'If-None-Match': waitlisted } })).status, 304);
+
+    // Ann cancels: Ben is confirmed, so an If-Match of his waitlisted read no longer matches.
+    assert.equal((await h.request('DELETE', `/events/${id}/registrations/${ann.json.id}`, { key: h.keys.reader })).status, 204);
+    const confirmed = (await h.request('GET', path, { key: h.keys.reader })).headers['ETag']!;
+    assert.notEqual(confirmed, waitlisted);
+    const stale = await h.request('DELETE', path, { key: h.keys.reader, headers: { 'If-Match': waitlisted } });
+    assert.match(assertError(stale, 412, 'precondition_failed').message, new RegExp(`registration "${ben.json.id}"`));
+    assert.equal((await h.request('POST', `${path}/check-in`, { key: h.keys.organizer, headers: { 'If-Match': waitlisted } })).status, 412);
+    // §3's order: the owner check (403) before If-Match, and If-Match (412) before the body (400).
+    assert.equal((await h.request('POST', `${path}/check-in`, { key: h.keys.reader, headers: { 'If-Match': waitlisted } })).status, 403);
+    assert.equal((await h.request('POST', `${path}/check-in`, { key: h.keys.organizer, body: { at: 1 }, headers: { 'If-Match': waitlisted } })).status, 412);
+    assert.deepEqual(await statuses(id), ['ben@campus.edu:confirmed'], 'nothing changed by the refused requests');
+
+    const checkedIn = await h.request('POST', `${path}/check-in`, { key: h.keys.organizer, headers: { 'If-Match': confirmed } });
+    assert.equal(checkedIn.status, 200);
+    assert.equal(checkedIn.headers['ETag'], (await h.request('GET', path, { key: h.keys.reader })).headers['ETag']);
+    assert.equal((await h.request('DELETE', path, { key: h.keys.reader, headers: { 'If-Match': confirmed } })).status, 412, 'checked in since that read');
+    assert.equal((await h.request('DELETE', path, { key: h.keys.reader, headers: { 'If-Match': checkedIn.headers['ETag']! } })).status, 204);
+    assert.deepEqual(await statuses(id), []);
+  });
+});
+
 describe('roles (API.md §2)', () => {
   it('readers register, read and cancel by id, but neither list attendees nor check in', async () => {
     const id = await newEvent();
