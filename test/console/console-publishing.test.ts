@@ -201,6 +201,33 @@ test('a returned draft is fixed and sent back in one step: "Save and submit for 
   }
 });
 
+test('"Save and submit" on a draft submitted meanwhile from another tab: the edit is saved on the pending event, not refused for a move it no longer needs', { skip, timeout: TIMEOUT_MS }, async () => {
+  const organizer = await tab('organizer');
+  try {
+    await fillEvent(organizer, 'Open mic', '2027-06-16');
+    await organizer.getByRole('button', { name: 'Save as draft' }).click();
+    await organizer.getByRole('heading', { level: 1, name: 'Open mic' }).waitFor();
+    const id = idOf(organizer);
+    await organizer.goto(`${journey.url}/console/#/events/${id}/edit`);
+    await organizer.getByRole('button', { name: 'Save and submit for approval' }).waitFor();
+    // Another tab submits it: the form's ETag is now stale, and the event pending.
+    const current = await journey.api('GET', `/events/${id}`, journey.keys.organizer);
+    assert.equal((await journey.api('PUT', `/events/${id}`, journey.keys.organizer, { status: 'published' }, { 'If-Match': current.headers.get('etag')! })).status, 200);
+    const puts: unknown[] = [];
+    organizer.on('request', (request) => {
+      if (request.method() === 'PUT') puts.push(request.postDataJSON());
+    });
+    await organizer.getByLabel('Location').fill('Main hall, stage');
+    await organizer.getByRole('button', { name: 'Save and submit for approval' }).click();
+    await outcome(organizer, 'Saved “Open mic”.');
+    assert.deepEqual(puts, [{ location: 'Main hall, stage', status: 'published' }, { location: 'Main hall, stage' }], 'refused once (412), then sent again as a plain save');
+    assert.deepEqual(await read(id, 'organizer').then((event) => [event?.status, event?.location]), ['pending', 'Main hall, stage']);
+    assertClean(browsing);
+  } finally {
+    await organizer.close();
+  }
+});
+
 test('cancel with a reason: "Cancelled" in words in the list, the month and the event page; restored through approval', { skip, timeout: TIMEOUT_MS }, async () => {
   // An admin's event is published at once, even under approval.
   const created = await journey.api('POST', '/events', journey.keys.admin, {
@@ -390,7 +417,7 @@ test('an occurrence edited on its own and left a draft when its series was appro
     const items = organizer.locator('.occurrence-list li');
     assert.equal(await items.count(), 3);
     assert.equal(await items.filter({ hasText: 'Draft' }).count(), 1, 'the draft occurrence is listed, marked in words');
-    await organizer.getByText("An occurrence not yet public here was edited on its own, so the series' moves passed it by").waitFor();
+    await organizer.getByText("The occurrences marked as a draft or pending approval were edited on their own, so the series' moves passed them by").waitFor();
     assertClean(browsing);
   } finally {
     await organizer.close();
@@ -400,7 +427,7 @@ test('an occurrence edited on its own and left a draft when its series was appro
   try {
     await reader.goto(`${journey.url}/console/#/series/${series.id}`);
     await reader.getByText('2 occurrences.').waitFor();
-    assert.equal(await reader.getByText('edited on its own, so').count(), 0);
+    assert.equal(await reader.getByText('were edited on their own').count(), 0);
   } finally {
     await reader.close();
   }

@@ -146,7 +146,7 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
         // Nothing on the form differs from theirs: what was typed applies on top of their version as it stands.
         adopt(answer.data, answer.etag);
         // A refused save is sent once more on the new version: it cannot overwrite anything of theirs.
-        if (refused) element.requestSubmit(pressed);
+        if (refused) element.requestSubmit(pressed.hidden ? submit : pressed);
         return;
       }
       hideAlert(alert);
@@ -174,7 +174,7 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
     const keep = (): void => {
       adopt(theirVersion, theirEtag);
       writeForm(form.fields, comparison.merged);
-      if (refused) return element.requestSubmit(pressed);
+      if (refused) return element.requestSubmit(pressed.hidden ? submit : pressed);
       said('Your changes are kept on top of their version. Save when you are done.');
     };
     const useTheirs = (): void => {
@@ -195,6 +195,8 @@ export function eventForm(ctx: ConsoleContext, existing?: { event: CampusEvent; 
     editing = event;
     etag = newEtag;
     pending = undefined;
+    // Submitted (or published) elsewhere meanwhile: it is no draft to send on, and a save keeps its new status.
+    if (second !== null && existing !== undefined) second.hidden = statusOf(event) !== 'draft';
     conflictSlot.replaceChildren();
   }
 

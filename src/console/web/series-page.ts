@@ -132,7 +132,7 @@ export function seriesPage(ctx: ConsoleContext, id: string, setTitle: (title: st
       ),
       // Said, not left to be noticed: a draft or pending occurrence of a public series was edited on its own, and stays so.
       isPublic(drawnStatus) && data.events.some((event) => !isPublic(statusOf(event)))
-        ? h('p', { class: 'note' }, 'An occurrence not yet public here was edited on its own, so the series\' moves passed it by: submit or publish it from its own page.')
+        ? h('p', { class: 'note' }, "The occurrences marked as a draft or pending approval were edited on their own, so the series' moves passed them by: each is submitted, approved or published from its own page.")
         : null,
       pager('Occurrence pages', page, lastPage, turn),
     );
