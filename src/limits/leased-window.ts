@@ -49,7 +49,7 @@ const ASK_BACK_EVERY_MS = 1_000;
  * instance hold back little from the others (see lease-sizing.ts).
  *
  * While the source cannot be reached (the database away), requests go on using the slots held: the current
- * sub-window's, kept at least at what the key used in the last AHEAD_MS (with a margin), and, for a key used here
+ * sub-window's, kept at least at what the key used in the last AHEAD_MS of lease-sizing.ts (with a margin), and, for a key used here
  * steadily, those of the ranges of about a second leased ahead by its rate here (KeyRate) for the next 15 s, the range
  * under way kept topped up as the key uses it (see lease-ahead.ts). So an outage of 10 s refuses no request of a key
  * whose requests keep their pace there and whose instances' holdings fit under its limit. A key whose held slots run

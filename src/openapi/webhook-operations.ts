@@ -40,7 +40,7 @@ export const WEBHOOK_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'GET /webhooks/{id}': {
     operationId: 'getWebhook',
     summary: 'Read a webhook',
-    description: `${ADMIN} Without its secret, with its ETag (it changes with every change, an admin's or its becoming failing); If-None-Match with a current ETag answers 304.`,
+    description: `${ADMIN} Without its secret, with its ETag (it changes whenever what this read shows does: an admin's change, or its becoming failing); If-None-Match with a current ETag answers 304.`,
     tag: 'webhooks',
     auth: true,
     parameters: ['IfNoneMatch'],

@@ -82,12 +82,16 @@ export class SharedWebhooks {
     return (await this.#all()).filter((webhook) => !this.#deleted.has(webhook.state.id)).map((webhook) => this.#fresh(webhook));
   }
 
-  async get(id: string): Promise<WebhookState | undefined> {
+  /**
+   * A webhook as the table has it; while the database cannot be reached, as last read, unless `forChange` (a change
+   * judges the webhook as it is: an If-Match judged on an old copy would be a 412 where the 503 is due).
+   */
+  async get(id: string, forChange = false): Promise<WebhookState | undefined> {
     let webhook: SharedWebhook | undefined;
     try {
       webhook = await this.#deps.table.get(id);
     } catch (error) {
-      webhook = error instanceof StoreUnavailable ? this.#known?.find((known) => known.state.id === id && !this.#deleted.has(id)) : undefined;
+      webhook = error instanceof StoreUnavailable && !forChange ? this.#known?.find((known) => known.state.id === id && !this.#deleted.has(id)) : undefined;
       if (webhook === undefined) throw error;
     }
     return webhook === undefined ? undefined : this.#fresh(webhook);

@@ -12,7 +12,8 @@ import { clip } from '../lib/clip.js';
 /** Where the routes find and change webhooks: this process's (WebhookService) or a table several instances share (SharedWebhooks). */
 export interface WebhookDirectory {
   list(): WebhookState[] | Promise<WebhookState[]>;
-  get(id: string): WebhookState | undefined | Promise<WebhookState | undefined>;
+  /** `forChange`: read for a change, so never an old copy kept for reads while a shared table is out of reach. */
+  get(id: string, forChange?: boolean): WebhookState | undefined | Promise<WebhookState | undefined>;
   create(input: WebhookInput): Promise<WebhookState>;
   /** Changes a webhook; `precondition` judges it as it is at the change itself (throwing refuses it). Undefined for an unknown id. */
   update(id: string, input: WebhookInput, precondition?: Precondition): Promise<WebhookState | undefined>;
@@ -49,9 +50,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
     handle: (context) => handle(context, deps.service),
   });
   const notFound = (id: string): ApiError => new ApiError('not_found', `No webhook has the id "${clip(id)}".`);
-  const known = async (service: WebhookDirectory, context: RequestContext): Promise<WebhookState> => {
+  const known = async (service: WebhookDirectory, context: RequestContext, forChange = false): Promise<WebhookState> => {
     const id = context.params['id']!;
-    const state = await service.get(id);
+    const state = await service.get(id, forChange);
     if (state === undefined) throw notFound(id);
     return state;
   };
@@ -92,7 +93,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
       method: 'PUT',
       pattern: '/webhooks/:id',
       route: route('updateWebhook', true, async (context, service) => {
-        const state = await known(service, context);
+        const state = await known(service, context, true);
         const precondition = ifMatch(context, state);
         const changed = await service.update(state.id, validateWebhook(context.body!, deps.policy, 'update', webhookView(state)), precondition);
         // Deleted meanwhile (another admin, another instance): the change found nothing to change.
@@ -105,7 +106,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
       pattern: '/webhooks/:id',
       route: route('deleteWebhook', false, async (context, service) => {
         // Two DELETEs at once (on two instances): the one that found it gone by the time it deleted gets the 404.
-        const state = await known(service, context);
+        const state = await known(service, context, true);
         if (!(await service.remove(state.id, ifMatch(context, state)))) throw notFound(state.id);
         return { status: 204, body: null };
       }),

@@ -205,13 +205,21 @@ describe('webhooks with several instances on one database', { skip, timeout: 120
       }
     };
     try {
-      const created = await json<{ secret: string }>(two.call(0, 'POST', '/webhooks', { url: receiver.url, events: ['event.created'] }));
+      const created = await json<{ id: string; secret: string }>(two.call(0, 'POST', '/webhooks', { url: receiver.url, events: ['event.created'] }));
       receiver.secret = created.body.secret;
       const before = await writeEvents(two, 10);
       await eventually('the first writes delivered', () => deliveredIds(receiver).length >= before.length);
+      // Instance 1 keeps the list as it read it, for reads while the database is away; instance 0 changes the webhook.
+      assert.equal((await two.call(1, 'GET', '/webhooks')).status, 200);
+      const changed = await two.call(0, 'PUT', `/webhooks/${created.body.id}`, { description: 'Changed on 0' });
+      const etag = changed.headers.get('etag')!;
       pg.server().crash();
       await health(0, 503);
       await health(1, 503);
+      // A change sent with the ETag of the newest read: 503 (the database is away), never a 412 judged on an old copy.
+      const refused = await json<{ error: string }>(two.call(1, 'PUT', `/webhooks/${created.body.id}`, { description: 'During' }, { 'If-Match': etag }));
+      assert.deepEqual([refused.status, refused.body.error], [503, 'unavailable']);
+      assert.equal((await two.call(1, 'GET', `/webhooks/${created.body.id}`)).status, 200, 'reads go on from what was last read');
       pg.server().start();
       await health(0, 200);
       await health(1, 200);
