@@ -33,8 +33,8 @@ export function webhookView(state: WebhookState, withSecret = false): Record<str
 }
 
 /**
- * A webhook's strong ETag: a digest of what GET shows of it, so it changes with every change an admin makes, and
- * when delivery fails long enough to make it `failing`; the same webhook in the same state always has the same one.
+ * A webhook's strong ETag: a digest of what GET shows of it, so it changes whenever that does (an admin's change, or
+ * delivery failing long enough to make it `failing`); the same webhook in the same state has the same one everywhere.
  */
 export function webhookEtag(state: WebhookState): string {
   return `"${createHash('sha256').update(JSON.stringify(webhookView(state))).digest('base64url').slice(0, 22)}"`;
@@ -64,7 +64,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): { method: string; pattern
     precondition(state);
     return precondition;
   };
-  const read = (state: WebhookState, status = 200): HandlerResult => ({ status, body: JSON.stringify(webhookView(state)), headers: { ETag: webhookEtag(state) } });
+  const read = (state: WebhookState): HandlerResult => ({ status: 200, body: JSON.stringify(webhookView(state)), headers: { ETag: webhookEtag(state) } });
   return [
     {
       method: 'POST',
