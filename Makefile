@@ -68,7 +68,8 @@ run: build
 
 # Node 20's --test neither expands globs nor finds .ts files in folders, and exits 0 when
 # nothing ran: pass the lists, and fail unless each of the two summaries counts at least one test.
-# The browser lane's report is printed after the PostgreSQL lane's, so the two never interleave.
+# The browser lane's report is printed after the PostgreSQL lane's, so the two never interleave. When a test failed,
+# its failure is printed again last, where a CI log's tail shows it.
 test: build $(TEST_TOOLS)
 	@test -n "$(PAIRED_TESTS)" -a -n "$(CONSOLE_TESTS)" -a -n "$(POSTGRES_TESTS)" || { echo "make test: no test files found under test/" >&2; exit 1; }
 	npx tsc -p test/tsconfig.json --noEmit
@@ -77,7 +78,9 @@ test: build $(TEST_TOOLS)
 	  $(NODE_TEST) --test-concurrency=1 $(CONSOLE_TESTS) $(LATE_POSTGRES_TESTS) > .test-console.log 2>&1 & console=$$!; \
 	  $(NODE_TEST) --test-concurrency=1 $(EARLY_POSTGRES_TESTS); postgres=$$?; \
 	  wait $$console; console=$$?; cat .test-console.log; \
-	  exit $$(( paired || console || postgres )) ) 2>&1 | tee .test-output.log
+	  exit $$(( paired || console || postgres )) ) 2>&1 | tee .test-output.log || { \
+	  echo "make test: the failing tests once more, without their stacks (each lane's whole report is above):"; \
+	  awk '/^✖ failing tests:/ { on = 1 } /^(▶|✔|﹣|ℹ) / { on = 0 } on && !/^ +at /' .test-output.log | head -n 150; exit 1; }
 	@test "$$(grep -cE '^. tests [1-9]' .test-output.log)" -eq 3 || { echo "make test: no test ran" >&2; exit 1; }
 	@rm -f .test-output.log .test-console.log
 

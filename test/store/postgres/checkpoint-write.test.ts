@@ -109,7 +109,8 @@ describe('checkpoints written by PostgresStore', { skip, timeout: 120_000 }, () 
       assert.deepEqual(await b.checkpoint(), { skipped: 'another instance is writing one' });
       // B serves and writes while A writes its parts: nothing waits on the checkpoint.
       await someWrites(b, 100, 5);
-      assert.equal(b.get(eventId(101))?.json, a.get(eventId(101))?.json ?? b.get(eventId(101))?.json);
+      // (A may be reading B's writes meanwhile, part of them so far: the two are compared once both have read them all.)
+      assert.match(b.get(eventId(101))?.json ?? '', /"registered_count":1,/, 'B serves its own writes: one confirmed of its two registrations');
       freeze.release();
       const outcome = await writing;
       assert.ok('written' in outcome, JSON.stringify(outcome));
@@ -180,6 +181,9 @@ describe('checkpoints written by PostgresStore', { skip, timeout: 120_000 }, () 
       const written = writing.filter((entry) => entry.to !== undefined).sort((x, y) => x.from - y.from);
       assert.ok(written.length >= 2, `seed ${SEED}: checkpoints were written (${written.length})`);
       for (let i = 1; i < written.length; i++) assert.ok(written[i]!.from > written[i - 1]!.to!, `seed ${SEED}: two checkpoints were written at once: ${JSON.stringify(written)}`);
+      // A write's checkpoint may still be under way (written by itself): a due one asked for on each instance joins it,
+      // or is skipped while another instance writes one, and resolves once its writer took it in.
+      await Promise.all(stores.map((store) => store.checkpoint({ due: true })));
       const newest = Math.max(...stores.map((store) => store.checkpointSeen.seq));
       await Promise.all(stores.map((store) => waitUntil('every instance takes in the newest checkpoint', () => store.checkpointSeen.seq === newest)));
       for (const store of stores.slice(1)) assert.deepEqual(storeState(store), storeState(stores[0]!), `seed ${SEED}`);
