@@ -22,6 +22,11 @@ export interface LeaseSource {
    * request found the key's window full, perhaps of them. Resolves once asked, not once they answered.
    */
   askBack?(key: string): Promise<void>;
+  /**
+   * Whether a lease's failure was a refusal that waited on nothing (a connection refused, a server that is starting or
+   * a standby): the next ask is then sent again at once, however long the refusal took to come back on a loaded machine.
+   */
+  refusedAtOnce?(error: unknown): boolean;
 }
 
 /** What a lease gave (see LeaseSource.lease); `used` and `usedOver`, when the source tells them, the key's pace over all instances. */

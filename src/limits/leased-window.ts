@@ -30,8 +30,9 @@ export interface LeasedWindowOptions {
 /** How long after a failed lease an ask is refused at once rather than sent again. */
 const FAILED_MS = 1_000;
 /**
- * A lease that failed within this long failed at once (refused, reset): the next ask is sent again rather than refused,
- * since it waits for nothing, and a link that was just given back (a frozen one dropped) answers it.
+ * A lease that failed within this long failed at once (refused, reset), as does one the source calls a refusal
+ * (LeaseSource.refusedAtOnce): the next ask is sent again rather than refused, since it waits for nothing, and a link
+ * that was just given back (a frozen one dropped) answers it.
  */
 const AT_ONCE_MS = 250;
 /** A lease that failed this long after it was asked failed while this instance was stalled (the source's deadline is 2 s). */
@@ -181,9 +182,9 @@ export class LeasedWindowLimiter {
       if (this.#leases.get(key) !== lease) return void wants.forEach(({ bucket, span = 1 }, i) => this.#giveBack(key, bucket, granted.granted[i]!, span));
       this.#granted(lease, wants, granted, nowMs);
       return undefined;
-    }, () => {
+    }, (error: unknown) => {
       // Not after a stall of this instance's own: the next ask tries the database again rather than answering 503.
-      if (askedAt === undefined || this.#clock!() - askedAt <= STALLED_MS) this.#failed(lease, nowMs, askedAt);
+      if (askedAt === undefined || this.#clock!() - askedAt <= STALLED_MS) this.#failed(lease, nowMs, askedAt, error);
     }).finally(() => {
       lease.asking = undefined;
       done();
@@ -242,7 +243,7 @@ export class LeasedWindowLimiter {
       }
       if (failure !== undefined) {
         if (attempt === 0 && askedAt !== undefined && this.#clock!() - askedAt > STALLED_MS) continue;
-        this.#failed(state, nowMs, askedAt);
+        this.#failed(state, nowMs, askedAt, failure);
         throw this.#unreachable(state, nowMs, shownFailure(failure));
       }
       if (state.use(nowMs)) return this.#decision(state, true, nowMs);
@@ -284,10 +285,10 @@ export class LeasedWindowLimiter {
   }
 
   /** Notes a failed lease: when it failed (not when it was asked), and whether it failed at once. */
-  #failed(lease: KeyLease, nowMs: number, askedAt: number | undefined): void {
+  #failed(lease: KeyLease, nowMs: number, askedAt: number | undefined, error: unknown): void {
     const failedAt = this.#clock?.() ?? nowMs;
     lease.failedAt = Math.max(nowMs, failedAt);
-    lease.failedAtOnce = askedAt !== undefined && failedAt - askedAt < AT_ONCE_MS;
+    lease.failedAtOnce = (askedAt !== undefined && failedAt - askedAt < AT_ONCE_MS) || this.#source.refusedAtOnce?.(error) === true;
   }
 
   /** The 503 of a key with no slot held while the source cannot be reached: retry when the next sub-window's slots, if any, are usable. */

@@ -621,6 +621,34 @@ describe('LeasedWindowLimiter leasing ahead (issue 34: reads through an outage, 
     await assert.rejects(async () => limiter.take('key_b', now + 100), /did not answer a moment ago/);
     assert.equal(calls, 3);
   });
+
+  it('take() after a refusal that took 300 ms to come back (a loaded machine) asks again when the source calls it a refusal; otherwise 503 at once for a second', async () => {
+    const rows = sharedRows();
+    let now = 9_500_000;
+    let calls = 0;
+    let failing = true;
+    const lease: LeaseSource['lease'] = (...args) => {
+      calls++;
+      if (!failing) return rows.source(0).lease(...args);
+      now += 300;
+      return Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    };
+    const refused = (error: unknown): boolean => (error as { code?: unknown }).code === 'ECONNREFUSED';
+    const telling = new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source: { ...rows.source(0), lease, refusedAtOnce: refused }, clock: () => now });
+    await assert.rejects(async () => telling.take('key_a', now), /ECONNREFUSED/);
+    // The standby promoted meanwhile answers: the next request asks, and is admitted.
+    failing = false;
+    now += 50;
+    assert.equal((await telling.take('key_a', now)).allowed, true);
+    assert.equal(calls, 2);
+    // A source that does not tell: 300 ms is a wait, and the next ask within the second is not sent.
+    failing = true;
+    const silent = new LeasedWindowLimiter({ limit: 300, windowMs: 10_000, source: { ...rows.source(0), lease }, clock: () => now });
+    await assert.rejects(async () => silent.take('key_a', now), /ECONNREFUSED/);
+    failing = false;
+    await assert.rejects(async () => silent.take('key_a', now + 100), /did not answer a moment ago/);
+    assert.equal(calls, 3);
+  });
 });
 
 describe('LeasedWindowLimiter dropping a key whose lease is being asked for', () => {

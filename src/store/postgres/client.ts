@@ -140,7 +140,7 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
   const retryMs = options.retryMs ?? 500;
   return {
     async query<Row>(text: string, params: readonly unknown[] = []) {
-      const client = (await primary.watch(primary.pool.connect())) as SessionClient;
+      const client = (await primary.watch(primary.connect())) as SessionClient;
       let broken: Error | undefined;
       try {
         return rowsOf<Row>(await withTimeout(client.query(text, params as unknown[]), QUERY_MS, 'a query'));
@@ -157,7 +157,7 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
       }
     },
     async transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string, onBegin?: () => void): Promise<T> {
-      const client = (await primary.watch(primary.pool.connect())) as SessionClient;
+      const client = (await primary.watch(primary.connect())) as SessionClient;
       onBegin?.();
       return runTransaction(client, primary.serverOf(client), work, first, (error) => primary.suspect(error));
     },
@@ -290,6 +290,15 @@ export function mayHaveRun(error: unknown): boolean {
   if (typeof code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', '57P03', '08001', '08004', '28P01', '28000', '3D000'].includes(code)) return false;
   // pg-pool's own words for "no connection in time": the query was never sent.
   return !(typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated due to connection timeout/.test(message));
+}
+
+/**
+ * True when a connection was refused without waiting on anything: nothing listens on the host's port, or the server
+ * answered that it is starting, shutting down, or a standby (the pool's check of a new connection).
+ */
+export function refusedConnection(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === 'ECONNREFUSED' || code === '57P03' || code === '25006';
 }
 
 async function loadClient(): Promise<typeof pgType> {

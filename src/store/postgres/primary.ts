@@ -85,6 +85,8 @@ export class PrimaryPool {
   #watch: NodeJS.Timeout | undefined;
   /** The look under way, which end() waits for. */
   #looking: Promise<void> | undefined;
+  /** Wakes each connect() waiting on the current pool when the pool moves to another host. */
+  readonly #waiting = new Set<() => void>();
   /** The second primaries already reported, as `host index:server identity` (a server started again is told again). */
   readonly #secondPrimaries = new Set<string>();
 
@@ -112,6 +114,29 @@ export class PrimaryPool {
   get pool(): pgType.Pool {
     if (this.#pool === undefined) throw new Error('PrimaryPool.start was not called');
     return this.#pool;
+  }
+
+  /**
+   * A connection from the current primary's pool. One still awaited when the pool moves to another host is asked of
+   * the new pool: a pool that is ending hands nothing to those queued in it, who would wait out the connect time-out
+   * (3 s), their requests with them. A connection the old pool hands out later goes back to it, which closes it.
+   */
+  async connect(): Promise<pgType.PoolClient> {
+    for (;;) {
+      const pool = this.pool;
+      let wake!: () => void;
+      const moved = new Promise<undefined>((resolve) => (wake = () => resolve(undefined)));
+      this.#waiting.add(wake);
+      const asked = pool.connect();
+      let client: pgType.PoolClient | undefined;
+      try {
+        client = await Promise.race([asked, moved]);
+      } finally {
+        this.#waiting.delete(wake);
+      }
+      if (client !== undefined) return client;
+      asked.then((late) => late.release(), () => undefined);
+    }
   }
 
   /** A primary among the hosts whose log ends before what this instance has read, while the one written to is away. */
@@ -215,6 +240,8 @@ export class PrimaryPool {
     this.#pool = this.#open(index);
     this.#options.onSwitch?.(this.#url.nameOf(from), this.#url.nameOf(index));
     for (const listener of this.#listeners) listener();
+    for (const wake of this.#waiting) wake();
+    this.#waiting.clear();
     // Connections in use end as their work fails or finishes; none is handed out again.
     void old?.end().catch(() => undefined);
   }

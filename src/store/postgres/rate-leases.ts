@@ -1,5 +1,5 @@
 // The campus_rate table: rate-limit slots handed out to instances, per key and sub-window, so the limit holds over all of them.
-import { HOLDS_LOCK, mayHaveRun, withTimeout, type Database } from './client.js';
+import { HOLDS_LOCK, mayHaveRun, refusedConnection, withTimeout, type Database } from './client.js';
 
 /** What a lease gave: slots for this instance, and the key's state over all instances after it. */
 export interface Lease {
@@ -47,6 +47,11 @@ export class RateLeaseTable {
   constructor(db: Database, bucketsPerWindow = 60) {
     this.#db = db;
     this.#bucketsPerWindow = bucketsPerWindow;
+  }
+
+  /** See LeaseSource.refusedAtOnce: a refused connection, however long its refusal took to come back. */
+  refusedAtOnce(error: unknown): boolean {
+    return refusedConnection(error);
   }
 
   /** Tells `listener` of each lease that failed: a lease writes, so its failure may be the database's (see WriteHealth). */

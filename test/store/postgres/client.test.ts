@@ -1,9 +1,10 @@
 // A cut-off instance blocks no one (API.md §12): the session time-outs of connect() free the log's lock its frozen or
 // stopped transaction held, the others write again while the cut lasts, and the cut one's batch is rolled back.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connect, HOLDS_LOCK, SESSION_SETTINGS } from '../../../src/store/postgres/client.js';
+import { connect, HOLDS_LOCK, refusedConnection, SESSION_SETTINGS } from '../../../src/store/postgres/client.js';
 import { LOG_LOCK } from '../../../src/store/postgres/log-table.js';
 import { skip, usePostgres } from '../../helpers/postgres-fixture.js';
 import { newEvent, startInstances, type Instances } from '../../helpers/instances.js';
@@ -66,6 +67,38 @@ describe('connect() session settings', { skip, timeout: 60_000 }, () => {
       // A transaction holding a lock others wait for: 2 s.
       const held = await db.transaction(async (tx) => tx.firstRows[0], `${HOLDS_LOCK}; SELECT current_setting('idle_in_transaction_session_timeout') AS idle`);
       assert.deepEqual(held, { idle: '2s' });
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe('refusedConnection()', { skip, timeout: 60_000 }, () => {
+  it('is true of a connection to a port nothing listens on, false of a statement\'s error and of a dropped connection', async () => {
+    const url = new URL(await pg.database('refusals'));
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const toNobody = await connect(`postgres://${url.username}@127.0.0.1:${port}${url.pathname}`);
+    const nobody = await toNobody.query('SELECT 1').then(() => undefined, (error: unknown) => error);
+    await toNobody.end();
+    assert.equal(refusedConnection(nobody), true, String(nobody));
+    const db = await connect(url.href);
+    try {
+      const statement = await db.query('SELECT 1/0').then(() => undefined, (error: unknown) => error);
+      assert.equal(refusedConnection(statement), false, String(statement));
+      const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(url.port) });
+      const viaProxy = await connect(url.href.replace(`:${url.port}/`, `:${proxy.port}/`));
+      try {
+        const dropped = viaProxy.query('SELECT pg_sleep(5)').then(() => undefined, (error: unknown) => error);
+        await sleep(200);
+        proxy.drop();
+        assert.equal(refusedConnection(await dropped), false, 'a connection reset mid-query');
+      } finally {
+        await viaProxy.end();
+        await proxy.close();
+      }
     } finally {
       await db.end();
     }
