@@ -10,6 +10,9 @@ import { tempDir } from './helpers/harness.js';
 import { encodePut } from '../src/store/records/encode-record.js';
 import { sampleRecord } from './store/helpers.js';
 
+/** A hook that holds server.ts's load of the service (see the file). */
+const HOLD_RUN_SERVER = path.join(ROOT, 'test/helpers/hold-run-server.mjs');
+
 const event = {
   title: 'Chess club',
   category: 'social',
@@ -378,6 +381,30 @@ test('a stop signal while the server starts is kept for the end of the start: th
       assert.equal(await again.stop(), 0);
     }
   } finally {
+    remove();
+  }
+});
+
+test('SIGTERM before the service is loaded is kept for the end of the start: exit 0, the admin key printed', async () => {
+  const { dir, remove } = tempDir();
+  const hold = tempDir();
+  try {
+    // server.ts asks for run-server.js once it catches the stop signals; the hook holds that load until told to go.
+    const child = spawn(process.execPath, ['--import', HOLD_RUN_SERVER, SERVER, '--port', '0', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOLD_DIR: hold.dir } });
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
+    assert.ok(await waitFor(async () => existsSync(path.join(hold.dir, 'reached')), 10_000), `server.ts asks for the service: ${stderr}`);
+    child.kill('SIGTERM');
+    writeFileSync(path.join(hold.dir, 'go'), '');
+    assert.equal(await exited, 0, stderr);
+    assert.equal(stdout, '', 'it never said it listens');
+    assert.match(stderr, /cek_[A-Za-z0-9]{39}/, 'the admin key made on this start is printed');
+    assert.match(stderr, /"msg":"stopping","signal":"SIGTERM","when":"once started"/);
+    assert.throws(() => readFileSync(path.join(dir, 'LOCK')), /ENOENT/, 'the folder is released');
+  } finally {
+    hold.remove();
     remove();
   }
 });
