@@ -8,7 +8,7 @@ TEST_FILES = $(shell find test -name '*.test.ts' -not -path 'test/bench/*' -not 
 # budget); three took 247 s where two took 287, both cores busy. Then the browser tests and the PostgreSQL fault
 # tests, which time real processes, run one file at a time each, the two lanes side by side: a browser computes while
 # a fault test mostly waits for a time-out. A third lane (the PostgreSQL tests in two halves) took 50 s less, but
-# the history test's checks failed under its load twice in four runs. About 9 minutes in all on 2 cores.
+# the history test's checks failed under its load twice in five runs. About 9½ minutes in all on 2 cores.
 CONSOLE_TESTS = $(filter test/console/%,$(TEST_FILES))
 POSTGRES_TESTS = $(filter test/store/postgres/%,$(TEST_FILES))
 # The slowest of the rest (10 to 25 s each) start first, so that none is left running alone at the end.
