@@ -46,8 +46,8 @@ export function componentParameters(): Record<string, Parameter> {
       ...query('category', { type: 'string', pattern: `^${ONE_CATEGORY}(,${ONE_CATEGORY})*$` }, `Only events of this category, or of any of several separated by commas (academic,social). An unknown or repeated name is a 400 naming it. ${REFUSED}`),
       example: 'academic,social',
     },
-    StartDate: query('start_date', { type: 'string', format: 'date' }, `A real date YYYY-MM-DD (1970–9999): only events whose start_time is at or after the midnight starting that day in the campus time zone (--time-zone; with the default UTC, its 00:00:00Z). After end_date: 400. ${REFUSED}`),
-    EndDate: query('end_date', { type: 'string', format: 'date' }, `A real date YYYY-MM-DD (1970–9999): only events whose end_time is at or before the midnight ending that day in the campus time zone (with the default UTC, the next day's 00:00:00Z; an event ending at that midnight ends on that day). A day with a daylight-saving change is as long as the zone makes it (23 or 25 hours). ${REFUSED}`),
+    StartDate: query('start_date', { type: 'string', format: 'date' }, `A real date YYYY-MM-DD (any year from 0000 to 9999): only events whose start_time is at or after the midnight starting that day in the campus time zone (--time-zone; with the default UTC, its 00:00:00Z). After end_date: 400. ${REFUSED}`),
+    EndDate: query('end_date', { type: 'string', format: 'date' }, `A real date YYYY-MM-DD (any year from 0000 to 9999): only events whose end_time is at or before the midnight ending that day in the campus time zone (with the default UTC, the next day's 00:00:00Z; an event ending at that midnight ends on that day). A day with a daylight-saving change is as long as the zone makes it (23 or 25 hours). ${REFUSED}`),
     Q: {
       ...query(
         'q',

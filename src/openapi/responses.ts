@@ -89,8 +89,8 @@ function codeDescriptions(limits: RateLimits): Record<ErrorCode, string> {
   };
 }
 
-/** Statuses answered before the key is checked: they never carry the rate-limit headers. */
-const BEFORE_KEY_STATUSES: readonly number[] = [401, 408, 431];
+/** Statuses answered before the key is checked: they never carry the rate-limit headers (a 405 is the router's). */
+const BEFORE_KEY_STATUSES: readonly number[] = [401, 405, 408, 431];
 
 /** Headers an error of this status carries besides the common ones, Cache-Control and the rate-limit ones. */
 const ERROR_HEADERS: Readonly<Record<number, readonly string[]>> = {

@@ -84,6 +84,12 @@ describe('GET /events', () => {
     assert.deepEqual(await listIds('?category=social&start_date=2026-09-01'), []);
   });
 
+  it('takes a date before 1970, the first year an event can start in, as a bound like any other', async () => {
+    assert.deepEqual(await listIds('?start_date=1900-01-01'), expectedOrder(['A', 'B', 'C', 'D', 'E']));
+    assert.deepEqual(await listIds('?start_date=0000-01-01&end_date=2026-09-02'), expectedOrder(['A', 'B', 'C']));
+    assert.deepEqual(await listIds('?end_date=1969-12-31'), []);
+  });
+
   it('counts every match in total and returns the asked page', async () => {
     const all = expectedOrder(['A', 'B', 'C', 'D', 'E']);
     const pages: string[] = [];

@@ -35,6 +35,20 @@ describe('per-key rate limit', () => {
     assert.equal((await h.request('OPTIONS', '/events')).status, 204);
   });
 
+  it('neither counts nor marks what is answered before the key is looked at: an unknown path, a 405, a bad target', async () => {
+    const key = h.keys.organizer;
+    for (const [method, target, status] of [['GET', '/nope', 404], ['PATCH', '/events', 405], ['GET', '//events', 400], ['OPTIONS', '/events', 204]] as const) {
+      for (let i = 0; i < 4; i++) {
+        const response = await h.request(method, target, { key });
+        assert.equal(response.status, status, `${method} ${target}`);
+        assert.equal(response.headers['RateLimit-Remaining'], undefined, `${method} ${target}`);
+      }
+    }
+    const counted = await h.request('GET', '/events', { key });
+    assert.equal(counted.status, 200);
+    assert.equal(counted.headers['RateLimit-Remaining'], '2', 'the sixteen answers before it took no slot');
+  });
+
   it('does not count refused requests: the window frees as if they never came', async () => {
     // Admin's three slots were taken at `clock`; now refuse many, 40 s later.
     clock += 40_000;

@@ -61,6 +61,16 @@ test("parseListQuery() start_date=1970-01-01 is the instant 0, kept as a filter 
   assert.deepEqual(parsed.filters, [["start_date", "1970-01-01"], ["end_date", "1970-01-01"]]);
 });
 
+test("parseListQuery() takes a date before the first event's year, 1970, as a bound like any other", () => {
+  const parsed = parseListQuery("start_date=1900-01-01&end_date=1969-12-31");
+  assert.equal(parsed.startFromMs, Date.UTC(1900, 0, 1));
+  assert.equal(parsed.endByMs, 0);
+  assert.equal(parseListQuery("start_date=0000-01-01").startFromMs, -62167219200000);
+  assert.equal(parseListQuery("start_date=0099-01-01").startFromMs, -59042995200000);
+  // The day's end in the campus zone: 1970-01-01T00:00 in Santiago (UTC-3 then) is 03:00Z, after the first events.
+  assert.equal(parseListQuery("end_date=1969-12-31", { timeZone: "America/Santiago" }).endByMs, Date.UTC(1970, 0, 1, 3));
+});
+
 test("parseListQuery() end_date is exclusive-of-next-day: endByMs is D+1 at 00:00Z", () => {
   assert.equal(parseListQuery("end_date=2026-09-01").endByMs, Date.UTC(2026, 8, 2));
   assert.equal(parseListQuery("end_date=2026-12-31").endByMs, Date.UTC(2027, 0, 1));
@@ -87,8 +97,8 @@ for (const [name, value] of [
   ["start_date", "2026-09-01T00:00:00Z"],
   ["end_date", "20260901"],
   ["end_date", ""],
-  ["start_date", "1969-12-31"],
-  ["start_date", "0099-01-01"],
+  ["start_date", "19690-12-31"],
+  ["start_date", "-0001-01-01"],
 ] as const) {
   test(`parseListQuery() refuses ${name}=${value || "(empty)"}, naming the parameter`, () => {
     assertBadQuery(`${name}=${value}`, `Query parameter ${name}`, `"${value}"`);

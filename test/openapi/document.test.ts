@@ -269,6 +269,10 @@ test("each operation documents the errors it can give, with their headers", () =
   assert.ok(responses.Unauthorized.headers["WWW-Authenticate"]);
   assert.ok(responses.RateLimited.headers["Retry-After"]);
   assert.ok(responses.MethodNotAllowed.headers["Allow"]);
+  // Answered by the router before the key is looked at, as a 401 is: no rate-limit headers (a served 405 has none).
+  for (const name of ["MethodNotAllowed", "Unauthorized"]) {
+    assert.deepEqual(Object.keys(responses[name].headers).filter((header) => header.startsWith("RateLimit")), [], name);
+  }
   const created = doc.paths["/events"].post.responses["201"];
   assert.ok(created.headers.Location && created.headers.ETag && created.headers["RateLimit-Policy"] && created.headers["X-Request-Id"] && created.headers["API-Version"]);
   assert.ok(doc.paths["/events"].get.responses["200"].headers.Link);
