@@ -129,11 +129,11 @@ export function webhookSchemas(): Record<string, Schema> {
             properties: {
               message_id: { type: ['string', 'null'], description: 'The webhook-id; null for a gap (messages compaction took before they were sent).' },
               type: { type: ['string', 'null'] },
-              attempt: { type: 'integer', minimum: 0, description: '1 for the first attempt at a message; 0 for a gap.' },
+              attempt: { type: 'integer', minimum: 0, description: '1 for the first attempt at a message since its retry schedule began (setting the webhook active, or a new url, begins it afresh); 0 for a gap.' },
               status: { type: 'string', enum: ['succeeded', 'failed'] },
               response_status: { type: ['integer', 'null'], description: "The receiver's HTTP status, when it answered." },
               error: { type: ['string', 'null'], description: 'Why the attempt failed.' },
-              at: { type: 'string', format: 'date-time' },
+              at: { type: 'string', format: 'date-time', description: 'When the attempt ended: its answer, or the 10 s it waited for one.' },
             },
           },
         },
