@@ -40,9 +40,6 @@ export function crc32Byte(value: number, byte: number): number {
   return ~(crcTable()[(crc ^ byte) & 0xff]! ^ (crc >>> 8)) >>> 0;
 }
 
-/** True when the native `zlib.crc32` is in use. */
-export const crc32IsNative = nativeCrc32 !== undefined;
-
 /** A CRC-32 as the 8 lowercase hex digits written in the log. */
 export function crc32Hex(value: number): string {
   return value.toString(16).padStart(8, '0');
