@@ -17,6 +17,34 @@ const STATUSES: [value: string, words: string][] = [['', 'Published, cancelled']
 
 /** A series id as the API takes it in `series_id` (anything else in the address is ignored, not sent for a 400). */
 const SERIES_ID = /^ser_[0-9A-Za-z]{16,}$/;
+/** The names the list reads from its address; q and the dates go to the API as they are, whose 400 the list shows. */
+const READ = new Set(['q', 'category', 'status', 'series_id', 'start_date', 'end_date', 'limit', 'page']);
+
+/**
+ * What the address asks that the list leaves out (a typo in a bookmark, a status with its own screen), as
+ * `name “value”`: the list says so rather than showing, without a word, more than the address describes.
+ */
+function leftOut(params: URLSearchParams, used: { category: string[]; status: string; seriesId: string }): string[] {
+  const out: string[] = [];
+  for (const [name, value] of params) {
+    const unused =
+      !READ.has(name) ||
+      (name === 'category' && value.split(',').some((part) => !used.category.includes(part))) ||
+      (name === 'status' && value !== used.status) ||
+      (name === 'series_id' && value !== used.seriesId) ||
+      (name === 'limit' && !LIMITS.includes(value)) ||
+      (name === 'page' && !/^[1-9][0-9]*$/.test(value));
+    if (unused) out.push(`${name} “${value}”`);
+  }
+  return out;
+}
+
+/** The line above the results: how many, and which page of how many (one past the last says so). */
+function summary(total: number, q: string, page: number, lastPage: number): string {
+  if (total === 0) return q === '' ? 'No events match this filter.' : `No events match “${q}” with this filter.`;
+  const count = `${total} event${total === 1 ? '' : 's'}`;
+  return page > lastPage ? `${count}; page ${page} is past the last page, ${lastPage}.` : `${count}; page ${page} of ${lastPage}.`;
+}
 
 /** The list for the filter in `params` (q, category as a comma list, status, series_id, start_date, end_date, limit, page). */
 export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen {
@@ -68,6 +96,8 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
     ctx.navigate(`#/events${queryString({ q: search.value.trim(), category, status: statusSelect.value, series_id: seriesId, start_date: fromInput.value, end_date: toInput.value, limit: limitSelect.value === '25' ? undefined : limitSelect.value })}`);
   });
 
+  const ignored = leftOut(params, { category: chosen, status, seriesId });
+  const ignoredNote = ignored.length === 0 ? null : h('p', { class: 'hint' }, `The address asks for what this list cannot apply, so it is left out: ${ignored.join(', ')}.`);
   const results = h('div', { class: 'results', 'aria-busy': 'true' }, h('p', {}, 'Loading events…'));
   const seriesNote = seriesId === '' ? null : seriesLine(ctx, seriesId, `#/events${queryString({ ...filter, series_id: undefined, limit: limit === 25 ? undefined : limit })}`);
   const hrefFor = (target: number): string => `#/events${queryString({ ...filter, limit: limit === 25 ? undefined : limit, page: target === 1 ? undefined : target })}`;
@@ -90,7 +120,7 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
       );
       replace(
         results,
-        h('p', { class: 'summary' }, data.total === 0 ? (filter.q === '' ? 'No events match this filter.' : `No events match “${filter.q}” with this filter.`) : `${data.total} event${data.total === 1 ? '' : 's'}; page ${page} of ${lastPage}.`),
+        h('p', { class: 'summary' }, summary(data.total, filter.q, page, lastPage)),
         rows.length === 0
           ? null
           : h(
@@ -124,6 +154,7 @@ export function eventList(ctx: ConsoleContext, params: URLSearchParams): Screen 
     canCreate(ctx.me) ? h('p', { class: 'list-new' }, h('a', { href: '#/new', class: 'button primary' }, 'New event')) : null,
     zoneNote(ctx),
     form,
+    ignoredNote,
     seriesNote,
     results,
     feedAddress(ctx.api.base, filter),

@@ -43,7 +43,7 @@ export function feedAddress(base: string, filter: Record<string, string | undefi
     'details',
     // Open at once for a feed key, for which the address is the whole point.
     { class: 'feed', open: presetKey !== undefined },
-    h('summary', {}, 'Calendar subscription for this filter'),
+    h('summary', {}, Object.values(filter).some((value) => value !== undefined && value !== '') ? 'Calendar subscription for this filter' : 'Calendar subscription'),
     h('p', { class: 'hint' }, 'Calendar programs cannot send a key in a header, so the address carries a feed key (role feed: it can only read this feed). Ask an administrator for one; never put your own key in it.'),
     presetKey === undefined ? h('div', { class: 'field' }, h('label', { for: keyId }, 'Feed key'), keyInput, ownKey) : null,
     h('div', { class: 'field' }, h('label', { for: addressId }, 'iCalendar address'), address),
