@@ -4,6 +4,12 @@
 import { ApiError } from './errors.js';
 import type { Route } from './route.js';
 
+/**
+ * The shape of every id an instance makes (`evt_`, `ser_`, `reg_`, `whk_` and 22 letters and digits; 16 or more in
+ * data from before): no instance wrote an id of any other shape, so its 404 is certain from memory, database or not.
+ */
+const MADE_ID = /^[a-z]{3}_[0-9A-Za-z]{16,64}$/;
+
 /** A store that can read what other instances committed, now (the PostgreSQL store). */
 export interface CatchingUp {
   /**
@@ -17,11 +23,13 @@ export interface CatchingUp {
  * The route, answering a `not_found` or a `gone` only after the store caught up: an event created a moment ago on
  * another instance is found, not denied, and a `since` or copy token another instance gave (newer than what this one
  * has applied) reads on; cut off from the database, the answer is the 503 of §12, not a denial that may be false.
- * Neither answer writes anything, so the handler may run again; a known id costs nothing.
+ * Neither answer writes anything, so the handler may run again; a known id costs nothing, and an id no instance
+ * could have made (`/events/nope`) is a 404 at once, the database away or not.
  */
 export function freshOnNotFound(route: Route, store: CatchingUp): Route {
   const again = async (error: unknown, context: Parameters<Route['handle']>[0]): Promise<Awaited<ReturnType<Route['handle']>>> => {
     if (!(error instanceof ApiError) || (error.code !== 'not_found' && error.code !== 'gone')) throw error;
+    if (Object.values(context.params).some((value) => !MADE_ID.test(value))) throw error;
     if (!(await store.catchUpBeforeDenying())) throw error;
     return route.handle(context);
   };

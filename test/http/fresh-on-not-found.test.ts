@@ -6,7 +6,8 @@ import { ApiError } from '../../src/http/errors.js';
 import { StoreUnavailable } from '../../src/store/store-errors.js';
 import type { RequestContext, Route } from '../../src/http/route.js';
 
-const context = {} as RequestContext;
+/** A request for an id of the shape instances make: one another instance may have written a moment ago. */
+const context = { params: { id: 'evt_4kQ9zW2mR7tY1uP3sX8vB0' } } as unknown as RequestContext;
 
 /** A route that answers 404 until `known` is true. */
 function routeOver(state: { known: boolean; runs: number }, async = false): Route {
@@ -43,6 +44,16 @@ test('freshOnNotFound() answers the 503 the store gives when it cannot tell (the
     const route = freshOnNotFound({ name: 't', auth: true, body: false, handle: () => { state.runs++; throw new ApiError(code, 'no'); } }, { catchUpBeforeDenying: () => Promise.reject(away) });
     await assert.rejects(Promise.resolve(route.handle(context)), (error) => error === away);
     assert.equal(state.runs, 1);
+  }
+});
+
+test('freshOnNotFound() answers the 404 of an id no instance could have made at once, asking nothing of the store (away or not)', async () => {
+  for (const params of [{ id: 'nope' }, { id: 'evt_short' }, { id: 'evt_4kQ9zW2mR7tY1uP3sX8vB0', registration: 'reg_!' }]) {
+    const state = { known: false, runs: 0 };
+    let asked = 0;
+    const route = freshOnNotFound(routeOver(state), { catchUpBeforeDenying: () => Promise.reject(new StoreUnavailable(`asked ${++asked}`)) });
+    await assert.rejects(Promise.resolve(route.handle({ params } as unknown as RequestContext)), (error) => error instanceof ApiError && error.code === 'not_found', JSON.stringify(params));
+    assert.deepEqual([asked, state.runs], [0, 1], JSON.stringify(params));
   }
 });
 
