@@ -98,12 +98,13 @@ export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
       heldHere.add(key);
       return { path: lockPath, owner, tookOver, release: () => release(lockPath, key, content) };
     }
-    const existing = readOwner(lockPath);
-    if (existing === 'missing') continue;
+    const text = readText(lockPath);
+    if (text === undefined) continue;
+    const existing = parseOwner(text);
     if (existing !== 'unreadable' && alive(existing)) throw new LockHeldError(lockPath, existing);
-    // Left by a process that no longer runs (kill -9, power cut, a pid now another process's): take it over.
-    unlinkIfPresent(lockPath);
-    tookOver = existing;
+    // Left by a process that no longer runs (kill -9, power cut, a pid now another process's): take it over, unless
+    // another starter took it over first, whose new lock is then left in place.
+    if (removeIfStill(lockPath, text)) tookOver = existing;
   }
   throw new Error(`Could not take ${lockPath}: other processes keep creating it.`);
 }
@@ -114,8 +115,9 @@ export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
  */
 export function assertLockFree(dataDir: string, options: LockOptions = {}): void {
   const lockPath = path.resolve(dataDir, options.file ?? 'LOCK');
-  const existing = readOwner(lockPath);
-  if (existing === 'missing' || existing === 'unreadable') return;
+  const text = readText(lockPath);
+  const existing = text === undefined ? 'unreadable' : parseOwner(text);
+  if (existing === 'unreadable') return;
   const pid = options.pid ?? process.pid;
   const bootId = 'bootId' in options ? options.bootId : currentBootId();
   const self: LockOwner = { pid, host: options.host ?? os.hostname(), started_at: '', ...(bootId === undefined ? {} : { boot_id: bootId }) };
@@ -176,14 +178,45 @@ function createWithFlag(lockPath: string, content: string): boolean {
   }
 }
 
-function readOwner(lockPath: string): LockOwner | 'missing' | 'unreadable' {
-  let text: string;
+/**
+ * Removes the lock file if it still holds `stale`, the bytes judged stale; false if it holds another's. It is renamed
+ * aside first, which is atomic: a lock another starter made since it was read (having taken the same stale one
+ * over) is put back, not deleted, so the folder never gets two writers that way.
+ */
+function removeIfStill(lockPath: string, stale: string): boolean {
+  const aside = `${lockPath}.${randomBytes(6).toString('hex')}.stale`;
   try {
-    text = fs.readFileSync(lockPath, 'utf8');
+    fs.renameSync(lockPath, aside);
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return 'missing';
+    if (errorCode(error) === 'ENOENT') return false;
     throw error;
   }
+  try {
+    if (fs.readFileSync(aside, 'utf8') === stale) return true;
+    // Put back without replacing: a link fails where a lock was made meanwhile (a rename would delete that one).
+    try {
+      fs.linkSync(aside, lockPath);
+    } catch (error) {
+      if (errorCode(error) === 'EEXIST') return false;
+      fs.renameSync(aside, lockPath);
+    }
+    return false;
+  } finally {
+    unlinkIfPresent(aside);
+  }
+}
+
+/** The lock file's text; undefined when there is none. */
+function readText(lockPath: string): string | undefined {
+  try {
+    return fs.readFileSync(lockPath, 'utf8');
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function parseOwner(text: string): LockOwner | 'unreadable' {
   try {
     // Checked field by field below.
     const parsed = JSON.parse(text) as Partial<LockOwner>;

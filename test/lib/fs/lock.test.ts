@@ -103,6 +103,25 @@ test('acquireLock() refuses a lock from another host, whose pid it cannot check'
   assert.throws(() => acquireLock(dir), /host "elsewhere"/);
 });
 
+test('acquireLock() leaves the lock of a starter that took the same stale lock over between its look and its removal', (t) => {
+  const dir = tempDir(t);
+  const stale = { pid: 111, host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z' };
+  const rival = { pid: 222, host: os.hostname(), started_at: '2026-01-01T00:00:01.000Z' };
+  writeLock(dir, stale);
+  // The look at pid 111 is the moment the race needs: the rival removes the stale lock and makes its own then.
+  const isRunning = (pid: number): boolean => {
+    if (pid === stale.pid) {
+      fs.unlinkSync(path.join(dir, 'LOCK'));
+      writeLock(dir, rival);
+      return false;
+    }
+    return pid === rival.pid;
+  };
+  assert.throws(() => acquireLock(dir, { isRunning, startTimeOf: () => undefined }), (error) => error instanceof LockHeldError && error.owner.pid === rival.pid);
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'LOCK'), 'utf8')), rival, 'the rival still holds the folder');
+  assert.deepEqual(fs.readdirSync(dir), ['LOCK'], 'nothing set aside is left behind');
+});
+
 test('acquireLock() takes over an unreadable lock file', (t) => {
   const dir = tempDir(t);
   fs.writeFileSync(path.join(dir, 'LOCK'), 'garbage');
