@@ -8,6 +8,7 @@ import { StderrLog } from './log/stderr-log.js';
 import { startServer, type RunningServer } from './start-server.js';
 import { firstKeyNotice } from './auth/first-key-notice.js';
 import { unreachableDatabase } from './store/postgres/unreachable.js';
+import { parseStoreUrl } from './store/postgres/hosts.js';
 import { permissionHint, rootOnOthersFolder } from './lib/fs/owner-hint.js';
 
 /** How the user ran this program (`campus-events`, or `node dist/server.js` from a checkout). */
@@ -96,7 +97,10 @@ export async function runServer(takeSignals: TakeSignals): Promise<void> {
     }
     const code = (error as NodeJS.ErrnoException).code;
     const hint = config.store === 'file' ? permissionHint(error, config.dataDir) : undefined;
-    const reason = code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : (unreachableDatabase(error) ?? `${(error as Error).message}${hint === undefined ? '' : `: ${hint}`}`);
+    const reason =
+      code === 'EADDRINUSE'
+        ? `port ${config.port} on ${config.host} is already in use`
+        : (unknownListenHost(error, config) ?? unreachableDatabase(error) ?? `${(error as Error).message}${hint === undefined ? '' : `: ${hint}`}`);
     // A line like every other on stderr (JSON, or readable on a terminal), written whatever the log level.
     const fatal = createLogger({ level: 'error', write: (text) => process.stderr.write(text), pretty: process.stderr.isTTY === true });
     fatal.error(`cannot start: ${reason}`, { ...where(config), code });
@@ -165,6 +169,17 @@ function exitOnceLogged(code: number): void {
 }
 
 /** Where the data is, for a log line: the folder's absolute path, or that it is a database (its URL holds a password). */
+/**
+ * The reason for a `--host` whose name does not resolve, undefined for any other error: the lookup's error is the
+ * database's too, which is named instead when its URL has that host (it is reached before the server listens).
+ */
+function unknownListenHost(error: unknown, config: { host: string; store: string }): string | undefined {
+  const { syscall, hostname, code } = error as { syscall?: unknown; hostname?: unknown; code?: unknown };
+  if (syscall !== 'getaddrinfo' || hostname !== config.host) return undefined;
+  if (config.store !== 'file' && parseStoreUrl(config.store).hosts.some((each) => each.host === config.host)) return undefined;
+  return `--host ${config.host} is no name this machine can look up (${String(code)}): give one of its addresses or names, such as 127.0.0.1, 0.0.0.0 or localhost`;
+}
+
 function where(config: { store: string; dataDir: string }): { data_dir: string } | { store: 'postgres' } {
   return config.store === 'file' ? { data_dir: path.resolve(config.dataDir) } : { store: 'postgres' };
 }

@@ -235,6 +235,19 @@ test('server exits 1 when its port is in use', async () => {
   }
 });
 
+test('server exits 1 naming --host when its name does not resolve, not a database the file store does not use', () => {
+  const { dir, remove } = tempDir();
+  try {
+    // .invalid never resolves (RFC 6761): the lookup fails at once, offline too.
+    const result = runServer(['--port', '0', '--host', 'campus.invalid', '--data-dir', dir]);
+    assert.equal(result.status, 1);
+    assertJsonLines(result.stderr, /cannot start: --host campus\.invalid is no name this machine can look up \((ENOTFOUND|EAI_AGAIN)\): give one of its addresses or names/);
+    assert.doesNotMatch(result.stderr, /database/);
+  } finally {
+    remove();
+  }
+});
+
 test('server exits 1 naming where a database it cannot reach is, and why, in words (no password)', () => {
   const result = runServer(['--port', '0', '--store', 'postgres://campus:secret@127.0.0.1:1/campus']);
   assert.equal(result.status, 1);
