@@ -1,6 +1,7 @@
 // DATA_DIR/keys.json: read whole, replaced whole (temporary file, fsync, rename) under DATA_DIR/keys.lock.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { ROLES, type Role } from './principal.js';
 import { acquireLock, LockHeldError } from '../lib/fs/lock.js';
 import { replaceFile } from '../lib/fs/replace-file.js';
@@ -102,8 +103,12 @@ async function lockKeys(dataDir: string): Promise<() => void> {
       return () => lock.release();
     } catch (error) {
       if (!(error instanceof LockHeldError)) throw error;
+      const lockPath = path.join(dataDir, LOCK_FILE);
+      // Another host's lock is never taken over (its pid cannot be checked): waiting would not help.
+      if (error.owner.host !== os.hostname()) {
+        throw new Error(`${lockPath} is held by process ${error.owner.pid} on host ${JSON.stringify(error.owner.host)} (since ${error.owner.started_at}); a lock from another host is never taken over: delete ${lockPath} if that host no longer uses this folder`);
+      }
       if (performance.now() > deadline) {
-        const lockPath = path.join(dataDir, LOCK_FILE);
         throw new Error(`${lockPath} is held by process ${error.owner.pid} (since ${error.owner.started_at}), which is changing the keys; try again once it is done`);
       }
       await new Promise((resolve) => setTimeout(resolve, 25));

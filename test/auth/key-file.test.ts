@@ -70,6 +70,22 @@ test('updateKeys() records the lock owner like LOCK does, and a live owner still
   }
 });
 
+test('updateKeys() refuses at once a keys.lock from another host, saying it is never taken over and which file to delete', async () => {
+  const { dir, remove } = tempDir('campus-keys-lock-host-');
+  try {
+    await createKey(dir, { name: 'Ada', email: 'ada@campus.edu', role: 'admin' }, deps);
+    const lock = path.join(dir, 'keys.lock');
+    writeFileSync(lock, JSON.stringify({ pid: 4242, host: 'elsewhere', started_at: '2026-01-01T00:00:00.000Z' }));
+    await assert.rejects(updateKeys(dir, (keys) => keys.length), (error: Error) => {
+      assert.equal(error.message, `${lock} is held by process 4242 on host "elsewhere" (since 2026-01-01T00:00:00.000Z); a lock from another host is never taken over: delete ${lock} if that host no longer uses this folder`);
+      return true;
+    });
+    assert.ok(existsSync(lock), 'the lock is left alone');
+  } finally {
+    remove();
+  }
+});
+
 test('ensureAdminKey() and an unchanged updateKeys() leave keys.json untouched (no rewrite on every start)', async () => {
   const { dir, remove } = tempDir('campus-keys-unchanged-');
   try {
