@@ -1,7 +1,7 @@
 // The built server as a user runs it: the listening line, config errors, shutdown, restart, keys from the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chownSync, closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -268,6 +268,20 @@ test('server exits 1 naming the fault when --data-dir is a file, or lies under o
     assert.equal(readFileSync(file, 'utf8'), 'not a folder');
   } finally {
     remove();
+  }
+});
+
+test('server exits 1 naming the file when keys.json, webhooks.json or LOCK is a folder (node\'s EISDIR names none)', () => {
+  for (const name of ['keys.json', 'webhooks.json', 'LOCK']) {
+    const { dir, remove } = tempDir();
+    try {
+      mkdirSync(path.join(dir, name));
+      const result = runServer(['--port', '0', '--data-dir', dir]);
+      assert.equal(result.status, 1, result.stderr);
+      assertJsonLines(result.stderr, new RegExp(`cannot start: ${path.join(dir, name).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is a folder where this file belongs: move it away`));
+    } finally {
+      remove();
+    }
   }
 });
 

@@ -5,6 +5,7 @@ import os from 'node:os';
 import { ROLES, type Role } from './principal.js';
 import { acquireLock, LockHeldError } from '../lib/fs/lock.js';
 import { replaceFile } from '../lib/fs/replace-file.js';
+import { readTextIfPresent } from '../lib/fs/read-text.js';
 
 /** One key as stored: never its secret, only the secret's SHA-256. */
 export interface KeyRecord {
@@ -28,14 +29,9 @@ const LOCK_WAIT_MS = 5_000;
 
 /** Every key in the folder, revoked ones included; none when the file does not exist yet. */
 export async function readKeys(dataDir: string): Promise<KeyRecord[]> {
-  let text: string;
-  try {
-    text = await fs.readFile(path.join(dataDir, KEY_FILE), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
   const file = path.join(dataDir, KEY_FILE);
+  const text = await readTextIfPresent(file);
+  if (text === undefined) return [];
   let parsed: Partial<KeyFile> | null;
   try {
     parsed = JSON.parse(text) as Partial<KeyFile> | null;

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { currentBootId, processIsZombie, processStartTime } from './process-identity.js';
 import { errorCode } from '../error-code.js';
+import { readTextIfPresentSync } from './read-text.js';
 
 /** What a lock file says about its owner. */
 export interface LockOwner {
@@ -98,7 +99,7 @@ export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
       heldHere.add(key);
       return { path: lockPath, owner, tookOver, release: () => release(lockPath, key, content) };
     }
-    const text = readText(lockPath);
+    const text = readTextIfPresentSync(lockPath);
     if (text === undefined) continue;
     const existing = parseOwner(text);
     if (existing !== 'unreadable' && alive(existing)) throw new LockHeldError(lockPath, existing);
@@ -115,7 +116,7 @@ export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
  */
 export function assertLockFree(dataDir: string, options: LockOptions = {}): void {
   const lockPath = path.resolve(dataDir, options.file ?? 'LOCK');
-  const text = readText(lockPath);
+  const text = readTextIfPresentSync(lockPath);
   const existing = text === undefined ? 'unreadable' : parseOwner(text);
   if (existing === 'unreadable') return;
   const pid = options.pid ?? process.pid;
@@ -203,16 +204,6 @@ function removeIfStill(lockPath: string, stale: string): boolean {
     return false;
   } finally {
     unlinkIfPresent(aside);
-  }
-}
-
-/** The lock file's text; undefined when there is none. */
-function readText(lockPath: string): string | undefined {
-  try {
-    return fs.readFileSync(lockPath, 'utf8');
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return undefined;
-    throw error;
   }
 }
 

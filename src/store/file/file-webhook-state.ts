@@ -1,5 +1,5 @@
 // Webhooks' state in the data folder: DATA_DIR/webhooks.json, replaced whole.
-import { readFile } from 'node:fs/promises';
+import { readTextIfPresent } from '../../lib/fs/read-text.js';
 import path from 'node:path';
 import { replaceFile } from '../../lib/fs/replace-file.js';
 import { StoreUnavailable, describeWriteError } from '../store-errors.js';
@@ -12,13 +12,8 @@ export function fileWebhookState(dataDir: string, options: { sync?: boolean } = 
   const sync = options.sync !== false;
   return {
     async load() {
-      let text: string;
-      try {
-        text = await readFile(file, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return structuredClone(EMPTY_WEBHOOK_STATE);
-        throw error;
-      }
+      const text = await readTextIfPresent(file);
+      if (text === undefined) return structuredClone(EMPTY_WEBHOOK_STATE);
       const parsed = JSON.parse(text) as Partial<WebhookStateSnapshot>;
       if (!Array.isArray(parsed.webhooks)) throw new Error(`${file} holds no "webhooks" list`);
       const snapshot: WebhookStateSnapshot = { webhooks: parsed.webhooks, compactedThrough: typeof parsed.compactedThrough === 'number' ? parsed.compactedThrough : 0 };
