@@ -168,7 +168,6 @@ function exitOnceLogged(code: number): void {
   stderrLog.whenWritten(() => process.exit(code));
 }
 
-/** Where the data is, for a log line: the folder's absolute path, or that it is a database (its URL holds a password). */
 /**
  * The reason for a `--host` whose name does not resolve, undefined for any other error: the lookup's error is the
  * database's too, which is named instead when its URL has that host (it is reached before the server listens).
@@ -180,6 +179,7 @@ function unknownListenHost(error: unknown, config: { host: string; store: string
   return `--host ${config.host} is no name this machine can look up (${String(code)}): give one of its addresses or names, such as 127.0.0.1, 0.0.0.0 or localhost`;
 }
 
+/** Where the data is, for a log line: the folder's absolute path, or that it is a database (its URL holds a password). */
 function where(config: { store: string; dataDir: string }): { data_dir: string } | { store: 'postgres' } {
   return config.store === 'file' ? { data_dir: path.resolve(config.dataDir) } : { store: 'postgres' };
 }

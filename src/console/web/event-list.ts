@@ -27,6 +27,8 @@ const READ = new Set(['q', 'category', 'status', 'series_id', 'start_date', 'end
 function leftOut(params: URLSearchParams, used: { category: string[]; status: string; seriesId: string }): string[] {
   const out: string[] = [];
   for (const [name, value] of params) {
+    // An empty value asks for nothing (`?category=`): nothing is left out.
+    if (value === '' && READ.has(name)) continue;
     const unused =
       !READ.has(name) ||
       (name === 'category' && value.split(',').some((part) => !used.category.includes(part))) ||

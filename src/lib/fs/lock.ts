@@ -117,7 +117,8 @@ export function acquireLock(dataDir: string, options: LockOptions = {}): Lock {
 export function assertLockFree(dataDir: string, options: LockOptions = {}): void {
   const lockPath = path.resolve(dataDir, options.file ?? 'LOCK');
   const text = readTextIfPresentSync(lockPath);
-  const existing = text === undefined ? 'unreadable' : parseOwner(text);
+  if (text === undefined) return;
+  const existing = parseOwner(text);
   if (existing === 'unreadable') return;
   const pid = options.pid ?? process.pid;
   const bootId = 'bootId' in options ? options.bootId : currentBootId();
