@@ -40,7 +40,7 @@ export const EMAIL_SCHEMA = {
   pattern: `^[^\\s@${NOT_SHOWN}]+@[^\\s@.${NOT_SHOWN}]+(\\.[^\\s@.${NOT_SHOWN}]+)+$`,
   description: 'One @, a domain with a dot, no spaces, control or invisible format characters (such as a zero-width space).',
 };
-const timeSchema = { type: 'string', format: 'date-time', description: 'RFC 3339 with Z or an offset; stored and returned in UTC as YYYY-MM-DDTHH:MM:SS.sssZ, years 1970-9999, seconds 00-59 (no leap second).' };
+const timeSchema = { type: 'string', format: 'date-time', description: 'RFC 3339 with Z or an offset; stored and returned in UTC as YYYY-MM-DDTHH:MM:SS.sssZ, years 1970-9999 (after conversion to UTC), seconds 00-59 (no leap second). Any number of fractional digits is accepted; digits past the millisecond are dropped.' };
 
 /** Every field of an event, in the order responses carry them. */
 export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({

@@ -21,7 +21,7 @@ export const KEY_ERRORS: readonly number[] = [401, 403, 429];
 /** Errors of any request that reads a JSON body. */
 export const BODY_ERRORS: readonly number[] = [413, 415];
 
-const ORDER_NOTE = 'When a request has several faults, the first in this order answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, If-Match, fields, state.';
+const ORDER_NOTE = 'When a request has several faults, the first in this order answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, If-Match, Idempotency-Key reuse (422, 409), fields, state.';
 
 /** Every operation of the contract (API.md §5). */
 export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
@@ -67,7 +67,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'PUT /events/{id}': {
     operationId: 'updateEvent',
     summary: 'Update an event (partial)',
-    description: `Fields absent are unchanged; the result is validated as a whole. Admins may update any event, organizers only their own (else 403). capacity below registered_count is a 409. status moves: draft → published (pending for an organizer under --approval required), draft → pending and cancelled → pending (under approval), pending → draft (withdrawn), published → cancelled (with an optional cancellation_reason; the event stays in lists and feeds), cancelled → published (pending for an organizer under approval); any other move is a 409 naming both statuses. Editing a pending event keeps it pending; editing a published one under approval does not send it back. Any change drops a review_note. ${ORDER_NOTE}`,
+    description: `Fields absent are unchanged; the result is validated as a whole. Admins may update any event, organizers only their own (else 403). capacity below registered_count is a 409; raising capacity confirms waitlisted registrations, oldest first, up to the new capacity, in the same write. status moves: draft → published (pending for an organizer under --approval required), draft → pending and cancelled → pending (under approval), pending → draft (withdrawn), published → cancelled (with an optional cancellation_reason; the event stays in lists and feeds), cancelled → published (pending for an organizer under approval); any other move is a 409 naming both statuses. Editing a pending event keeps it pending; editing a published one under approval does not send it back. Any change drops a review_note. ${ORDER_NOTE}`,
     tag: 'events',
     auth: true,
     parameters: ['EventId', 'IfMatch'],
@@ -78,7 +78,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'DELETE /events/{id}': {
     operationId: 'deleteEvent',
     summary: 'Delete an event',
-    description: `Admins may delete any event, organizers only their own (else 403). ${ORDER_NOTE}`,
+    description: `Admins may delete any event, organizers only their own (else 403). Its registrations are deleted in the same write. An occurrence of a series is deleted alone, and its start is added to the series' exdates, so a later schedule change does not bring it back. ${ORDER_NOTE}`,
     tag: 'events',
     auth: true,
     parameters: ['EventId', 'IfMatch'],

@@ -59,7 +59,7 @@ export function componentParameters(): Record<string, Parameter> {
       example: 'chem lab',
     },
     Limit: query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 50 }, `Items per page. ${REFUSED}`),
-    Page: query('page', { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 }, `The page to return, from 1; past the last page, events is empty. ${REFUSED}`),
+    Page: query('page', { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 }, `The page to return, from 1; past the last page, the list is empty. ${REFUSED}`),
     FeedKey: query('key', { type: 'string', pattern: '^cek_[A-Za-z0-9_-]+$' }, 'GET /events.ics only: a key of role feed, for calendar programs that cannot send headers (security scheme feedKey). Any other role\'s key here is a 401; with an Authorization header as well, a 400. On any other path, key is an unknown parameter.'),
     Since: { ...query('since', { type: 'integer', minimum: 0 }, `Required: 0 for a full copy of the live events, else the next_since of the last answer. ${REFUSED}`), required: true },
     Copy: query('copy', { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' }, 'On the later pages of a full copy: the copy token of the page before, unchanged. With it, the page is refused (410) only when a deletion made after the copy began was compacted away, or the copy began over 24 hours ago; a malformed or forged token is a 400. Ignored by a stream.'),
@@ -68,7 +68,7 @@ export function componentParameters(): Record<string, Parameter> {
       name: 'Last-Event-ID',
       in: 'header',
       required: false,
-      description: 'With Accept: text/event-stream: the id of the last change received (a browser sends it when it reconnects); it wins over since. Not an integer ≥ 0: 400; older than what compaction kept or newer than the last write: 410.',
+      description: 'With Accept: text/event-stream: the id of the last change received (an SSE client sends it when it reconnects; EventSource in a browser cannot send Authorization, so follow the stream with fetch); it wins over since. Not an integer ≥ 0: 400; older than what compaction kept or newer than the last write: 410.',
       schema: { type: 'integer', minimum: 0 },
     },
     IdempotencyKey: {
@@ -92,7 +92,7 @@ export function componentParameters(): Record<string, Parameter> {
       name: 'If-Match',
       in: 'header',
       required: false,
-      description: 'Apply the change only if the event (series, registration, webhook) still has one of these strong ETags (or any, with *); else 412. An unknown id is still 404.',
+      description: 'Apply the change only if the event (series, registration, webhook) still has one of these strong ETags (or any, with *); else 412. An unknown id is still 404. Of two writes sent with the same ETag, however close together, at most one succeeds.',
       schema: { type: 'string' },
     },
     IfNoneMatch: {
