@@ -150,7 +150,7 @@ async function run(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<voi
         const { hash: _hash, ...shown } = record;
         process.stdout.write(JSON.stringify({ ...shown, key: secret }) + '\n');
       } else process.stdout.write(secret + '\n');
-      if (database === undefined && !existsSync(path.join(dataDir, 'events.jsonl'))) process.stderr.write(`campus-events-cli: note: no server has run on ${dataDir} yet (it holds no events.jsonl): start it with --data-dir ${shellWord(dataDir)} (or DATA_DIR=${shellWord(dataDir)}), or it will not know this key\n`);
+      if (database === undefined && !existsSync(path.join(dataDir, 'events.jsonl'))) process.stderr.write(`campus-events-cli: note: no server has run on ${dataDir} yet (it holds no events.jsonl): this key works only on a server started with --data-dir ${shellWord(dataDir)} (or DATA_DIR=${shellWord(dataDir)})\n`);
       return;
     }
     case 'keys list': {

@@ -29,7 +29,7 @@ test('keys create on a folder no server has run on (no events.jsonl) says so on 
     const first = runCli(['keys', 'create', '--name', 'Olivia', '--email', 'olivia@campus.edu', '--data-dir', dir]);
     assert.equal(first.status, 0);
     assert.match(first.stdout, /^cek_/);
-    assert.equal(first.stderr, `campus-events-cli: note: no server has run on ${dir} yet (it holds no events.jsonl): start it with --data-dir ${dir} (or DATA_DIR=${dir}), or it will not know this key\n`);
+    assert.equal(first.stderr, `campus-events-cli: note: no server has run on ${dir} yet (it holds no events.jsonl): this key works only on a server started with --data-dir ${dir} (or DATA_DIR=${dir})\n`);
     writeFileSync(path.join(dir, 'events.jsonl'), '');
     const second = runCli(['keys', 'create', '--name', 'Rita', '--email', 'rita@campus.edu', '--data-dir', dir]);
     assert.equal(second.status, 0);
