@@ -350,6 +350,18 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   // A page's request gets an answer the page can read (a slow upload's 408 was a "CORS error" in the browser).
   addCors?.(response.headers, refusedOrigin(error, latest.get(socket)?.res.req));
   writeRaw(socket, response, startsWithHead(error));
+  // Logged like any answer, so that an operator sees clients cut off (a 408) or sending what is not HTTP.
+  if (logger?.enabled('info') === true) {
+    const { request, started } = refusedRequest(socket);
+    logRequest(logger, request, response, started);
+  }
+}
+
+/** What is known of a request node's parser refused: the one whose body stalled, else only the client's address. */
+function refusedRequest(socket: Socket): { request: Pick<PlainRequest, 'method' | 'target' | 'headers' | 'remoteAddress'>; started: number } {
+  const pending = latest.get(socket);
+  if (pending !== undefined && !pending.answered) return { request: pending.request, started: pending.started };
+  return { request: { method: '-', target: '-', headers: {}, remoteAddress: socket.remoteAddress ?? '' }, started: performance.now() };
 }
 
 /** Writes a whole response straight to a socket the HTTP machinery has let go of (without its body when `bodyless`), then closes it. */

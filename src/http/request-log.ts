@@ -4,7 +4,7 @@ import { loggedRequestId, redactKeys } from './redact-keys.js';
 import type { CoreResponse, PlainRequest } from './types.js';
 
 /** Writes the line for `request`, answered with `response`, `started` being its performance.now() on arrival. */
-export function logRequest(logger: Logger, request: PlainRequest, response: CoreResponse, started: number): void {
+export function logRequest(logger: Logger, request: Pick<PlainRequest, 'method' | 'target' | 'headers' | 'remoteAddress'>, response: CoreResponse, started: number): void {
   const path = redactKeys(withoutUserInfo(request.target));
   logger.request({
     requestId: loggedRequestId(response.headers['X-Request-Id'] ?? ''),

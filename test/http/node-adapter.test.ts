@@ -149,6 +149,33 @@ test('toNodeListener: the request log line has the client address, a clipped use
   }
 });
 
+test('answerClientError: what node\'s parser refuses (not HTTP, a body stalled past its time-out) gets a request log line like any answer', async () => {
+  const written: string[] = [];
+  const logger = createLogger({ write: (text) => written.push(text) });
+  const live = await startLive({ logger, timeouts: { headersMs: 500, requestMs: 1_000, keepAliveMs: 500 } });
+  try {
+    const garbage = await exchange(live, Buffer.from('GARBAGE\r\n\r\n'));
+    assert.equal(parseResponse(garbage)?.status, 400);
+    const stalled = await rawConnect(live.port);
+    stalled.write(head('POST', '/events', live, 'Content-Length: 100\r\n') + '{"title":');
+    await stalled.closed;
+    assert.equal(parseResponse(stalled.received())?.status, 408);
+    logger.flush();
+    const lines = written.join('').split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const refused = lines.find((line) => line['status'] === 400);
+    assert.ok(refused !== undefined, `a line for the 400, got ${JSON.stringify(lines)}`);
+    assert.equal(refused['method'], '-', 'no method was parsed');
+    assert.equal(refused['client'], '127.0.0.1');
+    const cut = lines.find((line) => line['status'] === 408);
+    assert.ok(cut !== undefined, `a line for the 408, got ${JSON.stringify(lines)}`);
+    assert.equal(cut['method'], 'POST');
+    assert.equal(cut['path'], '/events');
+    assert.ok((cut['duration_ms'] as number) >= 500, `timed from the request's start, got ${String(cut['duration_ms'])} ms`);
+  } finally {
+    await live.close();
+  }
+});
+
 test('toNodeListener: a request in flight when shutdown begins is answered with Connection: close, not a reset', async () => {
   const live = await startLive();
   const client = await rawConnect(live.port);
