@@ -116,13 +116,19 @@ export function withoutOccurrence(series: SeriesDocument, event: StoredEvent): S
 
 /**
  * The series after its occurrence `event` is edited alone into `next`: shared-field changes pass it by from now on,
- * and a move of its own status takes it out of what the series' cancellation carried.
+ * and a move of its own status takes it out of what the series' cancellation carried. One the cancellation moved while
+ * it still followed the series, edited alone only now and left cancelled, joins what it carried: a restore brings it
+ * back with the others (only one cancelled on its own stays cancelled).
  */
 export function withDetached(series: SeriesDocument, event: StoredEvent, next: EventRecord): SeriesDocument {
-  const released = (next.status ?? 'published') !== (event.status ?? 'published') && series.carried?.includes(event.id) === true;
-  if (Object.hasOwn(series.detached, event.id) && !released) return series;
+  const ownMove = (next.status ?? 'published') !== (event.status ?? 'published');
+  const released = ownMove && series.carried?.includes(event.id) === true;
+  const firstAlone = !Object.hasOwn(series.detached, event.id);
+  if (!firstAlone && !released) return series;
   const after = { ...series, detached: { ...series.detached, [event.id]: series.detached[event.id] ?? formatTime(event.startMs) } };
   if (released) after.carried = series.carried!.filter((id) => id !== event.id);
+  const cancelledBySeries = series.status === 'cancelled' && event.status === 'cancelled' && !ownMove;
+  if (firstAlone && cancelledBySeries) after.carried = [...(series.carried ?? []), event.id];
   return after;
 }
 

@@ -118,6 +118,31 @@ describe('series statuses', () => {
     assert.deepEqual(await statuses(r, own.id), ['published', 'published']);
   });
 
+  test('an occurrence the series cancelled and then edited alone (its room, not its status) comes back with the series\' restore, through approval too', async () => {
+    const { id } = (await h.request('POST', '/series', { key: h.keys.admin, body: daily(3, 2) })).json;
+    const ids: string[] = (await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.events.map((event: { id: string }) => event.id);
+    await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { status: 'cancelled' } });
+    const moved = await h.request('PUT', `/events/${ids[1]}`, { key: h.keys.admin, body: { location: 'Hall C' } });
+    assert.equal(moved.json.status, 'cancelled', 'a room change leaves it cancelled');
+    await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { status: 'published' } });
+    assert.deepEqual(await statuses(h, id), ['published', 'published', 'published'], 'it was cancelled by the series, not on its own');
+    assert.equal((await h.request('GET', `/events/${ids[1]}`, { key: h.keys.reader })).json.location, 'Hall C', 'and keeps its own room');
+    // Edited alone, it stays its own: the series' shared changes pass it by.
+    await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { location: 'Hall D' } });
+    assert.equal((await h.request('GET', `/events/${ids[1]}`, { key: h.keys.reader })).json.location, 'Hall C', 'shared changes pass it by');
+
+    const r = required;
+    const own = (await r.request('POST', '/series', { key: r.keys.organizer, body: daily(2, 2) })).json;
+    await r.request('POST', `/series/${own.id}/approve`, { key: r.keys.admin });
+    const mine: string[] = (await r.request('GET', `/events?series_id=${own.id}`, { key: r.keys.reader })).json.events.map((event: { id: string }) => event.id);
+    await r.request('PUT', `/series/${own.id}`, { key: r.keys.organizer, body: { status: 'cancelled' } });
+    await r.request('PUT', `/events/${mine[0]}`, { key: r.keys.organizer, body: { location: 'Gym' } });
+    assert.equal((await r.request('PUT', `/series/${own.id}`, { key: r.keys.organizer, body: { status: 'published' } })).json.status, 'pending');
+    assert.deepEqual(await statuses(r, own.id), ['pending', 'pending']);
+    await r.request('POST', `/series/${own.id}/approve`, { key: r.keys.admin });
+    assert.deepEqual(await statuses(r, own.id), ['published', 'published']);
+  });
+
   test('a cancelled series sent back as read (its cancellation_reason too) writes nothing and keeps its ETag', async () => {
     const { id } = (await h.request('POST', '/series', { key: h.keys.organizer, body: daily(2, 3) })).json;
     await h.request('PUT', `/series/${id}`, { key: h.keys.organizer, body: { status: 'cancelled', cancellation_reason: 'Track flooded' } });
