@@ -34,8 +34,9 @@ export interface SeriesDocument extends SharedFields, ScheduleFields {
   /** Occurrences edited on their own (id → the start the schedule gave them): shared changes pass them by. */
   detached: Record<string, string>;
   /**
-   * Occurrences edited alone that the series' cancellation took with it (API.md §14 cancels every occurrence not
-   * started): they follow the series' moves until it is published again. Absent when none.
+   * Occurrences the series' cancellation took with it (API.md §14 cancels every occurrence not started), edited alone
+   * or not: they follow the series' moves until it is published again, unless given a status or reason of their own.
+   * Absent when none.
    */
   carried?: string[];
   /** API.md §14: absent means `published` (and a published series holds none). */

@@ -116,19 +116,15 @@ export function withoutOccurrence(series: SeriesDocument, event: StoredEvent): S
 
 /**
  * The series after its occurrence `event` is edited alone into `next`: shared-field changes pass it by from now on,
- * and a move of its own status takes it out of what the series' cancellation carried. One the cancellation moved while
- * it still followed the series, edited alone only now and left cancelled, joins what it carried: a restore brings it
- * back with the others (only one cancelled on its own stays cancelled).
+ * and a status or cancellation reason of its own (a move, a reason of its own) takes it out of what the series'
+ * cancellation carried: from then on only its own moves move it.
  */
 export function withDetached(series: SeriesDocument, event: StoredEvent, next: EventRecord): SeriesDocument {
-  const ownMove = (next.status ?? 'published') !== (event.status ?? 'published');
-  const released = ownMove && series.carried?.includes(event.id) === true;
-  const firstAlone = !Object.hasOwn(series.detached, event.id);
-  if (!firstAlone && !released) return series;
+  const ownStatus = (next.status ?? 'published') !== (event.status ?? 'published') || next.cancellation_reason !== toRecord(event).cancellation_reason;
+  const released = ownStatus && series.carried?.includes(event.id) === true;
+  if (Object.hasOwn(series.detached, event.id) && !released) return series;
   const after = { ...series, detached: { ...series.detached, [event.id]: series.detached[event.id] ?? formatTime(event.startMs) } };
   if (released) after.carried = series.carried!.filter((id) => id !== event.id);
-  const cancelledBySeries = series.status === 'cancelled' && event.status === 'cancelled' && !ownMove;
-  if (firstAlone && cancelledBySeries) after.carried = [...(series.carried ?? []), event.id];
   return after;
 }
 

@@ -22,8 +22,9 @@ export interface StatusChange {
  * occurrences whose status is the series' former one (out of published or cancelled, only those not started at
  * `context.nowMs`: a cancellation, a restore): each takes the new status, the cancellation reason while cancelled, and
  * the review note of a rejection; any other review note goes with the change. Occurrences edited on their own are
- * passed by, except by a cancellation, which takes every one (API.md §14) and notes those it took as `carried`: they
- * follow the series back (a restore, through approval too) and are released once it is published again.
+ * passed by, except by a cancellation, which takes every one (API.md §14) and notes all it took as `carried`: they
+ * follow the series back (a restore, through approval too), edited alone meanwhile or not, and are released once it is
+ * published again, or one by one by a status or cancellation reason of their own.
  */
 export function withStatusChange(planned: SeriesPlan, change: StatusChange, context: PlanContext): SeriesPlan {
   const document = withPublishing({ ...planned.document }, change, change.cancellationReason ?? (change.from === 'cancelled' ? planned.document.cancellation_reason : undefined));
@@ -43,7 +44,7 @@ export function withStatusChange(planned: SeriesPlan, change: StatusChange, cont
     const started = Date.parse(record.start_time) <= context.nowMs;
     const moves = change.to !== change.from && status === change.from && (!started || isHiddenStatus(change.from));
     const reasonChanges = (!alone || carried.has(id)) && change.to === 'cancelled' && status === 'cancelled' && change.cancellationReason !== undefined;
-    if (alone && cancelling && moves) taken.push(id);
+    if (cancelling && moves) taken.push(id);
     if (!moves && !reasonChanges && planned === undefined) continue;
     const next: EventRecord = moves || reasonChanges ? withPublishing({ ...record }, change, change.cancellationReason ?? record.cancellation_reason) : { ...record };
     if (!moves && !reasonChanges) delete next.review_note;

@@ -131,16 +131,32 @@ describe('series statuses', () => {
     await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { location: 'Hall D' } });
     assert.equal((await h.request('GET', `/events/${ids[1]}`, { key: h.keys.reader })).json.location, 'Hall C', 'shared changes pass it by');
 
+    // Through approval: one edited while cancelled, another while its restore waits for approval.
     const r = required;
-    const own = (await r.request('POST', '/series', { key: r.keys.organizer, body: daily(2, 2) })).json;
+    const own = (await r.request('POST', '/series', { key: r.keys.organizer, body: daily(3, 2) })).json;
     await r.request('POST', `/series/${own.id}/approve`, { key: r.keys.admin });
     const mine: string[] = (await r.request('GET', `/events?series_id=${own.id}`, { key: r.keys.reader })).json.events.map((event: { id: string }) => event.id);
     await r.request('PUT', `/series/${own.id}`, { key: r.keys.organizer, body: { status: 'cancelled' } });
     await r.request('PUT', `/events/${mine[0]}`, { key: r.keys.organizer, body: { location: 'Gym' } });
     assert.equal((await r.request('PUT', `/series/${own.id}`, { key: r.keys.organizer, body: { status: 'published' } })).json.status, 'pending');
-    assert.deepEqual(await statuses(r, own.id), ['pending', 'pending']);
+    assert.deepEqual(await statuses(r, own.id), ['pending', 'pending', 'pending']);
+    assert.equal((await r.request('PUT', `/events/${mine[1]}`, { key: r.keys.organizer, body: { location: 'Pool' } })).json.status, 'pending');
     await r.request('POST', `/series/${own.id}/approve`, { key: r.keys.admin });
-    assert.deepEqual(await statuses(r, own.id), ['published', 'published']);
+    assert.deepEqual(await statuses(r, own.id), ['published', 'published', 'published']);
+  });
+
+  test('an occurrence given a cancellation reason of its own while its series is cancelled is cancelled on its own: it keeps its reason through the series\' new reason and stays cancelled when the series is restored', async () => {
+    const { id } = (await h.request('POST', '/series', { key: h.keys.admin, body: daily(3, 2) })).json;
+    const ids: string[] = (await h.request('GET', `/events?series_id=${id}`, { key: h.keys.reader })).json.events.map((event: { id: string }) => event.id);
+    await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { status: 'cancelled', cancellation_reason: 'Strike' } });
+    await h.request('PUT', `/events/${ids[0]}`, { key: h.keys.admin, body: { status: 'cancelled', cancellation_reason: 'Exam week' } });
+    await h.request('PUT', `/events/${ids[1]}`, { key: h.keys.admin, body: { location: 'Hall C', cancellation_reason: 'Flooded' } });
+    await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { cancellation_reason: 'Strike, extended' } });
+    const reasons = async (): Promise<string[]> => (await h.request('GET', `/events?series_id=${id}&status=cancelled,published`, { key: h.keys.reader })).json.events.map((event: { cancellation_reason?: string }) => event.cancellation_reason ?? '-');
+    assert.deepEqual(await reasons(), ['Exam week', 'Flooded', 'Strike, extended']);
+    await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { status: 'published' } });
+    assert.deepEqual(await statuses(h, id), ['cancelled', 'cancelled', 'published']);
+    assert.deepEqual(await reasons(), ['Exam week', 'Flooded', '-']);
   });
 
   test('a cancelled series sent back as read (its cancellation_reason too) writes nothing and keeps its ETag', async () => {
