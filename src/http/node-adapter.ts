@@ -345,16 +345,14 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   if (error.code === 'HPE_HEADER_OVERFLOW') apiError = new ApiError('headers_too_large', HEADERS_TOO_LARGE_MESSAGE);
   else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') apiError = new ApiError('request_timeout', 'The request was not received in time; send headers within 10 s and the whole request within 30 s.');
   else apiError = new ApiError('bad_request', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'})${parserFault(error)}.`);
-  // Every response carries a request id (API.md §5); the request's own was not parsed, so a new one.
-  const response = edgeError(apiError);
+  const { request, started } = refusedRequest(socket);
+  // Every response carries a request id (API.md §5): the client's, when its head was read (a body that stalled).
+  const response = edgeError(apiError, clientRequestId(request.headers['x-request-id']));
   // A page's request gets an answer the page can read (a slow upload's 408 was a "CORS error" in the browser).
   addCors?.(response.headers, refusedOrigin(error, latest.get(socket)?.res.req));
   writeRaw(socket, response, startsWithHead(error));
   // Logged like any answer, so that an operator sees clients cut off (a 408) or sending what is not HTTP.
-  if (logger?.enabled('info') === true) {
-    const { request, started } = refusedRequest(socket);
-    logRequest(logger, request, response, started);
-  }
+  if (logger?.enabled('info') === true) logRequest(logger, request, response, started);
 }
 
 /** What is known of a request node's parser refused: the one whose body stalled, else only the client's address. */

@@ -21,7 +21,9 @@ export const KEY_ERRORS: readonly number[] = [401, 403, 429];
 /** Errors of any request that reads a JSON body. */
 export const BODY_ERRORS: readonly number[] = [413, 415];
 
-const ORDER_NOTE = 'When a request has several faults, the first in this order answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, If-Match, Idempotency-Key reuse (422, 409), fields, state.';
+const ORDER_NOTE = 'When a request has several faults, the first in this order answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, If-Match, fields, state.';
+/** The same for a create that honours Idempotency-Key. */
+const CREATE_ORDER_NOTE = 'When a request has several faults, the first in this order answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, Idempotency-Key reuse (422, 409), fields, state.';
 
 /** Every operation of the contract (API.md §5). */
 export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
@@ -43,7 +45,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'POST /events': {
     operationId: 'createEvent',
     summary: 'Create an event',
-    description: `Any organizer or admin key; a reader gets 403. The organizer is the key's owner unless an admin sets it. status: draft or published (default; pending too under --approval required); under approval an organizer's event is pending (the answer says so) until an admin approves it, an admin's published at once. cancelled, or cancellation_reason, is a 400. ${ORDER_NOTE}`,
+    description: `Any organizer or admin key; a reader gets 403. The organizer is the key's owner unless an admin sets it. status: draft or published (default; pending too under --approval required); under approval an organizer's event is pending (the answer says so) until an admin approves it, an admin's published at once. cancelled, or cancellation_reason, is a 400. ${CREATE_ORDER_NOTE}`,
     tag: 'events',
     auth: true,
     parameters: ['IdempotencyKey'],
@@ -112,7 +114,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'POST /events/{id}/registrations': {
     operationId: 'createRegistration',
     summary: 'Register an attendee',
-    description: `Any key but a feed key. confirmed while registered_count < capacity (registered_count grows by one), else waitlisted, first come first served. 409 for the same e-mail twice on the event (ignoring case; a cancelled one may register again), an event that has ended, a full waitlist (max(capacity, 1000)), or an event that is not published (a draft, pending or cancelled one: the message names its status). ${ORDER_NOTE}`,
+    description: `Any key but a feed key. confirmed while registered_count < capacity (registered_count grows by one), else waitlisted, first come first served. 409 for the same e-mail twice on the event (ignoring case; a cancelled one may register again), an event that has ended, a full waitlist (max(capacity, 1000)), or an event that is not published (a draft, pending or cancelled one: the message names its status). ${CREATE_ORDER_NOTE}`,
     tag: 'registrations',
     auth: true,
     parameters: ['EventId', 'IdempotencyKey'],

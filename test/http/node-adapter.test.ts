@@ -157,20 +157,29 @@ test('answerClientError: what node\'s parser refuses (not HTTP, a body stalled p
     const garbage = await exchange(live, Buffer.from('GARBAGE\r\n\r\n'));
     assert.equal(parseResponse(garbage)?.status, 400);
     const stalled = await rawConnect(live.port);
-    stalled.write(head('POST', '/events', live, 'Content-Length: 100\r\n') + '{"title":');
+    stalled.write(head('POST', '/events', live, 'Content-Length: 100\r\nX-Request-Id: trace-42\r\n') + '{"title":');
     await stalled.closed;
-    assert.equal(parseResponse(stalled.received())?.status, 408);
+    const cutOff = parseResponse(stalled.received());
+    assert.equal(cutOff?.status, 408);
+    assert.equal(cutOff.headers['x-request-id'], 'trace-42', 'the head was read: its request id is echoed');
+    // A kept-alive connection whose second head stalls: logged as '-', not as the first request answered on it.
+    const second = await rawConnect(live.port);
+    second.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /events?limit=7 HTTP/1.1\r\nHost: x\r\n');
+    await second.closed;
+    assert.match(second.received(), /^HTTP\/1\.1 200 [\s\S]*HTTP\/1\.1 408 /);
     logger.flush();
     const lines = written.join('').split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as Record<string, unknown>);
     const refused = lines.find((line) => line['status'] === 400);
     assert.ok(refused !== undefined, `a line for the 400, got ${JSON.stringify(lines)}`);
     assert.equal(refused['method'], '-', 'no method was parsed');
     assert.equal(refused['client'], '127.0.0.1');
-    const cut = lines.find((line) => line['status'] === 408);
-    assert.ok(cut !== undefined, `a line for the 408, got ${JSON.stringify(lines)}`);
-    assert.equal(cut['method'], 'POST');
-    assert.equal(cut['path'], '/events');
-    assert.ok((cut['duration_ms'] as number) >= 500, `timed from the request's start, got ${String(cut['duration_ms'])} ms`);
+    const cuts = lines.filter((line) => line['status'] === 408);
+    assert.equal(cuts.length, 2, `a line for each 408, got ${JSON.stringify(lines)}`);
+    assert.equal(cuts[0]!['method'], 'POST');
+    assert.equal(cuts[0]!['path'], '/events');
+    assert.equal(cuts[0]!['request_id'], 'trace-42');
+    assert.ok((cuts[0]!['duration_ms'] as number) >= 500, `timed from the request's start, got ${String(cuts[0]!['duration_ms'])} ms`);
+    assert.deepEqual([cuts[1]!['method'], cuts[1]!['path']], ['-', '-'], 'the stalled second head, not the /health before it');
   } finally {
     await live.close();
   }
