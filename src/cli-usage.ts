@@ -17,11 +17,12 @@ Commands:
                           rename; never overwrites FILE); restore: put FILE in an empty data
                           folder as events.jsonl and start a server there
   migrate --from DATA_DIR --to postgres://USER:PASSWORD@HOST:PORT/DATABASE
-                          copy a data folder (events, series, registrations, keys) into an
-                          empty PostgreSQL database (needs the pg package)
+                          copy a data folder (events, series, registrations, keys, webhooks)
+                          into an empty PostgreSQL database (needs the pg package)
 
 keys, verify and backup also take --store postgres://... (or STORE; "postgres" alone reads
-DATABASE_URL): the keys and the log are then the database's.
+DATABASE_URL): the keys and the log are then the database's (a backup from it holds the log
+alone: keep keys and webhooks apart, as docs/postgres.md says).
 
 Every command takes --data-dir DIR (or DATA_DIR; default ./data) anywhere after it; the folder must
 exist (the server creates it on its first start). --version prints the version, --help this text.

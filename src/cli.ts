@@ -18,6 +18,7 @@ import { parseStoreUrl, StoreUrlError } from './store/postgres/hosts.js';
 import { unknownCommandMessage, unknownFlagMessage } from './lib/near-name.js';
 import { exitAfterOutput } from './lib/exit-after-output.js';
 import { cliUsage } from './cli-usage.js';
+import { lockedTables } from './store/postgres/locked-tables.js';
 import { unreachableDatabase } from './store/postgres/unreachable.js';
 
 /** A mistake in the command line: exit 2. `complete`: the message already says where to look, no "see --help" is added. */
@@ -309,7 +310,7 @@ function describe(error: unknown): string {
   const { code, path: file, syscall } = error as NodeJS.ErrnoException;
   // A write to a file already open names no file: what to do about it is the same whichever file it was.
   if (file === undefined && (code === 'ENOSPC' || code === 'EDQUOT')) return `${error.message}: the disk has no room; free some space and run the command again (nothing was changed)`;
-  if (code === undefined || file === undefined) return unreachableDatabase(error) ?? error.message;
+  if (code === undefined || file === undefined) return unreachableDatabase(error) ?? lockedTables(error) ?? error.message;
   const reasons: Record<string, string> = {
     ENOENT: 'does not exist (nor does its folder, or a part of its path)',
     EACCES: 'is not accessible: permission denied',

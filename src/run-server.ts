@@ -7,6 +7,7 @@ import { createLogger, type Logger } from './log/logger.js';
 import { StderrLog } from './log/stderr-log.js';
 import { startServer, type RunningServer } from './start-server.js';
 import { firstKeyNotice } from './auth/first-key-notice.js';
+import { lockedTables } from './store/postgres/locked-tables.js';
 import { unreachableDatabase } from './store/postgres/unreachable.js';
 import { parseStoreUrl } from './store/postgres/hosts.js';
 import { permissionHint, rootOnOthersFolder } from './lib/fs/owner-hint.js';
@@ -100,7 +101,7 @@ export async function runServer(takeSignals: TakeSignals): Promise<void> {
     const reason =
       code === 'EADDRINUSE'
         ? `port ${config.port} on ${config.host} is already in use`
-        : (unknownListenHost(error, config) ?? unreachableDatabase(error) ?? `${(error as Error).message}${hint === undefined ? '' : `: ${hint}`}`);
+        : (unknownListenHost(error, config) ?? unreachableDatabase(error) ?? lockedTables(error) ?? `${(error as Error).message}${hint === undefined ? '' : `: ${hint}`}`);
     // A line like every other on stderr (JSON, or readable on a terminal), written whatever the log level.
     const fatal = createLogger({ level: 'error', write: (text) => process.stderr.write(text), pretty: process.stderr.isTTY === true });
     fatal.error(`cannot start: ${reason}`, { ...where(config), code });

@@ -308,6 +308,33 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
     }
   });
 
+  it('a start while another session holds the tables locked (a migrate copying a folder in) is refused after the 3 s lock time-out, saying so rather than PostgreSQL\'s own words', async () => {
+    const url = await pg.database('locked');
+    assert.equal(runCli(['keys', 'list', '--store', url]).status, 0);
+    assert.equal(runCli(['keys', 'create', '--name', 'Ada', '--email', 'ada@campus.edu', '--store', url]).status, 0, 'the schema made');
+    const db = await connect(url);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holding = db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE campus_log, campus_checkpoints, campus_keys, campus_webhooks IN ACCESS EXCLUSIVE MODE');
+      locked();
+      await held;
+    });
+    try {
+      await isLocked;
+      // The lock is the database's: spawnSync blocking this process leaves it held.
+      const result = runServer(['--port', '0', '--store', url], {}, 20_000);
+      assert.equal(result.status, 1, result.stderr);
+      assert.match(result.stderr, /cannot start: the database's tables stayed locked by another session for over 3 s \(a migrate still copying a folder into it\?\): try again once it is done/);
+    } finally {
+      release();
+      await holding;
+      await db.end();
+    }
+  });
+
   it('a database whose schema is newer than the program is refused: exit 1, the reason on stderr', async () => {
     const url = await pg.database('newer');
     const db = await connect(url);
