@@ -57,12 +57,17 @@ export function parseSeries(stored: StoredDocument): SeriesDocument {
   return JSON.parse(stored.json) as SeriesDocument;
 }
 
-/** The JSON the store keeps, fields in a fixed order. */
+/**
+ * The JSON the store keeps, fields in a fixed order and `detached` by id: one series, one text, however its map was
+ * built (a PUT that changes nothing is found by comparing them).
+ */
 export function seriesJson(series: SeriesDocument): string {
+  const detached: Record<string, string> = {};
+  for (const id of Object.keys(series.detached).sort()) detached[id] = series.detached[id]!;
   return JSON.stringify({
     ...viewFields(series),
     occurrences: series.occurrences,
-    detached: series.detached,
+    detached,
     ...(series.carried === undefined || series.carried.length === 0 ? {} : { carried: series.carried }),
   });
 }

@@ -121,6 +121,18 @@ describe('/series', () => {
     assertError(stale, 412, 'precondition_failed');
   });
 
+  it('a PUT /series that changes nothing keeps the ETag also when occurrences were edited alone out of date order (the series as read, its title, its schedule)', async () => {
+    const series = await create(lectures());
+    const list = await occurrences(series.id);
+    for (const index of [2, 1]) assert.equal((await h.request('PUT', `/events/${list[index]!.id}`, { key: h.keys.organizer, body: { title: `Alone ${index}` } })).status, 200);
+    const read = await h.request('GET', `/series/${series.id}`, { key: h.keys.reader });
+    for (const body of [{ title: series.title }, { recurrence: series.recurrence, start_time: series.start_time }, read.json]) {
+      const same = await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body, headers: { 'If-Match': read.headers['ETag']! } });
+      assert.equal(same.status, 200, same.text ?? '');
+      assert.equal(same.headers['ETag'], read.headers['ETag'], `nothing written for ${JSON.stringify(body).slice(0, 80)}`);
+    }
+  });
+
   it('PUT /series of a longer lecture lengthens an occurrence whose title was edited alone, not one whose end was edited alone', async () => {
     const series = await create(lectures({ recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=3' }));
     const [renamed, moved, plain] = await occurrences(series.id);
