@@ -39,6 +39,11 @@ export interface SeriesDocument extends SharedFields, ScheduleFields {
    * Absent when none.
    */
   carried?: string[];
+  /**
+   * Occurrences edited alone whose own start or end was set: a new length passes them by, also once a schedule gives
+   * the times they have. Absent when none (and in series written before 2026-12-02, whose times tell it instead).
+   */
+  retimed?: string[];
   /** API.md §14: absent means `published` (and a published series holds none). */
   status?: EventStatus;
   /** Why a reviewer sent it back to `draft`, until its next change. */
@@ -69,6 +74,7 @@ export function seriesJson(series: SeriesDocument): string {
     occurrences: series.occurrences,
     detached,
     ...(series.carried === undefined || series.carried.length === 0 ? {} : { carried: series.carried }),
+    ...(series.retimed === undefined || series.retimed.length === 0 ? {} : { retimed: [...series.retimed].sort() }),
   });
 }
 

@@ -60,7 +60,7 @@ export function planUpdate(current: SeriesDocument, input: SeriesInput, context:
       if (event.startMs <= nowMs) continue;
       if (slot !== undefined) {
         // Edited alone: its own fields stay, and its times too once its own start or end was edited; else a new length reaches it.
-        const timesAsScheduled = event.startMs === slotMs && event.endMs === endBefore(slotMs);
+        const timesAsScheduled = current.retimed?.includes(id) !== true && event.startMs === slotMs && event.endMs === endBefore(slotMs);
         if (timesAsScheduled && next!.endMs !== event.endMs) events.push({ id, record: { ...toRecord(event), end_time: formatTime(next!.endMs) } });
         continue;
       }
@@ -86,6 +86,7 @@ export function planUpdate(current: SeriesDocument, input: SeriesInput, context:
     occurrences.push(eventId);
   }
   const document: SeriesDocument = { ...current, ...input.shared, ...input.schedule, occurrences, detached };
+  if (current.retimed !== undefined) document.retimed = current.retimed.filter((id) => Object.hasOwn(detached, id));
   return { plan: { events, documents: [{ collection: SERIES_COLLECTION, id: current.id, json: seriesJson(document) }] }, document };
 }
 
@@ -111,20 +112,23 @@ export function withoutOccurrence(series: SeriesDocument, event: StoredEvent): S
   if (exdates.length > MAX_OCCURRENCES) exdates = exdates.filter((each) => starts.has(Date.parse(each)));
   const after: SeriesDocument = { ...series, exdates, occurrences: series.occurrences.filter((id) => id !== event.id), detached };
   if (series.carried !== undefined) after.carried = series.carried.filter((id) => id !== event.id);
+  if (series.retimed !== undefined) after.retimed = series.retimed.filter((id) => id !== event.id);
   return after;
 }
 
 /**
- * The series after its occurrence `event` is edited alone into `next`: shared-field changes pass it by from now on,
- * and a status or cancellation reason of its own (a move, a reason of its own) takes it out of what the series'
- * cancellation carried: from then on only its own moves move it.
+ * The series after its occurrence `event` is edited alone into `next`: shared-field changes pass it by from now on
+ * (and a new length too, once its own start or end was set); a status or cancellation reason of its own takes it out
+ * of what the series' cancellation carried: from then on only its own moves move it.
  */
 export function withDetached(series: SeriesDocument, event: StoredEvent, next: EventRecord): SeriesDocument {
   const ownStatus = (next.status ?? 'published') !== (event.status ?? 'published') || next.cancellation_reason !== toRecord(event).cancellation_reason;
   const released = ownStatus && series.carried?.includes(event.id) === true;
-  if (Object.hasOwn(series.detached, event.id) && !released) return series;
+  const retimed = (Date.parse(next.start_time) !== event.startMs || Date.parse(next.end_time) !== event.endMs) && series.retimed?.includes(event.id) !== true;
+  if (Object.hasOwn(series.detached, event.id) && !released && !retimed) return series;
   const after = { ...series, detached: { ...series.detached, [event.id]: series.detached[event.id] ?? formatTime(event.startMs) } };
   if (released) after.carried = series.carried!.filter((id) => id !== event.id);
+  if (retimed) after.retimed = [...(series.retimed ?? []), event.id];
   return after;
 }
 

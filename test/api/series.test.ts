@@ -147,6 +147,19 @@ describe('/series', () => {
     assert.equal(after[0]!.title, 'Guest lecture');
   });
 
+  it('an occurrence whose own end was set keeps it through a new length that happens to give the same end, and the next one', async () => {
+    const series = await create(lectures({ recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=2' }));
+    const [first, moved] = await occurrences(series.id);
+    const ownEnd = '2027-10-26T09:45:00.000Z'; // 11:45 in Berlin
+    assert.equal((await h.request('PUT', `/events/${moved!.id}`, { key: h.keys.organizer, body: { end_time: ownEnd } })).status, 200);
+    assert.equal((await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { end_time: '2027-10-19T11:45:00+02:00' } })).status, 200);
+    assert.deepEqual((await occurrences(series.id)).map((each) => each.end_time), ['2027-10-19T09:45:00.000Z', ownEnd], 'the schedule meets its own end');
+    assert.equal((await h.request('PUT', `/series/${series.id}`, { key: h.keys.organizer, body: { end_time: '2027-10-19T12:00:00+02:00' } })).status, 200);
+    const after = await occurrences(series.id);
+    assert.deepEqual(after.map((each) => each.id), [first!.id, moved!.id]);
+    assert.deepEqual(after.map((each) => each.end_time), ['2027-10-19T10:00:00.000Z', ownEnd], 'the end its organizer set stays');
+  });
+
   it('a schedule change keeps the ids and registrations of occurrences whose start stays, and refuses (409) to drop one with registrations', async () => {
     const series = await create(lectures({ recurrence: 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10' }));
     const before = await occurrences(series.id);
