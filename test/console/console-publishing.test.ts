@@ -133,7 +133,7 @@ test('submit → reject → fix → resubmit: the reason is required, and the re
     await dialog.getByText('Nothing was changed: see the message under the reason.').waitFor();
     assert.notEqual(await fieldMessage(admin, 'Reason'), '', 'the problem is shown next to the reason');
     assert.equal(await admin.getByLabel('Reason', { exact: true }).getAttribute('aria-invalid'), 'true');
-    assert.equal(await fieldMessage(admin, 'Reason'), 'Reason cannot be empty.');
+    assert.equal(await fieldMessage(admin, 'Reason'), 'Reason cannot be empty or only spaces.');
     assert.equal((await read(id, 'admin'))?.status, 'pending', 'nothing was written');
     assert.deepEqual(rejections, [], 'an empty reason is not sent');
     await checkScreen(admin, 'reject-dialog');
@@ -649,6 +649,28 @@ test('rejecting on a page read before its organizer withdrew it: the dialog clos
       .waitFor();
     const stored = await read(id, 'admin');
     assert.deepEqual([stored?.status, stored?.review_note], ['draft', undefined], 'withdrawn, and no note from a rejection on the old tag');
+    assertClean(browsing);
+  } finally {
+    await page.close();
+  }
+});
+
+test('rejecting from a queue another admin already emptied of it: a reason of spaces is refused in the dialog; then the refusal (409) closes the dialog, names the event and the queue is read again without its row', { skip, timeout: TIMEOUT_MS }, async () => {
+  const title = 'Rejected twice';
+  const { id, page } = await queuedAndShown(title, '2027-06-07');
+  try {
+    assert.equal((await journey.api('POST', `/events/${id}/reject`, journey.keys.admin, { reason: 'Book a bigger room.' })).status, 200);
+    await page.getByRole('button', { name: `Reject ${title}` }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Reason').fill('   ');
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+    await dialog.getByText('Reason cannot be empty or only spaces.').waitFor();
+    await dialog.getByLabel('Reason').fill('The date clashes with finals.');
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('alert').filter({ hasText: `“${title}”: ` }).filter({ hasText: '"draft"' }).waitFor();
+    await page.getByRole('link', { name: title }).waitFor({ state: 'detached' });
+    assert.equal((await read(id, 'admin'))?.review_note, 'Book a bigger room.', 'the first reviewer\'s note stands');
     assertClean(browsing);
   } finally {
     await page.close();

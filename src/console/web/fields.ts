@@ -170,7 +170,12 @@ export function deleteFailureSentence(error: unknown, what: 'event' | 'series'):
  * sentence then says so rather than guess at an edit.
  */
 export function alertMoveFailure(alert: HTMLElement, error: unknown, what: 'event' | 'series', undone: string, before: PublishStatus | undefined, reload: () => Promise<PublishStatus | undefined>): void {
-  if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) return alertFailure(alert, error);
+  if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) {
+    alertFailure(alert, error);
+    // Moved (409), deleted (404) or given to another organizer (403) elsewhere: the page is read again, the alert kept.
+    if (error instanceof ApiProblem && (error.status === 409 || error.status === 404 || error.status === 403)) void reload();
+    return;
+  }
   showAlert(alert, `${changedSince(what)}, so it was not ${undone}. It is shown again as it is now: try again if you still mean to.`);
   alert.focus();
   void reload().then((now) => {

@@ -8,6 +8,9 @@ import { outcomeSentence, statusOf, submitLabel } from './status.js';
 import type { Publishing } from './types.js';
 import type { ConsoleContext } from './context.js';
 
+/** Refusals that say the thing changed or went since it was shown: a dialog's second try would meet the same. */
+const OUTDATED: ReadonlySet<string> = new Set(['precondition_failed', 'conflict', 'not_found', 'forbidden']);
+
 /** What the moves read of an event or a series. */
 export interface Publishable extends Publishing, OwnedEvent {
   id: string;
@@ -105,14 +108,15 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
       case 'cancel':
       case 'reject': {
         let answer: Publishable | undefined;
-        // Refused because it changed after the page read it (412): sending again from the dialog would send the same
-        // old ETag, so the dialog closes and the page says what changed, as for a move without a dialog.
+        // Refused because it changed or went after the page read it (412 edited, 409 moved, 404 deleted, 403 given to
+        // another organizer): sending again from the dialog cannot help, so the dialog closes and the page (or the list)
+        // says what happened and reads it again, as for a move without a dialog.
         let outdated: ApiProblem | undefined;
         const sendOrClose = async (body: unknown): Promise<void> => {
           try {
             answer = await send(move === 'cancel' ? 'PUT' : 'POST', move === 'cancel' ? path : `${path}/reject`, body);
           } catch (error) {
-            if (!(error instanceof ApiProblem && error.code === 'precondition_failed')) throw error;
+            if (!(error instanceof ApiProblem && OUTDATED.has(error.code))) throw error;
             outdated = error;
           }
         };

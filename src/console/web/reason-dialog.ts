@@ -40,9 +40,9 @@ export function askReason(request: ReasonRequest): Promise<boolean> {
       hideAlert(alert);
       clearProblems([reason]);
       const text = reason.control.value;
-      if (!request.optional && text === '') {
-        // A required reason left empty is refused here, in the server's words, rather than sent to be refused.
-        showProblems([reason], [{ field: request.field, message: `${request.field} must be 1–500 characters, got 0` }], formWords([reason], 'UTC'));
+      if (!request.optional && text.trim() === '') {
+        // A required reason left empty (or only spaces, which would reach the organizer as a blank note) is refused here.
+        showProblems([reason], [{ field: request.field, message: `${request.field} must be 1–500 characters after trimming, got 0` }], formWords([reason], 'UTC'));
         showAlert(alert, 'Nothing was changed: see the message under the reason.');
         return;
       }
