@@ -5,7 +5,7 @@ import { formatTime } from '../events/time.js';
 import type { GroupPlan, GroupView } from '../store/event-store.js';
 import { occurrenceEnds, ruleStarts, type Occurrence } from './expand.js';
 import { MAX_OCCURRENCES, parseRecurrence } from './recurrence-rule.js';
-import { SERIES_COLLECTION, seriesJson, type SeriesDocument, type SharedFields } from './series-document.js';
+import { SERIES_COLLECTION, seriesJson, seriesStatus, type SeriesDocument, type SharedFields } from './series-document.js';
 import type { SeriesInput } from './series-input.js';
 
 /** What a plan needs from the world: the time now, new event ids, and the latest state. */
@@ -78,15 +78,22 @@ export function planUpdate(current: SeriesDocument, input: SeriesInput, context:
     }
     events.push({ id, record: null });
   }
+  const made: string[] = [];
   for (const occurrence of input.occurrences) {
     if (covered.has(occurrence.startMs) || occurrence.startMs <= nowMs) continue;
     const eventId = context.newEventId();
     // With the series' status before this write: a status the write moves it to is applied after (series-publishing.ts).
     events.push({ id: eventId, record: occurrenceRecord(eventId, current.id, input.shared, occurrence, new Date(nowMs).toISOString(), current) });
     occurrences.push(eventId);
+    made.push(eventId);
   }
   const document: SeriesDocument = { ...current, ...input.shared, ...input.schedule, occurrences, detached };
   if (current.retimed !== undefined) document.retimed = current.retimed.filter((id) => Object.hasOwn(detached, id));
+  // New occurrences of a series its cancellation moved (cancelled, or on its way back) are the cancellation's too: they
+  // follow the series back, edited alone meanwhile or not.
+  const kept = new Set(occurrences);
+  if (current.carried !== undefined) document.carried = current.carried.filter((id) => kept.has(id));
+  if (seriesStatus(current) === 'cancelled' || (current.carried?.length ?? 0) > 0) document.carried = [...(document.carried ?? []), ...made];
   return { plan: { events, documents: [{ collection: SERIES_COLLECTION, id: current.id, json: seriesJson(document) }] }, document };
 }
 

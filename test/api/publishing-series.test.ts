@@ -131,6 +131,16 @@ describe('series statuses', () => {
     await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { location: 'Hall D' } });
     assert.equal((await h.request('GET', `/events/${ids[1]}`, { key: h.keys.reader })).json.location, 'Hall C', 'shared changes pass it by');
 
+    // An occurrence a schedule change adds while the series is cancelled is cancelled by the series too.
+    await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { status: 'cancelled' } });
+    const longer = daily(4, 2);
+    assert.equal((await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { recurrence: longer['recurrence'] } })).status, 200);
+    const added = (await h.request('GET', `/events?series_id=${id}&status=cancelled`, { key: h.keys.reader })).json.events.map((event: { id: string }) => event.id).filter((each: string) => !ids.includes(each));
+    assert.equal(added.length, 1, 'the fourth day');
+    assert.equal((await h.request('PUT', `/events/${added[0]}`, { key: h.keys.admin, body: { location: 'Hall E' } })).json.status, 'cancelled');
+    await h.request('PUT', `/series/${id}`, { key: h.keys.admin, body: { status: 'published' } });
+    assert.deepEqual(await statuses(h, id), ['published', 'published', 'published', 'published']);
+
     // Through approval: one edited while cancelled, another while its restore waits for approval.
     const r = required;
     const own = (await r.request('POST', '/series', { key: r.keys.organizer, body: daily(3, 2) })).json;
