@@ -173,7 +173,9 @@ describe('an instance paused (SIGSTOP) while another writes', { skip, timeout: 1
         const revoked = asReader();
         await new Promise((resolve) => setTimeout(resolve, 100));
         two.resume(1);
-        assert.equal(((await (await read).json()) as { location: string }).location, location, `round ${round}: the read that waited for the resume`);
+        const answer = await read;
+        const body = (await answer.json()) as { location?: string };
+        assert.equal(body.location, location, `round ${round}: the read that waited for the resume, answered ${answer.status} ${JSON.stringify(body).slice(0, 300)}`);
         const page = (await (await changes).json()) as { changes: { id: string }[] };
         assert.ok(page.changes.some((entry) => entry.id === created.id), `round ${round}: /changes after the resume lists the update`);
         assert.equal((await revoked).status, 401, `round ${round}: the key revoked meanwhile is refused`);
