@@ -450,6 +450,9 @@ test("the queue's buttons tell a series from its occurrences, and each occurrenc
     assert.equal(names.length, 4, names.join(' | '));
     assert.equal(new Set(names).size, 4, `four different names: ${names.join(' | ')}`);
     assert.equal(names.filter((name) => name === `Approve series ${title}`).length, 1, names.join(' | '));
+    // Approved as a series, the sentence does not promise what the series' move passes by.
+    await page.getByRole('button', { name: `Approve series ${title}` }).click();
+    await outcome(page, `“${title}” is approved: everyone can see its occurrences now, except any edited on its own, which waits for its own approval.`);
     assertClean(browsing);
   } finally {
     await page.close();

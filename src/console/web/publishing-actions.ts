@@ -150,6 +150,8 @@ export function moveButtons(ctx: ConsoleContext, item: Publishable, options: Mov
     const title = updated.title;
     if (move === 'withdraw') return `“${title}” is withdrawn: a draft again, seen only by its organizer and administrators.`;
     if (move === 'reject') return `“${title}” is sent back to its organizer with your note.`;
+    // A series' approval passes by an occurrence edited on its own (API.md §14): that one waits on its own.
+    if (move === 'approve' && options.kind === 'series') return `“${title}” is approved: everyone can see its occurrences now, except any edited on its own, which waits for its own approval.`;
     if (move === 'approve') return `“${title}” is approved: everyone can see it now.`;
     return outcomeSentence(title, statusOf(updated));
   };
