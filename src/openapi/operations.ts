@@ -21,9 +21,11 @@ export const KEY_ERRORS: readonly number[] = [401, 403, 429];
 /** Errors of any request that reads a JSON body. */
 export const BODY_ERRORS: readonly number[] = [413, 415];
 
-const ORDER_NOTE = 'When a request has several faults, the first in this order answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, If-Match, fields, state.';
-/** The same for a create that honours Idempotency-Key. */
-const CREATE_ORDER_NOTE = 'When a request has several faults, the first in this order answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, Idempotency-Key reuse (422, 409), fields, state.';
+/** API.md §3's order of faults, with the step between the owner and the fields that the operation has. */
+const faultOrder = (step: string): string => `When a request has several faults, the first in this order answers: unknown path, method, key, rate, role, media type, size, JSON, unknown id, owner, ${step}, fields, state.`;
+const ORDER_NOTE = faultOrder('If-Match');
+/** A create honours Idempotency-Key, not If-Match. */
+const CREATE_ORDER_NOTE = faultOrder('Idempotency-Key reuse (422, 409)');
 
 /** Every operation of the contract (API.md §5). */
 export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {

@@ -1,7 +1,7 @@
 // A start or a command that waited too long for a lock another session holds, as a sentence an operator can act on.
 
 /** PostgreSQL's SQLSTATE for `lock_timeout` running out (lock_not_available). */
-const LOCK_NOT_AVAILABLE = '55P03';
+export const LOCK_NOT_AVAILABLE = '55P03';
 
 /**
  * The sentence for a wait on a lock that ran out (the session's 3 s `lock_timeout`): the one long holder there is, a

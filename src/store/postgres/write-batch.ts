@@ -10,6 +10,7 @@ import { catchUpQuery, type LogRow } from './catch-up.js';
 import { resolveCommit } from './commit-outcome.js';
 import { LOG_CHANNEL, LOG_LOCK, seqOfLine } from './log-table.js';
 import { newerSchemaSince, SCHEMA_VERSION_SQL, SchemaTooNewError } from './schema.js';
+import { LOCK_NOT_AVAILABLE } from './locked-tables.js';
 
 /**
  * How long the wait for a write transaction's connection may take before the database counts as unreachable. Once it
@@ -295,7 +296,7 @@ export class WriteBatches {
     // Writes not taken yet (the transaction never got its lock) fail with it; a new write starts a new batch.
     for (const intent of intents) intent.reject(unknown ? failure : this.#host.unavailable(intent.idem));
     const probeAlone = intents.length > 0 && intents.every((intent) => intent.probe === true);
-    if (errorCode(failure) !== '55P03' && !probeAlone) this.#host.lost(failure);
+    if (errorCode(failure) !== LOCK_NOT_AVAILABLE && !probeAlone) this.#host.lost(failure);
   }
 
   /** Runs one write in the batch's queue; an Idempotency-Key another instance answered meanwhile replays instead. */
