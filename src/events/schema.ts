@@ -18,6 +18,12 @@ export interface FieldRule {
 
 /** A text of one line: no control character (C0, DEL, C1). */
 export const LINE_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+/**
+ * A one-line text stored trimmed: no control character, and at least one character that trimming keeps (JavaScript's
+ * `\s` is the set `String.prototype.trim` removes). Its maxLength counts the spaces around too, so the schema is the
+ * stricter of the two: a text it accepts the service accepts.
+ */
+export const TRIMMED_LINE_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$';
 /** A text of several lines: tab, newline and carriage return, and no other control character. */
 export const LINES_PATTERN = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$';
 
@@ -45,10 +51,10 @@ const timeSchema = { type: 'string', format: 'date-time', description: 'RFC 3339
 /** Every field of an event, in the order responses carry them. */
 export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
   id: { access: 'read-only', required: false, schema: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16,}$' } },
-  title: { access: 'writable', required: true, check: text({ min: 1, max: 200, trim: true }), schema: { type: 'string', minLength: 1, maxLength: 200, pattern: LINE_PATTERN, description: 'Stored trimmed; no control characters.' } },
+  title: { access: 'writable', required: true, check: text({ min: 1, max: 200, trim: true }), schema: { type: 'string', minLength: 1, maxLength: 200, pattern: TRIMMED_LINE_PATTERN, description: 'At most 200 characters once trimmed, not only spaces; stored trimmed; no control characters.' } },
   description: { access: 'writable', required: false, check: text({ min: 0, max: 5000, multiline: true }), schema: { type: 'string', maxLength: 5000, pattern: LINES_PATTERN, default: '', description: 'Tab, newline and carriage return allowed; no other control characters.' } },
   category: { access: 'writable', required: true, check: oneOf(CATEGORIES), schema: { type: 'string', enum: [...CATEGORIES] } },
-  location: { access: 'writable', required: true, check: text({ min: 1, max: 200, trim: true }), schema: { type: 'string', minLength: 1, maxLength: 200, pattern: LINE_PATTERN, description: 'Stored trimmed; no control characters.' } },
+  location: { access: 'writable', required: true, check: text({ min: 1, max: 200, trim: true }), schema: { type: 'string', minLength: 1, maxLength: 200, pattern: TRIMMED_LINE_PATTERN, description: 'At most 200 characters once trimmed, not only spaces; stored trimmed; no control characters.' } },
   start_time: { access: 'writable', required: true, check: dateTime, schema: timeSchema },
   end_time: { access: 'writable', required: true, check: dateTime, schema: { ...timeSchema, description: `Strictly after start_time. ${timeSchema.description}` } },
   capacity: { access: 'writable', required: true, check: integer(1, 100_000), schema: { type: 'integer', minimum: 1, maximum: 100_000 } },
@@ -61,7 +67,7 @@ export const EVENT_FIELDS: Readonly<Record<string, FieldRule>> = Object.freeze({
       type: 'object',
       additionalProperties: false,
       required: ['name', 'email'],
-      properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: LINE_PATTERN }, email: EMAIL_SCHEMA },
+      properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: TRIMMED_LINE_PATTERN }, email: EMAIL_SCHEMA },
       description: 'Set by an admin key; otherwise the owner of the key that created the event.',
     },
   },

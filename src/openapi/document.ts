@@ -188,7 +188,7 @@ function operationResponses(spec: OperationSpec): JsonObject {
   for (const [status, success] of Object.entries(spec.responses)) {
     const response: JsonObject = {
       description: success.description,
-      headers: headerRefs([...COMMON_HEADERS, ...keyHeaders, ...(success.headers ?? [])]),
+      headers: headerRefs([...COMMON_HEADERS, ...keyHeaders, ...(success.headers ?? [])], [...keyHeaders, ...(success.headers ?? [])]),
     };
     if (success.text !== undefined) response['content'] = { [success.text.mediaType]: { schema: { type: 'string', description: success.text.description } } };
     else if (success.schema !== undefined) response['content'] = { [JSON_MEDIA]: { schema: schemaRef(success.schema) } };

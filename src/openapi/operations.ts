@@ -187,7 +187,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       '200': {
         description: 'A page of changes (with Last-Seq, where the feed ends now), or (Accept: text/event-stream) a stream of them.',
         schema: 'ChangePage',
-        headers: ['Last-Seq', 'Cache-Control'],
+        headers: ['Last-Seq', 'Cache-Control', 'X-Accel-Buffering'],
         alternative: { mediaType: 'text/event-stream', description: 'Server-Sent Events: per change, id: SEQ, event: change, data: one ChangeEntry as JSON, then a blank line; a comment line (: keep-alive) every 15 s.' },
       },
     },

@@ -68,7 +68,7 @@ export function componentParameters(): Record<string, Parameter> {
       name: 'Last-Event-ID',
       in: 'header',
       required: false,
-      description: 'With Accept: text/event-stream: the id of the last change received (an SSE client sends it when it reconnects; EventSource in a browser cannot send Authorization, so follow the stream with fetch); it wins over since. Not an integer ≥ 0: 400; older than what compaction kept or newer than the last write: 410.',
+      description: 'With Accept: text/event-stream: the id of the last change received (an SSE client sends it when it reconnects; EventSource in a browser cannot send Authorization, so follow the stream with fetch); it wins over since. An empty one counts as none (since is used); not an integer ≥ 0: 400; older than what compaction kept or newer than the last write: 410.',
       schema: { type: 'integer', minimum: 0 },
     },
     IdempotencyKey: {
@@ -76,7 +76,7 @@ export function componentParameters(): Record<string, Parameter> {
       in: 'header',
       required: false,
       description:
-        '1–255 printable ASCII characters (else 400), e.g. a UUID the client made, sent once (two Idempotency-Key lines: 400). A retry with the same key from the same API key within 24 hours gets the first answer again (same status and body, plus Idempotent-Replayed: true) and writes nothing. ' +
+        '1–255 printable ASCII characters (else 400), e.g. a UUID the client made, sent once (two Idempotency-Key lines: 400). Spaces at either end are not part of it (HTTP drops them): "a" and " a " are one key. A retry with the same key from the same API key within 24 hours gets the first answer again (same status and body, plus Idempotent-Replayed: true) and writes nothing. ' +
         'Only a 201 is remembered. The same key with different body bytes or on another path: 422 idempotency_key_reused; while the first request is still being written: 409. ' +
         'Each API key may hold at most ceil(RATE_LIMIT × 86400 / RATE_WINDOW) live keys (answers younger than 24 hours, and requests in flight); past that, a new key is refused with 429 and Retry-After (until its oldest answer is forgotten), while retries of keys already used still replay.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },

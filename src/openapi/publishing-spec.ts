@@ -44,7 +44,7 @@ export function publishingParameters(): Record<string, Schema> {
       in: 'query',
       required: false,
       description: 'published or cancelled (or both, comma-separated; the default). Drafts and pending events are in no calendar: asking for draft or pending is a 403 for a reader or feed key (as on GET /events), else a 400 naming status.',
-      schema: { type: 'string', pattern: '^(published|cancelled)(,(published|cancelled))?$' },
+      schema: { type: 'string', pattern: '^(published|cancelled|published,cancelled|cancelled,published)$' },
     },
     SeriesStatusQuery: {
       name: 'status',

@@ -14,9 +14,9 @@ export interface RateLimits {
 /** The media type of every JSON body. */
 export const JSON_MEDIA = 'application/json';
 
-/** `#/components/headers/NAME`. */
-export function headerRef(name: string): Component {
-  return { $ref: `#/components/headers/${name}` };
+/** `#/components/headers/NAME`, or its variant marked required when the response always carries it. */
+export function headerRef(name: string, always = false): Component {
+  return { $ref: `#/components/headers/${always && ALWAYS_VARIANTS.includes(name) ? `${name}${ALWAYS_SUFFIX}` : name}` };
 }
 
 /** The headers every response carries. */
@@ -25,18 +25,32 @@ export const COMMON_HEADERS = ['API-Version', 'X-Request-Id'] as const;
 /** The headers every response to a request with a good key carries. */
 export const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'] as const;
 
-/** Headers by name, referenced from a response. */
-export function headerRefs(names: readonly string[]): Record<string, Component> {
-  return Object.fromEntries(names.map((name) => [name, headerRef(name)]));
+/**
+ * Headers some responses always carry and others only sometimes (the rate-limit ones not before the key is checked,
+ * Retry-After on a 409 or 503 only when the cause passes by itself): each has a second component marked required, which
+ * the responses that always carry it reference, so a generated client types it as there.
+ */
+const ALWAYS_VARIANTS: readonly string[] = ['Retry-After', ...RATE_LIMIT_HEADERS];
+const ALWAYS_SUFFIX = '.sent';
+
+/** Headers by name, referenced from a response; those in `always` it always carries. */
+export function headerRefs(names: readonly string[], always: readonly string[] = []): Record<string, Component> {
+  return Object.fromEntries(names.map((name) => [name, headerRef(name, always.includes(name))]));
 }
 
 /** Every header of `components.headers`. */
 export function componentHeaders(limits: RateLimits): Record<string, Component> {
+  const headers = headerComponents(limits);
+  for (const name of ALWAYS_VARIANTS) headers[`${name}${ALWAYS_SUFFIX}`] = required(headers[name]!);
+  return headers;
+}
+
+function headerComponents(limits: RateLimits): Record<string, Component> {
   const { rateLimit, rateWindow } = limits;
   return {
     'API-Version': required(header('The version of the API that answered.', { type: 'string', const: API_VERSION })),
     'X-Request-Id': required(header("The request's id: the one it sent when valid, else a new one. The log finds a request by it.", { type: 'string' })),
-    ETag: header('A strong ETag: of the event state (it changes with every change; send it back in If-Match or If-None-Match), or of a list page (send it back in If-None-Match).', { type: 'string' }, '"1f"'),
+    ETag: required(header('A strong ETag: of the event state (it changes with every change; send it back in If-Match or If-None-Match), or of a list page (send it back in If-None-Match).', { type: 'string' }, '"1f"')),
     'Idempotent-Replayed': header('true when this is the remembered answer to an earlier request with the same Idempotency-Key: nothing was written this time.', { type: 'string', const: 'true' }),
     Location: required(header('The new resource: /events/{id}, /events/{id}/registrations/{reg_id}, /series/{id} or /webhooks/{id}, under /v1 when the request came in under it.', { type: 'string' }, '/events/evt_4q0KxV7mW2dJr9TzLb8sNc')),
     Link: header('RFC 8288 links to the first and last pages, and to the next and prev pages where they exist, keeping the filters, limit and the /v1 prefix if used.', { type: 'string' }, '</events?category=academic&limit=50&page=1>; rel="first", </events?category=academic&limit=50&page=2>; rel="next", </events?category=academic&limit=50&page=2>; rel="last"'),
@@ -47,9 +61,10 @@ export function componentHeaders(limits: RateLimits): Record<string, Component> 
     RateLimit: header('Remaining requests and seconds to reset, as the IETF RateLimit headers draft writes them.', { type: 'string' }, `"default";r=${rateLimit - 1};t=${rateWindow}`),
     'WWW-Authenticate': required(header('The RFC 6750 challenge; error="invalid_token" when a key was given.', { type: 'string' }, 'Bearer realm="campus-events"')),
     'Retry-After': header('Whole seconds to wait before retrying: on every 429; on a 409 only while the same Idempotency-Key is still being written; on a 503 when the cause is expected to pass by itself (a database out of reach, a write whose outcome is unknown).', { type: 'integer', minimum: 1 }),
-    'Last-Seq': header('The sequence number of the newest durable write: what next_since is once more is false. A client that needs only the changes from now on (it has just read the events) asks once with limit=1 and streams or polls from it.', { type: 'integer', minimum: 0 }, 1234),
-    'Cache-Control': header('no-store on every error and on the change feed; private, no-cache on the calendar feed (a calendar program may keep it, and asks again with If-None-Match).', { type: 'string', enum: ['no-store', 'private, no-cache'] }),
-    Allow: header('Every method of the path, HEAD and OPTIONS included.', { type: 'string' }, 'GET, HEAD, PUT, DELETE, OPTIONS'),
+    'Last-Seq': header('On a JSON page (not a stream): the sequence number of the newest durable write: what next_since is once more is false. A client that needs only the changes from now on (it has just read the events) asks once with limit=1 and streams or polls from it.', { type: 'integer', minimum: 0 }, 1234),
+    'X-Accel-Buffering': header('no, on a stream of Server-Sent Events: asks a reverse proxy in front (nginx) to pass each change on at once instead of buffering it.', { type: 'string', const: 'no' }),
+    'Cache-Control': required(header('no-store on every error and on the change feed; private, no-cache on the calendar feed (a calendar program may keep it, and asks again with If-None-Match).', { type: 'string', enum: ['no-store', 'private, no-cache'] })),
+    Allow: required(header('Every method of the path, HEAD and OPTIONS included.', { type: 'string' }, 'GET, HEAD, PUT, DELETE, OPTIONS')),
   };
 }
 
@@ -57,11 +72,7 @@ function header(description: string, schema: Record<string, unknown>, example?: 
   return example === undefined ? { description, schema } : { description, schema, example };
 }
 
-/**
- * A header sent on every response that references it, so a generated client types it as always there. The others are
- * sent on some of their responses only: the rate-limit ones not before the key is checked (a bad query's 400, a 405),
- * Retry-After on a 409 or 503 only when the cause passes by itself, ETag not on every answer that may carry one.
- */
+/** A header sent on every response that references it, so a generated client types it as always there. */
 function required(component: Component): Component {
   return { ...component, required: true };
 }
@@ -122,8 +133,8 @@ export function errorResponses(limits: RateLimits): Record<string, Component> {
   for (const status of statuses) {
     const codes = codesOf(status);
     const headerNames = [...COMMON_HEADERS, 'Cache-Control', ...(BEFORE_KEY_STATUSES.includes(status) ? [] : RATE_LIMIT_HEADERS)];
-    const headers = headerRefs(headerNames);
-    for (const name of ERROR_HEADERS[status] ?? []) headers[name] = headerRef(name);
+    const headers = headerRefs(headerNames, ['Cache-Control']);
+    for (const name of ERROR_HEADERS[status] ?? []) headers[name] = headerRef(name, status === 405 || status === 429);
     const narrowed = codes.length === 1 ? { const: codes[0] } : { enum: codes };
     responses[errorResponseName(status)] = {
       description: codes.length === 1 ? descriptions[codes[0]!] : codes.map((code) => `${code}: ${descriptions[code]}`).join(' '),

@@ -1,5 +1,5 @@
 // The component schemas of the OpenAPI document, generated from EVENT_FIELDS and ERROR_CATALOG so they cannot drift from the validators.
-import { EMAIL_SCHEMA, EVENT_FIELDS, LINE_PATTERN, type FieldRule } from '../events/schema.js';
+import { EMAIL_SCHEMA, EVENT_FIELDS, TRIMMED_LINE_PATTERN, type FieldRule } from '../events/schema.js';
 import { seriesSchemas } from './series-spec.js';
 import { ERROR_CATALOG } from '../http/errors.js';
 import { webhookSchemas } from './webhook-operations.js';
@@ -76,7 +76,7 @@ export function componentSchemas(): Record<string, Schema> {
       additionalProperties: false,
       required: ['name', 'email'],
       properties: {
-        name: { type: 'string', minLength: 1, maxLength: 200, pattern: LINE_PATTERN, description: '1–200 characters after trimming; stored trimmed; no control characters.' },
+        name: { type: 'string', minLength: 1, maxLength: 200, pattern: TRIMMED_LINE_PATTERN, description: 'At most 200 characters once trimmed, not only spaces; stored trimmed; no control characters.' },
         email: { ...EMAIL_SCHEMA, description: `${EMAIL_SCHEMA.description} One registration per e-mail per event, compared without regard to case.` },
       },
     },

@@ -1,5 +1,6 @@
 // The webhooks of API.md §13 in the OpenAPI document: the admin operations, their schemas, and the outgoing message as a `webhooks` entry.
 import { MESSAGE_TYPES } from '../webhooks/messages.js';
+import { LINES_PATTERN } from '../events/schema.js';
 import type { Example } from './examples.js';
 import type { OperationSpec } from './operation-spec.js';
 
@@ -21,7 +22,7 @@ export const WEBHOOK_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'POST /webhooks': {
     operationId: 'createWebhook',
     summary: 'Register a webhook',
-    description: `${ADMIN} The url's host must be allowed by --webhook-hosts (else 400 validation_failed naming it; none is allowed by default). The answer is the only one that shows the secret: receivers verify each message with it (Standard Webhooks). The webhook hears every change durable after it was created.`,
+    description: `${ADMIN} The url's host must be allowed by --webhook-hosts (else 400 validation_failed naming it; none is allowed by default). The answer is the only one that shows the secret: receivers verify each message with it (Standard Webhooks). The webhook hears every change durable after it was created. Unlike the creates of events, registrations and series, it takes no Idempotency-Key (one sent is ignored): after a time-out, look for the url in GET /webhooks before sending it again, or two webhooks will deliver every change twice.`,
     tag: 'webhooks',
     auth: true,
     requestBody: { schema: 'WebhookCreate', description: 'Where to send, and which message types.', examples: CREATE_EXAMPLES },
@@ -84,7 +85,7 @@ export const WEBHOOK_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
 
 const url = { type: 'string', maxLength: 2000, format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://[^/\\s\\\\][^\\s\\\\]*$', description: 'http:// or https:// then the host, at most 2000 characters, without spaces, control characters, backslashes or a third slash after the scheme (which a URL parser would quietly rewrite), without a user name or password (the receiver checks the signature instead); its host must be allowed by --webhook-hosts.' };
 const events = { type: 'array', minItems: 1, items: { type: 'string', enum: [...MESSAGE_TYPES] }, description: 'The message types to send. Default: all.' };
-const description = { type: 'string', maxLength: 500 };
+const description = { type: 'string', maxLength: 500, pattern: LINES_PATTERN, description: 'At most 500 characters; tab, newline and carriage return allowed, no other control characters.' };
 const webhookProperties = {
   id: { type: 'string', pattern: '^whk_[0-9A-Za-z]{16,}$' },
   url,

@@ -412,8 +412,17 @@ test("openApiDocument's text fields refuse control characters as the service doe
   assert.doesNotMatch("bell\u0007", description);
 });
 
-test("openApiDocument marks the headers every response carrying them has as required, and no other", () => {
-  const required = Object.entries(doc.components.headers as Record<string, { required?: boolean }>).filter(([, header]) => header.required === true).map(([name]) => name);
-  assert.deepEqual(required.sort(), ["API-Version", "Location", "WWW-Authenticate", "X-Request-Id"]);
+test("openApiDocument marks the headers every response carrying them has as required, and no other; those some responses always carry and others may not have a required twin for the first", () => {
+  const headers = doc.components.headers as Record<string, { required?: boolean; $ref?: string }>;
+  const required = Object.entries(headers).filter(([, header]) => header.required === true).map(([name]) => name);
+  const twins = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'Retry-After'];
+  assert.deepEqual(required.sort(), ['API-Version', 'Allow', 'Cache-Control', 'ETag', 'Location', 'WWW-Authenticate', 'X-Request-Id', ...twins.map((name) => `${name}.sent`)].sort());
+  for (const name of twins) assert.equal(headers[name]!.required, undefined, `${name} alone is not required`);
+  // A keyed operation's success always carries the rate-limit headers; its 400 may come before the key is looked at.
+  const read = doc.paths['/events/{id}'].get.responses;
+  assert.equal(read['200'].headers['RateLimit-Remaining'].$ref, '#/components/headers/RateLimit-Remaining.sent');
+  assert.equal(doc.components.responses.BadRequest.headers['RateLimit-Remaining'].$ref, '#/components/headers/RateLimit-Remaining');
+  assert.equal(doc.components.responses.RateLimited.headers['Retry-After'].$ref, '#/components/headers/Retry-After.sent');
+  assert.equal(doc.components.responses.Conflict.headers['Retry-After'].$ref, '#/components/headers/Retry-After');
   assert.match(doc.components.schemas.WebhookCreate.properties.url.description, /without a user name or password/);
 });
