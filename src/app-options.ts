@@ -81,7 +81,7 @@ type FlagKey = 'rateLimit' | 'rateWindow' | 'compactMinBytes' | 'corsOrigins' | 
  */
 export function checkAppOptions(options: AppOptions, caller: { name: string; more: readonly string[] } = { name: 'createApp', more: [] }): void {
   const who = caller.name;
-  if (typeof options !== 'object' || options === null) throw new TypeError(`${who}: options must be an object, got ${shown(options)}`);
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`${who}: options must be an object, got ${shown(options)}`);
   const names = [...Object.keys(OPTION_NAMES), ...caller.more];
   for (const name of Object.keys(options)) {
     if (names.includes(name)) continue;
@@ -96,11 +96,20 @@ export function checkAppOptions(options: AppOptions, caller: { name: string; mor
   for (const key of ['corsOrigins', 'webhookHosts'] as const) {
     const list: unknown = options[key];
     if (list === undefined) continue;
-    if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string')) throw new TypeError(`${who}: ${key} must be an array of strings, got ${shown(list)}`);
+    if (!Array.isArray(list)) throw new TypeError(`${who}: ${key} must be an array of strings, got ${shown(list)}`);
+    const notText = list.find((entry) => typeof entry !== 'string');
+    if (notText !== undefined) throw new TypeError(`${who}: ${key} must be an array of strings, got one holding ${shown(notText)}`);
+    const one = key === 'corsOrigins' ? 'origin, such as https://events.campus.edu' : 'host name or address (or * for any), such as hooks.campus.edu';
     for (const entry of list as string[]) {
-      // The flag takes a comma-separated list; here each string is one entry, as it is used.
-      const parsed = asFlag(key, entry, who) as string[];
-      if (parsed.length !== 1 || parsed[0] !== entry) throw new TypeError(`${who}: each entry of ${key} must be one ${key === 'corsOrigins' ? 'origin' : 'host'}, got "${entry.slice(0, 100)}"`);
+      // The flag takes a comma-separated list; here each string is one entry, as it is used (the flag's message speaks of a list).
+      let parsed: string[];
+      try {
+        parsed = asFlag(key, entry, who) as string[];
+      } catch (error) {
+        const hint = error instanceof TypeError ? (/: an origin has no path; .*$/.exec(error.message)?.[0] ?? '') : '';
+        throw new TypeError(`${who}: each entry of ${key} must be one ${one}, got "${entry.slice(0, 100)}"${hint}`);
+      }
+      if (parsed.length !== 1 || parsed[0] !== entry) throw new TypeError(`${who}: each entry of ${key} must be one ${one}, got "${entry.slice(0, 100)}"`);
     }
   }
   checkStore(options.store, who);

@@ -3,17 +3,15 @@ import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { pooledRandomBytes } from './lib/pooled-random.js';
 import { steadyNow } from './lib/steady-clock.js';
 import path from 'node:path';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { Router } from './http/router.js';
 import type { Route } from './http/route.js';
 import { CorsPolicy } from './http/cors.js';
 import { ApiError } from './http/errors.js';
-import type { PlainRequest } from './http/types.js';
 import { answerClientError, toNodeListener } from './http/node-adapter.js';
+import { followingApp } from './following-app.js';
 import { UnfinishedBodies } from './http/unfinished-bodies.js';
 import { StallGuard } from './lib/stall-guard.js';
-import { createPipeline, type CoreResponse } from './pipeline.js';
+import { createPipeline } from './pipeline.js';
 import { KEY_ID_PREFIX } from './auth/api-key.js';
 import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-registry.js';
 import { BUCKETS_PER_WINDOW, SlidingWindowLimiter } from './limits/sliding-window.js';
@@ -41,7 +39,8 @@ import { openApiDocument } from './openapi/document.js';
 import { CONSOLE_DIR, loadConsoleAssets, withConsoleSettings } from './console/console-assets.js';
 import { consolePathHeaders, consoleRoutes, isConsolePattern } from './console/console-routes.js';
 import { silentLogger } from './log/logger.js';
-import type { Principal, Role } from './auth/principal.js';
+import type { Principal } from './auth/principal.js';
+import type { App } from './app-types.js';
 import { checkKeyOwner } from './auth/key-owner.js';
 import { Problem } from './lib/checks.js';
 import { openWebhooks, type WebhookInternals } from './webhooks/open-webhooks.js';
@@ -70,51 +69,7 @@ export interface InternalOptions {
   noSearchIndex?: boolean;
 }
 
-/** Who a new key belongs to; `role` defaults to `organizer`. */
-export interface KeyOwner {
-  name: string;
-  email: string;
-  role?: Role;
-}
-
-/** A key just made: its id, and its secret, shown only this once. */
-export interface NewKey {
-  id: string;
-  key: string;
-  name: string;
-  email: string;
-  role: Role;
-}
-
-/** A running app: a node:http request listener and a way to stop it. */
-export interface App {
-  /** A node:http request listener: `http.createServer(app.handler)`. */
-  handler: (req: IncomingMessage, res: ServerResponse) => void;
-  /** The server's `checkContinue` listener: invites a body (100 Continue) only from a request with a good key on a known route. */
-  checkContinue: (req: IncomingMessage, res: ServerResponse) => void;
-  /** The server's `clientError` listener: what node's own parser refuses (bad framing, headers over 16 KiB) gets a JSON error. */
-  clientError: (error: NodeJS.ErrnoException, socket: Socket) => void;
-  /** The pure core: a plain request in, a plain response out. */
-  handle: (request: PlainRequest) => CoreResponse | Promise<CoreResponse>;
-  /** The secret of the admin key created on this start, if one was; shown once. */
-  initialAdminKey: string | undefined;
-  /** Answers 503 to new requests while in-flight ones finish (for graceful shutdown). */
-  drain(): void;
-  /**
-   * Once draining has waited long enough: answers 503 to every request whose body is still arriving (its connection
-   * then closes), and resolves when those answers are written.
-   */
-  answerUnfinished(): Promise<void>;
-  /** Waits for queued writes, closes the store and releases the data folder. */
-  close(): Promise<void>;
-  /** The event store (for embedders' tests and tools). */
-  store: EventStore;
-  /**
-   * Creates an API key: in the folder's keys.json, as `campus-events-cli keys create` does, or in memory with
-   * `store: 'memory'`. Rejects a bad name, e-mail or role with a TypeError naming it, and any key once close() was called.
-   */
-  createKey(owner: KeyOwner): Promise<NewKey>;
-}
+export type { App, KeyOwner, NewKey } from './app-types.js';
 
 /**
  * Builds the app over a data folder: takes its lock, replays its log, loads its keys. With `store: 'memory'`
@@ -124,8 +79,18 @@ export function createApp(options: AppOptions = {}): Promise<App> {
   return openApp(options, {});
 }
 
-/** createApp with the switches of this package's own tests and benchmarks (not exported from index.ts). */
+/**
+ * createApp with the switches of this package's own tests and benchmarks (not exported from index.ts). On PostgreSQL
+ * the app starts over on a promoted standby, as a restart would (see following-app.ts).
+ */
 export async function openApp(options: AppOptions, internal: InternalOptions): Promise<App> {
+  checkAppOptions(options);
+  if (options.store === undefined || !isPostgresUrl(options.store)) return openOnce(options, internal, undefined);
+  return followingApp((onPromoted, first) => openOnce(first ? options : { ...options, bootstrapAdminKey: false }, internal, onPromoted), options.logger ?? silentLogger);
+}
+
+/** One app over one store; `onPromoted`: told when its PostgreSQL store finds a standby promoted since the server it writes to. */
+async function openOnce(options: AppOptions, internal: InternalOptions, onPromoted: (() => void) | undefined): Promise<App> {
   checkAppOptions(options);
   const dataDir = path.resolve(options.dataDir ?? './data');
   const logger = options.logger ?? silentLogger;
@@ -141,7 +106,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   const consoleAssets = options.console === false ? undefined : withConsoleSettings(await loadConsoleAssets(internal.consoleDir), { timeZone, approval });
   if (consoleAssets?.size === 0) logger.warn('this build has no console files: /console/ answers 404 until it is built with make build (tsc alone does not copy them)', { dir: internal.consoleDir ?? CONSOLE_DIR });
 
-  const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now, compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES, holdAtStart: true }) : undefined;
+  const postgres = options.store !== undefined && isPostgresUrl(options.store) ? await openPostgresStore({ url: options.store, logger, now, compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES, holdAtStart: true, onPromoted }) : undefined;
   const store: EventStore =
     postgres !== undefined
       ? postgres
@@ -156,6 +121,18 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
           fs: internal.fileSystem,
           searchIndex: internal.noSearchIndex !== true,
         });
+  let webhooks: Awaited<ReturnType<typeof openWebhooks>>;
+  try {
+    webhooks = await openWebhooks({ store, dataDir, memory: options.store === 'memory', sync: internal.unsafeNoSync !== true, hosts: options.webhookHosts ?? [], randomBytes, logger, internal: internal.webhooks });
+    // The webhooks now hold back the checkpoints that would drop what they still need.
+    postgres?.releaseStart();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+
+  // The first admin key is made after everything else that can refuse the start, so a failed start leaves no key
+  // that was never shown (the next start makes and prints one).
   let keys: KeyRegistry;
   let initialAdminKey: string | undefined;
   try {
@@ -170,16 +147,7 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
       keys = await KeyRegistry.open(dataDir, { pollMs: options.keyPollMs ?? 1000, warn: (message, fields) => logger.warn(message, fields) });
     }
   } catch (error) {
-    await store.close();
-    throw error;
-  }
-  let webhooks: Awaited<ReturnType<typeof openWebhooks>>;
-  try {
-    webhooks = await openWebhooks({ store, dataDir, memory: options.store === 'memory', sync: internal.unsafeNoSync !== true, hosts: options.webhookHosts ?? [], randomBytes, logger, internal: internal.webhooks });
-    // The webhooks now hold back the checkpoints that would drop what they still need.
-    postgres?.releaseStart();
-  } catch (error) {
-    keys.close();
+    await webhooks.service.close();
     await store.close();
     throw error;
   }

@@ -22,7 +22,7 @@ import { importsOf, resolveImport as resolve, SRC, sourceFiles } from "./source-
  */
 const LAYERS: readonly { name: string; units: readonly string[]; mayKnow: readonly string[] }[] = [
   { name: "doors", units: ["server.ts", "run-server.ts", "cli.ts", "cli-postgres.ts", "cli-usage.ts", "cli-verify.ts", "index.ts"], mayKnow: ["doors", "wiring", "domain", "edge", "store", "search", "lib"] },
-  { name: "wiring", units: ["app.ts", "app-options.ts", "pipeline.ts", "config.ts", "start-server.ts"], mayKnow: ["wiring", "domain", "edge", "store", "search", "lib"] },
+  { name: "wiring", units: ["app.ts", "app-types.ts", "app-options.ts", "following-app.ts", "pipeline.ts", "config.ts", "start-server.ts"], mayKnow: ["wiring", "domain", "edge", "store", "search", "lib"] },
   { name: "domain", units: ["events/", "registrations/", "feeds/", "series/", "console/", "openapi/", "webhooks/"], mayKnow: ["domain", "edge", "store", "search", "lib"] },
   { name: "edge", units: ["http/", "auth/", "limits/", "log/"], mayKnow: ["edge", "store", "search", "lib"] },
   { name: "store", units: ["store/"], mayKnow: ["store", "search", "lib"] },

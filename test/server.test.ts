@@ -285,6 +285,25 @@ test('server exits 1 naming the file when keys.json, webhooks.json or LOCK is a 
   }
 });
 
+test('a start refused by a damaged webhooks.json names the file and leaves no admin key unshown: the start after it makes and prints one', async () => {
+  const { dir, remove } = tempDir();
+  try {
+    const file = path.join(dir, 'webhooks.json');
+    writeFileSync(file, '{not json');
+    const refused = runServer(['--port', '0', '--data-dir', dir]);
+    assert.equal(refused.status, 1, refused.stderr);
+    assertJsonLines(refused.stderr, new RegExp(`cannot start: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not valid JSON`));
+    assert.doesNotMatch(refused.stderr, /cek_/);
+    assert.equal(existsSync(path.join(dir, 'keys.json')), false, 'no key was made by the refused start');
+    writeFileSync(file, '{"webhooks":[]}');
+    const started = await spawnServer(['--port', '0', '--data-dir', dir]);
+    assert.match(started.stderr(), /cek_[A-Za-z0-9_-]+/, 'the next start prints the first admin key');
+    assert.equal(await started.stop(), 0);
+  } finally {
+    remove();
+  }
+});
+
 test('a second server on the same data folder refuses to start, naming the owner', async () => {
   const { dir, remove } = tempDir();
   try {

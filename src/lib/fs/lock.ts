@@ -49,9 +49,13 @@ export class LockHeldError extends Error {
   readonly owner: LockOwner;
 
   constructor(lockPath: string, owner: LockOwner) {
+    // The same process holds it when an embedding program opens one folder twice: deleting the lock would be wrong then.
+    const ours = owner.pid === process.pid && owner.host === os.hostname();
     super(
-      `The data folder ${path.dirname(lockPath)} is in use by process ${owner.pid} on host ${JSON.stringify(owner.host)} ` +
-        `(since ${owner.started_at}): one writer per folder. Stop that process, or delete ${lockPath} if it no longer runs.`,
+      ours
+        ? `The data folder ${path.dirname(lockPath)} is already open in this process (since ${owner.started_at}): one writer per folder. Close the app that has it open first.`
+        : `The data folder ${path.dirname(lockPath)} is in use by process ${owner.pid} on host ${JSON.stringify(owner.host)} ` +
+            `(since ${owner.started_at}): one writer per folder. Stop that process, or delete ${lockPath} if it no longer runs.`,
     );
     this.name = 'LockHeldError';
     this.owner = owner;

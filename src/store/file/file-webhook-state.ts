@@ -14,8 +14,13 @@ export function fileWebhookState(dataDir: string, options: { sync?: boolean } = 
     async load() {
       const text = await readTextIfPresent(file);
       if (text === undefined) return structuredClone(EMPTY_WEBHOOK_STATE);
-      const parsed = JSON.parse(text) as Partial<WebhookStateSnapshot>;
-      if (!Array.isArray(parsed.webhooks)) throw new Error(`${file} holds no "webhooks" list`);
+      let parsed: Partial<WebhookStateSnapshot>;
+      try {
+        parsed = JSON.parse(text) as Partial<WebhookStateSnapshot>;
+      } catch (error) {
+        throw new Error(`${file} is not valid JSON (${(error as Error).message}): restore it from a backup, or move it away to start with no webhooks`);
+      }
+      if (parsed === null || typeof parsed !== 'object' || !Array.isArray(parsed.webhooks)) throw new Error(`${file} holds no "webhooks" list`);
       const snapshot: WebhookStateSnapshot = { webhooks: parsed.webhooks, compactedThrough: typeof parsed.compactedThrough === 'number' ? parsed.compactedThrough : 0 };
       if (typeof parsed.logId === 'string') snapshot.logId = parsed.logId;
       return snapshot;

@@ -71,7 +71,9 @@ export interface ConnectOptions {
   /** The newest seq the instance has applied: a primary whose log ends before it is never moved to. */
   appliedSeq?: () => number;
   /** Told when such a primary was found (see PrimaryPoolOptions.onStalePrimary). */
-  onStalePrimary?: (host: string, logEnd: number, applied: number) => void;
+  onStalePrimary?: (stale: StalePrimary) => void;
+  /** Told when a primary was promoted since the server written to (see PrimaryPoolOptions.onPromoted). */
+  onPromoted?: (promoted: StalePrimary) => void;
   /** Told when another host of the URL takes writes too (see PrimaryPoolOptions.onSecondPrimary); a server sets it, the CLI does not. */
   onSecondPrimary?: (writing: string, other: string) => void;
 }
@@ -134,7 +136,7 @@ const QUERY_MS = 30_000;
  */
 export async function connect(url: string, options: ConnectOptions = {}): Promise<Database> {
   const pg = await loadClient();
-  const primary = new PrimaryPool(pg, url, { max: options.max ?? 4, connectTimeoutMs: options.connectTimeoutMs ?? 3000, session: SESSION_SETTINGS, onSwitch: options.onSwitch, appliedSeq: options.appliedSeq, onStalePrimary: options.onStalePrimary, onSecondPrimary: options.onSecondPrimary });
+  const primary = new PrimaryPool(pg, url, { max: options.max ?? 4, connectTimeoutMs: options.connectTimeoutMs ?? 3000, session: SESSION_SETTINGS, onSwitch: options.onSwitch, appliedSeq: options.appliedSeq, onStalePrimary: options.onStalePrimary, onPromoted: options.onPromoted, onSecondPrimary: options.onSecondPrimary });
   await primary.start();
   const rowsOf = <Row>(result: pgType.QueryResult): Row[] => result.rows as Row[];
   const retryMs = options.retryMs ?? 500;

@@ -24,6 +24,12 @@ export interface PostgresStoreOptions {
   onCheckpointStep?: (step: number) => void | Promise<void>;
   /** No checkpoint until releaseStart(): the service opens its webhooks first, which hold back what they need. */
   holdAtStart?: boolean;
+  /**
+   * Told, each time it is found, that a standby was promoted since the server written to: the app starts over on its
+   * log (see following-app.ts). Without it, the store moves to it when its log holds as many writes as the views, and
+   * refuses writes until a restart when not.
+   */
+  onPromoted?: () => void;
 }
 
 /** The default of `compactMinBytes`: the file store's (a store knows no other engine, so the number is written twice). */

@@ -17,7 +17,13 @@ export interface PrimaryPoolOptions {
   /** The newest seq this instance has applied: a primary whose log ends before it is not moved to. */
   appliedSeq?: (() => number) | undefined;
   /** Told when a primary was found whose log ends before `applied` (each host and end once). */
-  onStalePrimary?: ((host: string, logEnd: number, applied: number) => void) | undefined;
+  onStalePrimary?: ((stale: StalePrimary) => void) | undefined;
+  /**
+   * Told, every time it is found, of a primary on a newer timeline than the server written to: a standby promoted since.
+   * The instance starts over on its log, as a restart would (API.md §12: every instance follows a promoted standby, with
+   * no restart), and this pool does not move to it. Without it, the pool moves as to any other primary.
+   */
+  onPromoted?: ((promoted: StalePrimary) => void) | undefined;
   /**
    * Told when another host of the URL is a primary too (a split brain), once per start of it: with this set and several
    * hosts, the others are probed every SECOND_PRIMARY_WATCH_MS while the instance runs.
@@ -25,7 +31,7 @@ export interface PrimaryPoolOptions {
   onSecondPrimary?: ((writing: string, other: string) => void) | undefined;
 }
 
-/** A primary among the URL's hosts whose log ends (`logEnd`) before what this instance has read (`applied`). */
+/** A primary among the URL's hosts whose log ends (`logEnd`) before what this instance has read (`applied`), or (onPromoted) any promoted one. */
 export interface StalePrimary {
   host: string;
   logEnd: number;
@@ -36,6 +42,18 @@ export interface StalePrimary {
 export function downReason(down: string, stale: StalePrimary | undefined): string {
   if (stale === undefined) return `the database cannot be reached: ${down}; retrying`;
   return `the database written to cannot be reached (${down}), and the only primary that answers, ${stale.host}, holds an older log (it ends at seq ${stale.logEnd}; this instance has read ${stale.applied}): not writing to it. Bring back the server written to, or restart the instances to accept that log (the writes after seq ${stale.logEnd} are lost)`;
+}
+
+/**
+ * The name of the WAL file being written on a primary (null on a standby): its first 8 hex digits are the server's
+ * timeline, which a promotion moves on by one, so a promoted standby's is newer than that of the primary it followed.
+ */
+const TIMELINE = 'SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_walfile_name(pg_current_wal_lsn()) END AS walfile';
+
+/** The timeline in a WAL file's name; 0 when none is known (a standby, or a name not as expected). */
+function timelineOf(row: { walfile?: string | null } | undefined): number {
+  const walfile = row?.walfile;
+  return typeof walfile === 'string' && /^[0-9A-F]{24}$/i.test(walfile) ? Number.parseInt(walfile.slice(0, 8), 16) : 0;
 }
 
 /** How often the hosts may be probed again after a failure, at most. */
@@ -71,6 +89,8 @@ export class PrimaryPool {
   readonly #options: PrimaryPoolOptions;
   /** The server identity of each pooled connection: its postmaster's start time. */
   readonly #servers = new WeakMap<object, string>();
+  /** The timeline of the server written to, as its last new connection found it (0: not known, or not told). */
+  #timeline = 0;
   readonly #listeners = new Set<() => void>();
   #index = 0;
   #pool: pgType.Pool | undefined;
@@ -190,21 +210,27 @@ export class PrimaryPool {
   }
 
   /**
-   * Moves to host `index` unless its log ends before what this instance has applied: a promoted standby holds every
-   * write its primary committed, but a former primary started again as one (a split brain) does not, nor a standby an
-   * asynchronous replication left behind. Written to, it would give the lost writes' seqs to others (every instance
-   * would skip them) and a restart would drop what was acknowledged; staying, writes are refused until the server
-   * written to answers again.
+   * Moves to host `index`, but not to one promoted since the server written to (a newer timeline), which is reported
+   * (onPromoted) for the instance to start over on its log: asynchronous replication may have left it without writes
+   * this instance's views hold, and its log's end does not tell (another instance, started over, may have written past
+   * it since). Nor to a primary whose log ends before what this instance has applied (a former primary started again
+   * as one, on an older timeline): written to, it would give the lost writes' seqs to others (every instance would
+   * skip them) and a restart would drop what was acknowledged; writes are refused until the server written to answers.
    */
   async #moveTo(index: number): Promise<void> {
     if (index === this.#index || this.#ended) return;
     const applied = this.#options.appliedSeq?.() ?? 0;
     if (applied > 0) {
-      const end = await this.#logEnd(index).catch(() => undefined);
-      if (end === undefined || end < applied) {
-        const seen = `${index}:${end}`;
-        this.#stale = { host: this.#url.nameOf(index), logEnd: end ?? -1, applied };
-        if (this.#staleSeen !== seen) this.#options.onStalePrimary?.(this.#stale.host, this.#stale.logEnd, applied);
+      const found = await this.#logEnd(index).catch(() => undefined);
+      const host = this.#url.nameOf(index);
+      if (found !== undefined && this.#options.onPromoted !== undefined && this.#timeline > 0 && found.timeline > this.#timeline) {
+        this.#options.onPromoted({ host, logEnd: found.last, applied });
+        return;
+      }
+      if (found === undefined || found.last < applied) {
+        const seen = `${index}:${found?.last}`;
+        this.#stale = { host, logEnd: found?.last ?? -1, applied };
+        if (this.#staleSeen !== seen) this.#options.onStalePrimary?.(this.#stale);
         this.#staleSeen = seen;
         return;
       }
@@ -266,6 +292,9 @@ export class PrimaryPool {
           }
           this.#servers.set(client, row.server);
           this.#stale = undefined;
+          // Asked apart, so a server that refuses the functions (a hosted one) costs only the knowledge: queued on the
+          // connection, it is answered before what the connection is handed out for.
+          client.query({ text: TIMELINE, query_timeout: this.#options.connectTimeoutMs } as pgType.QueryConfig).then((timeline) => (this.#timeline = timelineOf(timeline.rows[0])), () => undefined);
           return done();
         }, (error: Error) => done(error));
       },
@@ -278,10 +307,11 @@ export class PrimaryPool {
     return pool;
   }
 
-  /** The newest seq in host `i`'s log: its last row's, or its newest checkpoint's when that dropped every row. */
-  async #logEnd(i: number): Promise<number> {
+  /** The newest seq in host `i`'s log (its last row's, or its newest checkpoint's when that dropped every row), and its timeline (0: unknown). */
+  async #logEnd(i: number): Promise<{ last: number; timeline: number }> {
     const row = await this.#askHost<{ last: number }>(i, 'SELECT greatest((SELECT max(seq) FROM campus_log), (SELECT max(seq) FROM campus_checkpoints), 0)::float8 AS last');
-    return row.last;
+    const timeline = await this.#askHost<{ walfile: string | null }>(i, TIMELINE).then(timelineOf, () => 0);
+    return { last: row.last, timeline };
   }
 
   async #probe(i: number): Promise<HostRole> {

@@ -29,7 +29,7 @@ test('openFileStore() creates the folder, an empty log and LOCK; close() release
   const dir = path.join(tempDir(t), 'nested', 'data');
   const store = await openFileStore({ dataDir: dir });
   assert.deepEqual(fs.readdirSync(dir).sort(), ['LOCK', 'events.jsonl']);
-  await assert.rejects(openFileStore({ dataDir: dir }), /in use by process/);
+  await assert.rejects(openFileStore({ dataDir: dir }), /already open in this process \(since [^)]+\): one writer per folder\. Close the app that has it open first\./);
   await store.close();
   await store.close();
   assert.deepEqual(fs.readdirSync(dir), ['events.jsonl']);

@@ -251,11 +251,11 @@ export async function startRun(kind: 'proxied' | 'standby', settings: RunSetting
   };
 }
 
-/** Creates an event the phase needs (recorded as a write like any other), trying until it is acknowledged. */
+/** Creates an event the phase needs (recorded as a write like any other), trying until it is acknowledged: the same body every time, since a try whose answer was lost may have been saved under its Idempotency-Key. */
 async function setupEvent(world: World, title: string, capacity: number): Promise<string> {
   const key = world.keys.check[0]!;
   for (let attempt = 0; ; attempt++) {
-    const exchange = await recordedCall(world.recorder, { client: 'setup', key: key.label, instance: world.target.writers[0]!, method: 'POST', path: '/events', requestHeaders: { 'idempotency-key': title }, op: { kind: 'create-event', title, idem: title } }, { baseUrl: world.target.url(world.target.writers[0]!), secret: key.secret, timeoutMs: 10_000, body: eventBody(title, capacity, attempt) });
+    const exchange = await recordedCall(world.recorder, { client: 'setup', key: key.label, instance: world.target.writers[0]!, method: 'POST', path: '/events', requestHeaders: { 'idempotency-key': title }, op: { kind: 'create-event', title, idem: title } }, { baseUrl: world.target.url(world.target.writers[0]!), secret: key.secret, timeoutMs: 10_000, body: eventBody(title, capacity, 0) });
     if (exchange.status === 201) return (exchange.body as { id: string }).id;
     if (attempt >= 20) throw new Error(`could not create the phase's event ${title}: ${exchange.status} ${JSON.stringify(exchange.body)}`);
     await sleep(500);

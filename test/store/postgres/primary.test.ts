@@ -1,5 +1,6 @@
 // The database's own failover (API.md §12): instances on a URL naming a primary and its synchronous standby follow the
-// standby once it is promoted, with no restart, and lose nothing they acknowledged.
+// standby once it is promoted, with no restart, and lose nothing they acknowledged; on an asynchronous standby left
+// behind, they follow it too, with no restart, and serve its log (the writes it never got are lost).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -109,6 +110,65 @@ describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }
         assert.equal((await pair.primary.psql('SELECT max(seq) FROM campus_log', database)).trim(), staleEnd, 'nothing was written to the old primary');
       } finally {
         await three.stop();
+      }
+    } finally {
+      await pair.stop();
+    }
+  });
+
+  it('an asynchronous standby promoted before it had every write: every instance follows it without a restart, and serves its log (what it never got is gone on all, alike)', async (t) => {
+    const pair = await startPostgresPair();
+    try {
+      await pair.primary.psql('ALTER SYSTEM RESET synchronous_standby_names');
+      await pair.primary.psql('SELECT pg_reload_conf()');
+      const { url } = await pair.createDatabase('behind');
+      const two = await startInstances(url, 2);
+      try {
+        const kept = (await (await two.call(0, 'POST', '/events', newEvent(1, 10))).json()) as { id: string };
+        await pair.caughtUp();
+        // The standby stops receiving: what the primary acknowledges from now on, it never gets.
+        await pair.psqlStandby("ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1 user=postgres'");
+        await pair.psqlStandby('SELECT pg_reload_conf()');
+        for (let tries = 0; (await pair.primary.psql('SELECT count(*) FROM pg_stat_replication')).trim() !== '0'; tries++) {
+          assert.ok(tries < 100, 'the standby stops streaming');
+          await sleep(100);
+        }
+        const lost = (await (await two.call(1, 'POST', '/events', newEvent(2, 10))).json()) as { id: string };
+        // Both instances have read the write the standby lacks.
+        for (let i = 0; i < 2; i++) {
+          for (let tries = 0; (await two.call(i, 'GET', `/events/${lost.id}`)).status !== 200; tries++) {
+            assert.ok(tries < 100, `instance ${i} reads the write the standby lacks`);
+            await sleep(50);
+          }
+        }
+        const pids = two.servers.map((server) => server.child.pid);
+        pair.killPrimary();
+        await sleep(1_000);
+        await pair.promote();
+        const promotedAt = Date.now();
+        const back: number[] = [];
+        for (let i = 0; i < 2; i++) {
+          let status = 0;
+          for (let tries = 0; status !== 201; tries++) {
+            assert.ok(tries < 300, `instance ${i} writes again on the promoted standby: ${two.servers[i]!.stderr().slice(-2000)}`);
+            status = (await two.call(i, 'POST', '/events', newEvent(3 + i, 10))).status;
+            if (status !== 201) await sleep(100);
+          }
+          back.push(Date.now() - promotedAt);
+        }
+        t.diagnostic(`writes acknowledged again ${back.join(' and ')} ms after the promotion`);
+        for (let i = 0; i < 2; i++) {
+          assert.equal(two.servers[i]!.child.pid, pids[i]);
+          assert.equal(two.servers[i]!.child.exitCode, null, `instance ${i} was not restarted`);
+          assert.equal((await two.call(i, 'GET', `/events/${kept.id}`)).status, 200, `instance ${i} keeps what the standby had`);
+          assert.equal((await two.call(i, 'GET', `/events/${lost.id}`)).status, 404, `instance ${i} serves the promoted log, without what it never got: ${two.servers[i]!.stderr().slice(-3000)}`);
+          // Before every write when it looked first; a plain promotion when the other instance had written past its end by then.
+          assert.match(two.servers[i]!.stderr(), /a standby was promoted( before it had every write \(asynchronous replication\))?: this instance starts over on its log/);
+          const health = await two.call(i, 'GET', '/health');
+          assert.equal(health.status, 200);
+        }
+      } finally {
+        await two.stop();
       }
     } finally {
       await pair.stop();

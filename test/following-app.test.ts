@@ -1,0 +1,106 @@
+// followingApp: the requests go to the newest app; the old one is drained and closed once the new one is open; a
+// failed opening is tried again on the next report; close() while one opens closes both.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { App } from '../src/app-types.js';
+import { followingApp } from '../src/following-app.js';
+import type { PlainRequest } from '../src/http/types.js';
+
+interface FakeApp extends App {
+  name: string;
+  events: string[];
+}
+
+function fakeApp(name: string, events: string[]): FakeApp {
+  return {
+    name,
+    events,
+    handler: () => events.push(`${name} handler`),
+    checkContinue: () => events.push(`${name} checkContinue`),
+    clientError: () => events.push(`${name} clientError`),
+    handle: () => ({ status: 200, headers: {}, body: name }),
+    initialAdminKey: name === 'first' ? 'cek_first' : undefined,
+    drain: () => void events.push(`${name} drain`),
+    answerUnfinished: async () => void events.push(`${name} answerUnfinished`),
+    close: async () => void events.push(`${name} close`),
+    store: { name } as unknown as App['store'],
+    createKey: async () => {
+      events.push(`${name} createKey`);
+      return { id: 'key_1', key: 'cek_1', name: 'A', email: 'a@campus.edu', role: 'organizer' };
+    },
+  };
+}
+
+const request: PlainRequest = { method: 'GET', target: '/health', headers: {}, body: null, bodyTooLarge: false, remoteAddress: '127.0.0.1' };
+const silent = { info: () => undefined, warn: () => undefined };
+
+test('a report opens a new app, which answers from then on; the old one is drained, then closed; the first key stays', async () => {
+  const events: string[] = [];
+  const reports: (() => void)[] = [];
+  const opened: FakeApp[] = [];
+  const app = await followingApp(async (report, first) => {
+    reports.push(report);
+    const made = fakeApp(first ? 'first' : `next${opened.length}`, events);
+    opened.push(made);
+    return made;
+  }, silent);
+  assert.equal((await app.handle(request)).body, 'first');
+  reports[0]!();
+  reports[0]!(); // reported again while it opens: one new app
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(opened.length, 2);
+  assert.equal((await app.handle(request)).body, 'next1');
+  assert.deepEqual(events, ['first drain', 'first close']);
+  assert.equal(app.initialAdminKey, 'cek_first');
+  assert.equal((app.store as unknown as { name: string }).name, 'next1');
+  await app.close();
+  assert.deepEqual(events, ['first drain', 'first close', 'next1 close']);
+});
+
+test('an opening that fails leaves the old app answering, and its next report tries again; once replaced, its reports are not heeded', async () => {
+  const events: string[] = [];
+  let report: () => void = () => undefined;
+  let tries = 0;
+  const warnings: string[] = [];
+  const app = await followingApp(async (told, first) => {
+    if (first) {
+      report = told;
+      return fakeApp('first', events);
+    }
+    tries++;
+    if (tries === 1) throw new Error('the database went away again');
+    return fakeApp('second', events);
+  }, { info: () => undefined, warn: (message) => void warnings.push(message) });
+  report();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal((await app.handle(request)).body, 'first');
+  assert.deepEqual(warnings, ['could not start over on the promoted standby; trying again']);
+  report();
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal((await app.handle(request)).body, 'second');
+  // The old app still reports until it is closed: no app more is opened for it.
+  report();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(tries, 2);
+  await app.close();
+});
+
+test('close() while a new app opens closes it too, and the old one, once', async () => {
+  const events: string[] = [];
+  let report: () => void = () => undefined;
+  let finishOpening!: () => void;
+  const app = await followingApp(async (told, first) => {
+    report = told;
+    if (first) return fakeApp('first', events);
+    await new Promise<void>((resolve) => (finishOpening = resolve));
+    return fakeApp('second', events);
+  }, silent);
+  report();
+  const closed = app.close();
+  assert.equal(app.close(), closed, 'one close');
+  finishOpening();
+  await closed;
+  assert.deepEqual(events.sort(), ['first close', 'second close']);
+});
