@@ -86,12 +86,12 @@ export function createApp(options: AppOptions = {}): Promise<App> {
 export async function openApp(options: AppOptions, internal: InternalOptions): Promise<App> {
   checkAppOptions(options);
   if (options.store === undefined || !isPostgresUrl(options.store)) return openOnce(options, internal, undefined);
-  return followingApp((onPromoted, first) => openOnce(first ? options : { ...options, bootstrapAdminKey: false }, internal, onPromoted), options.logger ?? silentLogger);
+  // A key for a database without one is made by the first app only: one made later would never be shown.
+  return followingApp((onPromoted, { first }) => openOnce(first ? options : { ...options, bootstrapAdminKey: false }, internal, onPromoted), options.logger ?? silentLogger);
 }
 
 /** One app over one store; `onPromoted`: told when its PostgreSQL store finds a standby promoted since the server it writes to. */
 async function openOnce(options: AppOptions, internal: InternalOptions, onPromoted: (() => void) | undefined): Promise<App> {
-  checkAppOptions(options);
   const dataDir = path.resolve(options.dataDir ?? './data');
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;
@@ -131,8 +131,8 @@ async function openOnce(options: AppOptions, internal: InternalOptions, onPromot
     throw error;
   }
 
-  // The first admin key is made after everything else that can refuse the start, so a failed start leaves no key
-  // that was never shown (the next start makes and prints one).
+  // The first admin key is made after everything else here that can refuse the start, so a start refused by what it
+  // opens (a damaged webhooks.json) leaves no key that was never shown: the next start makes and prints one.
   let keys: KeyRegistry;
   let initialAdminKey: string | undefined;
   try {

@@ -38,7 +38,7 @@ test('a report opens a new app, which answers from then on; the old one is drain
   const events: string[] = [];
   const reports: (() => void)[] = [];
   const opened: FakeApp[] = [];
-  const app = await followingApp(async (report, first) => {
+  const app = await followingApp(async (report, { first }) => {
     reports.push(report);
     const made = fakeApp(first ? 'first' : `next${opened.length}`, events);
     opened.push(made);
@@ -63,7 +63,7 @@ test('an opening that fails leaves the old app answering, and its next report tr
   let report: () => void = () => undefined;
   let tries = 0;
   const warnings: string[] = [];
-  const app = await followingApp(async (told, first) => {
+  const app = await followingApp(async (told, { first }) => {
     if (first) {
       report = told;
       return fakeApp('first', events);
@@ -75,7 +75,7 @@ test('an opening that fails leaves the old app answering, and its next report tr
   report();
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal((await app.handle(request)).body, 'first');
-  assert.deepEqual(warnings, ['could not start over on the promoted standby; trying again']);
+  assert.deepEqual(warnings, ['could not start over on the promoted standby; trying again at its next probe']);
   report();
   await new Promise((resolve) => setImmediate(resolve));
   await new Promise((resolve) => setImmediate(resolve));
@@ -91,7 +91,7 @@ test('close() while a new app opens closes it too, and the old one, once', async
   const events: string[] = [];
   let report: () => void = () => undefined;
   let finishOpening!: () => void;
-  const app = await followingApp(async (told, first) => {
+  const app = await followingApp(async (told, { first }) => {
     report = told;
     if (first) return fakeApp('first', events);
     await new Promise<void>((resolve) => (finishOpening = resolve));
@@ -103,4 +103,64 @@ test('close() while a new app opens closes it too, and the old one, once', async
   finishOpening();
   await closed;
   assert.deepEqual(events.sort(), ['first close', 'second close']);
+});
+
+test('a report while the first app opens is not heeded (its store reports again once open), and nothing throws', async () => {
+  const events: string[] = [];
+  let opens = 0;
+  const app = await followingApp(async (report) => {
+    opens++;
+    report();
+    await new Promise((resolve) => setImmediate(resolve));
+    return fakeApp(opens === 1 ? 'first' : 'second', events);
+  }, silent);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(opens, 1);
+  assert.equal((await app.handle(request)).body, 'first');
+  await app.close();
+  assert.deepEqual(events, ['first close']);
+});
+
+test('drain() while a new app opens drains that one too once it takes over, and later reports are not heeded', async () => {
+  const events: string[] = [];
+  let report: () => void = () => undefined;
+  let finishOpening!: () => void;
+  let opens = 0;
+  const app = await followingApp(async (told, { first }) => {
+    opens++;
+    report = told;
+    if (first) return fakeApp('first', events);
+    await new Promise<void>((resolve) => (finishOpening = resolve));
+    return fakeApp('second', events);
+  }, silent);
+  report();
+  app.drain();
+  finishOpening();
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(events, ['first drain', 'second drain', 'first drain', 'first close']);
+  report();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(opens, 2, 'no app is opened while stopping');
+  await app.close();
+});
+
+test('an old app whose close fails is logged, not thrown: the new one answers and closes', async () => {
+  const events: string[] = [];
+  const warnings: string[] = [];
+  let report: () => void = () => undefined;
+  const app = await followingApp(async (told, { first }) => {
+    report = told;
+    if (!first) return fakeApp('second', events);
+    const made = fakeApp('first', events);
+    made.close = async () => {
+      throw new Error('the database is gone');
+    };
+    return made;
+  }, { info: () => undefined, warn: (message) => void warnings.push(message) });
+  report();
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal((await app.handle(request)).body, 'second');
+  assert.deepEqual(warnings, ['an app replaced on a promotion did not close cleanly']);
+  await app.close();
+  assert.deepEqual(events, ['first drain', 'second close']);
 });

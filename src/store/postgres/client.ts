@@ -1,6 +1,6 @@
 // Loads the optional PostgreSQL client (the `pg` package) only when a postgres:// store is asked for, behind a small interface.
 import type pgType from 'pg';
-import { isStatementError, PrimaryPool, type SessionClient, type StalePrimary } from './primary.js';
+import { isStatementError, PrimaryPool, type SessionClient, type FoundPrimary } from './primary.js';
 import { errorCode } from '../../lib/error-code.js';
 
 export { isStatementError };
@@ -54,7 +54,7 @@ export interface Database extends Queryable {
   /** `value` as an SQL string literal, escaped by the client (for statements sent without parameters). */
   literal(value: string): string;
   /** A primary not moved to because its log is behind this instance's (see PrimaryPool), while the one written to is away. */
-  stalePrimary?(): StalePrimary | undefined;
+  stalePrimary?(): FoundPrimary | undefined;
   end(): Promise<void>;
 }
 
@@ -70,10 +70,10 @@ export interface ConnectOptions {
   onSwitch?: (from: string, to: string) => void;
   /** The newest seq the instance has applied: a primary whose log ends before it is never moved to. */
   appliedSeq?: () => number;
-  /** Told when such a primary was found (see PrimaryPoolOptions.onStalePrimary). */
-  onStalePrimary?: (stale: StalePrimary) => void;
+  /** Told when such a primary was found (see PrimaryPoolOptions.onFoundPrimary). */
+  onFoundPrimary?: (stale: FoundPrimary) => void;
   /** Told when a primary was promoted since the server written to (see PrimaryPoolOptions.onPromoted). */
-  onPromoted?: (promoted: StalePrimary) => void;
+  onPromoted?: (promoted: FoundPrimary) => void;
   /** Told when another host of the URL takes writes too (see PrimaryPoolOptions.onSecondPrimary); a server sets it, the CLI does not. */
   onSecondPrimary?: (writing: string, other: string) => void;
 }
@@ -136,7 +136,7 @@ const QUERY_MS = 30_000;
  */
 export async function connect(url: string, options: ConnectOptions = {}): Promise<Database> {
   const pg = await loadClient();
-  const primary = new PrimaryPool(pg, url, { max: options.max ?? 4, connectTimeoutMs: options.connectTimeoutMs ?? 3000, session: SESSION_SETTINGS, onSwitch: options.onSwitch, appliedSeq: options.appliedSeq, onStalePrimary: options.onStalePrimary, onPromoted: options.onPromoted, onSecondPrimary: options.onSecondPrimary });
+  const primary = new PrimaryPool(pg, url, { max: options.max ?? 4, connectTimeoutMs: options.connectTimeoutMs ?? 3000, session: SESSION_SETTINGS, onSwitch: options.onSwitch, appliedSeq: options.appliedSeq, onFoundPrimary: options.onFoundPrimary, onPromoted: options.onPromoted, onSecondPrimary: options.onSecondPrimary });
   await primary.start();
   const rowsOf = <Row>(result: pgType.QueryResult): Row[] => result.rows as Row[];
   const retryMs = options.retryMs ?? 500;

@@ -1,6 +1,6 @@
 // Opening the PostgreSQL store: connect, create or migrate the schema, then read the log into memory.
 import { connect, redactUrl } from './client.js';
-import type { StalePrimary } from './primary.js';
+import type { FoundPrimary } from './primary.js';
 import { migrateSchema } from './schema.js';
 import { PostgresStore } from './postgres-store.js';
 import type { PostgresStoreOptions } from './postgres-store-options.js';
@@ -10,7 +10,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   let store: PostgresStore | undefined;
   const onPromoted = options.onPromoted;
   let told = '';
-  const tellPromoted = ({ host, logEnd, applied }: StalePrimary): void => {
+  const tellPromoted = ({ host, logEnd, applied }: FoundPrimary): void => {
     if (logEnd >= applied) options.logger?.warn('a standby was promoted: this instance starts over on its log', { host, log_end: logEnd, applied });
     else options.logger?.warn('a standby was promoted before it had every write (asynchronous replication): this instance starts over on its log, and the writes after its end are lost; have the front-ends that follow the change feed copy again from since=0', { host, log_end: logEnd, applied });
   };
@@ -18,9 +18,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     retryMs: options.pollMs,
     onSwitch: (from, to) => options.logger?.warn('the primary moved: writing to another host of the URL', { from, to }),
     appliedSeq: () => store?.lastSeq ?? 0,
-    onStalePrimary: ({ host, logEnd, applied }) =>
+    onFoundPrimary: ({ host, logEnd, applied }) =>
       options.logger?.warn(
-        'a primary among the hosts of the URL holds an older log than this instance has read: not writing to it (two servers take writes: a former primary started again as one); writes get 503 until the server written to answers again, or until this instance is restarted on a URL naming the right one',
+        'a primary among the hosts of the URL holds an older log than this instance has read, or is a former primary started again as one: not writing to it; writes get 503 until the server written to answers again, or until this instance is restarted on a URL naming the right one',
         { host, log_end: logEnd, applied },
       ),
     onPromoted: onPromoted === undefined ? undefined : (promoted) => {

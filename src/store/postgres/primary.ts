@@ -17,13 +17,13 @@ export interface PrimaryPoolOptions {
   /** The newest seq this instance has applied: a primary whose log ends before it is not moved to. */
   appliedSeq?: (() => number) | undefined;
   /** Told when a primary was found whose log ends before `applied` (each host and end once). */
-  onStalePrimary?: ((stale: StalePrimary) => void) | undefined;
+  onFoundPrimary?: ((stale: FoundPrimary) => void) | undefined;
   /**
    * Told, every time it is found, of a primary on a newer timeline than the server written to: a standby promoted since.
    * The instance starts over on its log, as a restart would (API.md §12: every instance follows a promoted standby, with
    * no restart), and this pool does not move to it. Without it, the pool moves as to any other primary.
    */
-  onPromoted?: ((promoted: StalePrimary) => void) | undefined;
+  onPromoted?: ((promoted: FoundPrimary) => void) | undefined;
   /**
    * Told when another host of the URL is a primary too (a split brain), once per start of it: with this set and several
    * hosts, the others are probed every SECOND_PRIMARY_WATCH_MS while the instance runs.
@@ -31,15 +31,15 @@ export interface PrimaryPoolOptions {
   onSecondPrimary?: ((writing: string, other: string) => void) | undefined;
 }
 
-/** A primary among the URL's hosts whose log ends (`logEnd`) before what this instance has read (`applied`), or (onPromoted) any promoted one. */
-export interface StalePrimary {
+/** A primary found among the URL's hosts, not the one written to: where its log ends, and what this instance has read. */
+export interface FoundPrimary {
   host: string;
   logEnd: number;
   applied: number;
 }
 
 /** Why writes are refused while the database written to is away (`down`), and only a stale primary answers, if one does. */
-export function downReason(down: string, stale: StalePrimary | undefined): string {
+export function downReason(down: string, stale: FoundPrimary | undefined): string {
   if (stale === undefined) return `the database cannot be reached: ${down}; retrying`;
   return `the database written to cannot be reached (${down}), and the only primary that answers, ${stale.host}, holds an older log (it ends at seq ${stale.logEnd}; this instance has read ${stale.applied}): not writing to it. Bring back the server written to, or restart the instances to accept that log (the writes after seq ${stale.logEnd} are lost)`;
 }
@@ -49,6 +49,9 @@ export function downReason(down: string, stale: StalePrimary | undefined): strin
  * timeline, which a promotion moves on by one, so a promoted standby's is newer than that of the primary it followed.
  */
 const TIMELINE = 'SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_walfile_name(pg_current_wal_lsn()) END AS walfile';
+
+/** The newest seq in a server's log: its last row's, or its newest checkpoint's when that dropped every row. */
+const LOG_END = 'SELECT greatest((SELECT max(seq) FROM campus_log), (SELECT max(seq) FROM campus_checkpoints), 0)::float8 AS last';
 
 /** The timeline in a WAL file's name; 0 when none is known (a standby, or a name not as expected). */
 function timelineOf(row: { walfile?: string | null } | undefined): number {
@@ -98,7 +101,7 @@ export class PrimaryPool {
   /** The stale primary last reported (host index and log end), so a host probed every 0.5 s is reported once. */
   #staleSeen: string | undefined;
   /** A primary not moved to since the server written to was away; forgotten once that one (or another) is connected to. */
-  #stale: StalePrimary | undefined;
+  #stale: FoundPrimary | undefined;
   #probedAt = -Infinity;
   #ended = false;
   /** The timer of the look for a second primary (with several hosts and onSecondPrimary). */
@@ -160,7 +163,7 @@ export class PrimaryPool {
   }
 
   /** A primary among the hosts whose log ends before what this instance has read, while the one written to is away. */
-  get stalePrimary(): StalePrimary | undefined {
+  get stalePrimary(): FoundPrimary | undefined {
     return this.#stale;
   }
 
@@ -213,24 +216,29 @@ export class PrimaryPool {
    * Moves to host `index`, but not to one promoted since the server written to (a newer timeline), which is reported
    * (onPromoted) for the instance to start over on its log: asynchronous replication may have left it without writes
    * this instance's views hold, and its log's end does not tell (another instance, started over, may have written past
-   * it since). Nor to a primary whose log ends before what this instance has applied (a former primary started again
-   * as one, on an older timeline): written to, it would give the lost writes' seqs to others (every instance would
-   * skip them) and a restart would drop what was acknowledged; writes are refused until the server written to answers.
+   * it since). Nor to a former primary started again as one (an older timeline), nor, where no timeline is told, to
+   * a primary whose log ends before what this instance has applied: written to, it would give the lost writes' seqs to
+   * others (every instance would skip them) and a restart would drop what was acknowledged; writes are refused until
+   * the server written to answers.
    */
   async #moveTo(index: number): Promise<void> {
     if (index === this.#index || this.#ended) return;
     const applied = this.#options.appliedSeq?.() ?? 0;
     if (applied > 0) {
-      const found = await this.#logEnd(index).catch(() => undefined);
+      const found = await this.#logOf(index).catch(() => undefined);
       const host = this.#url.nameOf(index);
-      if (found !== undefined && this.#options.onPromoted !== undefined && this.#timeline > 0 && found.timeline > this.#timeline) {
+      const known = this.#timeline > 0;
+      // Its timeline not told this time, where the server written to tells its own: asked again at the next probe.
+      if (known && found !== undefined && found.timeline === 0) return;
+      if (known && found !== undefined && found.timeline > this.#timeline && this.#options.onPromoted !== undefined) {
         this.#options.onPromoted({ host, logEnd: found.last, applied });
         return;
       }
-      if (found === undefined || found.last < applied) {
+      const older = known && found !== undefined && found.timeline < this.#timeline;
+      if (found === undefined || older || found.last < applied) {
         const seen = `${index}:${found?.last}`;
         this.#stale = { host, logEnd: found?.last ?? -1, applied };
-        if (this.#staleSeen !== seen) this.#options.onStalePrimary?.(this.#stale);
+        if (this.#staleSeen !== seen) this.#options.onFoundPrimary?.(this.#stale);
         this.#staleSeen = seen;
         return;
       }
@@ -292,10 +300,20 @@ export class PrimaryPool {
           }
           this.#servers.set(client, row.server);
           this.#stale = undefined;
-          // Asked apart, so a server that refuses the functions (a hosted one) costs only the knowledge: queued on the
-          // connection, it is answered before what the connection is handed out for.
-          client.query({ text: TIMELINE, query_timeout: this.#options.connectTimeoutMs } as pgType.QueryConfig).then((timeline) => (this.#timeline = timelineOf(timeline.rows[0])), () => undefined);
-          return done();
+          // Asked apart, so a server that refuses the functions (a hosted one) costs only the knowledge.
+          return client.query({ text: TIMELINE, query_timeout: this.#options.connectTimeoutMs } as pgType.QueryConfig).then((result) => {
+            const timeline = timelineOf(result.rows[0]);
+            // The server behind this host was promoted since (a failover behind one name, a restore to a point in time):
+            // no connection is handed out on it, and the instance starts over on its log.
+            if (this.#timeline > 0 && timeline > this.#timeline && this.#options.onPromoted !== undefined) {
+              const applied = this.#options.appliedSeq?.() ?? 0;
+              const promoted = this.#options.onPromoted;
+              void client.query(LOG_END).then((end) => promoted({ host: this.#url.nameOf(i), logEnd: (end.rows[0] as { last: number }).last, applied }), () => undefined);
+              return done(Object.assign(new Error(`${this.#url.nameOf(i)} was promoted since this instance read it: it starts over on its log`), { code: '25006' }));
+            }
+            if (timeline > 0) this.#timeline = timeline;
+            return done();
+          }, () => done());
         }, (error: Error) => done(error));
       },
     } as pgType.PoolConfig);
@@ -307,25 +325,27 @@ export class PrimaryPool {
     return pool;
   }
 
-  /** The newest seq in host `i`'s log (its last row's, or its newest checkpoint's when that dropped every row), and its timeline (0: unknown). */
-  async #logEnd(i: number): Promise<{ last: number; timeline: number }> {
-    const row = await this.#askHost<{ last: number }>(i, 'SELECT greatest((SELECT max(seq) FROM campus_log), (SELECT max(seq) FROM campus_checkpoints), 0)::float8 AS last');
-    const timeline = await this.#askHost<{ walfile: string | null }>(i, TIMELINE).then(timelineOf, () => 0);
-    return { last: row.last, timeline };
+  /** Where host `i`'s log ends, and its timeline (0: not told), asked on one connection. */
+  async #logOf(i: number): Promise<{ last: number; timeline: number }> {
+    return this.#onHost(i, async (client) => {
+      const { last } = (await client.query(LOG_END)).rows[0] as { last: number };
+      const timeline = await client.query(TIMELINE).then((result) => timelineOf(result.rows[0]), () => 0);
+      return { last, timeline };
+    });
   }
 
   async #probe(i: number): Promise<HostRole> {
-    const row = await this.#askHost<{ standby: boolean; server: string }>(i, 'SELECT pg_is_in_recovery() AS standby, pg_postmaster_start_time()::text AS server');
+    const row = await this.#onHost(i, async (client) => (await client.query('SELECT pg_is_in_recovery() AS standby, pg_postmaster_start_time()::text AS server')).rows[0] as { standby: boolean; server: string });
     return row.standby ? 'standby' : { primary: row.server };
   }
 
-  /** The one row of `sql` on host `i`, on a connection of its own with short deadlines (the pool may be on another host). */
-  async #askHost<Row>(i: number, sql: string): Promise<Row> {
+  /** `ask` on a connection of its own to host `i`, with short deadlines (the pool may be on another host). */
+  async #onHost<T>(i: number, ask: (client: pgType.Client) => Promise<T>): Promise<T> {
     const client = new this.#pg.Client({ ...this.#config(i), connectionTimeoutMillis: Math.min(this.#options.connectTimeoutMs, 2_000), query_timeout: 2_000 });
     client.on('error', () => undefined);
     try {
       await client.connect();
-      return (await client.query(sql)).rows[0] as Row;
+      return await ask(client);
     } finally {
       await client.end().catch(() => undefined);
     }
