@@ -87,16 +87,24 @@ test('an opening that fails leaves the old app answering, and its next report tr
   await app.close();
 });
 
-test('close() while a new app opens closes it too, and the old one, once', async () => {
-  const events: string[] = [];
+/** A following app whose second app opens only when `finishOpening()` is called; `report()` is the latest app's report. */
+async function heldOpening(events: string[]): Promise<{ app: App; report: () => void; finishOpening: () => void; opens: () => number }> {
   let report: () => void = () => undefined;
-  let finishOpening!: () => void;
+  let finishOpening: () => void = () => undefined;
+  let opens = 0;
   const app = await followingApp(async (told, { first }) => {
+    opens++;
     report = told;
     if (first) return fakeApp('first', events);
     await new Promise<void>((resolve) => (finishOpening = resolve));
     return fakeApp('second', events);
   }, silent);
+  return { app, report: () => report(), finishOpening: () => finishOpening(), opens: () => opens };
+}
+
+test('close() while a new app opens closes it too, and the old one, once', async () => {
+  const events: string[] = [];
+  const { app, report, finishOpening } = await heldOpening(events);
   report();
   const closed = app.close();
   assert.equal(app.close(), closed, 'one close');
@@ -123,16 +131,7 @@ test('a report while the first app opens is not heeded (its store reports again 
 
 test('drain() while a new app opens drains that one too once it takes over, and later reports are not heeded', async () => {
   const events: string[] = [];
-  let report: () => void = () => undefined;
-  let finishOpening!: () => void;
-  let opens = 0;
-  const app = await followingApp(async (told, { first }) => {
-    opens++;
-    report = told;
-    if (first) return fakeApp('first', events);
-    await new Promise<void>((resolve) => (finishOpening = resolve));
-    return fakeApp('second', events);
-  }, silent);
+  const { app, report, finishOpening, opens } = await heldOpening(events);
   report();
   app.drain();
   finishOpening();
@@ -140,7 +139,7 @@ test('drain() while a new app opens drains that one too once it takes over, and 
   assert.deepEqual(events, ['first drain', 'second drain', 'first drain', 'first close']);
   report();
   await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(opens, 2, 'no app is opened while stopping');
+  assert.equal(opens(), 2, 'no app is opened while stopping');
   await app.close();
 });
 
