@@ -11,7 +11,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const onPromoted = options.onPromoted;
   let told = '';
   const tellPromoted = ({ host, logEnd, applied }: FoundPrimary): void => {
-    if (logEnd >= applied) options.logger?.warn('a standby was promoted: this instance starts over on its log', { host, log_end: logEnd, applied });
+    // A log end of -1: found on a new connection to the server, which is refused rather than asked more.
+    if (logEnd < 0 || logEnd >= applied) options.logger?.warn('a standby was promoted: this instance starts over on its log', { host, ...(logEnd < 0 ? {} : { log_end: logEnd }), applied });
     else options.logger?.warn('a standby was promoted before it had every write (asynchronous replication): this instance starts over on its log, and the writes after its end are lost; have the front-ends that follow the change feed copy again from since=0', { host, log_end: logEnd, applied });
   };
   const db = await connect(options.url, {

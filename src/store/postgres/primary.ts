@@ -31,7 +31,7 @@ export interface PrimaryPoolOptions {
   onSecondPrimary?: ((writing: string, other: string) => void) | undefined;
 }
 
-/** A primary found among the URL's hosts, not the one written to: where its log ends, and what this instance has read. */
+/** A primary found among the URL's hosts, not the one written to: where its log ends (-1: not asked), and what this instance has read. */
 export interface FoundPrimary {
   host: string;
   logEnd: number;
@@ -305,11 +305,10 @@ export class PrimaryPool {
             const timeline = timelineOf(result.rows[0]);
             // The server behind this host was promoted since (a failover behind one name, a restore to a point in time):
             // no connection is handed out on it, and the instance starts over on its log.
+            // Told before the connection is refused: a refused one is ended at once, so nothing more is asked on it.
             if (this.#timeline > 0 && timeline > this.#timeline && this.#options.onPromoted !== undefined) {
-              const applied = this.#options.appliedSeq?.() ?? 0;
-              const promoted = this.#options.onPromoted;
-              void client.query(LOG_END).then((end) => promoted({ host: this.#url.nameOf(i), logEnd: (end.rows[0] as { last: number }).last, applied }), () => undefined);
-              return done(Object.assign(new Error(`${this.#url.nameOf(i)} was promoted since this instance read it: it starts over on its log`), { code: '25006' }));
+              this.#options.onPromoted({ host: this.#url.nameOf(i), logEnd: -1, applied: this.#options.appliedSeq?.() ?? 0 });
+              return done(Object.assign(new Error(`${this.#url.nameOf(i)} was promoted since this instance last connected to it: the instance starts over on its log`), { code: '25006' }));
             }
             if (timeline > 0) this.#timeline = timeline;
             return done();

@@ -10,6 +10,7 @@ import { newEvent, startInstances } from '../../helpers/instances.js';
 import { contradictions, registeredEmails, registrationLoad, summary } from '../../helpers/write-history.js';
 import { execFile } from 'node:child_process';
 import { SERVER } from '../../helpers/spawn.js';
+import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 
 /** Runs the built server to its end without blocking the event loop (the instances' answers go on meanwhile). */
 function runServerAsync(args: string[]): Promise<{ status: number | null; stderr: string }> {
@@ -110,6 +111,44 @@ describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }
         assert.equal((await pair.primary.psql('SELECT max(seq) FROM campus_log', database)).trim(), staleEnd, 'nothing was written to the old primary');
       } finally {
         await three.stop();
+      }
+    } finally {
+      await pair.stop();
+    }
+  });
+
+  it('a promotion found on a new connection is followed too: one host name whose server becomes the promoted standby (a proxy moved to it), and two hosts before any write', async () => {
+    const pair = await startPostgresPair();
+    try {
+      const { primaryUrl } = await pair.createDatabase('one_name');
+      const { url } = await pair.createDatabase('no_write');
+      const target = { host: '127.0.0.1', port: pair.primary.port };
+      const proxy = await startTcpProxy(target);
+      const behindOneName = primaryUrl.replace(/@[^/]+\//, `@127.0.0.1:${proxy.port}/`);
+      // One instance on the one name, with an event; one on both hosts, with none.
+      const named = await startInstances(behindOneName, 1);
+      const both = await startInstances(url, 1);
+      try {
+        assert.equal((await named.call(0, 'POST', '/events', newEvent(1, 10))).status, 201);
+        await pair.caughtUp();
+        pair.killPrimary();
+        await sleep(500);
+        await pair.promote();
+        target.port = pair.standbyPort;
+        for (const [name, instances] of [['behind one name', named], ['on both hosts, before any write', both]] as const) {
+          let status = 0;
+          for (let tries = 0; status !== 201; tries++) {
+            assert.ok(tries < 150, `the instance ${name} writes again on the promoted standby: ${instances.servers[0]!.stderr().slice(-2000)}`);
+            status = (await instances.call(0, 'POST', '/events', newEvent(2, 10))).status;
+            if (status !== 201) await sleep(100);
+          }
+          assert.equal(instances.servers[0]!.child.exitCode, null, `the instance ${name} was not restarted`);
+        }
+        assert.match(named.servers[0]!.stderr(), /a standby was promoted: this instance starts over on its log/);
+      } finally {
+        await named.stop();
+        await both.stop();
+        await proxy.close();
       }
     } finally {
       await pair.stop();
