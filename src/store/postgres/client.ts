@@ -70,8 +70,8 @@ export interface ConnectOptions {
   onSwitch?: (from: string, to: string) => void;
   /** The newest seq the instance has applied: a primary whose log ends before it is never moved to. */
   appliedSeq?: () => number;
-  /** Told when such a primary was found (see PrimaryPoolOptions.onFoundPrimary). */
-  onFoundPrimary?: (stale: FoundPrimary) => void;
+  /** Told when a primary is not moved to (see PrimaryPoolOptions.onStalePrimary). */
+  onStalePrimary?: (stale: FoundPrimary) => void;
   /** Told when a primary was promoted since the server written to (see PrimaryPoolOptions.onPromoted). */
   onPromoted?: (promoted: FoundPrimary) => void;
   /** Told when another host of the URL takes writes too (see PrimaryPoolOptions.onSecondPrimary); a server sets it, the CLI does not. */
@@ -136,7 +136,7 @@ const QUERY_MS = 30_000;
  */
 export async function connect(url: string, options: ConnectOptions = {}): Promise<Database> {
   const pg = await loadClient();
-  const primary = new PrimaryPool(pg, url, { max: options.max ?? 4, connectTimeoutMs: options.connectTimeoutMs ?? 3000, session: SESSION_SETTINGS, onSwitch: options.onSwitch, appliedSeq: options.appliedSeq, onFoundPrimary: options.onFoundPrimary, onPromoted: options.onPromoted, onSecondPrimary: options.onSecondPrimary });
+  const primary = new PrimaryPool(pg, url, { max: options.max ?? 4, connectTimeoutMs: options.connectTimeoutMs ?? 3000, session: SESSION_SETTINGS, onSwitch: options.onSwitch, appliedSeq: options.appliedSeq, onStalePrimary: options.onStalePrimary, onPromoted: options.onPromoted, onSecondPrimary: options.onSecondPrimary });
   await primary.start();
   const rowsOf = <Row>(result: pgType.QueryResult): Row[] => result.rows as Row[];
   const retryMs = options.retryMs ?? 500;

@@ -19,7 +19,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     retryMs: options.pollMs,
     onSwitch: (from, to) => options.logger?.warn('the primary moved: writing to another host of the URL', { from, to }),
     appliedSeq: () => store?.lastSeq ?? 0,
-    onFoundPrimary: ({ host, logEnd, applied }) =>
+    onStalePrimary: ({ host, logEnd, applied }) =>
       options.logger?.warn(
         'a primary among the hosts of the URL holds an older log than this instance has read, or is a former primary started again as one: not writing to it; writes get 503 until the server written to answers again, or until this instance is restarted on a URL naming the right one',
         { host, log_end: logEnd, applied },

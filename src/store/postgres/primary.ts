@@ -16,8 +16,8 @@ export interface PrimaryPoolOptions {
   onSwitch?: ((from: string, to: string) => void) | undefined;
   /** The newest seq this instance has applied: a primary whose log ends before it is not moved to. */
   appliedSeq?: (() => number) | undefined;
-  /** Told when a primary was found whose log ends before `applied` (each host and end once). */
-  onFoundPrimary?: ((stale: FoundPrimary) => void) | undefined;
+  /** Told when a primary is not moved to: its log ends before `applied`, or it is a former primary (each host and end once). */
+  onStalePrimary?: ((stale: FoundPrimary) => void) | undefined;
   /**
    * Told, every time it is found, of a primary on a newer timeline than the server written to: a standby promoted since.
    * The instance starts over on its log, as a restart would (API.md §12: every instance follows a promoted standby, with
@@ -238,7 +238,7 @@ export class PrimaryPool {
       if (found === undefined || older || found.last < applied) {
         const seen = `${index}:${found?.last}`;
         this.#stale = { host, logEnd: found?.last ?? -1, applied };
-        if (this.#staleSeen !== seen) this.#options.onFoundPrimary?.(this.#stale);
+        if (this.#staleSeen !== seen) this.#options.onStalePrimary?.(this.#stale);
         this.#staleSeen = seen;
         return;
       }
@@ -304,8 +304,8 @@ export class PrimaryPool {
           return client.query({ text: TIMELINE, query_timeout: this.#options.connectTimeoutMs } as pgType.QueryConfig).then((result) => {
             const timeline = timelineOf(result.rows[0]);
             // The server behind this host was promoted since (a failover behind one name, a restore to a point in time):
-            // no connection is handed out on it, and the instance starts over on its log.
-            // Told before the connection is refused: a refused one is ended at once, so nothing more is asked on it.
+            // no connection is handed out on it, and the instance starts over on its log. Told before the refusal, which
+            // ends the connection at once, so its log's end is not asked.
             if (this.#timeline > 0 && timeline > this.#timeline && this.#options.onPromoted !== undefined) {
               this.#options.onPromoted({ host: this.#url.nameOf(i), logEnd: -1, applied: this.#options.appliedSeq?.() ?? 0 });
               return done(Object.assign(new Error(`${this.#url.nameOf(i)} was promoted since this instance last connected to it: the instance starts over on its log`), { code: '25006' }));
