@@ -1,21 +1,47 @@
 // An app on PostgreSQL that starts over on a promoted standby: API.md §12 has every instance follow it within 10 s,
 // with no restart. Asynchronous replication may have left it without writes this instance's views hold, and written
 // to, it would hand out those writes' sequence numbers again; so the app is opened afresh on it, as a restart would,
-// and takes the requests from then on while the old one answers those it holds (writes with 503) and closes.
+// and takes the requests from then on while the old one answers those it holds (writes with 503) and closes. Requests
+// that arrive while it opens wait for it (a few seconds at most): the old app could only refuse their writes, and serve
+// reads of what the promoted server may have lost, on rate-limit slots that lapse while it cannot lease.
 import type { App } from './app-types.js';
 import type { Logger } from './log/logger.js';
 
 /** Opens one app; `onPromoted` is to be called whenever its store finds a standby promoted since the server it writes to. */
 export type OpenOnce = (onPromoted: () => void, open: { first: boolean }) => Promise<App>;
 
+/** How long a request waits, at most, for an app opening on a promoted standby before the old app answers it. */
+export const HOLD_MS = 5_000;
+
+/** Calls `then` after `ms`; what it returns cancels the call. Injected by tests. */
+export type Timer = (ms: number, then: () => void) => () => void;
+
+const realTimer: Timer = (ms, then) => {
+  const timer = setTimeout(then, ms);
+  return () => clearTimeout(timer);
+};
+
 /** An app whose requests go to the newest of the apps `open` made: the first, then one per such promotion. */
-export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' | 'warn'>): Promise<App> {
+export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' | 'warn'>, timer: Timer = realTimer): Promise<App> {
   let current: App | undefined;
   /** Counts the apps opened: only the current one's report is heeded (the old one reports until it is closed). */
   let generation = 0;
   let opening: Promise<void> | undefined;
   let draining = false;
   let closing: Promise<void> | undefined;
+  /** While an app opens: the requests waiting for it, let go when it is open, failed, HOLD_MS passed, or on a stop. */
+  let held: { waiting: (() => void)[]; cancel: () => void } | undefined;
+  const release = (): void => {
+    const was = held;
+    held = undefined;
+    was?.cancel();
+    for (const go of was?.waiting ?? []) go();
+  };
+  /** Runs `then` on the app current once no opening holds requests. */
+  const whenOpen = (then: () => void): void => {
+    if (held === undefined) then();
+    else held.waiting.push(then);
+  };
   const reportOf = (made: number) => () => {
     if (made === generation) startOver();
   };
@@ -24,6 +50,7 @@ export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' |
   const startOver = (): void => {
     const old = current;
     if (old === undefined || opening !== undefined || draining || closing !== undefined) return;
+    held = { waiting: [], cancel: timer(HOLD_MS, release) };
     opening = (async () => {
       let next: App;
       try {
@@ -39,25 +66,31 @@ export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' |
       current = next;
       generation++;
       if (draining) next.drain();
+      // Before the old app is drained: what waited goes to the new one.
+      release();
       logger.info('started over on the promoted standby: its log is the one served and written to now');
       old.drain();
       await old.close();
     })()
       .catch((error: unknown) => logger.warn('an app replaced on a promotion did not close cleanly', { error: String(error) }))
-      .finally(() => (opening = undefined));
+      .finally(() => {
+        opening = undefined;
+        release();
+      });
   };
   const first = await open(reportOf(0), { first: true });
   current = first;
   const now = (): App => current ?? first;
   return {
-    handler: (req, res) => now().handler(req, res),
-    checkContinue: (req, res) => now().checkContinue(req, res),
+    handler: (req, res) => whenOpen(() => now().handler(req, res)),
+    checkContinue: (req, res) => whenOpen(() => now().checkContinue(req, res)),
     clientError: (error, socket) => now().clientError(error, socket),
-    handle: (request) => now().handle(request),
+    handle: (request) => (held === undefined ? now().handle(request) : new Promise((resolve, reject) => whenOpen(() => Promise.resolve().then(() => now().handle(request)).then(resolve, reject)))),
     initialAdminKey: first.initialAdminKey,
     drain() {
       draining = true;
       now().drain();
+      release();
     },
     answerUnfinished: () => now().answerUnfinished(),
     get store() {
@@ -65,6 +98,7 @@ export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' |
     },
     createKey: (owner) => now().createKey(owner),
     close() {
+      release();
       closing ??= (async () => {
         await opening;
         await now().close();

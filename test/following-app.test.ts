@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { App } from '../src/app-types.js';
-import { followingApp } from '../src/following-app.js';
+import { followingApp, HOLD_MS, type Timer } from '../src/following-app.js';
 import type { PlainRequest } from '../src/http/types.js';
 
 interface FakeApp extends App {
@@ -88,7 +88,7 @@ test('an opening that fails leaves the old app answering, and its next report tr
 });
 
 /** A following app whose second app opens only when `finishOpening()` is called; `report()` is the latest app's report. */
-async function heldOpening(events: string[]): Promise<{ app: App; report: () => void; finishOpening: () => void; opens: () => number }> {
+async function heldOpening(events: string[], timer?: Timer): Promise<{ app: App; report: () => void; finishOpening: () => void; opens: () => number }> {
   let report: () => void = () => undefined;
   let finishOpening: () => void = () => undefined;
   let opens = 0;
@@ -98,9 +98,72 @@ async function heldOpening(events: string[]): Promise<{ app: App; report: () => 
     if (first) return fakeApp('first', events);
     await new Promise<void>((resolve) => (finishOpening = resolve));
     return fakeApp('second', events);
-  }, silent);
+  }, silent, timer);
   return { app, report: () => report(), finishOpening: () => finishOpening(), opens: () => opens };
 }
+
+/** A timer that fires only when told: `fire()` runs what is due, `set` lists the delays asked for. */
+function handTimer(): { timer: Timer; fire: () => void; set: number[] } {
+  const due = new Set<() => void>();
+  const set: number[] = [];
+  const timer: Timer = (ms, then) => {
+    set.push(ms);
+    due.add(then);
+    return () => due.delete(then);
+  };
+  return { timer, set, fire: () => [...due].forEach((then) => then()) };
+}
+
+const turns = async (count: number): Promise<void> => {
+  for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+test('requests that come while the new app opens wait for it and go to it; a client error is answered at once', async () => {
+  const events: string[] = [];
+  const clock = handTimer();
+  const { app, report, finishOpening } = await heldOpening(events, clock.timer);
+  report();
+  assert.deepEqual(clock.set, [HOLD_MS]);
+  const answer = app.handle(request);
+  app.handler({} as never, {} as never);
+  app.checkContinue({} as never, {} as never);
+  app.clientError(new Error('bad framing'), {} as never);
+  await turns(2);
+  assert.deepEqual(events, ['first clientError'], 'nothing but the client error was answered while it opens');
+  finishOpening();
+  assert.equal((await answer).body, 'second');
+  await turns(3);
+  assert.deepEqual(events, ['first clientError', 'second handler', 'second checkContinue', 'first drain', 'first close']);
+  clock.fire();
+  assert.equal((await app.handle(request)).body, 'second', 'the hold was over with the opening: its time-out is cancelled');
+  await app.close();
+});
+
+test(`an opening longer than ${HOLD_MS} ms: the requests waiting for it go to the old app then; later ones too, until it opens`, async () => {
+  const events: string[] = [];
+  const clock = handTimer();
+  const { app, report, finishOpening } = await heldOpening(events, clock.timer);
+  report();
+  const waiting = app.handle(request);
+  clock.fire();
+  assert.equal((await waiting).body, 'first');
+  assert.equal((await app.handle(request)).body, 'first');
+  finishOpening();
+  await turns(3);
+  assert.equal((await app.handle(request)).body, 'second');
+  await app.close();
+});
+
+test('drain() while requests wait for an opening lets them go to the old app, which refuses them as it stops', async () => {
+  const events: string[] = [];
+  const { app, report, finishOpening } = await heldOpening(events, handTimer().timer);
+  report();
+  app.handler({} as never, {} as never);
+  app.drain();
+  assert.deepEqual(events, ['first drain', 'first handler']);
+  finishOpening();
+  await app.close();
+});
 
 test('close() while a new app opens closes it too, and the old one, once', async () => {
   const events: string[] = [];
