@@ -13,7 +13,8 @@ import { UnfinishedBodies } from './http/unfinished-bodies.js';
 import { StallGuard } from './lib/stall-guard.js';
 import { createPipeline } from './pipeline.js';
 import { KEY_ID_PREFIX } from './auth/api-key.js';
-import { ensureAdminKey, ensureAdminKeyIn, KeyRegistry } from './auth/key-registry.js';
+import { ensureAdminKey, ensureAdminKeyIn, forgetKey, KeyRegistry } from './auth/key-registry.js';
+import { hashSecret } from './auth/api-key.js';
 import { BUCKETS_PER_WINDOW, SlidingWindowLimiter } from './limits/sliding-window.js';
 import { restoreLimits, saveLimits } from './limits/saved-limits.js';
 import { LeasedWindowLimiter } from './limits/leased-window.js';
@@ -87,7 +88,15 @@ export async function openApp(options: AppOptions, internal: InternalOptions): P
   checkAppOptions(options);
   if (options.store === undefined || !isPostgresUrl(options.store)) return openOnce(options, internal, undefined);
   // A key for a database without one is made by the first app only: one made later would never be shown.
-  return followingApp((onPromoted, { first }) => openOnce(first ? options : { ...options, bootstrapAdminKey: false }, internal, onPromoted), options.logger ?? silentLogger);
+  let firstApp: App | undefined;
+  const app = await followingApp(async (onPromoted, { first }) => {
+    const made = await openOnce(first ? options : { ...options, bootstrapAdminKey: false }, internal, onPromoted);
+    if (first) firstApp = made;
+    return made;
+  }, options.logger ?? silentLogger);
+  const forget = firstApp === undefined ? undefined : unshownKeys.get(firstApp);
+  if (forget !== undefined) unshownKeys.set(app, forget);
+  return app;
 }
 
 /** One app over one store; `onPromoted`: told when its PostgreSQL store finds a standby promoted since the server it writes to. */
@@ -241,7 +250,7 @@ async function openOnce(options: AppOptions, internal: InternalOptions, onPromot
 
   let closing: Promise<void> | undefined;
   const unfinished = new UnfinishedBodies();
-  return {
+  const app: App = {
     handler: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, unfinished }),
     checkContinue: toNodeListener(pipeline.handle, logger, { isDraining: pipeline.isDraining, mayReadBody: pipeline.mayReadBody, unfinished }),
     clientError: (error, socket) => answerClientError(error, socket, { addCors: (headers, origin) => cors.apply(headers, origin), handle: pipeline.handle, logger }),
@@ -280,6 +289,22 @@ async function openOnce(options: AppOptions, internal: InternalOptions, onPromot
       return closing;
     },
   };
+  if (initialAdminKey !== undefined && options.store !== 'memory') {
+    const hash = hashSecret(initialAdminKey);
+    unshownKeys.set(app, postgres !== undefined ? () => postgres.keys.forget(hash) : () => forgetKey(dataDir, hash));
+  }
+  return app;
+}
+
+/** How to take back the first admin key an app made, by app: its start may fail before the key is shown. */
+const unshownKeys = new WeakMap<App, () => Promise<void>>();
+
+/**
+ * Removes the first admin key `app` made, when it made one (in memory it goes with the app): startServer's listen
+ * failed, so the key was never shown, and the next start, finding none, makes and prints one. Before `app.close()`.
+ */
+export function forgetInitialAdminKey(app: App): Promise<void> {
+  return unshownKeys.get(app)?.() ?? Promise.resolve();
 }
 
 /** The owner of the admin key a new folder (or a memory app) starts with. */

@@ -1,13 +1,11 @@
 // startServer(options): createApp plus a node:http server with the contract's time-outs, listening.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { openApp, type App, type AppOptions, type InternalOptions } from './app.js';
+import { forgetInitialAdminKey, openApp, type App, type AppOptions, type InternalOptions } from './app.js';
 import { checkAppOptions, checkServerOptions } from './app-options.js';
 import { MAX_HEAD_BYTES } from './http/errors.js';
 import { answerConnect, answeredBeforeMoreBytes } from './http/node-adapter.js';
 import { silentLogger } from './log/logger.js';
-import { forgetKey } from './auth/key-registry.js';
-import path from 'node:path';
 
 /** How long a client may take, in ms: its headers, its whole request, and idling between keep-alive requests. */
 export interface ServerTimeouts {
@@ -127,7 +125,7 @@ export async function startServerWith(options: StartOptions, internal: InternalO
     });
   } catch (error) {
     // A key created on this start was never shown: remove it, so the next start makes (and prints) one.
-    if (app.initialAdminKey !== undefined) await forgetKey(path.resolve(options.dataDir ?? './data'), app.initialAdminKey);
+    await forgetInitialAdminKey(app);
     await app.close();
     throw error;
   }

@@ -1,6 +1,7 @@
 // The CLI and the server against PostgreSQL (API.md §12): keys with --store, migrate, backup both ways, a missing client, a newer schema.
 import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -332,6 +333,27 @@ describe('the CLI with --store postgres://', { skip, timeout: 120_000 }, () => {
       release();
       await holding;
       await db.end();
+    }
+  });
+
+  it('a first start that cannot listen (its port in use) leaves no unseen admin key in the database, and no folder: the next start prints one', async () => {
+    const url = await pg.database('first_listen');
+    const { dir, remove } = tempDir();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const folder = path.join(dir, 'unused');
+      const failed = runServer(['--port', String((blocker.address() as net.AddressInfo).port), '--store', url, '--data-dir', folder]);
+      assert.equal(failed.status, 1, failed.stderr);
+      assert.match(failed.stderr, /port \d+ on 127\.0\.0\.1 is already in use/);
+      assert.equal(existsSync(folder), false, 'the store is the database: the folder is not made');
+      assert.match(runCli(['keys', 'list', '--store', url]).stdout, /^no keys/im);
+      const started = await spawnServer(['--port', '0', '--store', url, '--console', 'off']);
+      assert.equal(await started.stop(), 0);
+      assert.match(started.stderr(), /cek_[A-Za-z0-9]{39}/, 'the key is printed on the first start that listens');
+    } finally {
+      blocker.close();
+      remove();
     }
   });
 

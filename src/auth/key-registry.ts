@@ -290,9 +290,8 @@ export async function ensureAdminKeyIn(source: { addIfNone(record: KeyRecord): P
   return (await source.addIfNone(record)) ? secret : undefined;
 }
 
-/** Removes the key with this secret from the folder's key file (for a key that was never shown). */
-export async function forgetKey(dataDir: string, secret: string): Promise<void> {
-  const hash = hashSecret(secret);
+/** Removes the key with this hash from the folder's key file (for a key that was never shown). */
+export async function forgetKey(dataDir: string, hash: string): Promise<void> {
   await updateKeys(dataDir, (keys) => {
     const at = keys.findIndex((key) => key.hash === hash);
     if (at !== -1) keys.splice(at, 1);

@@ -50,6 +50,11 @@ export class KeyTable {
     });
   }
 
+  /** Deletes the key with this hash (one a start made and never showed: its listen failed). */
+  async forget(hash: string): Promise<void> {
+    await this.#db.query('DELETE FROM campus_keys WHERE hash = $1', [hash]);
+  }
+
   /** Revokes key `id` at `at`; false when there is no such key. A key revoked already keeps its first time. */
   async revoke(id: string, at: string): Promise<boolean> {
     const rows = await this.#db.query('UPDATE campus_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING id', [at, id]);
