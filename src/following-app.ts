@@ -4,6 +4,7 @@
 // and takes the requests from then on while the old one answers those it holds (writes with 503) and closes. Requests
 // that arrive while it opens wait for it (a few seconds at most): the old app could only refuse their writes, and serve
 // reads of what the promoted server may have lost, on rate-limit slots that lapse while it cannot lease.
+import type { IncomingMessage } from 'node:http';
 import type { App } from './app-types.js';
 import type { Logger } from './log/logger.js';
 
@@ -20,6 +21,13 @@ const realTimer: Timer = (ms, then) => {
   const timer = setTimeout(then, ms);
   return () => clearTimeout(timer);
 };
+
+/** A request whose client went away while it waited is let go, as one that goes away in the middle of its body is. */
+function unlessGone(req: IncomingMessage, then: () => void): () => void {
+  return () => {
+    if (!req.destroyed) then();
+  };
+}
 
 /** An app whose requests go to the newest of the apps `open` made: the first, then one per such promotion. */
 export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' | 'warn'>, timer: Timer = realTimer): Promise<App> {
@@ -82,8 +90,8 @@ export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' |
   current = first;
   const now = (): App => current ?? first;
   return {
-    handler: (req, res) => whenOpen(() => now().handler(req, res)),
-    checkContinue: (req, res) => whenOpen(() => now().checkContinue(req, res)),
+    handler: (req, res) => whenOpen(unlessGone(req, () => now().handler(req, res))),
+    checkContinue: (req, res) => whenOpen(unlessGone(req, () => now().checkContinue(req, res))),
     clientError: (error, socket) => now().clientError(error, socket),
     handle: (request) => (held === undefined ? now().handle(request) : new Promise((resolve, reject) => whenOpen(() => Promise.resolve().then(() => now().handle(request)).then(resolve, reject)))),
     initialAdminKey: first.initialAdminKey,

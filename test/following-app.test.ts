@@ -118,15 +118,16 @@ const turns = async (count: number): Promise<void> => {
   for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-test('requests that come while the new app opens wait for it and go to it; a client error is answered at once', async () => {
+test('requests that come while the new app opens wait for it and go to it (not those whose client went away); a client error is answered at once', async () => {
   const events: string[] = [];
   const clock = handTimer();
   const { app, report, finishOpening } = await heldOpening(events, clock.timer);
   report();
   assert.deepEqual(clock.set, [HOLD_MS]);
   const answer = app.handle(request);
-  app.handler({} as never, {} as never);
-  app.checkContinue({} as never, {} as never);
+  app.handler({ destroyed: false } as never, {} as never);
+  app.handler({ destroyed: true } as never, {} as never); // its client went away while it waited: let go
+  app.checkContinue({ destroyed: false } as never, {} as never);
   app.clientError(new Error('bad framing'), {} as never);
   await turns(2);
   assert.deepEqual(events, ['first clientError'], 'nothing but the client error was answered while it opens');
@@ -158,7 +159,7 @@ test('drain() while requests wait for an opening lets them go to the old app, wh
   const events: string[] = [];
   const { app, report, finishOpening } = await heldOpening(events, handTimer().timer);
   report();
-  app.handler({} as never, {} as never);
+  app.handler({ destroyed: false } as never, {} as never);
   app.drain();
   assert.deepEqual(events, ['first drain', 'first handler']);
   finishOpening();
