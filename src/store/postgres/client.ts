@@ -55,6 +55,11 @@ export interface Database extends Queryable {
   literal(value: string): string;
   /** A primary not moved to because its log is behind this instance's (see PrimaryPool), while the one written to is away. */
   stalePrimary?(): FoundPrimary | undefined;
+  /**
+   * `query` on the standby found promoted since the server written to, which the pool never hands out (the instance
+   * starts over there), else on the pool: whether a COMMIT lost with the old primary committed, only it can tell now.
+   */
+  queryNewest?<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
   end(): Promise<void>;
 }
 
@@ -140,24 +145,25 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
   await primary.start();
   const rowsOf = <Row>(result: pgType.QueryResult): Row[] => result.rows as Row[];
   const retryMs = options.retryMs ?? 500;
-  return {
-    async query<Row>(text: string, params: readonly unknown[] = []) {
-      const client = (await primary.watch(primary.connect())) as SessionClient;
-      let broken: Error | undefined;
-      try {
-        return rowsOf<Row>(await withTimeout(client.query(text, params as unknown[]), QUERY_MS, 'a query'));
-      } catch (error) {
-        // As in a transaction: a connection whose answer is lost is closed, never given to the next query still waiting.
-        if (!isStatementError(error)) {
-          broken = error instanceof Error ? error : new Error(String(error));
-          client.connection?.stream.destroy();
-          primary.suspect(error);
-        }
-        throw error;
-      } finally {
-        client.release(broken);
+  const query = async <Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> => {
+    const client = (await primary.watch(primary.connect())) as SessionClient;
+    let broken: Error | undefined;
+    try {
+      return rowsOf<Row>(await withTimeout(client.query(text, params as unknown[]), QUERY_MS, 'a query'));
+    } catch (error) {
+      // As in a transaction: a connection whose answer is lost is closed, never given to the next query still waiting.
+      if (!isStatementError(error)) {
+        broken = error instanceof Error ? error : new Error(String(error));
+        client.connection?.stream.destroy();
+        primary.suspect(error);
       }
-    },
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  };
+  return {
+    query,
     async transaction<T>(work: (tx: Transaction) => Promise<T>, first?: string, onBegin?: () => void): Promise<T> {
       const client = (await primary.watch(primary.connect())) as SessionClient;
       onBegin?.();
@@ -203,6 +209,9 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
     },
     literal: (value) => pg.escapeLiteral(value),
     stalePrimary: () => primary.stalePrimary,
+    queryNewest<Row>(text: string, params: readonly unknown[] = []) {
+      return primary.onPromotedServer(async (client) => rowsOf<Row>(await client.query(text, params as unknown[]))) ?? query<Row>(text, params);
+    },
     async end() {
       await primary.end();
     },

@@ -94,6 +94,8 @@ export class PrimaryPool {
   readonly #servers = new WeakMap<object, string>();
   /** The timeline of the server written to, as its last new connection found it (0: not known, or not told). */
   #timeline = 0;
+  /** The host found promoted since the server written to (reported to onPromoted): the pool never moves to it. */
+  #promoted: number | undefined;
   readonly #listeners = new Set<() => void>();
   #index = 0;
   #pool: pgType.Pool | undefined;
@@ -231,6 +233,7 @@ export class PrimaryPool {
       // Its timeline not told this time, where the server written to tells its own: asked again at the next probe.
       if (known && found !== undefined && found.timeline === 0) return;
       if (known && found !== undefined && found.timeline > this.#timeline && this.#options.onPromoted !== undefined) {
+        this.#promoted = index;
         this.#options.onPromoted({ host, logEnd: found.last, applied });
         return;
       }
@@ -307,6 +310,7 @@ export class PrimaryPool {
             // no connection is handed out on it, and the instance starts over on its log. Told before the refusal, which
             // ends the connection at once, so its log's end is not asked.
             if (this.#timeline > 0 && timeline > this.#timeline && this.#options.onPromoted !== undefined) {
+              this.#promoted = i;
               this.#options.onPromoted({ host: this.#url.nameOf(i), logEnd: -1, applied: this.#options.appliedSeq?.() ?? 0 });
               return done(Object.assign(new Error(`${this.#url.nameOf(i)} was promoted since this instance last connected to it: the instance starts over on its log`), { code: '25006' }));
             }
@@ -322,6 +326,15 @@ export class PrimaryPool {
     // packet): without a listener of its own that 'error' would end the process. Its next query fails instead.
     pool.on('connect', (client) => client.on('error', () => undefined));
     return pool;
+  }
+
+  /**
+   * `ask` on a connection of its own to the standby found promoted since the server written to, or undefined while
+   * none was found. A COMMIT whose answer was lost with the old primary is looked for there: only it can tell now
+   * (see commit-outcome.ts), and the pool never hands out a connection to it.
+   */
+  onPromotedServer<T>(ask: (client: pgType.Client) => Promise<T>): Promise<T> | undefined {
+    return this.#promoted === undefined ? undefined : this.#onHost(this.#promoted, ask);
   }
 
   /** Where host `i`'s log ends, and its timeline (0: not told), asked on one connection. */

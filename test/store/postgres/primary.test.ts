@@ -117,6 +117,55 @@ describe('a standby promoted', { skip: skipWithoutPostgres(), timeout: 240_000 }
     }
   });
 
+  it('a write whose COMMIT was on its way when the primary was lost is answered as it went, by asking the promoted standby: not "outcome unknown" at 9 s', async (t) => {
+    const pair = await startPostgresPair();
+    try {
+      const { url } = await pair.createDatabase('in_flight');
+      // The primary behind a proxy, which tells when a write batch's COMMIT goes by.
+      const proxy = await startTcpProxy({ host: '127.0.0.1', port: pair.primary.port });
+      const one = await startInstances(url.replace(`:${pair.primary.port},`, `:${proxy.port},`), 1);
+      try {
+        const { id } = (await (await one.call(0, 'POST', '/events', newEvent(1, 10))).json()) as { id: string };
+        await pair.caughtUp();
+        const sendsCommit = (chunk: Buffer): boolean => chunk.includes('INSERT INTO campus_log') && chunk.includes('COMMIT');
+        // The primary is killed as the COMMIT reaches it, its answer held: it may have committed (its standby with it),
+        // or not. Then the link is cut, so the instance knows at once that the answer is lost.
+        const struck = proxy.strike(sendsCommit, () => {
+          proxy.freeze();
+          pair.killPrimary();
+          setTimeout(() => proxy.drop({ then: 'refuse' }), 100);
+        }, 20_000);
+        const sentAt = Date.now();
+        const answering = one.call(0, 'POST', `/events/${id}/registrations`, { name: 'In Flight', email: 'inflight@history.example' });
+        assert.ok(await struck, 'the proxy saw the COMMIT');
+        await sleep(300);
+        await pair.promote();
+        const answer = await answering;
+        const tookMs = Date.now() - sentAt;
+        const body = (await answer.json()) as { message?: string };
+        t.diagnostic(`answered ${answer.status} ${tookMs} ms after it was sent: ${JSON.stringify(body).slice(0, 200)}`);
+        assert.ok(answer.status === 201 || (answer.status === 503 && /nothing of this request was saved/.test(body.message ?? '')), `the write's real outcome, in ${tookMs} ms: ${answer.status} ${JSON.stringify(body)}`);
+        // As the promoted server holds it, once the instance has started over there.
+        let saved = new Set<string>();
+        for (let tries = 0; ; tries++) {
+          const health = await one.call(0, 'GET', '/health');
+          if (health.status === 200) {
+            saved = await registeredEmails(one, 0, id);
+            break;
+          }
+          assert.ok(tries < 200, `the instance writes again: ${await health.text()}`);
+          await sleep(50);
+        }
+        assert.equal(saved.has('inflight@history.example'), answer.status === 201, `answered ${answer.status}; saved: ${[...saved].join(', ')}`);
+      } finally {
+        await one.stop();
+        await proxy.close();
+      }
+    } finally {
+      await pair.stop();
+    }
+  });
+
   it('a promotion found on a new connection is followed too: one host name whose server becomes the promoted standby (a proxy moved to it), and two hosts before any write', async () => {
     const pair = await startPostgresPair();
     try {
