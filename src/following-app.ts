@@ -14,6 +14,9 @@ export type OpenOnce = (onPromoted: () => void, open: { first: boolean }) => Pro
 /** How long a request waits, at most, for an app opening on a promoted standby before the old app answers it. */
 export const HOLD_MS = 5_000;
 
+/** How long close() waits, at most, for an app opening on a promoted standby (which then closes once it is open). */
+export const CLOSE_WAIT_MS = 2_000;
+
 /** Calls `then` after `ms`; what it returns cancels the call. Injected by tests. */
 export type Timer = (ms: number, then: () => void) => () => void;
 
@@ -108,8 +111,17 @@ export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' |
     close() {
       release();
       closing ??= (async () => {
-        await opening;
-        await now().close();
+        // The app answering closes at once. One still opening closes once open (see startOver), waited for here only
+        // CLOSE_WAIT_MS: opened on a server that does not answer, it would hold a stop for as long.
+        const openingNow = opening;
+        const opened = openingNow === undefined ? undefined : new Promise<void>((resolve) => {
+          const cancel = timer(CLOSE_WAIT_MS, resolve);
+          void openingNow.finally(() => {
+            cancel();
+            resolve();
+          });
+        });
+        await Promise.all([now().close(), opened]);
       })();
       return closing;
     },

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { App } from '../src/app-types.js';
-import { followingApp, HOLD_MS, type Timer } from '../src/following-app.js';
+import { CLOSE_WAIT_MS, followingApp, HOLD_MS, type Timer } from '../src/following-app.js';
 import type { PlainRequest } from '../src/http/types.js';
 
 interface FakeApp extends App {
@@ -175,6 +175,22 @@ test('close() while a new app opens closes it too, and the old one, once', async
   finishOpening();
   await closed;
   assert.deepEqual(events.sort(), ['first close', 'second close']);
+});
+
+test(`close() while the new app's opening hangs closes the old one at once, waits ${CLOSE_WAIT_MS} ms at most, and the new one closes once open`, async () => {
+  const events: string[] = [];
+  const clock = handTimer();
+  const { app, report, finishOpening } = await heldOpening(events, clock.timer);
+  report();
+  const closed = app.close();
+  await turns(2);
+  assert.deepEqual(events, ['first close']);
+  assert.deepEqual(clock.set, [HOLD_MS, CLOSE_WAIT_MS]);
+  clock.fire();
+  await closed;
+  finishOpening();
+  await turns(3);
+  assert.deepEqual(events, ['first close', 'second close']);
 });
 
 test('a report while the first app opens is not heeded (its store reports again once open), and nothing throws', async () => {
