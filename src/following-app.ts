@@ -1,7 +1,7 @@
 // An app on PostgreSQL that starts over on a promoted standby: API.md §12 has every instance follow it within 10 s,
 // with no restart. Asynchronous replication may have left it without writes this instance's views hold, and written
 // to, it would hand out those writes' sequence numbers again; so the app is opened afresh on it, as a restart would,
-// and takes the requests from then on while the old one answers those it holds (writes with 503) and closes. Requests
+// and takes the requests from then on while the old one answers those it holds and closes. Requests
 // that arrive while it opens wait for it (a few seconds at most): the old app could only refuse their writes, and serve
 // reads of what the promoted server may have lost, on rate-limit slots that lapse while it cannot lease.
 import type { IncomingMessage } from 'node:http';
@@ -14,7 +14,7 @@ export type OpenOnce = (onPromoted: () => void, open: { first: boolean }) => Pro
 /** How long a request waits, at most, for an app opening on a promoted standby before the old app answers it. */
 export const HOLD_MS = 5_000;
 
-/** How long close() waits, at most, for an app opening on a promoted standby (which then closes once it is open). */
+/** How long close() waits, at most, for an app opening on a promoted standby (closed once open), or the one it replaced. */
 export const CLOSE_WAIT_MS = 2_000;
 
 /** Calls `then` after `ms`; what it returns cancels the call. Injected by tests. */
@@ -32,8 +32,15 @@ function unlessGone(req: IncomingMessage, then: () => void): () => void {
   };
 }
 
+/** What followingApp logs to, and its timer (tests fire it by hand). */
+export interface FollowingOptions {
+  logger: Pick<Logger, 'info' | 'warn'>;
+  timer?: Timer;
+}
+
 /** An app whose requests go to the newest of the apps `open` made: the first, then one per such promotion. */
-export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' | 'warn'>, timer: Timer = realTimer): Promise<App> {
+export async function followingApp(open: OpenOnce, options: FollowingOptions): Promise<App> {
+  const { logger, timer = realTimer } = options;
   let current: App | undefined;
   /** Counts the apps opened: only the current one's report is heeded (the old one reports until it is closed). */
   let generation = 0;
@@ -42,11 +49,19 @@ export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' |
   let closing: Promise<void> | undefined;
   /** While an app opens: the requests waiting for it, let go when it is open, failed, HOLD_MS passed, or on a stop. */
   let held: { waiting: (() => void)[]; cancel: () => void } | undefined;
+  /** An opening failed: the next one, tried at the next probe, holds no request (it may fail as slowly again). */
+  let lastFailed = false;
   const release = (): void => {
     const was = held;
     held = undefined;
     was?.cancel();
-    for (const go of was?.waiting ?? []) go();
+    for (const go of was?.waiting ?? []) {
+      try {
+        go();
+      } catch (error) {
+        logger.warn('a request held during a start-over could not be handed on', { error: String(error) });
+      }
+    }
   };
   /** Runs `then` on the app current once no opening holds requests. */
   const whenOpen = (then: () => void): void => {
@@ -61,15 +76,17 @@ export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' |
   const startOver = (): void => {
     const old = current;
     if (old === undefined || opening !== undefined || draining || closing !== undefined) return;
-    held = { waiting: [], cancel: timer(HOLD_MS, release) };
+    if (!lastFailed) held = { waiting: [], cancel: timer(HOLD_MS, release) };
     opening = (async () => {
       let next: App;
       try {
         next = await open(reportOf(generation + 1), { first: false });
       } catch (error) {
+        lastFailed = true;
         logger.warn('could not start over on the promoted standby; trying again at its next probe', { error: String(error) });
         return;
       }
+      lastFailed = false;
       if (closing !== undefined) {
         await next.close();
         return;
@@ -100,8 +117,9 @@ export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' |
     initialAdminKey: first.initialAdminKey,
     drain() {
       draining = true;
-      now().drain();
+      // What waited came before the stop: the app answering takes it as in flight, then drains.
       release();
+      now().drain();
     },
     answerUnfinished: () => now().answerUnfinished(),
     get store() {
@@ -112,7 +130,8 @@ export async function followingApp(open: OpenOnce, logger: Pick<Logger, 'info' |
       release();
       closing ??= (async () => {
         // The app answering closes at once. One still opening closes once open (see startOver), waited for here only
-        // CLOSE_WAIT_MS: opened on a server that does not answer, it would hold a stop for as long.
+        // CLOSE_WAIT_MS: opened on a server that does not answer, it would hold a stop for as long. (Just after a
+        // swap, the wait covers the replaced app's close, which goes on meanwhile; the server's stop ends at 16 s.)
         const openingNow = opening;
         const opened = openingNow === undefined ? undefined : new Promise<void>((resolve) => {
           const cancel = timer(CLOSE_WAIT_MS, resolve);

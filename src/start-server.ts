@@ -124,9 +124,15 @@ export async function startServerWith(options: StartOptions, internal: InternalO
       });
     });
   } catch (error) {
-    // A key created on this start was never shown: remove it, so the next start makes (and prints) one.
-    await forgetInitialAdminKey(app);
-    await app.close();
+    // A key created on this start was never shown: remove it, so the next start makes (and prints) one. The start's
+    // own reason is what is thrown, whatever the removal meets.
+    try {
+      await forgetInitialAdminKey(app);
+    } catch (forgetError) {
+      (options.logger ?? silentLogger).warn('the first admin key, never shown, could not be removed: make one with campus-events-cli keys create --role admin', { error: String(forgetError) });
+    } finally {
+      await app.close();
+    }
     throw error;
   }
   const address = server.address() as AddressInfo;

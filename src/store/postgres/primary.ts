@@ -303,6 +303,8 @@ export class PrimaryPool {
           }
           this.#servers.set(client, row.server);
           this.#stale = undefined;
+          // The server written to answers (again): a lost COMMIT is looked for there, unless it turns out promoted below.
+          this.#promoted = undefined;
           // Asked apart, so a server that refuses the functions (a hosted one) costs only the knowledge.
           return client.query({ text: TIMELINE, query_timeout: this.#options.connectTimeoutMs } as pgType.QueryConfig).then((result) => {
             const timeline = timelineOf(result.rows[0]);
