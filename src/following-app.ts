@@ -113,7 +113,7 @@ export async function followingApp(open: OpenOnce, options: FollowingOptions): P
     handler: (req, res) => whenOpen(unlessGone(req, () => now().handler(req, res))),
     checkContinue: (req, res) => whenOpen(unlessGone(req, () => now().checkContinue(req, res))),
     clientError: (error, socket) => now().clientError(error, socket),
-    handle: (request) => (held === undefined ? now().handle(request) : new Promise((resolve, reject) => whenOpen(() => Promise.resolve().then(() => now().handle(request)).then(resolve, reject)))),
+    handle: (request) => (held === undefined ? now().handle(request) : new Promise<void>((resolve) => whenOpen(resolve)).then(() => now().handle(request))),
     initialAdminKey: first.initialAdminKey,
     drain() {
       draining = true;

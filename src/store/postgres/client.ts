@@ -59,7 +59,7 @@ export interface Database extends Queryable {
    * `query` on the standby found promoted since the server written to, which the pool never hands out (the instance
    * starts over there), else on the pool: whether a COMMIT lost with the old primary committed, only it can tell now.
    */
-  queryNewest?<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
+  queryNewest<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
   end(): Promise<void>;
 }
 

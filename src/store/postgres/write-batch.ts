@@ -227,7 +227,8 @@ export class WriteBatches {
                 if (!(error instanceof CommitUnknown)) throw error;
                 const why = `the answer to COMMIT was lost (${shownFailure(error.cause)})`;
                 if (lock === undefined) throw new OutcomeUnknown(why);
-                const outcome = await resolveCommit(newestOf(this.#host.db), { xid: lock.xid, server: tx.server, firstSeq: seqs[0]!, firstLine: lines[0]! }, deadline, { now: this.#host.now });
+                // Asked of the standby promoted since, once one was found: only it can tell then (Database.queryNewest).
+                const outcome = await resolveCommit({ query: (text, params) => this.#host.db.queryNewest(text, params) }, { xid: lock.xid, server: tx.server, firstSeq: seqs[0]!, firstLine: lines[0]! }, deadline, { now: this.#host.now });
                 if (outcome === 'aborted') throw error;
                 if (outcome === 'unknown') throw new OutcomeUnknown(`${why} and the database could not tell within ${OUTCOME_MS / 1000} s of the request whether it committed`);
                 // Committed after all: the batch goes on as if COMMIT had answered.
@@ -312,9 +313,4 @@ export class WriteBatches {
       if (!(error instanceof StoreUnavailable)) intent.reject(error);
     });
   }
-}
-
-/** `db` asked on the promoted standby once one was found (see Database.queryNewest), else as it is. */
-function newestOf(db: Database): Queryable {
-  return { query: (text, params) => db.queryNewest?.(text, params) ?? db.query(text, params) };
 }
